@@ -1,0 +1,1 @@
+"""Agents that play Cluedo, and the card-deduction library they share."""

@@ -1,0 +1,114 @@
+"""Play a batch of games between agents on the batched core."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent
+from cluedo_env import core
+from cluedo_env.core import events as ev
+
+__all__ = ["BatchResult", "play_batch"]
+
+
+@dataclass
+class BatchResult:
+    """Outcome of a batch of games.
+
+    Attributes:
+        seeds: ``int64[B]`` deal seed of each game.
+        seats: ``int64[B, n_agents]`` the seat (player index) of each agent.
+        winner: ``int64[B]`` index of the winning agent, or -1 (nobody).
+        winner_seat: ``int64[B]`` the winning player index, or -1.
+        turns: ``int64[B]`` turns played.
+        truncated: ``bool[B]`` stopped at ``max_turns``.
+        accusations: ``int64[B, n_agents]`` accusations made by each agent.
+        wrong_accusations: ``int64[B, n_agents]`` wrong ones among them.
+        decisions: ``int64[B]`` decisions taken in each game.
+    """
+
+    seeds: np.ndarray
+    seats: np.ndarray
+    winner: np.ndarray
+    winner_seat: np.ndarray
+    turns: np.ndarray
+    truncated: np.ndarray
+    accusations: np.ndarray
+    wrong_accusations: np.ndarray
+    decisions: np.ndarray
+
+
+def play_batch(
+    config: core.GameConfig,
+    agents: Sequence[Agent],
+    seeds: Sequence[int] | np.ndarray,
+    rotation: Sequence[int] | np.ndarray | int = 0,
+    on_step: Callable[[core.State], None] | None = None,
+) -> BatchResult:
+    """Play one game per seed; agent ``k`` sits at seat ``(k + rotation[b]) % P`` in game ``b``.
+
+    Args:
+        config: The rules; ``len(agents)`` must equal ``config.num_players``.
+        agents: One agent per seat (the same object may not appear twice).
+        seeds: Deal seed of each game.
+        rotation: Seat rotation of each game (or one for all).
+        on_step: Called with the state after the deal and after every step.
+    """
+    P = config.num_players
+    if len(agents) != P:
+        raise ValueError(f"need one agent per player ({P}), got {len(agents)}")
+    if len({id(a) for a in agents}) != P:
+        raise ValueError("each seat needs its own agent object")
+    seeds = np.asarray(seeds, dtype=np.int64)
+    B = len(seeds)
+    rotation = np.broadcast_to(np.asarray(rotation, dtype=np.int64), (B,))
+    seats = (np.arange(P)[None, :] + rotation[:, None]) % P  # [B, agent] -> seat
+    agent_at = np.argsort(seats, axis=1)  # [B, seat] -> agent
+    state = core.init(config, seeds)
+    for k, agent in enumerate(agents):
+        agent.reset(config, seats[:, k], seed=agent.seed + int(seeds[0]) if B else agent.seed)
+    accusations = np.zeros((B, P), dtype=np.int64)
+    wrong = np.zeros((B, P), dtype=np.int64)
+    decisions = np.zeros(B, dtype=np.int64)
+    rows = np.arange(B)
+
+    def tell_everyone() -> None:
+        for k, agent in enumerate(agents):
+            agent.observe(state, core.private_view(state.events, seats[:, k, None]))
+        if on_step is not None:
+            on_step(state)
+
+    tell_everyone()
+    while not state.done.all():
+        mask = core.legal_action_mask(state)
+        live = ~state.done
+        actions = np.zeros(B, dtype=np.int64)
+        acting_agent = agent_at[rows, np.maximum(state.current_player, 0)]
+        for k, agent in enumerate(agents):
+            games = np.flatnonzero(live & (acting_agent == k))
+            if len(games):
+                actions[games] = agent.act(state, games, mask[games])
+        decisions += live
+        core.step(state, actions)
+        accuse = state.events[:, :, 0] == ev.ACCUSE
+        game, row = np.nonzero(accuse)
+        accuser = agent_at[game, state.events[game, row, 1]]
+        np.add.at(accusations, (game, accuser), 1)
+        np.add.at(wrong, (game, accuser), state.events[game, row, 5] == 0)
+        tell_everyone()
+
+    winner = np.where(state.winner >= 0, agent_at[rows, np.maximum(state.winner, 0)], -1)
+    return BatchResult(
+        seeds=seeds,
+        seats=seats,
+        winner=winner,
+        winner_seat=state.winner.astype(np.int64),
+        turns=np.where(state.truncated, state.turn, state.turn + 1).astype(np.int64),
+        truncated=state.truncated.copy(),
+        accusations=accusations,
+        wrong_accusations=wrong,
+        decisions=decisions,
+    )

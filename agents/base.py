@@ -1,0 +1,60 @@
+"""The one batched agent interface every player of the project implements.
+
+An agent plays one seat in each game of a batch. The runner (``agents.arena``)
+calls, in this order:
+
+1. ``reset(config, seats, seed)`` once per batch: ``seats[b]`` is the agent's
+   player index in game ``b``.
+2. ``observe(state, events)`` after the deal and after every step, for every
+   game: ``events`` are this agent's private views of the step's events
+   (``core.private_view`` with its seats), ``int16[B, E, 7]``.
+3. ``act(state, games, mask)`` for the games where the agent must decide now
+   (``state.current_player[games] == seats[games]``); ``mask`` is
+   ``bool[len(games), A]``. It returns one legal action per game.
+
+Agents read only the public fields of the state (names without a leading
+underscore) and their own event views; the private fields (hands, envelope)
+are the rules core's.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from cluedo_env.core import GameConfig, State
+
+__all__ = ["Agent"]
+
+
+class Agent(ABC):
+    """A batched player. Subclasses set ``name`` and implement ``act``."""
+
+    name: str = "agent"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.config: GameConfig | None = None
+        self.seats = np.zeros(0, dtype=np.int64)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, config: GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        """Start a batch of games: ``seats[b]`` is this agent's player in game ``b``."""
+        self.config = config
+        self.seats = np.asarray(seats, dtype=np.int64)
+        self.rng = np.random.default_rng(self.seed if seed is None else seed)
+
+    def observe(self, state: State, events: np.ndarray) -> None:  # noqa: B027 - optional hook
+        """See this step's events (already filtered to what this agent may see)."""
+
+    @abstractmethod
+    def act(self, state: State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One legal action for each game in ``games`` (where this agent decides)."""
+
+    def action_probabilities(self, state: State, games: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+        """``float[len(games), A]`` probabilities of ``act``, where the agent has them."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={self.seed})"

@@ -1,0 +1,41 @@
+"""The rules core: pure numpy over a batch of games (no PettingZoo, torch or SAT here).
+
+Typical use::
+
+    from cluedo_env import core
+    config = core.GameConfig(num_players=4)
+    state = core.init(config, seeds=range(1024))
+    while not state.done.all():
+        mask = core.legal_action_mask(state)
+        state = core.step(state, choose(mask))
+"""
+
+from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
+from cluedo_env.core.board import Board, classic_board
+from cluedo_env.core.config import GameConfig
+from cluedo_env.core.editions import EDITIONS, Edition, get_edition
+from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, private_view
+from cluedo_env.core.game import init, legal_action_mask, rules_for, step
+from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
+
+__all__ = [
+    "EDITIONS",
+    "ENVELOPE",
+    "EVENT_FIELDS",
+    "EVENT_KINDS",
+    "FACE_DOWN",
+    "RANGE_NAMES",
+    "ActionLayout",
+    "Board",
+    "Edition",
+    "GameConfig",
+    "Phase",
+    "State",
+    "classic_board",
+    "get_edition",
+    "init",
+    "legal_action_mask",
+    "private_view",
+    "rules_for",
+    "step",
+]

@@ -1,0 +1,119 @@
+"""The frozen, validated configuration of a game (every variant switch of RULES.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from cluedo_env.core.editions import EDITIONS, Edition, get_edition
+
+__all__ = ["GameConfig"]
+
+BOARDS = ("classic", "none")
+START_PLAYERS = ("dice", "scarlet", "random")
+MOVEMENTS = ("compact", "squares")
+CLASSIC_BOARD_SUSPECTS = 6
+CLASSIC_BOARD_ROOMS = 9
+DUEL_FACE_DOWN_CARDS = 4
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Rules of a game. Defaults are the classic 1996 rules of ``RULES.md``.
+
+    Attributes:
+        edition: Name of an edition in ``EDITIONS`` (or an ``Edition``).
+        num_players: 3 to 6; 2 only with ``duel``. Player ``i`` plays suspect ``i``.
+        board: ``"classic"`` (24 x 25 grid, dice, corridors) or ``"none"`` (each
+            turn the player picks any room to suggest in).
+        dice: Number of dice rolled to move, 1 or 2.
+        stay_in_room: Whether a player may stay in their room and suggest again.
+        accuse_anywhere: Whether an accusation may be made outside a room.
+        start_player: ``"dice"`` (highest roll starts, ties re-rolled),
+            ``"scarlet"`` (player 0) or ``"random"``.
+        duel: The 2-player duel variant: 4 cards lie face down on the 4 corner
+            rooms and are looked at by whoever enters.
+        max_turns: Games still running after this many turns are truncated.
+        movement: Movement action mode, ``"compact"`` (enter a reachable room or
+            head toward a room) or ``"squares"`` (every reachable square).
+        auto_refute: Whether a refuter holding exactly one named card shows it
+            without a decision step of its own.
+    """
+
+    edition: str | Edition = "classic"
+    num_players: int = 4
+    board: str = "classic"
+    dice: int = 2
+    stay_in_room: bool = True
+    accuse_anywhere: bool = True
+    start_player: str = "dice"
+    duel: bool = False
+    max_turns: int = 500
+    movement: str = "compact"
+    auto_refute: bool = False
+    _edition: Edition = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        edition = self.edition if isinstance(self.edition, Edition) else None
+        if edition is None:
+            if not isinstance(self.edition, str) or self.edition not in EDITIONS:
+                raise ValueError(
+                    f"edition must be one of {sorted(EDITIONS)} or an Edition, got {self.edition!r}"
+                )
+            edition = get_edition(self.edition)
+        object.__setattr__(self, "_edition", edition)
+        for name in ("stay_in_room", "accuse_anywhere", "duel", "auto_refute"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        _check_choice("board", self.board, BOARDS)
+        _check_choice("start_player", self.start_player, START_PLAYERS)
+        _check_choice("movement", self.movement, MOVEMENTS)
+        _check_choice("dice", self.dice, (1, 2))
+        if self.duel:
+            _check_choice("num_players", self.num_players, (2,), " with duel=True")
+        else:
+            _check_choice("num_players", self.num_players, (3, 4, 5, 6), " (2 needs duel=True)")
+        if not isinstance(self.max_turns, int) or isinstance(self.max_turns, bool) or self.max_turns < 1:
+            raise ValueError(f"max_turns must be an integer >= 1, got {self.max_turns!r}")
+        if edition.num_suspects < self.num_players:
+            raise ValueError(
+                f"num_players must be at most the edition's {edition.num_suspects} suspects, "
+                f"got {self.num_players}"
+            )
+        if self.board == "classic" and (
+            edition.num_suspects != CLASSIC_BOARD_SUSPECTS or edition.num_rooms != CLASSIC_BOARD_ROOMS
+        ):
+            raise ValueError(
+                f"board='classic' needs an edition with 6 suspects and 9 rooms, got edition "
+                f"{edition.name!r} with {edition.num_suspects} and {edition.num_rooms}; use board='none'"
+            )
+        if self.duel and self.num_hidden_cards < DUEL_FACE_DOWN_CARDS + 2:
+            raise ValueError(f"duel needs at least 6 cards outside the envelope, got {self.num_hidden_cards}")
+
+    @property
+    def cards(self) -> Edition:
+        """The edition's card set."""
+        return self._edition
+
+    @property
+    def num_hidden_cards(self) -> int:
+        """Cards outside the envelope (dealt, or face down on rooms in the duel)."""
+        return self._edition.num_cards - 3
+
+    @property
+    def num_face_down(self) -> int:
+        """Cards lying face down on rooms (duel variant), else 0."""
+        return DUEL_FACE_DOWN_CARDS if self.duel else 0
+
+    def replace(self, **changes: object) -> GameConfig:
+        """A copy with some fields changed (validated again)."""
+        values = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+        unknown = sorted(set(changes) - set(values))
+        if unknown:
+            raise ValueError(f"unknown GameConfig field(s) {unknown}; fields are {sorted(values)}")
+        values.update(changes)
+        return GameConfig(**values)  # type: ignore[arg-type]
+
+
+def _check_choice(name: str, value: object, allowed: tuple, extra: str = "") -> None:
+    if (isinstance(value, bool) and not all(isinstance(a, bool) for a in allowed)) or value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}{extra}, got {value!r}")

@@ -1,0 +1,191 @@
+"""Card sets of the editions the project supports.
+
+An edition names its suspects, weapons and rooms. Card ids are laid out
+suspects first, then weapons, then rooms, so card ``c`` of an edition with
+``S`` suspects and ``W`` weapons is a suspect when ``c < S``, a weapon when
+``S <= c < S + W`` and a room otherwise.
+
+Suspects are listed in the order of their start squares around the classic
+board (Scarlet, Mustard, White, Green, Peacock, Plum) and rooms in the order
+of the classic board's rooms (Kitchen, Ballroom, Conservatory, Dining Room,
+Billiard Room, Library, Lounge, Hall, Study), so every edition plays on the
+same board. Nothing in the core assumes 6 suspects, 6 weapons or 9 rooms; the
+classic board does need 6 suspects and 9 rooms, which ``GameConfig`` checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["EDITIONS", "Edition", "get_edition"]
+
+
+@dataclass(frozen=True)
+class Edition:
+    """The cards of one edition of the game.
+
+    Attributes:
+        name: Key of the edition in ``EDITIONS``.
+        suspects: Suspect names, in start-square order round the board.
+        weapons: Weapon names.
+        rooms: Room names, in the classic board's room order.
+        weapon_start_rooms: For each weapon, the index of the room it starts in.
+    """
+
+    name: str
+    suspects: tuple[str, ...]
+    weapons: tuple[str, ...]
+    rooms: tuple[str, ...]
+    weapon_start_rooms: tuple[int, ...]
+
+    @property
+    def num_suspects(self) -> int:
+        return len(self.suspects)
+
+    @property
+    def num_weapons(self) -> int:
+        return len(self.weapons)
+
+    @property
+    def num_rooms(self) -> int:
+        return len(self.rooms)
+
+    @property
+    def num_cards(self) -> int:
+        return len(self.cards)
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        """All card names: suspects, then weapons, then rooms."""
+        return self.suspects + self.weapons + self.rooms
+
+    def category(self, card: int) -> int:
+        """0 for a suspect card, 1 for a weapon card, 2 for a room card."""
+        if not 0 <= card < self.num_cards:
+            raise ValueError(f"card must be in [0, {self.num_cards}), got {card}")
+        return int(card >= self.num_suspects) + int(card >= self.num_suspects + self.num_weapons)
+
+    def card_id(self, name: str) -> int:
+        """The id of the card called ``name`` (case-insensitive)."""
+        lowered = [c.casefold() for c in self.cards]
+        try:
+            return lowered.index(name.casefold())
+        except ValueError:
+            raise ValueError(
+                f"unknown card {name!r} in edition {self.name!r}; cards are {list(self.cards)}"
+            ) from None
+
+
+# Rooms of the classic board, in board order (see data/classic_board.txt).
+_CLASSIC_ROOMS = (
+    "Kitchen",
+    "Ballroom",
+    "Conservatory",
+    "Dining Room",
+    "Billiard Room",
+    "Library",
+    "Lounge",
+    "Hall",
+    "Study",
+)
+_FRENCH_ROOMS = (
+    "Cuisine",
+    "Salle de bal",
+    "Véranda",
+    "Salle à manger",
+    "Salle de billard",
+    "Bibliothèque",
+    "Salon",
+    "Hall",
+    "Bureau",
+)
+# 1996 booklet: dagger Lounge, candlestick Dining Room, revolver Study,
+# rope Ballroom, lead pipe Conservatory, wrench Kitchen.
+_KITCHEN, _BALLROOM, _CONSERVATORY, _DINING, _BILLIARD, _LIBRARY, _LOUNGE, _HALL, _STUDY = range(9)
+
+_CLASSIC = Edition(
+    name="classic",
+    suspects=(
+        "Miss Scarlet",
+        "Colonel Mustard",
+        "Mrs White",
+        "Reverend Green",
+        "Mrs Peacock",
+        "Professor Plum",
+    ),
+    weapons=("Candlestick", "Dagger", "Lead Pipe", "Revolver", "Rope", "Wrench"),
+    rooms=_CLASSIC_ROOMS,
+    weapon_start_rooms=(_DINING, _LOUNGE, _CONSERVATORY, _STUDY, _BALLROOM, _KITCHEN),
+)
+
+_FR_SUSPECTS = (
+    "Mademoiselle Rose",
+    "Colonel Moutarde",
+    "Madame Leblanc",
+    "Révérend Olive",
+    "Madame Pervenche",
+    "Professeur Violet",
+)
+_FR_WEAPONS = ("Poignard", "Revolver", "Matraque", "Chandelier", "Corde", "Clé anglaise")
+_FR_WEAPON_ROOMS = (_LOUNGE, _STUDY, _CONSERVATORY, _DINING, _BALLROOM, _KITCHEN)
+
+_CLASSIC_FR = Edition(
+    name="classic_fr",
+    suspects=_FR_SUSPECTS,
+    weapons=_FR_WEAPONS,
+    rooms=_FRENCH_ROOMS,
+    weapon_start_rooms=_FR_WEAPON_ROOMS,
+)
+# The 1999 and 2000 French editions add a 7th weapon; it starts in the Library,
+# the one room the booklet leaves without a weapon that is not the Hall or Billiard Room.
+_CLASSIC_FR_1999 = Edition(
+    name="classic_fr_1999",
+    suspects=_FR_SUSPECTS,
+    weapons=_FR_WEAPONS + ("Flacon de poison",),
+    rooms=_FRENCH_ROOMS,
+    weapon_start_rooms=_FR_WEAPON_ROOMS + (_LIBRARY,),
+)
+_CLASSIC_FR_2000 = Edition(
+    name="classic_fr_2000",
+    suspects=_FR_SUSPECTS,
+    weapons=_FR_WEAPONS + ("Fer à cheval",),
+    rooms=_FRENCH_ROOMS,
+    weapon_start_rooms=_FR_WEAPON_ROOMS + (_LIBRARY,),
+)
+# 2023 German edition; its rooms are mapped onto the classic board's rooms.
+_DE_2023 = Edition(
+    name="de_2023",
+    suspects=(
+        "Lady Gloria",
+        "Oberst von Gatow",
+        "Köchin Weiß",
+        "Bürgermeister Grün",
+        "Anwältin Porz",
+        "Professor Bloom",
+    ),
+    weapons=("Leuchter", "Heizungsrohr", "Rohrzange", "Pistole", "Seil", "Dolch"),
+    rooms=(
+        "Küche",
+        "Musikzimmer",
+        "Wintergarten",
+        "Speisezimmer",
+        "Billardzimmer",
+        "Bibliothek",
+        "Salon",
+        "Halle",
+        "Arbeitszimmer",
+    ),
+    weapon_start_rooms=(_DINING, _CONSERVATORY, _KITCHEN, _STUDY, _BALLROOM, _LOUNGE),
+)
+
+EDITIONS: dict[str, Edition] = {
+    e.name: e for e in (_CLASSIC, _CLASSIC_FR, _CLASSIC_FR_1999, _CLASSIC_FR_2000, _DE_2023)
+}
+
+
+def get_edition(name: str) -> Edition:
+    """The edition called ``name``; a ``ValueError`` lists the known ones otherwise."""
+    try:
+        return EDITIONS[name]
+    except KeyError:
+        raise ValueError(f"edition must be one of {sorted(EDITIONS)}, got {name!r}") from None

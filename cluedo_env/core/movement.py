@@ -1,0 +1,100 @@
+"""Where a rolled pawn can go: a bit-board flood fill over a batch of moves.
+
+A move goes up to ``roll`` orthogonal steps, never visiting a square twice and
+never onto or through a square another pawn stands on. Entering a room through
+a door ends the move and costs one step; a pawn leaving a room first steps onto
+one of its doors, and it may not come back into the room it left (that would
+visit its starting place twice). Shortest paths never repeat a square, so the
+squares reachable within ``roll`` steps are exactly those at breadth-first
+distance 1..roll through free squares.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cluedo_env.core.board import ROWS, Board
+
+__all__ = ["MoveTables", "reachable"]
+
+
+class MoveTables:
+    """Bit-boards of a board, laid out for flood fills over ``[ROWS, b]`` arrays."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.num_rooms = board.num_rooms
+        n = board.num_squares
+        rows = np.array([r for r, _ in board.squares])
+        cols = np.array([c for _, c in board.squares])
+        # Index N / R stands for "no square" / "no room": an all-zero board.
+        self.square_row = np.append(rows, 0)
+        self.square_bit = np.append(np.uint32(1) << cols.astype(np.uint32), np.uint32(0)).astype(np.uint32)
+        self.door_bits = np.concatenate(
+            [board.door_bits, np.zeros((1, ROWS), np.uint32)]
+        ).T.copy()  # [ROWS, R+1]
+        self.corridor_bits = board.corridor_bits[:, None]
+        door_squares = [(room, sq) for room, doors in enumerate(board.doors) for sq in doors]
+        self.door_room = np.array([room for room, _ in door_squares])
+        self.door_square = np.array([sq for _, sq in door_squares])
+        self.door_row = rows[self.door_square]
+        self.door_col = cols[self.door_square].astype(np.uint32)[:, None]
+        self.room_first_door = np.searchsorted(self.door_room, np.arange(board.num_rooms))
+        self.num_squares = n
+        self.bit_position = board.bit_position
+        # Room distance transposed, so one row per room: [R, N].
+        self.distance_by_room = np.ascontiguousarray(board.room_distance.T)
+
+
+def reachable(
+    tables: MoveTables, start: np.ndarray, rolls: np.ndarray, pawns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Squares and rooms a pawn can reach with its roll, for b moves at once.
+
+    Args:
+        tables: The board's move tables.
+        start: ``int[b]`` location of the moving pawn.
+        rolls: ``int[b]`` dice total, at least 1.
+        pawns: ``int[b, 6]`` locations of all pawns (the mover included).
+
+    Returns:
+        ``(squares bool[b, N], rooms bool[b, R])``: the playable squares the pawn
+        may stop on and the rooms it may enter.
+    """
+    r, n, b = tables.num_rooms, tables.num_squares, len(start)
+    games = np.arange(b)
+    occupied = np.zeros((ROWS, b), dtype=np.uint32)
+    for pawn in pawns.T:
+        square = np.where(pawn >= r, pawn - r, n)
+        occupied[tables.square_row[square], games] |= tables.square_bit[square]
+    free = tables.corridor_bits & ~occupied
+    in_room = start < r
+    origin_square = np.where(in_room, n, start - r)
+    visited = np.zeros((ROWS, b), dtype=np.uint32)
+    visited[tables.square_row[origin_square], games] = tables.square_bit[origin_square]
+    rolls = rolls.astype(np.int64)
+    most = int(rolls.max())
+    # layers[t] = squares within t steps (the origin included).
+    layers = np.empty((most + 1, ROWS, b), dtype=np.uint32)
+    layers[0] = visited
+    frontier = visited
+    spread = np.empty_like(visited)
+    for t in range(1, most + 1):
+        np.left_shift(frontier, np.uint32(1), out=spread)
+        spread |= frontier >> np.uint32(1)
+        spread[1:] |= frontier[:-1]
+        spread[:-1] |= frontier[1:]
+        if t == 1:
+            spread |= tables.door_bits[:, np.where(in_room, start, r)]
+        spread &= free
+        frontier = spread & ~visited
+        visited = np.bitwise_or(visited, frontier, out=layers[t])
+
+    final = layers[rolls, :, games].T & ~layers[0]  # [ROWS, b]
+    bits = np.unpackbits(np.ascontiguousarray(final.T).view(np.uint8), axis=1, bitorder="little")
+    squares = bits[:, tables.bit_position]
+    before_last = layers[rolls - 1, :, games].T
+    at_door = (before_last[tables.door_row] >> tables.door_col) & np.uint32(1)
+    rooms = np.maximum.reduceat(at_door, tables.room_first_door, axis=0).astype(bool)
+    rooms[start[in_room], games[in_room]] = False
+    return squares.view(bool), rooms.T

@@ -1,0 +1,137 @@
+"""The state of a batch of games: plain numpy arrays, batch dimension first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from cluedo_env.core.config import GameConfig
+
+__all__ = ["ENVELOPE", "FACE_DOWN", "NOBODY", "Phase", "State"]
+
+
+class Phase:
+    """What the acting player decides now."""
+
+    TURN = 0  # start of a turn: roll, passage, stay (or pick a room), or accuse
+    MOVE = 1  # after a roll: where to go
+    SUGGEST = 2  # in a room just entered: suggest or not
+    REFUTE = 3  # the refuter picks which named card to show
+    ACCUSE = 4  # end of a turn: accuse or end the turn
+    OVER = 5  # the game has ended (terminated or truncated)
+    NAMES = ("turn", "move", "suggest", "refute", "accuse", "over")
+
+
+ENVELOPE = -1  # owner code of the three solution cards
+FACE_DOWN = -2  # owner code of a card lying face down on a room (duel)
+NOBODY = -1
+
+
+@dataclass(eq=False)
+class State:
+    """A batch of B games. Fields starting with ``_`` are hidden information.
+
+    The core updates a state in place (``step`` returns the same object); use
+    ``copy()`` to branch. Locations are board locations (rooms ``0..R-1``, then
+    squares), cards are edition card ids.
+
+    Attributes:
+        config: The rules every game of the batch follows.
+        seed: ``int64[B]`` the seed each game was dealt from.
+        phase: ``int8[B]`` a ``Phase`` value.
+        current_player: ``int8[B]`` who decides now (-1 once the game is over).
+        turn_player: ``int8[B]`` whose turn it is.
+        turn: ``int32[B]`` turns begun so far, minus one.
+        location: ``int16[B, S]`` location of every suspect's pawn.
+        weapon_room: ``int8[B, W]`` the room each weapon is in.
+        dice: ``int8[B, 2]`` the last roll of the turn player (-1 when unused).
+        suggestion: ``int16[B, 3]`` card ids of the current suggestion (-1 none).
+        may_suggest: ``bool[B]`` the turn player may suggest this turn.
+        summoned: ``bool[B, P]`` a suggestion moved this player's pawn since
+            its last turn.
+        eliminated: ``bool[B, P]`` accused wrongly (still refutes).
+        reachable: ``bool[B, N]`` squares the rolled pawn may stop on.
+        enterable: ``bool[B, R]`` rooms the rolled pawn may enter.
+        terminated: ``bool[B]`` ended by an accusation.
+        truncated: ``bool[B]`` ended by ``max_turns``.
+        winner: ``int8[B]`` the winner, or -1.
+        rewards: ``float32[B, P]`` rewards of the last step.
+        events: ``int16[B, E, 7]`` events of the last step (see ``events``).
+        num_events: ``int8[B]`` rows used in ``events``.
+        _key: ``uint64[B]`` random key; ``_draws``: ``uint32[B]`` draws used.
+        _owner: ``int8[B, C]`` who holds each card: a player, ``ENVELOPE`` or
+            ``FACE_DOWN``.
+        _envelope: ``int16[B, 3]`` the solution's card ids.
+        _face_down: ``int16[B, R]`` the face-down card on each room (-1 none).
+    """
+
+    config: GameConfig
+    seed: np.ndarray
+    phase: np.ndarray
+    current_player: np.ndarray
+    turn_player: np.ndarray
+    turn: np.ndarray
+    location: np.ndarray
+    weapon_room: np.ndarray
+    dice: np.ndarray
+    suggestion: np.ndarray
+    may_suggest: np.ndarray
+    summoned: np.ndarray
+    eliminated: np.ndarray
+    reachable: np.ndarray
+    enterable: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    winner: np.ndarray
+    rewards: np.ndarray
+    events: np.ndarray
+    num_events: np.ndarray
+    _key: np.ndarray
+    _draws: np.ndarray
+    _owner: np.ndarray
+    _envelope: np.ndarray
+    _face_down: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return len(self.seed)
+
+    @property
+    def done(self) -> np.ndarray:
+        """``bool[B]``: terminated or truncated."""
+        return self.terminated | self.truncated
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every array field by name."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "config"}
+
+    def copy(self) -> State:
+        """A deep copy."""
+        return State(config=self.config, **{k: v.copy() for k, v in self.arrays().items()})
+
+    def take(self, games: np.ndarray | list[int]) -> State:
+        """The sub-batch of the given game indices, as a new state."""
+        games = np.asarray(games)
+        return State(config=self.config, **{k: v[games].copy() for k, v in self.arrays().items()})
+
+    def put(self, games: np.ndarray | list[int], other: State) -> None:
+        """Overwrite the given games with the games of ``other`` (same config)."""
+        if other.config != self.config:
+            raise ValueError("cannot put games of another config into this state")
+        for name, array in self.arrays().items():
+            array[games] = getattr(other, name)
+
+    def nbytes_per_game(self, include_events: bool = False) -> float:
+        """Bytes of state per game (the last step's events excluded by default)."""
+        total = sum(
+            a.nbytes for k, a in self.arrays().items() if include_events or k not in ("events", "num_events")
+        )
+        return total / self.batch_size
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State) or other.config != self.config:
+            return NotImplemented if not isinstance(other, State) else False
+        return all(np.array_equal(v, getattr(other, k)) for k, v in self.arrays().items())
+
+    __hash__ = None  # type: ignore[assignment]
