@@ -1,0 +1,119 @@
+"""Invariants over random playouts, determinism, batch independence and pickling."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from agents.random_agent import sample_legal
+from cluedo_env import core
+from cluedo_env.core import events as ev
+
+CONFIGS = [
+    core.GameConfig(num_players=3),
+    core.GameConfig(num_players=4),
+    core.GameConfig(num_players=6, movement="squares", dice=1),
+    core.GameConfig(num_players=5, board="none", stay_in_room=False, accuse_anywhere=False),
+    core.GameConfig(num_players=2, duel=True),
+    core.GameConfig(edition="classic_fr_2000", auto_refute=True, start_player="random"),
+    core.GameConfig(edition="de_2023", max_turns=40),
+]
+
+
+def random_playout(config, seeds, rng_seed=0, accuse_rate=0.02, on_step=None):
+    """Random legal actions, accusing rarely; returns the final state and GAME_OVER events per game."""
+    state = core.init(config, seeds)
+    endings = np.zeros(len(state.seed), dtype=np.int64)
+    rng = np.random.default_rng(rng_seed)
+    layout = core.rules_for(config).layout
+    accusations = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    steps = 0
+    bound = config.max_turns * (config.num_players + 6)
+    while not state.done.all():
+        mask = core.legal_action_mask(state)
+        if on_step:
+            on_step(state, mask)
+        calm = mask.copy()
+        calm[:, accusations] = False
+        use_calm = calm.any(axis=1) & (rng.random(len(mask)) > accuse_rate)
+        choice = np.where(use_calm[:, None], calm, mask)
+        choice[state.done] = True
+        core.step(state, sample_legal(rng, choice))
+        endings += (state.events[:, :, 0] == ev.GAME_OVER).sum(axis=1)
+        steps += 1
+        assert steps <= bound, "a game did not end within its bound"
+    return state, endings
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.board}-{c.edition}")
+def test_invariants_hold_at_every_step(config):
+    C = config.cards.num_cards
+    S, W = config.cards.num_suspects, config.cards.num_weapons
+    hand = None
+
+    def check(state, mask):
+        nonlocal hand
+        live = ~state.done
+        assert mask[live].any(axis=1).all(), "the acting player has no legal action"
+        assert not mask[~live].any(), "a finished game offers actions"
+        owner = state._owner
+        if hand is None:
+            hand = owner.copy()
+        assert np.array_equal(owner, hand), "cards never change hands"
+        for lo, hi in ((0, S), (S, S + W), (S + W, C)):
+            assert ((owner[:, lo:hi] == core.ENVELOPE).sum(axis=1) == 1).all()
+        assert ((state.current_player >= 0) == live).all()
+        assert (state.location[live] >= 0).all()
+        # Refutation is only asked of a player holding a named card.
+        refute = np.flatnonzero(state.phase == core.Phase.REFUTE)
+        held = owner[refute[:, None], state.suggestion[refute]] == state.current_player[refute, None]
+        assert held.any(axis=1).all()
+
+    state, endings = random_playout(config, np.arange(24), on_step=check)
+    assert (state.terminated ^ state.truncated).all()
+    assert (endings == 1).all(), "every game ends exactly once"
+
+
+def test_game_alone_replays_identically_to_game_in_batch():
+    config = core.GameConfig(num_players=4)
+    seeds = np.array([5, 17, 99, 1234])
+    batch = core.init(config, seeds)
+    alone = [core.init(config, [s]) for s in seeds]
+    rng = np.random.default_rng(1)
+    for _ in range(400):
+        if batch.done.all():
+            break
+        mask = core.legal_action_mask(batch)
+        mask[batch.done] = True
+        actions = sample_legal(rng, mask)
+        core.step(batch, actions)
+        for i, single in enumerate(alone):
+            if not single.done[0]:
+                core.step(single, actions[i : i + 1])
+            assert single == batch.take([i])
+
+
+def test_same_seed_same_game_and_different_seeds_differ():
+    config = core.GameConfig()
+    a, _ = random_playout(config, np.arange(8), rng_seed=3)
+    b, _ = random_playout(config, np.arange(8), rng_seed=3)
+    assert a == b
+    deals = core.init(config, np.arange(50))._owner
+    assert len({d.tobytes() for d in deals}) == 50
+
+
+def test_state_pickles_and_copies():
+    config = core.GameConfig(num_players=5)
+    state, _ = random_playout(config, np.arange(4), rng_seed=2)
+    assert pickle.loads(pickle.dumps(state)) == state
+    copy = state.copy()
+    copy.location[0, 0] = 3
+    assert copy != state
+
+
+def test_core_state_is_small():
+    for config in (core.GameConfig(num_players=6), core.GameConfig(num_players=6, movement="squares")):
+        state = core.init(config, np.arange(64))
+        assert state.nbytes_per_game() <= 4096

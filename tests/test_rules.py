@@ -1,0 +1,439 @@
+"""Scripted games, one per rule of RULES.md, with the deal written in the test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scripted import act, events, kinds, legal, legal_kinds, room, square, written_game
+
+from cluedo_env import core
+from cluedo_env.core import events as ev
+from cluedo_env.core.rng import draw_die
+from cluedo_env.core.state import Phase
+
+CLASSIC = core.GameConfig(num_players=4, start_player="scarlet")
+ENVELOPE = ("Mrs Peacock", "Rope", "Library")
+HANDS = [
+    ["Miss Scarlet", "Candlestick", "Kitchen", "Ballroom"],
+    ["Colonel Mustard", "Dagger", "Conservatory", "Dining Room"],
+    ["Mrs White", "Lead Pipe", "Billiard Room", "Lounge", "Professor Plum"],
+    ["Reverend Green", "Revolver", "Wrench", "Hall", "Study"],
+]
+
+
+def rigged_roll(state: core.State, total: int) -> None:
+    """Move the game's dice counter to a place where the next roll totals ``total``."""
+    key = state._key[:1]
+    for counter in range(1024, 200_000, 2):
+        dice = draw_die(key, np.array([counter, counter + 1]))
+        if int(dice.sum()) == total:
+            state._draws[0] = counter
+            return
+    raise AssertionError(f"no roll of {total} found")
+
+
+def game(**changes) -> core.State:
+    return written_game(CLASSIC.replace(**changes), ENVELOPE, HANDS)
+
+
+# --- set-up -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_deal_puts_every_card_in_one_place(players):
+    config = core.GameConfig(num_players=players)
+    state = core.init(config, np.arange(200))
+    owner = state._owner
+    e = config.cards
+    for category in (range(6), range(6, 12), range(12, 21)):
+        assert ((owner[:, list(category)] == core.ENVELOPE).sum(axis=1) == 1).all()
+    sizes = np.stack([(owner == p).sum(axis=1) for p in range(players)], axis=1)
+    assert (sizes.sum(axis=1) == e.num_cards - 3).all()
+    assert (sizes.max(axis=1) - sizes.min(axis=1) <= 1).all()
+    assert np.array_equal(
+        state._envelope, np.sort(np.argwhere(owner == core.ENVELOPE)[:, 1].reshape(-1, 3), axis=1)
+    )
+
+
+def test_deal_events_tell_each_player_only_their_hand():
+    state = core.init(CLASSIC, [7])
+    deals = [row for row in events(state) if row[0] == ev.DEAL]
+    assert len(deals) == 18
+    for player in range(4):
+        view = core.private_view(state.events[0], player)
+        seen = {int(r[6]) for r in view if r[0] == ev.DEAL and r[6] >= 0}
+        assert seen == set(np.flatnonzero(state._owner[0] == player).tolist())
+    assert kinds(state)[-2:] == ["START", "TURN"]
+
+
+def test_all_pawns_and_weapons_start_in_place():
+    state = core.init(CLASSIC, [0])
+    assert [core.classic_board().squares[loc - 9] for loc in state.location[0]] == [
+        (24, 7), (17, 0), (0, 9), (0, 14), (6, 23), (19, 23),
+    ]  # fmt: skip
+    rooms = CLASSIC.cards.rooms
+    assert [rooms[r] for r in state.weapon_room[0]] == [
+        "Dining Room", "Lounge", "Conservatory", "Study", "Ballroom", "Kitchen",
+    ]  # fmt: skip
+
+
+def test_start_player_switch():
+    seeds = np.arange(600)
+    assert (core.init(CLASSIC, seeds).turn_player == 0).all()
+    for rule in ("dice", "random"):
+        first = core.init(CLASSIC.replace(start_player=rule), seeds).turn_player
+        counts = np.bincount(first, minlength=4)
+        assert counts.min() > 100, (rule, counts)  # every player starts sometimes, about evenly
+
+
+# --- movement ---------------------------------------------------------------------
+
+
+def test_roll_then_enter_a_reachable_room_ends_the_move():
+    state = game()
+    state.location[0, 0] = square(7, 4)  # on the Kitchen's door square
+    rigged_roll(state, 6)
+    assert legal_kinds(state) == {"roll", "accuse"}
+    act(state, "roll")
+    assert state.phase[0] == Phase.MOVE
+    assert "enter Kitchen" in legal(state)
+    assert kinds_after(state, "enter", room(CLASSIC, "Kitchen")) == ["MOVE"]
+    assert state.location[0, 0] == room(CLASSIC, "Kitchen")
+    assert state.phase[0] == Phase.SUGGEST  # the move ended in the room: suggest next
+
+
+def kinds_after(state, kind, *args):
+    act(state, kind, *args)
+    return kinds(state)
+
+
+def test_pawns_block_squares_and_doors():
+    state = game()
+    state.location[0, 0] = square(8, 4)  # two steps below the Kitchen door square (7,4)
+    state.location[0, 1] = square(7, 4)  # Mustard stands on the door square
+    rigged_roll(state, 3)
+    act(state, "roll")
+    assert "enter Kitchen" not in legal(state)
+    rows = np.flatnonzero(state.reachable[0])
+    reached = {core.classic_board().squares[k] for k in rows}
+    assert (7, 4) not in reached and (8, 5) in reached
+
+
+def test_leave_a_room_by_any_door_and_never_back_in():
+    state = game(movement="squares")
+    state.location[0, 0] = room(CLASSIC, "Ballroom")
+    rigged_roll(state, 2)
+    act(state, "roll")
+    reached = {core.classic_board().squares[k] for k in np.flatnonzero(state.reachable[0])}
+    for door in [(5, 7), (8, 9), (8, 14), (5, 16)]:
+        assert door in reached  # one step onto each of the four doors
+    assert "enter Ballroom" not in legal(state)
+
+
+def test_secret_passage_replaces_the_roll():
+    state = game()
+    state.location[0, 0] = room(CLASSIC, "Kitchen")
+    assert {"passage", "roll", "stay"} <= legal_kinds(state)
+    act(state, "passage")
+    assert state.location[0, 0] == room(CLASSIC, "Study")
+    assert events(state)[0][5] == ev.MOVE_PASSAGE
+    assert state.phase[0] == Phase.SUGGEST
+    state2 = game()
+    state2.location[0, 0] = room(CLASSIC, "Hall")
+    assert "passage" not in legal_kinds(state2)
+
+
+def test_stay_in_room_switch():
+    state = game()
+    state.location[0, 0] = room(CLASSIC, "Hall")
+    assert "stay" in legal_kinds(state)
+    strict = game(stay_in_room=False)
+    strict.location[0, 0] = room(CLASSIC, "Hall")
+    assert "stay" not in legal_kinds(strict)
+
+
+def test_moved_by_a_suggestion_may_suggest_there_without_moving():
+    state = game(stay_in_room=False)
+    state.location[0, 0] = room(CLASSIC, "Kitchen")
+    act(state, "passage")  # Scarlet: Kitchen -> Study
+    act(state, "suggest", "Colonel Mustard", "Rope")  # Mustard's pawn is summoned to the Study
+    assert state.location[0, 1] == room(CLASSIC, "Study") and state.summoned[0, 1]
+    assert legal(state) == {"show Colonel Mustard"}  # P1 is asked first and holds Mustard only
+    act(state, "show", "Colonel Mustard")
+    act(state, "end_turn")
+    assert state.turn_player[0] == 1
+    assert "stay" in legal_kinds(state)  # may suggest in the Study without moving
+    act(state, "stay")
+    assert state.phase[0] == Phase.SUGGEST
+
+
+def test_reachable_squares_equal_brute_force_paths():
+    """The flood fill equals an enumeration of simple paths of up to ``roll`` steps."""
+    from cluedo_env.core.movement import MoveTables, reachable
+
+    board = core.classic_board()
+    tables = MoveTables(board)
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        pawns = 9 + rng.choice(board.num_squares, size=6, replace=False)
+        if rng.random() < 0.4:
+            pawns[0] = rng.integers(9)
+        roll = int(rng.integers(1, 13))
+        squares, rooms = reachable(tables, pawns[:1], np.array([roll]), pawns[None, :])
+        want_squares, want_rooms = _paths(
+            board, int(pawns[0]), roll, {int(p) - 9 for p in pawns[1:] if p >= 9}
+        )
+        assert set(np.flatnonzero(squares[0])) == want_squares
+        assert set(np.flatnonzero(rooms[0])) == want_rooms
+
+
+def _paths(board, start, roll, blocked):
+    squares, rooms = set(), set()
+    door_of = {}
+    for r, doors in enumerate(board.doors):
+        for d in doors:
+            door_of.setdefault(d, []).append(r)
+
+    def walk(at, used, visited):
+        for r in door_of.get(at, []):
+            if used < roll and r != start:
+                rooms.add(r)
+        if used == roll:
+            return
+        for nxt in board.neighbours[at]:
+            if nxt not in visited and nxt not in blocked:
+                squares.add(nxt)
+                walk(nxt, used + 1, visited | {nxt})
+
+    if start < 9:
+        for d in board.doors[start]:
+            if d not in blocked:
+                squares.add(d)
+                walk(d, 1, {d})
+    else:
+        walk(start - 9, 0, {start - 9})
+    return squares, rooms
+
+
+# --- suggestions and refutation ---------------------------------------------------
+
+
+def in_room(state, name):
+    state.location[0, state.turn_player[0]] = room(state.config, name)
+    act(state, "stay")
+
+
+def test_suggestion_moves_the_suspect_and_weapon_into_the_room():
+    state = game()
+    in_room(state, "Hall")
+    act(state, "suggest", "Professor Plum", "Dagger")
+    hall = room(CLASSIC, "Hall")
+    assert state.location[0, 5] == hall and state.weapon_room[0, 1] == hall
+    assert kinds(state)[:3] == ["SUGGEST", "MOVE", "WEAPON"]
+
+
+def test_first_player_clockwise_holding_a_card_refutes_and_chooses():
+    state = game()
+    in_room(state, "Lounge")  # P2 holds Lounge and Professor Plum
+    act(state, "suggest", "Professor Plum", "Rope")
+    assert kinds(state)[-1] == "PASS"  # P1 holds none of Plum, Rope, Lounge
+    assert state.phase[0] == Phase.REFUTE and state.current_player[0] == 2
+    assert legal(state) == {"show Professor Plum", "show Lounge"}  # the refuter chooses
+    act(state, "show", "Lounge")
+    assert events(state) == [(ev.SHOW, 2, 0, -1, -1, -1, CLASSIC.cards.card_id("Lounge"))]
+    assert state.current_player[0] == 0 and state.phase[0] == Phase.ACCUSE
+    # The shown card is private to suggester and refuter.
+    assert core.private_view(state.events[0, :1], 1)[0, 6] == -1
+    assert core.private_view(state.events[0, :1], 0)[0, 6] == CLASSIC.cards.card_id("Lounge")
+
+
+def test_seed_004_nobody_refutes_and_the_suggesters_own_cards_do_not_count():
+    # P0 holds the Rope and the Kitchen, suggests Mustard with the Rope in the Kitchen.
+    state = written_game(CLASSIC, ("Colonel Mustard", "Lead Pipe", "Ballroom"), [
+        ["Rope", "Kitchen", "Miss Scarlet", "Candlestick"],
+        ["Mrs Peacock", "Dagger", "Conservatory", "Dining Room"],
+        ["Mrs White", "Library", "Billiard Room", "Lounge", "Professor Plum"],
+        ["Reverend Green", "Revolver", "Wrench", "Hall", "Study"],
+    ])  # fmt: skip
+    in_room(state, "Kitchen")
+    act(state, "suggest", "Colonel Mustard", "Rope")
+    assert kinds(state)[-4:] == ["PASS", "PASS", "PASS", "NO_REFUTE"]
+    assert [row[1] for row in events(state)[-4:-1]] == [1, 2, 3]  # asked clockwise from P1
+    assert state.phase[0] == Phase.ACCUSE
+
+
+def test_eliminated_players_still_refute():
+    state = game()
+    state.eliminated[0, 1] = True
+    in_room(state, "Dining Room")  # P1 holds Dining Room
+    act(state, "suggest", "Mrs Peacock", "Rope")
+    assert state.phase[0] == Phase.REFUTE and state.current_player[0] == 1
+
+
+def test_auto_refute_with_a_single_card():
+    state = game(auto_refute=True)
+    in_room(state, "Dining Room")
+    act(state, "suggest", "Mrs Peacock", "Rope")
+    assert kinds(state)[-1] == "SHOW" and state.phase[0] == Phase.ACCUSE
+
+
+def test_no_suggestion_outside_a_room():
+    state = game()
+    state.location[0, 0] = square(16, 9)
+    rigged_roll(state, 2)
+    act(state, "roll")
+    options = legal_kinds(state)
+    assert "toward" in options and "suggest" not in options
+
+
+# --- accusations and the end -------------------------------------------------------
+
+
+def test_right_accusation_wins_and_ends_the_game():
+    state = game()
+    act(state, "accuse", *ENVELOPE)
+    assert state.terminated[0] and state.winner[0] == 0
+    assert state.rewards[0].tolist() == [1.0, -1.0, -1.0, -1.0]
+    assert kinds(state) == ["ACCUSE", "GAME_OVER"]
+    assert not core.legal_action_mask(state)[0].any() and state.current_player[0] == -1
+
+
+def test_wrong_accusation_puts_the_player_out_but_not_out_of_refuting():
+    state = game()
+    act(state, "accuse", "Mrs Peacock", "Rope", "Kitchen")
+    assert state.eliminated[0, 0] and not state.terminated[0]
+    assert state.turn_player[0] == 1 and kinds(state) == ["ACCUSE", "TURN"]
+    # P1 suggests in the Kitchen: P2 and P3 pass, P0 (out) must still show the Kitchen.
+    in_room(state, "Kitchen")
+    act(state, "suggest", "Mrs Peacock", "Rope")
+    assert kinds(state)[-2:] == ["PASS", "PASS"]
+    assert state.phase[0] == Phase.REFUTE and state.current_player[0] == 0
+    assert legal(state) == {"show Kitchen"}
+
+
+def test_every_player_wrong_ends_with_no_winner():
+    state = game()
+    for _ in range(4):
+        act(state, "accuse", "Miss Scarlet", "Rope", "Library")
+    assert state.terminated[0] and state.winner[0] == -1
+    assert state.rewards[0].tolist() == [-1.0] * 4
+    assert events(state)[-1][0] == ev.GAME_OVER and events(state)[-1][5] == ev.END_ALL_WRONG
+
+
+def test_eliminated_players_are_skipped_in_turn_order():
+    state = game()
+    act(state, "accuse", "Miss Scarlet", "Rope", "Library")  # P0 out
+    act(state, "accuse", "Miss Scarlet", "Rope", "Library")  # P1 out
+    assert state.turn_player[0] == 2
+    for expected in (3, 2, 3):
+        state.phase[0] = Phase.ACCUSE
+        act(state, "end_turn")
+        assert state.turn_player[0] == expected
+
+
+def test_accuse_anywhere_switch():
+    state = game(accuse_anywhere=False)
+    assert "accuse" not in legal_kinds(state)  # on the start square
+    state.location[0, 0] = room(CLASSIC, "Hall")
+    assert "accuse" in legal_kinds(state)
+
+
+def test_truncation_at_max_turns():
+    state = game(max_turns=2)
+    state.phase[0] = Phase.ACCUSE
+    act(state, "end_turn")
+    state.phase[0] = Phase.ACCUSE
+    act(state, "end_turn")
+    assert state.truncated[0] and not state.terminated[0]
+    assert state.rewards[0].tolist() == [0.0] * 4
+    assert events(state)[-1][5] == ev.END_TRUNCATED
+
+
+# --- variants ---------------------------------------------------------------------
+
+
+def test_board_none_picks_any_room():
+    state = game(board="none")
+    assert legal_kinds(state) == {"enter", "accuse"}
+    act(state, "enter", room(CLASSIC, "Study"))
+    assert state.location[0, 0] == room(CLASSIC, "Study") and state.phase[0] == Phase.SUGGEST
+
+
+def test_duel_face_down_cards_are_looked_at_on_entering():
+    config = core.GameConfig(num_players=2, duel=True, start_player="scarlet")
+    state = written_game(
+        config,
+        ENVELOPE,
+        [
+            [
+                "Miss Scarlet",
+                "Candlestick",
+                "Ballroom",
+                "Colonel Mustard",
+                "Dagger",
+                "Dining Room",
+                "Mrs White",
+            ],
+            ["Lead Pipe", "Billiard Room", "Professor Plum", "Reverend Green", "Revolver", "Hall", "Wrench"],
+        ],
+        face_down={
+            "Kitchen": "Kitchen",
+            "Conservatory": "Conservatory",
+            "Lounge": "Lounge",
+            "Study": "Study",
+        },
+    )
+    state.location[0, 0] = room(config, "Kitchen")
+    act(state, "passage")
+    assert kinds(state) == ["MOVE", "PEEK"]
+    peek = events(state)[1]
+    assert peek[6] == config.cards.card_id("Study")
+    assert core.private_view(state.events[0, 1:2], 1)[0, 6] == -1  # the other player does not see it
+
+
+def test_duel_needs_two_players_and_two_players_need_the_duel():
+    with pytest.raises(ValueError, match="num_players"):
+        core.GameConfig(num_players=2)
+    with pytest.raises(ValueError, match="num_players"):
+        core.GameConfig(num_players=3, duel=True)
+
+
+@pytest.mark.parametrize("edition", sorted(core.EDITIONS))
+def test_editions_play(edition):
+    config = core.GameConfig(edition=edition)
+    e = config.cards
+    assert len(e.suspects) == 6 and len(e.rooms) == 9 and len(e.weapons) in (6, 7)
+    state = core.init(config, np.arange(20))
+    assert ((state._owner == core.ENVELOPE).sum(axis=1) == 3).all()
+    assert core.legal_action_mask(state).shape == (20, core.rules_for(config).A)
+
+
+# --- config errors ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("num_players", 7, r"num_players must be one of \[3, 4, 5, 6\].*got 7"),
+        ("num_players", 1, r"num_players .* got 1"),
+        ("dice", 3, r"dice must be one of \[1, 2\], got 3"),
+        ("board", "hex", r"board must be one of \['classic', 'none'\], got 'hex'"),
+        ("edition", "klingon", r"edition must be one of .*got 'klingon'"),
+        ("start_player", "oldest", r"start_player must be one of .*got 'oldest'"),
+        ("movement", "teleport", r"movement must be one of .*got 'teleport'"),
+        ("max_turns", 0, r"max_turns must be an integer >= 1, got 0"),
+        ("stay_in_room", "yes", r"stay_in_room must be True or False, got 'yes'"),
+    ],
+)
+def test_bad_config_names_the_field_and_what_is_accepted(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        core.GameConfig(**{field: value})
+
+
+def test_illegal_action_is_refused_with_a_clear_error():
+    state = game()
+    layout = core.rules_for(CLASSIC).layout
+    with pytest.raises(ValueError, match=r"illegal action .*suggest.* phase 'turn'"):
+        core.step(state, [layout.encode("suggest", 0, 0)])
+    with pytest.raises(ValueError, match=r"action must be in \[0, 405\)"):
+        core.step(state, [9999])
