@@ -169,22 +169,24 @@ def test_moved_by_a_suggestion_may_suggest_there_without_moving():
 
 def test_reachable_squares_equal_brute_force_paths():
     """The flood fill equals an enumeration of simple paths of up to ``roll`` steps."""
-    from cluedo_env.core.movement import MoveTables, reachable
+    from cluedo_env.core.movement import MoveTables, flood_fill, reachable
 
     board = core.classic_board()
     tables = MoveTables(board)
     rng = np.random.default_rng(3)
-    for _ in range(60):
+    for trial in range(200):
         pawns = 9 + rng.choice(board.num_squares, size=6, replace=False)
+        if trial % 2:  # the others in rooms: nothing in the way
+            pawns[1:] = rng.integers(9, size=5)
         if rng.random() < 0.4:
             pawns[0] = rng.integers(9)
         roll = int(rng.integers(1, 13))
-        squares, rooms = reachable(tables, pawns[:1], np.array([roll]), pawns[None, :])
-        want_squares, want_rooms = _paths(
-            board, int(pawns[0]), roll, {int(p) - 9 for p in pawns[1:] if p >= 9}
-        )
-        assert set(np.flatnonzero(squares[0])) == want_squares
-        assert set(np.flatnonzero(rooms[0])) == want_rooms
+        blocked = {int(p) - 9 for p in pawns[1:] if p >= 9}
+        want_squares, want_rooms = _paths(board, int(pawns[0]), roll, blocked)
+        for method in (reachable, flood_fill):  # the table shortcut and the fill agree with brute force
+            squares, rooms = method(tables, pawns[:1], np.array([roll]), pawns[None, :])
+            assert set(np.flatnonzero(squares[0])) == want_squares
+            assert set(np.flatnonzero(rooms[0])) == want_rooms
 
 
 def _paths(board, start, roll, blocked):

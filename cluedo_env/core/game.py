@@ -20,6 +20,7 @@ when the game is truncated at ``max_turns``.
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 
 import numpy as np
@@ -176,10 +177,14 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         _face_down=face_down,
     )
     all_games = np.arange(B)
-    for i in range(dealt.shape[1]):
-        _emit(state, all_games, ev.DEAL, i % P, card=dealt[:, i])
+    n_dealt = dealt.shape[1]
+    state.events[:, :n_dealt, 0] = ev.DEAL
+    state.events[:, :n_dealt, 1] = np.arange(n_dealt) % P
+    state.events[:, :n_dealt, 6] = dealt
+    state.num_events[:] = n_dealt
     _emit(state, all_games, ev.START, first, a=first)
     _emit(state, all_games, ev.TURN, first, a=0)
+    _write_events(state)
     return state
 
 
@@ -203,6 +208,17 @@ def _first_player(config: GameConfig, key: np.ndarray, B: int) -> np.ndarray:
     return np.argmax(contenders, axis=1)
 
 
+class _EventLog(threading.local):
+    """Events of the step in progress, written into the state in one go at its end."""
+
+    def __init__(self) -> None:
+        self.games: list[np.ndarray] = []
+        self.records: list[np.ndarray] = []
+
+
+_pending = _EventLog()
+
+
 def _emit(
     state: State,
     games: np.ndarray,
@@ -214,14 +230,35 @@ def _emit(
     d: np.ndarray | int = -1,
     card: np.ndarray | int = -1,
 ) -> None:
+    """Append one event to each game of ``games`` (in the order of the calls)."""
     if len(games) == 0:
         return
-    row = state.num_events[games]
     record = np.empty((len(games), 7), dtype=np.int16)
-    for field, value in enumerate((kind, player, a, b, c, d, card)):
-        record[:, field] = value
-    state.events[games, row] = record
-    state.num_events[games] = row + 1
+    record[:, 0] = kind
+    record[:, 1] = player
+    record[:, 2] = a
+    record[:, 3] = b
+    record[:, 4] = c
+    record[:, 5] = d
+    record[:, 6] = card
+    _pending.games.append(games)
+    _pending.records.append(record)
+
+
+def _write_events(state: State) -> None:
+    """Write the pending events after those already in ``state.events``."""
+    if not _pending.games:
+        return
+    games = np.concatenate(_pending.games)
+    records = np.concatenate(_pending.records)
+    _pending.games.clear()
+    _pending.records.clear()
+    order = np.argsort(games, kind="stable")
+    games, records = games[order], records[order]
+    first = np.searchsorted(games, games, side="left")
+    row = np.arange(len(games)) - first + state.num_events[games]
+    state.events.reshape(-1, 7)[games * state.events.shape[1] + row] = records
+    state.num_events += np.bincount(games, minlength=state.batch_size).astype(np.int8)
 
 
 def legal_action_mask(state: State) -> np.ndarray:
@@ -289,24 +326,13 @@ def step(state: State, actions: np.ndarray | list[int], check: bool = True) -> S
     state.rewards[:] = 0
     kind = np.where(live, rules.action_kind[actions], -1)
     arg = rules.action_arg[actions]
-    handlers = (
-        ("roll", _roll),
-        ("passage", _passage),
-        ("stay", _stay),
-        ("no_move", _no_move),
-        ("enter", _enter),
-        ("toward", _toward),
-        ("square", _square),
-        ("suggest", _suggest),
-        ("no_suggestion", _no_suggestion),
-        ("show", _show),
-        ("accuse", _accuse),
-        ("end_turn", _end_turn),
-    )
-    groups = [(handler, np.flatnonzero(kind == rules.range_index[name])) for name, handler in handlers]
-    for handler, games in groups:
+    order = np.argsort(kind, kind="stable")
+    bounds = np.searchsorted(kind[order], np.arange(len(RANGE_NAMES) + 1))
+    for k, handler in enumerate(_HANDLERS):
+        games = order[bounds[k] : bounds[k + 1]]
         if len(games):
             handler(state, rules, games, arg[games])
+    _write_events(state)
     return state
 
 
@@ -440,9 +466,11 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> 
     distance = np.where(holder >= 0, (holder - suggester[:, None]) % P, P)
     distance[distance == 0] = P  # the suggester's own cards do not refute
     first = distance.min(axis=1)
-    for k in range(1, P):
-        passing = np.flatnonzero(first > k)
-        _emit(state, games[passing], ev.PASS, (suggester[passing] + k) % P, a=suggester[passing])
+    # Everyone asked before the refuter passes: first - 1 PASS events per game, in order.
+    passes = first - 1
+    who = np.repeat(np.arange(len(games)), passes)
+    k = np.arange(len(who)) - np.repeat(np.cumsum(passes) - passes, passes) + 1
+    _emit(state, games[who], ev.PASS, (suggester[who] + k) % P, a=suggester[who])
     nobody = np.flatnonzero(first == P)
     _emit(state, games[nobody], ev.NO_REFUTE, suggester[nobody])
     state.phase[games[nobody]] = Phase.ACCUSE
@@ -527,3 +555,20 @@ def _game_over(state: State, games: np.ndarray, winner, reason: int, terminated:
     state.phase[games] = Phase.OVER
     state.current_player[games] = NOBODY
     _emit(state, games, ev.GAME_OVER, winner, a=envelope[:, 0], b=envelope[:, 1], c=envelope[:, 2], d=reason)
+
+
+# One handler per action range, in RANGE_NAMES order.
+_HANDLERS = (
+    _roll,
+    _passage,
+    _stay,
+    _no_move,
+    _enter,
+    _toward,
+    _square,
+    _suggest,
+    _no_suggestion,
+    _show,
+    _accuse,
+    _end_turn,
+)

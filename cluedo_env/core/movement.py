@@ -44,12 +44,72 @@ class MoveTables:
         self.bit_position = board.bit_position
         # Room distance transposed, so one row per room: [R, N].
         self.distance_by_room = np.ascontiguousarray(board.room_distance.T)
+        # Moves from each location (rooms, then squares) to each square and into each room
+        # when no pawn is in the way; a pawn in a room reaches its doors in one move.
+        from_square = np.stack([_bfs_all(board.neighbours, k) for k in range(n)])
+        from_room = np.stack([from_square[list(doors)].min(axis=0) + 1 for doors in board.doors])
+        self.distance_from = np.concatenate([from_room, from_square]).astype(np.int16)  # [R+N, N]
+        door_distance = [self.distance_from[:, list(doors)].min(axis=1) for doors in board.doors]
+        self.room_door_distance = np.stack(door_distance, axis=1)  # [R+N, R]: moves to a door of r
+
+
+def _bfs_all(neighbours: tuple[tuple[int, ...], ...], source: int) -> np.ndarray:
+    distance = np.full(len(neighbours), 999, dtype=np.int32)
+    distance[source] = 0
+    frontier = [source]
+    while frontier:
+        nxt = []
+        for square in frontier:
+            for other in neighbours[square]:
+                if distance[other] == 999:
+                    distance[other] = distance[square] + 1
+                    nxt.append(other)
+        frontier = nxt
+    return distance
 
 
 def reachable(
     tables: MoveTables, start: np.ndarray, rolls: np.ndarray, pawns: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Squares and rooms a pawn can reach with its roll, for b moves at once.
+
+    Where no other pawn stands within ``roll`` moves of the start, no path of
+    the move can meet one, and the answer is read off the distance tables;
+    the other moves are flood-filled around the pawns.
+
+    Args:
+        tables: The board's move tables.
+        start: ``int[b]`` location of the moving pawn.
+        rolls: ``int[b]`` dice total, at least 1.
+        pawns: ``int[b, 6]`` locations of all pawns (the mover included).
+
+    Returns:
+        ``(squares bool[b, N], rooms bool[b, R])``: the playable squares the pawn
+        may stop on and the rooms it may enter.
+    """
+    r = tables.num_rooms
+    start = start.astype(np.int64)
+    rolls = rolls.astype(np.int64)
+    distance = tables.distance_from[start]  # [b, N]
+    pawn_square = np.where(pawns >= r, pawns - r, 0)
+    pawn_distance = np.where(
+        (pawns >= r) & (pawns != start[:, None]), distance[np.arange(len(start))[:, None], pawn_square], 999
+    )
+    free_way = pawn_distance.min(axis=1) > rolls
+    squares = (distance <= rolls[:, None]) & (distance > 0)
+    rooms = tables.room_door_distance[start] < rolls[:, None]
+    in_room = np.flatnonzero(start < r)
+    rooms[in_room, start[in_room]] = False
+    blocked = np.flatnonzero(~free_way)
+    if len(blocked):
+        squares[blocked], rooms[blocked] = flood_fill(tables, start[blocked], rolls[blocked], pawns[blocked])
+    return squares, rooms
+
+
+def flood_fill(
+    tables: MoveTables, start: np.ndarray, rolls: np.ndarray, pawns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``reachable`` by a bit-board flood fill around the pawns (any positions).
 
     Args:
         tables: The board's move tables.
