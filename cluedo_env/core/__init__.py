@@ -16,6 +16,7 @@ from cluedo_env.core.config import GameConfig
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, private_view
 from cluedo_env.core.game import init, legal_action_mask, rules_for, step
+from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "EVENT_FIELDS",
     "EVENT_KINDS",
     "FACE_DOWN",
+    "OBSERVATION_KINDS",
     "RANGE_NAMES",
     "ActionLayout",
     "Board",
@@ -35,6 +37,9 @@ __all__ = [
     "get_edition",
     "init",
     "legal_action_mask",
+    "observation_pieces",
+    "observation_size",
+    "observe",
     "private_view",
     "rules_for",
     "step",

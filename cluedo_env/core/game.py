@@ -57,6 +57,11 @@ class Rules:
         self.board = classic_board()
         self.N = self.board.num_squares if self.classic else 0
         self.moves = MoveTables(self.board) if self.classic else None
+        if self.classic:  # observation tables
+            self.square_xy = (np.array(self.board.squares) / [23.0, 22.0]).astype(np.float32)
+            into_room = self.moves.room_door_distance + 1.0
+            into_room[np.arange(self.R), np.arange(self.R)] = 0.0
+            self.location_room_distance = into_room.astype(np.float32)
         self.num_events = max(self.C, self.P + 4)
         # Per action: its range index and its argument index within the range.
         kind = np.zeros(self.A, dtype=np.int8)
@@ -168,6 +173,9 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         truncated=np.zeros(B, dtype=bool),
         winner=np.full(B, NOBODY, dtype=np.int8),
         rewards=np.zeros((B, P), dtype=np.float32),
+        passed=np.zeros((B, P, C), dtype=bool),
+        showed=np.zeros((B, P, C), dtype=np.uint8),
+        accused=np.zeros((B, P, C), dtype=bool),
         events=np.full((B, rules.num_events, 7), -1, dtype=np.int16),
         num_events=np.zeros(B, dtype=np.int8),
         _key=key,
@@ -175,6 +183,8 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         _owner=owner,
         _envelope=envelope,
         _face_down=face_down,
+        _shown_to=np.full((B, P, C), -1, dtype=np.int8),
+        _peeked=np.zeros((B, P, C), dtype=bool),
     )
     all_games = np.arange(B)
     n_dealt = dealt.shape[1]
@@ -382,6 +392,7 @@ def _arrive_in_room(state: State, rules: Rules, games: np.ndarray, room: np.ndar
         card = state._face_down[games, room]
         seen = np.flatnonzero(card >= 0)
         _emit(state, games[seen], ev.PEEK, player[seen], a=room[seen], card=card[seen])
+        state._peeked[games[seen], player[seen], card[seen]] = True
     state.may_suggest[games] = True
     state.phase[games] = Phase.SUGGEST
 
@@ -470,7 +481,9 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> 
     passes = first - 1
     who = np.repeat(np.arange(len(games)), passes)
     k = np.arange(len(who)) - np.repeat(np.cumsum(passes) - passes, passes) + 1
-    _emit(state, games[who], ev.PASS, (suggester[who] + k) % P, a=suggester[who])
+    passer = (suggester[who] + k) % P
+    _emit(state, games[who], ev.PASS, passer, a=suggester[who])
+    state.passed[games[who, None], passer[:, None], cards[who]] = True
     nobody = np.flatnonzero(first == P)
     _emit(state, games[nobody], ev.NO_REFUTE, suggester[nobody])
     state.phase[games[nobody]] = Phase.ACCUSE
@@ -494,6 +507,9 @@ def _no_suggestion(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarr
 def _show(state: State, rules: Rules, games: np.ndarray, card: np.ndarray) -> None:
     refuter, suggester = state.current_player[games], state.turn_player[games]
     _emit(state, games, ev.SHOW, refuter, a=suggester, card=card)
+    at = (games[:, None], refuter[:, None], state.suggestion[games])
+    state.showed[at] = np.minimum(state.showed[at], 254) + 1
+    state._shown_to[games, suggester, card] = refuter
     state.current_player[games] = suggester
     state.phase[games] = Phase.ACCUSE
 
@@ -515,6 +531,7 @@ def _accuse(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> N
 
     wrong = games[~right]
     state.eliminated[wrong, accuser[~right]] = True
+    state.accused[wrong[:, None], accuser[~right, None], cards[~right]] = True
     all_out = state.eliminated[wrong].all(axis=1)
     state.rewards[wrong[all_out]] = -1.0
     _game_over(state, wrong[all_out], -1, ev.END_ALL_WRONG, terminated=True)

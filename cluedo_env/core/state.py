@@ -57,6 +57,11 @@ class State:
         truncated: ``bool[B]`` ended by ``max_turns``.
         winner: ``int8[B]`` the winner, or -1.
         rewards: ``float32[B, P]`` rewards of the last step.
+        passed: ``bool[B, P, C]`` player q passed on a suggestion naming card c
+            (public knowledge).
+        showed: ``uint8[B, P, C]`` times player q showed a card for a
+            suggestion naming card c (public: which card stays hidden).
+        accused: ``bool[B, P, C]`` player q accused wrongly naming card c.
         events: ``int16[B, E, 7]`` events of the last step (see ``events``).
         num_events: ``int8[B]`` rows used in ``events``.
         _key: ``uint64[B]`` random key; ``_draws``: ``uint32[B]`` draws used.
@@ -64,6 +69,9 @@ class State:
             ``FACE_DOWN``.
         _envelope: ``int16[B, 3]`` the solution's card ids.
         _face_down: ``int16[B, R]`` the face-down card on each room (-1 none).
+        _shown_to: ``int8[B, P, C]`` private knowledge of each viewer: who showed
+            it card c (-1 nobody); ``_peeked``: ``bool[B, P, C]`` face-down cards
+            the viewer looked at (duel).
     """
 
     config: GameConfig
@@ -85,6 +93,9 @@ class State:
     truncated: np.ndarray
     winner: np.ndarray
     rewards: np.ndarray
+    passed: np.ndarray
+    showed: np.ndarray
+    accused: np.ndarray
     events: np.ndarray
     num_events: np.ndarray
     _key: np.ndarray
@@ -92,6 +103,8 @@ class State:
     _owner: np.ndarray
     _envelope: np.ndarray
     _face_down: np.ndarray
+    _shown_to: np.ndarray
+    _peeked: np.ndarray
 
     @property
     def batch_size(self) -> int:
