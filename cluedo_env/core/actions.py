@@ -27,8 +27,7 @@ range              size                   meaning
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
@@ -53,16 +52,21 @@ RANGE_NAMES = (
 
 @dataclass(frozen=True)
 class ActionLayout:
-    """Offsets of the named action ranges for one game config."""
+    """Offsets of the named action ranges for one game config.
+
+    ``layout.sizes[name]`` and ``layout.offsets[name]`` give each range;
+    ``layout.ROLL``, ``layout.ACCUSE``, ... are the offsets as attributes.
+    """
 
     config: GameConfig
+    sizes: dict[str, int] = field(init=False, repr=False, compare=False)
+    offsets: dict[str, int] = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def sizes(self) -> dict[str, int]:
+    def __post_init__(self) -> None:
         e = self.config.cards
         s, w, r = e.num_suspects, e.num_weapons, e.num_rooms
         compact = self.config.movement == "compact"
-        return {
+        sizes = {
             "roll": 1,
             "passage": 1,
             "stay": 1,
@@ -76,25 +80,17 @@ class ActionLayout:
             "accuse": s * w * r,
             "end_turn": 1,
         }
-
-    @cached_property
-    def offsets(self) -> dict[str, int]:
         offsets, start = {}, 0
         for name in RANGE_NAMES:
             offsets[name] = start
-            start += self.sizes[name]
-        return offsets
+            object.__setattr__(self, name.upper(), start)
+            start += sizes[name]
+        object.__setattr__(self, "sizes", sizes)
+        object.__setattr__(self, "offsets", offsets)
 
     @property
     def num_actions(self) -> int:
         return self.offsets["end_turn"] + 1
-
-    def __getattr__(self, name: str) -> int:
-        # ``layout.ROLL``, ``layout.ACCUSE`` ...: the offset of a range.
-        lowered = name.lower()
-        if name.isupper() and lowered in RANGE_NAMES:
-            return self.offsets[lowered]
-        raise AttributeError(name)
 
     def encode(self, kind: str, *args: int) -> int:
         """The action id of ``kind`` with its arguments.

@@ -39,6 +39,7 @@ __all__ = ["Rules", "init", "legal_action_mask", "rules_for", "step"]
 # range below DICE_DRAWS, turn dice count up from DICE_DRAWS.
 START_ROLL_ROUNDS = 16
 DICE_DRAWS = 1024
+SMALL_BATCH = 16  # below this, dispatching by kind beats sorting
 CORNER_ROOMS = (0, 2, 6, 8)  # Kitchen, Conservatory, Lounge, Study: duel face-down cards
 
 
@@ -106,9 +107,18 @@ class Rules:
         self.mask_rows = rows
 
 
-@cache
 def rules_for(config: GameConfig) -> Rules:
-    """The (cached) rule tables of a config."""
+    """The rule tables of a config, built once and kept on the config."""
+    try:
+        return config.__dict__["_rules"]
+    except KeyError:
+        rules = _rules_by_config(config)
+        config.__dict__["_rules"] = rules
+        return rules
+
+
+@cache
+def _rules_by_config(config: GameConfig) -> Rules:
     return Rules(config)
 
 
@@ -263,6 +273,11 @@ def _write_events(state: State) -> None:
     records = np.concatenate(_pending.records)
     _pending.games.clear()
     _pending.records.clear()
+    if state.batch_size == 1:  # one game: the events are already in order
+        start = int(state.num_events[0])
+        state.events[0, start : start + len(records)] = records
+        state.num_events[0] = start + len(records)
+        return
     order = np.argsort(games, kind="stable")
     games, records = games[order], records[order]
     first = np.searchsorted(games, games, side="left")
@@ -336,12 +351,17 @@ def step(state: State, actions: np.ndarray | list[int], check: bool = True) -> S
     state.rewards[:] = 0
     kind = np.where(live, rules.action_kind[actions], -1)
     arg = rules.action_arg[actions]
-    order = np.argsort(kind, kind="stable")
-    bounds = np.searchsorted(kind[order], np.arange(len(RANGE_NAMES) + 1))
-    for k, handler in enumerate(_HANDLERS):
-        games = order[bounds[k] : bounds[k + 1]]
-        if len(games):
-            handler(state, rules, games, arg[games])
+    if len(kind) <= SMALL_BATCH:  # few games: one pass per kind present
+        for k in sorted(set(kind.tolist()) - {-1}):
+            games = np.flatnonzero(kind == k)
+            _HANDLERS[k](state, rules, games, arg[games])
+    else:  # group the games by kind with one sort
+        order = np.argsort(kind, kind="stable")
+        bounds = np.searchsorted(kind[order], np.arange(len(RANGE_NAMES) + 1))
+        for k, handler in enumerate(_HANDLERS):
+            games = order[bounds[k] : bounds[k + 1]]
+            if len(games):
+                handler(state, rules, games, arg[games])
     _write_events(state)
     return state
 

@@ -1,0 +1,473 @@
+"""Game records: record a game's actions and events, save them as JSON Lines, replay and verify them.
+
+A game is a function of its config, seed and actions, so a record holds just
+those, plus every step's full (unfiltered) events to check a replay against.
+The file format (``.jsonl``, one JSON object per line):
+
+- line 1, the header: ``{"format": "cluedo-replay", "version": 1, "config": {...},
+  "seed": int, "initial_events": [[7 ints], ...]}``; ``config`` has every
+  ``GameConfig`` field (the edition by name, or spelled out when it is not one of
+  ``EDITIONS``), ``initial_events`` are the deal's events;
+- then one line per step: ``{"step": i, "player": acting player, "action": int,
+  "action_text": str, "events": [[7 ints], ...]}``.
+
+Typical use::
+
+    recorder = GameRecorder(config, seed)
+    state = core.init(config, [seed])
+    while not state.done[0]:
+        action = choose(state)
+        core.step(state, [action])
+        recorder.append(action, state)
+    recorder.to_jsonl("game.jsonl")
+    verify(load_jsonl("game.jsonl"))
+
+Command line: ``python -m cluedo_env.replay RECORD.jsonl --gif out.gif [--frames DIR]
+[--viewer 2] [--transcript out.txt] [--every N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+
+from cluedo_env.core import events as ev
+from cluedo_env.core.actions import ActionLayout
+from cluedo_env.core.config import GameConfig
+from cluedo_env.core.editions import EDITIONS, Edition
+from cluedo_env.core.game import init, legal_action_mask, rules_for, step
+from cluedo_env.core.state import State
+from cluedo_env.transcript import describe_event
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "GameRecorder",
+    "Replay",
+    "load_jsonl",
+    "main",
+    "record_random_game",
+    "replay",
+    "transcript",
+    "verify",
+]
+
+FORMAT = "cluedo-replay"
+VERSION = 1
+EVENT_WIDTH = len(ev.EVENT_FIELDS)
+RANDOM_ACCUSE_RATE = 0.01  # record_random_game accuses with this probability when it may
+GIF_FRAME_MS = 250
+GIF_LAST_FRAME_MS = 2500
+GIF_COLOURS = 128
+
+
+@dataclass
+class Replay:
+    """One recorded game.
+
+    Attributes:
+        config: The rules.
+        seed: The game's seed.
+        initial_events: ``int16[n, 7]`` events of the deal (``core.init``).
+        players: The acting player of each step.
+        actions: The action of each step.
+        events: ``int16[n_i, 7]`` full events of each step.
+    """
+
+    config: GameConfig
+    seed: int
+    initial_events: np.ndarray
+    players: list[int] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    events: list[np.ndarray] = field(default_factory=list)
+
+    @property
+    def num_steps(self) -> int:
+        return len(self.actions)
+
+    def to_jsonl(self, path: str | Path) -> None:
+        """Write the record as JSON Lines (see the module docstring for the format)."""
+        layout = ActionLayout(self.config)
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "config": _config_to_json(self.config),
+            "seed": int(self.seed),
+            "initial_events": self.initial_events.tolist(),
+        }
+        with Path(path).open("w", encoding="utf-8") as out:
+            out.write(json.dumps(header, ensure_ascii=False, separators=(",", ":")) + "\n")
+            for i, (player, action, events) in enumerate(zip(self.players, self.actions, self.events)):
+                line = {
+                    "step": i,
+                    "player": player,
+                    "action": action,
+                    "action_text": layout.action_to_string(action),
+                    "events": events.tolist(),
+                }
+                out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+class GameRecorder:
+    """Collects one game's actions and full events, step by step.
+
+    The recorder deals the game itself from ``(config, seed)`` to know the deal's
+    events and the first player; the game being recorded may be game ``i`` of a
+    batch (``append(..., game=i)``), since a game depends only on its own seed.
+
+    Attributes:
+        record: The ``Replay`` built so far.
+    """
+
+    def __init__(self, config: GameConfig, seed: int) -> None:
+        state = init(config, [seed])
+        self.record = Replay(config=config, seed=int(seed), initial_events=_game_events(state, 0))
+        self._next_player = int(state.current_player[0])
+        self._over = False
+
+    def append(self, action: int, state_after: State, game: int = 0) -> None:
+        """Record the step that applied ``action`` and led to ``state_after``.
+
+        Args:
+            action: The action applied to the recorded game.
+            state_after: The state after ``core.step`` (read, not kept).
+            game: Which game of ``state_after``'s batch is the recorded one.
+        """
+        if self._over:
+            raise ValueError(
+                f"the recorded game ended at step {self.record.num_steps - 1}; "
+                "append only the steps of games still running"
+            )
+        if int(state_after.seed[game]) != self.record.seed or state_after.config != self.record.config:
+            raise ValueError(
+                f"game {game} of this state has seed {int(state_after.seed[game])} or another config; "
+                f"the recorder records seed {self.record.seed} with {self.record.config}"
+            )
+        self.record.players.append(self._next_player)
+        self.record.actions.append(int(action))
+        self.record.events.append(_game_events(state_after, game))
+        self._next_player = int(state_after.current_player[game])
+        self._over = bool(state_after.done[game])
+
+    def to_jsonl(self, path: str | Path) -> None:
+        """Write the record (see ``Replay.to_jsonl``)."""
+        self.record.to_jsonl(path)
+
+
+def _game_events(state: State, game: int) -> np.ndarray:
+    return state.events[game, : state.num_events[game]].astype(np.int16).copy()
+
+
+def _as_replay(record: Replay | GameRecorder) -> Replay:
+    return record.record if isinstance(record, GameRecorder) else record
+
+
+# --- the file format -------------------------------------------------------------------
+
+
+def _config_to_json(config: GameConfig) -> dict:
+    values = {f.name: getattr(config, f.name) for f in fields(config) if f.init}
+    edition = config.cards
+    if EDITIONS.get(edition.name) == edition:
+        values["edition"] = edition.name
+    else:
+        values["edition"] = {f.name: getattr(edition, f.name) for f in fields(edition)}
+    return values
+
+
+def _config_from_json(values: dict) -> GameConfig:
+    values = dict(values)
+    edition = values.get("edition")
+    if isinstance(edition, dict):
+        values["edition"] = Edition(**{k: v if isinstance(v, str) else tuple(v) for k, v in edition.items()})
+    known = {f.name for f in fields(GameConfig) if f.init}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown config field(s) {unknown}; fields are {sorted(known)}")
+    return GameConfig(**values)
+
+
+def _event_rows(value: object, where: str) -> np.ndarray:
+    rows = np.asarray(value if value else np.empty((0, EVENT_WIDTH)), dtype=np.int64)
+    if rows.ndim != 2 or rows.shape[1] != EVENT_WIDTH:
+        raise ValueError(f"{where}: events must be a list of rows of {EVENT_WIDTH} integers")
+    return rows.astype(np.int16)
+
+
+def load_jsonl(path: str | Path) -> Replay:
+    """Read a record written by ``to_jsonl``.
+
+    Raises:
+        FileNotFoundError: No file at ``path``.
+        ValueError: The file is not a cluedo-replay record (the message names the
+            path, the line and what was expected there).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such replay file (expected a .jsonl cluedo-replay record)")
+    with path.open(encoding="utf-8") as lines:
+        text = [line for line in lines if line.strip()]
+    expected = (
+        f"a JSON Lines record starting with a header {{'format': '{FORMAT}', 'version': {VERSION}, ...}}"
+    )
+    if not text:
+        raise ValueError(f"{path}: the file is empty; expected {expected}")
+    try:
+        header = json.loads(text[0])
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}, line 1: not JSON ({error}); expected {expected}") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"{path}, line 1: not a {FORMAT} header; expected {expected}")
+    if header.get("version") != VERSION:
+        raise ValueError(
+            f"{path}, line 1: version {header.get('version')!r} is not supported; expected {VERSION}"
+        )
+    try:
+        record = Replay(
+            config=_config_from_json(header["config"]),
+            seed=int(header["seed"]),
+            initial_events=_event_rows(header["initial_events"], f"{path}, line 1"),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(
+            f"{path}, line 1: bad header ({error!r}); expected config, seed, initial_events"
+        ) from None
+    for number, line in enumerate(text[1:], start=2):
+        where = f"{path}, line {number}"
+        try:
+            entry = json.loads(line)
+            if entry["step"] != number - 2:
+                raise ValueError(f"step {entry['step']} out of order, expected step {number - 2}")
+            record.players.append(int(entry["player"]))
+            record.actions.append(int(entry["action"]))
+            record.events.append(_event_rows(entry["events"], where))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+            raise ValueError(
+                f"{where}: bad step ({error!r}); expected {{'step', 'player', 'action', 'events'}}"
+            ) from None
+    return record
+
+
+# --- replaying ---------------------------------------------------------------------------
+
+
+def replay(record: Replay | GameRecorder) -> Iterator[State]:
+    """Re-run a record with ``core.init`` and ``core.step``.
+
+    Yields:
+        The state after the deal, then a copy of the state after each recorded
+        step (``num_steps + 1`` single-game states in all).
+    """
+    record = _as_replay(record)
+    state = init(record.config, [record.seed])
+    yield state.copy()
+    for action in record.actions:
+        step(state, [action])
+        yield state.copy()
+
+
+def verify(record: Replay | GameRecorder) -> State:
+    """Check that replaying ``record`` gives exactly its recorded events.
+
+    Returns:
+        The final state of the replayed game.
+
+    Raises:
+        ValueError: Naming the first step whose player, legality or events differ.
+    """
+    record = _as_replay(record)
+    state = init(record.config, [record.seed])
+    _compare("the deal (initial events)", record.initial_events, _game_events(state, 0))
+    for i, (player, action, expected) in enumerate(zip(record.players, record.actions, record.events)):
+        acting = int(state.current_player[0])
+        if acting != player:
+            raise ValueError(f"step {i}: recorded player {player}, but player {acting} acts in the replay")
+        try:
+            step(state, [action])
+        except ValueError as error:
+            raise ValueError(f"step {i}: the recorded action cannot be replayed: {error}") from None
+        _compare(f"step {i}", expected, _game_events(state, 0))
+    return state
+
+
+def _compare(where: str, expected: np.ndarray, actual: np.ndarray) -> None:
+    if expected.shape == actual.shape and np.array_equal(expected, actual):
+        return
+    rows = min(len(expected), len(actual))
+    first = next((k for k in range(rows) if not np.array_equal(expected[k], actual[k])), rows)
+    raise ValueError(
+        f"{where}: events differ from the record at event {first}: recorded "
+        f"{expected[first : first + 1].tolist()}, replayed {actual[first : first + 1].tolist()} "
+        f"({len(expected)} recorded events, {len(actual)} replayed)"
+    )
+
+
+def transcript(record: Replay | GameRecorder, viewer: int | None = None) -> list[str]:
+    """The game as readable lines, from one player's point of view.
+
+    Args:
+        record: A recorded game.
+        viewer: The player whose view is told (cards it may not see read "a card",
+            and other players' deals are left out); ``None`` tells everything.
+
+    Returns:
+        One line per event: ``"deal: ..."`` for the deal, ``"<step>: ..."`` after.
+    """
+    record = _as_replay(record)
+    config = record.config
+    if viewer is not None and not 0 <= viewer < config.num_players:
+        raise ValueError(f"viewer must be a player in [0, {config.num_players}) or None, got {viewer}")
+    who = "everyone" if viewer is None else f"P{viewer} ({config.cards.suspects[viewer]})"
+    lines = [f"Game of {config.num_players} players, seed {record.seed}, as seen by {who}"]
+    for label, events in [("deal", record.initial_events), *enumerate(record.events)]:
+        view = events if viewer is None else ev.private_view(events, viewer)
+        for row in view:
+            if viewer is not None and row[ev.KIND] == ev.DEAL and row[ev.PLAYER] != viewer:
+                continue
+            lines.append(f"{label}: {describe_event(config, row)}")
+    return lines
+
+
+# --- random games ---------------------------------------------------------------------
+
+
+def record_random_game(
+    config: GameConfig, seed: int, path: str | Path | None = None, rng_seed: int = 0
+) -> Replay:
+    """Play one game with uniformly random legal actions, accusing rarely, and record it.
+
+    Each decision picks uniformly among the legal actions other than accusations;
+    with probability ``RANDOM_ACCUSE_RATE`` (or when nothing else is legal) it picks
+    uniformly among the legal accusations instead.
+
+    Args:
+        config: The rules.
+        seed: The game's seed.
+        path: Where to write the record as JSON Lines (``None``: not written).
+        rng_seed: Seed of the action choices.
+
+    Returns:
+        The record.
+    """
+    rng = np.random.default_rng(rng_seed)
+    layout = rules_for(config).layout
+    accusations = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    recorder = GameRecorder(config, seed)
+    state = init(config, [seed])
+    while not state.done[0]:
+        legal = legal_action_mask(state)[0]
+        accusing = np.zeros_like(legal)
+        accusing[accusations] = legal[accusations]
+        calm = legal & ~accusing
+        if accusing.any() and (not calm.any() or rng.random() < RANDOM_ACCUSE_RATE):
+            calm = accusing
+        action = int(rng.choice(np.flatnonzero(calm)))
+        step(state, [action])
+        recorder.append(action, state)
+    if path is not None:
+        recorder.to_jsonl(path)
+    return recorder.record
+
+
+# --- command line ------------------------------------------------------------------------
+
+
+def _frames(record: Replay, every: int | None) -> Iterator[tuple[int, State]]:
+    """``(step, state)`` to draw: each state whose pawns or weapons moved (or every N-th), and the last."""
+    last_drawn = None
+    states = replay(record)
+    previous = None
+    for index, state in enumerate(states):
+        if every:
+            wanted = index % every == 0
+        else:
+            wanted = last_drawn is None or not (
+                np.array_equal(state.location, last_drawn.location)
+                and np.array_equal(state.weapon_room, last_drawn.weapon_room)
+            )
+        if wanted:
+            last_drawn = state
+            yield index, state
+        previous = (index, state)
+    if previous is not None and previous[1] is not last_drawn:
+        yield previous
+
+
+def _write_outputs(args: argparse.Namespace) -> None:
+    from PIL import Image
+
+    from cluedo_env.render import render_rgb
+
+    record = load_jsonl(args.record)
+    if args.viewer is not None and not 0 <= args.viewer < record.config.num_players:
+        raise ValueError(f"--viewer must be a player in [0, {record.config.num_players}), got {args.viewer}")
+    if args.every is not None and args.every < 1:
+        raise ValueError(f"--every must be a positive number of steps, got {args.every}")
+    verify(record)
+    if args.transcript:
+        Path(args.transcript).write_text("\n".join(transcript(record, args.viewer)) + "\n", encoding="utf-8")
+    elif not (args.gif or args.frames):
+        print("\n".join(transcript(record, args.viewer)))
+    if not (args.gif or args.frames):
+        return
+    frames_dir = Path(args.frames) if args.frames else None
+    if frames_dir:
+        frames_dir.mkdir(parents=True, exist_ok=True)
+    palette = None
+    gif_frames: list[Image.Image] = []
+    for index, state in _frames(record, args.every):
+        image = Image.fromarray(render_rgb(state, 0, scale=args.scale, viewer=args.viewer))
+        if frames_dir:
+            image.save(frames_dir / f"frame_{index:05d}.png")
+        if args.gif:
+            # One palette for every frame keeps the GIF small and its frames as compact "P" images.
+            if palette is None:
+                palette = image.quantize(GIF_COLOURS, dither=Image.Dither.NONE)
+            gif_frames.append(image.quantize(palette=palette, dither=Image.Dither.NONE))
+    if args.gif and gif_frames:
+        durations = [GIF_FRAME_MS] * (len(gif_frames) - 1) + [GIF_LAST_FRAME_MS]
+        gif_frames[0].save(
+            args.gif, save_all=True, append_images=gif_frames[1:], duration=durations, loop=0, optimize=False
+        )
+    print(
+        f"{args.record}: {record.num_steps} steps"
+        + (f", GIF of {len(gif_frames)} frames -> {args.gif}" if args.gif else "")
+        + (f", PNG frames -> {frames_dir}" if frames_dir else "")
+        + (f", transcript -> {args.transcript}" if args.transcript else "")
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m cluedo_env.replay",
+        description="Turn a cluedo-replay record (.jsonl) into a GIF, PNG frames and/or a transcript.",
+    )
+    parser.add_argument("record", help="the record, as written by GameRecorder.to_jsonl")
+    parser.add_argument("--gif", help="write an animated GIF here")
+    parser.add_argument("--frames", help="write one PNG per frame into this folder")
+    parser.add_argument(
+        "--viewer", type=int, help="tell the game as this player sees it (default: everything)"
+    )
+    parser.add_argument("--transcript", help="write the transcript here (default: print it when no picture)")
+    parser.add_argument(
+        "--every", type=int, help="a frame every N steps (default: each step that moved a piece)"
+    )
+    parser.add_argument("--scale", type=int, default=16, help="pixels per board cell (default 16)")
+    args = parser.parse_args(argv)
+    try:
+        _write_outputs(args)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,354 @@
+"""Speed of the rules core, the reference implementation, observations, the env and the agents.
+
+    python -m experiments.benchmark                       # everything, as configured in configs/benchmark.yaml
+    python -m experiments.benchmark sections=[core] players=[4] batch_sizes=[1024]
+
+Every figure is the median of ``repeats`` runs measured side by side in one
+process, so ratios are fair on a shared, noisy machine. Random play: each
+decision is a uniformly random legal action other than an accusation, and an
+accusation (random triple) with probability 2% where one is legal (uniformly
+random accusations would end nearly every game on its first turn). Finished
+games are dealt again at once, so the batch stays full. Core time counts
+``legal_action_mask`` + ``step`` + re-dealing; choosing the random actions is
+the agent's cost and is reported apart. Results are printed as a table and
+written as JSON (``output``), section by section as they are measured.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import hydra
+import numpy as np
+from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
+from tqdm import tqdm
+
+from agents.random_agent import sample_legal
+from cluedo_env import core
+
+SECTIONS = ("core", "reference", "observe", "env", "agents")
+ACCUSE_RATE = 0.02
+
+
+@dataclass
+class BenchmarkConfig:
+    """What to measure.
+
+    Attributes:
+        sections: Any of core, reference, observe, env, agents.
+        players: Player counts (classic board).
+        batch_sizes: Batch sizes of the core.
+        steps: Batch steps per measurement.
+        min_agent_steps: At least this many agent-steps per measurement (small batches).
+        repeats: Runs per figure (the median is reported).
+        reference_games: Games per run of the reference implementation.
+        observe_batch: Batch size of the observation measurement.
+        env_steps: Agent-steps per run of the PettingZoo env.
+        agent_games: Games per run when timing agents.
+        seed: Seed of deals and random play.
+        output: JSON file written (relative to the working directory).
+    """
+
+    sections: list[str] = field(default_factory=lambda: list(SECTIONS))
+    players: list[int] = field(default_factory=lambda: [4, 6])
+    batch_sizes: list[int] = field(default_factory=lambda: [1, 64, 1024, 4096])
+    steps: int = 200
+    min_agent_steps: int = 20000
+    repeats: int = 5
+    reference_games: int = 40
+    observe_batch: int = 1024
+    env_steps: int = 20000
+    agent_games: int = 64
+    seed: int = 0
+    output: str = "benchmark.json"
+
+
+ConfigStore.instance().store(name="benchmark_schema", node=BenchmarkConfig)
+
+
+def random_choice(rng: np.random.Generator, mask: np.ndarray, accuse: slice) -> np.ndarray:
+    """The benchmark's random player: no accusation unless drawn (2%) or nothing else is legal."""
+    calm = mask.copy()
+    calm[:, accuse] = False
+    use_calm = calm.any(axis=1) & (rng.random(len(mask)) >= ACCUSE_RATE)
+    return sample_legal(rng, np.where(use_calm[:, None], calm, mask))
+
+
+def measure_core(config: core.GameConfig, batch: int, steps: int, seed: int, observe: bool = False) -> dict:
+    """Agent-steps/s of mask + step (+ observation of the acting player) with games re-dealt as they end."""
+    layout = core.rules_for(config).layout
+    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    rng = np.random.default_rng(seed)
+    state = core.init(config, seed * 1_000_003 + np.arange(batch))
+    next_seed = seed * 1_000_003 + batch
+    core_time = choose_time = 0.0
+    agent_steps = finished = finished_decisions = 0
+    decisions = np.zeros(batch, dtype=np.int64)
+    for _ in range(steps):
+        start = time.perf_counter()
+        mask = core.legal_action_mask(state)
+        if observe:
+            core.observe(state, state.current_player)
+        middle = time.perf_counter()
+        actions = random_choice(rng, mask, accuse)
+        chosen = time.perf_counter()
+        core.step(state, actions, check=False)
+        done = np.flatnonzero(state.done)
+        if len(done):
+            state.put(done, core.init(config, np.arange(next_seed, next_seed + len(done))))
+            next_seed += len(done)
+        end = time.perf_counter()
+        core_time += (middle - start) + (end - chosen)
+        choose_time += chosen - middle
+        agent_steps += batch
+        decisions += 1
+        finished += len(done)
+        finished_decisions += int(decisions[done].sum())
+        decisions[done] = 0
+    return {
+        "agent_steps_per_s": agent_steps / core_time,
+        "games_per_s": finished / core_time,
+        "decisions_per_game": finished_decisions / max(finished, 1),
+        "choose_actions_s_per_step": choose_time / steps,
+        "core_s_per_step": core_time / steps,
+        "state_bytes_per_game": state.nbytes_per_game(),
+    }
+
+
+def measure_reference(config: core.GameConfig, games: int, seed: int) -> dict:
+    """Agent-steps/s of the slow single-game reference implementation (tests/reference.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from reference import ReferenceGame  # noqa: PLC0415 - test-only code, loaded on demand
+
+    layout = core.rules_for(config).layout
+    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    rng = np.random.default_rng(seed)
+    steps, elapsed = 0, 0.0
+    for g in range(games):
+        start = time.perf_counter()
+        game = ReferenceGame(config, seed * 1_000_003 + g)
+        elapsed += time.perf_counter() - start
+        while not (game.terminated or game.truncated):
+            start = time.perf_counter()
+            legal = game.legal_actions()
+            elapsed += time.perf_counter() - start
+            mask = np.zeros((1, layout.num_actions), dtype=bool)
+            mask[0, list(legal)] = True
+            action = int(random_choice(rng, mask, accuse)[0])
+            start = time.perf_counter()
+            game.step(action)
+            elapsed += time.perf_counter() - start
+            steps += 1
+    return {"agent_steps_per_s": steps / elapsed, "decisions_per_game": steps / games}
+
+
+def measure_env(num_players: int, wrapped: bool, agent_steps: int, seed: int) -> dict:
+    """Agent-steps/s of the PettingZoo AEC env with random legal actions (rare accusations)."""
+    from cluedo_env import cluedo_v0  # noqa: PLC0415 - optional section
+
+    env = cluedo_v0.env(num_players=num_players) if wrapped else cluedo_v0.raw_env(num_players=num_players)
+    layout = core.rules_for(core.GameConfig(num_players=num_players)).layout
+    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    rng = np.random.default_rng(seed)
+    steps, episode = 0, 0
+    start = time.perf_counter()
+    choose = 0.0
+    while steps < agent_steps:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            observation, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                tick = time.perf_counter()
+                mask = observation["action_mask"].astype(bool)[None, :]
+                action = int(random_choice(rng, mask, accuse)[0])
+                choose += time.perf_counter() - tick
+            env.step(action)
+            steps += 1
+    return {"agent_steps_per_s": steps / (time.perf_counter() - start - choose)}
+
+
+def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
+    """Decision latency of each baseline agent, seated with copies of itself."""
+    from agents.registry import make_agent  # noqa: PLC0415 - optional section
+    from agents.arena import play_batch  # noqa: PLC0415
+
+    config = core.GameConfig(num_players=num_players)
+    rows = []
+    for name in ("random", "notepad", "sat"):
+        agents = [make_agent(name, seed=seed + k) for k in range(num_players)]
+        latencies: list[float] = []
+        for agent in agents:
+            _time_act(agent, latencies)
+        start = time.perf_counter()
+        result = play_batch(config, agents, np.arange(seed, seed + games))
+        elapsed = time.perf_counter() - start
+        per_decision = np.array(latencies)
+        rows.append(
+            {
+                "agent": name,
+                "players": num_players,
+                "decision_median_ms": float(np.median(per_decision) * 1e3),
+                "decision_p99_ms": float(np.percentile(per_decision, 99) * 1e3),
+                "games_per_s": games / elapsed,
+                "decisions": int(result.decisions.sum()),
+            }
+        )
+    return rows
+
+
+def _time_act(agent, latencies: list[float]) -> None:
+    """Wrap ``agent.act`` to record the time per decision (per game decided)."""
+    act = agent.act
+
+    def timed(state, games, mask):
+        start = time.perf_counter()
+        actions = act(state, games, mask)
+        latencies.extend([(time.perf_counter() - start) / len(games)] * len(games))
+        return actions
+
+    agent.act = timed
+
+
+def median_of(repeats: int, run: Callable[[int], dict]) -> dict:
+    """Run ``repeats`` times and keep the median of every numeric figure."""
+    results = [run(r) for r in range(repeats)]
+    return {key: float(np.median([r[key] for r in results])) for key in results[0]}
+
+
+def main_with(cfg: BenchmarkConfig) -> dict:
+    unknown = sorted(set(cfg.sections) - set(SECTIONS))
+    if unknown:
+        raise ValueError(f"sections must be among {list(SECTIONS)}, got {unknown}")
+    report: dict = {
+        "machine": {"cpus": _cpus(), "python": platform.python_version(), "numpy": np.__version__},
+        "config": asdict(cfg) if not OmegaConf.is_config(cfg) else OmegaConf.to_container(cfg),
+    }
+    output = Path(cfg.output)
+
+    def save() -> None:
+        output.write_text(json.dumps(report, indent=2))
+
+    if "core" in cfg.sections or "reference" in cfg.sections:
+        rows = []
+        jobs = [(p, b) for p in cfg.players for b in cfg.batch_sizes]
+        for p, b in tqdm(jobs, desc="core", unit="config"):
+            config = core.GameConfig(num_players=p)
+            steps = max(cfg.steps, cfg.min_agent_steps // b)
+            row = {"players": p, "batch": b}
+            if "core" in cfg.sections:
+                row.update(
+                    median_of(
+                        cfg.repeats,
+                        lambda r, config=config, b=b, steps=steps: measure_core(
+                            config, b, steps, cfg.seed + r
+                        ),
+                    )
+                )
+            rows.append(row)
+        if "reference" in cfg.sections:
+            for p in tqdm(cfg.players, desc="reference", unit="config"):
+                config = core.GameConfig(num_players=p)
+                ref = median_of(
+                    cfg.repeats,
+                    lambda r, config=config: measure_reference(config, cfg.reference_games, cfg.seed + r),
+                )
+                rows.append({"players": p, "batch": "reference", **ref})
+        report["core"] = rows
+        save()
+        _print_core(rows)
+
+    if "observe" in cfg.sections:
+        rows = []
+        for p in cfg.players:
+            config = core.GameConfig(num_players=p)
+            steps = max(cfg.steps // 2, 50)
+            with_obs = median_of(
+                cfg.repeats,
+                lambda r, config=config: measure_core(
+                    config, cfg.observe_batch, steps, cfg.seed + r, observe=True
+                ),
+            )
+            rows.append({"players": p, "batch": cfg.observe_batch, **with_obs})
+        report["observe"] = rows
+        save()
+        print("\ncore with observations of the acting player + masks")
+        for row in rows:
+            print(
+                f"  {row['players']} players, B={row['batch']}: {row['agent_steps_per_s']:,.0f} agent-steps/s"
+            )
+
+    if "env" in cfg.sections:
+        rows = []
+        for p in cfg.players:
+            for wrapped in (False, True):
+                figure = median_of(
+                    cfg.repeats,
+                    lambda r, p=p, wrapped=wrapped: measure_env(p, wrapped, cfg.env_steps, cfg.seed + r),
+                )
+                rows.append({"players": p, "env": "env()" if wrapped else "raw_env", **figure})
+        report["env"] = rows
+        save()
+        print("\nPettingZoo AEC env (random legal actions)")
+        for row in rows:
+            print(
+                f"  {row['env']:8s} {row['players']} players: {row['agent_steps_per_s']:,.0f} agent-steps/s"
+            )
+
+    if "agents" in cfg.sections:
+        rows = []
+        for p in cfg.players:
+            rows.extend(measure_agents(p, cfg.agent_games, cfg.seed))
+        report["agents"] = rows
+        save()
+        print("\nagents (each seated with copies of itself, classic board)")
+        print(f"  {'agent':8s} {'players':>7s} {'median ms':>10s} {'p99 ms':>8s} {'games/s':>8s}")
+        for row in rows:
+            print(
+                f"  {row['agent']:8s} {row['players']:7d} {row['decision_median_ms']:10.3f} "
+                f"{row['decision_p99_ms']:8.3f} {row['games_per_s']:8.2f}"
+            )
+    print(f"\nwrote {output.resolve()}")
+    return report
+
+
+def _print_core(rows: list[dict]) -> None:
+    print(
+        f"\n{'players':>7s} {'batch':>9s} {'agent-steps/s':>14s} {'games/s':>9s} {'decisions/game':>15s} {'bytes/game':>10s}"
+    )
+    reference = {row["players"]: row["agent_steps_per_s"] for row in rows if row["batch"] == "reference"}
+    for row in rows:
+        if "agent_steps_per_s" not in row:
+            continue
+        games = f"{row['games_per_s']:9.1f}" if "games_per_s" in row else f"{'':9s}"
+        size = f"{row['state_bytes_per_game']:10.0f}" if "state_bytes_per_game" in row else f"{'':10s}"
+        ratio = ""
+        if row["batch"] != "reference" and row["players"] in reference:
+            ratio = f"  x{row['agent_steps_per_s'] / reference[row['players']]:,.0f} vs reference"
+        print(
+            f"{row['players']:7d} {row['batch']!s:>9s} {row['agent_steps_per_s']:14,.0f} {games} {row['decisions_per_game']:15.1f} {size}{ratio}"
+        )
+
+
+def _cpus() -> int:
+    import os  # noqa: PLC0415
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0
+
+
+@hydra.main(config_path="../configs", config_name="benchmark", version_base=None)
+def main(cfg: BenchmarkConfig) -> None:
+    main_with(cfg)
+
+
+if __name__ == "__main__":
+    main()
