@@ -1,0 +1,259 @@
+"""The SAT-reasoning agent: deduces everything logic allows, then plays for information.
+
+Knowledge: one incremental ``deduction.Notepad`` (python-sat) per game, fed with
+records built from the agent's own event views (its hand, every suggestion with
+its passes and showing, the cards shown to it, wrong accusations, face-down
+cards looked at). A fact is known when the solver proves its negation
+unsatisfiable; ``knowledge(game)`` exposes it.
+
+Strategy:
+
+- **Accuse** exactly when the envelope is entailed (moving to a room first if
+  accusations must be made in one), never otherwise. With
+  ``gamble_at_truncation=True`` it also accuses the most likely triple on the
+  last turn before ``max_turns`` (the only way left to win); off by default.
+- **Suggest** the triple that maximises the expected number of candidate
+  solutions (suspect x weapon x room triples not yet ruled out of the
+  envelope) that the answer rules out. Each named card that is an envelope
+  candidate with an unknown owner is assumed held by an asked player with
+  probability ``1 - 1/k`` (``k`` = candidates left in its category); a shown
+  card rules out the solutions containing it; no refutation pins those cards
+  in the envelope. Its own cards add nothing and so isolate the unknown ones.
+- **Move** toward the room with the best suggestion value, discounted by the
+  moves needed to reach it (``move_discount`` per move); it takes a secret
+  passage or stays when that room is the best.
+- **Refute** with the card that reveals least: one already shown to that
+  player, else one it has shown to anybody (more players may know it), else
+  at random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from agents.deduction import (
+    HELD,
+    NOT_HELD,
+    Accusation,
+    Deck,
+    Knowledge,
+    Notepad,
+    OwnHand,
+    Seen,
+    Setup,
+    Suggestion,
+)
+from cluedo_env import core
+from cluedo_env.core import events as ev
+
+__all__ = ["SatAgent"]
+
+
+class SatAgent(Agent):
+    """Plays by complete deduction (see the module docstring).
+
+    Args:
+        seed: Seed for tie-breaking.
+        move_discount: Fraction of a room's value lost per move needed to get there.
+        gamble_at_truncation: Accuse the likeliest triple on the last turn before truncation.
+    """
+
+    name = "sat"
+
+    def __init__(self, seed: int = 0, move_discount: float = 0.05, gamble_at_truncation: bool = False) -> None:
+        super().__init__(seed)
+        if not 0.0 <= move_discount < 1.0:
+            raise ValueError(f"move_discount must be in [0, 1), got {move_discount!r}")
+        self.move_discount = move_discount
+        self.gamble_at_truncation = gamble_at_truncation
+        self.notepads: list[Notepad] = []
+
+    # -- knowledge ---------------------------------------------------------------
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        super().reset(config, seats, seed)
+        self.close()
+        e = config.cards
+        self.setup = Setup.dealt(Deck(e.num_suspects, e.num_weapons, e.num_rooms), config.num_players, config.num_face_down)
+        self.notepads = [Notepad(self.setup, int(seat)) for seat in self.seats]
+        B = len(self.seats)
+        self.hands: list[list[int]] = [[] for _ in range(B)]
+        self.pending: list[dict | None] = [None] * B  # suggestion awaiting its answer
+        self.shown_to = np.zeros((B, config.num_players, e.num_cards), dtype=bool)
+        rules = core.rules_for(config)
+        self.rules = rules
+        self._knowledge: list[Knowledge | None] = [None] * B
+
+    def close(self) -> None:
+        """Free the solvers."""
+        for pad in self.notepads:
+            pad.close()
+        self.notepads = []
+
+    def knowledge(self, game: int) -> Knowledge:
+        """Everything entailed for this agent's seat in a game (cached until a new record)."""
+        if self._knowledge[game] is None:
+            self._knowledge[game] = self.notepads[game].knowledge()
+        return self._knowledge[game]
+
+    def _add(self, game: int, record) -> None:
+        self.notepads[game].add(record)
+        self._knowledge[game] = None
+
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        interesting = np.isin(events[:, :, 0], _RECORD_KINDS)
+        for game, row in zip(*np.nonzero(interesting), strict=True):
+            kind, player, a, b, c, d, card = (int(x) for x in events[game, row])
+            seat = int(self.seats[game])
+            if kind == ev.DEAL:
+                if player == seat:
+                    self.hands[game].append(card)
+                    if len(self.hands[game]) == self.setup.hand_sizes[seat]:
+                        self._add(game, OwnHand(seat, tuple(self.hands[game])))
+            elif kind == ev.SUGGEST:
+                self.pending[game] = {"suggester": player, "cards": (a, b, c), "passed": []}
+            elif kind == ev.PASS:
+                self.pending[game]["passed"].append(player)
+            elif kind in (ev.SHOW, ev.NO_REFUTE):
+                pending = self.pending[game]
+                shown_by = player if kind == ev.SHOW else None
+                shown_card = card if kind == ev.SHOW and card >= 0 else None
+                self._add(
+                    game,
+                    Suggestion(pending["suggester"], pending["cards"], tuple(pending["passed"]), shown_by, shown_card),
+                )
+                if kind == ev.SHOW and player == seat:
+                    self.shown_to[game, a, card] = True
+                self.pending[game] = None
+            elif kind == ev.ACCUSE and d == 0:
+                self._add(game, Accusation(player, (a, b, c), False))
+            elif kind == ev.PEEK and player == seat:
+                self._add(game, Seen(card, self.setup.table))
+
+    # -- decisions ---------------------------------------------------------------
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = np.empty(len(games), dtype=np.int64)
+        for i, game in enumerate(games):
+            actions[i] = self._decide(state, int(game), mask[i])
+        return actions
+
+    def _decide(self, state: core.State, game: int, legal: np.ndarray) -> int:
+        lay, rules = self.rules.layout, self.rules
+        phase = int(state.phase[game])
+        if phase == core.Phase.REFUTE:
+            return self._refute(state, game, legal)
+        knowledge = self.knowledge(game)
+        solution = knowledge.solved()
+        if solution is None and self.gamble_at_truncation and state.turn[game] == self.config.max_turns - 1:
+            solution = self._likeliest(knowledge)
+        if solution is not None and phase in (core.Phase.TURN, core.Phase.ACCUSE):
+            s, w, r = solution
+            action = lay.encode("accuse", s, w - rules.S, r - rules.S - rules.W)
+            if legal[action]:
+                return action
+        if phase == core.Phase.SUGGEST:
+            room = int(state.location[game, self.seats[game]])
+            value = self._suggestion_values(knowledge, int(self.seats[game]))[:, :, room]
+            best = self._argmax(value.reshape(-1))
+            return lay.SUGGEST + best
+        if phase == core.Phase.ACCUSE:
+            return lay.END_TURN
+        return self._move(state, game, legal, knowledge, solution is not None)
+
+    def _move(self, state: core.State, game: int, legal: np.ndarray, knowledge: Knowledge, solved: bool) -> int:
+        lay, rules = self.rules.layout, self.rules
+        R = rules.R
+        if solved:  # only here because accusing needs a room: any room will do
+            room_value = np.ones(R)
+        else:
+            room_value = self._suggestion_values(knowledge, int(self.seats[game])).max(axis=(0, 1))
+        here = int(state.location[game, self.seats[game]])
+        options: dict[int, float] = {}
+        if self.config.board == "none":
+            for r in range(R):
+                options[lay.encode("enter", r)] = room_value[r]
+        else:
+            distance = rules.location_room_distance[here]  # moves into each room
+            discount = (1.0 - self.move_discount) ** distance
+            for r in np.flatnonzero(legal[lay.ENTER : lay.ENTER + R]):
+                options[lay.ENTER + int(r)] = room_value[r]
+            if legal[lay.STAY]:
+                options[lay.STAY] = room_value[here]
+            if legal[lay.PASSAGE]:
+                options[lay.PASSAGE] = room_value[rules.passages[here]]
+            if legal[lay.ROLL]:
+                options[lay.ROLL] = float((room_value * discount).max())
+            if lay.sizes["toward"]:
+                for r in np.flatnonzero(legal[lay.TOWARD : lay.TOWARD + R]):
+                    options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
+            elif lay.sizes["square"]:
+                squares = np.flatnonzero(legal[lay.SQUARE : lay.SQUARE + rules.N])
+                if len(squares):
+                    to_rooms = rules.location_room_distance[R + squares]  # [k, R]
+                    value = (room_value[None, :] * (1.0 - self.move_discount) ** to_rooms).max(axis=1) * 0.999
+                    best = int(np.argmax(value))
+                    options[lay.SQUARE + int(squares[best])] = float(value[best])
+        options = {a: v for a, v in options.items() if legal[a]}
+        if not options:  # nothing valued is legal: a random legal non-accusation
+            legal_now = np.flatnonzero(legal[: lay.ACCUSE]) if legal[: lay.ACCUSE].any() else np.flatnonzero(legal)
+            return int(self.rng.choice(legal_now))
+        best_value = max(options.values())
+        best = [a for a, v in options.items() if v >= best_value - 1e-12]
+        return int(best[self.rng.integers(len(best))])
+
+    def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
+        lay = self.rules.layout
+        cards = np.flatnonzero(legal[lay.SHOW : lay.SHOW + self.setup.deck.num_cards])
+        suggester = int(state.turn_player[game])
+        to_them = cards[self.shown_to[game, suggester, cards]]
+        to_anyone = cards[self.shown_to[game][:, cards].any(axis=0)]
+        pool = to_them if len(to_them) else to_anyone if len(to_anyone) else cards
+        return lay.SHOW + int(pool[self.rng.integers(len(pool))])
+
+    def _suggestion_values(self, knowledge: Knowledge, seat: int) -> np.ndarray:
+        """Expected candidate solutions ruled out by suggesting (s, w, r): ``float[S, W, R]``."""
+        S, W, R = self.rules.S, self.rules.W, self.rules.R
+        status = knowledge.status
+        candidate = status[:, self.setup.envelope] != NOT_HELD
+        known_owner = (status == HELD).any(axis=1)
+        others = [p for p in range(self.setup.num_players) if p != seat]
+        held_elsewhere = (status[:, others] == HELD).any(axis=1)  # shown again: no news
+        counts = [int(candidate[lo : lo + n].sum()) for lo, n in ((0, S), (S, W), (S + W, R))]
+        total = float(np.prod(counts))
+        if total <= 1:
+            return np.zeros((S, W, R))
+        sizes = np.repeat(np.array(counts, dtype=float), [S, W, R])
+        open_card = candidate & ~known_owner  # may be in the envelope, owner unknown
+        p_held = np.where(open_card, 1.0 - 1.0 / sizes, 0.0)
+        ruled_if_shown = np.where(open_card, total / sizes, 0.0)
+
+        def grid(values: np.ndarray) -> np.ndarray:  # [3, S, W, R] over the named triple
+            return np.stack(np.meshgrid(values[:S], values[S : S + W], values[S + W :], indexing="ij"))
+
+        held = grid(p_held) + grid(held_elsewhere.astype(float))
+        nobody = np.prod(1.0 - held, axis=0)
+        # Nobody refutes: every open named card is in the envelope.
+        kept = np.ones((S, W, R))
+        for axis, opened in enumerate(grid(open_card.astype(float))):
+            kept = kept * np.where(opened > 0, 1.0, counts[axis])
+        weight = held.sum(axis=0)
+        shown = (held * grid(ruled_if_shown)).sum(axis=0) / np.maximum(weight, 1e-12)
+        return nobody * (total - kept) + (1.0 - nobody) * shown
+
+    def _likeliest(self, knowledge: Knowledge) -> tuple[int, int, int]:
+        candidates = knowledge.envelope_candidates()
+        return tuple(int(self.rng.choice(c)) for c in candidates)
+
+    def _argmax(self, values: np.ndarray) -> int:
+        best = np.flatnonzero(values >= values.max() - 1e-12)
+        return int(best[self.rng.integers(len(best))])
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_knowledge"] = [None] * len(state.get("_knowledge", []))
+        return state
+
+
+_RECORD_KINDS = np.array([ev.DEAL, ev.SUGGEST, ev.PASS, ev.SHOW, ev.NO_REFUTE, ev.ACCUSE, ev.PEEK])
