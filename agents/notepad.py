@@ -5,7 +5,9 @@ What it writes down, from its own event views:
 - its own cards and every card shown to it are crossed off (not in the envelope);
 - when nobody can refute its own suggestion, the named cards it does not hold
   are in the envelope (the classic inference; it does not reason about
-  other players' passes or showings).
+  other players' passes or showings). In the duel a named card may also lie
+  face down on a room, so it draws this inference only for cards it has not
+  seen once it has looked at every face-down card.
 
 How it plays:
 
@@ -40,6 +42,7 @@ class NotepadAgent(Agent):
         self.crossed = np.zeros((B, C), dtype=bool)
         self.in_envelope = np.zeros((B, C), dtype=bool)
         self.hand = np.zeros((B, C), dtype=bool)
+        self.peeked = np.zeros((B, C), dtype=bool)
         self.shown_to = np.zeros((B, P, C), dtype=bool)  # cards I showed to each player
         rules = core.rules_for(config)
         self.layout = rules.layout
@@ -55,7 +58,8 @@ class NotepadAgent(Agent):
         seat = self.seats[:, None]
         game, row = np.nonzero(((kind == ev.DEAL) | (kind == ev.PEEK)) & (player == seat) & (card >= 0))
         self.crossed[game, card[game, row]] = True
-        self.hand[game, card[game, row]] = (kind[game, row] == ev.DEAL)
+        self.hand[game, card[game, row]] = kind[game, row] == ev.DEAL
+        self.peeked[game, card[game, row]] = kind[game, row] == ev.PEEK
         game, row = np.nonzero((kind == ev.SHOW) & (card >= 0))
         to_me = events[game, row, 2] == self.seats[game]
         self.crossed[game[to_me], card[game[to_me], row[to_me]]] = True
@@ -64,10 +68,11 @@ class NotepadAgent(Agent):
         self.shown_to[g, events[g, r, 2], card[g, r]] = True
         # Nobody refuted my suggestion: the named cards I do not hold are in the envelope.
         game, row = np.nonzero((kind == ev.NO_REFUTE) & (player == seat))
+        game = game[self.peeked[game].sum(axis=1) == self.config.num_face_down]
         if len(game):
             suggestion = state.suggestion[game]
-            unheld = ~self.hand[game[:, None], suggestion]
-            self.in_envelope[game[:, None], suggestion] |= unheld
+            unseen = ~self.crossed[game[:, None], suggestion]
+            self.in_envelope[game[:, None], suggestion] |= unseen
 
     def candidates(self, games: np.ndarray) -> np.ndarray:
         """``bool[len(games), C]``: cards that may still be in the envelope."""
