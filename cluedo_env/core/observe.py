@@ -8,6 +8,9 @@ order (``observation_pieces(config, kind)`` gives names, shapes and offsets):
 piece                  shape       meaning
 =====================  ==========  ===============================================
 ``hand``               C           1 for each card the viewer holds
+``unseen``             C           1 for each card the viewer has not seen (not in
+                                   its hand, not shown to it, not looked at):
+                                   the notepad's open lines
 ``shown_to_me``        P x C       player j showed the viewer card c
 ``face_down_seen``     C           face-down cards the viewer looked at (duel)
 ``passed``             P x C       player j passed on a suggestion naming c
@@ -61,6 +64,7 @@ def observation_pieces(
     C, P, S, W, R = e.num_cards, config.num_players, e.num_suspects, e.num_weapons, e.num_rooms
     shapes = [
         ("hand", (C,)),
+        ("unseen", (C,)),
         ("shown_to_me", (P, C)),
         ("face_down_seen", (C,)),
         ("passed", (P, C)),
@@ -137,8 +141,10 @@ def observe(
     g = games[:, None]
     relative = (viewer[:, None] + np.arange(P)[None, :]) % P  # [n, P]: axis j -> player
     owner = state._owner[games]
-    put("hand", owner == viewer[:, None])
+    hand = owner == viewer[:, None]
+    put("hand", hand)
     shown = state._shown_to[games, viewer]  # [n, C]: who showed me card c
+    put("unseen", ~hand & (shown < 0) & ~state._peeked[games, viewer])
     put("shown_to_me", shown[:, None, :] == relative[:, :, None])
     put("face_down_seen", state._peeked[games, viewer])
     put("passed", state.passed[g, relative])
