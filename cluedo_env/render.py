@@ -1,15 +1,17 @@
 """Pictures of one game of a batch: the board as text (``render_ansi``) or as an image (``render_rgb``).
 
-Both read only public fields of the state (pawns, weapons, dice, the current
-suggestion, eliminations); the one exception is ``render_rgb(..., viewer=p)``,
-which also lists player ``p``'s own hand. Pawns are labelled with their
+The board, the listing and the status lines show only public facts (pawns,
+weapons, dice, the current suggestion, eliminations, where duel cards lie face
+down). ``render_rgb`` also lists the last step's events in its side panel: as
+player ``viewer`` sees them when a viewer is given (with that player's hand),
+else everything, the shown card included. Pawns are labelled with their
 suspect's number, which is also the number of the player who plays that suspect
 (``0`` = the edition's first suspect, played by ``P0``).
 
 Text legend: room cells carry their room's letter, ``.`` is a corridor square,
 ``+`` a door square (the corridor square in front of a door), ``*`` a secret
-passage, ``#`` the cellar, digits are pawns (pawns in a room stand on its
-second row).
+passage, ``#`` the cellar; digits are pawns (pawns in a room stand on its inner
+cells from its second row on).
 """
 
 from __future__ import annotations
@@ -18,13 +20,12 @@ import math
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from cluedo_env.core import events as ev
-from cluedo_env.core.board import COLS, ROOM_LETTERS, ROWS, _sections, classic_board
+from cluedo_env.core.board import COLS, ROOM_LETTERS, ROWS, classic_board
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.state import Phase, State
 from cluedo_env.transcript import describe_event
@@ -71,6 +72,8 @@ FACE_DOWN_CARD = (150, 30, 40)
 TEXT = (20, 20, 20)
 PANEL = (250, 248, 240)
 PANEL_MUTED = (110, 110, 110)
+REACHABLE = (150, 210, 120)
+ENTERABLE = (40, 160, 60)
 
 # --- geometry (in cells) ---------------------------------------------------------------
 
@@ -81,6 +84,7 @@ PAWN_RADIUS = 0.38
 PAWN_SPACING = 1.0
 WEAPON_TAG_CELLS = 2.6  # preferred width of a weapon tag
 WEAPON_ROW_CELLS = 0.8
+TAG_MARGIN_CELLS = 0.4  # keeps the weapon tags off the walls
 GLYPH_FALLBACKS = {"ß": "ss", "–": "-", "—": "-", "’": "'"}
 RECENT_EVENTS = 9  # event sentences of the last step shown in the panel
 
@@ -121,17 +125,26 @@ def _door_edges() -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
 
 
 @cache
+def _room_walls() -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
+    """Per room, its walls: ``(row, col, dr, dc)``, the side of a room cell facing a cell outside the room."""
+    grid = classic_board().grid
+    walls = []
+    for room, cells in enumerate(_classic_room_cells()):
+        letter = ROOM_LETTERS[room]
+        walls.append(
+            tuple(
+                (r, c, dr, dc)
+                for r, c in cells
+                for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                if not (0 <= r + dr < ROWS and 0 <= c + dc < COLS and grid[r + dr][c + dc] == letter)
+            )
+        )
+    return tuple(walls)
+
+
 def _passage_markers() -> dict[int, tuple[int, int]]:
-    """The cell where the board prints each room's secret passage (from the board data file)."""
-    text = resources.files("cluedo_env.core").joinpath("data/classic_board.txt").read_text(encoding="utf-8")
-    names = classic_board().room_names
-    markers = {}
-    for line in _sections(text)["passages"]:
-        first, second, first_cell, second_cell = (f.strip() for f in line.split("|"))
-        for name, cell in ((first, first_cell), (second, second_cell)):
-            row, col = cell.split(",")
-            markers[names.index(name)] = (int(row), int(col))
-    return markers
+    """The cell where the board prints each room's secret passage."""
+    return {room: cell for room, cell in enumerate(classic_board().passage_markers) if cell is not None}
 
 
 @cache
@@ -401,16 +414,10 @@ def _draw_classic_board(draw: ImageDraw.ImageDraw, rooms: tuple[str, ...], scale
         for r, c in cells:
             x0, y0, x1, y1 = _cell_box(r, c, scale)
             draw.rectangle((x0, y0, x1 + 1, y1 + 1), fill=ROOM_COLOURS[room % len(ROOM_COLOURS)])
-    # Walls: every edge between a room cell and a cell outside that room.
     wall = max(2, scale // 8)
-    for room, cells in enumerate(_classic_room_cells()):
-        letter = ROOM_LETTERS[room]
-        for r, c in cells:
-            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                rr, cc = r + dr, c + dc
-                if 0 <= rr < ROWS and 0 <= cc < COLS and grid[rr][cc] == letter:
-                    continue
-                draw.line(_edge(r, c, dr, dc, scale), fill=WALL, width=wall)
+    for walls in _room_walls():
+        for r, c, dr, dc in walls:
+            draw.line(_edge(r, c, dr, dc, scale), fill=WALL, width=wall)
     # Doors: a gap in the wall filled with a coloured bar, and the door square tinted.
     for (r, c), (dr_, dc_) in _door_edges():
         dr, dc = dr_ - r, dc_ - c
@@ -463,6 +470,18 @@ def _edge(r: int, c: int, dr: int, dc: int, scale: int) -> tuple[tuple[float, fl
     return (x1, y0), (x1, y1)
 
 
+def _draw_reach(draw: ImageDraw.ImageDraw, state: State, game: int, scale: int) -> None:
+    """After a roll: the squares the pawn may stop on, and the rooms it may enter, in green."""
+    board = classic_board()
+    inset = max(2, scale // 6)
+    for square in np.flatnonzero(state.reachable[game]):
+        x0, y0, x1, y1 = _cell_box(*board.squares[square], scale)
+        draw.rectangle((x0 + inset, y0 + inset, x1 - inset, y1 - inset), fill=REACHABLE)
+    for room in np.flatnonzero(state.enterable[game]):
+        for r, c, dr, dc in _room_walls()[room]:
+            draw.line(_edge(r, c, dr, dc, scale), fill=ENTERABLE, width=max(3, scale // 5))
+
+
 def _draw_pawn(draw: ImageDraw.ImageDraw, x: float, y: float, suspect: int, scale: int) -> None:
     radius = PAWN_RADIUS * scale
     colour = _pawn_colour(suspect)
@@ -495,7 +514,7 @@ def _draw_room_contents(
         y = max(y, top + 2.5) - 0.4
         rows_fit = max(1, int((bottom - y) // WEAPON_ROW_CELLS))
         per_row = max(1, int(width // WEAPON_TAG_CELLS), math.ceil(len(tags) / rows_fit))
-        tag = width / per_row
+        tag = (width - TAG_MARGIN_CELLS) / per_row
         for start in range(0, len(tags), per_row):
             row = tags[start : start + per_row]
             x = left + width / 2 - len(row) * tag / 2
@@ -544,12 +563,27 @@ def _draw_panel(
     )
     line = body.size * 1.3 if hasattr(body, "size") else 13
     y = scale * 0.5
+    limit = layout.rows * scale - line  # text stops here (above the legend, if any)
+    if layout.classic:
+        passages = classic_board().passages
+        links = ", ".join(f"{e.rooms[a]} - {e.rooms[b]}" for a, b in enumerate(passages) if a < b)
+        legend = _wrap(
+            draw, f"Secret passages (marked with the initial of where they lead): {links}", small, width
+        )
+        limit = layout.rows * scale - (len(legend) + 0.5) * line * 0.85
+        for k, part in enumerate(legend):
+            draw.text((x0, limit + k * line * 0.85), part, fill=PANEL_MUTED, font=small)
+        limit -= line * 0.5
 
     def text(value: str, font=body, fill=TEXT, indent: float = 0) -> None:
         nonlocal y
+        height = line if font is not small else line * 0.85
         for part in _wrap(draw, value, font, width - indent):
+            if y + height > limit:  # out of room: the rest is left out
+                y = math.inf
+                return
             draw.text((x0 + indent, y), part, fill=fill, font=font)
-            y += line if font is not small else line * 0.85
+            y += height
 
     status = _status_lines(state, game)
     text(status[0], title)
@@ -573,6 +607,8 @@ def _draw_panel(
     y += line * 0.4
     text("Players", title)
     for player in range(config.num_players):
+        if y + line > limit:
+            break
         radius = scale * 0.3
         cy = y + line / 2
         draw.ellipse((x0, cy - radius, x0 + 2 * radius, cy + radius), fill=_pawn_colour(player), outline=TEXT)
@@ -591,15 +627,6 @@ def _draw_panel(
         hand = [e.cards[c] for c in np.flatnonzero(state._owner[game] == viewer)]
         text(f"Hand of P{viewer}", title)
         text(", ".join(hand) or "-", small)
-    if layout.classic:
-        passages = classic_board().passages
-        links = ", ".join(f"{e.rooms[a]} - {e.rooms[b]}" for a, b in enumerate(passages) if a < b)
-        legend = _wrap(
-            draw, f"Secret passages (marked with the initial of where they lead): {links}", small, width
-        )
-        legend_y = layout.rows * scale - (len(legend) + 0.5) * line * 0.85
-        for k, part in enumerate(legend):
-            draw.text((x0, legend_y + k * line * 0.85), part, fill=PANEL_MUTED, font=small)
     events = state.events[game, : state.num_events[game]]
     if viewer is not None:
         events = ev.private_view(events, viewer)
@@ -632,6 +659,8 @@ def render_rgb(state: State, game: int = 0, scale: int = 24, viewer: int | None 
     image = _background(e.rooms, state.config.board, scale).copy()
     draw = ImageDraw.Draw(image)
     pawns, weapons, outside = _room_contents(state, game)
+    if layout.classic and state.phase[game] == Phase.MOVE:
+        _draw_reach(draw, state, game, scale)
     _draw_room_contents(draw, state, game, layout, scale, pawns, weapons)
     if layout.classic:
         board = classic_board()

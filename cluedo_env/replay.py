@@ -6,8 +6,8 @@ The file format (``.jsonl``, one JSON object per line):
 
 - line 1, the header: ``{"format": "cluedo-replay", "version": 1, "config": {...},
   "seed": int, "initial_events": [[7 ints], ...]}``; ``config`` has every
-  ``GameConfig`` field (the edition by name, or spelled out when it is not one of
-  ``EDITIONS``), ``initial_events`` are the deal's events;
+  ``GameConfig`` field (the edition by name, or spelled out when the config was
+  built from an ``Edition`` object), ``initial_events`` are the deal's events;
 - then one line per step: ``{"step": i, "player": acting player, "action": int,
   "action_text": str, "events": [[7 ints], ...]}``.
 
@@ -40,7 +40,7 @@ import numpy as np
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import ActionLayout
 from cluedo_env.core.config import GameConfig
-from cluedo_env.core.editions import EDITIONS, Edition
+from cluedo_env.core.editions import Edition
 from cluedo_env.core.game import init, legal_action_mask, rules_for, step
 from cluedo_env.core.state import State
 from cluedo_env.transcript import describe_event
@@ -173,10 +173,8 @@ def _as_replay(record: Replay | GameRecorder) -> Replay:
 
 def _config_to_json(config: GameConfig) -> dict:
     values = {f.name: getattr(config, f.name) for f in fields(config) if f.init}
-    edition = config.cards
-    if EDITIONS.get(edition.name) == edition:
-        values["edition"] = edition.name
-    else:
+    edition = config.edition
+    if isinstance(edition, Edition):  # spelled out, so that the loaded config equals this one
         values["edition"] = {f.name: getattr(edition, f.name) for f in fields(edition)}
     return values
 
@@ -274,6 +272,9 @@ def replay(record: Replay | GameRecorder) -> Iterator[State]:
 
 def verify(record: Replay | GameRecorder) -> State:
     """Check that replaying ``record`` gives exactly its recorded events.
+
+    Events are what is checked: two actions with the same consequences (say
+    ``toward`` two rooms whose nearest reachable square is the same) replay alike.
 
     Returns:
         The final state of the replayed game.

@@ -34,8 +34,12 @@ class Board:
         square_index: ``int16[ROWS, COLS]``, square number or -1.
         neighbours: For each square, the adjacent playable squares.
         doors: For each room, its door squares (square numbers).
+        door_cells: For each room, the room cell each of its doors opens from
+            (``(row, col)``, in the order of ``doors``).
         starts: Start square of each suspect, in start order round the board.
         passages: ``int8[R]``, the room a secret passage leads to, or -1.
+        passage_markers: For each room, the cell where the board prints its
+            secret passage (cosmetic), or None.
         corridor_bits: ``uint32[ROWS]`` bit-board of all playable squares.
         door_bits: ``uint32[R, ROWS]`` bit-board of each room's door squares.
         square_bits: ``uint32[N, ROWS]`` bit-board of each single square.
@@ -51,8 +55,10 @@ class Board:
     square_index: np.ndarray
     neighbours: tuple[tuple[int, ...], ...]
     doors: tuple[tuple[int, ...], ...]
+    door_cells: tuple[tuple[tuple[int, int], ...], ...]
     starts: tuple[int, ...]
     passages: np.ndarray
+    passage_markers: tuple[tuple[int, int] | None, ...]
     corridor_bits: np.ndarray
     door_bits: np.ndarray
     square_bits: np.ndarray
@@ -120,6 +126,7 @@ def parse_board(text: str) -> Board:
     )
 
     doors: list[list[int]] = [[] for _ in room_names]
+    door_cells: list[list[tuple[int, int]]] = [[] for _ in room_names]
     for line in sections["doors"]:
         name, room_cell, door_cell, _side = (f.strip() for f in line.split("|"))
         room = room_names.index(name)
@@ -127,6 +134,7 @@ def parse_board(text: str) -> Board:
         if grid[rr][rc] != ROOM_LETTERS[room] or square_index[dr, dc] < 0 or abs(rr - dr) + abs(rc - dc) != 1:
             raise ValueError(f"bad door {line!r}")
         doors[room].append(int(square_index[dr, dc]))
+        door_cells[room].append((rr, rc))
 
     starts_by_digit = {}
     for line in sections["starts"]:
@@ -135,9 +143,12 @@ def parse_board(text: str) -> Board:
     starts = tuple(starts_by_digit[d] for d in sorted(starts_by_digit))
 
     passages = np.full(len(room_names), -1, dtype=np.int8)
+    markers: list[tuple[int, int] | None] = [None] * len(room_names)
     for line in sections["passages"]:
-        first, second = (room_names.index(f.strip()) for f in line.split("|")[:2])
+        first_name, second_name, first_cell, second_cell = (f.strip() for f in line.split("|"))
+        first, second = room_names.index(first_name), room_names.index(second_name)
         passages[first], passages[second] = second, first
+        markers[first], markers[second] = _cell(first_cell), _cell(second_cell)
 
     square_bits = np.zeros((len(squares), ROWS), dtype=np.uint32)
     for k, (r, c) in enumerate(squares):
@@ -162,8 +173,10 @@ def parse_board(text: str) -> Board:
         square_index=square_index,
         neighbours=neighbours,
         doors=tuple(tuple(d) for d in doors),
+        door_cells=tuple(tuple(cells) for cells in door_cells),
         starts=starts,
         passages=passages,
+        passage_markers=tuple(markers),
         corridor_bits=corridor_bits,
         door_bits=door_bits,
         square_bits=square_bits,

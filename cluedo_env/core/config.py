@@ -54,6 +54,8 @@ class GameConfig:
 
     def __post_init__(self) -> None:
         edition = self.edition if isinstance(self.edition, Edition) else None
+        if edition is not None and EDITIONS.get(edition.name) == edition:
+            object.__setattr__(self, "edition", edition.name)  # a registered edition compares by name
         if edition is None:
             if not isinstance(self.edition, str) or self.edition not in EDITIONS:
                 raise ValueError(
