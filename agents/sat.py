@@ -32,18 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
-from agents.deduction import (
-    HELD,
-    NOT_HELD,
-    Accusation,
-    Deck,
-    Knowledge,
-    Notepad,
-    OwnHand,
-    Seen,
-    Setup,
-    Suggestion,
-)
+from agents.deduction import HELD, NOT_HELD, Knowledge, Notepad
+from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
 from cluedo_env import core
 from cluedo_env.core import events as ev
 
@@ -75,11 +65,10 @@ class SatAgent(Agent):
         super().reset(config, seats, seed)
         self.close()
         e = config.cards
-        self.setup = Setup.dealt(Deck(e.num_suspects, e.num_weapons, e.num_rooms), config.num_players, config.num_face_down)
+        self.setup = setup_of(config)
         self.notepads = [Notepad(self.setup, int(seat)) for seat in self.seats]
+        self.makers = [RecordMaker(self.setup, int(seat)) for seat in self.seats]
         B = len(self.seats)
-        self.hands: list[list[int]] = [[] for _ in range(B)]
-        self.pending: list[dict | None] = [None] * B  # suggestion awaiting its answer
         self.shown_to = np.zeros((B, config.num_players, e.num_cards), dtype=bool)
         rules = core.rules_for(config)
         self.rules = rules
@@ -97,39 +86,16 @@ class SatAgent(Agent):
             self._knowledge[game] = self.notepads[game].knowledge()
         return self._knowledge[game]
 
-    def _add(self, game: int, record) -> None:
-        self.notepads[game].add(record)
-        self._knowledge[game] = None
-
     def observe(self, state: core.State, events: np.ndarray) -> None:
-        interesting = np.isin(events[:, :, 0], _RECORD_KINDS)
-        for game, row in zip(*np.nonzero(interesting), strict=True):
-            kind, player, a, b, c, d, card = (int(x) for x in events[game, row])
-            seat = int(self.seats[game])
-            if kind == ev.DEAL:
-                if player == seat:
-                    self.hands[game].append(card)
-                    if len(self.hands[game]) == self.setup.hand_sizes[seat]:
-                        self._add(game, OwnHand(seat, tuple(self.hands[game])))
-            elif kind == ev.SUGGEST:
-                self.pending[game] = {"suggester": player, "cards": (a, b, c), "passed": []}
-            elif kind == ev.PASS:
-                self.pending[game]["passed"].append(player)
-            elif kind in (ev.SHOW, ev.NO_REFUTE):
-                pending = self.pending[game]
-                shown_by = player if kind == ev.SHOW else None
-                shown_card = card if kind == ev.SHOW and card >= 0 else None
-                self._add(
-                    game,
-                    Suggestion(pending["suggester"], pending["cards"], tuple(pending["passed"]), shown_by, shown_card),
-                )
-                if kind == ev.SHOW and player == seat:
-                    self.shown_to[game, a, card] = True
-                self.pending[game] = None
-            elif kind == ev.ACCUSE and d == 0:
-                self._add(game, Accusation(player, (a, b, c), False))
-            elif kind == ev.PEEK and player == seat:
-                self._add(game, Seen(card, self.setup.table))
+        kind = events[:, :, 0]
+        for game, row in zip(*np.nonzero(np.isin(kind, RECORD_EVENT_KINDS)), strict=True):
+            record = self.makers[game].add(events[game, row])
+            if record is not None:
+                self.notepads[game].add(record)
+                self._knowledge[game] = None
+        # Remember what it showed to whom, to show it again rather than something new.
+        game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, 1] == self.seats[:, None]))
+        self.shown_to[game, events[game, row, 2], events[game, row, 6]] = True
 
     # -- decisions ---------------------------------------------------------------
 
@@ -256,4 +222,3 @@ class SatAgent(Agent):
         return state
 
 
-_RECORD_KINDS = np.array([ev.DEAL, ev.SUGGEST, ev.PASS, ev.SHOW, ev.NO_REFUTE, ev.ACCUSE, ev.PEEK])

@@ -131,3 +131,34 @@ def test_sat_always_wins_against_random_players_who_never_accuse():
     lineup = [make_agent("sat", seed=0)] + [RandomAgent(seed=k, accuse="never") for k in range(1, 4)]
     result = play_batch(CLASSIC, lineup, seeds, rotation=seeds % 4)
     assert (result.winner == 0).all()
+
+
+def test_deduce_from_events_equals_brute_force_on_a_small_deck():
+    """Whole games of the core on a 3+2+3-card deck: every fact any player deduces is exactly brute force's."""
+    from agents.deduction import brute_force
+    from agents.records import RecordMaker, deduce_from_events, setup_of
+    from cluedo_env.core.editions import Edition
+
+    small = Edition("small", ("Red", "Blue", "Green"), ("Rope", "Knife"), ("Hall", "Den", "Attic"), (0, 1))
+    config = core.GameConfig(edition=small, board="none", num_players=3, max_turns=12)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(12):
+        state = core.init(config, [seed])
+        log = [state.events[0, : state.num_events[0]].copy()]
+        while not state.done[0]:
+            mask = core.legal_action_mask(state)
+            layout = core.rules_for(config).layout
+            calm = mask.copy()
+            calm[:, layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] = rng.random() < 0.05
+            calm &= mask
+            core.step(state, sample_legal(rng, calm if calm.any() else mask))
+            log.append(state.events[0, : state.num_events[0]].copy())
+        events = np.concatenate(log)
+        setup = setup_of(config)
+        for player in range(3):
+            maker = RecordMaker(setup, player)
+            records = [r for r in (maker.add(row) for row in core.private_view(events, player)) if r is not None]
+            assert deduce_from_events(config, player, events) == brute_force(setup, player, records)
+            checked += 1
+    assert checked == 36

@@ -1,0 +1,88 @@
+"""From a player's event view to the records of ``agents.deduction``.
+
+The rules core emits events; the deduction library takes records. A
+``RecordMaker`` turns one player's private event view of one game, event by
+event, into ``OwnHand``, ``Suggestion``, ``Accusation`` and ``Seen`` records.
+``deduce_from_events`` is the library call a reasoning benchmark scores with:
+everything a player can know from what it has seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from agents.deduction import Accusation, Deck, Knowledge, OwnHand, Record, Seen, Setup, Suggestion, deduce
+from cluedo_env import core
+from cluedo_env.core import events as ev
+
+__all__ = ["RECORD_EVENT_KINDS", "RecordMaker", "deduce_from_events", "setup_of"]
+
+RECORD_EVENT_KINDS = np.array([ev.DEAL, ev.SUGGEST, ev.PASS, ev.SHOW, ev.NO_REFUTE, ev.ACCUSE, ev.PEEK])
+
+
+def setup_of(config: core.GameConfig) -> Setup:
+    """The deduction set-up of a game config (the core deals from player 0)."""
+    e = config.cards
+    return Setup.dealt(Deck(e.num_suspects, e.num_weapons, e.num_rooms), config.num_players, config.num_face_down)
+
+
+class RecordMaker:
+    """Builds the records of one player in one game from its event view, event by event."""
+
+    def __init__(self, setup: Setup, player: int) -> None:
+        self.setup = setup
+        self.player = player
+        self.hand: list[int] = []
+        self.pending: dict | None = None  # a suggestion awaiting its answer
+
+    def add(self, event: Iterable[int]) -> Record | None:
+        """The record completed by this event (events of other kinds give None).
+
+        Raises:
+            ValueError: if the events are out of order (a pass with no suggestion).
+        """
+        kind, player, a, b, c, d, card = (int(x) for x in event)
+        if kind == ev.DEAL and player == self.player:
+            self.hand.append(card)
+            if len(self.hand) == self.setup.hand_sizes[self.player]:
+                return OwnHand(self.player, tuple(self.hand))
+        elif kind == ev.SUGGEST:
+            self.pending = {"suggester": player, "cards": (a, b, c), "passed": []}
+        elif kind in (ev.PASS, ev.SHOW, ev.NO_REFUTE):
+            if self.pending is None:
+                raise ValueError(f"event {ev.EVENT_KINDS[kind]} with no suggestion before it")
+            if kind == ev.PASS:
+                self.pending["passed"].append(player)
+                return None
+            pending, self.pending = self.pending, None
+            shown_by = player if kind == ev.SHOW else None
+            shown_card = card if kind == ev.SHOW and card >= 0 else None
+            return Suggestion(pending["suggester"], pending["cards"], tuple(pending["passed"]), shown_by, shown_card)
+        elif kind == ev.ACCUSE:
+            return Accusation(player, (a, b, c), bool(d))
+        elif kind == ev.PEEK and player == self.player and card >= 0:
+            return Seen(card, self.setup.table)
+        return None
+
+
+def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray) -> Knowledge:
+    """Everything ``player`` can deduce from its view of a game's events.
+
+    Args:
+        config: The game's rules.
+        player: The observer.
+        events: ``int[n, 7]`` event rows of one game in order (from the deal on),
+            as the player sees them (``core.private_view``); a full event log is
+            filtered here, so passing it is safe.
+
+    Returns:
+        The entailed facts: who holds which card, who surely does not, and the
+        envelope candidates (``Knowledge``).
+    """
+    setup = setup_of(config)
+    maker = RecordMaker(setup, player)
+    view = core.private_view(np.asarray(events), player)
+    records = [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+    return deduce(setup, player, records)
