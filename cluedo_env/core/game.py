@@ -196,15 +196,16 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         _shown_to=np.full((B, P, C), -1, dtype=np.int8),
         _peeked=np.zeros((B, P, C), dtype=bool),
     )
-    all_games = np.arange(B)
+    # The deal's events: each player's DEAL events, START and the first TURN.
     n_dealt = dealt.shape[1]
     state.events[:, :n_dealt, 0] = ev.DEAL
     state.events[:, :n_dealt, 1] = np.arange(n_dealt) % P
     state.events[:, :n_dealt, 6] = dealt
-    state.num_events[:] = n_dealt
-    _emit(state, all_games, ev.START, first, a=first)
-    _emit(state, all_games, ev.TURN, first, a=0)
-    _write_events(state)
+    state.events[:, n_dealt, :3] = np.stack([np.full(B, ev.START), first, first], axis=1)
+    state.events[:, n_dealt + 1, :3] = np.stack(
+        [np.full(B, ev.TURN), first, np.zeros(B, dtype=np.int64)], axis=1
+    )
+    state.num_events[:] = n_dealt + 2
     return state
 
 
@@ -216,13 +217,14 @@ def _first_player(config: GameConfig, key: np.ndarray, B: int) -> np.ndarray:
     if config.start_player == "random":
         return (draw(key, np.full(B, base)) % np.uint64(P)).astype(np.int64)
     # Highest roll starts; the tied players roll again (at most START_ROLL_ROUNDS rounds).
+    # Every round's dice are drawn at once; round r uses counters base + 2P r .. base + 2P r + 2P - 1.
+    counters = base + np.arange(START_ROLL_ROUNDS * 2 * P)
+    dice = draw_die(key[:, None], counters[None, :]).astype(np.int64).reshape(B, START_ROLL_ROUNDS, P, 2)
+    rolls = dice[..., 0] + (dice[..., 1] if config.dice == 2 else 0)  # [B, round, player]
     contenders = np.ones((B, P), dtype=bool)
     for round_ in range(START_ROLL_ROUNDS):
-        counters = base + 2 * P * round_ + np.arange(2 * P)
-        dice = draw_die(key[:, None], counters[None, :]).astype(np.int64)
-        rolls = dice[:, 0::2] + (dice[:, 1::2] if config.dice == 2 else 0)
-        rolls = np.where(contenders, rolls, 0)
-        contenders = rolls == rolls.max(axis=1, keepdims=True)
+        roll = np.where(contenders, rolls[:, round_], 0)
+        contenders = roll == roll.max(axis=1, keepdims=True)
         if (contenders.sum(axis=1) == 1).all():
             break
     return np.argmax(contenders, axis=1)

@@ -95,8 +95,10 @@ def reachable(
     pawn_distance = np.where(
         (pawns >= r) & (pawns != start[:, None]), distance[np.arange(len(start))[:, None], pawn_square], 999
     )
-    free_way = pawn_distance.min(axis=1) > rolls
+    # A pawn at exactly ``roll`` moves only takes its own square away; nearer ones may cut paths.
+    free_way = pawn_distance.min(axis=1) >= rolls
     squares = (distance <= rolls[:, None]) & (distance > 0)
+    squares[np.arange(len(start))[:, None], pawn_square] &= pawn_distance > rolls[:, None]
     rooms = tables.room_door_distance[start] < rolls[:, None]
     in_room = np.flatnonzero(start < r)
     rooms[in_room, start[in_room]] = False
@@ -123,10 +125,16 @@ def flood_fill(
     """
     r, n, b = tables.num_rooms, tables.num_squares, len(start)
     games = np.arange(b)
-    occupied = np.zeros((ROWS, b), dtype=np.uint32)
-    for pawn in pawns.T:
-        square = np.where(pawn >= r, pawn - r, n)
-        occupied[tables.square_row[square], games] |= tables.square_bit[square]
+    # Pawns stand on distinct squares, so adding their bits row by row is OR-ing them.
+    on_square = pawns >= r
+    square = np.where(on_square, pawns - r, n)
+    cell = tables.square_row[square] * b + games[:, None]
+    weight = np.where(on_square, tables.square_bit[square], 0).astype(np.float64)
+    occupied = (
+        np.bincount(cell.ravel(), weights=weight.ravel(), minlength=ROWS * b)
+        .astype(np.uint32)
+        .reshape(ROWS, b)
+    )
     free = tables.corridor_bits & ~occupied
     in_room = start < r
     origin_square = np.where(in_room, n, start - r)

@@ -30,8 +30,8 @@ def game_key(seeds: np.ndarray) -> np.ndarray:
 
 def draw(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
     """One ``uint64`` draw per game (broadcasts ``keys`` against ``counters``)."""
-    with np.errstate(over="ignore"):
-        return _mix(keys + (np.asarray(counters, dtype=np.uint64) + np.uint64(1)) * _GOLDEN)
+    # Array arithmetic on uint64 wraps around silently, as the mixer wants.
+    return _mix(keys + (np.asarray(counters, dtype=np.uint64) + np.uint64(1)) * _GOLDEN)
 
 
 def draw_die(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
