@@ -71,12 +71,32 @@ class Rules:
             lo, size = self.layout.offsets[name], self.layout.sizes[name]
             kind[lo : lo + size] = k
             arg[lo : lo + size] = np.arange(size)
-        self.action_kind, self.action_arg = kind, arg
+        self.action_kind, self.action_arg = np.append(kind, -1), np.append(arg, 0)
         self.range_index = {name: k for k, name in enumerate(RANGE_NAMES)}
         # Card ids of category members, and the suggest/accuse argument tables.
         self.room_card = self.S + self.W + np.arange(self.R)
         sw = np.arange(self.S * self.W)
         self.suggest_cards = np.stack([sw // self.W, self.S + sw % self.W], axis=1)
+        # suggestion_cards[sw, room] = (suspect, weapon, room) card ids of a suggestion in that room
+        self.suggestion_cards = np.concatenate(
+            [
+                np.broadcast_to(self.suggest_cards[:, None, :], (len(sw), self.R, 2)),
+                np.broadcast_to(self.room_card[None, :, None], (len(sw), self.R, 1)),
+            ],
+            axis=2,
+        ).astype(np.int64)
+        # asked_after[suggester, owner - FACE_DOWN]: how many players after the suggester the
+        # card's holder is asked (1..P-1); P when nobody asked holds it (envelope, face down, own).
+        owners = np.arange(FACE_DOWN, self.P)
+        self.asked_after = np.where(
+            owners[None, :] >= 0, (owners[None, :] - np.arange(self.P)[:, None]) % self.P, self.P
+        )
+        self.asked_after[self.asked_after == 0] = self.P
+        # next_player[eliminated bits, player]: whose turn follows (the player itself if all others are out)
+        self.player_bits = 1 << np.arange(self.P)
+        out = (np.arange(2**self.P)[:, None] & self.player_bits[None, :]) > 0  # [bits, P]
+        ahead = (np.arange(self.P)[:, None] + np.arange(1, self.P + 1)[None, :]) % self.P  # [P, k]
+        self.next_player = ahead[np.arange(self.P)[None, :], np.argmax(~out[:, ahead], axis=2)]
         swr = np.arange(self.S * self.W * self.R)
         self.accuse_cards = np.stack(
             [swr // (self.W * self.R), self.S + (swr // self.R) % self.W, self.S + self.W + swr % self.R],
@@ -343,15 +363,15 @@ def step(state: State, actions: np.ndarray | list[int], check: bool = True) -> S
     if len(actions) != state.batch_size:
         raise ValueError(f"actions must have one entry per game ({state.batch_size}), got {len(actions)}")
     live = state.phase != Phase.OVER
-    actions = np.where(live, actions, 0)
     if check:
-        _check(state, actions, live)
+        _check(state, np.where(live, actions, 0), live)
     used = int(state.num_events.max(initial=0))
     if used:
         state.events[:, :used] = -1
         state.num_events[:] = 0
     state.rewards[:] = 0
-    kind = np.where(live, rules.action_kind[actions], -1)
+    actions = np.where(live, actions, rules.A)  # games over: the "no action" entry (kind -1)
+    kind = rules.action_kind[actions]
     arg = rules.action_arg[actions]
     if len(kind) <= SMALL_BATCH:  # few games: one pass per kind present
         for k in sorted(set(kind.tolist()) - {-1}):
@@ -468,8 +488,8 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> 
     P = rules.P
     suggester = state.turn_player[games].astype(np.int64)
     room = state.location[games, suggester].astype(np.int64)
-    suspect, weapon = rules.suggest_cards[arg, 0], rules.suggest_cards[arg, 1]
-    cards = np.stack([suspect, weapon, rules.room_card[room]], axis=1)
+    cards = rules.suggestion_cards[arg, room]  # [n, 3] card ids
+    suspect, weapon = cards[:, 0], cards[:, 1]
     state.suggestion[games] = cards
     _emit(state, games, ev.SUGGEST, suggester, a=cards[:, 0], b=cards[:, 1], c=cards[:, 2])
 
@@ -495,10 +515,8 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> 
     )
 
     # Ask clockwise from the next player: the first holding a named card refutes.
-    holder = state._owner[games[:, None], cards].astype(np.int64)
-    distance = np.where(holder >= 0, (holder - suggester[:, None]) % P, P)
-    distance[distance == 0] = P  # the suggester's own cards do not refute
-    first = distance.min(axis=1)
+    holder = state._owner[games[:, None], cards]
+    first = rules.asked_after[suggester[:, None], holder - FACE_DOWN].min(axis=1)
     # Everyone asked before the refuter passes: first - 1 PASS events per game, in order.
     passes = first - 1
     who = np.repeat(np.arange(len(games)), passes)
@@ -565,7 +583,6 @@ def _end_turn(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -
 
 
 def _next_turn(state: State, rules: Rules, games: np.ndarray) -> None:
-    P = rules.P
     player = state.turn_player[games].astype(np.int64)
     state.summoned[games, player] = False
     state.may_suggest[games] = False
@@ -574,15 +591,15 @@ def _next_turn(state: State, rules: Rules, games: np.ndarray) -> None:
     turn = state.turn[games] + 1
     state.turn[games] = turn
     late = turn >= rules.config.max_turns
-    _game_over(state, games[late], -1, ev.END_TRUNCATED, terminated=False)
-    games, player = games[~late], player[~late]
+    if late.any():
+        _game_over(state, games[late], -1, ev.END_TRUNCATED, terminated=False)
+        games, player, turn = games[~late], player[~late], turn[~late]
     # The next player clockwise who is still in (eliminated players only refute).
-    ahead = (player[:, None] + np.arange(1, P + 1)[None, :]) % P
-    nxt = ahead[np.arange(len(games)), np.argmax(~state.eliminated[games[:, None], ahead], axis=1)]
+    nxt = rules.next_player[state.eliminated[games] @ rules.player_bits, player]
     state.turn_player[games] = nxt
     state.current_player[games] = nxt
     state.phase[games] = Phase.TURN
-    _emit(state, games, ev.TURN, nxt, a=turn[~late])
+    _emit(state, games, ev.TURN, nxt, a=turn)
 
 
 def _game_over(state: State, games: np.ndarray, winner, reason: int, terminated: bool) -> None:
