@@ -89,8 +89,7 @@ def measure_core(config: core.GameConfig, batch: int, steps: int, seed: int, obs
     state = core.init(config, seed * 1_000_003 + np.arange(batch))
     next_seed = seed * 1_000_003 + batch
     core_time = choose_time = 0.0
-    agent_steps = finished = finished_decisions = 0
-    decisions = np.zeros(batch, dtype=np.int64)
+    agent_steps = 0
     for _ in range(steps):
         start = time.perf_counter()
         mask = core.legal_action_mask(state)
@@ -108,24 +107,33 @@ def measure_core(config: core.GameConfig, batch: int, steps: int, seed: int, obs
         core_time += (middle - start) + (end - chosen)
         choose_time += chosen - middle
         agent_steps += batch
-        decisions += 1
-        finished += len(done)
-        finished_decisions += int(decisions[done].sum())
-        decisions[done] = 0
     return {
         "agent_steps_per_s": agent_steps / core_time,
-        "games_per_s": finished / core_time,
-        "decisions_per_game": finished_decisions / max(finished, 1),
         "choose_actions_s_per_step": choose_time / steps,
         "core_s_per_step": core_time / steps,
         "state_bytes_per_game": state.nbytes_per_game(),
     }
 
 
+def game_length(config: core.GameConfig, games: int, seed: int) -> float:
+    """Mean decisions in a complete game under the benchmark's random play."""
+    layout = core.rules_for(config).layout
+    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    rng = np.random.default_rng(seed)
+    state = core.init(config, 10**9 + np.arange(games))
+    decisions = 0
+    while not state.done.all():
+        mask = core.legal_action_mask(state)
+        decisions += int((~state.done).sum())
+        mask[state.done] = True
+        core.step(state, random_choice(rng, mask, accuse), check=False)
+    return decisions / games
+
+
 def measure_reference(config: core.GameConfig, games: int, seed: int) -> dict:
     """Agent-steps/s of the slow single-game reference implementation (tests/reference.py)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from reference import ReferenceGame  # noqa: PLC0415 - test-only code, loaded on demand
+    from reference import ReferenceGame  # test-only code, loaded on demand
 
     layout = core.rules_for(config).layout
     accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
@@ -151,7 +159,7 @@ def measure_reference(config: core.GameConfig, games: int, seed: int) -> dict:
 
 def measure_env(num_players: int, wrapped: bool, agent_steps: int, seed: int) -> dict:
     """Agent-steps/s of the PettingZoo AEC env with random legal actions (rare accusations)."""
-    from cluedo_env import cluedo_v0  # noqa: PLC0415 - optional section
+    from cluedo_env import cluedo_v0
 
     env = cluedo_v0.env(num_players=num_players) if wrapped else cluedo_v0.raw_env(num_players=num_players)
     layout = core.rules_for(core.GameConfig(num_players=num_players)).layout
@@ -163,7 +171,7 @@ def measure_env(num_players: int, wrapped: bool, agent_steps: int, seed: int) ->
     while steps < agent_steps:
         env.reset(seed=seed + episode)
         episode += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _reward, terminated, truncated, _info = env.last()
             if terminated or truncated:
                 action = None
@@ -178,17 +186,24 @@ def measure_env(num_players: int, wrapped: bool, agent_steps: int, seed: int) ->
 
 
 def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
-    """Decision latency of each baseline agent, seated with copies of itself."""
-    from agents.registry import make_agent  # noqa: PLC0415 - optional section
-    from agents.arena import play_batch  # noqa: PLC0415
+    """Each baseline agent, seated with copies of itself: decision latency and games per second.
+
+    Latency is timed per decision on games played one at a time (a batch of one), so it is what
+    one decision costs; games per second are measured on one batch of ``games`` games.
+    """
+    from agents.arena import play_batch
+    from agents.registry import make_agent
 
     config = core.GameConfig(num_players=num_players)
     rows = []
     for name in ("random", "notepad", "sat"):
-        agents = [make_agent(name, seed=seed + k) for k in range(num_players)]
         latencies: list[float] = []
-        for agent in agents:
-            _time_act(agent, latencies)
+        for game in range(games):
+            agents = [make_agent(name, seed=seed + k) for k in range(num_players)]
+            for agent in agents:
+                _time_act(agent, latencies)
+            play_batch(config, agents, [seed + game])
+        agents = [make_agent(name, seed=seed + k) for k in range(num_players)]
         start = time.perf_counter()
         result = play_batch(config, agents, np.arange(seed, seed + games))
         elapsed = time.perf_counter() - start
@@ -199,21 +214,22 @@ def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
                 "players": num_players,
                 "decision_median_ms": float(np.median(per_decision) * 1e3),
                 "decision_p99_ms": float(np.percentile(per_decision, 99) * 1e3),
+                "decisions_timed": len(per_decision),
                 "games_per_s": games / elapsed,
-                "decisions": int(result.decisions.sum()),
+                "decisions_per_game": float(result.decisions.mean()),
             }
         )
     return rows
 
 
 def _time_act(agent, latencies: list[float]) -> None:
-    """Wrap ``agent.act`` to record the time per decision (per game decided)."""
+    """Wrap ``agent.act`` to record the time of each call (one decision in a batch of one)."""
     act = agent.act
 
     def timed(state, games, mask):
         start = time.perf_counter()
         actions = act(state, games, mask)
-        latencies.extend([(time.perf_counter() - start) / len(games)] * len(games))
+        latencies.append((time.perf_counter() - start) / len(games))
         return actions
 
     agent.act = timed
@@ -241,10 +257,11 @@ def main_with(cfg: BenchmarkConfig) -> dict:
     if "core" in cfg.sections or "reference" in cfg.sections:
         rows = []
         jobs = [(p, b) for p in cfg.players for b in cfg.batch_sizes]
+        lengths = {p: game_length(core.GameConfig(num_players=p), 256, cfg.seed) for p in cfg.players}
         for p, b in tqdm(jobs, desc="core", unit="config"):
             config = core.GameConfig(num_players=p)
             steps = max(cfg.steps, cfg.min_agent_steps // b)
-            row = {"players": p, "batch": b}
+            row = {"players": p, "batch": b, "decisions_per_game": lengths[p]}
             if "core" in cfg.sections:
                 row.update(
                     median_of(
@@ -254,6 +271,8 @@ def main_with(cfg: BenchmarkConfig) -> dict:
                         ),
                     )
                 )
+            if "agent_steps_per_s" in row:
+                row["games_per_s"] = row["agent_steps_per_s"] / lengths[p]
             rows.append(row)
         if "reference" in cfg.sections:
             for p in tqdm(cfg.players, desc="reference", unit="config"):
@@ -269,9 +288,9 @@ def main_with(cfg: BenchmarkConfig) -> dict:
 
     if "observe" in cfg.sections:
         rows = []
+        steps = max(cfg.steps // 2, 50)
         for p in cfg.players:
             config = core.GameConfig(num_players=p)
-            steps = max(cfg.steps // 2, 50)
             with_obs = median_of(
                 cfg.repeats,
                 lambda r, config=config: measure_core(
@@ -340,7 +359,7 @@ def _print_core(rows: list[dict]) -> None:
 
 
 def _cpus() -> int:
-    import os  # noqa: PLC0415
+    import os
 
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0
 
