@@ -1,0 +1,257 @@
+"""Typed configuration of tournaments, registered in hydra's ConfigStore.
+
+The YAML files under ``configs/`` fill these dataclasses: ``configs/tournament.yaml``
+is the primary config, ``configs/game/*.yaml`` the rules (every field of
+``core.GameConfig``) and ``configs/lineup/*.yaml`` the entrants. Hydra's struct
+mode rejects an unknown key when the command line is parsed; ``load_config``
+then checks every value (rules, agents and their options, modes) and raises a
+``ConfigError`` naming the field, the value and what is accepted, before any
+game is played.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import MissingMandatoryValue
+
+from agents.registry import AGENTS, make_agent
+from cluedo_env import core
+
+__all__ = [
+    "BACKENDS",
+    "LINEUP_MODES",
+    "AgentSpec",
+    "ConfigError",
+    "GameSettings",
+    "LineupConfig",
+    "TournamentConfig",
+    "config_hash",
+    "load_config",
+]
+
+LINEUP_MODES = ("round_robin", "one_vs_field")
+BACKENDS = ("local", "ray")
+# Deal d of a run with seed s uses core seed s * DEAL_SEED_STRIDE + d, so runs with different seeds
+# never share a deal (up to this many deals per line-up).
+DEAL_SEED_STRIDE = 1_000_000_000
+# Bump when a change of the tournament code changes the result of a game for the same config.
+RESULTS_VERSION = 1
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used (the message names field, value and what is accepted)."""
+
+
+@dataclass
+class GameSettings:
+    """The rules, field for field those of ``core.GameConfig`` (see its docstring)."""
+
+    edition: str = "classic"
+    num_players: int = 4
+    board: str = "classic"
+    dice: int = 2
+    stay_in_room: bool = True
+    accuse_anywhere: bool = True
+    start_player: str = "dice"
+    duel: bool = False
+    max_turns: int = 500
+    movement: str = "compact"
+    auto_refute: bool = False
+
+    def to_game_config(self) -> core.GameConfig:
+        """The validated ``core.GameConfig`` (a bad value raises ``ConfigError`` naming the field)."""
+        try:
+            return core.GameConfig(**asdict(self))
+        except ValueError as error:
+            raise ConfigError(f"game: {error}") from error
+
+
+@dataclass
+class AgentSpec:
+    """One entrant of the tournament.
+
+    Attributes:
+        name: A name of ``agents.registry.AGENTS`` or an import path ``"package.module:Class"``.
+        options: Keyword arguments of the agent's constructor (e.g. ``{checkpoint: path}`` for ppo).
+        label: Name in the results (default: ``name``, or the class name of an import path).
+            Two entrants with the same name need different labels.
+    """
+
+    name: str = "random"
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    label: str | None = None
+
+    @property
+    def display(self) -> str:
+        """The label used in results."""
+        return self.label or self.name.rpartition(":")[2]
+
+
+@dataclass
+class LineupConfig:
+    """Who plays whom.
+
+    Attributes:
+        agents: The entrants.
+        mode: ``"round_robin"``: every combination of ``num_players`` distinct entrants when
+            there are enough, else every multiset of entrants (combinations with repetition)
+            with at least two different agents. ``"one_vs_field"``: each entrant against
+            ``num_players - 1`` copies of a field agent.
+        field: Labels of the field agents of ``one_vs_field`` (default: the first entrant);
+            each entrant meets each field agent other than itself.
+    """
+
+    agents: list[AgentSpec] = dataclasses.field(
+        default_factory=lambda: [AgentSpec("random"), AgentSpec("notepad"), AgentSpec("sat")]
+    )
+    mode: str = "round_robin"
+    field: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclass
+class TournamentConfig:
+    """A tournament.
+
+    Attributes:
+        game: The rules.
+        lineup: The entrants and how line-ups are formed.
+        games_per_lineup: Games per line-up, rounded up to a multiple of ``num_players``: each
+            deal is played once under every cyclic rotation of the seats.
+        backend: ``"local"`` (a process pool of ``workers``) or ``"ray"``.
+        workers: Processes of the local pool (0: play in the main process); with Ray and no
+            ``ray_address``, the CPUs of the local Ray instance (0: all).
+        ray_address: Ray cluster to join (``auto``, ``ray://host:10001``); unset: start Ray locally.
+        batch_size: Deals per unit of work (one line-up x one rotation x this many consecutive
+            deals, played as one batch). Part of the results' identity: agents are seeded per unit.
+        seed: Run seed: deal seeds and agent seeds derive from it.
+        output_dir: Where games, config, statistics, report and plots are written.
+        resume: Continue the games already in ``output_dir/games.jsonl`` (else start over).
+        progress: Show a progress bar.
+        plots: Write the PNG plots.
+    """
+
+    game: GameSettings = dataclasses.field(default_factory=GameSettings)
+    lineup: LineupConfig = dataclasses.field(default_factory=LineupConfig)
+    games_per_lineup: int = 120
+    backend: str = "local"
+    workers: int = 2
+    ray_address: str | None = None
+    batch_size: int = 40
+    seed: int = 0
+    output_dir: str = "results/tournament/latest"
+    resume: bool = True
+    progress: bool = True
+    plots: bool = True
+
+    @property
+    def deals_per_lineup(self) -> int:
+        """Deals per line-up (each played under every seat rotation)."""
+        players = self.game.num_players
+        return -(-self.games_per_lineup // players)
+
+    @property
+    def labels(self) -> list[str]:
+        """Entrant labels, in the order of ``lineup.agents``."""
+        return [spec.display for spec in self.lineup.agents]
+
+    def validate(self, build_agents: bool = True) -> None:
+        """Check every value; raise ``ConfigError`` naming the field, the value and what is accepted.
+
+        Args:
+            build_agents: Also construct each entrant once (catches unknown agents, bad
+                options and, e.g., a missing PPO checkpoint before any game is played).
+        """
+        self.game.to_game_config()
+        _check_int("games_per_lineup", self.games_per_lineup, 1)
+        _check_int("batch_size", self.batch_size, 1)
+        _check_int("workers", self.workers, 0)
+        _check_int("seed", self.seed, 0)
+        if self.deals_per_lineup > DEAL_SEED_STRIDE:
+            raise ConfigError(
+                f"games_per_lineup must be at most {DEAL_SEED_STRIDE} deals, got {self.games_per_lineup}"
+            )
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"backend must be one of {list(BACKENDS)}, got {self.backend!r}")
+        if self.lineup.mode not in LINEUP_MODES:
+            raise ConfigError(f"lineup.mode must be one of {list(LINEUP_MODES)}, got {self.lineup.mode!r}")
+        labels = self.labels
+        if len(labels) < 2:
+            raise ConfigError(f"lineup.agents needs at least 2 entrants, got {labels}")
+        duplicates = sorted({label for label in labels if labels.count(label) > 1})
+        if duplicates:
+            raise ConfigError(
+                f"lineup.agents: labels must differ, {duplicates} repeated; set label: for each"
+            )
+        unknown = [label for label in self.lineup.field if label not in labels]
+        if unknown:
+            raise ConfigError(f"lineup.field must name entrants {labels}, got {unknown}")
+        if self.lineup.field and self.lineup.mode != "one_vs_field":
+            raise ConfigError(
+                f"lineup.field is used only with lineup.mode=one_vs_field, got mode {self.lineup.mode!r}"
+            )
+        for index, spec in enumerate(self.lineup.agents):
+            where = f"lineup.agents[{index}] ({spec.display})"
+            if spec.name not in AGENTS and ":" not in spec.name:
+                raise ConfigError(
+                    f"{where}: name must be one of {sorted(AGENTS)} or 'package.module:Class', got {spec.name!r}"
+                )
+            if build_agents:
+                try:
+                    agent = make_agent(spec.name, 0, **spec.options)
+                except (TypeError, ValueError, OSError) as error:
+                    raise ConfigError(
+                        f"{where}: cannot build agent {spec.name!r} with options {spec.options}: {error}"
+                    ) from error
+                close = getattr(agent, "close", None)
+                if callable(close):
+                    close()
+
+
+def load_config(cfg: DictConfig | TournamentConfig, build_agents: bool = True) -> TournamentConfig:
+    """The validated ``TournamentConfig`` of a composed hydra config (or of a dataclass)."""
+    try:
+        settings = OmegaConf.to_object(cfg) if isinstance(cfg, DictConfig) else cfg
+    except MissingMandatoryValue as error:
+        key = re.sub(r"\[(\d+)\]", r".\1", error.full_key)  # the command line's spelling: agents.3
+        raise ConfigError(
+            f"{key} must be given (it is ??? in the config): add {key}=... to the command"
+        ) from error
+    if not isinstance(settings, TournamentConfig):
+        raise ConfigError(f"expected a tournament config, got {type(settings).__name__}")
+    settings.validate(build_agents=build_agents)
+    return settings
+
+
+def config_hash(settings: TournamentConfig) -> str:
+    """Identity of the results: everything that decides a game's outcome, hashed (12 hex digits).
+
+    ``games_per_lineup``, the backend, workers, output and display switches are left out:
+    they change how many games are played or where, never a game's result.
+    """
+    identity = {
+        "version": RESULTS_VERSION,
+        "game": asdict(settings.game),
+        "agents": [asdict(spec) for spec in settings.lineup.agents],
+        "mode": settings.lineup.mode,
+        "field": list(settings.lineup.field),
+        "batch_size": settings.batch_size,
+        "seed": settings.seed,
+    }
+    text = json.dumps(identity, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+ConfigStore.instance().store(name="tournament_schema", node=TournamentConfig)

@@ -1,0 +1,512 @@
+"""Tournaments between agents, with duplicate deals, every seat rotation and honest statistics.
+
+    python -m experiments.tournament                                   # random, notepad, sat; 4 players
+    python -m experiments.tournament game=classic6 games_per_lineup=600 workers=2
+    python -m experiments.tournament lineup=vs_field output_dir=results/vs_field
+    python -m experiments.tournament lineup=with_ppo lineup.agents.3.options.checkpoint=runs/ppo/agent.pt
+    python -m experiments.tournament --multirun game.num_players=3,4,5,6 output_dir=results/sweep
+    python -m experiments.stats results/sweep/*/ --output results/sweep/pooled   # one report of the sweep
+
+Configuration: ``configs/tournament.yaml`` (``experiments/config.py`` has every
+field). Any value can be overridden on the command line; an unknown key or a bad
+value stops the run with a message before any game is played.
+
+What is played. The entrants (``lineup.agents``: any registry name or
+``package.module:Class``, with constructor options) form line-ups of
+``game.num_players`` agents (``lineup.mode``: ``round_robin`` or
+``one_vs_field``). Every line-up plays the same deals (deal ``d`` has core
+seed ``seed * 1e9 + d``), and each deal under every cyclic rotation of the
+seats, so luck of the deal and of the seat cancels between line-ups and
+agents.
+
+Units of work. A unit ("chunk") is one line-up x one rotation x ``batch_size``
+consecutive deals, played as one batch by ``agents.arena.play_batch`` with
+agents seeded from (run seed, line-up, rotation, first deal, agent index). A
+game's result therefore depends only on the config and its chunk, not on which
+process, backend or session played it: the local pool, Ray and a resumed run
+give identical games.
+
+Results. Each game is appended to ``<output_dir>/games.jsonl`` as its chunk
+finishes (one JSON object per line, flushed and synced), so a killed run loses
+at most the chunks in flight. Run again with the same ``output_dir`` (and
+``resume=true``, the default) and only the missing games are played: the default
+``output_dir`` is a new time-stamped folder, so name the killed run's folder,
+e.g. ``python -m experiments.tournament output_dir=results/tournament/2026-01-01_12-00-00``
+(with the same overrides as before; games of another config are refused).
+Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
+(config hash, the code's git revision and dirty flag, each session), and the
+statistics of ``experiments.stats``: ``stats.json``, ``leaderboard.csv``,
+``lineups.csv``, ``seats.csv``, ``head_to_head.csv``, ``report.md`` and PNG plots
+(``win_share``, ``ratings``, ``turns_to_win``, ``head_to_head``).
+
+Backends.
+
+- ``backend=local``: a process pool of ``workers`` processes (``workers=0`` plays in this process).
+- ``backend=ray``: one Ray task per chunk, the same chunks and the same games.
+  Without ``ray_address`` Ray starts on this machine (``workers`` CPUs, 0 = all).
+  To use a cluster: start it (``ray start --head`` on the head node and
+  ``ray start --address=<head>:6379`` on the others, or the Ray cluster
+  launcher / KubeRay) on nodes with this project's dependencies installed
+  (``pip install -e ".[experiments,ray]"`` in the image; the same Python and
+  Ray versions as here), then run the tournament on the head node with
+  ``ray_address=auto``, or from another machine through Ray Client with
+  ``ray_address=ray://<head>:10001``. The project's code travels with the job
+  (Ray ``working_dir``, without ``.git``, ``.venv`` and results); only this
+  process writes results, so the cluster needs no shared disk. Example::
+
+      python -m experiments.tournament backend=ray ray_address=ray://head:10001 games_per_lineup=20000
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import multiprocessing
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import hydra
+import numpy as np
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
+
+from agents.arena import BatchResult, play_batch
+from agents.registry import make_agent
+from cluedo_env import core
+from experiments import stats
+from experiments.config import (
+    DEAL_SEED_STRIDE,
+    ConfigError,
+    GameSettings,
+    TournamentConfig,
+    config_hash,
+    load_config,
+)
+
+__all__ = [
+    "Chunk",
+    "deal_seed",
+    "git_revision",
+    "lineups",
+    "main_with",
+    "plan_chunks",
+    "play_chunk",
+    "read_games",
+    "run_tournament",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+GAMES_FILE = "games.jsonl"
+# Shipped to a remote Ray cluster with the code (working_dir) minus these.
+RAY_EXCLUDES = [".git", ".venv", "results", "outputs", "multirun", "runs", "**/__pycache__"]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A unit of work: one line-up under one rotation, on deals ``first_deal .. first_deal + deals - 1``.
+
+    Attributes:
+        lineup: Agent labels in agent order; agent ``k`` sits at seat ``(k + rotation) % N``.
+        rotation: The seat rotation.
+        first_deal: Index of the first deal.
+        deals: Number of consecutive deals.
+    """
+
+    lineup: tuple[str, ...]
+    rotation: int
+    first_deal: int
+    deals: int
+
+    @property
+    def lineup_id(self) -> str:
+        """The line-up's name in the results: its labels joined by ``+``."""
+        return lineup_id(self.lineup)
+
+    def game_keys(self) -> list[tuple[str, int, int]]:
+        """(line-up, deal, rotation) of each game of the chunk."""
+        return [
+            (self.lineup_id, d, self.rotation) for d in range(self.first_deal, self.first_deal + self.deals)
+        ]
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs to play chunks (plain data, pickled to workers and Ray tasks)."""
+
+    game: dict
+    agents: dict[str, tuple[str, dict]]  # label -> (registry name or module:Class, options)
+    seed: int
+    config_hash: str
+
+
+def lineup_id(lineup: Iterable[str]) -> str:
+    """Name of a line-up: its labels in agent order, joined by ``+``."""
+    return "+".join(lineup)
+
+
+def lineups(settings: TournamentConfig) -> list[tuple[str, ...]]:
+    """The line-ups of a tournament, in a fixed order (see ``LineupConfig.mode``)."""
+    labels, players = settings.labels, settings.game.num_players
+    if settings.lineup.mode == "one_vs_field":
+        field = settings.lineup.field or [labels[0]]
+        return [(agent, *[f] * (players - 1)) for f in field for agent in labels if agent != f]
+    if len(labels) >= players:
+        return list(itertools.combinations(labels, players))
+    return [c for c in itertools.combinations_with_replacement(labels, players) if len(set(c)) > 1]
+
+
+def deal_seed(run_seed: int, deal: int) -> int:
+    """Core seed of deal ``deal``: shared by every line-up and rotation of the run."""
+    return run_seed * DEAL_SEED_STRIDE + deal
+
+
+def agent_seed(run_seed: int, chunk: Chunk, agent: int) -> int:
+    """Seed of agent ``agent`` in a chunk, from (run seed, line-up, rotation, first deal, agent)."""
+    text = f"{run_seed}/{chunk.lineup_id}/{chunk.rotation}/{chunk.first_deal}/{agent}"
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "little")
+
+
+def plan_chunks(settings: TournamentConfig) -> list[Chunk]:
+    """Every chunk of the tournament, deal blocks outermost (a partial run covers all line-ups alike)."""
+    players, deals, size = settings.game.num_players, settings.deals_per_lineup, settings.batch_size
+    return [
+        Chunk(lineup, rotation, first, min(size, deals - first))
+        for first in range(0, deals, size)
+        for lineup in lineups(settings)
+        for rotation in range(players)
+    ]
+
+
+def play_chunk(job: Job, chunk: Chunk) -> list[dict]:
+    """Play a chunk; one result record per game (see ``game_record``)."""
+    config = load_game(job.game)
+    agents = []
+    for k, label in enumerate(chunk.lineup):
+        name, options = job.agents[label]
+        agents.append(make_agent(name, seed=agent_seed(job.seed, chunk, k), **options))
+    deals = np.arange(chunk.first_deal, chunk.first_deal + chunk.deals)
+    seeds = np.array([deal_seed(job.seed, int(d)) for d in deals], dtype=np.int64)
+    try:
+        result = play_batch(config, agents, seeds, rotation=chunk.rotation)
+    finally:
+        for agent in agents:
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()
+    return [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
+
+
+def load_game(game: dict) -> core.GameConfig:
+    """The ``core.GameConfig`` of a job's game settings (cached per process: rule tables hang on it)."""
+    key = json.dumps(game, sort_keys=True)
+    if key not in _GAME_CACHE:
+        _GAME_CACHE[key] = GameSettings(**game).to_game_config()
+    return _GAME_CACHE[key]
+
+
+_GAME_CACHE: dict[str, core.GameConfig] = {}
+
+
+def game_record(job: Job, chunk: Chunk, result: BatchResult, b: int, deal: int) -> dict:
+    """One game as a JSON-ready dict; per-seat lists are indexed by seat (player index)."""
+    players = len(chunk.lineup)
+    agent_at_seat = [(seat - chunk.rotation) % players for seat in range(players)]
+    winner = int(result.winner[b])
+    return {
+        "config": job.config_hash,
+        "lineup": chunk.lineup_id,
+        "deal": deal,
+        "seed": int(result.seeds[b]),
+        "rotation": chunk.rotation,
+        "players": players,
+        "seats": [chunk.lineup[k] for k in agent_at_seat],
+        "winner": chunk.lineup[winner] if winner >= 0 else None,
+        "winner_seat": int(result.winner_seat[b]) if winner >= 0 else None,
+        "turns": int(result.turns[b]),
+        "truncated": bool(result.truncated[b]),
+        "decisions": int(result.decisions[b]),
+        "accusations": [int(result.accusations[b, k]) for k in agent_at_seat],
+        "wrong_accusations": [int(result.wrong_accusations[b, k]) for k in agent_at_seat],
+    }
+
+
+def record_key(record: dict) -> tuple[str, int, int]:
+    """(line-up, deal, rotation): what identifies a game within a run."""
+    return record["lineup"], record["deal"], record["rotation"]
+
+
+# -- the results file ---------------------------------------------------------------------------------
+
+
+def read_games(path: Path, repair: bool = False) -> list[dict]:
+    """The games of a ``games.jsonl``; a torn last line (a killed writer) is dropped.
+
+    Args:
+        path: The file (missing: no games).
+        repair: Also cut the torn line off the file, so that appends start on a new line.
+    """
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    records, good_end, lines = [], 0, data.split(b"\n")
+    for number, line in enumerate(lines):
+        if not line.strip():
+            good_end += len(line) + 1
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            if number == len(lines) - 1:  # the last line, not terminated: torn by a kill
+                break
+            raise ValueError(f"{path}: line {number + 1} is not a game record ({error})") from error
+        good_end += len(line) + 1
+    if repair and good_end < len(data):
+        with path.open("r+b") as file:
+            file.truncate(good_end)
+    elif repair and good_end > len(data):  # a complete last record without its newline
+        with path.open("ab") as file:
+            file.write(b"\n")
+    return records
+
+
+class GameWriter:
+    """Appends game records to ``games.jsonl``, one line each, flushed and synced per chunk."""
+
+    def __init__(self, path: Path) -> None:
+        self.file = path.open("a", encoding="utf-8")
+
+    def write(self, records: list[dict]) -> None:
+        self.file.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+        self.file.flush()
+        os.fsync(self.file.fileno())
+
+    def close(self) -> None:
+        self.file.close()
+
+
+# -- backends -----------------------------------------------------------------------------------------
+
+
+def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict]]:
+    """Play chunks in this process (``workers=0``) or a pool of processes; yields each chunk's records."""
+    if workers == 0:
+        for chunk in chunks:
+            yield play_chunk(job, chunk)
+        return
+    context = multiprocessing.get_context("spawn")  # clean workers, as on Ray
+    with context.Pool(min(workers, len(chunks))) as pool:
+        yield from pool.imap_unordered(_play_job_chunk, [(job, chunk) for chunk in chunks])
+
+
+def _play_job_chunk(task: tuple[Job, Chunk]) -> list[dict]:
+    return play_chunk(*task)
+
+
+def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) -> Iterator[list[dict]]:
+    """Play chunks as Ray tasks (joining ``address`` or starting Ray here); yields each chunk's records."""
+    import ray
+
+    started = False
+    if not ray.is_initialized():
+        if address:
+            # The cluster's nodes get this project's code with the job (they need its dependencies).
+            runtime_env = {"working_dir": str(REPO_ROOT), "excludes": RAY_EXCLUDES}
+            ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+        else:
+            # Local workers import this project from the repository, like the driver does.
+            path = os.environ.get("PYTHONPATH", "")
+            os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), path) if p)
+            ray.init(num_cpus=workers or None, include_dashboard=False, log_to_driver=False)
+        started = True
+    try:
+        play = ray.remote(num_cpus=1)(play_chunk)
+        job_ref = ray.put(job)
+        pending = [play.remote(job_ref, chunk) for chunk in chunks]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+# -- a run --------------------------------------------------------------------------------------------
+
+
+def git_revision(root: Path = REPO_ROOT) -> dict:
+    """The code's git revision and whether the working tree has uncommitted changes.
+
+    ``{"revision": "unknown", "dirty": None}`` where git or the repository is missing.
+    """
+
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    revision = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain") if revision else None  # untracked code counts too
+    return {"revision": revision or "unknown", "dirty": None if status is None else bool(status)}
+
+
+def run_tournament(
+    settings: TournamentConfig,
+    output_dir: Path | str,
+    resolved_config: str | None = None,
+) -> dict:
+    """Play the games of a tournament missing from ``output_dir``, then write its statistics.
+
+    Args:
+        settings: A validated config (``load_config``).
+        output_dir: Where results go (created).
+        resolved_config: YAML of the config to save as ``config.yaml`` (default: ``settings``).
+
+    Returns:
+        The statistics (``experiments.stats.summarise``) with ``"paths"`` of the files written.
+    """
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    digest = config_hash(settings)
+    games_path = out / GAMES_FILE
+    if not settings.resume and games_path.exists():
+        games_path.unlink()
+    existing = read_games(games_path, repair=True)
+    foreign = sorted({r.get("config") for r in existing} - {digest}, key=str)
+    if foreign:
+        raise ConfigError(
+            f"{games_path} holds games of another configuration (hash {foreign}, this one {digest}); "
+            "use another output_dir, or resume=false to start over"
+        )
+    done = {record_key(r) for r in existing}
+    chunks = plan_chunks(settings)
+    todo = [c for c in chunks if not all(k in done for k in c.game_keys())]
+    missing = sum(sum(k not in done for k in c.game_keys()) for c in todo)
+    planned = {k for c in chunks for k in c.game_keys()}
+
+    yaml = (
+        resolved_config if resolved_config is not None else OmegaConf.to_yaml(OmegaConf.structured(settings))
+    )
+    (out / "config.yaml").write_text(yaml)
+    session = {
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "git": git_revision(),
+        "backend": settings.backend,
+        "workers": settings.workers,
+        "host": socket.gethostname(),
+        "python": platform.python_version(),
+        "command": sys.argv,
+        "games_found": len(existing),
+        "games_to_play": missing,
+    }
+    run_info = _read_json(out / "run.json")
+    if not existing or run_info is None or run_info.get("config_hash") != digest:
+        run_info = {"config_hash": digest, "sessions": []}
+    run_info["sessions"].append(session)
+    run_info["git"] = session["git"]
+    _write_json(out / "run.json", run_info)
+
+    job = Job(
+        game=asdict(settings.game),
+        agents={s.display: (s.name, dict(s.options)) for s in settings.lineup.agents},
+        seed=settings.seed,
+        config_hash=digest,
+    )
+    start = time.perf_counter()
+    played = 0
+    if todo:
+        if settings.backend == "ray":
+            results = run_ray(job, todo, settings.ray_address, settings.workers)
+        else:
+            results = run_local(job, todo, settings.workers)
+        writer = GameWriter(games_path)
+        bar = tqdm(
+            total=missing, unit=" games", desc="tournament", disable=not settings.progress, smoothing=0.1
+        )
+        try:
+            for records in results:
+                new = [r for r in records if record_key(r) not in done]
+                writer.write(new)
+                done.update(record_key(r) for r in new)
+                played += len(new)
+                bar.update(len(new))
+        finally:
+            bar.close()
+            writer.close()
+            if hasattr(results, "close"):
+                results.close()
+    elapsed = time.perf_counter() - start
+    session.update(
+        games_played=played, elapsed_s=round(elapsed, 3), finished=time.strftime("%Y-%m-%dT%H:%M:%S")
+    )
+    _write_json(out / "run.json", run_info)
+
+    games = [r for r in read_games(games_path) if record_key(r) in planned]
+    meta = {
+        "config_hash": digest,
+        "git": session["git"],
+        "game": asdict(settings.game),
+        "agents": {s.display: {"name": s.name, "options": dict(s.options)} for s in settings.lineup.agents},
+        "mode": settings.lineup.mode,
+        "lineups": [lineup_id(lineup) for lineup in lineups(settings)],
+        "deals_per_lineup": settings.deals_per_lineup,
+        "seed": settings.seed,
+        "games_played_now": played,
+        "elapsed_s": elapsed,
+    }
+    summary = stats.write_report(games, out, meta=meta, plots=settings.plots)
+    return summary
+
+
+def _read_json(path: Path) -> dict | None:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _write_json(path: Path, value: dict) -> None:
+    path.write_text(json.dumps(value, indent=2) + "\n")
+
+
+def main_with(cfg: DictConfig | TournamentConfig, output_dir: Path | str | None = None) -> dict:
+    """Validate a composed config, run the tournament, print the leaderboard and the paths written."""
+    settings = load_config(cfg)
+    resolved = OmegaConf.to_yaml(cfg, resolve=True) if isinstance(cfg, DictConfig) else None
+    out = Path(output_dir or settings.output_dir)
+    n_lineups, n_games = len(lineups(settings)), len(lineups(settings)) * settings.deals_per_lineup
+    print(
+        f"{n_lineups} line-ups x {settings.deals_per_lineup} deals x {settings.game.num_players} rotations "
+        f"= {n_games * settings.game.num_players} games -> {out}"
+    )
+    summary = run_tournament(settings, out, resolved_config=resolved)
+    print()
+    print(stats.format_leaderboard(summary))
+    print()
+    for name, path in summary["paths"].items():
+        print(f"{name:>17s}: {path}")
+    return summary
+
+
+@hydra.main(config_path="../configs", config_name="tournament", version_base=None)
+def main(cfg: DictConfig) -> None:
+    # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own
+    # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).
+    output_dir = HydraConfig.get().runtime.output_dir
+    try:
+        main_with(cfg, output_dir)
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
