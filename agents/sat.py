@@ -10,7 +10,7 @@ Strategy:
 
 - **Accuse** exactly when the envelope is entailed (moving to a room first if
   accusations must be made in one), never otherwise. With
-  ``gamble_at_truncation=True`` it also accuses the most likely triple on the
+  ``gamble_at_truncation=True`` it also accuses a triple drawn from the envelope candidates on the
   last turn before ``max_turns`` (the only way left to win); off by default.
 - **Suggest** the triple that maximises the expected number of candidate
   solutions (suspect x weapon x room triples not yet ruled out of the
@@ -46,7 +46,7 @@ class SatAgent(Agent):
     Args:
         seed: Seed for tie-breaking.
         move_discount: Fraction of a room's value lost per move needed to get there.
-        gamble_at_truncation: Accuse the likeliest triple on the last turn before truncation.
+        gamble_at_truncation: Accuse a triple drawn from the candidates on the last turn before truncation.
     """
 
     name = "sat"
@@ -113,7 +113,7 @@ class SatAgent(Agent):
         knowledge = self.knowledge(game)
         solution = knowledge.solved()
         if solution is None and self.gamble_at_truncation and state.turn[game] == self.config.max_turns - 1:
-            solution = self._likeliest(knowledge)
+            solution = self._guess(knowledge)
         if solution is not None and phase in (core.Phase.TURN, core.Phase.ACCUSE):
             s, w, r = solution
             action = lay.encode("accuse", s, w - rules.S, r - rules.S - rules.W)
@@ -208,7 +208,7 @@ class SatAgent(Agent):
         shown = (held * grid(ruled_if_shown)).sum(axis=0) / np.maximum(weight, 1e-12)
         return nobody * (total - kept) + (1.0 - nobody) * shown
 
-    def _likeliest(self, knowledge: Knowledge) -> tuple[int, int, int]:
+    def _guess(self, knowledge: Knowledge) -> tuple[int, int, int]:
         candidates = knowledge.envelope_candidates()
         return tuple(int(self.rng.choice(c)) for c in candidates)
 
