@@ -65,6 +65,9 @@ def test_invariants_hold_at_every_step(config):
         for lo, hi in ((0, S), (S, S + W), (S + W, C)):
             assert ((owner[:, lo:hi] == core.ENVELOPE).sum(axis=1) == 1).all()
         assert ((state.current_player >= 0) == live).all()
+        for kind in core.OBSERVATION_KINDS:  # observations stay inside Box(0, 1)
+            seen = core.observe(state, np.maximum(state.current_player, 0), kind=kind)
+            assert seen.min() >= 0.0 and seen.max() <= 1.0
         assert (state.location[live] >= 0).all()
         # Refutation is only asked of a player holding a named card.
         refute = np.flatnonzero(state.phase == core.Phase.REFUTE)

@@ -96,9 +96,11 @@ def private_view(events: np.ndarray, player: int | np.ndarray) -> np.ndarray:
         it: its own ``DEAL`` and ``PEEK`` events, and ``SHOW`` events in which
         it is the refuter or the suggester.
     """
+    player = np.asarray(player)
+    shape = np.broadcast_shapes(events.shape[:-1], player.shape)
+    events = np.broadcast_to(events, (*shape, events.shape[-1]))
     view = events.copy()
     kind, who = events[..., KIND], events[..., PLAYER]
-    player = np.asarray(player)
     own = (kind == DEAL) | (kind == PEEK)
     visible = (own & (who == player)) | ((kind == SHOW) & ((who == player) | (events[..., A] == player)))
     view[..., CARD] = np.where(visible, events[..., CARD], -1)

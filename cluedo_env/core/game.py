@@ -59,10 +59,12 @@ class Rules:
         self.N = self.board.num_squares if self.classic else 0
         self.moves = MoveTables(self.board) if self.classic else None
         if self.classic:  # observation tables
-            self.square_xy = (np.array(self.board.squares) / [23.0, 22.0]).astype(np.float32)
+            rows, cols = len(self.board.grid), len(self.board.grid[0])
+            self.square_xy = (np.array(self.board.squares) / [rows - 1, cols - 1]).astype(np.float32)
             into_room = self.moves.room_door_distance + 1.0
             into_room[np.arange(self.R), np.arange(self.R)] = 0.0
             self.location_room_distance = into_room.astype(np.float32)
+            self.max_room_distance = float(into_room.max())
         self.num_events = max(self.C, self.P + 4)
         # Per action: its range index and its argument index within the range.
         kind = np.zeros(self.A, dtype=np.int8)
@@ -347,22 +349,27 @@ def legal_action_mask(state: State) -> np.ndarray:
     return mask
 
 
-def step(state: State, actions: np.ndarray | list[int], check: bool = True) -> State:
-    """Apply the acting player's action in every game still running.
+def step(
+    state: State, actions: np.ndarray | list[int], check: bool = True, games: np.ndarray | None = None
+) -> State:
+    """Apply the acting player's action in every game still running (or in ``games`` only).
 
     Args:
         state: The batch; updated in place and returned.
-        actions: ``int[B]`` one action per game (ignored for games already over).
+        actions: ``int[B]`` one action per game (ignored for games already over or not selected).
         check: Raise ``ValueError`` on an illegal action (costs a mask).
+        games: ``bool[B]`` games to step; the others wait (default: all).
 
     Returns:
-        ``state``, with this step's events, rewards and flags.
+        ``state``, with this step's events and rewards (none for games that did not move) and flags.
     """
     rules = rules_for(state.config)
     actions = np.asarray(actions).astype(np.int64).reshape(-1)
     if len(actions) != state.batch_size:
         raise ValueError(f"actions must have one entry per game ({state.batch_size}), got {len(actions)}")
     live = state.phase != Phase.OVER
+    if games is not None:
+        live &= np.asarray(games, dtype=bool)
     if check:
         _check(state, np.where(live, actions, 0), live)
     used = int(state.num_events.max(initial=0))

@@ -19,10 +19,11 @@ piece                  shape       meaning
 ``accused``            P x C       player j accused wrongly naming card c
 ``eliminated``         P           player j is out (accused wrongly)
 ``pawn_room``          S x (R+1)   room of each suspect's pawn (last: in no room)
-``pawn_square``        S x 2       (row / 23, col / 22) of a pawn on a square
+``pawn_square``        S x 2       (row / 24, col / 23) of a pawn on a square
 ``weapon_room``        W x R       room of each weapon
 ``room_distance``      R           moves from the viewer's pawn into each room
-                                   (/ 30; 0 in that room or with ``board="none"``)
+                                   (/ the board's largest such distance; 0 in that
+                                   room or with ``board="none"``)
 ``phase``              6           one-hot ``Phase``
 ``dice``               1           the roll's total / 12 (0 before a roll)
 ``turn_player``        P           whose turn it is
@@ -49,7 +50,6 @@ from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "observe"]
 
 OBSERVATION_KINDS = ("player", "seer")
-MAX_DISTANCE = 30.0
 SHOWED_SCALE = 4.0
 
 
@@ -162,7 +162,7 @@ def observe(
         xy = rules.square_xy[np.where(in_room, 0, location - R)]  # [n, S, 2]
         put("pawn_square", np.where(in_room[:, :, None], 0.0, xy))
         mine = location[np.arange(n), viewer]
-        put("room_distance", rules.location_room_distance[mine] / MAX_DISTANCE)
+        put("room_distance", rules.location_room_distance[mine] / rules.max_room_distance)
     else:
         put("pawn_square", 0.0)
         put("room_distance", 0.0)

@@ -1,0 +1,548 @@
+"""
+# Cluedo
+
+Cluedo (Clue in North America) is a deduction game for 3 to 6 players (2 with
+the duel variant). An envelope holds one suspect, one weapon and one room card;
+the other cards are dealt to the players. Players move their pawns on a board
+of corridors and rooms, suggest a suspect and weapon in the room their pawn is
+in, and learn from the other players' refutations (a refuter shows one of the
+named cards secretly to the suggester). The first player to accuse the envelope
+correctly wins; a wrong accusation puts the player out, though it keeps
+refuting. The rules and every variant are those of the project's `RULES.md`,
+played by the batched numpy core `cluedo_env.core` on a batch of one game.
+
+| Import             | `from cluedo_env import cluedo_v0`                                        |
+|--------------------|---------------------------------------------------------------------------|
+| Registry           | `pettingzoo.make("aec", "cluedo/cluedo-v0")` once this module is imported |
+| Actions            | Discrete                                                                  |
+| Parallel API       | No                                                                        |
+| Manual Control     | No                                                                        |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` (default)      |
+| Agents             | `num_players`: 3 to 6; 2 with `duel=True`                                 |
+| Action Shape       | (1,)                                                                      |
+| Action Values      | [0, 404] (classic cards, `movement="compact"`; see Action Space)          |
+| Observation Shape  | (575,) (4 players, classic cards; see Observation Space)                  |
+| Observation Values | [0, 1]                                                                    |
+
+## Usage
+
+```python
+from cluedo_env import cluedo_v0
+
+env = cluedo_v0.env(num_players=4, render_mode="ansi")
+env.reset(seed=42)
+for agent in env.agent_iter():
+    observation, reward, termination, truncation, info = env.last()
+    if termination or truncation:
+        action = None
+    else:
+        action = env.action_space(agent).sample(observation["action_mask"])
+    env.step(action)
+env.close()
+```
+
+`env()` is `raw_env` wrapped in PettingZoo's `TerminateIllegalWrapper` (an
+illegal action ends the game with reward -1 for the player who made it and 0
+for the others), `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`.
+`raw_env` raises `ValueError` on an illegal action instead.
+
+`agent_selection` is the player who decides now: the turn player, or during a
+refutation the refuter choosing which card to show. A player who accused
+wrongly stays among the live agents (not terminated) until the game ends,
+because it still refutes. When the game ends every agent is terminated (or
+truncated, at `max_turns`) and steps `None` once, in turn, as in PettingZoo's
+classic environments.
+
+For single-agent training (one learner seat against agents) and batched
+training, `cluedo_env.gym_env` has the Gymnasium forms `CluedoSingleAgentEnv`
+and `CluedoVectorEnv`.
+
+`reset(seed=s)` plays the core's game `s` (the deal and every roll follow from
+`s`, so `core.init(config, [s])` with the same actions replays it); `reset()`
+without a seed draws the game seed from the environment's generator, which a
+seeded reset reseeds.
+
+## Observation Space
+
+The observation is a dict: `"observation"`, the float32 vector below, and
+`"action_mask"`, an int8 vector over the actions (1 = legal). The mask is all
+zeros for every player but the one deciding now, and for everyone once the game
+is over. `infos[agent]` holds the same `"action_mask"` and `"events"`: the
+`int16[n, 7]` event rows of the last step as that player sees them (`core.events`
+explains the rows; after `reset` they are the deal, in which each player sees
+only its own cards). Player axes are relative to the viewer: index `j` is player
+`(viewer + j) % P`, so index 0 is the viewer itself.
+
+The vector is `core.observe(state, player)`, built from named pieces
+(`core.observation_pieces(config)` gives their names, shapes and offsets). For
+the default config (4 players, classic cards, `observation_type="player"`):
+
+| indices | piece            | shape  | meaning                                                                 |
+|---------|------------------|--------|-------------------------------------------------------------------------|
+| 0-20    | `hand`           | 21     | 1 for each card the viewer holds                                        |
+| 21-41   | `unseen`         | 21     | 1 for each card the viewer has not seen (hand, shown, looked at)        |
+| 42-125  | `shown_to_me`    | 4 x 21 | player j showed the viewer card c                                       |
+| 126-146 | `face_down_seen` | 21     | face-down cards the viewer looked at (duel)                             |
+| 147-230 | `passed`         | 4 x 21 | player j passed on a suggestion naming card c                           |
+| 231-314 | `showed`         | 4 x 21 | times (/ 4, at most 1) player j showed a card for a suggestion naming c |
+| 315-398 | `accused`        | 4 x 21 | player j accused wrongly naming card c                                  |
+| 399-402 | `eliminated`     | 4      | player j is out (accused wrongly)                                       |
+| 403-462 | `pawn_room`      | 6 x 10 | room of each suspect's pawn (last column: in no room)                   |
+| 463-474 | `pawn_square`    | 6 x 2  | (row / 23, col / 22) of a pawn on a square                              |
+| 475-528 | `weapon_room`    | 6 x 9  | room of each weapon                                                     |
+| 529-537 | `room_distance`  | 9      | moves from the viewer's pawn into each room / 30 (0 inside)             |
+| 538-543 | `phase`          | 6      | one-hot phase: turn, move, suggest, refute, accuse, over                |
+| 544     | `dice`           | 1      | total of the last roll / 12 (0 before a roll)                           |
+| 545-548 | `turn_player`    | 4      | whose turn it is                                                        |
+| 549-552 | `current_player` | 4      | who decides now (the refuter while refuting)                            |
+| 553-573 | `suggestion`     | 21     | the three cards of the current suggestion                               |
+| 574     | `turn`           | 1      | turn / max_turns                                                        |
+
+With `C` cards, `P` players, `S` suspects, `W` weapons and `R` rooms, the size is
+`4C + 4PC + 3P + S(R + 3) + WR + R + 8`: every piece with a `P` axis grows with
+the player count (classic cards: 401, 488, 575, 662, 749 for 2 to 6 players), and
+editions with a 7th weapon add a card (`C = 22`) and a weapon row.
+With `board="none"` the pieces `pawn_square` and `room_distance` stay 0.
+`observation_type="seer"` appends `owner` (`C x (P + 2)`: who holds each card,
+the envelope's cards, face-down duel cards), which reveals the hidden cards: it
+is meant for debugging and oracle baselines, never for a fair player.
+
+## Action Space
+
+One flat `Discrete(A)` space of named ranges (`core.ActionLayout`; `encode`,
+`decode` and `action_to_string` convert). For the default config:
+
+| actions | range           | size | meaning                                                         |
+|---------|-----------------|------|-----------------------------------------------------------------|
+| 0       | `roll`          | 1    | roll the dice (start of a turn)                                 |
+| 1       | `passage`       | 1    | take the secret passage instead of rolling                      |
+| 2       | `stay`          | 1    | stay in the room to suggest there again                         |
+| 3       | `no_move`       | 1    | after a roll with every way blocked: stay put                   |
+| 4-12    | `enter`         | 9    | enter room r (after a roll; with board='none': go to room r)    |
+| 13-21   | `toward`        | 9    | head toward room r (stop on the reachable square nearest to it) |
+| 22-57   | `suggest`       | 36   | suggest suspect s with weapon w, in this room (index s * W + w) |
+| 58      | `no_suggestion` | 1    | end the move without suggesting                                 |
+| 59-79   | `show`          | 21   | (refuter) show card c to the suggester                          |
+| 80-403  | `accuse`        | 324  | accuse suspect s, weapon w, room r (index (s * W + w) * R + r)  |
+| 404     | `end_turn`      | 1    | end the turn without accusing                                   |
+
+With `movement="squares"` the `toward` range is replaced by `square`, one action
+per playable square of the board (188), and later ranges shift (A = 584).
+Editions with 7 weapons widen `suggest`, `show` and `accuse` (A = 466). The
+player count does not change the action space.
+
+## Rewards
+
+Rewards arrive on the step that ends the game; every other step gives 0. The
+`reward_scheme` argument picks them:
+
+| `reward_scheme`        | winner | each other player | every player accused wrongly | truncated at `max_turns` |
+|------------------------|--------|-------------------|------------------------------|--------------------------|
+| `"win_loss"` (default) | +1     | -1                | -1 each                      | 0                        |
+| `"win_only"`           | +1     | 0                 | 0                            | 0                        |
+| `"zero_sum"`           | +1     | -1 / (P - 1)      | 0                            | 0                        |
+
+`"win_loss"` is the core's own `state.rewards`.
+
+## Variants
+
+Every field of `core.GameConfig` is a keyword argument, with its default:
+
+| argument          | default     | alternatives                                                     |
+|-------------------|-------------|------------------------------------------------------------------|
+| `edition`         | `"classic"` | `"classic_fr"`, `"classic_fr_1999"`, `"classic_fr_2000"` (7 weapons), `"de_2023"` |
+| `num_players`     | 4           | 3 to 6; 2 with `duel=True`                                       |
+| `board`           | `"classic"` | `"none"`: no movement, each turn the player picks a room          |
+| `dice`            | 2           | 1                                                                |
+| `stay_in_room`    | True        | False: a pawn must leave its room before suggesting again       |
+| `accuse_anywhere` | True        | False: accuse only from a room                                   |
+| `start_player`    | `"dice"`    | `"scarlet"`, `"random"`                                          |
+| `duel`            | False       | True: 2 players, 4 cards face down on the corner rooms           |
+| `max_turns`       | 500         | any integer >= 1 (then the game is truncated)                    |
+| `movement`        | `"compact"` | `"squares"`: one action per reachable square                     |
+| `auto_refute`     | False       | True: a refuter holding one named card shows it without a step   |
+
+and `observation_type` (`"player"` or `"seer"`), `reward_scheme` (above) and
+`render_mode` (`"ansi"`: the board as text, `"rgb_array"`: a picture,
+`"human"`: the text printed after every step). A bad value raises `ValueError`
+naming the value and what is accepted.
+
+## Version History
+
+* v0: Initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from cluedo_env import core
+from cluedo_env.core import events as ev
+from cluedo_env.core.config import _check_choice
+from cluedo_env.core.state import Phase
+from cluedo_env.render import render_ansi, render_rgb
+
+__all__ = [
+    "PIECE_MEANINGS",
+    "REWARD_SCHEMES",
+    "action_table",
+    "env",
+    "final_rewards",
+    "observation_space",
+    "observation_table",
+    "observe_players",
+    "raw_env",
+    "register",
+]
+
+REWARD_SCHEMES = ("win_loss", "win_only", "zero_sum")
+REGISTRY_ID = "cluedo/cluedo-v0"
+SEED_BOUND = 2**63  # game seeds drawn for reset() without a seed lie in [0, SEED_BOUND)
+
+# One line per observation piece, for the docstring's index table.
+PIECE_MEANINGS = {
+    "hand": "1 for each card the viewer holds",
+    "unseen": "1 for each card the viewer has not seen (hand, shown, looked at)",
+    "shown_to_me": "player j showed the viewer card c",
+    "face_down_seen": "face-down cards the viewer looked at (duel)",
+    "passed": "player j passed on a suggestion naming card c",
+    "showed": "times (/ 4, at most 1) player j showed a card for a suggestion naming c",
+    "accused": "player j accused wrongly naming card c",
+    "eliminated": "player j is out (accused wrongly)",
+    "pawn_room": "room of each suspect's pawn (last column: in no room)",
+    "pawn_square": "(row / 23, col / 22) of a pawn on a square",
+    "weapon_room": "room of each weapon",
+    "room_distance": "moves from the viewer's pawn into each room / 30 (0 inside)",
+    "phase": "one-hot phase: turn, move, suggest, refute, accuse, over",
+    "dice": "total of the last roll / 12 (0 before a roll)",
+    "turn_player": "whose turn it is",
+    "current_player": "who decides now (the refuter while refuting)",
+    "suggestion": "the three cards of the current suggestion",
+    "turn": "turn / max_turns",
+    "owner": "(seer only) who holds card c: players j, envelope, face down",
+}
+
+# One line per action range, for the docstring's action table.
+RANGE_MEANINGS = {
+    "roll": "roll the dice (start of a turn)",
+    "passage": "take the secret passage instead of rolling",
+    "stay": "stay in the room to suggest there again",
+    "no_move": "after a roll with every way blocked: stay put",
+    "enter": "enter room r (after a roll; with board='none': go to room r)",
+    "toward": "head toward room r (stop on the reachable square nearest to it)",
+    "square": "stop on playable square k",
+    "suggest": "suggest suspect s with weapon w, in this room (index s * W + w)",
+    "no_suggestion": "end the move without suggesting",
+    "show": "(refuter) show card c to the suggester",
+    "accuse": "accuse suspect s, weapon w, room r (index (s * W + w) * R + r)",
+    "end_turn": "end the turn without accusing",
+}
+
+
+def observation_table(config: core.GameConfig | None = None, kind: str = "player") -> str:
+    """The observation index table of a config, as Markdown (the docstring's table).
+
+    Args:
+        config: The rules (default: ``GameConfig()``).
+        kind: ``"player"`` or ``"seer"``.
+    """
+    config = core.GameConfig() if config is None else config
+    rows = [("indices", "piece", "shape", "meaning")]
+    for name, shape, offset in core.observation_pieces(config, kind):
+        size = int(np.prod(shape))
+        span = str(offset) if size == 1 else f"{offset}-{offset + size - 1}"
+        rows.append((span, f"`{name}`", " x ".join(map(str, shape)), PIECE_MEANINGS[name]))
+    return _markdown(rows)
+
+
+def action_table(config: core.GameConfig | None = None) -> str:
+    """The action range table of a config, as Markdown (the docstring's table)."""
+    config = core.GameConfig() if config is None else config
+    layout = core.ActionLayout(config)
+    rows = [("actions", "range", "size", "meaning")]
+    for name in core.RANGE_NAMES:
+        size, offset = layout.sizes[name], layout.offsets[name]
+        if size:
+            span = str(offset) if size == 1 else f"{offset}-{offset + size - 1}"
+            rows.append((span, f"`{name}`", str(size), RANGE_MEANINGS[name]))
+    return _markdown(rows)
+
+
+def _markdown(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def final_rewards(scheme: str, rewards: np.ndarray, winner: np.ndarray) -> np.ndarray:
+    """Rewards of the step that ends a game, under a reward scheme.
+
+    Args:
+        scheme: One of ``REWARD_SCHEMES`` (see the module docstring).
+        rewards: ``float32[B, P]`` the core's rewards of that step (``state.rewards``).
+        winner: ``int[B]`` the winner of each game, or -1.
+
+    Returns:
+        ``float32[B, P]``.
+    """
+    if scheme == "win_loss":
+        return rewards.astype(np.float32, copy=True)
+    if scheme == "win_only":
+        return np.maximum(rewards, 0).astype(np.float32)
+    if scheme == "zero_sum":
+        P = rewards.shape[1]
+        winner = np.asarray(winner)[:, None]
+        won = np.where(np.arange(P)[None, :] == winner, 1.0, -1.0 / (P - 1))
+        return np.where(winner >= 0, won, 0.0).astype(np.float32)
+    raise ValueError(f"reward_scheme must be one of {list(REWARD_SCHEMES)}, got {scheme!r}")
+
+
+def observation_space(config: core.GameConfig, kind: str = "player") -> spaces.Dict:
+    """One player's observation space: ``observation`` (float32 in [0, 1]) and ``action_mask`` (int8)."""
+    A, D = core.ActionLayout(config).num_actions, core.observation_size(config, kind)
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low=0.0, high=1.0, shape=(D,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(A,), dtype=np.int8),
+        }
+    )
+
+
+def observe_players(
+    state: core.State, players: np.ndarray | int, games: np.ndarray | None = None, kind: str = "player"
+) -> np.ndarray:
+    """``core.observe``: the one place every env of the package observes (values lie in [0, 1])."""
+    return core.observe(state, players, games=games, kind=kind)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Cluedo AEC environment with PettingZoo's standard wrappers (see the module docstring)."""
+    environment = raw_env(**kwargs)
+    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    environment = wrappers.OrderEnforcingWrapper(environment)
+    return environment
+
+
+class raw_env(AECEnv, EzPickle):
+    """The unwrapped Cluedo AEC environment over the core (one game).
+
+    Args:
+        edition, num_players, board, dice, stay_in_room, accuse_anywhere,
+        start_player, duel, max_turns, movement, auto_refute: The fields of
+            ``core.GameConfig`` (the rules; defaults are the classic 1996 rules).
+        observation_type: ``"player"`` (what the player may know) or ``"seer"``
+            (everything, for debugging and oracles).
+        reward_scheme: One of ``REWARD_SCHEMES``.
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+
+    Attributes:
+        config: The ``core.GameConfig``.
+        layout: The ``core.ActionLayout`` (``action_to_string`` etc.).
+        game_state: The core ``State`` of the game (a batch of one), after ``reset``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": "cluedo_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        edition: str = core.GameConfig.edition,
+        num_players: int = core.GameConfig.num_players,
+        board: str = core.GameConfig.board,
+        dice: int = core.GameConfig.dice,
+        stay_in_room: bool = core.GameConfig.stay_in_room,
+        accuse_anywhere: bool = core.GameConfig.accuse_anywhere,
+        start_player: str = core.GameConfig.start_player,
+        duel: bool = core.GameConfig.duel,
+        max_turns: int = core.GameConfig.max_turns,
+        movement: str = core.GameConfig.movement,
+        auto_refute: bool = core.GameConfig.auto_refute,
+        observation_type: str = "player",
+        reward_scheme: str = "win_loss",
+        render_mode: str | None = None,
+    ) -> None:
+        options = dict(
+            edition=edition,
+            num_players=num_players,
+            board=board,
+            dice=dice,
+            stay_in_room=stay_in_room,
+            accuse_anywhere=accuse_anywhere,
+            start_player=start_player,
+            duel=duel,
+            max_turns=max_turns,
+            movement=movement,
+            auto_refute=auto_refute,
+        )
+        EzPickle.__init__(
+            self,
+            **options,
+            observation_type=observation_type,
+            reward_scheme=reward_scheme,
+            render_mode=render_mode,
+        )
+        super().__init__()
+        self.config = core.GameConfig(**options)  # validates the rules' fields
+        _check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
+        _check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
+        _check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
+        self.observation_type = observation_type
+        self.reward_scheme = reward_scheme
+        self.render_mode = render_mode
+        self.layout = core.ActionLayout(self.config)
+
+        P = self.config.num_players
+        self.possible_agents = [f"player_{p}" for p in range(P)]
+        self.agents = self.possible_agents[:]
+        self._index = {agent: p for p, agent in enumerate(self.possible_agents)}
+        A = self.layout.num_actions
+        self.action_spaces = {agent: spaces.Discrete(A) for agent in self.possible_agents}
+        self.observation_spaces = {
+            agent: observation_space(self.config, observation_type) for agent in self.possible_agents
+        }
+        self._no_actions = np.zeros(A, dtype=np.int8)
+        self._no_actions.flags.writeable = False  # shared by every player that does not decide
+        self._viewers = np.arange(P)[:, None]
+        self._rng = np.random.default_rng()  # reseeded by reset(seed=...)
+        self._mask = self._no_actions
+        self.game_state: core.State | None = None
+
+    # --- spaces ---------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # --- the game -------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game: game ``seed`` of the core, or one drawn from the env's generator."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            game_seed = seed
+        else:
+            game_seed = int(self._rng.integers(SEED_BOUND))
+        self.game_state = core.init(self.config, [game_seed])
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._skip_agent_selection = None
+        self._after_core_step()
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's action (``None`` for an agent whose game is over)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or not 0 <= action < len(self._mask) or not self._mask[action]:
+            raise ValueError(self._illegal_message(agent, action))
+        self._cumulative_rewards[agent] = 0.0
+        # The mask of this decision was computed after the previous step: no need for the core's check.
+        core.step(self.game_state, [action], check=False)
+        self._after_core_step()
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal_message(self, agent: str, action: object) -> str:
+        in_range = isinstance(action, int | np.integer) and 0 <= action < len(self._mask)
+        what = f" ({self.layout.action_to_string(int(action))})" if in_range else ""
+        phase = Phase.NAMES[self.game_state.phase[0]]
+        return (
+            f"illegal action {action!r}{what} for {agent} in phase {phase!r}; "
+            f"the legal actions are the 1s of infos[{agent!r}]['action_mask']"
+        )
+
+    def _after_core_step(self) -> None:
+        """Selection, mask, infos and, at the end of the game, rewards and terminations."""
+        state = self.game_state
+        views = self._event_views(state.events[0, : state.num_events[0]])
+        self._clear_rewards()
+        if state.phase[0] == Phase.OVER:
+            self._mask = self._no_actions
+            rewards = final_rewards(self.reward_scheme, state.rewards, state.winner)[0].tolist()
+            for agent, reward in zip(self.possible_agents, rewards):
+                self.rewards[agent] = reward
+            self.terminations = dict.fromkeys(self.agents, bool(state.terminated[0]))
+            self.truncations = dict.fromkeys(self.agents, bool(state.truncated[0]))
+            self._accumulate_rewards()
+            # agent_selection stays on the player who ended the game: it takes the first dead step.
+            self.infos = {
+                agent: {"action_mask": self._no_actions, "events": views[p]}
+                for p, agent in enumerate(self.possible_agents)
+            }
+            return
+        self._mask = core.legal_action_mask(state)[0].view(np.int8)
+        self._mask.flags.writeable = False
+        player = int(state.current_player[0])
+        self.agent_selection = self.possible_agents[player]
+        self.infos = {
+            agent: {"action_mask": self._mask if p == player else self._no_actions, "events": views[p]}
+            for p, agent in enumerate(self.possible_agents)
+        }
+
+    def _event_views(self, rows: np.ndarray) -> list[np.ndarray]:
+        """Each player's view of this step's event rows (read-only; shared when nothing is private)."""
+        P = self.config.num_players
+        if not (rows[:, ev.CARD] >= 0).any():  # no card in any row: every player sees the same
+            shared = rows.copy()
+            shared.flags.writeable = False
+            return [shared] * P
+        views = core.private_view(np.broadcast_to(rows, (P, *rows.shape)), self._viewers)
+        views.flags.writeable = False
+        return list(views)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        observation = observe_players(self.game_state, self._index[agent], kind=self.observation_type)[0]
+        mask = self._mask if agent == self.agent_selection else self._no_actions
+        return {"observation": observation, "action_mask": mask}
+
+    # --- rendering ------------------------------------------------------------------
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the board as text; ``"rgb_array"``: a picture; ``"human"``: print the text."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game_state is None:
+            gymnasium.logger.warn("You are calling render method before reset() has been called.")
+            return None
+        if self.render_mode == "ansi":
+            return render_ansi(self.game_state)
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game_state)
+        print(render_ansi(self.game_state))
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (rendering opens no window)."""
+
+
+def register() -> None:
+    """Register ``cluedo/cluedo-v0`` in PettingZoo's registry (idempotent; done when this module is imported)."""
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "aec_registry"):  # PettingZoo before 1.26 has no registry
+        return
+    if REGISTRY_ID not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", REGISTRY_ID, entry_point="cluedo_env.cluedo_v0:env")
+
+
+register()

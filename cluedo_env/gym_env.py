@@ -1,0 +1,566 @@
+"""Gymnasium environments: one learner seat against opponents that play through the batched Agent interface.
+
+``CluedoSingleAgentEnv`` is one game: ``step(action)`` applies the learner's
+action, then the opponents' actions until the learner must decide again (its
+next turn, or a refutation it must choose) or the game ends. It passes
+Gymnasium's ``check_env``.
+
+``CluedoVectorEnv`` is the same over a batch of ``num_envs`` games, driving the
+batched core directly: the opponents act for all games at once through
+``Agent.act``, with no per-game Python loop on the hot path. It autoresets in
+``AutoresetMode.SAME_STEP`` (declared in ``metadata["autoreset_mode"]``): on the
+step where game ``i`` ends, ``terminations[i]`` or ``truncations[i]`` is True,
+``rewards[i]`` is that episode's last reward, and ``observations`` already hold
+the first observation of the next game; the ended episode's last observation is
+``infos["final_obs"][i]`` (an object array of observation dicts, with the mask
+``infos["_final_obs"]``) and its facts are in ``infos["final_info"]`` (``winner``,
+``learner_seat``, ``turns``, ``illegal_action``, each with its ``_`` mask), as
+Gymnasium's ``SyncVectorEnv`` lays them out.
+
+Spaces (both envs; the vector env's ``single_*`` spaces):
+
+- observation: ``Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (A,), int8))``:
+  the learner's ``core.observe`` vector (see ``cluedo_v0``'s documentation for
+  its index table) and its legal actions. The vector env returns
+  ``{"observation": float32[B, D], "action_mask": int8[B, A]}``.
+- action: ``Discrete(A)`` (``MultiDiscrete`` of B of them for the vector env).
+
+Rewards are the learner's, under ``reward_scheme`` (``cluedo_v0.REWARD_SCHEMES``),
+on the step that ends the game; 0 otherwise. An illegal action, with
+``illegal_action="terminate"`` (default), ends the episode with
+``illegal_reward`` (default -1) and ``terminated=True`` without playing it;
+with ``"raise"`` it raises ``ValueError``.
+
+Opponents: a list of ``num_players - 1`` agents (``agents.base.Agent``, or names
+for ``agents.registry.make_agent``), seated clockwise after the learner in list
+order; default ``RandomAgent(accuse="rarely")``. ``learner_seat`` is a player
+index or ``"random"`` (drawn at every reset). A game that ends before the
+learner's first decision (possible only with a tiny ``max_turns`` or opponents
+that win on their first turn) is dealt again with the next seed, so every
+episode starts with the learner to act. The vector env redeals single games, so
+an opponent that keeps memory per game (overrides ``reset`` or ``observe``) must
+offer ``reset_games(games, seats)`` to forget the games being redealt; agents
+without per-game memory, such as ``RandomAgent``, need nothing.
+
+Info (single env): ``action_mask``, ``events`` (``int16[n, 7]``: the event rows
+the learner saw since its last decision, through ``core.private_view``),
+``learner_seat`` and, once the game is over, ``winner``; ``illegal_action`` is
+True on the step an illegal action ended.
+
+``register_envs()`` registers the Gymnasium id ``"cluedo/Cluedo-v0"`` (``gymnasium.make``
+gives the single env, ``gymnasium.make_vec`` the vector env) and PettingZoo's
+``"cluedo/cluedo-v0"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from cluedo_env import cluedo_v0, core
+from cluedo_env.cluedo_v0 import REWARD_SCHEMES, SEED_BOUND, final_rewards, observation_space, observe_players
+from cluedo_env.core.config import _check_choice
+from cluedo_env.core.state import Phase
+from cluedo_env.render import render_ansi, render_rgb
+
+if TYPE_CHECKING:
+    from agents.base import Agent
+
+__all__ = ["GYM_ID", "ILLEGAL_ACTIONS", "CluedoSingleAgentEnv", "CluedoVectorEnv", "register_envs"]
+
+GYM_ID = "cluedo/Cluedo-v0"
+ILLEGAL_ACTIONS = ("terminate", "raise")
+MAX_REDEALS = 100  # deals in a row that end before the learner decides before giving up
+
+
+def register_envs() -> None:
+    """Register ``cluedo/Cluedo-v0`` with Gymnasium and ``cluedo/cluedo-v0`` with PettingZoo (idempotent)."""
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(
+            id=GYM_ID,
+            entry_point="cluedo_env.gym_env:CluedoSingleAgentEnv",
+            vector_entry_point="cluedo_env.gym_env:CluedoVectorEnv",
+        )
+    cluedo_v0.register()
+
+
+def _config(config: core.GameConfig | None, rules: dict[str, Any]) -> core.GameConfig:
+    """The rules from a config and/or GameConfig field values (a bad field or value is a ValueError)."""
+    if config is not None and not isinstance(config, core.GameConfig):
+        raise ValueError(f"config must be a GameConfig or None, got {config!r}")
+    return (config or core.GameConfig()).replace(**rules)
+
+
+def _opponents(config: core.GameConfig, opponents: Sequence[Agent | str] | None) -> list[Agent]:
+    # agents/ sits above cluedo_env/ in the layers: import it only when an env is built, so that
+    # importing cluedo_env never imports agents.
+    from agents.base import Agent
+    from agents.random_agent import RandomAgent
+    from agents.registry import make_agent
+
+    count = config.num_players - 1
+    if opponents is None:
+        return [RandomAgent(seed=k + 1, accuse="rarely") for k in range(count)]
+    if isinstance(opponents, str | Agent) or len(opponents) != count:
+        raise ValueError(
+            f"opponents must be a list of num_players - 1 = {count} agents or names, got {opponents!r}"
+        )
+    made = [make_agent(o, seed=k + 1) if isinstance(o, str) else o for k, o in enumerate(opponents)]
+    for agent in made:
+        if not isinstance(agent, Agent):
+            raise ValueError(f"opponents must be agents.base.Agent instances or agent names, got {agent!r}")
+    if len({id(a) for a in made}) != count:
+        raise ValueError("each opponent seat needs its own agent object")
+    return made
+
+
+def _overrides(agent: Agent, method: str) -> bool:
+    from agents.base import Agent
+
+    return getattr(type(agent), method) is not getattr(Agent, method)
+
+
+class _Table:
+    """A batch of games, one learner seat per game; the opponents play until the learner must decide.
+
+    Invariant between calls: every game is over or waits for its learner
+    (``state.current_player == seat``).
+    """
+
+    def __init__(
+        self, config: core.GameConfig, opponents: list[Agent], num_games: int, learner_seat: int | str
+    ) -> None:
+        self.config = config
+        self.opponents = opponents
+        self.num_games = num_games
+        self.learner_seat = learner_seat
+        self.P = config.num_players
+        self.state: core.State | None = None
+        self.seat = np.zeros(num_games, dtype=np.int64)
+        self.core_rewards = np.zeros((num_games, self.P), dtype=np.float32)  # summed over the episode's steps
+        self.listeners = [k for k, agent in enumerate(opponents) if _overrides(agent, "observe")]
+        self.learner_events: list[np.ndarray] | None = None  # the learner's event views, when recorded
+
+    def opponent_seats(self, k: int) -> np.ndarray:
+        """Seat of opponent ``k`` in every game: clockwise after the learner."""
+        return (self.seat + 1 + k) % self.P
+
+    def start(self, games: np.ndarray, rng: np.random.Generator, seeds: np.ndarray | None = None) -> None:
+        """Deal ``games`` (from ``seeds``, else drawn) and play until their learners decide."""
+        for _ in range(MAX_REDEALS):
+            if seeds is None:
+                seeds = rng.integers(SEED_BOUND, size=len(games))
+            self._deal(games, np.asarray(seeds, dtype=np.int64), rng)
+            self.advance()
+            games = games[self.state.done[games]]  # over before the learner's first decision: deal again
+            if not len(games):
+                return
+            seeds = None
+        raise RuntimeError(
+            f"{MAX_REDEALS} deals in a row ended before the learner's first decision "
+            f"(max_turns={self.config.max_turns}, learner_seat={self.learner_seat!r}); "
+            "raise max_turns or change the seat"
+        )
+
+    def _deal(self, games: np.ndarray, seeds: np.ndarray, rng: np.random.Generator) -> None:
+        if self.learner_seat == "random":
+            self.seat[games] = rng.integers(self.P, size=len(games))
+        else:
+            self.seat[games] = self.learner_seat
+        self.core_rewards[games] = 0.0
+        dealt = core.init(self.config, seeds)
+        if self.state is None or len(games) == self.num_games:
+            self.state = dealt
+            if self.learner_events is not None:
+                self.learner_events.clear()  # a deal that ended before the learner decided is forgotten
+            for k, agent in enumerate(self.opponents):
+                agent.reset(self.config, self.opponent_seats(k), seed=int(rng.integers(SEED_BOUND)))
+            self._tell(self.state.events)
+            return
+        self.state.put(games, dealt)
+        for k, agent in enumerate(self.opponents):
+            seats = self.opponent_seats(k)
+            if hasattr(agent, "reset_games"):
+                agent.reset_games(games, seats[games])
+            else:  # checked at construction: an agent without per-game memory
+                agent.seats[games] = seats[games]
+        events = np.full_like(self.state.events, -1)
+        events[games] = dealt.events
+        self._tell(events)
+
+    def advance(self) -> None:
+        """Let the opponents decide until every game is over or waits for its learner."""
+        state, rows = self.state, np.arange(self.num_games)
+        while True:
+            live = state.phase != Phase.OVER
+            waiting = live & (state.current_player != self.seat)
+            if not waiting.any():
+                return
+            mask = core.legal_action_mask(state)
+            actions = np.zeros(self.num_games, dtype=np.int64)
+            who = (state.current_player - self.seat - 1) % self.P  # opponent index of the decider
+            if self.num_games == 1:
+                self._act(int(who[0]), rows, mask, actions)
+            else:
+                for k in range(self.P - 1):
+                    games = np.flatnonzero(waiting & (who == k))
+                    if len(games):
+                        self._act(k, games, mask[games], actions)
+            self.step(actions, paused=live & ~waiting)
+
+    def _act(self, k: int, games: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
+        chosen = np.asarray(self.opponents[k].act(self.state, games, mask), dtype=np.int64).reshape(-1)
+        if not mask[np.arange(len(games)), chosen].all():
+            raise ValueError(
+                f"opponent {self.opponents[k]!r} chose an illegal action in games {games.tolist()}"
+            )
+        actions[games] = chosen
+
+    def step(self, actions: np.ndarray, paused: np.ndarray | None = None) -> None:
+        """One core step of every live game except the ``paused`` ones; record rewards and tell the events."""
+        state = self.state
+        core.step(state, actions, check=False, games=None if paused is None else ~paused)
+        self.core_rewards += state.rewards
+        self._tell(state.events)
+
+    def _tell(self, events: np.ndarray) -> None:
+        for k in self.listeners:
+            self.opponents[k].observe(self.state, core.private_view(events, self.opponent_seats(k)[:, None]))
+        if self.learner_events is not None:
+            rows = events[0, : self.state.num_events[0]]
+            rows = rows[rows[:, 0] >= 0]  # a redeal's events come padded
+            self.learner_events.append(core.private_view(rows, int(self.seat[0])))
+
+    def rewards(self, scheme: str) -> np.ndarray:
+        """``float32[B]``: the learner's reward of the episode so far (nonzero only once a game is over)."""
+        rewards = final_rewards(scheme, self.core_rewards, self.state.winner)
+        return rewards[np.arange(self.num_games), self.seat]
+
+
+def _check_common(
+    observation_type: str, reward_scheme: str, illegal_action: str, render_mode: str | None, modes: list
+) -> None:
+    _check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
+    _check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
+    _check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+    _check_choice("render_mode", render_mode, [None, *modes])
+
+
+def _check_seat(learner_seat: int | str, num_players: int) -> None:
+    if learner_seat == "random":
+        return
+    if not isinstance(learner_seat, int | np.integer) or not 0 <= learner_seat < num_players:
+        raise ValueError(
+            f"learner_seat must be 'random' or a player in [0, {num_players}), got {learner_seat!r}"
+        )
+
+
+class CluedoSingleAgentEnv(gymnasium.Env):
+    """One game of Cluedo from one learner seat; the opponents play in between (see the module docstring).
+
+    Args:
+        learner_seat: The learner's player index, or ``"random"`` (drawn at every reset).
+        opponents: ``num_players - 1`` agents or agent names (default: random agents that
+            accuse rarely), seated clockwise after the learner.
+        observation_type: ``"player"`` or ``"seer"``.
+        reward_scheme: One of ``cluedo_v0.REWARD_SCHEMES``.
+        illegal_action: ``"terminate"`` (end the episode with ``illegal_reward``) or ``"raise"``.
+        illegal_reward: The reward of an illegal action with ``illegal_action="terminate"``.
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` (the learner's view) or ``"human"`` (printed text).
+        config: A ``core.GameConfig`` (default: the classic rules), changed by ``rules``.
+        **rules: ``core.GameConfig`` fields (``num_players=4``, ``board="none"``, ...).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+
+    def __init__(
+        self,
+        learner_seat: int | str = "random",
+        opponents: Sequence[Agent | str] | None = None,
+        observation_type: str = "player",
+        reward_scheme: str = "win_loss",
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        config: core.GameConfig | None = None,
+        **rules: Any,
+    ) -> None:
+        self.config = _config(config, rules)
+        _check_common(
+            observation_type, reward_scheme, illegal_action, render_mode, self.metadata["render_modes"]
+        )
+        _check_seat(learner_seat, self.config.num_players)
+        self.observation_type = observation_type
+        self.reward_scheme = reward_scheme
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.layout = core.ActionLayout(self.config)
+        self.observation_space = observation_space(self.config, observation_type)
+        self.action_space = spaces.Discrete(self.layout.num_actions)
+        self.table = _Table(self.config, _opponents(self.config, opponents), 1, learner_seat)
+        self.table.learner_events = []
+        self._mask = np.zeros(self.layout.num_actions, dtype=np.int8)
+        self._ended = True
+
+    @property
+    def game_state(self) -> core.State | None:
+        """The core state of the game (a batch of one), after ``reset``."""
+        return self.table.state
+
+    @property
+    def learner_seat(self) -> int:
+        """The learner's player index in the current game."""
+        return int(self.table.seat[0])
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Deal a game (``seed`` is the core's game seed; None draws one) and play up to the learner's decision."""
+        super().reset(seed=seed)
+        self.table.learner_events = []
+        seeds = None if seed is None else [seed]
+        self.table.start(np.zeros(1, dtype=np.int64), self.np_random, seeds)
+        self._ended = False
+        observation, info = self._observation(), self._info()
+        if self.render_mode == "human":
+            self.render()
+        return observation, info
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """Play the learner's action, then the opponents' until the learner decides again or the game ends."""
+        if self._ended:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        if (
+            not isinstance(action, int | np.integer)
+            or not 0 <= action < len(self._mask)
+            or not self._mask[action]
+        ):
+            if self.illegal_action == "raise":
+                raise ValueError(
+                    f"illegal action {action!r}; the legal actions are the 1s of observation['action_mask']"
+                )
+            self._ended = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observation(), self.illegal_reward, True, False, info
+        self.table.learner_events = []
+        self.table.step(np.array([action], dtype=np.int64))
+        self.table.advance()
+        state = self.table.state
+        self._ended = bool(state.done[0])
+        reward = float(self.table.rewards(self.reward_scheme)[0])
+        observation, info = self._observation(), self._info()
+        if self.render_mode == "human":
+            self.render()
+        return observation, reward, bool(state.terminated[0]), bool(state.truncated[0]), info
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        state = self.table.state
+        observation = observe_players(state, self.table.seat, kind=self.observation_type)[0]
+        if state.phase[0] == Phase.OVER:
+            self._mask = np.zeros(self.layout.num_actions, dtype=np.int8)
+        else:
+            self._mask = core.legal_action_mask(state)[0].view(np.int8)
+        return {"observation": observation, "action_mask": self._mask}
+
+    def _info(self) -> dict[str, Any]:
+        events = self.table.learner_events
+        info = {
+            "action_mask": self._mask.copy(),
+            "events": np.concatenate(events) if events else np.zeros((0, 7), dtype=np.int16),
+            "learner_seat": self.learner_seat,
+            "illegal_action": False,
+        }
+        if self.table.state.phase[0] == Phase.OVER:
+            info["winner"] = int(self.table.state.winner[0])
+        return info
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the board as text; ``"rgb_array"``: a picture from the learner's seat; ``"human"``: print."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.table.state is None:
+            gymnasium.logger.warn("You are calling render method before reset() has been called.")
+            return None
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.table.state, viewer=self.learner_seat)
+        text = render_ansi(self.table.state)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class CluedoVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games of Cluedo, one learner seat each, on the batched core (see the module docstring).
+
+    Args:
+        num_envs: Games in the batch (B).
+        learner_seat, opponents, observation_type, reward_scheme, illegal_action, illegal_reward,
+        config, **rules: As for ``CluedoSingleAgentEnv``; each opponent agent plays its seat in
+            every game of the batch.
+        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``: ``render()`` gives one frame per game.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 2,
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+    }
+
+    def __init__(
+        self,
+        num_envs: int = 8,
+        learner_seat: int | str = "random",
+        opponents: Sequence[Agent | str] | None = None,
+        observation_type: str = "player",
+        reward_scheme: str = "win_loss",
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        config: core.GameConfig | None = None,
+        **rules: Any,
+    ) -> None:
+        if not isinstance(num_envs, int | np.integer) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        self.config = _config(config, rules)
+        _check_common(
+            observation_type, reward_scheme, illegal_action, render_mode, self.metadata["render_modes"]
+        )
+        _check_seat(learner_seat, self.config.num_players)
+        players = _opponents(self.config, opponents)
+        for agent in players:
+            if (_overrides(agent, "reset") or _overrides(agent, "observe")) and not hasattr(
+                agent, "reset_games"
+            ):
+                raise ValueError(
+                    f"opponent {agent!r} keeps memory per game but has no reset_games(games, seats), "
+                    "which the vector env's autoreset needs; use CluedoSingleAgentEnv or add the method"
+                )
+        self.num_envs = int(num_envs)
+        self.observation_type = observation_type
+        self.reward_scheme = reward_scheme
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.layout = core.ActionLayout(self.config)
+        self.single_observation_space = observation_space(self.config, observation_type)
+        self.single_action_space = spaces.Discrete(self.layout.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.table = _Table(self.config, players, self.num_envs, learner_seat)
+        self._rows = np.arange(self.num_envs)
+        self._mask = np.zeros((self.num_envs, self.layout.num_actions), dtype=bool)
+
+    @property
+    def game_state(self) -> core.State | None:
+        """The core state of the batch, after ``reset``."""
+        return self.table.state
+
+    @property
+    def learner_seats(self) -> np.ndarray:
+        """``int64[B]``: the learner's player index in each game."""
+        return self.table.seat.copy()
+
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Deal every game: ``seed`` gives game i the seed ``seed + i`` (or ``seed[i]`` for a list)."""
+        seeds = None
+        if seed is not None:
+            seeds = np.asarray(seed, dtype=np.int64)
+            if seeds.ndim == 0:
+                seeds = int(seed) + np.arange(self.num_envs)
+            elif seeds.shape != (self.num_envs,):
+                raise ValueError(f"seed must be an int or {self.num_envs} ints, got {seed!r}")
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seeds[0]))
+        self.table.start(self._rows, self.np_random, seeds)
+        return self._observations(), {}
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learners' actions, then the opponents' until every learner decides again; autoreset (same step)."""
+        if self.table.state is None:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integers, got {actions!r}")
+        in_range = (actions >= 0) & (actions < self.layout.num_actions)
+        illegal = ~(in_range & self._mask[self._rows, np.where(in_range, actions, 0)])
+        if illegal.any() and self.illegal_action == "raise":
+            games = np.flatnonzero(illegal).tolist()
+            raise ValueError(f"illegal actions {actions[illegal].tolist()} in games {games}; see action_mask")
+        table, state = self.table, self.table.state
+        table.step(np.where(illegal, 0, actions), paused=illegal)
+        table.advance()
+        rewards = np.where(illegal, self.illegal_reward, table.rewards(self.reward_scheme)).astype(np.float64)
+        terminations = state.terminated | illegal
+        truncations = state.truncated & ~illegal
+        ended = np.flatnonzero(terminations | truncations)
+        infos: dict[str, Any] = {}
+        if len(ended):
+            infos = self._final_infos(ended, illegal)
+            table.start(ended, self.np_random)
+        return self._observations(), rewards, terminations, truncations, infos
+
+    def _observations(self) -> dict[str, np.ndarray]:
+        state = self.table.state
+        self._mask = core.legal_action_mask(state)
+        return {
+            "observation": observe_players(state, self.table.seat, kind=self.observation_type),
+            "action_mask": self._mask.astype(np.int8),
+        }
+
+    def _final_infos(self, ended: np.ndarray, illegal: np.ndarray) -> dict[str, Any]:
+        """The ended episodes' last observations and facts, laid out as ``SyncVectorEnv`` does."""
+        state, B = self.table.state, self.num_envs
+        seats = self.table.seat[ended]
+        observations = observe_players(state, seats, games=ended, kind=self.observation_type)
+        masks = core.legal_action_mask(state)[ended].astype(
+            np.int8
+        )  # all zero unless ended by an illegal action
+        final_obs = np.full(B, None, dtype=object)
+        for i, game in enumerate(ended.tolist()):  # only the games that ended this step
+            final_obs[game] = {"observation": observations[i], "action_mask": masks[i]}
+        present = np.zeros(B, dtype=bool)
+        present[ended] = True
+        final_info: dict[str, Any] = {}
+        facts = {
+            "winner": state.winner.astype(np.int64),
+            "learner_seat": self.table.seat,
+            "turns": np.where(state.truncated, state.turn, state.turn + 1).astype(np.int64),
+            "illegal_action": illegal,
+        }
+        for key, values in facts.items():
+            final_info[key] = np.where(present, values, np.zeros_like(values))
+            final_info[f"_{key}"] = present.copy()
+        return {
+            "final_obs": final_obs,
+            "_final_obs": present,
+            "final_info": final_info,
+            "_final_info": present.copy(),
+        }
+
+    def render(self) -> tuple[str | np.ndarray, ...] | None:
+        """One frame per game: text (``"ansi"``) or pictures from the learners' seats (``"rgb_array"``)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        state = self.table.state
+        if self.render_mode == "ansi":
+            return tuple(render_ansi(state, game) for game in range(self.num_envs))
+        return tuple(
+            render_rgb(state, game, viewer=int(self.table.seat[game])) for game in range(self.num_envs)
+        )
