@@ -5,6 +5,8 @@ calls, in this order:
 
 1. ``reset(config, seats, seed)`` once per batch: ``seats[b]`` is the agent's
    player index in game ``b``.
+   ``reset_games(games, seats)`` when some games of the batch are dealt again
+   (vectorised environments with autoreset).
 2. ``observe(state, events)`` after the deal and after every step, for every
    game: ``events`` are this agent's private views of the step's events
    (``core.private_view`` with its seats), ``int16[B, E, 7]``.
@@ -44,6 +46,13 @@ class Agent(ABC):
         self.config = config
         self.seats = np.asarray(seats, dtype=np.int64)
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
+
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        """Forget some games of the batch, which are dealt again, with these seats (autoreset).
+
+        Agents that keep memory per game extend this to clear it.
+        """
+        self.seats[games] = seats
 
     def observe(self, state: State, events: np.ndarray) -> None:  # noqa: B027 - optional hook
         """See this step's events (already filtered to what this agent may see)."""

@@ -53,6 +53,11 @@ class NotepadAgent(Agent):
             # moves from any location (rooms, then squares) into each room
             self.room_distance = rules.location_room_distance
 
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        super().reset_games(games, seats)
+        for notes in (self.crossed, self.in_envelope, self.hand, self.peeked, self.shown_to):
+            notes[games] = False
+
     def observe(self, state: core.State, events: np.ndarray) -> None:
         kind, player, card = events[..., 0], events[..., 1], events[..., 6]
         seat = self.seats[:, None]

@@ -74,6 +74,15 @@ class SatAgent(Agent):
         self.rules = rules
         self._knowledge: list[Knowledge | None] = [None] * B
 
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        super().reset_games(games, seats)
+        for game in np.asarray(games).tolist():
+            self.notepads[game].close()
+            self.notepads[game] = Notepad(self.setup, int(self.seats[game]))
+            self.makers[game] = RecordMaker(self.setup, int(self.seats[game]))
+            self._knowledge[game] = None
+        self.shown_to[games] = False
+
     def close(self) -> None:
         """Free the solvers."""
         for pad in self.notepads:

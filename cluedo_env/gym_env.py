@@ -37,10 +37,8 @@ order; default ``RandomAgent(accuse="rarely")``. ``learner_seat`` is a player
 index or ``"random"`` (drawn at every reset). A game that ends before the
 learner's first decision (possible only with a tiny ``max_turns`` or opponents
 that win on their first turn) is dealt again with the next seed, so every
-episode starts with the learner to act. The vector env redeals single games, so
-an opponent that keeps memory per game (overrides ``reset`` or ``observe``) must
-offer ``reset_games(games, seats)`` to forget the games being redealt; agents
-without per-game memory, such as ``RandomAgent``, need nothing.
+episode starts with the learner to act. The vector env redeals single games and
+tells each opponent through ``Agent.reset_games(games, seats)``.
 
 Info (single env): ``action_mask``, ``events`` (``int16[n, 7]``: the event rows
 the learner saw since its last decision, through ``core.private_view``),
@@ -186,10 +184,7 @@ class _Table:
         self.state.put(games, dealt)
         for k, agent in enumerate(self.opponents):
             seats = self.opponent_seats(k)
-            if hasattr(agent, "reset_games"):
-                agent.reset_games(games, seats[games])
-            else:  # checked at construction: an agent without per-game memory
-                agent.seats[games] = seats[games]
+            agent.reset_games(games, seats[games])
         events = np.full_like(self.state.events, -1)
         events[games] = dealt.events
         self._tell(events)
@@ -440,14 +435,6 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         )
         _check_seat(learner_seat, self.config.num_players)
         players = _opponents(self.config, opponents)
-        for agent in players:
-            if (_overrides(agent, "reset") or _overrides(agent, "observe")) and not hasattr(
-                agent, "reset_games"
-            ):
-                raise ValueError(
-                    f"opponent {agent!r} keeps memory per game but has no reset_games(games, seats), "
-                    "which the vector env's autoreset needs; use CluedoSingleAgentEnv or add the method"
-                )
         self.num_envs = int(num_envs)
         self.observation_type = observation_type
         self.reward_scheme = reward_scheme

@@ -556,13 +556,25 @@ def test_gym_env_arguments():
         CluedoSingleAgentEnv(num_playerz=3)
     with pytest.raises(ValueError, match="num_envs"):
         CluedoVectorEnv(num_envs=0)
-    with pytest.raises(ValueError, match="reset_games"):
-        CluedoVectorEnv(num_players=3, opponents=[NotepadAgent(), RandomAgent()])
     environment = CluedoSingleAgentEnv(config=core.GameConfig(num_players=5), board="none")
     assert environment.config == core.GameConfig(num_players=5, board="none")
 
 
 # --- Gymnasium: the vector env -------------------------------------------------------------
+
+
+def test_vector_env_with_stateful_opponents_forgets_redealt_games():
+    """Notepad and SAT opponents keep per-game notes; autoreset tells them through reset_games."""
+    from agents.sat import SatAgent
+
+    environment = CluedoVectorEnv(num_envs=6, num_players=3, max_turns=25, opponents=[NotepadAgent(), SatAgent()])
+    history = run_vector(environment, steps=150, seed=4)
+    assert len(history) == 151
+    sat = environment.table.opponents[1] if hasattr(environment, "table") else None
+    if sat is not None:  # each game's SAT notepad holds exactly one hand record since its last deal
+        for game in range(6):
+            hands = [r for r in sat.notepads[game].records if type(r).__name__ == "OwnHand"]
+            assert len(hands) == 1
 
 
 def run_vector(environment, steps: int, seed: int):

@@ -1,0 +1,23 @@
+"""PPO agents trained on the batched core (needs the ``train`` extra: torch).
+
+- ``network``: the actor-critic network and the masked categorical distribution;
+- ``agent``: ``PPOAgent``, a trained network behind the batched agent interface
+  (``agents.registry`` name ``"ppo"``);
+- ``games``: the learner's batch of games against a pool of opponents (training);
+- ``shipped/``: a trained 4-player classic model and the config it was trained with.
+
+Training: ``python -m experiments.train_ppo`` (``configs/train_ppo.yaml``).
+"""
+
+from agents.ppo.agent import DEFAULT_CHECKPOINT, PPOAgent
+from agents.ppo.network import ActorCritic, MaskedCategorical, NetworkSettings, load_model, save_model
+
+__all__ = [
+    "DEFAULT_CHECKPOINT",
+    "ActorCritic",
+    "MaskedCategorical",
+    "NetworkSettings",
+    "PPOAgent",
+    "load_model",
+    "save_model",
+]

@@ -1,0 +1,114 @@
+"""``PPOAgent``: a trained actor-critic network behind the batched agent interface."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.base import Agent
+from agents.ppo.network import ActorCritic, StructuredCategorical, load_model
+from cluedo_env import core
+
+__all__ = ["DEFAULT_CHECKPOINT", "PPOAgent"]
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "shipped" / "cluedo_ppo_4p.pt"
+
+
+class PPOAgent(Agent):
+    """Plays by a trained PPO network: its own observation and the legal actions -> an action.
+
+    Stateless between steps (the core's observation carries the knowledge
+    planes), so it acts in any batch of games at once: ``core.observe`` of the
+    deciding games, one forward pass, masked sampling (or the most likely
+    action).
+
+    Args:
+        seed: Seeds the sampling generator (re-seeded by ``reset``).
+        checkpoint: A model file (``model.pt`` of a training run) or a training
+            checkpoint; default: the shipped 4-player classic model.
+        deterministic: Play the most likely legal action instead of sampling.
+        num_threads: ``torch.set_num_threads`` for the whole process (None: leave
+            it). Small networks infer fastest single-threaded, and one thread
+            per process leaves the other cores to other processes.
+    """
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        checkpoint: str | Path = DEFAULT_CHECKPOINT,
+        deterministic: bool = False,
+        num_threads: int | None = 1,
+    ) -> None:
+        super().__init__(seed)
+        if num_threads is not None:
+            if int(num_threads) < 1:
+                raise ValueError(f"num_threads must be >= 1 or None, got {num_threads!r}")
+            torch.set_num_threads(int(num_threads))
+        self.checkpoint = str(checkpoint)
+        self.network = load_model(checkpoint).eval()
+        self.deterministic = bool(deterministic)
+        self.generator = torch.Generator().manual_seed(seed)
+
+    @classmethod
+    def from_network(cls, network: ActorCritic, seed: int = 0, deterministic: bool = False) -> PPOAgent:
+        """An agent playing ``network`` as it is (shared, not copied; used for frozen snapshots)."""
+        agent = cls.__new__(cls)
+        Agent.__init__(agent, seed)
+        agent.checkpoint = None
+        agent.network = network.eval()
+        agent.deterministic = deterministic
+        agent.generator = torch.Generator().manual_seed(seed)
+        return agent
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        rules = core.rules_for(config)
+        obs_size = core.observation_size(config)
+        if (obs_size, rules.A) != (self.network.obs_size, self.network.num_actions):
+            raise ValueError(
+                f"this PPO model was trained for {self.network.game} (observations of {self.network.obs_size}, "
+                f"{self.network.num_actions} actions); the game {config} has {obs_size} and {rules.A}"
+            )
+        super().reset(config, seats, seed)
+        self.generator.manual_seed((self.seed if seed is None else seed) % 2**63)
+
+    def _distribution(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> StructuredCategorical:
+        obs = core.observe(state, self.seats[games], games)
+        with torch.no_grad():
+            dist, _value = self.network.policy(torch.from_numpy(obs), torch.from_numpy(np.ascontiguousarray(mask)))
+        return dist
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        if len(games) == 0:
+            return np.zeros(0, dtype=np.int64)
+        dist = self._distribution(state, games, mask)
+        action = dist.mode() if self.deterministic else dist.sample(self.generator)
+        return action.numpy().astype(np.int64)
+
+    def action_probabilities(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``float[len(games), A]``: the policy's probabilities (one-hot when ``deterministic``)."""
+        games = np.asarray(games, dtype=np.int64)
+        dist = self._distribution(state, games, mask)
+        if self.deterministic:
+            probs = np.zeros(mask.shape, dtype=np.float32)
+            probs[np.arange(len(games)), dist.mode().numpy()] = 1.0
+            return probs
+        return dist.probs.numpy()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["generator"] = self.generator.get_state()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        generator = torch.Generator()
+        generator.set_state(state["generator"])
+        self.__dict__.update({**state, "generator": generator})
+
+    def __repr__(self) -> str:
+        return f"PPOAgent(seed={self.seed}, checkpoint={self.checkpoint!r}, deterministic={self.deterministic})"

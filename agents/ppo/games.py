@@ -1,0 +1,359 @@
+"""The learner's games: a batch of games on the core, one seat per game for the learner.
+
+``LearnerGames`` keeps B games running on the batched core. In each game the
+learner holds one seat (rotated from deal to deal) and the other P - 1 seats
+are played by opponents of one kind, drawn from a weighted pool when the game
+is dealt (``set_pool``). Games are dealt again as soon as they end (autoreset),
+so the batch stays full and no Python loop runs per game on the hot path:
+
+    seats, obs, mask = games.learner_turn()     # the games where the learner decides now
+    reward, over = games.step(learner_actions)  # opponents act, the core steps, games are re-dealt
+
+Opponents are ordinary batched agents (``agents.base.Agent``) driven as
+``agents.arena.play_batch`` drives them: ``reset``, ``observe`` with their
+``core.private_view`` of every step's events, ``act`` where they decide. One
+agent object per (kind, opponent slot) covers the whole batch; when a game is
+dealt again, that object's memory of the game is reset (``reset_games``).
+
+Rewards are the learner's only: ``state.rewards[:, seat]`` when a game ends
+(+1 win, -1 another player wins or everybody accused wrongly, 0 truncated),
+plus ``wrong_accusation_penalty`` on the step of a wrong accusation. With
+``end_episode_on_elimination`` a wrong accusation ends the learner's episode at
+once with -1 (+ the penalty) and the game is dealt again: the eliminated
+learner could only lose or, at truncation, draw 0, and the games it merely
+watches would cost compute without teaching it anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.ppo.agent import PPOAgent
+from agents.registry import make_agent
+from cluedo_env import core
+from cluedo_env.core import events as ev
+
+__all__ = ["OUTCOMES", "LearnerGames", "OpponentKind", "OpponentTable", "reset_games"]
+
+# How a learner's episode ended.
+OUTCOMES = ("win", "loss", "wrong_accusation", "truncated")
+WIN, LOSS, WRONG, TRUNCATED = range(len(OUTCOMES))
+DEAL_SEED_STRIDE = 1_000_000_000  # deal d of a run with seed s uses core seed s * stride + d
+
+
+@dataclass
+class OpponentKind:
+    """One kind of opponent: an agent of the registry, or a frozen copy of the learner.
+
+    Attributes:
+        label: Name in logs and in the pool (unique).
+        name: ``agents.registry`` name or ``"module:Class"`` (ignored with ``network``).
+        options: Constructor options of the agent.
+        network: A frozen ``ActorCritic`` (a snapshot of the learner), played by ``PPOAgent``.
+        group: Label under which results are aggregated (default: ``label``).
+    """
+
+    label: str
+    name: str = "random"
+    options: dict[str, Any] = field(default_factory=dict)
+    network: Any = None
+    group: str | None = None
+
+    def make(self, seed: int) -> Agent:
+        """A new agent of this kind."""
+        if self.network is not None:
+            return PPOAgent.from_network(self.network, seed=seed)
+        return make_agent(self.name, seed=seed, **self.options)
+
+
+def reset_games(agent: Agent, fresh: Agent, games: np.ndarray) -> None:
+    """Reset ``agent``'s memory of some games of its batch, from ``fresh``, an agent reset on those games.
+
+    The agent interface resets a whole batch at once; this copies the per-game
+    part of a freshly reset agent (same class and options, ``reset`` with the
+    seats of ``games`` only) into rows ``games`` of ``agent``. Per-game parts are
+    the attributes whose first dimension is the batch: arrays (``[B, ...]`` in
+    ``agent``, ``[len(games), ...]`` in ``fresh``) and lists of length B. Other
+    attributes have the same shape in both and are left alone. An agent may
+    instead implement ``reset_games(games, fresh)`` itself. Replaced list items
+    with a ``close`` method (solvers) are closed.
+    """
+    if hasattr(agent, "reset_games"):
+        agent.reset_games(games, fresh)
+        return
+    batch, n = len(agent.seats), len(games)
+    if n == batch:
+        raise ValueError("reset_games resets part of a batch; reset the whole batch with reset()")
+    for name, new in vars(fresh).items():
+        old = agent.__dict__.get(name)
+        if isinstance(new, np.ndarray) and isinstance(old, np.ndarray):
+            if new.ndim >= 1 and old.shape == (batch, *new.shape[1:]) and new.shape[0] == n:
+                old[games] = new
+        elif isinstance(new, list) and isinstance(old, list) and len(old) == batch and len(new) == n:
+            for i, game in enumerate(games.tolist()):
+                close = getattr(old[game], "close", None)
+                if callable(close):
+                    close()
+                old[game] = new[i]
+
+
+def _observes(agent: Agent) -> bool:
+    return type(agent).observe is not Agent.observe
+
+
+class OpponentTable:
+    """The opponents of a batch: P - 1 agents of one kind in each game.
+
+    ``agents[label][k]`` plays opponent slot ``k`` (seat ``learner + 1 + k``) in
+    every game of kind ``label``; it is built for the whole batch and reset game
+    by game as games are dealt.
+    """
+
+    def __init__(self, config: core.GameConfig, learner_seat: np.ndarray, seed: int) -> None:
+        self.config = config
+        self.P = config.num_players
+        self.batch = len(learner_seat)
+        self.seed = seed
+        self.kinds: dict[str, OpponentKind] = {}
+        self.labels: list[str] = []  # kind index -> label
+        self.agents: dict[str, list[Agent]] = {}
+        self.kind_of = np.full(self.batch, -1, dtype=np.int64)
+        self.seats = (learner_seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P  # [P-1, B]
+        self.made = 0  # agents made so far (seeds)
+
+    def index(self, kind: OpponentKind) -> int:
+        """The kind's index (registering it on first use)."""
+        if kind.label not in self.kinds:
+            self.kinds[kind.label] = kind
+            self.labels.append(kind.label)
+        return self.labels.index(kind.label)
+
+    def _new_agent(self, kind: OpponentKind) -> Agent:
+        self.made += 1
+        return kind.make(seed=self.seed * 1000 + self.made)
+
+    def assign(self, games: np.ndarray, kinds: np.ndarray, learner_seat: np.ndarray, deal_seeds: np.ndarray) -> None:
+        """Seat opponents of kind ``kinds[i]`` (indices) in the newly dealt ``games[i]``."""
+        self.kind_of[games] = kinds
+        self.seats[:, games] = (learner_seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P
+        for k in np.unique(kinds):
+            label = self.labels[k]
+            mine = games[kinds == k]
+            if label not in self.agents:  # first use: one agent per slot, reset on the whole batch
+                self.agents[label] = [self._new_agent(self.kinds[label]) for _ in range(self.P - 1)]
+                for slot, agent in enumerate(self.agents[label]):
+                    agent.reset(self.config, self.seats[slot].copy(), seed=agent.seed + int(deal_seeds[0]))
+                continue
+            for slot, agent in enumerate(self.agents[label]):
+                if len(mine) == self.batch:
+                    agent.reset(self.config, self.seats[slot].copy(), seed=agent.seed + int(deal_seeds[0]))
+                    continue
+                fresh = self.kinds[label].make(seed=agent.seed)
+                fresh.reset(self.config, self.seats[slot, mine], seed=agent.seed + int(deal_seeds[0]))
+                reset_games(agent, fresh, mine)
+                agent.seats[mine] = self.seats[slot, mine]
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
+        """Fill ``actions[games]`` for games where an opponent decides (``mask`` is the full batch's)."""
+        if len(games) == 0:
+            return
+        slot = (state.current_player[games].astype(np.int64) - self.seats[0, games]) % self.P
+        key = self.kind_of[games] * (self.P - 1) + slot
+        order = np.argsort(key, kind="stable")
+        keys, starts = np.unique(key[order], return_index=True)
+        ends = np.append(starts[1:], len(order))
+        for k, lo, hi in zip(keys.tolist(), starts.tolist(), ends.tolist(), strict=True):
+            agent = self.agents[self.labels[k // (self.P - 1)]][k % (self.P - 1)]
+            mine = games[order[lo:hi]]
+            actions[mine] = agent.act(state, mine, mask[mine])
+
+    def observe(self, state: core.State) -> None:
+        """Show every observing agent its view of the last step's events (only its own games' events)."""
+        for label, agents in self.agents.items():
+            if not _observes(agents[0]):
+                continue
+            elsewhere = self.kind_of != self.labels.index(label)
+            if elsewhere.all():
+                continue
+            for agent in agents:
+                view = core.private_view(state.events, agent.seats[:, None])
+                view[elsewhere] = -1
+                agent.observe(state, view)
+
+    def drop_unused(self, keep: set[str]) -> None:
+        """Forget the agents of kinds that no game uses and that are not in ``keep``."""
+        used = {self.labels[k] for k in np.unique(self.kind_of) if k >= 0}
+        for label in list(self.agents):
+            if label not in used and label not in keep:
+                for agent in self.agents.pop(label):
+                    close = getattr(agent, "close", None)
+                    if callable(close):
+                        close()
+                # Keep the label (indices stay valid) but not a snapshot's network.
+                self.kinds[label] = replace(self.kinds[label], network=None, name="retired")
+
+
+class LearnerGames:
+    """B games in which the learner holds one seat each (see the module docstring).
+
+    Args:
+        config: The rules.
+        num_games: B.
+        seed: Seeds the deals (deal ``d`` uses core seed ``seed * DEAL_SEED_STRIDE + d``),
+            the draws of opponent kinds and the opponents' own generators.
+        wrong_accusation_penalty: Added to the learner's reward on a wrong accusation.
+        end_episode_on_elimination: A wrong accusation ends the learner's episode (reward -1
+            plus the penalty) and the game is dealt again.
+    """
+
+    def __init__(
+        self,
+        config: core.GameConfig,
+        num_games: int,
+        seed: int,
+        wrong_accusation_penalty: float = 0.0,
+        end_episode_on_elimination: bool = True,
+    ) -> None:
+        self.config = config
+        self.P = config.num_players
+        self.B = num_games
+        self.seed = seed
+        self.wrong_accusation_penalty = float(wrong_accusation_penalty)
+        self.end_episode_on_elimination = end_episode_on_elimination
+        self.rng = np.random.default_rng(seed)
+        self.next_deal = 0
+        self.learner_seat = np.zeros(num_games, dtype=np.int64)
+        self.table = OpponentTable(config, self.learner_seat, seed)
+        self.pool: list[int] = []  # kind indices
+        self.weights = np.zeros(0)
+        self.state: core.State | None = None
+        # The current episode of each game.
+        self.episode_return = np.zeros(num_games, dtype=np.float64)
+        self.episode_length = np.zeros(num_games, dtype=np.int64)  # learner decisions (not forced ones)
+        self.accused_wrongly = np.zeros(num_games, dtype=bool)
+        self.finished: list[dict[str, np.ndarray]] = []
+        self._mask: np.ndarray | None = None
+        self._learner_games = self._forced = np.zeros(0, dtype=np.int64)
+
+    # -- pool and deals --------------------------------------------------------------
+
+    def set_pool(self, kinds: list[OpponentKind], weights: list[float]) -> None:
+        """Opponent kinds for the games dealt from now on, drawn with probability proportional to ``weights``."""
+        weights = np.asarray(weights, dtype=np.float64)
+        if len(kinds) == 0 or (weights < 0).any() or weights.sum() <= 0:
+            raise ValueError(f"the pool needs at least one kind with a positive weight, got {weights.tolist()}")
+        self.pool = [self.table.index(kind) for kind in kinds]
+        self.weights = weights / weights.sum()
+        self.table.drop_unused({kind.label for kind in kinds})
+
+    def _deal(self, games: np.ndarray) -> None:
+        n = len(games)
+        deals = self.next_deal + np.arange(n)
+        self.next_deal += n
+        seeds = self.seed * DEAL_SEED_STRIDE + deals
+        self.learner_seat[games] = deals % self.P
+        dealt = core.init(self.config, seeds)
+        if self.state is None:
+            self.state = dealt
+        else:
+            self.state.put(games, dealt)
+        kinds = np.asarray(self.pool)[self.rng.choice(len(self.pool), size=n, p=self.weights)]
+        self.table.assign(games, kinds, self.learner_seat[games], seeds)
+        self.episode_return[games] = 0.0
+        self.episode_length[games] = 0
+        self.accused_wrongly[games] = False
+
+    def start(self) -> None:
+        """Deal the first B games (after ``set_pool``)."""
+        if not self.pool:
+            raise ValueError("call set_pool before start")
+        self._deal(np.arange(self.B))
+        self.table.observe(self.state)
+
+    # -- stepping ----------------------------------------------------------------------
+
+    def learner_turn(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(games, obs, mask)``: the games where the learner decides now, its observations and legal actions.
+
+        Decisions with a single legal action (mostly refuting with the one named
+        card held) are left out: ``step`` plays them, as there is nothing to learn.
+        """
+        state = self.state
+        self._mask = mask = core.legal_action_mask(state)
+        learner = np.flatnonzero(state.current_player == self.learner_seat)
+        choice = mask[learner].sum(axis=1) > 1
+        games = learner[choice]
+        self._learner_games, self._forced = games, learner[~choice]
+        return games, core.observe(state, self.learner_seat[games], games), mask[games]
+
+    def observe_learner(self) -> np.ndarray:
+        """The learner's observation in every game (also where it does not decide now)."""
+        return core.observe(self.state, self.learner_seat)
+
+    def step(self, learner_actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Apply the learner's actions (for the games of ``learner_turn``) and the opponents'.
+
+        Returns:
+            ``(reward, over)``, ``float32[B]`` the learner's reward of this step and
+            ``bool[B]`` whether its episode ended (the game has been dealt again).
+        """
+        state, games, forced = self.state, self._learner_games, self._forced
+        actions = np.zeros(self.B, dtype=np.int64)
+        actions[games] = learner_actions
+        actions[forced] = np.argmax(self._mask[forced], axis=1)
+        others = np.ones(self.B, dtype=bool)
+        others[games] = others[forced] = False
+        self.table.act(state, np.flatnonzero(others), self._mask, actions)
+        self.episode_length[games] += 1
+        core.step(state, actions, check=False)
+
+        reward = np.zeros(self.B, dtype=np.float32)
+        kind, who = state.events[:, :, ev.KIND], state.events[:, :, ev.PLAYER]
+        wrong = ((kind == ev.ACCUSE) & (who == self.learner_seat[:, None]) & (state.events[:, :, ev.D] == 0)).any(1)
+        reward[wrong] += self.wrong_accusation_penalty
+        self.accused_wrongly |= wrong
+        ended = state.done.copy()
+        seat_reward = state.rewards[np.arange(self.B), self.learner_seat]
+        outcome = np.where(
+            state.winner == self.learner_seat, WIN, np.where(state.truncated, TRUNCATED, LOSS)
+        )
+        if self.end_episode_on_elimination:
+            reward[wrong] += -1.0
+            reward[ended & ~wrong] += seat_reward[ended & ~wrong]
+            over = ended | wrong
+        else:
+            reward[ended] += seat_reward[ended]
+            over = ended
+        outcome = np.where(self.accused_wrongly, WRONG, outcome)
+        self.episode_return += reward
+        done = np.flatnonzero(over)
+        if len(done):
+            self.finished.append(
+                {
+                    "kind": self.table.kind_of[done].copy(),
+                    "outcome": outcome[done],
+                    "return": self.episode_return[done].copy(),
+                    "length": self.episode_length[done].copy(),
+                    "turns": np.where(state.truncated[done], state.turn[done], state.turn[done] + 1),
+                }
+            )
+            self._deal(done)
+        self.table.observe(state)
+        return reward, over
+
+    def pop_finished(self) -> dict[str, np.ndarray]:
+        """The episodes finished since the last call: ``kind`` (labels), ``group``, ``outcome``, ``return``, ``length``, ``turns``."""
+        keys = ("kind", "outcome", "return", "length", "turns")
+        if not self.finished:
+            out = {key: np.zeros(0) for key in keys}
+        else:
+            out = {key: np.concatenate([f[key] for f in self.finished]) for key in keys}
+        self.finished = []
+        kinds = [self.table.kinds[self.table.labels[k]] for k in out["kind"].astype(np.int64)]
+        out["kind"] = np.array([kind.label for kind in kinds], dtype=object)
+        out["group"] = np.array([kind.group or kind.label for kind in kinds], dtype=object)
+        return out

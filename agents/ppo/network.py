@@ -1,0 +1,532 @@
+"""The actor-critic network of the PPO agents and its masked categorical distribution.
+
+The network reads the flat observation of ``core.observe`` and uses the
+structure of the game as an inductive bias:
+
+- **Cards.** Every card gets a feature vector gathered from the card-indexed
+  observation pieces (held, unseen, shown to me by each player, passed on and
+  shown for by each player, accused by each player, named in the current
+  suggestion), its category, how many cards of its category are still
+  unseen, the moves to its room (room cards) and a learned embedding of the
+  card. One small layer with weights shared by all cards encodes them; its
+  outputs, pooled per category (mean and max), the unseen share of each
+  category and the pieces that are not per card (pawns, weapons, phase, dice,
+  whose turn, ...) plus ``hand``, ``unseen`` and ``suggestion`` are the input
+  of the trunk MLP. (The other card pieces, P x C each, reach the trunk only
+  through the card encoder: this keeps the first layer, most of the cost, small.)
+- **Actions.** Card-shaped actions are scored per card: a linear map of the
+  card's encoding (shared by all cards) plus a per-card linear output of the
+  trunk, plus a learned prior: a bonus for unseen cards (the notepad's open
+  lines) in the scores of accusing, suggesting and moving to a room, which
+  starts training from "accuse, suggest and visit what you have not seen":
+  an accusation's logit is ``gate + log_softmax(suspect) + log_softmax(weapon)
+  + log_softmax(room)`` (S + W + R outputs instead of S x W x R), a
+  suggestion's ``gate + log_softmax(suspect) + log_softmax(weapon)``, showing
+  card c and entering / heading toward room r have one score per card. The
+  gates and the other actions (roll, passage, stay, no move, no suggestion,
+  end turn; squares in ``movement="squares"``) are linear outputs of the trunk.
+  With the log-softmax factorisation the gate alone sets how likely the agent
+  is to accuse (or suggest) at all, and the card scores which triple.
+- **Value.** A linear output of the trunk.
+
+Illegal actions are masked by ``MaskedCategorical``: their logits become a
+large negative finite number (``MASKED_LOGIT``), so their probability is
+exactly 0, they are never sampled, and they get zero gradient (with ``-inf``
+the entropy's ``0 * log 0`` would give NaN gradients).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from cluedo_env import core
+
+__all__ = [
+    "MASKED_LOGIT",
+    "MODEL_FORMAT",
+    "ActionStructure",
+    "ActorCritic",
+    "MaskedCategorical",
+    "NetworkSettings",
+    "PolicyParts",
+    "StructuredCategorical",
+    "game_config_from_dict",
+    "game_config_to_dict",
+    "load_model",
+    "save_model",
+]
+
+MASKED_LOGIT = -1e9  # logit of an illegal action: exp underflows to exactly 0
+MODEL_FORMAT = "cluedo-ppo-model-v1"
+# Per-card score channels of the card head.
+ACCUSE, SUGGEST, SHOW, ENTER, TOWARD = range(5)
+# Outputs of the trunk's global head, before the squares of movement="squares".
+GLOBAL_OUTPUTS = ("roll", "passage", "stay", "no_move", "no_suggestion", "end_turn", "accuse_gate", "suggest_gate")
+PLAYER_CARD_PIECES = ("shown_to_me", "passed", "showed", "accused")  # [P, C] pieces
+CARD_PIECES = ("hand", "unseen", "face_down_seen", "suggestion")  # [C] pieces
+TRUNK_CARD_PIECES = ("hand", "unseen", "suggestion")  # card pieces also given to the trunk as they are
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+@dataclass
+class NetworkSettings:
+    """Sizes of the actor-critic network (stored in every model file)."""
+
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """widths of the trunk MLP's hidden layers"""
+    card_hidden: int = 32
+    """width of the per-card encoder (one hidden layer shared by all cards)"""
+    card_embedding: int = 8
+    """size of the learned embedding of each card's identity"""
+    activation: str = "tanh"
+    """activation of every hidden layer: tanh or relu"""
+    accuse_bias: float = 0.0
+    """initial bias of the accusation gate"""
+    accuse_prior: float = -2.0
+    """initial weight of log(candidate solutions) in the accusation gate (candidates: the product of
+    the unseen counts of the three categories); negative: the fewer candidates, the likelier an
+    accusation (a learned parameter; 0: no prior)"""
+    unseen_prior: float = 3.0
+    """initial bonus of unseen cards in the card scores of accusing, suggesting, entering and heading
+    toward a room (a learned parameter per score; 0: no prior)"""
+
+    def __post_init__(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
+        if not self.hidden or any(int(h) < 1 for h in self.hidden):
+            raise ValueError(f"hidden must be a non-empty list of positive widths, got {self.hidden!r}")
+        for name in ("card_hidden", "card_embedding"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        self.hidden = [int(h) for h in self.hidden]
+
+
+def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -> nn.Linear:
+    """Orthogonal weights and a constant bias, as in CleanRL's PPO."""
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+class ActorCritic(nn.Module):
+    """Policy logits over the flat action space and a state value, for one game config.
+
+    Args:
+        game: The rules; observation and action sizes follow from it.
+        settings: Layer sizes (default ``NetworkSettings()``).
+    """
+
+    def __init__(self, game: core.GameConfig, settings: NetworkSettings | None = None) -> None:
+        super().__init__()
+        self.game = game
+        self.settings = settings = settings or NetworkSettings()
+        rules = core.rules_for(game)
+        self.layout = rules.layout
+        self.S, self.W, self.R, self.C, self.P = rules.S, rules.W, rules.R, rules.C, rules.P
+        self.obs_size = core.observation_size(game)
+        self.num_actions = rules.A
+        self.pieces = {name: (shape, offset) for name, shape, offset in core.observation_pieces(game)}
+        category = np.array([game.cards.category(c) for c in range(self.C)])
+        one_hot = torch.zeros(self.C, 3)
+        one_hot[torch.arange(self.C), torch.as_tensor(category)] = 1.0
+        self.register_buffer("category_one_hot", one_hot, persistent=False)
+        self.register_buffer("category_size", one_hot.sum(dim=0), persistent=False)
+        self.category_sizes = [self.S, self.W, self.R]
+        act = ACTIVATIONS[settings.activation]
+
+        H = settings.card_hidden
+        card_features = len(CARD_PIECES) + len(PLAYER_CARD_PIECES) * self.P + 3 + 1 + 1
+        self.card_embedding = nn.Embedding(self.C, settings.card_embedding)
+        self.card_encoder = nn.Sequential(
+            layer_init(nn.Linear(card_features + settings.card_embedding, H)), act()
+        )
+        per_card = set(CARD_PIECES + PLAYER_CARD_PIECES) - set(TRUNK_CARD_PIECES)
+        trunk_columns = [
+            torch.arange(offset, offset + math.prod(shape))
+            for name, (shape, offset) in self.pieces.items()
+            if name not in per_card
+        ]
+        self.register_buffer("trunk_columns", torch.cat(trunk_columns), persistent=False)
+        layers: list[nn.Module] = []
+        width = len(self.trunk_columns) + 6 * H + 3
+        for hidden in settings.hidden:
+            layers += [layer_init(nn.Linear(width, hidden)), act()]
+            width = hidden
+        self.trunk = nn.Sequential(*layers)
+        self.value_head = layer_init(nn.Linear(width, 1), std=1.0)
+        self.num_squares = self.layout.sizes["square"]
+        self.global_head = layer_init(nn.Linear(width, len(GLOBAL_OUTPUTS) + self.num_squares), std=0.01)
+        with torch.no_grad():
+            self.global_head.bias[GLOBAL_OUTPUTS.index("accuse_gate")] = settings.accuse_bias
+        self.card_head = layer_init(nn.Linear(H, 5), std=0.01)  # shared by all cards
+        self.card_context = layer_init(nn.Linear(width, self.C * 5), std=0.01)  # per card, from the trunk
+        prior = torch.full((5,), float(settings.unseen_prior))
+        prior[SHOW] = 0.0
+        self.unseen_prior = nn.Parameter(prior)  # [channel]: score bonus of an unseen card
+        self.accuse_prior = nn.Parameter(torch.tensor(float(settings.accuse_prior)))
+        self.structure = ActionStructure(self.layout, self.S, self.W, self.R)
+
+    def _piece(self, obs: torch.Tensor, name: str) -> torch.Tensor:
+        shape, offset = self.pieces[name]
+        return obs[:, offset : offset + math.prod(shape)].reshape(len(obs), *shape)
+
+    def card_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``float[n, C, F]`` per-card features and ``float[n, 3]`` unseen fraction per category."""
+        n = len(obs)
+        columns = [self._piece(obs, name)[:, :, None] for name in CARD_PIECES]
+        columns += [self._piece(obs, name).transpose(1, 2) for name in PLAYER_CARD_PIECES]
+        unseen_share = (self._piece(obs, "unseen") @ self.category_one_hot) / self.category_size  # [n, 3]
+        columns.append(self.category_one_hot.expand(n, -1, -1))
+        columns.append((unseen_share @ self.category_one_hot.T)[:, :, None])
+        columns.append(F.pad(self._piece(obs, "room_distance"), (self.S + self.W, 0))[:, :, None])
+        columns.append(self.card_embedding.weight.expand(n, -1, -1))
+        return torch.cat(columns, dim=2), unseen_share
+
+    def forward(self, obs: torch.Tensor) -> tuple[PolicyParts, torch.Tensor]:
+        """``(policy parts, value [n])`` of a batch of observations (see ``PolicyParts``)."""
+        features, unseen_share = self.card_features(obs)
+        cards = self.card_encoder(features)  # [n, C, H]
+        # split/unbind rather than slices: their backward is one cat, not a zero-filled tensor per slice
+        by_category = cards.split(self.category_sizes, dim=1)
+        pooled = [torch.cat([block.mean(dim=1), block.amax(dim=1)], 1) for block in by_category]
+        hidden = self.trunk(torch.cat([obs[:, self.trunk_columns], *pooled, unseen_share], dim=1))
+        value = self.value_head(hidden).squeeze(1)
+        score = (
+            self.card_head(cards)
+            + self.card_context(hidden).reshape(len(obs), self.C, 5)
+            + self._piece(obs, "unseen")[:, :, None] * self.unseen_prior
+        )  # [n, C, 5]
+        unseen_counts = (unseen_share * self.category_size).clamp(min=1.0)
+        log_candidates = unseen_counts.log().sum(dim=1, keepdim=True)  # [n, 1]
+        return self._parts(self.global_head(hidden), score, self.accuse_prior * log_candidates), value
+
+    def _parts(self, glob: torch.Tensor, score: torch.Tensor, accuse_prior: torch.Tensor) -> PolicyParts:
+        *named, squares = glob.split([1] * len(GLOBAL_OUTPUTS) + [self.num_squares], dim=1)
+        g = dict(zip(GLOBAL_OUTPUTS, named))
+        channels = score.unbind(2)  # [n, C] per channel
+        accuse = channels[ACCUSE].split(self.category_sizes, dim=1)
+        suggest = channels[SUGGEST].split(self.category_sizes, dim=1)[:2]
+        atoms = {
+            "roll": g["roll"],
+            "passage": g["passage"],
+            "stay": g["stay"],
+            "no_move": g["no_move"],
+            "enter": channels[ENTER].split(self.category_sizes, dim=1)[2],
+            "toward": channels[TOWARD].split(self.category_sizes, dim=1)[2],
+            "square": squares,
+            "no_suggestion": g["no_suggestion"],
+            "show": channels[SHOW],
+            "end_turn": g["end_turn"],
+        }
+        top = [atoms[name] for name in core.RANGE_NAMES if name in atoms and self.layout.sizes[name]]
+        return PolicyParts(
+            top=torch.cat([*top, g["suggest_gate"], g["accuse_gate"] + accuse_prior], dim=1),
+            suggest=tuple(F.log_softmax(block, 1) for block in suggest),
+            accuse=tuple(F.log_softmax(block, 1) for block in accuse),
+        )
+
+    def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[StructuredCategorical, torch.Tensor]:
+        """The masked action distribution and the value of each observation."""
+        parts, value = self(obs)
+        return StructuredCategorical(parts, mask, self.structure), value
+
+    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """``float[n, A]`` the flat logits (for ``MaskedCategorical``; ``policy`` avoids building them)."""
+        return self.structure.flat(self(obs)[0])
+
+
+@dataclass
+class PolicyParts:
+    """The policy's outputs before they are spread over the flat action space.
+
+    Attributes:
+        top: ``[n, K + 2]`` logits of the K actions outside the suggestion and
+            accusation blocks (in flat order), then the suggestion gate, then the
+            accusation gate.
+        suggest: log-softmax over suspects ``[n, S]`` and weapons ``[n, W]``.
+        accuse: log-softmax over suspects, weapons and rooms.
+
+    The flat logit of suggestion (s, w) is ``gate + suggest[0][s] + suggest[1][w]``
+    and that of accusation (s, w, r) ``gate + accuse[0][s] + accuse[1][w] + accuse[2][r]``.
+    """
+
+    top: torch.Tensor
+    suggest: tuple[torch.Tensor, ...]
+    accuse: tuple[torch.Tensor, ...]
+
+
+class ActionStructure:
+    """Lookup tables between the flat action space and ``PolicyParts``."""
+
+    def __init__(self, layout: core.ActionLayout, S: int, W: int, R: int) -> None:
+        self.layout = layout
+        self.S, self.W, self.R = S, W, R
+        A = layout.num_actions
+        self.blocks = {"suggest": (layout.SUGGEST, S * W), "accuse": (layout.ACCUSE, S * W * R)}
+        in_block = np.zeros(A, dtype=bool)
+        for lo, size in self.blocks.values():
+            in_block[lo : lo + size] = True
+        atoms = np.flatnonzero(~in_block)
+        self.K = K = len(atoms)
+        top = np.zeros(A, dtype=np.int64)
+        top[atoms] = np.arange(K)
+        kind = np.zeros(A, dtype=np.int64)
+        components = np.zeros((A, 3), dtype=np.int64)
+        for k, (name, (lo, size)) in enumerate(self.blocks.items(), start=1):
+            top[lo : lo + size] = K + k - 1
+            kind[lo : lo + size] = k
+            i = np.arange(size)
+            if name == "suggest":
+                components[lo : lo + size, 0], components[lo : lo + size, 1] = i // W, i % W
+            else:
+                components[lo : lo + size] = np.stack([i // (W * R), (i // R) % W, i % R], axis=1)
+        self.atoms = torch.as_tensor(atoms)
+        self.top_index = torch.as_tensor(top)
+        self.kind = torch.as_tensor(kind)  # 0 atom, 1 suggestion, 2 accusation
+        self.components = torch.as_tensor(components)
+
+    def top_mask(self, mask: torch.Tensor, check: bool = True) -> torch.Tensor:
+        """``bool[n, K + 2]``: the legal atoms and whether the suggestion / accusation blocks are legal.
+
+        Raises:
+            ValueError: with ``check``, if a block is partly legal (the factorised
+                distribution needs each block all legal or all illegal, as the rules make them).
+        """
+        gates = []
+        for name, (lo, size) in self.blocks.items():
+            block = mask[:, lo : lo + size]
+            legal = block[:, 0]
+            if check and not torch.equal(block.any(dim=1), block.all(dim=1)):
+                raise ValueError(f"the {name} block of a mask row is partly legal; use MaskedCategorical")
+            gates.append(legal[:, None])
+        return torch.cat([mask[:, self.atoms], *gates], dim=1)
+
+    def flat(self, parts: PolicyParts, top: torch.Tensor | None = None) -> torch.Tensor:
+        """``[n, A]`` flat values from ``top`` (default ``parts.top``) and the block components."""
+        top = parts.top if top is None else top
+        n, K = len(top), self.K
+        blocks = {
+            "suggest": (top[:, K, None, None] + parts.suggest[0][:, :, None] + parts.suggest[1][:, None, :]),
+            "accuse": (
+                top[:, K + 1, None, None, None]
+                + parts.accuse[0][:, :, None, None]
+                + parts.accuse[1][:, None, :, None]
+                + parts.accuse[2][:, None, None, :]
+            ),
+        }
+        pieces = []
+        for name in core.RANGE_NAMES:
+            lo, size = self.layout.offsets[name], self.layout.sizes[name]
+            if size == 0:
+                continue
+            if name in blocks:
+                pieces.append(blocks[name].reshape(n, size))
+            else:
+                first = int(self.top_index[lo])
+                pieces.append(top[:, first : first + size])
+        return torch.cat(pieces, dim=1)
+
+
+def _inverse_cdf(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """The index drawn from each row of ``probs`` by a uniform ``u`` in (0, 1].
+
+    The first index whose cumulative probability reaches ``u * total``: that
+    step of the cumulative sum is a positive probability, so an index of
+    probability 0 is never drawn.
+    """
+    cumulative = probs.cumsum(dim=1)
+    index = (cumulative < u[:, None] * cumulative[:, -1:]).sum(dim=1)
+    return index.clamp_(max=probs.shape[1] - 1)
+
+
+class MaskedCategorical:
+    """A categorical distribution over the legal actions only.
+
+    Args:
+        logits: ``float[n, A]`` unnormalised log-probabilities.
+        mask: ``bool[n, A]`` legal actions (at least one per row).
+    """
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
+        self.mask = mask.bool()
+        self.logits = logits.masked_fill(~self.mask, MASKED_LOGIT)
+        self.log_probs = F.log_softmax(self.logits, dim=-1)
+
+    @property
+    def probs(self) -> torch.Tensor:
+        """``float[n, A]``: exactly 0 on illegal actions."""
+        return self.log_probs.exp()
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        """One action per row, by inverting the cumulative distribution (never an illegal one)."""
+        return _inverse_cdf(self.probs, 1.0 - torch.rand(len(self.logits), generator=generator))
+
+    def mode(self) -> torch.Tensor:
+        """The most likely legal action of each row."""
+        return self.logits.argmax(dim=-1)
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.log_probs.gather(1, actions.long()[:, None]).squeeze(1)
+
+    def entropy(self) -> torch.Tensor:
+        """Entropy over the legal actions (illegal ones contribute exactly 0)."""
+        return -(self.probs * self.log_probs).sum(dim=-1)
+
+
+def _entropy(log_probs: torch.Tensor) -> torch.Tensor:
+    return -(log_probs.exp() * log_probs).sum(dim=1)
+
+
+class StructuredCategorical:
+    """The same distribution as ``MaskedCategorical`` over the flat logits of ``PolicyParts``, computed by parts.
+
+    A suggestion block's total probability is the gate's share of the top level
+    (its log-softmax terms sum to 0 in log space), so the distribution is a
+    categorical over the K atoms and the two gates, then independent choices of
+    suspect, weapon (and room). Log-probabilities, entropy
+    (``H_top + p_suggest * H_suggest + p_accuse * H_accuse``), sampling and the
+    mode never build the ``[n, A]`` flat tensor: about 4 x cheaper with 324
+    accusations. Illegal atoms and illegal blocks get the ``MASKED_LOGIT``
+    treatment at the top level: probability exactly 0, zero gradient.
+
+    Args:
+        parts: The network's outputs.
+        mask: ``bool[n, A]`` legal actions; each block must be all legal or all illegal.
+        structure: The network's ``ActionStructure``.
+        check: Verify the block condition on the mask.
+    """
+
+    def __init__(
+        self, parts: PolicyParts, mask: torch.Tensor, structure: ActionStructure, check: bool = True
+    ) -> None:
+        self.parts = parts
+        self.structure = structure
+        self.top_mask = structure.top_mask(mask.bool(), check)
+        self.top_log_probs = F.log_softmax(parts.top.masked_fill(~self.top_mask, MASKED_LOGIT), dim=1)
+
+    @property
+    def probs(self) -> torch.Tensor:
+        """``float[n, A]`` over the flat action space: exactly 0 on illegal actions."""
+        return self.structure.flat(self.parts, self.top_log_probs).exp()
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        st, parts = self.structure, self.parts
+        actions = actions.long()
+        kind, comp = st.kind[actions], st.components[actions]
+
+        def pick(log_probs: tuple[torch.Tensor, ...]) -> torch.Tensor:
+            return sum(lp.gather(1, comp[:, i, None]).squeeze(1) for i, lp in enumerate(log_probs))
+
+        top = self.top_log_probs.gather(1, st.top_index[actions][:, None]).squeeze(1)
+        return top + torch.where(kind == 1, pick(parts.suggest), 0.0) + torch.where(kind == 2, pick(parts.accuse), 0.0)
+
+    def entropy(self) -> torch.Tensor:
+        K = self.structure.K
+        p = self.top_log_probs.exp()
+        top = -(p * self.top_log_probs).sum(dim=1)
+        suggest = sum(_entropy(lp) for lp in self.parts.suggest)
+        accuse = sum(_entropy(lp) for lp in self.parts.accuse)
+        return top + p[:, K] * suggest + p[:, K + 1] * accuse
+
+    def _compose(self, top: torch.Tensor, suggest: list[torch.Tensor], accuse: list[torch.Tensor]) -> torch.Tensor:
+        st = self.structure
+        K, W, R = st.K, st.W, st.R
+        atom = st.atoms[top.clamp(max=K - 1)]
+        suggestion = st.blocks["suggest"][0] + suggest[0] * W + suggest[1]
+        accusation = st.blocks["accuse"][0] + (accuse[0] * W + accuse[1]) * R + accuse[2]
+        return torch.where(top < K, atom, torch.where(top == K, suggestion, accusation))
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        """One action per row: the top level, then the block's components (never an illegal action)."""
+        u = 1.0 - torch.rand(len(self.top_log_probs), 6, generator=generator)  # in (0, 1]
+        top = _inverse_cdf(self.top_log_probs.exp(), u[:, 0])
+        suggest = [_inverse_cdf(lp.exp(), u[:, 1 + i]) for i, lp in enumerate(self.parts.suggest)]
+        accuse = [_inverse_cdf(lp.exp(), u[:, 3 + i]) for i, lp in enumerate(self.parts.accuse)]
+        return self._compose(top, suggest, accuse)
+
+    def mode(self) -> torch.Tensor:
+        """The most likely legal action of each row."""
+        K = self.structure.K
+        score = self.top_log_probs.clone()
+        score[:, K] += sum(lp.amax(dim=1) for lp in self.parts.suggest)
+        score[:, K + 1] += sum(lp.amax(dim=1) for lp in self.parts.accuse)
+        score = score.masked_fill(~self.top_mask, -math.inf)
+        top = score.argmax(dim=1)
+        suggest = [lp.argmax(dim=1) for lp in self.parts.suggest]
+        accuse = [lp.argmax(dim=1) for lp in self.parts.accuse]
+        return self._compose(top, suggest, accuse)
+
+
+# --- model files -------------------------------------------------------------
+
+
+def game_config_to_dict(game: core.GameConfig) -> dict[str, Any]:
+    """The init fields of a game config as plain values (a registered edition by name)."""
+    values = {f.name: getattr(game, f.name) for f in fields(game) if f.init}
+    if not isinstance(values["edition"], str):
+        raise ValueError(f"only registered editions can be saved with a model, got {values['edition']!r}")
+    return values
+
+
+def game_config_from_dict(values: dict[str, Any]) -> core.GameConfig:
+    return core.GameConfig(**values)
+
+
+def save_model(path: str | Path, network: ActorCritic, **extra: Any) -> Path:
+    """Write the small file an agent loads: weights, network settings, game config, sizes."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({**model_record(network), **extra}, path)
+    return path
+
+
+def model_record(network: ActorCritic) -> dict[str, Any]:
+    """What rebuilds the network: ``state_dict``, ``network`` settings, ``game``, sizes, format."""
+    return {
+        "format": MODEL_FORMAT,
+        "state_dict": {k: v.detach().clone() for k, v in network.state_dict().items()},
+        "network": asdict(network.settings),
+        "game": game_config_to_dict(network.game),
+        "obs_size": network.obs_size,
+        "num_actions": network.num_actions,
+    }
+
+
+def network_from_record(record: dict[str, Any]) -> ActorCritic:
+    """Rebuild a network from ``model_record``'s dict (checks the sizes)."""
+    if record.get("format") != MODEL_FORMAT:
+        raise ValueError(f"not a model record of format {MODEL_FORMAT!r} (got {record.get('format')!r})")
+    network = ActorCritic(game_config_from_dict(record["game"]), NetworkSettings(**record["network"]))
+    if (network.obs_size, network.num_actions) != (record["obs_size"], record["num_actions"]):
+        raise ValueError(
+            f"model was saved with obs_size={record['obs_size']}, num_actions={record['num_actions']}; "
+            f"this code builds {network.obs_size}, {network.num_actions} for its game config"
+        )
+    network.load_state_dict(record["state_dict"])
+    return network
+
+
+def load_model(path: str | Path) -> ActorCritic:
+    """The network of a model file (``model.pt``) or of a training checkpoint, on the CPU.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        ValueError: if the file is neither a model nor a checkpoint of this format.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no PPO model at {path}")
+    record = torch.load(path, map_location="cpu", weights_only=True)
+    if isinstance(record, dict) and isinstance(record.get("model"), dict):  # a training checkpoint
+        record = record["model"]
+    if not isinstance(record, dict):
+        raise ValueError(f"{path} is not a PPO model file")
+    return network_from_record(record)
