@@ -439,3 +439,15 @@ def test_illegal_action_is_refused_with_a_clear_error():
         core.step(state, [layout.encode("suggest", 0, 0)])
     with pytest.raises(ValueError, match=r"action must be in \[0, 405\)"):
         core.step(state, [9999])
+
+
+def test_a_pawn_at_exactly_the_rolls_distance_is_not_a_destination():
+    """Regression: pawns in rooms must not free a square that another pawn stands on."""
+    from cluedo_env.core.movement import MoveTables, reachable
+
+    board = core.classic_board()
+    start = square(2, 6)
+    white = square(0, 9)
+    pawns = np.array([[1, start, white, 6, 1, square(19, 23)]])
+    squares, _ = reachable(MoveTables(board), np.array([start]), np.array([5]), pawns)
+    assert not squares[0, white - 9]

@@ -98,7 +98,8 @@ def reachable(
     # A pawn at exactly ``roll`` moves only takes its own square away; nearer ones may cut paths.
     free_way = pawn_distance.min(axis=1) >= rolls
     squares = (distance <= rolls[:, None]) & (distance > 0)
-    squares[np.arange(len(start))[:, None], pawn_square] &= pawn_distance > rolls[:, None]
+    game, pawn = np.nonzero(pawn_distance == rolls[:, None])  # a pawn the move could just reach
+    squares[game, pawn_square[game, pawn]] = False
     rooms = tables.room_door_distance[start] < rolls[:, None]
     in_room = np.flatnonzero(start < r)
     rooms[in_room, start[in_room]] = False

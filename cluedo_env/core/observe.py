@@ -105,6 +105,27 @@ def _slices(config: GameConfig, kind: str) -> dict[str, slice]:
     }
 
 
+class _Tables:
+    """Lookup tables that turn state fields into observation pieces in one gather each."""
+
+    def __init__(self, config: GameConfig) -> None:
+        rules = rules_for(config)
+        R = rules.R
+        locations = R + rules.N + 1  # rooms, squares, and R + N: no square (``board="none"``)
+        self.xy_of = np.zeros((locations, 2), dtype=np.float32)
+        self.distance_of = np.zeros((locations, R), dtype=np.float32)
+        if rules.classic:
+            self.xy_of[R : R + rules.N] = rules.square_xy
+            self.distance_of[: R + rules.N] = rules.location_room_distance / rules.max_room_distance
+        face = np.array([0, 1, 2, 3, 4, 5, 6, 0])  # by die value; value -1 (no die) reads index 7
+        self.dice = ((face[:, None] + face[None, :]) / np.float32(12)).astype(np.float32)
+
+
+@cache
+def _tables(config: GameConfig) -> _Tables:
+    return _Tables(config)
+
+
 # times shown -> observed value, as a lookup table
 _SHOWED = np.minimum(np.arange(256, dtype=np.float32) / SHOWED_SCALE, 1.0).astype(np.float32)
 
@@ -138,48 +159,41 @@ def observe(
     def put(name: str, values: np.ndarray | float) -> None:
         out[:, place[name]] = values.reshape(n, -1) if isinstance(values, np.ndarray) else values
 
-    g = games[:, None]
+    tables = _tables(config)
+    rows = np.arange(n)[:, None]
     relative = (viewer[:, None] + np.arange(P)[None, :]) % P  # [n, P]: axis j -> player
+    planes = (games * P)[:, None] + relative  # rows of the [B * P, C] knowledge planes, viewer first
     owner = state._owner[games]
     hand = owner == viewer[:, None]
     put("hand", hand)
     shown = state._shown_to[games, viewer]  # [n, C]: who showed me card c
-    put("unseen", ~hand & (shown < 0) & ~state._peeked[games, viewer])
-    put("shown_to_me", shown[:, None, :] == relative[:, :, None])
-    put("face_down_seen", state._peeked[games, viewer])
-    put("passed", state.passed[g, relative])
-    put("showed", _SHOWED[state.showed[g, relative]])
-    put("accused", state.accused[g, relative])
-    put("eliminated", state.eliminated[g, relative])
-
+    peeked = state._peeked[games, viewer]
+    put("unseen", ~hand & (shown < 0) & ~peeked)
+    put("face_down_seen", peeked)
+    C = rules.C
+    put("passed", np.take(state.passed.reshape(-1, C), planes, axis=0))
+    put("showed", _SHOWED[np.take(state.showed.reshape(-1, C), planes, axis=0)])
+    put("accused", np.take(state.accused.reshape(-1, C), planes, axis=0))
+    put("eliminated", np.take(state.eliminated.reshape(-1), planes))
     location = state.location[games]  # [n, S]
-    in_room = location < R
-    pawn_room = np.zeros((n, rules.S, R + 1), dtype=np.float32)
-    rows, pawns = np.nonzero(np.ones_like(location, dtype=bool))
-    pawn_room[rows, pawns, np.where(in_room, location, R).reshape(-1)] = 1.0
-    put("pawn_room", pawn_room)
-    if rules.classic:
-        xy = rules.square_xy[np.where(in_room, 0, location - R)]  # [n, S, 2]
-        put("pawn_square", np.where(in_room[:, :, None], 0.0, xy))
-        mine = location[np.arange(n), viewer]
-        put("room_distance", rules.location_room_distance[mine] / rules.max_room_distance)
-    else:
-        put("pawn_square", 0.0)
-        put("room_distance", 0.0)
-    weapon_room = np.zeros((n, rules.W, R), dtype=np.float32)
-    rows, weapons = np.nonzero(np.ones_like(state.weapon_room[games], dtype=bool))
-    weapon_room[rows, weapons, state.weapon_room[games].reshape(-1)] = 1.0
-    put("weapon_room", weapon_room)
-
-    put("phase", state.phase[games, None] == np.arange(len(Phase.NAMES))[None, :])
-    put("dice", np.maximum(state.dice[games], 0).sum(axis=1, dtype=np.float32) / np.float32(12))
-    put("turn_player", relative == state.turn_player[games, None])
-    put("current_player", relative == state.current_player[games, None])
-    suggestion = np.zeros((n, rules.C), dtype=np.float32)
-    active = np.flatnonzero(state.suggestion[games, 0] >= 0)
-    suggestion[active[:, None], state.suggestion[games[active]]] = 1.0
-    put("suggestion", suggestion)
-    put("turn", state.turn[games] / config.max_turns)
+    put("pawn_square", tables.xy_of[location])
+    put("room_distance", tables.distance_of[location[np.arange(n), viewer]])
+    put("dice", tables.dice[state.dice[games, 0], state.dice[games, 1]])
+    put("turn", state.turn[games] / np.float32(config.max_turns))
+    # One-hot pieces: zeros, then a 1 where each entry points.
+    for name in ("shown_to_me", "pawn_room", "weapon_room", "phase", "turn_player", "current_player", "suggestion"):
+        out[:, place[name]] = 0.0
+    who, card = np.nonzero(shown >= 0)
+    out[who, place["shown_to_me"].start + ((shown[who, card] - viewer[who]) % P) * C + card] = 1.0  # viewer: int64
+    out[rows, place["pawn_room"].start + np.arange(rules.S) * (R + 1) + np.minimum(location, R)] = 1.0
+    out[rows, place["weapon_room"].start + np.arange(rules.W) * R + state.weapon_room[games].astype(np.int64)] = 1.0
+    out[rows[:, 0], place["phase"].start + state.phase[games].astype(np.int64)] = 1.0
+    out[rows[:, 0], place["turn_player"].start + (state.turn_player[games] - viewer) % P] = 1.0
+    current = state.current_player[games].astype(np.int64)
+    deciding = np.flatnonzero(current >= 0)
+    out[deciding, place["current_player"].start + (current[deciding] - viewer[deciding]) % P] = 1.0
+    suggesting = np.flatnonzero(state.suggestion[games, 0] >= 0)
+    out[suggesting[:, None], place["suggestion"].start + state.suggestion[games[suggesting]]] = 1.0
     if kind == "seer":
         holder = np.where(
             owner == ENVELOPE, P, np.where(owner == FACE_DOWN, P + 1, (owner - viewer[:, None]) % P)
