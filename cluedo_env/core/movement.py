@@ -51,6 +51,15 @@ class MoveTables:
         self.distance_from = np.concatenate([from_room, from_square]).astype(np.int16)  # [R+N, N]
         door_distance = [self.distance_from[:, list(doors)].min(axis=1) for doors in board.doors]
         self.room_door_distance = np.stack(door_distance, axis=1)  # [R+N, R]: moves to a door of r
+        # The same, ready for "reachable within the roll": a pawn never stops where it started
+        # and never re-enters the room it left.
+        self.stop_distance = self.distance_from.copy()
+        self.stop_distance[np.arange(board.num_rooms, board.num_rooms + n), np.arange(n)] = _FAR
+        self.enter_distance = self.room_door_distance.copy()
+        self.enter_distance[np.arange(board.num_rooms), np.arange(board.num_rooms)] = _FAR
+
+
+_FAR = 999  # further than any roll
 
 
 def _bfs_all(neighbours: tuple[tuple[int, ...], ...], source: int) -> np.ndarray:
@@ -90,19 +99,16 @@ def reachable(
     r = tables.num_rooms
     start = start.astype(np.int64)
     rolls = rolls.astype(np.int64)
-    distance = tables.distance_from[start]  # [b, N]
     pawn_square = np.where(pawns >= r, pawns - r, 0)
     pawn_distance = np.where(
-        (pawns >= r) & (pawns != start[:, None]), distance[np.arange(len(start))[:, None], pawn_square], 999
+        (pawns >= r) & (pawns != start[:, None]), tables.distance_from[start[:, None], pawn_square], _FAR
     )
     # A pawn at exactly ``roll`` moves only takes its own square away; nearer ones may cut paths.
     free_way = pawn_distance.min(axis=1) >= rolls
-    squares = (distance <= rolls[:, None]) & (distance > 0)
+    squares = tables.stop_distance[start] <= rolls[:, None]
     game, pawn = np.nonzero(pawn_distance == rolls[:, None])  # a pawn the move could just reach
     squares[game, pawn_square[game, pawn]] = False
-    rooms = tables.room_door_distance[start] < rolls[:, None]
-    in_room = np.flatnonzero(start < r)
-    rooms[in_room, start[in_room]] = False
+    rooms = tables.enter_distance[start] < rolls[:, None]
     blocked = np.flatnonzero(~free_way)
     if len(blocked):
         squares[blocked], rooms[blocked] = flood_fill(tables, start[blocked], rolls[blocked], pawns[blocked])
