@@ -4,7 +4,9 @@
 - ``agent``: ``PPOAgent``, a trained network behind the batched agent interface
   (``agents.registry`` name ``"ppo"``);
 - ``games``: the learner's batch of games against a pool of opponents (training);
-- ``shipped/``: a trained 4-player classic model and the config it was trained with.
+- ``shipped/``: a trained 4-player classic model (``cluedo_ppo_4p.pt``), the config of
+  its run (``train_ppo.yaml``), its 2,000-game evaluation (``evaluation.json``) and
+  learning curves (``training_curves.json``).
 
 Training: ``python -m experiments.train_ppo`` (``configs/train_ppo.yaml``).
 """

@@ -79,7 +79,9 @@ class PPOAgent(Agent):
     def _distribution(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> StructuredCategorical:
         obs = core.observe(state, self.seats[games], games)
         with torch.no_grad():
-            dist, _value = self.network.policy(torch.from_numpy(obs), torch.from_numpy(np.ascontiguousarray(mask)))
+            dist, _value = self.network.policy(
+                torch.from_numpy(obs), torch.from_numpy(np.ascontiguousarray(mask))
+            )
         return dist
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -93,6 +95,8 @@ class PPOAgent(Agent):
     def action_probabilities(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``float[len(games), A]``: the policy's probabilities (one-hot when ``deterministic``)."""
         games = np.asarray(games, dtype=np.int64)
+        if len(games) == 0:
+            return np.zeros(mask.shape, dtype=np.float32)
         dist = self._distribution(state, games, mask)
         if self.deterministic:
             probs = np.zeros(mask.shape, dtype=np.float32)
@@ -111,4 +115,6 @@ class PPOAgent(Agent):
         self.__dict__.update({**state, "generator": generator})
 
     def __repr__(self) -> str:
-        return f"PPOAgent(seed={self.seed}, checkpoint={self.checkpoint!r}, deterministic={self.deterministic})"
+        return (
+            f"PPOAgent(seed={self.seed}, checkpoint={self.checkpoint!r}, deterministic={self.deterministic})"
+        )

@@ -13,7 +13,7 @@ Opponents are ordinary batched agents (``agents.base.Agent``) driven as
 ``agents.arena.play_batch`` drives them: ``reset``, ``observe`` with their
 ``core.private_view`` of every step's events, ``act`` where they decide. One
 agent object per (kind, opponent slot) covers the whole batch; when a game is
-dealt again, that object's memory of the game is reset (``reset_games``).
+dealt again, ``Agent.reset_games`` makes that object forget it.
 
 Rewards are the learner's only: ``state.rewards[:, seat]`` when a game ends
 (+1 win, -1 another player wins or everybody accused wrongly, 0 truncated),
@@ -37,7 +37,7 @@ from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
 
-__all__ = ["OUTCOMES", "LearnerGames", "OpponentKind", "OpponentTable", "reset_games"]
+__all__ = ["OUTCOMES", "LearnerGames", "OpponentKind", "OpponentTable"]
 
 # How a learner's episode ended.
 OUTCOMES = ("win", "loss", "wrong_accusation", "truncated")
@@ -70,37 +70,6 @@ class OpponentKind:
         return make_agent(self.name, seed=seed, **self.options)
 
 
-def reset_games(agent: Agent, fresh: Agent, games: np.ndarray) -> None:
-    """Reset ``agent``'s memory of some games of its batch, from ``fresh``, an agent reset on those games.
-
-    The agent interface resets a whole batch at once; this copies the per-game
-    part of a freshly reset agent (same class and options, ``reset`` with the
-    seats of ``games`` only) into rows ``games`` of ``agent``. Per-game parts are
-    the attributes whose first dimension is the batch: arrays (``[B, ...]`` in
-    ``agent``, ``[len(games), ...]`` in ``fresh``) and lists of length B. Other
-    attributes have the same shape in both and are left alone. An agent may
-    instead implement ``reset_games(games, fresh)`` itself. Replaced list items
-    with a ``close`` method (solvers) are closed.
-    """
-    if hasattr(agent, "reset_games"):
-        agent.reset_games(games, fresh)
-        return
-    batch, n = len(agent.seats), len(games)
-    if n == batch:
-        raise ValueError("reset_games resets part of a batch; reset the whole batch with reset()")
-    for name, new in vars(fresh).items():
-        old = agent.__dict__.get(name)
-        if isinstance(new, np.ndarray) and isinstance(old, np.ndarray):
-            if new.ndim >= 1 and old.shape == (batch, *new.shape[1:]) and new.shape[0] == n:
-                old[games] = new
-        elif isinstance(new, list) and isinstance(old, list) and len(old) == batch and len(new) == n:
-            for i, game in enumerate(games.tolist()):
-                close = getattr(old[game], "close", None)
-                if callable(close):
-                    close()
-                old[game] = new[i]
-
-
 def _observes(agent: Agent) -> bool:
     return type(agent).observe is not Agent.observe
 
@@ -109,8 +78,8 @@ class OpponentTable:
     """The opponents of a batch: P - 1 agents of one kind in each game.
 
     ``agents[label][k]`` plays opponent slot ``k`` (seat ``learner + 1 + k``) in
-    every game of kind ``label``; it is built for the whole batch and reset game
-    by game as games are dealt.
+    every game of kind ``label``; it is reset for the whole batch when the kind
+    is first used, then game by game (``reset_games``) as games are dealt.
     """
 
     def __init__(self, config: core.GameConfig, learner_seat: np.ndarray, seed: int) -> None:
@@ -136,7 +105,9 @@ class OpponentTable:
         self.made += 1
         return kind.make(seed=self.seed * 1000 + self.made)
 
-    def assign(self, games: np.ndarray, kinds: np.ndarray, learner_seat: np.ndarray, deal_seeds: np.ndarray) -> None:
+    def assign(
+        self, games: np.ndarray, kinds: np.ndarray, learner_seat: np.ndarray, deal_seeds: np.ndarray
+    ) -> None:
         """Seat opponents of kind ``kinds[i]`` (indices) in the newly dealt ``games[i]``."""
         self.kind_of[games] = kinds
         self.seats[:, games] = (learner_seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P
@@ -149,13 +120,7 @@ class OpponentTable:
                     agent.reset(self.config, self.seats[slot].copy(), seed=agent.seed + int(deal_seeds[0]))
                 continue
             for slot, agent in enumerate(self.agents[label]):
-                if len(mine) == self.batch:
-                    agent.reset(self.config, self.seats[slot].copy(), seed=agent.seed + int(deal_seeds[0]))
-                    continue
-                fresh = self.kinds[label].make(seed=agent.seed)
-                fresh.reset(self.config, self.seats[slot, mine], seed=agent.seed + int(deal_seeds[0]))
-                reset_games(agent, fresh, mine)
-                agent.seats[mine] = self.seats[slot, mine]
+                agent.reset_games(mine, self.seats[slot, mine])
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
         """Fill ``actions[games]`` for games where an opponent decides (``mask`` is the full batch's)."""
@@ -245,7 +210,9 @@ class LearnerGames:
         """Opponent kinds for the games dealt from now on, drawn with probability proportional to ``weights``."""
         weights = np.asarray(weights, dtype=np.float64)
         if len(kinds) == 0 or (weights < 0).any() or weights.sum() <= 0:
-            raise ValueError(f"the pool needs at least one kind with a positive weight, got {weights.tolist()}")
+            raise ValueError(
+                f"the pool needs at least one kind with a positive weight, got {weights.tolist()}"
+            )
         self.pool = [self.table.index(kind) for kind in kinds]
         self.weights = weights / weights.sum()
         self.table.drop_unused({kind.label for kind in kinds})
@@ -288,6 +255,8 @@ class LearnerGames:
         choice = mask[learner].sum(axis=1) > 1
         games = learner[choice]
         self._learner_games, self._forced = games, learner[~choice]
+        if len(games) == 0:  # core.observe needs at least one game
+            return games, np.zeros((0, core.observation_size(self.config)), dtype=np.float32), mask[games]
         return games, core.observe(state, self.learner_seat[games], games), mask[games]
 
     def observe_learner(self) -> np.ndarray:
@@ -313,14 +282,14 @@ class LearnerGames:
 
         reward = np.zeros(self.B, dtype=np.float32)
         kind, who = state.events[:, :, ev.KIND], state.events[:, :, ev.PLAYER]
-        wrong = ((kind == ev.ACCUSE) & (who == self.learner_seat[:, None]) & (state.events[:, :, ev.D] == 0)).any(1)
+        wrong = (
+            (kind == ev.ACCUSE) & (who == self.learner_seat[:, None]) & (state.events[:, :, ev.D] == 0)
+        ).any(1)
         reward[wrong] += self.wrong_accusation_penalty
         self.accused_wrongly |= wrong
         ended = state.done.copy()
         seat_reward = state.rewards[np.arange(self.B), self.learner_seat]
-        outcome = np.where(
-            state.winner == self.learner_seat, WIN, np.where(state.truncated, TRUNCATED, LOSS)
-        )
+        outcome = np.where(state.winner == self.learner_seat, WIN, np.where(state.truncated, TRUNCATED, LOSS))
         if self.end_episode_on_elimination:
             reward[wrong] += -1.0
             reward[ended & ~wrong] += seat_reward[ended & ~wrong]

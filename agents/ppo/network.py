@@ -15,24 +15,31 @@ structure of the game as an inductive bias:
   of the trunk MLP. (The other card pieces, P x C each, reach the trunk only
   through the card encoder: this keeps the first layer, most of the cost, small.)
 - **Actions.** Card-shaped actions are scored per card: a linear map of the
-  card's encoding (shared by all cards) plus a per-card linear output of the
-  trunk, plus a learned prior: a bonus for unseen cards (the notepad's open
-  lines) in the scores of accusing, suggesting and moving to a room, which
-  starts training from "accuse, suggest and visit what you have not seen":
-  an accusation's logit is ``gate + log_softmax(suspect) + log_softmax(weapon)
+  card's encoding (shared by all cards), plus a per-card linear output of the
+  trunk, plus a learned prior, a bonus for unseen cards (the notepad's open
+  lines) in the scores of accusing, suggesting and moving to a room, so that
+  training starts from "accuse, suggest and visit what you have not seen".
+  An accusation's logit is ``gate + log_softmax(suspect) + log_softmax(weapon)
   + log_softmax(room)`` (S + W + R outputs instead of S x W x R), a
-  suggestion's ``gate + log_softmax(suspect) + log_softmax(weapon)``, showing
+  suggestion's ``gate + log_softmax(suspect) + log_softmax(weapon)``; showing
   card c and entering / heading toward room r have one score per card. The
   gates and the other actions (roll, passage, stay, no move, no suggestion,
-  end turn; squares in ``movement="squares"``) are linear outputs of the trunk.
-  With the log-softmax factorisation the gate alone sets how likely the agent
-  is to accuse (or suggest) at all, and the card scores which triple.
+  end turn; squares in ``movement="squares"``) are linear outputs of the
+  trunk; the accusation gate also gets ``accuse_prior * log(candidate
+  solutions)`` (a learned weight, negative at first: accuse when few
+  candidates are left). With the log-softmax factorisation the gate alone
+  sets how likely the agent is to accuse (or suggest) at all, and the card
+  scores which triple.
 - **Value.** A linear output of the trunk.
 
-Illegal actions are masked by ``MaskedCategorical``: their logits become a
-large negative finite number (``MASKED_LOGIT``), so their probability is
-exactly 0, they are never sampled, and they get zero gradient (with ``-inf``
-the entropy's ``0 * log 0`` would give NaN gradients).
+Masking: ``MaskedCategorical`` is the plain distribution over flat logits:
+the logits of illegal actions become a large negative finite number
+(``MASKED_LOGIT``), so their probability is exactly 0, they are never
+sampled, and they get zero gradient (with ``-inf`` the entropy's ``0 * log 0``
+would give NaN gradients). ``StructuredCategorical`` is the same distribution
+computed from the factorised outputs without building the ``[n, A]`` logits
+(the rules make every suggestion, and every accusation, legal together or not
+at all); ``ActorCritic.policy`` returns it.
 """
 
 from __future__ import annotations
@@ -69,7 +76,16 @@ MODEL_FORMAT = "cluedo-ppo-model-v1"
 # Per-card score channels of the card head.
 ACCUSE, SUGGEST, SHOW, ENTER, TOWARD = range(5)
 # Outputs of the trunk's global head, before the squares of movement="squares".
-GLOBAL_OUTPUTS = ("roll", "passage", "stay", "no_move", "no_suggestion", "end_turn", "accuse_gate", "suggest_gate")
+GLOBAL_OUTPUTS = (
+    "roll",
+    "passage",
+    "stay",
+    "no_move",
+    "no_suggestion",
+    "end_turn",
+    "accuse_gate",
+    "suggest_gate",
+)
 PLAYER_CARD_PIECES = ("shown_to_me", "passed", "showed", "accused")  # [P, C] pieces
 CARD_PIECES = ("hand", "unseen", "face_down_seen", "suggestion")  # [C] pieces
 TRUNK_CARD_PIECES = ("hand", "unseen", "suggestion")  # card pieces also given to the trunk as they are
@@ -80,13 +96,13 @@ ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 class NetworkSettings:
     """Sizes of the actor-critic network (stored in every model file)."""
 
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    hidden: list[int] = field(default_factory=lambda: [128, 128])
     """widths of the trunk MLP's hidden layers"""
     card_hidden: int = 32
     """width of the per-card encoder (one hidden layer shared by all cards)"""
     card_embedding: int = 8
     """size of the learned embedding of each card's identity"""
-    activation: str = "tanh"
+    activation: str = "relu"
     """activation of every hidden layer: tanh or relu"""
     accuse_bias: float = 0.0
     """initial bias of the accusation gate"""
@@ -233,10 +249,12 @@ class ActorCritic(nn.Module):
             accuse=tuple(F.log_softmax(block, 1) for block in accuse),
         )
 
-    def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[StructuredCategorical, torch.Tensor]:
-        """The masked action distribution and the value of each observation."""
+    def policy(
+        self, obs: torch.Tensor, mask: torch.Tensor, check: bool = True
+    ) -> tuple[StructuredCategorical, torch.Tensor]:
+        """The masked action distribution and the value of each observation (``check``: see ``StructuredCategorical``)."""
         parts, value = self(obs)
-        return StructuredCategorical(parts, mask, self.structure), value
+        return StructuredCategorical(parts, mask, self.structure, check), value
 
     def logits(self, obs: torch.Tensor) -> torch.Tensor:
         """``float[n, A]`` the flat logits (for ``MaskedCategorical``; ``policy`` avoids building them)."""
@@ -393,8 +411,8 @@ class StructuredCategorical:
     categorical over the K atoms and the two gates, then independent choices of
     suspect, weapon (and room). Log-probabilities, entropy
     (``H_top + p_suggest * H_suggest + p_accuse * H_accuse``), sampling and the
-    mode never build the ``[n, A]`` flat tensor: about 4 x cheaper with 324
-    accusations. Illegal atoms and illegal blocks get the ``MASKED_LOGIT``
+    mode never build the ``[n, A]`` flat tensor (324 of the 405 classic actions are
+    accusations). Illegal atoms and illegal blocks get the ``MASKED_LOGIT``
     treatment at the top level: probability exactly 0, zero gradient.
 
     Args:
@@ -426,7 +444,11 @@ class StructuredCategorical:
             return sum(lp.gather(1, comp[:, i, None]).squeeze(1) for i, lp in enumerate(log_probs))
 
         top = self.top_log_probs.gather(1, st.top_index[actions][:, None]).squeeze(1)
-        return top + torch.where(kind == 1, pick(parts.suggest), 0.0) + torch.where(kind == 2, pick(parts.accuse), 0.0)
+        return (
+            top
+            + torch.where(kind == 1, pick(parts.suggest), 0.0)
+            + torch.where(kind == 2, pick(parts.accuse), 0.0)
+        )
 
     def entropy(self) -> torch.Tensor:
         K = self.structure.K
@@ -436,7 +458,9 @@ class StructuredCategorical:
         accuse = sum(_entropy(lp) for lp in self.parts.accuse)
         return top + p[:, K] * suggest + p[:, K + 1] * accuse
 
-    def _compose(self, top: torch.Tensor, suggest: list[torch.Tensor], accuse: list[torch.Tensor]) -> torch.Tensor:
+    def _compose(
+        self, top: torch.Tensor, suggest: list[torch.Tensor], accuse: list[torch.Tensor]
+    ) -> torch.Tensor:
         st = self.structure
         K, W, R = st.K, st.W, st.R
         atom = st.atoms[top.clamp(max=K - 1)]

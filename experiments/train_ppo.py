@@ -1,0 +1,742 @@
+"""PPO on the batched Cluedo core, in one readable script (CleanRL's ``ppo.py`` is the model).
+
+    python -m experiments.train_ppo                                          # configs/train_ppo.yaml
+    python -m experiments.train_ppo total_timesteps=400000 num_envs=128 exp_name=smoke
+    python -m experiments.train_ppo resume=runs/cluedo_v0__ppo__1__1764540000  # continue a killed run
+    tensorboard --logdir runs
+
+What one update does:
+
+1. **Rollout.** ``num_envs`` games run on the batched core (``agents.ppo.games``):
+   in each the learner holds one seat (rotated from deal to deal), the other
+   seats are opponents of one kind drawn from the pool, and a game is dealt
+   again as soon as it ends. ``num_steps`` core steps are taken; every step is
+   one decision in every game (``num_envs`` agent-steps, the unit of
+   ``total_timesteps`` and ``global_step``). Where the learner decides, the
+   network acts on the batch of its observations and legal-action masks
+   (the mask is stored with the sample); the opponents' decisions in
+   between are part of the environment's transition.
+2. **Advantages.** A learner step is one of its own decisions. GAE runs
+   backwards over each game's decisions within the rollout; a game's last
+   decision is bootstrapped with the value of the learner's observation at the
+   rollout's end. Rewards are the learner's only: +1 win, -1 loss (someone
+   else wins, or everyone accused wrongly), 0 truncated at ``max_turns``, given
+   on its last decision before the game ends. Shaping (documented in
+   ``agents.ppo.games``): ``wrong_accusation_penalty`` is added on a wrong
+   accusation, and with ``end_episode_on_elimination`` the wrong accusation
+   ends the learner's episode at once with -1.
+3. **Update.** Clipped PPO over ``update_epochs`` passes of ``num_minibatches``
+   minibatches, with the stored masks, advantage normalisation, clipped value
+   loss, entropy bonus, gradient clipping and linear learning-rate annealing by
+   update index.
+
+Opponents (``opponents``): kinds of the agent registry with a weight and a
+curriculum window (``start``/``stop`` as fractions of training), plus, from
+``snapshot_start`` on, frozen snapshots of the learner taken every
+``snapshot_every`` updates (the latest ``max_snapshots``, sharing
+``snapshot_weight``).
+
+Logs (TensorBoard, ``<runs_dir>/cluedo_v0__<exp_name>__<seed>__<time>``):
+``charts/episodic_return``, ``charts/episodic_length`` (learner decisions),
+``charts/game_turns``, ``charts/SPS`` (agent-steps/s), ``charts/learner_SPS``,
+``charts/learning_rate``, ``charts/win_rate/<opponent>``,
+``charts/wrong_accusation_rate``, ``losses/*`` as in CleanRL, and the rating:
+``eval/win_rate/<opponent>`` every ``eval_every`` updates against the fixed
+evaluation set (``eval_opponents``, ``eval_games`` games each on fixed deals,
+seats rotated). Hyperparameters are logged as a text table.
+
+Files: ``checkpoints/update_<n>.pt`` every ``checkpoint_every`` updates
+(network, optimizer, update index, global step, generator states, the pool's
+snapshots, the games in progress with their opponents, the config);
+``resume=<checkpoint or run dir>`` continues from one exactly as the run would
+have gone on. ``model.pt`` at the end (weights, network settings, game config,
+sizes: what ``agents.ppo.PPOAgent`` loads); with ``final_eval_games`` > 0 also
+``evaluation.json`` (win rates with 95% Wilson intervals).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import hydra
+import numpy as np
+import torch
+from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
+from torch import nn, optim
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from agents.arena import play_batch
+from agents.ppo.agent import PPOAgent
+from agents.ppo.games import OUTCOMES, LearnerGames, OpponentKind
+from agents.ppo.network import ActorCritic, NetworkSettings, model_record, save_model
+from agents.registry import make_agent
+from cluedo_env import core
+from experiments.config import GameSettings
+
+ENV_ID = "cluedo_v0"
+CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v1"
+EVAL_SEED_BASE = 10**15  # evaluation deals: far from every training deal
+EVAL_BATCH = 500
+
+
+@dataclass
+class OpponentSettings:
+    """One kind of opponent, in the training pool or in the evaluation set."""
+
+    name: str = "random"
+    """agents.registry name (random, notepad, sat) or "module:Class\""""
+    options: dict[str, Any] = field(default_factory=dict)
+    """constructor options of the agent, e.g. {accuse: never}"""
+    label: str | None = None
+    """name in the logs (default: name)"""
+    weight: float = 1.0
+    """relative probability that a newly dealt game's opponents are of this kind"""
+    start: float = 0.0
+    """fraction of training after which this kind joins the pool (a curriculum)"""
+    stop: float = 1.0
+    """fraction of training after which this kind leaves the pool"""
+
+    @property
+    def display(self) -> str:
+        return self.label or self.name
+
+
+def _default_opponents() -> list[OpponentSettings]:
+    return [OpponentSettings("random", {"accuse": "never"}, "random_never"), OpponentSettings("notepad")]
+
+
+@dataclass
+class TrainConfig:
+    """PPO training on the batched core (``configs/train_ppo.yaml`` fills it)."""
+
+    exp_name: str = "ppo"
+    """the name of this experiment (part of the run name)"""
+    seed: int = 1
+    """seed of the experiment: network init, sampling, deals, opponent draws"""
+    torch_threads: int = 1
+    """torch.set_num_threads in the rollouts: one thread is fastest for the small batches of the net"""
+    update_threads: int | None = None
+    """torch.set_num_threads in the updates (null: torch_threads); 2 helps on an otherwise idle 2-core machine"""
+    runs_dir: str = "runs"
+    """folder of the run folders"""
+    progress: bool = True
+    """show a tqdm progress bar"""
+    game: GameSettings = field(default_factory=GameSettings)
+    """the rules (configs/game/*.yaml)"""
+    network: NetworkSettings = field(default_factory=NetworkSettings)
+    """sizes of the actor-critic network"""
+
+    # Algorithm
+    total_timesteps: int = 20_000_000
+    """total agent-steps (decisions of every player in every game) of the experiment"""
+    learning_rate: float = 2.5e-4
+    """the learning rate of the optimizer"""
+    anneal_lr: bool = True
+    """anneal the learning rate linearly to 0 over the updates"""
+    num_envs: int = 1024
+    """games played at once on the batched core"""
+    num_steps: int = 64
+    """core steps per rollout (each one decision in every game)"""
+    gamma: float = 0.99
+    """discount per learner decision"""
+    gae_lambda: float = 0.95
+    """lambda of generalized advantage estimation"""
+    num_minibatches: int = 4
+    """minibatches per epoch (the rollout's learner decisions are split into this many)"""
+    update_epochs: int = 4
+    """epochs of updates over each rollout"""
+    norm_adv: bool = True
+    """normalize advantages per minibatch"""
+    clip_coef: float = 0.2
+    """the surrogate clipping coefficient"""
+    clip_vloss: bool = True
+    """use a clipped value loss"""
+    ent_coef: float = 0.01
+    """coefficient of the entropy bonus"""
+    vf_coef: float = 0.5
+    """coefficient of the value loss"""
+    max_grad_norm: float = 0.5
+    """maximum norm of the gradient"""
+    target_kl: float | None = None
+    """stop an update's epochs early past this approximate KL (null: never)"""
+
+    # Rewards
+    wrong_accusation_penalty: float = 0.0
+    """added to the learner's reward when it accuses wrongly (shaping)"""
+    end_episode_on_elimination: bool = True
+    """a wrong accusation ends the learner's episode with -1 and the game is dealt again"""
+    knowledge_shaping: float = 1.0
+    """c of the potential-based shaping gamma * phi(next) - phi(now), phi = -c * (unseen cards - 3) / (C - 3):
+    a reward for each card seen, returned at the episode's end (optimal policies unchanged)"""
+
+    # Opponents
+    opponents: list[OpponentSettings] = field(default_factory=_default_opponents)
+    """the pool: kinds of opponent with weights and curriculum windows"""
+    snapshot_every: int = 0
+    """add a frozen copy of the learner to the pool every this many updates (0: never)"""
+    snapshot_start: float = 0.5
+    """fraction of training after which snapshots are taken"""
+    max_snapshots: int = 3
+    """snapshots kept in the pool (the latest)"""
+    snapshot_weight: float = 1.0
+    """pool weight shared by the snapshots"""
+
+    # Evaluation, checkpoints
+    eval_every: int = 10
+    """updates between evaluations against eval_opponents (0: never)"""
+    eval_games: int = 100
+    """games per opponent kind in each evaluation"""
+    eval_opponents: list[OpponentSettings] = field(default_factory=_default_opponents)
+    """the fixed evaluation set: the learner against num_players - 1 agents of each kind"""
+    eval_deterministic: bool = False
+    """evaluate the most likely action instead of sampling"""
+    final_eval_games: int = 0
+    """games per evaluation opponent after training, written to evaluation.json (0: none)"""
+    checkpoint_every: int = 10
+    """updates between checkpoints (0: only the last)"""
+    keep_checkpoints: int = 3
+    """checkpoints kept (the latest)"""
+    resume: str | None = None
+    """a checkpoint, or a run folder (its latest checkpoint), to continue"""
+
+    @property
+    def num_updates(self) -> int:
+        return self.total_timesteps // (self.num_envs * self.num_steps)
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
+        for name in (
+            "num_envs",
+            "num_steps",
+            "num_minibatches",
+            "update_epochs",
+            "torch_threads",
+            "eval_games",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.update_threads is not None and self.update_threads < 1:
+            raise ValueError(f"update_threads must be >= 1 or null, got {self.update_threads!r}")
+        for name in ("snapshot_every", "eval_every", "checkpoint_every", "final_eval_games", "max_snapshots"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if self.num_updates < 1:
+            raise ValueError(
+                f"total_timesteps must be at least num_envs * num_steps = {self.num_envs * self.num_steps}, "
+                f"got {self.total_timesteps}"
+            )
+        if self.keep_checkpoints < 1:
+            raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints!r}")
+        labels = [o.display for o in self.opponents]
+        if len(set(labels)) != len(labels) or any(label.startswith("snapshot") for label in labels):
+            raise ValueError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
+        for o in [*self.opponents, *self.eval_opponents]:
+            if o.weight < 0 or not 0.0 <= o.start <= o.stop <= 1.0:
+                raise ValueError(
+                    f"opponent {o.display}: need weight >= 0 and 0 <= start <= stop <= 1, got {o}"
+                )
+            make_agent(o.name, seed=0, **o.options)  # an unknown agent or option fails here
+        if not any(o.start == 0.0 and o.weight > 0 for o in self.opponents):
+            raise ValueError("opponents: at least one kind needs start: 0 and a positive weight")
+
+
+ConfigStore.instance().store(name="train_ppo_schema", node=TrainConfig)
+
+
+# --- the pool of opponents --------------------------------------------------------------
+
+
+class OpponentPool:
+    """The configured kinds (each in its curriculum window) and the learner's snapshots."""
+
+    def __init__(self, args: TrainConfig) -> None:
+        self.args = args
+        self.configured = [
+            OpponentKind(o.display, o.name, dict(o.options), group=o.display) for o in args.opponents
+        ]
+        self.snapshots: list[dict[str, Any]] = []  # {"label", "update", "state_dict"}
+        self._networks: dict[str, ActorCritic] = {}
+
+    def add_snapshot(self, network: ActorCritic, update: int) -> None:
+        state_dict = {k: v.detach().clone() for k, v in network.state_dict().items()}
+        self.snapshots.append({"label": f"snapshot_{update}", "update": update, "state_dict": state_dict})
+        self.snapshots = self.snapshots[-self.args.max_snapshots :] if self.args.max_snapshots else []
+
+    def kinds(self, network: ActorCritic, fraction: float) -> tuple[list[OpponentKind], list[float]]:
+        """The kinds in the pool at this fraction of training, and their weights."""
+        chosen = [
+            (k, o.weight)
+            for k, o in zip(self.configured, self.args.opponents)
+            if o.start <= fraction < o.stop
+        ]
+        chosen = [(k, w) for k, w in chosen if w > 0] or [(self.configured[0], 1.0)]
+        for snap in self.snapshots:
+            if snap["label"] not in self._networks:
+                frozen = copy.deepcopy(network).eval()
+                frozen.load_state_dict(snap["state_dict"])
+                self._networks[snap["label"]] = frozen
+            kind = OpponentKind(snap["label"], network=self._networks[snap["label"]], group="snapshot")
+            chosen.append((kind, self.args.snapshot_weight / len(self.snapshots)))
+        live = {s["label"] for s in self.snapshots}
+        self._networks = {k: v for k, v in self._networks.items() if k in live}
+        return [k for k, _ in chosen], [w for _, w in chosen]
+
+
+# --- rollout storage and advantages -----------------------------------------------------
+
+
+class Rollout:
+    """The learner's decisions of one rollout, with the game and position of each."""
+
+    def __init__(self, num_envs: int, capacity: int) -> None:
+        self.obs: list[np.ndarray] = []
+        self.masks: list[np.ndarray] = []
+        self.actions: list[torch.Tensor] = []
+        self.logprobs: list[torch.Tensor] = []
+        self.values: list[torch.Tensor] = []
+        self.games = np.zeros(capacity, dtype=np.int64)
+        self.positions = np.zeros(capacity, dtype=np.int64)
+        self.rewards = np.zeros(capacity, dtype=np.float32)
+        self.dones = np.zeros(capacity, dtype=bool)
+        self.last = np.full(num_envs, -1, dtype=np.int64)  # each game's latest decision in this rollout
+        self.count = np.zeros(num_envs, dtype=np.int64)
+        self.size = 0
+
+    def add(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray, action, logprob, value) -> None:
+        index = self.size + np.arange(len(games))
+        self.games[index] = games
+        self.positions[index] = self.count[games]
+        self.count[games] += 1
+        self.last[games] = index
+        self.size += len(games)
+        self.obs.append(obs)
+        self.masks.append(mask)
+        self.actions.append(action)
+        self.logprobs.append(logprob)
+        self.values.append(value)
+
+    def record(self, reward: np.ndarray, over: np.ndarray) -> None:
+        """Credit a step's rewards and episode ends to each game's latest learner decision.
+
+        A reward with no decision of its episode in this rollout (the decision was
+        in the previous rollout, or the new game ended before the learner's first
+        decision) has nothing to credit here and is dropped.
+        """
+        games = np.flatnonzero((self.last >= 0) & ((reward != 0) | over))
+        self.rewards[self.last[games]] += reward[games]
+        self.dones[self.last[games]] |= over[games]
+        self.last[over] = -1  # the next episode of these games starts without a decision yet
+
+
+def compute_gae(
+    rollout: Rollout,
+    values: np.ndarray,
+    bootstrap: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+    potential: np.ndarray | None = None,
+    bootstrap_potential: np.ndarray | None = None,
+) -> np.ndarray:
+    """Advantages by GAE over each game's chain of learner decisions (vectorised over games).
+
+    Decision ``k`` of game ``b`` is followed by decision ``k + 1`` of that game,
+    or, for its last decision, by ``bootstrap[b]`` (the value at the rollout's end).
+    With a ``potential`` per decision (and ``bootstrap_potential`` per game), the
+    reward is shaped by ``gamma * potential(next) - potential(now)``, with 0 after
+    an episode's end.
+    """
+    n = rollout.size
+    games, positions = rollout.games[:n], rollout.positions[:n]
+    rewards, dones = rollout.rewards[:n], rollout.dones[:n]
+    if potential is None:
+        potential, bootstrap_potential = np.zeros(n, np.float32), np.zeros(len(bootstrap), np.float32)
+    length = int(positions.max()) + 1
+    index = np.full((length + 1, len(bootstrap)), -1, dtype=np.int64)
+    index[positions, games] = np.arange(n)
+    advantages = np.zeros(n, dtype=np.float32)
+    for k in reversed(range(length)):
+        here = np.flatnonzero(index[k] >= 0)
+        i, after = index[k, here], index[k + 1, here]
+        has_next = after >= 0
+        next_value = np.where(has_next, values[after], bootstrap[here])
+        next_potential = np.where(has_next, potential[after], bootstrap_potential[here])
+        next_advantage = np.where(has_next, advantages[after], 0.0)
+        nonterminal = 1.0 - dones[i]
+        reward = rewards[i] + gamma * next_potential * nonterminal - potential[i]
+        delta = reward + gamma * next_value * nonterminal - values[i]
+        advantages[i] = delta + gamma * gae_lambda * nonterminal * next_advantage
+    return advantages
+
+
+def knowledge_potential(obs: np.ndarray, game: core.GameConfig, coef: float) -> np.ndarray:
+    """``-coef * (unseen cards - 3) / (C - 3)`` from the observation's ``unseen`` piece (0: all known)."""
+    _shape, offset = next(
+        (shape, offset) for name, shape, offset in core.observation_pieces(game) if name == "unseen"
+    )
+    C = game.cards.num_cards
+    unseen = obs[:, offset : offset + C].sum(axis=1)
+    return (-coef * (unseen - 3) / (C - 3)).astype(np.float32)
+
+
+# --- evaluation -------------------------------------------------------------------------
+
+
+def evaluate(
+    network: ActorCritic,
+    game: core.GameConfig,
+    opponents: list[OpponentSettings],
+    num_games: int,
+    deterministic: bool,
+    seed: int = 0,
+) -> dict[str, dict[str, float]]:
+    """The learner against num_players - 1 agents of each kind, on fixed deals, seats rotated."""
+    P = game.num_players
+    frozen = copy.deepcopy(network).eval()
+    results = {}
+    for spec in opponents:
+        wins = wrong = truncated = turns = 0
+        for lo in range(0, num_games, EVAL_BATCH):
+            n = min(EVAL_BATCH, num_games - lo)
+            learner = PPOAgent.from_network(frozen, seed=seed, deterministic=deterministic)
+            others = [make_agent(spec.name, seed=seed + k, **spec.options) for k in range(1, P)]
+            result = play_batch(
+                game, [learner, *others], EVAL_SEED_BASE + lo + np.arange(n), rotation=(lo + np.arange(n)) % P
+            )
+            wins += int((result.winner == 0).sum())
+            wrong += int((result.wrong_accusations[:, 0] > 0).sum())
+            truncated += int(result.truncated.sum())
+            turns += int(result.turns.sum())
+        results[spec.display] = {
+            "games": num_games,
+            "wins": wins,
+            "win_rate": wins / num_games,
+            "wrong_accusations": wrong,
+            "wrong_accusation_rate": wrong / num_games,
+            "truncated": truncated,
+            "mean_turns": turns / num_games,
+        }
+    return results
+
+
+# --- checkpoints ------------------------------------------------------------------------
+
+
+def find_checkpoint(path: str | Path) -> Path:
+    """A checkpoint file, or the latest checkpoint of a run folder."""
+    path = Path(path)
+    if path.is_dir():
+        found = sorted((path / "checkpoints").glob("update_*.pt")) or sorted(path.glob("update_*.pt"))
+        if not found:
+            raise FileNotFoundError(f"no checkpoints/update_*.pt under {path}")
+        return found[-1]
+    if not path.is_file():
+        raise FileNotFoundError(f"resume: no checkpoint or run folder at {path}")
+    return path
+
+
+def save_checkpoint(run_dir: Path, keep: int, **contents: Any) -> Path:
+    folder = run_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"update_{contents['update']:06d}.pt"
+    partial = path.with_suffix(".partial")
+    torch.save({"format": CHECKPOINT_FORMAT, **contents}, partial)
+    partial.replace(path)  # a run killed while writing leaves the previous checkpoints intact
+    for old in sorted(folder.glob("update_*.pt"))[:-keep]:
+        old.unlink()
+    return path
+
+
+def hyperparameter_table(config: dict[str, Any], prefix: str = "") -> list[str]:
+    rows = []
+    for key, value in config.items():
+        if isinstance(value, dict):
+            rows += hyperparameter_table(value, f"{prefix}{key}.")
+        else:
+            rows.append(f"|{prefix}{key}|{value}|")
+    return rows
+
+
+# --- training ---------------------------------------------------------------------------
+
+
+def train(args: TrainConfig) -> Path:
+    """Train (or resume) a run; returns its folder."""
+    checkpoint = None
+    if args.resume:
+        checkpoint_path = find_checkpoint(args.resume)
+        checkpoint = torch.load(checkpoint_path, map_location="cpu", weights_only=True)
+        if checkpoint.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"{checkpoint_path} is not a training checkpoint ({CHECKPOINT_FORMAT})")
+        args = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(TrainConfig), checkpoint["config"]))
+        args.resume = str(checkpoint_path)
+        run_dir = checkpoint_path.parent.parent
+    else:
+        run_name = f"{ENV_ID}__{args.exp_name}__{args.seed}__{int(time.time())}"
+        run_dir = Path(args.runs_dir) / run_name
+    args.validate()
+    config_dict = OmegaConf.to_container(OmegaConf.structured(args), resolve=True)
+    config_dict["resume"] = None  # a checkpoint's config starts like the original run
+
+    # Seeding
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    generator = torch.Generator().manual_seed(args.seed)
+
+    game = args.game.to_game_config()
+    network = ActorCritic(game, args.network)
+    optimizer = optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
+    pool = OpponentPool(args)
+    num_updates = args.num_updates
+    if checkpoint is None:
+        envs = LearnerGames(
+            game, args.num_envs, args.seed, args.wrong_accusation_penalty, args.end_episode_on_elimination
+        )
+        envs.set_pool(*pool.kinds(network, 0.0))
+        envs.start()
+        start_update, global_step, elapsed_before = 1, 0, 0.0
+    else:
+        network.load_state_dict(checkpoint["model"]["state_dict"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        generator.set_state(checkpoint["torch_rng"])
+        torch.set_rng_state(checkpoint["torch_global_rng"])
+        pool.snapshots = checkpoint["snapshots"]
+        envs = pickle.loads(checkpoint["games"])
+        start_update, global_step = checkpoint["update"] + 1, checkpoint["global_step"]
+        elapsed_before = checkpoint["elapsed"]
+
+    writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if checkpoint else None)
+    if checkpoint is None:
+        rows = "\n".join(hyperparameter_table(config_dict))
+        writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{rows}")
+        (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(config_dict))
+    print(f"run folder: {run_dir}")
+
+    start_time, start_step = time.time(), global_step
+    learner_decisions = 0
+    progress = tqdm(
+        range(start_update, num_updates + 1),
+        initial=start_update - 1,
+        total=num_updates,
+        disable=not args.progress,
+        unit="update",
+    )
+    for update in progress:
+        fraction = (update - 1) / num_updates
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = (1.0 - fraction) * args.learning_rate
+        envs.set_pool(*pool.kinds(network, fraction))
+
+        # Rollout: num_steps core steps of every game; the learner decides where it is to act.
+        rollout = Rollout(args.num_envs, args.num_envs * args.num_steps)
+        network.eval()
+        torch.set_num_threads(args.torch_threads)
+        for _ in range(args.num_steps):
+            games, obs, mask = envs.learner_turn()
+            with torch.no_grad():
+                dist, value = network.policy(torch.from_numpy(obs), torch.from_numpy(mask))
+                action = dist.sample(generator)
+            rollout.add(games, obs, mask, action, dist.log_prob(action), value)
+            reward, over = envs.step(action.numpy())
+            rollout.record(reward, over)
+            global_step += args.num_envs
+        final_obs = envs.observe_learner()
+        with torch.no_grad():
+            bootstrap = network(torch.from_numpy(final_obs))[1].numpy()
+        learner_decisions += rollout.size
+
+        b_obs = torch.from_numpy(np.concatenate(rollout.obs))
+        b_masks = torch.from_numpy(np.concatenate(rollout.masks))
+        b_actions = torch.cat(rollout.actions)
+        b_logprobs = torch.cat(rollout.logprobs)
+        values = torch.cat(rollout.values).numpy()
+        if args.knowledge_shaping:
+            potential = knowledge_potential(b_obs.numpy(), game, args.knowledge_shaping)
+            bootstrap_potential = knowledge_potential(final_obs, game, args.knowledge_shaping)
+        else:
+            potential = bootstrap_potential = None
+        advantages = compute_gae(
+            rollout, values, bootstrap, args.gamma, args.gae_lambda, potential, bootstrap_potential
+        )
+        b_advantages = torch.from_numpy(advantages)
+        b_returns = torch.from_numpy(advantages + values)
+        b_values = torch.from_numpy(values)
+
+        # Optimizing the policy and value network
+        network.train()
+        torch.set_num_threads(args.update_threads or args.torch_threads)
+        batch_size = rollout.size
+        minibatch_size = -(-batch_size // args.num_minibatches)
+        clipfracs = []
+        for _epoch in range(args.update_epochs):
+            order = torch.randperm(batch_size, generator=generator)
+            for start in range(0, batch_size, minibatch_size):
+                mb = order[start : start + minibatch_size]
+                dist, newvalue = network.policy(b_obs[mb], b_masks[mb], check=False)  # checked in the rollout
+                newlogprob = dist.log_prob(b_actions[mb])
+                entropy = dist.entropy()
+                logratio = newlogprob - b_logprobs[mb]
+                ratio = logratio.exp()
+
+                with torch.no_grad():
+                    # calculate approx_kl http://joschu.net/blog/kl-approx.html
+                    old_approx_kl = (-logratio).mean()
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs += [((ratio - 1.0).abs() > args.clip_coef).float().mean().item()]
+
+                mb_advantages = b_advantages[mb]
+                if args.norm_adv:
+                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
+
+                # Policy loss
+                pg_loss1 = -mb_advantages * ratio
+                pg_loss2 = -mb_advantages * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
+                pg_loss = torch.max(pg_loss1, pg_loss2).mean()
+
+                # Value loss
+                if args.clip_vloss:
+                    v_loss_unclipped = (newvalue - b_returns[mb]) ** 2
+                    v_clipped = b_values[mb] + torch.clamp(
+                        newvalue - b_values[mb], -args.clip_coef, args.clip_coef
+                    )
+                    v_loss_clipped = (v_clipped - b_returns[mb]) ** 2
+                    v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
+
+                entropy_loss = entropy.mean()
+                loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
+
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
+                optimizer.step()
+
+            if args.target_kl is not None and approx_kl > args.target_kl:
+                break
+
+        y_pred, y_true = values, b_returns.numpy()
+        var_y = np.var(y_true)
+        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+
+        # Logging
+        elapsed = time.time() - start_time
+        sps = int((global_step - start_step) / elapsed)
+        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
+        writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
+        writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
+        writer.add_scalar("losses/entropy", entropy_loss.item(), global_step)
+        writer.add_scalar("losses/old_approx_kl", old_approx_kl.item(), global_step)
+        writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
+        writer.add_scalar("losses/clipfrac", np.mean(clipfracs), global_step)
+        writer.add_scalar("losses/explained_variance", explained_var, global_step)
+        writer.add_scalar("charts/SPS", sps, global_step)
+        writer.add_scalar("charts/learner_SPS", int(learner_decisions / elapsed), global_step)
+        writer.add_scalar("charts/learner_decisions_per_update", batch_size, global_step)
+        episodes = envs.pop_finished()
+        postfix = {"SPS": sps}
+        if len(episodes["outcome"]):
+            outcome = episodes["outcome"]
+            writer.add_scalar("charts/episodic_return", episodes["return"].mean(), global_step)
+            writer.add_scalar("charts/episodic_length", episodes["length"].mean(), global_step)
+            writer.add_scalar("charts/game_turns", episodes["turns"].mean(), global_step)
+            writer.add_scalar("charts/episodes", len(outcome), global_step)
+            wrong = float((outcome == OUTCOMES.index("wrong_accusation")).mean())
+            writer.add_scalar("charts/wrong_accusation_rate", wrong, global_step)
+            postfix["wrong"] = f"{wrong:.2f}"
+            for group in sorted(set(episodes["group"])):
+                won = outcome[episodes["group"] == group] == OUTCOMES.index("win")
+                writer.add_scalar(f"charts/win_rate/{group}", won.mean(), global_step)
+                postfix[group] = f"{won.mean():.2f}"
+        progress.set_postfix(postfix)
+
+        # Snapshots of the learner join the pool
+        if (
+            args.snapshot_every
+            and update % args.snapshot_every == 0
+            and update / num_updates >= args.snapshot_start
+        ):
+            pool.add_snapshot(network, update)
+        # Rating: win rates against the fixed evaluation set
+        if args.eval_every and (update % args.eval_every == 0 or update == num_updates):
+            results = evaluate(network, game, args.eval_opponents, args.eval_games, args.eval_deterministic)
+            for label, result in results.items():
+                writer.add_scalar(f"eval/win_rate/{label}", result["win_rate"], global_step)
+                writer.add_scalar(
+                    f"eval/wrong_accusation_rate/{label}", result["wrong_accusation_rate"], global_step
+                )
+        if (args.checkpoint_every and update % args.checkpoint_every == 0) or update == num_updates:
+            save_checkpoint(
+                run_dir,
+                args.keep_checkpoints,
+                update=update,
+                global_step=global_step,
+                model=model_record(network),
+                optimizer=optimizer.state_dict(),
+                torch_rng=generator.get_state(),
+                torch_global_rng=torch.get_rng_state(),
+                snapshots=pool.snapshots,
+                games=pickle.dumps(envs),
+                config=config_dict,
+                elapsed=elapsed_before + elapsed,
+            )
+            writer.flush()
+
+    model_path = save_model(
+        run_dir / "model.pt", network, update=num_updates, global_step=global_step, train_config=config_dict
+    )
+    print(f"model: {model_path}")
+    if args.final_eval_games:
+        final_evaluation(network, game, args, run_dir, writer, global_step)
+    writer.close()
+    return run_dir
+
+
+def final_evaluation(
+    network: ActorCritic,
+    game: core.GameConfig,
+    args: TrainConfig,
+    run_dir: Path,
+    writer: SummaryWriter,
+    step: int,
+) -> dict[str, Any]:
+    """``final_eval_games`` games against each evaluation opponent -> ``evaluation.json`` with Wilson intervals."""
+    from experiments.stats import wilson_interval
+
+    results = evaluate(
+        network, game, args.eval_opponents, args.final_eval_games, args.eval_deterministic, seed=1
+    )
+    for label, result in results.items():
+        low, high = wilson_interval(result["wins"], result["games"])
+        result.update(win_low=low, win_high=high)
+        low, high = wilson_interval(result["wrong_accusations"], result["games"])
+        result.update(wrong_accusation_low=low, wrong_accusation_high=high)
+        writer.add_scalar(f"eval/final_win_rate/{label}", result["win_rate"], step)
+        print(
+            f"  vs {game.num_players - 1} x {label:14s} win rate {result['win_rate']:.3f} "
+            f"[{result['win_low']:.3f}, {result['win_high']:.3f}] over {result['games']} games; "
+            f"wrong accusations {result['wrong_accusation_rate']:.3f}; mean turns {result['mean_turns']:.1f}"
+        )
+    (run_dir / "evaluation.json").write_text(
+        json.dumps({"game": asdict(args.game), "results": results}, indent=2)
+    )
+    return results
+
+
+@hydra.main(config_path="../configs", config_name="train_ppo", version_base=None)
+def main(cfg: TrainConfig) -> None:
+    train(OmegaConf.to_object(cfg))
+
+
+if __name__ == "__main__":
+    main()
