@@ -95,7 +95,11 @@ class NotepadAgent(Agent):
         S, W, R = self.S, self.W, self.R
         suspects, weapons, rooms = candidate[:, :S], candidate[:, S : S + W], candidate[:, S + W :]
         solved = (suspects.sum(axis=1) == 1) & (weapons.sum(axis=1) == 1) & (rooms.sum(axis=1) == 1)
-        accusation = lay.ACCUSE + (np.argmax(suspects, axis=1) * W + np.argmax(weapons, axis=1)) * R + np.argmax(rooms, axis=1)
+        accusation = (
+            lay.ACCUSE
+            + (np.argmax(suspects, axis=1) * W + np.argmax(weapons, axis=1)) * R
+            + np.argmax(rooms, axis=1)
+        )
         n = len(games)
         rows = np.arange(n)
         noise = self.rng.random((n, mask.shape[1]))
@@ -119,7 +123,11 @@ class NotepadAgent(Agent):
             target = self.config.board == "classic"
             if target:
                 passage_to = core.rules_for(self.config).passages[np.minimum(here, R - 1)]
-                good_passage = (here < R) & (passage_to >= 0) & useful_room[rows, np.where(passage_to >= 0, passage_to, R)]
+                good_passage = (
+                    (here < R)
+                    & (passage_to >= 0)
+                    & useful_room[rows, np.where(passage_to >= 0, passage_to, R)]
+                )
                 preference[turn & good_passage, lay.PASSAGE] += 3.0
                 preference[turn, lay.ROLL] += 2.0
             enter = slice(lay.ENTER, lay.ENTER + R)

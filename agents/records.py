@@ -25,7 +25,9 @@ RECORD_EVENT_KINDS = np.array([ev.DEAL, ev.SUGGEST, ev.PASS, ev.SHOW, ev.NO_REFU
 def setup_of(config: core.GameConfig) -> Setup:
     """The deduction set-up of a game config (the core deals from player 0)."""
     e = config.cards
-    return Setup.dealt(Deck(e.num_suspects, e.num_weapons, e.num_rooms), config.num_players, config.num_face_down)
+    return Setup.dealt(
+        Deck(e.num_suspects, e.num_weapons, e.num_rooms), config.num_players, config.num_face_down
+    )
 
 
 class RecordMaker:
@@ -59,7 +61,9 @@ class RecordMaker:
             pending, self.pending = self.pending, None
             shown_by = player if kind == ev.SHOW else None
             shown_card = card if kind == ev.SHOW and card >= 0 else None
-            return Suggestion(pending["suggester"], pending["cards"], tuple(pending["passed"]), shown_by, shown_card)
+            return Suggestion(
+                pending["suggester"], pending["cards"], tuple(pending["passed"]), shown_by, shown_card
+            )
         elif kind == ev.ACCUSE:
             return Accusation(player, (a, b, c), bool(d))
         elif kind == ev.PEEK and player == self.player and card >= 0:

@@ -51,7 +51,9 @@ class SatAgent(Agent):
 
     name = "sat"
 
-    def __init__(self, seed: int = 0, move_discount: float = 0.05, gamble_at_truncation: bool = False) -> None:
+    def __init__(
+        self, seed: int = 0, move_discount: float = 0.05, gamble_at_truncation: bool = False
+    ) -> None:
         super().__init__(seed)
         if not 0.0 <= move_discount < 1.0:
             raise ValueError(f"move_discount must be in [0, 1), got {move_discount!r}")
@@ -137,7 +139,9 @@ class SatAgent(Agent):
             return lay.END_TURN
         return self._move(state, game, legal, knowledge, solution is not None)
 
-    def _move(self, state: core.State, game: int, legal: np.ndarray, knowledge: Knowledge, solved: bool) -> int:
+    def _move(
+        self, state: core.State, game: int, legal: np.ndarray, knowledge: Knowledge, solved: bool
+    ) -> int:
         lay, rules = self.rules.layout, self.rules
         R = rules.R
         if solved:  # only here because accusing needs a room: any room will do
@@ -172,7 +176,9 @@ class SatAgent(Agent):
                     options[lay.SQUARE + int(squares[best])] = float(value[best])
         options = {a: v for a, v in options.items() if legal[a]}
         if not options:  # nothing valued is legal: a random legal non-accusation
-            legal_now = np.flatnonzero(legal[: lay.ACCUSE]) if legal[: lay.ACCUSE].any() else np.flatnonzero(legal)
+            legal_now = (
+                np.flatnonzero(legal[: lay.ACCUSE]) if legal[: lay.ACCUSE].any() else np.flatnonzero(legal)
+            )
             return int(self.rng.choice(legal_now))
         best_value = max(options.values())
         best = [a for a, v in options.items() if v >= best_value - 1e-12]
@@ -229,5 +235,3 @@ class SatAgent(Agent):
         state = self.__dict__.copy()
         state["_knowledge"] = [None] * len(state.get("_knowledge", []))
         return state
-
-

@@ -120,7 +120,9 @@ def test_strength_in_a_small_run():
 @pytest.mark.slow
 def test_sat_never_accuses_wrongly_in_2000_games():
     seeds = np.arange(2000)
-    lineup = [make_agent("sat", seed=0)] + [make_agent(n, seed=k) for k, n in enumerate(["notepad", "random", "sat"], 1)]
+    lineup = [make_agent("sat", seed=0)] + [
+        make_agent(n, seed=k) for k, n in enumerate(["notepad", "random", "sat"], 1)
+    ]
     result = play_batch(CLASSIC, lineup, seeds, rotation=seeds % 4)
     assert result.wrong_accusations[:, [0, 3]].sum() == 0
 
@@ -158,7 +160,9 @@ def test_deduce_from_events_equals_brute_force_on_a_small_deck():
         setup = setup_of(config)
         for player in range(3):
             maker = RecordMaker(setup, player)
-            records = [r for r in (maker.add(row) for row in core.private_view(events, player)) if r is not None]
+            records = [
+                r for r in (maker.add(row) for row in core.private_view(events, player)) if r is not None
+            ]
             assert deduce_from_events(config, player, events) == brute_force(setup, player, records)
             checked += 1
     assert checked == 36

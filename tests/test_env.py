@@ -567,7 +567,9 @@ def test_vector_env_with_stateful_opponents_forgets_redealt_games():
     """Notepad and SAT opponents keep per-game notes; autoreset tells them through reset_games."""
     from agents.sat import SatAgent
 
-    environment = CluedoVectorEnv(num_envs=6, num_players=3, max_turns=25, opponents=[NotepadAgent(), SatAgent()])
+    environment = CluedoVectorEnv(
+        num_envs=6, num_players=3, max_turns=25, opponents=[NotepadAgent(), SatAgent()]
+    )
     history = run_vector(environment, steps=150, seed=4)
     assert len(history) == 151
     sat = environment.table.opponents[1] if hasattr(environment, "table") else None

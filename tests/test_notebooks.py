@@ -19,4 +19,6 @@ def test_there_are_notebooks():
 def test_notebook_runs(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()

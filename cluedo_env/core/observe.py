@@ -181,12 +181,24 @@ def observe(
     put("dice", tables.dice[state.dice[games, 0], state.dice[games, 1]])
     put("turn", state.turn[games] / np.float32(config.max_turns))
     # One-hot pieces: zeros, then a 1 where each entry points.
-    for name in ("shown_to_me", "pawn_room", "weapon_room", "phase", "turn_player", "current_player", "suggestion"):
+    for name in (
+        "shown_to_me",
+        "pawn_room",
+        "weapon_room",
+        "phase",
+        "turn_player",
+        "current_player",
+        "suggestion",
+    ):
         out[:, place[name]] = 0.0
     who, card = np.nonzero(shown >= 0)
-    out[who, place["shown_to_me"].start + ((shown[who, card] - viewer[who]) % P) * C + card] = 1.0  # viewer: int64
+    out[who, place["shown_to_me"].start + ((shown[who, card] - viewer[who]) % P) * C + card] = (
+        1.0  # viewer: int64
+    )
     out[rows, place["pawn_room"].start + np.arange(rules.S) * (R + 1) + np.minimum(location, R)] = 1.0
-    out[rows, place["weapon_room"].start + np.arange(rules.W) * R + state.weapon_room[games].astype(np.int64)] = 1.0
+    out[
+        rows, place["weapon_room"].start + np.arange(rules.W) * R + state.weapon_room[games].astype(np.int64)
+    ] = 1.0
     out[rows[:, 0], place["phase"].start + state.phase[games].astype(np.int64)] = 1.0
     out[rows[:, 0], place["turn_player"].start + (state.turn_player[games] - viewer) % P] = 1.0
     current = state.current_player[games].astype(np.int64)
