@@ -20,7 +20,6 @@ when the game is truncated at ``max_turns``.
 
 from __future__ import annotations
 
-import threading
 from functools import cache
 
 import numpy as np
@@ -243,24 +242,12 @@ def _first_player(config: GameConfig, key: np.ndarray, B: int) -> np.ndarray:
     counters = base + np.arange(START_ROLL_ROUNDS * 2 * P)
     dice = draw_die(key[:, None], counters[None, :]).astype(np.int64).reshape(B, START_ROLL_ROUNDS, P, 2)
     rolls = dice[..., 0] + (dice[..., 1] if config.dice == 2 else 0)  # [B, round, player]
-    contenders = np.ones((B, P), dtype=bool)
-    for round_ in range(START_ROLL_ROUNDS):
-        roll = np.where(contenders, rolls[:, round_], 0)
-        contenders = roll == roll.max(axis=1, keepdims=True)
-        if (contenders.sum(axis=1) == 1).all():
-            break
-    return np.argmax(contenders, axis=1)
-
-
-class _EventLog(threading.local):
-    """Events of the step in progress, written into the state in one go at its end."""
-
-    def __init__(self) -> None:
-        self.games: list[np.ndarray] = []
-        self.records: list[np.ndarray] = []
-
-
-_pending = _EventLog()
+    # The tied players of a round are exactly those whose rolls so far are equal, so the winner
+    # has the lexicographically largest sequence of rolls (4 bits per round, first round highest;
+    # the lowest-numbered player after START_ROLL_ROUNDS tied rounds).
+    shifts = np.uint64(4) * np.arange(START_ROLL_ROUNDS - 1, -1, -1, dtype=np.uint64)
+    sequence = (rolls.astype(np.uint64) << shifts[None, :, None]).sum(axis=1, dtype=np.uint64)
+    return np.argmax(sequence, axis=1)
 
 
 def _emit(
@@ -273,8 +260,13 @@ def _emit(
     c: np.ndarray | int = -1,
     d: np.ndarray | int = -1,
     card: np.ndarray | int = -1,
+    nth: np.ndarray | None = None,
 ) -> None:
-    """Append one event to each game of ``games`` (in the order of the calls)."""
+    """Append one event to each game of ``games``, after the events it already has this step.
+
+    ``games`` may repeat a game only with ``nth``: the order (0, 1, ...) of its
+    events within this call.
+    """
     if len(games) == 0:
         return
     record = np.empty((len(games), 7), dtype=np.int16)
@@ -285,29 +277,14 @@ def _emit(
     record[:, 4] = c
     record[:, 5] = d
     record[:, 6] = card
-    _pending.games.append(games)
-    _pending.records.append(record)
-
-
-def _write_events(state: State) -> None:
-    """Write the pending events after those already in ``state.events``."""
-    if not _pending.games:
-        return
-    games = np.concatenate(_pending.games)
-    records = np.concatenate(_pending.records)
-    _pending.games.clear()
-    _pending.records.clear()
-    if state.batch_size == 1:  # one game: the events are already in order
-        start = int(state.num_events[0])
-        state.events[0, start : start + len(records)] = records
-        state.num_events[0] = start + len(records)
-        return
-    order = np.argsort(games, kind="stable")
-    games, records = games[order], records[order]
-    first = np.searchsorted(games, games, side="left")
-    row = np.arange(len(games)) - first + state.num_events[games]
-    state.events.reshape(-1, 7)[games * state.events.shape[1] + row] = records
-    state.num_events += np.bincount(games, minlength=state.batch_size).astype(np.int8)
+    row = state.num_events[games]
+    at = games * state.events.shape[1] + row
+    if nth is None:
+        state.num_events[games] = row + 1
+    else:
+        at += nth
+        np.add.at(state.num_events, games, 1)
+    state.events.reshape(-1, 7)[at] = record
 
 
 def legal_action_mask(state: State) -> np.ndarray:
@@ -391,7 +368,6 @@ def step(
             games = order[bounds[k] : bounds[k + 1]]
             if len(games):
                 handler(state, rules, games, arg[games])
-    _write_events(state)
     return state
 
 
@@ -414,12 +390,14 @@ def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
 
 
 def _roll(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> None:
-    key, draws = state._key[games], state._draws[games]
-    first = draw_die(key, draws)
-    second = draw_die(key, draws + 1) if rules.config.dice == 2 else np.full(len(games), -1, np.int8)
+    draws = state._draws[games]
+    dice = draw_die(state._key[games, None], draws[:, None] + np.arange(rules.config.dice, dtype=np.uint32))
     state._draws[games] = draws + rules.config.dice
+    if rules.config.dice == 1:
+        dice = np.stack([dice[:, 0], np.full(len(games), -1, np.int8)], axis=1)
+    first, second = dice[:, 0], dice[:, 1]
     total = first + np.maximum(second, 0)
-    state.dice[games, 0], state.dice[games, 1] = first, second
+    state.dice[games] = dice
     player = state.turn_player[games].astype(np.int64)
     _emit(state, games, ev.ROLL, player, a=first, b=second, c=total)
     squares, rooms = reachable(rules.moves, state.location[games, player], total, state.location[games])
@@ -480,7 +458,8 @@ def _stop_on_square(state: State, rules: Rules, games: np.ndarray, square: np.nd
 
 def _toward(state: State, rules: Rules, games: np.ndarray, room: np.ndarray) -> None:
     # The reachable square with the fewest moves into the room; ties go to the lowest square number.
-    distance = np.where(state.reachable[games], rules.moves.distance_by_room[room], np.iinfo(np.int16).max)
+    off = (~state.reachable[games]).view(np.uint8) * np.uint8(255)  # 255: not a stop of this move
+    distance = rules.moves.distance_by_room[room] | off  # uint8; room distances are below 255
     _stop_on_square(state, rules, games, np.argmin(distance, axis=1))
 
 
@@ -529,7 +508,7 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> 
     who = np.repeat(np.arange(len(games)), passes)
     k = np.arange(len(who)) - np.repeat(np.cumsum(passes) - passes, passes) + 1
     passer = (suggester[who] + k) % P
-    _emit(state, games[who], ev.PASS, passer, a=suggester[who])
+    _emit(state, games[who], ev.PASS, passer, a=suggester[who], nth=k - 1)
     state.passed[games[who, None], passer[:, None], cards[who]] = True
     nobody = np.flatnonzero(first == P)
     _emit(state, games[nobody], ev.NO_REFUTE, suggester[nobody])

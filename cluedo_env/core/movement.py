@@ -52,14 +52,19 @@ class MoveTables:
         door_distance = [self.distance_from[:, list(doors)].min(axis=1) for doors in board.doors]
         self.room_door_distance = np.stack(door_distance, axis=1)  # [R+N, R]: moves to a door of r
         # The same, ready for "reachable within the roll": a pawn never stops where it started
-        # and never re-enters the room it left.
-        self.stop_distance = self.distance_from.copy()
-        self.stop_distance[np.arange(board.num_rooms, board.num_rooms + n), np.arange(n)] = _FAR
-        self.enter_distance = self.room_door_distance.copy()
-        self.enter_distance[np.arange(board.num_rooms), np.arange(board.num_rooms)] = _FAR
+        # and never re-enters the room it left; read off by roll: [R+N, MAX_ROLL+1, N] squares
+        # and [R+N, MAX_ROLL+1, R] rooms.
+        stop_distance = self.distance_from.copy()
+        stop_distance[np.arange(board.num_rooms, board.num_rooms + n), np.arange(n)] = _FAR
+        enter_distance = self.room_door_distance.copy()
+        enter_distance[np.arange(board.num_rooms), np.arange(board.num_rooms)] = _FAR
+        roll = np.arange(MAX_ROLL + 1)[None, :, None]
+        self.stop_within = stop_distance[:, None, :] <= roll
+        self.enter_within = enter_distance[:, None, :] < roll
 
 
 _FAR = 999  # further than any roll
+MAX_ROLL = 12  # two dice
 
 
 def _bfs_all(neighbours: tuple[tuple[int, ...], ...], source: int) -> np.ndarray:
@@ -105,10 +110,10 @@ def reachable(
     )
     # A pawn at exactly ``roll`` moves only takes its own square away; nearer ones may cut paths.
     free_way = pawn_distance.min(axis=1) >= rolls
-    squares = tables.stop_distance[start] <= rolls[:, None]
+    squares = tables.stop_within[start, rolls]
     game, pawn = np.nonzero(pawn_distance == rolls[:, None])  # a pawn the move could just reach
     squares[game, pawn_square[game, pawn]] = False
-    rooms = tables.enter_distance[start] < rolls[:, None]
+    rooms = tables.enter_within[start, rolls]
     blocked = np.flatnonzero(~free_way)
     if len(blocked):
         squares[blocked], rooms[blocked] = flood_fill(tables, start[blocked], rolls[blocked], pawns[blocked])
