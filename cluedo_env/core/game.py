@@ -110,6 +110,7 @@ class Rules:
             self.pawn_start = np.full(self.S, self.R, dtype=np.int16)  # off the board, in no room
         hidden = self.C - 3 - config.num_face_down
         self.hand_sizes = np.array([(hidden - p + self.P - 1) // self.P for p in range(self.P)])
+        self.deal_order = np.arange(hidden) % self.P  # who is dealt the k-th dealt card
         self._templates()
 
     def _templates(self) -> None:
@@ -181,7 +182,7 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         face_down[:, list(CORNER_ROOMS)] = order[:, :face]
         owner[rows, order[:, :face]] = FACE_DOWN
     dealt = order[:, face:]
-    owner[rows, dealt] = (np.arange(dealt.shape[1]) % P)[None, :]
+    owner[rows, dealt] = rules.deal_order[None, : dealt.shape[1]]
 
     first = _first_player(config, key, B)
     state = State(
@@ -191,8 +192,8 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         current_player=first.astype(np.int8),
         turn_player=first.astype(np.int8),
         turn=np.zeros(B, dtype=np.int32),
-        location=np.broadcast_to(rules.pawn_start, (B, rules.S)).astype(np.int16),
-        weapon_room=np.broadcast_to(rules.weapon_start, (B, rules.W)).astype(np.int8),
+        location=np.repeat(rules.pawn_start[None, :], B, axis=0),
+        weapon_room=np.repeat(rules.weapon_start[None, :], B, axis=0),
         dice=np.full((B, 2), -1, dtype=np.int8),
         suggestion=np.full((B, 3), -1, dtype=np.int16),
         may_suggest=np.zeros(B, dtype=bool),
@@ -220,12 +221,12 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
     # The deal's events: each player's DEAL events, START and the first TURN.
     n_dealt = dealt.shape[1]
     state.events[:, :n_dealt, 0] = ev.DEAL
-    state.events[:, :n_dealt, 1] = np.arange(n_dealt) % P
+    state.events[:, :n_dealt, 1] = rules.deal_order[:n_dealt]
     state.events[:, :n_dealt, 6] = dealt
-    state.events[:, n_dealt, :3] = np.stack([np.full(B, ev.START), first, first], axis=1)
-    state.events[:, n_dealt + 1, :3] = np.stack(
-        [np.full(B, ev.TURN), first, np.zeros(B, dtype=np.int64)], axis=1
-    )
+    state.events[:, n_dealt : n_dealt + 2, 0] = (ev.START, ev.TURN)
+    state.events[:, n_dealt : n_dealt + 2, 1] = first[:, None]
+    state.events[:, n_dealt, 2] = first
+    state.events[:, n_dealt + 1, 2] = 0
     state.num_events[:] = n_dealt + 2
     return state
 
@@ -255,28 +256,31 @@ def _emit(
     games: np.ndarray,
     kind: int,
     player: np.ndarray | int,
-    a: np.ndarray | int = -1,
-    b: np.ndarray | int = -1,
-    c: np.ndarray | int = -1,
-    d: np.ndarray | int = -1,
-    card: np.ndarray | int = -1,
+    a: np.ndarray | int | None = None,
+    b: np.ndarray | int | None = None,
+    c: np.ndarray | int | None = None,
+    d: np.ndarray | int | None = None,
+    card: np.ndarray | int | None = None,
     nth: np.ndarray | None = None,
 ) -> None:
     """Append one event to each game of ``games``, after the events it already has this step.
 
-    ``games`` may repeat a game only with ``nth``: the order (0, 1, ...) of its
-    events within this call.
+    ``a``..``d`` and ``card`` fill the event's columns (-1 when not given); a 2-D
+    ``a`` of ``k`` columns fills ``a`` and the ``k - 1`` columns after it. ``games``
+    may repeat a game only with ``nth``: the order (0, 1, ...) of its events in this call.
     """
     if len(games) == 0:
         return
-    record = np.empty((len(games), 7), dtype=np.int16)
+    record = np.full((len(games), 7), -1, dtype=np.int16)
     record[:, 0] = kind
     record[:, 1] = player
-    record[:, 2] = a
-    record[:, 3] = b
-    record[:, 4] = c
-    record[:, 5] = d
-    record[:, 6] = card
+    for column, value in enumerate((a, b, c, d, card), start=2):
+        if value is None:
+            continue
+        if isinstance(value, np.ndarray) and value.ndim == 2:
+            record[:, column : column + value.shape[1]] = value
+        else:
+            record[:, column] = value
     row = state.num_events[games]
     at = games * state.events.shape[1] + row
     if nth is None:
@@ -395,11 +399,10 @@ def _roll(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> No
     state._draws[games] = draws + rules.config.dice
     if rules.config.dice == 1:
         dice = np.stack([dice[:, 0], np.full(len(games), -1, np.int8)], axis=1)
-    first, second = dice[:, 0], dice[:, 1]
-    total = first + np.maximum(second, 0)
+    total = dice[:, 0] + np.maximum(dice[:, 1], 0)
     state.dice[games] = dice
     player = state.turn_player[games].astype(np.int64)
-    _emit(state, games, ev.ROLL, player, a=first, b=second, c=total)
+    _emit(state, games, ev.ROLL, player, a=dice, c=total)
     squares, rooms = reachable(rules.moves, state.location[games, player], total, state.location[games])
     state.reachable[games], state.enterable[games] = squares, rooms
     state.phase[games] = Phase.MOVE
@@ -477,7 +480,7 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> 
     cards = rules.suggestion_cards[arg, room]  # [n, 3] card ids
     suspect, weapon = cards[:, 0], cards[:, 1]
     state.suggestion[games] = cards
-    _emit(state, games, ev.SUGGEST, suggester, a=cards[:, 0], b=cards[:, 1], c=cards[:, 2])
+    _emit(state, games, ev.SUGGEST, suggester, a=cards)
 
     # The named suspect's pawn and the weapon are moved into the room.
     pawn_moves = np.flatnonzero(state.location[games, suspect] != room)
@@ -547,7 +550,7 @@ def _accuse(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> N
     accuser = state.turn_player[games].astype(np.int64)
     cards = rules.accuse_cards[arg]
     right = (cards == state._envelope[games]).all(axis=1)
-    _emit(state, games, ev.ACCUSE, accuser, a=cards[:, 0], b=cards[:, 1], c=cards[:, 2], d=right)
+    _emit(state, games, ev.ACCUSE, accuser, a=cards, d=right)
 
     won = games[right]
     state.winner[won] = accuser[right]
@@ -596,7 +599,7 @@ def _game_over(state: State, games: np.ndarray, winner, reason: int, terminated:
     state.truncated[games] = not terminated
     state.phase[games] = Phase.OVER
     state.current_player[games] = NOBODY
-    _emit(state, games, ev.GAME_OVER, winner, a=envelope[:, 0], b=envelope[:, 1], c=envelope[:, 2], d=reason)
+    _emit(state, games, ev.GAME_OVER, winner, a=envelope, d=reason)
 
 
 # One handler per action range, in RANGE_NAMES order.
