@@ -345,7 +345,7 @@ def step(
         ``state``, with this step's events and rewards (none for games that did not move) and flags.
     """
     rules = rules_for(state.config)
-    actions = np.asarray(actions).astype(np.int64).reshape(-1)
+    actions = np.asarray(actions, dtype=np.int64).reshape(-1)
     if len(actions) != state.batch_size:
         raise ValueError(f"actions must have one entry per game ({state.batch_size}), got {len(actions)}")
     live = state.phase != Phase.OVER
@@ -362,8 +362,9 @@ def step(
     kind = rules.action_kind[actions]
     arg = rules.action_arg[actions]
     if len(kind) <= SMALL_BATCH:  # few games: one pass per kind present
-        for k in sorted(set(kind.tolist()) - {-1}):
-            games = np.flatnonzero(kind == k)
+        kinds = kind.tolist()
+        for k in sorted(set(kinds) - {-1}):
+            games = np.array([i for i, of in enumerate(kinds) if of == k])
             _HANDLERS[k](state, rules, games, arg[games])
     else:  # group the games by kind with one sort
         order = np.argsort(kind, kind="stable")
