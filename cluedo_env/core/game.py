@@ -126,7 +126,7 @@ class Rules:
             rows[Phase.TURN, :, lay.ROLL] = True
         else:
             rows[Phase.TURN, :, lay.ENTER : lay.ENTER + self.R] = True
-        self.mask_rows = rows
+        self.mask_rows = rows.reshape(-1, A)  # row 2 * phase + may accuse
 
 
 def rules_for(config: GameConfig) -> Rules:
@@ -300,7 +300,7 @@ def legal_action_mask(state: State) -> np.ndarray:
     location = state.location[games, player]
     in_room = location < rules.R
     may_accuse = in_room | state.config.accuse_anywhere
-    mask = rules.mask_rows[state.phase, may_accuse.astype(np.int8)]
+    mask = np.take(rules.mask_rows, state.phase * 2 + may_accuse, axis=0)  # rows [phase, may accuse]
 
     turn = np.flatnonzero(state.phase == Phase.TURN)
     if len(turn) and rules.classic:
