@@ -164,8 +164,10 @@ def test_game_settings_mirror_every_game_config_field():
 
 def test_default_config_and_groups():
     default = settings()
-    assert default.labels == ["random", "notepad", "sat"]
+    assert default.labels == ["random", "notepad", "sat", "ppo"]
+    assert lineups(default) == [("random", "notepad", "sat", "ppo")]  # four entrants, four seats
     assert default.game.to_game_config() == core.GameConfig(num_players=4)
+    assert settings("lineup=baselines").labels == ["random", "notepad", "sat"]
     assert settings("game=duel").game.to_game_config().duel
     assert settings("game=classic6").game.num_players == 6
     assert settings("game=none").game.board == "none"
@@ -179,10 +181,10 @@ def test_default_config_and_groups():
 
 
 def test_lineups():
-    default = settings()
+    default = settings("lineup=baselines")
     assert len(lineups(default)) == 12  # multisets of 3 agents in 4 seats, less the 3 single-agent ones
     assert all(len(set(lineup)) > 1 for lineup in lineups(default))
-    three = settings("game=classic3")
+    three = settings("game=classic3", "lineup=baselines")
     assert lineups(three) == [("random", "notepad", "sat")]
     five = settings("lineup.agents=[{name: random, label: r1}, {name: random, label: r2}, {name: notepad}, "
                     "{name: sat}, {name: random, label: r3}]")  # fmt: skip
@@ -219,7 +221,7 @@ def test_unknown_key_is_rejected_when_composing():
         ),
         (["lineup.agents=[{name: random}, {name: random}]"], r"labels must differ.*\['random'\]"),
         (["lineup.mode=swiss"], r"lineup.mode must be one of \['round_robin', 'one_vs_field'\], got 'swiss'"),
-        (["lineup.mode=one_vs_field", "lineup.field=[ppo]"], r"lineup.field must name entrants"),
+        (["lineup.mode=one_vs_field", "lineup.field=[minimax]"], r"lineup.field must name entrants"),
         (["backend=spark"], r"backend must be one of \['local', 'ray'\]"),
         (["games_per_lineup=0"], r"games_per_lineup must be an integer >= 1, got 0"),
     ],
