@@ -120,3 +120,21 @@ def test_core_state_is_small():
     for config in (core.GameConfig(num_players=6), core.GameConfig(num_players=6, movement="squares")):
         state = core.init(config, np.arange(64))
         assert state.nbytes_per_game() <= 4096
+
+
+@pytest.mark.parametrize("kind", core.OBSERVATION_KINDS)
+def test_observe_selected_games_one_viewer_and_no_games(kind):
+    config = core.GameConfig(num_players=4)
+    state, _ = random_playout(config, np.arange(6), rng_seed=4)
+    viewers = np.array([0, 3, 1, 2, 2, 1])
+    everyone = core.observe(state, viewers, kind=kind)
+    games = np.array([4, 1, 1])
+    np.testing.assert_array_equal(core.observe(state, viewers[games], games, kind=kind), everyone[games])
+    one_viewer = core.observe(state, 2, kind=kind)  # one viewer for every game
+    np.testing.assert_array_equal(one_viewer[viewers == 2], everyone[viewers == 2])
+    np.testing.assert_array_equal(core.observe(state, 2, games, kind=kind), one_viewer[games])
+    size = core.observation_size(config, kind)
+    for no_games in (np.array([], dtype=np.int64), []):  # no pairs: an empty batch, not an error
+        empty = core.observe(state, np.array([], dtype=np.int64), no_games, kind=kind)
+        assert empty.shape == (0, size) and empty.dtype == np.float32
+    assert core.observe(state.take(np.array([], dtype=np.int64)), 0, kind=kind).shape == (0, size)

@@ -40,12 +40,13 @@ adds ``owner`` (everything), for debugging and oracle baselines.
 from __future__ import annotations
 
 from functools import cache
+from operator import itemgetter
 
 import numpy as np
 
 from cluedo_env.core.config import GameConfig
-from cluedo_env.core.game import rules_for
-from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
+from cluedo_env.core.game import Rules, rules_for
+from cluedo_env.core.state import Phase, State
 
 __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "observe"]
 
@@ -97,33 +98,88 @@ def observation_size(config: GameConfig, kind: str = "player") -> int:
     return offset + int(np.prod(shape))
 
 
-@cache
-def _slices(config: GameConfig, kind: str) -> dict[str, slice]:
-    return {
-        name: slice(offset, offset + int(np.prod(shape)))
-        for name, shape, offset in observation_pieces(config, kind)
-    }
+class _Plan:
+    """Tables of one (config, kind), built once, so that ``observe`` only looks things up.
 
+    ``observe`` writes every 0/1 piece into one bool array, converts it to float32 once, then
+    writes the real-valued pieces. Attributes named after a piece are its column slice. The
+    one-hot pieces (pawn and weapon rooms, phase, turn and current player, suggestion, and the
+    seer's ``owner``) are one scatter: ``hot_cols[v, k, value]`` is the column of the 1 that
+    entry ``k`` of those state values puts in viewer ``v``'s row. An absent entry (nobody
+    decides, no suggestion) points at ``trash``, the ``turn`` column, which is overwritten
+    afterwards. Negative state values (-1, ``ENVELOPE``, ``FACE_DOWN``) index the last entries
+    of the value axis, as numpy counts from the end.
+    """
 
-class _Tables:
-    """Lookup tables that turn state fields into observation pieces in one gather each."""
-
-    def __init__(self, config: GameConfig) -> None:
-        rules = rules_for(config)
-        R = rules.R
-        locations = R + rules.N + 1  # rooms, squares, and R + N: no square (``board="none"``)
+    def __init__(self, rules: Rules, kind: str) -> None:
+        config = rules.config
+        C, P, S, W, R = rules.C, rules.P, rules.S, rules.W, rules.R
+        pieces = observation_pieces(config, kind)
+        for name, shape, offset in pieces:
+            setattr(self, name, slice(offset, offset + int(np.prod(shape))))
+        at = {name: offset for name, _shape, offset in pieces}
+        self.C, self.P, self.S = C, P, S
+        self.size = observation_size(config, kind)
+        self.seer = kind == "seer"
+        self.planes = slice(self.passed.start, self.accused.stop)  # passed, showed, accused: adjacent
+        self.trash = trash = at["turn"]
+        self.max_turns = float(config.max_turns)
+        viewers = players = np.arange(P)
+        # relative[v, j]: the player at index j of viewer v's player axes.
+        self.relative = ((viewers[:, None] + players[None, :]) % P).astype(np.int8)
+        # Real-valued pieces by location: rooms, squares, and R + N (off the board, board="none").
+        locations = R + rules.N + 1
         self.xy_of = np.zeros((locations, 2), dtype=np.float32)
         self.distance_of = np.zeros((locations, R), dtype=np.float32)
         if rules.classic:
             self.xy_of[R : R + rules.N] = rules.square_xy
             self.distance_of[: R + rules.N] = rules.location_room_distance / rules.max_room_distance
-        face = np.array([0, 1, 2, 3, 4, 5, 6, 0])  # by die value; value -1 (no die) reads index 7
-        self.dice = ((face[:, None] + face[None, :]) / np.float32(12)).astype(np.float32)
+        # dice_of[the two int8 dice viewed as one uint16]: the total / 12 (die -1: no die).
+        pairs = np.stack(np.meshgrid(np.arange(-1, 7), np.arange(-1, 7), indexing="ij"), axis=-1)
+        codes = pairs.astype(np.int8).reshape(-1, 2).view(np.uint16)[:, 0]
+        self.dice_of = np.zeros(2**16, dtype=np.float32)
+        self.dice_of[codes] = (np.maximum(pairs, 0).sum(axis=-1) / np.float32(12)).astype(np.float32).ravel()
+        # hot_cols[v, k, value]: the column of the 1 that entry k of the one-hot values (see
+        # ``observe``) puts in viewer v's row; unused and absent values (-1: trash) point at trash.
+        self.cards = np.arange(C)
+        to_relative = (players[None, :] - viewers[:, None]) % P  # [v, q]: index of player q for viewer v
+        entries = [
+            *[at["pawn_room"] + s * (R + 1) + np.minimum(np.arange(locations), R) for s in range(S)],
+            *[at["weapon_room"] + w * R + np.arange(R) for w in range(W)],
+            at["phase"] + np.arange(len(Phase.NAMES)),
+            at["turn_player"] + to_relative,  # [v, q]
+            at["current_player"] + to_relative,
+            *[at["suggestion"] + self.cards] * 3,
+        ]
+        values = max(locations, C) + 2  # the last two: -2, -1
+        hot = np.full((P, len(entries) + self.seer * C, values), trash, dtype=np.int64)
+        for k, cols in enumerate(entries):
+            hot[:, k, : cols.shape[-1]] = cols
+        if self.seer:  # holder of card c: players by relative index, then P: envelope, P + 1: face down
+            holder = np.concatenate([to_relative, np.full((P, 1), P + 1), np.full((P, 1), P)], axis=1)
+            for c in range(C):  # owner codes -2 (face down) and -1 (envelope) index the last two values
+                hot[:, len(entries) + c, :P] = at["owner"] + c * (P + 2) + holder[:, :P]
+                hot[:, len(entries) + c, -2:] = at["owner"] + c * (P + 2) + holder[:, P:]
+        self.hot_cols = hot
+        self.entries = np.arange(hot.shape[1])
+        self._counts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def counting(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``arange(n)``, then as ``[n, 1]`` columns ``arange(n) * P`` and ``arange(n) * size``."""
+        try:
+            return self._counts[n]
+        except KeyError:
+            if len(self._counts) > 16:
+                self._counts.clear()
+            rows = np.arange(n)
+            self._counts[n] = rows, (rows * self.P)[:, None], (rows * self.size)[:, None]
+            return self._counts[n]
 
 
 @cache
-def _tables(config: GameConfig) -> _Tables:
-    return _Tables(config)
+def _plan(rules: Rules, kind: str) -> _Plan:
+    """The plan of a config's rules (hashed by identity: cheap) and an observation kind."""
+    return _Plan(rules, kind)
 
 
 # times shown -> observed value, as a lookup table
@@ -138,77 +194,73 @@ def observe(
 ) -> np.ndarray:
     """Observations of a batch of (game, player) pairs.
 
+    A fixed number of array calls whatever the number of pairs, so that one pair (the
+    PettingZoo env) is cheap too.
+
     Args:
         state: The batch of games.
-        players: The viewer of each selected game (or one viewer for all).
+        players: The viewer of each selected game (or one viewer for all), in ``[0, P)``.
         games: Indices of the games to observe (default: all, in order).
         kind: ``"player"`` (what the viewer may know) or ``"seer"`` (everything).
 
     Returns:
         ``float32[len(games), observation_size(config, kind)]``.
     """
-    config = state.config
-    rules = rules_for(config)
-    place = _slices(config, kind)
-    games = np.arange(state.batch_size) if games is None else np.asarray(games, dtype=np.int64)
-    n = len(games)
-    viewer = np.broadcast_to(np.asarray(players, dtype=np.int64), (n,))
-    P, R = rules.P, rules.R
-    out = np.empty((n, observation_size(config, kind)), dtype=np.float32)
+    plan = _plan(rules_for(state.config), kind)
+    C, P = plan.C, plan.P
+    if games is None:
+        n = state.batch_size
+        index, first_plane, row_start = plan.counting(n)
+        pick = _all
+    else:
+        index = games = np.asarray(games, dtype=np.int64)
+        n = len(games)
+        first_plane, row_start = (games * P)[:, None], plan.counting(n)[2]
+        pick = itemgetter(games)  # pick(field) = field[games]
+    viewer = np.asarray(players, dtype=np.int64)  # [n] or one for all: every use below broadcasts
+    column = viewer[..., None]
+    flags = np.zeros((n, plan.size), dtype=bool)
 
-    def put(name: str, values: np.ndarray | float) -> None:
-        out[:, place[name]] = values.reshape(n, -1) if isinstance(values, np.ndarray) else values
+    # What the viewer holds and saw.
+    hand = np.equal(pick(state._owner), column, out=flags[:, plan.hand])
+    shown = state._shown_to[index, viewer]  # [n, C]: who showed the viewer card c (-1 nobody)
+    peeked = state._peeked[index, viewer]
+    flags[:, plan.face_down_seen] = peeked
+    np.greater(shown < 0, hand | peeked, out=flags[:, plan.unseen])  # not shown, neither held nor seen
+    relative = plan.relative[viewer]  # [(n,) P]: index j -> player
+    np.equal(shown[:, None, :], relative[..., None], out=flags[:, plan.shown_to_me].reshape(n, P, C))
+    # Public knowledge planes: rows of the [B * P, C] planes, viewer first.
+    rows = first_plane + relative
+    state.passed.reshape(-1, C).take(rows, axis=0, out=flags[:, plan.passed].reshape(n, P, C), mode="clip")
+    state.accused.reshape(-1, C).take(rows, axis=0, out=flags[:, plan.accused].reshape(n, P, C), mode="clip")
+    state.eliminated.reshape(-1).take(rows, out=flags[:, plan.eliminated], mode="clip")
+    showed = state.showed.reshape(-1, C).take(rows, axis=0)
+    # The other one-hot pieces: one lookup of their columns, one scatter of 1s.
+    location = pick(state.location)
+    hot = [
+        location,
+        pick(state.weapon_room),
+        pick(state.phase)[:, None],
+        pick(state.turn_player)[:, None],
+        pick(state.current_player)[:, None],
+        pick(state.suggestion),
+    ]
+    if plan.seer:
+        hot.append(pick(state._owner))
+    cols = plan.hot_cols[column, plan.entries, np.concatenate(hot, axis=1)]
+    flags.reshape(-1)[cols + row_start] = True
 
-    tables = _tables(config)
-    rows = np.arange(n)[:, None]
-    relative = (viewer[:, None] + np.arange(P)[None, :]) % P  # [n, P]: axis j -> player
-    planes = (games * P)[:, None] + relative  # rows of the [B * P, C] knowledge planes, viewer first
-    owner = state._owner[games]
-    hand = owner == viewer[:, None]
-    put("hand", hand)
-    shown = state._shown_to[games, viewer]  # [n, C]: who showed me card c
-    peeked = state._peeked[games, viewer]
-    put("unseen", ~hand & (shown < 0) & ~peeked)
-    put("face_down_seen", peeked)
-    C = rules.C
-    put("passed", np.take(state.passed.reshape(-1, C), planes, axis=0))
-    put("showed", _SHOWED[np.take(state.showed.reshape(-1, C), planes, axis=0)])
-    put("accused", np.take(state.accused.reshape(-1, C), planes, axis=0))
-    put("eliminated", np.take(state.eliminated.reshape(-1), planes))
-    location = state.location[games]  # [n, S]
-    put("pawn_square", tables.xy_of[location])
-    put("room_distance", tables.distance_of[location[np.arange(n), viewer]])
-    put("dice", tables.dice[state.dice[games, 0], state.dice[games, 1]])
-    put("turn", state.turn[games] / np.float32(config.max_turns))
-    # One-hot pieces: zeros, then a 1 where each entry points.
-    for name in (
-        "shown_to_me",
-        "pawn_room",
-        "weapon_room",
-        "phase",
-        "turn_player",
-        "current_player",
-        "suggestion",
-    ):
-        out[:, place[name]] = 0.0
-    who, card = np.nonzero(shown >= 0)
-    out[who, place["shown_to_me"].start + ((shown[who, card] - viewer[who]) % P) * C + card] = (
-        1.0  # viewer: int64
-    )
-    out[rows, place["pawn_room"].start + np.arange(rules.S) * (R + 1) + np.minimum(location, R)] = 1.0
-    out[
-        rows, place["weapon_room"].start + np.arange(rules.W) * R + state.weapon_room[games].astype(np.int64)
-    ] = 1.0
-    out[rows[:, 0], place["phase"].start + state.phase[games].astype(np.int64)] = 1.0
-    out[rows[:, 0], place["turn_player"].start + (state.turn_player[games] - viewer) % P] = 1.0
-    current = state.current_player[games].astype(np.int64)
-    deciding = np.flatnonzero(current >= 0)
-    out[deciding, place["current_player"].start + (current[deciding] - viewer[deciding]) % P] = 1.0
-    suggesting = np.flatnonzero(state.suggestion[games, 0] >= 0)
-    out[suggesting[:, None], place["suggestion"].start + state.suggestion[games[suggesting]]] = 1.0
-    if kind == "seer":
-        holder = np.where(
-            owner == ENVELOPE, P, np.where(owner == FACE_DOWN, P + 1, (owner - viewer[:, None]) % P)
-        )
-        put("owner", holder[:, :, None] == np.arange(P + 2)[None, None, :])
+    # To float32, then the other pieces (the trash column ``turn`` last). Every index below is in
+    # range; ``mode="clip"`` only spares ``take`` its bounds-checking copy.
+    out = flags.astype(np.float32)
+    _SHOWED.take(showed, out=out[:, plan.showed].reshape(n, P, C), mode="clip")
+    plan.xy_of.take(location, axis=0, out=out[:, plan.pawn_square].reshape(n, plan.S, 2), mode="clip")
+    out[:, plan.room_distance] = plan.distance_of.take(state.location[index, viewer], axis=0)
+    plan.dice_of.take(pick(state.dice).view(np.uint16), out=out[:, plan.dice], mode="clip")
+    out[:, plan.trash] = pick(state.turn) / plan.max_turns
     return out
+
+
+def _all(array: np.ndarray) -> np.ndarray:
+    """Every game of a field (``observe`` without ``games``)."""
+    return array
