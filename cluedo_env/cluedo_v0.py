@@ -452,7 +452,8 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or not 0 <= action < len(self._mask) or not self._mask[action]:
+        mask = self._mask
+        if action is None or not 0 <= action < len(mask) or not mask[action]:
             raise ValueError(self._illegal_message(agent, action))
         self._cumulative_rewards[agent] = 0.0
         # The mask of this decision was computed after the previous step: no need for the core's check.
@@ -471,12 +472,17 @@ class raw_env(AECEnv, EzPickle):
         )
 
     def _after_core_step(self) -> None:
-        """Selection, mask, infos and, at the end of the game, rewards and terminations."""
+        """Selection, mask, infos and, at the end of the game, rewards and terminations.
+
+        Runs after ``reset`` and after every step of a live agent, so it is kept to a few array
+        calls: a game of one has Python scalars for its phase and players.
+        """
         state = self.game_state
-        views = self._event_views(state.events[0, : state.num_events[0]])
-        self._clear_rewards()
-        if state.phase[0] == Phase.OVER:
-            self._mask = self._no_actions
+        views = self._event_views(state.events[0, : state.num_events.item()])
+        no_actions = self._no_actions
+        if state.phase.item() == Phase.OVER:
+            self._mask = no_actions
+            self._clear_rewards()
             rewards = final_rewards(self.reward_scheme, state.rewards, state.winner)[0].tolist()
             for agent, reward in zip(self.possible_agents, rewards):
                 self.rewards[agent] = reward
@@ -485,28 +491,30 @@ class raw_env(AECEnv, EzPickle):
             self._accumulate_rewards()
             # agent_selection stays on the player who ended the game: it takes the first dead step.
             self.infos = {
-                agent: {"action_mask": self._no_actions, "events": views[p]}
-                for p, agent in enumerate(self.possible_agents)
+                agent: {"action_mask": no_actions, "events": view}
+                for agent, view in zip(self.possible_agents, views)
             }
             return
-        self._mask = core.legal_action_mask(state)[0].view(np.int8)
-        self._mask.flags.writeable = False
-        player = int(state.current_player[0])
-        self.agent_selection = self.possible_agents[player]
+        # Before the step that ends the game every reward is 0 (set by reset, never changed):
+        # nothing to clear.
+        mask = core.legal_action_mask(state)[0].view(np.int8)
+        mask.setflags(write=False)
+        self._mask = mask
+        player = state.current_player.item()
+        self.agent_selection = selected = self.possible_agents[player]
         self.infos = {
-            agent: {"action_mask": self._mask if p == player else self._no_actions, "events": views[p]}
-            for p, agent in enumerate(self.possible_agents)
+            agent: {"action_mask": mask if agent == selected else no_actions, "events": view}
+            for agent, view in zip(self.possible_agents, views)
         }
 
     def _event_views(self, rows: np.ndarray) -> list[np.ndarray]:
         """Each player's view of this step's event rows (read-only; shared when nothing is private)."""
-        P = self.config.num_players
-        if not (rows[:, ev.CARD] >= 0).any():  # no card in any row: every player sees the same
-            shared = rows.copy()
-            shared.flags.writeable = False
-            return [shared] * P
-        views = core.private_view(np.broadcast_to(rows, (P, *rows.shape)), self._viewers)
-        views.flags.writeable = False
+        shared = rows.copy()  # the state's events are overwritten by the next step
+        shared.setflags(write=False)
+        if max(shared[:, ev.CARD].tolist(), default=-1) < 0:  # no card in any row: all see the same
+            return [shared] * self.config.num_players
+        views = core.private_view(shared, self._viewers)
+        views.setflags(write=False)
         return list(views)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -97,11 +97,11 @@ def private_view(events: np.ndarray, player: int | np.ndarray) -> np.ndarray:
         it is the refuter or the suggester.
     """
     player = np.asarray(player)
-    shape = np.broadcast_shapes(events.shape[:-1], player.shape)
-    events = np.broadcast_to(events, (*shape, events.shape[-1]))
-    view = events.copy()
     kind, who = events[..., KIND], events[..., PLAYER]
+    mine = who == player  # broadcast: the shape of the views
     own = (kind == DEAL) | (kind == PEEK)
-    visible = (own & (who == player)) | ((kind == SHOW) & ((who == player) | (events[..., A] == player)))
+    visible = (own & mine) | ((kind == SHOW) & (mine | (events[..., A] == player)))
+    view = np.empty((*visible.shape, events.shape[-1]), dtype=events.dtype)
+    view[...] = events
     view[..., CARD] = np.where(visible, events[..., CARD], -1)
     return view
