@@ -131,6 +131,8 @@ def test_observe_selected_games_one_viewer_and_no_games(kind):
     games = np.array([4, 1, 1])
     np.testing.assert_array_equal(core.observe(state, viewers[games], games, kind=kind), everyone[games])
     one_viewer = core.observe(state, 2, kind=kind)  # one viewer for every game
+    assert not np.shares_memory(one_viewer, everyone)  # results held by the caller are never reused
+    np.testing.assert_array_equal(everyone, core.observe(state, viewers, kind=kind))
     np.testing.assert_array_equal(one_viewer[viewers == 2], everyone[viewers == 2])
     np.testing.assert_array_equal(core.observe(state, 2, games, kind=kind), one_viewer[games])
     size = core.observation_size(config, kind)

@@ -39,6 +39,8 @@ adds ``owner`` (everything), for debugging and oracle baselines.
 
 from __future__ import annotations
 
+import sys
+import threading
 from functools import cache
 from operator import itemgetter
 
@@ -101,14 +103,14 @@ def observation_size(config: GameConfig, kind: str = "player") -> int:
 class _Plan:
     """Tables of one (config, kind), built once, so that ``observe`` only looks things up.
 
-    ``observe`` writes every 0/1 piece into one bool array, converts it to float32 once, then
-    writes the real-valued pieces. Attributes named after a piece are its column slice. The
-    one-hot pieces (pawn and weapon rooms, phase, turn and current player, suggestion, and the
-    seer's ``owner``) are one scatter: ``hot_cols[v, k, value]`` is the column of the 1 that
-    entry ``k`` of those state values puts in viewer ``v``'s row. An absent entry (nobody
-    decides, no suggestion) points at ``trash``, the ``turn`` column, which is overwritten
-    afterwards. Negative state values (-1, ``ENVELOPE``, ``FACE_DOWN``) index the last entries
-    of the value axis, as numpy counts from the end.
+    ``observe`` writes every 0/1 piece (and the times shown, up to 4) into one byte array,
+    copies it to the float32 output once, then writes the real-valued pieces. Attributes named
+    after a piece are its column slice. The one-hot pieces (pawn and weapon rooms, phase, turn
+    and current player, suggestion, and the seer's ``owner``) are one scatter: ``hot_cols[v, k,
+    value + 2]`` is the column of the 1 that entry ``k`` of those state values puts in viewer
+    ``v``'s row (values from -2: -1 for nobody or ``ENVELOPE``, -2 for ``FACE_DOWN``), stored
+    flat. An absent entry (nobody decides, no suggestion) points at ``trash``, the ``turn``
+    column, which is overwritten afterwards.
     """
 
     def __init__(self, rules: Rules, kind: str) -> None:
@@ -139,8 +141,8 @@ class _Plan:
         codes = pairs.astype(np.int8).reshape(-1, 2).view(np.uint16)[:, 0]
         self.dice_of = np.zeros(2**16, dtype=np.float32)
         self.dice_of[codes] = (np.maximum(pairs, 0).sum(axis=-1) / np.float32(12)).astype(np.float32).ravel()
-        # hot_cols[v, k, value]: the column of the 1 that entry k of the one-hot values (see
-        # ``observe``) puts in viewer v's row; unused and absent values (-1: trash) point at trash.
+        # hot_cols[v, k, value + 2] for entry k of the one-hot values (see ``observe``);
+        # unused and absent values (-1: nobody) point at trash.
         self.cards = np.arange(C)
         to_relative = (players[None, :] - viewers[:, None]) % P  # [v, q]: index of player q for viewer v
         entries = [
@@ -151,18 +153,37 @@ class _Plan:
             at["current_player"] + to_relative,
             *[at["suggestion"] + self.cards] * 3,
         ]
-        values = max(locations, C) + 2  # the last two: -2, -1
+        values = max(locations, C) + 2  # value + 2: from -2
         hot = np.full((P, len(entries) + self.seer * C, values), trash, dtype=np.int64)
         for k, cols in enumerate(entries):
-            hot[:, k, : cols.shape[-1]] = cols
+            hot[:, k, 2 : 2 + cols.shape[-1]] = cols
         if self.seer:  # holder of card c: players by relative index, then P: envelope, P + 1: face down
-            holder = np.concatenate([to_relative, np.full((P, 1), P + 1), np.full((P, 1), P)], axis=1)
-            for c in range(C):  # owner codes -2 (face down) and -1 (envelope) index the last two values
-                hot[:, len(entries) + c, :P] = at["owner"] + c * (P + 2) + holder[:, :P]
-                hot[:, len(entries) + c, -2:] = at["owner"] + c * (P + 2) + holder[:, P:]
-        self.hot_cols = hot
-        self.entries = np.arange(hot.shape[1])
+            holder = np.concatenate([np.full((P, 1), P + 1), np.full((P, 1), P), to_relative], axis=1)
+            for c in range(C):
+                hot[:, len(entries) + c, : P + 2] = at["owner"] + c * (P + 2) + holder
+        # As one flat table: hot_cols[v, k, value] is hot_flat[hot_base[v, k] + value].
+        self.hot_flat = hot.reshape(-1)
+        self.hot_base = np.arange(P * hot.shape[1]).reshape(P, -1) * values + 2
+        self._local = threading.local()
         self._counts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def buffers(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """A zeroed ``uint8[n, size]`` work buffer and a ``float32[n, size]`` output buffer.
+
+        Both are kept (per thread) for the next call, but the output is reused only once nobody
+        holds it any more (by its reference count); else a fresh one is allocated. Reusing the
+        memory spares a large batch the page faults of a fresh array at every call.
+        """
+        local = self._local
+        bits = getattr(local, "bits", None)
+        if bits is None or len(bits) != n:
+            bits = local.bits = np.zeros((n, self.size), dtype=np.uint8)
+        else:
+            bits.fill(0)
+        out = getattr(local, "out", None)
+        if out is None or len(out) != n or sys.getrefcount(out) > 3:  # local.out, out, the argument
+            out = local.out = np.empty((n, self.size), dtype=np.float32)
+        return bits, out
 
     def counting(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``arange(n)``, then as ``[n, 1]`` columns ``arange(n) * P`` and ``arange(n) * size``."""
@@ -182,10 +203,6 @@ def _plan(rules: Rules, kind: str) -> _Plan:
     return _Plan(rules, kind)
 
 
-# times shown -> observed value, as a lookup table
-_SHOWED = np.minimum(np.arange(256, dtype=np.float32) / SHOWED_SCALE, 1.0).astype(np.float32)
-
-
 def observe(
     state: State,
     players: np.ndarray | int,
@@ -195,7 +212,8 @@ def observe(
     """Observations of a batch of (game, player) pairs.
 
     A fixed number of array calls whatever the number of pairs, so that one pair (the
-    PettingZoo env) is cheap too.
+    PettingZoo env) is cheap too. The result belongs to the caller: its memory is reused by a
+    later call only once every reference to it has been dropped.
 
     Args:
         state: The batch of games.
@@ -219,7 +237,8 @@ def observe(
         pick = itemgetter(games)  # pick(field) = field[games]
     viewer = np.asarray(players, dtype=np.int64)  # [n] or one for all: every use below broadcasts
     column = viewer[..., None]
-    flags = np.zeros((n, plan.size), dtype=bool)
+    bits, out = plan.buffers(n)
+    flags = bits.view(bool)  # for the 0/1 pieces
 
     # What the viewer holds and saw.
     hand = np.equal(pick(state._owner), column, out=flags[:, plan.hand])
@@ -235,6 +254,7 @@ def observe(
     state.accused.reshape(-1, C).take(rows, axis=0, out=flags[:, plan.accused].reshape(n, P, C), mode="clip")
     state.eliminated.reshape(-1).take(rows, out=flags[:, plan.eliminated], mode="clip")
     showed = state.showed.reshape(-1, C).take(rows, axis=0)
+    np.minimum(showed, int(SHOWED_SCALE), out=bits[:, plan.showed].reshape(n, P, C))
     # The other one-hot pieces: one lookup of their columns, one scatter of 1s.
     location = pick(state.location)
     hot = [
@@ -247,13 +267,14 @@ def observe(
     ]
     if plan.seer:
         hot.append(pick(state._owner))
-    cols = plan.hot_cols[column, plan.entries, np.concatenate(hot, axis=1)]
-    flags.reshape(-1)[cols + row_start] = True
+    cols = plan.hot_flat.take(plan.hot_base[viewer] + np.concatenate(hot, axis=1))
+    bits.reshape(-1)[np.add(cols, row_start, out=cols)] = 1
 
     # To float32, then the other pieces (the trash column ``turn`` last). Every index below is in
     # range; ``mode="clip"`` only spares ``take`` its bounds-checking copy.
-    out = flags.astype(np.float32)
-    _SHOWED.take(showed, out=out[:, plan.showed].reshape(n, P, C), mode="clip")
+    np.copyto(out, bits)
+    showed = out[:, plan.showed]
+    np.multiply(showed, 1 / SHOWED_SCALE, out=showed)
     plan.xy_of.take(location, axis=0, out=out[:, plan.pawn_square].reshape(n, plan.S, 2), mode="clip")
     out[:, plan.room_distance] = plan.distance_of.take(state.location[index, viewer], axis=0)
     plan.dice_of.take(pick(state.dice).view(np.uint16), out=out[:, plan.dice], mode="clip")
