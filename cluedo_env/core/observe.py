@@ -180,10 +180,11 @@ class _Plan:
             bits = local.bits = np.zeros((n, self.size), dtype=np.uint8)
         else:
             bits.fill(0)
-        out = getattr(local, "out", None)
-        if out is None or len(out) != n or sys.getrefcount(out) > 3:  # local.out, out, the argument
-            out = local.out = np.empty((n, self.size), dtype=np.float32)
-        return bits, out
+        if not hasattr(local, "probe"):  # an array that only ``local`` holds, to compare counts with
+            local.probe, local.out = np.empty(0), np.empty((0, self.size), dtype=np.float32)
+        if len(local.out) != n or sys.getrefcount(local.out) > sys.getrefcount(local.probe):
+            local.out = np.empty((n, self.size), dtype=np.float32)
+        return bits, local.out
 
     def counting(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``arange(n)``, then as ``[n, 1]`` columns ``arange(n) * P`` and ``arange(n) * size``."""
