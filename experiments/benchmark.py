@@ -1,4 +1,4 @@
-"""Speed of the rules core, the reference implementation, observations, the env and the agents.
+"""Speed of the rules core, the reference implementation, observations, the env, the agents and PPO training.
 
     python -m experiments.benchmark                       # everything, as configured in configs/benchmark.yaml
     python -m experiments.benchmark sections=[core] players=[4] batch_sizes=[1024]
@@ -12,15 +12,29 @@ games are dealt again at once, so the batch stays full. Core time counts
 ``legal_action_mask`` + ``step`` + re-dealing; choosing the random actions is
 the agent's cost and is reported apart. Results are printed as a table and
 written as JSON (``output``), section by section as they are measured.
+
+The ``ppo`` section times ``experiments.train_ppo.train`` at the shipped
+settings (``configs/train_ppo.yaml``, composed by hydra, so it follows the
+yaml): same games per rollout, steps, network, opponents and thread settings;
+only the budget is cut to one warm-up update and ``ppo_updates`` measured ones,
+and evaluations, snapshots and periodic checkpoints are off (TensorBoard and the
+final checkpoint go to a temporary folder that is removed). Per run, the figure
+is the agent-steps (every player's decisions, ``num_envs`` per core step, as in
+``charts/SPS``) of the measured updates over their time (rollout, update and
+logging); the median over ``repeats`` runs is reported, with the learner's
+decisions/s and the mean rollout and update seconds per update.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import platform
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -33,7 +47,8 @@ from tqdm import tqdm
 from agents.random_agent import sample_legal
 from cluedo_env import core
 
-SECTIONS = ("core", "reference", "observe", "env", "agents")
+SECTIONS = ("core", "reference", "observe", "env", "agents", "ppo")
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 ACCUSE_RATE = 0.02
 
 
@@ -42,7 +57,7 @@ class BenchmarkConfig:
     """What to measure.
 
     Attributes:
-        sections: Any of core, reference, observe, env, agents.
+        sections: Any of core, reference, observe, env, agents, ppo.
         players: Player counts (classic board).
         batch_sizes: Batch sizes of the core.
         steps: Batch steps per measurement.
@@ -52,6 +67,9 @@ class BenchmarkConfig:
         observe_batch: Batch size of the observation measurement.
         env_steps: Agent-steps per run of the PettingZoo env.
         agent_games: Games per run when timing agents.
+        ppo_updates: Measured PPO updates per run (after one warm-up update) at the shipped config.
+        ppo_overrides: Hydra overrides of configs/train_ppo.yaml for the ppo section (empty: the
+            shipped config, which is what the figure is meant to be; for tests and what-ifs).
         seed: Seed of deals and random play.
         output: JSON file written (relative to the working directory).
     """
@@ -66,6 +84,8 @@ class BenchmarkConfig:
     observe_batch: int = 1024
     env_steps: int = 20000
     agent_games: int = 64
+    ppo_updates: int = 4
+    ppo_overrides: list[str] = field(default_factory=list)
     seed: int = 0
     output: str = "benchmark.json"
 
@@ -235,6 +255,65 @@ def _time_act(agent, latencies: list[float]) -> None:
     agent.act = timed
 
 
+def shipped_train_config(overrides: Sequence[str] = ()):
+    """``configs/train_ppo.yaml`` (with hydra ``overrides``) as the ``TrainConfig`` that training gets."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    import experiments.train_ppo  # noqa: F401  (registers train_ppo_schema)
+
+    if GlobalHydra.instance().is_initialized():  # inside this script's hydra app: configs/ is searched
+        cfg = compose("train_ppo", overrides=list(overrides))
+    else:
+        with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+            cfg = compose("train_ppo", overrides=list(overrides))
+    return OmegaConf.to_object(cfg)
+
+
+def ppo_benchmark_config(updates: int, runs_dir: str, overrides: Sequence[str] = ()):
+    """The shipped training config with only the budget cut: one warm-up and ``updates`` measured
+    updates, no evaluations, snapshots or periodic checkpoints, files under ``runs_dir``."""
+    args = shipped_train_config(overrides)
+    args.total_timesteps = (1 + updates) * args.num_envs * args.num_steps
+    args.exp_name, args.runs_dir, args.resume, args.progress = "benchmark", runs_dir, None, False
+    args.eval_every = args.final_eval_games = args.snapshot_every = args.checkpoint_every = 0
+    return args
+
+
+def measure_ppo(updates: int, overrides: Sequence[str] = ()) -> dict:
+    """One training run of the shipped config cut to 1 + ``updates`` updates; figures of the measured ones."""
+    import torch
+
+    from experiments.train_ppo import train
+
+    if updates < 1:
+        raise ValueError(f"ppo_updates must be >= 1, got {updates}")
+    records: list[dict] = []
+    threads = torch.get_num_threads()  # train() sets torch's threads; put them back afterwards
+    try:
+        with tempfile.TemporaryDirectory(prefix="benchmark_ppo_") as runs:
+            args = ppo_benchmark_config(updates, runs, overrides)
+            with contextlib.redirect_stdout(io.StringIO()):  # train()'s "run folder"/"model" lines
+                train(args, on_update=records.append)
+    finally:
+        torch.set_num_threads(threads)
+    measured = records[1:]  # the first update is the warm-up
+    total = sum(r["total_s"] for r in measured)
+    rollout = sum(r["rollout_s"] for r in measured)
+    agent_steps = sum(r["agent_steps"] for r in measured)
+    learner = sum(r["learner_decisions"] for r in measured)
+    return {
+        "agent_steps_per_s": agent_steps / total,
+        "learner_decisions_per_s": learner / total,
+        "rollout_agent_steps_per_s": agent_steps / rollout,
+        "rollout_s_per_update": rollout / len(measured),
+        "update_s_per_update": sum(r["update_s"] for r in measured) / len(measured),
+        "total_s_per_update": total / len(measured),
+        "agent_steps_per_update": agent_steps / len(measured),
+        "learner_decisions_per_update": learner / len(measured),
+    }
+
+
 def median_of(repeats: int, run: Callable[[int], dict]) -> dict:
     """Run ``repeats`` times and keep the median of every numeric figure."""
     results = [run(r) for r in range(repeats)]
@@ -336,6 +415,37 @@ def main_with(cfg: BenchmarkConfig) -> dict:
                 f"  {row['agent']:8s} {row['players']:7d} {row['decision_median_ms']:10.3f} "
                 f"{row['decision_p99_ms']:8.3f} {row['games_per_s']:8.2f}"
             )
+    if "ppo" in cfg.sections:
+        args = shipped_train_config(cfg.ppo_overrides)
+        figure = median_of(cfg.repeats, lambda r: measure_ppo(cfg.ppo_updates, cfg.ppo_overrides))
+        settings = {
+            "num_envs": args.num_envs,
+            "num_steps": args.num_steps,
+            "num_players": args.game.num_players,
+            "torch_threads": args.torch_threads,
+            "update_threads": args.update_threads,
+            "warmup_updates": 1,
+            "measured_updates": cfg.ppo_updates,
+            "overrides": list(cfg.ppo_overrides),
+        }
+        report["ppo"] = {**settings, **figure}
+        save()
+        print(
+            f"\nPPO training (configs/train_ppo.yaml: {args.num_envs} games x {args.num_steps} steps, "
+            f"{args.game.num_players} players, torch_threads={args.torch_threads}, "
+            f"update_threads={args.update_threads}; median of {cfg.repeats} runs of "
+            f"1 warm-up + {cfg.ppo_updates} measured updates)"
+        )
+        print(
+            f"  {figure['agent_steps_per_s']:,.0f} agent-steps/s, "
+            f"{figure['learner_decisions_per_s']:,.0f} learner decisions/s"
+        )
+        print(
+            f"  per update: rollout {figure['rollout_s_per_update']:.2f} s, "
+            f"update {figure['update_s_per_update']:.2f} s, total {figure['total_s_per_update']:.2f} s "
+            f"({figure['agent_steps_per_update']:,.0f} agent-steps, "
+            f"{figure['learner_decisions_per_update']:,.0f} learner decisions)"
+        )
     print(f"\nwrote {output.resolve()}")
     return report
 

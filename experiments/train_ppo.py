@@ -61,6 +61,7 @@ import json
 import pickle
 import random
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -468,8 +469,14 @@ def hyperparameter_table(config: dict[str, Any], prefix: str = "") -> list[str]:
 # --- training ---------------------------------------------------------------------------
 
 
-def train(args: TrainConfig) -> Path:
-    """Train (or resume) a run; returns its folder."""
+def train(args: TrainConfig, on_update: Callable[[dict[str, Any]], None] | None = None) -> Path:
+    """Train (or resume) a run; returns its folder.
+
+    ``on_update``, if given, is called after each update's logging (before snapshots, evaluation and
+    checkpoints) with its timing: ``update``, ``agent_steps``, ``learner_decisions`` and the seconds
+    ``rollout_s`` (pool, core steps, network inference), ``update_s`` (advantages, PPO epochs) and
+    ``total_s`` (both and the logging). ``experiments/benchmark.py`` measures throughput with it.
+    """
     checkpoint = None
     if args.resume:
         checkpoint_path = find_checkpoint(args.resume)
@@ -532,6 +539,7 @@ def train(args: TrainConfig) -> Path:
         unit="update",
     )
     for update in progress:
+        update_start = time.perf_counter()
         fraction = (update - 1) / num_updates
         if args.anneal_lr:
             optimizer.param_groups[0]["lr"] = (1.0 - fraction) * args.learning_rate
@@ -554,6 +562,7 @@ def train(args: TrainConfig) -> Path:
         with torch.no_grad():
             bootstrap = network(torch.from_numpy(final_obs))[1].numpy()
         learner_decisions += rollout.size
+        rollout_end = time.perf_counter()
 
         b_obs = torch.from_numpy(np.concatenate(rollout.obs))
         b_masks = torch.from_numpy(np.concatenate(rollout.masks))
@@ -628,6 +637,7 @@ def train(args: TrainConfig) -> Path:
         y_pred, y_true = values, b_returns.numpy()
         var_y = np.var(y_true)
         explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+        update_end = time.perf_counter()
 
         # Logging
         elapsed = time.time() - start_time
@@ -659,6 +669,17 @@ def train(args: TrainConfig) -> Path:
                 writer.add_scalar(f"charts/win_rate/{group}", won.mean(), global_step)
                 postfix[group] = f"{won.mean():.2f}"
         progress.set_postfix(postfix)
+        if on_update is not None:
+            on_update(
+                {
+                    "update": update,
+                    "agent_steps": args.num_envs * args.num_steps,
+                    "learner_decisions": batch_size,
+                    "rollout_s": rollout_end - update_start,
+                    "update_s": update_end - rollout_end,
+                    "total_s": time.perf_counter() - update_start,
+                }
+            )
 
         # Snapshots of the learner join the pool
         if (
