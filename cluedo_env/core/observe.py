@@ -277,7 +277,8 @@ def observe(
     showed = out[:, plan.showed]
     np.multiply(showed, 1 / SHOWED_SCALE, out=showed)
     plan.xy_of.take(location, axis=0, out=out[:, plan.pawn_square].reshape(n, plan.S, 2), mode="clip")
-    out[:, plan.room_distance] = plan.distance_of.take(state.location[index, viewer], axis=0)
+    distance = out[:, plan.room_distance]
+    plan.distance_of.take(state.location[index, viewer], axis=0, out=distance, mode="clip")
     plan.dice_of.take(pick(state.dice).view(np.uint16), out=out[:, plan.dice], mode="clip")
     out[:, plan.trash] = pick(state.turn) / plan.max_turns
     return out
