@@ -165,37 +165,47 @@ class _Plan:
         self.hot_flat = hot.reshape(-1)
         self.hot_base = np.arange(P * hot.shape[1]).reshape(P, -1) * values + 2
         self._local = threading.local()
-        self._counts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def buffers(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """A zeroed ``uint8[n, size]`` work buffer and a ``float32[n, size]`` output buffer.
+    def buffers(self, n: int) -> tuple[_Work, np.ndarray]:
+        """The zeroed work buffer of ``n`` rows and a ``float32[n, size]`` output buffer.
 
         Both are kept (per thread) for the next call, but the output is reused only once nobody
         holds it any more (by its reference count); else a fresh one is allocated. Reusing the
         memory spares a large batch the page faults of a fresh array at every call.
         """
         local = self._local
-        bits = getattr(local, "bits", None)
-        if bits is None or len(bits) != n:
-            bits = local.bits = np.zeros((n, self.size), dtype=np.uint8)
-        else:
-            bits.fill(0)
-        if not hasattr(local, "probe"):  # an array that only ``local`` holds, to compare counts with
-            local.probe, local.out = np.empty(0), np.empty((0, self.size), dtype=np.float32)
-        if len(local.out) != n or sys.getrefcount(local.out) > sys.getrefcount(local.probe):
+        work = getattr(local, "work", None)
+        if work is None or work.n != n:
+            work = local.work = _Work(self, n)
+            local.probe = np.empty(0)  # held by ``local`` only, to compare reference counts with
             local.out = np.empty((n, self.size), dtype=np.float32)
-        return bits, local.out
+        else:
+            work.bits.fill(0)
+            if sys.getrefcount(local.out) > sys.getrefcount(local.probe):
+                local.out = np.empty((n, self.size), dtype=np.float32)
+        return work, local.out
 
-    def counting(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``arange(n)``, then as ``[n, 1]`` columns ``arange(n) * P`` and ``arange(n) * size``."""
-        try:
-            return self._counts[n]
-        except KeyError:
-            if len(self._counts) > 16:
-                self._counts.clear()
-            rows = np.arange(n)
-            self._counts[n] = rows, (rows * self.P)[:, None], (rows * self.size)[:, None]
-            return self._counts[n]
+
+class _Work:
+    """A ``uint8[n, size]`` work buffer, views of its pieces, and row counters for ``n`` rows."""
+
+    def __init__(self, plan: _Plan, n: int) -> None:
+        P, C = plan.P, plan.C
+        self.n = n
+        self.bits = np.zeros((n, plan.size), dtype=np.uint8)
+        self.flat = self.bits.reshape(-1)
+        flags = self.bits.view(bool)  # for the 0/1 pieces
+        self.hand = flags[:, plan.hand]
+        self.unseen = flags[:, plan.unseen]
+        self.shown_to_me = flags[:, plan.shown_to_me].reshape(n, P, C)
+        self.face_down_seen = flags[:, plan.face_down_seen]
+        self.passed = flags[:, plan.passed].reshape(n, P, C)
+        self.showed = self.bits[:, plan.showed].reshape(n, P, C)  # times shown, up to 4
+        self.accused = flags[:, plan.accused].reshape(n, P, C)
+        self.eliminated = flags[:, plan.eliminated]
+        self.games = np.arange(n)  # every game, in order
+        self.first_plane = (self.games * P)[:, None]  # row of each game's first [P, C] plane row
+        self.row_start = (self.games * plan.size)[:, None]  # of each row in the flat buffer
 
 
 @cache
@@ -228,34 +238,32 @@ def observe(
     plan = _plan(rules_for(state.config), kind)
     C, P = plan.C, plan.P
     if games is None:
-        n = state.batch_size
-        index, first_plane, row_start = plan.counting(n)
+        work, out = plan.buffers(state.batch_size)
+        index, first_plane = work.games, work.first_plane
         pick = _all
     else:
         index = games = np.asarray(games, dtype=np.int64)
-        n = len(games)
-        first_plane, row_start = (games * P)[:, None], plan.counting(n)[2]
+        work, out = plan.buffers(len(games))
+        first_plane = (games * P)[:, None]
         pick = itemgetter(games)  # pick(field) = field[games]
+    n = work.n
     viewer = np.asarray(players, dtype=np.int64)  # [n] or one for all: every use below broadcasts
     column = viewer[..., None]
-    bits, out = plan.buffers(n)
-    flags = bits.view(bool)  # for the 0/1 pieces
 
     # What the viewer holds and saw.
-    hand = np.equal(pick(state._owner), column, out=flags[:, plan.hand])
+    hand = np.equal(pick(state._owner), column, out=work.hand)
     shown = state._shown_to[index, viewer]  # [n, C]: who showed the viewer card c (-1 nobody)
     peeked = state._peeked[index, viewer]
-    flags[:, plan.face_down_seen] = peeked
-    np.greater(shown < 0, hand | peeked, out=flags[:, plan.unseen])  # not shown, neither held nor seen
+    work.face_down_seen[:] = peeked
+    np.greater(shown < 0, hand | peeked, out=work.unseen)  # not shown, neither held nor seen
     relative = plan.relative[viewer]  # [(n,) P]: index j -> player
-    np.equal(shown[:, None, :], relative[..., None], out=flags[:, plan.shown_to_me].reshape(n, P, C))
+    np.equal(shown[:, None, :], relative[..., None], out=work.shown_to_me)
     # Public knowledge planes: rows of the [B * P, C] planes, viewer first.
     rows = first_plane + relative
-    state.passed.reshape(-1, C).take(rows, axis=0, out=flags[:, plan.passed].reshape(n, P, C), mode="clip")
-    state.accused.reshape(-1, C).take(rows, axis=0, out=flags[:, plan.accused].reshape(n, P, C), mode="clip")
-    state.eliminated.reshape(-1).take(rows, out=flags[:, plan.eliminated], mode="clip")
-    showed = state.showed.reshape(-1, C).take(rows, axis=0)
-    np.minimum(showed, int(SHOWED_SCALE), out=bits[:, plan.showed].reshape(n, P, C))
+    state.passed.reshape(-1, C).take(rows, axis=0, out=work.passed, mode="clip")
+    state.accused.reshape(-1, C).take(rows, axis=0, out=work.accused, mode="clip")
+    state.eliminated.reshape(-1).take(rows, out=work.eliminated, mode="clip")
+    np.minimum(state.showed.reshape(-1, C).take(rows, axis=0), int(SHOWED_SCALE), out=work.showed)
     # The other one-hot pieces: one lookup of their columns, one scatter of 1s.
     location = pick(state.location)
     hot = [
@@ -269,11 +277,11 @@ def observe(
     if plan.seer:
         hot.append(pick(state._owner))
     cols = plan.hot_flat.take(plan.hot_base[viewer] + np.concatenate(hot, axis=1))
-    bits.reshape(-1)[np.add(cols, row_start, out=cols)] = 1
+    work.flat[np.add(cols, work.row_start, out=cols)] = 1
 
     # To float32, then the other pieces (the trash column ``turn`` last). Every index below is in
     # range; ``mode="clip"`` only spares ``take`` its bounds-checking copy.
-    np.copyto(out, bits)
+    np.copyto(out, work.bits)
     showed = out[:, plan.showed]
     np.multiply(showed, 1 / SHOWED_SCALE, out=showed)
     plan.xy_of.take(location, axis=0, out=out[:, plan.pawn_square].reshape(n, plan.S, 2), mode="clip")
