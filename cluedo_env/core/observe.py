@@ -247,8 +247,11 @@ def observe(
         first_plane = (games * P)[:, None]
         pick = itemgetter(games)  # pick(field) = field[games]
     n = work.n
-    viewer = np.asarray(players, dtype=np.int64)  # [n] or one for all: every use below broadcasts
-    column = viewer[..., None]
+    if isinstance(players, int):  # one viewer for all, kept a Python int (cheaper indexing)
+        viewer = column = players
+    else:  # [n] or one for all: every use below broadcasts
+        viewer = np.asarray(players, dtype=np.int64)
+        column = viewer[..., None]
 
     # What the viewer holds and saw.
     hand = np.equal(pick(state._owner), column, out=work.hand)
