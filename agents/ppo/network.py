@@ -159,7 +159,22 @@ class ActorCritic(nn.Module):
         act = ACTIVATIONS[settings.activation]
 
         H = settings.card_hidden
-        card_features = len(CARD_PIECES) + len(PLAYER_CARD_PIECES) * self.P + 3 + 1 + 1
+        # Source column of each card's features in [obs | unseen share per category | 0 | 1]: CARD_PIECES,
+        # PLAYER_CARD_PIECES (player by player), category one-hot, its category's unseen share, room distance.
+        card, zero, one = np.arange(self.C), self.obs_size + 3, self.obs_size + 4
+        columns = [self.pieces[name][1] + card for name in CARD_PIECES]
+        columns += [
+            self.pieces[name][1] + p * self.C + card for name in PLAYER_CARD_PIECES for p in range(self.P)
+        ]
+        columns += [np.where(category == k, one, zero) for k in range(3)]
+        columns.append(self.obs_size + category)
+        room = card - self.S - self.W
+        columns.append(np.where(room >= 0, self.pieces["room_distance"][1] + room, zero))
+        self.register_buffer(
+            "card_columns", torch.as_tensor(np.stack(columns, axis=1).ravel()), persistent=False
+        )
+        self.register_buffer("zero_one", torch.tensor([[0.0, 1.0]]), persistent=False)
+        card_features = len(columns)
         self.card_embedding = nn.Embedding(self.C, settings.card_embedding)
         self.card_encoder = nn.Sequential(
             layer_init(nn.Linear(card_features + settings.card_embedding, H)), act()
@@ -189,62 +204,78 @@ class ActorCritic(nn.Module):
         self.unseen_prior = nn.Parameter(prior)  # [channel]: score bonus of an unseen card
         self.accuse_prior = nn.Parameter(torch.tensor(float(settings.accuse_prior)))
         self.structure = ActionStructure(self.layout, self.S, self.W, self.R)
+        # top = [global outputs | card scores | accusation prior term] @ top_select (a 0/1 matrix): the
+        # atoms in flat order, the suggestion gate, the accusation gate plus its prior
+        sources = [*GLOBAL_OUTPUTS, *(["square"] * self.num_squares)]
+        channel = {"enter": ENTER, "toward": TOWARD, "show": SHOW}
+        select = torch.zeros(len(sources) + self.C * 5 + 1, self.structure.K + 2)
+        k = 0
+        for name in core.RANGE_NAMES:
+            size = self.layout.sizes[name]
+            if name in ("suggest", "accuse") or size == 0:
+                continue
+            if name in channel:
+                first = 0 if name == "show" else self.S + self.W  # show: every card; enter, toward: rooms
+                rows = [len(sources) + (first + i) * 5 + channel[name] for i in range(size)]
+            else:
+                rows = [sources.index(name) + i for i in range(size)]
+            select[rows, range(k, k + size)] = 1.0
+            k += size
+        select[sources.index("suggest_gate"), k] = 1.0
+        select[[sources.index("accuse_gate"), -1], k + 1] = 1.0
+        self.register_buffer("top_select", select, persistent=False)
 
     def _piece(self, obs: torch.Tensor, name: str) -> torch.Tensor:
         shape, offset = self.pieces[name]
         return obs[:, offset : offset + math.prod(shape)].reshape(len(obs), *shape)
 
     def card_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``float[n, C, F]`` per-card features and ``float[n, 3]`` unseen fraction per category."""
-        n = len(obs)
-        columns = [self._piece(obs, name)[:, :, None] for name in CARD_PIECES]
-        columns += [self._piece(obs, name).transpose(1, 2) for name in PLAYER_CARD_PIECES]
+        """``float[n, C, F]`` per-card features read from the observation (all but the card embedding)
+        and ``float[n, 3]`` unseen fraction per category: one ``index_select``, no per-piece concatenation."""
         unseen_share = (self._piece(obs, "unseen") @ self.category_one_hot) / self.category_size  # [n, 3]
-        columns.append(self.category_one_hot.expand(n, -1, -1))
-        columns.append((unseen_share @ self.category_one_hot.T)[:, :, None])
-        columns.append(F.pad(self._piece(obs, "room_distance"), (self.S + self.W, 0))[:, :, None])
-        columns.append(self.card_embedding.weight.expand(n, -1, -1))
-        return torch.cat(columns, dim=2), unseen_share
+        source = torch.cat([obs, unseen_share, self.zero_one.expand(len(obs), 2)], dim=1)
+        return source.index_select(1, self.card_columns).unflatten(1, (self.C, -1)), unseen_share
 
     def forward(self, obs: torch.Tensor) -> tuple[PolicyParts, torch.Tensor]:
         """``(policy parts, value [n])`` of a batch of observations (see ``PolicyParts``)."""
+        n, C = len(obs), self.C
         features, unseen_share = self.card_features(obs)
-        cards = self.card_encoder(features)  # [n, C, H]
-        # split/unbind rather than slices: their backward is one cat, not a zero-filled tensor per slice
-        by_category = cards.split(self.category_sizes, dim=1)
-        pooled = [torch.cat([block.mean(dim=1), block.amax(dim=1)], 1) for block in by_category]
-        hidden = self.trunk(torch.cat([obs[:, self.trunk_columns], *pooled, unseen_share], dim=1))
-        value = self.value_head(hidden).squeeze(1)
-        score = (
-            self.card_head(cards)
-            + self.card_context(hidden).reshape(len(obs), self.C, 5)
-            + self._piece(obs, "unseen")[:, :, None] * self.unseen_prior
-        )  # [n, C, 5]
-        unseen_counts = (unseen_share * self.category_size).clamp(min=1.0)
-        log_candidates = unseen_counts.log().sum(dim=1, keepdim=True)  # [n, 1]
-        return self._parts(self.global_head(hidden), score, self.accuse_prior * log_candidates), value
+        # The card encoder's first layer by parts: the embedding's share is the same for every
+        # observation (a [C, H] bias), and the features need no gradient (no backward through a cat).
+        encoder, width = self.card_encoder[0], features.shape[2]
+        card_bias = F.linear(self.card_embedding.weight, encoder.weight[:, width:], encoder.bias)
+        cards = self.card_encoder[1](F.linear(features, encoder.weight[:, :width]) + card_bias)  # [n, C, H]
+        # split rather than slices: their backward is one cat, not a zero-filled tensor per slice;
+        # max rather than amax: a scatter backward (amax shares the gradient among ties, which only
+        # happen at the activation's 0, where relu stops the gradient anyway)
+        pooled = [
+            pool
+            for block in cards.split(self.category_sizes, dim=1)
+            for pool in (block.mean(1), block.max(1).values)
+        ]
+        # The trunk's first layer by parts too: the observation columns need no input gradient.
+        first, width = self.trunk[0], len(self.trunk_columns)
+        hidden = F.linear(obs.index_select(1, self.trunk_columns), first.weight[:, :width], first.bias)
+        hidden = hidden + F.linear(torch.cat([*pooled, unseen_share], dim=1), first.weight[:, width:])
+        for layer in self.trunk[1:]:
+            hidden = layer(hidden)
+        # The three heads on the trunk in one matmul.
+        heads = (self.value_head, self.global_head, self.card_context)
+        out = F.linear(hidden, torch.cat([h.weight for h in heads]), torch.cat([h.bias for h in heads]))
+        value, glob, context = out.split([1, self.global_head.out_features, C * 5], dim=1)
+        unseen = self._piece(obs, "unseen")
+        score = torch.addcmul(
+            self.card_head(cards) + context.view(n, C, 5), unseen[:, :, None], self.unseen_prior
+        )
+        log_candidates = (unseen_share * self.category_size).clamp(min=1.0).log().sum(dim=1, keepdim=True)
+        return self._parts(glob, score, self.accuse_prior * log_candidates), value.squeeze(1)
 
     def _parts(self, glob: torch.Tensor, score: torch.Tensor, accuse_prior: torch.Tensor) -> PolicyParts:
-        *named, squares = glob.split([1] * len(GLOBAL_OUTPUTS) + [self.num_squares], dim=1)
-        g = dict(zip(GLOBAL_OUTPUTS, named))
-        channels = score.unbind(2)  # [n, C] per channel
-        accuse = channels[ACCUSE].split(self.category_sizes, dim=1)
-        suggest = channels[SUGGEST].split(self.category_sizes, dim=1)[:2]
-        atoms = {
-            "roll": g["roll"],
-            "passage": g["passage"],
-            "stay": g["stay"],
-            "no_move": g["no_move"],
-            "enter": channels[ENTER].split(self.category_sizes, dim=1)[2],
-            "toward": channels[TOWARD].split(self.category_sizes, dim=1)[2],
-            "square": squares,
-            "no_suggestion": g["no_suggestion"],
-            "show": channels[SHOW],
-            "end_turn": g["end_turn"],
-        }
-        top = [atoms[name] for name in core.RANGE_NAMES if name in atoms and self.layout.sizes[name]]
+        top = torch.cat([glob, score.flatten(1), accuse_prior], dim=1) @ self.top_select
+        suggest = score[:, :, SUGGEST].split(self.category_sizes, dim=1)[:2]
+        accuse = score[:, :, ACCUSE].split(self.category_sizes, dim=1)
         return PolicyParts(
-            top=torch.cat([*top, g["suggest_gate"], g["accuse_gate"] + accuse_prior], dim=1),
+            top=top,
             suggest=tuple(F.log_softmax(block, 1) for block in suggest),
             accuse=tuple(F.log_softmax(block, 1) for block in accuse),
         )
@@ -310,6 +341,30 @@ class ActionStructure:
         self.top_index = torch.as_tensor(top)
         self.kind = torch.as_tensor(kind)  # 0 atom, 1 suggestion, 2 accusation
         self.components = torch.as_tensor(components)
+        # The top-level mask columns: the atoms, then the first action of each block.
+        self.top_columns = torch.as_tensor(
+            np.concatenate([atoms, [lo for lo, _size in self.blocks.values()]])
+        )
+        # StructuredCategorical keeps its log-probabilities in one row per observation:
+        # [top (K + 2) | suggest S, W | accuse S, W, R | 0 | MASKED_LOGIT], the six parts ("segments") in order.
+        sizes = [K + 2, S, W, S, W, R]
+        starts = np.cumsum([0, *sizes])
+        zero, masked = starts[-1], starts[-1] + 1
+        # the (up to 4) log-probs that sum to an action's: the top level's, then its block's components
+        part_columns = np.full((A, 4), zero, dtype=np.int64)
+        part_columns[:, 0] = top
+        for k, segment in ((1, [1, 2]), (2, [3, 4, 5])):
+            for i, j in enumerate(segment):
+                part_columns[kind == k, 1 + i] = starts[j] + components[kind == k, i]
+        self.part_columns = torch.as_tensor(part_columns)
+        padded = np.full((len(sizes), max(sizes)), masked, dtype=np.int64)  # padded with probability 0
+        groups = np.zeros((masked + 1, 3), dtype=np.float32)  # 0/1: top level, suggestion, accusation
+        for j, (start, size) in enumerate(zip(starts, sizes)):
+            padded[j, :size] = np.arange(start, start + size)
+            groups[start : start + size, (0, 1, 1, 2, 2, 2)[j]] = 1.0
+        self.segment_columns = torch.as_tensor(padded.ravel())
+        self.segment_last = torch.as_tensor(sizes) - 1
+        self.segment_groups = torch.as_tensor(groups)
 
     def top_mask(self, mask: torch.Tensor, check: bool = True) -> torch.Tensor:
         """``bool[n, K + 2]``: the legal atoms and whether the suggestion / accusation blocks are legal.
@@ -318,14 +373,12 @@ class ActionStructure:
             ValueError: with ``check``, if a block is partly legal (the factorised
                 distribution needs each block all legal or all illegal, as the rules make them).
         """
-        gates = []
-        for name, (lo, size) in self.blocks.items():
-            block = mask[:, lo : lo + size]
-            legal = block[:, 0]
-            if check and not torch.equal(block.any(dim=1), block.all(dim=1)):
-                raise ValueError(f"the {name} block of a mask row is partly legal; use MaskedCategorical")
-            gates.append(legal[:, None])
-        return torch.cat([mask[:, self.atoms], *gates], dim=1)
+        if check:
+            for name, (lo, size) in self.blocks.items():
+                block = mask[:, lo : lo + size]
+                if (block != block[:, :1]).any():
+                    raise ValueError(f"the {name} block of a mask row is partly legal; use MaskedCategorical")
+        return mask.index_select(1, self.top_columns)
 
     def flat(self, parts: PolicyParts, top: torch.Tensor | None = None) -> torch.Tensor:
         """``[n, A]`` flat values from ``top`` (default ``parts.top``) and the block components."""
@@ -399,10 +452,6 @@ class MaskedCategorical:
         return -(self.probs * self.log_probs).sum(dim=-1)
 
 
-def _entropy(log_probs: torch.Tensor) -> torch.Tensor:
-    return -(log_probs.exp() * log_probs).sum(dim=1)
-
-
 class StructuredCategorical:
     """The same distribution as ``MaskedCategorical`` over the flat logits of ``PolicyParts``, computed by parts.
 
@@ -429,6 +478,9 @@ class StructuredCategorical:
         self.structure = structure
         self.top_mask = structure.top_mask(mask.bool(), check)
         self.top_log_probs = F.log_softmax(parts.top.masked_fill(~self.top_mask, MASKED_LOGIT), dim=1)
+        # All log-probabilities in one row (layout: ActionStructure.part_columns), for single gathers
+        ends = torch.tensor([[0.0, MASKED_LOGIT]]).expand(len(parts.top), 2)
+        self.log_probs = torch.cat([self.top_log_probs, *parts.suggest, *parts.accuse, ends], dim=1)
 
     @property
     def probs(self) -> torch.Tensor:
@@ -436,27 +488,14 @@ class StructuredCategorical:
         return self.structure.flat(self.parts, self.top_log_probs).exp()
 
     def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
-        st, parts = self.structure, self.parts
-        actions = actions.long()
-        kind, comp = st.kind[actions], st.components[actions]
-
-        def pick(log_probs: tuple[torch.Tensor, ...]) -> torch.Tensor:
-            return sum(lp.gather(1, comp[:, i, None]).squeeze(1) for i, lp in enumerate(log_probs))
-
-        top = self.top_log_probs.gather(1, st.top_index[actions][:, None]).squeeze(1)
-        return (
-            top
-            + torch.where(kind == 1, pick(parts.suggest), 0.0)
-            + torch.where(kind == 2, pick(parts.accuse), 0.0)
-        )
+        """The top level's log-probability plus, in a block, those of the components."""
+        return self.log_probs.gather(1, self.structure.part_columns[actions.long()]).sum(dim=1)
 
     def entropy(self) -> torch.Tensor:
         K = self.structure.K
-        p = self.top_log_probs.exp()
-        top = -(p * self.top_log_probs).sum(dim=1)
-        suggest = sum(_entropy(lp) for lp in self.parts.suggest)
-        accuse = sum(_entropy(lp) for lp in self.parts.accuse)
-        return top + p[:, K] * suggest + p[:, K + 1] * accuse
+        p = self.log_probs.exp()
+        h = -(p * self.log_probs) @ self.structure.segment_groups  # [n, 3]: top level, suggestion, accusation
+        return h[:, 0] + p[:, K] * h[:, 1] + p[:, K + 1] * h[:, 2]
 
     def _compose(
         self, top: torch.Tensor, suggest: list[torch.Tensor], accuse: list[torch.Tensor]
@@ -470,11 +509,14 @@ class StructuredCategorical:
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
         """One action per row: the top level, then the block's components (never an illegal action)."""
-        u = 1.0 - torch.rand(len(self.top_log_probs), 6, generator=generator)  # in (0, 1]
-        top = _inverse_cdf(self.top_log_probs.exp(), u[:, 0])
-        suggest = [_inverse_cdf(lp.exp(), u[:, 1 + i]) for i, lp in enumerate(self.parts.suggest)]
-        accuse = [_inverse_cdf(lp.exp(), u[:, 3 + i]) for i, lp in enumerate(self.parts.accuse)]
-        return self._compose(top, suggest, accuse)
+        st, n = self.structure, len(self.top_log_probs)
+        u = 1.0 - torch.rand(n, 6, generator=generator)  # in (0, 1], one per segment
+        # _inverse_cdf of the six segments at once, each padded with probability-0 entries
+        cumulative = (
+            self.log_probs.exp().index_select(1, st.segment_columns).unflatten(1, (6, -1)).cumsum(dim=2)
+        )
+        index = (cumulative < u[:, :, None] * cumulative[:, :, -1:]).sum(dim=2).minimum(st.segment_last)
+        return self._compose(index[:, 0], index[:, 1:3].unbind(1), index[:, 3:].unbind(1))
 
     def mode(self) -> torch.Tensor:
         """The most likely legal action of each row."""
