@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -323,6 +324,15 @@ def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tm
         assert tag in scalars, tag
     assert any(tag.startswith("charts/win_rate/") for tag in scalars)
     assert "hyperparameters/text_summary" in events.Tags()["tensors"]
+
+    # The learning-curve figure and the exported curves of the run.
+    from experiments import plot_training
+
+    plot_training.main([str(run_dir), "--json", str(tmp_path / "curves.json")])
+    assert (run_dir / "learning_curve.png").stat().st_size > 10_000
+    curves = json.loads((tmp_path / "curves.json").read_text())
+    assert curves["eval/win_rate/notepad"][0] == [1536, 3072]  # evaluated every 2 updates of 768 agent-steps
+    assert "losses/policy_loss" not in curves
 
     # Resume a copy from update 2: the update counter goes on, and the run ends where the first one did.
     copy = tmp_path / "copy"
