@@ -123,7 +123,6 @@ class _Plan:
         self.C, self.P, self.S = C, P, S
         self.size = observation_size(config, kind)
         self.seer = kind == "seer"
-        self.planes = slice(self.passed.start, self.accused.stop)  # passed, showed, accused: adjacent
         self.trash = trash = at["turn"]
         self.max_turns = float(config.max_turns)
         viewers = players = np.arange(P)
@@ -143,7 +142,7 @@ class _Plan:
         self.dice_of[codes] = (np.maximum(pairs, 0).sum(axis=-1) / np.float32(12)).astype(np.float32).ravel()
         # hot_cols[v, k, value + 2] for entry k of the one-hot values (see ``observe``);
         # unused and absent values (-1: nobody) point at trash.
-        self.cards = np.arange(C)
+        cards = np.arange(C)
         to_relative = (players[None, :] - viewers[:, None]) % P  # [v, q]: index of player q for viewer v
         entries = [
             *[at["pawn_room"] + s * (R + 1) + np.minimum(np.arange(locations), R) for s in range(S)],
@@ -151,7 +150,7 @@ class _Plan:
             at["phase"] + np.arange(len(Phase.NAMES)),
             at["turn_player"] + to_relative,  # [v, q]
             at["current_player"] + to_relative,
-            *[at["suggestion"] + self.cards] * 3,
+            *[at["suggestion"] + cards] * 3,
         ]
         values = max(locations, C) + 2  # value + 2: from -2
         hot = np.full((P, len(entries) + self.seer * C, values), trash, dtype=np.int64)
