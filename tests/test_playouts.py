@@ -139,4 +139,4 @@ def test_observe_selected_games_one_viewer_and_no_games(kind):
     for no_games in (np.array([], dtype=np.int64), []):  # no pairs: an empty batch, not an error
         empty = core.observe(state, np.array([], dtype=np.int64), no_games, kind=kind)
         assert empty.shape == (0, size) and empty.dtype == np.float32
-    assert core.observe(state.take(np.array([], dtype=np.int64)), 0, kind=kind).shape == (0, size)
+    assert core.observe(state.take([]), 0, kind=kind).shape == (0, size)

@@ -125,7 +125,7 @@ class State:
 
     def take(self, games: np.ndarray | list[int]) -> State:
         """The sub-batch of the given game indices, as a new state."""
-        games = np.asarray(games)
+        games = np.asarray(games, dtype=np.int64)  # an empty list is a float array otherwise
         return State(config=self.config, **{k: v[games].copy() for k, v in self.arrays().items()})
 
     def put(self, games: np.ndarray | list[int], other: State) -> None:
