@@ -323,23 +323,6 @@ def observe_players(
     return core.observe(state, players, games=games, kind=kind)
 
 
-class _ActionSpace(spaces.Discrete):
-    """``Discrete(n)`` whose ``contains`` answers a plain ``int`` without numpy (same answer).
-
-    ``AssertOutOfBoundsWrapper`` asks it at every step; gymnasium's check builds numpy
-    scalars and integer limits each time.
-    """
-
-    def __init__(self, n: int) -> None:
-        super().__init__(n)
-        self._size = int(n)
-
-    def contains(self, x: Any) -> bool:
-        if type(x) is int:
-            return 0 <= x < self._size
-        return super().contains(x)
-
-
 def env(**kwargs: Any) -> AECEnv:
     """The Cluedo AEC environment with PettingZoo's standard wrappers (see the module docstring)."""
     environment = raw_env(**kwargs)
@@ -426,7 +409,7 @@ class raw_env(AECEnv, EzPickle):
         self.agents = self.possible_agents[:]
         self._index = {agent: p for p, agent in enumerate(self.possible_agents)}
         A = self.layout.num_actions
-        self.action_spaces = {agent: _ActionSpace(A) for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(A) for agent in self.possible_agents}
         self.observation_spaces = {
             agent: observation_space(self.config, observation_type) for agent in self.possible_agents
         }

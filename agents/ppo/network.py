@@ -327,7 +327,7 @@ class ActionStructure:
         self.K = K = len(atoms)
         top = np.zeros(A, dtype=np.int64)
         top[atoms] = np.arange(K)
-        kind = np.zeros(A, dtype=np.int64)
+        kind = np.zeros(A, dtype=np.int64)  # 0 atom, 1 suggestion, 2 accusation
         components = np.zeros((A, 3), dtype=np.int64)
         for k, (name, (lo, size)) in enumerate(self.blocks.items(), start=1):
             top[lo : lo + size] = K + k - 1
@@ -339,8 +339,6 @@ class ActionStructure:
                 components[lo : lo + size] = np.stack([i // (W * R), (i // R) % W, i % R], axis=1)
         self.atoms = torch.as_tensor(atoms)
         self.top_index = torch.as_tensor(top)
-        self.kind = torch.as_tensor(kind)  # 0 atom, 1 suggestion, 2 accusation
-        self.components = torch.as_tensor(components)
         # The top-level mask columns: the atoms, then the first action of each block.
         self.top_columns = torch.as_tensor(
             np.concatenate([atoms, [lo for lo, _size in self.blocks.values()]])

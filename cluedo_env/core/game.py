@@ -395,11 +395,11 @@ def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
 
 
 def _roll(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> None:
+    count = rules.config.dice
     draws = state._draws[games]
-    dice = draw_die(state._key[games, None], draws[:, None] + np.arange(rules.config.dice, dtype=np.uint32))
-    state._draws[games] = draws + rules.config.dice
-    if rules.config.dice == 1:
-        dice = np.stack([dice[:, 0], np.full(len(games), -1, np.int8)], axis=1)
+    dice = np.full((len(games), 2), -1, dtype=np.int8)  # one die: the second stays -1
+    dice[:, :count] = draw_die(state._key[games, None], draws[:, None] + np.arange(count, dtype=np.uint32))
+    state._draws[games] = draws + count
     total = dice[:, 0] + np.maximum(dice[:, 1], 0)
     state.dice[games] = dice
     player = state.turn_player[games].astype(np.int64)
