@@ -172,21 +172,20 @@ class _Table:
         else:
             self.seat[games] = self.learner_seat
         self.core_rewards[games] = 0.0
-        dealt = core.init(self.config, seeds)
         if self.state is None or len(games) == self.num_games:
-            self.state = dealt
+            self.state = core.init(self.config, seeds)
             if self.learner_events is not None:
                 self.learner_events.clear()  # a deal that ended before the learner decided is forgotten
             for k, agent in enumerate(self.opponents):
                 agent.reset(self.config, self.opponent_seats(k), seed=int(rng.integers(SEED_BOUND)))
             self._tell(self.state.events)
             return
-        self.state.put(games, dealt)
+        core.reset(self.state, games, seeds)
         for k, agent in enumerate(self.opponents):
             seats = self.opponent_seats(k)
             agent.reset_games(games, seats[games])
         events = np.full_like(self.state.events, -1)
-        events[games] = dealt.events
+        events[games] = self.state.events[games]
         self._tell(events)
 
     def advance(self) -> None:

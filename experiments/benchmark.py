@@ -121,7 +121,7 @@ def measure_core(config: core.GameConfig, batch: int, steps: int, seed: int, obs
         core.step(state, actions, check=False)
         done = np.flatnonzero(state.done)
         if len(done):
-            state.put(done, core.init(config, np.arange(next_seed, next_seed + len(done))))
+            core.reset(state, done, np.arange(next_seed, next_seed + len(done)))
             next_seed += len(done)
         end = time.perf_counter()
         core_time += (middle - start) + (end - chosen)

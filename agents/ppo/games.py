@@ -223,11 +223,10 @@ class LearnerGames:
         self.next_deal += n
         seeds = self.seed * DEAL_SEED_STRIDE + deals
         self.learner_seat[games] = deals % self.P
-        dealt = core.init(self.config, seeds)
         if self.state is None:
-            self.state = dealt
+            self.state = core.init(self.config, seeds)
         else:
-            self.state.put(games, dealt)
+            core.reset(self.state, games, seeds)
         kinds = np.asarray(self.pool)[self.rng.choice(len(self.pool), size=n, p=self.weights)]
         self.table.assign(games, kinds, self.learner_seat[games], seeds)
         self.episode_return[games] = 0.0

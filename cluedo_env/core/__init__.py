@@ -15,7 +15,7 @@ from cluedo_env.core.board import Board, classic_board
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, private_view
-from cluedo_env.core.game import init, legal_action_mask, rules_for, step
+from cluedo_env.core.game import init, legal_action_mask, reset, rules_for, step
 from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
@@ -41,6 +41,7 @@ __all__ = [
     "observation_size",
     "observe",
     "private_view",
+    "reset",
     "rules_for",
     "step",
 ]

@@ -30,9 +30,9 @@ from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.movement import MoveTables, reachable
 from cluedo_env.core.rng import draw, draw_die, game_key
-from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State
+from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, put_rows
 
-__all__ = ["Rules", "init", "legal_action_mask", "rules_for", "step"]
+__all__ = ["Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
 
 # Draw counters: cards' shuffle keys use 0..C-1, the first player's dice the
 # range below DICE_DRAWS, turn dice count up from DICE_DRAWS.
@@ -74,6 +74,19 @@ class Rules:
             arg[lo : lo + size] = np.arange(size)
         self.action_kind, self.action_arg = np.append(kind, -1), np.append(arg, 0)
         self.range_index = {name: k for k, name in enumerate(RANGE_NAMES)}
+        # Per move kind (by range index): the MOVE event's "how" and the phase after the move.
+        self.move_how = np.zeros(len(RANGE_NAMES), dtype=np.int16)
+        self.move_phase = np.zeros(len(RANGE_NAMES), dtype=np.int8)
+        for name, how, phase in (
+            ("passage", ev.MOVE_PASSAGE, Phase.SUGGEST),
+            ("stay", ev.MOVE_STAY, Phase.SUGGEST),
+            ("no_move", ev.MOVE_BLOCKED, Phase.ACCUSE),
+            ("enter", ev.MOVE_WALK if self.classic else ev.MOVE_CHOOSE_ROOM, Phase.SUGGEST),
+            ("toward", ev.MOVE_WALK, Phase.ACCUSE),
+            ("square", ev.MOVE_WALK, Phase.ACCUSE),
+        ):
+            self.move_how[self.range_index[name]] = how
+            self.move_phase[self.range_index[name]] = phase
         # Card ids of category members, and the suggest/accuse argument tables.
         self.room_card = self.S + self.W + np.arange(self.R)
         sw = np.arange(self.S * self.W)
@@ -156,10 +169,80 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         events, ``START`` and the first ``TURN``) in ``state.events``.
     """
     rules = rules_for(config)
-    seeds = np.atleast_1d(np.asarray(seeds))
-    if seeds.ndim != 1 or not np.issubdtype(seeds.dtype, np.integer) or (seeds < 0).any():
-        raise ValueError(f"seeds must be non-negative integers, got {seeds!r}")
+    seeds = _check_seeds(seeds)
     B, C, P, R = len(seeds), rules.C, rules.P, rules.R
+    state = State(
+        config=config,
+        seed=np.zeros(B, dtype=np.int64),
+        phase=np.zeros(B, dtype=np.int8),
+        current_player=np.zeros(B, dtype=np.int8),
+        turn_player=np.zeros(B, dtype=np.int8),
+        turn=np.zeros(B, dtype=np.int32),
+        location=np.zeros((B, rules.S), dtype=np.int16),
+        weapon_room=np.zeros((B, rules.W), dtype=np.int8),
+        dice=np.zeros((B, 2), dtype=np.int8),
+        suggestion=np.zeros((B, 3), dtype=np.int16),
+        may_suggest=np.zeros(B, dtype=bool),
+        summoned=np.zeros((B, P), dtype=bool),
+        eliminated=np.zeros((B, P), dtype=bool),
+        reachable=np.zeros((B, rules.N), dtype=bool),
+        enterable=np.zeros((B, R), dtype=bool),
+        terminated=np.zeros(B, dtype=bool),
+        truncated=np.zeros(B, dtype=bool),
+        winner=np.zeros(B, dtype=np.int8),
+        rewards=np.zeros((B, P), dtype=np.float32),
+        passed=np.zeros((B, P, C), dtype=bool),
+        showed=np.zeros((B, P, C), dtype=np.uint8),
+        accused=np.zeros((B, P, C), dtype=bool),
+        events=np.zeros((B, rules.num_events, 7), dtype=np.int16),
+        num_events=np.zeros(B, dtype=np.int8),
+        _key=np.zeros(B, dtype=np.uint64),
+        _draws=np.zeros(B, dtype=np.uint32),
+        _owner=np.zeros((B, C), dtype=np.int8),
+        _envelope=np.zeros((B, 3), dtype=np.int16),
+        _face_down=np.zeros((B, R), dtype=np.int16),
+        _shown_to=np.zeros((B, P, C), dtype=np.int8),
+        _peeked=np.zeros((B, P, C), dtype=bool),
+    )
+    return _deal(state, rules, np.arange(B), seeds)
+
+
+def reset(state: State, games: np.ndarray | list[int], seeds: np.ndarray | list[int] | int) -> State:
+    """Deal new games in place of ``games`` (finished ones, say), leaving the others as they are.
+
+    Game ``games[k]`` becomes exactly the game ``init(state.config, seeds[k])``
+    deals, its deal's events included; the other games keep their state and
+    last step's events. Cheaper than ``state.put(games, init(...))``.
+
+    Args:
+        state: The batch; updated in place and returned.
+        games: Indices of the games to deal again.
+        seeds: One non-negative integer seed per game of ``games``.
+    """
+    games = np.asarray(games, dtype=np.int64).reshape(-1)
+    seeds = _check_seeds(seeds)
+    if len(seeds) != len(games):
+        raise ValueError(f"seeds must have one entry per game of games ({len(games)}), got {len(seeds)}")
+    if len(games) and ((games < 0) | (games >= state.batch_size)).any():
+        raise ValueError(f"games must be indices in [0, {state.batch_size}), got {games.tolist()}")
+    return _deal(state, rules_for(state.config), games, seeds)
+
+
+def _check_seeds(seeds) -> np.ndarray:
+    seeds = np.atleast_1d(np.asarray(seeds))
+    if (
+        seeds.ndim != 1
+        or not (np.issubdtype(seeds.dtype, np.integer) or len(seeds) == 0)
+        or (seeds < 0).any()
+    ):
+        raise ValueError(f"seeds must be non-negative integers, got {seeds!r}")
+    return seeds.astype(np.int64)
+
+
+def _deal(state: State, rules: Rules, games: np.ndarray, seeds: np.ndarray) -> State:
+    """Write the freshly dealt games of ``seeds`` into rows ``games`` of ``state`` (every field)."""
+    config = rules.config
+    n, C = len(games), rules.C
     key = game_key(seeds.astype(np.uint64))
     card_keys = draw(key[:, None], np.arange(C)[None, :])
 
@@ -171,64 +254,69 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         ],
         axis=1,
     ).astype(np.int16)
-    rows = np.arange(B)[:, None]
-    owner = np.full((B, C), ENVELOPE, dtype=np.int8)
+    rows = np.arange(n)[:, None]
+    owner = np.full((n, C), ENVELOPE, dtype=np.int8)
     sort_keys = card_keys.copy()
     sort_keys[rows, envelope] = np.iinfo(np.uint64).max
     order = np.argsort(sort_keys, axis=1, kind="stable")[:, : C - 3]  # the other cards, shuffled
     face = config.num_face_down
-    face_down = np.full((B, R), -1, dtype=np.int16)
+    face_down = np.full((n, rules.R), -1, dtype=np.int16)
     if face:
         face_down[:, list(CORNER_ROOMS)] = order[:, :face]
         owner[rows, order[:, :face]] = FACE_DOWN
     dealt = order[:, face:]
     owner[rows, dealt] = rules.deal_order[None, : dealt.shape[1]]
+    first = _first_player(config, key, n).astype(np.int8)
 
-    first = _first_player(config, key, B)
-    state = State(
-        config=config,
-        seed=seeds.astype(np.int64),
-        phase=np.full(B, Phase.TURN, dtype=np.int8),
-        current_player=first.astype(np.int8),
-        turn_player=first.astype(np.int8),
-        turn=np.zeros(B, dtype=np.int32),
-        location=np.repeat(rules.pawn_start[None, :], B, axis=0),
-        weapon_room=np.repeat(rules.weapon_start[None, :], B, axis=0),
-        dice=np.full((B, 2), -1, dtype=np.int8),
-        suggestion=np.full((B, 3), -1, dtype=np.int16),
-        may_suggest=np.zeros(B, dtype=bool),
-        summoned=np.zeros((B, P), dtype=bool),
-        eliminated=np.zeros((B, P), dtype=bool),
-        reachable=np.zeros((B, rules.N), dtype=bool),
-        enterable=np.zeros((B, R), dtype=bool),
-        terminated=np.zeros(B, dtype=bool),
-        truncated=np.zeros(B, dtype=bool),
-        winner=np.full(B, NOBODY, dtype=np.int8),
-        rewards=np.zeros((B, P), dtype=np.float32),
-        passed=np.zeros((B, P, C), dtype=bool),
-        showed=np.zeros((B, P, C), dtype=np.uint8),
-        accused=np.zeros((B, P, C), dtype=bool),
-        events=np.full((B, rules.num_events, 7), -1, dtype=np.int16),
-        num_events=np.zeros(B, dtype=np.int8),
-        _key=key,
-        _draws=np.full(B, DICE_DRAWS, dtype=np.uint32),
-        _owner=owner,
-        _envelope=envelope,
-        _face_down=face_down,
-        _shown_to=np.full((B, P, C), -1, dtype=np.int8),
-        _peeked=np.zeros((B, P, C), dtype=bool),
-    )
+    state.seed[games] = seeds
+    state.phase[games] = Phase.TURN
+    state.current_player[games] = first
+    state.turn_player[games] = first
+    state.turn[games] = 0
+    state.location[games] = rules.pawn_start
+    state.weapon_room[games] = rules.weapon_start
+    for name, value in _FRESH.items():
+        getattr(state, name)[games] = value
+    state._key[games] = key
+    state._draws[games] = DICE_DRAWS
+    put_rows(state._owner, games, owner)
+    put_rows(state._envelope, games, envelope)
+    put_rows(state._face_down, games, face_down)
+
     # The deal's events: each player's DEAL events, START and the first TURN.
     n_dealt = dealt.shape[1]
-    state.events[:, :n_dealt, 0] = ev.DEAL
-    state.events[:, :n_dealt, 1] = rules.deal_order[:n_dealt]
-    state.events[:, :n_dealt, 6] = dealt
-    state.events[:, n_dealt : n_dealt + 2, 0] = (ev.START, ev.TURN)
-    state.events[:, n_dealt : n_dealt + 2, 1] = first[:, None]
-    state.events[:, n_dealt, 2] = first
-    state.events[:, n_dealt + 1, 2] = 0
-    state.num_events[:] = n_dealt + 2
+    events = np.full((n, rules.num_events, 7), -1, dtype=np.int16)
+    events[:, :n_dealt, 0] = ev.DEAL
+    events[:, :n_dealt, 1] = rules.deal_order[:n_dealt]
+    events[:, :n_dealt, 6] = dealt
+    events[:, n_dealt : n_dealt + 2, 0] = (ev.START, ev.TURN)
+    events[:, n_dealt : n_dealt + 2, 1] = first[:, None]
+    events[:, n_dealt, 2] = first
+    events[:, n_dealt + 1, 2] = 0
+    put_rows(state.events, games, events)
+    state.num_events[games] = n_dealt + 2
     return state
+
+
+# Fields a fresh deal sets to the same value in every game.
+_FRESH = {
+    "dice": -1,
+    "suggestion": -1,
+    "may_suggest": False,
+    "summoned": False,
+    "eliminated": False,
+    "reachable": False,
+    "enterable": False,
+    "terminated": False,
+    "truncated": False,
+    "winner": NOBODY,
+    "rewards": 0.0,
+    "passed": False,
+    "showed": 0,
+    "accused": False,
+    "_shown_to": -1,
+    "_peeked": False,
+}
 
 
 def _first_player(config: GameConfig, key: np.ndarray, B: int) -> np.ndarray:
@@ -239,16 +327,26 @@ def _first_player(config: GameConfig, key: np.ndarray, B: int) -> np.ndarray:
     if config.start_player == "random":
         return (draw(key, np.full(B, base)) % np.uint64(P)).astype(np.int64)
     # Highest roll starts; the tied players roll again (at most START_ROLL_ROUNDS rounds).
-    # Every round's dice are drawn at once; round r uses counters base + 2P r .. base + 2P r + 2P - 1.
-    counters = base + np.arange(START_ROLL_ROUNDS * 2 * P)
-    dice = draw_die(key[:, None], counters[None, :]).astype(np.int64).reshape(B, START_ROLL_ROUNDS, P, 2)
-    rolls = dice[..., 0] + (dice[..., 1] if config.dice == 2 else 0)  # [B, round, player]
-    # The tied players of a round are exactly those whose rolls so far are equal, so the winner
-    # has the lexicographically largest sequence of rolls (4 bits per round, first round highest;
-    # the lowest-numbered player after START_ROLL_ROUNDS tied rounds).
-    shifts = np.uint64(4) * np.arange(START_ROLL_ROUNDS - 1, -1, -1, dtype=np.uint64)
-    sequence = (rolls.astype(np.uint64) << shifts[None, :, None]).sum(axis=1, dtype=np.uint64)
-    return np.argmax(sequence, axis=1)
+    # Round r uses counters base + 2P r .. base + 2P r + 2P - 1. The tied players of a round are
+    # exactly those whose rolls so far are equal, so the winner has the lexicographically largest
+    # sequence of rolls (the lowest-numbered player after START_ROLL_ROUNDS tied rounds). Two rounds
+    # nearly always settle it; the games still tied then are settled on all the rounds.
+    sequence = _roll_sequences(config, key, 2)
+    first = np.argmax(sequence, axis=1)
+    tied = np.flatnonzero((sequence == sequence.max(axis=1, keepdims=True)).sum(axis=1) > 1)
+    if len(tied):
+        first[tied] = np.argmax(_roll_sequences(config, key[tied], START_ROLL_ROUNDS), axis=1)
+    return first
+
+
+def _roll_sequences(config: GameConfig, key: np.ndarray, rounds: int) -> np.ndarray:
+    """``uint64[b, P]``: each player's first ``rounds`` starting rolls, 4 bits a roll, first roll highest."""
+    P = config.num_players
+    counters = config.cards.num_cards + np.arange(rounds * 2 * P)
+    dice = draw_die(key[:, None], counters[None, :]).reshape(len(key), rounds, P, 2)
+    rolls = (dice[..., 0] + (dice[..., 1] if config.dice == 2 else 0)).astype(np.uint64)  # [b, round, player]
+    shifts = np.uint64(4) * np.arange(rounds - 1, -1, -1, dtype=np.uint64)
+    return (rolls << shifts[None, :, None]).sum(axis=1, dtype=np.uint64)
 
 
 def _emit(
@@ -288,7 +386,11 @@ def _emit(
     else:
         at += nth
         np.add.at(state.num_events, games, 1)
-    state.events.reshape(-1, 7)[at] = record
+    # Rows copied as opaque 14-byte records: much faster than a fancy assignment of [n, 7].
+    state.events.reshape(-1, 7).view(_EVENT_ROW)[at, 0] = record.view(_EVENT_ROW)[:, 0]
+
+
+_EVENT_ROW = np.dtype((np.void, 14))
 
 
 def legal_action_mask(state: State) -> np.ndarray:
@@ -311,7 +413,7 @@ def legal_action_mask(state: State) -> np.ndarray:
 
     move = np.flatnonzero(state.phase == Phase.MOVE)
     if len(move):
-        squares, rooms = state.reachable[move], state.enterable[move]
+        squares, rooms = np.take(state.reachable, move, axis=0), np.take(state.enterable, move, axis=0)
         mask[move, lay.ENTER : lay.ENTER + rules.R] = rooms
         any_square = squares.any(axis=1)
         if state.config.movement == "compact":
@@ -353,27 +455,46 @@ def step(
         live &= np.asarray(games, dtype=bool)
     if check:
         _check(state, np.where(live, actions, 0), live)
-    used = int(state.num_events.max(initial=0))
-    if used:
-        state.events[:, :used] = -1
-        state.num_events[:] = 0
+    _clear_events(state)
     state.rewards[:] = 0
     actions = np.where(live, actions, rules.A)  # games over: the "no action" entry (kind -1)
     kind = rules.action_kind[actions]
     arg = rules.action_arg[actions]
-    if len(kind) <= SMALL_BATCH:  # few games: one pass per kind present
+    passing = []  # games whose turn passes to the next player (after an accusation or end of turn)
+    if len(kind) <= SMALL_BATCH:  # few games: sorted by kind in Python
         kinds = kind.tolist()
-        for k in sorted(set(kinds) - {-1}):
-            games = np.array([i for i, of in enumerate(kinds) if of == k])
-            _HANDLERS[k](state, rules, games, arg[games])
+        order = sorted((of, i) for i, of in enumerate(kinds) if of >= 0)
+        for handler, lo, hi in _HANDLERS:
+            games = [i for of, i in order if lo <= of < hi]
+            if games:
+                games = np.array(games)
+                passing.append(handler(state, rules, games, arg[games], kind[games]))
     else:  # group the games by kind with one sort
         order = np.argsort(kind, kind="stable")
-        bounds = np.searchsorted(kind[order], np.arange(len(RANGE_NAMES) + 1))
-        for k, handler in enumerate(_HANDLERS):
-            games = order[bounds[k] : bounds[k + 1]]
-            if len(games):
-                handler(state, rules, games, arg[games])
+        sorted_kind = kind[order]
+        bounds = np.searchsorted(sorted_kind, np.arange(len(RANGE_NAMES) + 1)).tolist()
+        for handler, lo, hi in _HANDLERS:
+            if bounds[hi] > bounds[lo]:
+                games = order[bounds[lo] : bounds[hi]]
+                passing.append(handler(state, rules, games, arg[games], sorted_kind[bounds[lo] : bounds[hi]]))
+    passing = [games for games in passing if games is not None and len(games)]
+    if passing:
+        _next_turn(state, rules, passing[0] if len(passing) == 1 else np.concatenate(passing))
     return state
+
+
+def _clear_events(state: State) -> None:
+    """Mark every event row unused (kind -1 and every field -1) before a step writes its own."""
+    many = np.flatnonzero(state.num_events > _FEW_EVENTS)  # just dealt: the deal's many events
+    if len(many):
+        state.events[many] = -1
+    used = min(int(state.num_events.max(initial=0)), _FEW_EVENTS)
+    if used:
+        state.events[:, :used] = -1
+    state.num_events[:] = 0
+
+
+_FEW_EVENTS = 8  # a step's events nearly always fit in this many rows
 
 
 def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
@@ -394,18 +515,20 @@ def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
 # --- movement --------------------------------------------------------------
 
 
-def _roll(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> None:
+def _roll(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray, _kind: np.ndarray) -> None:
     count = rules.config.dice
     draws = state._draws[games]
     dice = np.full((len(games), 2), -1, dtype=np.int8)  # one die: the second stays -1
     dice[:, :count] = draw_die(state._key[games, None], draws[:, None] + np.arange(count, dtype=np.uint32))
     state._draws[games] = draws + count
     total = dice[:, 0] + np.maximum(dice[:, 1], 0)
-    state.dice[games] = dice
+    put_rows(state.dice, games, dice)
     player = state.turn_player[games].astype(np.int64)
     _emit(state, games, ev.ROLL, player, a=dice, c=total)
-    squares, rooms = reachable(rules.moves, state.location[games, player], total, state.location[games])
-    state.reachable[games], state.enterable[games] = squares, rooms
+    pawns = np.take(state.location, games, axis=0)
+    squares, rooms = reachable(rules.moves, pawns[np.arange(len(games)), player], total, pawns)
+    put_rows(state.reachable, games, squares)
+    put_rows(state.enterable, games, rooms)
     state.phase[games] = Phase.MOVE
 
 
@@ -415,72 +538,52 @@ def _move_pawn(state: State, games: np.ndarray, mover: np.ndarray, pawn: np.ndar
     _emit(state, games, ev.MOVE, mover, a=pawn, b=origin, c=to, d=how)
 
 
-def _arrive_in_room(state: State, rules: Rules, games: np.ndarray, room: np.ndarray, how: int) -> None:
-    """The turn player's pawn comes into ``room`` by its own move: it may suggest."""
-    player = state.turn_player[games].astype(np.int64)
-    _move_pawn(state, games, player, player, room, how)
-    if rules.config.duel:
-        card = state._face_down[games, room]
-        seen = np.flatnonzero(card >= 0)
-        _emit(state, games[seen], ev.PEEK, player[seen], a=room[seen], card=card[seen])
-        state._peeked[games[seen], player[seen], card[seen]] = True
-    state.may_suggest[games] = True
-    state.phase[games] = Phase.SUGGEST
+def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: np.ndarray) -> None:
+    """The turn player's own move, for every move kind at once (``games`` sorted by kind).
 
-
-def _passage(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> None:
-    player = state.turn_player[games].astype(np.int64)
-    room = rules.passages[state.location[games, player]].astype(np.int16)
-    _arrive_in_room(state, rules, games, room, ev.MOVE_PASSAGE)
-
-
-def _stay(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> None:
-    player = state.turn_player[games].astype(np.int64)
-    room = state.location[games, player]
-    _emit(state, games, ev.MOVE, player, a=player, b=room, c=room, d=ev.MOVE_STAY)
-    state.may_suggest[games] = True
-    state.phase[games] = Phase.SUGGEST
-
-
-def _no_move(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> None:
+    passage / stay / enter end in a room (the player may suggest there); no move (every way
+    blocked), toward and square end the move elsewhere (the turn goes on to ``ACCUSE``).
+    """
     player = state.turn_player[games].astype(np.int64)
     here = state.location[games, player]
-    _emit(state, games, ev.MOVE, player, a=player, b=here, c=here, d=ev.MOVE_BLOCKED)
-    state.phase[games] = Phase.ACCUSE
-
-
-def _enter(state: State, rules: Rules, games: np.ndarray, room: np.ndarray) -> None:
-    how = ev.MOVE_WALK if rules.classic else ev.MOVE_CHOOSE_ROOM
-    _arrive_in_room(state, rules, games, room.astype(np.int16), how)
-
-
-def _stop_on_square(state: State, rules: Rules, games: np.ndarray, square: np.ndarray) -> None:
-    player = state.turn_player[games].astype(np.int64)
-    _move_pawn(state, games, player, player, rules.R + square, ev.MOVE_WALK)
-    state.phase[games] = Phase.ACCUSE
-
-
-def _toward(state: State, rules: Rules, games: np.ndarray, room: np.ndarray) -> None:
-    # The reachable square with the fewest moves into the room; ties go to the lowest square number.
-    off = (~state.reachable[games]).view(np.uint8) * np.uint8(255)  # 255: not a stop of this move
-    distance = rules.moves.distance_by_room[room] | off  # uint8; room distances are below 255
-    _stop_on_square(state, rules, games, np.argmin(distance, axis=1))
-
-
-def _square(state: State, rules: Rules, games: np.ndarray, square: np.ndarray) -> None:
-    _stop_on_square(state, rules, games, square)
+    to = here.copy()
+    cut = np.searchsorted(kind, _MOVE_KINDS).tolist()  # slices of each kind, in _MOVE_KINDS order
+    passage, _stay, _blocked, enter, toward, square = (slice(cut[k], cut[k + 1]) for k in range(6))
+    if cut[1] > cut[0]:
+        to[passage] = rules.passages[here[passage]]
+    to[enter] = arg[enter]
+    to[square] = rules.R + arg[square]
+    if cut[5] > cut[4]:
+        # The reachable square with the fewest moves into the room; ties go to the lowest number.
+        g = games[toward]
+        off = (~np.take(state.reachable, g, axis=0)).view(np.uint8) * np.uint8(255)  # 255: not a stop
+        distance = rules.moves.distance_by_room[arg[toward]] | off  # uint8; room distances are below 255
+        to[toward] = rules.R + np.argmin(distance, axis=1)
+    state.location[games, player] = to
+    _emit(state, games, ev.MOVE, player, a=player, b=here, c=to, d=rules.move_how[kind])
+    phase = rules.move_phase[kind]
+    state.phase[games] = phase
+    state.may_suggest[games[phase == Phase.SUGGEST]] = True
+    if rules.config.duel:  # arriving in a corner room, the player looks at its face-down card
+        arrive = np.concatenate([games[passage], games[enter]])
+        who = np.concatenate([player[passage], player[enter]])
+        room = np.concatenate([to[passage], to[enter]]).astype(np.int64)
+        card = state._face_down[arrive, room]
+        seen = np.flatnonzero(card >= 0)
+        _emit(state, arrive[seen], ev.PEEK, who[seen], a=room[seen], card=card[seen])
+        state._peeked[arrive[seen], who[seen], card[seen]] = True
 
 
 # --- suggestion and refutation ----------------------------------------------
 
 
-def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> None:
+def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _kind: np.ndarray) -> None:
     P = rules.P
     suggester = state.turn_player[games].astype(np.int64)
     room = state.location[games, suggester].astype(np.int64)
     cards = rules.suggestion_cards[arg, room]  # [n, 3] card ids
     suspect, weapon = cards[:, 0], cards[:, 1]
-    state.suggestion[games] = cards
+    put_rows(state.suggestion, games, cards)
     _emit(state, games, ev.SUGGEST, suggester, a=cards)
 
     # The named suspect's pawn and the weapon are moved into the room.
@@ -530,14 +633,16 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> 
         _show(state, rules, g, card)
 
 
-def _no_suggestion(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> None:
+def _no_suggestion(
+    state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray, _kind: np.ndarray
+) -> None:
     state.phase[games] = Phase.ACCUSE
 
 
-def _show(state: State, rules: Rules, games: np.ndarray, card: np.ndarray) -> None:
+def _show(state: State, rules: Rules, games: np.ndarray, card: np.ndarray, _kind=None) -> None:
     refuter, suggester = state.current_player[games], state.turn_player[games]
     _emit(state, games, ev.SHOW, refuter, a=suggester, card=card)
-    at = (games[:, None], refuter[:, None], state.suggestion[games])
+    at = (games[:, None], refuter[:, None], np.take(state.suggestion, games, axis=0))
     state.showed[at] = np.minimum(state.showed[at], 254) + 1
     state._shown_to[games, suggester, card] = refuter
     state.current_player[games] = suggester
@@ -547,10 +652,10 @@ def _show(state: State, rules: Rules, games: np.ndarray, card: np.ndarray) -> No
 # --- accusation and turn order ------------------------------------------------
 
 
-def _accuse(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> None:
+def _accuse(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _kind: np.ndarray) -> np.ndarray:
     accuser = state.turn_player[games].astype(np.int64)
     cards = rules.accuse_cards[arg]
-    right = (cards == state._envelope[games]).all(axis=1)
+    right = (cards == np.take(state._envelope, games, axis=0)).all(axis=1)
     _emit(state, games, ev.ACCUSE, accuser, a=cards, d=right)
 
     won = games[right]
@@ -565,11 +670,13 @@ def _accuse(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray) -> N
     all_out = state.eliminated[wrong].all(axis=1)
     state.rewards[wrong[all_out]] = -1.0
     _game_over(state, wrong[all_out], -1, ev.END_ALL_WRONG, terminated=True)
-    _next_turn(state, rules, wrong[~all_out])
+    return wrong[~all_out]  # the turn passes (``step`` calls ``_next_turn``)
 
 
-def _end_turn(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray) -> None:
-    _next_turn(state, rules, games)
+def _end_turn(
+    state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray, _kind: np.ndarray
+) -> np.ndarray:
+    return games  # the turn passes (``step`` calls ``_next_turn``)
 
 
 def _next_turn(state: State, rules: Rules, games: np.ndarray) -> None:
@@ -595,7 +702,7 @@ def _next_turn(state: State, rules: Rules, games: np.ndarray) -> None:
 def _game_over(state: State, games: np.ndarray, winner, reason: int, terminated: bool) -> None:
     if len(games) == 0:
         return
-    envelope = state._envelope[games]
+    envelope = np.take(state._envelope, games, axis=0)
     state.terminated[games] = terminated
     state.truncated[games] = not terminated
     state.phase[games] = Phase.OVER
@@ -603,18 +710,17 @@ def _game_over(state: State, games: np.ndarray, winner, reason: int, terminated:
     _emit(state, games, ev.GAME_OVER, winner, a=envelope, d=reason)
 
 
-# One handler per action range, in RANGE_NAMES order.
+# The handlers: (handler, first range index, last range index + 1), in RANGE_NAMES order. A
+# handler gets the games whose action falls in its ranges, sorted by range, with each action's
+# argument and range index; it returns the games whose turn passes to the next player (``step``
+# then calls ``_next_turn`` once for all), or None.
 _HANDLERS = (
-    _roll,
-    _passage,
-    _stay,
-    _no_move,
-    _enter,
-    _toward,
-    _square,
-    _suggest,
-    _no_suggestion,
-    _show,
-    _accuse,
-    _end_turn,
+    (_roll, 0, 1),
+    (_move, 1, 7),  # passage, stay, no_move, enter, toward, square
+    (_suggest, 7, 8),
+    (_no_suggestion, 8, 9),
+    (_show, 9, 10),
+    (_accuse, 10, 11),
+    (_end_turn, 11, 12),
 )
+_MOVE_KINDS = np.arange(1, 8)  # range indices of the move kinds, and one past the last

@@ -38,7 +38,7 @@ class MoveTables:
         self.door_room = np.array([room for room, _ in door_squares])
         self.door_square = np.array([sq for _, sq in door_squares])
         self.door_row = rows[self.door_square]
-        self.door_col = cols[self.door_square].astype(np.uint32)[:, None]
+        self.door_col = cols[self.door_square].astype(np.uint32)
         self.room_first_door = np.searchsorted(self.door_room, np.arange(board.num_rooms))
         self.num_squares = n
         self.bit_position = board.bit_position
@@ -52,15 +52,15 @@ class MoveTables:
         door_distance = [self.distance_from[:, list(doors)].min(axis=1) for doors in board.doors]
         self.room_door_distance = np.stack(door_distance, axis=1)  # [R+N, R]: moves to a door of r
         # The same, ready for "reachable within the roll": a pawn never stops where it started
-        # and never re-enters the room it left; read off by roll: [R+N, MAX_ROLL+1, N] squares
-        # and [R+N, MAX_ROLL+1, R] rooms.
+        # and never re-enters the room it left; read off by roll: [(R+N) * (MAX_ROLL+1), N]
+        # squares and [(R+N) * (MAX_ROLL+1), R] rooms, row start * (MAX_ROLL+1) + roll.
         stop_distance = self.distance_from.copy()
         stop_distance[np.arange(board.num_rooms, board.num_rooms + n), np.arange(n)] = _FAR
         enter_distance = self.room_door_distance.copy()
         enter_distance[np.arange(board.num_rooms), np.arange(board.num_rooms)] = _FAR
         roll = np.arange(MAX_ROLL + 1)[None, :, None]
-        self.stop_within = stop_distance[:, None, :] <= roll
-        self.enter_within = enter_distance[:, None, :] < roll
+        self.stop_within = (stop_distance[:, None, :] <= roll).reshape(-1, n)
+        self.enter_within = (enter_distance[:, None, :] < roll).reshape(-1, board.num_rooms)
 
 
 _FAR = 999  # further than any roll
@@ -104,17 +104,17 @@ def reachable(
     r = tables.num_rooms
     start = start.astype(np.int64)
     rolls = rolls.astype(np.int64)
-    pawn_square = np.where(pawns >= r, pawns - r, 0)
-    pawn_distance = np.where(
-        (pawns >= r) & (pawns != start[:, None]), tables.distance_from[start[:, None], pawn_square], _FAR
-    )
+    on_square = pawns >= r
+    pawn_square = np.where(on_square, pawns - r, 0)
+    pawn_distance = np.take(tables.distance_from, start[:, None] * tables.num_squares + pawn_square)
+    pawn_distance[~on_square | (pawns == start[:, None])] = _FAR
     # A pawn at exactly ``roll`` moves only takes its own square away; nearer ones may cut paths.
-    free_way = pawn_distance.min(axis=1) >= rolls
-    squares = tables.stop_within[start, rolls]
+    by_roll = start * (MAX_ROLL + 1) + rolls
+    squares = np.take(tables.stop_within, by_roll, axis=0)
     game, pawn = np.nonzero(pawn_distance == rolls[:, None])  # a pawn the move could just reach
     squares[game, pawn_square[game, pawn]] = False
-    rooms = tables.enter_within[start, rolls]
-    blocked = np.flatnonzero(~free_way)
+    rooms = np.take(tables.enter_within, by_roll, axis=0)
+    blocked = np.flatnonzero(pawn_distance.min(axis=1) < rolls)
     if len(blocked):
         squares[blocked], rooms[blocked] = flood_fill(tables, start[blocked], rolls[blocked], pawns[blocked])
     return squares, rooms
@@ -147,34 +147,35 @@ def flood_fill(
         .astype(np.uint32)
         .reshape(ROWS, b)
     )
-    free = tables.corridor_bits & ~occupied
     in_room = start < r
     origin_square = np.where(in_room, n, start - r)
     visited = np.zeros((ROWS, b), dtype=np.uint32)
     visited[tables.square_row[origin_square], games] = tables.square_bit[origin_square]
+    free = (tables.corridor_bits & ~occupied) | visited  # the mover's own square stays "visited"
     rolls = rolls.astype(np.int64)
     most = int(rolls.max())
-    # layers[t] = squares within t steps (the origin included).
+    # layers[t] = squares within t steps (the origin included): the neighbours of layers[t - 1],
+    # and layers[t - 1] itself, that are free.
     layers = np.empty((most + 1, ROWS, b), dtype=np.uint32)
     layers[0] = visited
-    frontier = visited
     spread = np.empty_like(visited)
     for t in range(1, most + 1):
-        np.left_shift(frontier, np.uint32(1), out=spread)
-        spread |= frontier >> np.uint32(1)
-        spread[1:] |= frontier[:-1]
-        spread[:-1] |= frontier[1:]
+        np.left_shift(visited, np.uint32(1), out=spread)
+        spread |= visited >> np.uint32(1)
+        spread |= visited
+        spread[1:] |= visited[:-1]
+        spread[:-1] |= visited[1:]
         if t == 1:
             spread |= tables.door_bits[:, np.where(in_room, start, r)]
-        spread &= free
-        frontier = spread & ~visited
-        visited = np.bitwise_or(visited, frontier, out=layers[t])
+        visited = np.bitwise_and(spread, free, out=layers[t])
 
-    final = layers[rolls, :, games].T & ~layers[0]  # [ROWS, b]
-    bits = np.unpackbits(np.ascontiguousarray(final.T).view(np.uint8), axis=1, bitorder="little")
+    # Each game's rows of layers[roll] and layers[roll - 1], as [b, ROWS].
+    last = (rolls[:, None] * ROWS + np.arange(ROWS)) * b + games[:, None]
+    final = np.take(layers, last) & ~layers[0].T
+    bits = np.unpackbits(final.view(np.uint8), axis=1, bitorder="little")
     squares = bits[:, tables.bit_position]
-    before_last = layers[rolls - 1, :, games].T
-    at_door = (before_last[tables.door_row] >> tables.door_col) & np.uint32(1)
-    rooms = np.maximum.reduceat(at_door, tables.room_first_door, axis=0).astype(bool)
-    rooms[start[in_room], games[in_room]] = False
-    return squares.view(bool), rooms.T
+    before_last = np.take(layers, last - ROWS * b)
+    at_door = (before_last[:, tables.door_row] >> tables.door_col) & np.uint32(1)
+    rooms = np.maximum.reduceat(at_door, tables.room_first_door, axis=1).astype(bool)
+    rooms[games[in_room], start[in_room]] = False
+    return squares.view(bool), rooms

@@ -8,7 +8,29 @@ import numpy as np
 
 from cluedo_env.core.config import GameConfig
 
-__all__ = ["ENVELOPE", "FACE_DOWN", "NOBODY", "Phase", "State"]
+__all__ = ["ENVELOPE", "FACE_DOWN", "NOBODY", "Phase", "State", "put_rows"]
+
+
+def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+    """``array[rows] = values`` for the rows of a C-contiguous array, copied as opaque bytes.
+
+    Same result as the plain assignment (``values`` of shape ``[len(rows), *array.shape[1:]]``
+    and ``array``'s dtype), about twice as fast for rows of several elements.
+    """
+    width = array[:1].nbytes
+    values = np.asarray(values)
+    if (
+        len(rows) < 32  # the views cost more than they save
+        or array.ndim == 1
+        or width == 0
+        or not array.flags.c_contiguous
+        or values.shape[1:] != array.shape[1:]
+    ):
+        array[rows] = values
+        return
+    row = np.dtype((np.void, width))
+    values = np.ascontiguousarray(values, dtype=array.dtype)
+    array.reshape(len(array), -1).view(row)[rows, 0] = values.reshape(len(values), -1).view(row)[:, 0]
 
 
 class Phase:
@@ -132,8 +154,10 @@ class State:
         """Overwrite the given games with the games of ``other`` (same config)."""
         if other.config != self.config:
             raise ValueError("cannot put games of another config into this state")
+        games = np.asarray(games)
+        games = np.flatnonzero(games) if games.dtype == bool else games.astype(np.int64)
         for name, array in self.arrays().items():
-            array[games] = getattr(other, name)
+            put_rows(array, games, getattr(other, name))
 
     def nbytes_per_game(self, include_events: bool = False) -> float:
         """Bytes of state per game (the last step's events excluded by default)."""
