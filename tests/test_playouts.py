@@ -107,6 +107,45 @@ def test_same_seed_same_game_and_different_seeds_differ():
     assert len({d.tobytes() for d in deals}) == 50
 
 
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.board}-{c.edition}")
+def test_reset_deals_in_place_exactly_as_init(config):
+    # Games played on for a while, then dealt again in place (50 games: the row copies of
+    # put_rows and the plain ones for few games both run), equal the games init deals.
+    state, _ = random_playout(config, np.arange(50), rng_seed=4)
+    before = state.copy()
+    for games in ([3], [0, 7, 12], np.arange(1, 50, 1)):
+        seeds = 1000 + np.asarray(games)
+        core.reset(state, games, seeds)
+        assert state.take(games) == core.init(config, seeds)
+        others = np.setdiff1d(np.arange(50), games)
+        assert state.take(others) == before.take(others)
+        state = before.copy()
+    # A reset game plays on exactly like the same game dealt alone.
+    core.reset(state, [5], [77])
+    alone = core.init(config, [77])
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        if alone.done[0]:
+            break
+        action = sample_legal(rng, core.legal_action_mask(alone))
+        actions = np.zeros(50, dtype=np.int64)
+        actions[5] = action[0]
+        core.step(alone, action)
+        core.step(state, actions, games=np.arange(50) == 5)
+        assert state.take([5]) == alone
+
+
+def test_reset_rejects_bad_games_and_seeds():
+    state = core.init(core.GameConfig(), np.arange(4))
+    with pytest.raises(ValueError, match="one entry per game"):
+        core.reset(state, [0, 1], [5])
+    with pytest.raises(ValueError, match=r"games must be indices in \[0, 4\)"):
+        core.reset(state, [4], [5])
+    with pytest.raises(ValueError, match="seeds must be non-negative integers"):
+        core.reset(state, [1], [-3])
+    core.reset(state, [], [])  # nothing to deal
+
+
 def test_state_pickles_and_copies():
     config = core.GameConfig(num_players=5)
     state, _ = random_playout(config, np.arange(4), rng_seed=2)
