@@ -55,7 +55,7 @@ class State:
     """A batch of B games. Fields starting with ``_`` are hidden information.
 
     The core updates a state in place (``step`` returns the same object); use
-    ``copy()`` to branch. Locations are board locations (rooms ``0..R-1``, then
+    ``copy()`` to branch. Every array is C-contiguous (made so on construction). Locations are board locations (rooms ``0..R-1``, then
     squares), cards are edition card ids.
 
     Attributes:
@@ -127,6 +127,12 @@ class State:
     _face_down: np.ndarray
     _shown_to: np.ndarray
     _peeked: np.ndarray
+
+    def __post_init__(self) -> None:
+        # The core writes through flat views (``array.reshape(-1)``), so every array is C-contiguous.
+        for name, array in self.arrays().items():
+            if not array.flags.c_contiguous:
+                setattr(self, name, np.ascontiguousarray(array))
 
     @property
     def batch_size(self) -> int:
