@@ -74,6 +74,15 @@ class Rules:
             arg[lo : lo + size] = np.arange(size)
         self.action_kind, self.action_arg = np.append(kind, -1), np.append(arg, 0)
         self.range_index = {name: k for k, name in enumerate(RANGE_NAMES)}
+        # A suggestion's events, one slot each: SUGGEST, MOVE (the named pawn), WEAPON, a PASS per
+        # player asked after the suggester, NO_REFUTE; the fields that never change are filled in.
+        self.suggest_events = np.full((1, self.P + 3, 7), -1, dtype=np.int16)
+        self.suggest_events[0, :, 0] = (
+            [ev.SUGGEST, ev.MOVE, ev.WEAPON] + [ev.PASS] * (self.P - 1) + [ev.NO_REFUTE]
+        )
+        self.suggest_events[0, 1, 5] = ev.MOVE_SUMMONED
+        self.suggester_slots = np.array([0, 1, 2, self.P + 2])  # events whose player is the suggester
+        self.later = np.arange(1, self.P)  # players asked: 1, 2, ... seats after the suggester
         # Per move kind (by range index): the MOVE event's "how" and the phase after the move.
         self.move_how = np.zeros(len(RANGE_NAMES), dtype=np.int16)
         self.move_phase = np.zeros(len(RANGE_NAMES), dtype=np.int8)
@@ -393,6 +402,17 @@ def _emit(
 _EVENT_ROW = np.dtype((np.void, 14))
 
 
+def _emit_block(state: State, games: np.ndarray, block: np.ndarray, written: np.ndarray) -> None:
+    """Append the events ``block[i, k]`` with ``written[i, k]`` to game ``games[i]``, in order of k.
+
+    ``games`` has no repeats; ``block`` is ``int16[n, K, 7]`` and ``written`` ``bool[n, K]``.
+    """
+    row = state.num_events[games]
+    state.num_events[games] = row + written.sum(axis=1)
+    at = (games * state.events.shape[1] + row)[:, None] + np.cumsum(written, axis=1) - 1
+    state.events.reshape(-1, 7).view(_EVENT_ROW)[at[written], 0] = block.view(_EVENT_ROW)[written, 0]
+
+
 def legal_action_mask(state: State) -> np.ndarray:
     """``bool[B, A]``: the acting player's legal actions; all False once a game is over."""
     rules = rules_for(state.config)
@@ -526,12 +546,6 @@ def _roll(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray, _kind
     state.phase[games] = Phase.MOVE
 
 
-def _move_pawn(state: State, games: np.ndarray, mover: np.ndarray, pawn: np.ndarray, to, how: int) -> None:
-    origin = state.location[games, pawn]
-    state.location[games, pawn] = to
-    _emit(state, games, ev.MOVE, mover, a=pawn, b=origin, c=to, d=how)
-
-
 def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: np.ndarray) -> None:
     """The turn player's own move, for every move kind at once (``games`` sorted by kind).
 
@@ -572,52 +586,56 @@ def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: 
 
 
 def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _kind: np.ndarray) -> None:
-    P = rules.P
+    P, C, n = rules.P, rules.C, len(games)
     suggester = state.turn_player[games].astype(np.int64)
     room = state.location[games, suggester].astype(np.int64)
     cards = rules.suggestion_cards[arg, room]  # [n, 3] card ids
-    suspect, weapon = cards[:, 0], cards[:, 1]
+    suspect, weapon_index = cards[:, 0], cards[:, 1] - rules.S
     put_rows(state.suggestion, games, cards)
-    _emit(state, games, ev.SUGGEST, suggester, a=cards)
 
     # The named suspect's pawn and the weapon are moved into the room.
-    pawn_moves = np.flatnonzero(state.location[games, suspect] != room)
-    g = games[pawn_moves]
-    _move_pawn(state, g, suggester[pawn_moves], suspect[pawn_moves], room[pawn_moves], ev.MOVE_SUMMONED)
-    summoned = pawn_moves[suspect[pawn_moves] < P]
-    state.summoned[games[summoned], suspect[summoned]] = True
-    weapon_index = weapon - rules.S
-    weapon_moves = np.flatnonzero(state.weapon_room[games, weapon_index] != room)
-    g = games[weapon_moves]
-    origin = state.weapon_room[g, weapon_index[weapon_moves]]
-    state.weapon_room[g, weapon_index[weapon_moves]] = room[weapon_moves]
-    _emit(
-        state,
-        g,
-        ev.WEAPON,
-        suggester[weapon_moves],
-        a=weapon_index[weapon_moves],
-        b=origin,
-        c=room[weapon_moves],
-    )
+    pawn_from = state.location[games, suspect]
+    state.location[games, suspect] = room
+    state.summoned[games[suspect < P], suspect[suspect < P]] |= pawn_from[suspect < P] != room[suspect < P]
+    weapon_from = state.weapon_room[games, weapon_index]
+    state.weapon_room[games, weapon_index] = room
 
-    # Ask clockwise from the next player: the first holding a named card refutes.
-    # (Flat indices: much faster than indexing with several arrays.)
-    holder = np.take(state._owner, games[:, None] * rules.C + cards)
+    # Ask clockwise from the next player: the first holding a named card refutes; everyone
+    # asked before passes. (Flat indices: much faster than indexing with several arrays.)
+    holder = np.take(state._owner, games[:, None] * C + cards)
     asked_after = rules.asked_after
     first = np.take(asked_after, suggester[:, None] * asked_after.shape[1] + (holder - FACE_DOWN)).min(axis=1)
-    # Everyone asked before the refuter passes: first - 1 PASS events per game, in order.
-    passes = first - 1
-    who = np.repeat(np.arange(len(games)), passes)
-    k = np.arange(len(who)) - np.repeat(np.cumsum(passes) - passes, passes) + 1
-    passer = (suggester[who] + k) % P
-    _emit(state, games[who], ev.PASS, passer, a=suggester[who], nth=k - 1)
-    state.passed.reshape(-1)[((games[who] * P + passer) * rules.C)[:, None] + cards[who]] = True
-    nobody = np.flatnonzero(first == P)
-    _emit(state, games[nobody], ev.NO_REFUTE, suggester[nobody])
+    passer = (suggester[:, None] + rules.later) % P  # [n, P - 1]: the players asked, in order
+    passes = rules.later < first[:, None]
+    at = ((games[:, None] * P + passer) * C)[:, :, None] + cards[:, None, :]
+    state.passed.reshape(-1)[at[passes]] = True
+
+    # The events, in order: SUGGEST, MOVE (the pawn), WEAPON, a PASS per player who passed,
+    # NO_REFUTE; written as one block per game.
+    block = np.repeat(rules.suggest_events, n, axis=0)  # [n, P + 3, 7] with the constant fields
+    block[:, rules.suggester_slots, 1] = suggester[:, None]
+    block[:, 0, 2:5] = cards
+    block[:, 1:3, 2] = cards[:, :2] - [0, rules.S]  # the pawn, the weapon
+    block[:, 1, 3] = pawn_from
+    block[:, 2, 3] = weapon_from
+    block[:, 1:3, 4] = room[:, None]
+    block[:, 3 : P + 2, 1] = passer
+    block[:, 3 : P + 2, 2] = suggester[:, None]
+    nobody = first == P
+    written = np.concatenate(
+        [
+            np.ones((n, 1), dtype=bool),
+            (pawn_from != room)[:, None],
+            (weapon_from != room)[:, None],
+            passes,
+            nobody[:, None],
+        ],
+        axis=1,
+    )
+    _emit_block(state, games, block, written)
     state.phase[games[nobody]] = Phase.ACCUSE
 
-    refuted = np.flatnonzero(first < P)
+    refuted = np.flatnonzero(~nobody)
     refuter = (suggester[refuted] + first[refuted]) % P
     state.current_player[games[refuted]] = refuter
     state.phase[games[refuted]] = Phase.REFUTE
