@@ -56,7 +56,7 @@ class Rules:
         self.classic = config.board == "classic"
         self.board = classic_board()
         self.N = self.board.num_squares if self.classic else 0
-        self.moves = MoveTables(self.board) if self.classic else None
+        self.moves = _classic_moves() if self.classic else None
         if self.classic:  # observation tables
             rows, cols = len(self.board.grid), len(self.board.grid[0])
             self.square_xy = (np.array(self.board.squares) / [rows - 1, cols - 1]).astype(np.float32)
@@ -149,6 +149,11 @@ class Rules:
         else:
             rows[Phase.TURN, :, lay.ENTER : lay.ENTER + self.R] = True
         self.mask_rows = rows.reshape(-1, A)  # row 2 * phase + may accuse
+
+
+@cache
+def _classic_moves() -> MoveTables:
+    return MoveTables(classic_board())  # one per process: every config of the board shares it
 
 
 def rules_for(config: GameConfig) -> Rules:

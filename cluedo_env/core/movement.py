@@ -62,6 +62,53 @@ class MoveTables:
         self.stop_within = (stop_distance[:, None, :] <= roll).reshape(-1, n)
         self.enter_within = (enter_distance[:, None, :] < roll).reshape(-1, board.num_rooms)
 
+        self._one_pawn: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def one_pawn(
+        self, start: np.ndarray, square: np.ndarray, rolls: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Moves with exactly one other pawn nearer than ``roll`` moves, on ``square``.
+
+        Read from a table of every such move, flood-filled once per start location the first
+        time a move starts there (the table holds about 16 MB once full).
+
+        Returns:
+            ``(squares bool[b, N], rooms bool[b, R])`` as ``reachable``, before taking away the
+            squares of pawns exactly ``roll`` moves away.
+        """
+        r, n = self.num_rooms, self.num_squares
+        if self._one_pawn is None:
+            self._one_pawn = (
+                np.zeros((r + n, MAX_ROLL + 1, n, (n + 7) // 8), dtype=np.uint8),  # stops, packed
+                np.zeros((r + n, MAX_ROLL + 1, n, r), dtype=bool),  # rooms
+                np.zeros(r + n, dtype=bool),  # start locations filled in
+            )
+        stops, rooms, filled = self._one_pawn
+        missing = np.unique(start[~filled[start]])
+        if len(missing):
+            self._fill_one_pawn(missing)
+        row = (start * (MAX_ROLL + 1) + rolls) * n + square
+        packed = np.take(stops.reshape(-1, stops.shape[-1]), row, axis=0)
+        squares = np.unpackbits(packed, axis=1, count=n, bitorder="little").view(bool)
+        return squares, np.take(rooms.reshape(-1, r), row, axis=0)
+
+    def _fill_one_pawn(self, starts: np.ndarray) -> None:
+        stops, rooms, filled = self._one_pawn
+        r, n = self.num_rooms, self.num_squares
+        start = np.repeat(starts, n)
+        pawns = np.zeros((len(start), 6), dtype=np.int64)  # the others wait in room 0: no obstacle
+        pawns[:, 0] = start
+        pawns[:, 1] = r + np.tile(np.arange(n), len(starts))
+        layers = _fill(self, start, pawns, MAX_ROLL)
+        new_stops = np.zeros((len(starts), MAX_ROLL + 1, n, stops.shape[-1]), dtype=np.uint8)
+        new_rooms = np.zeros((len(starts), MAX_ROLL + 1, n, r), dtype=bool)
+        for roll in range(1, MAX_ROLL + 1):
+            squares, enter = _read(self, layers[roll].T, layers[roll - 1].T, layers[0].T, start)
+            new_stops[:, roll] = np.packbits(squares, axis=1, bitorder="little").reshape(len(starts), n, -1)
+            new_rooms[:, roll] = enter.reshape(len(starts), n, r)
+        stops[starts], rooms[starts] = new_stops, new_rooms
+        filled[starts] = True
+
 
 _FAR = 999  # further than any roll
 MAX_ROLL = 12  # two dice
@@ -101,22 +148,30 @@ def reachable(
         ``(squares bool[b, N], rooms bool[b, R])``: the playable squares the pawn
         may stop on and the rooms it may enter.
     """
-    r = tables.num_rooms
+    r, n = tables.num_rooms, tables.num_squares
     start = start.astype(np.int64)
     rolls = rolls.astype(np.int64)
     on_square = pawns >= r
     pawn_square = np.where(on_square, pawns - r, 0)
-    pawn_distance = np.take(tables.distance_from, start[:, None] * tables.num_squares + pawn_square)
+    pawn_distance = np.take(tables.distance_from, start[:, None] * n + pawn_square)
     pawn_distance[~on_square | (pawns == start[:, None])] = _FAR
-    # A pawn at exactly ``roll`` moves only takes its own square away; nearer ones may cut paths.
     by_roll = start * (MAX_ROLL + 1) + rolls
     squares = np.take(tables.stop_within, by_roll, axis=0)
-    game, pawn = np.nonzero(pawn_distance == rolls[:, None])  # a pawn the move could just reach
-    squares[game, pawn_square[game, pawn]] = False
     rooms = np.take(tables.enter_within, by_roll, axis=0)
-    blocked = np.flatnonzero(pawn_distance.min(axis=1) < rolls)
-    if len(blocked):
-        squares[blocked], rooms[blocked] = flood_fill(tables, start[blocked], rolls[blocked], pawns[blocked])
+    # Pawns nearer than ``roll`` moves may cut paths: with one, the answer is in a table; with
+    # more, the move is flood-filled around them.
+    near = pawn_distance < rolls[:, None]
+    count = near.sum(axis=1)
+    one = np.flatnonzero(count == 1)
+    if len(one):
+        square = pawn_square[one, np.argmax(near[one], axis=1)]
+        squares[one], rooms[one] = tables.one_pawn(start[one], square, rolls[one])
+    several = np.flatnonzero(count > 1)
+    if len(several):
+        squares[several], rooms[several] = flood_fill(tables, start[several], rolls[several], pawns[several])
+    # A pawn at exactly ``roll`` moves only takes its own square away.
+    game, pawn = np.nonzero(pawn_distance == rolls[:, None])
+    squares[game, pawn_square[game, pawn]] = False
     return squares, rooms
 
 
@@ -135,6 +190,16 @@ def flood_fill(
         ``(squares bool[b, N], rooms bool[b, R])``: the playable squares the pawn
         may stop on and the rooms it may enter.
     """
+    rolls = rolls.astype(np.int64)
+    layers = _fill(tables, start, pawns, int(rolls.max()))
+    # Each game's rows of layers[roll] and layers[roll - 1], as [b, ROWS].
+    b = len(start)
+    last = (rolls[:, None] * ROWS + np.arange(ROWS)) * b + np.arange(b)[:, None]
+    return _read(tables, np.take(layers, last), np.take(layers, last - ROWS * b), layers[0].T, start)
+
+
+def _fill(tables: MoveTables, start: np.ndarray, pawns: np.ndarray, most: int) -> np.ndarray:
+    """``uint32[most + 1, ROWS, b]``: layer t holds the squares within t moves (the origin included)."""
     r, n, b = tables.num_rooms, tables.num_squares, len(start)
     games = np.arange(b)
     # Pawns stand on distinct squares, so adding their bits row by row is OR-ing them.
@@ -152,10 +217,7 @@ def flood_fill(
     visited = np.zeros((ROWS, b), dtype=np.uint32)
     visited[tables.square_row[origin_square], games] = tables.square_bit[origin_square]
     free = (tables.corridor_bits & ~occupied) | visited  # the mover's own square stays "visited"
-    rolls = rolls.astype(np.int64)
-    most = int(rolls.max())
-    # layers[t] = squares within t steps (the origin included): the neighbours of layers[t - 1],
-    # and layers[t - 1] itself, that are free.
+    # layers[t]: the neighbours of layers[t - 1], and layers[t - 1] itself, that are free.
     layers = np.empty((most + 1, ROWS, b), dtype=np.uint32)
     layers[0] = visited
     spread = np.empty_like(visited)
@@ -168,14 +230,24 @@ def flood_fill(
         if t == 1:
             spread |= tables.door_bits[:, np.where(in_room, start, r)]
         visited = np.bitwise_and(spread, free, out=layers[t])
+    return layers
 
-    # Each game's rows of layers[roll] and layers[roll - 1], as [b, ROWS].
-    last = (rolls[:, None] * ROWS + np.arange(ROWS)) * b + games[:, None]
-    final = np.take(layers, last) & ~layers[0].T
-    bits = np.unpackbits(final.view(np.uint8), axis=1, bitorder="little")
-    squares = bits[:, tables.bit_position]
-    before_last = np.take(layers, last - ROWS * b)
+
+def _read(
+    tables: MoveTables, final: np.ndarray, before_last: np.ndarray, origin: np.ndarray, start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The stops (``bool[b, N]``) and rooms (``bool[b, R]``) of b moves, from their fill layers.
+
+    ``final``, ``before_last`` and ``origin`` are ``uint32[b, ROWS]``: the squares within
+    ``roll``, ``roll - 1`` and 0 moves of each move.
+    """
+    b = len(start)
+    games = np.arange(b)
+    stops = np.ascontiguousarray(final & ~origin)
+    bits = np.unpackbits(stops.view(np.uint8), axis=1, bitorder="little")
+    squares = np.take(bits, tables.bit_position, axis=1)
     at_door = (before_last[:, tables.door_row] >> tables.door_col) & np.uint32(1)
     rooms = np.maximum.reduceat(at_door, tables.room_first_door, axis=1).astype(bool)
+    in_room = start < tables.num_rooms
     rooms[games[in_room], start[in_room]] = False
     return squares.view(bool), rooms
