@@ -174,10 +174,12 @@ def test_reachable_squares_equal_brute_force_paths():
     board = core.classic_board()
     tables = MoveTables(board)
     rng = np.random.default_rng(3)
-    for trial in range(200):
+    for trial in range(300):
         pawns = 9 + rng.choice(board.num_squares, size=6, replace=False)
-        if trial % 2:  # the others in rooms: nothing in the way
+        if trial % 3 == 1:  # the others in rooms: nothing in the way
             pawns[1:] = rng.integers(9, size=5)
+        elif trial % 3 == 2:  # one other on a square (the table of one-pawn moves, when near)
+            pawns[2:] = rng.integers(9, size=4)
         if rng.random() < 0.4:
             pawns[0] = rng.integers(9)
         roll = int(rng.integers(1, 13))
@@ -187,6 +189,27 @@ def test_reachable_squares_equal_brute_force_paths():
             squares, rooms = method(tables, pawns[:1], np.array([roll]), pawns[None, :])
             assert set(np.flatnonzero(squares[0])) == want_squares
             assert set(np.flatnonzero(rooms[0])) == want_rooms
+
+
+def test_one_pawn_table_equals_the_flood_fill():
+    """Every move with one other pawn on the board, for a sample of start locations, rooms included."""
+    from cluedo_env.core.movement import MAX_ROLL, MoveTables, flood_fill
+
+    board = core.classic_board()
+    tables = MoveTables(board)
+    R, N = board.num_rooms, board.num_squares
+    for start in (0, 4, 8, R, R + 57, R + N - 1):
+        square = np.repeat(np.arange(N), MAX_ROLL)
+        rolls = np.tile(np.arange(1, MAX_ROLL + 1), N)
+        keep = square != start - R  # the other pawn is not on the mover's square
+        square, rolls = square[keep], rolls[keep]
+        starts = np.full(len(square), start)
+        pawns = np.zeros((len(square), 6), dtype=np.int64)  # the four others in the Kitchen
+        pawns[:, 0], pawns[:, 1] = start, R + square
+        got_squares, got_rooms = tables.one_pawn(starts, square, rolls)
+        want_squares, want_rooms = flood_fill(tables, starts, rolls, pawns)
+        np.testing.assert_array_equal(got_squares, want_squares)
+        np.testing.assert_array_equal(got_rooms, want_rooms)
 
 
 def _paths(board, start, roll, blocked):
