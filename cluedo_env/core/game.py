@@ -383,10 +383,24 @@ def _emit(
     """
     if len(games) == 0:
         return
+    values = (a, b, c, d, card)
+    if len(games) == 1 and nth is None:  # one game (the env): Python lists and scalar indexing
+        record = [kind, _scalar(player), -1, -1, -1, -1, -1]
+        for column, value in enumerate(values, start=2):
+            if isinstance(value, np.ndarray):
+                flat = value.ravel().tolist()
+                record[column : column + len(flat)] = flat
+            elif value is not None:
+                record[column] = int(value)
+        game = int(games[0])
+        row = int(state.num_events[game])
+        state.events[game, row] = record
+        state.num_events[game] = row + 1
+        return
     record = np.full((len(games), 7), -1, dtype=np.int16)
     record[:, 0] = kind
     record[:, 1] = player
-    for column, value in enumerate((a, b, c, d, card), start=2):
+    for column, value in enumerate(values, start=2):
         if value is None:
             continue
         if isinstance(value, np.ndarray) and value.ndim == 2:
@@ -405,6 +419,10 @@ def _emit(
 
 
 _EVENT_ROW = np.dtype((np.void, 14))
+
+
+def _scalar(value: np.ndarray | int) -> int:
+    return int(value[0]) if isinstance(value, np.ndarray) else int(value)
 
 
 def _emit_block(state: State, games: np.ndarray, block: np.ndarray, written: np.ndarray) -> None:
@@ -429,14 +447,18 @@ def legal_action_mask(state: State) -> np.ndarray:
     may_accuse = in_room | state.config.accuse_anywhere
     mask = np.take(rules.mask_rows, state.phase * 2 + may_accuse, axis=0)  # rows [phase, may accuse]
 
-    turn = np.flatnonzero(state.phase == Phase.TURN)
+    if len(mask) <= SMALL_BATCH:  # few games: the games of each phase found in Python
+        phases = state.phase.tolist()
+        turn, move, refute = ([i for i, p in enumerate(phases) if p == k] for k in _MASK_PHASES)
+        turn, move, refute = (np.array(g, dtype=np.int64) for g in (turn, move, refute))
+    else:
+        turn, move, refute = (np.flatnonzero(state.phase == k) for k in _MASK_PHASES)
     if len(turn) and rules.classic:
         room = np.where(in_room[turn], location[turn], 0)
         mask[turn, lay.PASSAGE] = in_room[turn] & (rules.passages[room] >= 0)
         may_stay = state.config.stay_in_room | state.summoned[turn, player[turn]]
         mask[turn, lay.STAY] = in_room[turn] & may_stay
 
-    move = np.flatnonzero(state.phase == Phase.MOVE)
     if len(move):
         squares, rooms = np.take(state.reachable, move, axis=0), np.take(state.enterable, move, axis=0)
         mask[move, lay.ENTER : lay.ENTER + rules.R] = rooms
@@ -449,13 +471,15 @@ def legal_action_mask(state: State) -> np.ndarray:
             mask[move, lay.SQUARE : lay.SQUARE + rules.N] = squares
         mask[move, lay.NO_MOVE] = ~any_square & ~rooms.any(axis=1)
 
-    refute = np.flatnonzero(state.phase == Phase.REFUTE)
     if len(refute):
         cards = np.take(state.suggestion, refute, axis=0)
         refuter = state.current_player[refute, None]
         held = np.take(state._owner, refute[:, None] * rules.C + cards) == refuter
         mask.reshape(-1)[refute[:, None] * rules.A + (lay.SHOW + cards)] = held
     return mask
+
+
+_MASK_PHASES = (Phase.TURN, Phase.MOVE, Phase.REFUTE)  # the phases whose mask depends on the game
 
 
 def step(
@@ -487,14 +511,14 @@ def step(
     kind = rules.action_kind[actions]
     arg = rules.action_arg[actions]
     passing = []  # games whose turn passes to the next player (after an accusation or end of turn)
-    if len(kind) <= SMALL_BATCH:  # few games: sorted by kind in Python
-        kinds = kind.tolist()
-        order = sorted((of, i) for i, of in enumerate(kinds) if of >= 0)
-        for handler, lo, hi in _HANDLERS:
-            games = [i for of, i in order if lo <= of < hi]
-            if games:
-                games = np.array(games)
-                passing.append(handler(state, rules, games, arg[games], kind[games]))
+    if len(kind) <= SMALL_BATCH:  # few games: grouped by handler in Python
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for i, of in enumerate(kind.tolist()):
+            if of >= 0:
+                groups.setdefault(_HANDLER_OF_KIND[of], []).append((of, i))
+        for h in sorted(groups):
+            games = np.array([i for _, i in sorted(groups[h])])  # sorted by kind
+            passing.append(_HANDLERS[h][0](state, rules, games, arg[games], kind[games]))
     else:  # group the games by kind with one sort
         order = np.argsort(kind, kind="stable")
         sorted_kind = kind[order]
@@ -564,8 +588,10 @@ def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: 
     passage, _stay, _blocked, enter, toward, square = (slice(cut[k], cut[k + 1]) for k in range(6))
     if cut[1] > cut[0]:
         to[passage] = rules.passages[here[passage]]
-    to[enter] = arg[enter]
-    to[square] = rules.R + arg[square]
+    if cut[4] > cut[3]:
+        to[enter] = arg[enter]
+    if cut[6] > cut[5]:
+        to[square] = rules.R + arg[square]
     if cut[5] > cut[4]:
         # The reachable square with the fewest moves into the room; ties go to the lowest number.
         g = games[toward]
@@ -744,4 +770,5 @@ _HANDLERS = (
     (_accuse, 10, 11),
     (_end_turn, 11, 12),
 )
+_HANDLER_OF_KIND = tuple(h for h, (_, lo, hi) in enumerate(_HANDLERS) for _ in range(lo, hi))
 _MOVE_KINDS = np.arange(1, 8)  # range indices of the move kinds, and one past the last
