@@ -462,7 +462,8 @@ def _print_core(rows: list[dict]) -> None:
         size = f"{row['state_bytes_per_game']:10.0f}" if "state_bytes_per_game" in row else f"{'':10s}"
         ratio = ""
         if row["batch"] != "reference" and row["players"] in reference:
-            ratio = f"  x{row['agent_steps_per_s'] / reference[row['players']]:,.0f} vs reference"
+            times = row["agent_steps_per_s"] / reference[row["players"]]
+            ratio = f"  x{times:,.{0 if times >= 10 else 1}f} vs reference"
         print(
             f"{row['players']:7d} {row['batch']!s:>9s} {row['agent_steps_per_s']:14,.0f} {games} {row['decisions_per_game']:15.1f} {size}{ratio}"
         )

@@ -254,8 +254,6 @@ class LearnerGames:
         choice = mask[learner].sum(axis=1) > 1
         games = learner[choice]
         self._learner_games, self._forced = games, learner[~choice]
-        if len(games) == 0:  # core.observe needs at least one game
-            return games, np.zeros((0, core.observation_size(self.config)), dtype=np.float32), mask[games]
         return games, core.observe(state, self.learner_seat[games], games), mask[games]
 
     def observe_learner(self) -> np.ndarray:

@@ -7,6 +7,11 @@ one of its doors, and it may not come back into the room it left (that would
 visit its starting place twice). Shortest paths never repeat a square, so the
 squares reachable within ``roll`` steps are exactly those at breadth-first
 distance 1..roll through free squares.
+
+Most moves need no fill: with no other pawn nearer than the roll they are read
+off distance tables, with one from a table of every one-pawn move (filled per
+start location on first use); only moves with two or more pawns in reach are
+flood-filled, over bit-boards of the 25 rows.
 """
 
 from __future__ import annotations
@@ -134,9 +139,12 @@ def reachable(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Squares and rooms a pawn can reach with its roll, for b moves at once.
 
-    Where no other pawn stands within ``roll`` moves of the start, no path of
-    the move can meet one, and the answer is read off the distance tables;
-    the other moves are flood-filled around the pawns.
+    Where no other pawn stands nearer than ``roll`` moves from the start, no path
+    of the move can pass one, and the answer is read off the distance tables (a
+    pawn exactly ``roll`` moves away only takes its own square). With exactly one
+    such pawn the answer is read from the table of one-pawn moves
+    (``MoveTables.one_pawn``); the moves with two or more are flood-filled around
+    the pawns.
 
     Args:
         tables: The board's move tables.
