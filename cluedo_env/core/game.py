@@ -29,7 +29,7 @@ from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.movement import MoveTables, reachable
-from cluedo_env.core.rng import draw, draw_die, game_key
+from cluedo_env.core.rng import die_faces, draw, draw_die, game_key
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, put_rows
 
 __all__ = ["Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
@@ -258,7 +258,10 @@ def _deal(state: State, rules: Rules, games: np.ndarray, seeds: np.ndarray) -> S
     config = rules.config
     n, C = len(games), rules.C
     key = game_key(seeds.astype(np.uint64))
-    card_keys = draw(key[:, None], np.arange(C)[None, :])
+    # One draw for the cards' shuffle keys and the first player's (first draws at counter C).
+    early = {"scarlet": 0, "random": 1, "dice": 2 * _START_ROLLS * rules.P}[config.start_player]
+    drawn = draw(key[:, None], np.arange(C + early)[None, :])
+    card_keys = drawn[:, :C]
 
     # Envelope: in each category, the card with the largest key.
     envelope = np.stack(
@@ -280,7 +283,7 @@ def _deal(state: State, rules: Rules, games: np.ndarray, seeds: np.ndarray) -> S
         owner[rows, order[:, :face]] = FACE_DOWN
     dealt = order[:, face:]
     owner[rows, dealt] = rules.deal_order[None, : dealt.shape[1]]
-    first = _first_player(config, key, n).astype(np.int8)
+    first = _first_player(config, key, drawn[:, C:]).astype(np.int8)
 
     state.seed[games] = seeds
     state.phase[games] = Phase.TURN
@@ -333,31 +336,37 @@ _FRESH = {
 }
 
 
-def _first_player(config: GameConfig, key: np.ndarray, B: int) -> np.ndarray:
+def _first_player(config: GameConfig, key: np.ndarray, early: np.ndarray) -> np.ndarray:
+    """Who starts each game; ``early`` holds its first draws after the cards' (counters C, C+1, ...)."""
     P = config.num_players
     if config.start_player == "scarlet":
-        return np.zeros(B, dtype=np.int64)
-    base = config.cards.num_cards
+        return np.zeros(len(key), dtype=np.int64)
     if config.start_player == "random":
-        return (draw(key, np.full(B, base)) % np.uint64(P)).astype(np.int64)
+        return (early[:, 0] % np.uint64(P)).astype(np.int64)
     # Highest roll starts; the tied players roll again (at most START_ROLL_ROUNDS rounds).
-    # Round r uses counters base + 2P r .. base + 2P r + 2P - 1. The tied players of a round are
+    # Round r uses counters C + 2P r .. C + 2P r + 2P - 1. The tied players of a round are
     # exactly those whose rolls so far are equal, so the winner has the lexicographically largest
-    # sequence of rolls (the lowest-numbered player after START_ROLL_ROUNDS tied rounds). Two rounds
-    # nearly always settle it; the games still tied then are settled on all the rounds.
-    sequence = _roll_sequences(config, key, 2)
+    # sequence of rolls (the lowest-numbered player after START_ROLL_ROUNDS tied rounds). The
+    # first _START_ROLLS rounds nearly always settle it; the games still tied are settled on all.
+    sequence = _roll_sequences(config, die_faces(early))
     first = np.argmax(sequence, axis=1)
     tied = np.flatnonzero((sequence == sequence.max(axis=1, keepdims=True)).sum(axis=1) > 1)
     if len(tied):
-        first[tied] = np.argmax(_roll_sequences(config, key[tied], START_ROLL_ROUNDS), axis=1)
+        counters = config.cards.num_cards + np.arange(START_ROLL_ROUNDS * 2 * P)
+        faces = draw_die(key[tied, None], counters[None, :])
+        first[tied] = np.argmax(_roll_sequences(config, faces), axis=1)
     return first
 
 
-def _roll_sequences(config: GameConfig, key: np.ndarray, rounds: int) -> np.ndarray:
-    """``uint64[b, P]``: each player's first ``rounds`` starting rolls, 4 bits a roll, first roll highest."""
+_START_ROLLS = 2  # rounds of starting rolls drawn with the deal
+
+
+def _roll_sequences(config: GameConfig, faces: np.ndarray) -> np.ndarray:
+    """``uint64[b, P]``: each player's starting rolls (``faces``: ``[b, rounds * 2P]`` die faces,
+    round by round, two dice a player), 4 bits a roll, the first roll highest."""
     P = config.num_players
-    counters = config.cards.num_cards + np.arange(rounds * 2 * P)
-    dice = draw_die(key[:, None], counters[None, :]).reshape(len(key), rounds, P, 2)
+    rounds = faces.shape[1] // (2 * P)
+    dice = faces.reshape(len(faces), rounds, P, 2)
     rolls = (dice[..., 0] + (dice[..., 1] if config.dice == 2 else 0)).astype(np.uint64)  # [b, round, player]
     shifts = np.uint64(4) * np.arange(rounds - 1, -1, -1, dtype=np.uint64)
     return (rolls << shifts[None, :, None]).sum(axis=1, dtype=np.uint64)

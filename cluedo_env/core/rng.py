@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["draw", "draw_die", "game_key"]
+__all__ = ["die_faces", "draw", "draw_die", "game_key"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -36,4 +36,9 @@ def draw(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
 
 def draw_die(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
     """A fair die face 1..6 per draw (bias below 1e-18)."""
-    return (draw(keys, counters) % np.uint64(6)).astype(np.int8) + np.int8(1)
+    return die_faces(draw(keys, counters))
+
+
+def die_faces(drawn: np.ndarray) -> np.ndarray:
+    """``int8`` die faces 1..6 of ``uint64`` draws."""
+    return (drawn % np.uint64(6)).astype(np.int8) + np.int8(1)
