@@ -89,9 +89,9 @@ class MoveTables:
                 np.zeros(r + n, dtype=bool),  # start locations filled in
             )
         stops, rooms, filled = self._one_pawn
-        missing = np.unique(start[~filled[start]])
-        if len(missing):
-            self._fill_one_pawn(missing)
+        known = filled[start]
+        if not known.all():
+            self._fill_one_pawn(np.unique(start[~known]))
         row = (start * (MAX_ROLL + 1) + rolls) * n + square
         packed = np.take(stops.reshape(-1, stops.shape[-1]), row, axis=0)
         squares = np.unpackbits(packed, axis=1, count=n, bitorder="little").view(bool)
