@@ -109,8 +109,7 @@ def test_same_seed_same_game_and_different_seeds_differ():
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.board}-{c.edition}")
 def test_reset_deals_in_place_exactly_as_init(config):
-    # Games played on for a while, then dealt again in place (50 games: the row copies of
-    # put_rows and the plain ones for few games both run), equal the games init deals.
+    # Games played on for a while, then dealt again in place, equal the games init deals.
     state, _ = random_playout(config, np.arange(50), rng_seed=4)
     before = state.copy()
     for games in ([3], [0, 7, 12], np.arange(1, 50, 1)):
@@ -133,6 +132,21 @@ def test_reset_deals_in_place_exactly_as_init(config):
         core.step(alone, action)
         core.step(state, actions, games=np.arange(50) == 5)
         assert state.take([5]) == alone
+
+
+def test_put_rows_equals_plain_assignment():
+    from cluedo_env.core.state import put_rows
+
+    rng = np.random.default_rng(0)
+    for n in (3, 600):  # plain assignment below 512 rows, opaque row copies from there
+        for shape, dtype in (((), np.int8), ((2,), np.int8), ((182,), bool), ((21, 7), np.int16)):
+            array = rng.integers(0, 100, (2 * n, *shape)).astype(dtype)
+            rows = rng.choice(2 * n, n, replace=False)
+            values = rng.integers(0, 100, (n, *shape)).astype(dtype)
+            want = array.copy()
+            want[rows] = values
+            put_rows(array, rows, values)
+            np.testing.assert_array_equal(array, want)
 
 
 def test_reset_rejects_bad_games_and_seeds():

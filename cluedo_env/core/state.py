@@ -20,7 +20,7 @@ def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
     width = array[:1].nbytes
     values = np.asarray(values)
     if (
-        len(rows) < 32  # the views cost more than they save
+        len(rows) < 512  # below, the views cost about what they save
         or array.ndim == 1
         or width == 0
         or not array.flags.c_contiguous
