@@ -93,6 +93,19 @@ class BenchmarkConfig:
 ConfigStore.instance().store(name="benchmark_schema", node=BenchmarkConfig)
 
 
+def machine_probe(calls: int = 100_000) -> float:
+    """Microseconds per call of a fixed loop of small numpy calls: how fast the machine is right now.
+
+    On a shared machine this drifts (2x within an hour here); figures of runs taken at different
+    probe readings are not comparable, ratios measured side by side in one run are.
+    """
+    array = np.zeros(10)
+    start = time.perf_counter()
+    for _ in range(calls):
+        np.add(array, 1.0, out=array)
+    return (time.perf_counter() - start) / calls * 1e6
+
+
 def random_choice(rng: np.random.Generator, mask: np.ndarray, accuse: slice) -> np.ndarray:
     """The benchmark's random player: no accusation unless drawn (2%) or nothing else is legal."""
     calm = mask.copy()
@@ -325,7 +338,12 @@ def main_with(cfg: BenchmarkConfig) -> dict:
     if unknown:
         raise ValueError(f"sections must be among {list(SECTIONS)}, got {unknown}")
     report: dict = {
-        "machine": {"cpus": _cpus(), "python": platform.python_version(), "numpy": np.__version__},
+        "machine": {
+            "cpus": _cpus(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "probe_us_per_call_before": machine_probe(),
+        },
         "config": asdict(cfg) if not OmegaConf.is_config(cfg) else OmegaConf.to_container(cfg),
     }
     output = Path(cfg.output)
@@ -446,7 +464,14 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             f"({figure['agent_steps_per_update']:,.0f} agent-steps, "
             f"{figure['learner_decisions_per_update']:,.0f} learner decisions)"
         )
-    print(f"\nwrote {output.resolve()}")
+    report["machine"]["probe_us_per_call_after"] = machine_probe()
+    save()
+    machine = report["machine"]
+    print(
+        f"\nmachine probe (a fixed loop of small numpy calls): {machine['probe_us_per_call_before']:.2f} us "
+        f"per call before, {machine['probe_us_per_call_after']:.2f} after"
+    )
+    print(f"wrote {output.resolve()}")
     return report
 
 

@@ -1,4 +1,4 @@
-"""experiments/benchmark.py: the ppo section (PPO training throughput at the shipped config)."""
+"""experiments/benchmark.py: the core sections, the machine probe and the ppo section (PPO training throughput at the shipped config)."""
 
 from __future__ import annotations
 
@@ -74,3 +74,24 @@ def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monke
         assert ppo[key] > 0, key
     assert ppo["learner_decisions_per_s"] < ppo["agent_steps_per_s"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]  # nothing left behind
+
+
+def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
+    output = tmp_path / "benchmark.json"
+    cfg = BenchmarkConfig(
+        sections=["core", "reference"],
+        players=[3],
+        batch_sizes=[8],
+        steps=20,
+        min_agent_steps=0,
+        repeats=1,
+        reference_games=2,
+        output=str(output),
+    )
+    main_with(cfg)
+    report = json.loads(output.read_text())
+    machine = report["machine"]
+    assert machine["probe_us_per_call_before"] > 0 and machine["probe_us_per_call_after"] > 0
+    (row, reference) = report["core"]
+    assert row["batch"] == 8 and row["agent_steps_per_s"] > 0 and 0 < row["state_bytes_per_game"] <= 4096
+    assert reference["batch"] == "reference" and reference["agent_steps_per_s"] > 0
