@@ -770,14 +770,20 @@ def _game_over(state: State, games: np.ndarray, winner, reason: int, terminated:
 # handler gets the games whose action falls in its ranges, sorted by range, with each action's
 # argument and range index; it returns the games whose turn passes to the next player (``step``
 # then calls ``_next_turn`` once for all), or None.
+def _ranges(first: str, last: str) -> tuple[int, int]:
+    """Range indices ``first`` .. ``last`` of RANGE_NAMES, as (start, stop)."""
+    return RANGE_NAMES.index(first), RANGE_NAMES.index(last) + 1
+
+
+_MOVE_RANGES = _ranges("passage", "square")  # passage, stay, no_move, enter, toward, square
 _HANDLERS = (
-    (_roll, 0, 1),
-    (_move, 1, 7),  # passage, stay, no_move, enter, toward, square
-    (_suggest, 7, 8),
-    (_no_suggestion, 8, 9),
-    (_show, 9, 10),
-    (_accuse, 10, 11),
-    (_end_turn, 11, 12),
+    (_roll, *_ranges("roll", "roll")),
+    (_move, *_MOVE_RANGES),
+    (_suggest, *_ranges("suggest", "suggest")),
+    (_no_suggestion, *_ranges("no_suggestion", "no_suggestion")),
+    (_show, *_ranges("show", "show")),
+    (_accuse, *_ranges("accuse", "accuse")),
+    (_end_turn, *_ranges("end_turn", "end_turn")),
 )
 _HANDLER_OF_KIND = tuple(h for h, (_, lo, hi) in enumerate(_HANDLERS) for _ in range(lo, hi))
-_MOVE_KINDS = np.arange(1, 8)  # range indices of the move kinds, and one past the last
+_MOVE_KINDS = np.arange(_MOVE_RANGES[0], _MOVE_RANGES[1] + 1)  # the move kinds, and one past the last

@@ -15,7 +15,7 @@ def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
     """``array[rows] = values`` for the rows of a C-contiguous array, copied as opaque bytes.
 
     Same result as the plain assignment (``values`` of shape ``[len(rows), *array.shape[1:]]``
-    and ``array``'s dtype), about twice as fast for rows of several elements.
+    and ``array``'s dtype); faster from a few hundred rows, so fewer are assigned plainly.
     """
     width = array[:1].nbytes
     values = np.asarray(values)
@@ -55,8 +55,9 @@ class State:
     """A batch of B games. Fields starting with ``_`` are hidden information.
 
     The core updates a state in place (``step`` returns the same object); use
-    ``copy()`` to branch. Every array is C-contiguous (made so on construction). Locations are board locations (rooms ``0..R-1``, then
-    squares), cards are edition card ids.
+    ``copy()`` to branch. Every array is C-contiguous (made so on construction).
+    Locations are board locations (rooms ``0..R-1``, then squares), cards are
+    edition card ids.
 
     Attributes:
         config: The rules every game of the batch follows.
