@@ -268,62 +268,58 @@ def test_core_matches_reference_scattered_pawns_slow(config, chunk):
     assert games == len(seeds) and steps > games
 
 
-@pytest.mark.parametrize(
-    "config",
-    [CONFIGS[0], CONFIGS[3], CONFIGS[4], CONFIGS[6], CONFIGS[8]],
-    ids=config_id,
-)
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_batch_game_equals_game_alone(config):
-    """Game i of a batch plays exactly as the same seed alone (B=1), step by step."""
+    """Game i of a batch plays exactly as the same seed alone, step by step, every field.
+
+    A batch of one takes the single-game path (``core.one_game``, Python scalars), a
+    batch of several the batched handlers: the whole state (hidden fields, knowledge
+    planes and events included) and the mask must agree at every step.
+    """
     seeds = [*range(8), ODD_SEEDS[0]]
     rng = np.random.default_rng(7)
     batch = core.init(config, np.array(seeds, dtype=np.int64))
     layout = core.rules_for(config).layout
     refs = [ReferenceGame(config, s) for s in seeds]  # only for the oracle's envelope
-    records = [[] for _ in seeds]  # per game: (mask row, action, events, rewards, flags)
-
-    def record(games, mask, actions):
-        for g in games:
-            records[g].append(
-                (
-                    None if mask is None else mask[g].copy(),
-                    None if actions is None else int(actions[g]),
-                    batch.events[g, : batch.num_events[g]].copy(),
-                    batch.rewards[g].copy(),
-                    (
-                        int(batch.current_player[g]),
-                        bool(batch.terminated[g]),
-                        bool(batch.truncated[g]),
-                        int(batch.winner[g]),
-                    ),
-                )
-            )
-
-    record(range(len(seeds)), None, None)
+    records = [[(None, None, batch.take([g]))] for g in range(len(seeds))]  # (mask, action, state)
     live = ~batch.done
     while live.any():
         mask = core.legal_action_mask(batch)
         actions = _choose(rng, mask, layout, refs, live)
         games = np.flatnonzero(live)
         core.step(batch, actions)
-        record(games, mask, actions)
+        for g in games:
+            records[g].append((mask[g].copy(), int(actions[g]), batch.take([g])))
         live = ~batch.done
 
     for g, seed in enumerate(seeds):
         alone = core.init(config, [seed])
-        for i, (mask, action, events, rewards, flags) in enumerate(records[g]):
+        for i, (mask, action, expected) in enumerate(records[g]):
             if i > 0:
                 alone_mask = core.legal_action_mask(alone)[0]
                 assert np.array_equal(alone_mask, mask), f"seed {seed} step {i}: masks differ"
                 core.step(alone, [action])
-            where = f"seed {seed} step {i}"
-            assert np.array_equal(alone.events[0, : alone.num_events[0]], events), f"{where}: events differ"
-            assert np.array_equal(alone.rewards[0], rewards), f"{where}: rewards differ"
-            got = (
-                int(alone.current_player[0]),
-                bool(alone.terminated[0]),
-                bool(alone.truncated[0]),
-                int(alone.winner[0]),
+            differ = [k for k, v in alone.arrays().items() if not np.array_equal(v, getattr(expected, k))]
+            assert not differ, (
+                f"seed {seed} step {i} ({layout.action_to_string(action or 0)}): {differ} differ"
             )
-            assert got == flags, f"{where}: flags differ"
         assert alone.done[0]
+        assert not core.legal_action_mask(alone).any()
+        core.step(alone, [0])  # a finished game ignores the action and emits nothing
+        assert alone.num_events[0] == 0 and (alone.events == -1).all()
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_single_game_path_matches_reference(config):
+    """Batches of one (the single-game path) against the reference, game by game."""
+    for seed in [*range(6), ODD_SEEDS[1]]:
+        games, steps = play_differential(config, [seed], rng_seed=seed)
+        assert games == 1 and steps > 1
+
+
+@pytest.mark.parametrize("config", SCATTER_CONFIGS, ids=config_id)
+def test_single_game_path_matches_reference_scattered_pawns(config):
+    """Single games among clustered pawns: the one-pawn table and the flood fill of one move."""
+    for seed in range(60):
+        games, steps = play_differential(config, [seed], rng_seed=seed, scatter=True)
+        assert games == 1 and steps > 1

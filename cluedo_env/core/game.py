@@ -25,6 +25,7 @@ from functools import cache
 import numpy as np
 
 from cluedo_env.core import events as ev
+from cluedo_env.core import one_game
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
@@ -448,6 +449,8 @@ def _emit_block(state: State, games: np.ndarray, block: np.ndarray, written: np.
 def legal_action_mask(state: State) -> np.ndarray:
     """``bool[B, A]``: the acting player's legal actions; all False once a game is over."""
     rules = rules_for(state.config)
+    if state.batch_size == 1:  # one game: Python scalars (see ``one_game``)
+        return one_game.legal_action_mask(state, rules)
     lay = rules.layout
     player = state.turn_player.astype(np.int64)
     games = np.arange(state.batch_size)
@@ -509,6 +512,11 @@ def step(
     actions = np.asarray(actions, dtype=np.int64).reshape(-1)
     if len(actions) != state.batch_size:
         raise ValueError(f"actions must have one entry per game ({state.batch_size}), got {len(actions)}")
+    if len(actions) == 1 and games is None:  # one game: Python scalars (see ``one_game``)
+        if check and state.phase.item() != Phase.OVER:
+            _check(state, actions, np.ones(1, dtype=bool))
+        one_game.step(state, rules, actions.item())
+        return state
     live = state.phase != Phase.OVER
     if games is not None:
         live &= np.asarray(games, dtype=bool)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["die_faces", "draw", "draw_die", "game_key"]
+__all__ = ["die_face", "die_faces", "draw", "draw_die", "game_key"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -42,3 +42,14 @@ def draw_die(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
 def die_faces(drawn: np.ndarray) -> np.ndarray:
     """``int8`` die faces 1..6 of ``uint64`` draws."""
     return (drawn % np.uint64(6)).astype(np.int8) + np.int8(1)
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def die_face(key: int, counter: int) -> int:
+    """``draw_die`` of one game in Python integers (the single-game path): the same face."""
+    z = (key + (counter + 1) * int(_GOLDEN)) & _MASK64
+    z = ((z ^ (z >> 30)) * int(_M1)) & _MASK64
+    z = ((z ^ (z >> 27)) * int(_M2)) & _MASK64
+    return (z ^ (z >> 31)) % 6 + 1
