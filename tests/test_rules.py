@@ -8,7 +8,7 @@ from scripted import act, events, kinds, legal, legal_kinds, room, square, writt
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.core.rng import draw_die
+from cluedo_env.core.rng import die_face, draw_die, game_key
 from cluedo_env.core.state import Phase
 
 CLASSIC = core.GameConfig(num_players=4, start_player="scarlet")
@@ -474,3 +474,13 @@ def test_a_pawn_at_exactly_the_rolls_distance_is_not_a_destination():
     pawns = np.array([[1, start, white, 6, 1, square(19, 23)]])
     squares, _ = reachable(MoveTables(board), np.array([start]), np.array([5]), pawns)
     assert not squares[0, white - 9]
+
+
+def test_scalar_die_equals_the_batched_die():
+    """``rng.die_face`` (the single-game path) draws the faces ``rng.draw_die`` draws, wrap-around included."""
+    keys = np.concatenate([game_key(np.arange(50)), np.array([0, 1, 2**64 - 1], dtype=np.uint64)])
+    counters = np.array([0, 1, 1023, 1024, 5000, 2**32 - 1], dtype=np.uint32)
+    faces = draw_die(keys[:, None], counters[None, :])
+    scalar = [[die_face(int(k), int(c)) for c in counters] for k in keys]
+    assert faces.tolist() == scalar
+    assert set(np.unique(faces).tolist()) == set(range(1, 7))
