@@ -193,3 +193,30 @@ def test_observe_selected_games_one_viewer_and_no_games(kind):
         empty = core.observe(state, np.array([], dtype=np.int64), no_games, kind=kind)
         assert empty.shape == (0, size) and empty.dtype == np.float32
     assert core.observe(state.take([]), 0, kind=kind).shape == (0, size)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.board}-{c.edition}")
+def test_observe_of_one_game_equals_the_batched_observe(config):
+    """A batch of one is observed by table lookups; it must equal the batched observation."""
+    checked = []
+
+    def compare(state, _mask):
+        if len(checked) % 3:
+            checked.append(False)
+            return
+        for game in np.flatnonzero(~state.done):
+            alone = state.take([game])
+            for kind in core.OBSERVATION_KINDS:
+                batched = core.observe(
+                    state, np.arange(config.num_players), [game] * config.num_players, kind=kind
+                )
+                for viewer in range(config.num_players):
+                    one = core.observe(alone, viewer, kind=kind)
+                    assert one.shape == (1, batched.shape[1]) and one.dtype == np.float32
+                    np.testing.assert_array_equal(
+                        one[0], batched[viewer], err_msg=f"{kind} view of P{viewer}"
+                    )
+        checked.append(True)
+
+    random_playout(config, np.arange(4), rng_seed=9, on_step=compare)
+    assert sum(checked) > 20

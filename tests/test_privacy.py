@@ -71,7 +71,11 @@ def privacy_violations(observe_fn, config: core.GameConfig, games: int = 12, ste
 
 
 def player_view(state: core.State, viewer: int) -> np.ndarray:
-    return core.observe(state, viewer)
+    return core.observe(state, viewer)  # a batch of one: the single-game lookups
+
+
+def batched_view(state: core.State, viewer: int) -> np.ndarray:
+    return core.observe(state, np.array([viewer]), games=np.array([0]))  # the batched pieces
 
 
 def leaky_view(state: core.State, viewer: int) -> np.ndarray:
@@ -87,9 +91,10 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.parametrize("view", [player_view, batched_view], ids=["one_game", "batched"])
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.board}")
-def test_observation_and_mask_ignore_what_the_viewer_cannot_see(config):
-    assert privacy_violations(player_view, config) == []
+def test_observation_and_mask_ignore_what_the_viewer_cannot_see(config, view):
+    assert privacy_violations(view, config) == []
 
 
 def test_a_leak_is_caught():

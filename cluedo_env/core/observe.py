@@ -42,7 +42,8 @@ from __future__ import annotations
 import sys
 import threading
 from functools import cache
-from operator import itemgetter
+from itertools import pairwise
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
@@ -164,6 +165,14 @@ class _Plan:
         self.hot_flat = hot.reshape(-1)
         self.hot_base = np.arange(P * hot.shape[1]).reshape(P, -1) * values + 2
         self._local = threading.local()
+        self._rules = rules
+        self._one_game: _OneGame | None = None
+
+    def one_game(self) -> _OneGame:
+        """The tables of the single-game path (built on first use)."""
+        if self._one_game is None:
+            self._one_game = _OneGame(self, self._rules)
+        return self._one_game
 
     def buffers(self, n: int) -> tuple[_Work, np.ndarray]:
         """The zeroed work buffer of ``n`` rows and a ``float32[n, size]`` output buffer.
@@ -183,6 +192,114 @@ class _Plan:
             if sys.getrefcount(local.out) > sys.getrefcount(local.probe):
                 local.out = np.empty((n, self.size), dtype=np.float32)
         return work, local.out
+
+
+class _OneGame:
+    """``observe`` of one game by table lookup: one gather and one lookup for almost every piece.
+
+    Every column of the observation except ``unseen``, ``dice`` and ``turn`` is a function of
+    one value of the game's state: column ``k`` of viewer ``v``'s row is ``lut_flat[v, base[k] +
+    x]`` where ``x = source[gather[v, k]]`` and ``source`` is the game's fields in one ``int16``
+    vector (``SOURCES``, values from -2 up to 255; each column's table is as long as its
+    source's range). The planes of the viewer's player axes are
+    gathered in the viewer's order; one-hot columns are 1 where ``x`` is their value.
+    """
+
+    SOURCES = (
+        "_owner",
+        "_shown_to",
+        "_peeked",
+        "passed",
+        "showed",
+        "accused",
+        "eliminated",
+        "location",
+        "weapon_room",
+        "phase",
+        "turn_player",
+        "current_player",
+        "suggestion",
+    )
+
+    def __init__(self, plan: _Plan, rules: Rules) -> None:
+        C, P, S, W, R = rules.C, rules.P, rules.S, rules.W, rules.R
+        sizes = {"_owner": C, "eliminated": P, "location": S, "weapon_room": W, "suggestion": 3}
+        sizes.update({name: P * C for name in ("_shown_to", "_peeked", "passed", "showed", "accused")})
+        sizes.update({name: 1 for name in ("phase", "turn_player", "current_player")})
+        at, start = {}, 0
+        for name in self.SOURCES:
+            at[name], start = start, start + sizes[name]
+        # The largest value of each source (the smallest is -2 or more).
+        largest = {"_owner": P - 1, "_shown_to": P - 1, "showed": 255, "location": len(plan.xy_of) - 1}
+        largest.update({"weapon_room": R - 1, "phase": len(Phase.NAMES) - 1, "suggestion": C - 1})
+        largest.update({"turn_player": P - 1, "current_player": P - 1})
+        largest_at = np.concatenate([np.full(sizes[name], largest.get(name, 1)) for name in self.SOURCES])
+        x = np.arange(-2, 256)
+        place = np.clip(x, 0, len(plan.xy_of) - 1)  # a location (other values never occur)
+        xy, distance = plan.xy_of[place], plan.distance_of[place]
+        self.gather = np.zeros((P, plan.size), dtype=np.int64)
+        lut = np.zeros((P, plan.size, len(x)), dtype=np.float32)
+        for v in range(P):
+            columns: list[tuple[int, int, np.ndarray]] = []  # (column, source position, lut row)
+
+            def piece(name: str, rows: list[tuple[int, np.ndarray]], columns=columns) -> None:
+                first = getattr(plan, name).start
+                columns.extend((first + k, source, row) for k, (source, row) in enumerate(rows))
+
+            relative = [(v + j) % P for j in range(P)]  # index j of the viewer's player axes
+            own_cards = [(at["_owner"] + c, x == v) for c in range(C)]
+            piece("hand", own_cards)
+            piece("shown_to_me", [(at["_shown_to"] + v * C + c, x == q) for q in relative for c in range(C)])
+            piece("face_down_seen", [(at["_peeked"] + v * C + c, x == 1) for c in range(C)])
+            for name, row in (
+                ("passed", x == 1),
+                ("showed", np.clip(x, 0, 4) / SHOWED_SCALE),
+                ("accused", x == 1),
+            ):
+                piece(name, [(at[name] + q * C + c, row) for q in relative for c in range(C)])
+            piece("eliminated", [(at["eliminated"] + q, x == 1) for q in relative])
+            piece(
+                "pawn_room",
+                [(at["location"] + s, np.minimum(x, R) == r) for s in range(S) for r in range(R + 1)],
+            )
+            piece("pawn_square", [(at["location"] + s, xy[:, axis]) for s in range(S) for axis in range(2)])
+            piece("weapon_room", [(at["weapon_room"] + w, x == r) for w in range(W) for r in range(R)])
+            piece("room_distance", [(at["location"] + v, distance[:, r]) for r in range(R)])
+            piece("phase", [(at["phase"], x == k) for k in range(len(Phase.NAMES))])
+            piece("turn_player", [(at["turn_player"], x == q) for q in relative])
+            piece("current_player", [(at["current_player"], x == q) for q in relative])
+            category = np.searchsorted([S, S + W], np.arange(C), side="right")  # 0 suspect, 1 weapon, 2 room
+            piece("suggestion", [(at["suggestion"] + category[c], x == c) for c in range(C)])
+            if plan.seer:  # holders by relative index, then the envelope, then face down
+                holders = [*relative, -1, -2]
+                piece("owner", [(at["_owner"] + c, x == h) for c in range(C) for h in holders])
+            for column, source, row in columns:
+                self.gather[v, column] = source
+                lut[v, column] = row
+        # Column k's table holds the values of its source only: one flat run per column.
+        width = largest_at[self.gather[0]] + 3
+        assert all((largest_at[self.gather[v]] + 3 == width).all() for v in range(P))
+        start = np.cumsum(width) - width
+        self.base = start + 2
+        self.lut_flat = np.zeros((P, width.sum()), dtype=np.float32)
+        for k, (first, size) in enumerate(zip(start.tolist(), width.tolist())):
+            self.lut_flat[:, first : first + size] = lut[:, k, :size]
+        self.sources = attrgetter(*self.SOURCES)
+        order = [plan.hand, plan.unseen, plan.shown_to_me, plan.face_down_seen]
+        assert order[0].start == 0 and all(a.stop == b.start for a, b in pairwise(order))
+        self.cards_known_stop = plan.face_down_seen.stop
+
+    def observe(self, plan: _Plan, state: State, viewer: int) -> np.ndarray:
+        """``float32[1, size]``: the observation of game 0 of a batch of one by ``viewer``."""
+        source = np.concatenate(self.sources(state), axis=None, dtype=np.int16, casting="unsafe")
+        out = self.lut_flat[viewer].take(self.base + source.take(self.gather[viewer]))
+        # Unseen: neither held, nor looked at, nor shown to the viewer (the rows hand, unseen
+        # (still 0), shown_to_me and face_down_seen lie in that order: one sum over them).
+        np.equal(out[: self.cards_known_stop].reshape(-1, plan.C).sum(axis=0), 0, out=out[plan.unseen])
+        first, second = state.dice[0].tolist()
+        out[plan.dice.start] = (max(first, 0) + max(second, 0)) / 12
+        out[plan.trash] = state.turn.item() / plan.max_turns
+        return out[None]
 
 
 class _Work:
@@ -221,9 +338,10 @@ def observe(
 ) -> np.ndarray:
     """Observations of a batch of (game, player) pairs.
 
-    A fixed number of array calls whatever the number of pairs, so that one pair (the
-    PettingZoo env) is cheap too. The result belongs to the caller: its memory is reused by a
-    later call only once every reference to it has been dropped.
+    A fixed number of array calls whatever the number of pairs. A batch of one game with one
+    viewer (the PettingZoo env) is read by table lookups instead (``_OneGame``), with the same
+    result. The result belongs to the caller: its memory is reused by a later call only once
+    every reference to it has been dropped.
 
     Args:
         state: The batch of games.
@@ -235,6 +353,8 @@ def observe(
         ``float32[len(games), observation_size(config, kind)]``.
     """
     plan = _plan(rules_for(state.config), kind)
+    if games is None and len(state.seed) == 1 and isinstance(players, int | np.integer):
+        return plan.one_game().observe(plan, state, int(players))  # one game: lookups
     C, P = plan.C, plan.P
     if games is None:
         work, out = plan.buffers(state.batch_size)
