@@ -317,6 +317,15 @@ def test_single_game_path_matches_reference(config):
         assert games == 1 and steps > 1
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("config", SLOW_CONFIGS, ids=config_id)
+def test_single_game_path_matches_reference_slow(config):
+    # 20 configs x 50 single games (the single-game path), each against the reference.
+    for seed in range(5000, 5050):
+        games, steps = play_differential(config, [seed], rng_seed=seed)
+        assert games == 1 and steps > 1
+
+
 @pytest.mark.parametrize("config", SCATTER_CONFIGS, ids=config_id)
 def test_single_game_path_matches_reference_scattered_pawns(config):
     """Single games among clustered pawns: the one-pawn table and the flood fill of one move."""
