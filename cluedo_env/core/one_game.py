@@ -14,6 +14,7 @@ state, the masks and the events at every step.
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from cluedo_env.core.actions import RANGE_NAMES
 from cluedo_env.core.movement import MAX_ROLL, flood_fill
 from cluedo_env.core.rng import die_face
 from cluedo_env.core.state import FACE_DOWN, NOBODY, Phase, State
+
+if TYPE_CHECKING:
+    from cluedo_env.core.game import Rules
 
 __all__ = ["legal_action_mask", "step"]
 
@@ -34,7 +38,7 @@ assert RANGE_NAMES[END_TURN] == "end_turn" and RANGE_NAMES[TOWARD] == "toward"
 class _Lists:
     """A config's rule tables as Python lists (read by element, cheaper than array items)."""
 
-    def __init__(self, rules) -> None:
+    def __init__(self, rules: Rules) -> None:
         self.kind = rules.action_kind.tolist()
         self.arg = rules.action_arg.tolist()
         self.passages = rules.passages.tolist()
@@ -53,11 +57,11 @@ class _Lists:
 
 
 @cache
-def _lists(rules) -> _Lists:
+def _lists(rules: Rules) -> _Lists:
     return _Lists(rules)
 
 
-def legal_action_mask(state: State, rules) -> np.ndarray:
+def legal_action_mask(state: State, rules: Rules) -> np.ndarray:
     """``bool[1, A]``: ``game.legal_action_mask`` of a batch of one game."""
     lay = rules.layout
     phase = state.phase.item()
@@ -90,7 +94,7 @@ def legal_action_mask(state: State, rules) -> np.ndarray:
     return mask[None]
 
 
-def step(state: State, rules, action: int) -> None:
+def step(state: State, rules: Rules, action: int) -> None:
     """``game.step`` of a batch of one game (a legal ``action``, or any once the game is over)."""
     if state.num_events.item():
         state.events.fill(-1)
@@ -118,7 +122,7 @@ def step(state: State, rules, action: int) -> None:
     state.num_events[0] = len(events)
 
 
-def _roll(state: State, rules, events: list) -> None:
+def _roll(state: State, rules: Rules, events: list) -> None:
     count = rules.config.dice
     key, draws = int(state._key.item()), state._draws.item()
     dice = [die_face(key, draws + k) for k in range(count)] + [-1] * (2 - count)
@@ -159,7 +163,7 @@ def _roll(state: State, rules, events: list) -> None:
     state.phase[0] = Phase.MOVE
 
 
-def _move(state: State, rules, lists: _Lists, kind: int, arg: int, events: list) -> None:
+def _move(state: State, rules: Rules, lists: _Lists, kind: int, arg: int, events: list) -> None:
     player = state.turn_player.item()
     here = state.location.item(player)
     to = here
@@ -185,7 +189,7 @@ def _move(state: State, rules, lists: _Lists, kind: int, arg: int, events: list)
             state._peeked[0, player, card] = True
 
 
-def _suggest(state: State, rules, lists: _Lists, arg: int, events: list) -> None:
+def _suggest(state: State, rules: Rules, lists: _Lists, arg: int, events: list) -> None:
     P = rules.P
     suggester = state.turn_player.item()
     room = state.location.item(suggester)
@@ -229,7 +233,7 @@ def _suggest(state: State, rules, lists: _Lists, arg: int, events: list) -> None
             _show(state, rules, held[0], events)
 
 
-def _show(state: State, rules, card: int, events: list) -> None:
+def _show(state: State, rules: Rules, card: int, events: list) -> None:
     refuter, suggester = state.current_player.item(), state.turn_player.item()
     events.append([ev.SHOW, refuter, suggester, -1, -1, -1, card])
     showed = state.showed[0, refuter]
@@ -240,7 +244,7 @@ def _show(state: State, rules, card: int, events: list) -> None:
     state.phase[0] = Phase.ACCUSE
 
 
-def _accuse(state: State, rules, lists: _Lists, arg: int, events: list) -> None:
+def _accuse(state: State, rules: Rules, lists: _Lists, arg: int, events: list) -> None:
     accuser = state.turn_player.item()
     cards = lists.accuse_cards[arg]
     right = cards == state._envelope[0].tolist()
@@ -260,7 +264,7 @@ def _accuse(state: State, rules, lists: _Lists, arg: int, events: list) -> None:
     _next_turn(state, rules, lists, events)
 
 
-def _next_turn(state: State, rules, lists: _Lists, events: list) -> None:
+def _next_turn(state: State, rules: Rules, lists: _Lists, events: list) -> None:
     player = state.turn_player.item()
     state.summoned[0, player] = False
     state.may_suggest[0] = False
