@@ -42,7 +42,6 @@ from __future__ import annotations
 import sys
 import threading
 from functools import cache
-from itertools import pairwise
 from operator import attrgetter, itemgetter
 
 import numpy as np
@@ -197,12 +196,13 @@ class _Plan:
 class _OneGame:
     """``observe`` of one game by table lookup: one gather and one lookup for almost every piece.
 
-    Every column of the observation except ``unseen``, ``dice`` and ``turn`` is a function of
-    one value of the game's state: column ``k`` of viewer ``v``'s row is ``lut_flat[v, base[k] +
-    x]`` where ``x = source[gather[v, k]]`` and ``source`` is the game's fields in one ``int16``
-    vector (``SOURCES``, values from -2 up to 255; each column's table is as long as its
-    source's range). The planes of the viewer's player axes are
-    gathered in the viewer's order; one-hot columns are 1 where ``x`` is their value.
+    Every column except ``unseen``, ``dice`` and ``turn`` (written from Python numbers after
+    the lookups) is a function of one value of the game's state: column ``k`` of viewer
+    ``v``'s row is ``lut_flat[v, base[k] + x]`` where ``x = source[gather[v, k]]`` and
+    ``source`` is the game's fields in one ``int16`` vector (``SOURCES``, values from -2 up
+    to 255; each column's table is as long as its source's range). The planes of the
+    viewer's player axes are gathered in the viewer's order; one-hot columns are 1 where
+    ``x`` is their value.
     """
 
     SOURCES = (
@@ -285,20 +285,26 @@ class _OneGame:
         for k, (first, size) in enumerate(zip(start.tolist(), width.tolist())):
             self.lut_flat[:, first : first + size] = lut[:, k, :size]
         self.sources = attrgetter(*self.SOURCES)
-        order = [plan.hand, plan.unseen, plan.shown_to_me, plan.face_down_seen]
-        assert order[0].start == 0 and all(a.stop == b.start for a, b in pairwise(order))
-        self.cards_known_stop = plan.face_down_seen.stop
+        # The columns written after the lookups, in one assignment: unseen, dice, turn.
+        self.last_columns = np.r_[np.arange(plan.unseen.start, plan.unseen.stop), plan.dice.start, plan.trash]
+        self.max_turns = plan.max_turns
 
-    def observe(self, plan: _Plan, state: State, viewer: int) -> np.ndarray:
+    def observe(self, state: State, viewer: int) -> np.ndarray:
         """``float32[1, size]``: the observation of game 0 of a batch of one by ``viewer``."""
         source = np.concatenate(self.sources(state), axis=None, dtype=np.int16, casting="unsafe")
         out = self.lut_flat[viewer].take(self.base + source.take(self.gather[viewer]))
-        # Unseen: neither held, nor looked at, nor shown to the viewer (the rows hand, unseen
-        # (still 0), shown_to_me and face_down_seen lie in that order: one sum over them).
-        np.equal(out[: self.cards_known_stop].reshape(-1, plan.C).sum(axis=0), 0, out=out[plan.unseen])
+        # Unseen: neither held, nor shown to the viewer, nor looked at.
+        holders, shown, peeked = (
+            state._owner[0].tolist(),
+            state._shown_to[0, viewer].tolist(),
+            state._peeked[0, viewer].tolist(),
+        )
         first, second = state.dice[0].tolist()
-        out[plan.dice.start] = (max(first, 0) + max(second, 0)) / 12
-        out[plan.trash] = state.turn.item() / plan.max_turns
+        out[self.last_columns] = [
+            *[holder != viewer and by < 0 and not seen for holder, by, seen in zip(holders, shown, peeked)],
+            (max(first, 0) + max(second, 0)) / 12,
+            state.turn.item() / self.max_turns,
+        ]
         return out[None]
 
 
@@ -354,7 +360,7 @@ def observe(
     """
     plan = _plan(rules_for(state.config), kind)
     if games is None and len(state.seed) == 1 and isinstance(players, int | np.integer):
-        return plan.one_game().observe(plan, state, int(players))  # one game: lookups
+        return plan.one_game().observe(state, int(players))  # one game: lookups
     C, P = plan.C, plan.P
     if games is None:
         work, out = plan.buffers(state.batch_size)
