@@ -509,14 +509,18 @@ def step(
         ``state``, with this step's events and rewards (none for games that did not move) and flags.
     """
     rules = rules_for(state.config)
+    if games is None and len(state.seed) == 1:  # one game: Python scalars (see ``one_game``)
+        if type(actions) is not list or len(actions) != 1 or type(actions[0]) is not int:
+            actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+            if len(actions) != 1:
+                raise ValueError(f"actions must have one entry per game (1), got {len(actions)}")
+        if check and state.phase.item() != Phase.OVER:
+            _check(state, np.asarray(actions, dtype=np.int64), np.ones(1, dtype=bool))
+        one_game.step(state, rules, int(actions[0]))
+        return state
     actions = np.asarray(actions, dtype=np.int64).reshape(-1)
     if len(actions) != state.batch_size:
         raise ValueError(f"actions must have one entry per game ({state.batch_size}), got {len(actions)}")
-    if len(actions) == 1 and games is None:  # one game: Python scalars (see ``one_game``)
-        if check and state.phase.item() != Phase.OVER:
-            _check(state, actions, np.ones(1, dtype=bool))
-        one_game.step(state, rules, actions.item())
-        return state
     live = state.phase != Phase.OVER
     if games is not None:
         live &= np.asarray(games, dtype=bool)
