@@ -220,3 +220,21 @@ def test_observe_of_one_game_equals_the_batched_observe(config):
 
     random_playout(config, np.arange(4), rng_seed=9, on_step=compare)
     assert sum(checked) > 20
+
+
+def test_one_game_keeps_the_observed_fields_in_one_buffer():
+    """A batch of one shares one buffer for the observed fields; a replaced field is still observed."""
+    from cluedo_env.core.state import BUFFERED
+
+    config = core.GameConfig(num_players=4)
+    state, _ = random_playout(config, np.arange(3), rng_seed=2, accuse_rate=0.0)
+    alone = state.take([1])
+    assert all(getattr(alone, name).base is alone._buffer for name in BUFFERED)
+    expected = core.observe(state, np.arange(4), [1] * 4)
+    for other in (pickle.loads(pickle.dumps(alone)), alone.copy()):
+        assert all(getattr(other, name).base is other._buffer for name in BUFFERED)
+        np.testing.assert_array_equal(np.concatenate([core.observe(other, v) for v in range(4)]), expected)
+    alone.location = alone.location.copy()  # no longer in the buffer: observed all the same
+    alone.location[0, 0] = alone.location[0, 1]
+    state.location[1, 0] = state.location[1, 1]
+    np.testing.assert_array_equal(core.observe(alone, 2), core.observe(state, [2], [1]))

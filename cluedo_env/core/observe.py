@@ -41,14 +41,14 @@ from __future__ import annotations
 
 import sys
 import threading
-from functools import cache
+from functools import cache, partial
 from operator import attrgetter, itemgetter
 
 import numpy as np
 
 from cluedo_env.core.config import GameConfig
-from cluedo_env.core.game import Rules, rules_for
-from cluedo_env.core.state import Phase, State
+from cluedo_env.core.game import Rules, init, rules_for
+from cluedo_env.core.state import BUFFERED, Phase, State, pack
 
 __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "observe"]
 
@@ -197,102 +197,86 @@ class _OneGame:
     """``observe`` of one game by table lookup: one gather and one lookup for almost every piece.
 
     Every column except ``unseen``, ``dice`` and ``turn`` (written from Python numbers after
-    the lookups) is a function of one value of the game's state: column ``k`` of viewer
-    ``v``'s row is ``lut_flat[v, base[k] + x]`` where ``x = source[gather[v, k]]`` and
-    ``source`` is the game's fields in one ``int16`` vector (``SOURCES``, values from -2 up
-    to 255; each column's table is as long as its source's range). The planes of the
-    viewer's player axes are gathered in the viewer's order; one-hot columns are 1 where
-    ``x`` is their value.
+    the lookups) is a function of one byte of the game's fields ``BUFFERED``, which a batch
+    of one keeps in one byte buffer (``State._buffer``; a field of two bytes is read by its
+    low byte, as all its values lie in -2..253): column ``k`` of viewer ``v``'s row is
+    ``lut[v, 256 * k + b]`` where ``b = buffer[gather[v, k]]``. The planes of the viewer's
+    player axes are gathered in the viewer's order; a one-hot column is 1 where the byte
+    holds its value.
     """
-
-    SOURCES = (
-        "_owner",
-        "_shown_to",
-        "_peeked",
-        "passed",
-        "showed",
-        "accused",
-        "eliminated",
-        "location",
-        "weapon_room",
-        "phase",
-        "turn_player",
-        "current_player",
-        "suggestion",
-    )
 
     def __init__(self, plan: _Plan, rules: Rules) -> None:
         C, P, S, W, R = rules.C, rules.P, rules.S, rules.W, rules.R
-        sizes = {"_owner": C, "eliminated": P, "location": S, "weapon_room": W, "suggestion": 3}
-        sizes.update({name: P * C for name in ("_shown_to", "_peeked", "passed", "showed", "accused")})
-        sizes.update({name: 1 for name in ("phase", "turn_player", "current_player")})
-        at, start = {}, 0
-        for name in self.SOURCES:
-            at[name], start = start, start + sizes[name]
-        # The largest value of each source (the smallest is -2 or more).
-        largest = {"_owner": P - 1, "_shown_to": P - 1, "showed": 255, "location": len(plan.xy_of) - 1}
-        largest.update({"weapon_room": R - 1, "phase": len(Phase.NAMES) - 1, "suggestion": C - 1})
-        largest.update({"turn_player": P - 1, "current_player": P - 1})
-        largest_at = np.concatenate([np.full(sizes[name], largest.get(name, 1)) for name in self.SOURCES])
-        x = np.arange(-2, 256)
-        place = np.clip(x, 0, len(plan.xy_of) - 1)  # a location (other values never occur)
+        fields = [getattr(init(rules.config, [0]), name) for name in BUFFERED]
+        _buffer, _views, offsets = pack(fields)
+        low = 0 if sys.byteorder == "little" else 1  # the low byte of a two-byte value
+        at = {}  # at[name](i): the byte holding element i of the field
+        for name, field, offset in zip(BUFFERED, fields, offsets):
+            at[name] = partial(_byte, offset, field.itemsize, low if field.itemsize == 2 else 0)
+        byte = np.arange(256)
+        signed = np.where(byte >= 254, byte - 256, byte)  # -2 and -1 of the signed fields
+        x = {name: (signed if field.dtype.kind == "i" else byte) for name, field in zip(BUFFERED, fields)}
+        place = np.clip(x["location"], 0, len(plan.xy_of) - 1)
+        assert len(plan.xy_of) <= 254  # every location fits the low byte
         xy, distance = plan.xy_of[place], plan.distance_of[place]
         self.gather = np.zeros((P, plan.size), dtype=np.int64)
-        lut = np.zeros((P, plan.size, len(x)), dtype=np.float32)
+        lut = np.zeros((P, plan.size, 256), dtype=np.float32)
         for v in range(P):
-            columns: list[tuple[int, int, np.ndarray]] = []  # (column, source position, lut row)
+            columns: list[tuple[int, int, np.ndarray]] = []  # (column, byte, lut row)
 
             def piece(name: str, rows: list[tuple[int, np.ndarray]], columns=columns) -> None:
                 first = getattr(plan, name).start
                 columns.extend((first + k, source, row) for k, (source, row) in enumerate(rows))
 
             relative = [(v + j) % P for j in range(P)]  # index j of the viewer's player axes
-            own_cards = [(at["_owner"] + c, x == v) for c in range(C)]
-            piece("hand", own_cards)
-            piece("shown_to_me", [(at["_shown_to"] + v * C + c, x == q) for q in relative for c in range(C)])
-            piece("face_down_seen", [(at["_peeked"] + v * C + c, x == 1) for c in range(C)])
+            owner, shown, location = x["_owner"], x["_shown_to"], x["location"]
+            piece("hand", [(at["_owner"](c), owner == v) for c in range(C)])
+            piece(
+                "shown_to_me", [(at["_shown_to"](v * C + c), shown == q) for q in relative for c in range(C)]
+            )
+            piece("face_down_seen", [(at["_peeked"](v * C + c), byte == 1) for c in range(C)])
             for name, row in (
-                ("passed", x == 1),
-                ("showed", np.clip(x, 0, 4) / SHOWED_SCALE),
-                ("accused", x == 1),
+                ("passed", byte == 1),
+                ("showed", np.minimum(byte, 4) / SHOWED_SCALE),
+                ("accused", byte == 1),
             ):
-                piece(name, [(at[name] + q * C + c, row) for q in relative for c in range(C)])
-            piece("eliminated", [(at["eliminated"] + q, x == 1) for q in relative])
+                piece(name, [(at[name](q * C + c), row) for q in relative for c in range(C)])
+            piece("eliminated", [(at["eliminated"](q), byte == 1) for q in relative])
             piece(
                 "pawn_room",
-                [(at["location"] + s, np.minimum(x, R) == r) for s in range(S) for r in range(R + 1)],
+                [(at["location"](s), np.minimum(location, R) == r) for s in range(S) for r in range(R + 1)],
             )
-            piece("pawn_square", [(at["location"] + s, xy[:, axis]) for s in range(S) for axis in range(2)])
-            piece("weapon_room", [(at["weapon_room"] + w, x == r) for w in range(W) for r in range(R)])
-            piece("room_distance", [(at["location"] + v, distance[:, r]) for r in range(R)])
-            piece("phase", [(at["phase"], x == k) for k in range(len(Phase.NAMES))])
-            piece("turn_player", [(at["turn_player"], x == q) for q in relative])
-            piece("current_player", [(at["current_player"], x == q) for q in relative])
+            piece("pawn_square", [(at["location"](s), xy[:, axis]) for s in range(S) for axis in range(2)])
+            piece(
+                "weapon_room",
+                [(at["weapon_room"](w), x["weapon_room"] == r) for w in range(W) for r in range(R)],
+            )
+            piece("room_distance", [(at["location"](v), distance[:, r]) for r in range(R)])
+            piece("phase", [(at["phase"](0), x["phase"] == k) for k in range(len(Phase.NAMES))])
+            piece("turn_player", [(at["turn_player"](0), x["turn_player"] == q) for q in relative])
+            piece("current_player", [(at["current_player"](0), x["current_player"] == q) for q in relative])
             category = np.searchsorted([S, S + W], np.arange(C), side="right")  # 0 suspect, 1 weapon, 2 room
-            piece("suggestion", [(at["suggestion"] + category[c], x == c) for c in range(C)])
+            piece("suggestion", [(at["suggestion"](category[c]), x["suggestion"] == c) for c in range(C)])
             if plan.seer:  # holders by relative index, then the envelope, then face down
                 holders = [*relative, -1, -2]
-                piece("owner", [(at["_owner"] + c, x == h) for c in range(C) for h in holders])
+                piece("owner", [(at["_owner"](c), owner == h) for c in range(C) for h in holders])
             for column, source, row in columns:
                 self.gather[v, column] = source
                 lut[v, column] = row
-        # Column k's table holds the values of its source only: one flat run per column.
-        width = largest_at[self.gather[0]] + 3
-        assert all((largest_at[self.gather[v]] + 3 == width).all() for v in range(P))
-        start = np.cumsum(width) - width
-        self.base = start + 2
-        self.lut_flat = np.zeros((P, width.sum()), dtype=np.float32)
-        for k, (first, size) in enumerate(zip(start.tolist(), width.tolist())):
-            self.lut_flat[:, first : first + size] = lut[:, k, :size]
-        self.sources = attrgetter(*self.SOURCES)
+        self.lut = lut.reshape(P, -1)
+        self.base = np.arange(plan.size) * 256
+        self.fields = attrgetter(*BUFFERED)
         # The columns written after the lookups, in one assignment: unseen, dice, turn.
         self.last_columns = np.r_[np.arange(plan.unseen.start, plan.unseen.stop), plan.dice.start, plan.trash]
         self.max_turns = plan.max_turns
 
     def observe(self, state: State, viewer: int) -> np.ndarray:
         """``float32[1, size]``: the observation of game 0 of a batch of one by ``viewer``."""
-        source = np.concatenate(self.sources(state), axis=None, dtype=np.int16, casting="unsafe")
-        out = self.lut_flat[viewer].take(self.base + source.take(self.gather[viewer]))
+        buffer = state.__dict__.get("_buffer")
+        fields = self.fields(state)
+        if buffer is None or any(field.base is not buffer for field in fields):  # a field was replaced
+            buffer = pack(list(fields))[0]
+        out = self.lut[viewer].take(self.base + buffer.take(self.gather[viewer]))
         # Unseen: neither held, nor shown to the viewer, nor looked at.
         holders, shown, peeked = (
             state._owner[0].tolist(),
@@ -306,6 +290,11 @@ class _OneGame:
             state.turn.item() / self.max_turns,
         ]
         return out[None]
+
+
+def _byte(offset: int, itemsize: int, low: int, i: int) -> int:
+    """The buffer byte of element ``i`` of a field at ``offset`` (its low byte if two bytes)."""
+    return offset + i * itemsize + low
 
 
 class _Work:
