@@ -94,7 +94,9 @@ class State:
     """A batch of B games. Fields starting with ``_`` are hidden information.
 
     The core updates a state in place (``step`` returns the same object); use
-    ``copy()`` to branch. Every array is C-contiguous (made so on construction).
+    ``copy()`` to branch. Every array is C-contiguous (made so on construction). In
+    a batch of one game the fields ``BUFFERED`` are views of one byte buffer
+    (``_buffer``), which the single-game ``observe`` reads in one gather.
     Locations are board locations (rooms ``0..R-1``, then squares), cards are
     edition card ids.
 
