@@ -29,10 +29,12 @@ if TYPE_CHECKING:
 
 __all__ = ["legal_action_mask", "step"]
 
-(ROLL, PASSAGE, STAY, NO_MOVE, ENTER, TOWARD, SQUARE, SUGGEST, NO_SUGGESTION, SHOW, ACCUSE, END_TURN) = range(
-    len(RANGE_NAMES)
+# Range indices of the action kinds (``Rules.action_kind``), by name.
+ROLL, PASSAGE, ENTER, TOWARD, SQUARE, SUGGEST, NO_SUGGESTION, SHOW, ACCUSE = (
+    RANGE_NAMES.index(name)
+    for name in ("roll", "passage", "enter", "toward", "square", "suggest", "no_suggestion", "show", "accuse")
 )
-assert RANGE_NAMES[END_TURN] == "end_turn" and RANGE_NAMES[TOWARD] == "toward"
+MOVES = range(RANGE_NAMES.index("passage"), RANGE_NAMES.index("square") + 1)  # passage .. square
 
 
 class _Lists:
@@ -105,7 +107,7 @@ def step(state: State, rules: Rules, action: int) -> None:
         kind, arg = lists.kind[action], lists.arg[action]
         if kind == ROLL:
             _roll(state, rules, events)
-        elif kind <= SQUARE:
+        elif kind in MOVES:
             _move(state, rules, lists, kind, arg, events)
         elif kind == SUGGEST:
             _suggest(state, rules, lists, arg, events)
@@ -115,7 +117,7 @@ def step(state: State, rules: Rules, action: int) -> None:
             _show(state, rules, arg, events)
         elif kind == ACCUSE:
             _accuse(state, rules, lists, arg, events)
-        else:
+        else:  # end the turn
             _next_turn(state, rules, lists, events)
     if events:
         state.events[0, : len(events)] = events
