@@ -394,19 +394,6 @@ def _emit(
     if len(games) == 0:
         return
     values = (a, b, c, d, card)
-    if len(games) == 1 and nth is None:  # one game (the env): Python lists and scalar indexing
-        record = [kind, _scalar(player), -1, -1, -1, -1, -1]
-        for column, value in enumerate(values, start=2):
-            if isinstance(value, np.ndarray):
-                flat = value.ravel().tolist()
-                record[column : column + len(flat)] = flat
-            elif value is not None:
-                record[column] = int(value)
-        game = int(games[0])
-        row = int(state.num_events[game])
-        state.events[game, row] = record
-        state.num_events[game] = row + 1
-        return
     record = np.full((len(games), 7), -1, dtype=np.int16)
     record[:, 0] = kind
     record[:, 1] = player
@@ -429,10 +416,6 @@ def _emit(
 
 
 _EVENT_ROW = np.dtype((np.void, 14))
-
-
-def _scalar(value: np.ndarray | int) -> int:
-    return int(value[0]) if isinstance(value, np.ndarray) else int(value)
 
 
 def _emit_block(state: State, games: np.ndarray, block: np.ndarray, written: np.ndarray) -> None:
@@ -459,12 +442,7 @@ def legal_action_mask(state: State) -> np.ndarray:
     may_accuse = in_room | state.config.accuse_anywhere
     mask = np.take(rules.mask_rows, state.phase * 2 + may_accuse, axis=0)  # rows [phase, may accuse]
 
-    if len(mask) <= SMALL_BATCH:  # few games: the games of each phase found in Python
-        phases = state.phase.tolist()
-        turn, move, refute = ([i for i, p in enumerate(phases) if p == k] for k in _MASK_PHASES)
-        turn, move, refute = (np.array(g, dtype=np.int64) for g in (turn, move, refute))
-    else:
-        turn, move, refute = (np.flatnonzero(state.phase == k) for k in _MASK_PHASES)
+    turn, move, refute = (np.flatnonzero(state.phase == k) for k in _MASK_PHASES)
     if len(turn) and rules.classic:
         room = np.where(in_room[turn], location[turn], 0)
         mask[turn, lay.PASSAGE] = in_room[turn] & (rules.passages[room] >= 0)
@@ -509,18 +487,16 @@ def step(
         ``state``, with this step's events and rewards (none for games that did not move) and flags.
     """
     rules = rules_for(state.config)
-    if games is None and len(state.seed) == 1:  # one game: Python scalars (see ``one_game``)
-        if type(actions) is not list or len(actions) != 1 or type(actions[0]) is not int:
-            actions = np.asarray(actions, dtype=np.int64).reshape(-1)
-            if len(actions) != 1:
-                raise ValueError(f"actions must have one entry per game (1), got {len(actions)}")
+    one = games is None and len(state.seed) == 1  # one game: Python scalars (see ``one_game``)
+    if not (one and type(actions) is list and len(actions) == 1 and type(actions[0]) is int):
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if len(actions) != state.batch_size:
+            raise ValueError(f"actions must have one entry per game ({state.batch_size}), got {len(actions)}")
+    if one:
         if check and state.phase.item() != Phase.OVER:
             _check(state, np.asarray(actions, dtype=np.int64), np.ones(1, dtype=bool))
         one_game.step(state, rules, int(actions[0]))
         return state
-    actions = np.asarray(actions, dtype=np.int64).reshape(-1)
-    if len(actions) != state.batch_size:
-        raise ValueError(f"actions must have one entry per game ({state.batch_size}), got {len(actions)}")
     live = state.phase != Phase.OVER
     if games is not None:
         live &= np.asarray(games, dtype=bool)

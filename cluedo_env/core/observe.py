@@ -48,7 +48,7 @@ import numpy as np
 
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.game import Rules, init, rules_for
-from cluedo_env.core.state import BUFFERED, Phase, State, pack
+from cluedo_env.core.state import BUFFERED, Phase, State, byte_offsets, pack
 
 __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "observe"]
 
@@ -208,7 +208,7 @@ class _OneGame:
     def __init__(self, plan: _Plan, rules: Rules) -> None:
         C, P, S, W, R = rules.C, rules.P, rules.S, rules.W, rules.R
         fields = [getattr(init(rules.config, [0]), name) for name in BUFFERED]
-        _buffer, _views, offsets = pack(fields)
+        offsets, _size = byte_offsets(fields)
         low = 0 if sys.byteorder == "little" else 1  # the low byte of a two-byte value
         at = {}  # at[name](i): the byte holding element i of the field
         for name, field, offset in zip(BUFFERED, fields, offsets):

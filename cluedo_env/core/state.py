@@ -8,7 +8,17 @@ import numpy as np
 
 from cluedo_env.core.config import GameConfig
 
-__all__ = ["BUFFERED", "ENVELOPE", "FACE_DOWN", "NOBODY", "Phase", "State", "pack", "put_rows"]
+__all__ = [
+    "BUFFERED",
+    "ENVELOPE",
+    "FACE_DOWN",
+    "NOBODY",
+    "Phase",
+    "State",
+    "byte_offsets",
+    "pack",
+    "put_rows",
+]
 
 
 def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
@@ -52,8 +62,8 @@ BUFFERED = (
 )
 
 
-def pack(arrays: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
-    """Copies of ``arrays`` that share one ``uint8`` buffer: ``(buffer, views, byte offsets)``.
+def byte_offsets(arrays: list[np.ndarray]) -> tuple[list[int], int]:
+    """Where ``pack`` puts each array in its buffer, and the buffer's size.
 
     Each array starts at a multiple of its item size, in the order given, so arrays of the
     same shapes and dtypes always get the same offsets.
@@ -63,13 +73,19 @@ def pack(arrays: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray], list[i
         end += -end % array.itemsize
         offsets.append(end)
         end += array.nbytes
-    buffer = np.zeros(end, dtype=np.uint8)
+    return offsets, end
+
+
+def pack(arrays: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Copies of ``arrays`` that share one ``uint8`` buffer (at ``byte_offsets``): ``(buffer, views)``."""
+    offsets, size = byte_offsets(arrays)
+    buffer = np.zeros(size, dtype=np.uint8)
     views = []
     for array, offset in zip(arrays, offsets):
         view = buffer[offset : offset + array.nbytes].view(array.dtype).reshape(array.shape)
         view[...] = array
         views.append(view)
-    return buffer, views, offsets
+    return buffer, views
 
 
 class Phase:
@@ -176,7 +192,7 @@ class State:
             if not array.flags.c_contiguous:
                 setattr(self, name, np.ascontiguousarray(array))
         if self.batch_size == 1:  # the fields one game's observation reads, in one buffer
-            self._buffer, views, _ = pack([getattr(self, name) for name in BUFFERED])
+            self._buffer, views = pack([getattr(self, name) for name in BUFFERED])
             for name, view in zip(BUFFERED, views):
                 setattr(self, name, view)
 
