@@ -134,6 +134,22 @@ class Rules:
         hidden = self.C - 3 - config.num_face_down
         self.hand_sizes = np.array([(hidden - p + self.P - 1) // self.P for p in range(self.P)])
         self.deal_order = np.arange(hidden) % self.P  # who is dealt the k-th dealt card
+        # A deal's draws: the cards' shuffle keys use counters 0..C-1, the first player's the next.
+        early = {"scarlet": 0, "random": 1, "dice": 2 * _START_ROLLS * self.P}[config.start_player]
+        self.deal_draws = np.arange(self.C + early, dtype=np.uint64)[None, :]
+        # by_category[k]: the cards of category k, its first card repeated to the longest's length.
+        categories = [np.arange(self.S), self.S + np.arange(self.W), self.S + self.W + np.arange(self.R)]
+        longest = max(len(cards) for cards in categories)
+        self.by_category = np.stack(
+            [np.pad(cards, (0, longest - len(cards)), mode="edge") for cards in categories]
+        )
+        self.category_row = np.arange(3) * longest
+        # The deal's events with the fields every game shares: DEAL rows, START, TURN (turn 0).
+        self.deal_events = np.full((1, self.num_events, 7), -1, dtype=np.int16)
+        self.deal_events[0, :hidden, 0] = ev.DEAL
+        self.deal_events[0, :hidden, 1] = self.deal_order
+        self.deal_events[0, hidden : hidden + 2, 0] = (ev.START, ev.TURN)
+        self.deal_events[0, hidden + 1, 2] = 0
         self._templates()
 
     def _templates(self) -> None:
@@ -259,31 +275,28 @@ def _deal(state: State, rules: Rules, games: np.ndarray, seeds: np.ndarray) -> S
     config = rules.config
     n, C = len(games), rules.C
     key = game_key(seeds.astype(np.uint64))
-    # One draw for the cards' shuffle keys and the first player's (first draws at counter C).
-    early = {"scarlet": 0, "random": 1, "dice": 2 * _START_ROLLS * rules.P}[config.start_player]
-    drawn = draw(key[:, None], np.arange(C + early)[None, :])
+    drawn = draw(key[:, None], rules.deal_draws)  # the cards' shuffle keys, then the first player's
     card_keys = drawn[:, :C]
 
-    # Envelope: in each category, the card with the largest key.
-    envelope = np.stack(
-        [
-            np.argmax(card_keys[:, lo:hi], axis=1) + lo
-            for lo, hi in ((0, rules.S), (rules.S, rules.S + rules.W), (rules.S + rules.W, C))
-        ],
-        axis=1,
-    ).astype(np.int16)
-    rows = np.arange(n)[:, None]
-    owner = np.full((n, C), ENVELOPE, dtype=np.int8)
-    sort_keys = card_keys.copy()
-    sort_keys[rows, envelope] = np.iinfo(np.uint64).max
-    order = np.argsort(sort_keys, axis=1, kind="stable")[:, : C - 3]  # the other cards, shuffled
+    # Envelope: in each category, the card with the largest key (``by_category`` repeats a
+    # category's first card to fill its row; argmax keeps the first of equal keys).
+    best = card_keys.take(rules.by_category, axis=1).argmax(axis=2)  # [n, 3]
+    envelope = rules.by_category.take(best + rules.category_row).astype(np.int16)
+    # The other cards, shuffled: ascending keys, the envelope's pushed to the end.
+    at = (np.arange(n) * drawn.shape[1])[:, None] + envelope
+    drawn.reshape(-1)[at] = _MAX_KEY  # (the cards' keys are not needed again)
+    order = card_keys.argsort(axis=1, kind="stable")[:, : C - 3]
+    owner = np.empty((n, C), dtype=np.int8)
+    owner.fill(ENVELOPE)
+    owner_flat = owner.reshape(-1)
     face = config.num_face_down
-    face_down = np.full((n, rules.R), -1, dtype=np.int16)
+    face_down = np.empty((n, rules.R), dtype=np.int16)
+    face_down.fill(-1)
     if face:
         face_down[:, list(CORNER_ROOMS)] = order[:, :face]
-        owner[rows, order[:, :face]] = FACE_DOWN
+        owner_flat[(np.arange(n) * C)[:, None] + order[:, :face]] = FACE_DOWN
     dealt = order[:, face:]
-    owner[rows, dealt] = rules.deal_order[None, : dealt.shape[1]]
+    owner_flat[(np.arange(n) * C)[:, None] + dealt] = rules.deal_order[: dealt.shape[1]]
     first = _first_player(config, key, drawn[:, C:]).astype(np.int8)
 
     state.seed[games] = seeds
@@ -303,14 +316,10 @@ def _deal(state: State, rules: Rules, games: np.ndarray, seeds: np.ndarray) -> S
 
     # The deal's events: each player's DEAL events, START and the first TURN.
     n_dealt = dealt.shape[1]
-    events = np.full((n, rules.num_events, 7), -1, dtype=np.int16)
-    events[:, :n_dealt, 0] = ev.DEAL
-    events[:, :n_dealt, 1] = rules.deal_order[:n_dealt]
+    events = rules.deal_events.repeat(n, axis=0)  # the constant fields filled in
     events[:, :n_dealt, 6] = dealt
-    events[:, n_dealt : n_dealt + 2, 0] = (ev.START, ev.TURN)
     events[:, n_dealt : n_dealt + 2, 1] = first[:, None]
     events[:, n_dealt, 2] = first
-    events[:, n_dealt + 1, 2] = 0
     put_rows(state.events, games, events)
     state.num_events[games] = n_dealt + 2
     return state
@@ -350,7 +359,7 @@ def _first_player(config: GameConfig, key: np.ndarray, early: np.ndarray) -> np.
     # sequence of rolls (the lowest-numbered player after START_ROLL_ROUNDS tied rounds). The
     # first _START_ROLLS rounds nearly always settle it; the games still tied are settled on all.
     sequence = _roll_sequences(config, die_faces(early))
-    first = np.argmax(sequence, axis=1)
+    first = sequence.argmax(axis=1)
     tied = np.flatnonzero((sequence == sequence.max(axis=1, keepdims=True)).sum(axis=1) > 1)
     if len(tied):
         counters = config.cards.num_cards + np.arange(START_ROLL_ROUNDS * 2 * P)
@@ -383,50 +392,60 @@ def _emit(
     c: np.ndarray | int | None = None,
     d: np.ndarray | int | None = None,
     card: np.ndarray | int | None = None,
-    nth: np.ndarray | None = None,
 ) -> None:
-    """Append one event to each game of ``games``, after the events it already has this step.
+    """Add one event to each game of ``games`` (no repeats), after the events it already has this step.
 
     ``a``..``d`` and ``card`` fill the event's columns (-1 when not given); a 2-D
-    ``a`` of ``k`` columns fills ``a`` and the ``k - 1`` columns after it. ``games``
-    may repeat a game only with ``nth``: the order (0, 1, ...) of its events in this call.
+    ``a`` of ``k`` columns fills ``a`` and the ``k - 1`` columns after it. The
+    events are written to ``state.events`` at the end of the step (``_write_events``).
     """
     if len(games) == 0:
         return
-    values = (a, b, c, d, card)
-    record = np.full((len(games), 7), -1, dtype=np.int16)
+    record = np.empty((len(games), 7), dtype=np.int16)
+    record.fill(-1)
     record[:, 0] = kind
     record[:, 1] = player
-    for column, value in enumerate(values, start=2):
+    for column, value in enumerate((a, b, c, d, card), start=2):
         if value is None:
             continue
         if isinstance(value, np.ndarray) and value.ndim == 2:
             record[:, column : column + value.shape[1]] = value
         else:
             record[:, column] = value
-    row = state.num_events[games]
-    at = games * state.events.shape[1] + row
-    if nth is None:
-        state.num_events[games] = row + 1
-    else:
-        at += nth
-        np.add.at(state.num_events, games, 1)
-    # Rows copied as opaque 14-byte records: much faster than a fancy assignment of [n, 7].
-    state.events.reshape(-1, 7).view(_EVENT_ROW)[at, 0] = record.view(_EVENT_ROW)[:, 0]
-
-
-_EVENT_ROW = np.dtype((np.void, 14))
+    state.__dict__["_pending"].append((games, record))
 
 
 def _emit_block(state: State, games: np.ndarray, block: np.ndarray, written: np.ndarray) -> None:
-    """Append the events ``block[i, k]`` with ``written[i, k]`` to game ``games[i]``, in order of k.
+    """Add the events ``block[i, k]`` with ``written[i, k]`` to game ``games[i]``, in order of k.
 
     ``games`` has no repeats; ``block`` is ``int16[n, K, 7]`` and ``written`` ``bool[n, K]``.
     """
-    row = state.num_events[games]
-    state.num_events[games] = row + written.sum(axis=1)
-    at = (games * state.events.shape[1] + row)[:, None] + np.cumsum(written, axis=1) - 1
-    state.events.reshape(-1, 7).view(_EVENT_ROW)[at[written], 0] = block.view(_EVENT_ROW)[written, 0]
+    state.__dict__["_pending"].append((games.repeat(written.sum(axis=1)), block[written]))
+
+
+def _write_events(state: State, pending: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Write a step's events (``(games, records)`` in the order emitted) into ``state.events``,
+    in one scatter: each game's rows in the order of emission, from row 0 (cleared by ``step``)."""
+    if len(pending) == 1:
+        games, records = pending[0]
+    else:
+        games = np.concatenate([games for games, _ in pending])
+        records = np.concatenate([records for _, records in pending])
+    # A stable sort by game (a radix sort on 16-bit game numbers where they fit).
+    order = games.astype(np.int16 if len(state.num_events) <= _INT16_GAMES else np.int64).argsort(
+        kind="stable"
+    )
+    games = games[order]
+    rank = np.arange(len(games)) - games.searchsorted(games)  # its rank among its game's events
+    state.num_events[:] = np.bincount(games, minlength=len(state.num_events))
+    # Rows copied as opaque 14-byte records: much faster than a fancy assignment of [n, 7].
+    rows = state.events.reshape(-1, 7).view(_EVENT_ROW)[:, 0]
+    rows[games * state.events.shape[1] + rank] = records.view(_EVENT_ROW)[order, 0]
+
+
+_EVENT_ROW = np.dtype((np.void, 14))
+_INT16_GAMES = np.iinfo(np.int16).max + 1
+_MAX_KEY = np.iinfo(np.uint64).max
 
 
 def legal_action_mask(state: State) -> np.ndarray:
@@ -440,9 +459,9 @@ def legal_action_mask(state: State) -> np.ndarray:
     location = state.location[games, player]
     in_room = location < rules.R
     may_accuse = in_room | state.config.accuse_anywhere
-    mask = np.take(rules.mask_rows, state.phase * 2 + may_accuse, axis=0)  # rows [phase, may accuse]
+    mask = rules.mask_rows.take(state.phase * 2 + may_accuse, axis=0)  # rows [phase, may accuse]
 
-    turn, move, refute = (np.flatnonzero(state.phase == k) for k in _MASK_PHASES)
+    turn, move, refute = ((state.phase == k).nonzero()[0] for k in _MASK_PHASES)
     if len(turn) and rules.classic:
         room = np.where(in_room[turn], location[turn], 0)
         mask[turn, lay.PASSAGE] = in_room[turn] & (rules.passages[room] >= 0)
@@ -450,7 +469,7 @@ def legal_action_mask(state: State) -> np.ndarray:
         mask[turn, lay.STAY] = in_room[turn] & may_stay
 
     if len(move):
-        squares, rooms = np.take(state.reachable, move, axis=0), np.take(state.enterable, move, axis=0)
+        squares, rooms = state.reachable.take(move, axis=0), state.enterable.take(move, axis=0)
         mask[move, lay.ENTER : lay.ENTER + rules.R] = rooms
         any_square = squares.any(axis=1)
         if state.config.movement == "compact":
@@ -462,9 +481,9 @@ def legal_action_mask(state: State) -> np.ndarray:
         mask[move, lay.NO_MOVE] = ~any_square & ~rooms.any(axis=1)
 
     if len(refute):
-        cards = np.take(state.suggestion, refute, axis=0)
+        cards = state.suggestion.take(refute, axis=0)
         refuter = state.current_player[refute, None]
-        held = np.take(state._owner, refute[:, None] * rules.C + cards) == refuter
+        held = state._owner.take(refute[:, None] * rules.C + cards) == refuter
         mask.reshape(-1)[refute[:, None] * rules.A + (lay.SHOW + cards)] = held
     return mask
 
@@ -503,6 +522,7 @@ def step(
     if check:
         _check(state, np.where(live, actions, 0), live)
     _clear_events(state)
+    state.__dict__["_pending"] = []  # the step's events, written at its end (see ``_emit``)
     state.rewards[:] = 0
     actions = np.where(live, actions, rules.A)  # games over: the "no action" entry (kind -1)
     kind = rules.action_kind[actions]
@@ -519,7 +539,7 @@ def step(
     else:  # group the games by kind with one sort
         order = np.argsort(kind, kind="stable")
         sorted_kind = kind[order]
-        bounds = np.searchsorted(sorted_kind, np.arange(len(RANGE_NAMES) + 1)).tolist()
+        bounds = sorted_kind.searchsorted(np.arange(len(RANGE_NAMES) + 1)).tolist()
         for handler, lo, hi in _HANDLERS:
             if bounds[hi] > bounds[lo]:
                 games = order[bounds[lo] : bounds[hi]]
@@ -527,6 +547,9 @@ def step(
     passing = [games for games in passing if games is not None and len(games)]
     if passing:
         _next_turn(state, rules, passing[0] if len(passing) == 1 else np.concatenate(passing))
+    pending = state.__dict__.pop("_pending")
+    if pending:
+        _write_events(state, pending)
     return state
 
 
@@ -544,7 +567,7 @@ def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
         raise ValueError(f"action must be in [0, {rules.A}), got {actions[bad]} for game {bad}")
     legal = legal_action_mask(state)[np.arange(state.batch_size), actions] | ~live
     if not legal.all():
-        game = int(np.flatnonzero(~legal)[0])
+        game = int((~legal).nonzero()[0][0])
         phase = Phase.NAMES[state.phase[game]]
         raise ValueError(
             f"illegal action {actions[game]} ({rules.layout.action_to_string(int(actions[game]))}) "
@@ -558,14 +581,15 @@ def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
 def _roll(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray, _kind: np.ndarray) -> None:
     count = rules.config.dice
     draws = state._draws[games]
-    dice = np.full((len(games), 2), -1, dtype=np.int8)  # one die: the second stays -1
+    dice = np.empty((len(games), 2), dtype=np.int8)
+    dice[:, 1] = -1  # one die: the second stays -1
     dice[:, :count] = draw_die(state._key[games, None], draws[:, None] + np.arange(count, dtype=np.uint32))
     state._draws[games] = draws + count
     total = dice[:, 0] + np.maximum(dice[:, 1], 0)
     put_rows(state.dice, games, dice)
     player = state.turn_player[games].astype(np.int64)
     _emit(state, games, ev.ROLL, player, a=dice, c=total)
-    pawns = np.take(state.location, games, axis=0)
+    pawns = state.location.take(games, axis=0)
     squares, rooms = reachable(rules.moves, pawns[np.arange(len(games)), player], total, pawns)
     put_rows(state.reachable, games, squares)
     put_rows(state.enterable, games, rooms)
@@ -581,7 +605,7 @@ def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: 
     player = state.turn_player[games].astype(np.int64)
     here = state.location[games, player]
     to = here.copy()
-    cut = np.searchsorted(kind, _MOVE_KINDS).tolist()  # slices of each kind, in _MOVE_KINDS order
+    cut = kind.searchsorted(_MOVE_KINDS).tolist()  # slices of each kind, in _MOVE_KINDS order
     passage, _stay, _blocked, enter, toward, square = (slice(cut[k], cut[k + 1]) for k in range(6))
     if cut[1] > cut[0]:
         to[passage] = rules.passages[here[passage]]
@@ -592,9 +616,9 @@ def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: 
     if cut[5] > cut[4]:
         # The reachable square with the fewest moves into the room; ties go to the lowest number.
         g = games[toward]
-        off = (~np.take(state.reachable, g, axis=0)).view(np.uint8) * np.uint8(255)  # 255: not a stop
+        off = (~state.reachable.take(g, axis=0)).view(np.uint8) * np.uint8(255)  # 255: not a stop
         distance = rules.moves.distance_by_room[arg[toward]] | off  # uint8; room distances are below 255
-        to[toward] = rules.R + np.argmin(distance, axis=1)
+        to[toward] = rules.R + distance.argmin(axis=1)
     state.location[games, player] = to
     _emit(state, games, ev.MOVE, player, a=player, b=here, c=to, d=rules.move_how[kind])
     phase = rules.move_phase[kind]
@@ -605,7 +629,7 @@ def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: 
         who = np.concatenate([player[passage], player[enter]])
         room = np.concatenate([to[passage], to[enter]]).astype(np.int64)
         card = state._face_down[arrive, room]
-        seen = np.flatnonzero(card >= 0)
+        seen = (card >= 0).nonzero()[0]
         _emit(state, arrive[seen], ev.PEEK, who[seen], a=room[seen], card=card[seen])
         state._peeked[arrive[seen], who[seen], card[seen]] = True
 
@@ -630,9 +654,9 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _ki
 
     # Ask clockwise from the next player: the first holding a named card refutes; everyone
     # asked before passes. (Flat indices: much faster than indexing with several arrays.)
-    holder = np.take(state._owner, games[:, None] * C + cards)
+    holder = state._owner.take(games[:, None] * C + cards)
     asked_after = rules.asked_after
-    first = np.take(asked_after, suggester[:, None] * asked_after.shape[1] + (holder - FACE_DOWN)).min(axis=1)
+    first = asked_after.take(suggester[:, None] * asked_after.shape[1] + (holder - FACE_DOWN)).min(axis=1)
     passer = (suggester[:, None] + rules.later) % P  # [n, P - 1]: the players asked, in order
     passes = rules.later < first[:, None]
     at = ((games[:, None] * P + passer) * C)[:, :, None] + cards[:, None, :]
@@ -640,7 +664,7 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _ki
 
     # The events, in order: SUGGEST, MOVE (the pawn), WEAPON, a PASS per player who passed,
     # NO_REFUTE; written as one block per game.
-    block = np.repeat(rules.suggest_events, n, axis=0)  # [n, P + 3, 7] with the constant fields
+    block = rules.suggest_events.repeat(n, axis=0)  # [n, P + 3, 7] with the constant fields
     block[:, rules.suggester_slots, 1] = suggester[:, None]
     block[:, 0, 2:5] = cards
     block[:, 1:3, 2] = cards[:, :2] - [0, rules.S]  # the pawn, the weapon
@@ -663,15 +687,15 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _ki
     _emit_block(state, games, block, written)
     state.phase[games[nobody]] = Phase.ACCUSE
 
-    refuted = np.flatnonzero(~nobody)
+    refuted = (~nobody).nonzero()[0]
     refuter = (suggester[refuted] + first[refuted]) % P
     state.current_player[games[refuted]] = refuter
     state.phase[games[refuted]] = Phase.REFUTE
     if rules.config.auto_refute:
         held = holder[refuted] == refuter[:, None]
-        single = np.flatnonzero(held.sum(axis=1) == 1)
+        single = (held.sum(axis=1) == 1).nonzero()[0]
         g = games[refuted[single]]
-        card = cards[refuted[single], np.argmax(held[single], axis=1)]
+        card = cards[refuted[single], held[single].argmax(axis=1)]
         _show(state, rules, g, card)
 
 
@@ -685,7 +709,7 @@ def _show(state: State, rules: Rules, games: np.ndarray, card: np.ndarray, _kind
     refuter, suggester = state.current_player[games], state.turn_player[games]
     _emit(state, games, ev.SHOW, refuter, a=suggester, card=card)
     row = games * rules.P + refuter  # (flat indices: much faster than indexing with several arrays)
-    at = (row * rules.C)[:, None] + np.take(state.suggestion, games, axis=0)
+    at = (row * rules.C)[:, None] + state.suggestion.take(games, axis=0)
     showed = state.showed.reshape(-1)
     showed[at] = np.minimum(showed[at], 254) + 1
     state._shown_to.reshape(-1)[(games * rules.P + suggester) * rules.C + card] = refuter
@@ -699,7 +723,7 @@ def _show(state: State, rules: Rules, games: np.ndarray, card: np.ndarray, _kind
 def _accuse(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _kind: np.ndarray) -> np.ndarray:
     accuser = state.turn_player[games].astype(np.int64)
     cards = rules.accuse_cards[arg]
-    right = (cards == np.take(state._envelope, games, axis=0)).all(axis=1)
+    right = (cards == state._envelope.take(games, axis=0)).all(axis=1)
     _emit(state, games, ev.ACCUSE, accuser, a=cards, d=right)
 
     won = games[right]
@@ -746,7 +770,7 @@ def _next_turn(state: State, rules: Rules, games: np.ndarray) -> None:
 def _game_over(state: State, games: np.ndarray, winner, reason: int, terminated: bool) -> None:
     if len(games) == 0:
         return
-    envelope = np.take(state._envelope, games, axis=0)
+    envelope = state._envelope.take(games, axis=0)
     state.terminated[games] = terminated
     state.truncated[games] = not terminated
     state.phase[games] = Phase.OVER

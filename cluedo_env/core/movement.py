@@ -44,7 +44,7 @@ class MoveTables:
         self.door_square = np.array([sq for _, sq in door_squares])
         self.door_row = rows[self.door_square]
         self.door_col = cols[self.door_square].astype(np.uint32)
-        self.room_first_door = np.searchsorted(self.door_room, np.arange(board.num_rooms))
+        self.room_first_door = self.door_room.searchsorted(np.arange(board.num_rooms))
         self.num_squares = n
         self.bit_position = board.bit_position
         # Room distance transposed, so one row per room: [R, N].
@@ -56,6 +56,12 @@ class MoveTables:
         self.distance_from = np.concatenate([from_room, from_square]).astype(np.int16)  # [R+N, N]
         door_distance = [self.distance_from[:, list(doors)].min(axis=1) for doors in board.doors]
         self.room_door_distance = np.stack(door_distance, axis=1)  # [R+N, R]: moves to a door of r
+        # pawn_distance[start * (R+N) + location]: moves from start to a pawn at location, _FAR
+        # where that pawn is in no one's way (in a room, or the mover itself at start).
+        pawn_distance = np.full((board.num_rooms + n, board.num_rooms + n), _FAR, dtype=np.int16)
+        pawn_distance[:, board.num_rooms :] = self.distance_from
+        np.fill_diagonal(pawn_distance, _FAR)
+        self.pawn_distance = pawn_distance.reshape(-1)
         # The same, ready for "reachable within the roll": a pawn never stops where it started
         # and never re-enters the room it left; read off by roll: [(R+N) * (MAX_ROLL+1), N]
         # squares and [(R+N) * (MAX_ROLL+1), R] rooms, row start * (MAX_ROLL+1) + roll.
@@ -93,14 +99,14 @@ class MoveTables:
         if not known.all():
             self._fill_one_pawn(np.unique(start[~known]))
         row = (start * (MAX_ROLL + 1) + rolls) * n + square
-        packed = np.take(stops.reshape(-1, stops.shape[-1]), row, axis=0)
+        packed = stops.reshape(-1, stops.shape[-1]).take(row, axis=0)
         squares = np.unpackbits(packed, axis=1, count=n, bitorder="little").view(bool)
-        return squares, np.take(rooms.reshape(-1, r), row, axis=0)
+        return squares, rooms.reshape(-1, r).take(row, axis=0)
 
     def _fill_one_pawn(self, starts: np.ndarray) -> None:
         stops, rooms, filled = self._one_pawn
         r, n = self.num_rooms, self.num_squares
-        start = np.repeat(starts, n)
+        start = starts.repeat(n)
         pawns = np.zeros((len(start), 6), dtype=np.int64)  # the others wait in room 0: no obstacle
         pawns[:, 0] = start
         pawns[:, 1] = r + np.tile(np.arange(n), len(starts))
@@ -159,27 +165,24 @@ def reachable(
     r, n = tables.num_rooms, tables.num_squares
     start = start.astype(np.int64)
     rolls = rolls.astype(np.int64)
-    on_square = pawns >= r
-    pawn_square = np.where(on_square, pawns - r, 0)
-    pawn_distance = np.take(tables.distance_from, start[:, None] * n + pawn_square)
-    pawn_distance[~on_square | (pawns == start[:, None])] = _FAR
+    pawn_distance = tables.pawn_distance.take(start[:, None] * (r + n) + pawns)
     by_roll = start * (MAX_ROLL + 1) + rolls
-    squares = np.take(tables.stop_within, by_roll, axis=0)
-    rooms = np.take(tables.enter_within, by_roll, axis=0)
+    squares = tables.stop_within.take(by_roll, axis=0)
+    rooms = tables.enter_within.take(by_roll, axis=0)
     # Pawns nearer than ``roll`` moves may cut paths: with one, the answer is in a table; with
     # more, the move is flood-filled around them.
     near = pawn_distance < rolls[:, None]
     count = near.sum(axis=1)
-    one = np.flatnonzero(count == 1)
+    one = (count == 1).nonzero()[0]
     if len(one):
-        square = pawn_square[one, np.argmax(near[one], axis=1)]
+        square = pawns[one, near[one].argmax(axis=1)] - r
         squares[one], rooms[one] = tables.one_pawn(start[one], square, rolls[one])
-    several = np.flatnonzero(count > 1)
+    several = (count > 1).nonzero()[0]
     if len(several):
         squares[several], rooms[several] = flood_fill(tables, start[several], rolls[several], pawns[several])
     # A pawn at exactly ``roll`` moves only takes its own square away.
-    game, pawn = np.nonzero(pawn_distance == rolls[:, None])
-    squares[game, pawn_square[game, pawn]] = False
+    game, pawn = (pawn_distance == rolls[:, None]).nonzero()
+    squares[game, pawns[game, pawn] - r] = False
     return squares, rooms
 
 
@@ -203,7 +206,7 @@ def flood_fill(
     # Each game's rows of layers[roll] and layers[roll - 1], as [b, ROWS].
     b = len(start)
     last = (rolls[:, None] * ROWS + np.arange(ROWS)) * b + np.arange(b)[:, None]
-    return _read(tables, np.take(layers, last), np.take(layers, last - ROWS * b), layers[0].T, start)
+    return _read(tables, layers.take(last), layers.take(last - ROWS * b), layers[0].T, start)
 
 
 def _fill(tables: MoveTables, start: np.ndarray, pawns: np.ndarray, most: int) -> np.ndarray:
@@ -253,7 +256,7 @@ def _read(
     games = np.arange(b)
     stops = np.ascontiguousarray(final & ~origin)
     bits = np.unpackbits(stops.view(np.uint8), axis=1, bitorder="little")
-    squares = np.take(bits, tables.bit_position, axis=1)
+    squares = bits.take(tables.bit_position, axis=1)
     at_door = (before_last[:, tables.door_row] >> tables.door_col) & np.uint32(1)
     rooms = np.maximum.reduceat(at_door, tables.room_first_door, axis=1).astype(bool)
     in_room = start < tables.num_rooms
