@@ -92,6 +92,7 @@ def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
     report = json.loads(output.read_text())
     machine = report["machine"]
     assert machine["probe_us_per_call_before"] > 0 and machine["probe_us_per_call_after"] > 0
+    assert machine["one_pawn_table_fill_s"] > 0  # filled before timing
     (row, reference) = report["core"]
     assert row["batch"] == 8 and row["agent_steps_per_s"] > 0 and 0 < row["state_bytes_per_game"] <= 4096
     assert reference["batch"] == "reference" and reference["agent_steps_per_s"] > 0

@@ -196,7 +196,10 @@ def test_one_pawn_table_equals_the_flood_fill():
     from cluedo_env.core.movement import MAX_ROLL, MoveTables, flood_fill
 
     board = core.classic_board()
-    tables = MoveTables(board)
+    tables = MoveTables(board)  # filled per start location on first use
+    whole = MoveTables(board)
+    whole.fill_one_pawn()  # filled at once
+    assert whole._one_pawn[2].all()
     R, N = board.num_rooms, board.num_squares
     for start in (0, 4, 8, R, R + 57, R + N - 1):
         square = np.repeat(np.arange(N), MAX_ROLL)
@@ -210,6 +213,8 @@ def test_one_pawn_table_equals_the_flood_fill():
         want_squares, want_rooms = flood_fill(tables, starts, rolls, pawns)
         np.testing.assert_array_equal(got_squares, want_squares)
         np.testing.assert_array_equal(got_rooms, want_rooms)
+        for got, want in zip(whole.one_pawn(starts, square, rolls), (want_squares, want_rooms)):
+            np.testing.assert_array_equal(got, want)
 
 
 def _paths(board, start, roll, blocked):
