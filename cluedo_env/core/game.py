@@ -360,11 +360,11 @@ def _first_player(config: GameConfig, key: np.ndarray, early: np.ndarray) -> np.
     # first _START_ROLLS rounds nearly always settle it; the games still tied are settled on all.
     sequence = _roll_sequences(config, die_faces(early))
     first = sequence.argmax(axis=1)
-    tied = np.flatnonzero((sequence == sequence.max(axis=1, keepdims=True)).sum(axis=1) > 1)
+    tied = ((sequence == sequence.max(axis=1, keepdims=True)).sum(axis=1) > 1).nonzero()[0]
     if len(tied):
         counters = config.cards.num_cards + np.arange(START_ROLL_ROUNDS * 2 * P)
         faces = draw_die(key[tied, None], counters[None, :])
-        first[tied] = np.argmax(_roll_sequences(config, faces), axis=1)
+        first[tied] = _roll_sequences(config, faces).argmax(axis=1)
     return first
 
 
@@ -540,7 +540,7 @@ def step(
             games = np.array([i for _, i in sorted(groups[h])])  # sorted by kind
             passing.append(_HANDLERS[h][0](state, rules, games, arg[games], kind[games]))
     else:  # group the games by kind with one sort
-        order = np.argsort(kind, kind="stable")
+        order = kind.argsort(kind="stable")
         sorted_kind = kind[order]
         bounds = sorted_kind.searchsorted(np.arange(len(RANGE_NAMES) + 1)).tolist()
         for handler, lo, hi in _HANDLERS:
