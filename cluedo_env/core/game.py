@@ -30,7 +30,7 @@ from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.movement import MoveTables, reachable
-from cluedo_env.core.rng import die_faces, draw, draw_die, game_key
+from cluedo_env.core.rng import draw, draw_die, game_key
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, put_rows
 
 __all__ = ["Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
@@ -358,7 +358,7 @@ def _first_player(config: GameConfig, key: np.ndarray, early: np.ndarray) -> np.
     # exactly those whose rolls so far are equal, so the winner has the lexicographically largest
     # sequence of rolls (the lowest-numbered player after START_ROLL_ROUNDS tied rounds). The
     # first _START_ROLLS rounds nearly always settle it; the games still tied are settled on all.
-    sequence = _roll_sequences(config, die_faces(early))
+    sequence = (early % np.uint64(6)) @ _start_weights(P, config.dice)  # the rolls' faces less 1 (same order)
     first = sequence.argmax(axis=1)
     tied = ((sequence == sequence.max(axis=1, keepdims=True)).sum(axis=1) > 1).nonzero()[0]
     if len(tied):
@@ -369,6 +369,17 @@ def _first_player(config: GameConfig, key: np.ndarray, early: np.ndarray) -> np.
 
 
 _START_ROLLS = 2  # rounds of starting rolls drawn with the deal
+
+
+@cache
+def _start_weights(players: int, dice: int) -> np.ndarray:
+    """``uint64[_START_ROLLS * 2P, P]``: the weights that sum a round's dice per player into one
+    number per player, 4 bits a roll, the first round highest (as ``_roll_sequences``)."""
+    weights = np.zeros((_START_ROLLS, players, 2, players), dtype=np.uint64)
+    for r in range(_START_ROLLS):
+        for p in range(players):
+            weights[r, p, :dice, p] = 16 ** (_START_ROLLS - 1 - r)
+    return weights.reshape(-1, players)
 
 
 def _roll_sequences(config: GameConfig, faces: np.ndarray) -> np.ndarray:
