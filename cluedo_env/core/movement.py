@@ -32,12 +32,18 @@ class MoveTables:
         n = board.num_squares
         rows = np.array([r for r, _ in board.squares])
         cols = np.array([c for _, c in board.squares])
-        # Index N / R stands for "no square" / "no room": an all-zero board.
-        self.square_row = np.append(rows, 0)
-        self.square_bit = np.append(np.uint32(1) << cols.astype(np.uint32), np.uint32(0)).astype(np.uint32)
-        self.door_bits = np.concatenate(
-            [board.door_bits, np.zeros((1, ROWS), np.uint32)]
-        ).T.copy()  # [ROWS, R+1]
+        # By location (rooms, then squares): the row and bit of a square (a room: no bit, row 0),
+        # the bit as a float (bincount's weights), and a room's door squares as [ROWS, R+N].
+        r = board.num_rooms
+        self.location_row = np.concatenate([np.zeros(r, dtype=np.int64), rows])
+        self.location_bit = np.concatenate(
+            [np.zeros(r, dtype=np.uint32), np.uint32(1) << cols.astype(np.uint32)]
+        ).astype(np.uint32)
+        self.location_weight = self.location_bit.astype(np.float64)
+        self.door_bits = np.concatenate([board.door_bits, np.zeros((n, ROWS), np.uint32)]).T.copy()
+        # other_room[location]: the rooms a pawn there may enter (all but the room it is in).
+        self.other_room = np.ones((r + n, r), dtype=bool)
+        self.other_room[np.arange(r), np.arange(r)] = False
         self.corridor_bits = board.corridor_bits[:, None]
         door_squares = [(room, sq) for room, doors in enumerate(board.doors) for sq in doors]
         self.door_room = np.array([room for room, _ in door_squares])
@@ -221,22 +227,18 @@ def flood_fill(
 
 def _fill(tables: MoveTables, start: np.ndarray, pawns: np.ndarray, most: int) -> np.ndarray:
     """``uint32[most + 1, ROWS, b]``: layer t holds the squares within t moves (the origin included)."""
-    r, n, b = tables.num_rooms, tables.num_squares, len(start)
+    b = len(start)
     games = np.arange(b)
-    # Pawns stand on distinct squares, so adding their bits row by row is OR-ing them.
-    on_square = pawns >= r
-    square = np.where(on_square, pawns - r, n)
-    cell = tables.square_row[square] * b + games[:, None]
-    weight = np.where(on_square, tables.square_bit[square], 0).astype(np.float64)
+    # Pawns stand on distinct squares, so adding their bits row by row is OR-ing them (a pawn in
+    # a room adds nothing).
+    cell = tables.location_row.take(pawns) * b + games[:, None]
     occupied = (
-        np.bincount(cell.ravel(), weights=weight.ravel(), minlength=ROWS * b)
+        np.bincount(cell.ravel(), weights=tables.location_weight.take(pawns).ravel(), minlength=ROWS * b)
         .astype(np.uint32)
         .reshape(ROWS, b)
     )
-    in_room = start < r
-    origin_square = np.where(in_room, n, start - r)
     visited = np.zeros((ROWS, b), dtype=np.uint32)
-    visited[tables.square_row[origin_square], games] = tables.square_bit[origin_square]
+    visited[tables.location_row.take(start), games] = tables.location_bit.take(start)
     free = (tables.corridor_bits & ~occupied) | visited  # the mover's own square stays "visited"
     # layers[t]: the neighbours of layers[t - 1], and layers[t - 1] itself, that are free.
     layers = np.empty((most + 1, ROWS, b), dtype=np.uint32)
@@ -248,8 +250,8 @@ def _fill(tables: MoveTables, start: np.ndarray, pawns: np.ndarray, most: int) -
         spread |= visited
         spread[1:] |= visited[:-1]
         spread[:-1] |= visited[1:]
-        if t == 1:
-            spread |= tables.door_bits[:, np.where(in_room, start, r)]
+        if t == 1:  # from a room: its doors
+            spread |= tables.door_bits.take(start, axis=1)
         visited = np.bitwise_and(spread, free, out=layers[t])
     return layers
 
@@ -262,13 +264,10 @@ def _read(
     ``final``, ``before_last`` and ``origin`` are ``uint32[b, ROWS]``: the squares within
     ``roll``, ``roll - 1`` and 0 moves of each move.
     """
-    b = len(start)
-    games = np.arange(b)
     stops = np.ascontiguousarray(final & ~origin)
     bits = np.unpackbits(stops.view(np.uint8), axis=1, bitorder="little")
     squares = bits.take(tables.bit_position, axis=1)
     at_door = (before_last[:, tables.door_row] >> tables.door_col) & np.uint32(1)
     rooms = np.maximum.reduceat(at_door, tables.room_first_door, axis=1).astype(bool)
-    in_room = start < tables.num_rooms
-    rooms[games[in_room], start[in_room]] = False
+    rooms &= tables.other_room.take(start, axis=0)
     return squares.view(bool), rooms
