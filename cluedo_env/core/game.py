@@ -73,7 +73,8 @@ class Rules:
             lo, size = self.layout.offsets[name], self.layout.sizes[name]
             kind[lo : lo + size] = k
             arg[lo : lo + size] = np.arange(size)
-        self.action_kind, self.action_arg = np.append(kind, -1), np.append(arg, 0)
+        self.action_kind = np.append(kind, -1).astype(np.int8)  # int8: the step sorts by kind (radix)
+        self.action_arg = np.append(arg, 0)
         self.range_index = {name: k for k, name in enumerate(RANGE_NAMES)}
         # A suggestion's events, one slot each: SUGGEST, MOVE (the named pawn), WEAPON, a PASS per
         # player asked after the suggester, NO_REFUTE; the fields that never change are filled in.
