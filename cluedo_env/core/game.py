@@ -84,6 +84,7 @@ class Rules:
         )
         self.suggest_events[0, 1, 5] = ev.MOVE_SUMMONED
         self.suggester_slots = np.array([0, 1, 2, self.P + 2])  # events whose player is the suggester
+        self.pawn_weapon_base = np.array([0, self.S])  # first card of the suspects, of the weapons
         self.later = np.arange(1, self.P)  # players asked: 1, 2, ... seats after the suggester
         # Per move kind (by range index): the MOVE event's "how" and the phase after the move.
         self.move_how = np.zeros(len(RANGE_NAMES), dtype=np.int16)
@@ -663,7 +664,8 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _ki
     # The named suspect's pawn and the weapon are moved into the room.
     pawn_from = state.location[games, suspect]
     state.location[games, suspect] = room
-    state.summoned[games[suspect < P], suspect[suspect < P]] |= pawn_from[suspect < P] != room[suspect < P]
+    moved = pawn_from != room  # a player's pawn moved by a suggestion may suggest there next turn
+    state.summoned.reshape(-1)[(games * P + suspect)[moved & (suspect < P)]] = True
     weapon_from = state.weapon_room[games, weapon_index]
     state.weapon_room[games, weapon_index] = room
 
@@ -682,31 +684,27 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _ki
     block = rules.suggest_events.repeat(n, axis=0)  # [n, P + 3, 7] with the constant fields
     block[:, rules.suggester_slots, 1] = suggester[:, None]
     block[:, 0, 2:5] = cards
-    block[:, 1:3, 2] = cards[:, :2] - [0, rules.S]  # the pawn, the weapon
+    block[:, 1:3, 2] = cards[:, :2] - rules.pawn_weapon_base  # the pawn, the weapon
     block[:, 1, 3] = pawn_from
     block[:, 2, 3] = weapon_from
     block[:, 1:3, 4] = room[:, None]
     block[:, 3 : P + 2, 1] = passer
     block[:, 3 : P + 2, 2] = suggester[:, None]
     nobody = first == P
-    written = np.concatenate(
-        [
-            np.ones((n, 1), dtype=bool),
-            (pawn_from != room)[:, None],
-            (weapon_from != room)[:, None],
-            passes,
-            nobody[:, None],
-        ],
-        axis=1,
-    )
+    written = np.empty((n, P + 3), dtype=bool)
+    written[:, 0] = True
+    written[:, 1] = moved
+    written[:, 2] = weapon_from != room
+    written[:, 3 : P + 2] = passes
+    written[:, P + 2] = nobody
     _emit_block(state, games, block, written)
-    state.phase[games[nobody]] = Phase.ACCUSE
 
-    refuted = (~nobody).nonzero()[0]
-    refuter = (suggester[refuted] + first[refuted]) % P
-    state.current_player[games[refuted]] = refuter
-    state.phase[games[refuted]] = Phase.REFUTE
+    # The refuter decides next (with nobody to refute, the suggester: P players after itself).
+    state.current_player[games] = (suggester + first) % P
+    state.phase[games] = np.where(nobody, Phase.ACCUSE, Phase.REFUTE)
     if rules.config.auto_refute:
+        refuted = (~nobody).nonzero()[0]
+        refuter = (suggester[refuted] + first[refuted]) % P
         held = holder[refuted] == refuter[:, None]
         single = (held.sum(axis=1) == 1).nonzero()[0]
         g = games[refuted[single]]
