@@ -739,19 +739,24 @@ def _accuse(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _kin
     right = (cards == state._envelope.take(games, axis=0)).all(axis=1)
     _emit(state, games, ev.ACCUSE, accuser, a=cards, d=right)
 
-    won = games[right]
-    state.winner[won] = accuser[right]
-    state.rewards[won] = -1.0
-    state.rewards[won, accuser[right]] = 1.0
-    _game_over(state, won, accuser[right], ev.END_WIN, terminated=True)
+    if right.any():
+        won, winner = games[right], accuser[right]
+        state.winner[won] = winner
+        state.rewards[won] = -1.0
+        state.rewards[won, winner] = 1.0
+        _game_over(state, won, winner, ev.END_WIN, terminated=True)
+        games, accuser, cards = games[~right], accuser[~right], cards[~right]
 
-    wrong = games[~right]
-    state.eliminated[wrong, accuser[~right]] = True
-    state.accused[wrong[:, None], accuser[~right, None], cards[~right]] = True
-    all_out = state.eliminated[wrong].all(axis=1)
-    state.rewards[wrong[all_out]] = -1.0
-    _game_over(state, wrong[all_out], -1, ev.END_ALL_WRONG, terminated=True)
-    return wrong[~all_out]  # the turn passes (``step`` calls ``_next_turn``)
+    # Wrong: the accuser is out of moving, suggesting and accusing (not of refuting).
+    P, C = rules.P, rules.C
+    state.eliminated.reshape(-1)[games * P + accuser] = True
+    state.accused.reshape(-1)[((games * P + accuser) * C)[:, None] + cards] = True
+    all_out = state.eliminated.take(games, axis=0).all(axis=1)
+    if all_out.any():
+        state.rewards[games[all_out]] = -1.0
+        _game_over(state, games[all_out], -1, ev.END_ALL_WRONG, terminated=True)
+        games = games[~all_out]
+    return games  # the turn passes (``step`` calls ``_next_turn``)
 
 
 def _end_turn(
@@ -773,7 +778,8 @@ def _next_turn(state: State, rules: Rules, games: np.ndarray) -> None:
         _game_over(state, games[late], -1, ev.END_TRUNCATED, terminated=False)
         games, player, turn = games[~late], player[~late], turn[~late]
     # The next player clockwise who is still in (eliminated players only refute).
-    nxt = rules.next_player[state.eliminated[games] @ rules.player_bits, player]
+    out = state.eliminated.take(games, axis=0) @ rules.player_bits  # who is out, as bits
+    nxt = rules.next_player.take(out * rules.P + player)
     state.turn_player[games] = nxt
     state.current_player[games] = nxt
     state.phase[games] = Phase.TURN
