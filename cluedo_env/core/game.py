@@ -414,9 +414,7 @@ def _emit(
     """
     if len(games) == 0:
         return
-    record = np.empty((len(games), 7), dtype=np.int16)
-    record.fill(-1)
-    record[:, 0] = kind
+    record = _RECORDS[kind].repeat(len(games), axis=0)  # the kind, and -1 in every other field
     record[:, 1] = player
     for column, value in enumerate((a, b, c, d, card), start=2):
         if value is None:
@@ -460,6 +458,7 @@ def _write_events(state: State, pending: list[tuple[np.ndarray, np.ndarray]]) ->
 
 
 _EVENT_ROW = np.dtype((np.void, 14))
+_RECORDS = [np.array([[kind] + [-1] * 6], dtype=np.int16) for kind in range(len(ev.EVENT_KINDS))]
 _INT16_GAMES = np.iinfo(np.int16).max + 1
 _MAX_KEY = np.iinfo(np.uint64).max
 

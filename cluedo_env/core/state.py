@@ -27,15 +27,12 @@ def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
     Same result as the plain assignment (``values`` of shape ``[len(rows), *array.shape[1:]]``
     and ``array``'s dtype); faster from a few hundred rows, so fewer are assigned plainly.
     """
+    if len(rows) < 512:  # below, the views cost about what they save
+        array[rows] = values
+        return
     width = array[:1].nbytes
     values = np.asarray(values)
-    if (
-        len(rows) < 512  # below, the views cost about what they save
-        or array.ndim == 1
-        or width == 0
-        or not array.flags.c_contiguous
-        or values.shape[1:] != array.shape[1:]
-    ):
+    if array.ndim == 1 or width == 0 or not array.flags.c_contiguous or values.shape[1:] != array.shape[1:]:
         array[rows] = values
         return
     row = np.dtype((np.void, width))
