@@ -360,39 +360,36 @@ def _first_player(config: GameConfig, key: np.ndarray, early: np.ndarray) -> np.
     # exactly those whose rolls so far are equal, so the winner has the lexicographically largest
     # sequence of rolls (the lowest-numbered player after START_ROLL_ROUNDS tied rounds). The
     # first _START_ROLLS rounds nearly always settle it; the games still tied are settled on all.
-    sequence = (early % np.uint64(6)) @ _start_weights(P, config.dice)  # the rolls' faces less 1 (same order)
+    sequence = _roll_sequences(config, early)
     first = sequence.argmax(axis=1)
     tied = ((sequence == sequence.max(axis=1, keepdims=True)).sum(axis=1) > 1).nonzero()[0]
     if len(tied):
-        counters = config.cards.num_cards + np.arange(START_ROLL_ROUNDS * 2 * P)
-        faces = draw_die(key[tied, None], counters[None, :])
-        first[tied] = _roll_sequences(config, faces).argmax(axis=1)
+        counters = config.cards.num_cards + np.arange(START_ROLL_ROUNDS * 2 * P, dtype=np.uint64)
+        first[tied] = _roll_sequences(config, draw(key[tied, None], counters[None, :])).argmax(axis=1)
     return first
 
 
 _START_ROLLS = 2  # rounds of starting rolls drawn with the deal
 
 
+def _roll_sequences(config: GameConfig, drawn: np.ndarray) -> np.ndarray:
+    """``uint64[b, P]``: each player's starting rolls, 4 bits a roll, the first round highest.
+
+    ``drawn`` holds the dice's draws (``[b, rounds * 2P]``, round by round, two dice a player);
+    a roll counts its faces less one each, which orders the sequences as the rolls themselves.
+    """
+    rounds = drawn.shape[1] // (2 * config.num_players)
+    return (drawn % np.uint64(6)) @ _sequence_weights(config.num_players, config.dice, rounds)
+
+
 @cache
-def _start_weights(players: int, dice: int) -> np.ndarray:
-    """``uint64[_START_ROLLS * 2P, P]``: the weights that sum a round's dice per player into one
-    number per player, 4 bits a roll, the first round highest (as ``_roll_sequences``)."""
-    weights = np.zeros((_START_ROLLS, players, 2, players), dtype=np.uint64)
-    for r in range(_START_ROLLS):
+def _sequence_weights(players: int, dice: int, rounds: int) -> np.ndarray:
+    """``uint64[rounds * 2P, P]``: the weight of each draw in its player's sequence of rolls."""
+    weights = np.zeros((rounds, players, 2, players), dtype=np.uint64)
+    for r in range(rounds):
         for p in range(players):
-            weights[r, p, :dice, p] = 16 ** (_START_ROLLS - 1 - r)
+            weights[r, p, :dice, p] = 16 ** (rounds - 1 - r)
     return weights.reshape(-1, players)
-
-
-def _roll_sequences(config: GameConfig, faces: np.ndarray) -> np.ndarray:
-    """``uint64[b, P]``: each player's starting rolls (``faces``: ``[b, rounds * 2P]`` die faces,
-    round by round, two dice a player), 4 bits a roll, the first roll highest."""
-    P = config.num_players
-    rounds = faces.shape[1] // (2 * P)
-    dice = faces.reshape(len(faces), rounds, P, 2)
-    rolls = (dice[..., 0] + (dice[..., 1] if config.dice == 2 else 0)).astype(np.uint64)  # [b, round, player]
-    shifts = np.uint64(4) * np.arange(rounds - 1, -1, -1, dtype=np.uint64)
-    return (rolls << shifts[None, :, None]).sum(axis=1, dtype=np.uint64)
 
 
 def _emit(

@@ -194,7 +194,7 @@ class State:
                 setattr(self, name, view)
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_buffer"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_buffer", "_pending")}
 
     def __setstate__(self, fields: dict) -> None:
         self.__dict__.update(fields)
