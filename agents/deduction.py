@@ -276,9 +276,15 @@ class Suggestion:
     Attributes:
         suggester: The player who suggested.
         cards: The suspect, weapon and room named (one of each category).
-        passed: The players asked who said they hold none, in the order asked.
-            Never the suggester, who is not asked.
-        shown_by: The player who showed a card, or None if nobody did.
+        passed: The players asked who said they hold none, in the order asked:
+            clockwise from the suggester's left, so ``suggester + 1, suggester
+            + 2, ...`` (mod the number of players). Never the suggester, who is
+            not asked.
+        shown_by: The player who showed a card: the one asked right after the
+            last in ``passed``. None if nobody showed (``passed`` then lists
+            every other player), or while the answer is still pending (the
+            refuter is deciding; ``passed`` lists the passes announced so far,
+            which are facts already).
         shown_card: The card shown, when the observer saw it (the observer is
             the suggester or the refuter); None otherwise.
     """
@@ -314,7 +320,13 @@ class Accusation:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cards", _ints(self.cards))
-        object.__setattr__(self, "correct", bool(self.correct))
+        # bool("false") is True: only a boolean (or the 0/1 of an event row) says which.
+        flag = self.correct
+        if not isinstance(flag, (bool, np.bool_)) and not (
+            isinstance(flag, (int, np.integer)) and flag in (0, 1)
+        ):
+            raise TypeError(f"correct must be True or False (or 1 or 0), got {flag!r}")
+        object.__setattr__(self, "correct", bool(flag))
 
 
 @dataclass(frozen=True)
@@ -346,6 +358,23 @@ def _check_triple(setup: Setup, cards: tuple[int, ...], what: str) -> None:
     categories = sorted(setup.deck.category(c) for c in cards)
     if categories != [0, 1, 2]:
         raise ValueError(f"{what} must name one suspect, one weapon and one room, got cards {cards}")
+
+
+def _asking_order(setup: Setup, suggester: int) -> tuple[int, ...]:
+    """The players asked to refute a suggestion, in order: clockwise from the suggester's left."""
+    return tuple((suggester + k) % setup.num_players for k in range(1, setup.num_players))
+
+
+def _check_refutation_order(setup: Setup, record: Suggestion) -> None:
+    """Players are asked clockwise from the suggester's left until one shows (RULES.md, "Refute")."""
+    order = _asking_order(setup, record.suggester)
+    asked = record.passed + (() if record.shown_by is None else (record.shown_by,))
+    if asked != order[: len(asked)]:
+        raise ValueError(
+            f"impossible refutation order for a suggestion by player {record.suggester}: "
+            f"passed={record.passed}, shown_by={record.shown_by}; players are asked in the order "
+            f"{order}, so passed must be the first of them in that order and shown_by the one asked next"
+        )
 
 
 def check_record(setup: Setup, observer: int, record: Record) -> None:
@@ -389,6 +418,7 @@ def check_record(setup: Setup, observer: int, record: Record) -> None:
                     f"shown_by ({record.shown_by}) must be a player asked who did not pass, "
                     f"not the suggester {record.suggester} or one of passed={record.passed}"
                 )
+        _check_refutation_order(setup, record)
         if record.shown_card is not None:
             if record.shown_by is None:
                 raise ValueError(f"shown_card {record.shown_card} given without shown_by")
@@ -854,33 +884,94 @@ def _owner_index(setup: Setup, owner: int | str) -> int:
     return int(owner)
 
 
-_HISTORY_FORMS = (
-    '{"hand": [names]}',
-    '{"suggest": [suspect, weapon, room], "by": p, "passed": [players], "shown_by": q, "card": name}',
-    '{"accuse": [suspect, weapon, room], "by": p, "correct": bool}',
-    '{"seen": name, "owner": p | "player 2" | "envelope" | "table"}',
-)
+# The history schema of ``deduce_named``: per kind of entry, its required keys (the kind's own
+# key first) and its optional ones. Anything else in an entry is an error, never ignored.
+_HISTORY_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "hand": (("hand",), ()),
+    "suggest": (("suggest", "by"), ("passed", "shown_by", "card")),
+    "accuse": (("accuse", "by", "correct"), ()),
+    "seen": (("seen", "owner"), ()),
+}
+_HISTORY_FORMS = {
+    "hand": '{"hand": [names]}',
+    "suggest": '{"suggest": [suspect, weapon, room], "by": p, "passed": [players], "shown_by": q | None, '
+    '"card": name | None}',
+    "accuse": '{"accuse": [suspect, weapon, room], "by": p, "correct": true | false}',
+    "seen": '{"seen": name, "owner": p | "player 2" | "envelope" | "table"}',
+}
 
 
-def _named_record(entry: Mapping[str, Any], cards: _CardNames, setup: Setup, observer: int) -> Record:
+def _player(setup: Setup, value: Any, what: str) -> int:
+    """A player index written in a history: an int (not a bool) in ``[0, num_players)``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be a player index (an int in [0, {setup.num_players})), got {value!r}")
+    setup.check_player(value, what)
+    return int(value)
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    """A list written in a history (a JSON array; a tuple is fine too, a string is not)."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+        raise TypeError(f"{what} must be a list, got {value!r}")
+    return list(value)
+
+
+def _named_record(entry: Any, cards: _CardNames, setup: Setup, observer: int) -> Record:
+    """The record of one history entry of ``deduce_named``, its schema checked strictly."""
     if not isinstance(entry, Mapping):
-        raise TypeError(f"history entry {entry!r} is not a dict; accepted forms: {list(_HISTORY_FORMS)}")
-    if "hand" in entry:
-        return OwnHand(entry.get("by", observer), tuple(cards.card(n) for n in entry["hand"]))
-    if "suggest" in entry:
+        raise TypeError(f"an entry must be a dict; accepted forms: {list(_HISTORY_FORMS.values())}")
+    kinds = [kind for kind in _HISTORY_KEYS if kind in entry]
+    if len(kinds) != 1:
+        found = f"several kinds {kinds}" if kinds else "no kind"
+        raise ValueError(
+            f"an entry must be exactly one of {list(_HISTORY_KEYS)}, found {found}; "
+            f"accepted forms: {list(_HISTORY_FORMS.values())}"
+        )
+    kind = kinds[0]
+    required, optional = _HISTORY_KEYS[kind]
+    unknown = [key for key in entry if key not in required + optional]
+    missing = [key for key in required if key not in entry]
+    if unknown or missing:
+        problem = f"unknown keys {unknown}" if unknown else f"missing keys {missing}"
+        raise ValueError(
+            f"{problem} in a {kind!r} entry; it takes {list(required)}"
+            + (f" and optionally {list(optional)}" if optional else "")
+            + f": {_HISTORY_FORMS[kind]}"
+        )
+    if kind == "hand":
+        return OwnHand(observer, tuple(cards.card(name) for name in _list(entry["hand"], '"hand"')))
+    if kind == "suggest":
+        suggester = _player(setup, entry["by"], '"by"')
+        passed = tuple(
+            _player(setup, p, 'a player in "passed"') for p in _list(entry.get("passed", []), '"passed"')
+        )
+        shown_by = entry.get("shown_by")
+        shown_by = None if shown_by is None else _player(setup, shown_by, '"shown_by"')
+        order = _asking_order(setup, suggester)
+        if shown_by is None and passed != order:
+            raise ValueError(
+                f'nobody showed a card ("shown_by" is None), so every other player was asked and passed: '
+                f'"passed" must be {list(order)} (asked clockwise from player {suggester}), got {list(passed)}'
+            )
         shown = entry.get("card")
         return Suggestion(
-            suggester=entry["by"],
+            suggester=suggester,
             cards=cards.triple(entry["suggest"], "a suggestion"),
-            passed=tuple(entry.get("passed", ())),
-            shown_by=entry.get("shown_by"),
+            passed=passed,
+            shown_by=shown_by,
             shown_card=None if shown is None else cards.card(shown),
         )
-    if "accuse" in entry:
-        return Accusation(entry["by"], cards.triple(entry["accuse"], "an accusation"), bool(entry["correct"]))
-    if "seen" in entry:
-        return Seen(cards.card(entry["seen"]), _owner_index(setup, entry["owner"]))
-    raise ValueError(f"unknown history entry {entry!r}; accepted forms: {list(_HISTORY_FORMS)}")
+    if kind == "accuse":
+        correct = entry["correct"]
+        if not isinstance(correct, (bool, np.bool_)):
+            raise TypeError(f'"correct" must be true or false, got {correct!r}')
+        return Accusation(
+            _player(setup, entry["by"], '"by"'), cards.triple(entry["accuse"], "an accusation"), correct
+        )
+    owner = entry["owner"]
+    if isinstance(owner, (bool, np.bool_)):
+        raise TypeError(f'"owner" must be an owner index or name, got {owner!r}')
+    return Seen(cards.card(entry["seen"]), _owner_index(setup, owner))
 
 
 def deduce_named(
@@ -896,13 +987,34 @@ def deduce_named(
 ) -> dict[str, Any]:
     """What ``observer`` can deduce from a history written with card names (any edition).
 
-    Names match case-, accent- and spacing-insensitively. History entries:
+    The history is a list of entries (JSON-ready dicts), each of exactly one kind:
 
-    - ``{"hand": [names]}``: the observer's hand.
-    - ``{"suggest": [suspect, weapon, room], "by": p, "passed": [players asked who
-      passed, in order], "shown_by": q or None, "card": name or None}``.
-    - ``{"accuse": [suspect, weapon, room], "by": p, "correct": bool}``.
-    - ``{"seen": name, "owner": p | "player 2" | "envelope" | "table"}``.
+    =============================================  ===============================================
+    entry                                          meaning
+    =============================================  ===============================================
+    ``{"hand": [names]}``                          the observer's own hand, all of it
+    ``{"suggest": [suspect, weapon, room],``       player ``p`` suggested these three cards;
+    ``"by": p, "passed": [players],``              ``passed``: the players asked who held none,
+    ``"shown_by": q, "card": name}``               in the order asked; ``shown_by``: who showed
+                                                   a card; ``card``: the card shown, when the
+                                                   observer saw it (it is ``p`` or ``q``)
+    ``{"accuse": [suspect, weapon, room],``        player ``p`` accused; ``correct`` is JSON
+    ``"by": p, "correct": true | false}``          ``true`` or ``false`` (not a string)
+    ``{"seen": name, "owner": o}``                 the observer saw where the card lies; ``o``
+                                                   is a player index or ``"player 2"``,
+                                                   ``"envelope"`` or ``"table"``
+    =============================================  ===============================================
+
+    Players are indices ``0 .. num_players - 1`` in seat order (clockwise).
+    In a suggestion, ``passed`` (default ``[]``), ``shown_by`` and ``card``
+    (default ``None``) are optional, and the answers follow the rules: players
+    are asked clockwise from the suggester's left, so ``passed`` is ``p + 1, p
+    + 2, ...`` (mod ``num_players``) up to the player before ``shown_by``; when
+    nobody showed (``shown_by`` is ``None``), every other player passed and
+    ``passed`` lists them all. Card names match case-, accent- and
+    spacing-insensitively. Any other key, a missing key, two kinds in one entry,
+    a value of the wrong type or an impossible answer is an error naming the
+    entry; nothing is ignored.
 
     Args:
         suspects: Suspect names (card ids follow this order).
@@ -911,7 +1023,7 @@ def deduce_named(
         num_players: Number of players.
         hand_sizes: Cards dealt to each player.
         observer: The player whose knowledge is asked for.
-        history: The observer's records, as above.
+        history: The observer's records, as above, in the order they happened.
         num_face_down: Cards face down on rooms (duel variant).
 
     Returns:
@@ -923,11 +1035,37 @@ def deduce_named(
         ``envelope`` the candidates left in each category.
 
     Raises:
-        ValueError: Naming a bad card name (and the accepted ones) or a bad entry.
+        ValueError: Naming a bad card name (and the accepted ones), or the
+            index and content of a bad entry and what is accepted; also when no
+            deal is consistent with the history.
+        TypeError: If the history is not a list of dicts, or a value of an
+            entry has the wrong type (naming the entry).
+
+    Example:
+        >>> result = deduce_named(
+        ...     ["Scarlet", "Mustard", "White"], ["Rope", "Knife"], ["Hall", "Den", "Attic"],
+        ...     num_players=3, hand_sizes=[2, 2, 1], observer=0,
+        ...     history=[
+        ...         {"hand": ["Scarlet", "Rope"]},
+        ...         {"suggest": ["Mustard", "Rope", "Hall"], "by": 0, "passed": [1, 2]},
+        ...     ],
+        ... )
+        >>> result["holds"]["Mustard"], result["solution"]
+        ('envelope', ['Mustard', 'Knife', 'Hall'])
     """
     cards = _CardNames(suspects, weapons, rooms)
     setup = Setup(cards.deck, num_players, tuple(hand_sizes), num_face_down)
-    records = [_named_record(entry, cards, setup, observer) for entry in history]
+    setup.check_player(observer, "observer")
+    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
+        raise TypeError(f"history must be a list of entries (dicts), got {history!r}")
+    records = []
+    for index, entry in enumerate(history):
+        try:
+            record = _named_record(entry, cards, setup, observer)
+            check_record(setup, observer, record)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"history entry {index} {entry!r}: {error}") from None
+        records.append(record)
     knowledge = deduce(setup, observer, records)
     holds, not_held = {}, {}
     for card, name in enumerate(cards.names):

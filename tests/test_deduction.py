@@ -319,12 +319,104 @@ def test_deduce_named_german_eszett() -> None:
 
 
 def test_deduce_named_rejects_an_unknown_card_name_and_lists_the_accepted_ones() -> None:
-    history = [{"suggest": ["Colonel Mustard", "Candle stick", "Kitchen"], "by": 1, "passed": [2]}]
+    history = [
+        {"suggest": ["Colonel Mustard", "Candle stick", "Kitchen"], "by": 1, "passed": [2], "shown_by": 3}
+    ]
     with pytest.raises(ValueError, match="'Candle stick'") as error:
         deduce_named(SUSPECTS, WEAPONS, ROOMS, 4, GAME.hand_sizes, 0, history)
     assert "Candlestick" in str(error.value) and "Study" in str(error.value)
     with pytest.raises(ValueError, match="accepted forms"):
         deduce_named(SUSPECTS, WEAPONS, ROOMS, 4, GAME.hand_sizes, 0, [{"guess": ["Rope"]}])
+
+
+def named(*history: dict) -> dict:
+    """``deduce_named`` on the scripted classic deal, for observer 0."""
+    return deduce_named(SUSPECTS, WEAPONS, ROOMS, 4, GAME.hand_sizes, 0, list(history))
+
+
+HAND = {"hand": ["Miss Scarlet", "Dagger", "Rope", "Kitchen", "Hall"]}
+ACCUSE = ["Colonel Mustard", "Lead Pipe", "Ballroom"]
+SUGGEST = ["Mrs White", "Revolver", "Study"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "error", "message"),
+    [
+        # bool("false") is True: a string would have counted as a right accusation.
+        ({"accuse": ACCUSE, "by": 2, "correct": "false"}, TypeError, '"correct" must be true or false'),
+        ({"accuse": ACCUSE, "by": 2, "correct": 0}, TypeError, '"correct" must be true or false'),
+        ({"accuse": ACCUSE, "by": 2}, ValueError, r"missing keys \['correct'\]"),
+        ({"accuse": ACCUSE, "by": 2, "corect": False}, ValueError, r"unknown keys \['corect'\]"),
+        ({"suggest": SUGGEST, "by": 0, "shownby": 1}, ValueError, r"unknown keys \['shownby'\]"),
+        ({"suggest": SUGGEST, "by": 0, "shown_by": 1, "shown_card": "Study"}, ValueError, "unknown keys"),
+        ({"seen": "Study", "owner": 1, "by": 0}, ValueError, r"unknown keys \['by'\]"),
+        ({"hand": HAND["hand"], "by": 0}, ValueError, r"unknown keys \['by'\]"),
+        ({"suggest": SUGGEST, "accuse": ACCUSE, "by": 1, "correct": False}, ValueError, "several kinds"),
+        ({"hand": HAND["hand"], "seen": "Study", "owner": 1}, ValueError, "several kinds"),
+        ({"by": 1, "passed": [2]}, ValueError, "no kind"),
+        ({"suggest": SUGGEST, "by": True, "shown_by": 2}, TypeError, '"by" must be a player index'),
+        ({"suggest": SUGGEST, "by": 1.0, "shown_by": 2}, TypeError, '"by" must be a player index'),
+        ({"suggest": SUGGEST, "by": 1, "passed": 2, "shown_by": 3}, TypeError, '"passed" must be a list'),
+        ({"suggest": SUGGEST, "by": 1, "passed": ["2"], "shown_by": 3}, TypeError, "player index"),
+        ({"hand": "Miss Scarlet"}, TypeError, '"hand" must be a list'),
+        ({"seen": "Study", "owner": True}, TypeError, '"owner" must be'),
+        # Impossible refutation orders: asked clockwise from the suggester's left, first to refute shows.
+        ({"suggest": SUGGEST, "by": 1, "passed": [3], "shown_by": 0}, ValueError, "impossible refutation"),
+        ({"suggest": SUGGEST, "by": 1, "shown_by": 3}, ValueError, "impossible refutation"),
+        ({"suggest": SUGGEST, "by": 1, "passed": [2, 3, 0], "shown_by": 2}, ValueError, "shown_by"),
+        ({"suggest": SUGGEST, "by": 1, "passed": [2]}, ValueError, r"must be \[2, 3, 0\]"),
+        ({"suggest": SUGGEST, "by": 1, "passed": [3, 2, 0]}, ValueError, r"must be \[2, 3, 0\]"),
+        ({"suggest": SUGGEST, "by": 1, "passed": [2, 3, 0, 1]}, ValueError, r"got \[2, 3, 0, 1\]"),
+        ({"suggest": SUGGEST, "by": 1, "shown_by": 2, "card": "Study"}, ValueError, "cannot know"),
+    ],
+)
+def test_deduce_named_refuses_an_entry_outside_the_schema_naming_it(
+    entry: dict, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message) as raised:
+        named(HAND, {"seen": "Study", "owner": 1}, entry)
+    assert str(raised.value).startswith(f"history entry 2 {entry!r}: ")
+
+
+def test_deduce_named_error_messages_say_what_is_accepted() -> None:
+    with pytest.raises(ValueError, match=r"\['accuse', 'by', 'correct'\]") as error:
+        named({"accuse": ACCUSE, "by": 2, "right": True})
+    assert '"correct": true | false' in str(error.value)
+    with pytest.raises(ValueError, match=r"asked in the order \(2, 3, 0\)"):
+        named({"suggest": SUGGEST, "by": 1, "passed": [3], "shown_by": 0})
+    with pytest.raises(TypeError, match="history must be a list"):
+        named_history = {"hand": HAND["hand"]}
+        deduce_named(SUSPECTS, WEAPONS, ROOMS, 4, GAME.hand_sizes, 0, named_history)
+
+
+def test_deduce_named_takes_json_booleans_and_complete_answers() -> None:
+    right = named({"accuse": ACCUSE, "by": 2, "correct": True})
+    assert right["solution"] == ACCUSE
+    wrong = named({"accuse": ACCUSE, "by": 2, "correct": False})
+    assert wrong["solution"] is None and wrong["holds"] == {}
+    # Player 1 suggests; 2, 3 and 0 (the observer) pass: nobody showed.
+    unrefuted = named(HAND, {"suggest": SUGGEST, "by": 1, "passed": [2, 3, 0], "shown_by": None})
+    assert unrefuted["not_held"]["Study"] == ["player 0", "player 2", "player 3"]
+    # Player 3 suggests; 0 passes, 1 shows; numpy integers are player indices too.
+    shown = named(HAND, {"suggest": SUGGEST, "by": np.int64(3), "passed": [0], "shown_by": np.int8(1)})
+    assert "Study" not in shown["holds"]
+
+
+def test_a_right_accusation_needs_a_boolean() -> None:
+    assert Accusation(2, cards(*ACCUSE), correct=np.bool_(True)).correct is True
+    assert Accusation(2, cards(*ACCUSE), correct=0).correct is False  # the 0/1 of an event row
+    for bad in ("false", "True", 0.0, None, 2):
+        with pytest.raises(TypeError, match="correct must be True or False"):
+            Accusation(2, cards(*ACCUSE), correct=bad)
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    import agents.deduction
+
+    result = doctest.testmod(agents.deduction)
+    assert result.attempted >= 2 and result.failed == 0
 
 
 # ---------------------------------------------------------------------------
@@ -347,6 +439,12 @@ def test_deduce_named_rejects_an_unknown_card_name_and_lists_the_accepted_ones()
             "not one",
         ),
         (Suggestion(4, cards("Colonel Mustard", "Rope", "Kitchen")), r"player in \[0, 4\)"),
+        (
+            Suggestion(1, cards("Colonel Mustard", "Rope", "Kitchen"), passed=(3,), shown_by=0),
+            r"impossible refutation order .* asked in the order \(2, 3, 0\)",
+        ),
+        (Suggestion(1, cards("Colonel Mustard", "Rope", "Kitchen"), shown_by=3), "impossible refutation"),
+        (Suggestion(1, cards("Colonel Mustard", "Rope", "Kitchen"), passed=(3, 2)), "impossible refutation"),
         (OwnHand(0, cards("Rope", "Kitchen")), "dealt 5 cards"),
         (OwnHand(1, HANDS[1]), "OwnHand of player 1"),
         (Accusation(2, cards("Rope", "Rope", "Kitchen"), correct=False), "one suspect"),
