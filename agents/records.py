@@ -4,7 +4,8 @@ The rules core emits events; the deduction library takes records. A
 ``RecordMaker`` turns one player's private event view of one game, event by
 event, into ``OwnHand``, ``Suggestion``, ``Accusation`` and ``Seen`` records.
 ``deduce_from_events`` is the library call a reasoning benchmark scores with:
-everything a player can know from what it has seen.
+everything a player can know from what it has seen, at any step, including the
+passes announced while a refuter is still deciding which card to show.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ class RecordMaker:
     def add(self, event: Iterable[int]) -> Record | None:
         """The record completed by this event (events of other kinds give None).
 
+        A suggestion's record is complete at its ``SHOW`` or ``NO_REFUTE`` event;
+        until then ``pending_record`` holds what is already known of it.
+
         Raises:
             ValueError: if the events are out of order (a pass with no suggestion).
         """
@@ -70,6 +74,20 @@ class RecordMaker:
             return Seen(card, self.setup.table)
         return None
 
+    def pending_record(self) -> Suggestion | None:
+        """The suggestion still waiting for its refuter, with the passes announced so far, else None.
+
+        The core announces every pass of a suggestion at once, then the refuter
+        decides which card to show in a step of its own: in between, those passes
+        are already facts (each passer holds none of the three cards). The record
+        has ``shown_by=None`` and the passes so far; once the answer comes, ``add``
+        returns the complete record, which says all this one says and more.
+        """
+        if self.pending is None:
+            return None
+        pending = self.pending
+        return Suggestion(pending["suggester"], pending["cards"], tuple(pending["passed"]))
+
 
 def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray) -> Knowledge:
     """Everything ``player`` can deduce from its view of a game's events.
@@ -83,10 +101,15 @@ def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray)
 
     Returns:
         The entailed facts: who holds which card, who surely does not, and the
-        envelope candidates (``Knowledge``).
+        envelope candidates (``Knowledge``). When the events end while a
+        suggestion waits for its refuter (at the refuter's decision step), the
+        passes already announced count: a pass is a fact as soon as it is made.
     """
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
     view = core.private_view(np.asarray(events), player)
     records = [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+    pending = maker.pending_record()
+    if pending is not None:
+        records.append(pending)
     return deduce(setup, player, records)

@@ -12,6 +12,7 @@ import pickle
 
 import numpy as np
 import pytest
+from scripted import act, room, written_game
 
 from agents.deduction import (
     HELD,
@@ -30,6 +31,10 @@ from agents.deduction import (
     deduce,
     deduce_named,
 )
+from agents.records import deduce_from_events, setup_of
+from cluedo_env import core
+from cluedo_env.core import events as ev
+from cluedo_env.core.editions import Edition
 
 SUSPECTS = ("Miss Scarlet", "Colonel Mustard", "Mrs White", "Reverend Green", "Mrs Peacock", "Professor Plum")
 WEAPONS = ("Candlestick", "Dagger", "Lead Pipe", "Revolver", "Rope", "Wrench")
@@ -417,6 +422,48 @@ def test_the_docstring_examples_run() -> None:
 
     result = doctest.testmod(agents.deduction)
     assert result.attempted >= 2 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------
+# From the core's events
+# ---------------------------------------------------------------------------
+
+
+def test_deduce_from_events_counts_the_passes_announced_while_the_refuter_decides() -> None:
+    """A pass is a fact as soon as it is announced, before the refuter has chosen what to show."""
+    small = Edition("small", ("Red", "Blue", "Green"), ("Rope", "Knife"), ("Hall", "Den", "Attic"), (0, 1))
+    config = core.GameConfig(edition=small, board="none", num_players=3, max_turns=12)
+    setup = setup_of(config)
+    card = small.card_id
+    hands = [["Blue", "Den"], ["Red", "Hall"], ["Rope"]]
+    state = written_game(config, ("Green", "Knife", "Attic"), hands, first=2)
+    # written_game replaces the deal but not the DEAL events of the seed's deal: write them.
+    log = [
+        (ev.DEAL, player, -1, -1, -1, -1, card(name)) for player, hand in enumerate(hands) for name in hand
+    ]
+    log += act(state, "enter", room(config, "Hall"))
+    log += act(state, "suggest", "Red", "Rope")
+    # Player 0 holds none of Red, Rope and Hall and passes; player 1 holds Red and Hall and decides.
+    assert [row[:2] for row in log if row[0] == ev.PASS] == [(ev.PASS, 0)]
+    assert state.phase[0] == core.Phase.REFUTE and state.current_player[0] == 1
+
+    named = (card("Red"), card("Rope"), card("Hall"))
+    passes = Suggestion(2, named, passed=(0,))
+    for observer, hand in enumerate(hands):
+        own = OwnHand(observer, tuple(card(name) for name in hand))
+        knowledge = deduce_from_events(config, observer, np.array(log))
+        assert knowledge == brute_force(setup, observer, [own, passes]), observer
+        assert knowledge.status[card("Rope"), 0] == NOT_HELD
+    # The refuter's own decision step: only the pending pass says player 0 lacks the Rope.
+    assert brute_force(setup, 1, [OwnHand(1, (card("Red"), card("Hall")))]).status[card("Rope"), 0] == UNKNOWN
+
+    log += act(state, "show", "Hall")
+    shown = Suggestion(2, named, passed=(0,), shown_by=1, shown_card=card("Hall"))
+    for observer in (1, 2):
+        own = OwnHand(observer, tuple(card(name) for name in hands[observer]))
+        assert deduce_from_events(config, observer, np.array(log)) == brute_force(
+            setup, observer, [own, shown]
+        )
 
 
 # ---------------------------------------------------------------------------
