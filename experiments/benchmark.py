@@ -10,19 +10,31 @@ accusation (random triple) with probability 2% where one is legal (uniformly
 random accusations would end nearly every game on its first turn). Finished
 games are dealt again at once, so the batch stays full. Core time counts
 ``legal_action_mask`` + ``step`` + re-dealing; choosing the random actions is
-the agent's cost and is reported apart. Results are printed as a table and
-written as JSON (``output``), section by section as they are measured.
+the agent's cost and is reported apart.
+
+Figures are of steady state: a freshly dealt batch holds only games at their
+start, which step faster than games under way, so each batch is first played
+untimed until ``warmup_cycles`` x B games have finished (the first deal cycle is
+over; the batch holds games of every age); the report gives the warm-up's
+length, the spread of the games' ages when timing starts and, for comparison,
+what the same number of steps reads from a fresh deal. The env plays one game
+at a time and is timed over whole episodes (every age weighted as in a long
+run), after an untimed one. Results are printed as a table and written as JSON
+(``output``), section by section as they are measured.
 
 The ``ppo`` section times ``experiments.train_ppo.train`` at the shipped
 settings (``configs/train_ppo.yaml``, composed by hydra, so it follows the
 yaml): same games per rollout, steps, network, opponents and thread settings;
-only the budget is cut to one warm-up update and ``ppo_updates`` measured ones,
-and evaluations, snapshots and periodic checkpoints are off (TensorBoard and the
-final checkpoint go to a temporary folder that is removed). Per run, the figure
-is the agent-steps (every player's decisions, ``num_envs`` per core step, as in
-``charts/SPS``) of the measured updates over their time (rollout, update and
-logging); the median over ``repeats`` runs is reported, with the learner's
-decisions/s and the mean rollout and update seconds per update.
+only the budget is cut to ``ppo_warmup_updates`` warm-up updates (training
+starts with every game fresh: enough updates for the first deal cycle to end;
+the games finished during the warm-up are read from the run's TensorBoard log
+and reported) and ``ppo_updates`` measured ones, and evaluations, snapshots and
+periodic checkpoints are off (TensorBoard and the final checkpoint go to a
+temporary folder that is removed). Per run, the figure is the agent-steps
+(every player's decisions, ``num_envs`` per core step, as in ``charts/SPS``) of
+the measured updates over their time (rollout, update and logging); the median
+over ``repeats`` runs is reported, with the learner's decisions/s and the mean
+rollout and update seconds per update.
 """
 
 from __future__ import annotations
@@ -30,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import platform
 import sys
 import tempfile
@@ -60,14 +73,18 @@ class BenchmarkConfig:
         sections: Any of core, reference, observe, env, agents, ppo.
         players: Player counts (classic board).
         batch_sizes: Batch sizes of the core.
-        steps: Batch steps per measurement.
+        steps: Batch steps timed per measurement, after the warm-up.
+        warmup_cycles: Before timing, play each batch until this many games per batch slot have
+            finished (1: the first deal cycle is over and the batch holds games of every age).
         min_agent_steps: At least this many agent-steps per measurement (small batches).
         repeats: Runs per figure (the median is reported).
         reference_games: Games per run of the reference implementation.
         observe_batch: Batch size of the observation measurement.
-        env_steps: Agent-steps per run of the PettingZoo env.
+        env_steps: Agent-steps per run of the PettingZoo env (whole episodes, after one untimed one).
         agent_games: Games per run when timing agents.
-        ppo_updates: Measured PPO updates per run (after one warm-up update) at the shipped config.
+        ppo_warmup_updates: PPO updates per run before the measured ones: enough for the first deal
+            cycle to end (reported as ``warmup_cycles``; training starts with every game fresh).
+        ppo_updates: Measured PPO updates per run (after the warm-up) at the shipped config.
         ppo_overrides: Hydra overrides of configs/train_ppo.yaml for the ppo section (empty: the
             shipped config, which is what the figure is meant to be; for tests and what-ifs).
         seed: Seed of deals and random play.
@@ -78,12 +95,14 @@ class BenchmarkConfig:
     players: list[int] = field(default_factory=lambda: [4, 6])
     batch_sizes: list[int] = field(default_factory=lambda: [1, 64, 1024, 4096])
     steps: int = 200
+    warmup_cycles: int = 1
     min_agent_steps: int = 20000
     repeats: int = 5
     reference_games: int = 40
     observe_batch: int = 1024
     env_steps: int = 20000
     agent_games: int = 64
+    ppo_warmup_updates: int = 12
     ppo_updates: int = 4
     ppo_overrides: list[str] = field(default_factory=list)
     seed: int = 0
@@ -114,37 +133,105 @@ def random_choice(rng: np.random.Generator, mask: np.ndarray, accuse: slice) -> 
     return sample_legal(rng, np.where(use_calm[:, None], calm, mask))
 
 
-def measure_core(config: core.GameConfig, batch: int, steps: int, seed: int, observe: bool = False) -> dict:
-    """Agent-steps/s of mask + step (+ observation of the acting player) with games re-dealt as they end."""
-    layout = core.rules_for(config).layout
-    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
-    rng = np.random.default_rng(seed)
-    state = core.init(config, seed * 1_000_003 + np.arange(batch))
-    next_seed = seed * 1_000_003 + batch
-    core_time = choose_time = 0.0
-    agent_steps = 0
-    for _ in range(steps):
+class RandomBatch:
+    """A batch of games under the benchmark's random play; finished games are dealt again at once.
+
+    Attributes:
+        state: The batch.
+        age: ``int[batch]``: decisions each game has played since its deal.
+        redealt: ``bool[batch]``: whether the game in each slot was dealt after the first deal.
+    """
+
+    def __init__(self, config: core.GameConfig, batch: int, seed: int, observe: bool = False) -> None:
+        layout = core.rules_for(config).layout
+        self.accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+        self.observe = observe
+        self.rng = np.random.default_rng(seed)
+        self.state = core.init(config, seed * 1_000_003 + np.arange(batch))
+        self.next_seed = seed * 1_000_003 + batch
+        self.age = np.zeros(batch, dtype=np.int64)
+        self.redealt = np.zeros(batch, dtype=bool)
+
+    def step(self) -> tuple[float, float, int]:
+        """One decision in every game: (core seconds, seconds choosing the actions, games finished).
+
+        Core time is ``legal_action_mask`` (+ ``observe``) + ``step`` + re-dealing.
+        """
+        state = self.state
         start = time.perf_counter()
         mask = core.legal_action_mask(state)
-        if observe:
+        if self.observe:
             core.observe(state, state.current_player)
         middle = time.perf_counter()
-        actions = random_choice(rng, mask, accuse)
+        actions = random_choice(self.rng, mask, self.accuse)
         chosen = time.perf_counter()
         core.step(state, actions, check=False)
         done = np.flatnonzero(state.done)
         if len(done):
-            core.reset(state, done, np.arange(next_seed, next_seed + len(done)))
-            next_seed += len(done)
+            core.reset(state, done, np.arange(self.next_seed, self.next_seed + len(done)))
+            self.next_seed += len(done)
         end = time.perf_counter()
-        core_time += (middle - start) + (end - chosen)
-        choose_time += chosen - middle
-        agent_steps += batch
+        self.age += 1
+        self.age[done] = 0
+        self.redealt[done] = True
+        return (middle - start) + (end - chosen), chosen - middle, len(done)
+
+
+def measure_core(
+    config: core.GameConfig, batch: int, steps: int, seed: int, observe: bool = False, warmup_cycles: int = 1
+) -> dict:
+    """Agent-steps/s of mask + step (+ observation of the acting player) at steady state.
+
+    A freshly dealt batch holds only games at their start, which step faster than games under way;
+    timing those would flatter the core. So the batch is first played until ``warmup_cycles *
+    batch`` games have finished (each slot re-dealt once on average for 1: the batch then holds
+    games of every age), and only then are ``steps`` steps timed. The first ``steps`` steps of the
+    warm-up are timed too, apart: what timing a fresh batch reads, for comparison.
+
+    Returns:
+        ``agent_steps_per_s`` (timed steps), ``choose_actions_s_per_step`` (the random player, not
+        counted), ``core_s_per_step``, ``state_bytes_per_game``; the warm-up: ``warmup_steps``,
+        ``warmup_finished_games``, ``fresh_agent_steps_per_s`` over its first ``fresh_steps``
+        steps; and the spread of the games' ages (decisions since their deal) when timing starts:
+        ``age_min``, ``age_p10``, ``age_median``, ``age_p90``, ``age_max``, and
+        ``redealt_fraction`` (the share of games dealt during the warm-up).
+    """
+    if isinstance(warmup_cycles, bool) or not isinstance(warmup_cycles, int) or warmup_cycles < 1:
+        raise ValueError(
+            f"warmup_cycles must be an int >= 1 (games finished per batch slot), got {warmup_cycles!r}"
+        )
+    games = RandomBatch(config, batch, seed, observe)
+    warmup_steps = warmup_finished = 0
+    fresh_time = 0.0
+    while warmup_finished < warmup_cycles * batch:
+        core_s, _, finished = games.step()
+        if warmup_steps < steps:
+            fresh_time += core_s
+        warmup_finished += finished
+        warmup_steps += 1
+    fresh_steps = min(steps, warmup_steps)
+    ages = games.age.copy()
+    redealt_fraction = float(games.redealt.mean())
+    core_time = choose_time = 0.0
+    for _ in range(steps):
+        core_s, choose_s, _ = games.step()
+        core_time += core_s
+        choose_time += choose_s
     return {
-        "agent_steps_per_s": agent_steps / core_time,
+        "agent_steps_per_s": steps * batch / core_time,
         "choose_actions_s_per_step": choose_time / steps,
         "core_s_per_step": core_time / steps,
-        "state_bytes_per_game": state.nbytes_per_game(),
+        "state_bytes_per_game": games.state.nbytes_per_game(),
+        "warmup_steps": warmup_steps,
+        "warmup_finished_games": warmup_finished,
+        "fresh_steps": fresh_steps,
+        "fresh_agent_steps_per_s": fresh_steps * batch / fresh_time,
+        "age_min": float(ages.min()),
+        "age_p10": float(np.percentile(ages, 10)),
+        "age_median": float(np.median(ages)),
+        "age_p90": float(np.percentile(ages, 90)),
+        "age_max": float(ages.max()),
+        "redealt_fraction": redealt_fraction,
     }
 
 
@@ -190,20 +277,26 @@ def measure_reference(config: core.GameConfig, games: int, seed: int) -> dict:
     return {"agent_steps_per_s": steps / elapsed, "decisions_per_game": steps / games}
 
 
-def measure_env(num_players: int, wrapped: bool, agent_steps: int, seed: int) -> dict:
-    """Agent-steps/s of the PettingZoo AEC env with random legal actions (rare accusations)."""
+def measure_env(
+    num_players: int, wrapped: bool, agent_steps: int, seed: int, warmup_episodes: int = 1
+) -> dict:
+    """Agent-steps/s of the PettingZoo AEC env with random legal actions (rare accusations).
+
+    The env plays one game at a time, so timing whole episodes from the deal to the end weighs
+    every age of a game as a long run does (steady state): at least ``agent_steps`` agent-steps,
+    always whole episodes. ``warmup_episodes`` untimed episodes come first (first-use costs).
+    """
     from cluedo_env import cluedo_v0
 
     env = cluedo_v0.env(num_players=num_players) if wrapped else cluedo_v0.raw_env(num_players=num_players)
     layout = core.rules_for(core.GameConfig(num_players=num_players)).layout
     accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
     rng = np.random.default_rng(seed)
-    steps, episode = 0, 0
-    start = time.perf_counter()
-    choose = 0.0
-    while steps < agent_steps:
-        env.reset(seed=seed + episode)
-        episode += 1
+
+    def episode(episode_seed: int) -> tuple[int, float]:
+        """One whole game: its agent-steps and the seconds spent choosing actions (not counted)."""
+        steps, choose = 0, 0.0
+        env.reset(seed=episode_seed)
         for _agent in env.agent_iter():
             observation, _reward, terminated, truncated, _info = env.last()
             if terminated or truncated:
@@ -215,7 +308,24 @@ def measure_env(num_players: int, wrapped: bool, agent_steps: int, seed: int) ->
                 choose += time.perf_counter() - tick
             env.step(action)
             steps += 1
-    return {"agent_steps_per_s": steps / (time.perf_counter() - start - choose)}
+        return steps, choose
+
+    for k in range(warmup_episodes):
+        episode(1_000_003 * (seed + 1) + k)  # seeds apart from the timed episodes' seed, seed + 1, ...
+    steps, episodes, choose = 0, 0, 0.0
+    start = time.perf_counter()
+    while steps < agent_steps:
+        episode_steps, episode_choose = episode(seed + episodes)
+        steps += episode_steps
+        choose += episode_choose
+        episodes += 1
+    elapsed = time.perf_counter() - start - choose
+    return {
+        "agent_steps_per_s": steps / elapsed,
+        "agent_steps": steps,
+        "episodes": episodes,
+        "warmup_episodes": warmup_episodes,
+    }
 
 
 def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
@@ -283,38 +393,71 @@ def shipped_train_config(overrides: Sequence[str] = ()):
     return OmegaConf.to_object(cfg)
 
 
-def ppo_benchmark_config(updates: int, runs_dir: str, overrides: Sequence[str] = ()):
-    """The shipped training config with only the budget cut: one warm-up and ``updates`` measured
-    updates, no evaluations, snapshots or periodic checkpoints, files under ``runs_dir``."""
+def ppo_benchmark_config(updates: int, runs_dir: str, overrides: Sequence[str] = (), *, warmup_updates: int):
+    """The shipped training config with only the budget cut: ``warmup_updates`` and ``updates``
+    measured updates, no evaluations, snapshots or periodic checkpoints, files under ``runs_dir``."""
     args = shipped_train_config(overrides)
-    args.total_timesteps = (1 + updates) * args.num_envs * args.num_steps
+    args.total_timesteps = (warmup_updates + updates) * args.num_envs * args.num_steps
     args.exp_name, args.runs_dir, args.resume, args.progress = "benchmark", runs_dir, None, False
     args.eval_every = args.final_eval_games = args.snapshot_every = args.checkpoint_every = 0
     return args
 
 
-def measure_ppo(updates: int, overrides: Sequence[str] = ()) -> dict:
-    """One training run of the shipped config cut to 1 + ``updates`` updates; figures of the measured ones."""
+def finished_games_per_update(run_dir: Path, agent_steps_per_update: int) -> dict[int, int]:
+    """Games finished in each update of a training run, read from its TensorBoard log (``charts/episodes``)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    logs = sorted({path.parent for path in run_dir.rglob("events.out.tfevents*")})
+    if len(logs) != 1:
+        raise ValueError(f"expected the TensorBoard log of one run under {run_dir}, found {logs}")
+    log = EventAccumulator(str(logs[0]), size_guidance={"scalars": 0})
+    logger = logging.getLogger("tensorboard")
+    level = logger.level
+    logger.setLevel(logging.WARNING)  # it says at INFO that it reached the end of the file
+    try:
+        log.Reload()
+    finally:
+        logger.setLevel(level)
+    if "charts/episodes" not in log.Tags()["scalars"]:
+        return {}  # no game finished in the whole run
+    return {
+        event.step // agent_steps_per_update: int(event.value) for event in log.Scalars("charts/episodes")
+    }
+
+
+def measure_ppo(updates: int, overrides: Sequence[str] = (), *, warmup_updates: int) -> dict:
+    """One training run of the shipped config cut to ``warmup_updates`` + ``updates`` updates.
+
+    Training starts with every game freshly dealt; games at their start step faster than games
+    under way, so the figures are of the updates after the warm-up, which should see the first deal
+    cycle through. How far it did is reported from the run's own log: ``warmup_finished_games``
+    and ``warmup_cycles`` (games finished per game slot during the warm-up; below 1, the measured
+    updates still hold games of the first deal).
+    """
     import torch
 
     from experiments.train_ppo import train
 
     if updates < 1:
         raise ValueError(f"ppo_updates must be >= 1, got {updates}")
+    if warmup_updates < 1:
+        raise ValueError(f"ppo_warmup_updates must be >= 1, got {warmup_updates}")
     records: list[dict] = []
     threads = torch.get_num_threads()  # train() sets torch's threads; put them back afterwards
     try:
         with tempfile.TemporaryDirectory(prefix="benchmark_ppo_") as runs:
-            args = ppo_benchmark_config(updates, runs, overrides)
+            args = ppo_benchmark_config(updates, runs, overrides, warmup_updates=warmup_updates)
             with contextlib.redirect_stdout(io.StringIO()):  # train()'s "run folder"/"model" lines
                 train(args, on_update=records.append)
+            finished = finished_games_per_update(Path(runs), args.num_envs * args.num_steps)
     finally:
         torch.set_num_threads(threads)
-    measured = records[1:]  # the first update is the warm-up
+    measured = records[warmup_updates:]
     total = sum(r["total_s"] for r in measured)
     rollout = sum(r["rollout_s"] for r in measured)
     agent_steps = sum(r["agent_steps"] for r in measured)
     learner = sum(r["learner_decisions"] for r in measured)
+    warmup_finished = sum(n for update, n in finished.items() if update <= warmup_updates)
     return {
         "agent_steps_per_s": agent_steps / total,
         "learner_decisions_per_s": learner / total,
@@ -324,6 +467,9 @@ def measure_ppo(updates: int, overrides: Sequence[str] = ()) -> dict:
         "total_s_per_update": total / len(measured),
         "agent_steps_per_update": agent_steps / len(measured),
         "learner_decisions_per_update": learner / len(measured),
+        "warmup_finished_games": warmup_finished,
+        "warmup_cycles": warmup_finished / args.num_envs,
+        "measured_finished_games": sum(n for update, n in finished.items() if update > warmup_updates),
     }
 
 
@@ -351,7 +497,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
     def save() -> None:
         output.write_text(json.dumps(report, indent=2))
 
-    if {"core", "observe"} & set(cfg.sections):
+    if {"core", "observe", "env"} & set(cfg.sections):
         # The core reads one-pawn moves from a table it fills per start location on first use;
         # fill it whole before timing (once per process) and report what that costs.
         start = time.perf_counter()
@@ -370,7 +516,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
                     median_of(
                         cfg.repeats,
                         lambda r, config=config, b=b, steps=steps: measure_core(
-                            config, b, steps, cfg.seed + r
+                            config, b, steps, cfg.seed + r, warmup_cycles=cfg.warmup_cycles
                         ),
                     )
                 )
@@ -388,6 +534,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
         report["core"] = rows
         save()
         _print_core(rows)
+        _print_steady_state([row for row in rows if "warmup_steps" in row], cfg.warmup_cycles)
 
     if "observe" in cfg.sections:
         rows = []
@@ -397,7 +544,12 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             with_obs = median_of(
                 cfg.repeats,
                 lambda r, config=config: measure_core(
-                    config, cfg.observe_batch, steps, cfg.seed + r, observe=True
+                    config,
+                    cfg.observe_batch,
+                    steps,
+                    cfg.seed + r,
+                    observe=True,
+                    warmup_cycles=cfg.warmup_cycles,
                 ),
             )
             rows.append({"players": p, "batch": cfg.observe_batch, **with_obs})
@@ -408,6 +560,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             print(
                 f"  {row['players']} players, B={row['batch']}: {row['agent_steps_per_s']:,.0f} agent-steps/s"
             )
+        _print_steady_state(rows, cfg.warmup_cycles)
 
     if "env" in cfg.sections:
         rows = []
@@ -420,10 +573,11 @@ def main_with(cfg: BenchmarkConfig) -> dict:
                 rows.append({"players": p, "env": "env()" if wrapped else "raw_env", **figure})
         report["env"] = rows
         save()
-        print("\nPettingZoo AEC env (random legal actions)")
+        print("\nPettingZoo AEC env (random legal actions; whole episodes after an untimed one)")
         for row in rows:
             print(
-                f"  {row['env']:8s} {row['players']} players: {row['agent_steps_per_s']:,.0f} agent-steps/s"
+                f"  {row['env']:8s} {row['players']} players: {row['agent_steps_per_s']:,.0f} agent-steps/s "
+                f"({row['agent_steps']:,.0f} agent-steps in {row['episodes']:.0f} episodes)"
             )
 
     if "agents" in cfg.sections:
@@ -441,14 +595,17 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             )
     if "ppo" in cfg.sections:
         args = shipped_train_config(cfg.ppo_overrides)
-        figure = median_of(cfg.repeats, lambda r: measure_ppo(cfg.ppo_updates, cfg.ppo_overrides))
+        figure = median_of(
+            cfg.repeats,
+            lambda r: measure_ppo(cfg.ppo_updates, cfg.ppo_overrides, warmup_updates=cfg.ppo_warmup_updates),
+        )
         settings = {
             "num_envs": args.num_envs,
             "num_steps": args.num_steps,
             "num_players": args.game.num_players,
             "torch_threads": args.torch_threads,
             "update_threads": args.update_threads,
-            "warmup_updates": 1,
+            "warmup_updates": cfg.ppo_warmup_updates,
             "measured_updates": cfg.ppo_updates,
             "overrides": list(cfg.ppo_overrides),
         }
@@ -458,7 +615,17 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             f"\nPPO training (configs/train_ppo.yaml: {args.num_envs} games x {args.num_steps} steps, "
             f"{args.game.num_players} players, torch_threads={args.torch_threads}, "
             f"update_threads={args.update_threads}; median of {cfg.repeats} runs of "
-            f"1 warm-up + {cfg.ppo_updates} measured updates)"
+            f"{cfg.ppo_warmup_updates} warm-up + {cfg.ppo_updates} measured updates)"
+        )
+        print(
+            f"  warm-up: {cfg.ppo_warmup_updates * args.num_steps} steps of every game, "
+            f"{figure['warmup_finished_games']:,.0f} games finished = {figure['warmup_cycles']:.2f} per game slot"
+            + (
+                ""
+                if figure["warmup_cycles"] >= 1
+                else " (under 1: the measured updates still hold games of the first deal, which run "
+                "faster; raise ppo_warmup_updates)"
+            )
         )
         print(
             f"  {figure['agent_steps_per_s']:,.0f} agent-steps/s, "
@@ -501,6 +668,28 @@ def _print_core(rows: list[dict]) -> None:
             ratio = f"  x{times:,.{0 if times >= 10 else 1}f} vs reference"
         print(
             f"{row['players']:7d} {row['batch']!s:>9s} {row['agent_steps_per_s']:14,.0f} {games} {row['decisions_per_game']:15.1f} {size}{ratio}"
+        )
+
+
+def _print_steady_state(rows: list[dict], warmup_cycles: int) -> None:
+    """How far each timed batch was from a fresh deal: the warm-up and the games' ages at timing."""
+    if not rows:
+        return
+    print(
+        f"\nsteady state: timing starts once {warmup_cycles} x B games have finished; "
+        "age = decisions since the game's deal, when timing starts; fresh = the same number of "
+        "steps timed from the first deal"
+    )
+    print(
+        f"{'players':>7s} {'batch':>6s} {'warm-up steps':>13s} {'re-dealt':>8s} {'age p10':>8s} {'median':>7s} "
+        f"{'p90':>6s} {'max':>6s} {'fresh / steady':>15s}"
+    )
+    for row in rows:
+        fresh = row["fresh_agent_steps_per_s"] / row["agent_steps_per_s"]
+        print(
+            f"{row['players']:7d} {row['batch']:6d} {row['warmup_steps']:13,.0f} {row['redealt_fraction']:8.0%} "
+            f"{row['age_p10']:8.0f} {row['age_median']:7.0f} {row['age_p90']:6.0f} {row['age_max']:6.0f} "
+            f"{fresh:14.2f}x"
         )
 
 

@@ -1,4 +1,4 @@
-"""experiments/benchmark.py: the core sections, the machine probe and the ppo section (PPO training throughput at the shipped config)."""
+"""experiments/benchmark.py: the core sections at steady state, the machine probe and the ppo section (PPO training throughput at the shipped config)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,15 @@ from omegaconf import OmegaConf
 
 pytest.importorskip("torch")
 
+from cluedo_env import core
 from experiments.benchmark import (
     SECTIONS,
     BenchmarkConfig,
+    RandomBatch,
+    finished_games_per_update,
     main_with,
+    measure_core,
+    measure_env,
     ppo_benchmark_config,
 )
 
@@ -35,9 +40,12 @@ def test_default_benchmark_config_measures_ppo_at_the_shipped_config(tmp_path):
         cfg = compose("benchmark")
     assert "ppo" in SECTIONS and "ppo" in cfg.sections
     assert cfg.ppo_updates >= 1 and list(cfg.ppo_overrides) == []
+    assert cfg.warmup_cycles >= 1 and cfg.ppo_warmup_updates >= 1  # steady state by default
 
     shipped = OmegaConf.load(CONFIGS / "train_ppo.yaml")
-    args = ppo_benchmark_config(cfg.ppo_updates, str(tmp_path), cfg.ppo_overrides)
+    args = ppo_benchmark_config(
+        cfg.ppo_updates, str(tmp_path), cfg.ppo_overrides, warmup_updates=cfg.ppo_warmup_updates
+    )
     for key in (
         "num_envs",
         "num_steps",
@@ -50,7 +58,7 @@ def test_default_benchmark_config_measures_ppo_at_the_shipped_config(tmp_path):
     assert args.network.hidden == list(shipped.network.hidden)
     assert [o.display for o in args.opponents] == [o.get("label") or o.name for o in shipped.opponents]
     # only the budget is cut, and nothing but a temporary folder is written
-    assert args.num_updates == 1 + cfg.ppo_updates
+    assert args.num_updates == cfg.ppo_warmup_updates + cfg.ppo_updates
     assert args.eval_every == args.final_eval_games == args.snapshot_every == args.checkpoint_every == 0
     assert args.runs_dir == str(tmp_path)
 
@@ -58,10 +66,21 @@ def test_default_benchmark_config_measures_ppo_at_the_shipped_config(tmp_path):
 def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     output = tmp_path / "benchmark.json"
-    cfg = BenchmarkConfig(sections=["ppo"], repeats=1, ppo_updates=2, ppo_overrides=TINY, output=str(output))
+    cfg = BenchmarkConfig(
+        sections=["ppo"],
+        repeats=1,
+        ppo_warmup_updates=3,
+        ppo_updates=2,
+        ppo_overrides=TINY,
+        output=str(output),
+    )
     main_with(cfg)
     ppo = json.loads(output.read_text())["ppo"]
     assert ppo["num_envs"] == 8 and ppo["num_steps"] == 16 and ppo["measured_updates"] == 2
+    # How far the warm-up got, from the run's own log: games finished per game slot.
+    assert ppo["warmup_updates"] == 3
+    assert ppo["warmup_finished_games"] >= 0 and ppo["measured_finished_games"] >= 0
+    assert ppo["warmup_cycles"] == ppo["warmup_finished_games"] / 8
     assert ppo["agent_steps_per_update"] == 8 * 16
     for key in (
         "agent_steps_per_s",
@@ -96,3 +115,55 @@ def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
     (row, reference) = report["core"]
     assert row["batch"] == 8 and row["agent_steps_per_s"] > 0 and 0 < row["state_bytes_per_game"] <= 4096
     assert reference["batch"] == "reference" and reference["agent_steps_per_s"] > 0
+    # Steady state: timed after B games have finished, and the report says how far from a fresh deal.
+    assert report["config"]["warmup_cycles"] == 1
+    assert row["warmup_finished_games"] >= 8 and row["warmup_steps"] > 0
+    assert row["fresh_steps"] == min(20, row["warmup_steps"]) and row["fresh_agent_steps_per_s"] > 0
+    assert 0 < row["redealt_fraction"] <= 1
+    ages = [row[key] for key in ("age_min", "age_p10", "age_median", "age_p90", "age_max")]
+    assert ages == sorted(ages) and 0 < row["age_max"] <= row["warmup_steps"]
+
+
+def test_core_timing_starts_once_the_first_deal_cycle_is_over():
+    config = core.GameConfig(num_players=3)
+    figures = measure_core(config, batch=32, steps=5, seed=0)
+    # As many games finished as the batch holds: most slots were dealt again, at different steps.
+    assert figures["warmup_finished_games"] >= 32
+    assert 0.5 <= figures["redealt_fraction"] < 1
+    assert figures["age_p10"] < figures["age_median"] < figures["age_p90"]
+    # Two cycles: the warm-up is longer still.
+    longer = measure_core(config, batch=32, steps=5, seed=0, warmup_cycles=2)
+    assert longer["warmup_finished_games"] >= 64 and longer["warmup_steps"] > figures["warmup_steps"]
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="warmup_cycles must be an int >= 1"):
+            measure_core(config, batch=4, steps=1, seed=0, warmup_cycles=bad)
+
+
+def test_random_batch_tracks_the_age_of_each_game():
+    games = RandomBatch(core.GameConfig(num_players=3), batch=16, seed=1)
+    finished = 0
+    for step in range(1, 400):
+        _, _, done = games.step()
+        finished += done
+        # A game's age is the decisions since its deal: the step count until it is dealt again.
+        assert (games.age[~games.redealt] == step).all()
+        assert (games.age <= step).all()
+    assert finished >= games.redealt.sum() > 0
+
+
+def test_env_is_timed_over_whole_episodes_after_an_untimed_one():
+    figures = measure_env(3, wrapped=False, agent_steps=50, seed=0)
+    assert figures["warmup_episodes"] == 1 and figures["episodes"] >= 1
+    assert figures["agent_steps"] >= 50 and figures["agent_steps_per_s"] > 0
+
+
+def test_finished_games_are_read_per_update_from_the_training_log(tmp_path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(tmp_path / "run"))
+    writer.add_scalar("charts/SPS", 1000, 128)
+    assert finished_games_per_update(tmp_path, 128) == {}  # no game finished yet
+    for update, episodes in ((1, 2), (3, 5), (4, 1)):  # train_ppo logs at global_step = update * B * steps
+        writer.add_scalar("charts/episodes", episodes, update * 128)
+    writer.close()
+    assert finished_games_per_update(tmp_path, 128) == {1: 2, 3: 5, 4: 1}
