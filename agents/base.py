@@ -3,8 +3,11 @@
 An agent plays one seat in each game of a batch. The runner (``agents.arena``)
 calls, in this order:
 
-1. ``reset(config, seats, seed)`` once per batch: ``seats[b]`` is the agent's
-   player index in game ``b``.
+1. ``reset(config, seats, seed=None)`` once per batch: ``seats[b]`` is the
+   agent's player index in game ``b``; ``seed``, when given, reseeds the
+   agent's random generator (``play_batch`` passes the agent's own seed plus
+   the batch's first deal seed, so batches differ), else its constructor's
+   seed is used again.
    ``reset_games(games, seats)`` when some games of the batch are dealt again
    (vectorised environments with autoreset).
 2. ``observe(state, events)`` after the deal and after every step, for every
@@ -42,7 +45,13 @@ class Agent(ABC):
         self.rng = np.random.default_rng(seed)
 
     def reset(self, config: GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
-        """Start a batch of games: ``seats[b]`` is this agent's player in game ``b``."""
+        """Start a batch of games: ``seats[b]`` is this agent's player in game ``b``.
+
+        Args:
+            config: The rules of every game of the batch.
+            seats: ``int[B]``: this agent's player index in each game.
+            seed: Reseeds the agent's random generator; None: the seed it was made with.
+        """
         self.config = config
         self.seats = np.asarray(seats, dtype=np.int64)
         self.rng = np.random.default_rng(self.seed if seed is None else seed)

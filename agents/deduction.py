@@ -366,7 +366,7 @@ def _asking_order(setup: Setup, suggester: int) -> tuple[int, ...]:
 
 
 def _check_refutation_order(setup: Setup, record: Suggestion) -> None:
-    """Players are asked clockwise from the suggester's left until one shows (RULES.md, "Refute")."""
+    """Players are asked clockwise from the suggester's left; the first who can refute shows, the rest are not asked."""
     order = _asking_order(setup, record.suggester)
     asked = record.passed + (() if record.shown_by is None else (record.shown_by,))
     if asked != order[: len(asked)]:

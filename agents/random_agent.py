@@ -1,4 +1,4 @@
-"""The random baseline: a uniformly random legal action."""
+"""The random baseline: a uniformly random legal action, accusing only rarely by default."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def sample_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 
 
 class RandomAgent(Agent):
-    """Picks a uniformly random legal action.
+    """Picks a uniformly random legal action; by default an accusation only rarely (see ``accuse``).
 
     Args:
         seed: Seed of the agent's own generator.
