@@ -493,7 +493,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         git = meta.get("git", {})
         dirty = " (uncommitted changes)" if git.get("dirty") else ""
         lines += [
-            f"- config hash `{meta.get('config_hash', '?')}`, code revision `{git.get('revision', '?')}`{dirty}",
+            f"- config hash `{meta.get('config_hash', '?')}`, cluedo-env {meta.get('version', '?')}, "
+            f"code revision `{git.get('revision', '?')}`{dirty}",
             f"- rules: {', '.join(f'{k}={v}' for k, v in meta.get('game', {}).items())}",
             "- agents: "
             + "; ".join(
