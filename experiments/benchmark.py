@@ -28,6 +28,7 @@ decisions/s and the mean rollout and update seconds per update.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import platform
@@ -349,6 +350,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
     skipped = {}
     if "reference" in cfg.sections and not REFERENCE.is_file():
         skipped["reference"] = f"{REFERENCE} is missing: the reference is test code of a source checkout"
+        cfg = copy.deepcopy(cfg)  # the caller's config stays as given
         cfg.sections = [section for section in cfg.sections if section != "reference"]
         print(f"skipping the reference section: {skipped['reference']}")
     report: dict = {
