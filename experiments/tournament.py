@@ -51,7 +51,8 @@ Backends.
   Ray versions as here), then run the tournament on the head node with
   ``ray_address=auto``, or from another machine through Ray Client with
   ``ray_address=ray://<head>:10001``. The project's code travels with the job
-  (Ray ``working_dir``, without ``.git``, ``.venv`` and results); only this
+  (Ray ``working_dir``, without ``.git``, ``.venv`` and results; from an installed
+  package, its three packages as ``py_modules``: ``ray_code_env``); only this
   process writes results, so the cluster needs no shared disk. Example::
 
       python -m experiments.tournament backend=ray ray_address=ray://head:10001 games_per_lineup=20000
