@@ -1,0 +1,9 @@
+"""Cluedo (Clue) as a benchmark for imperfect-information multi-agent reasoning.
+
+``cluedo_env.core`` is the batched rules core, ``cluedo_env.cluedo_v0`` the PettingZoo
+environment and ``cluedo_env.gym_env`` the Gymnasium ones.
+"""
+
+# The one place the version is written: pyproject.toml reads it (dynamic version), every
+# command prints it and every run records it.
+__version__ = "0.1.0"

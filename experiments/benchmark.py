@@ -1,6 +1,6 @@
 """Speed of the rules core, the reference implementation, observations, the env, the agents and PPO training.
 
-    python -m experiments.benchmark                       # everything, as configured in configs/benchmark.yaml
+    python -m experiments.benchmark                       # everything, as configured in experiments/configs/benchmark.yaml
     python -m experiments.benchmark sections=[core] players=[4] batch_sizes=[1024]
 
 Every figure is the median of ``repeats`` runs measured side by side in one
@@ -23,7 +23,7 @@ run), after an untimed one. Results are printed as a table and written as JSON
 (``output``), section by section as they are measured.
 
 The ``ppo`` section times ``experiments.train_ppo.train`` at the shipped
-settings (``configs/train_ppo.yaml``, composed by hydra, so it follows the
+settings (``experiments/configs/train_ppo.yaml``, composed by hydra, so it follows the
 yaml): same games per rollout, steps, network, opponents and thread settings;
 only the budget is cut to ``ppo_warmup_updates`` warm-up updates (training
 starts with every game fresh: enough updates for the first deal cycle to end;
@@ -40,6 +40,7 @@ rollout and update seconds per update.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import logging
@@ -51,17 +52,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import hydra
 import numpy as np
-from hydra.core.config_store import ConfigStore
-from omegaconf import OmegaConf
 from tqdm import tqdm
 
+try:  # modules of an extra: a core-only install is told which extra to install
+    import hydra
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
+except ModuleNotFoundError as error:
+    from experiments.extras import missing_extra
+
+    raise missing_extra(error) from error
+
 from agents.random_agent import sample_legal
-from cluedo_env import core
+from cluedo_env import __version__, core
+from experiments import config as _config  # noqa: F401  (the version in the --help header)
 
 SECTIONS = ("core", "reference", "observe", "env", "agents", "ppo")
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = Path(__file__).resolve().parent / "configs"
+# The reference implementation is test code: in a source checkout only, not in an installed package.
+REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference.py"
 ACCUSE_RATE = 0.02
 
 
@@ -85,7 +95,7 @@ class BenchmarkConfig:
         ppo_warmup_updates: PPO updates per run before the measured ones: enough for the first deal
             cycle to end (reported as ``warmup_cycles``; training starts with every game fresh).
         ppo_updates: Measured PPO updates per run (after the warm-up) at the shipped config.
-        ppo_overrides: Hydra overrides of configs/train_ppo.yaml for the ppo section (empty: the
+        ppo_overrides: Hydra overrides of experiments/configs/train_ppo.yaml for the ppo section (empty: the
             shipped config, which is what the figure is meant to be; for tests and what-ifs).
         seed: Seed of deals and random play.
         output: JSON file written (relative to the working directory).
@@ -252,7 +262,7 @@ def game_length(config: core.GameConfig, games: int, seed: int) -> float:
 
 def measure_reference(config: core.GameConfig, games: int, seed: int) -> dict:
     """Agent-steps/s of the slow single-game reference implementation (tests/reference.py)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    sys.path.insert(0, str(REFERENCE.parent))
     from reference import ReferenceGame  # test-only code, loaded on demand
 
     layout = core.rules_for(config).layout
@@ -379,13 +389,13 @@ def _time_act(agent, latencies: list[float]) -> None:
 
 
 def shipped_train_config(overrides: Sequence[str] = ()):
-    """``configs/train_ppo.yaml`` (with hydra ``overrides``) as the ``TrainConfig`` that training gets."""
+    """``experiments/configs/train_ppo.yaml`` (with hydra ``overrides``) as the ``TrainConfig`` that training gets."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
     import experiments.train_ppo  # noqa: F401  (registers train_ppo_schema)
 
-    if GlobalHydra.instance().is_initialized():  # inside this script's hydra app: configs/ is searched
+    if GlobalHydra.instance().is_initialized():  # inside this script's hydra app: its configs are searched
         cfg = compose("train_ppo", overrides=list(overrides))
     else:
         with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
@@ -483,6 +493,12 @@ def main_with(cfg: BenchmarkConfig) -> dict:
     unknown = sorted(set(cfg.sections) - set(SECTIONS))
     if unknown:
         raise ValueError(f"sections must be among {list(SECTIONS)}, got {unknown}")
+    skipped = {}
+    if "reference" in cfg.sections and not REFERENCE.is_file():
+        skipped["reference"] = f"{REFERENCE} is missing: the reference is test code of a source checkout"
+        cfg = copy.deepcopy(cfg)  # the caller's config stays as given
+        cfg.sections = [section for section in cfg.sections if section != "reference"]
+        print(f"skipping the reference section: {skipped['reference']}")
     report: dict = {
         "machine": {
             "cpus": _cpus(),
@@ -491,7 +507,10 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             "probe_us_per_call_before": machine_probe(),
         },
         "config": asdict(cfg) if not OmegaConf.is_config(cfg) else OmegaConf.to_container(cfg),
+        "version": __version__,
     }
+    if skipped:
+        report["skipped"] = skipped
     output = Path(cfg.output)
 
     def save() -> None:
@@ -612,7 +631,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
         report["ppo"] = {**settings, **figure}
         save()
         print(
-            f"\nPPO training (configs/train_ppo.yaml: {args.num_envs} games x {args.num_steps} steps, "
+            f"\nPPO training (experiments/configs/train_ppo.yaml: {args.num_envs} games x {args.num_steps} steps, "
             f"{args.game.num_players} players, torch_threads={args.torch_threads}, "
             f"update_threads={args.update_threads}; median of {cfg.repeats} runs of "
             f"{cfg.ppo_warmup_updates} warm-up + {cfg.ppo_updates} measured updates)"
@@ -699,7 +718,7 @@ def _cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0
 
 
-@hydra.main(config_path="../configs", config_name="benchmark", version_base=None)
+@hydra.main(config_path="configs", config_name="benchmark", version_base=None)
 def main(cfg: BenchmarkConfig) -> None:
     main_with(cfg)
 

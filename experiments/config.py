@@ -1,8 +1,8 @@
 """Typed configuration of tournaments, registered in hydra's ConfigStore.
 
-The YAML files under ``configs/`` fill these dataclasses: ``configs/tournament.yaml``
-is the primary config, ``configs/game/*.yaml`` the rules (every field of
-``core.GameConfig``) and ``configs/lineup/*.yaml`` the entrants. Hydra's struct
+The YAML files under ``experiments/configs/`` fill these dataclasses: ``tournament.yaml``
+is the primary config, ``game/*.yaml`` the rules (every field of ``core.GameConfig``)
+and ``lineup/*.yaml`` the entrants. Hydra's struct
 mode rejects an unknown key when the command line is parsed; ``load_config``
 then checks every value (rules, agents and their options, modes) and raises a
 ``ConfigError`` naming the field, the value and what is accepted, before any
@@ -23,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue
 
 from agents.registry import AGENTS, make_agent
-from cluedo_env import core
+from cluedo_env import __version__, core
 
 __all__ = [
     "BACKENDS",
@@ -255,3 +255,5 @@ def _check_int(name: str, value: object, low: int) -> None:
 
 
 ConfigStore.instance().store(name="tournament_schema", node=TournamentConfig)
+# ``${cluedo_env_version:}``: the package version, in the --help header of every experiment command.
+OmegaConf.register_new_resolver("cluedo_env_version", lambda: __version__, replace=True)

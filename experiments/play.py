@@ -1,6 +1,13 @@
-"""Play a few complete games between random players and print each game's story.
+"""Play a few complete games between agents and print each game's story.
 
-python -m experiments.play --games 3 --players 4 --seed 0
+    python -m experiments.play --games 3                          # sat, notepad, random, notepad
+    python -m experiments.play --agents sat,random,random --seed 7 # one name per seat: 3 players
+    python -m experiments.play --duel --games 1                    # the 2-player duel: sat vs notepad
+    cluedo-play --players 6 --board none --quiet                   # the same, installed as a command
+
+Agent ``k`` of ``--agents`` sits at seat ``P{k}`` in every game. By default seat 0 is the SAT
+agent and the others alternate notepad and random players (who accuse only rarely), so the
+games end with a winner: uniformly random players accuse wrongly at once and nobody wins.
 """
 
 from __future__ import annotations
@@ -11,26 +18,67 @@ from collections import Counter
 import numpy as np
 
 from agents.arena import play_batch
-from agents.random_agent import RandomAgent
-from cluedo_env import core
+from agents.base import Agent
+from agents.registry import AGENTS, make_agent
+from cluedo_env import __version__, core
 from cluedo_env.core import events as ev
 from cluedo_env.transcript import story
 
+__all__ = ["default_agents", "main"]
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+
+def default_agents(players: int) -> list[str]:
+    """The default line-up: SAT at seat 0, then notepad and random players in turn."""
+    return ["sat"] + [("notepad", "random")[k % 2] for k in range(players - 1)]
+
+
+def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig, list[str], list[Agent]]:
+    """The command line read and checked: options, rules, agent names and agents (errors exit with usage)."""
+    title, _, rest = __doc__.partition("\n")
+    parser = argparse.ArgumentParser(
+        description=f"{title} (cluedo-env {__version__})\n{rest}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # keep the examples' lines
+    )
     parser.add_argument("--games", type=int, default=3, help="games to play (default 3)")
-    parser.add_argument("--players", type=int, default=4, help="players, 3 to 6 (default 4)")
+    parser.add_argument(
+        "--agents",
+        help=f"comma-separated agents, one per seat, from {sorted(AGENTS)} or 'package.module:Class' "
+        "(default: sat, then notepad and random in turn)",
+    )
+    parser.add_argument(
+        "--players", type=int, help="players, 3 to 6 (default: one per --agents name, else 4; 2 with --duel)"
+    )
+    parser.add_argument("--duel", action="store_true", help="the 2-player duel (4 cards face down)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     parser.add_argument("--board", default="classic", help="classic or none")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
+    parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
+    names = [name.strip() for name in args.agents.split(",")] if args.agents is not None else None
+    if names is not None and not all(names):
+        parser.error(f"--agents needs comma-separated names, got {args.agents!r}")
+    players = args.players or (len(names) if names else 2 if args.duel else 4)
+    if names is not None and len(names) != players:
+        parser.error(f"--agents names {len(names)} agents for {players} players: give one per seat")
+    names = names or default_agents(players)
     try:
-        config = core.GameConfig(num_players=args.players, board=args.board)
+        agents = [make_agent(name, seed=args.seed * 100 + k) for k, name in enumerate(names)]
+    except (TypeError, ValueError) as error:
+        parser.error(f"--agents: {error}")
+    if players == 2 and not args.duel:
+        parser.error("2 players play the duel: add --duel")
+    try:
+        config = core.GameConfig(num_players=players, board=args.board, duel=args.duel)
     except ValueError as error:
         parser.error(str(error))
+    return args, config, names, agents
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Play ``--games`` games between ``--agents`` and print their stories and a summary."""
+    args, config, names, agents = _setup(argv)
 
     logs: list[list[np.ndarray]] = [[] for _ in range(args.games)]
 
@@ -38,20 +86,21 @@ def main(argv: list[str] | None = None) -> None:
         for game in range(args.games):
             logs[game].append(state.events[game, : state.num_events[game]].copy())
 
-    agents = [RandomAgent(seed=args.seed * 100 + k) for k in range(args.players)]
     seeds = np.arange(args.seed, args.seed + args.games)
     result = play_batch(config, agents, seeds, on_step=record)
+    seating = ", ".join(f"P{k} {name}" for k, name in enumerate(names))
     quiet_kinds = (ev.DEAL, ev.ROLL, ev.MOVE, ev.WEAPON, ev.TURN)
     for game in range(args.games):
         if not args.quiet:
-            print(f"=== game {game} (seed {seeds[game]}) ===")
+            print(f"=== game {game} (seed {seeds[game]}): {seating} ===")
             for line in story(config, np.concatenate(logs[game]), skip=quiet_kinds):
                 print("  " + line)
     outcomes = Counter(
-        f"P{w} won" if w >= 0 else ("truncated" if t else "nobody won")
+        f"P{w} ({names[w]}) won" if w >= 0 else ("truncated" if t else "nobody won")
         for w, t in zip(result.winner_seat, result.truncated, strict=True)
     )
-    print(f"=== summary: {args.games} games, {args.players} random players, {config.board} board ===")
+    rules = "duel" if config.duel else f"{config.num_players} players"
+    print(f"=== summary: {args.games} games, {rules}, {config.board} board: {seating} ===")
     print(f"  outcomes: {dict(sorted(outcomes.items()))}")
     print(f"  turns: mean {result.turns.mean():.1f}, decisions per game: mean {result.decisions.mean():.1f}")
     print(f"  accusations: {int(result.accusations.sum())}, wrong: {int(result.wrong_accusations.sum())}")

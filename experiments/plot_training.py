@@ -18,6 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cluedo_env import __version__
+from experiments.extras import missing_extra
+
 EXPORTED_PREFIXES = ("charts/", "eval/", "losses/entropy", "losses/explained_variance")
 LABELS = {"random_never": "vs 3 random (never accuse)", "notepad": "vs 3 notepad"}
 
@@ -82,15 +85,20 @@ def figure(curves: dict[str, tuple[np.ndarray, np.ndarray]], title: str = "PPO",
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    title = __doc__.partition("\n")[0]
+    parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
     parser.add_argument("run_dir", type=Path, help="a run folder of experiments.train_ppo")
     parser.add_argument("--png", type=Path, help="figure path (default: <run_dir>/learning_curve.png)")
     parser.add_argument("--json", type=Path, help="also export the curves to this JSON file")
     parser.add_argument("--title", default="PPO", help="title of the win-rate panel")
+    parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
-    curves = scalars(args.run_dir)
     png = args.png or args.run_dir / "learning_curve.png"
-    figure(curves, args.title).savefig(png, dpi=100)
+    try:
+        curves = scalars(args.run_dir)
+        figure(curves, args.title).savefig(png, dpi=100)
+    except ModuleNotFoundError as error:  # tensorboard and matplotlib come with extras
+        raise missing_extra(error) from error
     print(f"figure: {png}")
     if args.json:
         export(curves, args.json)

@@ -43,6 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cluedo_env import __version__
+
 __all__ = [
     "Z95",
     "format_leaderboard",
@@ -493,7 +495,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         git = meta.get("git", {})
         dirty = " (uncommitted changes)" if git.get("dirty") else ""
         lines += [
-            f"- config hash `{meta.get('config_hash', '?')}`, code revision `{git.get('revision', '?')}`{dirty}",
+            f"- config hash `{meta.get('config_hash', '?')}`, cluedo-env {meta.get('version', '?')}, "
+            f"code revision `{git.get('revision', '?')}`{dirty}",
             f"- rules: {', '.join(f'{k}={v}' for k, v in meta.get('game', {}).items())}",
             "- agents: "
             + "; ".join(
@@ -682,7 +685,9 @@ def _plot(summary: dict, out: Path) -> dict[str, Path]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Report on the games of one or more tournament folders (pooled, e.g. a sweep over player counts)."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    title = __doc__.partition("\n")[0]
+    parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
+    parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     parser.add_argument("runs", nargs="+", type=Path, help="tournament output folders (holding games.jsonl)")
     parser.add_argument("--output", type=Path, help="folder for the report (default: the only run's folder)")
     parser.add_argument("--no-plots", action="store_true")

@@ -7,7 +7,7 @@
     python -m experiments.tournament --multirun game.num_players=3,4,5,6 output_dir=results/sweep
     python -m experiments.stats results/sweep/*/ --output results/sweep/pooled   # one report of the sweep
 
-Configuration: ``configs/tournament.yaml`` (``experiments/config.py`` has every
+Configuration: ``experiments/configs/tournament.yaml`` (``experiments/config.py`` has every
 field). Any value can be overridden on the command line; an unknown key or a bad
 value stops the run with a message before any game is played.
 
@@ -51,7 +51,8 @@ Backends.
   Ray versions as here), then run the tournament on the head node with
   ``ray_address=auto``, or from another machine through Ray Client with
   ``ray_address=ray://<head>:10001``. The project's code travels with the job
-  (Ray ``working_dir``, without ``.git``, ``.venv`` and results); only this
+  (Ray ``working_dir``, without ``.git``, ``.venv`` and results; from an installed
+  package, its three packages as ``py_modules``: ``ray_code_env``); only this
   process writes results, so the cluster needs no shared disk. Example::
 
       python -m experiments.tournament backend=ray ray_address=ray://head:10001 games_per_lineup=20000
@@ -73,15 +74,21 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import hydra
 import numpy as np
-from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
+
+try:  # modules of an extra: a core-only install is told which extra to install
+    import hydra
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import DictConfig, OmegaConf
+except ModuleNotFoundError as error:
+    from experiments.extras import missing_extra
+
+    raise missing_extra(error) from error
 
 from agents.arena import BatchResult, play_batch
 from agents.registry import make_agent
-from cluedo_env import core
+from cluedo_env import __version__, core
 from experiments import stats
 from experiments.config import (
     DEAL_SEED_STRIDE,
@@ -311,6 +318,21 @@ def _play_job_chunk(task: tuple[Job, Chunk]) -> list[dict]:
     return play_chunk(*task)
 
 
+def ray_code_env(root: Path) -> dict:
+    """The Ray ``runtime_env`` that ships this project's code to a cluster's nodes.
+
+    From a checkout, its folder (``working_dir``) minus ``RAY_EXCLUDES``; from an installed
+    package (``root`` is then site-packages), the project's three packages (``py_modules``).
+    """
+    if (root / "pyproject.toml").is_file():
+        return {"working_dir": str(root), "excludes": RAY_EXCLUDES}
+    import agents
+    import cluedo_env
+    import experiments
+
+    return {"py_modules": [cluedo_env, agents, experiments]}
+
+
 def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) -> Iterator[list[dict]]:
     """Play chunks as Ray tasks (joining ``address`` or starting Ray here); yields each chunk's records."""
     import ray
@@ -319,8 +341,7 @@ def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) ->
     if not ray.is_initialized():
         if address:
             # The cluster's nodes get this project's code with the job (they need its dependencies).
-            runtime_env = {"working_dir": str(REPO_ROOT), "excludes": RAY_EXCLUDES}
-            ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+            ray.init(address=address, runtime_env=ray_code_env(REPO_ROOT), log_to_driver=False)
         else:
             # Local workers import this project from the repository, like the driver does.
             path = os.environ.get("PYTHONPATH", "")
@@ -346,7 +367,8 @@ def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) ->
 def git_revision(root: Path = REPO_ROOT) -> dict:
     """The code's git revision and whether the working tree has uncommitted changes.
 
-    ``{"revision": "unknown", "dirty": None}`` where git or the repository is missing.
+    ``{"revision": "unknown", "dirty": None}`` where git or the repository is missing, as for an
+    installed package (``run.json`` records the package version then).
     """
 
     def git(*args: str) -> str | None:
@@ -356,7 +378,9 @@ def git_revision(root: Path = REPO_ROOT) -> dict:
             return None
         return out.stdout.strip() if out.returncode == 0 else None
 
-    revision = git("rev-parse", "HEAD")
+    # Only a checkout of this project: an installed copy may lie inside another repository.
+    top = git("rev-parse", "--show-toplevel")
+    revision = git("rev-parse", "HEAD") if top and Path(top).resolve() == root.resolve() else None
     status = git("status", "--porcelain") if revision else None  # untracked code counts too
     return {"revision": revision or "unknown", "dirty": None if status is None else bool(status)}
 
@@ -401,6 +425,7 @@ def run_tournament(
     (out / "config.yaml").write_text(yaml)
     session = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "version": __version__,
         "git": git_revision(),
         "backend": settings.backend,
         "workers": settings.workers,
@@ -456,6 +481,7 @@ def run_tournament(
     meta = {
         "config_hash": digest,
         "git": session["git"],
+        "version": __version__,
         "game": asdict(settings.game),
         "agents": {s.display: {"name": s.name, "options": dict(s.options)} for s in settings.lineup.agents},
         "mode": settings.lineup.mode,
@@ -496,7 +522,7 @@ def main_with(cfg: DictConfig | TournamentConfig, output_dir: Path | str | None 
     return summary
 
 
-@hydra.main(config_path="../configs", config_name="tournament", version_base=None)
+@hydra.main(config_path="configs", config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own
     # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).

@@ -1,6 +1,6 @@
 """PPO on the batched Cluedo core, in one readable script (CleanRL's ``ppo.py`` is the model).
 
-    python -m experiments.train_ppo                                          # configs/train_ppo.yaml
+    python -m experiments.train_ppo                                          # experiments/configs/train_ppo.yaml
     python -m experiments.train_ppo total_timesteps=400000 num_envs=128 exp_name=smoke
     python -m experiments.train_ppo resume=runs/cluedo_v0__ppo__1__1764540000  # continue a killed run
     tensorboard --logdir runs
@@ -66,14 +66,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hydra
 import numpy as np
-import torch
-from hydra.core.config_store import ConfigStore
-from omegaconf import OmegaConf
-from torch import nn, optim
-from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
+
+try:  # modules of an extra: a core-only install is told which extra to install
+    import hydra
+    import torch
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
+    from torch import nn, optim
+    from torch.utils.tensorboard import SummaryWriter
+except ModuleNotFoundError as error:
+    from experiments.extras import missing_extra
+
+    raise missing_extra(error) from error
 
 from agents.arena import play_batch
 from agents.ppo.agent import PPOAgent
@@ -117,7 +123,7 @@ def _default_opponents() -> list[OpponentSettings]:
 
 @dataclass
 class TrainConfig:
-    """PPO training on the batched core (``configs/train_ppo.yaml`` fills it)."""
+    """PPO training on the batched core (``experiments/configs/train_ppo.yaml`` fills it)."""
 
     exp_name: str = "ppo"
     """the name of this experiment (part of the run name)"""
@@ -132,7 +138,7 @@ class TrainConfig:
     progress: bool = True
     """show a tqdm progress bar"""
     game: GameSettings = field(default_factory=GameSettings)
-    """the rules (configs/game/*.yaml)"""
+    """the rules (experiments/configs/game/*.yaml)"""
     network: NetworkSettings = field(default_factory=NetworkSettings)
     """sizes of the actor-critic network"""
 
@@ -754,7 +760,7 @@ def final_evaluation(
     return results
 
 
-@hydra.main(config_path="../configs", config_name="train_ppo", version_base=None)
+@hydra.main(config_path="configs", config_name="train_ppo", version_base=None)
 def main(cfg: TrainConfig) -> None:
     train(OmegaConf.to_object(cfg))
 

@@ -24,7 +24,7 @@ from experiments.benchmark import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = ROOT / "configs"
+CONFIGS = ROOT / "experiments" / "configs"
 TINY = [
     "num_envs=8",
     "num_steps=16",

@@ -27,7 +27,7 @@ from experiments.tournament import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = ROOT / "configs"
+CONFIGS = ROOT / "experiments" / "configs"
 # A small, quick tournament: random and notepad, 3 players, short games.
 SMALL = (
     "lineup.agents=[{name: random}, {name: notepad}]",

@@ -8,7 +8,7 @@
   its run (``train_ppo.yaml``), its 2,000-game evaluation (``evaluation.json``) and
   learning curves (``training_curves.json``).
 
-Training: ``python -m experiments.train_ppo`` (``configs/train_ppo.yaml``).
+Training: ``python -m experiments.train_ppo`` (``experiments/configs/train_ppo.yaml``).
 """
 
 from agents.ppo.agent import DEFAULT_CHECKPOINT, PPOAgent

@@ -1,0 +1,90 @@
+"""experiments/play.py: games between chosen agents, the duel, and clear errors for a bad command line."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from cluedo_env import __version__
+from experiments.play import default_agents, main
+
+
+def outcomes(output: str) -> dict[str, int]:
+    """The summary's ``outcomes: {...}`` line as a dict."""
+    (line,) = [line for line in output.splitlines() if line.strip().startswith("outcomes:")]
+    return ast.literal_eval(line.split("outcomes:", 1)[1].strip())
+
+
+def usage_error(capsys, argv: list[str]) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_default_line_up_is_sat_then_notepad_and_random_in_turn():
+    assert default_agents(2) == ["sat", "notepad"]
+    assert default_agents(4) == ["sat", "notepad", "random", "notepad"]
+    assert default_agents(6) == ["sat", "notepad", "random", "notepad", "random", "notepad"]
+
+
+def test_default_games_end_with_a_winner(capsys):
+    main(["--games", "12", "--quiet"])
+    output = capsys.readouterr().out
+    assert "4 players, classic board: P0 sat, P1 notepad, P2 random, P3 notepad" in output
+    counts = outcomes(output)
+    assert sum(counts.values()) == 12
+    won = sum(n for outcome, n in counts.items() if outcome.endswith(" won"))
+    assert won >= 11, counts  # the old default (uniformly random players) ended with "nobody won"
+
+
+def test_the_default_command_tells_the_story_of_a_game_someone_wins(capsys):
+    main([])
+    output = capsys.readouterr().out
+    assert output.count("=== game ") == 3
+    assert "P0 (Miss Scarlet) suggests" in output
+    assert "nobody won" not in output and "truncated" not in outcomes(output)
+
+
+def test_agents_sit_in_the_order_given_and_set_the_player_count(capsys):
+    main(["--agents", "random,sat,random", "--games", "4", "--quiet", "--seed", "3"])
+    output = capsys.readouterr().out
+    assert "3 players, classic board: P0 random, P1 sat, P2 random" in output
+    assert set(outcomes(output)) <= {"P0 (random) won", "P1 (sat) won", "P2 (random) won", "nobody won"}
+
+
+def test_duel_plays_two_players(capsys):
+    main(["--duel", "--games", "2", "--quiet", "--board", "none"])
+    output = capsys.readouterr().out
+    assert "2 games, duel, none board: P0 sat, P1 notepad" in output
+    assert sum(outcomes(output).values()) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "sat,bogus"], "--agents: agent must be one of ['notepad', 'ppo', 'random', 'sat']"),
+        (["--agents", "sat,bogus"], "got 'bogus'"),
+        (["--agents", "sat,,notepad"], "--agents needs comma-separated names, got 'sat,,notepad'"),
+        (["--agents", "sat,notepad,random", "--players", "4"], "names 3 agents for 4 players"),
+        (["--agents", "sat,notepad"], "2 players play the duel: add --duel"),
+        (["--players", "2"], "2 players play the duel: add --duel"),
+        (["--duel", "--players", "4"], "num_players must be one of [2] with duel=True, got 4"),
+        (["--players", "7"], "num_players must be one of [3, 4, 5, 6]"),
+        (["--board", "hex"], "board must be one of ['classic', 'none'], got 'hex'"),
+        (["--games", "0"], "--games must be at least 1, got 0"),
+    ],
+)
+def test_bad_command_lines_are_named(capsys, argv, message):
+    assert message in usage_error(capsys, argv)
+
+
+def test_version_is_printed(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"cluedo-env {__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert f"(cluedo-env {__version__})" in capsys.readouterr().out
