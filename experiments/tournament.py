@@ -33,6 +33,12 @@ at most the chunks in flight. Run again with the same ``output_dir`` (and
 ``output_dir`` is a new time-stamped folder, so name the killed run's folder,
 e.g. ``python -m experiments.tournament output_dir=results/tournament/2026-01-01_12-00-00``
 (with the same overrides as before; games of another config are refused).
+One run at a time holds the folder (``tournament.lock``, an OS lock that ends
+with its process, so a killed run never leaves it locked): a second run into it
+refuses to start. A worker process that dies (killed, out of memory) stops the
+run with the command that resumes it; the games written are kept. Lines of
+``games.jsonl`` that are not game records (torn, garbage) are moved to
+``games.jsonl.rejected`` with a warning, and their games are played again.
 Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
 (config hash, the code's git revision and dirty flag, each session), and the
 statistics of ``experiments.stats``: ``stats.json``, ``leaderboard.csv``,
