@@ -85,7 +85,7 @@ from tqdm import tqdm
 
 from agents.arena import play_batch
 from agents.ppo.agent import PPOAgent
-from agents.ppo.games import OUTCOMES, LearnerGames, OpponentKind
+from agents.ppo.games import OUTCOMES, RETIRED, LearnerGames, OpponentKind
 from agents.ppo.network import ActorCritic, NetworkSettings, model_record, save_model
 from agents.registry import make_agent
 from cluedo_env import core
@@ -563,6 +563,41 @@ def resumed_config(
     return OmegaConf.to_object(run)
 
 
+def check_named_code(run: TrainConfig, given: TrainConfig, games: Mapping[str, Any]) -> None:
+    """Refuse to import code that only a checkpoint names (an agent given as ``module:Class``).
+
+    Tensors and plain data cannot run code, but an opponent named by import path is imported
+    and run: a checkpoint's config may name one only if the config given now names it too, and
+    its games may hold opponents of the configured kinds (and snapshots of the learner) only.
+
+    Raises:
+        ValueError: Naming the agents that only the checkpoint names.
+    """
+    named = {o.name for o in [*given.opponents, *given.eval_opponents]}
+    unconfirmed = sorted({o.name for o in [*run.opponents, *run.eval_opponents] if ":" in o.name} - named)
+    if unconfirmed:
+        raise ValueError(
+            f"resume: the checkpoint's config names agents by import path {unconfirmed}; resuming would "
+            "import and run that code. If you trust the checkpoint, give the same opponents and "
+            "eval_opponents on the command line"
+        )
+    configured = {o.display: (o.name, dict(o.options)) for o in run.opponents}
+    for kind in games["table"]["kinds"]:
+        if (
+            kind["network"] is None
+            and kind["name"] != RETIRED
+            and configured.get(kind["label"])
+            != (
+                kind["name"],
+                dict(kind["options"]),
+            )
+        ):
+            raise ValueError(
+                f"resume: the checkpoint's games hold opponents {kind['label']!r} ({kind['name']!r} with "
+                f"{kind['options']}) that its config does not name"
+            )
+
+
 def _plain(value: Any) -> Any:
     return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
 
@@ -633,7 +668,9 @@ def train(
     checkpoint = None
     if args.resume:
         checkpoint_path, checkpoint = load_checkpoint(args.resume)
+        given = args
         args = resumed_config(checkpoint["config"], args, resume_overrides)
+        check_named_code(args, given, checkpoint["games"])
         args.resume = str(checkpoint_path)
         if args.num_updates < checkpoint["update"]:
             raise ValueError(

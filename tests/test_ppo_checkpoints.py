@@ -129,6 +129,41 @@ def test_a_crafted_checkpoint_cannot_run_code(run_dir, tmp_path):
         load_checkpoint(old)
 
 
+def test_a_checkpoint_cannot_make_a_resume_import_code(run_dir, tmp_path, monkeypatch):
+    marker = tmp_path / "imported"
+    (tmp_path / "planted.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).touch()\n"
+        "from agents.random_agent import RandomAgent as Agent\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _, genuine = load_checkpoint(run_dir)
+    planted = {
+        "name": "planted:Agent",
+        "options": {},
+        "label": "planted",
+        "weight": 1.0,
+        "start": 0.0,
+        "stop": 1.0,
+    }
+    config = {**genuine["config"], "opponents": [*genuine["config"]["opponents"], planted]}
+    crafted = tmp_path / "config.pt"
+    torch.save({**genuine, "config": config}, crafted)
+    with pytest.raises(ValueError, match=r"names agents by import path \['planted:Agent'\]"):
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+    kinds = genuine["games"]["table"]["kinds"]
+    games = {
+        **genuine["games"],
+        "table": {**genuine["games"]["table"], "kinds": [{**kinds[0], "name": "planted:Agent"}]},
+    }
+    crafted = tmp_path / "games.pt"
+    torch.save({**genuine, "games": games}, crafted)
+    with pytest.raises(
+        ValueError, match=r"games hold opponents .*'planted:Agent'.* that its config does not name"
+    ):
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+    assert not marker.exists()
+
+
 # -- 5: what a resume may change; a cut checkpoint -------------------------------------------------
 
 

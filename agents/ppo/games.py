@@ -38,11 +38,12 @@ from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
 
-__all__ = ["OUTCOMES", "LearnerGames", "OpponentKind", "OpponentTable"]
+__all__ = ["OUTCOMES", "RETIRED", "LearnerGames", "OpponentKind", "OpponentTable"]
 
 # How a learner's episode ended.
 OUTCOMES = ("win", "loss", "wrong_accusation", "truncated")
 WIN, LOSS, WRONG, TRUNCATED = range(len(OUTCOMES))
+RETIRED = "retired"  # the name of a kind no game uses any more (its agents are gone)
 DEAL_SEED_STRIDE = 1_000_000_000  # deal d of a run with seed s uses core seed s * stride + d
 
 
@@ -211,7 +212,7 @@ class OpponentTable:
                     if callable(close):
                         close()
                 # Keep the label (indices stay valid) but not a snapshot's network.
-                self.kinds[label] = replace(self.kinds[label], network=None, name="retired")
+                self.kinds[label] = replace(self.kinds[label], network=None, name=RETIRED)
 
 
 class LearnerGames:
