@@ -20,11 +20,19 @@ calls, in this order:
 Agents read only the public fields of the state (names without a leading
 underscore) and their own event views; the private fields (hands, envelope)
 are the rules core's.
+
+``state_dict()`` / ``load_state_dict(config, state)`` save and restore what an
+agent remembers as plain data (numbers, strings, lists, dicts, numpy arrays),
+so that a training run's opponents continue exactly from a checkpoint without
+pickle. The base class covers the seed, the seats and the generator; an agent
+that remembers more (notes per game) extends both.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -69,6 +77,23 @@ class Agent(ABC):
     @abstractmethod
     def act(self, state: State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action for each game in ``games`` (where this agent decides)."""
+
+    def state_dict(self) -> dict[str, Any]:
+        """What this agent remembers after ``reset``, as plain data (see the module docstring)."""
+        return {"seed": self.seed, "seats": self.seats.copy(), "rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, config: GameConfig, state: Mapping[str, Any]) -> None:
+        """Continue from ``state_dict``'s output: as if this agent had played the same games of ``config``.
+
+        Raises:
+            ValueError: ``state`` is another seed's.
+        """
+        if state["seed"] != self.seed:
+            raise ValueError(
+                f"this agent has seed {self.seed}, the state is of an agent with seed {state['seed']}"
+            )
+        self.reset(config, np.asarray(state["seats"], dtype=np.int64))
+        self.rng.bit_generator.state = state["rng"]
 
     def action_probabilities(self, state: State, games: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
         """``float[len(games), A]`` probabilities of ``act``, where the agent has them."""

@@ -22,6 +22,9 @@ How it plays:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from agents.base import Agent
@@ -35,6 +38,7 @@ class NotepadAgent(Agent):
     """A careful casual player (see the module docstring)."""
 
     name = "notepad"
+    NOTES = ("crossed", "in_envelope", "hand", "peeked", "shown_to")  # what it writes down, per game
 
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         super().reset(config, seats, seed)
@@ -57,6 +61,14 @@ class NotepadAgent(Agent):
         super().reset_games(games, seats)
         for notes in (self.crossed, self.in_envelope, self.hand, self.peeked, self.shown_to):
             notes[games] = False
+
+    def state_dict(self) -> dict[str, Any]:
+        return {**super().state_dict(), **{name: getattr(self, name).copy() for name in self.NOTES}}
+
+    def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(config, state)
+        for name in self.NOTES:
+            getattr(self, name)[...] = state[name]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
         kind, player, card = events[..., 0], events[..., 1], events[..., 6]

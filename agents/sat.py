@@ -29,10 +29,14 @@ Strategy:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any
+
 import numpy as np
 
 from agents.base import Agent
-from agents.deduction import HELD, NOT_HELD, Knowledge, Notepad
+from agents.deduction import HELD, NOT_HELD, Accusation, Knowledge, Notepad, OwnHand, Record, Seen, Suggestion
 from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
 from cluedo_env import core
 from cluedo_env.core import events as ev
@@ -90,6 +94,46 @@ class SatAgent(Agent):
         for pad in self.notepads:
             pad.close()
         self.notepads = []
+
+    def state_dict(self) -> dict[str, Any]:
+        """Its records of each game (the solvers are rebuilt from them), half-built records, shown cards."""
+        return {
+            **super().state_dict(),
+            "records": [
+                [{"kind": type(r).__name__, **asdict(r)} for r in pad.records] for pad in self.notepads
+            ],
+            "makers": [
+                {
+                    "hand": list(m.hand),
+                    "pending": None
+                    if m.pending is None
+                    else {**m.pending, "passed": list(m.pending["passed"])},
+                }
+                for m in self.makers
+            ],
+            "shown_to": self.shown_to.copy(),
+        }
+
+    def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(config, state)
+        self.close()
+        self.notepads = [
+            Notepad(self.setup, int(seat), [_record(entry) for entry in records])
+            for seat, records in zip(self.seats, state["records"], strict=True)
+        ]
+        for maker, saved in zip(self.makers, state["makers"], strict=True):
+            maker.hand = [int(card) for card in saved["hand"]]
+            pending = saved["pending"]
+            maker.pending = (
+                None
+                if pending is None
+                else {
+                    "suggester": int(pending["suggester"]),
+                    "cards": tuple(int(c) for c in pending["cards"]),
+                    "passed": [int(p) for p in pending["passed"]],
+                }
+            )
+        self.shown_to[...] = state["shown_to"]
 
     def knowledge(self, game: int) -> Knowledge:
         """Everything entailed for this agent's seat in a game (cached until a new record)."""
@@ -235,3 +279,17 @@ class SatAgent(Agent):
         state = self.__dict__.copy()
         state["_knowledge"] = [None] * len(state.get("_knowledge", []))
         return state
+
+
+RECORD_KINDS = {kind.__name__: kind for kind in (OwnHand, Suggestion, Accusation, Seen)}
+
+
+def _record(entry: Mapping[str, Any]) -> Record:
+    """A deduction record from ``SatAgent.state_dict``'s plain form."""
+    fields = dict(entry)
+    kind = RECORD_KINDS.get(fields.pop("kind", None))
+    if kind is None:
+        raise ValueError(
+            f"not a record kind of agents.deduction: {entry.get('kind')!r}; kinds are {sorted(RECORD_KINDS)}"
+        )
+    return kind(**fields)

@@ -9,7 +9,17 @@ The file format (``.jsonl``, one JSON object per line):
   ``GameConfig`` field (the edition by name, or spelled out when the config was
   built from an ``Edition`` object), ``initial_events`` are the deal's events;
 - then one line per step: ``{"step": i, "player": acting player, "action": int,
-  "action_text": str, "events": [[7 ints], ...]}``.
+  "action_text": str, "events": [[7 ints], ...]}``;
+- last, the end line: ``{"end": {"steps": n, "finished": bool, "sha256": hex}}``:
+  the number of steps, whether the game was over, and the SHA-256 digest of
+  every byte before this line.
+
+The end line makes damage detectable: a file cut anywhere (even at a line
+boundary) lacks it and loads as *incomplete*; a changed, added or removed line
+breaks the digest or the step count and loads as *altered*, as does a step the
+rules would not allow (replayed by ``verify``, which also refuses steps after
+the game's end). The digest guards against accidents and casual edits, not
+against a forger who rewrites it: it is no signature.
 
 Typical use::
 
@@ -23,12 +33,14 @@ Typical use::
     verify(load_jsonl("game.jsonl"))
 
 Command line: ``python -m cluedo_env.replay RECORD.jsonl --gif out.gif [--frames DIR]
-[--viewer 2] [--transcript out.txt] [--every N]``.
+[--viewer 2] [--transcript out.txt] [--every N]``; ``python -m cluedo_env.replay
+RECORD.jsonl --verify`` checks a record and says "verified", "incomplete" or "altered".
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections.abc import Iterator
@@ -48,7 +60,9 @@ from cluedo_env.transcript import describe_event
 __all__ = [
     "FORMAT",
     "VERSION",
+    "AlteredRecord",
     "GameRecorder",
+    "IncompleteRecord",
     "Replay",
     "load_jsonl",
     "main",
@@ -59,12 +73,20 @@ __all__ = [
 ]
 
 FORMAT = "cluedo-replay"
-VERSION = 1
+VERSION = 2  # 2: the end line (steps, finished, sha256)
 EVENT_WIDTH = len(ev.EVENT_FIELDS)
 RANDOM_ACCUSE_RATE = 0.01  # record_random_game accuses with this probability when it may
 GIF_FRAME_MS = 250
 GIF_LAST_FRAME_MS = 2500
 GIF_COLOURS = 128
+
+
+class IncompleteRecord(ValueError):
+    """A record file that ends before its end line: it was cut (a crash, a partial copy)."""
+
+
+class AlteredRecord(ValueError):
+    """A record whose lines do not match its end line, or whose steps the rules do not replay."""
 
 
 @dataclass
@@ -78,6 +100,7 @@ class Replay:
         players: The acting player of each step.
         actions: The action of each step.
         events: ``int16[n_i, 7]`` full events of each step.
+        finished: Whether the game was over after the last step (``GameRecorder`` keeps it).
     """
 
     config: GameConfig
@@ -86,6 +109,7 @@ class Replay:
     players: list[int] = field(default_factory=list)
     actions: list[int] = field(default_factory=list)
     events: list[np.ndarray] = field(default_factory=list)
+    finished: bool = False
 
     @property
     def num_steps(self) -> int:
@@ -101,17 +125,24 @@ class Replay:
             "seed": int(self.seed),
             "initial_events": self.initial_events.tolist(),
         }
-        with Path(path).open("w", encoding="utf-8") as out:
-            out.write(json.dumps(header, ensure_ascii=False, separators=(",", ":")) + "\n")
-            for i, (player, action, events) in enumerate(zip(self.players, self.actions, self.events)):
-                line = {
-                    "step": i,
-                    "player": player,
-                    "action": action,
-                    "action_text": layout.action_to_string(action),
-                    "events": events.tolist(),
-                }
-                out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+        lines = [header] + [
+            {
+                "step": i,
+                "player": player,
+                "action": action,
+                "action_text": layout.action_to_string(action),
+                "events": events.tolist(),
+            }
+            for i, (player, action, events) in enumerate(zip(self.players, self.actions, self.events))
+        ]
+        body = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
+        body = body.encode("utf-8")
+        end = {"end": {"steps": self.num_steps, "finished": bool(self.finished), "sha256": _digest(body)}}
+        Path(path).write_bytes(body + json.dumps(end, separators=(",", ":")).encode("utf-8") + b"\n")
+
+
+def _digest(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
 
 
 class GameRecorder:
@@ -129,7 +160,6 @@ class GameRecorder:
         state = init(config, [seed])
         self.record = Replay(config=config, seed=int(seed), initial_events=_game_events(state, 0))
         self._next_player = int(state.current_player[0])
-        self._over = False
 
     def append(self, action: int, state_after: State, game: int = 0) -> None:
         """Record the step that applied ``action`` and led to ``state_after``.
@@ -139,7 +169,7 @@ class GameRecorder:
             state_after: The state after ``core.step`` (read, not kept).
             game: Which game of ``state_after``'s batch is the recorded one.
         """
-        if self._over:
+        if self.record.finished:
             raise ValueError(
                 f"the recorded game ended at step {self.record.num_steps - 1}; "
                 "append only the steps of games still running"
@@ -153,7 +183,7 @@ class GameRecorder:
         self.record.actions.append(int(action))
         self.record.events.append(_game_events(state_after, game))
         self._next_player = int(state_after.current_player[game])
-        self._over = bool(state_after.done[game])
+        self.record.finished = bool(state_after.done[game])
 
     def to_jsonl(self, path: str | Path) -> None:
         """Write the record (see ``Replay.to_jsonl``)."""
@@ -199,32 +229,36 @@ def _event_rows(value: object, where: str) -> np.ndarray:
 
 
 def load_jsonl(path: str | Path) -> Replay:
-    """Read a record written by ``to_jsonl``.
+    """Read a record written by ``to_jsonl``, checking it against its end line.
 
     Raises:
         FileNotFoundError: No file at ``path``.
+        IncompleteRecord: The file ends before its end line (it was cut).
+        AlteredRecord: A line was changed, added or removed (the digest or the step count
+            of the end line disagrees, or a line is not a step in order).
         ValueError: The file is not a cluedo-replay record (the message names the
             path, the line and what was expected there).
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such replay file (expected a .jsonl cluedo-replay record)")
-    with path.open(encoding="utf-8") as lines:
-        text = [line for line in lines if line.strip()]
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
     expected = (
         f"a JSON Lines record starting with a header {{'format': '{FORMAT}', 'version': {VERSION}, ...}}"
     )
-    if not text:
+    if not data.strip():
         raise ValueError(f"{path}: the file is empty; expected {expected}")
     try:
-        header = json.loads(text[0])
-    except json.JSONDecodeError as error:
+        header = json.loads(lines[0])
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}, line 1: not JSON ({error}); expected {expected}") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ValueError(f"{path}, line 1: not a {FORMAT} header; expected {expected}")
     if header.get("version") != VERSION:
         raise ValueError(
-            f"{path}, line 1: version {header.get('version')!r} is not supported; expected {VERSION}"
+            f"{path}, line 1: version {header.get('version')!r} is not supported; expected {VERSION} "
+            "(version 1 records have no end line to check them by: record the game again)"
         )
     try:
         record = Replay(
@@ -236,7 +270,28 @@ def load_jsonl(path: str | Path) -> Replay:
         raise ValueError(
             f"{path}, line 1: bad header ({error!r}); expected config, seed, initial_events"
         ) from None
-    for number, line in enumerate(text[1:], start=2):
+
+    ends = [number for number, line in enumerate(lines) if _end_of(line) is not None]
+    if not ends:
+        cut = "" if data.endswith(b"\n") else ", the last one cut short"
+        raise IncompleteRecord(
+            f"{path}: incomplete: {len(lines)} lines{cut} and no end line; the file was cut after "
+            f"at most {len(lines) - 1} steps"
+        )
+    last = ends[0]
+    if last != len(lines) - 1:
+        raise AlteredRecord(f"{path}, line {last + 2}: altered: a line after the end line")
+    end = _end_of(lines[last])
+    body = b"".join(lines[:last])
+    if end.get("sha256") != _digest(body):
+        raise AlteredRecord(f"{path}: altered: the lines before the end line do not match its sha256 digest")
+    if end.get("steps") != last - 1 or not isinstance(end.get("finished"), bool):
+        raise AlteredRecord(
+            f"{path}, line {last + 1}: altered: the end line says {end.get('steps')!r} steps, "
+            f"the file holds {last - 1}"
+        )
+    record.finished = end["finished"]
+    for number, line in enumerate(lines[1:last], start=2):
         where = f"{path}, line {number}"
         try:
             entry = json.loads(line)
@@ -245,11 +300,24 @@ def load_jsonl(path: str | Path) -> Replay:
             record.players.append(int(entry["player"]))
             record.actions.append(int(entry["action"]))
             record.events.append(_event_rows(entry["events"], where))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
-            raise ValueError(
-                f"{where}: bad step ({error!r}); expected {{'step', 'player', 'action', 'events'}}"
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as error:
+            raise AlteredRecord(
+                f"{where}: altered: bad step ({error!r}); expected {{'step', 'player', 'action', 'events'}}"
             ) from None
     return record
+
+
+def _end_of(line: bytes) -> dict | None:
+    """The contents of an end line, or None when the line is not one."""
+    if not line.lstrip().startswith(b'{"end"'):  # steps are not parsed twice
+        return None
+    try:
+        entry = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if isinstance(entry, dict) and set(entry) == {"end"} and isinstance(entry["end"], dict):
+        return entry["end"]
+    return None
 
 
 # --- replaying ---------------------------------------------------------------------------
@@ -271,7 +339,7 @@ def replay(record: Replay | GameRecorder) -> Iterator[State]:
 
 
 def verify(record: Replay | GameRecorder) -> State:
-    """Check that replaying ``record`` gives exactly its recorded events.
+    """Check that replaying ``record`` gives exactly its recorded events, and ends as recorded.
 
     Events are what is checked: two actions with the same consequences (say
     ``toward`` two rooms whose nearest reachable square is the same) replay alike.
@@ -280,20 +348,28 @@ def verify(record: Replay | GameRecorder) -> State:
         The final state of the replayed game.
 
     Raises:
-        ValueError: Naming the first step whose player, legality or events differ.
+        AlteredRecord: Naming the first step whose player, legality or events differ, a step
+            after the game's end, or a game that ends (or not) unlike the record says.
     """
     record = _as_replay(record)
     state = init(record.config, [record.seed])
     _compare("the deal (initial events)", record.initial_events, _game_events(state, 0))
     for i, (player, action, expected) in enumerate(zip(record.players, record.actions, record.events)):
+        if state.done[0]:
+            raise AlteredRecord(f"step {i}: recorded after the game ended (at step {i - 1})")
         acting = int(state.current_player[0])
         if acting != player:
-            raise ValueError(f"step {i}: recorded player {player}, but player {acting} acts in the replay")
+            raise AlteredRecord(f"step {i}: recorded player {player}, but player {acting} acts in the replay")
         try:
             step(state, [action])
         except ValueError as error:
-            raise ValueError(f"step {i}: the recorded action cannot be replayed: {error}") from None
+            raise AlteredRecord(f"step {i}: the recorded action cannot be replayed: {error}") from None
         _compare(f"step {i}", expected, _game_events(state, 0))
+    if bool(state.done[0]) != record.finished:
+        said, did = ("finished", "is still running") if record.finished else ("unfinished", "is over")
+        raise AlteredRecord(
+            f"the record says the game is {said} after {record.num_steps} steps; the replay {did}"
+        )
     return state
 
 
@@ -302,7 +378,7 @@ def _compare(where: str, expected: np.ndarray, actual: np.ndarray) -> None:
         return
     rows = min(len(expected), len(actual))
     first = next((k for k in range(rows) if not np.array_equal(expected[k], actual[k])), rows)
-    raise ValueError(
+    raise AlteredRecord(
         f"{where}: events differ from the record at event {first}: recorded "
         f"{expected[first : first + 1].tolist()}, replayed {actual[first : first + 1].tolist()} "
         f"({len(expected)} recorded events, {len(actual)} replayed)"
@@ -444,6 +520,31 @@ def _write_outputs(args: argparse.Namespace) -> None:
     )
 
 
+def _verify_file(path: str) -> int:
+    """``--verify``: print what the record is; 0 verified, 1 incomplete or altered, 2 not a record."""
+    try:
+        record = load_jsonl(path)
+        final = verify(record)
+    except IncompleteRecord as error:
+        print(error)
+        return 1
+    except AlteredRecord as error:
+        message = str(error)
+        print(message if "altered" in message else f"{path}: altered: {message}")
+        return 1
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if record.finished:
+        winner = int(final.winner[0])
+        outcome = f"player {winner} won" if winner >= 0 else "nobody won"
+        ending = f"the game ended ({outcome})" if not final.truncated[0] else "the game was truncated"
+    else:
+        ending = "the game was still running when it was saved"
+    print(f"{path}: verified: {record.num_steps} steps; {ending}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(
@@ -461,7 +562,14 @@ def main(argv: list[str] | None = None) -> int:
         "--every", type=int, help="a frame every N steps (default: each step that moved a piece)"
     )
     parser.add_argument("--scale", type=int, default=16, help="pixels per board cell (default 16)")
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help='only check the record: prints "verified", or "incomplete" or "altered" and why (exit status 1)',
+    )
     args = parser.parse_args(argv)
+    if args.verify:
+        return _verify_file(args.record)
     try:
         _write_outputs(args)
     except (OSError, ValueError) as error:

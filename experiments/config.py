@@ -28,6 +28,7 @@ from cluedo_env import __version__, core
 __all__ = [
     "BACKENDS",
     "LINEUP_MODES",
+    "MAX_SEED",
     "AgentSpec",
     "ConfigError",
     "GameSettings",
@@ -42,6 +43,9 @@ BACKENDS = ("local", "ray")
 # Deal d of a run with seed s uses core seed s * DEAL_SEED_STRIDE + d, so runs with different seeds
 # never share a deal (up to this many deals per line-up).
 DEAL_SEED_STRIDE = 1_000_000_000
+# The largest run seed whose deal seeds (seed * DEAL_SEED_STRIDE + deal, any deal below the stride) fit
+# the core's int64 seeds: 9,223,372,035.
+MAX_SEED = (2**63 - 1) // DEAL_SEED_STRIDE - 1
 # Bump when a change of the tournament code changes the result of a game for the same config.
 RESULTS_VERSION = 1
 
@@ -173,7 +177,7 @@ class TournamentConfig:
         _check_int("games_per_lineup", self.games_per_lineup, 1)
         _check_int("batch_size", self.batch_size, 1)
         _check_int("workers", self.workers, 0)
-        _check_int("seed", self.seed, 0)
+        _check_int("seed", self.seed, 0, MAX_SEED)
         if self.deals_per_lineup > DEAL_SEED_STRIDE:
             raise ConfigError(
                 f"games_per_lineup must be at most {DEAL_SEED_STRIDE} deals, got {self.games_per_lineup}"
@@ -249,9 +253,15 @@ def config_hash(settings: TournamentConfig) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _check_int(name: str, value: object, low: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or value < low
+        or (high is not None and value > high)
+    ):
+        accepted = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ConfigError(f"{name} must be an integer {accepted}, got {value!r}")
 
 
 ConfigStore.instance().store(name="tournament_schema", node=TournamentConfig)

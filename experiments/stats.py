@@ -37,6 +37,7 @@ import csv
 import itertools
 import json
 import math
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -52,6 +53,7 @@ __all__ = [
     "openskill_ratings",
     "student_t_quantile",
     "summarise",
+    "unique_games",
     "wilson_interval",
     "write_report",
 ]
@@ -157,6 +159,33 @@ def openskill_ratings(records: Iterable[dict]) -> dict[str, dict]:
     }
 
 
+def unique_games(records: Iterable[dict]) -> list[dict]:
+    """The records with each game once: a game is (config, line-up, deal, rotation).
+
+    A game recorded twice (two runs wrote into one folder, or one folder was pooled twice)
+    would count twice and narrow every interval: an identical copy is dropped with a
+    ``RuntimeWarning``; two different results for one game raise ``ValueError``.
+    """
+    kept: dict[tuple, dict] = {}
+    copies = 0
+    for record in records:
+        key = (record.get("config"), record["lineup"], record["deal"], record["rotation"])
+        if key not in kept:
+            kept[key] = record
+        elif kept[key] == record:
+            copies += 1
+        else:
+            raise ValueError(
+                f"two different results for one game (config {key[0]}, line-up {key[1]}, deal {key[2]}, "
+                f"rotation {key[3]}): {kept[key]} and {record}; the results are not from one run"
+            )
+    if copies:
+        warnings.warn(
+            f"{copies} duplicate game record(s) dropped: each game counts once", RuntimeWarning, stacklevel=2
+        )
+    return list(kept.values())
+
+
 def summarise(records: Sequence[dict]) -> dict:
     """All statistics of a list of game records (see the module docstring).
 
@@ -165,7 +194,9 @@ def summarise(records: Sequence[dict]) -> dict:
         "seat_advantage": [rows], "head_to_head": [rows], "lineups": [rows: one per agent of each line-up],
         "ratings": {label: {...}},
         "turns_to_win": {N: {label: [turns]}}}``; rows carry ``players``.
+        Duplicate records of a game count once (``unique_games``).
     """
+    records = unique_games(records)
     agents, seats, seat_advantage, head_to_head, by_lineup = [], [], [], [], []
     by_players, turns_by_players = {}, {}
     ratings = openskill_ratings(records)
@@ -692,17 +723,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--output", type=Path, help="folder for the report (default: the only run's folder)")
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
-    from experiments.tournament import read_games, record_key
+    from experiments.tournament import read_games
 
     if args.output is None and len(args.runs) > 1:
         parser.error("--output is needed with several runs")
-    records, seen = [], set()
-    for run in args.runs:
-        for record in read_games(run / "games.jsonl"):
-            key = (record["config"], *record_key(record))
-            if key not in seen:
-                seen.add(key)
-                records.append(record)
+    records = unique_games(record for run in args.runs for record in read_games(run / "games.jsonl"))
     out = args.output or args.runs[0]
     meta = {"runs": [str(r) for r in args.runs]}
     previous = args.runs[0] / "stats.json"

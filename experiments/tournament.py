@@ -33,6 +33,12 @@ at most the chunks in flight. Run again with the same ``output_dir`` (and
 ``output_dir`` is a new time-stamped folder, so name the killed run's folder,
 e.g. ``python -m experiments.tournament output_dir=results/tournament/2026-01-01_12-00-00``
 (with the same overrides as before; games of another config are refused).
+One run at a time holds the folder (``tournament.lock``, an OS lock that ends
+with its process, so a killed run never leaves it locked): a second run into it
+refuses to start. A worker process that dies (killed, out of memory) stops the
+run with the command that resumes it; the games written are kept. Lines of
+``games.jsonl`` that are not game records (torn, garbage) are moved to
+``games.jsonl.rejected`` with a warning, and their games are played again.
 Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
 (config hash, the code's git revision and dirty flag, each session), and the
 statistics of ``experiments.stats``: ``stats.json``, ``leaderboard.csv``,
@@ -66,11 +72,16 @@ import json
 import multiprocessing
 import os
 import platform
+import shlex
 import socket
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -101,6 +112,8 @@ from experiments.config import (
 
 __all__ = [
     "Chunk",
+    "FolderInUse",
+    "WorkerLost",
     "deal_seed",
     "git_revision",
     "lineups",
@@ -254,35 +267,72 @@ def record_key(record: dict) -> tuple[str, int, int]:
 # -- the results file ---------------------------------------------------------------------------------
 
 
+REJECTED_SUFFIX = ".rejected"
+RECORD_FIELDS = ("config", "lineup", "deal", "rotation", "players", "seats", "winner_seat")
+
+
 def read_games(path: Path, repair: bool = False) -> list[dict]:
-    """The games of a ``games.jsonl``; a torn last line (a killed writer) is dropped.
+    """The games of a ``games.jsonl``; lines that are not game records are skipped with a warning.
+
+    A bad line is a torn record (a writer killed mid-line), garbage, or JSON without
+    the fields of a game record. Its game is then missing, so a resumed run plays it again.
 
     Args:
         path: The file (missing: no games).
-        repair: Also cut the torn line off the file, so that appends start on a new line.
+        repair: Also move the bad lines out of the file, appending them to ``games.jsonl.rejected``
+            beside it (the file is rewritten atomically), so that appends start on a clean line.
     """
     if not path.exists():
         return []
     data = path.read_bytes()
-    records, good_end, lines = [], 0, data.split(b"\n")
-    for number, line in enumerate(lines):
+    records, good, bad = [], [], []
+    for number, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
-            good_end += len(line) + 1
             continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as error:
-            if number == len(lines) - 1:  # the last line, not terminated: torn by a kill
-                break
-            raise ValueError(f"{path}: line {number + 1} is not a game record ({error})") from error
-        good_end += len(line) + 1
-    if repair and good_end < len(data):
-        with path.open("r+b") as file:
-            file.truncate(good_end)
-    elif repair and good_end > len(data):  # a complete last record without its newline
-        with path.open("ab") as file:
-            file.write(b"\n")
+        record = _game_record(line)
+        if record is None:
+            bad.append((number, line))
+        else:
+            records.append(record)
+            good.append(line)
+    if bad:
+        numbers = ", ".join(str(number) for number, _ in bad[:10]) + (" ..." if len(bad) > 10 else "")
+        where = f"moved to {path.name}{REJECTED_SUFFIX}" if repair else "left in place"
+        warnings.warn(
+            f"{path}: {len(bad)} line(s) are not game records (line {numbers}); skipped and {where}, "
+            "their games are played again on resume",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    clean = b"".join(line + b"\n" for line in good)
+    if repair and data != clean:
+        if bad:
+            with path.with_name(path.name + REJECTED_SUFFIX).open("ab") as rejected:
+                rejected.write(b"".join(line + b"\n" for _, line in bad))
+                rejected.flush()
+                os.fsync(rejected.fileno())
+        partial = path.with_name(path.name + ".partial")
+        with partial.open("wb") as file:
+            file.write(clean)
+            file.flush()
+            os.fsync(file.fileno())
+        partial.replace(path)  # a kill now leaves the old file or the clean one, never half of each
     return records
+
+
+def _game_record(line: bytes) -> dict | None:
+    """The record on one line of ``games.jsonl``, or None when the line is not one."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(record, dict) or any(name not in record for name in RECORD_FIELDS):
+        return None
+    if not isinstance(record["lineup"], str) or not all(
+        isinstance(record[name], int) and not isinstance(record[name], bool) for name in ("deal", "rotation")
+    ):
+        return None
+    return record
 
 
 class GameWriter:
@@ -303,19 +353,34 @@ class GameWriter:
 # -- backends -----------------------------------------------------------------------------------------
 
 
+class WorkerLost(RuntimeError):
+    """A worker process died (killed, out of memory) while playing; the games written so far are kept."""
+
+
 def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict]]:
-    """Play chunks in this process (``workers=0``) or a pool of processes; yields each chunk's records."""
+    """Play chunks in this process (``workers=0``) or a pool of processes; yields each chunk's records.
+
+    Raises:
+        WorkerLost: A pool process died; its chunk (and those not yet finished) were not played.
+    """
     if workers == 0:
         for chunk in chunks:
             yield play_chunk(job, chunk)
         return
     context = multiprocessing.get_context("spawn")  # clean workers, as on Ray
-    with context.Pool(min(workers, len(chunks))) as pool:
-        yield from pool.imap_unordered(_play_job_chunk, [(job, chunk) for chunk in chunks])
-
-
-def _play_job_chunk(task: tuple[Job, Chunk]) -> list[dict]:
-    return play_chunk(*task)
+    # Unlike multiprocessing.Pool, which waits forever for the task of a worker that died,
+    # the executor marks itself broken and fails every pending future.
+    pool = ProcessPoolExecutor(min(workers, len(chunks)), mp_context=context)
+    try:
+        futures = [pool.submit(play_chunk, job, chunk) for chunk in chunks]
+        for future in as_completed(futures):
+            try:
+                records = future.result()
+            except BrokenProcessPool as error:
+                raise WorkerLost(f"a worker process of the pool died ({error})") from error
+            yield records
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def ray_code_env(root: Path) -> dict:
@@ -361,6 +426,62 @@ def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) ->
             ray.shutdown()
 
 
+# -- the folder lock ----------------------------------------------------------------------------------
+
+LOCK_FILE = "tournament.lock"
+
+
+class FolderInUse(RuntimeError):
+    """Another tournament is writing into the same ``output_dir``."""
+
+
+@contextmanager
+def lock_folder(out: Path) -> Iterator[None]:
+    """Hold an exclusive OS lock on ``out/tournament.lock`` for the block.
+
+    The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows), so it ends
+    with the process that holds it: a killed run leaves the file but never a held lock. The file
+    says who holds it, for the message of a run that finds it taken.
+
+    Raises:
+        FolderInUse: Another process holds the lock.
+    """
+    path = out / LOCK_FILE
+    file = path.open("a+", encoding="utf-8")
+    try:
+        try:
+            _lock(file)
+        except OSError:
+            file.seek(0)
+            holder = file.read().strip() or "another process"
+            raise FolderInUse(
+                f"{out} is in use by another tournament ({holder}); running two into one output_dir would "
+                "play every game twice. Wait for it to finish, or choose another output_dir"
+            ) from None
+        file.seek(0)
+        file.truncate()
+        file.write(
+            f"pid {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%dT%H:%M:%S')}"
+        )
+        file.flush()
+        yield
+    finally:
+        file.close()  # closing the file releases the lock
+
+
+def _lock(file) -> None:
+    """Take an exclusive, non-blocking lock on an open file (``OSError`` when another process holds it)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        file.seek(0)
+        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 # -- a run --------------------------------------------------------------------------------------------
 
 
@@ -389,19 +510,40 @@ def run_tournament(
     settings: TournamentConfig,
     output_dir: Path | str,
     resolved_config: str | None = None,
+    resume_command: str | None = None,
 ) -> dict:
     """Play the games of a tournament missing from ``output_dir``, then write its statistics.
+
+    The folder is locked for the run (``tournament.lock``, an OS lock that ends with the
+    process, so a killed run never leaves it locked): a second run into it refuses to start.
 
     Args:
         settings: A validated config (``load_config``).
         output_dir: Where results go (created).
         resolved_config: YAML of the config to save as ``config.yaml`` (default: ``settings``).
+        resume_command: The command that continues this run, told when a worker dies
+            (default: the module's command with ``output_dir`` and "the same overrides").
 
     Returns:
         The statistics (``experiments.stats.summarise``) with ``"paths"`` of the files written.
+
+    Raises:
+        FolderInUse: Another run holds ``output_dir``.
+        WorkerLost: A worker process died; the games finished are kept and the message says how to resume.
     """
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if resume_command is None:
+        resume_command = (
+            f"python -m experiments.tournament output_dir={out} (with this run's other overrides)"
+        )
+    with lock_folder(out):
+        return _run_locked(settings, out, resolved_config, resume_command)
+
+
+def _run_locked(
+    settings: TournamentConfig, out: Path, resolved_config: str | None, resume_command: str
+) -> dict:
     digest = config_hash(settings)
     games_path = out / GAMES_FILE
     if not settings.resume and games_path.exists():
@@ -466,6 +608,11 @@ def run_tournament(
                 done.update(record_key(r) for r in new)
                 played += len(new)
                 bar.update(len(new))
+        except WorkerLost as error:
+            raise WorkerLost(
+                f"{error}. The {len(done & planned)} of {len(planned)} games finished are saved in "
+                f"{games_path}; the others are played by resuming: {resume_command}"
+            ) from error
         finally:
             bar.close()
             writer.close()
@@ -503,8 +650,15 @@ def _write_json(path: Path, value: dict) -> None:
     path.write_text(json.dumps(value, indent=2) + "\n")
 
 
-def main_with(cfg: DictConfig | TournamentConfig, output_dir: Path | str | None = None) -> dict:
-    """Validate a composed config, run the tournament, print the leaderboard and the paths written."""
+def main_with(
+    cfg: DictConfig | TournamentConfig,
+    output_dir: Path | str | None = None,
+    overrides: list[str] | None = None,
+) -> dict:
+    """Validate a composed config, run the tournament, print the leaderboard and the paths written.
+
+    ``overrides`` are the command line's (they make the resume command told when a worker dies).
+    """
     settings = load_config(cfg)
     resolved = OmegaConf.to_yaml(cfg, resolve=True) if isinstance(cfg, DictConfig) else None
     out = Path(output_dir or settings.output_dir)
@@ -513,7 +667,12 @@ def main_with(cfg: DictConfig | TournamentConfig, output_dir: Path | str | None 
         f"{n_lineups} line-ups x {settings.deals_per_lineup} deals x {settings.game.num_players} rotations "
         f"= {n_games * settings.game.num_players} games -> {out}"
     )
-    summary = run_tournament(settings, out, resolved_config=resolved)
+    command = None
+    if overrides is not None:
+        kept = [shlex.quote(o) for o in overrides if o.partition("=")[0].lstrip("+~") != "output_dir"]
+        command = shlex.join(["python", "-m", "experiments.tournament"]) + "".join(f" {o}" for o in kept)
+        command += f" {shlex.quote(f'output_dir={out}')}"
+    summary = run_tournament(settings, out, resolved_config=resolved, resume_command=command)
     print()
     print(stats.format_leaderboard(summary))
     print()
@@ -528,10 +687,13 @@ def main(cfg: DictConfig) -> None:
     # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).
     output_dir = HydraConfig.get().runtime.output_dir
     try:
-        main_with(cfg, output_dir)
+        main_with(cfg, output_dir, overrides=list(HydraConfig.get().overrides.task))
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)
         sys.exit(2)
+    except (FolderInUse, WorkerLost) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -47,9 +47,16 @@ seats rotated). Hyperparameters are logged as a text table.
 
 Files: ``checkpoints/update_<n>.pt`` every ``checkpoint_every`` updates
 (network, optimizer, update index, global step, generator states, the pool's
-snapshots, the games in progress with their opponents, the config);
+snapshots, the games in progress with their opponents' memory, the config), all
+tensors, numbers, strings, lists and dicts, read back with torch's
+``weights_only=True``: a checkpoint runs no code, whoever made it.
 ``resume=<checkpoint or run dir>`` continues from one exactly as the run would
-have gone on. ``model.pt`` at the end (weights, network settings, game config,
+have gone on (a run folder's latest checkpoint that cannot be read is skipped
+for the one before, with a warning). The run's config comes from the
+checkpoint; of the command line's other values only those that change how the
+run goes on, not what it learns, are applied (``RESUMABLE``: the budget
+``total_timesteps``, threads, logging, checkpoints and evaluations); any other
+changed value stops the resume with a message. ``model.pt`` at the end (weights, network settings, game config,
 sizes: what ``agents.ppo.PPOAgent`` loads); with ``final_eval_games`` > 0 also
 ``evaluation.json`` (win rates with 95% Wilson intervals).
 """
@@ -57,11 +64,12 @@ sizes: what ``agents.ppo.PPOAgent`` loads); with ``final_eval_games`` > 0 also
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
-import pickle
 import random
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,14 +91,27 @@ except ModuleNotFoundError as error:
 
 from agents.arena import play_batch
 from agents.ppo.agent import PPOAgent
-from agents.ppo.games import OUTCOMES, LearnerGames, OpponentKind
+from agents.ppo.games import OUTCOMES, RETIRED, LearnerGames, OpponentKind
 from agents.ppo.network import ActorCritic, NetworkSettings, model_record, save_model
 from agents.registry import make_agent
 from cluedo_env import core
-from experiments.config import GameSettings
+from experiments.config import MAX_SEED, GameSettings
 
 ENV_ID = "cluedo_v0"
-CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v1"
+CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v2"  # v2: the games as arrays and plain data, no pickle
+# What a resume may change: how the run goes on (budget, threads, logging, checkpoints, evaluations),
+# never what it learns from (every other field is the checkpoint's).
+RESUMABLE = (
+    "total_timesteps",
+    "progress",
+    "torch_threads",
+    "update_threads",
+    "checkpoint_every",
+    "keep_checkpoints",
+    "eval_every",
+    "eval_games",
+    "final_eval_games",
+)
 EVAL_SEED_BASE = 10**15  # evaluation deals: far from every training deal
 EVAL_BATCH = 500
 
@@ -231,6 +252,10 @@ class TrainConfig:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(
+                f"seed must be an integer in [0, {MAX_SEED}] (deal seeds derive from it), got {self.seed!r}"
+            )
         if self.update_threads is not None and self.update_threads < 1:
             raise ValueError(f"update_threads must be >= 1 or null, got {self.update_threads!r}")
         for name in ("snapshot_every", "eval_every", "checkpoint_every", "final_eval_games", "max_snapshots"):
@@ -262,6 +287,13 @@ ConfigStore.instance().store(name="train_ppo_schema", node=TrainConfig)
 # --- the pool of opponents --------------------------------------------------------------
 
 
+def snapshot_network(network: ActorCritic, weights: Mapping[str, Any]) -> ActorCritic:
+    """A frozen copy of ``network`` with other weights (tensors or numpy arrays): a snapshot."""
+    copied = copy.deepcopy(network).eval()
+    copied.load_state_dict({k: torch.as_tensor(v) for k, v in weights.items()})
+    return copied
+
+
 class OpponentPool:
     """The configured kinds (each in its curriculum window) and the learner's snapshots."""
 
@@ -288,9 +320,7 @@ class OpponentPool:
         chosen = [(k, w) for k, w in chosen if w > 0] or [(self.configured[0], 1.0)]
         for snap in self.snapshots:
             if snap["label"] not in self._networks:
-                frozen = copy.deepcopy(network).eval()
-                frozen.load_state_dict(snap["state_dict"])
-                self._networks[snap["label"]] = frozen
+                self._networks[snap["label"]] = snapshot_network(network, snap["state_dict"])
             kind = OpponentKind(snap["label"], network=self._networks[snap["label"]], group="snapshot")
             chosen.append((kind, self.args.snapshot_weight / len(self.snapshots)))
         live = {s["label"] for s in self.snapshots}
@@ -439,15 +469,165 @@ def evaluate(
 
 def find_checkpoint(path: str | Path) -> Path:
     """A checkpoint file, or the latest checkpoint of a run folder."""
+    return _checkpoint_candidates(path)[-1]
+
+
+def _checkpoint_candidates(path: str | Path) -> list[Path]:
     path = Path(path)
     if path.is_dir():
         found = sorted((path / "checkpoints").glob("update_*.pt")) or sorted(path.glob("update_*.pt"))
         if not found:
             raise FileNotFoundError(f"no checkpoints/update_*.pt under {path}")
-        return found[-1]
+        return found
     if not path.is_file():
         raise FileNotFoundError(f"resume: no checkpoint or run folder at {path}")
-    return path
+    return [path]
+
+
+def load_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """A checkpoint file, or the latest readable checkpoint of a run folder, and its contents.
+
+    Only tensors and plain data are read (torch's ``weights_only``): a crafted file cannot run
+    code. A run folder's latest checkpoint that cannot be read (cut short by a full disk, say)
+    is skipped for the one before, with a warning.
+
+    Raises:
+        FileNotFoundError: Nothing at ``path``, or a folder without checkpoints.
+        ValueError: The file (or no checkpoint of the folder) is a readable training checkpoint.
+    """
+    candidates = _checkpoint_candidates(path)
+    errors = []
+    for candidate in reversed(candidates):
+        try:
+            return candidate, _read_checkpoint(candidate)
+        except ValueError as error:
+            errors.append(str(error))
+            if candidate != candidates[0]:
+                warnings.warn(
+                    f"{error}; resuming from the checkpoint before it", RuntimeWarning, stacklevel=2
+                )
+    raise ValueError("; ".join(errors))
+
+
+def _read_checkpoint(path: Path) -> dict[str, Any]:
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # a cut file, or one holding more than tensors and plain data
+        raise ValueError(f"{path} cannot be read as a checkpoint ({type(error).__name__}: {error})") from None
+    if not isinstance(checkpoint, dict) or checkpoint.get("format") != CHECKPOINT_FORMAT:
+        found = checkpoint.get("format") if isinstance(checkpoint, dict) else type(checkpoint).__name__
+        raise ValueError(
+            f"{path} is not a training checkpoint of format {CHECKPOINT_FORMAT} (found {found!r})"
+        )
+    if not isinstance(checkpoint.get("games"), dict):
+        raise ValueError(
+            f"{path}: its games are not plain data (format {CHECKPOINT_FORMAT} stores no pickle)"
+        )
+    return checkpoint
+
+
+def resumed_config(
+    saved: Mapping[str, Any], args: TrainConfig, overrides: Iterable[str] | None
+) -> TrainConfig:
+    """The config of a resumed run: the checkpoint's, with the overrides that may change applied.
+
+    Args:
+        saved: The checkpoint's config.
+        args: The config given now.
+        overrides: The keys (dotted, as on the command line) whose values in ``args`` are meant;
+            None: every value where ``args`` differs from ``saved``.
+
+    Raises:
+        ValueError: An override of a value that would change what the run learns (not in
+            ``RESUMABLE``), naming it, both values and what may change.
+    """
+    run = OmegaConf.merge(OmegaConf.structured(TrainConfig), saved)
+    given = OmegaConf.structured(args)
+    if overrides is None:
+        keys = [f.name for f in dataclasses.fields(TrainConfig)]
+    else:
+        keys = [o.partition("=")[0].lstrip("+~") for o in overrides]
+    changes, refused = {}, []
+    for key in keys:
+        if key == "resume":
+            continue
+        before, after = _plain(OmegaConf.select(run, key)), _plain(OmegaConf.select(given, key))
+        if before == after:
+            continue
+        if key in RESUMABLE:
+            changes[key] = after
+        else:
+            refused.append(f"{key} (the run has {before!r}, got {after!r})")
+    if refused:
+        raise ValueError(
+            f"resume: cannot change {', '.join(refused)}: the run would no longer be the one checkpointed. "
+            f"A resume may change only {', '.join(RESUMABLE)}; start a new run to change the rest"
+        )
+    for key, value in changes.items():
+        print(f"resume: {key} {_plain(OmegaConf.select(run, key))!r} -> {value!r}")
+        OmegaConf.update(run, key, value)
+    return OmegaConf.to_object(run)
+
+
+def check_named_code(run: TrainConfig, given: TrainConfig, games: Mapping[str, Any]) -> None:
+    """Refuse to import code that only a checkpoint names (an agent given as ``module:Class``).
+
+    Tensors and plain data cannot run code, but an opponent named by import path is imported
+    and run: a checkpoint's config may name one only if the config given now names it too, and
+    its games may hold opponents of the configured kinds (and snapshots of the learner) only.
+
+    Raises:
+        ValueError: Naming the agents that only the checkpoint names.
+    """
+    named = {o.name for o in [*given.opponents, *given.eval_opponents]}
+    unconfirmed = sorted({o.name for o in [*run.opponents, *run.eval_opponents] if ":" in o.name} - named)
+    if unconfirmed:
+        raise ValueError(
+            f"resume: the checkpoint's config names agents by import path {unconfirmed}; resuming would "
+            "import and run that code. If you trust the checkpoint, give the same opponents and "
+            "eval_opponents on the command line"
+        )
+    configured = {o.display: (o.name, dict(o.options)) for o in run.opponents}
+    for kind in games["table"]["kinds"]:
+        if (
+            kind["network"] is None
+            and kind["name"] != RETIRED
+            and configured.get(kind["label"])
+            != (
+                kind["name"],
+                dict(kind["options"]),
+            )
+        ):
+            raise ValueError(
+                f"resume: the checkpoint's games hold opponents {kind['label']!r} ({kind['name']!r} with "
+                f"{kind['options']}) that its config does not name"
+            )
+
+
+def _plain(value: Any) -> Any:
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+
+
+def _tensors(value: Any) -> Any:
+    """Plain data with numpy arrays as tensors (what ``torch.load(weights_only=True)`` reads back)."""
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    if isinstance(value, dict):
+        return {k: _tensors(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_tensors(v) for v in value)
+    return value
+
+
+def _arrays(value: Any) -> Any:
+    """The inverse of ``_tensors``."""
+    if isinstance(value, torch.Tensor):
+        return value.numpy()
+    if isinstance(value, dict):
+        return {k: _arrays(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_arrays(v) for v in value)
+    return value
 
 
 def save_checkpoint(run_dir: Path, keep: int, **contents: Any) -> Path:
@@ -475,8 +655,16 @@ def hyperparameter_table(config: dict[str, Any], prefix: str = "") -> list[str]:
 # --- training ---------------------------------------------------------------------------
 
 
-def train(args: TrainConfig, on_update: Callable[[dict[str, Any]], None] | None = None) -> Path:
+def train(
+    args: TrainConfig,
+    on_update: Callable[[dict[str, Any]], None] | None = None,
+    resume_overrides: Iterable[str] | None = None,
+) -> Path:
     """Train (or resume) a run; returns its folder.
+
+    With ``args.resume`` the run's config is the checkpoint's; ``resume_overrides`` names the
+    values of ``args`` meant to replace it (the command line's keys; None: every value of
+    ``args`` that differs). Only ``RESUMABLE`` ones may (``resumed_config``).
 
     ``on_update``, if given, is called after each update's logging (before snapshots, evaluation and
     checkpoints) with its timing: ``update``, ``agent_steps``, ``learner_decisions`` and the seconds
@@ -485,12 +673,16 @@ def train(args: TrainConfig, on_update: Callable[[dict[str, Any]], None] | None 
     """
     checkpoint = None
     if args.resume:
-        checkpoint_path = find_checkpoint(args.resume)
-        checkpoint = torch.load(checkpoint_path, map_location="cpu", weights_only=True)
-        if checkpoint.get("format") != CHECKPOINT_FORMAT:
-            raise ValueError(f"{checkpoint_path} is not a training checkpoint ({CHECKPOINT_FORMAT})")
-        args = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(TrainConfig), checkpoint["config"]))
+        checkpoint_path, checkpoint = load_checkpoint(args.resume)
+        given = args
+        args = resumed_config(checkpoint["config"], args, resume_overrides)
+        check_named_code(args, given, checkpoint["games"])
         args.resume = str(checkpoint_path)
+        if args.num_updates < checkpoint["update"]:
+            raise ValueError(
+                f"resume: total_timesteps={args.total_timesteps} makes {args.num_updates} updates, "
+                f"but the checkpoint is at update {checkpoint['update']}"
+            )
         run_dir = checkpoint_path.parent.parent
     else:
         run_name = f"{ENV_ID}__{args.exp_name}__{args.seed}__{int(time.time())}"
@@ -511,10 +703,10 @@ def train(args: TrainConfig, on_update: Callable[[dict[str, Any]], None] | None 
     optimizer = optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
     pool = OpponentPool(args)
     num_updates = args.num_updates
+    envs = LearnerGames(
+        game, args.num_envs, args.seed, args.wrong_accusation_penalty, args.end_episode_on_elimination
+    )
     if checkpoint is None:
-        envs = LearnerGames(
-            game, args.num_envs, args.seed, args.wrong_accusation_penalty, args.end_episode_on_elimination
-        )
         envs.set_pool(*pool.kinds(network, 0.0))
         envs.start()
         start_update, global_step, elapsed_before = 1, 0, 0.0
@@ -524,7 +716,9 @@ def train(args: TrainConfig, on_update: Callable[[dict[str, Any]], None] | None 
         generator.set_state(checkpoint["torch_rng"])
         torch.set_rng_state(checkpoint["torch_global_rng"])
         pool.snapshots = checkpoint["snapshots"]
-        envs = pickle.loads(checkpoint["games"])
+        envs.load_state_dict(
+            _arrays(checkpoint["games"]), network=lambda weights: snapshot_network(network, weights)
+        )
         start_update, global_step = checkpoint["update"] + 1, checkpoint["global_step"]
         elapsed_before = checkpoint["elapsed"]
 
@@ -713,7 +907,7 @@ def train(args: TrainConfig, on_update: Callable[[dict[str, Any]], None] | None 
                 torch_rng=generator.get_state(),
                 torch_global_rng=torch.get_rng_state(),
                 snapshots=pool.snapshots,
-                games=pickle.dumps(envs),
+                games=_tensors(envs.state_dict()),
                 config=config_dict,
                 elapsed=elapsed_before + elapsed,
             )
@@ -762,7 +956,9 @@ def final_evaluation(
 
 @hydra.main(config_path="configs", config_name="train_ppo", version_base=None)
 def main(cfg: TrainConfig) -> None:
-    train(OmegaConf.to_object(cfg))
+    from hydra.core.hydra_config import HydraConfig
+
+    train(OmegaConf.to_object(cfg), resume_overrides=list(HydraConfig.get().overrides.task))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,15 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.editions import get_edition
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
-from cluedo_env.replay import GameRecorder, load_jsonl, record_random_game, replay, transcript, verify
+from cluedo_env.replay import (
+    AlteredRecord,
+    GameRecorder,
+    load_jsonl,
+    record_random_game,
+    replay,
+    transcript,
+    verify,
+)
 from cluedo_env.transcript import describe_event
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,11 +162,13 @@ def test_record_random_game_writes_a_verifiable_record(tmp_path):
     header, first = (json.loads(line) for line in path.read_text().splitlines()[:2])
     assert (
         header["format"] == "cluedo-replay"
-        and header["version"] == 1
+        and header["version"] == 2
         and header["config"]["edition"] == "classic"
     )
     assert header["seed"] == 5 and len(header["initial_events"]) > 0
     assert set(first) == {"step", "player", "action", "action_text", "events"}
+    end = json.loads(path.read_text().splitlines()[-1])["end"]
+    assert end["steps"] == record.num_steps and end["finished"] is True and len(end["sha256"]) == 64
     assert all(len(row) == 7 for row in first["events"])
 
 
@@ -184,15 +194,10 @@ def test_verify_names_the_first_step_that_differs(tmp_path):
 
 def test_verify_detects_a_changed_event_and_an_illegal_action(tmp_path):
     config = CONFIGS["duel-2"]
-    path = tmp_path / "duel.jsonl"
-    record_random_game(config, seed=4, path=path)
-    lines = path.read_text().splitlines()
-    step = json.loads(lines[3])
-    step["events"][0][2] += 1
-    lines[3] = json.dumps(step)
-    path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(ValueError, match=r"^step 2: events differ"):
-        verify(load_jsonl(path))
+    record = record_random_game(config, seed=4)
+    record.events[2][0, 2] += 1
+    with pytest.raises(AlteredRecord, match=r"^step 2: events differ"):
+        verify(record)
     record = record_random_game(config, seed=4)
     record.actions[0] = core.rules_for(config).layout.END_TURN  # not legal at the start of a turn
     with pytest.raises(ValueError, match=r"^step 0: the recorded action cannot be replayed"):
@@ -209,8 +214,9 @@ def test_load_names_the_bad_file(tmp_path):
         load_jsonl(bad)
     good = tmp_path / "good.jsonl"
     record_random_game(CONFIGS["duel-2"].replace(max_turns=3), seed=1, path=good)
-    good.write_text(good.read_text() + "not json\n")
-    with pytest.raises(ValueError, match=r"good\.jsonl, line \d+: bad step"):
+    lines = good.read_text().splitlines(keepends=True)
+    good.write_text("".join(lines[:2]) + "not json\n" + "".join(lines[2:]))
+    with pytest.raises(AlteredRecord, match=r"good\.jsonl: altered: .*sha256"):
         load_jsonl(good)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,13 @@ class PPOAgent(Agent):
             )
         super().reset(config, seats, seed)
         self.generator.manual_seed((self.seed if seed is None else seed) % 2**63)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {**super().state_dict(), "generator": self.generator.get_state().numpy()}
+
+    def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(config, state)
+        self.generator.set_state(torch.from_numpy(np.array(state["generator"], dtype=np.uint8)))
 
     def _distribution(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> StructuredCategorical:
         obs = core.observe(state, self.seats[games], games)

@@ -26,6 +26,7 @@ watches would cost compute without teaching it anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,11 +38,12 @@ from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
 
-__all__ = ["OUTCOMES", "LearnerGames", "OpponentKind", "OpponentTable"]
+__all__ = ["OUTCOMES", "RETIRED", "LearnerGames", "OpponentKind", "OpponentTable"]
 
 # How a learner's episode ended.
 OUTCOMES = ("win", "loss", "wrong_accusation", "truncated")
 WIN, LOSS, WRONG, TRUNCATED = range(len(OUTCOMES))
+RETIRED = "retired"  # the name of a kind no game uses any more (its agents are gone)
 DEAL_SEED_STRIDE = 1_000_000_000  # deal d of a run with seed s uses core seed s * stride + d
 
 
@@ -149,6 +151,57 @@ class OpponentTable:
                 view[elsewhere] = -1
                 agent.observe(state, view)
 
+    def state_dict(self) -> dict[str, Any]:
+        """The kinds met so far (a snapshot's weights with it), every agent's memory, who sits where."""
+        kinds = []
+        for label in self.labels:
+            kind = self.kinds[label]
+            weights = None
+            if kind.network is not None:
+                weights = {k: v.detach().numpy().copy() for k, v in kind.network.state_dict().items()}
+            kinds.append(
+                {
+                    "label": label,
+                    "name": kind.name,
+                    "options": kind.options,
+                    "group": kind.group,
+                    "network": weights,
+                }
+            )
+        return {
+            "kinds": kinds,
+            "agents": [
+                [label, [agent.state_dict() for agent in agents]] for label, agents in self.agents.items()
+            ],
+            "kind_of": self.kind_of.copy(),
+            "seats": self.seats.copy(),
+            "made": self.made,
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any], network: Callable[[Mapping[str, Any]], Any]) -> None:
+        """Continue from ``state_dict``'s output; ``network(weights)`` rebuilds a snapshot's frozen network."""
+        self.kinds, self.labels = {}, []
+        for saved in state["kinds"]:
+            weights = saved["network"]
+            kind = OpponentKind(
+                saved["label"],
+                saved["name"],
+                dict(saved["options"]),
+                network=None if weights is None else network(weights),
+                group=saved["group"],
+            )
+            self.index(kind)
+        self.agents = {}
+        for label, agents in state["agents"]:
+            self.agents[label] = []
+            for saved in agents:
+                agent = self.kinds[label].make(seed=int(saved["seed"]))
+                agent.load_state_dict(self.config, saved)
+                self.agents[label].append(agent)
+        self.kind_of[...] = state["kind_of"]
+        self.seats[...] = state["seats"]
+        self.made = int(state["made"])
+
     def drop_unused(self, keep: set[str]) -> None:
         """Forget the agents of kinds that no game uses and that are not in ``keep``."""
         used = {self.labels[k] for k in np.unique(self.kind_of) if k >= 0}
@@ -159,7 +212,7 @@ class OpponentTable:
                     if callable(close):
                         close()
                 # Keep the label (indices stay valid) but not a snapshot's network.
-                self.kinds[label] = replace(self.kinds[label], network=None, name="retired")
+                self.kinds[label] = replace(self.kinds[label], network=None, name=RETIRED)
 
 
 class LearnerGames:
@@ -310,6 +363,62 @@ class LearnerGames:
             self._deal(done)
         self.table.observe(state)
         return reward, over
+
+    # -- checkpoints ---------------------------------------------------------------------
+
+    ARRAYS = ("learner_seat", "weights", "episode_return", "episode_length", "accused_wrongly")
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything the games remember, as plain data: numbers, strings, lists, dicts, numpy arrays.
+
+        With ``load_state_dict`` a training run continues from a checkpoint exactly, with no
+        pickle (a checkpoint from elsewhere cannot run code). Opponents save their memory through
+        ``Agent.state_dict``; a snapshot of the learner saves its weights.
+        """
+        if self.state is None:
+            raise ValueError("call start before state_dict: no games are dealt yet")
+        return {
+            "games": self.B,
+            "seed": self.seed,
+            "rng": self.rng.bit_generator.state,
+            "next_deal": self.next_deal,
+            "pool": list(self.pool),
+            **{name: getattr(self, name).copy() for name in self.ARRAYS},
+            "state": {name: array.copy() for name, array in self.state.arrays().items()},
+            "finished": [dict(f) for f in self.finished],
+            "table": self.table.state_dict(),
+        }
+
+    def load_state_dict(
+        self, state: Mapping[str, Any], network: Callable[[Mapping[str, Any]], Any] | None = None
+    ) -> None:
+        """Continue from ``state_dict``'s output (these games must have its number of games and seed).
+
+        Args:
+            state: What ``state_dict`` returned.
+            network: Builds a frozen ``ActorCritic`` from a snapshot's weights (needed when a
+                snapshot of the learner is among the opponents).
+
+        Raises:
+            ValueError: ``state`` is of another number of games or another seed.
+        """
+        if (state["games"], state["seed"]) != (self.B, self.seed):
+            raise ValueError(
+                f"these are {self.B} games of seed {self.seed}; the state is of {state['games']} games "
+                f"of seed {state['seed']}"
+            )
+
+        def no_network(weights: Mapping[str, Any]) -> Any:
+            raise ValueError("the state has a snapshot of the learner among its opponents: pass network=")
+
+        self.rng.bit_generator.state = state["rng"]
+        self.next_deal = int(state["next_deal"])
+        self.pool = [int(k) for k in state["pool"]]
+        for name in self.ARRAYS:
+            setattr(self, name, np.array(state[name], dtype=getattr(self, name).dtype))
+        self.state = core.State(config=self.config, **{k: np.array(v) for k, v in state["state"].items()})
+        self.finished = [dict(f) for f in state["finished"]]
+        self.table.load_state_dict(state["table"], network or no_network)
 
     def pop_finished(self) -> dict[str, np.ndarray]:
         """The episodes finished since the last call: ``kind`` (labels), ``group``, ``outcome``, ``return``, ``length``, ``turns``."""
