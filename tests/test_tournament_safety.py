@@ -44,7 +44,7 @@ SMALL = (
 
 
 def settings(*overrides: str):
-    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+    with initialize_config_dir(config_dir=str(ROOT / "experiments" / "configs"), version_base=None):
         return load_config(compose("tournament", overrides=list(overrides)))
 
 
