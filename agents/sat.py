@@ -39,6 +39,8 @@ Strategy:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from agents.base import Agent
@@ -49,6 +51,29 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.game import CORNER_ROOMS
 
 __all__ = ["SatAgent"]
+
+
+@dataclass(frozen=True)
+class CardOdds:
+    """One seat's odds about every card, from which suggestions and looks are valued.
+
+    Attributes:
+        open: ``bool[C]`` an envelope candidate whose owner is unknown.
+        p_held: ``float[C]`` probability that a player this seat asks holds the card.
+        p_face_down: ``float[C]`` probability that it lies face down (duel; else 0).
+        held_elsewhere: ``bool[C]`` known to be held by another player (shown again: no news).
+        ruled: ``float[C]`` candidate solutions ruled out on seeing the card outside the envelope.
+        counts: ``int[3]`` envelope candidates per category.
+        total: Candidate solutions (suspect x weapon x room triples).
+    """
+
+    open: np.ndarray
+    p_held: np.ndarray
+    p_face_down: np.ndarray
+    held_elsewhere: np.ndarray
+    ruled: np.ndarray
+    counts: np.ndarray
+    total: float
 
 
 class SatAgent(Agent):
@@ -220,15 +245,8 @@ class SatAgent(Agent):
         pool = to_them if len(to_them) else to_anyone if len(to_anyone) else cards
         return lay.SHOW + int(pool[self.rng.integers(len(pool))])
 
-    def _odds(self, knowledge: Knowledge, seat: int) -> dict[str, np.ndarray | float]:
-        """What the values of suggesting and looking are computed from.
-
-        Per card (``float[C]`` / ``bool[C]``): ``open`` (an envelope candidate with an unknown
-        owner), ``p_held`` (held by a player this seat asks), ``p_face_down`` (lying face down,
-        duel), ``held_elsewhere`` (known held by another player), ``ruled`` (candidate solutions
-        ruled out on seeing it where it lies); and ``counts`` (candidates per category) and
-        ``total`` (candidate solutions).
-        """
+    def _odds(self, knowledge: Knowledge, seat: int) -> CardOdds:
+        """The seat's odds about every card (a heuristic model; see the module docstring)."""
         S, W, R = self.rules.S, self.rules.W, self.rules.R
         setup, status = self.setup, knowledge.status
         candidate = status[:, setup.envelope] != NOT_HELD
@@ -241,7 +259,10 @@ class SatAgent(Agent):
         open_card = candidate & ~known_owner  # may be in the envelope, owner unknown
         p_envelope = np.where(open_card, 1.0 / np.maximum(sizes, 1.0), 0.0)
         p_face_down = np.zeros(len(status))
-        unplaced = open_card  # cards an asked player may hold (outside the duel: as before)
+        # Cards an asked player may hold. Outside the duel only the open ones count (a card known
+        # out of the envelope but not located is not counted as a likely refutation: a
+        # simplification the classic figures in the README were measured with).
+        unplaced = open_card
         if setup.table is not None:
             # Each unlocated card lies face down as often as face-down places are left among the
             # places left (face down, or in the asked players' hands) that may hold it.
@@ -256,43 +277,43 @@ class SatAgent(Agent):
             # In the duel a card out of the envelope but not located is the opponent's unless face down.
             unplaced = ~known_owner
         p_held = np.where(unplaced, 1.0 - p_envelope - p_face_down, 0.0)
-        return {
-            "open": open_card,
-            "p_held": p_held,
-            "p_face_down": p_face_down,
-            "held_elsewhere": held_elsewhere,
-            "ruled": np.where(open_card, total / np.maximum(sizes, 1.0), 0.0),
-            "counts": counts,
-            "total": total,
-        }
+        return CardOdds(
+            open=open_card,
+            p_held=p_held,
+            p_face_down=p_face_down,
+            held_elsewhere=held_elsewhere,
+            ruled=np.where(open_card, total / np.maximum(sizes, 1.0), 0.0),
+            counts=counts,
+            total=total,
+        )
 
-    def _suggestion_values(self, odds: dict[str, np.ndarray | float]) -> np.ndarray:
+    def _suggestion_values(self, odds: CardOdds) -> np.ndarray:
         """Expected candidate solutions ruled out by suggesting (s, w, r): ``float[S, W, R]``."""
         S, W, R = self.rules.S, self.rules.W, self.rules.R
-        total, counts = odds["total"], odds["counts"]
+        total, counts = odds.total, odds.counts
         if total <= 1:
             return np.zeros((S, W, R))
 
         def grid(values: np.ndarray) -> np.ndarray:  # [3, S, W, R] over the named triple
             return np.stack(np.meshgrid(values[:S], values[S : S + W], values[S + W :], indexing="ij"))
 
-        held = grid(odds["p_held"]) + grid(odds["held_elsewhere"].astype(float))
+        held = grid(odds.p_held) + grid(odds.held_elsewhere.astype(float))
         nobody = np.prod(1.0 - held, axis=0)
         # Nobody refutes: every open named card is in the envelope, unless it may lie face down.
-        pinned = odds["open"] & (odds["p_face_down"] == 0.0)
+        pinned = odds.open & (odds.p_face_down == 0.0)
         kept = np.ones((S, W, R))
         for axis, is_pinned in enumerate(grid(pinned.astype(float))):
             kept = kept * np.where(is_pinned > 0, 1.0, counts[axis])
         weight = held.sum(axis=0)
-        shown = (held * grid(odds["ruled"])).sum(axis=0) / np.maximum(weight, 1e-12)
+        shown = (held * grid(odds.ruled)).sum(axis=0) / np.maximum(weight, 1e-12)
         return nobody * (total - kept) + (1.0 - nobody) * shown
 
-    def _look_value(self, odds: dict[str, np.ndarray | float]) -> float:
+    def _look_value(self, odds: CardOdds) -> float:
         """Expected candidate solutions ruled out by looking at a face-down card not yet seen."""
-        where = odds["p_face_down"]
-        if odds["total"] <= 1 or where.sum() == 0.0:
+        where = odds.p_face_down
+        if odds.total <= 1 or where.sum() == 0.0:
             return 0.0
-        return float((where * odds["ruled"]).sum() / where.sum())
+        return float((where * odds.ruled).sum() / where.sum())
 
     def _guess(self, knowledge: Knowledge) -> tuple[int, int, int]:
         candidates = knowledge.envelope_candidates()
