@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from agents.routes import Routes
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.game import CORNER_ROOMS
@@ -58,10 +59,7 @@ class NotepadAgent(Agent):
         self.layout = rules.layout
         self.category = np.array([config.cards.category(c) for c in range(C)])
         self.S, self.W, self.R = rules.S, rules.W, rules.R
-        self.room_distance = None
-        if config.board == "classic":
-            # moves from any location (rooms, then squares) into each room
-            self.room_distance = rules.location_room_distance
+        self.routes = Routes(config) if config.board == "classic" else None
 
     def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
         super().reset_games(games, seats)
@@ -107,6 +105,21 @@ class NotepadAgent(Agent):
             candidate[np.ix_(settled, in_cat)] = known[np.ix_(settled, in_cat)]
         return candidate
 
+    def _into_rooms(
+        self, state: core.State, games: np.ndarray, seat: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Moves from each location into each room in these games, ``float[m, R+N, R]``, and
+        whether a pawn standing still lengthens some route, ``bool[m]`` (``agents.routes``)."""
+        if not self.routes.walk_around:  # the pawn-free table, shared by every game
+            free = self.routes.free
+            return np.broadcast_to(free, (len(games), *free.shape)), np.zeros(len(games), dtype=bool)
+        tables = [
+            self.routes.around(self.routes.standing(state, int(g), int(p))) for g, p in zip(games, seat)
+        ]
+        return np.stack([t for t, _ in tables]), np.array(
+            [lengthened for _, lengthened in tables], dtype=bool
+        )
+
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         lay = self.layout
         candidate = self.candidates(games)
@@ -151,24 +164,41 @@ class NotepadAgent(Agent):
                     & (passage_to >= 0)
                     & useful_room[rows, np.where(passage_to >= 0, passage_to, R)]
                 )
+                # Or a passage anywhere when standing pawns close every way on foot to a useful room.
+                into_here = self._into_rooms(state, games, seat)[0][rows, location]  # [n, R]
+                into_here[rows, np.minimum(here, R - 1)] = np.inf  # a roll never re-enters it
+                shut_in = (here < R) & ~np.isfinite(np.where(useful_room[:, :R], into_here, np.inf)).any(
+                    axis=1
+                )
+                good_passage |= shut_in & (passage_to >= 0)
                 preference[turn & good_passage, lay.PASSAGE] += 3.0
                 preference[turn, lay.ROLL] += 2.0
             enter = slice(lay.ENTER, lay.ENTER + R)
             preference[:, enter] += np.where(useful_room[:, :R], 5.0, 0.0)
         # After a roll: the nearest useful room (not the one it leaves: a roll never re-enters it).
         move = phase == core.Phase.MOVE
-        if self.room_distance is not None and move.any():
-            distance = self.room_distance[location[move]]  # [m, R]
-            far = np.where(useful_room[move, :R], distance, np.inf)
-            far[here[move, None] == np.arange(R)] = np.inf
+        if self.routes is not None and move.any():
+            idx = np.flatnonzero(move)
+            into, lengthened = self._into_rooms(state, games[idx], seat[idx])  # [m, R+N, R], [m]
+            far = np.where(useful_room[idx, :R], into[np.arange(len(idx)), location[idx]], np.inf)
+            far[here[idx, None] == np.arange(R)] = np.inf
             nearest = np.argmin(far, axis=1)
             if lay.sizes["toward"]:
-                preference[np.flatnonzero(move), lay.TOWARD + nearest] += 3.0
+                target = lay.TOWARD + nearest
+                for k in np.flatnonzero(lengthened):
+                    # A standing pawn is in some way: the move that stops nearest a useful room.
+                    i = idx[k]
+                    towards = np.flatnonzero(mask[i, lay.TOWARD : lay.TOWARD + R])
+                    if len(towards):
+                        stops = [self.routes.toward_stop(state, int(games[i]), int(r)) for r in towards]
+                        cost = np.where(np.isfinite(far[k]), into[k][R + np.array(stops)], np.inf).min(axis=1)
+                        target[k] = lay.TOWARD + towards[np.argmin(cost)]
+                preference[idx, target] += 3.0
             else:
                 squares = slice(lay.SQUARE, lay.SQUARE + lay.sizes["square"])
-                to_room = self.room_distance[R:, :][:, nearest].T  # [m, N] moves from square into that room
-                preference[np.flatnonzero(move), squares] -= to_room / 100.0
-                preference[np.flatnonzero(move), squares] += 3.0
+                to_room = into[np.arange(len(idx)), R:, nearest]  # [m, N] moves from square into that room
+                preference[idx, squares] -= np.minimum(to_room, 1000.0) / 100.0  # closed ways: far
+                preference[idx, squares] += 3.0
         # Suggest candidate cards (a random suspect and weapon among them, not marked if it can).
         suggest = phase == core.Phase.SUGGEST
         if suggest.any():

@@ -46,6 +46,7 @@ import numpy as np
 from agents.base import Agent
 from agents.deduction import HELD, NOT_HELD, UNKNOWN, Knowledge, Notepad
 from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
+from agents.routes import Routes
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.game import CORNER_ROOMS
@@ -116,6 +117,7 @@ class SatAgent(Agent):
         if config.duel:
             self.face_down_room[list(CORNER_ROOMS)] = True
         self.looked = np.zeros((B, rules.R), dtype=bool)
+        self.routes = Routes(config) if config.board == "classic" else None
 
     def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
         super().reset_games(games, seats)
@@ -206,23 +208,32 @@ class SatAgent(Agent):
             for r in range(R):
                 options[lay.encode("enter", r)] = room_value[r]
         else:
-            distance = rules.location_room_distance[here]  # moves into each room
-            discount = (1.0 - self.move_discount) ** distance
+            # Moves from each location into each room, around the pawns that stand still.
+            into, lengthened = self.routes.around(self.routes.standing(state, game, int(self.seats[game])))
+            discount = (1.0 - self.move_discount) ** into[here]
             for r in np.flatnonzero(legal[lay.ENTER : lay.ENTER + R]):
                 options[lay.ENTER + int(r)] = room_value[r]
             if legal[lay.STAY]:
                 options[lay.STAY] = stay_value[here]
             if legal[lay.PASSAGE]:
-                options[lay.PASSAGE] = room_value[rules.passages[here]]
+                there = int(rules.passages[here])
+                # Past standing pawns the far corner may also be the way on: value the rooms from there.
+                options[lay.PASSAGE] = (
+                    self._square_value(room_value, into[there]) if lengthened else room_value[there]
+                )
             if legal[lay.ROLL]:
                 options[lay.ROLL] = float((roll_value * discount).max())
             if lay.sizes["toward"]:
                 for r in np.flatnonzero(legal[lay.TOWARD : lay.TOWARD + R]):
-                    options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
+                    if lengthened:  # a standing pawn is in some way: value where the move ends
+                        stop = self.routes.toward_stop(state, game, int(r))
+                        options[lay.TOWARD + int(r)] = self._square_value(room_value, into[R + stop]) * 0.999
+                    else:
+                        options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
             elif lay.sizes["square"]:
                 squares = np.flatnonzero(legal[lay.SQUARE : lay.SQUARE + rules.N])
                 if len(squares):
-                    to_rooms = rules.location_room_distance[R + squares]  # [k, R]
+                    to_rooms = into[R + squares]  # [k, R]
                     value = (room_value[None, :] * (1.0 - self.move_discount) ** to_rooms).max(axis=1) * 0.999
                     best = int(np.argmax(value))
                     options[lay.SQUARE + int(squares[best])] = float(value[best])
@@ -235,6 +246,10 @@ class SatAgent(Agent):
         best_value = max(options.values())
         best = [a for a, v in options.items() if v >= best_value - 1e-12]
         return int(best[self.rng.integers(len(best))])
+
+    def _square_value(self, room_value: np.ndarray, into: np.ndarray) -> float:
+        """The best room value from a location, discounted by the moves into each room."""
+        return float((room_value * (1.0 - self.move_discount) ** into).max())
 
     def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
         lay = self.rules.layout

@@ -16,10 +16,11 @@ from agents.base import Agent
 from agents.deduction import Accusation, Seen, deduce
 from agents.random_agent import RandomAgent
 from agents.registry import make_agent
+from agents.routes import Routes
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from experiments.stats import wilson_interval
-from tests.scripted import act, room, written_game
+from tests.scripted import act, room, square, written_game
 
 DUEL = core.GameConfig(num_players=2, duel=True)
 
@@ -143,6 +144,46 @@ def test_knowing_all_but_one_face_down_card_it_goes_to_look(name, turns):
     assert accusations(log) == [(0, ENVELOPE, True)]
     her_turns = sum(e[0] == ev.TURN and e[1] == 0 for e in log)
     assert her_turns <= len(shows) + turns  # the scripted ones, then her own
+
+
+def test_routes_walk_around_pawns_that_stand_still():
+    routes, R = Routes(DUEL), core.rules_for(DUEL).R
+    into, lengthened = routes.around(())
+    assert np.array_equal(into, core.rules_for(DUEL).location_room_distance) and not lengthened
+    # A pawn on the Conservatory's only door square closes the way in on foot.
+    door = square(5, 18) - R
+    into, lengthened = routes.around((door,))
+    assert lengthened
+    conservatory = room(DUEL, "Conservatory")
+    assert np.isinf(into[: R + door, conservatory]).sum() == R + door - 1  # all but from inside it
+    # A pawn in the lane above the Hall (one square wide) sends the walk to the Study round about.
+    hall_door, left = square(17, 11) - R, square(17, 10)
+    into, _ = routes.around((hall_door,))
+    study = room(DUEL, "Study")
+    assert routes.free[left, study] < into[left, study] < np.inf
+
+
+def test_standing_pawns_are_nobodys_and_those_out_of_the_game():
+    state = core.init(DUEL, [3])
+    routes, R = Routes(DUEL), core.rules_for(DUEL).R
+    nobodys = tuple(sorted(int(q) - R for q in state.location[0, 2:]))
+    assert routes.standing(state, 0, 0) == nobodys  # the players' own pawns move
+    state.eliminated[0, 1] = True
+    assert routes.standing(state, 0, 0) == tuple(sorted((*nobodys, int(state.location[0, 1]) - R)))
+    assert routes.standing(state, 0, 1) == nobodys  # never the mover's own
+    assert Routes(core.GameConfig(num_players=4)).standing(core.init(core.GameConfig(), [3]), 0, 0) == ()
+
+
+@pytest.mark.parametrize("name", ["sat", "notepad"])
+def test_an_opponent_out_of_the_game_in_the_only_door_does_not_shut_the_agent_in(name):
+    """Miss Scarlet is in the Conservatory, whose only door square Colonel Mustard (out of the game
+    after a wrong accusation) stands on for good: she leaves by the secret passage, and wins."""
+    state = written_duel(first=0, seed=4)
+    state.location[0, 0] = room(DUEL, "Conservatory")
+    state.location[0, 1] = square(5, 18)
+    state.eliminated[0, 1] = True
+    log = play_on(state, [make_agent(name, seed=0), RandomAgent(seed=1, accuse="never")])
+    assert accusations(log) == [(0, ENVELOPE, True)]
 
 
 def duel_results(first: str, second: str, deals: int, **second_options) -> tuple[int, int, int]:
