@@ -18,7 +18,9 @@ How it plays:
   allows, else heading toward the nearest), takes a secret passage into such
   a room, and stays in a candidate room to suggest again (staying does not
   look at a face-down card; a candidate room already marked, waiting for the
-  face-down cards, is not worth staying in);
+  face-down cards, is not worth staying in). In the duel it counts the moves
+  around pawns that never move on their own (``agents.routes``), heads where
+  the way is open, and takes a passage when they shut it in;
 - it suggests a random candidate suspect and weapon (cards not crossed off),
   preferring in the duel those not yet marked;
 - asked to refute, it shows a card it already showed to that player when it

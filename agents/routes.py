@@ -32,7 +32,7 @@ class Routes:
         config: The game's rules (``board="classic"``).
     """
 
-    CACHE_SIZE = 4096  # standing-pawn layouts remembered
+    CACHE_SIZE = 1024  # standing-pawn layouts remembered (7 kB each)
 
     def __init__(self, config: core.GameConfig) -> None:
         if config.board != "classic":
@@ -115,3 +115,8 @@ class Routes:
         from_room = np.stack([from_square[:, doors].min(axis=1) + 1.0 for doors in self.doors], axis=1)
         from_room[:, np.arange(R), np.arange(R)] = 0.0
         return np.concatenate([from_room, from_square], axis=1).astype(self.free.dtype)  # as the core's
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_cache"] = {}  # rebuilt on use
+        return state

@@ -32,6 +32,9 @@ Strategy:
 - **Move** toward the room with the best value (suggestion, plus the look in
   the duel), discounted by the moves needed to reach it (``move_discount``
   per move); it takes a secret passage or stays when that room is the best.
+  In the duel it counts the moves around pawns that never move on their own
+  (``agents.routes``); when one is in some way it values a move by where it
+  ends and a passage by the rooms beyond it.
 - **Refute** with the card that reveals least: one already shown to that
   player, else one it has shown to anybody (more players may know it), else
   at random.
