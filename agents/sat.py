@@ -27,8 +27,9 @@ Strategy:
   shown to it would be (the solutions it rules out, averaged over the cards
   that may lie face down), so a corner room whose card it has not seen is
   worth that on top of its suggestions. Only arriving looks (staying does
-  not), so a pawn brought into such a room leaves it, by the passage when the
-  other corner is also unseen.
+  not), so a pawn that stands in such a room without having looked (brought
+  there by a suggestion) leaves it, by the passage when the other corner is
+  also unseen.
 - **Move** toward the room with the best value (suggestion, plus the look in
   the duel), discounted by the moves needed to reach it (``move_discount``
   per move); it takes a secret passage or stays when that room is the best.
