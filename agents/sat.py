@@ -19,9 +19,23 @@ Strategy:
   probability ``1 - 1/k`` (``k`` = candidates left in its category); a shown
   card rules out the solutions containing it; no refutation pins those cards
   in the envelope. Its own cards add nothing and so isolate the unknown ones.
-- **Move** toward the room with the best suggestion value, discounted by the
-  moves needed to reach it (``move_discount`` per move); it takes a secret
-  passage or stays when that room is the best.
+  In the duel a card may also lie face down: it is there with probability
+  (face-down cards not yet located) / (those + the opponent's cards not yet
+  located), and an unrefuted card that may lie face down rules nothing out
+  until the face-down cards are seen.
+- **Look** (duel): a face-down card it has not seen is worth what a card
+  shown to it would be (the solutions it rules out, averaged over the cards
+  that may lie face down), so a corner room whose card it has not seen is
+  worth that on top of its suggestions. Only arriving looks (staying does
+  not), so a pawn that stands in such a room without having looked (brought
+  there by a suggestion) leaves it, by the passage when the other corner is
+  also unseen.
+- **Move** toward the room with the best value (suggestion, plus the look in
+  the duel), discounted by the moves needed to reach it (``move_discount``
+  per move); it takes a secret passage or stays when that room is the best.
+  In the duel it counts the moves around pawns that never move on their own
+  (``agents.routes``); when one is in some way it values a move by where it
+  ends and a passage by the rooms beyond it.
 - **Refute** with the card that reveals least: one already shown to that
   player, else one it has shown to anybody (more players may know it), else
   at random.
@@ -30,18 +44,54 @@ Strategy:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
-from agents.deduction import HELD, NOT_HELD, Accusation, Knowledge, Notepad, OwnHand, Record, Seen, Suggestion
+from agents.deduction import (
+    HELD,
+    NOT_HELD,
+    UNKNOWN,
+    Accusation,
+    Knowledge,
+    Notepad,
+    OwnHand,
+    Record,
+    Seen,
+    Suggestion,
+)
 from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
+from agents.routes import Routes
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.core.game import CORNER_ROOMS
 
 __all__ = ["SatAgent"]
+
+
+@dataclass(frozen=True)
+class CardOdds:
+    """One seat's odds about every card, from which suggestions and looks are valued.
+
+    Attributes:
+        open: ``bool[C]`` an envelope candidate whose owner is unknown.
+        p_held: ``float[C]`` probability that a player this seat asks holds the card.
+        p_face_down: ``float[C]`` probability that it lies face down (duel; else 0).
+        held_elsewhere: ``bool[C]`` known to be held by another player (shown again: no news).
+        ruled: ``float[C]`` candidate solutions ruled out on seeing the card outside the envelope.
+        counts: ``int[3]`` envelope candidates per category.
+        total: Candidate solutions (suspect x weapon x room triples).
+    """
+
+    open: np.ndarray
+    p_held: np.ndarray
+    p_face_down: np.ndarray
+    held_elsewhere: np.ndarray
+    ruled: np.ndarray
+    counts: np.ndarray
+    total: float
 
 
 class SatAgent(Agent):
@@ -79,6 +129,12 @@ class SatAgent(Agent):
         rules = core.rules_for(config)
         self.rules = rules
         self._knowledge: list[Knowledge | None] = [None] * B
+        # Rooms with a face-down card (duel) and those whose card this seat has looked at.
+        self.face_down_room = np.zeros(rules.R, dtype=bool)
+        if config.duel:
+            self.face_down_room[list(CORNER_ROOMS)] = True
+        self.looked = np.zeros((B, rules.R), dtype=bool)
+        self.routes = Routes(config) if config.board == "classic" else None
 
     def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
         super().reset_games(games, seats)
@@ -88,6 +144,7 @@ class SatAgent(Agent):
             self.makers[game] = RecordMaker(self.setup, int(self.seats[game]))
             self._knowledge[game] = None
         self.shown_to[games] = False
+        self.looked[games] = False
 
     def close(self) -> None:
         """Free the solvers."""
@@ -112,6 +169,7 @@ class SatAgent(Agent):
                 for m in self.makers
             ],
             "shown_to": self.shown_to.copy(),
+            "looked": self.looked.copy(),
         }
 
     def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
@@ -134,6 +192,7 @@ class SatAgent(Agent):
                 }
             )
         self.shown_to[...] = state["shown_to"]
+        self.looked[...] = state["looked"]
 
     def knowledge(self, game: int) -> Knowledge:
         """Everything entailed for this agent's seat in a game (cached until a new record)."""
@@ -151,6 +210,8 @@ class SatAgent(Agent):
         # Remember what it showed to whom, to show it again rather than something new.
         game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, 1] == self.seats[:, None]))
         self.shown_to[game, events[game, row, 2], events[game, row, 6]] = True
+        game, row = np.nonzero((kind == ev.PEEK) & (events[:, :, 1] == self.seats[:, None]))
+        self.looked[game, events[game, row, 2]] = True
 
     # -- decisions ---------------------------------------------------------------
 
@@ -176,7 +237,7 @@ class SatAgent(Agent):
                 return action
         if phase == core.Phase.SUGGEST:
             room = int(state.location[game, self.seats[game]])
-            value = self._suggestion_values(knowledge, int(self.seats[game]))[:, :, room]
+            value = self._suggestion_values(self._odds(knowledge, int(self.seats[game])))[:, :, room]
             best = self._argmax(value.reshape(-1))
             return lay.SUGGEST + best
         if phase == core.Phase.ACCUSE:
@@ -188,33 +249,50 @@ class SatAgent(Agent):
     ) -> int:
         lay, rules = self.rules.layout, self.rules
         R = rules.R
-        if solved:  # only here because accusing needs a room: any room will do
-            room_value = np.ones(R)
-        else:
-            room_value = self._suggestion_values(knowledge, int(self.seats[game])).max(axis=(0, 1))
         here = int(state.location[game, self.seats[game]])
+        if solved:  # only here because accusing needs a room: any room will do
+            room_value = stay_value = np.ones(R)
+        else:
+            odds = self._odds(knowledge, int(self.seats[game]))
+            stay_value = self._suggestion_values(odds).max(axis=(0, 1))
+            # Arriving in a room with a face-down card not yet seen looks at it; staying does not.
+            unseen = self.face_down_room & ~self.looked[game]
+            room_value = stay_value + unseen * self._look_value(odds)
+        # A roll never re-enters the room it leaves: coming back is worth staying at best.
+        roll_value = room_value.copy()
+        if here < R:
+            roll_value[here] = stay_value[here]
         options: dict[int, float] = {}
         if self.config.board == "none":
             for r in range(R):
                 options[lay.encode("enter", r)] = room_value[r]
         else:
-            distance = rules.location_room_distance[here]  # moves into each room
-            discount = (1.0 - self.move_discount) ** distance
+            # Moves from each location into each room, around the pawns that stand still.
+            into, lengthened = self.routes.around(self.routes.standing(state, game, int(self.seats[game])))
+            discount = (1.0 - self.move_discount) ** into[here]
             for r in np.flatnonzero(legal[lay.ENTER : lay.ENTER + R]):
                 options[lay.ENTER + int(r)] = room_value[r]
             if legal[lay.STAY]:
-                options[lay.STAY] = room_value[here]
+                options[lay.STAY] = stay_value[here]
             if legal[lay.PASSAGE]:
-                options[lay.PASSAGE] = room_value[rules.passages[here]]
+                there = int(rules.passages[here])
+                # Past standing pawns the far corner may also be the way on: value the rooms from there.
+                options[lay.PASSAGE] = (
+                    self._square_value(room_value, into[there]) if lengthened else room_value[there]
+                )
             if legal[lay.ROLL]:
-                options[lay.ROLL] = float((room_value * discount).max())
+                options[lay.ROLL] = float((roll_value * discount).max())
             if lay.sizes["toward"]:
                 for r in np.flatnonzero(legal[lay.TOWARD : lay.TOWARD + R]):
-                    options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
+                    if lengthened:  # a standing pawn is in some way: value where the move ends
+                        stop = self.routes.toward_stop(state, game, int(r))
+                        options[lay.TOWARD + int(r)] = self._square_value(room_value, into[R + stop]) * 0.999
+                    else:
+                        options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
             elif lay.sizes["square"]:
                 squares = np.flatnonzero(legal[lay.SQUARE : lay.SQUARE + rules.N])
                 if len(squares):
-                    to_rooms = rules.location_room_distance[R + squares]  # [k, R]
+                    to_rooms = into[R + squares]  # [k, R]
                     value = (room_value[None, :] * (1.0 - self.move_discount) ** to_rooms).max(axis=1) * 0.999
                     best = int(np.argmax(value))
                     options[lay.SQUARE + int(squares[best])] = float(value[best])
@@ -228,6 +306,10 @@ class SatAgent(Agent):
         best = [a for a, v in options.items() if v >= best_value - 1e-12]
         return int(best[self.rng.integers(len(best))])
 
+    def _square_value(self, room_value: np.ndarray, into: np.ndarray) -> float:
+        """The best room value from a location, discounted by the moves into each room."""
+        return float((room_value * (1.0 - self.move_discount) ** into).max())
+
     def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
         lay = self.rules.layout
         cards = np.flatnonzero(legal[lay.SHOW : lay.SHOW + self.setup.deck.num_cards])
@@ -237,35 +319,75 @@ class SatAgent(Agent):
         pool = to_them if len(to_them) else to_anyone if len(to_anyone) else cards
         return lay.SHOW + int(pool[self.rng.integers(len(pool))])
 
-    def _suggestion_values(self, knowledge: Knowledge, seat: int) -> np.ndarray:
+    def _odds(self, knowledge: Knowledge, seat: int) -> CardOdds:
+        """The seat's odds about every card (a heuristic model; see the module docstring)."""
+        S, W, R = self.rules.S, self.rules.W, self.rules.R
+        setup, status = self.setup, knowledge.status
+        candidate = status[:, setup.envelope] != NOT_HELD
+        known_owner = (status == HELD).any(axis=1)
+        others = [p for p in range(setup.num_players) if p != seat]
+        held_elsewhere = (status[:, others] == HELD).any(axis=1)  # shown again: no news
+        counts = np.array([int(candidate[lo : lo + n].sum()) for lo, n in ((0, S), (S, W), (S + W, R))])
+        total = float(np.prod(counts))
+        sizes = np.repeat(counts.astype(float), [S, W, R])
+        open_card = candidate & ~known_owner  # may be in the envelope, owner unknown
+        p_envelope = np.where(open_card, 1.0 / np.maximum(sizes, 1.0), 0.0)
+        p_face_down = np.zeros(len(status))
+        # Cards an asked player may hold. Outside the duel only the open ones count (a card known
+        # out of the envelope but not located is not counted as a likely refutation: a
+        # simplification the classic figures in the README were measured with).
+        unplaced = open_card
+        if setup.table is not None:
+            # Each unlocated card lies face down as often as face-down places are left among the
+            # places left (face down, or in the asked players' hands) that may hold it.
+            may_lie = status[:, setup.table] == UNKNOWN
+            table_left = setup.num_face_down - int((status[:, setup.table] == HELD).sum())
+            hands_left = np.array(
+                [setup.hand_sizes[p] - int((status[:, p] == HELD).sum()) for p in others], dtype=float
+            )
+            may_hold = status[:, others] == UNKNOWN
+            slots = table_left + may_hold @ hands_left
+            p_face_down = np.where(may_lie, (1.0 - p_envelope) * table_left / np.maximum(slots, 1.0), 0.0)
+            # In the duel a card out of the envelope but not located is the opponent's unless face down.
+            unplaced = ~known_owner
+        p_held = np.where(unplaced, 1.0 - p_envelope - p_face_down, 0.0)
+        return CardOdds(
+            open=open_card,
+            p_held=p_held,
+            p_face_down=p_face_down,
+            held_elsewhere=held_elsewhere,
+            ruled=np.where(open_card, total / np.maximum(sizes, 1.0), 0.0),
+            counts=counts,
+            total=total,
+        )
+
+    def _suggestion_values(self, odds: CardOdds) -> np.ndarray:
         """Expected candidate solutions ruled out by suggesting (s, w, r): ``float[S, W, R]``."""
         S, W, R = self.rules.S, self.rules.W, self.rules.R
-        status = knowledge.status
-        candidate = status[:, self.setup.envelope] != NOT_HELD
-        known_owner = (status == HELD).any(axis=1)
-        others = [p for p in range(self.setup.num_players) if p != seat]
-        held_elsewhere = (status[:, others] == HELD).any(axis=1)  # shown again: no news
-        counts = [int(candidate[lo : lo + n].sum()) for lo, n in ((0, S), (S, W), (S + W, R))]
-        total = float(np.prod(counts))
+        total, counts = odds.total, odds.counts
         if total <= 1:
             return np.zeros((S, W, R))
-        sizes = np.repeat(np.array(counts, dtype=float), [S, W, R])
-        open_card = candidate & ~known_owner  # may be in the envelope, owner unknown
-        p_held = np.where(open_card, 1.0 - 1.0 / sizes, 0.0)
-        ruled_if_shown = np.where(open_card, total / sizes, 0.0)
 
         def grid(values: np.ndarray) -> np.ndarray:  # [3, S, W, R] over the named triple
             return np.stack(np.meshgrid(values[:S], values[S : S + W], values[S + W :], indexing="ij"))
 
-        held = grid(p_held) + grid(held_elsewhere.astype(float))
+        held = grid(odds.p_held) + grid(odds.held_elsewhere.astype(float))
         nobody = np.prod(1.0 - held, axis=0)
-        # Nobody refutes: every open named card is in the envelope.
+        # Nobody refutes: every open named card is in the envelope, unless it may lie face down.
+        pinned = odds.open & (odds.p_face_down == 0.0)
         kept = np.ones((S, W, R))
-        for axis, opened in enumerate(grid(open_card.astype(float))):
-            kept = kept * np.where(opened > 0, 1.0, counts[axis])
+        for axis, is_pinned in enumerate(grid(pinned.astype(float))):
+            kept = kept * np.where(is_pinned > 0, 1.0, counts[axis])
         weight = held.sum(axis=0)
-        shown = (held * grid(ruled_if_shown)).sum(axis=0) / np.maximum(weight, 1e-12)
+        shown = (held * grid(odds.ruled)).sum(axis=0) / np.maximum(weight, 1e-12)
         return nobody * (total - kept) + (1.0 - nobody) * shown
+
+    def _look_value(self, odds: CardOdds) -> float:
+        """Expected candidate solutions ruled out by looking at a face-down card not yet seen."""
+        where = odds.p_face_down
+        if odds.total <= 1 or where.sum() == 0.0:
+            return 0.0
+        return float((where * odds.ruled).sum() / where.sum())
 
     def _guess(self, knowledge: Knowledge) -> tuple[int, int, int]:
         candidates = knowledge.envelope_candidates()
