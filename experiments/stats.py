@@ -504,6 +504,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
             f"- {meta.get('deals_per_lineup', '?')} deals per line-up, each under every seat rotation; run seed {meta.get('seed', '?')}",
             "",
         ]
+    if meta.get("note"):
+        lines += [f"**Note:** {meta['note']}.", ""]
     for players in summary["by_players"]:
         lines += [f"## {players} players", "", _heading(summary, players) + ".", ""]
         lines += ["### Leaderboard", "", _markdown_table(leaderboard_rows(summary, players)), ""]

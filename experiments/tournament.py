@@ -59,16 +59,20 @@ Backends.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
 import multiprocessing
 import os
 import platform
+import shlex
+import signal
 import socket
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -303,8 +307,12 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
             yield play_chunk(job, chunk)
         return
     context = multiprocessing.get_context("spawn")  # clean workers, as on Ray
-    with context.Pool(min(workers, len(chunks))) as pool:
+    # Ctrl-C reaches every process of the terminal: the workers ignore it and this process stops them.
+    with context.Pool(min(workers, len(chunks)), initializer=signal.signal, initargs=_IGNORE_SIGINT) as pool:
         yield from pool.imap_unordered(_play_job_chunk, [(job, chunk) for chunk in chunks])
+
+
+_IGNORE_SIGINT = (signal.SIGINT, signal.SIG_IGN)
 
 
 def _play_job_chunk(task: tuple[Job, Chunk]) -> list[dict]:
@@ -394,6 +402,14 @@ def run_tournament(
     todo = [c for c in chunks if not all(k in done for k in c.game_keys())]
     missing = sum(sum(k not in done for k in c.game_keys()) for c in todo)
     planned = {k for c in chunks for k in c.game_keys()}
+    beyond = [r for r in existing if record_key(r) not in planned]
+    if existing:
+        print(
+            f"resuming: {len(existing) - len(beyond)} of the {len(planned)} games found in {games_path}; "
+            f"{missing} to play"
+        )
+    if beyond:
+        print(f"note: {subset_note(len(beyond), len(existing), settings, existing)}")
 
     yaml = (
         resolved_config if resolved_config is not None else OmegaConf.to_yaml(OmegaConf.structured(settings))
@@ -465,8 +481,19 @@ def run_tournament(
         "games_played_now": played,
         "elapsed_s": elapsed,
     }
+    if beyond:
+        meta["note"] = subset_note(len(beyond), len(existing), settings, existing)
     summary = stats.write_report(games, out, meta=meta, plots=settings.plots)
     return summary
+
+
+def subset_note(beyond: int, found: int, settings: TournamentConfig, games: list[dict]) -> str:
+    """What a report leaves out when ``games.jsonl`` holds more deals than ``games_per_lineup`` plans."""
+    deals = max(r["deal"] for r in games) + 1
+    return (
+        f"{beyond} of the {found} games in games.jsonl are beyond games_per_lineup={settings.games_per_lineup} "
+        f"and left out of this report; games_per_lineup={deals * settings.game.num_players} reports them all"
+    )
 
 
 def _read_json(path: Path) -> dict | None:
@@ -500,12 +527,23 @@ def main_with(cfg: DictConfig | TournamentConfig, output_dir: Path | str | None 
 def main(cfg: DictConfig) -> None:
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own
     # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).
-    output_dir = HydraConfig.get().runtime.output_dir
+    hydra_config = HydraConfig.get()
+    output_dir = Path(hydra_config.runtime.output_dir)
+    warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"
     try:
         main_with(cfg, output_dir)
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)
+        with contextlib.suppress(OSError):  # hydra made the folder for this run; remove it if still empty
+            output_dir.rmdir()
         sys.exit(2)
+    except KeyboardInterrupt:
+        found = len(read_games(output_dir / GAMES_FILE))
+        overrides = [o for o in hydra_config.overrides.task if not o.startswith("output_dir=")]
+        words = ["python", "-m", "experiments.tournament", *overrides, f"output_dir={output_dir}"]
+        command = " ".join(shlex.quote(word) for word in words)
+        print(f"\ninterrupted: {found} games kept in {output_dir / GAMES_FILE}; to resume: {command}")
+        sys.exit(130)
 
 
 if __name__ == "__main__":
