@@ -114,7 +114,7 @@ def figure(
     last = max(int(steps.max()) for steps, _ in curves.values() if len(steps))
     scale, unit = (1e6, "millions") if last >= 2e6 else (1e3, "thousands")
 
-    fig, (wins, returns) = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, (wins, returns) = plt.subplots(1, 2, figsize=(12, 5.2), sharex=True)
     for index, name in enumerate(sorted(opponents)):
         colour = f"C{index}"
         label = LABELS.get(name, f"vs {name}")
@@ -128,8 +128,9 @@ def figure(
             result = final[name]
             low, high = wilson_interval(result["wins"], result["games"])
             rate = result["wins"] / result["games"]
-            wins.errorbar([last / scale], [rate], yerr=[[rate - low], [high - rate]], marker="D", markersize=7,
-                          capsize=4, color=colour, markeredgecolor="black",
+            # Drawn just beside the last evaluation (same step), not over it.
+            wins.errorbar([1.015 * last / scale], [rate], yerr=[[rate - low], [high - rate]], marker="D",
+                          markersize=7, capsize=4, color=colour, markeredgecolor="black",
                           label=f"{label}, final: {100 * rate:.1f}% of {result['games']}")  # fmt: skip
     winnable = [LABELS.get(name, name).removeprefix("vs ") for name, o in opponents.items() if can_win(o)]
     if winnable:
@@ -141,7 +142,8 @@ def figure(
         ylabel="win rate",
         ylim=(0, 1.02),
     )
-    wins.legend(loc="lower right", fontsize=8)
+    wins.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, fontsize=8)
+    wins.set_xlim(0, 1.04 * last / scale)
     if "charts/episodic_return" in curves:
         steps, values = curves["charts/episodic_return"]
         returns.plot(steps / scale, values, linewidth=0.8)

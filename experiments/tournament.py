@@ -1,15 +1,19 @@
 """Tournaments between agents, with duplicate deals, every seat rotation and honest statistics.
 
-    python -m experiments.tournament                                   # random, notepad, sat; 4 players
+    python -m experiments.tournament                   # random, notepad, sat and the shipped PPO; 4 players
     python -m experiments.tournament game=classic6 lineup=baselines games_per_lineup=600 workers=2
     python -m experiments.tournament lineup=vs_field output_dir=results/vs_field
-    python -m experiments.tournament lineup=with_ppo lineup.agents.3.options.checkpoint=runs/ppo/agent.pt
-    python -m experiments.tournament --multirun game.num_players=3,4,5,6 output_dir=results/sweep
+    python -m experiments.tournament lineup=with_ppo lineup.agents.3.options.checkpoint=runs/<run>/model.pt
+    python -m experiments.tournament --multirun game.num_players=3,4,5,6 lineup=baselines output_dir=results/sweep
     python -m experiments.stats results/sweep/*/ --output results/sweep/pooled   # one report of the sweep
 
 Configuration: ``configs/tournament.yaml`` (``experiments/config.py`` has every
 field). Any value can be overridden on the command line; an unknown key or a bad
-value stops the run with a message before any game is played.
+value stops the run with a message before any game is played, and so does an
+agent that cannot play the rules: each entrant is built once and asked
+(``Agent.check_config``); a PPO model trained for other observation or action
+sizes (another player count, a 7-weapon edition) is refused, one trained on
+other rules of the same sizes (edition, board, ``max_turns``) plays with a warning.
 
 What is played. The entrants (``lineup.agents``: any registry name or
 ``package.module:Class``, with constructor options) form line-ups of
@@ -32,7 +36,10 @@ at most the chunks in flight. Run again with the same ``output_dir`` (and
 ``resume=true``, the default) and only the missing games are played: the default
 ``output_dir`` is a new time-stamped folder, so name the killed run's folder,
 e.g. ``python -m experiments.tournament output_dir=results/tournament/2026-01-01_12-00-00``
-(with the same overrides as before; games of another config are refused).
+(with the same overrides as before; games of another config are refused). Ctrl-C
+stops a run with one line giving that command; a resumed run says how many games
+it found, and a run asked for fewer games than its folder holds says that its
+report leaves the others out.
 Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
 (config hash, the code's git revision and dirty flag, each session), and the
 statistics of ``experiments.stats``: ``stats.json``, ``leaderboard.csv``,
