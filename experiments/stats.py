@@ -680,7 +680,7 @@ def _plot(summary: dict, out: Path) -> dict[str, Path]:
             mean, low, high = mean_interval(turns)
             ax.axvline(mean, color="black", linewidth=1)
             if not math.isnan(low):
-                ax.axvspan(max(low, 0.0), high, color="black", alpha=0.2, linewidth=0)
+                ax.axvspan(max(low, 0.0), high, color="black", alpha=0.15, linewidth=0, zorder=0)  # behind
             ax.set_title(
                 f"{label}, {players} players: {len(turns)} wins, mean "
                 f"{_interval(mean, max(low, 0.0), high, percent=False)}, median {np.median(turns):.0f} turns",
