@@ -28,6 +28,7 @@ class BatchResult:
         accusations: ``int64[B, n_agents]`` accusations made by each agent.
         wrong_accusations: ``int64[B, n_agents]`` wrong ones among them.
         decisions: ``int64[B]`` decisions taken in each game.
+        stopped: ``bool[B]`` left unfinished by ``play_batch``'s ``stop`` (no winner, not truncated).
     """
 
     seeds: np.ndarray
@@ -39,6 +40,7 @@ class BatchResult:
     accusations: np.ndarray
     wrong_accusations: np.ndarray
     decisions: np.ndarray
+    stopped: np.ndarray
 
 
 def play_batch(
@@ -47,6 +49,7 @@ def play_batch(
     seeds: Sequence[int] | np.ndarray,
     rotation: Sequence[int] | np.ndarray | int = 0,
     on_step: Callable[[core.State], None] | None = None,
+    stop: Callable[[core.State, np.ndarray], np.ndarray] | None = None,
 ) -> BatchResult:
     """Play one game per seed; agent ``k`` sits at seat ``(k + rotation[b]) % P`` in game ``b``.
 
@@ -56,6 +59,9 @@ def play_batch(
         seeds: Deal seed of each game.
         rotation: Seat rotation of each game (or one for all).
         on_step: Called with the state after the deal and after every step.
+        stop: ``stop(state, seats) -> bool[B]``, asked after every step (``seats[b, k]``: agent
+            ``k``'s seat): games where it is True are left as they are, unfinished, e.g. an
+            evaluation's games once the evaluated agent is out.
     """
     P = config.num_players
     if len(agents) != P:
@@ -82,9 +88,10 @@ def play_batch(
             on_step(state)
 
     tell_everyone()
-    while not state.done.all():
+    stopped = np.zeros(B, dtype=bool)
+    while not (state.done | stopped).all():
         mask = core.legal_action_mask(state)
-        live = ~state.done
+        live = ~state.done & ~stopped
         actions = np.zeros(B, dtype=np.int64)
         acting_agent = agent_at[rows, np.maximum(state.current_player, 0)]
         for k, agent in enumerate(agents):
@@ -92,13 +99,15 @@ def play_batch(
             if len(games):
                 actions[games] = agent.act(state, games, mask[games])
         decisions += live
-        core.step(state, actions)
+        core.step(state, actions, games=None if stop is None else live)
         accuse = state.events[:, :, 0] == ev.ACCUSE
         game, row = np.nonzero(accuse)
         accuser = agent_at[game, state.events[game, row, 1]]
         np.add.at(accusations, (game, accuser), 1)
         np.add.at(wrong, (game, accuser), state.events[game, row, 5] == 0)
         tell_everyone()
+        if stop is not None:
+            stopped |= ~state.done & np.asarray(stop(state, seats), dtype=bool)
 
     winner = np.where(state.winner >= 0, agent_at[rows, np.maximum(state.winner, 0)], -1)
     return BatchResult(
@@ -111,4 +120,5 @@ def play_batch(
         accusations=accusations,
         wrong_accusations=wrong,
         decisions=decisions,
+        stopped=stopped,
     )

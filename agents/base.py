@@ -52,6 +52,16 @@ class Agent(ABC):
         self.seats = np.zeros(0, dtype=np.int64)
         self.rng = np.random.default_rng(seed)
 
+    def check_config(self, config: GameConfig) -> None:  # noqa: B027 - optional hook
+        """Say, before any game, whether this agent can play games of ``config``.
+
+        Runners (the tournament) call it once per entrant before the first game.
+        Raise ``ValueError`` when the agent cannot play these rules (e.g. a model
+        trained for other observation or action sizes); ``warnings.warn`` when it
+        can but was not made for them (e.g. a model trained on another edition).
+        The base class plays every config; agents with limits override it.
+        """
+
     def reset(self, config: GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         """Start a batch of games: ``seats[b]`` is this agent's player in game ``b``.
 

@@ -214,6 +214,10 @@ class TournamentConfig:
                     raise ConfigError(
                         f"{where}: cannot build agent {spec.name!r} with options {spec.options}: {error}"
                     ) from error
+                try:
+                    agent.check_config(self.game.to_game_config())  # refuses (or warns) before any game
+                except ValueError as error:
+                    raise ConfigError(f"{where} cannot play these rules: {error}") from error
                 close = getattr(agent, "close", None)
                 if callable(close):
                     close()

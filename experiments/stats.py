@@ -22,8 +22,12 @@ What is reported, per player count (the fair share of a seat is ``1/N``):
   updates are averaged. Games are rated in a fixed order (deal, rotation,
   line-up) so that ratings do not depend on which process finished first.
   ``mu``, ``sigma`` (its uncertainty) and ``ordinal = mu - 3 sigma``.
-- **Head to head**: for each pair of agents, in the games where both sat, how
-  often A won (and so finished ahead of B), with a Wilson interval.
+- **Head to head**: for each pair of agents, in the games where both sat and
+  one of them won, how often A's seat finished ahead of B's, seat for seat:
+  each seat of A against each seat of B is one comparison, which the winner's
+  seat wins (so an agent seated three times is not credited three chances).
+  50% is even. The 95% Wilson interval takes the games one of them won as the
+  trials (comparisons within one game are not independent).
 
 The intervals treat games as independent draws. Duplicate deals and seat
 rotations balance luck between agents but make games of one deal correlated,
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import itertools
 import json
 import math
@@ -274,11 +279,18 @@ def summarise(records: Sequence[dict]) -> dict:
                     continue
                 a_wins = sum(r["winner"] == a for r in together)
                 b_wins = sum(r["winner"] == b for r in together)
-                low, high = wilson_interval(a_wins, len(together))
+                # Seat-for-seat comparisons: the winning seat of A is ahead of every seat of B.
+                ahead = sum(r["seats"].count(b) for r in together if r["winner"] == a)
+                behind = sum(r["seats"].count(a) for r in together if r["winner"] == b)
+                decisive = a_wins + b_wins
+                share = ahead / (ahead + behind) if decisive else math.nan
+                low, high = (
+                    wilson_interval(round(share * decisive), decisive) if decisive else (math.nan,) * 2
+                )
                 head_to_head.append(
                     {"players": players, "agent": a, "opponent": b, "games": len(together),
-                     "agent_wins": a_wins, "opponent_wins": b_wins, "ahead_share": a_wins / len(together),
-                     "ahead_low": low, "ahead_high": high}
+                     "agent_wins": a_wins, "opponent_wins": b_wins, "decisive_games": decisive,
+                     "ahead_share": share, "ahead_low": low, "ahead_high": high}
                 )  # fmt: skip
         for lineup in sorted(
             {r["lineup"] for r in games}, key=lambda x: [labels.index(a) for a in x.split("+")]
@@ -451,10 +463,14 @@ def _head_to_head_rows(summary: dict, players: int) -> list[dict[str, str]]:
     cells = {(h["agent"], h["opponent"]): h for h in summary["head_to_head"] if h["players"] == players}
     rows = []
     for a in labels:
-        row = {"A won, B at the table (A ↓, B →)": a}
+        row = {"A ahead of B, seat for seat [95% CI] (A ↓, B →)": a}
         for b in labels:
             h = cells.get((a, b))
-            row[b] = f"{_percent(h['ahead_share'])} of {h['games']}" if h else "-"
+            row[b] = (
+                f"{_interval(h['ahead_share'], h['ahead_low'], h['ahead_high'])} of {h['decisive_games']}"
+                if h
+                else "-"
+            )
         rows.append(row)
     return rows
 
@@ -538,6 +554,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
             f"- {meta.get('deals_per_lineup', '?')} deals per line-up, each under every seat rotation; run seed {meta.get('seed', '?')}",
             "",
         ]
+    if meta.get("note"):
+        lines += [f"**Note:** {meta['note']}.", ""]
     for players in summary["by_players"]:
         lines += [f"## {players} players", "", _heading(summary, players) + ".", ""]
         lines += ["### Leaderboard", "", _markdown_table(leaderboard_rows(summary, players)), ""]
@@ -553,11 +571,27 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         "Intervals are 95%: Wilson score intervals for shares, Student t for mean turns to win (games the "
         "agent won). A wrong accusation eliminates the accuser; its rate is per seat played. Ratings: "
         "OpenSkill Plackett-Luce, winner first and all others tied, games rated in a fixed order; "
-        "ordinal = mu - 3 sigma. Head to head: share of the games with both A and B at the table that A won. "
+        "ordinal = mu - 3 sigma. Head to head: in the games with A and B at the table that one of them won, "
+        "the share of seat-for-seat comparisons (each seat of A against each seat of B) that A's seat won; "
+        "50% is even, the interval counts the games one of them won. "
         "Every line-up plays the same deals under every seat rotation; intervals treat games as independent.",
         "",
     ]
     return "\n".join(lines)
+
+
+# One colour per agent name in every plot of every run: the project's agents have their own,
+# any other label a colour drawn from the rest of the palette by a hash of the name.
+AGENT_COLOURS = {"random": "#7f7f7f", "notepad": "#ff7f0e", "sat": "#1f77b4", "ppo": "#2ca02c"}
+OTHER_COLOURS = ("#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939")
+
+
+def agent_colour(label: str) -> str:
+    """The plot colour of an agent label: the same in every run."""
+    if label in AGENT_COLOURS:
+        return AGENT_COLOURS[label]
+    digest = hashlib.blake2b(label.encode(), digest_size=4).digest()
+    return OTHER_COLOURS[int.from_bytes(digest, "little") % len(OTHER_COLOURS)]
 
 
 def _plot(summary: dict, out: Path) -> dict[str, Path]:
@@ -567,9 +601,9 @@ def _plot(summary: dict, out: Path) -> dict[str, Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.ticker import PercentFormatter
 
-    palette = plt.get_cmap("tab10").colors
-    colour = {label: palette[i % len(palette)] for i, label in enumerate(sorted(summary["ratings"]))}
+    colour = {label: agent_colour(label) for label in summary["ratings"]}
     counts = list(summary["by_players"])
     figures = {}
 
@@ -621,7 +655,7 @@ def _plot(summary: dict, out: Path) -> dict[str, Path]:
 
     # Line-ups: each agent's win share per seat in each line-up.
     rows = summary["lineups"]
-    fig, ax = plt.subplots(figsize=(10, 1.2 + 0.32 * len(rows) + 0.25 * len(summary["by_players"])))
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.32 * len(rows) + 0.25 * len(summary["by_players"])))
     y, ticks, names = 0.0, [], []
     for players in counts:
         for lineup in dict.fromkeys(x["lineup"] for x in rows if x["players"] == players):
@@ -633,8 +667,9 @@ def _plot(summary: dict, out: Path) -> dict[str, Path]:
                     y, x["win_share"], xerr=err, height=0.8, color=colour[x["agent"]], alpha=0.85, capsize=2
                 )
                 copies = f" x{x['copies']}" if x["copies"] > 1 else ""
-                ax.text(x["win_high"] + 0.01, y, f"{x['agent']}{copies} {100 * x['win_share']:.1f}%", va="center",
-                        fontsize=8)  # fmt: skip
+                # Labels in a column right of the axis: clear of the bars and of the fair-share lines.
+                ax.text(1.02, y, f"{x['agent']}{copies} {_interval(x['win_share'], x['win_low'], x['win_high'])}",
+                        va="center", fontsize=8, transform=ax.get_yaxis_transform())  # fmt: skip
                 y += 1
             ax.plot([1 / players] * 2, [top - 0.5, y - 0.5], color="black", linestyle="--", linewidth=1)
             ticks.append((top + y - 1) / 2)
@@ -642,7 +677,8 @@ def _plot(summary: dict, out: Path) -> dict[str, Path]:
             y += 0.6
     ax.set_yticks(ticks, names, fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlim(0, 1.25)
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel("win share per seat in the line-up (bars: 95% Wilson interval; dashed: fair share 1/N)")
     ax.set_title("Win share by line-up")
     save(fig, "lineups")
@@ -675,19 +711,24 @@ def _plot(summary: dict, out: Path) -> dict[str, Path]:
         bins = np.arange(0, longest + 2 * width, width) - 0.5
         for ax, (players, label, turns) in zip(axes[:, 0], panels):
             ax.hist(turns, bins=bins, color=colour[label], alpha=0.85)
-            ax.axvline(np.mean(turns), color="black", linewidth=1)
+            mean, low, high = mean_interval(turns)
+            ax.axvline(mean, color="black", linewidth=1)
+            if not math.isnan(low):
+                ax.axvspan(max(low, 0.0), high, color="black", alpha=0.15, linewidth=0, zorder=0)  # behind
             ax.set_title(
-                f"{label}, {players} players: {len(turns)} wins, mean {np.mean(turns):.1f}, "
-                f"median {np.median(turns):.0f} turns",
+                f"{label}, {players} players: {len(turns)} wins, mean "
+                f"{_interval(mean, max(low, 0.0), high, percent=False)}, median {np.median(turns):.0f} turns",
                 fontsize=9,
                 loc="left",
             )
             ax.set_ylabel("games")
-        axes[-1, 0].set_xlabel("game length in turns, games the agent won (line: mean)")
+        axes[-1, 0].set_xlabel(
+            "game length in turns, games the agent won (line: mean; band: its 95% Student t interval)"
+        )
         save(fig, "turns_to_win")
 
-    # Head to head: share of the games with both at the table that the row agent won (white = 1/N).
-    side = 2.4 + 1.1 * n_agents
+    # Head to head: seat-for-seat share of the decisive games that the row agent won (white: even).
+    side = 2.6 + 1.3 * n_agents
     fig, axes = plt.subplots(1, len(counts), figsize=(side * len(counts), side * 0.85), squeeze=False)
     for ax, players in zip(axes[0], counts):
         labels = [a["agent"] for a in summary["agents"] if a["players"] == players]
@@ -696,17 +737,19 @@ def _plot(summary: dict, out: Path) -> dict[str, Path]:
         for (i, a), (j, b) in itertools.product(enumerate(labels), repeat=2):
             if (a, b) in cells:
                 matrix[i, j] = cells[a, b]["ahead_share"]
-        image = ax.imshow(matrix, cmap="RdYlGn", norm=TwoSlopeNorm(vmin=0, vcenter=1 / players, vmax=1))
-        fig.colorbar(image, ax=ax, shrink=0.8, label=f"share of the games (fair: 1/{players})")
+        image = ax.imshow(matrix, cmap="RdYlGn", norm=TwoSlopeNorm(vmin=0, vcenter=0.5, vmax=1))
+        fig.colorbar(image, ax=ax, shrink=0.8, label="A ahead of B, seat for seat (50%: even)")
         for (i, a), (j, b) in itertools.product(enumerate(labels), repeat=2):
-            if (a, b) in cells:
-                ax.text(j, i, f"{100 * matrix[i, j]:.0f}%\nof {cells[a, b]['games']}", ha="center", va="center",
-                        fontsize=8)  # fmt: skip
+            h = cells.get((a, b))
+            if h and h["decisive_games"]:
+                text = (f"{100 * h['ahead_share']:.1f}%\n[{100 * h['ahead_low']:.1f}, {100 * h['ahead_high']:.1f}]"
+                        f"\nof {h['decisive_games']}")  # fmt: skip
+                ax.text(j, i, text, ha="center", va="center", fontsize=7)
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
         ax.set_yticks(range(len(labels)), labels)
-        ax.set_xlabel("B: also at the table")
-        ax.set_ylabel("A: won the game")
-        ax.set_title(f"{players} players: A won, B at the table", fontsize=10)
+        ax.set_xlabel("B")
+        ax.set_ylabel("A")
+        ax.set_title(f"{players} players: A ahead of B [95% CI]\nof the games one of them won", fontsize=10)
     save(fig, "head_to_head")
     return figures
 

@@ -1,15 +1,19 @@
 """Tournaments between agents, with duplicate deals, every seat rotation and honest statistics.
 
-    python -m experiments.tournament                                   # random, notepad, sat; 4 players
+    python -m experiments.tournament                   # random, notepad, sat and the shipped PPO; 4 players
     python -m experiments.tournament game=classic6 lineup=baselines games_per_lineup=600 workers=2
     python -m experiments.tournament lineup=vs_field output_dir=results/vs_field
-    python -m experiments.tournament lineup=with_ppo lineup.agents.3.options.checkpoint=runs/ppo/agent.pt
-    python -m experiments.tournament --multirun game.num_players=3,4,5,6 output_dir=results/sweep
+    python -m experiments.tournament lineup=with_ppo lineup.agents.3.options.checkpoint=runs/<run>/model.pt
+    python -m experiments.tournament --multirun game.num_players=3,4,5,6 lineup=baselines output_dir=results/sweep
     python -m experiments.stats results/sweep/*/ --output results/sweep/pooled   # one report of the sweep
 
 Configuration: ``experiments/configs/tournament.yaml`` (``experiments/config.py`` has every
 field). Any value can be overridden on the command line; an unknown key or a bad
-value stops the run with a message before any game is played.
+value stops the run with a message before any game is played, and so does an
+agent that cannot play the rules: each entrant is built once and asked
+(``Agent.check_config``); a PPO model trained for other observation or action
+sizes (another player count, a 7-weapon edition) is refused, one trained on
+other rules of the same sizes (edition, board, ``max_turns``) plays with a warning.
 
 What is played. The entrants (``lineup.agents``: any registry name or
 ``package.module:Class``, with constructor options) form line-ups of
@@ -39,6 +43,9 @@ refuses to start. A worker process that dies (killed, out of memory) stops the
 run with the command that resumes it; the games written are kept. Lines of
 ``games.jsonl`` that are not game records (torn, garbage) are moved to
 ``games.jsonl.rejected`` with a warning, and their games are played again.
+Ctrl-C stops a run with one line giving that command; a resumed run says how many games
+it found, and a run asked for fewer games than its folder holds says that its
+report leaves the others out.
 Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
 (config hash, the code's git revision and dirty flag, each session), and the
 statistics of ``experiments.stats``: ``stats.json``, ``leaderboard.csv``,
@@ -66,6 +73,7 @@ Backends.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -73,6 +81,7 @@ import multiprocessing
 import os
 import platform
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -370,7 +379,10 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
     context = multiprocessing.get_context("spawn")  # clean workers, as on Ray
     # Unlike multiprocessing.Pool, which waits forever for the task of a worker that died,
     # the executor marks itself broken and fails every pending future.
-    pool = ProcessPoolExecutor(min(workers, len(chunks)), mp_context=context)
+    # Ctrl-C reaches every process of the terminal: the workers ignore it and this process stops them.
+    pool = ProcessPoolExecutor(
+        min(workers, len(chunks)), mp_context=context, initializer=signal.signal, initargs=_IGNORE_SIGINT
+    )
     try:
         futures = [pool.submit(play_chunk, job, chunk) for chunk in chunks]
         for future in as_completed(futures):
@@ -396,6 +408,9 @@ def ray_code_env(root: Path) -> dict:
     import experiments
 
     return {"py_modules": [cluedo_env, agents, experiments]}
+
+
+_IGNORE_SIGINT = (signal.SIGINT, signal.SIG_IGN)
 
 
 def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) -> Iterator[list[dict]]:
@@ -560,6 +575,14 @@ def _run_locked(
     todo = [c for c in chunks if not all(k in done for k in c.game_keys())]
     missing = sum(sum(k not in done for k in c.game_keys()) for c in todo)
     planned = {k for c in chunks for k in c.game_keys()}
+    beyond = [r for r in existing if record_key(r) not in planned]
+    if existing:
+        print(
+            f"resuming: {len(existing) - len(beyond)} of the {len(planned)} games found in {games_path}; "
+            f"{missing} to play"
+        )
+    if beyond:
+        print(f"note: {subset_note(len(beyond), len(existing), settings, existing)}")
 
     yaml = (
         resolved_config if resolved_config is not None else OmegaConf.to_yaml(OmegaConf.structured(settings))
@@ -638,8 +661,19 @@ def _run_locked(
         "games_played_now": played,
         "elapsed_s": elapsed,
     }
+    if beyond:
+        meta["note"] = subset_note(len(beyond), len(existing), settings, existing)
     summary = stats.write_report(games, out, meta=meta, plots=settings.plots)
     return summary
+
+
+def subset_note(beyond: int, found: int, settings: TournamentConfig, games: list[dict]) -> str:
+    """What a report leaves out when ``games.jsonl`` holds more deals than ``games_per_lineup`` plans."""
+    deals = max(r["deal"] for r in games) + 1
+    return (
+        f"{beyond} of the {found} games in games.jsonl are beyond games_per_lineup={settings.games_per_lineup} "
+        f"and left out of this report; games_per_lineup={deals * settings.game.num_players} reports them all"
+    )
 
 
 def _read_json(path: Path) -> dict | None:
@@ -685,15 +719,26 @@ def main_with(
 def main(cfg: DictConfig) -> None:
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own
     # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).
-    output_dir = HydraConfig.get().runtime.output_dir
+    hydra_config = HydraConfig.get()
+    output_dir = Path(hydra_config.runtime.output_dir)
+    warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"
     try:
         main_with(cfg, output_dir, overrides=list(HydraConfig.get().overrides.task))
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)
+        with contextlib.suppress(OSError):  # hydra made the folder for this run; remove it if still empty
+            output_dir.rmdir()
         sys.exit(2)
     except (FolderInUse, WorkerLost) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
+    except KeyboardInterrupt:
+        found = len(read_games(output_dir / GAMES_FILE))
+        overrides = [o for o in hydra_config.overrides.task if not o.startswith("output_dir=")]
+        words = ["python", "-m", "experiments.tournament", *overrides, f"output_dir={output_dir}"]
+        command = " ".join(shlex.quote(word) for word in words)
+        print(f"\ninterrupted: {found} games kept in {output_dir / GAMES_FILE}; to resume: {command}")
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """PPO on the batched Cluedo core, in one readable script (CleanRL's ``ppo.py`` is the model).
 
     python -m experiments.train_ppo                                          # experiments/configs/train_ppo.yaml
-    python -m experiments.train_ppo total_timesteps=400000 num_envs=128 exp_name=smoke
+    python -m experiments.train_ppo total_timesteps=400000 num_envs=128 final_eval_games=200 exp_name=smoke
     python -m experiments.train_ppo resume=runs/cluedo_v0__ppo__1__1764540000  # continue a killed run
     tensorboard --logdir runs
 
@@ -153,7 +153,7 @@ class TrainConfig:
     torch_threads: int = 1
     """torch.set_num_threads in the rollouts: one thread is fastest for the small batches of the net"""
     update_threads: int | None = None
-    """torch.set_num_threads in the updates (null: torch_threads); 2 helps on an otherwise idle 2-core machine"""
+    """torch.set_num_threads in the updates (null: torch_threads); more threads help only on idle cores"""
     runs_dir: str = "runs"
     """folder of the run folders"""
     progress: bool = True
@@ -434,24 +434,38 @@ def evaluate(
     num_games: int,
     deterministic: bool,
     seed: int = 0,
+    progress: bool = False,
 ) -> dict[str, dict[str, float]]:
-    """The learner against num_players - 1 agents of each kind, on fixed deals, seats rotated."""
+    """The learner against num_players - 1 agents of each kind, on fixed deals, seats rotated.
+
+    A game is played until the learner's result is known: it stops as soon as the learner is
+    out (a wrong accusation), since it can no longer win. Against opponents that never
+    accuse, the rest of such a game would run to ``max_turns`` and cost most of the time.
+    """
     P = game.num_players
     frozen = copy.deepcopy(network).eval()
     results = {}
+    bar = tqdm(total=num_games * len(opponents), disable=not progress, unit=" games", desc="evaluation")
     for spec in opponents:
-        wins = wrong = truncated = turns = 0
+        wins = wrong = truncated = turns = stopped = 0
         for lo in range(0, num_games, EVAL_BATCH):
             n = min(EVAL_BATCH, num_games - lo)
             learner = PPOAgent.from_network(frozen, seed=seed, deterministic=deterministic)
             others = [make_agent(spec.name, seed=seed + k, **spec.options) for k in range(1, P)]
             result = play_batch(
-                game, [learner, *others], EVAL_SEED_BASE + lo + np.arange(n), rotation=(lo + np.arange(n)) % P
+                game,
+                [learner, *others],
+                EVAL_SEED_BASE + lo + np.arange(n),
+                rotation=(lo + np.arange(n)) % P,
+                stop=_learner_out,
             )
             wins += int((result.winner == 0).sum())
             wrong += int((result.wrong_accusations[:, 0] > 0).sum())
             truncated += int(result.truncated.sum())
-            turns += int(result.turns.sum())
+            turns += int(result.turns[~result.stopped].sum())
+            stopped += int(result.stopped.sum())
+            bar.update(n)
+        finished = num_games - stopped
         results[spec.display] = {
             "games": num_games,
             "wins": wins,
@@ -459,9 +473,15 @@ def evaluate(
             "wrong_accusations": wrong,
             "wrong_accusation_rate": wrong / num_games,
             "truncated": truncated,
-            "mean_turns": turns / num_games,
+            "mean_turns": turns / finished if finished else None,  # of the games played to their end
         }
+    bar.close()
     return results
+
+
+def _learner_out(state: core.State, seats: np.ndarray) -> np.ndarray:
+    """Games where the learner (agent 0) accused wrongly: its result is known, a loss."""
+    return state.eliminated[np.arange(len(seats)), seats[:, 0]]
 
 
 # --- checkpoints ------------------------------------------------------------------------
@@ -935,7 +955,13 @@ def final_evaluation(
     from experiments.stats import wilson_interval
 
     results = evaluate(
-        network, game, args.eval_opponents, args.final_eval_games, args.eval_deterministic, seed=1
+        network,
+        game,
+        args.eval_opponents,
+        args.final_eval_games,
+        args.eval_deterministic,
+        seed=1,
+        progress=args.progress,
     )
     for label, result in results.items():
         low, high = wilson_interval(result["wins"], result["games"])
@@ -946,7 +972,7 @@ def final_evaluation(
         print(
             f"  vs {game.num_players - 1} x {label:14s} win rate {result['win_rate']:.3f} "
             f"[{result['win_low']:.3f}, {result['win_high']:.3f}] over {result['games']} games; "
-            f"wrong accusations {result['wrong_accusation_rate']:.3f}; mean turns {result['mean_turns']:.1f}"
+            f"wrong accusations {result['wrong_accusation_rate']:.3f}; mean turns {result['mean_turns'] or 0:.1f}"
         )
     (run_dir / "evaluation.json").write_text(
         json.dumps({"game": asdict(args.game), "results": results}, indent=2)

@@ -168,9 +168,10 @@ def test_default_config_and_groups():
     assert lineups(default) == [("random", "notepad", "sat", "ppo")]  # four entrants, four seats
     assert default.game.to_game_config() == core.GameConfig(num_players=4)
     assert settings("lineup=baselines").labels == ["random", "notepad", "sat"]
-    assert settings("game=duel").game.to_game_config().duel
-    assert settings("game=classic6").game.num_players == 6
-    assert settings("game=none").game.board == "none"
+    # The default line-up's PPO model plays 4-player games only (checked before any game).
+    assert settings("game=duel", "lineup=baselines").game.to_game_config().duel
+    assert settings("game=classic6", "lineup=baselines").game.num_players == 6
+    assert settings("game=none", "lineup=baselines").game.board == "none"
     field = settings("lineup=vs_field")
     assert lineups(field) == [
         ("notepad", "random", "random", "random"),

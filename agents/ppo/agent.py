@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -66,14 +68,48 @@ class PPOAgent(Agent):
         agent.generator = torch.Generator().manual_seed(seed)
         return agent
 
-    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
-        rules = core.rules_for(config)
-        obs_size = core.observation_size(config)
-        if (obs_size, rules.A) != (self.network.obs_size, self.network.num_actions):
-            raise ValueError(
-                f"this PPO model was trained for {self.network.game} (observations of {self.network.obs_size}, "
-                f"{self.network.num_actions} actions); the game {config} has {obs_size} and {rules.A}"
+    def check_config(self, config: core.GameConfig) -> None:
+        """Refuse rules whose observation or action sizes differ from the model's; warn on other differences.
+
+        Raises:
+            ValueError: the model cannot read these observations or score these actions
+                (another player count, a 7-weapon edition, ``movement="squares"``, ...).
+
+        Warns:
+            UserWarning: the sizes fit but some rules differ from those the model was
+                trained on (another edition, board, ``max_turns``, ...): it plays, untested.
+        """
+        self._check_sizes(config)
+        differ = self._differences(config)
+        if differ:
+            warnings.warn(
+                f"PPO model {self.checkpoint or '(in memory)'} was trained on other rules; it plays "
+                f"these untested: {', '.join(differ)}",
+                UserWarning,
+                stacklevel=2,
             )
+
+    def _differences(self, config: core.GameConfig) -> list[str]:
+        """``field=value (trained: value)`` for each rule where ``config`` differs from the model's game."""
+        trained = self.network.game
+        return [
+            f"{f.name}={getattr(config, f.name)!r} (trained: {getattr(trained, f.name)!r})"
+            for f in fields(config)
+            if f.init and getattr(config, f.name) != getattr(trained, f.name)
+        ]
+
+    def _check_sizes(self, config: core.GameConfig) -> None:
+        obs_size, num_actions = core.observation_size(config), core.rules_for(config).A
+        if (obs_size, num_actions) != (self.network.obs_size, self.network.num_actions):
+            raise ValueError(
+                f"PPO model {self.checkpoint or '(in memory)'} reads observations of "
+                f"{self.network.obs_size} and scores {self.network.num_actions} actions; these rules "
+                f"({', '.join(self._differences(config))}) have {obs_size} and {num_actions}: "
+                "use a model trained for them (python -m experiments.train_ppo game=...)"
+            )
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        self._check_sizes(config)
         super().reset(config, seats, seed)
         self.generator.manual_seed((self.seed if seed is None else seed) % 2**63)
 
