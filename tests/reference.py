@@ -341,6 +341,8 @@ class ReferenceGame:
             self.location[s] = room
             if s < P:
                 self.summoned[s] = True
+                if self.config.duel and room in self.face_down:  # entering by any means shows the card
+                    out.append(_event(ev.PEEK, s, a=room, card=self.face_down[room]))
         if self.weapon_room[w] != room:
             out.append(_event(ev.WEAPON, p, a=w, b=self.weapon_room[w], c=room))
             self.weapon_room[w] = room

@@ -389,9 +389,10 @@ def test_board_none_picks_any_room():
     assert state.location[0, 0] == room(CLASSIC, "Study") and state.phase[0] == Phase.SUGGEST
 
 
-def test_duel_face_down_cards_are_looked_at_on_entering():
+def duel_game(batch: int = 1) -> core.State:
+    """A written duel deal (the corner rooms' own cards face down), ``batch`` copies of it."""
     config = core.GameConfig(num_players=2, duel=True, start_player="scarlet")
-    state = written_game(
+    one = written_game(
         config,
         ENVELOPE,
         [
@@ -413,12 +414,39 @@ def test_duel_face_down_cards_are_looked_at_on_entering():
             "Study": "Study",
         },
     )
+    return one if batch == 1 else one.take([0] * batch)
+
+
+def test_duel_face_down_cards_are_looked_at_on_entering():
+    state = duel_game()
+    config = state.config
     state.location[0, 0] = room(config, "Kitchen")
     act(state, "passage")
     assert kinds(state) == ["MOVE", "PEEK"]
     peek = events(state)[1]
     assert peek[6] == config.cards.card_id("Study")
     assert core.private_view(state.events[0, 1:2], 1)[0, 6] == -1  # the other player does not see it
+
+
+@pytest.mark.parametrize("batch", [1, 40], ids=["one_game", "batched"])
+def test_duel_a_pawn_summoned_into_a_corner_room_looks_at_its_card(batch):
+    """Seed 002: "a player entering a room with a card looks at it", whoever brought the pawn in."""
+    state = duel_game(batch)
+    config = state.config
+    study = config.cards.card_id("Study")
+    state.location[:, 0] = room(config, "Kitchen")
+    act(state, "passage")  # Scarlet (player 0) takes the passage to the Study and looks at its card
+    act(state, "suggest", "Colonel Mustard", "Rope")  # Mustard (player 1) is summoned to the Study
+    for game in range(batch):
+        assert kinds(state, game)[:3] == ["SUGGEST", "MOVE", "PEEK"]
+        peek = events(state, game)[2]
+        assert (peek[1], peek[2], peek[6]) == (1, room(config, "Study"), study)
+    assert state._peeked[:, 1, study].all()
+    assert core.private_view(state.events[0, 2:3], 0)[0, 6] == -1  # Scarlet does not see what Mustard saw
+    unseen = core.observation_pieces(config)[1]
+    assert unseen[0] == "unseen"
+    seen_by_mustard = core.observe(state, 1)[:, unseen[2] + study]
+    assert (seen_by_mustard == 0).all()
 
 
 def test_duel_needs_two_players_and_two_players_need_the_duel():

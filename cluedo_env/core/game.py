@@ -76,14 +76,15 @@ class Rules:
         self.action_kind = np.append(kind, -1).astype(np.int8)  # int8: the step sorts by kind (radix)
         self.action_arg = np.append(arg, 0)
         self.range_index = {name: k for k, name in enumerate(RANGE_NAMES)}
-        # A suggestion's events, one slot each: SUGGEST, MOVE (the named pawn), WEAPON, a PASS per
-        # player asked after the suggester, NO_REFUTE; the fields that never change are filled in.
-        self.suggest_events = np.full((1, self.P + 3, 7), -1, dtype=np.int16)
+        # A suggestion's events, one slot each: SUGGEST, MOVE (the named pawn), PEEK (the summoned
+        # player looks at the room's face-down card, duel), WEAPON, a PASS per player asked after
+        # the suggester, NO_REFUTE; the fields that never change are filled in.
+        self.suggest_events = np.full((1, self.P + 4, 7), -1, dtype=np.int16)
         self.suggest_events[0, :, 0] = (
-            [ev.SUGGEST, ev.MOVE, ev.WEAPON] + [ev.PASS] * (self.P - 1) + [ev.NO_REFUTE]
+            [ev.SUGGEST, ev.MOVE, ev.PEEK, ev.WEAPON] + [ev.PASS] * (self.P - 1) + [ev.NO_REFUTE]
         )
         self.suggest_events[0, 1, 5] = ev.MOVE_SUMMONED
-        self.suggester_slots = np.array([0, 1, 2, self.P + 2])  # events whose player is the suggester
+        self.suggester_slots = np.array([0, 1, 3, self.P + 3])  # events whose player is the suggester
         self.pawn_weapon_base = np.array([0, self.S])  # first card of the suspects, of the weapons
         self.later = np.arange(1, self.P)  # players asked: 1, 2, ... seats after the suggester
         # Per move kind (by range index): the MOVE event's "how" and the phase after the move.
@@ -675,24 +676,33 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _ki
     at = ((games[:, None] * P + passer) * C)[:, :, None] + cards[:, None, :]
     state.passed.reshape(-1)[at[passes]] = True
 
-    # The events, in order: SUGGEST, MOVE (the pawn), WEAPON, a PASS per player who passed,
-    # NO_REFUTE; written as one block per game.
-    block = rules.suggest_events.repeat(n, axis=0)  # [n, P + 3, 7] with the constant fields
+    # The events, in order: SUGGEST, MOVE (the pawn), PEEK (duel), WEAPON, a PASS per player who
+    # passed, NO_REFUTE; written as one block per game.
+    block = rules.suggest_events.repeat(n, axis=0)  # [n, P + 4, 7] with the constant fields
     block[:, rules.suggester_slots, 1] = suggester[:, None]
     block[:, 0, 2:5] = cards
-    block[:, 1:3, 2] = cards[:, :2] - rules.pawn_weapon_base  # the pawn, the weapon
+    block[:, 1:4:2, 2] = cards[:, :2] - rules.pawn_weapon_base  # the pawn, the weapon
     block[:, 1, 3] = pawn_from
-    block[:, 2, 3] = weapon_from
-    block[:, 1:3, 4] = room[:, None]
-    block[:, 3 : P + 2, 1] = passer
-    block[:, 3 : P + 2, 2] = suggester[:, None]
+    block[:, 3, 3] = weapon_from
+    block[:, 1:4:2, 4] = room[:, None]
+    block[:, 4 : P + 3, 1] = passer
+    block[:, 4 : P + 3, 2] = suggester[:, None]
     nobody = first == P
-    written = np.empty((n, P + 3), dtype=bool)
+    written = np.empty((n, P + 4), dtype=bool)
     written[:, 0] = True
     written[:, 1] = moved
-    written[:, 2] = weapon_from != room
-    written[:, 3 : P + 2] = passes
-    written[:, P + 2] = nobody
+    written[:, 2] = False
+    if rules.config.duel:  # a player's pawn brought into a room looks at its face-down card (seed 002)
+        card = state._face_down.take(games * rules.R + room)
+        peek = moved & (suspect < P) & (card >= 0)
+        block[:, 2, 1] = suspect
+        block[:, 2, 2] = room
+        block[:, 2, 6] = card
+        written[:, 2] = peek
+        state._peeked.reshape(-1)[((games * P + suspect) * C + card)[peek]] = True
+    written[:, 3] = weapon_from != room
+    written[:, 4 : P + 3] = passes
+    written[:, P + 3] = nobody
     _emit_block(state, games, block, written)
 
     # The refuter decides next (with nobody to refute, the suggester: P players after itself).

@@ -207,6 +207,11 @@ def _suggest(state: State, rules: Rules, lists: _Lists, arg: int, events: list) 
         if suspect < P:
             state.summoned[0, suspect] = True
         events.append([ev.MOVE, suggester, suspect, pawn_from, room, ev.MOVE_SUMMONED, -1])
+        if rules.config.duel and suspect < P:  # the summoned player looks at the room's card
+            card = state._face_down.item(room)
+            if card >= 0:
+                events.append([ev.PEEK, suspect, room, -1, -1, -1, card])
+                state._peeked[0, suspect, card] = True
     weapon = weapon_card - rules.S
     weapon_from = state.weapon_room.item(weapon)
     if weapon_from != room:
