@@ -155,9 +155,56 @@ def test_reset_rejects_bad_games_and_seeds():
         core.reset(state, [0, 1], [5])
     with pytest.raises(ValueError, match=r"games must be indices in \[0, 4\)"):
         core.reset(state, [4], [5])
-    with pytest.raises(ValueError, match="seeds must be non-negative integers"):
+    with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
         core.reset(state, [1], [-3])
+    with pytest.raises(ValueError, match=r"games must be a list or 1-D integer array of game indices"):
+        core.reset(state, np.array([True, False, True, False]), [5, 6])  # a mask is not indices
+    with pytest.raises(ValueError, match=r"games must be a list or 1-D integer array"):
+        core.reset(state, [1.0], [5])
+    before = state.copy()
+    with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
+        core.reset(state, [1], [2**63])
+    assert state == before
     core.reset(state, [], [])  # nothing to deal
+
+
+@pytest.mark.parametrize(
+    "seeds",
+    [2**63, 2**64 - 1, 2**64, [1, 2**70], -1, 1.5, [True], np.array([2**63], dtype=np.uint64), "7", [[1]]],
+)
+def test_init_refuses_seeds_outside_the_int64_range(seeds):
+    """Seeds are stored as int64: from 2**63 up they would be stored negative, so they are refused."""
+    with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
+        core.init(core.GameConfig(), seeds)
+
+
+def test_init_accepts_every_seed_of_the_range():
+    config = core.GameConfig()
+    top = 2**63 - 1
+    for seeds in (top, [0, top], np.array([top], dtype=np.uint64), range(3), np.arange(3, dtype=np.int8)):
+        state = core.init(config, seeds)
+        assert (state.seed >= 0).all()
+        assert state.seed.tolist() == np.atleast_1d(np.asarray(seeds)).astype(np.int64).tolist()
+    assert core.init(config, [top]) == core.init(config, np.array([top], dtype=np.uint64))
+
+
+def test_max_turns_up_to_its_bound_counts_turns_in_the_events():
+    """Turn numbers travel in int16 event fields: the largest accepted max_turns fits them."""
+    config = core.GameConfig(board="none", max_turns=32767, start_player="scarlet")
+    for batch in (1, 2):
+        state = core.init(config, range(batch))
+        state.turn[:] = 32765
+        end_turn = core.rules_for(config).layout.encode("end_turn")
+        no_suggestion = core.rules_for(config).layout.encode("no_suggestion")
+        enter = core.rules_for(config).layout.encode("enter", 0)
+        turns = []
+        while not state.done.all():
+            for action in (enter, no_suggestion, end_turn):
+                core.step(state, [action] * batch)
+            rows = state.events[0, : state.num_events[0]]
+            turns += rows[rows[:, 0] == ev.TURN, 2].tolist()
+        assert turns == [32766]
+        assert state.truncated.all() and (state.turn == 32767).all()
 
 
 def test_state_pickles_and_copies():

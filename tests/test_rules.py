@@ -479,7 +479,11 @@ def test_editions_play(edition):
         ("edition", "klingon", r"edition must be one of .*got 'klingon'"),
         ("start_player", "oldest", r"start_player must be one of .*got 'oldest'"),
         ("movement", "teleport", r"movement must be one of .*got 'teleport'"),
-        ("max_turns", 0, r"max_turns must be an integer >= 1, got 0"),
+        ("max_turns", 0, r"max_turns must be an integer in \[1, 32767\], got 0"),
+        ("max_turns", 32768, r"max_turns must be an integer in \[1, 32767\], got 32768"),
+        ("num_players", 4.0, r"num_players must be an integer \(int or numpy integer\), got 4.0"),
+        ("dice", "2", r"dice must be an integer .*got .2."),
+        ("max_turns", True, r"max_turns must be an integer .*got True"),
         ("stay_in_room", "yes", r"stay_in_room must be True or False, got 'yes'"),
     ],
 )
@@ -495,6 +499,87 @@ def test_illegal_action_is_refused_with_a_clear_error():
         core.step(state, [layout.encode("suggest", 0, 0)])
     with pytest.raises(ValueError, match=r"action must be in \[0, 405\)"):
         core.step(state, [9999])
+
+
+def test_integer_like_config_values_are_normalised_once():
+    """numpy integers and bools are accepted in every field and stored as Python ints and bools."""
+    plain = core.GameConfig(num_players=5, dice=1, max_turns=40, duel=False, stay_in_room=False)
+    numpy = core.GameConfig(
+        num_players=np.int64(5),
+        dice=np.int8(1),
+        max_turns=np.uint16(40),
+        duel=np.False_,
+        stay_in_room=np.False_,
+    )
+    assert numpy == plain and hash(numpy) == hash(plain)
+    for name in ("num_players", "dice", "max_turns", "duel", "stay_in_room"):
+        assert type(getattr(numpy, name)) is type(getattr(plain, name))
+    assert core.init(numpy, [3]) == core.init(plain, [3])
+
+
+@pytest.mark.parametrize("batch", [1, 3], ids=["one_game", "batched"])
+@pytest.mark.parametrize(
+    ("actions", "error", "message"),
+    [
+        (lambda n: [0.0] * n, TypeError, r"actions must be integers .*float64"),
+        (lambda n: [0.9] * n, TypeError, r"actions must be integers"),
+        (lambda n: ["0"] * n, TypeError, r"actions must be integers"),
+        (lambda n: [True] * n, TypeError, r"actions must be integers .*bool"),
+        (lambda n: np.zeros((n, 1), dtype=np.int64), ValueError, r"actions must have shape \(\d+,\)"),
+        (lambda n: [0] * (n + 1), ValueError, r"actions must have shape"),
+    ],
+)
+def test_step_accepts_only_integer_actions_one_per_game(batch, actions, error, message):
+    state = game().take([0] * batch)
+    before = state.copy()
+    with pytest.raises(error, match=message):
+        core.step(state, actions(batch))
+    assert state == before
+
+
+def test_step_games_must_be_a_bool_mask():
+    """Indices would be read as a mask (index 0 as False, any other as True): they are refused."""
+    state = game().take([0, 0, 0])
+    before = state.copy()
+    roll = core.rules_for(CLASSIC).layout.encode("roll")
+    for games in ([0, 2], np.array([1]), np.array([0.0, 1.0, 0.0])):
+        with pytest.raises(TypeError, match=r"games must be a bool mask of shape \(3,\).*np.isin"):
+            core.step(state, [roll] * 3, games=games)
+    with pytest.raises(ValueError, match=r"games must be a bool mask of shape \(3,\), got shape \(2,\)"):
+        core.step(state, [roll] * 3, games=np.array([True, False]))
+    assert state == before
+    core.step(state, [roll] * 3, games=np.array([True, False, True]))
+    assert state.phase.tolist() == [Phase.MOVE, Phase.TURN, Phase.MOVE]
+
+
+@pytest.mark.parametrize("batch", [1, 3], ids=["one_game", "batched"])
+@pytest.mark.parametrize("check", [True, False])
+def test_an_action_out_of_range_or_of_another_phase_leaves_the_state_unchanged(batch, check):
+    """Also unchecked: the step refuses before any game changes (other games rolled first)."""
+    layout = core.rules_for(CLASSIC).layout
+    state = game().take([0] * batch)
+    for bad in (-1, layout.num_actions, layout.encode("suggest", 0, 0), layout.encode("show", 3)):
+        actions = [layout.encode("roll")] * batch
+        actions[-1] = bad
+        before = state.copy()
+        with pytest.raises(ValueError, match=r"(illegal action|action must be in \[0, 405\)).* game \d"):
+            core.step(state, actions, check=check)
+        assert state == before
+
+
+@pytest.mark.parametrize("duel", [False, True])
+@pytest.mark.parametrize("kind", ["passage", "stay"])
+def test_unchecked_illegal_passage_or_stay_from_a_square_completes(kind, duel):
+    """An unchecked action of the right phase but not legal is played as given and the step
+    completes: the pawn stays on its square and, in no room, cannot suggest (no later crash)."""
+    for batch in (1, 3):
+        state = (duel_game() if duel else game()).take([0] * batch)
+        layout = core.rules_for(state.config).layout
+        state.location[:, 0] = square(7, 6)  # in a corridor: no passage, no room to stay in
+        core.step(state, [layout.encode(kind)] * batch, check=False)
+        assert (state.location[:, 0] == square(7, 6)).all()
+        assert (state.phase == Phase.ACCUSE).all()
+        core.step(state, [layout.encode("end_turn")] * batch, check=False)
 
 
 def test_a_pawn_at_exactly_the_rolls_distance_is_not_a_destination():

@@ -27,7 +27,7 @@ from cluedo_env.core.state import FACE_DOWN, NOBODY, Phase, State
 if TYPE_CHECKING:
     from cluedo_env.core.game import Rules
 
-__all__ = ["legal_action_mask", "step"]
+__all__ = ["in_phase", "legal_action_mask", "step"]
 
 # Range indices of the action kinds (``Rules.action_kind``), by name.
 ROLL, PASSAGE, ENTER, TOWARD, SQUARE, SUGGEST, NO_SUGGESTION, SHOW, ACCUSE = (
@@ -44,6 +44,8 @@ class _Lists:
         self.kind = rules.action_kind.tolist()
         self.arg = rules.action_arg.tolist()
         self.passages = rules.passages.tolist()
+        self.passage_to = rules.passage_to.tolist()
+        self.phase_bits = rules.phase_bits.tolist()
         self.move_how = rules.move_how.tolist()
         self.move_phase = rules.move_phase.tolist()
         self.suggest_cards = rules.suggest_cards.tolist()
@@ -61,6 +63,11 @@ class _Lists:
 @cache
 def _lists(rules: Rules) -> _Lists:
     return _Lists(rules)
+
+
+def in_phase(rules: Rules, phase: int, action: int) -> bool:
+    """Whether ``action`` is in range and of a kind played in ``phase`` (``Rules.phase_bits``)."""
+    return 0 <= action < rules.A and (_lists(rules).phase_bits[action] >> phase) & 1 == 1
 
 
 def legal_action_mask(state: State, rules: Rules) -> np.ndarray:
@@ -170,7 +177,7 @@ def _move(state: State, rules: Rules, lists: _Lists, kind: int, arg: int, events
     here = state.location.item(player)
     to = here
     if kind == PASSAGE:
-        to = lists.passages[here]
+        to = lists.passage_to[here]
     elif kind == ENTER:
         to = arg
     elif kind == SQUARE:
@@ -181,10 +188,12 @@ def _move(state: State, rules: Rules, lists: _Lists, kind: int, arg: int, events
     state.location[0, player] = to
     events.append([ev.MOVE, player, player, here, to, lists.move_how[kind], -1])
     phase = lists.move_phase[kind]
+    if to >= rules.R:  # passage, stay: a room, unless unchecked and illegal (from a square)
+        phase = Phase.ACCUSE if phase == Phase.SUGGEST else phase
     state.phase[0] = phase
     if phase == Phase.SUGGEST:
         state.may_suggest[0] = True
-    if rules.config.duel and kind in (PASSAGE, ENTER):  # the face-down card of a corner room
+    if rules.config.duel and kind in (PASSAGE, ENTER) and to < rules.R:  # a room's face-down card
         card = state._face_down.item(to)
         if card >= 0:
             events.append([ev.PEEK, player, to, -1, -1, -1, card])
