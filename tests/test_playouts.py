@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -285,3 +286,77 @@ def test_one_game_keeps_the_observed_fields_in_one_buffer():
     alone.location[0, 0] = alone.location[0, 1]
     state.location[1, 0] = state.location[1, 1]
     np.testing.assert_array_equal(core.observe(alone, 2), core.observe(state, [2], [1]))
+
+
+def finished_and_running_games() -> core.State:
+    """A batch of 12 games played at random (accusing rarely) until some, not all, are over."""
+    state = core.init(core.GameConfig(board="none"), np.arange(12))
+    layout = core.rules_for(state.config).layout
+    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    rng = np.random.default_rng(1)
+    while not state.done.any():
+        live = np.flatnonzero(~state.done)
+        mask = core.legal_action_mask(state)[live]
+        mask[:, accuse] &= rng.random((len(live), 1)) < 0.02
+        actions = np.zeros(12, dtype=np.int64)
+        actions[live] = sample_legal(rng, mask)
+        core.step(state, actions)
+    assert not state.done.all()
+    return state
+
+
+def test_observe_refuses_the_viewer_of_a_finished_game():
+    """The README's loop observed ``state.current_player``, -1 once a game is over: the
+    envelope then filled the "hand" piece. Viewers outside [0, P) are refused, naming the games."""
+    state = finished_and_running_games()
+    over = np.flatnonzero(state.done)
+    with pytest.raises(
+        ValueError,
+        match=rf"players must be in \[0, 4\), got \[-1.*for games {re.escape(str(over[:10].tolist()))}.*finished game",
+    ):
+        core.observe(state, state.current_player)
+    for viewer in (-1, 4, np.int64(-1)):
+        with pytest.raises(ValueError, match=r"players must be in \[0, 4\)"):
+            core.observe(state, viewer)
+        with pytest.raises(ValueError, match=r"players must be in \[0, 4\)"):
+            core.observe(state.take([0]), viewer)  # the one-game path returned another player's hand
+    live = np.flatnonzero(~state.done)
+    assert core.observe(state, state.current_player[live], games=live).shape[0] == len(live)
+
+
+@pytest.mark.parametrize(
+    ("players", "games", "error", "message"),
+    [
+        (0, [0.0, 1.0], TypeError, r"games must be a list or 1-D integer array of game indices"),
+        (0, np.ones(12, dtype=bool), TypeError, r"games must be .*np.flatnonzero\(mask\)"),
+        (0, [12], ValueError, r"games must be indices in \[0, 12\), got \[12\]"),
+        (0, [-1], ValueError, r"games must be indices in \[0, 12\)"),
+        (np.zeros(12), None, TypeError, r"players must be an int or an integer array of shape \(12,\)"),
+        (np.zeros(3, dtype=np.int64), None, TypeError, r"players must be an int or an integer array"),
+        (True, None, TypeError, r"players must be an int or an integer array"),
+    ],
+)
+def test_observe_refuses_bad_games_and_viewers(players, games, error, message):
+    state = finished_and_running_games()
+    with pytest.raises(error, match=message):
+        core.observe(state, players, games=games)
+
+
+@pytest.mark.parametrize("kind", core.OBSERVATION_KINDS)
+def test_a_finished_game_observes_the_viewers_final_knowledge(kind):
+    state = finished_and_running_games()
+    config = state.config
+    pieces = {name: (shape, offset) for name, shape, offset in core.observation_pieces(config, kind)}
+
+    def piece(row, name):
+        shape, offset = pieces[name]
+        return row[offset : offset + int(np.prod(shape))].reshape(shape)
+
+    over = int(np.flatnonzero(state.done)[0])
+    for viewer in range(config.num_players):
+        row = core.observe(state, viewer, games=[over], kind=kind)[0]
+        alone = core.observe(state.take([over]), viewer, kind=kind)[0]  # the one-game path agrees
+        np.testing.assert_array_equal(row, alone)
+        assert piece(row, "phase").tolist() == [0, 0, 0, 0, 0, 1]
+        assert not piece(row, "current_player").any()
+        assert np.array_equal(piece(row, "hand"), state._owner[over] == viewer)
