@@ -17,6 +17,7 @@ from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, private_view
 from cluedo_env.core.game import init, legal_action_mask, reset, rules_for, step
 from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
+from cluedo_env.core.rng import SEED_BOUND
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "FACE_DOWN",
     "OBSERVATION_KINDS",
     "RANGE_NAMES",
+    "SEED_BOUND",
     "ActionLayout",
     "Board",
     "Edition",
