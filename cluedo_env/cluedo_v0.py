@@ -146,7 +146,12 @@ Rewards arrive on the step that ends the game; every other step gives 0. The
 
 ## Variants
 
-Every field of `core.GameConfig` is a keyword argument, with its default:
+`preset` picks an edition as its booklet plays it (`core.PRESETS`, sources in the
+project's [`docs/RULES.md`](../docs/RULES.md)): `"classic"` (default: the 1996 rules),
+`"fr_1996"` (the same with the French cards), `"de_2023"` (the 2023 German rules:
+accusations only from a room) and `"de_2023_duel"` (their duel for two). Every
+field of `core.GameConfig` is also a keyword argument, changing the preset's
+value; the classic preset's values are:
 
 | argument          | default     | alternatives                                                     |
 |-------------------|-------------|------------------------------------------------------------------|
@@ -347,9 +352,12 @@ class raw_env(AECEnv):
     original would (same state, generator, agents, rewards and masks).
 
     Args:
+        preset: A rule preset of ``core.PRESETS`` (an edition as its booklet plays it:
+            ``"classic"``, ``"fr_1996"``, ``"de_2023"``, ``"de_2023_duel"``).
         edition, num_players, board, dice, stay_in_room, accuse_anywhere,
         start_player, duel, max_turns, movement, auto_refute: The fields of
-            ``core.GameConfig`` (the rules; defaults are the classic 1996 rules).
+            ``core.GameConfig``, changing the preset's (``None``: the preset's value; the
+            classic preset's are ``GameConfig``'s defaults, the classic 1996 rules).
         observation_type: ``"player"`` (what the player may know) or ``"seer"``
             (everything, for debugging and oracles).
         reward_scheme: One of ``REWARD_SCHEMES``.
@@ -370,22 +378,23 @@ class raw_env(AECEnv):
 
     def __init__(
         self,
-        edition: str = core.GameConfig.edition,
-        num_players: int = core.GameConfig.num_players,
-        board: str = core.GameConfig.board,
-        dice: int = core.GameConfig.dice,
-        stay_in_room: bool = core.GameConfig.stay_in_room,
-        accuse_anywhere: bool = core.GameConfig.accuse_anywhere,
-        start_player: str = core.GameConfig.start_player,
-        duel: bool = core.GameConfig.duel,
-        max_turns: int = core.GameConfig.max_turns,
-        movement: str = core.GameConfig.movement,
-        auto_refute: bool = core.GameConfig.auto_refute,
+        preset: str = "classic",
+        edition: str | None = None,
+        num_players: int | None = None,
+        board: str | None = None,
+        dice: int | None = None,
+        stay_in_room: bool | None = None,
+        accuse_anywhere: bool | None = None,
+        start_player: str | None = None,
+        duel: bool | None = None,
+        max_turns: int | None = None,
+        movement: str | None = None,
+        auto_refute: bool | None = None,
         observation_type: str = "player",
         reward_scheme: str = "win_loss",
         render_mode: str | None = None,
     ) -> None:
-        options = dict(
+        given = dict(
             edition=edition,
             num_players=num_players,
             board=board,
@@ -399,7 +408,8 @@ class raw_env(AECEnv):
             auto_refute=auto_refute,
         )
         super().__init__()
-        self.config = core.GameConfig(**options)  # validates the rules' fields
+        # The preset's rules with the fields given changed (validated).
+        self.config = core.GameConfig.preset(preset, **{k: v for k, v in given.items() if v is not None})
         _check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
         _check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
         _check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])

@@ -557,6 +557,15 @@ def test_documented_observation_scales_are_the_cores():
     np.testing.assert_allclose(distance, np.round(distance), atol=1e-4)  # whole moves
 
 
+def test_preset_keyword():
+    environment = cluedo_v0.env(preset="de_2023", num_players=3)
+    assert environment.unwrapped.config == core.GameConfig.preset("de_2023", num_players=3)
+    assert cluedo_v0.raw_env().config == core.GameConfig()
+    assert cluedo_v0.raw_env(preset="de_2023_duel").config.duel
+    with pytest.raises(ValueError, match=r"preset must be one of .*got 'uk_1949'"):
+        cluedo_v0.env(preset="uk_1949")
+
+
 def test_registries():
     environment = pettingzoo.make("aec", "cluedo/cluedo-v0", num_players=3)
     environment.reset(seed=0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scripted import act, events, kinds, legal, legal_kinds, room, square, written_game
@@ -464,6 +466,63 @@ def test_editions_play(edition):
     state = core.init(config, np.arange(20))
     assert ((state._owner == core.ENVELOPE).sum(axis=1) == 3).all()
     assert core.legal_action_mask(state).shape == (20, core.rules_for(config).A)
+
+
+# --- presets --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "fields"),
+    [
+        ("classic", {}),
+        ("fr_1996", dict(edition="classic_fr", dice=2, stay_in_room=True, accuse_anywhere=True)),
+        ("de_2023", dict(edition="de_2023", dice=2, stay_in_room=True, accuse_anywhere=False)),
+        ("de_2023_duel", dict(edition="de_2023", accuse_anywhere=False, num_players=2, duel=True)),
+    ],
+)
+def test_presets_set_what_their_booklets_decide(name, fields):
+    config = core.GameConfig.preset(name)
+    assert config == core.GameConfig(**fields)
+    assert core.PRESETS[name].source  # every preset names its source
+    state = core.init(config, np.arange(20))
+    assert core.legal_action_mask(state).any(axis=1).all()
+
+
+def test_de_2023_accuses_only_from_a_room():
+    state = written_game(core.GameConfig.preset("de_2023", start_player="scarlet"), _DE_ENVELOPE, _DE_HANDS)
+    assert "accuse" not in legal_kinds(state)  # on the start square
+    state.location[0, 0] = room(state.config, "Küche")
+    assert "accuse" in legal_kinds(state)  # in any room, not only the one accused
+
+
+_DE_ENVELOPE = ("Anwältin Porz", "Seil", "Bibliothek")
+_DE_HANDS = [
+    ["Lady Gloria", "Leuchter", "Küche", "Musikzimmer"],
+    ["Oberst von Gatow", "Dolch", "Wintergarten", "Speisezimmer"],
+    ["Köchin Weiß", "Heizungsrohr", "Billardzimmer", "Salon", "Professor Bloom"],
+    ["Bürgermeister Grün", "Pistole", "Rohrzange", "Halle", "Arbeitszimmer"],
+]
+
+
+def test_preset_changes_and_bad_names():
+    assert core.GameConfig.preset("de_2023", num_players=3).num_players == 3
+    with pytest.raises(
+        ValueError, match=r"preset must be one of \['classic', 'de_2023', 'de_2023_duel', 'fr_1996'\]"
+    ):
+        core.GameConfig.preset("uk_1949")
+    with pytest.raises(ValueError, match=r"unknown GameConfig field\(s\) \['dices'\]"):
+        core.GameConfig.preset("de_2023", dices=1)
+
+
+@pytest.mark.parametrize("name", sorted(core.PRESETS))
+def test_hydra_game_configs_of_the_presets(name):
+    """``game=<preset>`` in the experiments' Hydra configs is the preset, field for field."""
+    from hydra import compose, initialize_config_dir
+
+    configs = Path(__file__).resolve().parents[1] / "configs"
+    with initialize_config_dir(config_dir=str(configs), version_base=None):
+        game = compose(f"game/{name}").game
+    assert core.GameConfig(**game) == core.GameConfig.preset(name)
 
 
 # --- config errors ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The frozen, validated configuration of a game (every variant switch of RULES.md)."""
+"""The frozen, validated configuration of a game (every variant switch of docs/RULES.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
+from cluedo_env.core.presets import PRESETS
 
 __all__ = ["MAX_TURNS", "GameConfig"]
 
@@ -23,7 +24,9 @@ BOOL_FIELDS = ("stay_in_room", "accuse_anywhere", "duel", "auto_refute")
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Rules of a game. Defaults are the classic 1996 rules of ``RULES.md``.
+    """Rules of a game. Defaults are the classic 1996 rules of ``docs/RULES.md``.
+
+    ``GameConfig.preset(name)`` gives an edition as its booklet plays it (``PRESETS``).
 
     Attributes:
         edition: Name of an edition in ``EDITIONS`` (or an ``Edition``).
@@ -123,6 +126,17 @@ class GameConfig:
     def num_face_down(self) -> int:
         """Cards lying face down on rooms (duel variant), else 0."""
         return DUEL_FACE_DOWN_CARDS if self.duel else 0
+
+    @classmethod
+    def preset(cls, name: str, **changes: object) -> GameConfig:
+        """The rules of a named preset (``PRESETS``: ``"classic"``, ``"fr_1996"``, ``"de_2023"``,
+        ``"de_2023_duel"``), with ``changes`` to its fields (validated as any config).
+
+        Example: ``GameConfig.preset("de_2023", num_players=3)``.
+        """
+        if not isinstance(name, str) or name not in PRESETS:
+            raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
+        return cls().replace(**{**PRESETS[name].fields, **changes})
 
     def replace(self, **changes: object) -> GameConfig:
         """A copy with some fields changed (validated again)."""
