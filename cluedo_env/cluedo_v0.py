@@ -8,7 +8,8 @@ of corridors and rooms, suggest a suspect and weapon in the room their pawn is
 in, and learn from the other players' refutations (a refuter shows one of the
 named cards secretly to the suggester). The first player to accuse the envelope
 correctly wins; a wrong accusation puts the player out, though it keeps
-refuting. The rules and every variant are those of the project's `RULES.md`,
+refuting. The rules and every variant are those of the project's
+[`docs/RULES.md`](../docs/RULES.md),
 played by the batched numpy core `cluedo_env.core` on a batch of one game.
 
 | Import             | `from cluedo_env import cluedo_v0`                                        |

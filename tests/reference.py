@@ -3,7 +3,7 @@
 Used only by tests (``test_differential.py``): it is written independently of
 ``cluedo_env/core/game.py`` and ``movement.py``, in plain Python (lists, sets,
 ints, a plain breadth-first search over the board's ``neighbours``), straight
-from ``RULES.md`` and the conventions of the core (card ids, locations, event
+from ``docs/RULES.md`` and the conventions of the core (card ids, locations, event
 rows, draw counters). It shares with the core only the counter-based random
 numbers (``rng``), the config, the editions, the parsed board data and the
 action layout.

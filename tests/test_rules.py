@@ -1,7 +1,9 @@
-"""Scripted games, one per rule of RULES.md, with the deal written in the test."""
+"""Scripted games, one per rule of docs/RULES.md, with the deal written in the test."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 import numpy as np
@@ -523,6 +525,35 @@ def test_hydra_game_configs_of_the_presets(name):
     with initialize_config_dir(config_dir=str(configs), version_base=None):
         game = compose(f"game/{name}").game
     assert core.GameConfig(**game) == core.GameConfig.preset(name)
+
+
+# --- the rules document --------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_rules_document_covers_every_switch_edition_and_preset():
+    """docs/RULES.md keeps in step with the code: every field, edition and preset has its row."""
+    text = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| `")}
+    fields = {f.name for f in dataclasses.fields(core.GameConfig) if f.init}
+    assert {f"`{name}`" for name in fields} <= rows
+    assert {f"`{name}`" for name in core.EDITIONS} <= rows
+    assert {f"`{name}`" for name in core.PRESETS} <= rows
+    assert "32,767" in text and f"{core.config.MAX_TURNS:,}" == "32,767"
+
+
+def test_every_citation_of_the_rules_document_points_at_it():
+    """The package's docstrings, the README and the configs cite docs/RULES.md, which exists."""
+    paths = [*ROOT.glob("cluedo_env/**/*.py"), *ROOT.glob("configs/**/*.yaml"), ROOT / "README.md"]
+    cited = [
+        f"{path.relative_to(ROOT)}: {line.strip()}"
+        for path in paths
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.search(r"(?<!docs/)RULES\.md", line)
+    ]
+    assert cited == []
+    assert (ROOT / "docs" / "RULES.md").is_file()
 
 
 # --- config errors ----------------------------------------------------------------

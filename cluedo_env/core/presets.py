@@ -38,33 +38,27 @@ PRESETS: dict[str, Preset] = {
     for p in (
         _preset(
             "classic",
-            "Waddingtons/Hasbro 1996 booklet (the French rules page of 2026, 'Waddingtons/Hasbro 1996: "
-            "deux dés, sans bonus, possibilité de rester dans une pièce'), in English card names: two "
-            "dice, may stay in a room, accuse from anywhere, the highest starting roll begins; "
-            "GameConfig's defaults.",
+            "The Waddingtons/Hasbro 1996 rules, in English card names: two dice, may stay in a room, "
+            "accuse from anywhere, the highest starting roll begins (GameConfig's defaults).",
         ),
         _preset(
             "fr_1996",
-            "The same 1996 booklet with its French cards (Mademoiselle Rose ... Clé anglaise): two dice "
-            "('lance les deux dés'), may stay ('La version 1996 autorise à rester dans une pièce'), "
-            "accuse without going to the room ('tu peux accuser sans devoir te rendre dans la pièce "
-            "accusée'), the highest roll starts, ties rolled again.",
+            "The same 1996 rules with their French cards: 'deux dés', 'possibilité de rester dans une "
+            "pièce', 'tu peux accuser sans devoir te rendre dans la pièce accusée'.",
             edition="classic_fr",
         ),
         _preset(
             "de_2023",
-            "Hasbro 2023 German booklet (F6420): two dice ('wirfst du beide Würfel'), may stay ('kannst "
-            "du dort bleiben'), accuse only from a room ('Du musst dafür in einem Raum stehen, aber "
-            "nicht in dem, den du anklagst'), the starting roll decides who begins. Its evidence cards "
-            "are left out (their texts are not in the booklet).",
+            "Hasbro's 2023 German booklet (F6420): 'wirfst du beide Würfel', 'kannst du dort bleiben', "
+            "accuse only from a room: 'Du musst dafür in einem Raum stehen, aber nicht in dem, den du "
+            "anklagst'. Its evidence cards are left out (the booklet gives no texts).",
             edition="de_2023",
             accuse_anywhere=False,
         ),
         _preset(
             "de_2023_duel",
-            "The 2023 German booklet's duel for two ('Cluedo-Duell zu zweit'): four cards face down on "
-            "the corner rooms ('Für eine schnellere Partie nimmt man die Eckräume'), looked at by "
-            "whoever enters; otherwise as de_2023.",
+            "The 2023 German booklet's 'Cluedo-Duell zu zweit': four cards face down on the corner "
+            "rooms ('Für eine schnellere Partie nimmt man die Eckräume'); otherwise as de_2023.",
             edition="de_2023",
             accuse_anywhere=False,
             num_players=2,
