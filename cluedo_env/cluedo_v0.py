@@ -497,7 +497,7 @@ class raw_env(AECEnv):
             raise ValueError(self._illegal_message(agent, action))
         self._cumulative_rewards[agent] = 0.0
         # The mask of this decision was computed after the previous step: no need for the core's check.
-        core.step(self.game_state, [action], check=False)
+        core.step(self.game_state, [int(action)], check=False)
         self._after_core_step()
         if self.render_mode == "human":
             self.render()

@@ -600,10 +600,10 @@ def step(
             action = actions[0]
         else:
             action = int(_as_actions(actions, 1)[0])
-        phase = state.phase.item()
-        if phase != Phase.OVER and (check or not one_game.in_phase(rules, phase, action)):
+        if check and state.phase.item() != Phase.OVER:
             _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises on an illegal action
-        one_game.step(state, rules, action)
+        if not one_game.step(state, rules, action):  # refused, unchanged: out of range or phase
+            _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises, naming the action
         return state
     actions = _as_actions(actions, B)
     live = state.phase != Phase.OVER

@@ -27,7 +27,7 @@ from cluedo_env.core.state import FACE_DOWN, NOBODY, Phase, State
 if TYPE_CHECKING:
     from cluedo_env.core.game import Rules
 
-__all__ = ["in_phase", "legal_action_mask", "step"]
+__all__ = ["legal_action_mask", "step"]
 
 # Range indices of the action kinds (``Rules.action_kind``), by name.
 ROLL, PASSAGE, ENTER, TOWARD, SQUARE, SUGGEST, NO_SUGGESTION, SHOW, ACCUSE = (
@@ -65,11 +65,6 @@ def _lists(rules: Rules) -> _Lists:
     return _Lists(rules)
 
 
-def in_phase(rules: Rules, phase: int, action: int) -> bool:
-    """Whether ``action`` is in range and of a kind played in ``phase`` (``Rules.phase_bits``)."""
-    return 0 <= action < rules.A and (_lists(rules).phase_bits[action] >> phase) & 1 == 1
-
-
 def legal_action_mask(state: State, rules: Rules) -> np.ndarray:
     """``bool[1, A]``: ``game.legal_action_mask`` of a batch of one game."""
     lay = rules.layout
@@ -103,14 +98,21 @@ def legal_action_mask(state: State, rules: Rules) -> np.ndarray:
     return mask[None]
 
 
-def step(state: State, rules: Rules, action: int) -> None:
-    """``game.step`` of a batch of one game (a legal ``action``, or any once the game is over)."""
+def step(state: State, rules: Rules, action: int) -> bool:
+    """``game.step`` of a batch of one game (a legal ``action``, or any once the game is over).
+
+    Returns False, having changed nothing, for an action out of range or of a kind not played
+    in the game's phase (``game.step`` then raises); True once the step is played.
+    """
+    phase = state.phase.item()
+    lists = _lists(rules)
+    if phase != Phase.OVER and not (0 <= action < rules.A and (lists.phase_bits[action] >> phase) & 1):
+        return False
     if state.num_events.item():
         state.events.fill(-1)
     state.rewards.fill(0)
     events: list[list[int]] = []
-    if state.phase.item() != Phase.OVER:
-        lists = _lists(rules)
+    if phase != Phase.OVER:
         kind, arg = lists.kind[action], lists.arg[action]
         if kind == ROLL:
             _roll(state, rules, events)
@@ -129,6 +131,7 @@ def step(state: State, rules: Rules, action: int) -> None:
     if events:
         state.events[0, : len(events)] = events
     state.num_events[0] = len(events)
+    return True
 
 
 def _roll(state: State, rules: Rules, events: list) -> None:
