@@ -164,7 +164,7 @@ value; the classic preset's values are:
 | `accuse_anywhere` | True        | False: accuse only from a room                                   |
 | `start_player`    | `"dice"`    | `"scarlet"`, `"random"`                                          |
 | `duel`            | False       | True: 2 players, 4 cards face down on the corner rooms           |
-| `max_turns`       | 500         | any integer >= 1 (then the game is truncated)                    |
+| `max_turns`       | 500         | 1 to 32,767 (then the game is truncated)                         |
 | `movement`        | `"compact"` | `"squares"`: one action per reachable square                     |
 | `auto_refute`     | False       | True: a refuter holding one named card shows it without a step   |
 

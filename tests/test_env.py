@@ -557,6 +557,18 @@ def test_documented_observation_scales_are_the_cores():
     np.testing.assert_allclose(distance, np.round(distance), atol=1e-4)  # whole moves
 
 
+def test_reset_refuses_a_seed_outside_the_range_before_any_change():
+    raw = cluedo_v0.raw_env(num_players=3)
+    raw.reset(seed=4)
+    before = env_snapshot(raw)
+    for seed in (2**63, 2**64 - 1, -1):
+        with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
+            raw.reset(seed=seed)
+        assert env_snapshot(raw) == before
+    raw.reset(seed=2**63 - 1)
+    assert raw.game_state.seed[0] == 2**63 - 1
+
+
 def test_preset_keyword():
     environment = cluedo_v0.env(preset="de_2023", num_players=3)
     assert environment.unwrapped.config == core.GameConfig.preset("de_2023", num_players=3)
