@@ -20,7 +20,7 @@ Cards and owners
 
 Records (what an observer may have noted)
     ============  ========================================================
-    record        clauses added (RULES.md, "Deductions the rules allow")
+    record        clauses added (docs/RULES.md, "Deductions the rules allow")
     ============  ========================================================
     ``OwnHand``   the observer holds exactly these cards
     ``Suggestion``  each player in ``passed`` holds none of the three;

@@ -8,7 +8,8 @@ of corridors and rooms, suggest a suspect and weapon in the room their pawn is
 in, and learn from the other players' refutations (a refuter shows one of the
 named cards secretly to the suggester). The first player to accuse the envelope
 correctly wins; a wrong accusation puts the player out, though it keeps
-refuting. The rules and every variant are those of the project's `RULES.md`,
+refuting. The rules and every variant are those of the project's
+[`docs/RULES.md`](../docs/RULES.md),
 played by the batched numpy core `cluedo_env.core` on a batch of one game.
 
 | Import             | `from cluedo_env import cluedo_v0`                                        |
@@ -88,9 +89,9 @@ the default config (4 players, classic cards, `observation_type="player"`):
 | 315-398 | `accused`        | 4 x 21 | player j accused wrongly naming card c                                  |
 | 399-402 | `eliminated`     | 4      | player j is out (accused wrongly)                                       |
 | 403-462 | `pawn_room`      | 6 x 10 | room of each suspect's pawn (last column: in no room)                   |
-| 463-474 | `pawn_square`    | 6 x 2  | (row / 23, col / 22) of a pawn on a square                              |
+| 463-474 | `pawn_square`    | 6 x 2  | (row / 24, col / 23) of a pawn on a square                              |
 | 475-528 | `weapon_room`    | 6 x 9  | room of each weapon                                                     |
-| 529-537 | `room_distance`  | 9      | moves from the viewer's pawn into each room / 30 (0 inside)             |
+| 529-537 | `room_distance`  | 9      | moves from the viewer's pawn into each room / 33 (0 inside)             |
 | 538-543 | `phase`          | 6      | one-hot phase: turn, move, suggest, refute, accuse, over                |
 | 544     | `dice`           | 1      | total of the last roll / 12 (0 before a roll)                           |
 | 545-548 | `turn_player`    | 4      | whose turn it is                                                        |
@@ -146,7 +147,12 @@ Rewards arrive on the step that ends the game; every other step gives 0. The
 
 ## Variants
 
-Every field of `core.GameConfig` is a keyword argument, with its default:
+`preset` picks an edition as its booklet plays it (`core.PRESETS`, sources in the
+project's [`docs/RULES.md`](../docs/RULES.md)): `"classic"` (default: the 1996 rules),
+`"fr_1996"` (the same with the French cards), `"de_2023"` (the 2023 German rules:
+accusations only from a room) and `"de_2023_duel"` (their duel for two). Every
+field of `core.GameConfig` is also a keyword argument, changing the preset's
+value; the classic preset's values are:
 
 | argument          | default     | alternatives                                                     |
 |-------------------|-------------|------------------------------------------------------------------|
@@ -158,7 +164,7 @@ Every field of `core.GameConfig` is a keyword argument, with its default:
 | `accuse_anywhere` | True        | False: accuse only from a room                                   |
 | `start_player`    | `"dice"`    | `"scarlet"`, `"random"`                                          |
 | `duel`            | False       | True: 2 players, 4 cards face down on the corner rooms           |
-| `max_turns`       | 500         | any integer >= 1 (then the game is truncated)                    |
+| `max_turns`       | 500         | 1 to 32,767 (then the game is truncated)                         |
 | `movement`        | `"compact"` | `"squares"`: one action per reachable square                     |
 | `auto_refute`     | False       | True: a refuter holding one named card shows it without a step   |
 
@@ -179,7 +185,6 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -204,9 +209,10 @@ __all__ = [
 
 REWARD_SCHEMES = ("win_loss", "win_only", "zero_sum")
 REGISTRY_ID = "cluedo/cluedo-v0"
-SEED_BOUND = 2**63  # game seeds drawn for reset() without a seed lie in [0, SEED_BOUND)
+SEED_BOUND = core.SEED_BOUND  # game seeds lie in [0, 2**63), drawn ones too
 
-# One line per observation piece, for the docstring's index table.
+# One line per observation piece, for the docstring's index table (``observation_table``); the
+# scales in braces are read from the core's tables of the config, so the text cannot drift from them.
 PIECE_MEANINGS = {
     "hand": "1 for each card the viewer holds",
     "unseen": "1 for each card the viewer has not seen (hand, shown, looked at)",
@@ -217,9 +223,9 @@ PIECE_MEANINGS = {
     "accused": "player j accused wrongly naming card c",
     "eliminated": "player j is out (accused wrongly)",
     "pawn_room": "room of each suspect's pawn (last column: in no room)",
-    "pawn_square": "(row / 23, col / 22) of a pawn on a square",
+    "pawn_square": "(row / {last_row}, col / {last_col}) of a pawn on a square",
     "weapon_room": "room of each weapon",
-    "room_distance": "moves from the viewer's pawn into each room / 30 (0 inside)",
+    "room_distance": "moves from the viewer's pawn into each room / {max_room_distance} (0 inside)",
     "phase": "one-hot phase: turn, move, suggest, refute, accuse, over",
     "dice": "total of the last roll / 12 (0 before a roll)",
     "turn_player": "whose turn it is",
@@ -254,11 +260,19 @@ def observation_table(config: core.GameConfig | None = None, kind: str = "player
         kind: ``"player"`` or ``"seer"``.
     """
     config = core.GameConfig() if config is None else config
+    rules = core.rules_for(config)
+    scales = {"last_row": "-", "last_col": "-", "max_room_distance": "-"}  # board="none": always 0
+    if rules.classic:
+        scales = {
+            "last_row": len(rules.board.grid) - 1,
+            "last_col": len(rules.board.grid[0]) - 1,
+            "max_room_distance": f"{rules.max_room_distance:g}",
+        }
     rows = [("indices", "piece", "shape", "meaning")]
     for name, shape, offset in core.observation_pieces(config, kind):
         size = int(np.prod(shape))
         span = str(offset) if size == 1 else f"{offset}-{offset + size - 1}"
-        rows.append((span, f"`{name}`", " x ".join(map(str, shape)), PIECE_MEANINGS[name]))
+        rows.append((span, f"`{name}`", " x ".join(map(str, shape)), PIECE_MEANINGS[name].format(**scales)))
     return _markdown(rows)
 
 
@@ -332,13 +346,19 @@ def env(**kwargs: Any) -> AECEnv:
     return environment
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(AECEnv):
     """The unwrapped Cluedo AEC environment over the core (one game).
 
+    It pickles and deep-copies with the game under way: a copy continues exactly as the
+    original would (same state, generator, agents, rewards and masks).
+
     Args:
+        preset: A rule preset of ``core.PRESETS`` (an edition as its booklet plays it:
+            ``"classic"``, ``"fr_1996"``, ``"de_2023"``, ``"de_2023_duel"``).
         edition, num_players, board, dice, stay_in_room, accuse_anywhere,
         start_player, duel, max_turns, movement, auto_refute: The fields of
-            ``core.GameConfig`` (the rules; defaults are the classic 1996 rules).
+            ``core.GameConfig``, changing the preset's (``None``: the preset's value; the
+            classic preset's are ``GameConfig``'s defaults, the classic 1996 rules).
         observation_type: ``"player"`` (what the player may know) or ``"seer"``
             (everything, for debugging and oracles).
         reward_scheme: One of ``REWARD_SCHEMES``.
@@ -359,22 +379,23 @@ class raw_env(AECEnv, EzPickle):
 
     def __init__(
         self,
-        edition: str = core.GameConfig.edition,
-        num_players: int = core.GameConfig.num_players,
-        board: str = core.GameConfig.board,
-        dice: int = core.GameConfig.dice,
-        stay_in_room: bool = core.GameConfig.stay_in_room,
-        accuse_anywhere: bool = core.GameConfig.accuse_anywhere,
-        start_player: str = core.GameConfig.start_player,
-        duel: bool = core.GameConfig.duel,
-        max_turns: int = core.GameConfig.max_turns,
-        movement: str = core.GameConfig.movement,
-        auto_refute: bool = core.GameConfig.auto_refute,
+        preset: str = "classic",
+        edition: str | None = None,
+        num_players: int | None = None,
+        board: str | None = None,
+        dice: int | None = None,
+        stay_in_room: bool | None = None,
+        accuse_anywhere: bool | None = None,
+        start_player: str | None = None,
+        duel: bool | None = None,
+        max_turns: int | None = None,
+        movement: str | None = None,
+        auto_refute: bool | None = None,
         observation_type: str = "player",
         reward_scheme: str = "win_loss",
         render_mode: str | None = None,
     ) -> None:
-        options = dict(
+        given = dict(
             edition=edition,
             num_players=num_players,
             board=board,
@@ -387,15 +408,9 @@ class raw_env(AECEnv, EzPickle):
             movement=movement,
             auto_refute=auto_refute,
         )
-        EzPickle.__init__(
-            self,
-            **options,
-            observation_type=observation_type,
-            reward_scheme=reward_scheme,
-            render_mode=render_mode,
-        )
         super().__init__()
-        self.config = core.GameConfig(**options)  # validates the rules' fields
+        # The preset's rules with the fields given changed (validated).
+        self.config = core.GameConfig.preset(preset, **{k: v for k, v in given.items() if v is not None})
         _check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
         _check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
         _check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
@@ -430,14 +445,25 @@ class raw_env(AECEnv, EzPickle):
 
     # --- the game -------------------------------------------------------------------
 
+    def __setstate__(self, fields: dict) -> None:
+        # Pickling copies every attribute (the game under way included); the arrays shared by the
+        # players' observations and infos are read-only again, as ``_after_core_step`` made them.
+        self.__dict__.update(fields)
+        for info in self.infos.values() if hasattr(self, "infos") else ():
+            for array in info.values():
+                array.setflags(write=False)
+        for array in (self._no_actions, self._mask):
+            array.setflags(write=False)
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game: game ``seed`` of the core, or one drawn from the env's generator."""
+        """Deal a new game: game ``seed`` of the core (an int in ``[0, 2**63)``), or one drawn from
+        the env's generator."""
         if seed is not None:
+            state = core.init(self.config, [seed])  # refuses a seed outside [0, 2**63) before any change
             self._rng = np.random.default_rng(seed)
-            game_seed = seed
         else:
-            game_seed = int(self._rng.integers(SEED_BOUND))
-        self.game_state = core.init(self.config, [game_seed])
+            state = core.init(self.config, [int(self._rng.integers(SEED_BOUND))])
+        self.game_state = state
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -447,29 +473,68 @@ class raw_env(AECEnv, EzPickle):
         self._after_core_step()
 
     def step(self, action: int | None) -> None:
-        """Apply the selected agent's action (``None`` for an agent whose game is over)."""
+        """Apply the selected agent's action: an int (or numpy integer) legal in its mask, or
+        ``None`` for an agent whose game is over. Anything else raises ``ValueError``."""
+        if self.game_state is None:
+            raise RuntimeError("step() before reset(): call reset() first")
+        if not self.agents:
+            raise RuntimeError(
+                "the game is over and every agent has stepped None: call reset() for a new game"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if self.game_state.phase.item() != Phase.OVER:
+                self._end_game_outside()
             self._was_dead_step(action)
             return
         mask = self._mask
-        if action is None or not 0 <= action < len(mask) or not mask[action]:
+        if (
+            not isinstance(action, int | np.integer)
+            or isinstance(action, bool)
+            or not 0 <= action < len(mask)
+            or not mask[action]
+        ):
             raise ValueError(self._illegal_message(agent, action))
         self._cumulative_rewards[agent] = 0.0
         # The mask of this decision was computed after the previous step: no need for the core's check.
-        core.step(self.game_state, [action], check=False)
+        core.step(self.game_state, [int(action)], check=False)
         self._after_core_step()
         if self.render_mode == "human":
             self.render()
 
     def _illegal_message(self, agent: str, action: object) -> str:
-        in_range = isinstance(action, int | np.integer) and 0 <= action < len(self._mask)
+        integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
+        if not integer:
+            return (
+                f"action must be an int (or numpy integer) in [0, {len(self._mask)}) legal for {agent}, "
+                f"got {action!r} of type {type(action).__name__}"
+            )
+        in_range = 0 <= action < len(self._mask)
         what = f" ({self.layout.action_to_string(int(action))})" if in_range else ""
         phase = Phase.NAMES[self.game_state.phase[0]]
         return (
             f"illegal action {action!r}{what} for {agent} in phase {phase!r}; "
             f"the legal actions are the 1s of infos[{agent!r}]['action_mask']"
         )
+
+    def _deads_step_first(self) -> str:
+        # PettingZoo's TerminateIllegalWrapper ends the game from outside after an illegal action
+        # (every agent terminated) and then calls this: the core game ends with it.
+        if self.game_state is not None and self.game_state.phase.item() != Phase.OVER:
+            self._end_game_outside()
+        return super()._deads_step_first()
+
+    def _end_game_outside(self) -> None:
+        """End the core game when the agents were terminated from outside the rules (an illegal
+        action under ``TerminateIllegalWrapper``): terminated, no winner, nobody to decide, and
+        every mask all zeros."""
+        state = self.game_state
+        state.phase[0] = Phase.OVER
+        state.current_player[0] = -1
+        state.terminated[0] = True
+        self._mask = self._no_actions
+        for info in self.infos.values():
+            info["action_mask"] = self._no_actions
 
     def _after_core_step(self) -> None:
         """Selection, mask, infos and, at the end of the game, rewards and terminations.
@@ -519,7 +584,10 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         observation = observe_players(self.game_state, self._index[agent], kind=self.observation_type)[0]
-        mask = self._mask if agent == self.agent_selection else self._no_actions
+        decides = agent == self.agent_selection and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        )
+        mask = self._mask if decides else self._no_actions
         return {"observation": observation, "action_mask": mask}
 
     # --- rendering ------------------------------------------------------------------

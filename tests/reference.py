@@ -3,7 +3,7 @@
 Used only by tests (``test_differential.py``): it is written independently of
 ``cluedo_env/core/game.py`` and ``movement.py``, in plain Python (lists, sets,
 ints, a plain breadth-first search over the board's ``neighbours``), straight
-from ``RULES.md`` and the conventions of the core (card ids, locations, event
+from ``docs/RULES.md`` and the conventions of the core (card ids, locations, event
 rows, draw counters). It shares with the core only the counter-based random
 numbers (``rng``), the config, the editions, the parsed board data and the
 action layout.
@@ -341,6 +341,8 @@ class ReferenceGame:
             self.location[s] = room
             if s < P:
                 self.summoned[s] = True
+                if self.config.duel and room in self.face_down:  # entering by any means shows the card
+                    out.append(_event(ev.PEEK, s, a=room, card=self.face_down[room]))
         if self.weapon_room[w] != room:
             out.append(_event(ev.WEAPON, p, a=w, b=self.weapon_room[w], c=room))
             self.weapon_room[w] = room

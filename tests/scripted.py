@@ -51,7 +51,7 @@ def room(config: core.GameConfig, name: str) -> int:
 
 
 def act(state: core.State, kind: str, *args: int | str) -> list[tuple[int, ...]]:
-    """Play one action given by kind and card names / indices; return the step's events."""
+    """Play one action given by kind and card names / indices in every game; return game 0's events."""
     e = state.config.cards
     layout = core.rules_for(state.config).layout
     resolved = []
@@ -66,7 +66,7 @@ def act(state: core.State, kind: str, *args: int | str) -> list[tuple[int, ...]]
             )
         else:
             resolved.append(value)
-    core.step(state, [layout.encode(kind, *resolved)])
+    core.step(state, [layout.encode(kind, *resolved)] * state.batch_size)  # the same action in every game
     return events(state)
 
 

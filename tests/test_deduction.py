@@ -1,6 +1,6 @@
 """Card deduction (``agents/deduction.py``).
 
-One scripted game per rule of RULES.md, "Deductions the rules allow", on a
+One scripted game per rule of docs/RULES.md, "Deductions the rules allow", on a
 classic 4-player deal written below; then the SAT ``Notepad`` against
 ``brute_force`` enumeration on random small games played out against a true
 deal, after every record and for every observer.

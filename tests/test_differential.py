@@ -20,7 +20,7 @@ ACCUSE_RATE = 0.02  # chance to accuse when an accusation is legal
 ORACLE_RATE = 0.1  # chance that an accusation names the envelope (so that wins happen)
 
 G = core.GameConfig
-# Default run: every switch of RULES.md at least once.
+# Default run: every switch of docs/RULES.md at least once.
 CONFIGS = [
     G(num_players=3),
     G(num_players=4, movement="squares"),

@@ -1,6 +1,6 @@
 """The baselines play the 2-player duel: they look at the face-down cards, reason with them, and accuse.
 
-In the duel (RULES.md) four cards lie face down on the corner rooms, and a player
+In the duel (docs/RULES.md) four cards lie face down on the corner rooms, and a player
 entering such a room looks at its card. A card that lies face down can never be
 shown, so a player who has not looked cannot tell it from the envelope's card of
 its category: every win needs the face-down cards looked at.

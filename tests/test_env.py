@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import pickle
+import re
 import warnings
 
 import gymnasium
@@ -389,6 +391,45 @@ def test_illegal_actions():
     assert rewards[actor] == -1 and all(r == 0 for a, r in rewards.items() if a != actor)
 
 
+@pytest.mark.parametrize("action", [3.0, True, "0", np.float64(0), [0], np.array([0]), None])
+def test_raw_env_refuses_actions_that_are_not_integers_with_a_value_error(action):
+    raw = cluedo_v0.raw_env(num_players=4)
+    raw.reset(seed=1)
+    before = env_snapshot(raw)
+    with pytest.raises(ValueError, match=r"action must be an int \(or numpy integer\) in \[0, 405\)"):
+        raw.step(action)
+    assert env_snapshot(raw) == before
+    raw.step(np.int64(np.flatnonzero(raw.infos[raw.agent_selection]["action_mask"])[0]))  # numpy ints do
+
+
+def test_raw_env_stepping_before_reset_or_after_every_agent_is_done_says_what_to_do():
+    raw = cluedo_v0.raw_env(num_players=3, max_turns=1)
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        raw.step(0)
+    raw.reset(seed=2)
+    for _agent in raw.agent_iter():
+        _, _, termination, truncation, info = raw.last()
+        raw.step(None if termination or truncation else int(np.flatnonzero(info["action_mask"])[-1]))
+    with pytest.raises(RuntimeError, match=r"every agent has stepped None: call reset\(\)"):
+        raw.step(None)
+
+
+def test_illegal_move_under_env_ends_the_core_game_and_every_mask():
+    wrapped = cluedo_v0.env(num_players=4)
+    wrapped.reset(seed=1)
+    illegal = int(np.flatnonzero(wrapped.infos[wrapped.agent_selection]["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wrapped.step(illegal)
+    state = wrapped.unwrapped.game_state
+    assert state.done[0] and state.current_player[0] == -1 and not core.legal_action_mask(state).any()
+    for _agent in wrapped.agent_iter():
+        observation, _, termination, truncation, info = wrapped.last()
+        assert termination or truncation
+        assert not observation["action_mask"].any() and not info["action_mask"].any()
+        wrapped.step(None)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "words"),
     [
@@ -422,6 +463,65 @@ def test_pickling_raw_env():
     assert raw.render() == copy.render()
 
 
+def env_snapshot(environment) -> tuple:
+    """Everything an AEC env shows: selection, agents, rewards, flags, infos and every observation."""
+    raw = environment.unwrapped
+    observations = {
+        agent: {key: value.tolist() for key, value in environment.observe(agent).items()}
+        for agent in raw.agents
+    }
+    infos = {agent: {key: value.tolist() for key, value in info.items()} for agent, info in raw.infos.items()}
+    return (
+        raw.agent_selection,
+        list(raw.agents),
+        dict(raw.rewards),
+        dict(raw._cumulative_rewards),
+        dict(raw.terminations),
+        dict(raw.truncations),
+        infos,
+        observations,
+        {name: array.tolist() for name, array in raw.game_state.arrays().items()},
+    )
+
+
+def play_both(original, copied, rng: np.random.Generator) -> None:
+    """Play the same random actions in both envs to the end, comparing everything at every step."""
+    for agent in original.agent_iter():
+        assert copied.agent_selection == agent
+        assert env_snapshot(copied) == env_snapshot(original)
+        _, _, termination, truncation, info = original.last()
+        mask = info["action_mask"]
+        action = None if termination or truncation else int(rng.choice(np.flatnonzero(mask)))
+        original.step(action)
+        copied.step(action)
+    assert not copied.agents
+    assert env_snapshot(copied) == env_snapshot(original)
+
+
+@pytest.mark.parametrize("make", [cluedo_v0.raw_env, cluedo_v0.env], ids=["raw_env", "env"])
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_copy_mid_game_continues_identically(make, how):
+    """EzPickle rebuilt the env from its constructor: a copy had lost the game under way."""
+    rng = np.random.default_rng(5)
+    for game in range(3):
+        original = make(num_players=3 + game, render_mode="ansi")
+        original.reset(seed=100 + game)
+        for _ in range(int(rng.integers(0, 60))):
+            if original.terminations[original.agent_selection]:
+                break
+            original.step(
+                int(rng.choice(np.flatnonzero(original.infos[original.agent_selection]["action_mask"])))
+            )
+        copied = pickle.loads(pickle.dumps(original)) if how == "pickle" else copy.deepcopy(original)
+        assert copied.render() == original.render()
+        mask = copied.infos[copied.agent_selection]["action_mask"]
+        assert not mask.flags.writeable  # shared by the infos and the observation, as in the original
+        play_both(original, copied, np.random.default_rng(game))
+        original.reset(seed=7)  # and both go on alike after the game
+        copied.reset(seed=7)
+        assert env_snapshot(copied) == env_snapshot(original)
+
+
 def test_documentation_tables_match_the_core():
     assert cluedo_v0.observation_table() in cluedo_v0.__doc__
     assert cluedo_v0.action_table() in cluedo_v0.__doc__
@@ -434,6 +534,48 @@ def test_documentation_tables_match_the_core():
     seer = {name for name, _, _ in core.observation_pieces(config, "seer")}
     assert seer == set(cluedo_v0.PIECE_MEANINGS)
     assert set(core.RANGE_NAMES) == set(cluedo_v0.RANGE_MEANINGS)
+
+
+def test_documented_observation_scales_are_the_cores():
+    """The docstring's table is ``observation_table()``, whose scales are read off what observe does."""
+    config = core.GameConfig()
+    table = cluedo_v0.observation_table(config)
+    assert table in cluedo_v0.__doc__
+    last_row, last_col = map(int, re.search(r"\(row / (\d+), col / (\d+)\)", table).groups())
+    most = float(re.search(r"into each room / (\d+)", table).group(1))
+    pieces = {name: offset for name, _, offset in core.observation_pieces(config)}
+    board = core.classic_board()
+    R, N = board.num_rooms, board.num_squares
+    state = core.init(config, [0]).take([0] * N)
+    state.location[:, 0] = R + np.arange(N)  # Scarlet's pawn on every square in turn
+    seen = core.observe(state, 0)
+    rows, cols = np.array(board.squares).T
+    np.testing.assert_allclose(seen[:, pieces["pawn_square"]], rows / last_row, rtol=1e-6)
+    np.testing.assert_allclose(seen[:, pieces["pawn_square"] + 1], cols / last_col, rtol=1e-6)
+    distance = seen[:, pieces["room_distance"] : pieces["room_distance"] + R] * most
+    assert distance.max() == pytest.approx(most)
+    np.testing.assert_allclose(distance, np.round(distance), atol=1e-4)  # whole moves
+
+
+def test_reset_refuses_a_seed_outside_the_range_before_any_change():
+    raw = cluedo_v0.raw_env(num_players=3)
+    raw.reset(seed=4)
+    before = env_snapshot(raw)
+    for seed in (2**63, 2**64 - 1, -1):
+        with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
+            raw.reset(seed=seed)
+        assert env_snapshot(raw) == before
+    raw.reset(seed=2**63 - 1)
+    assert raw.game_state.seed[0] == 2**63 - 1
+
+
+def test_preset_keyword():
+    environment = cluedo_v0.env(preset="de_2023", num_players=3)
+    assert environment.unwrapped.config == core.GameConfig.preset("de_2023", num_players=3)
+    assert cluedo_v0.raw_env().config == core.GameConfig()
+    assert cluedo_v0.raw_env(preset="de_2023_duel").config.duel
+    with pytest.raises(ValueError, match=r"preset must be one of .*got 'uk_1949'"):
+        cluedo_v0.env(preset="uk_1949")
 
 
 def test_registries():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -155,9 +156,56 @@ def test_reset_rejects_bad_games_and_seeds():
         core.reset(state, [0, 1], [5])
     with pytest.raises(ValueError, match=r"games must be indices in \[0, 4\)"):
         core.reset(state, [4], [5])
-    with pytest.raises(ValueError, match="seeds must be non-negative integers"):
+    with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
         core.reset(state, [1], [-3])
+    with pytest.raises(ValueError, match=r"games must be a list or 1-D integer array of game indices"):
+        core.reset(state, np.array([True, False, True, False]), [5, 6])  # a mask is not indices
+    with pytest.raises(ValueError, match=r"games must be a list or 1-D integer array"):
+        core.reset(state, [1.0], [5])
+    before = state.copy()
+    with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
+        core.reset(state, [1], [2**63])
+    assert state == before
     core.reset(state, [], [])  # nothing to deal
+
+
+@pytest.mark.parametrize(
+    "seeds",
+    [2**63, 2**64 - 1, 2**64, [1, 2**70], -1, 1.5, [True], np.array([2**63], dtype=np.uint64), "7", [[1]]],
+)
+def test_init_refuses_seeds_outside_the_int64_range(seeds):
+    """Seeds are stored as int64: from 2**63 up they would be stored negative, so they are refused."""
+    with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
+        core.init(core.GameConfig(), seeds)
+
+
+def test_init_accepts_every_seed_of_the_range():
+    config = core.GameConfig()
+    top = 2**63 - 1
+    for seeds in (top, [0, top], np.array([top], dtype=np.uint64), range(3), np.arange(3, dtype=np.int8)):
+        state = core.init(config, seeds)
+        assert (state.seed >= 0).all()
+        assert state.seed.tolist() == np.atleast_1d(np.asarray(seeds)).astype(np.int64).tolist()
+    assert core.init(config, [top]) == core.init(config, np.array([top], dtype=np.uint64))
+
+
+def test_max_turns_up_to_its_bound_counts_turns_in_the_events():
+    """Turn numbers travel in int16 event fields: the largest accepted max_turns fits them."""
+    config = core.GameConfig(board="none", max_turns=32767, start_player="scarlet")
+    for batch in (1, 2):
+        state = core.init(config, range(batch))
+        state.turn[:] = 32765
+        end_turn = core.rules_for(config).layout.encode("end_turn")
+        no_suggestion = core.rules_for(config).layout.encode("no_suggestion")
+        enter = core.rules_for(config).layout.encode("enter", 0)
+        turns = []
+        while not state.done.all():
+            for action in (enter, no_suggestion, end_turn):
+                core.step(state, [action] * batch)
+            rows = state.events[0, : state.num_events[0]]
+            turns += rows[rows[:, 0] == ev.TURN, 2].tolist()
+        assert turns == [32766]
+        assert state.truncated.all() and (state.turn == 32767).all()
 
 
 def test_state_pickles_and_copies():
@@ -238,3 +286,77 @@ def test_one_game_keeps_the_observed_fields_in_one_buffer():
     alone.location[0, 0] = alone.location[0, 1]
     state.location[1, 0] = state.location[1, 1]
     np.testing.assert_array_equal(core.observe(alone, 2), core.observe(state, [2], [1]))
+
+
+def finished_and_running_games() -> core.State:
+    """A batch of 12 games played at random (accusing rarely) until some, not all, are over."""
+    state = core.init(core.GameConfig(board="none"), np.arange(12))
+    layout = core.rules_for(state.config).layout
+    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    rng = np.random.default_rng(1)
+    while not state.done.any():
+        live = np.flatnonzero(~state.done)
+        mask = core.legal_action_mask(state)[live]
+        mask[:, accuse] &= rng.random((len(live), 1)) < 0.02
+        actions = np.zeros(12, dtype=np.int64)
+        actions[live] = sample_legal(rng, mask)
+        core.step(state, actions)
+    assert not state.done.all()
+    return state
+
+
+def test_observe_refuses_the_viewer_of_a_finished_game():
+    """The README's loop observed ``state.current_player``, -1 once a game is over: the
+    envelope then filled the "hand" piece. Viewers outside [0, P) are refused, naming the games."""
+    state = finished_and_running_games()
+    over = np.flatnonzero(state.done)
+    with pytest.raises(
+        ValueError,
+        match=rf"players must be in \[0, 4\), got \[-1.*for games {re.escape(str(over[:10].tolist()))}.*finished game",
+    ):
+        core.observe(state, state.current_player)
+    for viewer in (-1, 4, np.int64(-1)):
+        with pytest.raises(ValueError, match=r"players must be in \[0, 4\)"):
+            core.observe(state, viewer)
+        with pytest.raises(ValueError, match=r"players must be in \[0, 4\)"):
+            core.observe(state.take([0]), viewer)  # the one-game path returned another player's hand
+    live = np.flatnonzero(~state.done)
+    assert core.observe(state, state.current_player[live], games=live).shape[0] == len(live)
+
+
+@pytest.mark.parametrize(
+    ("players", "games", "error", "message"),
+    [
+        (0, [0.0, 1.0], TypeError, r"games must be a list or 1-D integer array of game indices"),
+        (0, np.ones(12, dtype=bool), TypeError, r"games must be .*np.flatnonzero\(mask\)"),
+        (0, [12], ValueError, r"games must be indices in \[0, 12\), got \[12\]"),
+        (0, [-1], ValueError, r"games must be indices in \[0, 12\)"),
+        (np.zeros(12), None, TypeError, r"players must be an int or an integer array of shape \(12,\)"),
+        (np.zeros(3, dtype=np.int64), None, TypeError, r"players must be an int or an integer array"),
+        (True, None, TypeError, r"players must be an int or an integer array"),
+    ],
+)
+def test_observe_refuses_bad_games_and_viewers(players, games, error, message):
+    state = finished_and_running_games()
+    with pytest.raises(error, match=message):
+        core.observe(state, players, games=games)
+
+
+@pytest.mark.parametrize("kind", core.OBSERVATION_KINDS)
+def test_a_finished_game_observes_the_viewers_final_knowledge(kind):
+    state = finished_and_running_games()
+    config = state.config
+    pieces = {name: (shape, offset) for name, shape, offset in core.observation_pieces(config, kind)}
+
+    def piece(row, name):
+        shape, offset = pieces[name]
+        return row[offset : offset + int(np.prod(shape))].reshape(shape)
+
+    over = int(np.flatnonzero(state.done)[0])
+    for viewer in range(config.num_players):
+        row = core.observe(state, viewer, games=[over], kind=kind)[0]
+        alone = core.observe(state.take([over]), viewer, kind=kind)[0]  # the one-game path agrees
+        np.testing.assert_array_equal(row, alone)
+        assert piece(row, "phase").tolist() == [0, 0, 0, 0, 0, 1]
+        assert not piece(row, "current_player").any()
+        assert np.array_equal(piece(row, "hand"), state._owner[over] == viewer)

@@ -1,6 +1,10 @@
-"""Scripted games, one per rule of RULES.md, with the deal written in the test."""
+"""Scripted games, one per rule of docs/RULES.md, with the deal written in the test."""
 
 from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -389,9 +393,10 @@ def test_board_none_picks_any_room():
     assert state.location[0, 0] == room(CLASSIC, "Study") and state.phase[0] == Phase.SUGGEST
 
 
-def test_duel_face_down_cards_are_looked_at_on_entering():
+def duel_game(batch: int = 1) -> core.State:
+    """A written duel deal (the corner rooms' own cards face down), ``batch`` copies of it."""
     config = core.GameConfig(num_players=2, duel=True, start_player="scarlet")
-    state = written_game(
+    one = written_game(
         config,
         ENVELOPE,
         [
@@ -413,12 +418,39 @@ def test_duel_face_down_cards_are_looked_at_on_entering():
             "Study": "Study",
         },
     )
+    return one if batch == 1 else one.take([0] * batch)
+
+
+def test_duel_face_down_cards_are_looked_at_on_entering():
+    state = duel_game()
+    config = state.config
     state.location[0, 0] = room(config, "Kitchen")
     act(state, "passage")
     assert kinds(state) == ["MOVE", "PEEK"]
     peek = events(state)[1]
     assert peek[6] == config.cards.card_id("Study")
     assert core.private_view(state.events[0, 1:2], 1)[0, 6] == -1  # the other player does not see it
+
+
+@pytest.mark.parametrize("batch", [1, 40], ids=["one_game", "batched"])
+def test_duel_a_pawn_summoned_into_a_corner_room_looks_at_its_card(batch):
+    """Seed 002: "a player entering a room with a card looks at it", whoever brought the pawn in."""
+    state = duel_game(batch)
+    config = state.config
+    study = config.cards.card_id("Study")
+    state.location[:, 0] = room(config, "Kitchen")
+    act(state, "passage")  # Scarlet (player 0) takes the passage to the Study and looks at its card
+    act(state, "suggest", "Colonel Mustard", "Rope")  # Mustard (player 1) is summoned to the Study
+    for game in range(batch):
+        assert kinds(state, game)[:3] == ["SUGGEST", "MOVE", "PEEK"]
+        peek = events(state, game)[2]
+        assert (peek[1], peek[2], peek[6]) == (1, room(config, "Study"), study)
+    assert state._peeked[:, 1, study].all()
+    assert core.private_view(state.events[0, 2:3], 0)[0, 6] == -1  # Scarlet does not see what Mustard saw
+    unseen = core.observation_pieces(config)[1]
+    assert unseen[0] == "unseen"
+    seen_by_mustard = core.observe(state, 1)[:, unseen[2] + study]
+    assert (seen_by_mustard == 0).all()
 
 
 def test_duel_needs_two_players_and_two_players_need_the_duel():
@@ -438,6 +470,98 @@ def test_editions_play(edition):
     assert core.legal_action_mask(state).shape == (20, core.rules_for(config).A)
 
 
+# --- presets --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "fields"),
+    [
+        ("classic", {}),
+        ("fr_1996", dict(edition="classic_fr", dice=2, stay_in_room=True, accuse_anywhere=True)),
+        ("de_2023", dict(edition="de_2023", dice=2, stay_in_room=True, accuse_anywhere=False)),
+        ("de_2023_duel", dict(edition="de_2023", accuse_anywhere=False, num_players=2, duel=True)),
+    ],
+)
+def test_presets_set_what_their_booklets_decide(name, fields):
+    config = core.GameConfig.preset(name)
+    assert config == core.GameConfig(**fields)
+    assert core.PRESETS[name].source  # every preset names its source
+    state = core.init(config, np.arange(20))
+    assert core.legal_action_mask(state).any(axis=1).all()
+
+
+def test_de_2023_accuses_only_from_a_room():
+    state = written_game(core.GameConfig.preset("de_2023", start_player="scarlet"), _DE_ENVELOPE, _DE_HANDS)
+    assert "accuse" not in legal_kinds(state)  # on the start square
+    state.location[0, 0] = room(state.config, "Küche")
+    assert "accuse" in legal_kinds(state)  # in any room, not only the one accused
+
+
+_DE_ENVELOPE = ("Anwältin Porz", "Seil", "Bibliothek")
+_DE_HANDS = [
+    ["Lady Gloria", "Leuchter", "Küche", "Musikzimmer"],
+    ["Oberst von Gatow", "Dolch", "Wintergarten", "Speisezimmer"],
+    ["Köchin Weiß", "Heizungsrohr", "Billardzimmer", "Salon", "Professor Bloom"],
+    ["Bürgermeister Grün", "Pistole", "Rohrzange", "Halle", "Arbeitszimmer"],
+]
+
+
+def test_preset_changes_and_bad_names():
+    assert core.GameConfig.preset("de_2023", num_players=3).num_players == 3
+    with pytest.raises(
+        ValueError, match=r"preset must be one of \['classic', 'de_2023', 'de_2023_duel', 'fr_1996'\]"
+    ):
+        core.GameConfig.preset("uk_1949")
+    with pytest.raises(ValueError, match=r"unknown GameConfig field\(s\) \['dices'\]"):
+        core.GameConfig.preset("de_2023", dices=1)
+
+
+@pytest.mark.parametrize("name", sorted(core.PRESETS))
+def test_hydra_game_configs_of_the_presets(name):
+    """``game=<preset>`` in the experiments' Hydra configs is the preset, field for field."""
+    from hydra import compose, initialize_config_dir
+
+    configs = Path(__file__).resolve().parents[1] / "experiments" / "configs"
+    with initialize_config_dir(config_dir=str(configs), version_base=None):
+        game = compose(f"game/{name}").game
+    assert core.GameConfig(**game) == core.GameConfig.preset(name)
+
+
+# --- the rules document --------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_rules_document_covers_every_switch_edition_and_preset():
+    """docs/RULES.md keeps in step with the code: every field, edition and preset has its row."""
+    text = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| `")}
+    fields = {f.name for f in dataclasses.fields(core.GameConfig) if f.init}
+    assert {f"`{name}`" for name in fields} <= rows
+    assert {f"`{name}`" for name in core.EDITIONS} <= rows
+    assert {f"`{name}`" for name in core.PRESETS} <= rows
+    assert "32,767" in text and f"{core.config.MAX_TURNS:,}" == "32,767"
+
+
+def test_every_citation_of_the_rules_document_points_at_it():
+    """The packages' docstrings, the README and the configs cite docs/RULES.md, which exists."""
+    paths = [
+        *ROOT.glob("cluedo_env/**/*.py"),
+        *ROOT.glob("agents/**/*.py"),
+        *ROOT.glob("experiments/**/*.py"),
+        *ROOT.glob("experiments/configs/**/*.yaml"),
+        ROOT / "README.md",
+    ]
+    cited = [
+        f"{path.relative_to(ROOT)}: {line.strip()}"
+        for path in paths
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.search(r"(?<!docs/)RULES\.md", line)
+    ]
+    assert cited == []
+    assert (ROOT / "docs" / "RULES.md").is_file()
+
+
 # --- config errors ----------------------------------------------------------------
 
 
@@ -451,7 +575,11 @@ def test_editions_play(edition):
         ("edition", "klingon", r"edition must be one of .*got 'klingon'"),
         ("start_player", "oldest", r"start_player must be one of .*got 'oldest'"),
         ("movement", "teleport", r"movement must be one of .*got 'teleport'"),
-        ("max_turns", 0, r"max_turns must be an integer >= 1, got 0"),
+        ("max_turns", 0, r"max_turns must be an integer in \[1, 32767\], got 0"),
+        ("max_turns", 32768, r"max_turns must be an integer in \[1, 32767\], got 32768"),
+        ("num_players", 4.0, r"num_players must be an integer \(int or numpy integer\), got 4.0"),
+        ("dice", "2", r"dice must be an integer .*got .2."),
+        ("max_turns", True, r"max_turns must be an integer .*got True"),
         ("stay_in_room", "yes", r"stay_in_room must be True or False, got 'yes'"),
     ],
 )
@@ -467,6 +595,87 @@ def test_illegal_action_is_refused_with_a_clear_error():
         core.step(state, [layout.encode("suggest", 0, 0)])
     with pytest.raises(ValueError, match=r"action must be in \[0, 405\)"):
         core.step(state, [9999])
+
+
+def test_integer_like_config_values_are_normalised_once():
+    """numpy integers and bools are accepted in every field and stored as Python ints and bools."""
+    plain = core.GameConfig(num_players=5, dice=1, max_turns=40, duel=False, stay_in_room=False)
+    numpy = core.GameConfig(
+        num_players=np.int64(5),
+        dice=np.int8(1),
+        max_turns=np.uint16(40),
+        duel=np.False_,
+        stay_in_room=np.False_,
+    )
+    assert numpy == plain and hash(numpy) == hash(plain)
+    for name in ("num_players", "dice", "max_turns", "duel", "stay_in_room"):
+        assert type(getattr(numpy, name)) is type(getattr(plain, name))
+    assert core.init(numpy, [3]) == core.init(plain, [3])
+
+
+@pytest.mark.parametrize("batch", [1, 3], ids=["one_game", "batched"])
+@pytest.mark.parametrize(
+    ("actions", "error", "message"),
+    [
+        (lambda n: [0.0] * n, TypeError, r"actions must be integers .*float64"),
+        (lambda n: [0.9] * n, TypeError, r"actions must be integers"),
+        (lambda n: ["0"] * n, TypeError, r"actions must be integers"),
+        (lambda n: [True] * n, TypeError, r"actions must be integers .*bool"),
+        (lambda n: np.zeros((n, 1), dtype=np.int64), ValueError, r"actions must have shape \(\d+,\)"),
+        (lambda n: [0] * (n + 1), ValueError, r"actions must have shape"),
+    ],
+)
+def test_step_accepts_only_integer_actions_one_per_game(batch, actions, error, message):
+    state = game().take([0] * batch)
+    before = state.copy()
+    with pytest.raises(error, match=message):
+        core.step(state, actions(batch))
+    assert state == before
+
+
+def test_step_games_must_be_a_bool_mask():
+    """Indices would be read as a mask (index 0 as False, any other as True): they are refused."""
+    state = game().take([0, 0, 0])
+    before = state.copy()
+    roll = core.rules_for(CLASSIC).layout.encode("roll")
+    for games in ([0, 2], np.array([1]), np.array([0.0, 1.0, 0.0])):
+        with pytest.raises(TypeError, match=r"games must be a bool mask of shape \(3,\).*np.isin"):
+            core.step(state, [roll] * 3, games=games)
+    with pytest.raises(ValueError, match=r"games must be a bool mask of shape \(3,\), got shape \(2,\)"):
+        core.step(state, [roll] * 3, games=np.array([True, False]))
+    assert state == before
+    core.step(state, [roll] * 3, games=np.array([True, False, True]))
+    assert state.phase.tolist() == [Phase.MOVE, Phase.TURN, Phase.MOVE]
+
+
+@pytest.mark.parametrize("batch", [1, 3], ids=["one_game", "batched"])
+@pytest.mark.parametrize("check", [True, False])
+def test_an_action_out_of_range_or_of_another_phase_leaves_the_state_unchanged(batch, check):
+    """Also unchecked: the step refuses before any game changes (other games rolled first)."""
+    layout = core.rules_for(CLASSIC).layout
+    state = game().take([0] * batch)
+    for bad in (-1, layout.num_actions, layout.encode("suggest", 0, 0), layout.encode("show", 3)):
+        actions = [layout.encode("roll")] * batch
+        actions[-1] = bad
+        before = state.copy()
+        with pytest.raises(ValueError, match=r"(illegal action|action must be in \[0, 405\)).* game \d"):
+            core.step(state, actions, check=check)
+        assert state == before
+
+
+@pytest.mark.parametrize("duel", [False, True])
+@pytest.mark.parametrize("kind", ["passage", "stay"])
+def test_unchecked_illegal_passage_or_stay_from_a_square_completes(kind, duel):
+    """An unchecked action of the right phase but not legal is played as given and the step
+    completes: the pawn stays on its square and, in no room, cannot suggest (no later crash)."""
+    for batch in (1, 3):
+        state = (duel_game() if duel else game()).take([0] * batch)
+        layout = core.rules_for(state.config).layout
+        state.location[:, 0] = square(7, 6)  # in a corridor: no passage, no room to stay in
+        core.step(state, [layout.encode(kind)] * batch, check=False)
+        assert (state.location[:, 0] == square(7, 6)).all()
+        assert (state.phase == Phase.ACCUSE).all()
+        core.step(state, [layout.encode("end_turn")] * batch, check=False)
 
 
 def test_a_pawn_at_exactly_the_rolls_distance_is_not_a_destination():

@@ -17,6 +17,8 @@ from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, private_view
 from cluedo_env.core.game import init, legal_action_mask, reset, rules_for, step
 from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
+from cluedo_env.core.presets import PRESETS, Preset
+from cluedo_env.core.rng import SEED_BOUND
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
 __all__ = [
@@ -26,12 +28,15 @@ __all__ = [
     "EVENT_KINDS",
     "FACE_DOWN",
     "OBSERVATION_KINDS",
+    "PRESETS",
     "RANGE_NAMES",
+    "SEED_BOUND",
     "ActionLayout",
     "Board",
     "Edition",
     "GameConfig",
     "Phase",
+    "Preset",
     "State",
     "classic_board",
     "get_edition",

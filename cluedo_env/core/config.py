@@ -1,12 +1,15 @@
-"""The frozen, validated configuration of a game (every variant switch of RULES.md)."""
+"""The frozen, validated configuration of a game (every variant switch of docs/RULES.md)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from cluedo_env.core.editions import EDITIONS, Edition, get_edition
+import numpy as np
 
-__all__ = ["GameConfig"]
+from cluedo_env.core.editions import EDITIONS, Edition, get_edition
+from cluedo_env.core.presets import PRESETS
+
+__all__ = ["MAX_TURNS", "GameConfig"]
 
 BOARDS = ("classic", "none")
 START_PLAYERS = ("dice", "scarlet", "random")
@@ -14,11 +17,16 @@ MOVEMENTS = ("compact", "squares")
 CLASSIC_BOARD_SUSPECTS = 6
 CLASSIC_BOARD_ROOMS = 9
 DUEL_FACE_DOWN_CARDS = 4
+MAX_TURNS = 2**15 - 1  # the turn number travels in int16 event fields
+INTEGER_FIELDS = ("num_players", "dice", "max_turns")
+BOOL_FIELDS = ("stay_in_room", "accuse_anywhere", "duel", "auto_refute")
 
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Rules of a game. Defaults are the classic 1996 rules of ``RULES.md``.
+    """Rules of a game. Defaults are the classic 1996 rules of ``docs/RULES.md``.
+
+    ``GameConfig.preset(name)`` gives an edition as its booklet plays it (``PRESETS``).
 
     Attributes:
         edition: Name of an edition in ``EDITIONS`` (or an ``Edition``).
@@ -32,7 +40,8 @@ class GameConfig:
             ``"scarlet"`` (player 0) or ``"random"``.
         duel: The 2-player duel variant: 4 cards lie face down on the 4 corner
             rooms and are looked at by whoever enters.
-        max_turns: Games still running after this many turns are truncated.
+        max_turns: Games still running after this many turns are truncated
+            (1 to ``MAX_TURNS`` = 32,767).
         movement: Movement action mode, ``"compact"`` (enter a reachable room or
             head toward a room) or ``"squares"`` (every reachable square).
         auto_refute: Whether a refuter holding exactly one named card shows it
@@ -53,6 +62,14 @@ class GameConfig:
     _edition: Edition = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        # Integer-like values (numpy integers) become Python ints and numpy bools become bools,
+        # once, here: every later use sees one type. Floats, strings and bools-as-integers are refused.
+        for name in INTEGER_FIELDS:
+            object.__setattr__(self, name, _integer(name, getattr(self, name)))
+        for name in BOOL_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, np.bool_):
+                object.__setattr__(self, name, bool(value))
         edition = self.edition if isinstance(self.edition, Edition) else None
         if edition is not None and EDITIONS.get(edition.name) == edition:
             object.__setattr__(self, "edition", edition.name)  # a registered edition compares by name
@@ -63,7 +80,7 @@ class GameConfig:
                 )
             edition = get_edition(self.edition)
         object.__setattr__(self, "_edition", edition)
-        for name in ("stay_in_room", "accuse_anywhere", "duel", "auto_refute"):
+        for name in BOOL_FIELDS:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         _check_choice("board", self.board, BOARDS)
@@ -74,8 +91,8 @@ class GameConfig:
             _check_choice("num_players", self.num_players, (2,), " with duel=True")
         else:
             _check_choice("num_players", self.num_players, (3, 4, 5, 6), " (2 needs duel=True)")
-        if not isinstance(self.max_turns, int) or isinstance(self.max_turns, bool) or self.max_turns < 1:
-            raise ValueError(f"max_turns must be an integer >= 1, got {self.max_turns!r}")
+        if not 1 <= self.max_turns <= MAX_TURNS:
+            raise ValueError(f"max_turns must be an integer in [1, {MAX_TURNS}], got {self.max_turns!r}")
         if edition.num_suspects < self.num_players:
             raise ValueError(
                 f"num_players must be at most the edition's {edition.num_suspects} suspects, "
@@ -110,6 +127,17 @@ class GameConfig:
         """Cards lying face down on rooms (duel variant), else 0."""
         return DUEL_FACE_DOWN_CARDS if self.duel else 0
 
+    @classmethod
+    def preset(cls, name: str, **changes: object) -> GameConfig:
+        """The rules of a named preset (``PRESETS``: ``"classic"``, ``"fr_1996"``, ``"de_2023"``,
+        ``"de_2023_duel"``), with ``changes`` to its fields (validated as any config).
+
+        Example: ``GameConfig.preset("de_2023", num_players=3)``.
+        """
+        if not isinstance(name, str) or name not in PRESETS:
+            raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
+        return cls().replace(**{**PRESETS[name].fields, **changes})
+
     def replace(self, **changes: object) -> GameConfig:
         """A copy with some fields changed (validated again)."""
         values = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
@@ -118,6 +146,13 @@ class GameConfig:
             raise ValueError(f"unknown GameConfig field(s) {unknown}; fields are {sorted(values)}")
         values.update(changes)
         return GameConfig(**values)  # type: ignore[arg-type]
+
+
+def _integer(name: str, value: object) -> int:
+    """``value`` as a Python int if it is an integer (``int`` or a numpy integer, not a bool)."""
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return int(value)
+    raise ValueError(f"{name} must be an integer (int or numpy integer), got {value!r}")
 
 
 def _check_choice(name: str, value: object, allowed: tuple, extra: str = "") -> None:

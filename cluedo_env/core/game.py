@@ -21,6 +21,7 @@ when the game is truncated at ``max_turns``.
 from __future__ import annotations
 
 from functools import cache
+from typing import NoReturn
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.movement import MoveTables, reachable
-from cluedo_env.core.rng import draw, draw_die, game_key
+from cluedo_env.core.rng import SEED_BOUND, draw, draw_die, game_key
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, put_rows
 
 __all__ = ["Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
@@ -76,14 +77,15 @@ class Rules:
         self.action_kind = np.append(kind, -1).astype(np.int8)  # int8: the step sorts by kind (radix)
         self.action_arg = np.append(arg, 0)
         self.range_index = {name: k for k, name in enumerate(RANGE_NAMES)}
-        # A suggestion's events, one slot each: SUGGEST, MOVE (the named pawn), WEAPON, a PASS per
-        # player asked after the suggester, NO_REFUTE; the fields that never change are filled in.
-        self.suggest_events = np.full((1, self.P + 3, 7), -1, dtype=np.int16)
+        # A suggestion's events, one slot each: SUGGEST, MOVE (the named pawn), PEEK (the summoned
+        # player looks at the room's face-down card, duel), WEAPON, a PASS per player asked after
+        # the suggester, NO_REFUTE; the fields that never change are filled in.
+        self.suggest_events = np.full((1, self.P + 4, 7), -1, dtype=np.int16)
         self.suggest_events[0, :, 0] = (
-            [ev.SUGGEST, ev.MOVE, ev.WEAPON] + [ev.PASS] * (self.P - 1) + [ev.NO_REFUTE]
+            [ev.SUGGEST, ev.MOVE, ev.PEEK, ev.WEAPON] + [ev.PASS] * (self.P - 1) + [ev.NO_REFUTE]
         )
         self.suggest_events[0, 1, 5] = ev.MOVE_SUMMONED
-        self.suggester_slots = np.array([0, 1, 2, self.P + 2])  # events whose player is the suggester
+        self.suggester_slots = np.array([0, 1, 3, self.P + 3])  # events whose player is the suggester
         self.pawn_weapon_base = np.array([0, self.S])  # first card of the suspects, of the weapons
         self.later = np.arange(1, self.P)  # players asked: 1, 2, ... seats after the suggester
         # Per move kind (by range index): the MOVE event's "how" and the phase after the move.
@@ -129,6 +131,10 @@ class Rules:
             axis=1,
         )
         self.passages = self.board.passages if self.classic else np.full(self.R, -1, dtype=np.int8)
+        # passage_to[location]: where the passage from there leads (a location without one: itself,
+        # so that an unchecked illegal passage cannot put a pawn nowhere; see ``step``).
+        self.passage_to = np.arange(self.R + self.N + 1, dtype=np.int16)
+        self.passage_to[: self.R][self.passages >= 0] = self.passages[self.passages >= 0]
         self.weapon_start = np.array(edition.weapon_start_rooms, dtype=np.int8)
         self.pawn_start = self.R + np.array(self.board.starts[: self.S], dtype=np.int16)
         if not self.classic:
@@ -168,6 +174,29 @@ class Rules:
         else:
             rows[Phase.TURN, :, lay.ENTER : lay.ENTER + self.R] = True
         self.mask_rows = rows.reshape(-1, A)  # row 2 * phase + may accuse
+        # phase_bits[action]: bit p set when the action's kind is played in phase p (legal or not in
+        # the game), for ``step``'s check of every action, also unchecked ones. The extra entry A,
+        # "no action", is what games already over get.
+        phase_bits = np.zeros(A + 1, dtype=np.uint8)
+        for name, phases in (
+            ("roll", [Phase.TURN]),
+            ("passage", [Phase.TURN]),
+            ("stay", [Phase.TURN]),
+            ("no_move", [Phase.MOVE]),
+            ("enter", [Phase.MOVE] if self.classic else [Phase.TURN]),
+            ("toward", [Phase.MOVE]),
+            ("square", [Phase.MOVE]),
+            ("suggest", [Phase.SUGGEST]),
+            ("no_suggestion", [Phase.SUGGEST]),
+            ("show", [Phase.REFUTE]),
+            ("accuse", [Phase.TURN, Phase.ACCUSE]),
+            ("end_turn", [Phase.ACCUSE]),
+        ):
+            lo = lay.offsets[name]
+            phase_bits[lo : lo + lay.sizes[name]] = sum(1 << p for p in phases)
+        phase_bits[A] = 1 << Phase.OVER
+        self.phase_bits = phase_bits
+        self.phase_bit = (1 << np.arange(Phase.OVER + 1)).astype(np.uint8)  # bit of each phase
 
 
 @cache
@@ -195,7 +224,7 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
 
     Args:
         config: The rules.
-        seeds: One non-negative integer seed per game (or a single int).
+        seeds: One integer seed in ``[0, SEED_BOUND)`` = ``[0, 2**63)`` per game (or a single int).
 
     Returns:
         The batch's state, with the deal's events (each player's ``DEAL``
@@ -250,26 +279,61 @@ def reset(state: State, games: np.ndarray | list[int], seeds: np.ndarray | list[
     Args:
         state: The batch; updated in place and returned.
         games: Indices of the games to deal again.
-        seeds: One non-negative integer seed per game of ``games``.
+        seeds: One integer seed in ``[0, 2**63)`` per game of ``games``.
     """
-    games = np.asarray(games, dtype=np.int64).reshape(-1)
+    games = _check_games(games, state.batch_size)
     seeds = _check_seeds(seeds)
     if len(seeds) != len(games):
         raise ValueError(f"seeds must have one entry per game of games ({len(games)}), got {len(seeds)}")
-    if len(games) and ((games < 0) | (games >= state.batch_size)).any():
-        raise ValueError(f"games must be indices in [0, {state.batch_size}), got {games.tolist()}")
     return _deal(state, rules_for(state.config), games, seeds)
 
 
 def _check_seeds(seeds) -> np.ndarray:
-    seeds = np.atleast_1d(np.asarray(seeds))
+    """``int64[n]`` of integer seeds in ``[0, SEED_BOUND)`` (an int, a list or a 1-D integer array)."""
+    try:
+        array = np.atleast_1d(np.asarray(seeds))
+    except OverflowError:  # a Python int beyond 64 bits
+        _bad_seeds(seeds)
+    if array.ndim != 1 or array.dtype == bool:
+        _bad_seeds(seeds)
+    if len(array) == 0:
+        return array.astype(np.int64)
+    if array.dtype == object:  # Python ints beyond 64 bits, or values of other types
+        values = array.tolist()
+        if not all(isinstance(s, int | np.integer) and not isinstance(s, bool) for s in values):
+            _bad_seeds(seeds)
+        low, high = min(values), max(values)
+    elif np.issubdtype(array.dtype, np.integer):
+        low, high = array.min(), array.max()
+    else:
+        _bad_seeds(seeds)
+    if low < 0 or high >= SEED_BOUND:
+        _bad_seeds(seeds)
+    return array.astype(np.int64)
+
+
+def _bad_seeds(seeds: object) -> NoReturn:
+    raise ValueError(
+        f"seeds must be integers in [0, 2**63) (an int, a list or a 1-D integer array), got {seeds!r}"
+    )
+
+
+def _check_games(games, batch_size: int) -> np.ndarray:
+    """``int64[n]`` of game indices in ``[0, batch_size)`` (a list or a 1-D integer array; not a mask)."""
+    array = np.asarray(games)
     if (
-        seeds.ndim != 1
-        or not (np.issubdtype(seeds.dtype, np.integer) or len(seeds) == 0)
-        or (seeds < 0).any()
+        array.ndim != 1
+        or not (np.issubdtype(array.dtype, np.integer) or len(array) == 0)
+        or array.dtype == bool
     ):
-        raise ValueError(f"seeds must be non-negative integers, got {seeds!r}")
-    return seeds.astype(np.int64)
+        raise ValueError(
+            f"games must be a list or 1-D integer array of game indices in [0, {batch_size}) "
+            f"(for a bool mask, pass np.flatnonzero(mask)), got {games!r}"
+        )
+    array = array.astype(np.int64)
+    if len(array) and (array.min() < 0 or array.max() >= batch_size):
+        raise ValueError(f"games must be indices in [0, {batch_size}), got {array.tolist()}")
+    return array
 
 
 def _deal(state: State, rules: Rules, games: np.ndarray, seeds: np.ndarray) -> State:
@@ -510,33 +574,53 @@ def step(
 
     Args:
         state: The batch; updated in place and returned.
-        actions: ``int[B]`` one action per game (ignored for games already over or not selected).
-        check: Raise ``ValueError`` on an illegal action (costs a mask).
-        games: ``bool[B]`` games to step; the others wait (default: all).
+        actions: ``int[B]`` one action per game: a list of ints or a 1-D integer array of length
+            B (ignored for games already over or not selected). Anything else (floats, strings,
+            bools, another shape) raises ``TypeError`` or ``ValueError``.
+        check: Raise ``ValueError`` on an illegal action (costs a legal-action mask). With
+            ``check=False`` the step is for callers that already hold this step's mask and pick
+            from it (the environments, the agents): an action out of range, or of a kind not
+            played in the game's phase, is still refused before anything changes, but an action
+            of the right kind that the mask forbids (entering a room out of reach, showing a card
+            not held) is played as given and leaves that game outside the rules.
+        games: ``bool[B]`` mask of the games to step; the others wait (default: all). Indices
+            are refused (``TypeError``): build the mask, e.g. ``np.isin(np.arange(B), indices)``.
 
     Returns:
         ``state``, with this step's events and rewards (none for games that did not move) and flags.
+
+    Raises:
+        ValueError: an illegal action (the message names the game, the action and its phase);
+            the state is then unchanged.
     """
     rules = rules_for(state.config)
-    one = games is None and len(state.seed) == 1  # one game: Python scalars (see ``one_game``)
-    if not (one and type(actions) is list and len(actions) == 1 and type(actions[0]) is int):
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
-        if len(actions) != state.batch_size:
-            raise ValueError(f"actions must have one entry per game ({state.batch_size}), got {len(actions)}")
-    if one:
+    B = state.batch_size
+    if games is None and B == 1:  # one game: Python scalars (see ``one_game``)
+        if type(actions) is list and len(actions) == 1 and type(actions[0]) is int:
+            action = actions[0]
+        else:
+            action = int(_as_actions(actions, 1)[0])
         if check and state.phase.item() != Phase.OVER:
-            _check(state, np.asarray(actions, dtype=np.int64), np.ones(1, dtype=bool))
-        one_game.step(state, rules, int(actions[0]))
+            _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises on an illegal action
+        if not one_game.step(state, rules, action):  # refused, unchanged: out of range or phase
+            _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises, naming the action
         return state
+    actions = _as_actions(actions, B)
     live = state.phase != Phase.OVER
     if games is not None:
-        live &= np.asarray(games, dtype=bool)
+        live &= _as_mask(games, B)
     if check:
         _check(state, np.where(live, actions, 0), live)
+    stepped = actions
+    actions = np.where(live, actions, rules.A)  # games over: the "no action" entry (kind -1)
+    if not check:  # unchecked: still refuse, before any change, an action out of range or of another phase
+        phase = state.phase if games is None else np.where(live, state.phase, Phase.OVER)
+        fits = rules.phase_bits.take(actions, mode="clip") & rules.phase_bit.take(phase)
+        if actions.view(np.uint64).max(initial=0) > rules.A or not fits.all():
+            _check(state, np.where(live, stepped, 0), live)  # raises, naming the game and the action
     _clear_events(state)
     state.__dict__["_pending"] = []  # the step's events, written at its end (see ``_emit``)
     state.rewards[:] = 0
-    actions = np.where(live, actions, rules.A)  # games over: the "no action" entry (kind -1)
     kind = rules.action_kind[actions]
     arg = rules.action_arg[actions]
     passing = []  # games whose turn passes to the next player (after an accusation or end of turn)
@@ -563,6 +647,33 @@ def step(
     if pending:
         _write_events(state, pending)
     return state
+
+
+def _as_actions(actions: object, batch_size: int) -> np.ndarray:
+    """``int64[B]`` of one action per game, from a list of ints or an integer array of shape ``(B,)``."""
+    array = np.asarray(actions)
+    if array.dtype.kind not in "iu" and array.size:
+        raise TypeError(
+            f"actions must be integers (a list of ints or an integer array), got {array.dtype} values {actions!r}"
+        )
+    if array.shape != (batch_size,):
+        raise ValueError(
+            f"actions must have shape ({batch_size},): one action per game, got shape {array.shape}"
+        )
+    return array.astype(np.int64, copy=False)
+
+
+def _as_mask(games: object, batch_size: int) -> np.ndarray:
+    """``bool[B]``: the games ``step`` steps, from a bool mask of shape ``(B,)``."""
+    array = np.asarray(games)
+    if array.dtype != bool:
+        raise TypeError(
+            f"games must be a bool mask of shape ({batch_size},), got {array.dtype} values {games!r}; "
+            "for game indices pass np.isin(np.arange(state.batch_size), indices)"
+        )
+    if array.shape != (batch_size,):
+        raise ValueError(f"games must be a bool mask of shape ({batch_size},), got shape {array.shape}")
+    return array
 
 
 def _clear_events(state: State) -> None:
@@ -620,7 +731,7 @@ def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: 
     cut = kind.searchsorted(_MOVE_KINDS).tolist()  # slices of each kind, in _MOVE_KINDS order
     passage, _stay, _blocked, enter, toward, square = (slice(cut[k], cut[k + 1]) for k in range(6))
     if cut[1] > cut[0]:
-        to[passage] = rules.passages[here[passage]]
+        to[passage] = rules.passage_to[here[passage]]
     if cut[4] > cut[3]:
         to[enter] = arg[enter]
     if cut[6] > cut[5]:
@@ -634,12 +745,16 @@ def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: 
     state.location[games, player] = to
     _emit(state, games, ev.MOVE, player, a=player, b=here, c=to, d=rules.move_how[kind])
     phase = rules.move_phase[kind]
+    if cut[2] > cut[0]:  # passage, stay: a room, unless unchecked and illegal (from a square)
+        phase[: cut[2]] = np.where(to[: cut[2]] < rules.R, Phase.SUGGEST, Phase.ACCUSE)
     state.phase[games] = phase
     state.may_suggest[games[phase == Phase.SUGGEST]] = True
     if rules.config.duel:  # arriving in a corner room, the player looks at its face-down card
         arrive = np.concatenate([games[passage], games[enter]])
         who = np.concatenate([player[passage], player[enter]])
         room = np.concatenate([to[passage], to[enter]]).astype(np.int64)
+        into = (room < rules.R).nonzero()[0]
+        arrive, who, room = arrive[into], who[into], room[into]
         card = state._face_down[arrive, room]
         seen = (card >= 0).nonzero()[0]
         _emit(state, arrive[seen], ev.PEEK, who[seen], a=room[seen], card=card[seen])
@@ -675,24 +790,33 @@ def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _ki
     at = ((games[:, None] * P + passer) * C)[:, :, None] + cards[:, None, :]
     state.passed.reshape(-1)[at[passes]] = True
 
-    # The events, in order: SUGGEST, MOVE (the pawn), WEAPON, a PASS per player who passed,
-    # NO_REFUTE; written as one block per game.
-    block = rules.suggest_events.repeat(n, axis=0)  # [n, P + 3, 7] with the constant fields
+    # The events, in order: SUGGEST, MOVE (the pawn), PEEK (duel), WEAPON, a PASS per player who
+    # passed, NO_REFUTE; written as one block per game.
+    block = rules.suggest_events.repeat(n, axis=0)  # [n, P + 4, 7] with the constant fields
     block[:, rules.suggester_slots, 1] = suggester[:, None]
     block[:, 0, 2:5] = cards
-    block[:, 1:3, 2] = cards[:, :2] - rules.pawn_weapon_base  # the pawn, the weapon
+    block[:, 1:4:2, 2] = cards[:, :2] - rules.pawn_weapon_base  # the pawn, the weapon
     block[:, 1, 3] = pawn_from
-    block[:, 2, 3] = weapon_from
-    block[:, 1:3, 4] = room[:, None]
-    block[:, 3 : P + 2, 1] = passer
-    block[:, 3 : P + 2, 2] = suggester[:, None]
+    block[:, 3, 3] = weapon_from
+    block[:, 1:4:2, 4] = room[:, None]
+    block[:, 4 : P + 3, 1] = passer
+    block[:, 4 : P + 3, 2] = suggester[:, None]
     nobody = first == P
-    written = np.empty((n, P + 3), dtype=bool)
+    written = np.empty((n, P + 4), dtype=bool)
     written[:, 0] = True
     written[:, 1] = moved
-    written[:, 2] = weapon_from != room
-    written[:, 3 : P + 2] = passes
-    written[:, P + 2] = nobody
+    written[:, 2] = False
+    if rules.config.duel:  # a player's pawn brought into a room looks at its face-down card (seed 002)
+        card = state._face_down.take(games * rules.R + room)
+        peek = moved & (suspect < P) & (card >= 0)
+        block[:, 2, 1] = suspect
+        block[:, 2, 2] = room
+        block[:, 2, 6] = card
+        written[:, 2] = peek
+        state._peeked.reshape(-1)[((games * P + suspect) * C + card)[peek]] = True
+    written[:, 3] = weapon_from != room
+    written[:, 4 : P + 3] = passes
+    written[:, P + 3] = nobody
     _emit_block(state, games, block, written)
 
     # The refuter decides next (with nobody to refute, the suggester: P players after itself).

@@ -43,6 +43,7 @@ import sys
 import threading
 from functools import cache, partial
 from operator import attrgetter, itemgetter
+from typing import NoReturn
 
 import numpy as np
 
@@ -338,34 +339,58 @@ def observe(
     result. The result belongs to the caller: its memory is reused by a later call only once
     every reference to it has been dropped.
 
+    A finished game is observed like a running one by the viewer given: its final knowledge,
+    with ``phase`` one-hot on "over", ``current_player`` all zeros (nobody decides) and ``turn``
+    at the number of turns played. The solution is not added (the ``GAME_OVER`` event reveals
+    it). ``state.current_player`` is -1 in a finished game, so it is no viewer there: pass an
+    explicit viewer, or ``games=np.flatnonzero(~state.done)``.
+
     Args:
         state: The batch of games.
-        players: The viewer of each selected game (or one viewer for all), in ``[0, P)``.
-        games: Indices of the games to observe (default: all, in order).
+        players: The viewer of each selected game (an integer array), or one viewer for all (an
+            int), in ``[0, P)``.
+        games: Indices of the games to observe, a list or 1-D integer array (default: all, in
+            order).
         kind: ``"player"`` (what the viewer may know) or ``"seer"`` (everything).
 
     Returns:
         ``float32[len(games), observation_size(config, kind)]``.
+
+    Raises:
+        ValueError: a viewer outside ``[0, P)`` (the message names the games) or a game index
+            outside the batch.
+        TypeError: viewers or games that are not integers (a bool mask for ``games``, floats).
     """
     plan = _plan(rules_for(state.config), kind)
-    if games is None and len(state.seed) == 1 and isinstance(players, int | np.integer):
-        return plan.one_game().observe(state, int(players))  # one game: lookups
     C, P = plan.C, plan.P
+    if type(players) is int or isinstance(players, np.integer):  # one viewer for all
+        if not 0 <= players < P:
+            _bad_viewers(state, players, P, games)
+        if games is None and len(state.seed) == 1:
+            return plan.one_game().observe(state, int(players))  # one game: lookups
+        viewer = column = int(players)  # kept a Python int (cheaper indexing)
+    else:  # [n] or one for all: every use below broadcasts
+        viewer = np.asarray(players)
+        count = state.batch_size if games is None else len(games)
+        if viewer.dtype.kind not in "iu" or viewer.shape not in ((), (count,)):
+            raise TypeError(
+                f"players must be an int or an integer array of shape ({count},) (one viewer per observed "
+                f"game), got {viewer.dtype} of shape {viewer.shape}"
+            )
+        viewer = viewer.astype(np.int64, copy=False)
+        if viewer.size and (viewer.min() < 0 or viewer.max() >= P):
+            _bad_viewers(state, viewer, P, games)
+        column = viewer[..., None]
     if games is None:
         work, out = plan.buffers(state.batch_size)
         index, first_plane = work.games, work.first_plane
         pick = _all
     else:
-        index = games = np.asarray(games, dtype=np.int64)
+        index = games = _as_games(games, state.batch_size)
         work, out = plan.buffers(len(games))
         first_plane = (games * P)[:, None]
         pick = itemgetter(games)  # pick(field) = field[games]
     n = work.n
-    if isinstance(players, int):  # one viewer for all, kept a Python int (cheaper indexing)
-        viewer = column = players
-    else:  # [n] or one for all: every use below broadcasts
-        viewer = np.asarray(players, dtype=np.int64)
-        column = viewer[..., None]
 
     # What the viewer holds and saw.
     hand = np.equal(pick(state._owner), column, out=work.hand)
@@ -407,6 +432,37 @@ def observe(
     plan.dice_of.take(pick(state.dice).view(np.uint16), out=out[:, plan.dice], mode="clip")
     out[:, plan.trash] = pick(state.turn) / plan.max_turns
     return out
+
+
+def _bad_viewers(state: State, viewers: np.ndarray | int, P: int, games: object) -> NoReturn:
+    """Raise the ``ValueError`` of viewers outside ``[0, P)``, naming the games and why."""
+    viewers = np.broadcast_to(np.asarray(viewers), (state.batch_size if games is None else len(games),))
+    observed = np.arange(state.batch_size) if games is None else np.asarray(games)
+    bad = observed[(viewers < 0) | (viewers >= P)]
+    over = ""
+    if len(bad) and np.isin(bad, np.flatnonzero(state.done)).any():
+        over = (
+            " (a finished game has current_player -1: observe it with an explicit player in [0, P), "
+            "or observe the running games only: games=np.flatnonzero(~state.done))"
+        )
+    raise ValueError(
+        f"players must be in [0, {P}), got {viewers[(viewers < 0) | (viewers >= P)][:10].tolist()} "
+        f"for games {bad[:10].tolist()}{over}"
+    )
+
+
+def _as_games(games: object, batch_size: int) -> np.ndarray:
+    """``int64[n]`` of game indices in ``[0, batch_size)``, from a list or a 1-D integer array."""
+    array = np.asarray(games)
+    if array.ndim != 1 or (array.dtype.kind not in "iu" and array.size):
+        raise TypeError(
+            f"games must be a list or 1-D integer array of game indices (for a bool mask, pass "
+            f"np.flatnonzero(mask)), got {array.dtype} of shape {array.shape}"
+        )
+    array = array.astype(np.int64, copy=False)
+    if array.size and (array.min() < 0 or array.max() >= batch_size):
+        raise ValueError(f"games must be indices in [0, {batch_size}), got {array[:10].tolist()}")
+    return array
 
 
 def _all(array: np.ndarray) -> np.ndarray:

@@ -44,6 +44,8 @@ class _Lists:
         self.kind = rules.action_kind.tolist()
         self.arg = rules.action_arg.tolist()
         self.passages = rules.passages.tolist()
+        self.passage_to = rules.passage_to.tolist()
+        self.phase_bits = rules.phase_bits.tolist()
         self.move_how = rules.move_how.tolist()
         self.move_phase = rules.move_phase.tolist()
         self.suggest_cards = rules.suggest_cards.tolist()
@@ -96,14 +98,21 @@ def legal_action_mask(state: State, rules: Rules) -> np.ndarray:
     return mask[None]
 
 
-def step(state: State, rules: Rules, action: int) -> None:
-    """``game.step`` of a batch of one game (a legal ``action``, or any once the game is over)."""
+def step(state: State, rules: Rules, action: int) -> bool:
+    """``game.step`` of a batch of one game (a legal ``action``, or any once the game is over).
+
+    Returns False, having changed nothing, for an action out of range or of a kind not played
+    in the game's phase (``game.step`` then raises); True once the step is played.
+    """
+    phase = state.phase.item()
+    lists = _lists(rules)
+    if phase != Phase.OVER and not (0 <= action < rules.A and (lists.phase_bits[action] >> phase) & 1):
+        return False
     if state.num_events.item():
         state.events.fill(-1)
     state.rewards.fill(0)
     events: list[list[int]] = []
-    if state.phase.item() != Phase.OVER:
-        lists = _lists(rules)
+    if phase != Phase.OVER:
         kind, arg = lists.kind[action], lists.arg[action]
         if kind == ROLL:
             _roll(state, rules, events)
@@ -122,6 +131,7 @@ def step(state: State, rules: Rules, action: int) -> None:
     if events:
         state.events[0, : len(events)] = events
     state.num_events[0] = len(events)
+    return True
 
 
 def _roll(state: State, rules: Rules, events: list) -> None:
@@ -170,7 +180,7 @@ def _move(state: State, rules: Rules, lists: _Lists, kind: int, arg: int, events
     here = state.location.item(player)
     to = here
     if kind == PASSAGE:
-        to = lists.passages[here]
+        to = lists.passage_to[here]
     elif kind == ENTER:
         to = arg
     elif kind == SQUARE:
@@ -181,10 +191,12 @@ def _move(state: State, rules: Rules, lists: _Lists, kind: int, arg: int, events
     state.location[0, player] = to
     events.append([ev.MOVE, player, player, here, to, lists.move_how[kind], -1])
     phase = lists.move_phase[kind]
+    if to >= rules.R:  # passage, stay: a room, unless unchecked and illegal (from a square)
+        phase = Phase.ACCUSE if phase == Phase.SUGGEST else phase
     state.phase[0] = phase
     if phase == Phase.SUGGEST:
         state.may_suggest[0] = True
-    if rules.config.duel and kind in (PASSAGE, ENTER):  # the face-down card of a corner room
+    if rules.config.duel and kind in (PASSAGE, ENTER) and to < rules.R:  # a room's face-down card
         card = state._face_down.item(to)
         if card >= 0:
             events.append([ev.PEEK, player, to, -1, -1, -1, card])
@@ -207,6 +219,11 @@ def _suggest(state: State, rules: Rules, lists: _Lists, arg: int, events: list) 
         if suspect < P:
             state.summoned[0, suspect] = True
         events.append([ev.MOVE, suggester, suspect, pawn_from, room, ev.MOVE_SUMMONED, -1])
+        if rules.config.duel and suspect < P:  # the summoned player looks at the room's card
+            card = state._face_down.item(room)
+            if card >= 0:
+                events.append([ev.PEEK, suspect, room, -1, -1, -1, card])
+                state._peeked[0, suspect, card] = True
     weapon = weapon_card - rules.S
     weapon_from = state.weapon_room.item(weapon)
     if weapon_from != room:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["die_face", "die_faces", "draw", "draw_die", "game_key"]
+__all__ = ["SEED_BOUND", "die_face", "die_faces", "draw", "draw_die", "game_key"]
+
+SEED_BOUND = 2**63  # game seeds lie in [0, SEED_BOUND): ``State.seed`` stores them as int64
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
