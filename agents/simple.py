@@ -8,8 +8,12 @@ the useful actions and reads the one thing it needs from its own observation
 fits in a loop over ``core.step`` or a PettingZoo ``agent_iter``::
 
     rng = np.random.default_rng(0)
-    state = core.step(state, simple_actions(core.observe(state, state.current_player),
-                                            core.legal_action_mask(state), config, rng))
+    mask = core.legal_action_mask(state)
+    live = np.flatnonzero(~state.done)  # a finished game has no acting player to observe
+    actions = np.zeros(len(mask), dtype=np.int64)
+    obs = core.observe(state, state.current_player[live], games=live)
+    actions[live] = simple_actions(obs, mask[live], config, rng)
+    state = core.step(state, actions)
 
 What it does, where the move is legal: it enters a room when the roll reaches
 one, suggests a suspect and weapon it has not seen when there are such, and

@@ -48,9 +48,11 @@ def test_simple_actions_plays_legal_games_to_a_winner(players):
     rng = np.random.default_rng(1)
     while not state.done.all():
         mask = core.legal_action_mask(state)
-        actions = simple_actions(core.observe(state, state.current_player), mask, config, rng)
-        live = ~state.done
-        assert mask[np.flatnonzero(live), actions[live]].all()
+        live = np.flatnonzero(~state.done)
+        actions = np.zeros(len(mask), dtype=np.int64)
+        obs = core.observe(state, state.current_player[live], games=live)
+        actions[live] = simple_actions(obs, mask[live], config, rng)
+        assert mask[live, actions[live]].all()
         core.step(state, actions)
     assert (state.winner >= 0).mean() > 0.75
     assert not state.eliminated.any()
