@@ -57,7 +57,7 @@ ARTICLES = frozenset(
 TITLES = frozenset(
     {
         "miss", "mrs", "mr", "ms", "colonel", "reverend", "professor", "dr", "doctor", "madame",
-        "mademoiselle", "monsieur", "reverend", "professeur", "colonel", "lady", "oberst", "von",
+        "mademoiselle", "monsieur", "professeur", "lady", "oberst", "von",
         "kochin", "burgermeister", "anwaltin", "room", "salle",
     }
 )  # fmt: skip
