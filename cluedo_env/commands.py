@@ -99,7 +99,10 @@ VERBS = {
     "ending": "end_turn",
     "passing": "pass",
 }
-NEGATIONS = frozenset({"no", "not", "don", "dont", "without", "skip", "never", "nothing"})
+# Words that negate a verb just after them ("no suggestion", "don't accuse", "without accusing"):
+# "t" is what is left of "n't" once the apostrophe is gone.
+NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
+NEGATION_REACH = 3  # words before a verb that can negate it
 FINAL_ANSWER = re.compile(r"final\s+answer\s*[:\-=]*\s*(.*)", re.IGNORECASE)
 COORDINATES = re.compile(r"(\d{1,2})\s*[, ]\s*(\d{1,2})")
 
@@ -310,17 +313,21 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     suspects = [c for c in cards if c < S]
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
-    negated = any(w in NEGATIONS for w in words)
-    verbs = {VERBS[w] for w in words if w in VERBS}
-    if "suggest" in verbs and negated:
-        verbs = (verbs - {"suggest", "pass", "end_turn"}) | {"no_suggestion"}
-    if "accuse" in verbs and negated:
-        verbs = (verbs - {"accuse", "pass"}) | {"end_turn"}
+    verbs = set()
+    for i, word in enumerate(words):
+        verb = VERBS.get(word)
+        if verb is None:
+            continue
+        if any(w in NEGATIONS for w in words[max(0, i - NEGATION_REACH) : i]):
+            verb = {"suggest": "no_suggestion", "accuse": "end_turn"}.get(verb, verb)
+        verbs.add(verb)
     if "stay" in verbs and "put" in words:
         verbs = (verbs - {"stay"}) | {"no_move"}
     if {"move", "walk"} & set(words) and not verbs:
         verbs = {"square"} if COORDINATES.search(text) else {"enter"}
-    if len(verbs - {"pass", "end_turn"}) > 1 and verbs != {"enter", "toward"}:
+    if "pass" in verbs and len(verbs) > 1:  # "pass: end my turn"
+        verbs.discard("pass")
+    if len(verbs) > 1 and verbs != {"enter", "toward"}:
         raise refuse(f"The reply asks for several things ({', '.join(sorted(verbs))}): give one command")
     if verbs == {"enter", "toward"}:
         verbs = {"toward"}
