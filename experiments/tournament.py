@@ -82,7 +82,7 @@ from tqdm import tqdm
 from agents.arena import BatchResult, play_batch
 from agents.registry import make_agent
 from cluedo_env import core
-from experiments import stats
+from experiments import llm_report, stats
 from experiments.config import (
     DEAL_SEED_STRIDE,
     ConfigError,
@@ -202,7 +202,9 @@ def play_chunk(job: Job, chunk: Chunk) -> list[dict]:
             close = getattr(agent, "close", None)
             if callable(close):
                 close()
-    return [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
+    records = [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
+    llm_report.add_reports(records, agents, result.seats)  # language-model seats: counts and transcripts
+    return records
 
 
 def load_game(game: dict) -> core.GameConfig:
@@ -431,12 +433,17 @@ def run_tournament(
         else:
             results = run_local(job, todo, settings.workers)
         writer = GameWriter(games_path)
+        transcripts: GameWriter | None = None  # opened at the first game with a transcript
         bar = tqdm(
             total=missing, unit=" games", desc="tournament", disable=not settings.progress, smoothing=0.1
         )
         try:
             for records in results:
                 new = [r for r in records if record_key(r) not in done]
+                lines = llm_report.pop_transcripts(new)
+                if lines:
+                    transcripts = transcripts or GameWriter(out / llm_report.TRANSCRIPTS_FILE)
+                    transcripts.write(lines)
                 writer.write(new)
                 done.update(record_key(r) for r in new)
                 played += len(new)
@@ -444,6 +451,8 @@ def run_tournament(
         finally:
             bar.close()
             writer.close()
+            if transcripts is not None:
+                transcripts.close()
             if hasattr(results, "close"):
                 results.close()
     elapsed = time.perf_counter() - start
@@ -466,6 +475,10 @@ def run_tournament(
         "elapsed_s": elapsed,
     }
     summary = stats.write_report(games, out, meta=meta, plots=settings.plots)
+    llm = llm_report.summarise(games)
+    if llm:  # invalid-reply and fallback rates, tokens per game
+        summary["llm"] = llm
+        summary["paths"].update(llm_report.write(llm, out))
     return summary
 
 
@@ -491,6 +504,9 @@ def main_with(cfg: DictConfig | TournamentConfig, output_dir: Path | str | None 
     print()
     print(stats.format_leaderboard(summary))
     print()
+    if "llm" in summary:
+        print(llm_report.format_table(summary["llm"]))
+        print()
     for name, path in summary["paths"].items():
         print(f"{name:>17s}: {path}")
     return summary
