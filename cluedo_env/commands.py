@@ -198,6 +198,12 @@ def _layout(config: GameConfig) -> ActionLayout:
     return ActionLayout(config)
 
 
+@cache
+def _canonical(config: GameConfig) -> dict[tuple[str, ...], int]:
+    """Every action by the words of its canonical command."""
+    return {tuple(normalise(command(config, a))): a for a in range(_layout(config).num_actions)}
+
+
 def legal_actions(mask: np.ndarray | Sequence[int]) -> list[int]:
     """Action ids from a boolean mask row, or a sequence of ids as they are."""
     array = np.asarray(mask)
@@ -218,7 +224,7 @@ def legal_commands_text(config: GameConfig, mask: np.ndarray | Sequence[int]) ->
     kinds = [layout.decode(a)[0] for a in actions]
     forms = []
     for form in ("suggest", "accuse"):
-        members = {a for a, k in zip(actions, kinds) if k == form}
+        members = {a for a, k in zip(legal_actions(mask), kinds) if k == form}
         if members and len(members) == layout.sizes[form]:
             where = " in the <room>" if form == "accuse" else ""
             forms.append(
@@ -268,9 +274,11 @@ def parse_command(
     if not words:
         raise refuse("The reply is empty: answer with one of the commands")
     # Exact canonical commands first (a card called like a verb cannot confuse them).
-    for action in legal:
-        if normalise(command(config, action)) == words:
-            return action
+    exact = _canonical(config).get(tuple(words))
+    if exact is not None:
+        if exact in legal_set:
+            return exact
+        raise refuse(f"'{command(config, exact)}' is not legal now")
     cards, rest = _find_cards(config, words)
     candidates = _candidates(config, rest, cards, text, room, refuse)
     chosen = [a for a in candidates if a in legal_set]
@@ -406,7 +414,7 @@ def _suggestion(config, suspects, weapons, rooms, room, refuse, only) -> int:
 
 
 def _by_cards(config: GameConfig, suspects, weapons, rooms, room) -> list[int]:
-    """Actions a bare list of cards can mean: a card to show, a room to go to, a suggestion or accusation."""
+    """Actions a bare list of cards can mean: a card to show, a room to go to, a suggestion."""
     layout = _layout(config)
     S, W = config.cards.num_suspects, config.cards.num_weapons
     cards = [*suspects, *(S + w for w in weapons), *(S + W + r for r in rooms)]
@@ -417,6 +425,4 @@ def _by_cards(config: GameConfig, suspects, weapons, rooms, room) -> list[int]:
         out += [layout.encode(k, rooms[0]) for k in ("enter", "toward") if layout.sizes[k]]
     if len(suspects) == 1 and len(weapons) == 1 and (not rooms or rooms == [room]):
         out.append(layout.encode("suggest", suspects[0], weapons[0]))
-    if len(suspects) == 1 and len(weapons) == 1 and len(rooms) == 1:
-        out.append(layout.encode("accuse", suspects[0], weapons[0], rooms[0]))
-    return out
+    return out  # never an accusation: one that costs the game must say "accuse"

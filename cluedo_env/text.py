@@ -127,6 +127,7 @@ def text_view(
     game: int = 0,
     notepad: bool = False,
     rules: bool = False,
+    history: bool = True,
     history_skip: tuple[int, ...] = HISTORY_SKIP,
 ) -> str:
     """What ``player`` knows and may do in game ``game`` of ``state``, as text.
@@ -139,6 +140,7 @@ def text_view(
         game: The game of the batch.
         notepad: Include the notepad (``notepad_text``).
         rules: Include ``rules_summary`` at the top (send it once, e.g. as a system message).
+        history: Include the history (off for a reader who has followed the game as it went).
         history_skip: Event kinds left out of the history.
 
     Returns:
@@ -155,10 +157,11 @@ def text_view(
     parts.append(f"You are {_player(config, player)}. Players in turn order: {seats}.")
     hand = [int(c) for k, who, *_, c in view.tolist() if k == ev.DEAL and who == player and c >= 0]
     parts.append("Your cards: " + (", ".join(e.cards[c] for c in sorted(hand)) or "none") + ".")
-    history = story(config, view, skip=history_skip)
-    parts.append(
-        "What you have seen so far:\n" + ("\n".join(f"- {line}" for line in history) or "- nothing yet")
-    )
+    if history:
+        lines = story(config, view, skip=history_skip)
+        parts.append(
+            "What you have seen so far:\n" + ("\n".join(f"- {line}" for line in lines) or "- nothing yet")
+        )
     if notepad:
         parts.append(notepad_text(config, player, view))
     parts.append(_table(state, game))

@@ -1,6 +1,7 @@
 """Play a few complete games between random players and print each game's story.
 
 python -m experiments.play --games 3 --players 4 --seed 0
+python -m experiments.play --human 0        # play seat 0 yourself, in words (agents/human.py)
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections import Counter
 import numpy as np
 
 from agents.arena import play_batch
+from agents.human import HumanAgent
 from agents.random_agent import RandomAgent
 from cluedo_env import core
 from cluedo_env.core import events as ev
@@ -24,7 +26,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     parser.add_argument("--board", default="classic", help="classic or none")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
+    parser.add_argument("--human", type=int, metavar="SEAT", help="play seat SEAT yourself (one game)")
     args = parser.parse_args(argv)
+    if args.human is not None:
+        if not 0 <= args.human < args.players:
+            parser.error(f"--human must be a seat in [0, {args.players}), got {args.human}")
+        args.games = 1
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
     try:
@@ -39,6 +46,8 @@ def main(argv: list[str] | None = None) -> None:
             logs[game].append(state.events[game, : state.num_events[game]].copy())
 
     agents = [RandomAgent(seed=args.seed * 100 + k) for k in range(args.players)]
+    if args.human is not None:
+        agents[args.human] = HumanAgent()
     seeds = np.arange(args.seed, args.seed + args.games)
     result = play_batch(config, agents, seeds, on_step=record)
     quiet_kinds = (ev.DEAL, ev.ROLL, ev.MOVE, ev.WEAPON, ev.TURN)
