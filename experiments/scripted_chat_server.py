@@ -135,7 +135,7 @@ class ScriptedChatServer:
                 pass
 
             def do_POST(self) -> None:
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 length = int(self.headers.get("Content-Length", 0))
