@@ -336,7 +336,8 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     if "pass" in verbs and len(verbs) > 1:  # "pass: end my turn"
         verbs.discard("pass")
     if len(verbs) > 1 and verbs != {"enter", "toward"}:
-        raise refuse(f"The reply asks for several things ({', '.join(sorted(verbs))}): give one command")
+        asked = ", ".join(sorted(v.replace("_", " ") for v in verbs))
+        raise refuse(f"The reply asks for several things ({asked}): give one command")
     if verbs == {"enter", "toward"}:
         verbs = {"toward"}
 
