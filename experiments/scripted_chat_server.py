@@ -23,7 +23,8 @@ entry repeats. Entries:
 - ``ambiguous``: two commands at once (``roll or end turn``).
 
 ``fail_first=n`` answers the first ``n`` requests with HTTP 500 (network
-failures to retry). Every request is logged (``server.log``): its attempt, the
+failures to retry); ``fail_after=n`` answers every request after the first
+``n`` answered ones with HTTP 500 (a server that goes down). Every request is logged (``server.log``): its attempt, the
 kind of reply, the last user message, the reply and the token counts it
 reported (words of the messages and of the reply), so tests can check the
 agent's counts and records against what the server did. It listens on
@@ -102,6 +103,7 @@ class ScriptedChatServer:
     Args:
         script: Reply kinds by attempt (see the module docstring).
         fail_first: Requests answered with HTTP 500 before any other.
+        fail_after: Answer this many requests, then only HTTP 500 (None: never).
         port: Port on 127.0.0.1 (0: any free port).
 
     Attributes:
@@ -110,7 +112,11 @@ class ScriptedChatServer:
     """
 
     def __init__(
-        self, script: tuple[str, ...] | list[str] = ("valid",), fail_first: int = 0, port: int = 0
+        self,
+        script: tuple[str, ...] | list[str] = ("valid",),
+        fail_first: int = 0,
+        port: int = 0,
+        fail_after: int | None = None,
     ) -> None:
         if not script:
             raise ValueError("script must name at least one reply kind")
@@ -119,6 +125,7 @@ class ScriptedChatServer:
                 raise ValueError(f"script entries must be among {list(REPLY_KINDS)}, got {kind!r}")
         self.script = tuple(script)
         self.fail_first = fail_first
+        self.fail_after = fail_after
         self.log: list[dict] = []
         self._lock = threading.Lock()
         self._failures = 0
@@ -147,6 +154,7 @@ class ScriptedChatServer:
                     return
                 with server._lock:
                     fail = server._failures < server.fail_first
+                    fail |= server.fail_after is not None and len(server.log) >= server.fail_after
                     server._failures += fail
                 if fail:
                     self._send(500, {"error": {"message": "scripted failure"}})

@@ -242,3 +242,34 @@ def test_a_small_tournament_reports_rates_and_tokens_and_resumes(tmp_path):
     report = (tmp_path / "report.md").read_text()
     assert "## Language-model seats" in report and "invalid replies [95% CI]" in report
     assert "win share" in report
+
+
+def test_a_server_that_goes_down_loses_no_finished_game(tmp_path):
+    def settings(url: str) -> TournamentConfig:
+        spec = AgentSpec("llm", {"base_url": url, "network_retries": 1, "backoff_s": 0.0})
+        return TournamentConfig(
+            game=GameSettings(num_players=3, max_turns=12),
+            lineup=LineupConfig(agents=[spec, AgentSpec("random")]),
+            games_per_lineup=3,
+            batch_size=1,
+            workers=0,
+            progress=False,
+            plots=False,
+        )
+
+    with ScriptedChatServer(["valid"]) as full:  # how many requests the whole run takes
+        run_tournament(settings(full.url), tmp_path / "full")
+        needed = len(full.log)
+    with ScriptedChatServer(["valid"], fail_after=needed // 2) as down:
+        port = down.url.split(":")[-1].split("/")[0]
+        with pytest.raises(ChatError):
+            run_tournament(settings(down.url), tmp_path / "run")
+    kept = read_games(tmp_path / "run" / GAMES_FILE)
+    assert 0 < len(kept) < 6
+    with ScriptedChatServer(["valid"], port=int(port)) as back:  # the same URL: the same run
+        summary = run_tournament(settings(back.url), tmp_path / "run")
+        assert 0 < len(back.log) < needed
+    games = read_games(tmp_path / "run" / GAMES_FILE)
+    assert len(games) == 6 and games[: len(kept)] == kept and summary["games"] == 6
+    transcripts = (tmp_path / "run" / llm_report.TRANSCRIPTS_FILE).read_text().splitlines()
+    assert len(transcripts) == 6  # the games played before the failure kept theirs too
