@@ -103,7 +103,7 @@ VERBS = {
 # "t" is what is left of "n't" once the apostrophe is gone.
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
 NEGATION_REACH = 3  # words before a verb that can negate it
-FINAL_ANSWER = re.compile(r"final\s+answer\s*[:\-=]*\s*(.*)", re.IGNORECASE)
+FINAL_ANSWER = re.compile(r"final\s+answer\s*[:\-=*]*", re.IGNORECASE)
 COORDINATES = re.compile(r"(\d{1,2})\s*[, ]\s*(\d{1,2})")
 
 
@@ -238,9 +238,14 @@ def legal_commands_text(config: GameConfig, mask: np.ndarray | Sequence[int]) ->
 
 
 def final_answer(reply: str) -> str:
-    """The text after the last ``Final answer:`` of a reply, else the whole reply."""
-    matches = FINAL_ANSWER.findall(reply)
-    return matches[-1] if matches else reply
+    """What follows the last ``Final answer:`` of a reply (on its line, or the next one), else the whole reply."""
+    matches = list(FINAL_ANSWER.finditer(reply))
+    if not matches:
+        return reply
+    for line in reply[matches[-1].end() :].splitlines():
+        if line.strip(" \t*`'\""):
+            return line
+    return ""
 
 
 def parse_command(

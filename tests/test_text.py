@@ -136,6 +136,8 @@ PARAPHRASES = [
     (TURN, "I'll take the secret passage", LAY.encode("passage")),
     (TURN, "Let me think about the Rope and Plum.\nFinal answer: ROLL", LAY.encode("roll")),
     (TURN, "**Final answer:** take the passage", LAY.encode("passage")),
+    (TURN, "I could accuse, but not yet. Final answer:\n\n  roll", LAY.encode("roll")),
+    (TURN, "final answer - Roll.", LAY.encode("roll")),
     (MOVE, "go to the kitchen", LAY.encode("enter", KITCHEN)),
     (MOVE, "Enter the Hall!", LAY.encode("enter", HALL)),
     (MOVE, "head towards the study", LAY.encode("toward", STUDY)),
@@ -175,6 +177,7 @@ BAD_REPLIES = [
     (TURN, "", "empty"),
     (TURN, "   \n", "empty"),
     (TURN, "I am not sure what to do.", "is not a command"),
+    (TURN, "Roll, I think.\nFinal answer:", "empty"),  # only the final answer counts
     (TURN, "roll or end turn", "several things"),
     (TURN, "show the Rope", "'show the Rope' is not legal now"),
     (TURN, "end turn", "not legal now"),
