@@ -29,7 +29,8 @@ transcript: the system message once, then per decision the turn, the messages
 after the system message (the view, every reply and every error), the action
 taken (id and command) and whether it was a fallback. The game's deal seed and
 these actions replay the game. With ``record_dir`` set, each decision is also
-appended to ``<record_dir>/game<seed>-P<seat>.jsonl`` as soon as it is taken.
+appended to ``<record_dir>/game<deal seed>-seed<agent's batch seed>-P<seat>.jsonl``
+as soon as it is taken.
 
 Concurrency. The decisions of the games of a batch that wait on this agent at
 the same step are sent together, ``concurrency`` requests at a time.
@@ -248,7 +249,8 @@ class LLMAgent(Agent):
         }
         self._transcripts[b]["decisions"].append(record)
         if self.record_dir is not None:
-            path = self.record_dir / f"game{int(state.seed[b])}-P{seat}.jsonl"
+            # The batch seed tells apart the same deal played by other line-ups and rotations.
+            path = self.record_dir / f"game{int(state.seed[b])}-seed{self._batch_seed}-P{seat}.jsonl"
             with path.open("a", encoding="utf-8") as file:
                 file.write(json.dumps(record, ensure_ascii=False) + "\n")
         return int(action)

@@ -26,7 +26,7 @@ accents (``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique
 short name (``Mustard``, ``Plum``, ``Pipe``), synonyms of the verbs
 ("go to", "head towards", "pass", "don't suggest"), and a reply that reasons
 first and ends with a line ``Final answer: <command>`` (only that line is
-read). It is strict about meaning: a reply that could mean two legal actions,
+read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
 names two suspects, or asks for an illegal one raises ``CommandError`` saying
 why and listing what is legal now. Nothing is guessed: every canonical command
 of a legal action parses back to that action (tested for every phase, player
@@ -104,6 +104,7 @@ VERBS = {
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
 NEGATION_REACH = 3  # words before a verb that can negate it
 FINAL_ANSWER = re.compile(r"final\s+answer\s*[:\-=*]*", re.IGNORECASE)
+THINKING = re.compile(r"<think>.*?(</think>|$)", re.IGNORECASE | re.DOTALL)
 COORDINATES = re.compile(r"(\d{1,2})\s*[, ]\s*(\d{1,2})")
 
 
@@ -238,7 +239,11 @@ def legal_commands_text(config: GameConfig, mask: np.ndarray | Sequence[int]) ->
 
 
 def final_answer(reply: str) -> str:
-    """What follows the last ``Final answer:`` of a reply (on its line, or the next one), else the whole reply."""
+    """What follows the last ``Final answer:`` of a reply (on its line, or the next one), else the whole reply.
+
+    A reasoning model's ``<think>...</think>`` block is dropped first.
+    """
+    reply = THINKING.sub(" ", reply)
     matches = list(FINAL_ANSWER.finditer(reply))
     if not matches:
         return reply

@@ -129,7 +129,7 @@ def test_record_dir_gets_each_decision_as_it_is_taken(tmp_path):
     with ScriptedChatServer(["valid"]) as server:
         agent, _ = play(server, seeds=(0,), record_dir=str(tmp_path / "records"))
     files = list((tmp_path / "records").iterdir())
-    assert [f.name for f in files] == ["game0-P0.jsonl"]
+    assert [f.name for f in files] == ["game0-seed5-P0.jsonl"]  # agent seed 5 + first deal seed 0
     lines = [json.loads(line) for line in files[0].read_text().splitlines()]
     assert lines == agent.game_reports()[0][1]["decisions"]
 

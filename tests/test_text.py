@@ -138,6 +138,7 @@ PARAPHRASES = [
     (TURN, "**Final answer:** take the passage", LAY.encode("passage")),
     (TURN, "I could accuse, but not yet. Final answer:\n\n  roll", LAY.encode("roll")),
     (TURN, "final answer - Roll.", LAY.encode("roll")),
+    (TURN, "<think>Accuse Plum? Or take the passage? No.</think>\nroll", LAY.encode("roll")),
     (MOVE, "go to the kitchen", LAY.encode("enter", KITCHEN)),
     (MOVE, "Enter the Hall!", LAY.encode("enter", HALL)),
     (MOVE, "head towards the study", LAY.encode("toward", STUDY)),
