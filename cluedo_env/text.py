@@ -24,7 +24,7 @@ from cluedo_env import core
 from cluedo_env.commands import legal_commands_text
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
-from cluedo_env.transcript import _location, _player, story
+from cluedo_env.transcript import location_name, player_name, story
 
 __all__ = ["HISTORY_SKIP", "notepad_text", "rules_summary", "text_view"]
 
@@ -153,8 +153,8 @@ def text_view(
     parts = []
     if rules:
         parts.append("RULES\n" + rules_summary(config))
-    seats = ", ".join(_player(config, p) for p in range(P))
-    parts.append(f"You are {_player(config, player)}. Players in turn order: {seats}.")
+    seats = ", ".join(player_name(config, p) for p in range(P))
+    parts.append(f"You are {player_name(config, player)}. Players in turn order: {seats}.")
     hand = [int(c) for k, who, *_, c in view.tolist() if k == ev.DEAL and who == player and c >= 0]
     parts.append("Your cards: " + (", ".join(e.cards[c] for c in sorted(hand)) or "none") + ".")
     if history:
@@ -178,24 +178,24 @@ def _table(state: core.State, game: int) -> str:
     if config.board == "classic":
         pawns = "; ".join(
             f"{e.suspects[s]} {'in' if state.location[game, s] < e.num_rooms else 'on'} "
-            f"{_location(config, int(state.location[game, s]))}"
+            f"{location_name(config, int(state.location[game, s]))}"
             for s in range(e.num_suspects)
         )
     else:
         pawns = "; ".join(
-            f"{e.suspects[s]} in {_location(config, int(state.location[game, s]))}"
+            f"{e.suspects[s]} in {location_name(config, int(state.location[game, s]))}"
             for s in range(e.num_suspects)
             if state.location[game, s] < e.num_rooms
         )
     lines.append(f"Pawns: {pawns or 'none in a room yet'}.")
     weapons = "; ".join(
-        f"the {e.weapons[w]} in {_location(config, int(state.weapon_room[game, w]))}"
+        f"the {e.weapons[w]} in {location_name(config, int(state.weapon_room[game, w]))}"
         for w in range(e.num_weapons)
     )
     lines.append(f"Weapons: {weapons}.")
     out = [p for p in range(P) if state.eliminated[game, p]]
     if out:
-        lines.append("Out (accused wrongly): " + ", ".join(_player(config, p) for p in out) + ".")
+        lines.append("Out (accused wrongly): " + ", ".join(player_name(config, p) for p in out) + ".")
     return "\n".join(lines)
 
 
@@ -208,9 +208,11 @@ def _decision(state: core.State, game: int, player: int) -> str:
         return "The game is over."
     deciding = int(state.current_player[game])
     if deciding != player:
-        return f"Now: {_player(config, deciding)} decides ({Phase.NAMES[phase]}). It is not your decision."
+        return (
+            f"Now: {player_name(config, deciding)} decides ({Phase.NAMES[phase]}). It is not your decision."
+        )
     location = int(state.location[game, player])
-    where = _location(config, location)
+    where = location_name(config, location)
     in_room = location < e.num_rooms
     if phase == Phase.TURN:
         what = f"Your turn. You are {'in' if in_room else 'on'} {where}."
@@ -230,8 +232,8 @@ def _decision(state: core.State, game: int, player: int) -> str:
         suggester = int(state.turn_player[game])
         named = ", ".join(e.cards[c] for c in state.suggestion[game].tolist())
         what = (
-            f"{_player(config, suggester)} suggested {named}. You hold at least one of these cards: "
-            f"show one of them to {_player(config, suggester)} (only they will see it)."
+            f"{player_name(config, suggester)} suggested {named}. You hold at least one of these cards: "
+            f"show one of them to {player_name(config, suggester)} (only they will see it)."
         )
     else:
         what = "End of your move: accuse (suspect, weapon, room; a wrong accusation puts you out) or end your turn."
