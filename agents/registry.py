@@ -14,6 +14,8 @@ AGENTS = {
     "notepad": "agents.notepad:NotepadAgent",
     "sat": "agents.sat:SatAgent",
     "ppo": "agents.ppo.agent:PPOAgent",
+    "llm": "agents.llm:LLMAgent",
+    "human": "agents.human:HumanAgent",
 }
 
 

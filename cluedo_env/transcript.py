@@ -10,14 +10,16 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 
-__all__ = ["describe_event", "story"]
+__all__ = ["describe_event", "location_name", "player_name", "story"]
 
 
-def _player(config: GameConfig, player: int) -> str:
+def player_name(config: GameConfig, player: int) -> str:
+    """``"P2 (Mrs White)"``: a player by index and suspect."""
     return f"P{player} ({config.cards.suspects[player]})"
 
 
-def _location(config: GameConfig, location: int) -> str:
+def location_name(config: GameConfig, location: int) -> str:
+    """``"the Kitchen"``, ``"square (7,16)"``, or ``"off the board"`` (a pawn not yet in a room, no board)."""
     rooms = config.cards.rooms
     if location < len(rooms):
         return f"the {rooms[location]}"
@@ -34,7 +36,7 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
     """
     kind, player, a, b, c, d, card = (int(x) for x in event)
     cards = config.cards.cards
-    who = _player(config, player) if player >= 0 else "nobody"
+    who = player_name(config, player) if player >= 0 else "nobody"
     shown = cards[card] if card >= 0 else "a card"
     if kind == ev.DEAL:
         return f"{who} is dealt {shown}"
@@ -47,19 +49,19 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
     if kind == ev.MOVE:
         pawn = config.cards.suspects[a]
         if d in (ev.MOVE_STAY, ev.MOVE_BLOCKED):
-            return f"{pawn} {'stays in' if d == ev.MOVE_STAY else 'is blocked on'} {_location(config, b)}"
+            return f"{pawn} {'stays in' if d == ev.MOVE_STAY else 'is blocked on'} {location_name(config, b)}"
         verb = {ev.MOVE_PASSAGE: "takes the secret passage to", ev.MOVE_SUMMONED: "is summoned to"}.get(
             d, "moves to"
         )
-        return f"{pawn} {verb} {_location(config, c)}"
+        return f"{pawn} {verb} {location_name(config, c)}"
     if kind == ev.WEAPON:
-        return f"the {config.cards.weapons[a]} is brought to {_location(config, c)}"
+        return f"the {config.cards.weapons[a]} is brought to {location_name(config, c)}"
     if kind == ev.SUGGEST:
         return f"{who} suggests {cards[a]} with the {cards[b]} in the {cards[c]}"
     if kind == ev.PASS:
         return f"{who} cannot refute"
     if kind == ev.SHOW:
-        return f"{who} shows {shown} to {_player(config, a)}"
+        return f"{who} shows {shown} to {player_name(config, a)}"
     if kind == ev.NO_REFUTE:
         return "nobody can refute"
     if kind == ev.ACCUSE:

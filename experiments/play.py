@@ -4,10 +4,13 @@
     python -m experiments.play --agents sat,random,random --seed 7 # one name per seat: 3 players
     python -m experiments.play --duel --games 1                    # the 2-player duel: sat vs notepad
     cluedo-play --players 6 --board none --quiet                   # the same, installed as a command
+    python -m experiments.play --human 0                           # play seat 0 yourself, in words
 
 Agent ``k`` of ``--agents`` sits at seat ``P{k}`` in every game. By default seat 0 is the SAT
 agent and the others alternate notepad and random players (who accuse only rarely), so the
 games end with a winner: uniformly random players accuse wrongly at once and nobody wins.
+``--human SEAT`` (or the name ``human`` in ``--agents``) seats you there for one game, played in
+words (``agents/human.py``: type ``help`` for the commands).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     parser.add_argument("--board", default="classic", help="classic or none")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
+    parser.add_argument("--human", type=int, metavar="SEAT", help="play seat SEAT yourself (one game)")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
@@ -63,6 +67,12 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     if names is not None and len(names) != players:
         parser.error(f"--agents names {len(names)} agents for {players} players: give one per seat")
     names = names or default_agents(players)
+    if args.human is not None:  # the same as naming "human" at that seat in --agents
+        if not 0 <= args.human < players:
+            parser.error(f"--human must be a seat in [0, {players}), got {args.human}")
+        names[args.human] = "human"
+    if "human" in names:
+        args.games = 1  # one person plays one game at a time
     try:
         agents = [make_agent(name, seed=args.seed * 100 + k) for k, name in enumerate(names)]
     except (TypeError, ValueError) as error:

@@ -109,7 +109,7 @@ except ModuleNotFoundError as error:
 from agents.arena import BatchResult, play_batch
 from agents.registry import make_agent
 from cluedo_env import __version__, core
-from experiments import stats
+from experiments import llm_report, stats
 from experiments.config import (
     DEAL_SEED_STRIDE,
     ConfigError,
@@ -231,7 +231,9 @@ def play_chunk(job: Job, chunk: Chunk) -> list[dict]:
             close = getattr(agent, "close", None)
             if callable(close):
                 close()
-    return [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
+    records = [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
+    llm_report.add_reports(records, agents, result.seats)  # language-model seats: counts and transcripts
+    return records
 
 
 def load_game(game: dict) -> core.GameConfig:
@@ -621,12 +623,17 @@ def _run_locked(
         else:
             results = run_local(job, todo, settings.workers)
         writer = GameWriter(games_path)
+        transcripts: GameWriter | None = None  # opened at the first game with a transcript
         bar = tqdm(
             total=missing, unit=" games", desc="tournament", disable=not settings.progress, smoothing=0.1
         )
         try:
             for records in results:
                 new = [r for r in records if record_key(r) not in done]
+                lines = llm_report.pop_transcripts(new)
+                if lines:
+                    transcripts = transcripts or GameWriter(out / llm_report.TRANSCRIPTS_FILE)
+                    transcripts.write(lines)
                 writer.write(new)
                 done.update(record_key(r) for r in new)
                 played += len(new)
@@ -639,6 +646,8 @@ def _run_locked(
         finally:
             bar.close()
             writer.close()
+            if transcripts is not None:
+                transcripts.close()
             if hasattr(results, "close"):
                 results.close()
     elapsed = time.perf_counter() - start
@@ -664,6 +673,10 @@ def _run_locked(
     if beyond:
         meta["note"] = subset_note(len(beyond), len(existing), settings, existing)
     summary = stats.write_report(games, out, meta=meta, plots=settings.plots)
+    llm = llm_report.summarise(games)
+    if llm:  # invalid-reply and fallback rates, tokens per game
+        summary["llm"] = llm
+        summary["paths"].update(llm_report.write(llm, out))
     return summary
 
 
@@ -710,6 +723,9 @@ def main_with(
     print()
     print(stats.format_leaderboard(summary))
     print()
+    if "llm" in summary:
+        print(llm_report.format_table(summary["llm"]))
+        print()
     for name, path in summary["paths"].items():
         print(f"{name:>17s}: {path}")
     return summary

@@ -1,0 +1,147 @@
+"""A seat played by a person at the terminal, in words.
+
+    python -m experiments.play --human 0 --players 4          # you are player 0 against random players
+
+The person sees what its player may know: at the start the rules and its
+cards, during the game what happens as it happens (suggestions, who cannot
+refute, who shows a card, accusations; the cards shown to it by name), and at
+each of its decisions the board, the decision and the legal commands. It types
+a command (``roll``, ``enter the Kitchen``, ``suggest Plum with the Rope``,
+``show the Rope``, ``end turn``, ...; ``cluedo_env.commands`` reads it as
+tolerantly as a language model's reply) or one of:
+
+==========  ===============================================
+``help``    these words and the legal commands
+``notepad`` the notepad: every card and what you have seen of it
+``history`` everything you have seen so far
+``rules``   the rules summary
+``view``    the whole view again
+``quit``    stop the game
+==========  ===============================================
+
+An unknown or illegal command is answered with the reason and the legal
+commands, and the person types again. ``quit``, or the end of the input, stops
+the program (``SystemExit`` with a message). At the end of the game the story of the
+game from the player's view is printed, with the envelope. The agent plays one
+game at a time (a batch of one).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+import numpy as np
+
+from agents.base import Agent
+from cluedo_env import core
+from cluedo_env.commands import CommandError, parse_command
+from cluedo_env.core import events as ev
+from cluedo_env.text import HISTORY_SKIP, notepad_text, rules_summary, text_view
+from cluedo_env.transcript import story
+
+__all__ = ["HumanAgent"]
+
+HELP = """Type a command from the list below, in your own words if you like ("go to the kitchen",
+"suggest plum with the rope", "end my turn"), or one of:
+  help      this text and the legal commands
+  notepad   every card and what you have seen of it
+  history   everything you have seen so far
+  rules     the rules summary
+  view      the whole view again
+  quit      stop the game"""
+# What is told as it happens: the rolls, walks and turn changes are left to the board's lines.
+LIVE_SKIP = HISTORY_SKIP
+
+
+class HumanAgent(Agent):
+    """A person at the terminal (see the module docstring).
+
+    Args:
+        seed: Unused (the person decides); kept for the agent interface.
+        stdin: Where commands are read (default: ``sys.stdin``).
+        stdout: Where the game is written (default: ``sys.stdout``).
+    """
+
+    name = "human"
+
+    def __init__(self, seed: int = 0, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+        super().__init__(seed)
+        self.stdin = stdin
+        self.stdout = stdout
+        self._events: list[np.ndarray] = []
+
+    def _write(self, text: str) -> None:
+        out = self.stdout or sys.stdout
+        out.write(text + "\n")
+        out.flush()
+
+    def _read(self, prompt: str) -> str:
+        out = self.stdout or sys.stdout
+        out.write(prompt)
+        out.flush()
+        line = (self.stdin or sys.stdin).readline()
+        if not line:
+            raise SystemExit("The input ended before the game did: game abandoned.")
+        return line.strip()
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        if len(seats) != 1:
+            raise ValueError(f"a human plays one game at a time, got a batch of {len(seats)}")
+        super().reset(config, seats, seed)
+        self._events = []
+        self._write("=== Cluedo ===\n" + rules_summary(config))
+        self._write("\nType help at any prompt for the commands.")
+
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        super().reset_games(games, seats)
+        self._events = []
+
+    @property
+    def history(self) -> np.ndarray:
+        """This player's view of every event of the game so far."""
+        return np.concatenate(self._events) if self._events else np.zeros((0, 7), dtype=np.int16)
+
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        rows = np.array(events[0, : state.num_events[0]])
+        self._events.append(rows)
+        seat = int(self.seats[0])
+        if (rows[:, ev.KIND] == ev.DEAL).any():
+            hand = [int(c) for k, who, *_, c in rows.tolist() if k == ev.DEAL and who == seat and c >= 0]
+            cards = ", ".join(self.config.cards.cards[c] for c in sorted(hand))
+            self._write(f"\nYou are P{seat} ({self.config.cards.suspects[seat]}). Your cards: {cards}.")
+        for line in story(self.config, rows, skip=LIVE_SKIP):
+            self._write(f"  * {line}")
+        if (rows[:, ev.KIND] == ev.GAME_OVER).any():
+            self._write("\n=== The game is over. The story of the game, as you saw it ===")
+            quiet = (ev.DEAL, ev.ROLL, ev.WEAPON)
+            for line in story(self.config, self.history, skip=quiet):
+                self._write(f"  {line}")
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        seat = int(self.seats[0])
+        self._write("\n" + text_view(state, seat, self.history, history=False))
+        room = int(state.location[0, seat])
+        while True:
+            reply = self._read("> ")
+            word = reply.casefold()
+            if word == "help":
+                self._write(
+                    HELP + "\n\n" + text_view(state, seat, self.history, history=False).rsplit("\n\n", 1)[-1]
+                )
+            elif word == "notepad":
+                self._write(notepad_text(self.config, seat, self.history))
+            elif word == "history":
+                lines = story(self.config, self.history, skip=(ev.DEAL, ev.ROLL, ev.WEAPON))
+                self._write("\n".join(f"  {line}" for line in lines))
+            elif word == "rules":
+                self._write(rules_summary(self.config))
+            elif word == "view":
+                self._write(text_view(state, seat, self.history, notepad=True))
+            elif word in ("quit", "exit"):
+                raise SystemExit("You left the game.")
+            else:
+                try:
+                    return np.array([parse_command(self.config, reply, mask[0], room=room)], dtype=np.int64)
+                except CommandError as error:
+                    self._write(str(error))

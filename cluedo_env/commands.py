@@ -1,0 +1,439 @@
+"""Actions as words: canonical commands, the legal ones listed, and replies parsed back to actions.
+
+Every action id of ``core.ActionLayout`` has one canonical command, in English
+words and the card names of the game's edition:
+
+=================  ===================================================
+range              command
+=================  ===================================================
+``roll``           ``roll``
+``passage``        ``take the passage``
+``stay``           ``stay in the room``
+``no_move``        ``stay put``
+``enter``          ``enter the Kitchen``
+``toward``         ``head toward the Hall``
+``square``         ``move to square 7,16`` (row, column)
+``suggest``        ``suggest Colonel Mustard with the Rope``
+``no_suggestion``  ``make no suggestion``
+``show``           ``show the Rope`` / ``show Colonel Mustard``
+``accuse``         ``accuse Professor Plum with the Rope in the Hall``
+``end_turn``       ``end turn``
+=================  ===================================================
+
+``parse_command`` reads a free-text reply against the legal actions of the
+decision. It is tolerant where a reader would be: case, punctuation, articles,
+accents (``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique
+short name (``Mustard``, ``Plum``, ``Pipe``), synonyms of the verbs
+("go to", "head towards", "pass", "don't suggest"), and a reply that reasons
+first and ends with a line ``Final answer: <command>`` (only that line is
+read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
+names two suspects, or asks for an illegal one raises ``CommandError`` saying
+why and listing what is legal now. Nothing is guessed: every canonical command
+of a legal action parses back to that action (tested for every phase, player
+count and edition).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from cluedo_env.core.actions import ActionLayout
+from cluedo_env.core.board import classic_board
+from cluedo_env.core.config import GameConfig
+
+__all__ = ["CommandError", "command", "legal_actions", "legal_commands_text", "parse_command"]
+
+# Words that are dropped from replies and card names alike before matching.
+ARTICLES = frozenset(
+    {"the", "a", "an", "le", "la", "les", "l", "de", "du", "des", "der", "die", "das", "den"}
+)
+# Titles are not short names: "Mrs" or "Colonel" alone does not name a suspect.
+TITLES = frozenset(
+    {
+        "miss", "mrs", "mr", "ms", "colonel", "reverend", "professor", "dr", "doctor", "madame",
+        "mademoiselle", "monsieur", "professeur", "lady", "oberst", "von",
+        "kochin", "burgermeister", "anwaltin", "room", "salle",
+    }
+)  # fmt: skip
+# Verb words of the reply (after normalisation) and the action kinds they ask for.
+VERBS = {
+    "roll": "roll",
+    "rolls": "roll",
+    "dice": "roll",
+    "passage": "passage",
+    "stay": "stay",
+    "remain": "stay",
+    "enter": "enter",
+    "go": "enter",
+    "goes": "enter",
+    "head": "toward",
+    "toward": "toward",
+    "towards": "toward",
+    "approach": "toward",
+    "square": "square",
+    "suggest": "suggest",
+    "suggestion": "suggest",
+    "show": "show",
+    "reveal": "show",
+    "refute": "show",
+    "accuse": "accuse",
+    "accusation": "accuse",
+    "end": "end_turn",
+    "pass": "pass",
+    "done": "end_turn",
+    "finish": "end_turn",
+    # -ing forms, as in "end my turn without accusing"
+    "rolling": "roll",
+    "staying": "stay",
+    "entering": "enter",
+    "heading": "toward",
+    "suggesting": "suggest",
+    "showing": "show",
+    "accusing": "accuse",
+    "ending": "end_turn",
+    "passing": "pass",
+}
+# Words that negate a verb just after them ("no suggestion", "don't accuse", "without accusing"):
+# "t" is what is left of "n't" once the apostrophe is gone.
+NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
+NEGATION_REACH = 3  # words before a verb that can negate it
+FINAL_ANSWER = re.compile(r"final\s+answer\s*[:\-=*]*", re.IGNORECASE)
+THINKING = re.compile(r"<think>.*?(</think>|$)", re.IGNORECASE | re.DOTALL)
+COORDINATES = re.compile(r"(\d{1,2})\s*[, ]\s*(\d{1,2})")
+
+
+class CommandError(ValueError):
+    """A reply that is not one legal action: ``reason`` says why, the message also lists what is legal.
+
+    Attributes:
+        reason: Why the reply was refused (one sentence).
+        reply: The reply as given.
+    """
+
+    def __init__(self, reason: str, reply: str, legal_text: str) -> None:
+        super().__init__(f"{reason}. Legal commands now:\n{legal_text}")
+        self.reason = reason
+        self.reply = reply
+
+
+def normalise(text: str) -> list[str]:
+    """The words of ``text``: case-folded, accents and punctuation removed, articles dropped."""
+    text = text.replace("ß", "ss").replace("’", "'")
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+    words = re.sub(r"[^a-z0-9]+", " ", text).split()
+    return [w for w in words if w not in ARTICLES]
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The card names of an edition as word sequences: full names and unique short names."""
+
+    aliases: dict[tuple[str, ...], int]
+    longest: int
+
+
+@cache
+def _names(config: GameConfig) -> _Names:
+    cards = config.cards.cards
+    words = [normalise(name) for name in cards]
+    aliases: dict[tuple[str, ...], int] = {tuple(w): card for card, w in enumerate(words)}
+    counts: dict[str, int] = {}
+    for w in words:
+        for word in set(w):
+            counts[word] = counts.get(word, 0) + 1
+    for card, w in enumerate(words):
+        for word in w:
+            if counts[word] == 1 and word not in TITLES and not word.isdigit():
+                aliases.setdefault((word,), card)
+    return _Names(aliases, max(len(a) for a in aliases))
+
+
+def _card(config: GameConfig, card: int, article: bool = True) -> str:
+    """A card's name, with "the" before weapons and rooms."""
+    name = config.cards.cards[card]
+    return f"the {name}" if article and card >= config.cards.num_suspects else name
+
+
+def command(config: GameConfig, action: int) -> str:
+    """The canonical command of an action id (see the module docstring)."""
+    layout = _layout(config)
+    kind, args = layout.decode(int(action))
+    e = config.cards
+    S, W = e.num_suspects, e.num_weapons
+    if kind == "enter":
+        return f"enter {_card(config, S + W + args[0])}"
+    if kind == "toward":
+        return f"head toward {_card(config, S + W + args[0])}"
+    if kind == "square":
+        row, col = classic_board().squares[args[0]]
+        return f"move to square {row},{col}"
+    if kind == "suggest":
+        return f"suggest {e.suspects[args[0]]} with the {e.weapons[args[1]]}"
+    if kind == "show":
+        return f"show {_card(config, args[0])}"
+    if kind == "accuse":
+        s, w, r = args
+        return f"accuse {e.suspects[s]} with the {e.weapons[w]} in the {e.rooms[r]}"
+    return SIMPLE_COMMANDS[kind]
+
+
+SIMPLE_COMMANDS = {
+    "roll": "roll",
+    "passage": "take the passage",
+    "stay": "stay in the room",
+    "no_move": "stay put",
+    "no_suggestion": "make no suggestion",
+    "end_turn": "end turn",
+}
+
+
+@cache
+def _layout(config: GameConfig) -> ActionLayout:
+    return ActionLayout(config)
+
+
+@cache
+def _canonical(config: GameConfig) -> dict[tuple[str, ...], int]:
+    """Every action by the words of its canonical command."""
+    return {tuple(normalise(command(config, a))): a for a in range(_layout(config).num_actions)}
+
+
+def legal_actions(mask: np.ndarray | Sequence[int]) -> list[int]:
+    """Action ids from a boolean mask row, or a sequence of ids as they are."""
+    array = np.asarray(mask)
+    if array.dtype == bool or (array.ndim == 1 and array.dtype == np.int8):
+        return np.flatnonzero(array).tolist()
+    return [int(a) for a in array]
+
+
+def legal_commands_text(config: GameConfig, mask: np.ndarray | Sequence[int]) -> str:
+    """The legal commands, one per line ("- roll"); full sets of suggestions or accusations as one form.
+
+    When every suggestion (or every accusation) is legal, as in the game, the
+    line is a form with the names to fill in, not 36 (or 324) lines.
+    """
+    layout = _layout(config)
+    e = config.cards
+    actions = legal_actions(mask)
+    kinds = [layout.decode(a)[0] for a in actions]
+    forms = []
+    for form in ("suggest", "accuse"):
+        members = {a for a, k in zip(legal_actions(mask), kinds) if k == form}
+        if members and len(members) == layout.sizes[form]:
+            where = " in the <room>" if form == "accuse" else ""
+            forms.append(
+                f"- {form} <suspect> with the <weapon>{where}"
+                f"\n    suspects: {', '.join(e.suspects)}\n    weapons: {', '.join(e.weapons)}"
+                + (f"\n    rooms: {', '.join(e.rooms)}" if form == "accuse" else "")
+            )
+            actions = [a for a in actions if a not in members]
+    lines = [f"- {command(config, a)}" for a in actions] + forms
+    return "\n".join(lines) if lines else "(none: it is not your decision)"
+
+
+def final_answer(reply: str) -> str:
+    """What follows the last ``Final answer:`` of a reply (on its line, or the next one), else the whole reply.
+
+    A reasoning model's ``<think>...</think>`` block is dropped first.
+    """
+    reply = THINKING.sub(" ", reply)
+    matches = list(FINAL_ANSWER.finditer(reply))
+    if not matches:
+        return reply
+    for line in reply[matches[-1].end() :].splitlines():
+        if line.strip(" \t*`'\""):
+            return line
+    return ""
+
+
+def parse_command(
+    config: GameConfig, reply: str, mask: np.ndarray | Sequence[int], room: int | None = None
+) -> int:
+    """The one legal action a free-text reply asks for.
+
+    Args:
+        config: The game's rules (its edition names the cards).
+        reply: The reply, e.g. ``"I'll suggest Mustard with the rope.\\nFinal answer: suggest Mustard with the Rope"``.
+        mask: The legal actions: a boolean mask row, or action ids.
+        room: The room the player's pawn is in (a suggestion that names another room is refused).
+
+    Returns:
+        The action id.
+
+    Raises:
+        CommandError: the reply names no action, could mean more than one legal action,
+            or asks for an illegal one; the message says which and lists the legal commands.
+    """
+    if not isinstance(reply, str):
+        raise TypeError(f"reply must be a str, got {type(reply).__name__}")
+    legal = legal_actions(mask)
+    legal_set = set(legal)
+
+    def refuse(reason: str) -> CommandError:
+        return CommandError(reason, reply, legal_commands_text(config, legal))
+
+    text = final_answer(reply)
+    words = normalise(text)
+    if not words:
+        raise refuse("The reply is empty: answer with one of the commands")
+    # Exact canonical commands first (a card called like a verb cannot confuse them).
+    exact = _canonical(config).get(tuple(words))
+    if exact is not None:
+        if exact in legal_set:
+            return exact
+        raise refuse(f"'{command(config, exact)}' is not legal now")
+    cards, rest = _find_cards(config, words)
+    candidates = _candidates(config, rest, cards, text, room, refuse)
+    chosen = [a for a in candidates if a in legal_set]
+    if len(chosen) == 1:
+        return chosen[0]
+    if len(chosen) > 1:
+        options = " or ".join(f"'{command(config, a)}'" for a in chosen[:4])
+        raise refuse(f"The reply {text.strip()!r} could mean {options}: say which")
+    if candidates:
+        asked = " or ".join(f"'{command(config, a)}'" for a in candidates[:3])
+        raise refuse(f"{asked[0].upper()}{asked[1:]} is not legal now")
+    raise refuse(f"The reply {text.strip()[:200]!r} is not a command")
+
+
+def _find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[str]]:
+    """The cards a reply names (longest names first, in order, without repeats) and its other words."""
+    names = _names(config)
+    cards: list[int] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(words):
+        for length in range(min(names.longest, len(words) - i), 0, -1):
+            card = names.aliases.get(tuple(words[i : i + length]))
+            if card is not None:
+                if card not in cards:
+                    cards.append(card)
+                i += length
+                break
+        else:
+            rest.append(words[i])
+            i += 1
+    return cards, rest
+
+
+def _candidates(config: GameConfig, words: list[str], cards: list[int], text: str, room, refuse) -> list[int]:
+    """Every action the reply's words could mean (legal or not)."""
+    layout = _layout(config)
+    e = config.cards
+    S, W = e.num_suspects, e.num_weapons
+    suspects = [c for c in cards if c < S]
+    weapons = [c - S for c in cards if S <= c < S + W]
+    rooms = [c - S - W for c in cards if c >= S + W]
+    verbs = set()
+    for i, word in enumerate(words):
+        verb = VERBS.get(word)
+        if verb is None:
+            continue
+        if any(w in NEGATIONS for w in words[max(0, i - NEGATION_REACH) : i]):
+            verb = {"suggest": "no_suggestion", "accuse": "end_turn"}.get(verb, verb)
+        verbs.add(verb)
+    if "stay" in verbs and "put" in words:
+        verbs = (verbs - {"stay"}) | {"no_move"}
+    if {"move", "walk"} & set(words) and not verbs:
+        verbs = {"square"} if COORDINATES.search(text) else {"enter"}
+    if "pass" in verbs and len(verbs) > 1:  # "pass: end my turn"
+        verbs.discard("pass")
+    if len(verbs) > 1 and verbs != {"enter", "toward"}:
+        asked = ", ".join(sorted(v.replace("_", " ") for v in verbs))
+        raise refuse(f"The reply asks for several things ({asked}): give one command")
+    if verbs == {"enter", "toward"}:
+        verbs = {"toward"}
+
+    def only(values: list[int], what: str) -> int:
+        if len(values) != 1:
+            named = "none" if not values else f"{len(values)}"
+            raise refuse(f"Name exactly one {what} (the reply names {named})")
+        return values[0]
+
+    def no_cards(kind: str) -> None:
+        if cards:
+            raise refuse(
+                f"'{kind}' takes no card, but the reply names {', '.join(e.cards[c] for c in cards)}"
+            )
+
+    candidates: list[int] = []
+    kinds = verbs or {"cards"}
+    for kind in kinds:
+        if kind in ("roll", "passage", "end_turn"):
+            no_cards(kind)
+            candidates.append(layout.encode(kind))
+        elif kind == "pass":
+            no_cards(kind)
+            candidates += [layout.encode("no_suggestion"), layout.encode("end_turn")]
+        elif kind == "no_suggestion":
+            candidates.append(layout.encode("no_suggestion"))
+        elif kind in ("stay", "no_move"):
+            if kind == "stay" and rooms and room is not None and rooms != [room]:
+                raise refuse(f"You can only stay in the room you are in, the {e.rooms[room]}")
+            candidates += [layout.encode("stay"), layout.encode("no_move")] if kind == "stay" else []
+            candidates += [layout.encode("no_move")] if kind == "no_move" else []
+        elif kind in ("enter", "toward"):
+            if suspects or weapons:
+                raise refuse(f"'{kind}' takes a room only")
+            if layout.sizes[kind]:
+                candidates.append(layout.encode(kind, only(rooms, "room")))
+        elif kind == "square":
+            candidates += _square(config, text, refuse)
+        elif kind == "suggest":
+            candidates.append(_suggestion(config, suspects, weapons, rooms, room, refuse, only))
+        elif kind == "show":
+            candidates.append(layout.encode("show", only(cards, "card to show")))
+        elif kind == "accuse":
+            s, w, r = only(suspects, "suspect"), only(weapons, "weapon"), only(rooms, "room")
+            candidates.append(layout.encode("accuse", s, w, r))
+        else:  # cards without a verb: what those cards can mean
+            candidates += _by_cards(config, suspects, weapons, rooms, room)
+            if not cards and COORDINATES.search(text) and layout.sizes["square"]:
+                candidates += _square(config, text, refuse)
+    return list(dict.fromkeys(candidates))
+
+
+def _square(config: GameConfig, text: str, refuse) -> list[int]:
+    layout = _layout(config)
+    if not layout.sizes["square"]:
+        raise refuse("Squares are not chosen in this game (movement='compact')")
+    found = COORDINATES.findall(text)
+    if len(found) != 1:
+        raise refuse("Name exactly one square as row,column (e.g. 'move to square 7,16')")
+    spot = (int(found[0][0]), int(found[0][1]))
+    squares = classic_board().squares
+    if spot not in squares:
+        raise refuse(f"({spot[0]},{spot[1]}) is not a square of the board")
+    return [layout.encode("square", squares.index(spot))]
+
+
+def _suggestion(config, suspects, weapons, rooms, room, refuse, only) -> int:
+    e = config.cards
+    if rooms and (room is None or rooms != [room]):
+        here = (
+            f"you are in the {e.rooms[room]}" if room is not None and room < e.num_rooms else "name no room"
+        )
+        raise refuse(f"A suggestion is made in the room your pawn is in ({here})")
+    return _layout(config).encode("suggest", only(suspects, "suspect"), only(weapons, "weapon"))
+
+
+def _by_cards(config: GameConfig, suspects, weapons, rooms, room) -> list[int]:
+    """Actions a bare list of cards can mean: a card to show, a room to go to, a suggestion."""
+    layout = _layout(config)
+    S, W = config.cards.num_suspects, config.cards.num_weapons
+    cards = [*suspects, *(S + w for w in weapons), *(S + W + r for r in rooms)]
+    out = []
+    if len(cards) == 1:
+        out.append(layout.encode("show", cards[0]))
+    if len(rooms) == 1 and not suspects and not weapons:
+        out += [layout.encode(k, rooms[0]) for k in ("enter", "toward") if layout.sizes[k]]
+    if len(suspects) == 1 and len(weapons) == 1 and (not rooms or rooms == [room]):
+        out.append(layout.encode("suggest", suspects[0], weapons[0]))
+    return out  # never an accusation: one that costs the game must say "accuse"

@@ -1,0 +1,241 @@
+"""The game in words for one player: the rules summary, its hand, its history, its notepad, its decision.
+
+``text_view(state, player, events)`` is what one player may know at any step,
+as text: who plays whom, its cards, what it has seen happen (sentences of
+``cluedo_env.transcript`` over its private view of the events), where the pawns
+and weapons are, the decision in front of it and its legal commands
+(``cluedo_env.commands``), in the card names of the game's edition. It reads
+the public fields of the state and the player's private view of the events
+only (``core.private_view`` is applied here, so passing a full event log is
+safe), and computes the legal actions only for the player who decides: the
+tests check, as for the observations, that changing anything the player cannot
+see leaves its text unchanged.
+
+``rules_summary(config)`` is the rules in a paragraph or two (sent once, e.g.
+as a language model's system message); ``notepad_text`` is the player's
+detective notepad: every card with what the player has seen of it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cluedo_env import core
+from cluedo_env.commands import legal_commands_text
+from cluedo_env.core import events as ev
+from cluedo_env.core.state import Phase
+from cluedo_env.transcript import location_name, player_name, story
+
+__all__ = ["HISTORY_SKIP", "notepad_text", "rules_summary", "text_view"]
+
+# Event kinds left out of the history by default: the hand is listed on its own, and the
+# rolls, walks and turn changes would fill a long game's text without telling much.
+HISTORY_SKIP = (ev.DEAL, ev.TURN, ev.ROLL, ev.MOVE, ev.WEAPON)
+
+
+def rules_summary(config: core.GameConfig) -> str:
+    """The rules of this config in a few sentences (the classic rules and the variant switches)."""
+    e = config.cards
+    players = config.num_players
+    lines = [
+        f"Cluedo for {players} players. An envelope holds one suspect, one weapon and one room card "
+        f"(the murderer, the weapon and the room); the other cards are "
+        + (
+            "dealt to the players, except 4 face down on the corner rooms"
+            if config.duel
+            else "dealt to the players"
+        )
+        + ". Find the three cards of the envelope.",
+        f"Suspects: {', '.join(e.suspects)}. Weapons: {', '.join(e.weapons)}. Rooms: {', '.join(e.rooms)}.",
+    ]
+    if config.board == "classic":
+        lines.append(
+            f"On your turn you roll {'two dice' if config.dice == 2 else 'one die'} and move your pawn: "
+            "enter a room you can reach, or head toward a room (stopping on the nearest square you can reach)"
+            if config.movement == "compact"
+            else f"On your turn you roll {'two dice' if config.dice == 2 else 'one die'} and move your pawn "
+            "into a room you can reach or onto a square you can reach"
+        )
+        lines[-1] += (
+            "; from a corner room you may take the secret passage instead of rolling"
+            + ("; you may stay in your room to suggest again" if config.stay_in_room else "")
+            + "."
+        )
+    else:
+        lines.append("There is no board: on your turn you go to any room you choose.")
+    lines.append(
+        "In the room you have just entered you may suggest a suspect and a weapon (in that room); their pawn "
+        "and weapon are brought there. The players after you, in turn, are asked: the first who holds a named "
+        "card shows you one of them in secret (you choose which when you refute); the others see only who "
+        "showed a card."
+    )
+    lines.append(
+        "At the end of your turn you may accuse a suspect, a weapon and a room"
+        + (" from anywhere" if config.accuse_anywhere else " (only from a room)")
+        + ". If all three are in the envelope you win; if not you are out (you still show cards when asked)."
+    )
+    if config.duel:
+        lines.append("Entering a corner room lets you look at the face-down card lying there.")
+    if config.auto_refute:
+        lines.append("A refuter holding exactly one named card shows it without being asked.")
+    lines.append(f"The game stops after {config.max_turns} turns with no winner.")
+    return "\n".join(lines)
+
+
+def notepad_text(config: core.GameConfig, player: int, events: np.ndarray) -> str:
+    """The player's detective notepad from its view of the events: each card and what it has seen of it.
+
+    A card is "yours", "shown by P2", or "seen face down"; a card nobody showed you
+    lists the players seen to pass on a suggestion naming it (they hold none of it).
+    """
+    view = core.private_view(np.asarray(events), player)
+    e = config.cards
+    notes: dict[int, str] = {}
+    passed: dict[int, set[int]] = {c: set() for c in range(e.num_cards)}
+    suggestion: tuple[int, int, int] = (-1, -1, -1)
+    for kind, who, a, b, c, _d, card in view.tolist():
+        if kind == ev.DEAL and who == player and card >= 0:
+            notes[card] = "yours"
+        elif kind == ev.PEEK and who == player and card >= 0:
+            notes.setdefault(card, "seen face down")
+        elif kind == ev.SHOW and a == player and card >= 0:
+            notes.setdefault(card, f"shown by P{who}")
+        elif kind == ev.SUGGEST:
+            suggestion = (a, b, c)
+        elif kind == ev.PASS:
+            for named in suggestion:
+                passed[named].add(who)
+    lines = ["Notepad (what you have seen):"]
+    for title, first, last in (
+        ("Suspects", 0, e.num_suspects),
+        ("Weapons", e.num_suspects, e.num_suspects + e.num_weapons),
+        ("Rooms", e.num_suspects + e.num_weapons, e.num_cards),
+    ):
+        lines.append(f"  {title}:")
+        for card in range(first, last):
+            note = notes.get(card, "")
+            if not note and passed[card]:
+                note = "not held by " + ", ".join(f"P{p}" for p in sorted(passed[card]))
+            lines.append(f"    {e.cards[card]}: {note or '?'}")
+    return "\n".join(lines)
+
+
+def text_view(
+    state: core.State,
+    player: int,
+    events: np.ndarray,
+    game: int = 0,
+    notepad: bool = False,
+    rules: bool = False,
+    history: bool = True,
+    history_skip: tuple[int, ...] = HISTORY_SKIP,
+) -> str:
+    """What ``player`` knows and may do in game ``game`` of ``state``, as text.
+
+    Args:
+        state: The batch of games (only public fields are read).
+        player: The viewer.
+        events: ``int[n, 7]`` the events of this game so far, from the deal on, as a full log
+            or the player's private view (the view is taken here either way).
+        game: The game of the batch.
+        notepad: Include the notepad (``notepad_text``).
+        rules: Include ``rules_summary`` at the top (send it once, e.g. as a system message).
+        history: Include the history (off for a reader who has followed the game as it went).
+        history_skip: Event kinds left out of the history.
+
+    Returns:
+        The text: players, hand, history, notepad, board, decision and legal commands.
+    """
+    config = state.config
+    view = core.private_view(np.asarray(events), player)
+    e = config.cards
+    P = config.num_players
+    parts = []
+    if rules:
+        parts.append("RULES\n" + rules_summary(config))
+    seats = ", ".join(player_name(config, p) for p in range(P))
+    parts.append(f"You are {player_name(config, player)}. Players in turn order: {seats}.")
+    hand = [int(c) for k, who, *_, c in view.tolist() if k == ev.DEAL and who == player and c >= 0]
+    parts.append("Your cards: " + (", ".join(e.cards[c] for c in sorted(hand)) or "none") + ".")
+    if history:
+        lines = story(config, view, skip=history_skip)
+        parts.append(
+            "What you have seen so far:\n" + ("\n".join(f"- {line}" for line in lines) or "- nothing yet")
+        )
+    if notepad:
+        parts.append(notepad_text(config, player, view))
+    parts.append(_table(state, game))
+    parts.append(_decision(state, game, player))
+    return "\n\n".join(parts)
+
+
+def _table(state: core.State, game: int) -> str:
+    """Where the pawns and weapons are, who is out."""
+    config = state.config
+    e = config.cards
+    P = config.num_players
+    lines = [f"Turn {int(state.turn[game]) + 1}."]
+    if config.board == "classic":
+        pawns = "; ".join(
+            f"{e.suspects[s]} {'in' if state.location[game, s] < e.num_rooms else 'on'} "
+            f"{location_name(config, int(state.location[game, s]))}"
+            for s in range(e.num_suspects)
+        )
+    else:
+        pawns = "; ".join(
+            f"{e.suspects[s]} in {location_name(config, int(state.location[game, s]))}"
+            for s in range(e.num_suspects)
+            if state.location[game, s] < e.num_rooms
+        )
+    lines.append(f"Pawns: {pawns or 'none in a room yet'}.")
+    weapons = "; ".join(
+        f"the {e.weapons[w]} in {location_name(config, int(state.weapon_room[game, w]))}"
+        for w in range(e.num_weapons)
+    )
+    lines.append(f"Weapons: {weapons}.")
+    out = [p for p in range(P) if state.eliminated[game, p]]
+    if out:
+        lines.append("Out (accused wrongly): " + ", ".join(player_name(config, p) for p in out) + ".")
+    return "\n".join(lines)
+
+
+def _decision(state: core.State, game: int, player: int) -> str:
+    """The decision in front of the player and its legal commands (only when it is the player's)."""
+    config = state.config
+    e = config.cards
+    phase = int(state.phase[game])
+    if phase == Phase.OVER:
+        return "The game is over."
+    deciding = int(state.current_player[game])
+    if deciding != player:
+        return (
+            f"Now: {player_name(config, deciding)} decides ({Phase.NAMES[phase]}). It is not your decision."
+        )
+    location = int(state.location[game, player])
+    where = location_name(config, location)
+    in_room = location < e.num_rooms
+    if phase == Phase.TURN:
+        what = f"Your turn. You are {'in' if in_room else 'on'} {where}."
+        if config.board == "none":
+            what += " Choose a room to go to, or accuse."
+    elif phase == Phase.MOVE:
+        what = f"You rolled {int(state.dice[game, 0]) + max(int(state.dice[game, 1]), 0)}. Move your pawn."
+        if config.movement == "compact":
+            distance = core.rules_for(config).location_room_distance[location]
+            what += " Moves from your square into each room: " + ", ".join(
+                f"{room} {int(d)}" for room, d in zip(e.rooms, distance)
+            )
+            what += "."
+    elif phase == Phase.SUGGEST:
+        what = f"You are in {where}. Suggest a suspect and a weapon (in this room), or make no suggestion."
+    elif phase == Phase.REFUTE:
+        suggester = int(state.turn_player[game])
+        named = ", ".join(e.cards[c] for c in state.suggestion[game].tolist())
+        what = (
+            f"{player_name(config, suggester)} suggested {named}. You hold at least one of these cards: "
+            f"show one of them to {player_name(config, suggester)} (only they will see it)."
+        )
+    else:
+        what = "End of your move: accuse (suspect, weapon, room; a wrong accusation puts you out) or end your turn."
+    mask = core.legal_action_mask(state.take([game]))[0]
+    return f"Now: {what}\n\nYour legal commands:\n{legal_commands_text(config, mask)}"
