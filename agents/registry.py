@@ -14,6 +14,7 @@ AGENTS = {
     "notepad": "agents.notepad:NotepadAgent",
     "sat": "agents.sat:SatAgent",
     "ppo": "agents.ppo.agent:PPOAgent",
+    "sb3": "agents.sb3_agent:SB3Agent",
 }
 
 

@@ -45,6 +45,11 @@ the learner saw since its last decision, through ``core.private_view``),
 ``learner_seat`` and, once the game is over, ``winner``; ``illegal_action`` is
 True on the step an illegal action ended.
 
+Masks: ``action_masks()`` gives the legal actions now (``bool[A]``, or ``bool[B, A]``
+for the vector env), the same as the observation's ``action_mask``. sb3-contrib's
+``MaskablePPO`` finds it on the single env with no wrapper; for the vector env,
+``cluedo_env.sb3.CluedoSB3VecEnv`` makes it a Stable-Baselines3 ``VecEnv``.
+
 ``register_envs()`` registers the Gymnasium id ``"cluedo/Cluedo-v0"`` (``gymnasium.make``
 gives the single env, ``gymnasium.make_vec`` the vector env) and PettingZoo's
 ``"cluedo/cluedo-v0"``.
@@ -144,6 +149,7 @@ class _Table:
         self.core_rewards = np.zeros((num_games, self.P), dtype=np.float32)  # summed over the episode's steps
         self.listeners = [k for k, agent in enumerate(opponents) if _overrides(agent, "observe")]
         self.learner_events: list[np.ndarray] | None = None  # the learner's event views, when recorded
+        self.decisions = 0  # every player's decisions played so far (agent-steps), learner's and opponents'
 
     def opponent_seats(self, k: int) -> np.ndarray:
         """Seat of opponent ``k`` in every game: clockwise after the learner."""
@@ -219,6 +225,8 @@ class _Table:
     def step(self, actions: np.ndarray, paused: np.ndarray | None = None) -> None:
         """One core step of every live game except the ``paused`` ones; record rewards and tell the events."""
         state = self.state
+        stepped = state.phase != Phase.OVER if paused is None else (state.phase != Phase.OVER) & ~paused
+        self.decisions += int(stepped.sum())
         core.step(state, actions, check=False, games=None if paused is None else ~paused)
         self.core_rewards += state.rewards
         self._tell(state.events)
@@ -355,6 +363,14 @@ class CluedoSingleAgentEnv(gymnasium.Env):
             self.render()
         return observation, reward, bool(state.terminated[0]), bool(state.truncated[0]), info
 
+    def action_masks(self) -> np.ndarray:
+        """``bool[A]``: the learner's legal actions now (all False once the episode is over).
+
+        The same as ``observation["action_mask"]``; the method is where sb3-contrib's
+        ``MaskablePPO`` looks for the mask, so it needs no ``ActionMasker`` wrapper.
+        """
+        return self._mask.astype(bool)
+
     def _observation(self) -> dict[str, np.ndarray]:
         state = self.table.state
         observation = observe_players(state, self.table.seat, kind=self.observation_type)[0]
@@ -455,6 +471,15 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         return self.table.state
 
     @property
+    def decisions(self) -> int:
+        """Every player's decisions played since the env was made, the learners' and the opponents'.
+
+        The agent-steps of ``experiments.train_ppo``'s budgets; the learners' own decisions
+        are the steps times ``num_envs``.
+        """
+        return self.table.decisions
+
+    @property
     def learner_seats(self) -> np.ndarray:
         """``int64[B]``: the learner's player index in each game."""
         return self.table.seat.copy()
@@ -500,6 +525,14 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
             infos = self._final_infos(ended, illegal)
             table.start(ended, self.np_random)
         return self._observations(), rewards, terminations, truncations, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[B, A]``: each game's legal actions now (those of the next game where one just ended).
+
+        The same as ``observations["action_mask"]``, for masked policies that ask the env;
+        ``cluedo_env.sb3.CluedoSB3VecEnv`` hands it to sb3-contrib's ``MaskablePPO``.
+        """
+        return self._mask.copy()
 
     def _observations(self) -> dict[str, np.ndarray]:
         state = self.table.state
