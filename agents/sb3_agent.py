@@ -71,7 +71,9 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {error}") from error
     policy_class = data.get("policy_class")
     # SB3 keeps the class pickled and, next to it, the text of its attributes: read the text only
-    if not (isinstance(policy_class, dict) and f"{POLICY_CLASS}.__init__" in str(policy_class.get("__init__"))):
+    if not (
+        isinstance(policy_class, dict) and f"{POLICY_CLASS}.__init__" in str(policy_class.get("__init__"))
+    ):
         raise ValueError(f"{path}: the policy must be sb3-contrib's MaskablePPO 'MultiInputPolicy'")
     kwargs = data.get("policy_kwargs", {})
     if not (isinstance(kwargs, dict) and _plain(kwargs)):

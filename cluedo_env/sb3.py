@@ -85,7 +85,10 @@ class CluedoSB3VecEnv(VecEnv):
             step_infos[game] = {
                 "terminal_observation": infos["final_obs"][game],
                 "TimeLimit.truncated": bool(truncations[game] and not terminations[game]),
-                **{key: facts[key][game].item() for key in ("winner", "learner_seat", "turns", "illegal_action")},
+                **{
+                    key: facts[key][game].item()
+                    for key in ("winner", "learner_seat", "turns", "illegal_action")
+                },
             }
         return observations, rewards.astype(np.float32), dones, step_infos
 
@@ -101,7 +104,11 @@ class CluedoSB3VecEnv(VecEnv):
         return self._get_indices(indices)  # type: ignore[return-value]
 
     def env_method(
-        self, method_name: str, *method_args: Any, indices: int | Iterable[int] | None = None, **method_kwargs: Any
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: int | Iterable[int] | None = None,
+        **method_kwargs: Any,
     ) -> list[Any]:
         """``"action_masks"``: one mask per game; any other method is called once on the vector env."""
         games = self._games(indices)
