@@ -31,7 +31,7 @@ try:  # modules of the sb3 extra
     from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
-        f"No module named {error.name!r}: agents.sb3_agent needs the 'sb3' extra of cluedo-env. "
+        f"No module named {error.name!r}: agents.sb3_agent needs the 'sb3' extra of cluedo-env ('stable_baselines3', 'sb3_contrib'). "
         'Install it with: pip install "cluedo-env[sb3]"',
         name=error.name,
     ) from error

@@ -32,7 +32,7 @@ try:
     from stable_baselines3.common.vec_env import VecEnv
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
-        f"No module named {error.name!r}: cluedo_env.sb3 needs the 'sb3' extra of cluedo-env. "
+        f"No module named {error.name!r}: cluedo_env.sb3 needs the 'sb3' extra of cluedo-env ('stable_baselines3', 'sb3_contrib'). "
         'Install it with: pip install "cluedo-env[sb3]"',
         name=error.name,
     ) from error
