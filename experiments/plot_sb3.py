@@ -80,7 +80,7 @@ def shipped_points(label: str, max_steps: float) -> list[dict]:
     return [_point(s, round(r * games), games) for s, r in zip(steps, rates) if s <= max_steps]
 
 
-def figure(series: dict[str, list[dict]], title: str, num_players: int = 4):
+def figure(series: dict[str, list[dict]], title: str):
     """Win rate over agent-steps, one line with 95% error bars per series."""
     import matplotlib
 
@@ -95,10 +95,7 @@ def figure(series: dict[str, list[dict]], title: str, num_players: int = 4):
             [[p["win_rate"] - p["low"] for p in points], [p["high"] - p["win_rate"] for p in points]]
         )
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
-    ax.axhline(0.8, color="grey", linestyle=":", linewidth=1, label="80%")
-    ax.axhline(
-        1 / num_players, color="black", linestyle="--", linewidth=1, label=f"fair share 1/{num_players}"
-    )
+    ax.axhline(0.8, color="grey", linestyle=":", linewidth=1, label="80% (the issue's bar)")
     ax.set(
         title=title, xlabel="agent-steps (millions, every player's decisions)", ylabel="win rate", ylim=(0, 1)
     )
