@@ -95,7 +95,7 @@ def figure(series: dict[str, list[dict]], title: str):
             [[p["win_rate"] - p["low"] for p in points], [p["high"] - p["win_rate"] for p in points]]
         )
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
-    ax.axhline(0.8, color="grey", linestyle=":", linewidth=1, label="80% (the issue's bar)")
+    ax.axhline(0.8, color="grey", linestyle=":", linewidth=1, label="80%")
     ax.set(
         title=title, xlabel="agent-steps (millions, every player's decisions)", ylabel="win rate", ylim=(0, 1)
     )

@@ -127,7 +127,12 @@ def test_the_vec_env_autoresets_as_sb3_expects():
             # the next game is dealt at once: its learner has a decision to take
             assert observations["action_mask"][game].any()
             assert info["TimeLimit.truncated"] == (info["winner"] == -1 and info["turns"] == 40)
-            assert rewards[game] == (1.0 if info["winner"] == info["learner_seat"] else rewards[game])
+            # win_loss: +1 for the learner's win, -1 for another's, 0 when stopped at max_turns
+            won, lost = (
+                info["winner"] == info["learner_seat"],
+                info["winner"] not in (-1, info["learner_seat"]),
+            )
+            assert rewards[game] == (1.0 if won else -1.0 if lost else 0.0)
         for game in np.flatnonzero(~dones):
             assert infos[game] == {} and rewards[game] == 0.0
 
