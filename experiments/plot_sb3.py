@@ -68,6 +68,7 @@ def ppo_run_points(run_dir: Path, label: str) -> list[dict]:
     if final.exists():
         result = json.loads(final.read_text())["results"][label]
         step = int(curves[f"eval/final_win_rate/{label}"][0][-1])
+        points = [p for p in points if p["agent_steps"] != step]  # the final one has more games
         points.append(_point(step, result["wins"], result["games"]))
     return points
 
