@@ -177,6 +177,33 @@ def test_elimination_reward_ends_the_learners_episode_on_its_wrong_accusation():
             assert reward == 0.0 and not terminated
 
 
+def test_elimination_reward_ends_a_wrong_accusers_episode_in_the_vector_env_and_deals_again():
+    env = CluedoVectorEnv(num_envs=2, opponents=never_accusing(2), elimination_reward=-1.0, **SMALL_GAME)
+    env.reset(seed=4)
+    layout, cards = env.layout, core.rules_for(env.config).accuse_cards
+    lo, size = layout.offsets["accuse"], layout.sizes["accuse"]
+    for _ in range(500):
+        masks, state = env.action_masks(), env.game_state
+        not_accusing = masks.copy()
+        not_accusing[:, lo : lo + size] = False
+        actions = np.array([np.flatnonzero(m)[-1] for m in not_accusing])
+        for game in range(2):  # game 0 accuses wrongly at its first chance; game 1 never accuses
+            legal = np.flatnonzero(masks[game, lo : lo + size])
+            wrong = [i for i in legal if not np.array_equal(cards[i], state._envelope[game])]
+            if game == 0 and wrong:
+                actions[0] = lo + wrong[0]
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        if terminations[0]:
+            break
+    else:
+        pytest.fail("game 0 never had an accusation to make")
+    assert rewards[0] == -1.0 and not truncations[0]
+    assert not infos["final_obs"][0]["action_mask"].any()  # its learner has no decision left
+    assert infos["final_info"]["winner"][0] == -1 and not infos["final_info"]["illegal_action"][0]
+    assert observations["action_mask"][0].any()  # the next game is dealt, its learner to act
+    assert not terminations[1] and rewards[1] == 0.0
+
+
 # -- the SB3 agent ------------------------------------------------------------------------------------------
 
 
