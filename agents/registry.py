@@ -16,6 +16,7 @@ AGENTS = {
     "ppo": "agents.ppo.agent:PPOAgent",
     "llm": "agents.llm:LLMAgent",
     "human": "agents.human:HumanAgent",
+    "sb3": "agents.sb3_agent:SB3Agent",
 }
 
 

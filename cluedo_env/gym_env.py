@@ -31,6 +31,12 @@ on the step that ends the game; 0 otherwise. An illegal action, with
 ``illegal_reward`` (default -1) and ``terminated=True`` without playing it;
 with ``"raise"`` it raises ``ValueError``.
 
+A wrong accusation puts the learner out, but it still refutes until the game
+ends (as the rules have it), and against opponents that never accuse that game
+runs to ``max_turns`` with a reward of 0. With ``elimination_reward`` set (for
+example -1), the learner's wrong accusation instead ends its episode at once
+(``terminated=True``) with that reward: a shorter, clearer signal for learning.
+
 Opponents: a list of ``num_players - 1`` agents (``agents.base.Agent``, or names
 for ``agents.registry.make_agent``), seated clockwise after the learner in list
 order; default ``RandomAgent(accuse="rarely")``. ``learner_seat`` is a player
@@ -44,6 +50,11 @@ Info (single env): ``action_mask``, ``events`` (``int16[n, 7]``: the event rows
 the learner saw since its last decision, through ``core.private_view``),
 ``learner_seat`` and, once the game is over, ``winner``; ``illegal_action`` is
 True on the step an illegal action ended.
+
+Masks: ``action_masks()`` gives the legal actions now (``bool[A]``, or ``bool[B, A]``
+for the vector env), the same as the observation's ``action_mask``. sb3-contrib's
+``MaskablePPO`` finds it on the single env with no wrapper; for the vector env,
+``cluedo_env.sb3.CluedoSB3VecEnv`` makes it a Stable-Baselines3 ``VecEnv``.
 
 ``register_envs()`` registers the Gymnasium id ``"cluedo/Cluedo-v0"`` (``gymnasium.make``
 gives the single env, ``gymnasium.make_vec`` the vector env) and PettingZoo's
@@ -144,6 +155,7 @@ class _Table:
         self.core_rewards = np.zeros((num_games, self.P), dtype=np.float32)  # summed over the episode's steps
         self.listeners = [k for k, agent in enumerate(opponents) if _overrides(agent, "observe")]
         self.learner_events: list[np.ndarray] | None = None  # the learner's event views, when recorded
+        self.decisions = 0  # every player's decisions played so far (agent-steps), learner's and opponents'
 
     def opponent_seats(self, k: int) -> np.ndarray:
         """Seat of opponent ``k`` in every game: clockwise after the learner."""
@@ -188,12 +200,14 @@ class _Table:
         events[games] = self.state.events[games]
         self._tell(events)
 
-    def advance(self) -> None:
-        """Let the opponents decide until every game is over or waits for its learner."""
+    def advance(self, skip: np.ndarray | None = None) -> None:
+        """Let the opponents decide until every game is over, waits for its learner or is in ``skip``."""
         state, rows = self.state, np.arange(self.num_games)
         while True:
             live = state.phase != Phase.OVER
             waiting = live & (state.current_player != self.seat)
+            if skip is not None:
+                waiting &= ~skip
             if not waiting.any():
                 return
             mask = core.legal_action_mask(state)
@@ -219,6 +233,8 @@ class _Table:
     def step(self, actions: np.ndarray, paused: np.ndarray | None = None) -> None:
         """One core step of every live game except the ``paused`` ones; record rewards and tell the events."""
         state = self.state
+        stepped = state.phase != Phase.OVER if paused is None else (state.phase != Phase.OVER) & ~paused
+        self.decisions += int(stepped.sum())
         core.step(state, actions, check=False, games=None if paused is None else ~paused)
         self.core_rewards += state.rewards
         self._tell(state.events)
@@ -230,6 +246,11 @@ class _Table:
             rows = events[0, : self.state.num_events[0]]
             rows = rows[rows[:, 0] >= 0]  # a redeal's events come padded
             self.learner_events.append(core.private_view(rows, int(self.seat[0])))
+
+    def learner_out(self) -> np.ndarray:
+        """``bool[B]``: the learner accused wrongly in a game that goes on."""
+        state = self.state
+        return state.eliminated[np.arange(self.num_games), self.seat] & (state.phase != Phase.OVER)
 
     def rewards(self, scheme: str) -> np.ndarray:
         """``float32[B]``: the learner's reward of the episode so far (nonzero only once a game is over)."""
@@ -266,6 +287,8 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         reward_scheme: One of ``cluedo_v0.REWARD_SCHEMES``.
         illegal_action: ``"terminate"`` (end the episode with ``illegal_reward``) or ``"raise"``.
         illegal_reward: The reward of an illegal action with ``illegal_action="terminate"``.
+        elimination_reward: None (default: after a wrong accusation the learner refutes until the
+            game ends) or the reward with which the learner's wrong accusation ends its episode.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` (the learner's view) or ``"human"`` (printed text).
         config: A ``core.GameConfig`` (default: the classic rules), changed by ``rules``.
         **rules: ``core.GameConfig`` fields (``num_players=4``, ``board="none"``, ...).
@@ -281,6 +304,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         reward_scheme: str = "win_loss",
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
+        elimination_reward: float | None = None,
         render_mode: str | None = None,
         config: core.GameConfig | None = None,
         **rules: Any,
@@ -294,6 +318,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         self.reward_scheme = reward_scheme
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
+        self.elimination_reward = None if elimination_reward is None else float(elimination_reward)
         self.render_mode = render_mode
         self.layout = core.ActionLayout(self.config)
         self.observation_space = observation_space(self.config, observation_type)
@@ -346,6 +371,12 @@ class CluedoSingleAgentEnv(gymnasium.Env):
             return self._observation(), self.illegal_reward, True, False, info
         self.table.learner_events = []
         self.table.step(np.array([action], dtype=np.int64))
+        if self.elimination_reward is not None and self.table.learner_out()[0]:
+            self._ended = True
+            observation = self._observation()
+            self._mask[:] = 0  # the learner has no more decisions in this episode
+            info = self._info()
+            return observation, self.elimination_reward, True, False, info
         self.table.advance()
         state = self.table.state
         self._ended = bool(state.done[0])
@@ -354,6 +385,14 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         return observation, reward, bool(state.terminated[0]), bool(state.truncated[0]), info
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[A]``: the learner's legal actions now (all False once the episode is over).
+
+        The same as ``observation["action_mask"]``; the method is where sb3-contrib's
+        ``MaskablePPO`` looks for the mask, so it needs no ``ActionMasker`` wrapper.
+        """
+        return self._mask.astype(bool)
 
     def _observation(self) -> dict[str, np.ndarray]:
         state = self.table.state
@@ -402,7 +441,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
     Args:
         num_envs: Games in the batch (B).
         learner_seat, opponents, observation_type, reward_scheme, illegal_action, illegal_reward,
-        config, **rules: As for ``CluedoSingleAgentEnv``; each opponent agent plays its seat in
+        elimination_reward,        config, **rules: As for ``CluedoSingleAgentEnv``; each opponent agent plays its seat in
             every game of the batch.
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``: ``render()`` gives one frame per game.
     """
@@ -422,6 +461,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         reward_scheme: str = "win_loss",
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
+        elimination_reward: float | None = None,
         render_mode: str | None = None,
         config: core.GameConfig | None = None,
         **rules: Any,
@@ -439,6 +479,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         self.reward_scheme = reward_scheme
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
+        self.elimination_reward = None if elimination_reward is None else float(elimination_reward)
         self.render_mode = render_mode
         self.layout = core.ActionLayout(self.config)
         self.single_observation_space = observation_space(self.config, observation_type)
@@ -453,6 +494,15 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
     def game_state(self) -> core.State | None:
         """The core state of the batch, after ``reset``."""
         return self.table.state
+
+    @property
+    def decisions(self) -> int:
+        """Every player's decisions played since the env was made, the learners' and the opponents'.
+
+        The agent-steps of ``experiments.train_ppo``'s budgets; the learners' own decisions
+        are the steps times ``num_envs``.
+        """
+        return self.table.decisions
 
     @property
     def learner_seats(self) -> np.ndarray:
@@ -490,16 +540,28 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"illegal actions {actions[illegal].tolist()} in games {games}; see action_mask")
         table, state = self.table, self.table.state
         table.step(np.where(illegal, 0, actions), paused=illegal)
-        table.advance()
-        rewards = np.where(illegal, self.illegal_reward, table.rewards(self.reward_scheme)).astype(np.float64)
-        terminations = state.terminated | illegal
+        out = np.zeros(self.num_envs, dtype=bool)
+        if self.elimination_reward is not None:
+            out = table.learner_out() & ~illegal  # their episodes end now: the opponents do not play on
+        table.advance(skip=out)
+        rewards = np.where(illegal, self.illegal_reward, table.rewards(self.reward_scheme))
+        rewards = np.where(out, self.elimination_reward, rewards).astype(np.float64)
+        terminations = state.terminated | illegal | out
         truncations = state.truncated & ~illegal
         ended = np.flatnonzero(terminations | truncations)
         infos: dict[str, Any] = {}
         if len(ended):
-            infos = self._final_infos(ended, illegal)
+            infos = self._final_infos(ended, illegal, out)
             table.start(ended, self.np_random)
         return self._observations(), rewards, terminations, truncations, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[B, A]``: each game's legal actions now (those of the next game where one just ended).
+
+        The same as ``observations["action_mask"]``, for masked policies that ask the env;
+        ``cluedo_env.sb3.CluedoSB3VecEnv`` hands it to sb3-contrib's ``MaskablePPO``.
+        """
+        return self._mask.copy()
 
     def _observations(self) -> dict[str, np.ndarray]:
         state = self.table.state
@@ -509,14 +571,16 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
             "action_mask": self._mask.astype(np.int8),
         }
 
-    def _final_infos(self, ended: np.ndarray, illegal: np.ndarray) -> dict[str, Any]:
-        """The ended episodes' last observations and facts, laid out as ``SyncVectorEnv`` does."""
+    def _final_infos(self, ended: np.ndarray, illegal: np.ndarray, out: np.ndarray) -> dict[str, Any]:
+        """The ended episodes' last observations and facts, laid out as ``SyncVectorEnv`` does.
+
+        ``out``: the learner accused wrongly and its episode ends (with ``elimination_reward``).
+        """
         state, B = self.table.state, self.num_envs
         seats = self.table.seat[ended]
         observations = observe_players(state, seats, games=ended, kind=self.observation_type)
-        masks = core.legal_action_mask(state)[ended].astype(
-            np.int8
-        )  # all zero unless ended by an illegal action
+        # all zero unless ended by an illegal action (an out learner has no decision left)
+        masks = (core.legal_action_mask(state) & ~out[:, None])[ended].astype(np.int8)
         final_obs = np.full(B, None, dtype=object)
         for i, game in enumerate(ended.tolist()):  # only the games that ended this step
             final_obs[game] = {"observation": observations[i], "action_mask": masks[i]}

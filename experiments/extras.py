@@ -18,6 +18,8 @@ EXTRA_OF = {
     "torch": "train",
     "tensorboard": "train",
     "ray": "ray",
+    "stable_baselines3": "sb3",
+    "sb3_contrib": "sb3",
 }
 
 

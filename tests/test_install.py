@@ -79,7 +79,7 @@ def test_torch_is_a_range_that_includes_the_tested_release():
 # -- commands from any folder ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["tournament", "train_ppo", "benchmark"])
+@pytest.mark.parametrize("module", ["tournament", "train_ppo", "benchmark", "train_sb3"])
 def test_help_names_the_command_and_the_version(tmp_path, module):
     done = run(sys.executable, "-m", f"experiments.{module}", "--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -117,6 +117,9 @@ def test_a_tournament_runs_from_any_folder_with_a_config_folder_of_the_users(tmp
         ("experiments.benchmark", "omegaconf", "experiments"),
         ("experiments.train_ppo", "hydra", "experiments"),
         ("experiments.train_ppo", "torch", "train"),
+        ("experiments.train_sb3", "sb3_contrib", "sb3"),
+        ("cluedo_env.sb3", "stable_baselines3", "sb3"),
+        ("agents.sb3_agent", "sb3_contrib", "sb3"),
     ],
 )
 def test_a_missing_extra_is_named_with_the_command_that_installs_it(tmp_path, module, blocked, extra):
@@ -135,7 +138,12 @@ def test_missing_extra_leaves_other_modules_alone():
     named = missing_extra(ModuleNotFoundError("No module named 'torch.utils'", name="torch.utils"))
     assert named.name == "torch.utils" and "'train' extra" in str(named)
     # each module is installed by the extra it names (omegaconf comes with hydra-core)
-    distribution = {"hydra": "hydra-core", "omegaconf": "hydra-core"}
+    distribution = {
+        "hydra": "hydra-core",
+        "omegaconf": "hydra-core",
+        "stable_baselines3": "stable-baselines3",
+        "sb3_contrib": "sb3-contrib",
+    }
     for module, extra in EXTRA_OF.items():
         requirements = PYPROJECT["project"]["optional-dependencies"][extra]
         assert any(r.startswith(distribution.get(module, module)) for r in requirements), module

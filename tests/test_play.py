@@ -64,7 +64,10 @@ def test_duel_plays_two_players(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--agents", "sat,bogus"], "--agents: agent must be one of ['human', 'llm', 'notepad', 'ppo', 'random', 'sat']"),
+        (
+            ["--agents", "sat,bogus"],
+            "--agents: agent must be one of ['human', 'llm', 'notepad', 'ppo', 'random', 'sat', 'sb3']",
+        ),
         (["--agents", "sat,bogus"], "got 'bogus'"),
         (["--agents", "sat,,notepad"], "--agents needs comma-separated names, got 'sat,,notepad'"),
         (["--agents", "sat,notepad,random", "--players", "4"], "names 3 agents for 4 players"),

@@ -1,0 +1,155 @@
+"""``SB3Agent``: a masked Stable-Baselines3 policy (sb3-contrib's ``MaskablePPO``) behind the agent interface.
+
+    agent = SB3Agent(path="runs/<run>/model.zip")        # or make_agent("sb3", path=...)
+
+Plays any ``MaskablePPO("MultiInputPolicy", ...)`` model saved with ``model.save``
+from ``CluedoSingleAgentEnv`` or ``cluedo_env.sb3.CluedoSB3VecEnv`` (observation
+type ``"player"``), in any batch of games at once: the observation dicts of the
+deciding games, one forward pass, masked sampling (or the most likely action).
+
+The zip is read without unpickling: SB3's own ``load`` restores pickled Python
+objects from it (which could run code from a downloaded file), so this agent
+reads only the policy's weights (``policy.pth``, with torch's
+``weights_only=True``) and the plain JSON of ``policy_kwargs`` (``net_arch`` and
+other numbers and lists), and rebuilds the policy for the game's spaces. A model
+whose ``policy_kwargs`` holds anything else (an activation function, a feature
+extractor class) is refused with a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+try:  # modules of the sb3 extra
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
+except ModuleNotFoundError as error:
+    raise ModuleNotFoundError(
+        f"No module named {error.name!r}: agents.sb3_agent needs the 'sb3' extra of cluedo-env ('stable_baselines3', 'sb3_contrib'). "
+        'Install it with: pip install "cluedo-env[sb3]"',
+        name=error.name,
+    ) from error
+
+from agents.base import Agent
+from cluedo_env import core
+from cluedo_env.cluedo_v0 import observation_space, observe_players
+
+__all__ = ["SB3Agent", "load_policy"]
+
+POLICY_CLASS = "MaskableMultiInputActorCriticPolicy"
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is JSON data SB3 stored as itself (not a pickled object)."""
+    if isinstance(value, dict):
+        return ":serialized:" not in value and all(_plain(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, bool | int | float | str)
+
+
+def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInputActorCriticPolicy:
+    """The policy of a ``MaskablePPO`` zip, rebuilt for ``config``'s spaces without unpickling.
+
+    Raises:
+        ValueError: the file is not such a zip, its policy is not ``MultiInputPolicy``, its
+            ``policy_kwargs`` is not plain data, or its weights do not fit ``config``.
+    """
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+            with archive.open("policy.pth") as file:
+                weights = torch.load(file, map_location="cpu", weights_only=True)
+    except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {error}") from error
+    policy_class = data.get("policy_class")
+    # SB3 keeps the class pickled and, next to it, the text of its attributes: read the text only
+    if not (
+        isinstance(policy_class, dict) and f"{POLICY_CLASS}.__init__" in str(policy_class.get("__init__"))
+    ):
+        raise ValueError(f"{path}: the policy must be sb3-contrib's MaskablePPO 'MultiInputPolicy'")
+    kwargs = data.get("policy_kwargs", {})
+    if not (isinstance(kwargs, dict) and _plain(kwargs)):
+        raise ValueError(
+            f"{path}: policy_kwargs holds Python objects ({sorted(kwargs)}), which this agent does not "
+            "unpickle; only plain numbers, strings and lists (such as net_arch) can be read"
+        )
+    space = observation_space(config)
+    A = core.ActionLayout(config).num_actions
+    # lr_schedule builds the optimizer, which an agent that only plays never uses
+    policy = MaskableMultiInputActorCriticPolicy(space, spaces.Discrete(A), lambda _: 0.0, **kwargs)
+    try:
+        policy.load_state_dict(weights)
+    except RuntimeError as error:
+        raise ValueError(f"{path}: the model does not fit the game {config}: {error}") from error
+    return policy.eval()
+
+
+class SB3Agent(Agent):
+    """Plays by a ``MaskablePPO`` model: its own observation and the legal actions -> an action.
+
+    Stateless between steps (the observation carries what the player knows).
+
+    Args:
+        seed: Seeds the sampling generator (re-seeded by ``reset``).
+        path: The model zip (``model.save`` of ``MaskablePPO``; ``experiments/train_sb3.py``
+            writes ``model.zip``).
+        deterministic: Play the most likely legal action instead of sampling.
+    """
+
+    name = "sb3"
+
+    def __init__(self, seed: int = 0, path: str | Path | None = None, deterministic: bool = False) -> None:
+        super().__init__(seed)
+        if path is None:
+            raise ValueError("SB3Agent needs path=<a MaskablePPO model zip>")
+        if not Path(path).is_file():
+            raise ValueError(f"SB3Agent path {str(path)!r} is not a file")
+        self.path = str(path)
+        self.deterministic = bool(deterministic)
+        self.policy: MaskableMultiInputActorCriticPolicy | None = None
+        self._policy_config: core.GameConfig | None = None
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        if config != self._policy_config:
+            self.policy = load_policy(self.path, config)
+            self._policy_config = config
+        super().reset(config, seats, seed)
+
+    def action_probabilities(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``float[len(games), A]``: the policy's probabilities over the legal actions."""
+        games = np.asarray(games, dtype=np.int64)
+        if len(games) == 0:
+            return np.zeros(mask.shape, dtype=np.float32)
+        observations = {
+            "observation": torch.from_numpy(observe_players(state, self.seats[games], games=games)),
+            "action_mask": torch.from_numpy(np.asarray(mask, dtype=np.float32)),
+        }
+        with torch.no_grad():
+            distribution = self.policy.get_distribution(observations, action_masks=np.asarray(mask))
+            probs = distribution.distribution.probs.numpy().astype(np.float64)
+        return np.where(mask, probs, 0.0)
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        if len(games) == 0:
+            return np.zeros(0, dtype=np.int64)
+        probs = self.action_probabilities(state, games, mask)
+        if self.deterministic:
+            return probs.argmax(axis=1).astype(np.int64)
+        cumulative = probs.cumsum(axis=1)
+        draws = self.rng.random(len(games))[:, None] * cumulative[:, -1:]
+        chosen = (cumulative <= draws).sum(axis=1)
+        # a draw on the last legal action's edge: the last legal action
+        last_legal = mask.shape[1] - 1 - np.asarray(mask)[:, ::-1].argmax(axis=1)
+        return np.minimum(chosen, last_legal).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return f"SB3Agent(seed={self.seed}, path={self.path!r}, deterministic={self.deterministic})"

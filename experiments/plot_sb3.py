@@ -1,0 +1,136 @@
+"""The SB3 recipe's learning curve next to the project's PPO: win rate over agent-steps, with 95% intervals.
+
+    python -m experiments.plot_sb3 runs/sb3__<run> --ppo-run runs/cluedo_v0__<run> \\
+        --png docs/sb3_vs_ppo.png --json docs/sb3_vs_ppo.json
+
+Every point is an evaluation against ``num_players - 1`` opponents of one kind
+(default ``random_never``): its win rate, its 95% Wilson interval and, in the
+JSON, its game count. The SB3 points come from the run's ``evaluations.json``
+(``experiments/train_sb3.py``); the PPO points from a ``train_ppo`` run folder
+(``eval/win_rate/<label>`` in its TensorBoard file, ``eval_games`` from its
+``config.yaml``, the final evaluation from ``evaluation.json``) and/or from the
+shipped model's curves (``agents/ppo/shipped/training_curves.json`` with its
+``train_ppo.yaml``), up to ``--max-steps`` agent-steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from cluedo_env import __version__
+from experiments.extras import missing_extra
+from experiments.stats import wilson_interval
+
+SHIPPED = Path(__file__).resolve().parents[1] / "agents" / "ppo" / "shipped"
+
+
+def _point(steps: int, wins: int, games: int) -> dict:
+    low, high = wilson_interval(wins, games)
+    return {
+        "agent_steps": int(steps),
+        "wins": wins,
+        "games": games,
+        "win_rate": wins / games,
+        "low": low,
+        "high": high,
+    }
+
+
+def sb3_points(run_dir: Path, label: str) -> list[dict]:
+    """The evaluations of an ``experiments.train_sb3`` run."""
+    lines = (run_dir / "evaluations.json").read_text().splitlines()
+    points = []
+    for line in map(json.loads, lines):
+        result = line["results"][label]
+        points.append(_point(line["agent_steps"], result["wins"], result["games"]))
+    return points
+
+
+def _eval_games(config: Path) -> int:
+    from omegaconf import OmegaConf
+
+    return int(OmegaConf.load(config)["eval_games"])
+
+
+def ppo_run_points(run_dir: Path, label: str) -> list[dict]:
+    """The evaluations of an ``experiments.train_ppo`` run (TensorBoard, then ``evaluation.json``)."""
+    from experiments.plot_training import scalars
+
+    games = _eval_games(run_dir / "config.yaml")
+    curves = scalars(run_dir)
+    steps, rates = curves[f"eval/win_rate/{label}"]
+    points = [_point(s, round(r * games), games) for s, r in zip(steps.tolist(), rates.tolist())]
+    final = run_dir / "evaluation.json"
+    if final.exists():
+        result = json.loads(final.read_text())["results"][label]
+        step = int(curves[f"eval/final_win_rate/{label}"][0][-1])
+        points = [p for p in points if p["agent_steps"] != step]  # the final one has more games
+        points.append(_point(step, result["wins"], result["games"]))
+    return points
+
+
+def shipped_points(label: str, max_steps: float) -> list[dict]:
+    """The shipped PPO model's evaluations during its 50M-step run, up to ``max_steps``."""
+    curves = json.loads((SHIPPED / "training_curves.json").read_text())
+    games = _eval_games(SHIPPED / "train_ppo.yaml")
+    steps, rates = curves[f"eval/win_rate/{label}"]
+    return [_point(s, round(r * games), games) for s, r in zip(steps, rates) if s <= max_steps]
+
+
+def figure(series: dict[str, list[dict]], title: str):
+    """Win rate over agent-steps, one line with 95% error bars per series."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for name, points in series.items():
+        x = np.array([p["agent_steps"] for p in points]) / 1e6
+        y = np.array([p["win_rate"] for p in points])
+        err = np.array(
+            [[p["win_rate"] - p["low"] for p in points], [p["high"] - p["win_rate"] for p in points]]
+        )
+        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
+    ax.axhline(0.8, color="grey", linestyle=":", linewidth=1, label="80%")
+    ax.set(
+        title=title, xlabel="agent-steps (millions, every player's decisions)", ylabel="win rate", ylim=(0, 1)
+    )
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {__doc__.partition(chr(10))[0]}")
+    parser.add_argument("sb3_run", type=Path, help="a run folder of experiments.train_sb3")
+    parser.add_argument("--ppo-run", type=Path, help="a run folder of experiments.train_ppo (same budget)")
+    parser.add_argument("--shipped", action="store_true", help="add the shipped PPO run's evaluations")
+    parser.add_argument("--max-steps", type=float, default=7e6, help="agent-steps of the shipped curve shown")
+    parser.add_argument("--label", default="random_never", help="the evaluation opponents")
+    parser.add_argument("--png", type=Path, help="figure path (default: <sb3_run>/sb3_vs_ppo.png)")
+    parser.add_argument("--json", type=Path, help="also write the points (with game counts) here")
+    parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
+    args = parser.parse_args(argv)
+    try:
+        series = {"SB3 MaskablePPO (experiments/train_sb3.py)": sb3_points(args.sb3_run, args.label)}
+        if args.ppo_run:
+            series["project PPO, same budget (train_ppo)"] = ppo_run_points(args.ppo_run, args.label)
+        if args.shipped:
+            series["project PPO, shipped 50M run"] = shipped_points(args.label, args.max_steps)
+        png = args.png or args.sb3_run / "sb3_vs_ppo.png"
+        figure(series, f"Win rate vs 3 x {args.label} (95% Wilson intervals)").savefig(png, dpi=100)
+    except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras
+        raise missing_extra(error) from error
+    print(f"figure: {png}")
+    if args.json:
+        args.json.write_text(json.dumps(series, indent=1))
+        print(f"points: {args.json}")
+
+
+if __name__ == "__main__":
+    main()

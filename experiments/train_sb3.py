@@ -1,0 +1,251 @@
+"""Stable-Baselines3 on Cluedo: sb3-contrib's ``MaskablePPO`` against fixed opponents, evaluated in the arena.
+
+    python -m experiments.train_sb3                                  # experiments/configs/train_sb3.yaml
+    python -m experiments.train_sb3 total_timesteps=200000 exp_name=smoke
+    tensorboard --logdir runs
+
+The recipe, as a new user of SB3 would write it, with nothing hidden:
+
+1. **Env.** ``cluedo_env.sb3.CluedoSB3VecEnv``: ``num_envs`` games on the batched
+   core, the learner in a random seat, ``opponent`` in the others (default: three
+   random players that never accuse), wrapped in SB3's ``VecMonitor``. The env's
+   public ``action_masks()`` is where ``MaskablePPO`` finds the legal actions: no
+   ``ActionMasker`` wrapper. ``elimination_reward`` ends the learner's episode on
+   its wrong accusation (the env's documented option).
+2. **Learning.** ``MaskablePPO("MultiInputPolicy", env, ...)`` with the config's
+   hyperparameters, TensorBoard logs in ``<runs_dir>/sb3__<exp_name>__<seed>__<time>``.
+3. **Budget.** ``total_timesteps`` counts agent-steps as ``experiments/train_ppo.py``
+   does: every player's decisions, the learner's and the opponents'
+   (``CluedoVectorEnv.decisions``), so the two recipes compare at the same budget.
+   SB3's own ``time/total_timesteps`` counts the learner's decisions only.
+4. **Evaluation.** Every ``eval_every`` agent-steps (and at the end, with
+   ``final_eval_games``) the model is saved (``checkpoints/agent_steps_<n>.zip``) and
+   played through the project's arena (``agents.arena.play_batch``) as an
+   ``agents.sb3_agent.SB3Agent`` against ``num_players - 1`` of each
+   ``eval_opponents`` kind, on the fixed deals and rotated seats of
+   ``train_ppo``'s evaluations. Win rates have 95% Wilson intervals and game
+   counts; they go to TensorBoard (``eval/win_rate/<label>``) and to
+   ``evaluations.json`` (one line per evaluation, with the agent-steps and the
+   learner's steps).
+
+Files: ``model.zip`` (SB3's ``model.save``; ``SB3Agent`` plays it without
+unpickling, ``make_agent("sb3", path=...)`` or ``{name: sb3, options: {path: ...}}`` in a
+tournament line-up), ``evaluations.json``, ``config.yaml``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+try:  # modules of extras: a core-only install is told which extra to install
+    import hydra
+    import torch
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import VecMonitor
+except ModuleNotFoundError as error:
+    from experiments.extras import missing_extra
+
+    raise missing_extra(error) from error
+
+from agents.arena import play_batch
+from agents.registry import make_agent
+from agents.sb3_agent import SB3Agent
+from cluedo_env import core
+from cluedo_env.sb3 import CluedoSB3VecEnv
+from experiments.config import AgentSpec, GameSettings
+from experiments.stats import wilson_interval
+
+EVAL_SEED_BASE = 10**15  # the deals of experiments.train_ppo's evaluations
+EVAL_BATCH = 500
+
+
+def _never_random() -> list[AgentSpec]:
+    return [AgentSpec("random", {"accuse": "never"}, "random_never")]
+
+
+@dataclass
+class SB3Config:
+    """MaskablePPO training (``experiments/configs/train_sb3.yaml`` fills it)."""
+
+    exp_name: str = "sb3"
+    seed: int = 1
+    torch_threads: int = 1
+    runs_dir: str = "runs"
+    progress: bool = True
+    game: GameSettings = field(default_factory=GameSettings)
+    opponent: AgentSpec = field(
+        default_factory=lambda: AgentSpec("random", {"accuse": "never"}, "random_never")
+    )
+    """the opponent in every other seat (each seat its own agent, with its own seed)"""
+    elimination_reward: float | None = -1.0
+    reward_scheme: str = "win_loss"
+    total_timesteps: int = 3_000_000
+    """agent-steps: every player's decisions (as in train_ppo)"""
+    num_envs: int = 32
+    n_steps: int = 128
+    batch_size: int = 1024
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    eval_every: int = 500_000
+    """agent-steps between evaluations (0: only the final one)"""
+    eval_games: int = 200
+    final_eval_games: int = 1000
+    eval_opponents: list[AgentSpec] = field(default_factory=_never_random)
+
+
+ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)
+
+
+def evaluate(
+    model_path: Path, game: core.GameConfig, opponents: list[AgentSpec], num_games: int, seed: int = 0
+) -> dict[str, dict[str, Any]]:
+    """The model (as an ``SB3Agent``) against ``num_players - 1`` of each kind, fixed deals, seats rotated."""
+    P = game.num_players
+    results = {}
+    for spec in opponents:
+        wins = wrong = turns = 0
+        for lo in range(0, num_games, EVAL_BATCH):
+            n = min(EVAL_BATCH, num_games - lo)
+            learner = SB3Agent(seed=seed, path=model_path)
+            others = [make_agent(spec.name, seed=seed + k, **spec.options) for k in range(1, P)]
+            deals = EVAL_SEED_BASE + lo + np.arange(n)
+            result = play_batch(game, [learner, *others], deals, rotation=(lo + np.arange(n)) % P)
+            wins += int((result.winner == 0).sum())
+            wrong += int((result.wrong_accusations[:, 0] > 0).sum())
+            turns += int(result.turns.sum())
+        low, high = wilson_interval(wins, num_games)
+        results[spec.display] = {
+            "games": num_games,
+            "wins": wins,
+            "win_rate": wins / num_games,
+            "win_low": low,
+            "win_high": high,
+            "wrong_accusation_rate": wrong / num_games,
+            "mean_turns": turns / num_games,
+        }
+    return results
+
+
+class AgentStepBudget(BaseCallback):
+    """Stops learning at ``budget`` agent-steps and evaluates every ``every`` of them (see the module docstring)."""
+
+    def __init__(self, cfg: SB3Config, env: CluedoSB3VecEnv, run_dir: Path) -> None:
+        super().__init__()
+        self.cfg, self.cluedo, self.run_dir = cfg, env, run_dir
+        self.game = cfg.game.to_game_config()
+        self.next_eval = cfg.eval_every if cfg.eval_every > 0 else None
+        self.bar = tqdm(
+            total=cfg.total_timesteps, unit="agent-step", unit_scale=True, disable=not cfg.progress
+        )
+        self.start = time.perf_counter()
+
+    def _on_step(self) -> bool:
+        steps = self.cluedo.vector_env.decisions
+        self.bar.update(steps - self.bar.n)
+        if self.next_eval is not None and steps >= self.next_eval and steps < self.cfg.total_timesteps:
+            self.evaluate(self.cfg.eval_games)
+            self.next_eval += self.cfg.eval_every
+        return steps < self.cfg.total_timesteps
+
+    def _on_rollout_end(self) -> None:
+        self.logger.record("time/agent_steps", self.cluedo.vector_env.decisions)
+
+    def evaluate(self, games: int, final: bool = False) -> dict[str, dict[str, Any]]:
+        """Save the model at this point and play it in the arena; log and record the win rates."""
+        steps = self.cluedo.vector_env.decisions
+        path = (
+            self.run_dir / "model.zip" if final else self.run_dir / "checkpoints" / f"agent_steps_{steps}.zip"
+        )
+        self.model.save(path)
+        results = evaluate(path, self.game, self.cfg.eval_opponents, games, seed=self.cfg.seed)
+        line = {
+            "agent_steps": steps,
+            "learner_steps": int(self.model.num_timesteps),
+            "seconds": time.perf_counter() - self.start,
+            "final": final,
+            "results": results,
+        }
+        with open(self.run_dir / "evaluations.json", "a") as file:
+            file.write(json.dumps(line) + "\n")
+        for label, result in results.items():
+            self.logger.record(f"eval/win_rate/{label}", result["win_rate"])
+            tqdm.write(
+                f"{steps:>11,} agent-steps: vs {self.game.num_players - 1} x {label} win rate "
+                f"{result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}] "
+                f"over {result['games']} games; wrong accusations {result['wrong_accusation_rate']:.3f}"
+            )
+        return results
+
+
+def train(cfg: SB3Config) -> Path:
+    """Train, evaluate and save as the module docstring says; returns the run folder."""
+    torch.set_num_threads(cfg.torch_threads)
+    game = cfg.game.to_game_config()
+    P = game.num_players
+    spec = cfg.opponent
+    opponents = [make_agent(spec.name, seed=cfg.seed * 100 + k, **spec.options) for k in range(1, P)]
+    env = CluedoSB3VecEnv(
+        num_envs=cfg.num_envs,
+        opponents=opponents,
+        reward_scheme=cfg.reward_scheme,
+        elimination_reward=cfg.elimination_reward,
+        config=game,
+    )
+    env.seed(cfg.seed)
+    run_dir = Path(cfg.runs_dir) / f"sb3__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+    model = MaskablePPO(
+        "MultiInputPolicy",
+        VecMonitor(env),
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        learning_rate=cfg.learning_rate,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+        policy_kwargs={"net_arch": list(cfg.net_arch)},
+        tensorboard_log=str(run_dir),
+        seed=cfg.seed,
+        device="cpu",
+    )
+    budget = AgentStepBudget(cfg, env, run_dir)
+    # SB3 counts the learner's steps; the callback stops at the agent-step budget long before this
+    model.learn(total_timesteps=cfg.total_timesteps, callback=budget, tb_log_name="tensorboard")
+    budget.bar.close()
+    if cfg.final_eval_games > 0:
+        budget.evaluate(cfg.final_eval_games, final=True)
+    else:
+        model.save(run_dir / "model.zip")
+    print(f"model: {run_dir / 'model.zip'}")
+    return run_dir
+
+
+@hydra.main(config_path="configs", config_name="train_sb3", version_base=None)
+def main(cfg: SB3Config) -> None:
+    train(OmegaConf.to_object(cfg))
+
+
+if __name__ == "__main__":
+    main()
