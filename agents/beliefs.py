@@ -1,0 +1,982 @@
+"""Exact beliefs: the probability of every card's place, from one observer's records, counted exactly.
+
+``agents.deduction`` answers what is certain; this module answers how likely.
+It takes the same inputs (a ``Setup``, an observer, ``Record`` s; or card
+names; or a game's events) and returns a ``Posterior``:
+
+- ``num_deals``: the exact number of deals consistent with the records (a
+  Python int);
+- ``probabilities()``: ``P(card c lies with owner o)`` for every card and owner
+  (owners as in ``agents.deduction``: players, envelope, table), float64 by
+  default, ``fractions.Fraction`` with ``exact=True``;
+- ``envelope()``: the joint distribution of the envelope over its (suspect,
+  weapon, room) triples;
+- ``knowledge()``: the facts of probability exactly 1 or 0, which are exactly
+  the facts ``deduce`` entails (a deal has positive probability if and only if
+  it is consistent);
+- ``sample_deals(n, rng)``: deals drawn with exactly the posterior's
+  probabilities.
+
+``Beliefs`` is the incremental form, updated record by record like
+``Notepad``; ``beliefs``, ``beliefs_named`` and ``beliefs_from_events`` are the
+one-shot calls.
+
+The probability models
+    ``"counting"`` (default): every deal consistent with the records is equally
+    likely, the posterior of a uniformly random deal when the records are
+    read as facts (the model of the Clue literature).
+
+    ``"weighted"``: a refuter holding ``k`` of the three named cards shows each
+    with probability ``1/k``, so a record whose shown card the observer saw
+    weighs each deal by ``1/k``: the true posterior against players who refute
+    at random. The two agree whenever every such ``k`` is known to the
+    observer (its own showings; shows where the refuter's other named cards
+    are known to lie elsewhere), and differ when the refuter may hold more of
+    the named cards: holding all three makes a given card less likely to be
+    the one shown. Neither model reads anything into the players' choices of
+    suggestions and accusations; those depend on strategies the observer does
+    not know. The support, hence ``num_deals`` and ``knowledge()``, is the
+    same in both.
+
+Method: exact counting, designed for this problem (no sampling, no SAT)
+    1. *Propagation.* The records become, per card, the set of owners it may
+       have; "player p holds at least one of these cards" (a show the
+       observer did not see); "not all three in the envelope" (a wrong
+       accusation); and, in the weighted model, "weight 1/(k0 + number of
+       these cards p holds)". Unit rules (a card with one possible owner, a
+       hand or an envelope category whose candidates exactly fill it, a
+       satisfied or single-card clause) fix what they can.
+    2. *Envelope by types.* Cards are grouped into *types*: same category,
+       same possible owners, in no open constraint; cards of a type are
+       exchangeable. For each triple of envelope-candidate types, one card of
+       each is put in the envelope (times the number of such choices) and the
+       other cards are dealt. Excluded triples (wrong accusations) involve only
+       single-card types, so they are skipped exactly.
+    3. *Dealing the rest.* A dynamic programme over the cards, type by type,
+       whose state is the number of cards each player (and the table) has
+       received so far, plus one small counter per open constraint (held yet
+       or not; for a weighted show, how many of its cards the refuter holds),
+       opened at the start and closed, with its weight, after its last card.
+       A type of ``n`` cards enters at once. States are dense numpy arrays
+       (int64 when a proven bound on every value fits, Python ints
+       otherwise). A forward and a backward pass give the count and, at every
+       type, the number of deals in which a given card goes to each owner.
+       Cards that cannot be in the envelope come last and are shared by all
+       envelope triples: their backward pass is computed once, and their
+       forward pass once on the multiplicity-weighted sum of the triples'
+       states.
+    4. *Incremental.* ``Beliefs.add`` starts from the previous posterior: its
+       zeros are entailed facts, which shrink the possible owners and close
+       constraints; a record that changes nothing reuses the posterior.
+
+Cost, and its worst case
+    Per envelope type-triple, the work is about (cards still unknown) x
+    (possible owners) x (states), where states = prod over players of
+    (cards left to place + 1), times 2 per open "holds one of" constraint
+    (4 per open weighted show). So it grows with: the number of players whose
+    hands are still unknown (a factor (hand size + 1) each: 4^5 for six
+    players at the start); the number of envelope type-triples (1 at the
+    start, when all unknown cards are alike, at most
+    suspects x weapons x rooms); and exponentially with the number of open
+    constraints, which is the worst case: many shows not yet explained (random
+    players suggesting at random produce them). Constraints close as soon as
+    their cards are known or they are satisfied, and after propagation a
+    classic game has rarely more than ten open. Memory is one state array per
+    type for the forward and backward passes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from agents.deduction import (
+    HELD,
+    NOT_HELD,
+    UNKNOWN,
+    Accusation,
+    Knowledge,
+    OwnHand,
+    Record,
+    Seen,
+    Setup,
+    Suggestion,
+    _CardNames,
+    _named_record,
+    check_record,
+)
+from agents.records import RecordMaker, setup_of
+from cluedo_env import core
+
+__all__ = ["MODELS", "Beliefs", "Posterior", "beliefs", "beliefs_from_events", "beliefs_named"]
+
+MODELS = ("counting", "weighted")
+
+# Values are exact: int64 when a bound on every DP value is below this, Python ints otherwise.
+_INT64_SAFE = 2**62
+
+
+def _check_model(model: str) -> str:
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {list(MODELS)}, got {model!r}")
+    return model
+
+
+# ---------------------------------------------------------------------------
+# Constraints: what the records say, reduced by propagation
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Show:
+    """A show whose card the observer saw: weight ``1 / (number of the named cards the refuter holds)``."""
+
+    player: int
+    card: int
+    named: tuple[int, int, int]
+
+
+@dataclass
+class _Store:
+    """The records as constraints on the deal.
+
+    Attributes:
+        allowed: ``bool[cards, owners]``: the owners each card may have.
+        clauses: ``(player, cards)``: the player holds at least one of the cards.
+        wrong: Triples not all in the envelope (wrong accusations).
+        shows: Shows seen (weights of the weighted model; as facts they are in ``allowed``).
+    """
+
+    allowed: np.ndarray
+    clauses: set[tuple[int, frozenset[int]]] = field(default_factory=set)
+    wrong: set[tuple[int, int, int]] = field(default_factory=set)
+    shows: list[_Show] = field(default_factory=list)
+
+    def copy(self) -> _Store:
+        return _Store(self.allowed.copy(), set(self.clauses), set(self.wrong), list(self.shows))
+
+    def key(self) -> tuple:
+        return (self.allowed.tobytes(), frozenset(self.clauses), frozenset(self.wrong), tuple(self.shows))
+
+
+def _inconsistent(observer: int, records: int) -> ValueError:
+    return ValueError(f"no deal is consistent with the {records} records of observer {observer}")
+
+
+def _apply(store: _Store, setup: Setup, record: Record) -> None:
+    """Adds one (checked) record's constraints to the store."""
+    allowed = store.allowed
+    if isinstance(record, OwnHand):
+        mine = np.zeros(setup.deck.num_cards, dtype=bool)
+        mine[list(record.cards)] = True
+        allowed[mine, : record.player] = False
+        allowed[mine, record.player + 1 :] = False
+        allowed[~mine, record.player] = False
+    elif isinstance(record, Suggestion):
+        cards = list(record.cards)
+        for player in record.passed:
+            allowed[cards, player] = False
+        if record.shown_card is not None:
+            allowed[record.shown_card] = False
+            allowed[record.shown_card, record.shown_by] = True
+            store.shows.append(_Show(record.shown_by, record.shown_card, record.cards))
+        elif record.shown_by is not None:
+            store.clauses.add((record.shown_by, frozenset(cards)))
+    elif isinstance(record, Accusation):
+        if record.correct:
+            allowed[list(record.cards)] = False
+            allowed[list(record.cards), setup.envelope] = True
+        else:
+            store.wrong.add(tuple(sorted(record.cards)))
+    else:  # Seen
+        allowed[record.card] = False
+        allowed[record.card, record.owner] = True
+
+
+def _propagate(store: _Store, setup: Setup) -> bool:
+    """Applies the unit rules until nothing changes; False if a contradiction shows up."""
+    allowed = store.allowed
+    envelope = setup.envelope
+    sizes = [setup.owner_size(o) for o in range(setup.num_owners)]
+    categories = [list(cards) for cards in setup.deck.categories]
+    changed = True
+    while changed:
+        changed = False
+        options = allowed.sum(axis=1)
+        if (options == 0).any():
+            return False
+        fixed = options == 1
+        for owner in range(setup.num_owners):
+            if owner == envelope:
+                continue
+            held = fixed & allowed[:, owner]
+            possible = allowed[:, owner].copy()
+            num_held, num_possible = int(held.sum()), int(possible.sum())
+            if num_held > sizes[owner] or num_possible < sizes[owner]:
+                return False
+            if num_held == sizes[owner] and num_possible > num_held:
+                allowed[possible & ~held, owner] = False  # the hand is full
+                changed = True
+            elif num_possible == sizes[owner] and num_held < num_possible:
+                allowed[possible] = False  # the candidates exactly fill the hand
+                allowed[possible, owner] = True
+                changed = True
+        if changed:
+            continue
+        for cards in categories:
+            in_envelope = allowed[cards, envelope]
+            held = fixed[cards] & in_envelope
+            if held.sum() > 1 or not in_envelope.any():
+                return False
+            if held.sum() == 1 and in_envelope.sum() > 1:
+                allowed[[c for c, h in zip(cards, held) if not h], envelope] = False
+                changed = True
+            elif in_envelope.sum() == 1 and not held.any():
+                card = cards[int(np.argmax(in_envelope))]
+                allowed[card] = False
+                allowed[card, envelope] = True
+                changed = True
+        if changed:
+            continue
+        clauses = set()
+        for player, cards in store.clauses:
+            possible = frozenset(c for c in cards if allowed[c, player])
+            if any(fixed[c] for c in possible):
+                continue  # satisfied
+            if not possible:
+                return False
+            if len(possible) == 1:
+                (card,) = possible
+                allowed[card] = False
+                allowed[card, player] = True
+                changed = True
+                continue
+            clauses.add((player, possible))
+        # A clause whose cards include all of another's (same player) says nothing more.
+        store.clauses = {
+            (p, s) for p, s in clauses if not any(q == p and t < s for q, t in clauses)
+        }
+        if changed:
+            continue
+        wrong = set()
+        for triple in store.wrong:
+            if not allowed[list(triple), envelope].all():
+                continue  # some card is not in the envelope: satisfied
+            in_envelope = [c for c in triple if fixed[c]]
+            if len(in_envelope) == 3:
+                return False
+            if len(in_envelope) == 2:
+                (card,) = set(triple) - set(in_envelope)
+                allowed[card, envelope] = False
+                changed = True
+                continue
+            wrong.add(triple)
+        store.wrong = wrong
+    return True
+
+
+def _from_posterior(store: _Store, support: np.ndarray) -> None:
+    """Tightens the store with the entailed facts of a posterior (``support``: ``bool[cards, owners]``)."""
+    store.allowed &= support
+
+
+# ---------------------------------------------------------------------------
+# The dynamic programme
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Counter:
+    """An open constraint: ``player`` holds ``count`` of ``cards`` (saturating at ``len(weights) - 1``);
+    a deal weighs ``weights[count]``."""
+
+    player: int
+    cards: frozenset[int]
+    weights: tuple[int, ...]
+
+
+@dataclass
+class _Step:
+    """``len(cards)`` exchangeable cards dealt at once, each to one of ``owners`` (state axes)."""
+
+    cards: list[int]
+    owners: list[int]
+    bumps: dict[int, list[int]]  # owner axis -> counters bumped when the (single) card goes there
+    closes: list[int]  # counters whose last card this step deals
+
+
+class _Programme:
+    """Forward and backward passes over a list of steps.
+
+    State axes: one per owner that still gets cards (``caps[i] + 1`` values: cards
+    received so far), then one per open counter, in the order of ``layout``.
+    """
+
+    def __init__(self, caps: list[int], counters: list[_Counter], dtype: type) -> None:
+        self.caps = caps
+        self.counters = counters
+        self.dtype = dtype
+        self.k = len(caps)
+
+    def start(self, layout: list[int]) -> np.ndarray:
+        shape = [c + 1 for c in self.caps] + [len(self.counters[j].weights) for j in layout]
+        state = np.zeros(shape, dtype=self.dtype)
+        state[(0,) * len(shape)] = 1
+        return state
+
+    def end(self) -> np.ndarray:
+        """Backward value after the last step: 1 where every owner got exactly its cards."""
+        state = np.zeros([c + 1 for c in self.caps], dtype=self.dtype)
+        state[tuple(self.caps)] = 1
+        return state
+
+    def _axis(self, layout: list[int], counter: int) -> int:
+        return self.k + layout.index(counter)
+
+    def _bump(self, array: np.ndarray, axis: int, size: int) -> np.ndarray:
+        """Forward: counter + 1, saturating."""
+        out = np.zeros_like(array)
+        lead = (slice(None),) * axis
+        out[(*lead, slice(1, None))] = array[(*lead, slice(None, -1))]
+        out[(*lead, size - 1)] += array[(*lead, size - 1)]
+        return out
+
+    def _moved(self, array: np.ndarray, step: _Step, owner: int, layout: list[int]) -> np.ndarray:
+        """Forward: one card to ``owner``; the result is indexed from 0 = (that owner had 0 before)."""
+        src = [slice(None)] * array.ndim
+        src[owner] = slice(None, -1)
+        moved = array[tuple(src)]
+        for j in step.bumps.get(owner, ()):
+            moved = self._bump(moved, self._axis(layout, j), len(self.counters[j].weights))
+        return moved
+
+    def push(self, state: np.ndarray, step: _Step, layout: list[int], cards: int) -> np.ndarray:
+        """Forward through ``cards`` cards of the step (no closing)."""
+        for _ in range(cards):
+            out = np.zeros_like(state)
+            for owner in step.owners:
+                dst = [slice(None)] * state.ndim
+                dst[owner] = slice(1, None)
+                out[tuple(dst)] += self._moved(state, step, owner, layout)
+            state = out
+        return state
+
+    def close(self, state: np.ndarray, step: _Step, layout: list[int]) -> tuple[np.ndarray, list[int]]:
+        """Forward: weigh and drop the counters whose last card was this step's."""
+        for j in step.closes:
+            weights = np.array(self.counters[j].weights, dtype=self.dtype)
+            state = np.tensordot(state, weights, axes=([self._axis(layout, j)], [0]))
+            layout = [i for i in layout if i != j]
+        return state, layout
+
+    def reopen(self, back: np.ndarray, step: _Step, layout_after: list[int], layout: list[int]) -> np.ndarray:
+        """Backward: the value after the step in the layout during the step (closed counters weighed)."""
+        positions, current = [], list(layout)
+        for j in step.closes:  # where close() found each counter's axis, in its order
+            positions.append(self._axis(current, j))
+            current.remove(j)
+        for j, axis in zip(reversed(step.closes), reversed(positions)):
+            shape = [1] * (back.ndim + 1)
+            shape[axis] = len(self.counters[j].weights)
+            weights = np.array(self.counters[j].weights, dtype=self.dtype).reshape(shape)
+            back = np.expand_dims(back, axis) * weights
+        return back
+
+    def pull(self, back: np.ndarray, step: _Step, layout: list[int], cards: int) -> np.ndarray:
+        """Backward through ``cards`` cards of the step."""
+        for _ in range(cards):
+            out = np.zeros_like(back)
+            for owner in step.owners:
+                src = [slice(None)] * back.ndim
+                src[owner] = slice(1, None)
+                moved = back[tuple(src)]
+                for j in step.bumps.get(owner, ()):
+                    axis = self._axis(layout, j)
+                    size = len(self.counters[j].weights)
+                    moved = moved.take(np.minimum(np.arange(size) + 1, size - 1), axis=axis)
+                dst = [slice(None)] * back.ndim
+                dst[owner] = slice(None, -1)
+                out[tuple(dst)] += moved
+            back = out
+        return back
+
+    def marginals(self, state: np.ndarray, step: _Step, layout: list[int], back: np.ndarray) -> dict[int, int]:
+        """Deals in which one given card of the step goes to each owner (``state`` before the
+        step, ``back`` after it in the layout during the step)."""
+        before = self.push(state, step, layout, len(step.cards) - 1)
+        out = {}
+        for owner in step.owners:
+            dst = [slice(None)] * back.ndim
+            dst[owner] = slice(1, None)
+            out[owner] = int((self._moved(before, step, owner, layout) * back[tuple(dst)]).sum())
+        return out
+
+
+@dataclass
+class _Result:
+    """Unnormalised masses: ``total``, ``cards[c, o]`` and ``envelope[s, w, r]`` (Python ints)."""
+
+    total: int
+    cards: np.ndarray
+    envelope: np.ndarray
+
+
+class _Problem:
+    """One counting problem: a propagated store, a model, and how to count it."""
+
+    def __init__(self, setup: Setup, store: _Store, weighted: bool) -> None:
+        self.setup = setup
+        allowed = store.allowed
+        self.allowed = allowed
+        num_cards = setup.deck.num_cards
+        envelope = setup.envelope
+        options = allowed.sum(axis=1)
+        self.fixed = options == 1
+        unknown = [c for c in range(num_cards) if not self.fixed[c]]
+        # Owners (players, table) that still get cards, and how many.
+        self.owners, self.caps = [], []
+        for owner in range(setup.num_owners):
+            if owner == envelope:
+                continue
+            left = setup.owner_size(owner) - int((self.fixed & allowed[:, owner]).sum())
+            if left > 0:
+                self.owners.append(owner)
+                self.caps.append(left)
+        axis_of = {o: i for i, o in enumerate(self.owners)}
+        # Open constraints become counters.
+        counters: list[_Counter] = [_Counter(p, cards, (0, 1)) for p, cards in sorted(store.clauses, key=repr)]
+        constant = Fraction(1)
+        if weighted:
+            for show in store.shows:
+                others = [c for c in show.named if c != show.card]
+                known = sum(1 for c in others if self.fixed[c] and allowed[c, show.player])
+                open_cards = frozenset(c for c in others if not self.fixed[c] and allowed[c, show.player])
+                if not open_cards:
+                    constant /= 1 + known
+                    continue
+                ks = range(1 + known, 2 + known + len(open_cards))
+                lcm = math.lcm(*ks)
+                counters.append(_Counter(show.player, open_cards, tuple(lcm // k for k in ks)))
+                constant /= lcm
+        self.counters = counters
+        self.constant = constant
+        self.wrong = set(store.wrong)
+        special = {c for counter in counters for c in counter.cards} | {c for t in self.wrong for c in t}
+        # Envelope candidates per category, grouped into types.
+        self.candidates: list[list[list[int]]] = []  # [category][type] -> cards
+        candidate_set = set()
+        for cards in setup.deck.categories:
+            types: dict[Any, list[int]] = {}
+            for card in cards:
+                if allowed[card, envelope]:
+                    key = ("card", card) if card in special else tuple(allowed[card])
+                    types.setdefault(key, []).append(card)
+                    candidate_set.add(card)
+            self.candidates.append(list(types.values()))
+        # Steps: candidate types first (their sizes depend on the envelope triple),
+        # then the other unknown cards: constrained ones, then exchangeable groups.
+        self.steps: list[_Step] = []
+        for types in self.candidates:
+            for cards in types:
+                self.steps.append(self._step(cards, axis_of))
+        self.num_candidate_steps = len(self.steps)
+        rest = [c for c in unknown if c not in candidate_set]
+        constrained = [c for c in rest if c in special]
+        constrained.sort(key=lambda c: min((i for i, k in enumerate(counters) if c in k.cards), default=0))
+        for card in constrained:
+            self.steps.append(self._step([card], axis_of))
+        free: dict[tuple, list[int]] = {}
+        for card in rest:
+            if card not in special:
+                free.setdefault(tuple(allowed[card]), []).append(card)
+        for cards in free.values():
+            self.steps.append(self._step(cards, axis_of))
+        # Every counter is open from the start until its last card's step.
+        last: dict[int, int] = {}
+        for index, step in enumerate(self.steps):
+            for j, counter in enumerate(counters):
+                if counter.cards & set(step.cards):
+                    last[j] = index
+        for j, index in last.items():
+            self.steps[index].closes.append(j)
+        self.unclosed = [j for j in range(len(counters)) if j not in last]  # all cards elsewhere: weight[0]
+        # A bound on every value of the programme picks exact int64 or Python ints.
+        bound = 1
+        for card in unknown:
+            bound *= int(options[card])
+        for counter in counters:
+            bound *= max(counter.weights)
+        self.dtype = np.int64 if bound < _INT64_SAFE else object
+        self.programme = _Programme(self.caps, counters, self.dtype)
+
+    def _step(self, cards: list[int], axis_of: dict[int, int]) -> _Step:
+        owners = [axis_of[o] for o in np.flatnonzero(self.allowed[cards[0]]).tolist() if o in axis_of]
+        bumps: dict[int, list[int]] = {}
+        if len(cards) == 1:
+            for j, counter in enumerate(self.counters):
+                if cards[0] in counter.cards and counter.player in axis_of:
+                    bumps.setdefault(axis_of[counter.player], []).append(j)
+        return _Step(cards, owners, bumps, [])
+
+    def layouts(self) -> list[list[int]]:
+        """Open counters before each step, and after the last."""
+        layout = list(range(len(self.counters)))
+        out = [layout]
+        for step in self.steps:
+            layout = [j for j in layout if j not in step.closes]
+            out.append(layout)
+        return out
+
+    def triples(self) -> Iterable[tuple[tuple[int, int, int], int]]:
+        """Envelope type-triples ``(type index per category)`` and their number of card triples."""
+        s_types, w_types, r_types = self.candidates
+        for i, s in enumerate(s_types):
+            for j, w in enumerate(w_types):
+                for k, r in enumerate(r_types):
+                    if len(s) == len(w) == len(r) == 1 and (s[0], w[0], r[0]) in self.wrong:
+                        continue
+                    yield (i, j, k), len(s) * len(w) * len(r)
+
+    def sizes_for(self, triple: tuple[int, int, int]) -> list[int]:
+        """Cards dealt at each candidate step once the triple's types gave the envelope one card each."""
+        sizes = []
+        index = 0
+        for category, types in enumerate(self.candidates):
+            for t, cards in enumerate(types):
+                sizes.append(len(cards) - (t == triple[category]))
+                index += 1
+        return sizes
+
+    def solve(self) -> _Result:
+        """Total mass, per (card, owner) mass and the envelope's joint mass."""
+        setup, programme, steps = self.setup, self.programme, self.steps
+        layouts = self.layouts()
+        m = self.num_candidate_steps
+        unclosed = 1
+        for j in self.unclosed:
+            unclosed *= self.counters[j].weights[0]
+        # Shared suffix: backward once.
+        backs: list[np.ndarray | None] = [None] * (len(steps) + 1)
+        backs[-1] = programme.end()
+        during: list[np.ndarray | None] = [None] * len(steps)
+        for g in range(len(steps) - 1, m - 1, -1):
+            during[g] = programme.reopen(backs[g + 1], steps[g], layouts[g + 1], layouts[g])
+            backs[g] = programme.pull(during[g], steps[g], layouts[g], len(steps[g].cards))
+        num_cards = setup.deck.num_cards
+        cards_mass = np.zeros((num_cards, setup.num_owners), dtype=object)
+        envelope_mass = np.zeros(setup.deck.sizes, dtype=object)
+        total = 0
+        shared_start = None
+        offsets = [c.start for c in setup.deck.categories]
+        start = programme.start(layouts[0])
+        for triple, multiplicity in self.triples():
+            sizes = self.sizes_for(triple)
+            chosen = [self.candidates[k][triple[k]] for k in range(3)]
+            if any(n > 0 and not steps[g].owners for g, n in enumerate(sizes)):
+                continue  # a candidate card left with no place
+            forward = [start]
+            layout_states = []
+            state = start
+            for g in range(m):
+                state = programme.push(state, steps[g], layouts[g], sizes[g])
+                state, _ = programme.close(state, steps[g], layouts[g])
+                forward.append(state)
+            count = int((state * backs[m]).sum()) * unclosed
+            if count == 0:
+                continue
+            total += multiplicity * count
+            shared_start = state * multiplicity if shared_start is None else shared_start + state * multiplicity
+            # Envelope: every card triple of these types has this count.
+            for s in chosen[0]:
+                for w in chosen[1]:
+                    for r in chosen[2]:
+                        envelope_mass[s - offsets[0], w - offsets[1], r - offsets[2]] = count
+            # Candidate steps' marginals, for this triple.
+            back = backs[m]
+            for g in range(m - 1, -1, -1):
+                step = steps[g]
+                back_during = programme.reopen(back, step, layouts[g + 1], layouts[g])
+                category = next(k for k in range(3) if step.cards[0] in setup.deck.categories[k])
+                is_chosen = step.cards is chosen[category]
+                n_before = len(step.cards)
+                if sizes[g] > 0:
+                    trimmed = _Step(step.cards[: sizes[g]], step.owners, step.bumps, step.closes)
+                    per_card = programme.marginals(forward[g], trimmed, layouts[g], back_during)
+                    for owner_axis, mass in per_card.items():
+                        if mass:
+                            share = multiplicity * mass * unclosed
+                            if is_chosen:
+                                share = share * (n_before - 1) // n_before
+                            cards_mass[step.cards, self.owners[owner_axis]] += share
+                if is_chosen:
+                    cards_mass[step.cards, setup.envelope] += multiplicity * count // n_before
+                back = programme.pull(back_during, step, layouts[g], sizes[g])
+        if total == 0:
+            raise ValueError("no deal")
+        # Shared suffix: forward once on the weighted sum of the triples' states.
+        state = shared_start
+        for g in range(m, len(steps)):
+            step = steps[g]
+            mass = programme.marginals(state, step, layouts[g], during[g])
+            for owner_axis, value in mass.items():
+                if value:
+                    cards_mass[step.cards, self.owners[owner_axis]] += value * unclosed
+            state = programme.push(state, step, layouts[g], len(step.cards))
+            state, _ = programme.close(state, step, layouts[g])
+        for card in np.flatnonzero(self.fixed).tolist():
+            cards_mass[card, int(np.argmax(self.allowed[card]))] = total
+        return _Result(total, cards_mass, envelope_mass)
+
+    def sample(self, triple: tuple[int, int, int], n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` deals with this envelope card triple, drawn exactly from the posterior given it."""
+        setup = self.setup
+        deals = np.full((n, setup.deck.num_cards), -1, dtype=np.int8)
+        for card in np.flatnonzero(self.fixed).tolist():
+            deals[:, card] = int(np.argmax(self.allowed[card]))
+        deals[:, list(triple)] = setup.envelope
+        axis_of = {o: i for i, o in enumerate(self.owners)}
+        # One card per step, in the problem's order (counters close where they did).
+        steps = []
+        for step in self.steps:
+            for card in step.cards:
+                if card not in triple:
+                    steps.append(self._step([card], axis_of))
+        last: dict[int, int] = {}
+        for index, step in enumerate(steps):
+            for j, counter in enumerate(self.counters):
+                if counter.cards & set(step.cards):
+                    last[j] = index
+        for j, index in last.items():
+            steps[index].closes.append(j)
+        programme = _Programme(self.caps, self.counters, object)
+        # Counters whose cards all went to the envelope stay at 0: a constant weight.
+        layouts = [sorted(last)]
+        for step in steps:
+            layouts.append([j for j in layouts[-1] if j not in step.closes])
+        during = [None] * len(steps)
+        back = programme.end()
+        for g in range(len(steps) - 1, -1, -1):
+            during[g] = programme.reopen(back, steps[g], layouts[g + 1], layouts[g])
+            back = programme.pull(during[g], steps[g], layouts[g], 1)
+        for i in range(n):
+            state = [0] * len(self.caps) + [0] * len(self.counters)
+            for g, step in enumerate(steps):
+                layout = layouts[g]
+                options, weights = [], []
+                for owner in step.owners:
+                    if state[owner] >= self.caps[owner]:
+                        continue
+                    index = list(state[: len(self.caps)]) + [state[len(self.caps) + j] for j in layout]
+                    index[owner] += 1
+                    for j in step.bumps.get(owner, ()):
+                        position = len(self.caps) + layout.index(j)
+                        index[position] = min(index[position] + 1, len(self.counters[j].weights) - 1)
+                    weight = during[g][tuple(index)]
+                    if weight:
+                        options.append((owner, index))
+                        weights.append(int(weight))
+                pick = _draw(rng, weights)
+                owner, index = options[pick]
+                deals[i, step.cards[0]] = self.owners[owner]
+                state[: len(self.caps)] = index[: len(self.caps)]
+                for position, j in enumerate(layout):
+                    state[len(self.caps) + j] = index[len(self.caps) + position]
+        return deals
+
+
+def _uniform_below(rng: np.random.Generator, n: int) -> int:
+    """A uniformly random int in ``[0, n)``, exact for any size of ``n``."""
+    bits = max(n.bit_length(), 1)
+    while True:
+        value = 0
+        for _ in range(0, bits, 32):
+            value = (value << 32) | int(rng.integers(0, 2**32))
+        value >>= (-bits) % 32
+        if value < n:
+            return value
+
+
+def _draw(rng: np.random.Generator, weights: Sequence[int]) -> int:
+    """An index drawn with probability ``weights[i] / sum(weights)``, exactly."""
+    value = _uniform_below(rng, sum(weights))
+    for index, weight in enumerate(weights):
+        if value < weight:
+            return index
+        value -= weight
+    raise AssertionError("unreachable")
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Posterior:
+    """Where every card lies, in probability, given one observer's records.
+
+    Attributes:
+        setup: The game's set-up.
+        observer: Whose records these are.
+        model: ``"counting"`` or ``"weighted"`` (see the module docstring).
+        num_deals: The number of deals consistent with the records (both models).
+    """
+
+    setup: Setup
+    observer: int
+    model: str
+    num_deals: int
+    _result: _Result = field(repr=False)
+    _problem: _Problem = field(repr=False)
+
+    def probabilities(self, exact: bool = False) -> np.ndarray:
+        """``P(card c lies with owner o)``: ``float64[num_cards, num_owners]``, or ``Fraction`` s if ``exact``.
+
+        Each row sums to 1; the envelope column sums to 3 and player ``p``'s to
+        their hand size. Probabilities are exactly 0 or 1 where, and only where,
+        the fact is entailed.
+        """
+        mass, total = self._result.cards, self._result.total
+        if exact:
+            return np.vectorize(lambda m: Fraction(m, total), otypes=[object])(mass)
+        return np.array([[_ratio(m, total) for m in row] for row in mass], dtype=np.float64)
+
+    def envelope(self, exact: bool = False) -> np.ndarray:
+        """The envelope's joint distribution: ``[suspect, weapon, room]`` (category-local indices)."""
+        mass, total = self._result.envelope, self._result.total
+        if exact:
+            return np.vectorize(lambda m: Fraction(m, total), otypes=[object])(mass)
+        return np.vectorize(lambda m: _ratio(m, total), otypes=[np.float64])(mass)
+
+    def knowledge(self) -> Knowledge:
+        """The entailed facts: probability 1 is ``HELD``, probability 0 is ``NOT_HELD``."""
+        mass, total = self._result.cards, self._result.total
+        status = np.full(mass.shape, UNKNOWN, dtype=np.int8)
+        status[mass == 0] = NOT_HELD
+        status[mass == total] = HELD
+        return Knowledge(self.setup, status)
+
+    def support(self) -> np.ndarray:
+        """``bool[num_cards, num_owners]``: the (card, owner) pairs of positive probability."""
+        return self._result.cards != 0
+
+    def sample_deals(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` deals drawn exactly from the posterior (independently).
+
+        Returns:
+            ``int8[n, num_cards]``: the owner of every card in each deal (the layout
+            of ``agents.deduction``'s deals).
+
+        Raises:
+            ValueError: If ``n`` is not an int >= 0.
+        """
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+            raise ValueError(f"n must be an int >= 0, got {n!r}")
+        offsets = [c.start for c in self.setup.deck.categories]
+        flat = self._result.envelope.reshape(-1)
+        nonzero = np.flatnonzero(flat != 0)
+        weights = [int(flat[i]) for i in nonzero]
+        triples: dict[tuple[int, int, int], int] = {}
+        for _ in range(int(n)):
+            s, w, r = np.unravel_index(int(nonzero[_draw(rng, weights)]), self._result.envelope.shape)
+            key = (int(s) + offsets[0], int(w) + offsets[1], int(r) + offsets[2])
+            triples[key] = triples.get(key, 0) + 1
+        parts = [self._problem.sample(t, k, rng) for t, k in triples.items()]
+        if not parts:
+            return np.zeros((0, self.setup.deck.num_cards), dtype=np.int8)
+        deals = np.concatenate(parts)
+        return deals[rng.permutation(len(deals))]
+
+
+def _ratio(mass: int, total: int) -> float:
+    """``mass / total`` as the nearest float (Python ints, any size)."""
+    return mass / total
+
+
+def _solve(setup: Setup, observer: int, store: _Store, model: str, records: int) -> Posterior:
+    store = store.copy()
+    if not _propagate(store, setup):
+        raise _inconsistent(observer, records)
+    counting = _Problem(setup, store, weighted=False)
+    try:
+        result = counting.solve()
+    except ValueError:
+        raise _inconsistent(observer, records) from None
+    problem = counting
+    if model == "weighted" and store.shows:
+        problem = _Problem(setup, store, weighted=True)
+        weighted = problem.solve()
+        return Posterior(setup, observer, model, result.total, weighted, problem)
+    return Posterior(setup, observer, model, result.total, result, problem)
+
+
+class Beliefs:
+    """The exact posterior of one observer, updated record by record.
+
+    Example:
+        >>> from agents.deduction import Deck
+        >>> setup = Setup.dealt(Deck(6, 6, 9), num_players=4)
+        >>> state = Beliefs(setup, observer=0)
+        >>> state.add(OwnHand(0, (0, 6, 12, 13, 14)))
+        >>> float(state.posterior().probabilities()[1, setup.envelope])  # one of 5 suspects
+        0.2
+    """
+
+    def __init__(
+        self, setup: Setup, observer: int, records: Iterable[Record] = (), *, model: str = "counting"
+    ) -> None:
+        """Builds the beliefs of ``observer`` from ``records`` (counted once, at the end).
+
+        Raises:
+            ValueError: If a record is malformed or no deal is consistent with them.
+        """
+        setup.check_player(observer, "observer")
+        self._setup = setup
+        self._observer = int(observer)
+        self._model = _check_model(model)
+        self._records: list[Record] = []
+        self._store = _Store(np.ones((setup.deck.num_cards, setup.num_owners), dtype=bool))
+        for record in records:
+            check_record(setup, self._observer, record)
+            _apply(self._store, setup, record)
+            self._records.append(record)
+        self._posterior = _solve(setup, self._observer, self._store, model, len(self._records))
+        self._tighten()
+
+    def _tighten(self) -> None:
+        _from_posterior(self._store, self._posterior.support())
+        _propagate(self._store, self._setup)
+        self._key = self._store.key()
+
+    @property
+    def setup(self) -> Setup:
+        """The game's set-up."""
+        return self._setup
+
+    @property
+    def observer(self) -> int:
+        """The player whose beliefs these are."""
+        return self._observer
+
+    @property
+    def model(self) -> str:
+        """``"counting"`` or ``"weighted"``."""
+        return self._model
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        """The records added so far, in order."""
+        return tuple(self._records)
+
+    def add(self, record: Record) -> None:
+        """Adds one record and updates the posterior.
+
+        Raises:
+            ValueError: If the record is malformed, or no deal is consistent with the
+                records once it is added; the beliefs are then left as they were.
+        """
+        check_record(self._setup, self._observer, record)
+        store = self._store.copy()
+        _apply(store, self._setup, record)
+        if not _propagate(store, self._setup):
+            raise _inconsistent(self._observer, len(self._records) + 1)
+        if store.key() != self._key:  # else the record says nothing new: same posterior
+            posterior = _solve(self._setup, self._observer, store, self._model, len(self._records) + 1)
+            self._posterior = posterior
+        self._store = store
+        self._records.append(record)
+        self._tighten()
+
+    def posterior(self) -> Posterior:
+        """The posterior given the records so far."""
+        return self._posterior
+
+    def __repr__(self) -> str:
+        return (
+            f"Beliefs(observer={self._observer}, model={self._model!r}, records={len(self._records)}, "
+            f"deals={self._posterior.num_deals})"
+        )
+
+
+def beliefs(setup: Setup, observer: int, records: Iterable[Record], *, model: str = "counting") -> Posterior:
+    """The exact posterior of ``observer`` given ``records`` (a one-shot ``Beliefs``).
+
+    Raises:
+        ValueError: If a record is malformed or no deal is consistent with them.
+    """
+    return Beliefs(setup, observer, records, model=model).posterior()
+
+
+def beliefs_from_events(config: core.GameConfig, player: int, events: np.ndarray, *, model: str = "counting") -> Posterior:
+    """The exact posterior of ``player`` from its view of a game's events (see ``deduce_from_events``).
+
+    Args:
+        config: The game's rules (``cluedo_env.core.GameConfig``).
+        player: The observer.
+        events: ``int[n, 7]`` event rows of one game in order; a full log is filtered to the
+            player's view here.
+        model: ``"counting"`` or ``"weighted"``.
+    """
+    setup = setup_of(config)
+    maker = RecordMaker(setup, player)
+    view = core.private_view(np.asarray(events), player)
+    records = [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+    return beliefs(setup, player, records, model=model)
+
+
+def beliefs_named(
+    suspects: Sequence[str],
+    weapons: Sequence[str],
+    rooms: Sequence[str],
+    num_players: int,
+    hand_sizes: Sequence[int],
+    observer: int,
+    history: Iterable[Mapping[str, Any]],
+    *,
+    num_face_down: int = 0,
+    model: str = "counting",
+    exact: bool = False,
+) -> dict[str, Any]:
+    """The posterior of ``observer`` from a history written with card names (``deduce_named``'s inputs).
+
+    Returns:
+        ``{"deals": int, "cards": {card: {owner: probability}}, "envelope": [[suspect,
+        weapon, room, probability], ...]}``: owners named ``"player 2"``, ``"envelope"``
+        or ``"table"`` and listed only where the probability is positive; envelope
+        triples of positive probability, most likely first. Probabilities are floats,
+        or ``Fraction`` s if ``exact``.
+
+    Raises:
+        ValueError: Naming a bad card name (and the accepted ones), a bad entry, or an
+            inconsistent history.
+    """
+    cards = _CardNames(suspects, weapons, rooms)
+    setup = Setup(cards.deck, num_players, tuple(hand_sizes), num_face_down)
+    records = [_named_record(entry, cards, setup, observer) for entry in history]
+    posterior = beliefs(setup, observer, records, model=model)
+    probabilities = posterior.probabilities(exact=exact)
+    joint = posterior.envelope(exact=exact)
+    offsets = [c.start for c in setup.deck.categories]
+    triples = [
+        [cards.names[s + offsets[0]], cards.names[w + offsets[1]], cards.names[r + offsets[2]], joint[s, w, r]]
+        for s, w, r in zip(*np.nonzero(joint != 0))
+    ]
+    triples.sort(key=lambda t: -t[3])
+    return {
+        "deals": posterior.num_deals,
+        "cards": {
+            name: {
+                setup.owner_name(o): probabilities[c, o]
+                for o in range(setup.num_owners)
+                if probabilities[c, o] != 0
+            }
+            for c, name in enumerate(cards.names)
+        },
+        "envelope": triples,
+    }
+
