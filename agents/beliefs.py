@@ -103,7 +103,6 @@ from agents.deduction import (
     Knowledge,
     OwnHand,
     Record,
-    Seen,
     Setup,
     Suggestion,
     _CardNames,
@@ -119,6 +118,8 @@ MODELS = ("counting", "weighted")
 
 # Values are exact: int64 when a bound on every DP value is below this, Python ints otherwise.
 _INT64_SAFE = 2**62
+# Envelope triples are counted in batches of at most this many state values (memory).
+_BATCH_ELEMENTS = 2**21
 
 
 def _check_model(model: str) -> str:
@@ -313,20 +314,22 @@ class _Step:
 class _Programme:
     """Forward and backward passes over a list of steps.
 
-    State axes: one per owner that still gets cards (``caps[i] + 1`` values: cards
-    received so far), then one per open counter, in the order of ``layout``.
+    State axes: ``lead`` batch axes (one per envelope triple of a batch, or none),
+    then one per owner that still gets cards (``caps[i] + 1`` values: cards received
+    so far), then one per open counter, in the order of ``layout``.
     """
 
-    def __init__(self, caps: list[int], counters: list[_Counter], dtype: type) -> None:
+    def __init__(self, caps: list[int], counters: list[_Counter], dtype: type, lead: int = 0) -> None:
         self.caps = caps
         self.counters = counters
         self.dtype = dtype
+        self.lead = lead
         self.k = len(caps)
 
-    def start(self, layout: list[int]) -> np.ndarray:
+    def start(self, layout: list[int], batch: int = 1) -> np.ndarray:
         shape = [c + 1 for c in self.caps] + [len(self.counters[j].weights) for j in layout]
-        state = np.zeros(shape, dtype=self.dtype)
-        state[(0,) * len(shape)] = 1
+        state = np.zeros([batch] * self.lead + shape, dtype=self.dtype)
+        state[(Ellipsis, *(0,) * len(shape))] = 1
         return state
 
     def end(self) -> np.ndarray:
@@ -335,8 +338,11 @@ class _Programme:
         state[tuple(self.caps)] = 1
         return state
 
+    def _owner_axis(self, owner: int) -> int:
+        return self.lead + owner
+
     def _axis(self, layout: list[int], counter: int) -> int:
-        return self.k + layout.index(counter)
+        return self.lead + self.k + layout.index(counter)
 
     def _bump(self, array: np.ndarray, axis: int, size: int) -> np.ndarray:
         """Forward: counter + 1, saturating."""
@@ -346,11 +352,14 @@ class _Programme:
         out[(*lead, size - 1)] += array[(*lead, size - 1)]
         return out
 
+    def _slice(self, ndim: int, owner: int, part: slice) -> tuple:
+        index = [slice(None)] * ndim
+        index[self._owner_axis(owner)] = part
+        return tuple(index)
+
     def _moved(self, array: np.ndarray, step: _Step, owner: int, layout: list[int]) -> np.ndarray:
         """Forward: one card to ``owner``; the result is indexed from 0 = (that owner had 0 before)."""
-        src = [slice(None)] * array.ndim
-        src[owner] = slice(None, -1)
-        moved = array[tuple(src)]
+        moved = array[self._slice(array.ndim, owner, slice(None, -1))]
         for j in step.bumps.get(owner, ()):
             moved = self._bump(moved, self._axis(layout, j), len(self.counters[j].weights))
         return moved
@@ -360,9 +369,7 @@ class _Programme:
         for _ in range(cards):
             out = np.zeros_like(state)
             for owner in step.owners:
-                dst = [slice(None)] * state.ndim
-                dst[owner] = slice(1, None)
-                out[tuple(dst)] += self._moved(state, step, owner, layout)
+                out[self._slice(state.ndim, owner, slice(1, None))] += self._moved(state, step, owner, layout)
             state = out
         return state
 
@@ -374,7 +381,7 @@ class _Programme:
             layout = [i for i in layout if i != j]
         return state, layout
 
-    def reopen(self, back: np.ndarray, step: _Step, layout_after: list[int], layout: list[int]) -> np.ndarray:
+    def reopen(self, back: np.ndarray, step: _Step, layout: list[int]) -> np.ndarray:
         """Backward: the value after the step in the layout during the step (closed counters weighed)."""
         positions, current = [], list(layout)
         for j in step.closes:  # where close() found each counter's axis, in its order
@@ -392,28 +399,24 @@ class _Programme:
         for _ in range(cards):
             out = np.zeros_like(back)
             for owner in step.owners:
-                src = [slice(None)] * back.ndim
-                src[owner] = slice(1, None)
-                moved = back[tuple(src)]
+                moved = back[self._slice(back.ndim, owner, slice(1, None))]
                 for j in step.bumps.get(owner, ()):
                     axis = self._axis(layout, j)
                     size = len(self.counters[j].weights)
                     moved = moved.take(np.minimum(np.arange(size) + 1, size - 1), axis=axis)
-                dst = [slice(None)] * back.ndim
-                dst[owner] = slice(None, -1)
-                out[tuple(dst)] += moved
+                out[self._slice(back.ndim, owner, slice(None, -1))] += moved
             back = out
         return back
 
-    def marginals(self, state: np.ndarray, step: _Step, layout: list[int], back: np.ndarray) -> dict[int, int]:
-        """Deals in which one given card of the step goes to each owner (``state`` before the
-        step, ``back`` after it in the layout during the step)."""
-        before = self.push(state, step, layout, len(step.cards) - 1)
+    def marginals(self, before: np.ndarray, step: _Step, layout: list[int], back: np.ndarray) -> dict[int, Any]:
+        """Deals in which one given card of the step goes to each owner (``before``: the state
+        with the step's other cards dealt; ``back``: after the step, in the layout during it).
+        One value per owner, or one per batch row."""
         out = {}
+        axes = tuple(range(self.lead, before.ndim))
         for owner in step.owners:
-            dst = [slice(None)] * back.ndim
-            dst[owner] = slice(1, None)
-            out[owner] = int((self._moved(before, step, owner, layout) * back[tuple(dst)]).sum())
+            dst = self._slice(back.ndim, owner, slice(1, None))
+            out[owner] = (self._moved(before, step, owner, layout) * back[dst]).sum(axis=axes)
         return out
 
 
@@ -481,9 +484,11 @@ class _Problem:
         # Steps: candidate types first (their sizes depend on the envelope triple),
         # then the other unknown cards: constrained ones, then exchangeable groups.
         self.steps: list[_Step] = []
+        self.type_index: list[int] = []  # of each candidate step, within its category
         for types in self.candidates:
-            for cards in types:
+            for t, cards in enumerate(types):
                 self.steps.append(self._step(cards, axis_of))
+                self.type_index.append(t)
         self.num_candidate_steps = len(self.steps)
         rest = [c for c in unknown if c not in candidate_set]
         constrained = [c for c in rest if c in special]
@@ -542,92 +547,98 @@ class _Problem:
                         continue
                     yield (i, j, k), len(s) * len(w) * len(r)
 
-    def sizes_for(self, triple: tuple[int, int, int]) -> list[int]:
-        """Cards dealt at each candidate step once the triple's types gave the envelope one card each."""
-        sizes = []
-        index = 0
-        for category, types in enumerate(self.candidates):
-            for t, cards in enumerate(types):
-                sizes.append(len(cards) - (t == triple[category]))
-                index += 1
-        return sizes
-
     def solve(self) -> _Result:
         """Total mass, per (card, owner) mass and the envelope's joint mass."""
-        setup, programme, steps = self.setup, self.programme, self.steps
+        setup, steps = self.setup, self.steps
         layouts = self.layouts()
         m = self.num_candidate_steps
+        shared = _Programme(self.caps, self.counters, self.dtype)
+        batched = _Programme(self.caps, self.counters, self.dtype, lead=1)
         unclosed = 1
         for j in self.unclosed:
             unclosed *= self.counters[j].weights[0]
-        # Shared suffix: backward once.
-        backs: list[np.ndarray | None] = [None] * (len(steps) + 1)
-        backs[-1] = programme.end()
+        # The cards that cannot be in the envelope: backward once.
         during: list[np.ndarray | None] = [None] * len(steps)
+        back = shared.end()
         for g in range(len(steps) - 1, m - 1, -1):
-            during[g] = programme.reopen(backs[g + 1], steps[g], layouts[g + 1], layouts[g])
-            backs[g] = programme.pull(during[g], steps[g], layouts[g], len(steps[g].cards))
-        num_cards = setup.deck.num_cards
-        cards_mass = np.zeros((num_cards, setup.num_owners), dtype=object)
+            during[g] = shared.reopen(back, steps[g], layouts[g])
+            back = shared.pull(during[g], steps[g], layouts[g], len(steps[g].cards))
+        boundary = back
+        cards_mass = np.zeros((setup.deck.num_cards, setup.num_owners), dtype=object)
         envelope_mass = np.zeros(setup.deck.sizes, dtype=object)
+        offsets = [c.start for c in setup.deck.categories]
+        category_of = [setup.deck.category(step.cards[0]) for step in steps[:m]]
+        triples = list(self.triples())
         total = 0
         shared_start = None
-        offsets = [c.start for c in setup.deck.categories]
-        start = programme.start(layouts[0])
-        for triple, multiplicity in self.triples():
-            sizes = self.sizes_for(triple)
-            chosen = [self.candidates[k][triple[k]] for k in range(3)]
-            if any(n > 0 and not steps[g].owners for g, n in enumerate(sizes)):
-                continue  # a candidate card left with no place
-            forward = [start]
-            layout_states = []
-            state = start
+        # Envelope triples in batches (a leading axis), to bound memory.
+        size = int(np.prod([c + 1 for c in self.caps])) * int(
+            np.prod([len(c.weights) for c in self.counters], dtype=np.int64)
+        )
+        batch = max(1, min(len(triples), _BATCH_ELEMENTS // max(size, 1)))
+        for first in range(0, len(triples), batch):
+            chunk = triples[first : first + batch]
+            multiplicity = [mult for _, mult in chunk]
+            chosen = np.array(
+                [[triple[category_of[g]] == self.type_index[g] for g in range(m)] for triple, _ in chunk],
+                dtype=bool,
+            ).reshape(len(chunk), m)
+            forward, state = [], batched.start(layouts[0], len(chunk))
             for g in range(m):
-                state = programme.push(state, steps[g], layouts[g], sizes[g])
-                state, _ = programme.close(state, steps[g], layouts[g])
                 forward.append(state)
-            count = int((state * backs[m]).sum()) * unclosed
-            if count == 0:
-                continue
-            total += multiplicity * count
-            shared_start = state * multiplicity if shared_start is None else shared_start + state * multiplicity
-            # Envelope: every card triple of these types has this count.
-            for s in chosen[0]:
-                for w in chosen[1]:
-                    for r in chosen[2]:
-                        envelope_mass[s - offsets[0], w - offsets[1], r - offsets[2]] = count
-            # Candidate steps' marginals, for this triple.
-            back = backs[m]
+                step = steps[g]
+                state = batched.push(state, step, layouts[g], len(step.cards) - 1)
+                state = _where(chosen[:, g], state, batched.push(state, step, layouts[g], 1))
+                state, _ = batched.close(state, step, layouts[g])
+            counts = (state * boundary).sum(axis=tuple(range(1, state.ndim)))
+            counts = [int(c) * unclosed for c in counts]
+            total += sum(mult * count for mult, count in zip(multiplicity, counts))
+            weighted = np.tensordot(np.array(multiplicity, dtype=self.dtype), state, axes=([0], [0]))
+            shared_start = weighted if shared_start is None else shared_start + weighted
+            for (triple, _), count in zip(chunk, counts):
+                if count:
+                    s_cards, w_cards, r_cards = (self.candidates[k][triple[k]] for k in range(3))
+                    index = np.ix_(
+                        np.subtract(s_cards, offsets[0]),
+                        np.subtract(w_cards, offsets[1]),
+                        np.subtract(r_cards, offsets[2]),
+                    )
+                    envelope_mass[index] = count
+            # Backward over the candidate cards, with their masses, triple by triple in the batch.
+            back = np.broadcast_to(boundary, (len(chunk), *boundary.shape)).copy()
             for g in range(m - 1, -1, -1):
                 step = steps[g]
-                back_during = programme.reopen(back, step, layouts[g + 1], layouts[g])
-                category = next(k for k in range(3) if step.cards[0] in setup.deck.categories[k])
-                is_chosen = step.cards is chosen[category]
-                n_before = len(step.cards)
-                if sizes[g] > 0:
-                    trimmed = _Step(step.cards[: sizes[g]], step.owners, step.bumps, step.closes)
-                    per_card = programme.marginals(forward[g], trimmed, layouts[g], back_during)
-                    for owner_axis, mass in per_card.items():
-                        if mass:
-                            share = multiplicity * mass * unclosed
-                            if is_chosen:
-                                share = share * (n_before - 1) // n_before
-                            cards_mass[step.cards, self.owners[owner_axis]] += share
-                if is_chosen:
-                    cards_mass[step.cards, setup.envelope] += multiplicity * count // n_before
-                back = programme.pull(back_during, step, layouts[g], sizes[g])
+                n = len(step.cards)
+                back_during = batched.reopen(back, step, layouts[g])
+                others = batched.push(forward[g], step, layouts[g], max(n - 2, 0))
+                if n >= 2:
+                    others = _where(chosen[:, g], others, batched.push(others, step, layouts[g], 1))
+                mass = batched.marginals(others, step, layouts[g], back_during)
+                for row, (_, mult) in enumerate(chunk):
+                    if chosen[row, g]:
+                        cards_mass[step.cards, setup.envelope] += mult * counts[row] // n
+                        share = mult * (n - 1) // n  # the step's other cards, dealt to the players
+                    else:
+                        share = mult
+                    if share:
+                        for owner, values in mass.items():
+                            value = int(values[row])
+                            if value:
+                                cards_mass[step.cards, self.owners[owner]] += share * value * unclosed
+                pulled = batched.pull(back_during, step, layouts[g], n - 1)
+                back = _where(chosen[:, g], pulled, batched.pull(pulled, step, layouts[g], 1))
         if total == 0:
             raise ValueError("no deal")
-        # Shared suffix: forward once on the weighted sum of the triples' states.
+        # The cards that cannot be in the envelope: forward once, on the weighted sum over triples.
         state = shared_start
         for g in range(m, len(steps)):
             step = steps[g]
-            mass = programme.marginals(state, step, layouts[g], during[g])
-            for owner_axis, value in mass.items():
+            before = shared.push(state, step, layouts[g], len(step.cards) - 1)
+            for owner, value in shared.marginals(before, step, layouts[g], during[g]).items():
                 if value:
-                    cards_mass[step.cards, self.owners[owner_axis]] += value * unclosed
-            state = programme.push(state, step, layouts[g], len(step.cards))
-            state, _ = programme.close(state, step, layouts[g])
+                    cards_mass[step.cards, self.owners[owner]] += int(value) * unclosed
+            state = shared.push(before, step, layouts[g], 1)
+            state, _ = shared.close(state, step, layouts[g])
         for card in np.flatnonzero(self.fixed).tolist():
             cards_mass[card, int(np.argmax(self.allowed[card]))] = total
         return _Result(total, cards_mass, envelope_mass)
@@ -661,7 +672,7 @@ class _Problem:
         during = [None] * len(steps)
         back = programme.end()
         for g in range(len(steps) - 1, -1, -1):
-            during[g] = programme.reopen(back, steps[g], layouts[g + 1], layouts[g])
+            during[g] = programme.reopen(back, steps[g], layouts[g])
             back = programme.pull(during[g], steps[g], layouts[g], 1)
         for i in range(n):
             state = [0] * len(self.caps) + [0] * len(self.counters)
@@ -687,6 +698,11 @@ class _Problem:
                 for position, j in enumerate(layout):
                     state[len(self.caps) + j] = index[len(self.caps) + position]
         return deals
+
+
+def _where(rows: np.ndarray, kept: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Per batch row: ``kept`` where ``rows`` is True, else ``other``."""
+    return np.where(rows.reshape((-1,) + (1,) * (kept.ndim - 1)), kept, other)
 
 
 def _uniform_below(rng: np.random.Generator, n: int) -> int:
