@@ -316,30 +316,37 @@ class _Programme:
 
     State axes: ``lead`` batch axes (one per envelope triple of a batch, or none),
     then one per owner that still gets cards (``caps[i] + 1`` values: cards received
-    so far), then one per open counter, in the order of ``layout``.
+    so far) except the ``implicit`` one, then one per open counter, in the order of
+    ``layout``. The implicit owner has no axis: it gets what the others do not (a
+    state where it would hold too many has no completion, so the backward values
+    are 0 there and no count is wrong); this divides the states by its cap + 1.
     """
 
-    def __init__(self, caps: list[int], counters: list[_Counter], dtype: type, lead: int = 0) -> None:
+    def __init__(
+        self, caps: list[int], counters: list[_Counter], dtype: type, lead: int = 0, implicit: int | None = None
+    ) -> None:
         self.caps = caps
         self.counters = counters
         self.dtype = dtype
         self.lead = lead
-        self.k = len(caps)
+        self.implicit = implicit
+        self.explicit = [c for i, c in enumerate(caps) if i != implicit]
+        self.k = len(self.explicit)
 
     def start(self, layout: list[int], batch: int = 1) -> np.ndarray:
-        shape = [c + 1 for c in self.caps] + [len(self.counters[j].weights) for j in layout]
+        shape = [c + 1 for c in self.explicit] + [len(self.counters[j].weights) for j in layout]
         state = np.zeros([batch] * self.lead + shape, dtype=self.dtype)
         state[(Ellipsis, *(0,) * len(shape))] = 1
         return state
 
     def end(self) -> np.ndarray:
         """Backward value after the last step: 1 where every owner got exactly its cards."""
-        state = np.zeros([c + 1 for c in self.caps], dtype=self.dtype)
-        state[tuple(self.caps)] = 1
+        state = np.zeros([c + 1 for c in self.explicit], dtype=self.dtype)
+        state[tuple(self.explicit)] = 1
         return state
 
     def _owner_axis(self, owner: int) -> int:
-        return self.lead + owner
+        return self.lead + owner - (self.implicit is not None and owner > self.implicit)
 
     def _axis(self, layout: list[int], counter: int) -> int:
         return self.lead + self.k + layout.index(counter)
@@ -354,7 +361,8 @@ class _Programme:
 
     def _slice(self, ndim: int, owner: int, part: slice) -> tuple:
         index = [slice(None)] * ndim
-        index[self._owner_axis(owner)] = part
+        if owner != self.implicit:
+            index[self._owner_axis(owner)] = part
         return tuple(index)
 
     def _moved(self, array: np.ndarray, step: _Step, owner: int, layout: list[int]) -> np.ndarray:
@@ -517,7 +525,8 @@ class _Problem:
         for counter in counters:
             bound *= max(counter.weights)
         self.dtype = np.int64 if bound < _INT64_SAFE else object
-        self.programme = _Programme(self.caps, counters, self.dtype)
+        # The owner with the most cards left has no state axis (see _Programme).
+        self.implicit = int(np.argmax(self.caps)) if self.caps else None
 
     def _step(self, cards: list[int], axis_of: dict[int, int]) -> _Step:
         owners = [axis_of[o] for o in np.flatnonzero(self.allowed[cards[0]]).tolist() if o in axis_of]
@@ -552,8 +561,8 @@ class _Problem:
         setup, steps = self.setup, self.steps
         layouts = self.layouts()
         m = self.num_candidate_steps
-        shared = _Programme(self.caps, self.counters, self.dtype)
-        batched = _Programme(self.caps, self.counters, self.dtype, lead=1)
+        shared = _Programme(self.caps, self.counters, self.dtype, implicit=self.implicit)
+        batched = _Programme(self.caps, self.counters, self.dtype, lead=1, implicit=self.implicit)
         unclosed = 1
         for j in self.unclosed:
             unclosed *= self.counters[j].weights[0]
@@ -572,7 +581,7 @@ class _Problem:
         total = 0
         shared_start = None
         # Envelope triples in batches (a leading axis), to bound memory.
-        size = int(np.prod([c + 1 for c in self.caps])) * int(
+        size = int(np.prod([c + 1 for c in shared.explicit])) * int(
             np.prod([len(c.weights) for c in self.counters], dtype=np.int64)
         )
         batch = max(1, min(len(triples), _BATCH_ELEMENTS // max(size, 1)))
@@ -664,7 +673,7 @@ class _Problem:
                     last[j] = index
         for j, index in last.items():
             steps[index].closes.append(j)
-        programme = _Programme(self.caps, self.counters, object)
+        programme = _Programme(self.caps, self.counters, object, implicit=self.implicit)
         # Counters whose cards all went to the envelope stay at 0: a constant weight.
         layouts = [sorted(last)]
         for step in steps:
@@ -675,28 +684,30 @@ class _Problem:
             during[g] = programme.reopen(back, steps[g], layouts[g])
             back = programme.pull(during[g], steps[g], layouts[g], 1)
         for i in range(n):
-            state = [0] * len(self.caps) + [0] * len(self.counters)
+            owned = [0] * programme.k  # cards of each explicit owner so far
+            count = dict.fromkeys(range(len(self.counters)), 0)
             for g, step in enumerate(steps):
                 layout = layouts[g]
                 options, weights = [], []
                 for owner in step.owners:
-                    if state[owner] >= self.caps[owner]:
-                        continue
-                    index = list(state[: len(self.caps)]) + [state[len(self.caps) + j] for j in layout]
-                    index[owner] += 1
+                    index = owned + [count[j] for j in layout]
+                    if owner != self.implicit:
+                        axis = programme._owner_axis(owner)
+                        if index[axis] >= self.caps[owner]:
+                            continue
+                        index[axis] += 1
                     for j in step.bumps.get(owner, ()):
-                        position = len(self.caps) + layout.index(j)
+                        position = programme.k + layout.index(j)
                         index[position] = min(index[position] + 1, len(self.counters[j].weights) - 1)
-                    weight = during[g][tuple(index)]
+                    weight = int(during[g][tuple(index)])
                     if weight:
                         options.append((owner, index))
-                        weights.append(int(weight))
-                pick = _draw(rng, weights)
-                owner, index = options[pick]
+                        weights.append(weight)
+                owner, index = options[_draw(rng, weights)]
                 deals[i, step.cards[0]] = self.owners[owner]
-                state[: len(self.caps)] = index[: len(self.caps)]
+                owned = index[: programme.k]
                 for position, j in enumerate(layout):
-                    state[len(self.caps) + j] = index[len(self.caps) + position]
+                    count[j] = index[programme.k + position]
         return deals
 
 
