@@ -259,9 +259,7 @@ def _propagate(store: _Store, setup: Setup) -> bool:
                 continue
             clauses.add((player, possible))
         # A clause whose cards include all of another's (same player) says nothing more.
-        store.clauses = {
-            (p, s) for p, s in clauses if not any(q == p and t < s for q, t in clauses)
-        }
+        store.clauses = {(p, s) for p, s in clauses if not any(q == p and t < s for q, t in clauses)}
         if changed:
             continue
         wrong = set()
@@ -323,7 +321,12 @@ class _Programme:
     """
 
     def __init__(
-        self, caps: list[int], counters: list[_Counter], dtype: type, lead: int = 0, implicit: int | None = None
+        self,
+        caps: list[int],
+        counters: list[_Counter],
+        dtype: type,
+        lead: int = 0,
+        implicit: int | None = None,
     ) -> None:
         self.caps = caps
         self.counters = counters
@@ -416,7 +419,9 @@ class _Programme:
             back = out
         return back
 
-    def marginals(self, before: np.ndarray, step: _Step, layout: list[int], back: np.ndarray) -> dict[int, Any]:
+    def marginals(
+        self, before: np.ndarray, step: _Step, layout: list[int], back: np.ndarray
+    ) -> dict[int, Any]:
         """Deals in which one given card of the step goes to each owner (``before``: the state
         with the step's other cards dealt; ``back``: after the step, in the layout during it).
         One value per owner, or one per batch row."""
@@ -460,7 +465,9 @@ class _Problem:
                 self.caps.append(left)
         axis_of = {o: i for i, o in enumerate(self.owners)}
         # Open constraints become counters.
-        counters: list[_Counter] = [_Counter(p, cards, (0, 1)) for p, cards in sorted(store.clauses, key=repr)]
+        counters: list[_Counter] = [
+            _Counter(p, cards, (0, 1)) for p, cards in sorted(store.clauses, key=repr)
+        ]
         constant = Fraction(1)
         if weighted:
             for show in store.shows:
@@ -623,17 +630,19 @@ class _Problem:
                 if n >= 2:
                     others = _where(chosen[:, g], others, batched.push(others, step, layouts[g], 1))
                 mass = batched.marginals(others, step, layouts[g], back_during)
-                for row, (_, mult) in enumerate(chunk):
-                    if chosen[row, g]:
-                        cards_mass[step.cards, setup.envelope] += mult * counts[row] // n
-                        share = mult * (n - 1) // n  # the step's other cards, dealt to the players
-                    else:
-                        share = mult
-                    if share:
-                        for owner, values in mass.items():
-                            value = int(values[row])
-                            if value:
-                                cards_mass[step.cards, self.owners[owner]] += share * value * unclosed
+                # A chosen type gives the envelope one card in n; its other cards go to the players.
+                rows = chosen[:, g]
+                cards_mass[step.cards, setup.envelope] += sum(
+                    mult * count // n for mult, count, row in zip(multiplicity, counts, rows) if row
+                )
+                shares = np.array(
+                    [mult * (n - 1) // n if row else mult for mult, row in zip(multiplicity, rows)],
+                    dtype=object,
+                )
+                for owner, values in mass.items():
+                    cards_mass[step.cards, self.owners[owner]] += (
+                        int(np.dot(shares, values.astype(object))) * unclosed
+                    )
                 pulled = batched.pull(back_during, step, layouts[g], n - 1)
                 back = _where(chosen[:, g], pulled, batched.pull(pulled, step, layouts[g], 1))
         if total == 0:
@@ -939,7 +948,9 @@ def beliefs(setup: Setup, observer: int, records: Iterable[Record], *, model: st
     return Beliefs(setup, observer, records, model=model).posterior()
 
 
-def beliefs_from_events(config: core.GameConfig, player: int, events: np.ndarray, *, model: str = "counting") -> Posterior:
+def beliefs_from_events(
+    config: core.GameConfig, player: int, events: np.ndarray, *, model: str = "counting"
+) -> Posterior:
     """The exact posterior of ``player`` from its view of a game's events (see ``deduce_from_events``).
 
     Args:
@@ -990,7 +1001,12 @@ def beliefs_named(
     joint = posterior.envelope(exact=exact)
     offsets = [c.start for c in setup.deck.categories]
     triples = [
-        [cards.names[s + offsets[0]], cards.names[w + offsets[1]], cards.names[r + offsets[2]], joint[s, w, r]]
+        [
+            cards.names[s + offsets[0]],
+            cards.names[w + offsets[1]],
+            cards.names[r + offsets[2]],
+            joint[s, w, r],
+        ]
         for s, w, r in zip(*np.nonzero(joint != 0))
     ]
     triples.sort(key=lambda t: -t[3])
@@ -1006,4 +1022,3 @@ def beliefs_named(
         },
         "envelope": triples,
     }
-

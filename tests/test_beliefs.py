@@ -359,7 +359,9 @@ def ganak_count(setup: Setup, records: list[Record]) -> int:
     clauses: list[list[int]] = []
 
     def exactly(lits: list[int], bound: int) -> None:
-        clauses.extend(CardEnc.equals([int(v) for v in lits], bound, vpool=pool, encoding=EncType.seqcounter).clauses)
+        clauses.extend(
+            CardEnc.equals([int(v) for v in lits], bound, vpool=pool, encoding=EncType.seqcounter).clauses
+        )
 
     for card in range(setup.deck.num_cards):
         exactly(list(var[card]), 1)
@@ -370,7 +372,9 @@ def ganak_count(setup: Setup, records: list[Record]) -> int:
             exactly(list(var[:, owner]), setup.owner_size(owner))
     for record in records:
         if isinstance(record, OwnHand):
-            clauses += [[int(var[c, record.player]) * (1 if c in record.cards else -1)] for c in range(len(var))]
+            clauses += [
+                [int(var[c, record.player]) * (1 if c in record.cards else -1)] for c in range(len(var))
+            ]
         elif isinstance(record, Suggestion):
             clauses += [[-int(var[c, p])] for p in record.passed for c in record.cards]
             if record.shown_by is not None:
@@ -392,7 +396,9 @@ def ganak_count(setup: Setup, records: list[Record]) -> int:
     return int(counter.count())
 
 
-@pytest.mark.parametrize(("players", "lineup", "cut"), [(4, "sat", 0.5), (6, "random", 0.3), (3, "notepad", 0.6)])
+@pytest.mark.parametrize(
+    ("players", "lineup", "cut"), [(4, "sat", 0.5), (6, "random", 0.3), (3, "notepad", 0.6)]
+)
 def test_counts_equal_an_independent_exact_model_counter(players: int, lineup: str, cut: float) -> None:
     from agents.records import RecordMaker, setup_of
     from cluedo_env import core
