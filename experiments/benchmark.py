@@ -1,4 +1,5 @@
-"""Speed of the rules core, the reference implementation, observations, the env, the agents and PPO training.
+"""Speed of the rules core, the reference implementation, observations, the env, the agents, PPO training
+and exact beliefs.
 
     python -m experiments.benchmark                       # everything, as configured in configs/benchmark.yaml
     python -m experiments.benchmark sections=[core] players=[4] batch_sizes=[1024]
@@ -23,6 +24,13 @@ is the agent-steps (every player's decisions, ``num_envs`` per core step, as in
 ``charts/SPS``) of the measured updates over their time (rollout, update and
 logging); the median over ``repeats`` runs is reported, with the learner's
 decisions/s and the mean rollout and update seconds per update.
+
+The ``beliefs`` section plays ``beliefs_games`` whole classic games per player
+count and lineup (every seat the same agent), then replays seat 0's view of
+each and times the incremental ``agents.beliefs.Beliefs`` update after every
+event (median, 99th percentile and maximum, per event and per record), a
+from-scratch ``beliefs`` call on the same histories, and the process's peak
+memory (``measure_beliefs``).
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ from tqdm import tqdm
 from agents.random_agent import sample_legal
 from cluedo_env import core
 
-SECTIONS = ("core", "reference", "observe", "env", "agents", "ppo")
+SECTIONS = ("core", "reference", "observe", "env", "agents", "ppo", "beliefs")
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 ACCUSE_RATE = 0.02
 
@@ -57,7 +65,7 @@ class BenchmarkConfig:
     """What to measure.
 
     Attributes:
-        sections: Any of core, reference, observe, env, agents, ppo.
+        sections: Any of core, reference, observe, env, agents, ppo, beliefs.
         players: Player counts (classic board).
         batch_sizes: Batch sizes of the core.
         steps: Batch steps per measurement.
@@ -70,6 +78,8 @@ class BenchmarkConfig:
         ppo_updates: Measured PPO updates per run (after one warm-up update) at the shipped config.
         ppo_overrides: Hydra overrides of configs/train_ppo.yaml for the ppo section (empty: the
             shipped config, which is what the figure is meant to be; for tests and what-ifs).
+        beliefs_games: Whole games per (players, lineup) in the beliefs section.
+        beliefs_lineups: Agents seated at every seat of those games (registered names).
         seed: Seed of deals and random play.
         output: JSON file written (relative to the working directory).
     """
@@ -86,6 +96,8 @@ class BenchmarkConfig:
     agent_games: int = 64
     ppo_updates: int = 4
     ppo_overrides: list[str] = field(default_factory=list)
+    beliefs_games: int = 1000
+    beliefs_lineups: list[str] = field(default_factory=lambda: ["random", "sat"])
     seed: int = 0
     output: str = "benchmark.json"
 
@@ -253,6 +265,72 @@ def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
             }
         )
     return rows
+
+
+def measure_beliefs(num_players: int, lineup: str, games: int, seed: int) -> dict:
+    """Exact beliefs (``agents.beliefs``) of seat 0 through whole classic games of ``lineup`` agents.
+
+    The games are played first; then seat 0's view of each is replayed event by event, timing the
+    incremental update after each event: ``RecordMaker.add`` and, when the event completes a record,
+    ``Beliefs.add`` plus reading the posterior (every card's probabilities and the envelope's joint
+    distribution). Figures per event and per record (the events that change something), and of a
+    from-scratch ``beliefs`` call on each game's history at its middle and at its end. Memory: the
+    peak resident size of this process (an upper bound on what any one update used).
+    """
+    import resource
+
+    from agents.arena import play_batch
+    from agents.beliefs import Beliefs, beliefs
+    from agents.records import RecordMaker, setup_of
+    from agents.registry import make_agent
+
+    config = core.GameConfig(num_players=num_players)
+    setup = setup_of(config)
+    seeds = np.arange(seed, seed + games)
+    logs: list[list[np.ndarray]] = [[] for _ in seeds]
+
+    def collect(state: core.State) -> None:
+        for game in np.flatnonzero(state.num_events > 0).tolist():
+            logs[game].append(state.events[game, : state.num_events[game]].copy())
+
+    agents = [make_agent(lineup, seed=seed + k) for k in range(num_players)]
+    play_batch(config, agents, seeds, on_step=collect)
+    event_s, record_s, scratch_s, records_per_game = [], [], [], []
+    for log in tqdm(logs, desc=f"beliefs {num_players}p {lineup}", unit="game", leave=False):
+        view = core.private_view(np.concatenate(log), 0)
+        maker, state, records = RecordMaker(setup, 0), Beliefs(setup, 0), []
+        for row in view[view[:, 0] >= 0]:
+            start = time.perf_counter()
+            record = maker.add(row)
+            if record is not None:
+                state.add(record)
+                posterior = state.posterior()
+                posterior.probabilities()
+                posterior.envelope()
+            elapsed = time.perf_counter() - start
+            event_s.append(elapsed)
+            if record is not None:
+                record_s.append(elapsed)
+                records.append(record)
+        records_per_game.append(len(records))
+        for history in (records[: len(records) // 2], records):
+            start = time.perf_counter()
+            posterior = beliefs(setup, 0, history)
+            posterior.probabilities()
+            posterior.envelope()
+            scratch_s.append(time.perf_counter() - start)
+    row = {"players": num_players, "lineup": lineup, "games": games}
+    for name, times in (("event", event_s), ("record", record_s), ("scratch", scratch_s)):
+        ms = np.array(times) * 1e3
+        row |= {
+            f"{name}s_timed": len(ms),
+            f"{name}_median_ms": float(np.median(ms)),
+            f"{name}_p99_ms": float(np.percentile(ms, 99)),
+            f"{name}_max_ms": float(ms.max()),
+        }
+    row["records_per_game"] = float(np.mean(records_per_game))
+    row["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return row
 
 
 def _time_act(agent, latencies: list[float]) -> None:
@@ -470,6 +548,25 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             f"({figure['agent_steps_per_update']:,.0f} agent-steps, "
             f"{figure['learner_decisions_per_update']:,.0f} learner decisions)"
         )
+    if "beliefs" in cfg.sections:
+        rows = []
+        for p in cfg.players:
+            for lineup in cfg.beliefs_lineups:
+                rows.append(measure_beliefs(p, lineup, cfg.beliefs_games, cfg.seed))
+                report["beliefs"] = rows
+                save()
+        print(f"\nexact beliefs of seat 0, classic board, {cfg.beliefs_games} games per row (ms)")
+        print(
+            f"  {'players':>7s} {'lineup':8s} {'event med':>9s} {'p99':>7s} {'max':>8s} "
+            f"{'record med':>10s} {'p99':>7s} {'max':>8s} {'scratch med':>11s} {'max':>8s} {'peak MiB':>8s}"
+        )
+        for row in rows:
+            print(
+                f"  {row['players']:7d} {row['lineup']:8s} {row['event_median_ms']:9.3f} "
+                f"{row['event_p99_ms']:7.2f} {row['event_max_ms']:8.1f} {row['record_median_ms']:10.3f} "
+                f"{row['record_p99_ms']:7.2f} {row['record_max_ms']:8.1f} {row['scratch_median_ms']:11.2f} "
+                f"{row['scratch_max_ms']:8.1f} {row['peak_rss_mib']:8.0f}"
+            )
     report["machine"]["probe_us_per_call_after"] = machine_probe()
     save()
     machine = report["machine"]

@@ -412,3 +412,13 @@ def test_counts_equal_an_independent_exact_model_counter(players: int, lineup: s
     # The records from the start of the game: where the counts are largest and the formulas hardest.
     assert beliefs(setup, 1, records).num_deals == ganak_count(setup, records)
     assert beliefs(setup, 1, records[:1]).num_deals == ganak_count(setup, records[:1])
+
+
+def test_benchmark_beliefs_section_reports_figures() -> None:
+    from experiments.benchmark import SECTIONS, measure_beliefs
+
+    assert "beliefs" in SECTIONS
+    row = measure_beliefs(4, "random", games=2, seed=0)
+    assert row["games"] == 2 and row["records_timed"] > 0 and row["events_timed"] > row["records_timed"]
+    assert 0 < row["record_median_ms"] <= row["record_p99_ms"] <= row["record_max_ms"]
+    assert row["scratchs_timed"] == 4 and row["peak_rss_mib"] > 0
