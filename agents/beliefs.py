@@ -306,7 +306,48 @@ class _Step:
     cards: list[int]
     owners: list[int]
     bumps: dict[int, list[int]]  # owner axis -> counters bumped when the (single) card goes there
-    closes: list[int]  # counters whose last card this step deals
+    opens: list[int] = field(default_factory=list)  # counters whose first card this step deals
+    closes: list[int] = field(default_factory=list)  # counters whose last card this step deals
+
+
+def _few_open(items: list, counters: list[_Counter], cards_of: Any) -> list:
+    """The items (steps) in a greedy order that keeps few counters open at once: next, the item
+    after which the fewest counters are open (ties: the earliest)."""
+    left = list(items)
+    dealt: set[int] = set()
+    out = []
+
+    def open_after(item: Any) -> int:
+        done = dealt | set(cards_of(item))
+        return sum(1 for c in counters if c.cards & done and not c.cards <= done)
+
+    while left:
+        best = min(range(len(left)), key=lambda i: open_after(left[i]))
+        item = left.pop(best)
+        dealt |= set(cards_of(item))
+        out.append(item)
+    return out
+
+
+def _mark(steps: list[_Step], counters: list[_Counter]) -> list[list[int]]:
+    """Sets each step's ``opens`` and ``closes`` (a counter is open from its first card's step to
+    its last card's); returns the counters open during each step, in axis order."""
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for index, step in enumerate(steps):
+        for j, counter in enumerate(counters):
+            if counter.cards & set(step.cards):
+                first.setdefault(j, index)
+                last[j] = index
+    layout: list[int] = []
+    during = []
+    for index, step in enumerate(steps):
+        step.opens = [j for j in sorted(first) if first[j] == index]
+        step.closes = [j for j in sorted(last) if last[j] == index]
+        layout = layout + step.opens
+        during.append(layout)
+        layout = [j for j in layout if j not in step.closes]
+    return during
 
 
 class _Programme:
@@ -383,6 +424,20 @@ class _Programme:
                 out[self._slice(state.ndim, owner, slice(1, None))] += self._moved(state, step, owner, layout)
             state = out
         return state
+
+    def open(self, state: np.ndarray, step: _Step) -> np.ndarray:
+        """Forward: a new counter axis (at the end) for each counter opened at this step, at 0."""
+        for j in step.opens:
+            grown = np.zeros((*state.shape, len(self.counters[j].weights)), dtype=state.dtype)
+            grown[..., 0] = state
+            state = grown
+        return state
+
+    def unopen(self, back: np.ndarray, step: _Step) -> np.ndarray:
+        """Backward: before the step, the counters it opens are at 0 (they are the last axes)."""
+        for _ in step.opens:
+            back = back[..., 0]
+        return back
 
     def close(self, state: np.ndarray, step: _Step, layout: list[int]) -> tuple[np.ndarray, list[int]]:
         """Forward: weigh and drop the counters whose last card was this step's."""
@@ -498,17 +553,17 @@ class _Problem:
             self.candidates.append(list(types.values()))
         # Steps: candidate types first (their sizes depend on the envelope triple),
         # then the other unknown cards: constrained ones, then exchangeable groups.
-        self.steps: list[_Step] = []
-        self.type_index: list[int] = []  # of each candidate step, within its category
-        for types in self.candidates:
+        candidate_steps = []
+        for category, types in enumerate(self.candidates):
             for t, cards in enumerate(types):
-                self.steps.append(self._step(cards, axis_of))
-                self.type_index.append(t)
+                candidate_steps.append((self._step(cards, axis_of), category, t))
+        candidate_steps = _few_open(candidate_steps, counters, lambda item: item[0].cards)
+        self.steps: list[_Step] = [step for step, _, _ in candidate_steps]
+        self.category_of = [category for _, category, _ in candidate_steps]
+        self.type_index = [t for _, _, t in candidate_steps]  # of each candidate step, within its category
         self.num_candidate_steps = len(self.steps)
         rest = [c for c in unknown if c not in candidate_set]
-        constrained = [c for c in rest if c in special]
-        constrained.sort(key=lambda c: min((i for i, k in enumerate(counters) if c in k.cards), default=0))
-        for card in constrained:
+        for card in _few_open([c for c in rest if c in special], counters, lambda card: [card]):
             self.steps.append(self._step([card], axis_of))
         free: dict[tuple, list[int]] = {}
         for card in rest:
@@ -516,15 +571,8 @@ class _Problem:
                 free.setdefault(tuple(allowed[card]), []).append(card)
         for cards in free.values():
             self.steps.append(self._step(cards, axis_of))
-        # Every counter is open from the start until its last card's step.
-        last: dict[int, int] = {}
-        for index, step in enumerate(self.steps):
-            for j, counter in enumerate(counters):
-                if counter.cards & set(step.cards):
-                    last[j] = index
-        for j, index in last.items():
-            self.steps[index].closes.append(j)
-        self.unclosed = [j for j in range(len(counters)) if j not in last]  # all cards elsewhere: weight[0]
+        self.during = _mark(self.steps, counters)
+        self.unclosed = [j for j in range(len(counters)) if not any(j in step.opens for step in self.steps)]
         # A bound on every value of the programme picks exact int64 or Python ints.
         bound = 1
         for card in unknown:
@@ -542,16 +590,7 @@ class _Problem:
             for j, counter in enumerate(self.counters):
                 if cards[0] in counter.cards and counter.player in axis_of:
                     bumps.setdefault(axis_of[counter.player], []).append(j)
-        return _Step(cards, owners, bumps, [])
-
-    def layouts(self) -> list[list[int]]:
-        """Open counters before each step, and after the last."""
-        layout = list(range(len(self.counters)))
-        out = [layout]
-        for step in self.steps:
-            layout = [j for j in layout if j not in step.closes]
-            out.append(layout)
-        return out
+        return _Step(cards, owners, bumps)
 
     def triples(self) -> Iterable[tuple[tuple[int, int, int], int]]:
         """Envelope type-triples ``(type index per category)`` and their number of card triples."""
@@ -565,8 +604,7 @@ class _Problem:
 
     def solve(self) -> _Result:
         """Total mass, per (card, owner) mass and the envelope's joint mass."""
-        setup, steps = self.setup, self.steps
-        layouts = self.layouts()
+        setup, steps, layouts = self.setup, self.steps, self.during
         m = self.num_candidate_steps
         shared = _Programme(self.caps, self.counters, self.dtype, implicit=self.implicit)
         batched = _Programme(self.caps, self.counters, self.dtype, lead=1, implicit=self.implicit)
@@ -574,35 +612,37 @@ class _Problem:
         for j in self.unclosed:
             unclosed *= self.counters[j].weights[0]
         # The cards that cannot be in the envelope: backward once.
-        during: list[np.ndarray | None] = [None] * len(steps)
+        after: list[np.ndarray | None] = [None] * len(steps)  # backward values after each step
         back = shared.end()
         for g in range(len(steps) - 1, m - 1, -1):
-            during[g] = shared.reopen(back, steps[g], layouts[g])
-            back = shared.pull(during[g], steps[g], layouts[g], len(steps[g].cards))
+            after[g] = shared.reopen(back, steps[g], layouts[g])
+            back = shared.unopen(shared.pull(after[g], steps[g], layouts[g], len(steps[g].cards)), steps[g])
         boundary = back
         cards_mass = np.zeros((setup.deck.num_cards, setup.num_owners), dtype=object)
         envelope_mass = np.zeros(setup.deck.sizes, dtype=object)
         offsets = [c.start for c in setup.deck.categories]
-        category_of = [setup.deck.category(step.cards[0]) for step in steps[:m]]
         triples = list(self.triples())
         total = 0
         shared_start = None
         # Envelope triples in batches (a leading axis), to bound memory.
-        size = int(np.prod([c + 1 for c in shared.explicit])) * int(
-            np.prod([len(c.weights) for c in self.counters], dtype=np.int64)
-        )
-        batch = max(1, min(len(triples), _BATCH_ELEMENTS // max(size, 1)))
+        explicit = int(np.prod([c + 1 for c in shared.explicit]))
+        widest = max([int(np.prod([len(self.counters[j].weights) for j in lay])) for lay in layouts] + [1])
+        batch = max(1, min(len(triples), _BATCH_ELEMENTS // (explicit * widest)))
         for first in range(0, len(triples), batch):
             chunk = triples[first : first + batch]
             multiplicity = [mult for _, mult in chunk]
             chosen = np.array(
-                [[triple[category_of[g]] == self.type_index[g] for g in range(m)] for triple, _ in chunk],
+                [
+                    [triple[self.category_of[g]] == self.type_index[g] for g in range(m)]
+                    for triple, _ in chunk
+                ],
                 dtype=bool,
             ).reshape(len(chunk), m)
-            forward, state = [], batched.start(layouts[0], len(chunk))
+            forward, state = [], batched.start([], len(chunk))
             for g in range(m):
-                forward.append(state)
                 step = steps[g]
+                state = batched.open(state, step)
+                forward.append(state)  # before the step, in the layout during it
                 state = batched.push(state, step, layouts[g], len(step.cards) - 1)
                 state = _where(chosen[:, g], state, batched.push(state, step, layouts[g], 1))
                 state, _ = batched.close(state, step, layouts[g])
@@ -645,14 +685,16 @@ class _Problem:
                     )
                 pulled = batched.pull(back_during, step, layouts[g], n - 1)
                 back = _where(chosen[:, g], pulled, batched.pull(pulled, step, layouts[g], 1))
+                back = batched.unopen(back, step)
         if total == 0:
             raise ValueError("no deal")
         # The cards that cannot be in the envelope: forward once, on the weighted sum over triples.
         state = shared_start
         for g in range(m, len(steps)):
             step = steps[g]
+            state = shared.open(state, step)
             before = shared.push(state, step, layouts[g], len(step.cards) - 1)
-            for owner, value in shared.marginals(before, step, layouts[g], during[g]).items():
+            for owner, value in shared.marginals(before, step, layouts[g], after[g]).items():
                 if value:
                     cards_mass[step.cards, self.owners[owner]] += int(value) * unclosed
             state = shared.push(before, step, layouts[g], 1)
@@ -675,23 +717,13 @@ class _Problem:
             for card in step.cards:
                 if card not in triple:
                     steps.append(self._step([card], axis_of))
-        last: dict[int, int] = {}
-        for index, step in enumerate(steps):
-            for j, counter in enumerate(self.counters):
-                if counter.cards & set(step.cards):
-                    last[j] = index
-        for j, index in last.items():
-            steps[index].closes.append(j)
+        layouts = _mark(steps, self.counters)
         programme = _Programme(self.caps, self.counters, object, implicit=self.implicit)
-        # Counters whose cards all went to the envelope stay at 0: a constant weight.
-        layouts = [sorted(last)]
-        for step in steps:
-            layouts.append([j for j in layouts[-1] if j not in step.closes])
-        during = [None] * len(steps)
+        after = [None] * len(steps)
         back = programme.end()
         for g in range(len(steps) - 1, -1, -1):
-            during[g] = programme.reopen(back, steps[g], layouts[g])
-            back = programme.pull(during[g], steps[g], layouts[g], 1)
+            after[g] = programme.reopen(back, steps[g], layouts[g])
+            back = programme.unopen(programme.pull(after[g], steps[g], layouts[g], 1), steps[g])
         for i in range(n):
             owned = [0] * programme.k  # cards of each explicit owner so far
             count = dict.fromkeys(range(len(self.counters)), 0)
@@ -708,7 +740,7 @@ class _Problem:
                     for j in step.bumps.get(owner, ()):
                         position = programme.k + layout.index(j)
                         index[position] = min(index[position] + 1, len(self.counters[j].weights) - 1)
-                    weight = int(during[g][tuple(index)])
+                    weight = int(after[g][tuple(index)])
                     if weight:
                         options.append((owner, index))
                         weights.append(weight)
