@@ -396,12 +396,21 @@ class _Programme:
         return self.lead + self.k + layout.index(counter)
 
     def _bump(self, array: np.ndarray, axis: int, size: int) -> np.ndarray:
-        """Forward: counter + 1, saturating."""
-        out = np.zeros_like(array)
+        """Forward: counter + 1, saturating at ``size - 1``."""
         lead = (slice(None),) * axis
-        out[(*lead, slice(1, None))] = array[(*lead, slice(None, -1))]
-        out[(*lead, size - 1)] += array[(*lead, size - 1)]
+        out = np.empty_like(array)
+        out[(*lead, 0)] = 0
+        if size > 2:
+            out[(*lead, slice(1, size - 1))] = array[(*lead, slice(0, size - 2))]
+        np.add(array[(*lead, size - 2)], array[(*lead, size - 1)], out=out[(*lead, size - 1)])
         return out
+
+    def _unbump(self, back: np.ndarray, axis: int, size: int) -> np.ndarray:
+        """Backward: the value at counter + 1, saturating (a view where it can be)."""
+        lead = (slice(None),) * axis
+        if size == 2:  # both counts lead to "at least one"
+            return np.broadcast_to(back[(*lead, slice(1, 2))], back.shape)
+        return back.take(np.minimum(np.arange(size) + 1, size - 1), axis=axis)
 
     def _slice(self, ndim: int, owner: int, part: slice) -> tuple:
         index = [slice(None)] * ndim
@@ -467,9 +476,7 @@ class _Programme:
             for owner in step.owners:
                 moved = back[self._slice(back.ndim, owner, slice(1, None))]
                 for j in step.bumps.get(owner, ()):
-                    axis = self._axis(layout, j)
-                    size = len(self.counters[j].weights)
-                    moved = moved.take(np.minimum(np.arange(size) + 1, size - 1), axis=axis)
+                    moved = self._unbump(moved, self._axis(layout, j), len(self.counters[j].weights))
                 out[self._slice(back.ndim, owner, slice(None, -1))] += moved
             back = out
         return back
