@@ -368,7 +368,9 @@ class _Programme:
         dtype: type,
         lead: int = 0,
         implicit: int | None = None,
+        envelope: int | None = None,
     ) -> None:
+        self.envelope = envelope  # the envelope's owner index, if it is one
         self.caps = caps
         self.counters = counters
         self.dtype = dtype
@@ -418,19 +420,31 @@ class _Programme:
             index[self._owner_axis(owner)] = part
         return tuple(index)
 
-    def _moved(self, array: np.ndarray, step: _Step, owner: int, layout: list[int]) -> np.ndarray:
+    def _bar(self, moved: np.ndarray, owner: int, barred: np.ndarray | None) -> np.ndarray:
+        """Zero the batch rows where the step's cards may not go to the envelope."""
+        if barred is None or owner != self.envelope or not barred.any():
+            return moved
+        return moved * ~barred.reshape((-1,) + (1,) * (moved.ndim - 1))
+
+    def _moved(
+        self, array: np.ndarray, step: _Step, owner: int, layout: list[int], barred: np.ndarray | None = None
+    ) -> np.ndarray:
         """Forward: one card to ``owner``; the result is indexed from 0 = (that owner had 0 before)."""
         moved = array[self._slice(array.ndim, owner, slice(None, -1))]
         for j in step.bumps.get(owner, ()):
             moved = self._bump(moved, self._axis(layout, j), len(self.counters[j].weights))
-        return moved
+        return self._bar(moved, owner, barred)
 
-    def push(self, state: np.ndarray, step: _Step, layout: list[int], cards: int) -> np.ndarray:
-        """Forward through ``cards`` cards of the step (no closing)."""
+    def push(
+        self, state: np.ndarray, step: _Step, layout: list[int], cards: int, barred: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Forward through ``cards`` cards of the step (no closing); ``barred``: batch rows
+        where they may not go to the envelope."""
         for _ in range(cards):
             out = np.zeros_like(state)
             for owner in step.owners:
-                out[self._slice(state.ndim, owner, slice(1, None))] += self._moved(state, step, owner, layout)
+                dst = self._slice(state.ndim, owner, slice(1, None))
+                out[dst] += self._moved(state, step, owner, layout, barred)
             state = out
         return state
 
@@ -469,7 +483,9 @@ class _Programme:
             back = np.expand_dims(back, axis) * weights
         return back
 
-    def pull(self, back: np.ndarray, step: _Step, layout: list[int], cards: int) -> np.ndarray:
+    def pull(
+        self, back: np.ndarray, step: _Step, layout: list[int], cards: int, barred: np.ndarray | None = None
+    ) -> np.ndarray:
         """Backward through ``cards`` cards of the step."""
         for _ in range(cards):
             out = np.zeros_like(back)
@@ -477,12 +493,17 @@ class _Programme:
                 moved = back[self._slice(back.ndim, owner, slice(1, None))]
                 for j in step.bumps.get(owner, ()):
                     moved = self._unbump(moved, self._axis(layout, j), len(self.counters[j].weights))
-                out[self._slice(back.ndim, owner, slice(None, -1))] += moved
+                out[self._slice(back.ndim, owner, slice(None, -1))] += self._bar(moved, owner, barred)
             back = out
         return back
 
     def marginals(
-        self, before: np.ndarray, step: _Step, layout: list[int], back: np.ndarray
+        self,
+        before: np.ndarray,
+        step: _Step,
+        layout: list[int],
+        back: np.ndarray,
+        barred: np.ndarray | None = None,
     ) -> dict[int, Any]:
         """Deals in which one given card of the step goes to each owner (``before``: the state
         with the step's other cards dealt; ``back``: after the step, in the layout during it).
@@ -491,7 +512,7 @@ class _Programme:
         axes = tuple(range(self.lead, before.ndim))
         for owner in step.owners:
             dst = self._slice(back.ndim, owner, slice(1, None))
-            out[owner] = (self._moved(before, step, owner, layout) * back[dst]).sum(axis=axes)
+            out[owner] = (self._moved(before, step, owner, layout, barred) * back[dst]).sum(axis=axes)
         return out
 
 
@@ -525,6 +546,12 @@ class _Problem:
             if left > 0:
                 self.owners.append(owner)
                 self.caps.append(left)
+        self.player_owners, self.player_caps = list(self.owners), list(self.caps)
+        # The envelope is an owner too (cap 1) for the candidates of one category, the one with
+        # the most types ("the flagged category"); the other two are enumerated by type.
+        self.owners.append(envelope)
+        self.caps.append(1)
+        self.envelope_axis = len(self.owners) - 1
         axis_of = {o: i for i, o in enumerate(self.owners)}
         # Open constraints become counters.
         counters: list[_Counter] = [
@@ -558,12 +585,15 @@ class _Problem:
                     types.setdefault(key, []).append(card)
                     candidate_set.add(card)
             self.candidates.append(list(types.values()))
+        self.flagged = int(np.argmax([len(types) for types in self.candidates]))
+        self.enumerated = [k for k in range(3) if k != self.flagged]
         # Steps: candidate types first (their sizes depend on the envelope triple),
         # then the other unknown cards: constrained ones, then exchangeable groups.
         candidate_steps = []
         for category, types in enumerate(self.candidates):
             for t, cards in enumerate(types):
-                candidate_steps.append((self._step(cards, axis_of), category, t))
+                step = self._step(cards, axis_of, envelope=category == self.flagged)
+                candidate_steps.append((step, category, t))
         candidate_steps = _few_open(candidate_steps, counters, lambda item: item[0].cards)
         self.steps: list[_Step] = [step for step, _, _ in candidate_steps]
         self.category_of = [category for _, category, _ in candidate_steps]
@@ -588,10 +618,12 @@ class _Problem:
             bound *= max(counter.weights)
         self.dtype = np.int64 if bound < _INT64_SAFE else object
         # The owner with the most cards left has no state axis (see _Programme).
-        self.implicit = int(np.argmax(self.caps)) if self.caps else None
+        self.implicit = int(np.argmax(self.caps))
 
-    def _step(self, cards: list[int], axis_of: dict[int, int]) -> _Step:
-        owners = [axis_of[o] for o in np.flatnonzero(self.allowed[cards[0]]).tolist() if o in axis_of]
+    def _step(self, cards: list[int], axis_of: dict[int, int], envelope: bool = False) -> _Step:
+        """A step of these cards; the envelope is one of its owners only if ``envelope``."""
+        places = np.flatnonzero(self.allowed[cards[0]]).tolist()
+        owners = [axis_of[o] for o in places if o in axis_of and (envelope or o != self.setup.envelope)]
         bumps: dict[int, list[int]] = {}
         if len(cards) == 1:
             for j, counter in enumerate(self.counters):
@@ -599,22 +631,29 @@ class _Problem:
                     bumps.setdefault(axis_of[counter.player], []).append(j)
         return _Step(cards, owners, bumps)
 
-    def triples(self) -> Iterable[tuple[tuple[int, int, int], int]]:
-        """Envelope type-triples ``(type index per category)`` and their number of card triples."""
-        s_types, w_types, r_types = self.candidates
-        for i, s in enumerate(s_types):
-            for j, w in enumerate(w_types):
-                for k, r in enumerate(r_types):
-                    if len(s) == len(w) == len(r) == 1 and (s[0], w[0], r[0]) in self.wrong:
-                        continue
-                    yield (i, j, k), len(s) * len(w) * len(r)
+    def pairs(self) -> list[tuple[dict[int, int], int, set[int]]]:
+        """Envelope types of the two enumerated categories (``{category: type index}``), their
+        number of card pairs, and the flagged category's cards that wrong accusations then keep
+        out of the envelope."""
+        a, b = self.enumerated
+        out = []
+        for i, first in enumerate(self.candidates[a]):
+            for j, second in enumerate(self.candidates[b]):
+                barred = set()
+                if len(first) == len(second) == 1:
+                    for triple in self.wrong:
+                        if first[0] in triple and second[0] in triple:
+                            barred |= set(triple) - {first[0], second[0]}
+                out.append(({a: i, b: j}, len(first) * len(second), barred))
+        return out
 
     def solve(self) -> _Result:
         """Total mass, per (card, owner) mass and the envelope's joint mass."""
         setup, steps, layouts = self.setup, self.steps, self.during
         m = self.num_candidate_steps
-        shared = _Programme(self.caps, self.counters, self.dtype, implicit=self.implicit)
-        batched = _Programme(self.caps, self.counters, self.dtype, lead=1, implicit=self.implicit)
+        options = {"implicit": self.implicit, "envelope": self.envelope_axis}
+        shared = _Programme(self.caps, self.counters, self.dtype, **options)
+        batched = _Programme(self.caps, self.counters, self.dtype, lead=1, **options)
         unclosed = 1
         for j in self.unclosed:
             unclosed *= self.counters[j].weights[0]
@@ -628,55 +667,60 @@ class _Problem:
         cards_mass = np.zeros((setup.deck.num_cards, setup.num_owners), dtype=object)
         envelope_mass = np.zeros(setup.deck.sizes, dtype=object)
         offsets = [c.start for c in setup.deck.categories]
-        triples = list(self.triples())
+        pairs = self.pairs()
         total = 0
         shared_start = None
-        # Envelope triples in batches (a leading axis), to bound memory.
+        # Envelope type pairs in batches (a leading axis), to bound memory.
         explicit = int(np.prod([c + 1 for c in shared.explicit]))
         widest = max([int(np.prod([len(self.counters[j].weights) for j in lay])) for lay in layouts] + [1])
-        batch = max(1, min(len(triples), _BATCH_ELEMENTS // (explicit * widest)))
-        for first in range(0, len(triples), batch):
-            chunk = triples[first : first + batch]
-            multiplicity = [mult for _, mult in chunk]
+        batch = max(1, min(len(pairs), _BATCH_ELEMENTS // (explicit * widest)))
+        flagged = [self.category_of[g] == self.flagged for g in range(m)]
+        for first in range(0, len(pairs), batch):
+            chunk = pairs[first : first + batch]
+            multiplicity = [mult for _, mult, _ in chunk]
             chosen = np.array(
                 [
-                    [triple[self.category_of[g]] == self.type_index[g] for g in range(m)]
-                    for triple, _ in chunk
+                    [not flagged[g] and types[self.category_of[g]] == self.type_index[g] for g in range(m)]
+                    for types, _, _ in chunk
                 ],
+                dtype=bool,
+            ).reshape(len(chunk), m)
+            barred = np.array(
+                [[flagged[g] and steps[g].cards[0] in out for g in range(m)] for _, _, out in chunk],
                 dtype=bool,
             ).reshape(len(chunk), m)
             forward, state = [], batched.start([], len(chunk))
             for g in range(m):
-                step = steps[g]
+                step, bar = steps[g], barred[:, g]
                 state = batched.open(state, step)
                 forward.append(state)  # before the step, in the layout during it
-                state = batched.push(state, step, layouts[g], len(step.cards) - 1)
-                state = _where(chosen[:, g], state, batched.push(state, step, layouts[g], 1))
+                state = batched.push(state, step, layouts[g], len(step.cards) - 1, bar)
+                state = _where(chosen[:, g], state, batched.push(state, step, layouts[g], 1, bar))
                 state, _ = batched.close(state, step, layouts[g])
             counts = (state * boundary).sum(axis=tuple(range(1, state.ndim)))
             counts = [int(c) * unclosed for c in counts]
             total += sum(mult * count for mult, count in zip(multiplicity, counts))
             weighted = np.tensordot(np.array(multiplicity, dtype=self.dtype), state, axes=([0], [0]))
             shared_start = weighted if shared_start is None else shared_start + weighted
-            for (triple, _), count in zip(chunk, counts):
-                if count:
-                    s_cards, w_cards, r_cards = (self.candidates[k][triple[k]] for k in range(3))
-                    index = np.ix_(
-                        np.subtract(s_cards, offsets[0]),
-                        np.subtract(w_cards, offsets[1]),
-                        np.subtract(r_cards, offsets[2]),
-                    )
-                    envelope_mass[index] = count
-            # Backward over the candidate cards, with their masses, triple by triple in the batch.
+            # Backward over the candidate cards, with their masses, pair by pair in the batch.
             back = np.broadcast_to(boundary, (len(chunk), *boundary.shape)).copy()
             for g in range(m - 1, -1, -1):
-                step = steps[g]
+                step, bar = steps[g], barred[:, g]
                 n = len(step.cards)
                 back_during = batched.reopen(back, step, layouts[g])
-                others = batched.push(forward[g], step, layouts[g], max(n - 2, 0))
+                others = batched.push(forward[g], step, layouts[g], max(n - 2, 0), bar)
                 if n >= 2:
-                    others = _where(chosen[:, g], others, batched.push(others, step, layouts[g], 1))
-                mass = batched.marginals(others, step, layouts[g], back_during)
+                    others = _where(chosen[:, g], others, batched.push(others, step, layouts[g], 1, bar))
+                mass = batched.marginals(others, step, layouts[g], back_during, bar)
+                if flagged[g] and self.envelope_axis in mass:
+                    # The envelope's joint: each card of this step with each card pair of a row.
+                    for (types, _, _), value in zip(chunk, mass[self.envelope_axis]):
+                        if value:
+                            index = [None, None, None]
+                            for category, t in types.items():
+                                index[category] = np.subtract(self.candidates[category][t], offsets[category])
+                            index[self.flagged] = np.subtract(step.cards, offsets[self.flagged])
+                            envelope_mass[np.ix_(*index)] = int(value) * unclosed
                 # A chosen type gives the envelope one card in n; its other cards go to the players.
                 rows = chosen[:, g]
                 cards_mass[step.cards, setup.envelope] += sum(
@@ -690,12 +734,12 @@ class _Problem:
                     cards_mass[step.cards, self.owners[owner]] += (
                         int(np.dot(shares, values.astype(object))) * unclosed
                     )
-                pulled = batched.pull(back_during, step, layouts[g], n - 1)
-                back = _where(chosen[:, g], pulled, batched.pull(pulled, step, layouts[g], 1))
+                pulled = batched.pull(back_during, step, layouts[g], n - 1, bar)
+                back = _where(chosen[:, g], pulled, batched.pull(pulled, step, layouts[g], 1, bar))
                 back = batched.unopen(back, step)
         if total == 0:
             raise ValueError("no deal")
-        # The cards that cannot be in the envelope: forward once, on the weighted sum over triples.
+        # The cards that cannot be in the envelope: forward once, on the weighted sum over pairs.
         state = shared_start
         for g in range(m, len(steps)):
             step = steps[g]
@@ -717,7 +761,10 @@ class _Problem:
         for card in np.flatnonzero(self.fixed).tolist():
             deals[:, card] = int(np.argmax(self.allowed[card]))
         deals[:, list(triple)] = setup.envelope
-        axis_of = {o: i for i, o in enumerate(self.owners)}
+        # Given the triple, the envelope is full: the players (and the table) get the rest.
+        caps = self.player_caps
+        implicit = int(np.argmax(caps)) if caps else None
+        axis_of = {o: i for i, o in enumerate(self.player_owners)}
         # One card per step, in the problem's order (counters close where they did).
         steps = []
         for step in self.steps:
@@ -725,7 +772,7 @@ class _Problem:
                 if card not in triple:
                     steps.append(self._step([card], axis_of))
         layouts = _mark(steps, self.counters)
-        programme = _Programme(self.caps, self.counters, object, implicit=self.implicit)
+        programme = _Programme(caps, self.counters, object, implicit=implicit)
         after = [None] * len(steps)
         back = programme.end()
         for g in range(len(steps) - 1, -1, -1):
@@ -739,9 +786,9 @@ class _Problem:
                 options, weights = [], []
                 for owner in step.owners:
                     index = owned + [count[j] for j in layout]
-                    if owner != self.implicit:
+                    if owner != implicit:
                         axis = programme._owner_axis(owner)
-                        if index[axis] >= self.caps[owner]:
+                        if index[axis] >= caps[owner]:
                             continue
                         index[axis] += 1
                     for j in step.bumps.get(owner, ()):
@@ -752,7 +799,7 @@ class _Problem:
                         options.append((owner, index))
                         weights.append(weight)
                 owner, index = options[_draw(rng, weights)]
-                deals[i, step.cards[0]] = self.owners[owner]
+                deals[i, step.cards[0]] = self.player_owners[owner]
                 owned = index[: programme.k]
                 for position, j in enumerate(layout):
                     count[j] = index[programme.k + position]
