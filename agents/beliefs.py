@@ -48,41 +48,49 @@ Method: exact counting, designed for this problem (no sampling, no SAT)
        satisfied or single-card clause) fix what they can.
     2. *Envelope by types.* Cards are grouped into *types*: same category,
        same possible owners, in no open constraint; cards of a type are
-       exchangeable. For each triple of envelope-candidate types, one card of
-       each is put in the envelope (times the number of such choices) and the
-       other cards are dealt. Excluded triples (wrong accusations) involve only
-       single-card types, so they are skipped exactly.
+       exchangeable. For two categories, each pair of envelope-candidate
+       types is a row of a batch: one card of each goes to the envelope
+       (times the number of such card pairs). In the third category, the one
+       with the most types, the envelope is an owner of the dynamic programme
+       below with room for one card; its mass per card and row is the joint
+       distribution. A wrong accusation bars its third card from the envelope
+       in the one row that holds its other two (its cards are single-card
+       types), so excluded triples are never counted.
     3. *Dealing the rest.* A dynamic programme over the cards, type by type,
-       whose state is the number of cards each player (and the table) has
-       received so far, plus one small counter per open constraint (held yet
-       or not; for a weighted show, how many of its cards the refuter holds),
-       opened at the start and closed, with its weight, after its last card.
-       A type of ``n`` cards enters at once. States are dense numpy arrays
-       (int64 when a proven bound on every value fits, Python ints
-       otherwise). A forward and a backward pass give the count and, at every
-       type, the number of deals in which a given card goes to each owner.
-       Cards that cannot be in the envelope come last and are shared by all
-       envelope triples: their backward pass is computed once, and their
-       forward pass once on the multiplicity-weighted sum of the triples'
-       states.
+       whose state is the number of cards each owner has received so far,
+       plus one small counter per open constraint (held yet or not; for a
+       weighted show, how many of its cards the refuter holds), opened at its
+       first card and closed, with its weight, after its last; the cards are
+       ordered greedily to keep few counters open at once. A type of ``n``
+       cards enters at once. The owner with the most cards left needs no
+       state axis: it gets what the others do not. States are dense numpy
+       arrays with a leading batch axis (int64 when a proven bound on every
+       value fits, Python ints otherwise). A forward and a backward pass give
+       the count and, at every type, the number of deals in which a given
+       card goes to each owner. Cards that cannot be in the envelope come
+       last and are shared by all rows: their backward pass is computed once,
+       and their forward pass once on the multiplicity-weighted sum of the
+       rows' states.
     4. *Incremental.* ``Beliefs.add`` starts from the previous posterior: its
        zeros are entailed facts, which shrink the possible owners and close
        constraints; a record that changes nothing reuses the posterior.
 
 Cost, and its worst case
-    Per envelope type-triple, the work is about (cards still unknown) x
-    (possible owners) x (states), where states = prod over players of
-    (cards left to place + 1), times 2 per open "holds one of" constraint
-    (4 per open weighted show). So it grows with: the number of players whose
-    hands are still unknown (a factor (hand size + 1) each: 4^5 for six
-    players at the start); the number of envelope type-triples (1 at the
-    start, when all unknown cards are alike, at most
-    suspects x weapons x rooms); and exponentially with the number of open
-    constraints, which is the worst case: many shows not yet explained (random
-    players suggesting at random produce them). Constraints close as soon as
-    their cards are known or they are satisfied, and after propagation a
-    classic game has rarely more than ten open. Memory is one state array per
-    type for the forward and backward passes.
+    The work is about (type pairs of two categories) x (unknown cards) x
+    (possible owners) x (states), where states = 2 x prod over the players
+    whose hands are unknown, but one, of (cards left to place + 1) (4^4 for six
+    players at the start), times 2 per open "holds one of" constraint (up to 4
+    per open weighted show) open at the same time. So it grows with the
+    number of players whose hands are still unknown, with the number of
+    envelope-candidate types (1 per category at the start, when all unknown
+    cards are alike; at most suspects x weapons pairs), and exponentially
+    with the number of constraints open at once, which is the worst case:
+    many shows not yet explained, sharing cards (random players suggesting
+    at random produce them). Constraints close as soon as their cards are
+    known or they are satisfied; after propagation a classic game has rarely
+    more than ten open, and fewer open at once. Memory: the forward states of
+    one batch of rows (batches are cut to ``_BATCH_ELEMENTS`` values), and one
+    backward state per shared type.
 """
 
 from __future__ import annotations
@@ -118,7 +126,7 @@ MODELS = ("counting", "weighted")
 
 # Values are exact: int64 when a bound on every DP value is below this, Python ints otherwise.
 _INT64_SAFE = 2**62
-# Envelope triples are counted in batches of at most this many state values (memory).
+# Rows (envelope type pairs) are counted in batches of at most this many state values (memory).
 _BATCH_ELEMENTS = 2**21
 
 
