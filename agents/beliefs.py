@@ -127,7 +127,7 @@ MODELS = ("counting", "weighted")
 # Values are exact: int64 when a bound on every DP value is below this, Python ints otherwise.
 _INT64_SAFE = 2**62
 # Rows (envelope type pairs) are counted in batches of at most this many state values (memory).
-_BATCH_ELEMENTS = 2**21
+_BATCH_ELEMENTS = 2**19
 
 
 def _check_model(model: str) -> str:
