@@ -169,8 +169,10 @@ class _Store:
     def copy(self) -> _Store:
         return _Store(self.allowed.copy(), set(self.clauses), set(self.wrong), list(self.shows))
 
-    def key(self) -> tuple:
-        return (self.allowed.tobytes(), frozenset(self.clauses), frozenset(self.wrong), tuple(self.shows))
+    def key(self, weighted: bool) -> tuple:
+        """What the posterior depends on (shows only weigh in the weighted model)."""
+        shows = tuple(self.shows) if weighted else ()
+        return (self.allowed.tobytes(), frozenset(self.clauses), frozenset(self.wrong), shows)
 
 
 def _inconsistent(observer: int, records: int) -> ValueError:
@@ -981,7 +983,7 @@ class Beliefs:
     def _tighten(self) -> None:
         _from_posterior(self._store, self._posterior.support())
         _propagate(self._store, self._setup)
-        self._key = self._store.key()
+        self._key = self._store.key(self._model == "weighted")
 
     @property
     def setup(self) -> Setup:
@@ -1015,7 +1017,7 @@ class Beliefs:
         _apply(store, self._setup, record)
         if not _propagate(store, self._setup):
             raise _inconsistent(self._observer, len(self._records) + 1)
-        if store.key() != self._key:  # else the record says nothing new: same posterior
+        if store.key(self._model == "weighted") != self._key:  # else nothing new: same posterior
             posterior = _solve(self._setup, self._observer, store, self._model, len(self._records) + 1)
             self._posterior = posterior
         self._store = store

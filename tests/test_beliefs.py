@@ -190,6 +190,15 @@ def test_inconsistent_histories_are_an_error_and_leave_the_beliefs_unchanged() -
         beliefs(small, 0, [Seen(5, 2), *wrongs])
 
 
+def test_a_record_that_says_nothing_new_keeps_the_posterior() -> None:
+    state = Beliefs(GAME, 0, [MY_HAND])
+    before = state.posterior()
+    state.add(Seen(CARD["Rope"], 0))  # its own card
+    assert state.posterior() is before and len(state.records) == 2
+    state.add(Seen(CARD["Revolver"], 1))
+    assert state.posterior().num_deals < before.num_deals
+
+
 def test_bad_input_is_rejected_with_the_reason() -> None:
     with pytest.raises(ValueError, match="model must be one of"):
         Beliefs(GAME, 0, model="bayes")
