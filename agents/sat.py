@@ -33,6 +33,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.deduction import HELD, NOT_HELD, Knowledge, Notepad
+from agents.moves import move_toward
 from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
 from cluedo_env import core
 from cluedo_env.core import events as ev
@@ -142,47 +143,14 @@ class SatAgent(Agent):
     def _move(
         self, state: core.State, game: int, legal: np.ndarray, knowledge: Knowledge, solved: bool
     ) -> int:
-        lay, rules = self.rules.layout, self.rules
-        R = rules.R
         if solved:  # only here because accusing needs a room: any room will do
-            room_value = np.ones(R)
+            room_value = np.ones(self.rules.R)
         else:
             room_value = self._suggestion_values(knowledge, int(self.seats[game])).max(axis=(0, 1))
         here = int(state.location[game, self.seats[game]])
-        options: dict[int, float] = {}
-        if self.config.board == "none":
-            for r in range(R):
-                options[lay.encode("enter", r)] = room_value[r]
-        else:
-            distance = rules.location_room_distance[here]  # moves into each room
-            discount = (1.0 - self.move_discount) ** distance
-            for r in np.flatnonzero(legal[lay.ENTER : lay.ENTER + R]):
-                options[lay.ENTER + int(r)] = room_value[r]
-            if legal[lay.STAY]:
-                options[lay.STAY] = room_value[here]
-            if legal[lay.PASSAGE]:
-                options[lay.PASSAGE] = room_value[rules.passages[here]]
-            if legal[lay.ROLL]:
-                options[lay.ROLL] = float((room_value * discount).max())
-            if lay.sizes["toward"]:
-                for r in np.flatnonzero(legal[lay.TOWARD : lay.TOWARD + R]):
-                    options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
-            elif lay.sizes["square"]:
-                squares = np.flatnonzero(legal[lay.SQUARE : lay.SQUARE + rules.N])
-                if len(squares):
-                    to_rooms = rules.location_room_distance[R + squares]  # [k, R]
-                    value = (room_value[None, :] * (1.0 - self.move_discount) ** to_rooms).max(axis=1) * 0.999
-                    best = int(np.argmax(value))
-                    options[lay.SQUARE + int(squares[best])] = float(value[best])
-        options = {a: v for a, v in options.items() if legal[a]}
-        if not options:  # nothing valued is legal: a random legal non-accusation
-            legal_now = (
-                np.flatnonzero(legal[: lay.ACCUSE]) if legal[: lay.ACCUSE].any() else np.flatnonzero(legal)
-            )
-            return int(self.rng.choice(legal_now))
-        best_value = max(options.values())
-        best = [a for a, v in options.items() if v >= best_value - 1e-12]
-        return int(best[self.rng.integers(len(best))])
+        return move_toward(
+            self.rules, self.config.board, here, legal, room_value, self.move_discount, self.rng
+        )
 
     def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
         lay = self.rules.layout
