@@ -192,11 +192,11 @@ class BeliefAgent(Agent):
         info_suggestions: bool = True,
         risk_accusations: bool = True,
         refute_strategy: bool = True,
-        samples: int = 128,
+        samples: int = 64,
         move_discount: float = 0.05,
         bits_per_turn: float = 1.5,
-        hazard_per_answer: float = 0.03,
-        hazard_unrefuted: float = 0.5,
+        hazard_per_answer: float = 0.02,
+        hazard_unrefuted: float = 0.1,
     ) -> None:
         super().__init__(seed)
         if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
