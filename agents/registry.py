@@ -13,6 +13,7 @@ AGENTS = {
     "random": "agents.random_agent:RandomAgent",
     "notepad": "agents.notepad:NotepadAgent",
     "sat": "agents.sat:SatAgent",
+    "belief": "agents.belief:BeliefAgent",
     "ppo": "agents.ppo.agent:PPOAgent",
     "llm": "agents.llm:LLMAgent",
     "human": "agents.human:HumanAgent",

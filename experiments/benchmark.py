@@ -351,22 +351,26 @@ def measure_env(
 
 
 def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
-    """Each baseline agent, seated with copies of itself: decision latency and games per second.
+    """Each agent, seated with copies of itself: decision latency and games per second.
 
     Latency is timed per decision on games played one at a time (a batch of one), so it is what
-    one decision costs; games per second are measured on one batch of ``games`` games.
+    one decision costs; games per second are measured on one batch of ``games`` games. The time an
+    agent spends following the game (``observe``, after every step; the belief agent updates its
+    posterior there) is timed per call beside it.
     """
     from agents.arena import play_batch
     from agents.registry import make_agent
 
     config = core.GameConfig(num_players=num_players)
     rows = []
-    for name in ("random", "notepad", "sat"):
+    for name in ("random", "notepad", "sat", "belief"):
         latencies: list[float] = []
+        observing: list[float] = []
         for game in range(games):
             agents = [make_agent(name, seed=seed + k) for k in range(num_players)]
             for agent in agents:
                 _time_act(agent, latencies)
+                _time_observe(agent, observing)
             play_batch(config, agents, [seed + game])
         agents = [make_agent(name, seed=seed + k) for k in range(num_players)]
         start = time.perf_counter()
@@ -380,6 +384,8 @@ def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
                 "decision_median_ms": float(np.median(per_decision) * 1e3),
                 "decision_p99_ms": float(np.percentile(per_decision, 99) * 1e3),
                 "decisions_timed": len(per_decision),
+                "observe_median_ms": float(np.median(observing) * 1e3),
+                "observe_p99_ms": float(np.percentile(observing, 99) * 1e3),
                 "games_per_s": games / elapsed,
                 "decisions_per_game": float(result.decisions.mean()),
             }
@@ -486,6 +492,18 @@ def _time_act(agent, latencies: list[float]) -> None:
         return actions
 
     agent.act = timed
+
+
+def _time_observe(agent, times: list[float]) -> None:
+    """Wrap ``agent.observe`` to record the time of each call (one step of a batch of one)."""
+    observe = agent.observe
+
+    def timed(state, events):
+        start = time.perf_counter()
+        observe(state, events)
+        times.append(time.perf_counter() - start)
+
+    agent.observe = timed
 
 
 def shipped_train_config(overrides: Sequence[str] = ()):
@@ -706,11 +724,15 @@ def main_with(cfg: BenchmarkConfig) -> dict:
         report["agents"] = rows
         save()
         print("\nagents (each seated with copies of itself, classic board)")
-        print(f"  {'agent':8s} {'players':>7s} {'median ms':>10s} {'p99 ms':>8s} {'games/s':>8s}")
+        print(
+            f"  {'agent':8s} {'players':>7s} {'median ms':>10s} {'p99 ms':>8s} "
+            f"{'observe median':>15s} {'observe p99':>12s} {'games/s':>8s}"
+        )
         for row in rows:
             print(
                 f"  {row['agent']:8s} {row['players']:7d} {row['decision_median_ms']:10.3f} "
-                f"{row['decision_p99_ms']:8.3f} {row['games_per_s']:8.2f}"
+                f"{row['decision_p99_ms']:8.3f} {row['observe_median_ms']:15.3f} "
+                f"{row['observe_p99_ms']:12.3f} {row['games_per_s']:8.2f}"
             )
     if "ppo" in cfg.sections:
         args = shipped_train_config(cfg.ppo_overrides)

@@ -44,7 +44,7 @@ def test_registry_builds_agents_and_names_the_known_ones():
     assert make_agent("agents.notepad:NotepadAgent").name == "notepad"
     with pytest.raises(ValueError, match="agent must be one of"):
         make_agent("chess")
-    assert {"random", "notepad", "sat"} <= set(AGENTS)
+    assert {"random", "notepad", "sat", "belief"} <= set(AGENTS)
 
 
 @pytest.mark.parametrize("name", ["random", "notepad", "sat"])
@@ -68,7 +68,7 @@ def test_agents_play_complete_games_in_every_variant(name, config):
 
 
 def test_agents_pickle():
-    for name in ("random", "notepad", "sat"):
+    for name in ("random", "notepad", "sat", "belief"):
         agent = make_agent(name, seed=1)
         agent.reset(CLASSIC, np.zeros(2, dtype=np.int64))
         clone = pickle.loads(pickle.dumps(agent))

@@ -164,8 +164,8 @@ def test_game_settings_mirror_every_game_config_field():
 
 def test_default_config_and_groups():
     default = settings()
-    assert default.labels == ["random", "notepad", "sat", "ppo"]
-    assert lineups(default) == [("random", "notepad", "sat", "ppo")]  # four entrants, four seats
+    assert default.labels == ["random", "notepad", "sat", "belief", "ppo"]
+    assert len(lineups(default)) == 5  # five entrants, every four of them
     assert default.game.to_game_config() == core.GameConfig(num_players=4)
     assert settings("lineup=baselines").labels == ["random", "notepad", "sat"]
     # The default line-up's PPO model plays 4-player games only (checked before any game).
@@ -179,6 +179,11 @@ def test_default_config_and_groups():
         ("random", "notepad", "notepad", "notepad"),
         ("sat", "notepad", "notepad", "notepad"),
     ]
+    assert lineups(settings("lineup=belief_vs_sat")) == [("belief", "sat", "sat", "sat")]
+    assert lineups(settings("lineup=belief_ablations")) == [
+        (label, "sat", "sat", "sat") for label in ("belief_no_info", "belief_no_risk", "belief_no_refute")
+    ]
+    assert len(lineups(settings("lineup=belief_risk_sweep"))) == 3
 
 
 def test_lineups():
