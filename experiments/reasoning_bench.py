@@ -33,7 +33,7 @@ from agents.reasoning.score import public_view, score_answer, summarize
 from agents.reasoning.solvers import load_solver
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+import matplotlib.pyplot as plt
 
 __all__ = ["ReasoningBenchConfig", "format_table", "run"]
 

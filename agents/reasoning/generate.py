@@ -160,7 +160,12 @@ def generate(spec: SplitSpec, progress: bool = True) -> Iterator[dict[str, Any]]
             for cut in cuts:
                 if made == spec.num_tasks:
                     break
-                game = {"seed": int(seeds[b]), "lineup": list(setting.lineup), "rotation": batch % config.num_players, "cut": int(cut) + 1}
+                game = {
+                    "seed": int(seeds[b]),
+                    "lineup": list(setting.lineup),
+                    "rotation": batch % config.num_players,
+                    "cut": int(cut) + 1,
+                }
                 observer = int(events[cut, 1])
                 task_id = f"{spec.version}-{spec.name}-{made:05d}"
                 yield make_task(config, observer, events[: cut + 1], task_id=task_id, game=game)
@@ -240,7 +245,9 @@ def load_split(version: str, name: str, cache: str | Path | None = None, progres
         tasks = list(generate(spec, progress=progress))
         write_tasks(tasks, cached)
     else:
-        raise ValueError(f"split {version}/{name} is not shipped at {spec.path()} and no cache folder was given")
+        raise ValueError(
+            f"split {version}/{name} is not shipped at {spec.path()} and no cache folder was given"
+        )
     found = checksum(tasks)
     if found != CHECKSUMS[version, name]:
         raise ValueError(

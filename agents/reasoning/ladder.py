@@ -56,13 +56,17 @@ LABELS = ("seen", "crossing_off", "nobody_could_show", "one_of", "counting", "sa
 
 def _hold(status: np.ndarray, card: int, owner: int) -> None:
     if status[card, owner] == NOT_HELD:
-        raise ValueError(f"records contradict each other: card {card} both held and not held by owner {owner}")
+        raise ValueError(
+            f"records contradict each other: card {card} both held and not held by owner {owner}"
+        )
     status[card, owner] = HELD
 
 
 def _rule_out(status: np.ndarray, card: int, owner: int) -> None:
     if status[card, owner] == HELD:
-        raise ValueError(f"records contradict each other: card {card} both held and not held by owner {owner}")
+        raise ValueError(
+            f"records contradict each other: card {card} both held and not held by owner {owner}"
+        )
     status[card, owner] = NOT_HELD
 
 

@@ -230,9 +230,11 @@ def summarize(
     def group(rows: np.ndarray) -> dict[str, Any]:
         point = _pooled(table, rows)
         boot = _pooled(table, rows[rng.integers(0, len(rows), size=(resamples, len(rows)))])
-        result: dict[str, Any] = {"tasks": int(len(rows))}
+        result: dict[str, Any] = {"tasks": len(rows)}
         for name in METRICS:
-            low, high = np.nanpercentile(boot[name], [2.5, 97.5]) if np.isfinite(boot[name]).any() else (np.nan,) * 2
+            low, high = (
+                np.nanpercentile(boot[name], [2.5, 97.5]) if np.isfinite(boot[name]).any() else (np.nan,) * 2
+            )
             result[name] = {"value": float(point[name]), "low": float(low), "high": float(high)}
         return result
 
@@ -261,7 +263,7 @@ def summarize(
         for problem in s["problems"]:
             kind = problem.split(":")[0] if "'" not in problem else problem.split("'")[0].strip() + " ..."
             problems[kind] = problems.get(kind, 0) + 1
-    summary["calibration"] = {"bins": bins, "ece": float(ece), "pairs": int(len(pairs))}
+    summary["calibration"] = {"bins": bins, "ece": float(ece), "pairs": len(pairs)}
     summary["problems"] = {
         "tasks_with_problems": int(sum(bool(s["problems"]) for s in scores)),
         "kinds": dict(sorted(problems.items(), key=lambda kv: -kv[1])[:20]),

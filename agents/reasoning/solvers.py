@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.beliefs import beliefs_named
-from agents.deduction import HELD, NOT_HELD, UNKNOWN, Deck, Setup, _CardNames, _named_record, deduce_named
+from agents.deduction import HELD, NOT_HELD, UNKNOWN, Deck, Setup, _CardNames, _named_record
 from agents.reasoning.ladder import LABELS, rung_status
 
 __all__ = ["SOLVERS", "load_solver"]
@@ -50,14 +50,16 @@ def _setup(task: Mapping[str, Any]) -> tuple[_CardNames, Setup, list[str]]:
 def _answer_from_status(task: Mapping[str, Any], status: np.ndarray, q: np.ndarray) -> dict[str, Any]:
     cards, setup, owners = _setup(task)
     facts = [
-        [cards.names[c], owners[o], bool(status[c, o] == HELD)] for c, o in zip(*np.nonzero(status != UNKNOWN))
+        [cards.names[c], owners[o], bool(status[c, o] == HELD)]
+        for c, o in zip(*np.nonzero(status != UNKNOWN))
     ]
     in_envelope = [cards.names[c] for c in np.flatnonzero(status[:, setup.envelope] == HELD)]
     return {
         "facts": facts,
         "envelope": in_envelope if len(in_envelope) == 3 else "not yet",
         "probabilities": {
-            name: {owners[o]: float(q[c, o]) for o in range(len(owners))} for c, name in enumerate(cards.names)
+            name: {owners[o]: float(q[c, o]) for o in range(len(owners))}
+            for c, name in enumerate(cards.names)
         },
     }
 
@@ -87,7 +89,7 @@ def solve_uniform(task: Mapping[str, Any]) -> dict[str, Any]:
 
 def solve_beliefs(task: Mapping[str, Any]) -> dict[str, Any]:
     """The exact posterior (``agents.beliefs``) and the facts of probability 0 or 1."""
-    cards, setup, owners = _setup(task)
+    cards, _, owners = _setup(task)
     posterior = beliefs_named(
         *_names(task), len(task["players"]), task["hand_sizes"], task["observer"], task["history"], exact=True
     )
