@@ -3,10 +3,11 @@
 A split is a function of its ``SplitSpec`` only: batch ``k`` plays
 ``games_per_batch`` games of setting ``settings[k % len(settings)]`` (rules and
 line-up) with deal seeds ``seed * SEED_STRIDE + k * games_per_batch + b`` and
-the line-up rotated by ``k``; in each game, ``tasks_per_game`` of the turns
-(the start of a player's turn, a decision point) are drawn with
-``numpy.random.default_rng([seed, k, b])``, and the player whose turn it is
-becomes the observer. ``checksum`` is the SHA-256 of the canonical JSON of the
+the line-up rotated by ``k``. A game is cut at decision points, the acting
+player being the observer: the game's last accusation (usually the winner's,
+a solved position) or, without one, its last turn; and ``tasks_per_game - 1``
+turn starts before it drawn with ``numpy.random.default_rng([seed, k, b])``.
+``game["cut"]`` is the number of event rows the task's observer has seen. ``checksum`` is the SHA-256 of the canonical JSON of the
 tasks, one line each, so two runs agree exactly when their tasks do.
 """
 
@@ -109,7 +110,7 @@ _V1_SETTINGS = (
 
 # The frozen splits: a change of the generator that changes a task must bump the version.
 CHECKSUMS = {
-    ("v1", "dev"): "ca4cb1ad900841915821bd20d03807fdd2c8036b6dc20e64ad4166a2e5727cb4",
+    ("v1", "dev"): "62f015b69c0b18ff228b9dd12f57de972bee6e4d2394e56c8e48fb3e435f3d82",
     ("v1", "test"): "TEST",
 }
 
@@ -154,9 +155,17 @@ def generate(spec: SplitSpec, progress: bool = True) -> Iterator[dict[str, Any]]
         seeds = np.arange(first, first + spec.games_per_batch, dtype=np.int64)
         logs = _game_events(config, setting.lineup, seeds, rotation=batch % config.num_players)
         for b, events in enumerate(logs):
-            turns = np.flatnonzero(events[:, 0] == ev.TURN)
+            # Decision points: the start of a turn (cut after the TURN row) and the moment of an
+            # accusation (cut before the ACCUSE row); the acting player is the observer. The cuts are
+            # the game's last accusation (usually its winner's: a solved position), else its last
+            # turn, and tasks_per_game - 1 other turns drawn at random.
+            turns = np.flatnonzero(events[:, 0] == ev.TURN) + 1
+            accusations = np.flatnonzero(events[:, 0] == ev.ACCUSE)
+            final = accusations[-1] if len(accusations) else turns[-1]
             rng = np.random.default_rng([spec.seed, batch, b])
-            cuts = np.sort(rng.choice(turns, size=min(spec.tasks_per_game, len(turns)), replace=False))
+            pool = turns[turns < final]
+            others = rng.choice(pool, size=min(spec.tasks_per_game - 1, len(pool)), replace=False)
+            cuts = np.sort(np.append(others, final))
             for cut in cuts:
                 if made == spec.num_tasks:
                     break
@@ -168,7 +177,7 @@ def generate(spec: SplitSpec, progress: bool = True) -> Iterator[dict[str, Any]]
                 }
                 observer = int(events[cut, 1])
                 task_id = f"{spec.version}-{spec.name}-{made:05d}"
-                yield make_task(config, observer, events[: cut + 1], task_id=task_id, game=game)
+                yield make_task(config, observer, events[:cut], task_id=task_id, game=game)
                 made += 1
                 bar.update()
         batch += 1

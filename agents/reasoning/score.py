@@ -156,7 +156,7 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     elif not isinstance(given, Mapping):
         problems.append(f"probabilities is not a dict: {type(given).__name__}: uniform used")
         given = {}
-    brier = floor = loss = entropy = 0.0
+    brier = floor = loss = entropy = excess = 0.0
     pairs = []
     cards = list(truth["probabilities"])
     for card in cards:
@@ -169,8 +169,10 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         brier += float(((q - p) ** 2).sum() + (p * (1 - p)).sum())
         floor += float((p * (1 - p)).sum())
         positive = p > 0
-        loss += float(-(p[positive] * np.log(np.maximum(q[positive], EPS))).sum())
-        entropy += float(-(p[positive] * np.log(p[positive])).sum())
+        log_q, log_p = np.log(np.maximum(q[positive], EPS)), np.log(p[positive])
+        loss += float(-(p[positive] * log_q).sum())
+        entropy += float(-(p[positive] * log_p).sum())
+        excess += float((p[positive] * (log_p - log_q)).sum())  # exactly 0 when q == p
         e = len(task["players"])  # the envelope's column
         if 0 < p[e] < 1 or 0 < q[e] < 1:
             pairs.append((float(q[e]), float(p[e])))
@@ -183,7 +185,7 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         brier_floor=floor / n,
         log_loss=loss / n,
         entropy=entropy / n,
-        excess_log_loss=(loss - entropy) / n,
+        excess_log_loss=excess / n,
         pairs=pairs,
         problems=sorted(set(problems)),
     )
