@@ -367,3 +367,34 @@ def test_a_users_solver_by_import_path():
     for bad in ("sudoku", "no.such.module:solve", "agents.reasoning.solvers:nothing", 3):
         with pytest.raises(ValueError, match="solver"):
             load_solver(bad)
+
+
+# ---------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------
+
+
+def test_the_runner_writes_report_plots_and_leaderboard(tmp_path, monkeypatch):
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+
+    def broken(task):
+        raise RuntimeError("no idea")
+
+    monkeypatch.setitem(SOLVERS, "broken", broken)
+    common = dict(
+        limit=40, resamples=50, output_dir=str(tmp_path / "out"), leaderboard=str(tmp_path / "board.jsonl")
+    )
+    report = run(
+        ReasoningBenchConfig(solver="agents.reasoning.solvers:solve_uniform", progress=False, **common)
+    )
+    assert report["tasks"] == 40 and report["summary"]["problems"]["tasks_with_problems"] == 0
+    folder = tmp_path / "out" / "agents.reasoning.solvers_solve_uniform"
+    for name in ("report.json", "report.md", "tiers.png", "calibration.png"):
+        assert (folder / name).stat().st_size > 0
+    failed = run(ReasoningBenchConfig(solver="broken", progress=False, **common))
+    assert failed["summary"]["problems"]["tasks_with_problems"] == 40
+    assert failed["summary"]["overall"]["recall"]["value"] == 0
+    lines = [json.loads(line) for line in (tmp_path / "board.jsonl").read_text().splitlines()]
+    assert [line["solver"] for line in lines] == ["agents.reasoning.solvers:solve_uniform", "broken"]
+    with pytest.raises(ValueError, match="limit"):
+        run(ReasoningBenchConfig(solver="sat", progress=False, **dict(common, limit=0)))

@@ -111,7 +111,8 @@ def _distribution(row: Any, owners: Sequence[str], problems: list[str], card: st
         return uniform
     if abs(total - 1) > 1e-6:
         problems.append(f"probabilities of {card!r} sum to {total:.6g}: rescaled")
-    return q / total
+        return q / total
+    return q  # rounding-level sums are left alone: the exact answer scores exactly the floor
 
 
 def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
