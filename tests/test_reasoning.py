@@ -24,6 +24,7 @@ from agents.reasoning.generate import (
     Setting,
     SplitSpec,
     _game_events,
+    batch_tasks,
     checksum,
     generate,
     load_split,
@@ -173,6 +174,11 @@ def test_generation_is_deterministic(tmp_path):
         generate(SplitSpec("v0", "small", seed=8, num_tasks=10, settings=SMALL.settings), progress=False)
     )
     assert checksum(other) != checksum(first)
+    # Batches are independent: computed alone (as in parallel generation), they give the same tasks.
+    alone = [
+        dict(t, id=f"v0-small-{k:05d}") for k, t in enumerate(batch_tasks(SMALL, 0) + batch_tasks(SMALL, 1))
+    ]
+    assert alone[: len(first)] == first[: len(alone)]
 
 
 def test_the_shipped_dev_split_is_pinned_and_regenerates():

