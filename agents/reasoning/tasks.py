@@ -1,0 +1,157 @@
+"""A reasoning task: one player's view of a game cut at one of its decisions, with exact answers.
+
+``make_task`` reads only ``core.private_view`` of the events, so a task holds
+nothing its observer could not see (``tests/test_reasoning.py`` checks it by
+scrambling everything else). A task is a JSON-ready dict (schema ``v1``):
+
+- ``id``, ``version``, ``config`` (every ``core.GameConfig`` field), ``game``
+  (deal seed, line-up, cut event index), ``observer`` (player index);
+- ``cards`` (``suspects``, ``weapons``, ``rooms``: names of the edition),
+  ``players`` (``"player 0"`` ...), ``hand_sizes``, ``hand`` (card names);
+- ``history``: the observer's records in ``agents.deduction.deduce_named``'s
+  form (``{"hand": ...}``, ``{"suggest": ..., "by", "passed", "shown_by",
+  "card"}``, ``{"accuse": ..., "by", "correct"}``, ``{"seen", "owner"}``);
+- ``text``: the same view as transcript sentences (``cluedo_env.transcript``);
+- ``answers``: ``facts`` (every certain ``[card, owner, holds, label]``),
+  ``unknown`` (every uncertain ``[card, owner]``), ``envelope`` (the triple if
+  entailed, else ``"not yet"``), ``probabilities`` (``{card: {owner: p}}``,
+  every owner, exact counting posterior of ``agents.beliefs``), ``num_deals``
+  (a decimal string);
+- ``hardest`` (the hardest label among the facts), ``num_records``, ``tier``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+
+from agents.beliefs import beliefs
+from agents.deduction import HELD, UNKNOWN, Accusation, OwnHand, Record, Seen, Suggestion
+from agents.reasoning.ladder import LABELS, label_facts
+from agents.records import RecordMaker, setup_of
+from cluedo_env import core
+from cluedo_env.core import events as ev
+from cluedo_env.transcript import story
+
+__all__ = ["LONG_HISTORY", "SCHEMA_VERSION", "TEXT_SKIPPED", "make_task", "named_history", "tier_of"]
+
+SCHEMA_VERSION = "v1"
+# Movement, dice and weapon tokens carry nothing about the cards: left out of the text.
+TEXT_SKIPPED = (ev.ROLL, ev.MOVE, ev.WEAPON)
+# A history of more records than this makes its task one tier harder.
+LONG_HISTORY = 30
+# Tier of the hardest label: seen/crossing off 1, nobody could show/one of 2, counting 3, sat 4.
+_LABEL_TIER = (1, 1, 2, 2, 3, 4)
+
+
+def tier_of(hardest: int, num_records: int) -> int:
+    """Tier 1 (easiest) to 4: the hardest label's tier, one more for a long history (at most 4).
+
+    Args:
+        hardest: Index in ``LABELS`` of the hardest certain fact.
+        num_records: Records in the history.
+    """
+    return min(4, _LABEL_TIER[hardest] + (num_records > LONG_HISTORY))
+
+
+def _named(record: Record, names: tuple[str, ...], setup: Any) -> dict[str, Any]:
+    if isinstance(record, OwnHand):
+        return {"hand": [names[c] for c in record.cards]}
+    if isinstance(record, Suggestion):
+        return {
+            "suggest": [names[c] for c in record.cards],
+            "by": record.suggester,
+            "passed": list(record.passed),
+            "shown_by": record.shown_by,
+            "card": None if record.shown_card is None else names[record.shown_card],
+        }
+    if isinstance(record, Accusation):
+        return {"accuse": [names[c] for c in record.cards], "by": record.player, "correct": record.correct}
+    if isinstance(record, Seen):
+        return {"seen": names[record.card], "owner": setup.owner_name(record.owner)}
+    raise TypeError(f"not a record: {record!r}")
+
+
+def named_history(config: core.GameConfig, records: list[Record]) -> list[dict[str, Any]]:
+    """Records as ``deduce_named`` history entries, in the edition's card names."""
+    setup = setup_of(config)
+    return [_named(r, config.cards.cards, setup) for r in records]
+
+
+def _config_dict(config: core.GameConfig) -> dict[str, Any]:
+    values = {f.name: getattr(config, f.name) for f in fields(config) if f.init}
+    values["edition"] = config.cards.name  # an unregistered Edition is named too
+    return values
+
+
+def make_task(
+    config: core.GameConfig, observer: int, events: np.ndarray, *, task_id: str = "", game: dict | None = None
+) -> dict[str, Any]:
+    """The task of ``observer`` after the event rows ``events`` (a full log is filtered to its view here).
+
+    Args:
+        config: The game's rules.
+        observer: The player whose view the task is.
+        events: ``int[n, 7]`` event rows of one game from the deal on.
+        task_id: The task's id.
+        game: Where the task comes from (seed, line-up, cut), copied as is.
+
+    Returns:
+        The task dict (see the module docstring).
+    """
+    return _task_from_view(config, observer, core.private_view(np.asarray(events), observer), task_id, game)
+
+
+def _task_from_view(
+    config: core.GameConfig, observer: int, view: np.ndarray, task_id: str, game: dict | None
+) -> dict[str, Any]:
+    setup = setup_of(config)
+    maker = RecordMaker(setup, observer)
+    view = view[view[:, 0] >= 0]
+    records = [r for r in (maker.add(row) for row in view) if r is not None]
+    names = config.cards.cards
+    status, label = label_facts(setup, observer, records)
+    posterior = beliefs(setup, observer, records)
+    probabilities = posterior.probabilities()
+    owners = [setup.owner_name(o) for o in range(setup.num_owners)]
+    facts = [
+        [names[c], owners[o], bool(status[c, o] == HELD), LABELS[label[c, o]]]
+        for c, o in zip(*np.nonzero(status != UNKNOWN))
+    ]
+    unknown = [[names[c], owners[o]] for c, o in zip(*np.nonzero(status == UNKNOWN))]
+    env = setup.envelope
+    solved = [names[c] for c in np.flatnonzero(status[:, env] == HELD)]
+    hand = next((r.cards for r in records if isinstance(r, OwnHand)), ())
+    hardest = int(label.max())
+    return {
+        "id": task_id,
+        "version": SCHEMA_VERSION,
+        "config": _config_dict(config),
+        "game": dict(game or {}),
+        "observer": int(observer),
+        "cards": {
+            "suspects": list(config.cards.suspects),
+            "weapons": list(config.cards.weapons),
+            "rooms": list(config.cards.rooms),
+        },
+        "players": owners[: setup.num_players],
+        "hand_sizes": list(setup.hand_sizes),
+        "hand": [names[c] for c in hand],
+        "history": [_named(r, names, setup) for r in records],
+        "text": story(config, view, skip=TEXT_SKIPPED),
+        "answers": {
+            "facts": facts,
+            "unknown": unknown,
+            "envelope": solved if len(solved) == 3 else "not yet",
+            "probabilities": {
+                names[c]: {owners[o]: float(probabilities[c, o]) for o in range(setup.num_owners)}
+                for c in range(len(names))
+            },
+            "num_deals": str(posterior.num_deals),
+        },
+        "hardest": LABELS[hardest],
+        "num_records": len(records),
+        "tier": tier_of(hardest, len(records)),
+    }

@@ -1,0 +1,217 @@
+"""Score a solver on a reasoning-benchmark split: table, report, plots, leaderboard.
+
+    python -m experiments.reasoning_bench solver=beliefs split=dev
+    python -m experiments.reasoning_bench solver=my_package.my_module:solve split=test
+
+The solver gets each task without its answers (``agents.reasoning.score.public_view``)
+and returns an answer dict; a solver that raises is scored as an empty answer
+and the error reported. Prints the table (overall and per tier, 95% bootstrap
+intervals), writes ``<output_dir>/<solver>/report.json``, ``report.md``,
+``tiers.png`` and ``calibration.png``, and appends one line to the leaderboard.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import hydra
+import matplotlib
+import numpy as np
+from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
+from tqdm import tqdm
+
+from agents.reasoning.generate import load_split
+from agents.reasoning.ladder import LABELS
+from agents.reasoning.score import public_view, score_answer, summarize
+from agents.reasoning.solvers import load_solver
+from experiments import config as _config  # noqa: F401  (registers ${cluedo_env_version:} for --help)
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+__all__ = ["ReasoningBenchConfig", "format_table", "run"]
+
+# The columns of the printed table and of the leaderboard.
+COLUMNS = ("precision", "recall", "f1", "solved", "brier", "log_loss", "excess_log_loss")
+
+
+@dataclass
+class ReasoningBenchConfig:
+    """What to score.
+
+    Attributes:
+        solver: A built-in solver (sat, beliefs, notepad, uniform) or ``"package.module:function"``.
+        version: Benchmark version.
+        split: ``dev`` or ``test``.
+        limit: Score only the first ``limit`` tasks (None: all).
+        resamples: Bootstrap resamples.
+        seed: Bootstrap seed.
+        cache: Folder where splits not shipped are generated.
+        output_dir: Reports go to ``<output_dir>/<solver>/``.
+        leaderboard: JSON Lines file one result line is appended to.
+        progress: Show progress bars.
+    """
+
+    solver: str = "beliefs"
+    version: str = "v1"
+    split: str = "dev"
+    limit: int | None = None
+    resamples: int = 1000
+    seed: int = 0
+    cache: str = "outputs/reasoning/splits"
+    output_dir: str = "outputs/reasoning/v1-dev"
+    leaderboard: str = "outputs/reasoning/leaderboard.jsonl"
+    progress: bool = True
+
+
+ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
+
+
+def _cell(metric: dict[str, float]) -> str:
+    if not np.isfinite(metric["value"]):
+        return "n/a"
+    return f"{metric['value']:.3f} [{metric['low']:.3f}, {metric['high']:.3f}]"
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    """The summary as a Markdown table: one row per tier and overall, values with 95% intervals."""
+    header = "| group | tasks | " + " | ".join(COLUMNS) + " |"
+    lines = [header, "|" + "---|" * (len(COLUMNS) + 2)]
+    groups = [(f"tier {t}", g) for t, g in summary["tiers"].items()] + [("overall", summary["overall"])]
+    for name, group in groups:
+        lines.append(f"| {name} | {group['tasks']} | " + " | ".join(_cell(group[c]) for c in COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+def _bars(ax: Any, values: list[dict[str, float]], names: list[str], title: str) -> None:
+    mid = np.array([v["value"] for v in values])
+    err = np.array([[v["value"] - v["low"] for v in values], [v["high"] - v["value"] for v in values]])
+    shown = np.isfinite(mid)
+    x = np.arange(len(values))
+    ax.bar(x[shown], mid[shown], yerr=err[:, shown], capsize=4, color="tab:blue")
+    for k in np.flatnonzero(~shown):
+        ax.text(k, 0, "n/a", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, names, fontsize=8)
+    ax.set_title(title, fontsize=10)
+
+
+def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
+    tiers = list(summary["tiers"])
+    overall = summary["overall"]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    names = [f"{t}\n(n={summary['tiers'][t]['tasks']})" for t in tiers]
+    _bars(axes[0], [summary["tiers"][t]["f1"] for t in tiers], names, "F1 on certain facts, by tier")
+    _bars(
+        axes[1],
+        [summary["tiers"][t]["excess_log_loss"] for t in tiers],
+        names,
+        "excess log-loss by tier (nats/card; 0 = exact)",
+    )
+    _bars(
+        axes[2],
+        [overall[f"recall_{label}"] for label in LABELS],
+        [label.replace("_", "\n") for label in LABELS],
+        "recall by the weakest reasoning that finds a fact",
+    )
+    axes[2].set_ylim(0, 1.05)
+    fig.suptitle(f"{solver}: {overall['tasks']} tasks, 95% bootstrap intervals", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
+    bins = summary["calibration"]["bins"]
+    fig, ax = plt.subplots(figsize=(4.6, 4.4))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
+    if bins:
+        counts = np.array([b["count"] for b in bins])
+        ax.scatter(
+            [b["mean_claimed"] for b in bins],
+            [b["mean_exact"] for b in bins],
+            s=20 + 200 * counts / counts.max(),
+            color="tab:orange",
+        )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("solver's P(card in envelope), binned")
+    ax.set_ylabel("exact P(card in envelope), bin mean")
+    cal = summary["calibration"]
+    ax.set_title(f"{solver}: ECE {cal['ece']:.4f} ({cal['pairs']} uncertain cards)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
+    """Score ``cfg.solver`` on the split, write the report and the leaderboard line; the report."""
+    solve = load_solver(cfg.solver)
+    tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress)
+    if cfg.limit is not None:
+        if not isinstance(cfg.limit, int) or cfg.limit < 1:
+            raise ValueError(f"limit must be a positive int or null, got {cfg.limit!r}")
+        tasks = tasks[: cfg.limit]
+    scores = []
+    start = time.perf_counter()
+    for task in tqdm(tasks, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
+        try:
+            answer = solve(public_view(task))
+        except Exception as error:  # a solver's failure is scored as an empty answer, and reported
+            answer = None
+            failure = f"solver raised {type(error).__name__}"
+        else:
+            failure = None
+        scored = score_answer(task, answer)
+        if failure:
+            scored["problems"] = [failure, *scored["problems"]]
+        scores.append(scored)
+    seconds = time.perf_counter() - start
+    summary = summarize(scores, [t["tier"] for t in tasks], resamples=cfg.resamples, seed=cfg.seed)
+    report = {
+        "solver": cfg.solver,
+        "version": cfg.version,
+        "split": cfg.split,
+        "tasks": len(tasks),
+        "seconds": round(seconds, 2),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "summary": summary,
+    }
+    out = Path(cfg.output_dir) / re.sub(r"[^A-Za-z0-9_.-]+", "_", cfg.solver)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=1))
+    table = format_table(summary)
+    (out / "report.md").write_text(
+        f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks)\n\n{table}\n\n"
+        f"Calibration ECE {summary['calibration']['ece']:.4f}; "
+        f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
+    )
+    _plot_tiers(summary, cfg.solver, out / "tiers.png")
+    _plot_calibration(summary, cfg.solver, out / "calibration.png")
+    board = Path(cfg.leaderboard)
+    board.parent.mkdir(parents=True, exist_ok=True)
+    line = {k: report[k] for k in ("solver", "version", "split", "tasks", "seconds", "date")}
+    line.update({c: summary["overall"][c] for c in COLUMNS})
+    with board.open("a") as file:
+        file.write(json.dumps(line) + "\n")
+    print(f"{cfg.solver} on {cfg.version}/{cfg.split}: {len(tasks)} tasks in {seconds:.1f} s")
+    print(table)
+    print(f"calibration ECE {summary['calibration']['ece']:.4f}; problems: {summary['problems']}")
+    print(f"report: {out}")
+    return report
+
+
+@hydra.main(config_path="configs", config_name="reasoning_bench", version_base=None)
+def main(cfg: ReasoningBenchConfig) -> None:
+    """Entry point: ``python -m experiments.reasoning_bench solver=... split=...``."""
+    run(ReasoningBenchConfig(**OmegaConf.to_container(cfg, resolve=True)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,406 @@
+"""The reasoning benchmark: tasks, their exact answers and labels, the frozen splits, the scorer, the solvers.
+
+Answers are re-derived by brute force on games of a small deck; the two
+libraries (SAT and exact beliefs) agree on every shipped task; a task holds
+nothing its observer could not see (the scrambled-world method of
+``test_privacy``, with a leaky control); the scorer takes perfect, empty,
+over-claiming and malformed answers.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from agents.deduction import UNKNOWN, Setup, _agrees, _all_deals, brute_force
+from agents.reasoning.generate import (
+    CHECKSUMS,
+    SPLITS,
+    Setting,
+    SplitSpec,
+    _game_events,
+    batch_tasks,
+    checksum,
+    generate,
+    load_split,
+    read_tasks,
+    write_tasks,
+)
+from agents.reasoning.ladder import LABELS, label_facts, rung_status
+from agents.reasoning.score import public_view, score_answer, summarize
+from agents.reasoning.solvers import SOLVERS, load_solver
+from agents.reasoning.tasks import _task_from_view, make_task
+from agents.records import RecordMaker, setup_of
+from cluedo_env import core
+from cluedo_env.core import events as ev
+from cluedo_env.core.editions import Edition
+
+TINY = Edition(
+    name="tiny",
+    suspects=("Ash", "Birch", "Cedar", "Dogwood"),
+    weapons=("Axe", "Bow", "Club"),
+    rooms=("Attic", "Barn", "Cellar", "Den"),
+    weapon_start_rooms=(0, 1, 2),
+)
+
+
+def records_of(config: core.GameConfig, observer: int, events: np.ndarray) -> list:
+    maker = RecordMaker(setup_of(config), observer)
+    view = core.private_view(events, observer)
+    return [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+
+
+def brute_marginals(setup: Setup, records: list) -> np.ndarray:
+    deals = _all_deals(setup)
+    for record in records:
+        deals = deals[_agrees(deals, setup, record)]
+    counts = np.stack([(deals == o).sum(axis=0) for o in range(setup.num_owners)], axis=1)
+    return np.vectorize(lambda m: Fraction(int(m), len(deals)), otypes=[object])(counts)
+
+
+# ---------------------------------------------------------------------------
+# Answers and labels, against brute force
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lineup", [("sat", "notepad", "random"), ("random", "random", "sat")])
+def test_task_answers_equal_brute_force_on_a_small_deck(lineup):
+    config = core.GameConfig(edition=TINY, board="none", num_players=3, max_turns=40)
+    setup = setup_of(config)
+    checked = 0
+    for events in _game_events(config, lineup, np.arange(3), rotation=0):
+        turns = np.flatnonzero(events[:, 0] == ev.TURN)
+        for cut in turns[:: max(1, len(turns) // 4)]:
+            observer = int(events[cut, 1])
+            task = make_task(config, observer, events[: cut + 1])
+            records = records_of(config, observer, events[: cut + 1])
+            truth = brute_force(setup, observer, records)
+            names, owners = TINY.cards, task["players"] + ["envelope"]
+            facts = {(c, o, h) for c, o, h, _ in task["answers"]["facts"]}
+            assert facts == {(names[c], owners[o], h) for c, o, h in truth.facts()}
+            exact = brute_marginals(setup, records)
+            for c, name in enumerate(names):
+                for o, owner in enumerate(owners):
+                    assert task["answers"]["probabilities"][name][owner] == pytest.approx(
+                        float(exact[c, o]), abs=1e-12
+                    )
+            solution = truth.solved()
+            expected = "not yet" if solution is None else sorted(names[c] for c in solution)
+            got = task["answers"]["envelope"]
+            assert (got if got == "not yet" else sorted(got)) == expected
+            checked += 1
+    assert checked >= 6
+
+
+def test_every_rung_finds_only_entailed_facts_and_no_less_than_the_rung_below():
+    config = core.GameConfig(edition=TINY, board="none", num_players=3, max_turns=60)
+    setup = setup_of(config)
+    for events in _game_events(config, ("random", "notepad", "sat"), np.arange(10, 14), rotation=1):
+        for observer in range(3):
+            records = records_of(config, observer, events)
+            truth = brute_force(setup, observer, records).status
+            previous = np.zeros(truth.shape, dtype=bool)
+            for rung in range(len(LABELS)):
+                status = rung_status(setup, observer, records, rung)
+                known = status != UNKNOWN
+                assert (status[known] == truth[known]).all(), LABELS[rung]
+                assert (known | ~previous).all(), f"{LABELS[rung]} lost a fact of the rung below"
+                previous = known
+            assert (previous == (truth != UNKNOWN)).all()
+
+
+def test_labels_name_the_weakest_rung():
+    # One suggestion of player 1, everyone else passing, from observer 0 who holds none of its cards:
+    # the passes are crossing off; the envelope inference needs the last possible owner.
+    config = core.GameConfig(edition=TINY, board="none", num_players=3)
+    setup = setup_of(config)
+    from agents.deduction import OwnHand, Suggestion
+
+    records = [OwnHand(0, (0, 4, 7)), Suggestion(1, (1, 5, 8), passed=(2, 0), shown_by=None)]
+    status, label = label_facts(setup, 0, records)
+    assert LABELS[label[0, 0]] == "seen"  # own card
+    assert LABELS[label[1, 2]] == "crossing_off"  # player 2 passed on card 1
+    # card 1 is with player 1 (the suggester) or the envelope: still uncertain
+    assert status[1, 1] == UNKNOWN and label[1, 1] == -1
+
+
+def test_shipped_tasks_agree_between_the_two_libraries():
+    for task in read_tasks(SPLITS["v1", "dev"].path()):
+        answers = task["answers"]
+        certain = {(c, o): h for c, o, h, _ in answers["facts"]}
+        for card, row in answers["probabilities"].items():
+            assert sum(row.values()) == pytest.approx(1.0, abs=1e-9)
+            for owner, p in row.items():
+                if (card, owner) in certain:
+                    assert p == (1.0 if certain[card, owner] else 0.0)
+                else:
+                    assert 0 < p < 1
+        assert len(certain) + len(answers["unknown"]) == len(answers["probabilities"]) * (
+            len(task["players"]) + 1
+        )
+        assert task["hardest"] == max((f[3] for f in answers["facts"]), key=LABELS.index)
+
+
+# ---------------------------------------------------------------------------
+# Frozen, deterministic splits
+# ---------------------------------------------------------------------------
+
+SMALL = SplitSpec(
+    "v0",
+    "small",
+    seed=7,
+    num_tasks=10,
+    games_per_batch=2,
+    settings=(
+        Setting("classic", "none", ("sat", "random", "notepad")),
+        Setting("de_2023", "classic", ("notepad",) * 4),
+    ),
+)
+
+
+def test_generation_is_deterministic(tmp_path):
+    first, second = list(generate(SMALL, progress=False)), list(generate(SMALL, progress=False))
+    assert first == second and len(first) == 10
+    assert checksum(first) == write_tasks(first, tmp_path / "a.jsonl.gz")
+    write_tasks(second, tmp_path / "b.jsonl.gz")
+    assert (tmp_path / "a.jsonl.gz").read_bytes() == (tmp_path / "b.jsonl.gz").read_bytes()
+    assert read_tasks(tmp_path / "a.jsonl.gz") == first
+    other = list(
+        generate(SplitSpec("v0", "small", seed=8, num_tasks=10, settings=SMALL.settings), progress=False)
+    )
+    assert checksum(other) != checksum(first)
+    # Batches are independent: computed alone (as in parallel generation), they give the same tasks.
+    alone = [
+        dict(t, id=f"v0-small-{k:05d}") for k, t in enumerate(batch_tasks(SMALL, 0) + batch_tasks(SMALL, 1))
+    ]
+    assert alone[: len(first)] == first[: len(alone)]
+
+
+def test_the_shipped_dev_split_is_pinned_and_regenerates():
+    tasks = load_split("v1", "dev")
+    assert len(tasks) == SPLITS["v1", "dev"].num_tasks
+    assert checksum(tasks) == CHECKSUMS["v1", "dev"]
+    assert list(itertools.islice(generate(SPLITS["v1", "dev"], progress=False), 20)) == tasks[:20]
+    assert {t["config"]["num_players"] for t in tasks} == {3, 4, 5, 6}
+    assert {t["config"]["board"] for t in tasks} == {"classic", "none"}
+    assert len({t["config"]["edition"] for t in tasks}) >= 3
+    assert {t["tier"] for t in tasks} == {1, 2, 3, 4}
+
+
+@pytest.mark.slow
+def test_the_test_split_regenerates_to_its_pinned_checksum(tmp_path):
+    tasks = load_split("v1", "test", cache=tmp_path, progress=False)
+    assert len(tasks) == SPLITS["v1", "test"].num_tasks
+
+
+def test_an_altered_split_is_refused(tmp_path):
+    tasks = read_tasks(SPLITS["v1", "dev"].path())[:3]
+    tasks[0]["answers"]["envelope"] = ["Miss Scarlet", "Rope", "Hall"]
+    (tmp_path / "v1").mkdir()
+    write_tasks(tasks, tmp_path / "v1" / "test.jsonl.gz")
+    if not SPLITS["v1", "test"].path().exists():
+        with pytest.raises(ValueError, match="checksum"):
+            load_split("v1", "test", cache=tmp_path)
+    with pytest.raises(ValueError, match="unknown split"):
+        load_split("v1", "train")
+
+
+# ---------------------------------------------------------------------------
+# Privacy: scrambled worlds
+# ---------------------------------------------------------------------------
+
+
+def scrambled(events: np.ndarray, observer: int, rng: np.random.Generator) -> np.ndarray:
+    """A copy in which only what ``observer`` cannot see differs: others' dealt cards, shows between others."""
+    other = events.copy()
+    hidden = core.private_view(events, observer)[:, ev.CARD] != events[:, ev.CARD]
+    deals = np.flatnonzero(hidden & (events[:, 0] == ev.DEAL))
+    other[deals, ev.CARD] = rng.permutation(events[deals, ev.CARD])
+    for row in np.flatnonzero(hidden & (events[:, 0] == ev.SHOW)):
+        suggestion = events[:row][events[:row, 0] == ev.SUGGEST][-1]
+        other[row, ev.CARD] = rng.choice(suggestion[2:5])
+    return other
+
+
+def test_a_task_does_not_change_when_the_unseen_world_does():
+    rng = np.random.default_rng(0)
+    config = core.GameConfig(num_players=4, board="none", max_turns=60)
+    leaks = 0
+    for events in _game_events(config, ("random", "sat", "notepad", "random"), np.arange(2), rotation=0):
+        for cut, observer in [
+            (len(events) // 3, 0),
+            (len(events) // 2, 1),
+            (len(events) - 5, 2),
+            (len(events) - 5, 3),
+        ]:
+            twin = scrambled(events[:cut], observer, rng)
+            assert make_task(config, observer, events[:cut]) == make_task(config, observer, twin)
+            # The control: a task built from the full log (a leak) does change.
+            try:
+                leaky = _task_from_view(config, observer, events[:cut], "", None)
+                leaks += leaky != _task_from_view(config, observer, twin, "", None)
+            except ValueError:  # the library refuses a shown card the observer cannot know: caught too
+                leaks += 1
+    # Others' dealt cards alone (the text would name them): caught as well.
+    events = _game_events(config, ("random",) * 4, np.arange(1), rotation=0)[0]
+    events = events[: np.flatnonzero(events[:, 0] == ev.SUGGEST)[0]]
+    twin = scrambled(events, 0, rng)
+    assert make_task(config, 0, events) == make_task(config, 0, twin)
+    assert (
+        _task_from_view(config, 0, events, "", None)["text"]
+        != _task_from_view(config, 0, twin, "", None)["text"]
+    )
+    assert leaks >= 6
+
+
+# ---------------------------------------------------------------------------
+# The scorer
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return read_tasks(SPLITS["v1", "dev"].path())[:60]
+
+
+def perfect(task):
+    answers = task["answers"]
+    return {
+        "facts": [f[:3] for f in answers["facts"]],
+        "envelope": answers["envelope"],
+        "probabilities": answers["probabilities"],
+    }
+
+
+def test_a_perfect_answer_scores_perfectly(dev):
+    scores = [score_answer(t, perfect(t)) for t in dev]
+    assert all(not s["problems"] for s in scores)
+    overall = summarize(scores, [t["tier"] for t in dev], resamples=50)["overall"]
+    for metric in ("precision", "recall", "f1", "solved"):
+        assert overall[metric]["value"] == 1.0
+    assert overall["excess_log_loss"]["value"] == pytest.approx(0, abs=1e-12)
+    assert overall["brier"]["value"] == pytest.approx(overall["brier_floor"]["value"], abs=1e-12)
+
+
+def test_an_empty_answer_is_scored_and_reported(dev):
+    for answer in ({}, None, "garbage", 42):
+        score = score_answer(dev[0], answer)
+        assert score["tp"] == 0 and score["claimed"] == 0 and score["certain"] > 0
+        assert score["problems"]
+        assert score["excess_log_loss"] > 0
+    summary = summarize([score_answer(t, {}) for t in dev], [t["tier"] for t in dev], resamples=50)
+    assert summary["overall"]["recall"]["value"] == 0
+    assert summary["overall"]["precision"]["value"] == 1.0  # nothing claimed, nothing wrong
+    assert summary["problems"]["tasks_with_problems"] == len(dev)
+
+
+def test_over_claiming_costs_precision(dev):
+    task = dev[5]
+    answer = perfect(task)
+    card, owner = task["answers"]["unknown"][0]
+    answer["facts"] = answer["facts"] + [[card, owner, True], [card, owner, False]]
+    score = score_answer(task, answer)
+    assert score["tp"] == score["certain"] and score["claimed"] == score["certain"] + 2
+    wrong_envelope = dict(
+        answer,
+        envelope=task["cards"]["suspects"][:1] + task["cards"]["weapons"][:1] + task["cards"]["rooms"][:1],
+    )
+    assert score_answer(task, wrong_envelope)["solved"] == float(
+        task["answers"]["envelope"] == wrong_envelope["envelope"]
+    )
+
+
+def test_malformed_answers_are_scored_not_crashed_on(dev):
+    task = dev[3]
+    card = next(iter(task["answers"]["probabilities"]))
+    answer = perfect(task)
+    answer = copy.deepcopy(answer)
+    answer["facts"] = answer["facts"][:5] + [["no such card"], 17, [card, "player 9", "yes"]]
+    answer["envelope"] = "who knows"
+    answer["probabilities"][card] = {"player 0": float("nan")}
+    answer["probabilities"]["Banana"] = {"player 0": 1.0}
+    score = score_answer(task, answer)
+    assert score["tp"] == 5 and score["claimed"] == 8
+    assert score["solved"] == 0.0
+    text = " ".join(score["problems"])
+    for part in ("3 malformed fact", "envelope must be", "bad probability", "unknown cards"):
+        assert part in text
+    assert np.isfinite(score["log_loss"])
+    rescaled = copy.deepcopy(perfect(task))
+    rescaled["probabilities"][card] = {o: 2 * p for o, p in rescaled["probabilities"][card].items()}
+    assert score_answer(task, rescaled)["excess_log_loss"] == pytest.approx(0, abs=1e-12)
+    assert json.dumps(summarize([score], [1], resamples=10))  # the summary stays JSON
+
+
+# ---------------------------------------------------------------------------
+# Solvers
+# ---------------------------------------------------------------------------
+
+
+def test_built_in_solvers_rank_as_they_should(dev):
+    tiers = [t["tier"] for t in dev]
+    result = {
+        name: summarize([score_answer(t, solve(public_view(t))) for t in dev], tiers, resamples=50)["overall"]
+        for name, solve in SOLVERS.items()
+    }
+    assert result["sat"]["f1"]["value"] == 1.0 and result["beliefs"]["f1"]["value"] == 1.0
+    assert result["beliefs"]["excess_log_loss"]["value"] == pytest.approx(0, abs=1e-9)
+    assert result["beliefs"]["log_loss"]["value"] == pytest.approx(
+        result["beliefs"]["entropy"]["value"], abs=1e-9
+    )
+    for weak in ("notepad", "uniform"):
+        assert result[weak]["recall"]["value"] < 1
+        assert result[weak]["excess_log_loss"]["value"] > result["sat"]["excess_log_loss"]["value"] * 0 + 0.01
+        assert result[weak]["precision"]["value"] == 1.0  # sound bookkeeping: no wrong claims
+
+
+def test_solvers_never_see_the_answers(dev):
+    seen = []
+    for task in dev[:3]:
+        view = public_view(task)
+        seen.append(view)
+        assert "answers" not in view and "tier" not in view and "hardest" not in view
+    assert all("history" in v and "text" in v for v in seen)
+
+
+def test_a_users_solver_by_import_path():
+    assert load_solver("agents.reasoning.solvers:solve_sat") is SOLVERS["sat"]
+    for bad in ("sudoku", "no.such.module:solve", "agents.reasoning.solvers:nothing", 3):
+        with pytest.raises(ValueError, match="solver"):
+            load_solver(bad)
+
+
+# ---------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------
+
+
+def test_the_runner_writes_report_plots_and_leaderboard(tmp_path, monkeypatch):
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+
+    def broken(task):
+        raise RuntimeError("no idea")
+
+    monkeypatch.setitem(SOLVERS, "broken", broken)
+    common = dict(
+        limit=40, resamples=50, output_dir=str(tmp_path / "out"), leaderboard=str(tmp_path / "board.jsonl")
+    )
+    report = run(
+        ReasoningBenchConfig(solver="agents.reasoning.solvers:solve_uniform", progress=False, **common)
+    )
+    assert report["tasks"] == 40 and report["summary"]["problems"]["tasks_with_problems"] == 0
+    folder = tmp_path / "out" / "agents.reasoning.solvers_solve_uniform"
+    for name in ("report.json", "report.md", "tiers.png", "calibration.png"):
+        assert (folder / name).stat().st_size > 0
+    failed = run(ReasoningBenchConfig(solver="broken", progress=False, **common))
+    assert failed["summary"]["problems"]["tasks_with_problems"] == 40
+    assert failed["summary"]["overall"]["recall"]["value"] == 0
+    lines = [json.loads(line) for line in (tmp_path / "board.jsonl").read_text().splitlines()]
+    assert [line["solver"] for line in lines] == ["agents.reasoning.solvers:solve_uniform", "broken"]
+    with pytest.raises(ValueError, match="limit"):
+        run(ReasoningBenchConfig(solver="sat", progress=False, **dict(common, limit=0)))
