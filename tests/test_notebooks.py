@@ -22,5 +22,6 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     NotebookClient(
         notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
-    # Nothing is left beside the notebook but training runs (runs/, ignored by git).
-    assert {p.name for p in tmp_path.iterdir()} <= {"runs"}
+    # Nothing is left beside the notebook but training runs and benchmark reports (runs/ and
+    # outputs/, both ignored by git).
+    assert {p.name for p in tmp_path.iterdir()} <= {"runs", "outputs"}

@@ -6,6 +6,7 @@ import ast
 
 import pytest
 
+from agents.registry import AGENTS
 from cluedo_env import __version__
 from experiments.play import default_agents, main
 
@@ -66,7 +67,7 @@ def test_duel_plays_two_players(capsys):
     [
         (
             ["--agents", "sat,bogus"],
-            "--agents: agent must be one of ['human', 'llm', 'notepad', 'ppo', 'random', 'sat', 'sb3']",
+            f"--agents: agent must be one of {sorted(AGENTS)}",
         ),
         (["--agents", "sat,bogus"], "got 'bogus'"),
         (["--agents", "sat,,notepad"], "--agents needs comma-separated names, got 'sat,,notepad'"),
