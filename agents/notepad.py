@@ -38,7 +38,6 @@ from agents.base import Agent
 from agents.routes import Routes
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.core.game import CORNER_ROOMS
 
 __all__ = ["NotepadAgent"]
 
@@ -61,7 +60,7 @@ class NotepadAgent(Agent):
         self.shown_to = np.zeros((B, P, C), dtype=bool)  # cards I showed to each player
         self.face_down_room = np.zeros(rules.R, dtype=bool)
         if config.duel:
-            self.face_down_room[list(CORNER_ROOMS)] = True
+            self.face_down_room[list(core.CORNER_ROOMS)] = True
         self.layout = rules.layout
         self.category = np.array([config.cards.category(c) for c in range(C)])
         self.S, self.W, self.R = rules.S, rules.W, rules.R

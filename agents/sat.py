@@ -66,7 +66,6 @@ from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
 from agents.routes import Routes
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.core.game import CORNER_ROOMS
 
 __all__ = ["SatAgent"]
 
@@ -132,7 +131,7 @@ class SatAgent(Agent):
         # Rooms with a face-down card (duel) and those whose card this seat has looked at.
         self.face_down_room = np.zeros(rules.R, dtype=bool)
         if config.duel:
-            self.face_down_room[list(CORNER_ROOMS)] = True
+            self.face_down_room[list(core.CORNER_ROOMS)] = True
         self.looked = np.zeros((B, rules.R), dtype=bool)
         self.routes = Routes(config) if config.board == "classic" else None
 

@@ -15,13 +15,14 @@ from cluedo_env.core.board import Board, classic_board
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, private_view
-from cluedo_env.core.game import init, legal_action_mask, reset, rules_for, step
+from cluedo_env.core.game import CORNER_ROOMS, init, legal_action_mask, reset, rules_for, step
 from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
 from cluedo_env.core.presets import PRESETS, Preset
 from cluedo_env.core.rng import SEED_BOUND
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
 __all__ = [
+    "CORNER_ROOMS",
     "EDITIONS",
     "ENVELOPE",
     "EVENT_FIELDS",
