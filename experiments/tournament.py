@@ -385,16 +385,29 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
     pool = ProcessPoolExecutor(
         min(workers, len(chunks)), mp_context=context, initializer=signal.signal, initargs=_IGNORE_SIGINT
     )
+    finished = False
     try:
-        futures = [pool.submit(play_chunk, job, chunk) for chunk in chunks]
+        # The workers start during the first submissions. With SIGINT blocked meanwhile (they inherit
+        # the mask), a Ctrl-C cannot reach one before its initializer ignores it; this process gets
+        # it once the mask is restored.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            futures = [pool.submit(play_chunk, job, chunk) for chunk in chunks]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for future in as_completed(futures):
             try:
                 records = future.result()
             except BrokenProcessPool as error:
                 raise WorkerLost(f"a worker process of the pool died ({error})") from error
             yield records
+        finished = True
     finally:
+        processes = list((pool._processes or {}).values())  # no public way to stop them before 3.14
         pool.shutdown(wait=False, cancel_futures=True)
+        if not finished:  # interrupted or failed: stop the chunks under way instead of waiting for them
+            for process in processes:
+                process.terminate()
 
 
 def ray_code_env(root: Path) -> dict:
