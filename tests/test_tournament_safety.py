@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
+from test_tournament import SMALL
 
 from agents.random_agent import RandomAgent
 from experiments import stats
@@ -32,15 +33,6 @@ from experiments.tournament import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = (
-    "lineup.agents=[{name: random}, {name: notepad}]",
-    "game.num_players=3",
-    "game.max_turns=40",
-    "games_per_lineup=6",
-    "batch_size=1",
-    "progress=false",
-    "plots=false",
-)
 
 
 def settings(*overrides: str):
