@@ -19,6 +19,7 @@ from cluedo_env.core.game import CORNER_ROOMS, init, legal_action_mask, reset, r
 from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
 from cluedo_env.core.presets import PRESETS, Preset
 from cluedo_env.core.rng import SEED_BOUND
+from cluedo_env.core.simulate import clone, redeal
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "Preset",
     "State",
     "classic_board",
+    "clone",
     "get_edition",
     "init",
     "legal_action_mask",
@@ -47,6 +49,7 @@ __all__ = [
     "observation_size",
     "observe",
     "private_view",
+    "redeal",
     "reset",
     "rules_for",
     "step",
