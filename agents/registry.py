@@ -14,6 +14,7 @@ AGENTS = {
     "notepad": "agents.notepad:NotepadAgent",
     "sat": "agents.sat:SatAgent",
     "belief": "agents.belief:BeliefAgent",
+    "determinize": "agents.determinize:DeterminizeAgent",
     "ppo": "agents.ppo.agent:PPOAgent",
     "llm": "agents.llm:LLMAgent",
     "human": "agents.human:HumanAgent",
