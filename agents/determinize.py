@@ -117,35 +117,35 @@ def sample_shown(
 def rollout_values(
     clones: core.State,
     player: int,
-    first: np.ndarray,
     rng: np.random.Generator,
+    first: np.ndarray | None = None,
     ruled_out: np.ndarray | None = None,
     max_steps: int = 100_000,
 ) -> np.ndarray:
     """``float[n]``: ``player``'s final reward in each clone, played on by ``simple_actions``.
 
     Args:
-        clones: Games where ``player`` decides now (updated in place).
+        clones: Games to play on (updated in place); some may be over already.
         player: Whose reward counts; a clone where it is out is over for it: -1.
-        first: ``bool[A]`` the actions ``player`` may choose from in its first decision.
         rng: The generator of the rollouts' choices.
+        first: ``bool[A]``: the actions allowed in the clones' first decision (None: all).
         ruled_out: ``bool[C]`` cards ``player`` knows are not in the envelope: its policy
             reads them as seen (the simple policy otherwise knows only the cards it saw).
         max_steps: A bound on the steps (the games end by ``max_turns`` well before).
     """
     config = clones.config
-    n = clones.batch_size
     unseen = next(o for name, _shape, o in core.observation_pieces(config) if name == "unseen")
-    value = np.zeros(n, dtype=np.float64)
-    live = np.ones(n, dtype=bool)
+    value = np.where(clones.done, clones.rewards[:, player], 0.0).astype(np.float64)
+    value[~clones.done & clones.eliminated[:, player]] = -1.0
+    live = ~clones.done & ~clones.eliminated[:, player]
     for step in range(max_steps):
         games = np.flatnonzero(live)
         if len(games) == 0:
             break
         mask = core.legal_action_mask(clones)[games]
-        if step == 0:
+        if step == 0 and first is not None:
             mask &= first
-        actions = np.zeros(n, dtype=np.int64)
+        actions = np.zeros(clones.batch_size, dtype=np.int64)
         observation = core.observe(clones, clones.current_player[games], games=games)
         if ruled_out is not None:
             mine = clones.current_player[games] == player
@@ -210,4 +210,4 @@ class DeterminizeAgent(BeliefAgent):
         first = np.ones(layout.num_actions, dtype=bool)
         first[layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] = False
         ruled_out = posterior.knowledge().status[:, self.setup.envelope] == NOT_HELD
-        return rollout_values(clones, seat, first, self.rng, ruled_out)
+        return rollout_values(clones, seat, self.rng, first, ruled_out)

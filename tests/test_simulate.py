@@ -20,7 +20,6 @@ from agents.determinize import core_deals, sample_shown
 from agents.records import RecordMaker, setup_of
 from agents.simple import simple_actions
 from cluedo_env import core
-from cluedo_env.core import events as ev
 
 CLASSIC = core.GameConfig(num_players=4)
 DUEL = core.GameConfig(num_players=2, duel=True)
@@ -371,5 +370,5 @@ def test_the_simulation_page_example_runs():
     assert len(blocks) == 1
     namespace: dict = {}
     exec(blocks[0], namespace)
-    assert namespace["values"].shape == (len(namespace["candidates"]),)
-    assert ev.GAME_OVER >= 0
+    values = namespace["values"]
+    assert values.shape == (2,) and (np.abs(values) <= 1).all()
