@@ -316,6 +316,12 @@ def test_redeal_refuses_deals_that_contradict_the_player_or_the_rules():
     wrong[0, q, c] = (q + 1) % 4 if (q + 1) % 4 != player else (q + 2) % 4
     refused("shown: game 0", shown=wrong)
     refused(r"shown must have shape \(2, 4, 21\)", shown=shown[:, :2])
+    invented = shown.copy()
+    c = int(np.flatnonzero((deals[0] == player) & (state._shown_to[game, q] != player))[0])
+    invented[0, q, c] = player
+    refused(f"player {player} never showed player {q} card {c}", shown=invented)
+    refused(r"face_down must have shape \(2, 9\)", face_down=np.zeros((2, 3), dtype=np.int64))
+    refused("face_down must hold cards on the same rooms", face_down=np.zeros((2, 9), dtype=np.int64))
 
 
 def test_redeal_refuses_finished_games_and_an_accused_envelope():

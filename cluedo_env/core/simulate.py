@@ -101,8 +101,8 @@ def redeal(
             peeked at go on the other such rooms in a random order drawn from ``seeds``.
         shown: ``int[B, P, C]``: who showed each other player each card (-1 nobody),
             consistent with ``deals`` (``shown[b, q, c] = r`` needs ``deals[b, c] == r``).
-            None: none beyond what ``player`` knows (the cards it showed them). Row
-            ``player`` is ignored (the player's own knowledge stays).
+            The cards ``player`` showed them are known to it and kept (-1 there is fine);
+            row ``player`` is ignored (its own knowledge stays). None: nothing more.
 
     Returns:
         ``state``, redealt.
@@ -167,7 +167,7 @@ def redeal(
 
     if face_down is None:
         face_down = _place_face_down(state, player, deals, seeds)
-    elif config.num_face_down:
+    else:
         face_down = _int_array(face_down, "face_down", (B, rooms), "the card on each room or -1")
         for b in games.tolist():
             on_rooms = np.sort(face_down[b][face_down[b] >= 0])
@@ -180,13 +180,16 @@ def redeal(
             mine = np.isin(state._face_down[b], np.flatnonzero(peeked[b]))
             if (face_down[b][mine] != state._face_down[b][mine]).any():
                 raise ValueError(f"game {b}: a card player {player} peeked at must stay on its room")
-    else:
-        face_down = state._face_down.copy()
 
     known = np.where(state._shown_to == player, player, -1)  # the cards the player showed others
     if shown is not None:
         shown = _int_array(shown, "shown", (B, P, C), "who showed each player each card or -1")
         _require_shown(shown, deals, player, P)
+        invented = (shown == player) & (state._shown_to != player)
+        invented[:, player] = False
+        if invented.any():
+            b, q, c = np.argwhere(invented)[0]
+            raise ValueError(f"shown: game {b}, player {player} never showed player {q} card {c}")
         known = np.where(known >= 0, known, shown)
     known[:, player] = state._shown_to[:, player]
 
