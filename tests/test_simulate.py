@@ -20,6 +20,7 @@ from agents.determinize import core_deals, sample_shown
 from agents.records import RecordMaker, setup_of
 from agents.simple import simple_actions
 from cluedo_env import core
+from cluedo_env.core import events as ev
 
 CLASSIC = core.GameConfig(num_players=4)
 DUEL = core.GameConfig(num_players=2, duel=True)
@@ -322,6 +323,31 @@ def test_redeal_refuses_deals_that_contradict_the_player_or_the_rules():
     refused(f"player {player} never showed player {q} card {c}", shown=invented)
     refused(r"face_down must have shape \(2, 9\)", face_down=np.zeros((2, 3), dtype=np.int64))
     refused("face_down must hold cards on the same rooms", face_down=np.zeros((2, 9), dtype=np.int64))
+
+
+def test_redeal_refuses_a_deal_in_which_the_last_refuter_holds_none_of_the_named_cards():
+    rng = np.random.default_rng(9)
+    state = core.init(CLASSIC, range(16))
+    for _ in range(400):  # until a game's last step is a show between two players, seen by a third
+        core.step(state, simple_moves(state, rng))
+        kind = state.events[:, :, 0]
+        games, rows = np.nonzero(kind == ev.SHOW)
+        found = [(int(b), int(r)) for b, r in zip(games, rows, strict=True) if not state.done[b]]
+        if found:
+            break
+    game, row = found[0]
+    refuter, suggester = int(state.events[game, row, 1]), int(state.events[game, row, 2])
+    player = next(p for p in range(4) if p not in (refuter, suggester))
+    named = state.suggestion[game].astype(np.int64)
+    deals = state._owner[game : game + 1].copy()
+    for c in named[deals[0, named] == refuter]:  # the refuter's named cards go to the suggester
+        d = int(np.flatnonzero((deals[0] == suggester) & ~np.isin(np.arange(21), named))[0])
+        deals[0, [c, d]] = deals[0, [d, c]]
+    clones = core.clone(state, game, 1)
+    before = clones.copy()
+    with pytest.raises(ValueError, match=f"player {refuter} has just shown a card"):
+        core.redeal(clones, player, deals, [1])
+    assert clones == before  # nothing changed
 
 
 def test_redeal_refuses_finished_games_and_an_accused_envelope():

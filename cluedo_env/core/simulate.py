@@ -200,7 +200,8 @@ def redeal(
         peeked_at[b, :, face_down[b, room]] = state._peeked[b, :, state._face_down[b, room]]
     peeked_at[:, player] = state._peeked[:, player]
 
-    _rewrite_events(state, player, deals, face_down, known)
+    events = _rewrite_events(state, player, deals, face_down, known)  # may still refuse: before any write
+    state.events[...] = events
     state._owner[...] = deals
     state._envelope[...] = np.stack(
         [np.flatnonzero(envelope[b]) for b in games.tolist()] if B else np.zeros((0, 3), dtype=np.int64)
@@ -281,13 +282,13 @@ def _place_face_down(state: State, player: int, deals: np.ndarray, seeds: np.nda
 
 def _rewrite_events(
     state: State, player: int, deals: np.ndarray, face_down: np.ndarray, shown: np.ndarray
-) -> None:
-    """The last step's events with the cards the player cannot see taken from the new deal.
+) -> np.ndarray:
+    """A copy of the last step's events with the cards the player cannot see taken from the new deal.
 
     A ``SHOW`` between two other players gets a named card the refuter holds: one ``shown``
     already says it showed the suggester, else the lowest; ``shown`` records it (in place).
     """
-    events = state.events
+    events = state.events.copy()
     kind, who, card = events[:, :, ev.KIND], events[:, :, ev.PLAYER], events[:, :, ev.CARD]
     for b in range(state.batch_size):
         dealt = np.flatnonzero((kind[b] == ev.DEAL) & (who[b] != player))
@@ -309,3 +310,4 @@ def _rewrite_events(
             told = [c for c in named if shown[b, suggester, c] == refuter]
             card[b, row] = (told or named)[0]
             shown[b, suggester, card[b, row]] = refuter
+    return events
