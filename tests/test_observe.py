@@ -8,12 +8,14 @@ the duel are compared with it for both observation kinds, at every few steps and
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 
 import numpy as np
 import pytest
 from test_playouts import random_playout
 
+from agents.random_agent import sample_legal
 from cluedo_env import core
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY
@@ -168,3 +170,66 @@ def test_observe_is_the_reference_over_many_games(config):
 
     state, _ = random_playout(config, np.arange(20), rng_seed=11, accuse_rate=0.02, on_step=compare)
     assert_observations_are_the_reference(state, np.arange(20))
+
+
+def games_under_way(config: core.GameConfig, batch: int, steps: int, seed: int = 0) -> core.State:
+    """A batch after ``steps`` random legal steps (accusing never): games in every phase, none over."""
+    state = core.init(config, np.arange(batch))
+    rng = np.random.default_rng(seed)
+    layout = core.rules_for(config).layout
+    for _ in range(steps):
+        mask = core.legal_action_mask(state)
+        mask[:, layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] = False
+        core.step(state, sample_legal(rng, mask))
+    return state
+
+
+def test_observe_writes_into_out_and_refuses_a_wrong_one():
+    """``out=`` is written whole (whatever it held) and returned; without it each call gets a new array."""
+    config = core.GameConfig(num_players=4)
+    state = games_under_way(config, 5, 40)
+    viewers = np.array([0, 1, 2, 3, 1])
+    for kind in core.OBSERVATION_KINDS:
+        expected = core.observe(state, viewers, kind=kind)
+        out = np.full((5, core.observation_size(config, kind)), np.nan, dtype=np.float32)
+        assert core.observe(state, viewers, kind=kind, out=out) is out
+        np.testing.assert_array_equal(out, expected)
+        assert core.observe(state, viewers[[4, 0]], [4, 0], kind=kind, out=out[1:3]) is not None
+        np.testing.assert_array_equal(out[1:3], expected[[4, 0]])
+        again = core.observe(state, viewers, kind=kind)
+        assert not np.shares_memory(again, expected)  # nothing kept between calls
+    size = core.observation_size(config)
+    for bad, error, message in [
+        (
+            np.zeros((5, size), dtype=np.float64),
+            TypeError,
+            "out must be a float32 numpy array, got a float64",
+        ),
+        ([[0.0] * size] * 5, TypeError, "out must be a float32 numpy array, got a list"),
+        (np.zeros((4, size), dtype=np.float32), ValueError, rf"out must have shape \(5, {size}\)"),
+        (np.zeros((size, 5), dtype=np.float32).T, TypeError, "out must be a C-contiguous, writeable array"),
+    ]:
+        with pytest.raises(error, match=message):
+            core.observe(state, viewers, out=bad)
+    frozen = np.zeros((5, size), dtype=np.float32)
+    frozen.setflags(write=False)
+    with pytest.raises(TypeError, match="writeable"):
+        core.observe(state, viewers, out=frozen)
+
+
+def test_observe_is_the_same_in_parallel_and_one_game_after_the_other(monkeypatch):
+    """From ``PARALLEL_FROM`` observations the games are shared among threads, with the same rows."""
+    module = importlib.import_module("cluedo_env.core.observe")  # ``core.observe`` is the function
+    config = core.GameConfig(num_players=6)
+    state = games_under_way(config, 100, 60)
+    games = np.concatenate([np.arange(100), np.arange(100)[::-3]])  # any order, repeats
+    viewers = np.arange(len(games)) % 6
+    for kind in core.OBSERVATION_KINDS:
+        monkeypatch.setattr(module, "PARALLEL_FROM", 10**9)
+        one_after_the_other = core.observe(state, viewers, games, kind=kind)
+        monkeypatch.setattr(module, "PARALLEL_FROM", 1)
+        np.testing.assert_array_equal(core.observe(state, viewers, games, kind=kind), one_after_the_other)
+        for game in (0, 57, 99):
+            np.testing.assert_array_equal(
+                one_after_the_other[game], reference_observation(state, game, game % 6, kind)
+            )
