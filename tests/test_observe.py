@@ -32,6 +32,10 @@ CONFIGS = [
 ]
 
 
+def config_id(config: core.GameConfig) -> str:
+    return f"{config.num_players}p-{config.board}-{config.edition}-{config.movement}{'-duel' * config.duel}"
+
+
 def one_hot(value: int, size: int) -> list[bool]:
     return [k == value for k in range(size)]
 
@@ -138,9 +142,7 @@ def assert_observations_are_the_reference(state: core.State, games: np.ndarray) 
     return len(viewers)
 
 
-@pytest.mark.parametrize(
-    "config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.board}-{c.edition}-{c.movement}{'-duel' * c.duel}"
-)
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_observe_is_the_reference_over_random_playouts(config):
     checked = []
 
@@ -157,9 +159,7 @@ def test_observe_is_the_reference_over_random_playouts(config):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.board}-{c.edition}-{c.movement}{'-duel' * c.duel}"
-)
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_observe_is_the_reference_over_many_games(config):
     steps = []
 

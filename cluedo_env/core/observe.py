@@ -40,7 +40,6 @@ adds ``owner`` (everything), for debugging and oracle baselines.
 from __future__ import annotations
 
 from functools import cache
-from operator import attrgetter
 from typing import NoReturn
 
 import numpy as np
@@ -54,7 +53,9 @@ __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "obser
 
 OBSERVATION_KINDS = ("player", "seer")
 SHOWED_SCALE = 4  # times shown are counted up to 4 (then read as 1)
-PARALLEL_FROM = 64  # observations at once from which the games are shared among threads
+# From this many observations at once the games are shared among numba's threads (below, starting
+# the threads costs about what they save).
+PARALLEL_FROM = 256
 _CHUNK = 32  # games per parallel task
 
 # The pieces in their order. The compiled writer finds piece k at column ``at[k]`` of a row
@@ -156,6 +157,7 @@ class _Tables:
             (rooms, squares, and ``R + N``: off the board with ``board="none"``): 0 but on a square.
         room_distance: ``float32[R + N + 1, R]`` the ``room_distance`` values of each location.
         max_turns: ``float(config.max_turns)``.
+        compiled: ``(at, square_xy, room_distance, max_turns)``, as the compiled writer takes them.
     """
 
     def __init__(self, rules: Rules, kind: str) -> None:
@@ -172,6 +174,7 @@ class _Tables:
             self.square_xy[squares] = rules.square_xy
             self.room_distance[: rules.R + rules.N] = rules.location_room_distance / rules.max_room_distance
         self.max_turns = float(rules.config.max_turns)
+        self.compiled = (self.at, self.square_xy, self.room_distance, self.max_turns)
 
 
 @cache
@@ -180,58 +183,37 @@ def _tables(rules: Rules, kind: str) -> _Tables:
     return _Tables(rules, kind)
 
 
-# The state's fields the observation reads, in the order the compiled functions take them.
-_FIELDS = (
-    "_owner",
-    "_shown_to",
-    "_peeked",
-    "passed",
-    "showed",
-    "accused",
-    "eliminated",
-    "location",
-    "weapon_room",
-    "phase",
-    "turn_player",
-    "current_player",
-    "suggestion",
-    "dice",
-    "turn",
-)
-_fields = attrgetter(*_FIELDS)  # _fields(state): those fields, as a tuple
+def _fields(state: State) -> tuple[np.ndarray, ...]:
+    """The state's fields the observation reads, in the order ``_write_observation`` takes them."""
+    return (
+        state._owner,
+        state._shown_to,
+        state._peeked,
+        state.passed,
+        state.showed,
+        state.accused,
+        state.eliminated,
+        state.location,
+        state.weapon_room,
+        state.phase,
+        state.turn_player,
+        state.current_player,
+        state.suggestion,
+        state.dice,
+        state.turn,
+    )
 
 
 @njit(cache=True, inline="always")  # inlined into the loop over the games: no call per row
-def _write_observation(
-    row,
-    g,
-    viewer,
-    at,
-    square_xy,
-    room_distance,
-    max_turns,
-    owner,
-    shown_to,
-    peeked,
-    passed,
-    showed,
-    accused,
-    eliminated,
-    location,
-    weapon_room,
-    phase,
-    turn_player,
-    current_player,
-    suggestion,
-    dice,
-    turn,
-):  # pragma: no cover - compiled
+def _write_observation(row, g, viewer, tables, fields):  # pragma: no cover - compiled
     """Write into ``row`` the observation of game ``g`` by ``viewer``: the table of the module docstring.
 
-    ``at``, ``square_xy``, ``room_distance`` and ``max_turns`` are ``_Tables``'; the other
-    arguments are the state's fields ``_FIELDS``, whole (``owner`` is ``state._owner``).
-    ``row_<piece>`` is the row from that piece's first column on.
+    ``tables`` is ``_Tables.compiled``; ``fields`` is ``_fields(state)``: whole fields (``owner`` is
+    ``state._owner``). ``row_<piece>`` is the row from that piece's first column on.
     """
+    at, square_xy, room_distance, max_turns = tables
+    owner, shown_to, peeked, passed, showed, accused, eliminated = fields[:7]
+    location, weapon_room, phase, turn_player, current_player, suggestion, dice, turn = fields[7:]
     C, P, S, W = owner.shape[1], eliminated.shape[1], location.shape[1], weapon_room.shape[1]
     R = room_distance.shape[1]
     row[:] = 0.0
@@ -277,65 +259,19 @@ def _write_observation(
 
 
 @njit(cache=True)
-def _write_rows(
-    out,
-    games,
-    viewers,
-    at,
-    square_xy,
-    room_distance,
-    max_turns,
-    owner,
-    shown_to,
-    peeked,
-    passed,
-    showed,
-    accused,
-    eliminated,
-    location,
-    weapon_room,
-    phase,
-    turn_player,
-    current_player,
-    suggestion,
-    dice,
-    turn,
-):  # pragma: no cover - compiled
+def _write_rows(out, games, viewers, tables, fields):  # pragma: no cover - compiled
     """Row ``i`` of ``out``: game ``games[i]`` observed by ``viewers[i]``, one game after the other."""
     for i in range(len(games)):
-        _write_observation(
-            out[i],
-            games[i],
-            viewers[i],
-            at,
-            square_xy,
-            room_distance,
-            max_turns,
-            owner,
-            shown_to,
-            peeked,
-            passed,
-            showed,
-            accused,
-            eliminated,
-            location,
-            weapon_room,
-            phase,
-            turn_player,
-            current_player,
-            suggestion,
-            dice,
-            turn,
-        )
+        _write_observation(out[i], games[i], viewers[i], tables, fields)
 
 
 @njit(cache=True, parallel=True)
-def _write_rows_in_parallel(out, games, viewers, *tables_and_fields):  # pragma: no cover - compiled
+def _write_rows_in_parallel(out, games, viewers, tables, fields):  # pragma: no cover - compiled
     """``_write_rows`` over chunks of ``_CHUNK`` rows shared among the threads."""
     n = len(games)
     for chunk in prange((n + _CHUNK - 1) // _CHUNK):
         rows = slice(chunk * _CHUNK, min(n, (chunk + 1) * _CHUNK))
-        _write_rows(out[rows], games[rows], viewers[rows], *tables_and_fields)
+        _write_rows(out[rows], games[rows], viewers[rows], tables, fields)
 
 
 def observe(
@@ -348,7 +284,9 @@ def observe(
     """Observations of a batch of (game, player) pairs.
 
     Each row is written by compiled code for one game and one viewer (``_write_observation``),
-    the rows shared among threads from ``PARALLEL_FROM`` rows. The result is a new array unless
+    the rows shared among numba's threads from ``PARALLEL_FROM`` rows (``NUMBA_NUM_THREADS``
+    sets how many; on a machine with more busy threads than cores, numba's OpenMP threads
+    waste it spinning unless ``OMP_WAIT_POLICY=passive``). The result is a new array unless
     ``out`` is given: a caller observing the same number of games again and again (a training
     loop) may pass the same array each time, which spares the allocation.
 
@@ -402,16 +340,7 @@ def observe(
     else:
         _check_out(out, (n, tables.size))
     write = _write_rows_in_parallel if n >= PARALLEL_FROM else _write_rows
-    write(
-        out,
-        games,
-        viewers,
-        tables.at,
-        tables.square_xy,
-        tables.room_distance,
-        tables.max_turns,
-        *_fields(state),
-    )
+    write(out, games, viewers, tables.compiled, _fields(state))
     return out
 
 
