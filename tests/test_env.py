@@ -430,6 +430,36 @@ def test_illegal_move_under_env_ends_the_core_game_and_every_mask():
         wrapped.step(None)
 
 
+def test_env_wrappers_read_the_game_at_once_and_refuse_it_before_reset(monkeypatch):
+    """PettingZoo's wrappers read the env below through ``__getattr__`` (a failed lookup first, about
+    3 µs a read through three wrappers); ``env()``'s find the attributes every step reads at once,
+    the raw env's own objects, and still refuse them before ``reset`` as ``OrderEnforcingWrapper`` does."""
+    read_every_step = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos")
+    wrapped = cluedo_v0.env(num_players=3)
+    for name in read_every_step:
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(wrapped, name)
+    forwarded = []
+    forward = BaseWrapper.__getattr__
+    monkeypatch.setattr(
+        BaseWrapper, "__getattr__", lambda self, name: forwarded.append(name) or forward(self, name)
+    )
+    wrapped.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _agent in wrapped.agent_iter():
+        observation, reward, termination, truncation, info = wrapped.last()
+        raw = wrapped.unwrapped
+        assert all(getattr(wrapped, name) is getattr(raw, name) for name in read_every_step)
+        assert (
+            reward == raw._cumulative_rewards[raw.agent_selection] and info is raw.infos[raw.agent_selection]
+        )
+        wrapped.step(
+            None if termination or truncation else int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        )
+    assert not raw.agents and str(wrapped) == str(raw) == "cluedo_v0"
+    assert not set(forwarded) & {*read_every_step, "_cumulative_rewards"}
+
+
 @pytest.mark.parametrize(
     ("kwargs", "words"),
     [

@@ -245,7 +245,7 @@ def test_observe_selected_games_one_viewer_and_no_games(kind):
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.board}-{c.edition}")
 def test_observe_of_one_game_equals_the_batched_observe(config):
-    """A batch of one is observed by table lookups; it must equal the batched observation."""
+    """A game observed alone (a batch of one, one viewer: the env's call) equals its row in a batch."""
     checked = []
 
     def compare(state, _mask):

@@ -71,11 +71,11 @@ def privacy_violations(observe_fn, config: core.GameConfig, games: int = 12, ste
 
 
 def player_view(state: core.State, viewer: int) -> np.ndarray:
-    return core.observe(state, viewer)  # a batch of one: the single-game lookups
+    return core.observe(state, viewer)  # a batch of one, one viewer: the env's call
 
 
 def batched_view(state: core.State, viewer: int) -> np.ndarray:
-    return core.observe(state, np.array([viewer]), games=np.array([0]))  # the batched pieces
+    return core.observe(state, np.array([viewer]), games=np.array([0]))  # viewers and games as arrays
 
 
 def leaky_view(state: core.State, viewer: int) -> np.ndarray:

@@ -39,22 +39,69 @@ adds ``owner`` (everything), for debugging and oracle baselines.
 
 from __future__ import annotations
 
-import sys
-import threading
-from functools import cache, partial
-from operator import attrgetter, itemgetter
+from functools import cache
 from typing import NoReturn
 
 import numpy as np
+from numba import njit, prange
 
 from cluedo_env.core.config import GameConfig
-from cluedo_env.core.game import Rules, init, rules_for
-from cluedo_env.core.state import BUFFERED, Phase, State, byte_offsets, pack
+from cluedo_env.core.game import Rules, rules_for
+from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State
 
 __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "observe"]
 
 OBSERVATION_KINDS = ("player", "seer")
-SHOWED_SCALE = 4.0
+SHOWED_SCALE = 4  # times shown are counted up to 4 (then read as 1)
+# From this many observations at once the games are shared among numba's threads (below, starting
+# the threads costs about what they save).
+PARALLEL_FROM = 256
+_CHUNK = 32  # games per parallel task
+
+# The pieces in their order. The compiled writer finds piece k at column ``at[k]`` of a row
+# (``at[OWNER]`` is -1 in the "player" kind), with k named by the constants below.
+_PIECES = (
+    "hand",
+    "unseen",
+    "shown_to_me",
+    "face_down_seen",
+    "passed",
+    "showed",
+    "accused",
+    "eliminated",
+    "pawn_room",
+    "pawn_square",
+    "weapon_room",
+    "room_distance",
+    "phase",
+    "dice",
+    "turn_player",
+    "current_player",
+    "suggestion",
+    "turn",
+    "owner",
+)
+(
+    HAND,
+    UNSEEN,
+    SHOWN_TO_ME,
+    FACE_DOWN_SEEN,
+    PASSED,
+    SHOWED,
+    ACCUSED,
+    ELIMINATED,
+    PAWN_ROOM,
+    PAWN_SQUARE,
+    WEAPON_ROOM,
+    ROOM_DISTANCE,
+    PHASE,
+    DICE,
+    TURN_PLAYER,
+    CURRENT_PLAYER,
+    SUGGESTION,
+    TURN,
+    OWNER,
+) = range(len(_PIECES))
 
 
 @cache
@@ -66,32 +113,31 @@ def observation_pieces(
         raise ValueError(f"observation kind must be one of {list(OBSERVATION_KINDS)}, got {kind!r}")
     e = config.cards
     C, P, S, W, R = e.num_cards, config.num_players, e.num_suspects, e.num_weapons, e.num_rooms
-    shapes = [
-        ("hand", (C,)),
-        ("unseen", (C,)),
-        ("shown_to_me", (P, C)),
-        ("face_down_seen", (C,)),
-        ("passed", (P, C)),
-        ("showed", (P, C)),
-        ("accused", (P, C)),
-        ("eliminated", (P,)),
-        ("pawn_room", (S, R + 1)),
-        ("pawn_square", (S, 2)),
-        ("weapon_room", (W, R)),
-        ("room_distance", (R,)),
-        ("phase", (len(Phase.NAMES),)),
-        ("dice", (1,)),
-        ("turn_player", (P,)),
-        ("current_player", (P,)),
-        ("suggestion", (C,)),
-        ("turn", (1,)),
-    ]
-    if kind == "seer":
-        shapes.append(("owner", (C, P + 2)))
+    shapes = {
+        "hand": (C,),
+        "unseen": (C,),
+        "shown_to_me": (P, C),
+        "face_down_seen": (C,),
+        "passed": (P, C),
+        "showed": (P, C),
+        "accused": (P, C),
+        "eliminated": (P,),
+        "pawn_room": (S, R + 1),
+        "pawn_square": (S, 2),
+        "weapon_room": (W, R),
+        "room_distance": (R,),
+        "phase": (len(Phase.NAMES),),
+        "dice": (1,),
+        "turn_player": (P,),
+        "current_player": (P,),
+        "suggestion": (C,),
+        "turn": (1,),
+        "owner": (C, P + 2),
+    }
     pieces, offset = [], 0
-    for name, shape in shapes:
-        pieces.append((name, shape, offset))
-        offset += int(np.prod(shape))
+    for name in _PIECES if kind == "seer" else _PIECES[:OWNER]:
+        pieces.append((name, shapes[name], offset))
+        offset += int(np.prod(shapes[name]))
     return tuple(pieces)
 
 
@@ -101,229 +147,131 @@ def observation_size(config: GameConfig, kind: str = "player") -> int:
     return offset + int(np.prod(shape))
 
 
-class _Plan:
-    """Tables of one (config, kind), built once, so that ``observe`` only looks things up.
+class _Tables:
+    """What the compiled writer needs of one (config, kind) besides the state, built once.
 
-    ``observe`` writes every 0/1 piece (and the times shown, up to 4) into one byte array,
-    copies it to the float32 output once, then writes the real-valued pieces. Attributes named
-    after a piece are its column slice. The one-hot pieces (pawn and weapon rooms, phase, turn
-    and current player, suggestion, and the seer's ``owner``) are one scatter: ``hot_cols[v, k,
-    value + 2]`` is the column of the 1 that entry ``k`` of those state values puts in viewer
-    ``v``'s row (values from -2: -1 for nobody or ``ENVELOPE``, -2 for ``FACE_DOWN``), stored
-    flat. An absent entry (nobody decides, no suggestion) points at ``trash``, the ``turn``
-    column, which is overwritten afterwards.
+    Attributes:
+        at: ``int64[len(_PIECES)]`` the first column of each piece (-1: not in this kind).
+        size: The length of a row.
+        square_xy: ``float32[R + N + 1, 2]`` the ``pawn_square`` values of each location
+            (rooms, squares, and ``R + N``: off the board with ``board="none"``): 0 but on a square.
+        room_distance: ``float32[R + N + 1, R]`` the ``room_distance`` values of each location.
+        max_turns: ``float(config.max_turns)``.
+        compiled: ``(at, square_xy, room_distance, max_turns)``, as the compiled writer takes them.
     """
 
     def __init__(self, rules: Rules, kind: str) -> None:
-        config = rules.config
-        C, P, S, W, R = rules.C, rules.P, rules.S, rules.W, rules.R
-        pieces = observation_pieces(config, kind)
-        for name, shape, offset in pieces:
-            setattr(self, name, slice(offset, offset + int(np.prod(shape))))
-        at = {name: offset for name, _shape, offset in pieces}
-        self.C, self.P, self.S = C, P, S
-        self.size = observation_size(config, kind)
-        self.seer = kind == "seer"
-        self.trash = trash = at["turn"]
-        self.max_turns = float(config.max_turns)
-        viewers = players = np.arange(P)
-        # relative[v, j]: the player at index j of viewer v's player axes.
-        self.relative = ((viewers[:, None] + players[None, :]) % P).astype(np.int8)
-        # Real-valued pieces by location: rooms, squares, and R + N (off the board, board="none").
-        locations = R + rules.N + 1
-        self.xy_of = np.zeros((locations, 2), dtype=np.float32)
-        self.distance_of = np.zeros((locations, R), dtype=np.float32)
+        pieces = observation_pieces(rules.config, kind)
+        self.at = np.full(len(_PIECES), -1, dtype=np.int64)
+        for name, _shape, offset in pieces:
+            self.at[_PIECES.index(name)] = offset
+        self.size = observation_size(rules.config, kind)
+        locations = rules.R + rules.N + 1
+        self.square_xy = np.zeros((locations, 2), dtype=np.float32)
+        self.room_distance = np.zeros((locations, rules.R), dtype=np.float32)
         if rules.classic:
-            self.xy_of[R : R + rules.N] = rules.square_xy
-            self.distance_of[: R + rules.N] = rules.location_room_distance / rules.max_room_distance
-        # dice_of[the two int8 dice viewed as one uint16]: the total / 12 (die -1: no die).
-        pairs = np.stack(np.meshgrid(np.arange(-1, 7), np.arange(-1, 7), indexing="ij"), axis=-1)
-        codes = pairs.astype(np.int8).reshape(-1, 2).view(np.uint16)[:, 0]
-        self.dice_of = np.zeros(2**16, dtype=np.float32)
-        self.dice_of[codes] = (np.maximum(pairs, 0).sum(axis=-1) / np.float32(12)).astype(np.float32).ravel()
-        # hot_cols[v, k, value + 2] for entry k of the one-hot values (see ``observe``);
-        # unused and absent values (-1: nobody) point at trash.
-        cards = np.arange(C)
-        to_relative = (players[None, :] - viewers[:, None]) % P  # [v, q]: index of player q for viewer v
-        entries = [
-            *[at["pawn_room"] + s * (R + 1) + np.minimum(np.arange(locations), R) for s in range(S)],
-            *[at["weapon_room"] + w * R + np.arange(R) for w in range(W)],
-            at["phase"] + np.arange(len(Phase.NAMES)),
-            at["turn_player"] + to_relative,  # [v, q]
-            at["current_player"] + to_relative,
-            *[at["suggestion"] + cards] * 3,
-        ]
-        values = max(locations, C) + 2  # value + 2: from -2
-        hot = np.full((P, len(entries) + self.seer * C, values), trash, dtype=np.int64)
-        for k, cols in enumerate(entries):
-            hot[:, k, 2 : 2 + cols.shape[-1]] = cols
-        if self.seer:  # holder of card c: players by relative index, then P: envelope, P + 1: face down
-            holder = np.concatenate([np.full((P, 1), P + 1), np.full((P, 1), P), to_relative], axis=1)
-            for c in range(C):
-                hot[:, len(entries) + c, : P + 2] = at["owner"] + c * (P + 2) + holder
-        # As one flat table: hot_cols[v, k, value] is hot_flat[hot_base[v, k] + value].
-        self.hot_flat = hot.reshape(-1)
-        self.hot_base = np.arange(P * hot.shape[1]).reshape(P, -1) * values + 2
-        self._local = threading.local()
-        self._rules = rules
-        self._one_game: _OneGame | None = None
-
-    def one_game(self) -> _OneGame:
-        """The tables of the single-game path (built on first use)."""
-        if self._one_game is None:
-            self._one_game = _OneGame(self, self._rules)
-        return self._one_game
-
-    def buffers(self, n: int) -> tuple[_Work, np.ndarray]:
-        """The zeroed work buffer of ``n`` rows and a ``float32[n, size]`` output buffer.
-
-        Both are kept (per thread) for the next call, but the output is reused only once nobody
-        holds it any more (by its reference count); else a fresh one is allocated. Reusing the
-        memory spares a large batch the page faults of a fresh array at every call.
-        """
-        local = self._local
-        work = getattr(local, "work", None)
-        if work is None or work.n != n:
-            work = local.work = _Work(self, n)
-            local.probe = np.empty(0)  # held by ``local`` only, to compare reference counts with
-            local.out = np.empty((n, self.size), dtype=np.float32)
-        else:
-            work.bits.fill(0)
-            if sys.getrefcount(local.out) > sys.getrefcount(local.probe):
-                local.out = np.empty((n, self.size), dtype=np.float32)
-        return work, local.out
-
-
-class _OneGame:
-    """``observe`` of one game by table lookup: one gather and one lookup for almost every piece.
-
-    Every column except ``unseen``, ``dice`` and ``turn`` (written from Python numbers after
-    the lookups) is a function of one byte of the game's fields ``BUFFERED``, which a batch
-    of one keeps in one byte buffer (``State._buffer``; a field of two bytes is read by its
-    low byte, as all its values lie in -2..253): column ``k`` of viewer ``v``'s row is
-    ``lut[v, 256 * k + b]`` where ``b = buffer[gather[v, k]]``. The planes of the viewer's
-    player axes are gathered in the viewer's order; a one-hot column is 1 where the byte
-    holds its value.
-    """
-
-    def __init__(self, plan: _Plan, rules: Rules) -> None:
-        C, P, S, W, R = rules.C, rules.P, rules.S, rules.W, rules.R
-        fields = [getattr(init(rules.config, [0]), name) for name in BUFFERED]
-        offsets, _size = byte_offsets(fields)
-        low = 0 if sys.byteorder == "little" else 1  # the low byte of a two-byte value
-        at = {}  # at[name](i): the byte holding element i of the field
-        for name, field, offset in zip(BUFFERED, fields, offsets):
-            at[name] = partial(_byte, offset, field.itemsize, low if field.itemsize == 2 else 0)
-        byte = np.arange(256)
-        signed = np.where(byte >= 254, byte - 256, byte)  # -2 and -1 of the signed fields
-        x = {name: (signed if field.dtype.kind == "i" else byte) for name, field in zip(BUFFERED, fields)}
-        place = np.clip(x["location"], 0, len(plan.xy_of) - 1)
-        assert len(plan.xy_of) <= 254  # every location fits the low byte
-        xy, distance = plan.xy_of[place], plan.distance_of[place]
-        self.gather = np.zeros((P, plan.size), dtype=np.int64)
-        lut = np.zeros((P, plan.size, 256), dtype=np.float32)
-        for v in range(P):
-            columns: list[tuple[int, int, np.ndarray]] = []  # (column, byte, lut row)
-
-            def piece(name: str, rows: list[tuple[int, np.ndarray]], columns=columns) -> None:
-                first = getattr(plan, name).start
-                columns.extend((first + k, source, row) for k, (source, row) in enumerate(rows))
-
-            relative = [(v + j) % P for j in range(P)]  # index j of the viewer's player axes
-            owner, shown, location = x["_owner"], x["_shown_to"], x["location"]
-            piece("hand", [(at["_owner"](c), owner == v) for c in range(C)])
-            piece(
-                "shown_to_me", [(at["_shown_to"](v * C + c), shown == q) for q in relative for c in range(C)]
-            )
-            piece("face_down_seen", [(at["_peeked"](v * C + c), byte == 1) for c in range(C)])
-            for name, row in (
-                ("passed", byte == 1),
-                ("showed", np.minimum(byte, 4) / SHOWED_SCALE),
-                ("accused", byte == 1),
-            ):
-                piece(name, [(at[name](q * C + c), row) for q in relative for c in range(C)])
-            piece("eliminated", [(at["eliminated"](q), byte == 1) for q in relative])
-            piece(
-                "pawn_room",
-                [(at["location"](s), np.minimum(location, R) == r) for s in range(S) for r in range(R + 1)],
-            )
-            piece("pawn_square", [(at["location"](s), xy[:, axis]) for s in range(S) for axis in range(2)])
-            piece(
-                "weapon_room",
-                [(at["weapon_room"](w), x["weapon_room"] == r) for w in range(W) for r in range(R)],
-            )
-            piece("room_distance", [(at["location"](v), distance[:, r]) for r in range(R)])
-            piece("phase", [(at["phase"](0), x["phase"] == k) for k in range(len(Phase.NAMES))])
-            piece("turn_player", [(at["turn_player"](0), x["turn_player"] == q) for q in relative])
-            piece("current_player", [(at["current_player"](0), x["current_player"] == q) for q in relative])
-            category = np.searchsorted([S, S + W], np.arange(C), side="right")  # 0 suspect, 1 weapon, 2 room
-            piece("suggestion", [(at["suggestion"](category[c]), x["suggestion"] == c) for c in range(C)])
-            if plan.seer:  # holders by relative index, then the envelope, then face down
-                holders = [*relative, -1, -2]
-                piece("owner", [(at["_owner"](c), owner == h) for c in range(C) for h in holders])
-            for column, source, row in columns:
-                self.gather[v, column] = source
-                lut[v, column] = row
-        self.lut = lut.reshape(P, -1)
-        self.base = np.arange(plan.size) * 256
-        self.fields = attrgetter(*BUFFERED)
-        # The columns written after the lookups, in one assignment: unseen, dice, turn.
-        self.last_columns = np.r_[np.arange(plan.unseen.start, plan.unseen.stop), plan.dice.start, plan.trash]
-        self.max_turns = plan.max_turns
-
-    def observe(self, state: State, viewer: int) -> np.ndarray:
-        """``float32[1, size]``: the observation of game 0 of a batch of one by ``viewer``."""
-        buffer = state.__dict__.get("_buffer")
-        fields = self.fields(state)
-        if buffer is None or any(field.base is not buffer for field in fields):  # a field was replaced
-            buffer = pack(list(fields))[0]
-        out = self.lut[viewer].take(self.base + buffer.take(self.gather[viewer]))
-        # Unseen: neither held, nor shown to the viewer, nor looked at.
-        holders, shown, peeked = (
-            state._owner[0].tolist(),
-            state._shown_to[0, viewer].tolist(),
-            state._peeked[0, viewer].tolist(),
-        )
-        first, second = state.dice[0].tolist()
-        out[self.last_columns] = [
-            *[holder != viewer and by < 0 and not seen for holder, by, seen in zip(holders, shown, peeked)],
-            (max(first, 0) + max(second, 0)) / 12,
-            state.turn.item() / self.max_turns,
-        ]
-        return out[None]
-
-
-def _byte(offset: int, itemsize: int, low: int, i: int) -> int:
-    """The buffer byte of element ``i`` of a field at ``offset`` (its low byte if two bytes)."""
-    return offset + i * itemsize + low
-
-
-class _Work:
-    """A ``uint8[n, size]`` work buffer, views of its pieces, and row counters for ``n`` rows."""
-
-    def __init__(self, plan: _Plan, n: int) -> None:
-        P, C = plan.P, plan.C
-        self.n = n
-        self.bits = np.zeros((n, plan.size), dtype=np.uint8)
-        self.flat = self.bits.reshape(-1)
-        flags = self.bits.view(bool)  # for the 0/1 pieces
-        self.hand = flags[:, plan.hand]
-        self.unseen = flags[:, plan.unseen]
-        self.shown_to_me = flags[:, plan.shown_to_me].reshape(n, P, C)
-        self.face_down_seen = flags[:, plan.face_down_seen]
-        self.passed = flags[:, plan.passed].reshape(n, P, C)
-        self.showed = self.bits[:, plan.showed].reshape(n, P, C)  # times shown, up to 4
-        self.accused = flags[:, plan.accused].reshape(n, P, C)
-        self.eliminated = flags[:, plan.eliminated]
-        self.games = np.arange(n)  # every game, in order
-        self.first_plane = (self.games * P)[:, None]  # row of each game's first [P, C] plane row
-        self.row_start = (self.games * plan.size)[:, None]  # of each row in the flat buffer
+            squares = slice(rules.R, rules.R + rules.N)
+            self.square_xy[squares] = rules.square_xy
+            self.room_distance[: rules.R + rules.N] = rules.location_room_distance / rules.max_room_distance
+        self.max_turns = float(rules.config.max_turns)
+        self.compiled = (self.at, self.square_xy, self.room_distance, self.max_turns)
 
 
 @cache
-def _plan(rules: Rules, kind: str) -> _Plan:
-    """The plan of a config's rules (hashed by identity: cheap) and an observation kind."""
-    return _Plan(rules, kind)
+def _tables(rules: Rules, kind: str) -> _Tables:
+    """The tables of a config's rules (hashed by identity: cheap) and an observation kind."""
+    return _Tables(rules, kind)
+
+
+def _fields(state: State) -> tuple[np.ndarray, ...]:
+    """The state's fields the observation reads, in the order ``_write_observation`` takes them."""
+    return (
+        state._owner,
+        state._shown_to,
+        state._peeked,
+        state.passed,
+        state.showed,
+        state.accused,
+        state.eliminated,
+        state.location,
+        state.weapon_room,
+        state.phase,
+        state.turn_player,
+        state.current_player,
+        state.suggestion,
+        state.dice,
+        state.turn,
+    )
+
+
+@njit(cache=True, inline="always")  # inlined into the loop over the games: no call per row
+def _write_observation(row, g, viewer, tables, fields):  # pragma: no cover - compiled
+    """Write into ``row`` the observation of game ``g`` by ``viewer``: the table of the module docstring.
+
+    ``tables`` is ``_Tables.compiled``; ``fields`` is ``_fields(state)``: whole fields (``owner`` is
+    ``state._owner``). ``row_<piece>`` is the row from that piece's first column on.
+    """
+    at, square_xy, room_distance, max_turns = tables
+    owner, shown_to, peeked, passed, showed, accused, eliminated = fields[:7]
+    location, weapon_room, phase, turn_player, current_player, suggestion, dice, turn = fields[7:]
+    C, P, S, W = owner.shape[1], eliminated.shape[1], location.shape[1], weapon_room.shape[1]
+    R = room_distance.shape[1]
+    row[:] = 0.0
+    row_hand, row_unseen, row_face_down_seen = row[at[HAND] :], row[at[UNSEEN] :], row[at[FACE_DOWN_SEEN] :]
+    for c in range(C):
+        held = owner[g, c] == viewer
+        row_hand[c] = held
+        row_unseen[c] = not held and shown_to[g, viewer, c] == NOBODY and not peeked[g, viewer, c]
+        row_face_down_seen[c] = peeked[g, viewer, c]
+    row_shown_to_me, row_passed = row[at[SHOWN_TO_ME] :], row[at[PASSED] :]
+    row_showed, row_accused = row[at[SHOWED] :], row[at[ACCUSED] :]
+    for j in range(P):  # index j of a player axis
+        player = (viewer + j) % P
+        for c in range(C):
+            k = j * C + c
+            row_shown_to_me[k] = shown_to[g, viewer, c] == player
+            row_passed[k] = passed[g, player, c]
+            row_showed[k] = min(showed[g, player, c], SHOWED_SCALE) / SHOWED_SCALE
+            row_accused[k] = accused[g, player, c]
+        row[at[ELIMINATED] + j] = eliminated[g, player]
+        row[at[TURN_PLAYER] + j] = player == turn_player[g]
+        row[at[CURRENT_PLAYER] + j] = player == current_player[g]  # nobody once the game is over
+    for s in range(S):
+        where = location[g, s]
+        row[at[PAWN_ROOM] + s * (R + 1) + min(where, R)] = 1.0  # column R: in no room
+        row[at[PAWN_SQUARE] + 2 * s] = square_xy[where, 0]
+        row[at[PAWN_SQUARE] + 2 * s + 1] = square_xy[where, 1]
+    for w in range(W):
+        row[at[WEAPON_ROOM] + w * R + weapon_room[g, w]] = 1.0
+    for r in range(R):  # from the viewer's pawn: player p plays suspect p
+        row[at[ROOM_DISTANCE] + r] = room_distance[location[g, viewer], r]
+    row[at[PHASE] + phase[g]] = 1.0
+    row[at[DICE]] = (max(dice[g, 0], 0) + max(dice[g, 1], 0)) / 12  # a die of -1: not rolled
+    for card in suggestion[g]:
+        if card != NOBODY:
+            row[at[SUGGESTION] + card] = 1.0
+    row[at[TURN]] = turn[g] / max_turns
+    if at[OWNER] >= 0:  # seer: holders by the viewer's player axis, then the envelope, then face down
+        for c in range(C):
+            holder = owner[g, c]
+            column = P if holder == ENVELOPE else P + 1 if holder == FACE_DOWN else (holder - viewer) % P
+            row[at[OWNER] + c * (P + 2) + column] = 1.0
+
+
+@njit(cache=True)
+def _write_rows(out, games, viewers, tables, fields):  # pragma: no cover - compiled
+    """Row ``i`` of ``out``: game ``games[i]`` observed by ``viewers[i]``, one game after the other."""
+    for i in range(len(games)):
+        _write_observation(out[i], games[i], viewers[i], tables, fields)
+
+
+@njit(cache=True, parallel=True)
+def _write_rows_in_parallel(out, games, viewers, tables, fields):  # pragma: no cover - compiled
+    """``_write_rows`` over chunks of ``_CHUNK`` rows shared among the threads."""
+    n = len(games)
+    for chunk in prange((n + _CHUNK - 1) // _CHUNK):
+        rows = slice(chunk * _CHUNK, min(n, (chunk + 1) * _CHUNK))
+        _write_rows(out[rows], games[rows], viewers[rows], tables, fields)
 
 
 def observe(
@@ -331,13 +279,16 @@ def observe(
     players: np.ndarray | int,
     games: np.ndarray | None = None,
     kind: str = "player",
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Observations of a batch of (game, player) pairs.
 
-    A fixed number of array calls whatever the number of pairs. A batch of one game with one
-    viewer (the PettingZoo env) is read by table lookups instead (``_OneGame``), with the same
-    result. The result belongs to the caller: its memory is reused by a later call only once
-    every reference to it has been dropped.
+    Each row is written by compiled code for one game and one viewer (``_write_observation``),
+    the rows shared among numba's threads from ``PARALLEL_FROM`` rows (``NUMBA_NUM_THREADS``
+    sets how many; on a machine with more busy threads than cores, numba's OpenMP threads
+    waste it spinning unless ``OMP_WAIT_POLICY=passive``). The result is a new array unless
+    ``out`` is given: a caller observing the same number of games again and again (a training
+    loop) may pass the same array each time, which spares the allocation.
 
     A finished game is observed like a running one by the viewer given: its final knowledge,
     with ``phase`` one-hot on "over", ``current_player`` all zeros (nobody decides) and ``turn``
@@ -352,86 +303,56 @@ def observe(
         games: Indices of the games to observe, a list or 1-D integer array (default: all, in
             order).
         kind: ``"player"`` (what the viewer may know) or ``"seer"`` (everything).
+        out: Where to write the result: a C-contiguous, writeable ``float32[len(games),
+            observation_size(config, kind)]`` array (its contents are overwritten), or ``None``
+            for a new array.
 
     Returns:
-        ``float32[len(games), observation_size(config, kind)]``.
+        ``float32[len(games), observation_size(config, kind)]``: ``out`` when given.
 
     Raises:
-        ValueError: a viewer outside ``[0, P)`` (the message names the games) or a game index
-            outside the batch.
-        TypeError: viewers or games that are not integers (a bool mask for ``games``, floats).
+        ValueError: a viewer outside ``[0, P)`` (the message names the games), a game index
+            outside the batch, or an ``out`` of the wrong shape.
+        TypeError: viewers or games that are not integers (a bool mask for ``games``, floats),
+            or an ``out`` that is no writeable C-contiguous float32 array.
     """
-    plan = _plan(rules_for(state.config), kind)
-    C, P = plan.C, plan.P
+    tables = _tables(rules_for(state.config), kind)
+    P = state.config.num_players
+    n = state.batch_size if games is None else len(games)
     if type(players) is int or isinstance(players, np.integer):  # one viewer for all
         if not 0 <= players < P:
             _bad_viewers(state, players, P, games)
-        if games is None and len(state.seed) == 1:
-            return plan.one_game().observe(state, int(players))  # one game: lookups
-        viewer = column = int(players)  # kept a Python int (cheaper indexing)
-    else:  # [n] or one for all: every use below broadcasts
-        viewer = np.asarray(players)
-        count = state.batch_size if games is None else len(games)
-        if viewer.dtype.kind not in "iu" or viewer.shape not in ((), (count,)):
-            raise TypeError(
-                f"players must be an int or an integer array of shape ({count},) (one viewer per observed "
-                f"game), got {viewer.dtype} of shape {viewer.shape}"
-            )
-        viewer = viewer.astype(np.int64, copy=False)
-        if viewer.size and (viewer.min() < 0 or viewer.max() >= P):
-            _bad_viewers(state, viewer, P, games)
-        column = viewer[..., None]
-    if games is None:
-        work, out = plan.buffers(state.batch_size)
-        index, first_plane = work.games, work.first_plane
-        pick = _all
+        viewers = np.empty(n, dtype=np.int64)
+        viewers.fill(players)
     else:
-        index = games = _as_games(games, state.batch_size)
-        work, out = plan.buffers(len(games))
-        first_plane = (games * P)[:, None]
-        pick = itemgetter(games)  # pick(field) = field[games]
-    n = work.n
-
-    # What the viewer holds and saw.
-    hand = np.equal(pick(state._owner), column, out=work.hand)
-    shown = state._shown_to[index, viewer]  # [n, C]: who showed the viewer card c (-1 nobody)
-    peeked = state._peeked[index, viewer]
-    work.face_down_seen[:] = peeked
-    np.greater(shown < 0, hand | peeked, out=work.unseen)  # not shown, neither held nor seen
-    relative = plan.relative[viewer]  # [(n,) P]: index j -> player
-    np.equal(shown[:, None, :], relative[..., None], out=work.shown_to_me)
-    # Public knowledge planes: rows of the [B * P, C] planes, viewer first.
-    rows = first_plane + relative
-    state.passed.reshape(-1, C).take(rows, axis=0, out=work.passed, mode="clip")
-    state.accused.reshape(-1, C).take(rows, axis=0, out=work.accused, mode="clip")
-    state.eliminated.reshape(-1).take(rows, out=work.eliminated, mode="clip")
-    np.minimum(state.showed.reshape(-1, C).take(rows, axis=0), int(SHOWED_SCALE), out=work.showed)
-    # The other one-hot pieces: one lookup of their columns, one scatter of 1s.
-    location = pick(state.location)
-    hot = [
-        location,
-        pick(state.weapon_room),
-        pick(state.phase)[:, None],
-        pick(state.turn_player)[:, None],
-        pick(state.current_player)[:, None],
-        pick(state.suggestion),
-    ]
-    if plan.seer:
-        hot.append(pick(state._owner))
-    cols = plan.hot_flat.take(plan.hot_base[viewer] + np.concatenate(hot, axis=1))
-    work.flat[np.add(cols, work.row_start, out=cols)] = 1
-
-    # To float32, then the other pieces (the trash column ``turn`` last). Every index below is in
-    # range; ``mode="clip"`` only spares ``take`` its bounds-checking copy.
-    np.copyto(out, work.bits)
-    showed = out[:, plan.showed]
-    np.multiply(showed, 1 / SHOWED_SCALE, out=showed)
-    plan.xy_of.take(location, axis=0, out=out[:, plan.pawn_square].reshape(n, plan.S, 2), mode="clip")
-    distance = out[:, plan.room_distance]
-    plan.distance_of.take(state.location[index, viewer], axis=0, out=distance, mode="clip")
-    plan.dice_of.take(pick(state.dice).view(np.uint16), out=out[:, plan.dice], mode="clip")
-    out[:, plan.trash] = pick(state.turn) / plan.max_turns
+        viewers = np.asarray(players)
+        if viewers.dtype.kind not in "iu" or viewers.shape not in ((), (n,)):
+            raise TypeError(
+                f"players must be an int or an integer array of shape ({n},) (one viewer per observed "
+                f"game), got {viewers.dtype} of shape {viewers.shape}"
+            )
+        if viewers.size and (viewers.min() < 0 or viewers.max() >= P):
+            _bad_viewers(state, viewers, P, games)
+        viewers = np.ascontiguousarray(np.broadcast_to(viewers, (n,)), dtype=np.int64)
+    games = np.arange(n) if games is None else _as_games(games, state.batch_size)
+    if out is None:
+        out = np.empty((n, tables.size), dtype=np.float32)
+    else:
+        _check_out(out, (n, tables.size))
+    write = _write_rows_in_parallel if n >= PARALLEL_FROM else _write_rows
+    write(out, games, viewers, tables.compiled, _fields(state))
     return out
+
+
+def _check_out(out: object, shape: tuple[int, int]) -> None:
+    """Refuse an ``out`` the writer cannot fill row by row: the wrong type, dtype, layout or shape."""
+    if not isinstance(out, np.ndarray) or out.dtype != np.float32:
+        what = f"{out.dtype} array" if isinstance(out, np.ndarray) else type(out).__name__
+        raise TypeError(f"out must be a float32 numpy array, got a {what}")
+    if out.shape != shape:
+        raise ValueError(f"out must have shape {shape} (games observed, observation size), got {out.shape}")
+    if not (out.flags.c_contiguous and out.flags.writeable):
+        raise TypeError("out must be a C-contiguous, writeable array (np.empty(shape, dtype=np.float32))")
 
 
 def _bad_viewers(state: State, viewers: np.ndarray | int, P: int, games: object) -> NoReturn:
@@ -459,12 +380,7 @@ def _as_games(games: object, batch_size: int) -> np.ndarray:
             f"games must be a list or 1-D integer array of game indices (for a bool mask, pass "
             f"np.flatnonzero(mask)), got {array.dtype} of shape {array.shape}"
         )
-    array = array.astype(np.int64, copy=False)
+    array = np.ascontiguousarray(array, dtype=np.int64)  # the compiled writer's layout
     if array.size and (array.min() < 0 or array.max() >= batch_size):
         raise ValueError(f"games must be indices in [0, {batch_size}), got {array[:10].tolist()}")
-    return array
-
-
-def _all(array: np.ndarray) -> np.ndarray:
-    """Every game of a field (``observe`` without ``games``)."""
     return array
