@@ -68,6 +68,7 @@ import json
 import random
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,13 +90,14 @@ try:  # modules of extras: a core-only install is told which extra to install
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
     from ray.tune.registry import register_env
     from torch.utils.tensorboard import SummaryWriter
+
+    from agents.ppo.rllib_module import module_spec
 except ModuleNotFoundError as error:
     from experiments.extras import missing_extra
 
     raise missing_extra(error) from error
 
 from agents.ppo.network import ActorCritic, NetworkSettings, save_model
-from agents.ppo.rllib_module import module_spec
 from agents.registry import make_agent
 from cluedo_env import cluedo_v0, core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
@@ -108,7 +110,28 @@ SELF_PLAY_ENV = "cluedo_rllib_self_play"
 LEARNER = "default_policy"  # RLlib's module id of a single-agent run
 SHARED = "shared"  # the module of every seat in self-play
 POLICIES = ("shared", "per_seat")
-AGENT_STEPS = "agent_steps"  # the env runners' metric: every player's decisions sampled
+# What a resume may change: the budget, resources, logging, checkpoints and evaluations, never what it learns from.
+RESUMABLE = (
+    "total_timesteps",
+    "time_limit",
+    "progress",
+    "torch_threads",
+    "runs_dir",
+    "resume",
+    "ray_address",
+    "num_cpus",
+    "num_env_runners",
+    "num_envs_per_env_runner",
+    "num_cpus_per_env_runner",
+    "num_learners",
+    "num_gpus_per_learner",
+    "eval_every",
+    "eval_games",
+    "final_eval_games",
+    "checkpoint_every",
+    "keep_checkpoints",
+)
+DECISIONS = "cluedo_decisions"  # the env runners' metric: every player's decisions sampled (agent-steps)
 
 
 def _never_random() -> AgentSpec:
@@ -158,6 +181,8 @@ class RLlibConfig:
     network: NetworkSettings = field(default_factory=NetworkSettings)
     total_timesteps: int = 3_000_000
     """agent-steps: every player's decisions (as in train_ppo)"""
+    time_limit: float | None = None
+    """minutes of training after which the run ends as at its budget (null: none)"""
     train_batch_size: int = 4096
     """learner steps per iteration"""
     minibatch_size: int = 1024
@@ -273,7 +298,7 @@ def make_self_play_env(env_config: dict[str, Any]) -> PettingZooEnv:
 
 
 class CountAgentSteps(RLlibCallback):
-    """Logs every player's decisions sampled (``agent_steps``): from the fixed-opponent envs' counters,
+    """Logs every player's decisions sampled (``cluedo_decisions``, the agent-steps): from the fixed-opponent envs' counters,
     or RLlib's env steps in self-play (each step of ``cluedo_v0`` is one decision)."""
 
     def __init__(self) -> None:
@@ -289,10 +314,10 @@ class CountAgentSteps(RLlibCallback):
             new, self.counted = total - self.counted, total
         else:
             new = sum(len(episode) for episode in samples)
-        metrics_logger.log_value(AGENT_STEPS, new, reduce="sum")
+        metrics_logger.log_value(DECISIONS, new, reduce="sum")
 
 
-def _snapshot_mapping(snapshots: list[str], share: float):  # noqa: ANN202 (an RLlib mapping function)
+def _snapshot_mapping(snapshots: list[str], share: float) -> Callable[..., str]:
     """Seats to modules in self-play: each seat of a game a random snapshot with probability ``share``."""
 
     def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
@@ -406,6 +431,7 @@ class Run:
             self.agent_steps, self.iteration = progress["agent_steps"], progress["iteration"]
             self.snapshots, self.snapshot_count = progress["snapshots"], progress["snapshot_count"]
             self.run_dir = checkpoint.parent.parent
+            _check_resumable(cfg, self.run_dir / "config.yaml")
         else:
             self.run_dir = Path(cfg.runs_dir) / f"rllib__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
             (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
@@ -429,11 +455,12 @@ class Run:
             disable=not cfg.progress,
         )
         next_eval = (self.agent_steps // cfg.eval_every + 1) * cfg.eval_every if cfg.eval_every > 0 else None
-        while self.agent_steps < cfg.total_timesteps:
+        deadline = None if cfg.time_limit is None else time.perf_counter() + 60 * cfg.time_limit
+        while self.agent_steps < cfg.total_timesteps and (deadline is None or time.perf_counter() < deadline):
             began = time.perf_counter()
             result = self.algo.train()
             self.iteration += 1
-            new = int(result.get("env_runners", {}).get(AGENT_STEPS, 0))
+            new = int(result.get("env_runners", {}).get(DECISIONS, 0))
             self.agent_steps += new
             bar.update(new)
             self.log(result, new, time.perf_counter() - began)
@@ -536,6 +563,18 @@ class Run:
         with open(self.run_dir / "evaluations.json", "a") as file:
             file.write(json.dumps(line) + "\n")
         return results
+
+
+def _check_resumable(cfg: RLlibConfig, saved: Path) -> None:
+    """Refuse a resume whose command line changes what the run learns from (anything but ``RESUMABLE``)."""
+    before = OmegaConf.to_container(OmegaConf.load(saved))
+    now = OmegaConf.to_container(OmegaConf.structured(cfg))
+    changed = [key for key in now if key not in RESUMABLE and key in before and before[key] != now[key]]
+    if changed:
+        raise ValueError(
+            f"resume of {saved.parent} with other values of {', '.join(changed)}: a resume may change only "
+            f"{', '.join(RESUMABLE)} (start a new run for the rest)"
+        )
 
 
 def find_checkpoint(path: str | Path) -> Path:
