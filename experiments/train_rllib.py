@@ -436,6 +436,8 @@ class Run:
             self.run_dir = Path(cfg.runs_dir) / f"rllib__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
             (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
             (self.run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+        register_env(FIXED_ENV, make_fixed_opponents_env)  # by name, for the env runners
+        register_env(SELF_PLAY_ENV, make_self_play_env)
         self.algo = rllib_setup(cfg, self.snapshots).build_algo()
         if checkpoint is not None:
             self.algo.restore_from_path(str(checkpoint.resolve()))
@@ -589,15 +591,13 @@ def find_checkpoint(path: str | Path) -> Path:
 
 
 def start_ray(cfg: RLlibConfig) -> None:
-    """Ray on this machine (``ray_address`` null) or a running cluster; the Cluedo envs registered."""
+    """Ray on this machine (``ray_address`` null) or a running cluster."""
     torch.set_num_threads(cfg.torch_threads)
     if not ray.is_initialized():
         if cfg.ray_address is None:
             ray.init(num_cpus=cfg.num_cpus, include_dashboard=False)
         else:
             ray.init(address=cfg.ray_address)
-    register_env(FIXED_ENV, make_fixed_opponents_env)
-    register_env(SELF_PLAY_ENV, make_self_play_env)
 
 
 def train(cfg: RLlibConfig) -> Path:

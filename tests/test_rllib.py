@@ -207,6 +207,33 @@ def test_self_play_shares_one_module_and_adds_snapshots(local_ray, tmp_path):
     assert (run.run_dir / "model.pt").is_file()
 
 
+def test_per_seat_self_play_trains_a_module_for_every_seat(local_ray, tmp_path):
+    cfg = small_config(tmp_path, "opponent=null", "policies=per_seat", "final_eval_games=0")
+    run = Run(cfg)
+    try:
+        run.train()
+        seats = [network_of(run.algo, f"player_{p}", cfg).state_dict() for p in range(3)]
+    finally:
+        run.algo.stop()
+    # each seat's module starts from its own random weights and learns from its own decisions
+    assert not torch.equal(seats[0]["trunk.0.weight"], seats[1]["trunk.0.weight"])
+
+
+def test_a_time_limit_ends_the_run_as_its_budget_would(local_ray, tmp_path):
+    run = Run(small_config(tmp_path, "time_limit=0", "total_timesteps=1000000", "final_eval_games=0"))
+    try:
+        run.train()
+    finally:
+        run.algo.stop()
+    assert run.iteration == 0 and (run.run_dir / "model.pt").is_file()
+    assert (
+        json.loads((run.run_dir / "checkpoints" / "iteration_000000" / "progress.json").read_text())[
+            "agent_steps"
+        ]
+        == 0
+    )
+
+
 def test_the_config_refuses_what_it_cannot_do(tmp_path):
     with pytest.raises(ValueError, match="policies must be one of"):
         RLlibConfig(policies="every_other_seat")
