@@ -55,7 +55,7 @@ latest ``keep_checkpoints`` kept), each RLlib's own checkpoint
 (``algo.save_to_path``: pickles, for ``resume`` of your own runs only) plus
 ``cluedo_model.pt`` (the trained module in the project's pickle-free model
 format) and ``progress.json`` (agent-steps, iteration, snapshots); at the end
-``model.pt`` (the same format: ``make_agent("rllib", path=<run folder>)`` or
+``model.pt`` (of the trained module; with ``policies: per_seat``, seat 0's; the same format: ``make_agent("rllib", path=<run folder>)`` or
 ``make_agent("ppo", checkpoint=<run>/model.pt)`` plays it, read with
 ``weights_only=True``) and ``evaluations.json``. ``resume=<run folder or
 checkpoint folder>`` restores RLlib's checkpoint (unpickling it: only your

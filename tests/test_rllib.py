@@ -266,18 +266,16 @@ def test_the_rllib_agent_reads_only_the_pickle_free_export(trained_run):
 
 
 def test_the_exported_policy_plays_a_tournament(trained_run, tmp_path):
-    overrides = [
-        f"lineup.agents=[{{name: rllib, options: {{path: '{trained_run}'}}}}, {{name: random, options: {{accuse: never}}}}]",
-        "game.num_players=3",
-        "game.max_turns=40",
-        "games_per_lineup=3",
-        "workers=0",
-        "progress=false",
-        "plots=false",
-    ]
+    rllib = f"{{name: rllib, options: {{path: '{trained_run}'}}}}"
+    small = {"game.num_players": 3, "game.max_turns": 40, "games_per_lineup": 3, "workers": 0}
+    quiet = {"progress": "false", "plots": "false"}
+    overrides = [f"{key}={value}" for key, value in {**small, **quiet}.items()]
     with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
-        settings = load_config(compose("tournament", overrides=overrides))
+        settings = load_config(
+            compose("tournament", overrides=[*overrides, f"lineup.agents=[{rllib}, {{name: notepad}}]"])
+        )
     summary = run_tournament(settings, tmp_path / "out")
-    games = (tmp_path / "out" / "games.jsonl").read_text().splitlines()
-    assert summary["games"] == len(games) > 0
-    assert all("rllib" in json.loads(line)["seats"] for line in games)
+    seats = [
+        json.loads(line)["seats"] for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()
+    ]
+    assert summary["games"] == len(seats) > 0 and all("rllib" in names for names in seats)
