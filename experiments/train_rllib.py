@@ -65,6 +65,7 @@ own) and continues in the same run folder; ``total_timesteps`` may change.
 from __future__ import annotations
 
 import json
+import math
 import random
 import shutil
 import time
@@ -123,6 +124,7 @@ RESUMABLE = (
     "num_env_runners",
     "num_envs_per_env_runner",
     "num_cpus_per_env_runner",
+    "sample_timeout",
     "num_learners",
     "num_gpus_per_learner",
     "eval_every",
@@ -160,6 +162,8 @@ class RLlibConfig:
     num_env_runners: int = 1
     num_envs_per_env_runner: int = 16
     num_cpus_per_env_runner: float = 1.0
+    sample_timeout: float = 600.0
+    """seconds an iteration waits for the env runners' samples (RLlib's 60 s is short on a busy machine)"""
     num_learners: int = 0
     """0: the learner runs in the driver; n: n remote learner actors"""
     num_gpus_per_learner: float = 0.0
@@ -356,6 +360,7 @@ def rllib_setup(cfg: RLlibConfig, snapshots: list[str] | None = None) -> PPOConf
             num_envs_per_env_runner=cfg.num_envs_per_env_runner,
             num_cpus_per_env_runner=cfg.num_cpus_per_env_runner,
             rollout_fragment_length="auto",
+            sample_timeout_s=cfg.sample_timeout,
         )
         .learners(num_learners=cfg.num_learners, num_gpus_per_learner=cfg.num_gpus_per_learner)
         .training(
@@ -462,7 +467,7 @@ class Run:
             began = time.perf_counter()
             result = self.algo.train()
             self.iteration += 1
-            new = int(result.get("env_runners", {}).get(DECISIONS, 0))
+            new = decisions_sampled(result)
             self.agent_steps += new
             bar.update(new)
             self.log(result, new, time.perf_counter() - began)
@@ -577,6 +582,12 @@ def _check_resumable(cfg: RLlibConfig, saved: Path) -> None:
             f"resume of {saved.parent} with other values of {', '.join(changed)}: a resume may change only "
             f"{', '.join(RESUMABLE)} (start a new run for the rest)"
         )
+
+
+def decisions_sampled(result: dict[str, Any]) -> int:
+    """The agent-steps an iteration sampled (0 when no env runner returned samples: RLlib gives NaN)."""
+    value = result.get("env_runners", {}).get(DECISIONS, 0)
+    return 0 if value is None or math.isnan(value) else int(value)
 
 
 def find_checkpoint(path: str | Path) -> Path:

@@ -25,7 +25,15 @@ from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
 from experiments.config import load_config
 from experiments.tournament import run_tournament
-from experiments.train_rllib import RLlibConfig, Run, make_fixed_opponents_env, network_of, train
+from experiments.train_rllib import (
+    DECISIONS,
+    RLlibConfig,
+    Run,
+    decisions_sampled,
+    make_fixed_opponents_env,
+    network_of,
+    train,
+)
 
 CONFIGS = Path(__file__).resolve().parents[1] / "experiments" / "configs"
 SMALL_GAME = {"num_players": 3, "max_turns": 40}  # short games keep the tests quick
@@ -232,6 +240,13 @@ def test_a_time_limit_ends_the_run_as_its_budget_would(local_ray, tmp_path):
         ]
         == 0
     )
+
+
+def test_an_iteration_without_samples_counts_no_agent_steps():
+    # RLlib reports a metric no env runner logged (a sample timeout) as NaN
+    assert decisions_sampled({"env_runners": {DECISIONS: float("nan")}}) == 0
+    assert decisions_sampled({"env_runners": {}}) == decisions_sampled({}) == 0
+    assert decisions_sampled({"env_runners": {DECISIONS: 4096.0}}) == 4096
 
 
 def test_the_config_refuses_what_it_cannot_do(tmp_path):
