@@ -34,7 +34,9 @@ def throughput(run_dir: Path) -> dict[str, list[float]]:
     from experiments.plot_training import scalars
 
     steps, sps = scalars(run_dir)["charts/SPS"]
-    return {"agent_steps": steps.tolist(), "agent_steps_per_second": sps.tolist()}
+    # a resumed run repeats the steps after its checkpoint: keep the points that move forward
+    forward = steps > np.maximum.accumulate(np.concatenate([[-1], steps[:-1]]))
+    return {"agent_steps": steps[forward].tolist(), "agent_steps_per_second": sps[forward].tolist()}
 
 
 def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labels: list[str]):
