@@ -215,6 +215,7 @@ def test_self_play_shares_one_module_and_adds_snapshots(local_ray, tmp_path):
     assert (run.run_dir / "model.pt").is_file()
 
 
+@pytest.mark.slow  # another algorithm build: the shared-module self-play test covers the multi-agent path
 def test_per_seat_self_play_trains_a_module_for_every_seat(local_ray, tmp_path):
     cfg = small_config(tmp_path, "opponent=null", "policies=per_seat", "final_eval_games=0")
     run = Run(cfg)
@@ -227,6 +228,7 @@ def test_per_seat_self_play_trains_a_module_for_every_seat(local_ray, tmp_path):
     assert not torch.equal(seats[0]["trunk.0.weight"], seats[1]["trunk.0.weight"])
 
 
+@pytest.mark.slow  # another algorithm build
 def test_a_time_limit_ends_the_run_as_its_budget_would(local_ray, tmp_path):
     run = Run(small_config(tmp_path, "time_limit=0", "total_timesteps=1000000", "final_eval_games=0"))
     try:
