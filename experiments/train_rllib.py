@@ -44,7 +44,8 @@ Ray: ``ray_address: null`` starts Ray on this machine (``num_cpus`` of it, all
 when null); ``ray_address=auto`` (on a cluster node) or
 ``ray://<head>:10001`` joins a running cluster; ``num_env_runners``,
 ``num_envs_per_env_runner``, ``num_cpus_per_env_runner``, ``num_learners`` and
-``num_gpus_per_learner`` place the work. The driver (this script) writes every
+``num_gpus_per_learner`` place the work; ``sample_timeout`` is how long an
+iteration waits for samples (an iteration without any counts no agent-steps). The driver (this script) writes every
 file, on the machine where it runs.
 
 Files, in ``<runs_dir>/rllib__<exp_name>__<seed>__<time>``: ``config.yaml``;
