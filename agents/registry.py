@@ -19,6 +19,7 @@ AGENTS = {
     "llm": "agents.llm:LLMAgent",
     "human": "agents.human:HumanAgent",
     "sb3": "agents.sb3_agent:SB3Agent",
+    "rllib": "agents.rllib_agent:RLlibAgent",
 }
 
 

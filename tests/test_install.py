@@ -79,7 +79,9 @@ def test_torch_is_a_range_that_includes_the_tested_release():
 # -- commands from any folder ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["tournament", "train_ppo", "benchmark", "train_sb3", "reasoning_bench"])
+@pytest.mark.parametrize(
+    "module", ["tournament", "train_ppo", "benchmark", "train_sb3", "train_rllib", "reasoning_bench"]
+)
 def test_help_names_the_command_and_the_version(tmp_path, module):
     done = run(sys.executable, "-m", f"experiments.{module}", "--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -120,6 +122,7 @@ def test_a_tournament_runs_from_any_folder_with_a_config_folder_of_the_users(tmp
         ("experiments.train_sb3", "sb3_contrib", "sb3"),
         ("cluedo_env.sb3", "stable_baselines3", "sb3"),
         ("agents.sb3_agent", "sb3_contrib", "sb3"),
+        ("experiments.train_rllib", "ray", "ray"),
     ],
 )
 def test_a_missing_extra_is_named_with_the_command_that_installs_it(tmp_path, module, blocked, extra):

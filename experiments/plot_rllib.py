@@ -1,0 +1,108 @@
+"""An RLlib run next to a ``train_ppo`` run: agent-steps/s and win rates over agent-steps, side by side.
+
+    python -m experiments.plot_rllib runs/rllib__<run> --ppo-run runs/cluedo_v0__<run> \\
+        --png docs/rllib_vs_ppo.png --json docs/rllib_vs_ppo.json
+
+Three panels over agent-steps (every player's decisions, the budget of both
+trainers): throughput (``charts/SPS`` of each run's TensorBoard file: agent-steps
+done since the start over the seconds since the start, evaluations and
+checkpoints included), and the win rate against ``num_players - 1`` players of
+each evaluation kind (default ``random_never`` and ``notepad``), every point with
+its 95% Wilson interval; the JSON has the game counts. The RLlib points come
+from the run's ``evaluations.json`` (``experiments/train_rllib.py``), the PPO
+points as ``experiments.plot_sb3`` reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from cluedo_env import __version__
+from experiments.extras import missing_extra
+from experiments.plot_sb3 import ppo_run_points, sb3_points
+
+RLLIB = "RLlib PPO (experiments/train_rllib.py)"
+PPO = "project PPO (experiments/train_ppo.py)"
+
+
+def throughput(run_dir: Path) -> dict[str, list[float]]:
+    """``{"agent_steps": [...], "agent_steps_per_second": [...]}`` of a run's ``charts/SPS``."""
+    from experiments.plot_training import scalars
+
+    steps, sps = scalars(run_dir)["charts/SPS"]
+    # a resumed run repeats the steps after its checkpoint: keep the points that move forward
+    forward = steps > np.maximum.accumulate(np.concatenate([[-1], steps[:-1]]))
+    return {"agent_steps": steps[forward].tolist(), "agent_steps_per_second": sps[forward].tolist()}
+
+
+def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labels: list[str]):
+    """Throughput and one win-rate panel per evaluation kind, one line per trainer."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 1 + len(labels), figsize=(5 * (1 + len(labels)), 4.2))
+    for name, curve in speed.items():
+        axes[0].plot(np.array(curve["agent_steps"]) / 1e6, curve["agent_steps_per_second"], label=name)
+    axes[0].set(
+        title="throughput",
+        xlabel="agent-steps (millions)",
+        ylabel="agent-steps/s (since the start)",
+        ylim=(0, None),
+    )
+    axes[0].legend(fontsize=8)
+    for ax, label in zip(axes[1:], labels):
+        for name, by_label in rates.items():
+            points = by_label[label]
+            x = np.array([p["agent_steps"] for p in points]) / 1e6
+            y = np.array([p["win_rate"] for p in points])
+            interval = np.array([[p["low"] for p in points], [p["high"] for p in points]])
+            err = np.abs(interval - y)  # the distances below and above the rate
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
+        ax.axhline(0.9, color="grey", linestyle=":", linewidth=1, label="90%")
+        ax.set(
+            title=f"win rate vs 3 x {label} (95% Wilson)",
+            xlabel="agent-steps (millions)",
+            ylabel="win rate",
+            ylim=(0, 1),
+        )
+        ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {__doc__.partition(chr(10))[0]}")
+    parser.add_argument("rllib_run", type=Path, help="a run folder of experiments.train_rllib")
+    parser.add_argument("--ppo-run", type=Path, required=True, help="a run folder of experiments.train_ppo")
+    parser.add_argument(
+        "--labels", nargs="+", default=["random_never", "notepad"], help="evaluation opponents"
+    )
+    parser.add_argument("--png", type=Path, help="figure path (default: <rllib_run>/rllib_vs_ppo.png)")
+    parser.add_argument("--json", type=Path, help="also write the points (with game counts) here")
+    parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
+    args = parser.parse_args(argv)
+    try:
+        speed = {RLLIB: throughput(args.rllib_run), PPO: throughput(args.ppo_run)}
+        # train_rllib's evaluations.json has train_sb3's layout (one line per evaluation)
+        rates = {
+            RLLIB: {label: sb3_points(args.rllib_run, label) for label in args.labels},
+            PPO: {label: ppo_run_points(args.ppo_run, label) for label in args.labels},
+        }
+        png = args.png or args.rllib_run / "rllib_vs_ppo.png"
+        figure(speed, rates, args.labels).savefig(png, dpi=100)
+    except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras
+        raise missing_extra(error) from error
+    print(f"figure: {png}")
+    if args.json:
+        args.json.write_text(json.dumps({"throughput": speed, "win_rates": rates}, indent=1))
+        print(f"points: {args.json}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,631 @@
+"""Ray RLlib PPO (current API stack: RLModule, Learner, env runners) on Cluedo, illegal actions masked.
+
+    python -m experiments.train_rllib                                     # experiments/configs/train_rllib.yaml
+    python -m experiments.train_rllib total_timesteps=200000 exp_name=smoke
+    python -m experiments.train_rllib opponent=null snapshot_every=10    # self-play on cluedo_v0
+    python -m experiments.train_rllib ray_address=auto num_env_runners=32  # on a running Ray cluster
+    python -m experiments.train_rllib resume=runs/<run folder>             # continue from its latest checkpoint
+    tensorboard --logdir runs
+
+What a run is:
+
+1. **Model.** ``agents.ppo.rllib_module.CluedoPPOModule``: the project's PPO
+   network (``agents/ppo/network.py``, sizes from ``network``) as an RLModule;
+   the logits of illegal actions are -1e9 inside the model, so RLlib's
+   categorical distribution never samples one.
+2. **Env.** With ``opponent`` set (default: three random players that never
+   accuse), every env runner plays ``num_envs_per_env_runner`` single games of
+   ``cluedo_env.gym_env.CluedoSingleAgentEnv``: the learner in a random seat,
+   the opponent (any ``agents`` name: random, notepad, sat, ppo...) in the
+   others, played inside the env. With ``opponent: null`` the env is the
+   PettingZoo ``cluedo_v0`` through RLlib's ``PettingZooEnv`` (turn-based: only
+   the player who decides gets an observation), every seat a learner:
+   ``policies: shared`` (one module, ``shared``, for all seats: self-play) or
+   ``per_seat`` (a module per seat). Self-play snapshots: every
+   ``snapshot_every`` iterations (0: never) a frozen copy of ``shared`` joins
+   (the latest ``max_snapshots`` are kept), and in each new game every seat
+   plays a snapshot with probability ``snapshot_share``.
+3. **Rewards.** ``reward_scheme`` (+1 win, -1 loss by default) on the game's
+   end; with fixed opponents, ``elimination_reward`` ends the learner's
+   episode at its wrong accusation, and ``knowledge_shaping`` adds
+   ``train_ppo``'s potential-based reward for seen cards
+   (``gamma * phi(next) - phi(now)``, phi 0 at the episode's end).
+4. **Budget.** ``total_timesteps`` counts agent-steps as ``train_ppo`` does:
+   every player's decisions, the opponents' included (counted in the envs).
+   An iteration is ``algo.train()``: ``train_batch_size`` learner steps
+   sampled, then ``num_epochs`` passes of minibatches of ``minibatch_size``.
+5. **Evaluation.** Every ``eval_every`` agent-steps and at the end
+   (``final_eval_games``), the policy is exported and played in the arena as
+   ``train_ppo``'s evaluation does: ``num_players - 1`` of each
+   ``eval_opponents`` kind, fixed deals, seats rotated, 95% Wilson intervals
+   and game counts (``evaluations.json``, one line per evaluation).
+
+Ray: ``ray_address: null`` starts Ray on this machine (``num_cpus`` of it, all
+when null); ``ray_address=auto`` (on a cluster node) or
+``ray://<head>:10001`` joins a running cluster; ``num_env_runners``,
+``num_envs_per_env_runner``, ``num_cpus_per_env_runner``, ``num_learners`` and
+``num_gpus_per_learner`` place the work; ``sample_timeout`` is how long an
+iteration waits for samples (an iteration without any counts no agent-steps). The driver (this script) writes every
+file, on the machine where it runs.
+
+Files, in ``<runs_dir>/rllib__<exp_name>__<seed>__<time>``: ``config.yaml``;
+TensorBoard events (``charts/SPS`` agent-steps/s, ``charts/agent_steps``,
+``charts/episode_return``, ``losses/*``, ``eval/win_rate/<label>``);
+``checkpoints/iteration_<n>/`` every ``checkpoint_every`` iterations (the
+latest ``keep_checkpoints`` kept), each RLlib's own checkpoint
+(``algo.save_to_path``: pickles, for ``resume`` of your own runs only) plus
+``cluedo_model.pt`` (the trained module in the project's pickle-free model
+format) and ``progress.json`` (agent-steps, iteration, snapshots); at the end
+``model.pt`` (of the trained module; with ``policies: per_seat``, seat 0's; the same format: ``make_agent("rllib", path=<run folder>)`` or
+``make_agent("ppo", checkpoint=<run>/model.pt)`` plays it, read with
+``weights_only=True``) and ``evaluations.json``. ``resume=<run folder or
+checkpoint folder>`` restores RLlib's checkpoint (unpickling it: only your
+own) and continues in the same run folder; ``total_timesteps`` may change.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+try:  # modules of extras: a core-only install is told which extra to install
+    import gymnasium
+    import hydra
+    import ray
+    import torch
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.tune.registry import register_env
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.ppo.rllib_module import module_spec
+except ModuleNotFoundError as error:
+    from experiments.extras import missing_extra
+
+    raise missing_extra(error) from error
+
+from agents.ppo.network import ActorCritic, NetworkSettings, save_model
+from agents.registry import make_agent
+from cluedo_env import cluedo_v0, core
+from cluedo_env.gym_env import CluedoSingleAgentEnv
+from experiments.config import AgentSpec, GameSettings
+from experiments.stats import wilson_interval
+from experiments.train_ppo import OpponentSettings, evaluate, knowledge_potential
+
+FIXED_ENV = "cluedo_rllib_fixed_opponents"
+SELF_PLAY_ENV = "cluedo_rllib_self_play"
+LEARNER = "default_policy"  # RLlib's module id of a single-agent run
+SHARED = "shared"  # the module of every seat in self-play
+POLICIES = ("shared", "per_seat")
+# What a resume may change: the budget, resources, logging, checkpoints and evaluations, never what it learns from.
+RESUMABLE = (
+    "total_timesteps",
+    "time_limit",
+    "progress",
+    "torch_threads",
+    "runs_dir",
+    "resume",
+    "ray_address",
+    "num_cpus",
+    "num_env_runners",
+    "num_envs_per_env_runner",
+    "num_cpus_per_env_runner",
+    "sample_timeout",
+    "num_learners",
+    "num_gpus_per_learner",
+    "eval_every",
+    "eval_games",
+    "final_eval_games",
+    "checkpoint_every",
+    "keep_checkpoints",
+)
+DECISIONS = "cluedo_decisions"  # the env runners' metric: every player's decisions sampled (agent-steps)
+
+
+def _never_random() -> AgentSpec:
+    return AgentSpec("random", {"accuse": "never"}, "random_never")
+
+
+def _eval_opponents() -> list[AgentSpec]:
+    return [_never_random(), AgentSpec("notepad")]
+
+
+@dataclass
+class RLlibConfig:
+    """RLlib PPO training (``experiments/configs/train_rllib.yaml`` fills it; see the module docstring)."""
+
+    exp_name: str = "rllib"
+    seed: int = 1
+    runs_dir: str = "runs"
+    progress: bool = True
+    torch_threads: int = 1
+    """torch threads of the driver (the learner when num_learners is 0)"""
+    # Ray
+    ray_address: str | None = None
+    """null: start Ray here; "auto" or "ray://<head>:10001": join a running cluster"""
+    num_cpus: int | None = None
+    """CPUs of a local Ray (null: all); ignored on a cluster"""
+    num_env_runners: int = 1
+    num_envs_per_env_runner: int = 16
+    num_cpus_per_env_runner: float = 1.0
+    sample_timeout: float = 600.0
+    """seconds an iteration waits for the env runners' samples (RLlib's 60 s is short on a busy machine)"""
+    num_learners: int = 0
+    """0: the learner runs in the driver; n: n remote learner actors"""
+    num_gpus_per_learner: float = 0.0
+    # Env
+    game: GameSettings = field(default_factory=GameSettings)
+    opponent: AgentSpec | None = field(default_factory=_never_random)
+    """the opponent in every other seat; null: self-play on cluedo_v0, every seat learns"""
+    policies: str = "shared"
+    """self-play: shared (one module for all seats) or per_seat"""
+    snapshot_every: int = 0
+    """self-play with shared: a frozen copy joins every this many iterations (0: never)"""
+    max_snapshots: int = 3
+    snapshot_share: float = 0.5
+    """probability that a seat of a new game plays a snapshot (when there are any)"""
+    reward_scheme: str = "win_loss"
+    elimination_reward: float | None = -1.0
+    knowledge_shaping: float = 1.0
+    # PPO
+    network: NetworkSettings = field(default_factory=NetworkSettings)
+    total_timesteps: int = 3_000_000
+    """agent-steps: every player's decisions (as in train_ppo)"""
+    time_limit: float | None = None
+    """minutes of training after which the run ends as at its budget (null: none)"""
+    train_batch_size: int = 4096
+    """learner steps per iteration"""
+    minibatch_size: int = 1024
+    num_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    vf_clip: float = 10.0
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    # Evaluation and checkpoints
+    eval_every: int = 500_000
+    """agent-steps between evaluations (0: only the final one)"""
+    eval_games: int = 200
+    final_eval_games: int = 1000
+    eval_opponents: list[AgentSpec] = field(default_factory=_eval_opponents)
+    checkpoint_every: int = 10
+    """iterations between checkpoints (the last iteration always gets one)"""
+    keep_checkpoints: int = 3
+    resume: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.policies not in POLICIES:
+            raise ValueError(f"policies must be one of {POLICIES}, got {self.policies!r}")
+        if self.snapshot_every and (self.opponent is not None or self.policies != "shared"):
+            raise ValueError(
+                "snapshot_every needs self-play with one shared module (opponent=null policies=shared)"
+            )
+        if not 0.0 <= self.snapshot_share <= 1.0:
+            raise ValueError(f"snapshot_share must be in [0, 1], got {self.snapshot_share!r}")
+        for name in (
+            "total_timesteps",
+            "train_batch_size",
+            "minibatch_size",
+            "num_epochs",
+            "num_envs_per_env_runner",
+        ):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.num_env_runners < 0 or self.num_learners < 0:
+            raise ValueError("num_env_runners and num_learners must be >= 0")
+
+    @property
+    def self_play(self) -> bool:
+        return self.opponent is None
+
+
+ConfigStore.instance().store(name="train_rllib_schema", node=RLlibConfig)
+
+
+# --- envs (built in every env runner from plain-data env_config) -------------------------------
+
+
+class RLlibSeat(gymnasium.Wrapper):
+    """The learner's seat as RLlib's vector env needs it, with ``train_ppo``'s knowledge shaping.
+
+    Infos keep only their fixed-shape entries (Gymnasium's ``SyncVectorEnv`` stacks them; the
+    ``events`` rows vary in number). With ``coef`` > 0 the reward gets ``gamma * phi(next) -
+    phi(now)``, ``phi = train_ppo.knowledge_potential`` (a reward for each card seen), phi 0 at
+    the episode's end.
+    """
+
+    def __init__(self, env: CluedoSingleAgentEnv, coef: float, gamma: float) -> None:
+        super().__init__(env)
+        self.coef, self.gamma = float(coef), float(gamma)
+        self.potential = 0.0
+
+    def _phi(self, observation: dict[str, np.ndarray]) -> float:
+        if not self.coef:
+            return 0.0
+        game = self.env.unwrapped.config
+        return float(knowledge_potential(observation["observation"][None], game, self.coef)[0])
+
+    @staticmethod
+    def _info(info: dict[str, Any]) -> dict[str, Any]:
+        return {key: value for key, value in info.items() if key not in ("events", "action_mask")}
+
+    def reset(self, **kwargs: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        observation, info = self.env.reset(**kwargs)
+        self.potential = self._phi(observation)
+        return observation, self._info(info)
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        after = 0.0 if terminated or truncated else self._phi(observation)
+        reward += self.gamma * after - self.potential
+        self.potential = after
+        return observation, reward, terminated, truncated, self._info(info)
+
+
+def make_fixed_opponents_env(env_config: dict[str, Any]) -> RLlibSeat:
+    """One game against fixed opponents (``env_config``: game, opponent, rewards, seed; see ``rllib_setup``)."""
+    game = core.GameConfig(**env_config["game"])
+    seed = int(env_config["seed"]) * 10_000 + 100 * getattr(env_config, "worker_index", 0)
+    opponent = env_config["opponent"]
+    opponents = [
+        make_agent(opponent["name"], seed=seed + k, **opponent["options"]) for k in range(1, game.num_players)
+    ]
+    env = CluedoSingleAgentEnv(
+        opponents=opponents,
+        reward_scheme=env_config["reward_scheme"],
+        elimination_reward=env_config["elimination_reward"],
+        config=game,
+    )
+    return RLlibSeat(env, env_config["knowledge_shaping"], env_config["gamma"])
+
+
+def make_self_play_env(env_config: dict[str, Any]) -> PettingZooEnv:
+    """``cluedo_v0`` through RLlib's PettingZoo wrapper: each step, only the deciding player observes."""
+    return PettingZooEnv(cluedo_v0.env(**env_config["game"], reward_scheme=env_config["reward_scheme"]))
+
+
+class CountAgentSteps(RLlibCallback):
+    """Logs every player's decisions sampled (``cluedo_decisions``, the agent-steps): from the fixed-opponent envs' counters,
+    or RLlib's env steps in self-play (each step of ``cluedo_v0`` is one decision)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counted = 0
+
+    def on_sample_end(
+        self, *, env_runner: Any = None, metrics_logger: Any = None, samples: Any = None, **kwargs: Any
+    ) -> None:
+        envs = getattr(env_runner.env.unwrapped, "envs", None)
+        if envs and isinstance(envs[0].unwrapped, CluedoSingleAgentEnv):
+            total = sum(env.unwrapped.table.decisions for env in envs)
+            new, self.counted = total - self.counted, total
+        else:
+            new = sum(len(episode) for episode in samples)
+        metrics_logger.log_value(DECISIONS, new, reduce="sum")
+
+
+def _snapshot_mapping(snapshots: list[str], share: float) -> Callable[..., str]:
+    """Seats to modules in self-play: each seat of a game a random snapshot with probability ``share``."""
+
+    def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+        draw = random.Random(f"{episode.id_}/{agent_id}")  # one draw per seat and game, on every runner alike
+        if snapshots and draw.random() < share:
+            return draw.choice(snapshots)
+        return SHARED
+
+    return mapping
+
+
+def _per_seat(agent_id: str, episode: Any, **kwargs: Any) -> str:
+    return agent_id
+
+
+def rllib_setup(cfg: RLlibConfig, snapshots: list[str] | None = None) -> PPOConfig:
+    """The ``PPOConfig`` of a run (env, module(s), resources, PPO hyperparameters)."""
+    game = cfg.game.to_game_config()
+    env_config = {
+        "game": asdict(cfg.game),
+        "seed": cfg.seed,
+        "reward_scheme": cfg.reward_scheme,
+        "elimination_reward": cfg.elimination_reward,
+        "knowledge_shaping": cfg.knowledge_shaping,
+        "gamma": cfg.gamma,
+        "opponent": None
+        if cfg.opponent is None
+        else {"name": cfg.opponent.name, "options": dict(cfg.opponent.options)},
+    }
+    spec = module_spec(game, cfg.network)
+    config = (
+        PPOConfig()
+        .environment(SELF_PLAY_ENV if cfg.self_play else FIXED_ENV, env_config=env_config)
+        .env_runners(
+            num_env_runners=cfg.num_env_runners,
+            num_envs_per_env_runner=cfg.num_envs_per_env_runner,
+            num_cpus_per_env_runner=cfg.num_cpus_per_env_runner,
+            rollout_fragment_length="auto",
+            sample_timeout_s=cfg.sample_timeout,
+        )
+        .learners(num_learners=cfg.num_learners, num_gpus_per_learner=cfg.num_gpus_per_learner)
+        .training(
+            train_batch_size_per_learner=cfg.train_batch_size // max(cfg.num_learners, 1),
+            minibatch_size=cfg.minibatch_size,
+            num_epochs=cfg.num_epochs,
+            lr=cfg.learning_rate,
+            gamma=cfg.gamma,
+            lambda_=cfg.gae_lambda,
+            clip_param=cfg.clip_coef,
+            vf_clip_param=cfg.vf_clip,
+            entropy_coeff=cfg.ent_coef,
+            vf_loss_coeff=cfg.vf_coef,
+            grad_clip=cfg.max_grad_norm,
+            use_kl_loss=False,
+        )
+        .callbacks(CountAgentSteps)
+        .fault_tolerance(restart_failed_env_runners=False)  # an env's error stops the run with its message
+        .debugging(seed=cfg.seed)
+    )
+    if not cfg.self_play:
+        return config.rl_module(rl_module_spec=spec)
+    if cfg.policies == "per_seat":
+        seats = [f"player_{p}" for p in range(game.num_players)]
+        return config.multi_agent(policies=set(seats), policy_mapping_fn=_per_seat).rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(seats, spec))
+        )
+    snapshots = snapshots or []
+    modules = dict.fromkeys([SHARED, *snapshots], spec)
+    return config.multi_agent(
+        policies=set(modules),
+        policy_mapping_fn=_snapshot_mapping(snapshots, cfg.snapshot_share),
+        policies_to_train=[SHARED],
+    ).rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
+
+
+def trained_module_ids(cfg: RLlibConfig) -> list[str]:
+    """The modules that learn: one, or one per seat."""
+    if not cfg.self_play:
+        return [LEARNER]
+    if cfg.policies == "per_seat":
+        return [f"player_{p}" for p in range(cfg.game.num_players)]
+    return [SHARED]
+
+
+def network_of(algo: Algorithm, module_id: str, cfg: RLlibConfig) -> ActorCritic:
+    """The learner's current network of ``module_id``, as a plain ``ActorCritic`` (a copy)."""
+    weights = algo.learner_group.get_weights([module_id])[module_id]
+    network = ActorCritic(cfg.game.to_game_config(), cfg.network)
+    network.load_state_dict(
+        {k.removeprefix("network."): torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
+    )
+    return network.eval()
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+
+class Run:
+    """One training run: the algorithm, its files and its counters (see the module docstring)."""
+
+    def __init__(self, cfg: RLlibConfig) -> None:
+        self.cfg = cfg
+        self.game = cfg.game.to_game_config()
+        self.agent_steps = 0
+        self.iteration = 0
+        self.snapshots: list[str] = []
+        self.snapshot_count = 0
+        checkpoint = None
+        if cfg.resume:
+            checkpoint = find_checkpoint(cfg.resume)
+            progress = json.loads((checkpoint / "progress.json").read_text())
+            self.agent_steps, self.iteration = progress["agent_steps"], progress["iteration"]
+            self.snapshots, self.snapshot_count = progress["snapshots"], progress["snapshot_count"]
+            self.run_dir = checkpoint.parent.parent
+            _check_resumable(cfg, self.run_dir / "config.yaml")
+        else:
+            self.run_dir = Path(cfg.runs_dir) / f"rllib__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+            (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+            (self.run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+        register_env(FIXED_ENV, make_fixed_opponents_env)  # by name, for the env runners
+        register_env(SELF_PLAY_ENV, make_self_play_env)
+        self.algo = rllib_setup(cfg, self.snapshots).build_algo()
+        if checkpoint is not None:
+            self.algo.restore_from_path(str(checkpoint.resolve()))
+            tqdm.write(f"resumed from {checkpoint} at {self.agent_steps:,} agent-steps")
+        self.writer = SummaryWriter(str(self.run_dir))
+        self.start = time.perf_counter()
+        self.steps_at_start = self.agent_steps
+
+    def train(self) -> Path:
+        """Iterate up to the budget, evaluating and checkpointing on the way; returns the run folder."""
+        cfg = self.cfg
+        bar = tqdm(
+            total=cfg.total_timesteps,
+            initial=self.agent_steps,
+            unit="agent-step",
+            unit_scale=True,
+            disable=not cfg.progress,
+        )
+        next_eval = (self.agent_steps // cfg.eval_every + 1) * cfg.eval_every if cfg.eval_every > 0 else None
+        deadline = None if cfg.time_limit is None else time.perf_counter() + 60 * cfg.time_limit
+        while self.agent_steps < cfg.total_timesteps and (deadline is None or time.perf_counter() < deadline):
+            began = time.perf_counter()
+            result = self.algo.train()
+            self.iteration += 1
+            new = decisions_sampled(result)
+            self.agent_steps += new
+            bar.update(new)
+            self.log(result, new, time.perf_counter() - began)
+            if cfg.snapshot_every and self.iteration % cfg.snapshot_every == 0:
+                self.add_snapshot()
+            if next_eval is not None and next_eval <= self.agent_steps < cfg.total_timesteps:
+                self.evaluate(cfg.eval_games)
+                next_eval += cfg.eval_every * (1 + (self.agent_steps - next_eval) // cfg.eval_every)
+            if self.iteration % cfg.checkpoint_every == 0:
+                self.checkpoint()
+        bar.close()
+        self.checkpoint()
+        model = save_model(self.run_dir / "model.pt", network_of(self.algo, trained_module_ids(cfg)[0], cfg))
+        if cfg.final_eval_games > 0:
+            self.evaluate(cfg.final_eval_games, final=True)
+        self.writer.close()
+        print(f"model: {model}")
+        return self.run_dir
+
+    def log(self, result: dict[str, Any], new_steps: int, seconds: float) -> None:
+        """TensorBoard scalars of one iteration, at the agent-steps done."""
+        step, write = self.agent_steps, self.writer.add_scalar
+        write("charts/agent_steps", step, step)
+        write("charts/iteration_SPS", new_steps / max(seconds, 1e-9), step)
+        write("charts/SPS", (step - self.steps_at_start) / (time.perf_counter() - self.start), step)
+        runners = result.get("env_runners", {})
+        for key, name in (("episode_return_mean", "episode_return"), ("episode_len_mean", "episode_length")):
+            if key in runners:
+                write(f"charts/{name}", runners[key], step)
+        for module_id, values in result.get("learners", {}).items():
+            if not isinstance(values, dict) or module_id.startswith("__"):
+                continue
+            for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var"):
+                if key in values:
+                    write(f"losses/{module_id}/{key}", values[key], step)
+
+    def add_snapshot(self) -> None:
+        """A frozen copy of ``shared`` joins the self-play pool (the oldest leaves past ``max_snapshots``)."""
+        cfg = self.cfg
+        module_id = f"snapshot_{self.snapshot_count}"
+        self.snapshot_count += 1
+        weights = self.algo.learner_group.get_weights([SHARED])[SHARED]
+        if len(self.snapshots) >= cfg.max_snapshots:
+            oldest = self.snapshots.pop(0)
+            self.algo.remove_module(
+                oldest, new_agent_to_module_mapping_fn=_snapshot_mapping(self.snapshots, cfg.snapshot_share)
+            )
+        self.snapshots.append(module_id)
+        self.algo.add_module(
+            module_id,
+            module_spec(self.game, cfg.network),
+            new_agent_to_module_mapping_fn=_snapshot_mapping(self.snapshots, cfg.snapshot_share),
+            new_should_module_be_updated=[SHARED],
+        )
+        self.algo.learner_group.set_weights({module_id: weights})
+        self.algo.env_runner_group.sync_weights(
+            from_worker_or_learner_group=self.algo.learner_group, policies=[module_id]
+        )
+
+    def checkpoint(self) -> Path:
+        """RLlib's checkpoint, the exported model and the counters; old checkpoints beyond ``keep_checkpoints`` go."""
+        path = self.run_dir / "checkpoints" / f"iteration_{self.iteration:06d}"
+        self.algo.save_to_path(str(path.resolve()))
+        save_model(path / "cluedo_model.pt", network_of(self.algo, trained_module_ids(self.cfg)[0], self.cfg))
+        progress = {
+            "agent_steps": self.agent_steps,
+            "iteration": self.iteration,
+            "snapshots": self.snapshots,
+            "snapshot_count": self.snapshot_count,
+        }
+        (path / "progress.json").write_text(json.dumps(progress))
+        for old in sorted((self.run_dir / "checkpoints").glob("iteration_*"))[: -self.cfg.keep_checkpoints]:
+            shutil.rmtree(old)
+        return path
+
+    def evaluate(self, games: int, final: bool = False) -> dict[str, dict[str, Any]]:
+        """The trained module in the arena against each evaluation opponent (``evaluations.json``, TensorBoard)."""
+        cfg = self.cfg
+        network = network_of(self.algo, trained_module_ids(cfg)[0], cfg)
+        opponents = [
+            OpponentSettings(name=s.name, options=dict(s.options), label=s.label) for s in cfg.eval_opponents
+        ]
+        results = evaluate(network, self.game, opponents, games, deterministic=False, seed=cfg.seed)
+        for label, result in results.items():
+            result["win_low"], result["win_high"] = wilson_interval(result["wins"], result["games"])
+            self.writer.add_scalar(f"eval/win_rate/{label}", result["win_rate"], self.agent_steps)
+            tqdm.write(
+                f"{self.agent_steps:>11,} agent-steps: vs {self.game.num_players - 1} x {label} win rate "
+                f"{result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}] over {result['games']} games"
+            )
+        line = {
+            "agent_steps": self.agent_steps,
+            "iteration": self.iteration,
+            "seconds": time.perf_counter() - self.start,
+            "agent_steps_per_second": (self.agent_steps - self.steps_at_start)
+            / (time.perf_counter() - self.start),
+            "final": final,
+            "results": results,
+        }
+        with open(self.run_dir / "evaluations.json", "a") as file:
+            file.write(json.dumps(line) + "\n")
+        return results
+
+
+def _check_resumable(cfg: RLlibConfig, saved: Path) -> None:
+    """Refuse a resume whose command line changes what the run learns from (anything but ``RESUMABLE``)."""
+    before = OmegaConf.to_container(OmegaConf.load(saved))
+    now = OmegaConf.to_container(OmegaConf.structured(cfg))
+    changed = [key for key in now if key not in RESUMABLE and key in before and before[key] != now[key]]
+    if changed:
+        raise ValueError(
+            f"resume of {saved.parent} with other values of {', '.join(changed)}: a resume may change only "
+            f"{', '.join(RESUMABLE)} (start a new run for the rest)"
+        )
+
+
+def decisions_sampled(result: dict[str, Any]) -> int:
+    """The agent-steps an iteration sampled (0 when no env runner returned samples: RLlib gives NaN)."""
+    value = result.get("env_runners", {}).get(DECISIONS, 0)
+    return 0 if value is None or math.isnan(value) else int(value)
+
+
+def find_checkpoint(path: str | Path) -> Path:
+    """A checkpoint folder (``checkpoints/iteration_<n>``), or the latest of a run folder."""
+    path = Path(path)
+    if (path / "progress.json").is_file():
+        return path
+    found = sorted(path.glob("checkpoints/iteration_*/progress.json"))
+    if not found:
+        raise FileNotFoundError(f"no RLlib checkpoint (checkpoints/iteration_*/progress.json) under {path}")
+    return found[-1].parent
+
+
+def start_ray(cfg: RLlibConfig) -> None:
+    """Ray on this machine (``ray_address`` null) or a running cluster."""
+    torch.set_num_threads(cfg.torch_threads)
+    if not ray.is_initialized():
+        if cfg.ray_address is None:
+            ray.init(num_cpus=cfg.num_cpus, include_dashboard=False)
+        else:
+            ray.init(address=cfg.ray_address)
+
+
+def train(cfg: RLlibConfig) -> Path:
+    """Train as the module docstring says; returns the run folder."""
+    start_ray(cfg)
+    run = Run(cfg)
+    try:
+        return run.train()
+    finally:
+        run.algo.stop()
+
+
+@hydra.main(config_path="configs", config_name="train_rllib", version_base=None)
+def main(cfg: RLlibConfig) -> None:
+    train(OmegaConf.to_object(cfg))
+
+
+if __name__ == "__main__":
+    main()
