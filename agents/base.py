@@ -84,6 +84,11 @@ class Agent(ABC):
     def observe(self, state: State, events: np.ndarray) -> None:  # noqa: B027 - optional hook
         """See this step's events (already filtered to what this agent may see)."""
 
+    @property
+    def observes(self) -> bool:
+        """Whether this agent reads events (overrides ``observe``): runners build no views for the others."""
+        return type(self).observe is not Agent.observe
+
     @abstractmethod
     def act(self, state: State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action for each game in ``games`` (where this agent decides)."""
