@@ -12,7 +12,9 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from agents.ppo.network import ActorCritic, StructuredCategorical, load_model
+from agents.ppo.distributions import StructuredCategorical
+from agents.ppo.model import load_model
+from agents.ppo.network import ActorCritic
 from cluedo_env import core
 
 __all__ = ["DEFAULT_CHECKPOINT", "PPOAgent"]
