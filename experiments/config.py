@@ -220,9 +220,7 @@ class TournamentConfig:
                     agent.check_config(self.game.to_game_config())  # refuses (or warns) before any game
                 except ValueError as error:
                     raise ConfigError(f"{where} cannot play these rules: {error}") from error
-                close = getattr(agent, "close", None)
-                if callable(close):
-                    close()
+                agent.close()
 
 
 def load_config(cfg: DictConfig | TournamentConfig, build_agents: bool = True) -> TournamentConfig:

@@ -223,18 +223,29 @@ def play_chunk(job: Job, chunk: Chunk) -> list[dict]:
     for k, label in enumerate(chunk.lineup):
         name, options = job.agents[label]
         agents.append(make_agent(name, seed=agent_seed(job.seed, chunk, k), **options))
+    one_torch_thread()
     deals = np.arange(chunk.first_deal, chunk.first_deal + chunk.deals)
     seeds = np.array([deal_seed(job.seed, int(d)) for d in deals], dtype=np.int64)
     try:
         result = play_batch(config, agents, seeds, rotation=chunk.rotation)
     finally:
         for agent in agents:
-            close = getattr(agent, "close", None)
-            if callable(close):
-                close()
+            agent.close()
     records = [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
     llm_report.add_reports(records, agents, result.seats)  # language-model seats: counts and transcripts
     return records
+
+
+def one_torch_thread() -> None:
+    """One torch thread in a process that has torch agents (ppo, sb3) loaded.
+
+    Their small networks infer fastest single-threaded, and the workers of the pool share
+    the cores. Agents leave the process-wide setting to the program; torch is not imported
+    for a tournament without torch agents.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def load_game(game: dict) -> core.GameConfig:

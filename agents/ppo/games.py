@@ -207,9 +207,7 @@ class OpponentTable:
         for label in list(self.agents):
             if label not in used and label not in keep:
                 for agent in self.agents.pop(label):
-                    close = getattr(agent, "close", None)
-                    if callable(close):
-                        close()
+                    agent.close()
                 # Keep the label (indices stay valid) but not a snapshot's network.
                 self.kinds[label] = replace(self.kinds[label], network=None, name=RETIRED)
         self.players = self._players()
