@@ -242,6 +242,34 @@ def _check_common(
     _check_choice("render_mode", render_mode, [None, *modes])
 
 
+def _set_up(
+    env: CluedoSingleAgentEnv | CluedoVectorEnv,
+    num_games: int,
+    learner_seat: int | str,
+    opponents: Sequence[Player | str] | None,
+    observation_type: str,
+    reward_scheme: str,
+    illegal_action: str,
+    illegal_reward: float,
+    elimination_reward: float | None,
+    render_mode: str | None,
+    config: core.GameConfig | None,
+    rules: dict[str, Any],
+) -> None:
+    """Check the arguments both envs share and set what they hold alike: rules, options, layout, table."""
+    env.config = _config(config, rules)
+    _check_common(observation_type, reward_scheme, illegal_action, render_mode, env.metadata["render_modes"])
+    _check_seat(learner_seat, env.config.num_players)
+    env.observation_type = observation_type
+    env.reward_scheme = reward_scheme
+    env.illegal_action = illegal_action
+    env.illegal_reward = float(illegal_reward)
+    env.elimination_reward = None if elimination_reward is None else float(elimination_reward)
+    env.render_mode = render_mode
+    env.layout = core.ActionLayout(env.config)
+    env.table = _Table(env.config, _opponents(env.config, opponents), num_games, learner_seat)
+
+
 def _check_seat(learner_seat: int | str, num_players: int) -> None:
     if learner_seat == "random":
         return
@@ -284,21 +312,12 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         config: core.GameConfig | None = None,
         **rules: Any,
     ) -> None:
-        self.config = _config(config, rules)
-        _check_common(
-            observation_type, reward_scheme, illegal_action, render_mode, self.metadata["render_modes"]
-        )
-        _check_seat(learner_seat, self.config.num_players)
-        self.observation_type = observation_type
-        self.reward_scheme = reward_scheme
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.elimination_reward = None if elimination_reward is None else float(elimination_reward)
-        self.render_mode = render_mode
-        self.layout = core.ActionLayout(self.config)
+        _set_up(
+            self, 1, learner_seat, opponents, observation_type, reward_scheme, illegal_action,
+            illegal_reward, elimination_reward, render_mode, config, rules,
+        )  # fmt: skip
         self.observation_space = observation_space(self.config, observation_type)
         self.action_space = spaces.Discrete(self.layout.num_actions)
-        self.table = _Table(self.config, _opponents(self.config, opponents), 1, learner_seat)
         self.table.learner_events = []
         self._mask = np.zeros(self.layout.num_actions, dtype=np.int8)
         self._ended = True
@@ -443,25 +462,15 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         if not isinstance(num_envs, int | np.integer) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        self.config = _config(config, rules)
-        _check_common(
-            observation_type, reward_scheme, illegal_action, render_mode, self.metadata["render_modes"]
-        )
-        _check_seat(learner_seat, self.config.num_players)
-        players = _opponents(self.config, opponents)
         self.num_envs = int(num_envs)
-        self.observation_type = observation_type
-        self.reward_scheme = reward_scheme
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.elimination_reward = None if elimination_reward is None else float(elimination_reward)
-        self.render_mode = render_mode
-        self.layout = core.ActionLayout(self.config)
+        _set_up(
+            self, self.num_envs, learner_seat, opponents, observation_type, reward_scheme, illegal_action,
+            illegal_reward, elimination_reward, render_mode, config, rules,
+        )  # fmt: skip
         self.single_observation_space = observation_space(self.config, observation_type)
         self.single_action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.table = _Table(self.config, players, self.num_envs, learner_seat)
         self._rows = np.arange(self.num_envs)
         self._mask = np.zeros((self.num_envs, self.layout.num_actions), dtype=bool)
 

@@ -47,42 +47,21 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from agents.ppo.distributions import (
-    MASKED_LOGIT,
-    ActionStructure,
-    MaskedCategorical,
-    PolicyParts,
-    StructuredCategorical,
-)
-from agents.ppo.model import (
-    MODEL_FORMAT,
-    game_config_from_dict,
-    game_config_to_dict,
-    load_model,
-    model_record,
-    network_from_record,
-    save_model,
-)
+# The distributions and the model files had their home here: their names stay importable from
+# this module (the "as" imports).
+from agents.ppo.distributions import MASKED_LOGIT as MASKED_LOGIT
+from agents.ppo.distributions import ActionStructure, PolicyParts, StructuredCategorical
+from agents.ppo.distributions import MaskedCategorical as MaskedCategorical
+from agents.ppo.model import MODEL_FORMAT as MODEL_FORMAT
+from agents.ppo.model import game_config_from_dict as game_config_from_dict
+from agents.ppo.model import game_config_to_dict as game_config_to_dict
+from agents.ppo.model import load_model as load_model
+from agents.ppo.model import model_record as model_record
+from agents.ppo.model import network_from_record as network_from_record
+from agents.ppo.model import save_model as save_model
 from cluedo_env import core
 
-# The distributions and the model files had their home here: their names stay importable from
-# this module.
-__all__ = [
-    "MASKED_LOGIT",
-    "MODEL_FORMAT",
-    "ActionStructure",
-    "ActorCritic",
-    "MaskedCategorical",
-    "NetworkSettings",
-    "PolicyParts",
-    "StructuredCategorical",
-    "game_config_from_dict",
-    "game_config_to_dict",
-    "load_model",
-    "model_record",
-    "network_from_record",
-    "save_model",
-]
+__all__ = ["GLOBAL_OUTPUTS", "ActorCritic", "NetworkSettings"]
 
 # Per-card score channels of the card head.
 ACCUSE, SUGGEST, SHOW, ENTER, TOWARD = range(5)
