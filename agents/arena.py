@@ -10,6 +10,7 @@ import numpy as np
 from agents.base import Agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.table import Table
 
 __all__ = ["BatchResult", "play_batch"]
 
@@ -66,13 +67,12 @@ def play_batch(
     P = config.num_players
     if len(agents) != P:
         raise ValueError(f"need one agent per player ({P}), got {len(agents)}")
-    if len({id(a) for a in agents}) != P:
-        raise ValueError("each seat needs its own agent object")
     seeds = np.asarray(seeds, dtype=np.int64)
     B = len(seeds)
     rotation = np.broadcast_to(np.asarray(rotation, dtype=np.int64), (B,))
     seats = (np.arange(P)[None, :] + rotation[:, None]) % P  # [B, agent] -> seat
-    agent_at = np.argsort(seats, axis=1)  # [B, seat] -> agent
+    table = Table(agents, seats.T, P)
+    agent_at = table.player_at  # [B, seat] -> agent
     state = core.init(config, seeds)
     for k, agent in enumerate(agents):
         agent.reset(config, seats[:, k], seed=agent.seed + int(seeds[0]) if B else agent.seed)
@@ -82,8 +82,7 @@ def play_batch(
     rows = np.arange(B)
 
     def tell_everyone() -> None:
-        for k, agent in enumerate(agents):
-            agent.observe(state, core.private_view(state.events, seats[:, k, None]))
+        table.tell(state, state.events)
         if on_step is not None:
             on_step(state)
 
@@ -93,11 +92,7 @@ def play_batch(
         mask = core.legal_action_mask(state)
         live = ~state.done & ~stopped
         actions = np.zeros(B, dtype=np.int64)
-        acting_agent = agent_at[rows, np.maximum(state.current_player, 0)]
-        for k, agent in enumerate(agents):
-            games = np.flatnonzero(live & (acting_agent == k))
-            if len(games):
-                actions[games] = agent.act(state, games, mask[games])
+        table.act(state, np.flatnonzero(live), mask, actions)
         decisions += live
         core.step(state, actions, games=None if stop is None else live)
         accuse = state.events[:, :, 0] == ev.ACCUSE

@@ -26,6 +26,11 @@ agent remembers as plain data (numbers, strings, lists, dicts, numpy arrays),
 so that a training run's opponents continue exactly from a checkpoint without
 pickle. The base class covers the seed, the seats and the generator; an agent
 that remembers more (notes per game) extends both.
+
+``close()`` releases what an agent holds (solvers, connections); runners call it
+when they are done with the agent. ``agents.testing.check_agent`` checks that an
+agent keeps this contract (legal actions, batches, ``reset_games``, determinism
+under its seed, ``state_dict`` and pickle round trips): run it on your own.
 """
 
 from __future__ import annotations
@@ -84,6 +89,11 @@ class Agent(ABC):
     def observe(self, state: State, events: np.ndarray) -> None:  # noqa: B027 - optional hook
         """See this step's events (already filtered to what this agent may see)."""
 
+    @property
+    def observes(self) -> bool:
+        """Whether this agent reads events (overrides ``observe``): runners build no views for the others."""
+        return type(self).observe is not Agent.observe
+
     @abstractmethod
     def act(self, state: State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action for each game in ``games`` (where this agent decides)."""
@@ -104,6 +114,13 @@ class Agent(ABC):
             )
         self.reset(config, np.asarray(state["seats"], dtype=np.int64))
         self.rng.bit_generator.state = state["rng"]
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what the agent holds (solvers, network connections); runners call it when done.
+
+        The base class holds nothing; agents that hold resources override it. The agent is not
+        used after ``close``.
+        """
 
     def action_probabilities(self, state: State, games: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
         """``float[len(games), A]`` probabilities of ``act``, where the agent has them."""

@@ -171,7 +171,7 @@ class NotepadAgent(Agent):
         if lay.sizes["enter"]:
             target = self.config.board == "classic"
             if target:
-                passage_to = core.rules_for(self.config).passages[np.minimum(here, R - 1)]
+                passage_to = core.classic_board().passages[np.minimum(here, R - 1)]
                 good_passage = (
                     (here < R)
                     & (passage_to >= 0)

@@ -1,6 +1,6 @@
 """Moves into each room of the classic board around the pawns that stand still.
 
-The rules core's distance table (``Rules.location_room_distance``) ignores pawns,
+The rules core's distance table (``core.room_distances``) ignores pawns,
 which usually move on. Some pawns do not: a suspect nobody plays moves only when
 named in a suggestion, and the pawn of a player out of the game after a wrong
 accusation stays where it stood. A pawn never moves onto or through another, so
@@ -37,13 +37,14 @@ class Routes:
     def __init__(self, config: core.GameConfig) -> None:
         if config.board != "classic":
             raise ValueError(f"routes need the classic board, got board={config.board!r}")
-        rules = core.rules_for(config)
-        board = rules.board
-        self.R, self.N, self.P = rules.R, rules.N, config.num_players
+        board = core.classic_board()
+        self.R, self.N, self.P = board.num_rooms, board.num_squares, config.num_players
         self.walk_around = config.duel  # see the module docstring
         # The pawn-free moves from each location (rooms, then squares) into each room: [R+N, R].
-        self.free = rules.location_room_distance
-        self.distance_by_room = rules.moves.distance_by_room  # [R, N] pawn-free moves into each room
+        self.free = core.room_distances(board)
+        self.distance_by_room = np.ascontiguousarray(
+            board.room_distance.T
+        )  # [R, N] pawn-free moves into each room
         # Neighbours of each square, padded with N (a square that is never free).
         width = max(len(n) for n in board.neighbours)
         self.neighbours = np.full((self.N, width), self.N, dtype=np.int64)

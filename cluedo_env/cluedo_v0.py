@@ -405,14 +405,14 @@ class raw_env(AECEnv):
     Args:
         preset: A rule preset of ``core.PRESETS`` (an edition as its booklet plays it:
             ``"classic"``, ``"fr_1996"``, ``"de_2023"``, ``"de_2023_duel"``).
-        edition, num_players, board, dice, stay_in_room, accuse_anywhere,
-        start_player, duel, max_turns, movement, auto_refute: The fields of
-            ``core.GameConfig``, changing the preset's (``None``: the preset's value; the
-            classic preset's are ``GameConfig``'s defaults, the classic 1996 rules).
         observation_type: ``"player"`` (what the player may know) or ``"seer"``
             (everything, for debugging and oracles).
         reward_scheme: One of ``REWARD_SCHEMES``.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        **rules: Fields of ``core.GameConfig`` (``edition``, ``num_players``, ``board``,
+            ... as in the module's "Variants" table), changing the preset's (``None``: the
+            preset's value; the classic preset's are ``GameConfig``'s defaults, the classic
+            1996 rules). An unknown field raises ``ValueError`` listing the fields.
 
     Attributes:
         config: The ``core.GameConfig``.
@@ -430,37 +430,17 @@ class raw_env(AECEnv):
     def __init__(
         self,
         preset: str = "classic",
-        edition: str | None = None,
-        num_players: int | None = None,
-        board: str | None = None,
-        dice: int | None = None,
-        stay_in_room: bool | None = None,
-        accuse_anywhere: bool | None = None,
-        start_player: str | None = None,
-        duel: bool | None = None,
-        max_turns: int | None = None,
-        movement: str | None = None,
-        auto_refute: bool | None = None,
         observation_type: str = "player",
         reward_scheme: str = "win_loss",
         render_mode: str | None = None,
+        **rules: Any,
     ) -> None:
-        given = dict(
-            edition=edition,
-            num_players=num_players,
-            board=board,
-            dice=dice,
-            stay_in_room=stay_in_room,
-            accuse_anywhere=accuse_anywhere,
-            start_player=start_player,
-            duel=duel,
-            max_turns=max_turns,
-            movement=movement,
-            auto_refute=auto_refute,
-        )
         super().__init__()
-        # The preset's rules with the fields given changed (validated).
-        self.config = core.GameConfig.preset(preset, **{k: v for k, v in given.items() if v is not None})
+        # The preset's rules with the fields given changed (validated; None keeps the preset's value).
+        base = core.GameConfig.preset(preset)
+        self.config = base.replace(
+            **{k: getattr(base, k, None) if v is None else v for k, v in rules.items()}
+        )
         _check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
         _check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
         _check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])

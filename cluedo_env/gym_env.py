@@ -37,9 +37,11 @@ runs to ``max_turns`` with a reward of 0. With ``elimination_reward`` set (for
 example -1), the learner's wrong accusation instead ends its episode at once
 (``terminated=True``) with that reward: a shorter, clearer signal for learning.
 
-Opponents: a list of ``num_players - 1`` agents (``agents.base.Agent``, or names
-for ``agents.registry.make_agent``), seated clockwise after the learner in list
-order; default ``RandomAgent(accuse="rarely")``. ``learner_seat`` is a player
+Opponents: a list of ``num_players - 1`` agents (``agents.base.Agent``, or anything
+with the methods of ``cluedo_env.table.Player``) or agent names (``"sat"``,
+``"module:Class"``, resolved by ``cluedo_env.table.make_player``), seated clockwise
+after the learner in list order and driven by ``cluedo_env.table.Table``; default
+the registry's ``"random"`` agent with ``accuse="rarely"``. ``learner_seat`` is a player
 index or ``"random"`` (drawn at every reset). A game that ends before the
 learner's first decision (possible only with a tiny ``max_turns`` or opponents
 that win on their first turn) is dealt again with the next seed, so every
@@ -64,7 +66,7 @@ gives the single env, ``gymnasium.make_vec`` the vector env) and PettingZoo's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -77,9 +79,7 @@ from cluedo_env.cluedo_v0 import REWARD_SCHEMES, SEED_BOUND, final_rewards, obse
 from cluedo_env.core.config import _check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
-
-if TYPE_CHECKING:
-    from agents.base import Agent
+from cluedo_env.table import Player, Table, make_player
 
 __all__ = ["GYM_ID", "ILLEGAL_ACTIONS", "CluedoSingleAgentEnv", "CluedoVectorEnv", "register_envs"]
 
@@ -106,33 +106,24 @@ def _config(config: core.GameConfig | None, rules: dict[str, Any]) -> core.GameC
     return (config or core.GameConfig()).replace(**rules)
 
 
-def _opponents(config: core.GameConfig, opponents: Sequence[Agent | str] | None) -> list[Agent]:
-    # agents/ sits above cluedo_env/ in the layers: import it only when an env is built, so that
-    # importing cluedo_env never imports agents.
-    from agents.base import Agent
-    from agents.random_agent import RandomAgent
-    from agents.registry import make_agent
-
+def _opponents(config: core.GameConfig, opponents: Sequence[Player | str] | None) -> list[Player]:
     count = config.num_players - 1
     if opponents is None:
-        return [RandomAgent(seed=k + 1, accuse="rarely") for k in range(count)]
-    if isinstance(opponents, str | Agent) or len(opponents) != count:
+        return [make_player("random", seed=k + 1, accuse="rarely") for k in range(count)]
+    if isinstance(opponents, str | Player) or len(opponents) != count:
         raise ValueError(
             f"opponents must be a list of num_players - 1 = {count} agents or names, got {opponents!r}"
         )
-    made = [make_agent(o, seed=k + 1) if isinstance(o, str) else o for k, o in enumerate(opponents)]
+    made = [make_player(o, seed=k + 1) if isinstance(o, str) else o for k, o in enumerate(opponents)]
     for agent in made:
-        if not isinstance(agent, Agent):
-            raise ValueError(f"opponents must be agents.base.Agent instances or agent names, got {agent!r}")
+        if not isinstance(agent, Player):
+            raise ValueError(
+                f"opponents must be agents (agents.base.Agent, or any cluedo_env.table.Player) or agent names, "
+                f"got {agent!r}"
+            )
     if len({id(a) for a in made}) != count:
         raise ValueError("each opponent seat needs its own agent object")
     return made
-
-
-def _overrides(agent: Agent, method: str) -> bool:
-    from agents.base import Agent
-
-    return getattr(type(agent), method) is not getattr(Agent, method)
 
 
 class _Table:
@@ -143,7 +134,7 @@ class _Table:
     """
 
     def __init__(
-        self, config: core.GameConfig, opponents: list[Agent], num_games: int, learner_seat: int | str
+        self, config: core.GameConfig, opponents: list[Player], num_games: int, learner_seat: int | str
     ) -> None:
         self.config = config
         self.opponents = opponents
@@ -152,14 +143,14 @@ class _Table:
         self.P = config.num_players
         self.state: core.State | None = None
         self.seat = np.zeros(num_games, dtype=np.int64)
+        self.players = Table(opponents, self.opponent_seats(), self.P)
         self.core_rewards = np.zeros((num_games, self.P), dtype=np.float32)  # summed over the episode's steps
-        self.listeners = [k for k, agent in enumerate(opponents) if _overrides(agent, "observe")]
         self.learner_events: list[np.ndarray] | None = None  # the learner's event views, when recorded
         self.decisions = 0  # every player's decisions played so far (agent-steps), learner's and opponents'
 
-    def opponent_seats(self, k: int) -> np.ndarray:
-        """Seat of opponent ``k`` in every game: clockwise after the learner."""
-        return (self.seat + 1 + k) % self.P
+    def opponent_seats(self) -> np.ndarray:
+        """``int64[P - 1, B]``: the seat of opponent ``k`` in every game, clockwise after the learner."""
+        return (self.seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P
 
     def start(self, games: np.ndarray, rng: np.random.Generator, seeds: np.ndarray | None = None) -> None:
         """Deal ``games`` (from ``seeds``, else drawn) and play until their learners decide."""
@@ -184,25 +175,25 @@ class _Table:
         else:
             self.seat[games] = self.learner_seat
         self.core_rewards[games] = 0.0
+        opponent_seats = self.opponent_seats()
+        self.players.seat(games, opponent_seats[:, games])
         if self.state is None or len(games) == self.num_games:
             self.state = core.init(self.config, seeds)
             if self.learner_events is not None:
                 self.learner_events.clear()  # a deal that ended before the learner decided is forgotten
             for k, agent in enumerate(self.opponents):
-                agent.reset(self.config, self.opponent_seats(k), seed=int(rng.integers(SEED_BOUND)))
+                agent.reset(self.config, opponent_seats[k], seed=int(rng.integers(SEED_BOUND)))
             self._tell(self.state.events)
             return
         core.reset(self.state, games, seeds)
-        for k, agent in enumerate(self.opponents):
-            seats = self.opponent_seats(k)
-            agent.reset_games(games, seats[games])
+        self.players.reset_games(games)
         events = np.full_like(self.state.events, -1)
         events[games] = self.state.events[games]
         self._tell(events)
 
     def advance(self, skip: np.ndarray | None = None) -> None:
         """Let the opponents decide until every game is over, waits for its learner or is in ``skip``."""
-        state, rows = self.state, np.arange(self.num_games)
+        state = self.state
         while True:
             live = state.phase != Phase.OVER
             waiting = live & (state.current_player != self.seat)
@@ -212,23 +203,8 @@ class _Table:
                 return
             mask = core.legal_action_mask(state)
             actions = np.zeros(self.num_games, dtype=np.int64)
-            who = (state.current_player - self.seat - 1) % self.P  # opponent index of the decider
-            if self.num_games == 1:
-                self._act(int(who[0]), rows, mask, actions)
-            else:
-                for k in range(self.P - 1):
-                    games = np.flatnonzero(waiting & (who == k))
-                    if len(games):
-                        self._act(k, games, mask[games], actions)
+            self.players.act(state, np.flatnonzero(waiting), mask, actions)
             self.step(actions, paused=live & ~waiting)
-
-    def _act(self, k: int, games: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
-        chosen = np.asarray(self.opponents[k].act(self.state, games, mask), dtype=np.int64).reshape(-1)
-        if not mask[np.arange(len(games)), chosen].all():
-            raise ValueError(
-                f"opponent {self.opponents[k]!r} chose an illegal action in games {games.tolist()}"
-            )
-        actions[games] = chosen
 
     def step(self, actions: np.ndarray, paused: np.ndarray | None = None) -> None:
         """One core step of every live game except the ``paused`` ones; record rewards and tell the events."""
@@ -240,8 +216,7 @@ class _Table:
         self._tell(state.events)
 
     def _tell(self, events: np.ndarray) -> None:
-        for k in self.listeners:
-            self.opponents[k].observe(self.state, core.private_view(events, self.opponent_seats(k)[:, None]))
+        self.players.tell(self.state, events)
         if self.learner_events is not None:
             rows = events[0, : self.state.num_events[0]]
             rows = rows[rows[:, 0] >= 0]  # a redeal's events come padded
@@ -265,6 +240,34 @@ def _check_common(
     _check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
     _check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
     _check_choice("render_mode", render_mode, [None, *modes])
+
+
+def _set_up(
+    env: CluedoSingleAgentEnv | CluedoVectorEnv,
+    num_games: int,
+    learner_seat: int | str,
+    opponents: Sequence[Player | str] | None,
+    observation_type: str,
+    reward_scheme: str,
+    illegal_action: str,
+    illegal_reward: float,
+    elimination_reward: float | None,
+    render_mode: str | None,
+    config: core.GameConfig | None,
+    rules: dict[str, Any],
+) -> None:
+    """Check the arguments both envs share and set what they hold alike: rules, options, layout, table."""
+    env.config = _config(config, rules)
+    _check_common(observation_type, reward_scheme, illegal_action, render_mode, env.metadata["render_modes"])
+    _check_seat(learner_seat, env.config.num_players)
+    env.observation_type = observation_type
+    env.reward_scheme = reward_scheme
+    env.illegal_action = illegal_action
+    env.illegal_reward = float(illegal_reward)
+    env.elimination_reward = None if elimination_reward is None else float(elimination_reward)
+    env.render_mode = render_mode
+    env.layout = core.ActionLayout(env.config)
+    env.table = _Table(env.config, _opponents(env.config, opponents), num_games, learner_seat)
 
 
 def _check_seat(learner_seat: int | str, num_players: int) -> None:
@@ -299,7 +302,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
     def __init__(
         self,
         learner_seat: int | str = "random",
-        opponents: Sequence[Agent | str] | None = None,
+        opponents: Sequence[Player | str] | None = None,
         observation_type: str = "player",
         reward_scheme: str = "win_loss",
         illegal_action: str = "terminate",
@@ -309,21 +312,12 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         config: core.GameConfig | None = None,
         **rules: Any,
     ) -> None:
-        self.config = _config(config, rules)
-        _check_common(
-            observation_type, reward_scheme, illegal_action, render_mode, self.metadata["render_modes"]
-        )
-        _check_seat(learner_seat, self.config.num_players)
-        self.observation_type = observation_type
-        self.reward_scheme = reward_scheme
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.elimination_reward = None if elimination_reward is None else float(elimination_reward)
-        self.render_mode = render_mode
-        self.layout = core.ActionLayout(self.config)
+        _set_up(
+            self, 1, learner_seat, opponents, observation_type, reward_scheme, illegal_action,
+            illegal_reward, elimination_reward, render_mode, config, rules,
+        )  # fmt: skip
         self.observation_space = observation_space(self.config, observation_type)
         self.action_space = spaces.Discrete(self.layout.num_actions)
-        self.table = _Table(self.config, _opponents(self.config, opponents), 1, learner_seat)
         self.table.learner_events = []
         self._mask = np.zeros(self.layout.num_actions, dtype=np.int8)
         self._ended = True
@@ -456,7 +450,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         self,
         num_envs: int = 8,
         learner_seat: int | str = "random",
-        opponents: Sequence[Agent | str] | None = None,
+        opponents: Sequence[Player | str] | None = None,
         observation_type: str = "player",
         reward_scheme: str = "win_loss",
         illegal_action: str = "terminate",
@@ -468,25 +462,15 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         if not isinstance(num_envs, int | np.integer) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        self.config = _config(config, rules)
-        _check_common(
-            observation_type, reward_scheme, illegal_action, render_mode, self.metadata["render_modes"]
-        )
-        _check_seat(learner_seat, self.config.num_players)
-        players = _opponents(self.config, opponents)
         self.num_envs = int(num_envs)
-        self.observation_type = observation_type
-        self.reward_scheme = reward_scheme
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.elimination_reward = None if elimination_reward is None else float(elimination_reward)
-        self.render_mode = render_mode
-        self.layout = core.ActionLayout(self.config)
+        _set_up(
+            self, self.num_envs, learner_seat, opponents, observation_type, reward_scheme, illegal_action,
+            illegal_reward, elimination_reward, render_mode, config, rules,
+        )  # fmt: skip
         self.single_observation_space = observation_space(self.config, observation_type)
         self.single_action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.table = _Table(self.config, players, self.num_envs, learner_seat)
         self._rows = np.arange(self.num_envs)
         self._mask = np.zeros((self.num_envs, self.layout.num_actions), dtype=bool)
 

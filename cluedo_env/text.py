@@ -221,7 +221,7 @@ def _decision(state: core.State, game: int, player: int) -> str:
     elif phase == Phase.MOVE:
         what = f"You rolled {int(state.dice[game, 0]) + max(int(state.dice[game, 1]), 0)}. Move your pawn."
         if config.movement == "compact":
-            distance = core.rules_for(config).location_room_distance[location]
+            distance = core.room_distances(core.classic_board())[location]
             what += " Moves from your square into each room: " + ", ".join(
                 f"{room} {int(d)}" for room, d in zip(e.rooms, distance)
             )

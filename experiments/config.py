@@ -54,28 +54,30 @@ class ConfigError(ValueError):
     """A configuration value that cannot be used (the message names field, value and what is accepted)."""
 
 
-@dataclass
-class GameSettings:
-    """The rules, field for field those of ``core.GameConfig`` (see its docstring)."""
+def _to_game_config(self: GameSettings) -> core.GameConfig:
+    """The validated ``core.GameConfig`` (a bad value raises ``ConfigError`` naming the field)."""
+    try:
+        return core.GameConfig(**asdict(self))
+    except ValueError as error:
+        raise ConfigError(f"game: {error}") from error
 
-    edition: str = "classic"
-    num_players: int = 4
-    board: str = "classic"
-    dice: int = 2
-    stay_in_room: bool = True
-    accuse_anywhere: bool = True
-    start_player: str = "dice"
-    duel: bool = False
-    max_turns: int = 500
-    movement: str = "compact"
-    auto_refute: bool = False
 
-    def to_game_config(self) -> core.GameConfig:
-        """The validated ``core.GameConfig`` (a bad value raises ``ConfigError`` naming the field)."""
-        try:
-            return core.GameConfig(**asdict(self))
-        except ValueError as error:
-            raise ConfigError(f"game: {error}") from error
+# The rules, field for field those of core.GameConfig (see its docstring), with its defaults: made
+# from GameConfig's fields, so that a new rule switch reaches the configs without a second list.
+# Every default is a str, int or bool, the value types of a hydra structured config.
+GameSettings = dataclasses.make_dataclass(
+    "GameSettings",
+    [
+        (f.name, type(f.default), dataclasses.field(default=f.default))
+        for f in dataclasses.fields(core.GameConfig)
+        if f.init
+    ],
+    namespace={
+        "__doc__": "The rules, field for field those of ``core.GameConfig`` (see its docstring).",
+        "__module__": __name__,  # pickles by name (make_dataclass's module= needs Python 3.12)
+        "to_game_config": _to_game_config,
+    },
+)
 
 
 @dataclass
@@ -218,9 +220,7 @@ class TournamentConfig:
                     agent.check_config(self.game.to_game_config())  # refuses (or warns) before any game
                 except ValueError as error:
                     raise ConfigError(f"{where} cannot play these rules: {error}") from error
-                close = getattr(agent, "close", None)
-                if callable(close):
-                    close()
+                agent.close()
 
 
 def load_config(cfg: DictConfig | TournamentConfig, build_agents: bool = True) -> TournamentConfig:

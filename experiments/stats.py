@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from cluedo_env import __version__
+from experiments.games_file import read_games
 
 __all__ = [
     "Z95",
@@ -766,8 +767,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--output", type=Path, help="folder for the report (default: the only run's folder)")
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
-    from experiments.tournament import read_games
-
     if args.output is None and len(args.runs) > 1:
         parser.error("--output is needed with several runs")
     records = unique_games(record for run in args.runs for record in read_games(run / "games.jsonl"))

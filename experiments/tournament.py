@@ -118,6 +118,7 @@ from experiments.config import (
     config_hash,
     load_config,
 )
+from experiments.games_file import GameWriter, read_games
 
 __all__ = [
     "Chunk",
@@ -222,18 +223,29 @@ def play_chunk(job: Job, chunk: Chunk) -> list[dict]:
     for k, label in enumerate(chunk.lineup):
         name, options = job.agents[label]
         agents.append(make_agent(name, seed=agent_seed(job.seed, chunk, k), **options))
+    one_torch_thread()
     deals = np.arange(chunk.first_deal, chunk.first_deal + chunk.deals)
     seeds = np.array([deal_seed(job.seed, int(d)) for d in deals], dtype=np.int64)
     try:
         result = play_batch(config, agents, seeds, rotation=chunk.rotation)
     finally:
         for agent in agents:
-            close = getattr(agent, "close", None)
-            if callable(close):
-                close()
+            agent.close()
     records = [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
     llm_report.add_reports(records, agents, result.seats)  # language-model seats: counts and transcripts
     return records
+
+
+def one_torch_thread() -> None:
+    """One torch thread in a process that has torch agents (ppo, sb3) loaded.
+
+    Their small networks infer fastest single-threaded, and the workers of the pool share
+    the cores. Agents leave the process-wide setting to the program; torch is not imported
+    for a tournament without torch agents.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def load_game(game: dict) -> core.GameConfig:
@@ -273,92 +285,6 @@ def game_record(job: Job, chunk: Chunk, result: BatchResult, b: int, deal: int) 
 def record_key(record: dict) -> tuple[str, int, int]:
     """(line-up, deal, rotation): what identifies a game within a run."""
     return record["lineup"], record["deal"], record["rotation"]
-
-
-# -- the results file ---------------------------------------------------------------------------------
-
-
-REJECTED_SUFFIX = ".rejected"
-RECORD_FIELDS = ("config", "lineup", "deal", "rotation", "players", "seats", "winner_seat")
-
-
-def read_games(path: Path, repair: bool = False) -> list[dict]:
-    """The games of a ``games.jsonl``; lines that are not game records are skipped with a warning.
-
-    A bad line is a torn record (a writer killed mid-line), garbage, or JSON without
-    the fields of a game record. Its game is then missing, so a resumed run plays it again.
-
-    Args:
-        path: The file (missing: no games).
-        repair: Also move the bad lines out of the file, appending them to ``games.jsonl.rejected``
-            beside it (the file is rewritten atomically), so that appends start on a clean line.
-    """
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    records, good, bad = [], [], []
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        record = _game_record(line)
-        if record is None:
-            bad.append((number, line))
-        else:
-            records.append(record)
-            good.append(line)
-    if bad:
-        numbers = ", ".join(str(number) for number, _ in bad[:10]) + (" ..." if len(bad) > 10 else "")
-        where = f"moved to {path.name}{REJECTED_SUFFIX}" if repair else "left in place"
-        warnings.warn(
-            f"{path}: {len(bad)} line(s) are not game records (line {numbers}); skipped and {where}, "
-            "their games are played again on resume",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    clean = b"".join(line + b"\n" for line in good)
-    if repair and data != clean:
-        if bad:
-            with path.with_name(path.name + REJECTED_SUFFIX).open("ab") as rejected:
-                rejected.write(b"".join(line + b"\n" for _, line in bad))
-                rejected.flush()
-                os.fsync(rejected.fileno())
-        partial = path.with_name(path.name + ".partial")
-        with partial.open("wb") as file:
-            file.write(clean)
-            file.flush()
-            os.fsync(file.fileno())
-        partial.replace(path)  # a kill now leaves the old file or the clean one, never half of each
-    return records
-
-
-def _game_record(line: bytes) -> dict | None:
-    """The record on one line of ``games.jsonl``, or None when the line is not one."""
-    try:
-        record = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
-    if not isinstance(record, dict) or any(name not in record for name in RECORD_FIELDS):
-        return None
-    if not isinstance(record["lineup"], str) or not all(
-        isinstance(record[name], int) and not isinstance(record[name], bool) for name in ("deal", "rotation")
-    ):
-        return None
-    return record
-
-
-class GameWriter:
-    """Appends game records to ``games.jsonl``, one line each, flushed and synced per chunk."""
-
-    def __init__(self, path: Path) -> None:
-        self.file = path.open("a", encoding="utf-8")
-
-    def write(self, records: list[dict]) -> None:
-        self.file.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
-        self.file.flush()
-        os.fsync(self.file.fileno())
-
-    def close(self) -> None:
-        self.file.close()
 
 
 # -- backends -----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Card deduction (``agents/deduction.py``).
+"""Card deduction (the ``agents.deduction`` package).
 
 One scripted game per rule of docs/RULES.md, "Deductions the rules allow", on a
 classic 4-player deal written below; then the SAT ``Notepad`` against
@@ -417,11 +417,18 @@ def test_a_right_accusation_needs_a_boolean() -> None:
 
 def test_the_docstring_examples_run() -> None:
     import doctest
+    import importlib
+    import pkgutil
 
     import agents.deduction
 
-    result = doctest.testmod(agents.deduction)
-    assert result.attempted >= 2 and result.failed == 0
+    attempted = 0
+    for module in pkgutil.iter_modules(agents.deduction.__path__, "agents.deduction."):
+        # the examples use the package's public names, as a reader imports them
+        result = doctest.testmod(importlib.import_module(module.name), extraglobs=vars(agents.deduction))
+        assert result.failed == 0, module.name
+        attempted += result.attempted
+    assert attempted >= 2
 
 
 # ---------------------------------------------------------------------------

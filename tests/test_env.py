@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import pickle
 import re
 import warnings
@@ -837,3 +838,19 @@ def test_vector_env_render_frames():
     environment.reset(seed=1)
     frames = environment.render()
     assert len(frames) == 2 and all(isinstance(f, str) for f in frames)
+
+
+def test_every_game_config_field_is_a_keyword_of_the_env_and_a_row_of_its_variants_table():
+    variants = cluedo_v0.__doc__.partition("## Variants")[2]
+    for field in dataclasses.fields(core.GameConfig):
+        if not field.init:
+            continue
+        assert f"| `{field.name}`" in variants, field.name
+        value = getattr(core.GameConfig.preset("de_2023_duel"), field.name)
+        assert (
+            getattr(cluedo_v0.raw_env(preset="de_2023_duel", **{field.name: value}).config, field.name)
+            == value
+        )
+    assert cluedo_v0.raw_env(num_players=3, max_turns=None).config == core.GameConfig(num_players=3)
+    with pytest.raises(ValueError, match="unknown GameConfig field"):
+        cluedo_v0.raw_env(num_playerz=None)

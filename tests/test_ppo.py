@@ -15,17 +15,10 @@ torch = pytest.importorskip("torch")
 
 from agents.arena import play_batch  # noqa: E402
 from agents.ppo.agent import DEFAULT_CHECKPOINT, PPOAgent  # noqa: E402
+from agents.ppo.distributions import MaskedCategorical, PolicyParts, StructuredCategorical  # noqa: E402
 from agents.ppo.games import OUTCOMES, LearnerGames, OpponentKind  # noqa: E402
-from agents.ppo.network import (  # noqa: E402
-    GLOBAL_OUTPUTS,
-    ActorCritic,
-    MaskedCategorical,
-    NetworkSettings,
-    PolicyParts,
-    StructuredCategorical,
-    load_model,
-    save_model,
-)
+from agents.ppo.model import load_model, save_model  # noqa: E402
+from agents.ppo.network import GLOBAL_OUTPUTS, ActorCritic, NetworkSettings  # noqa: E402
 from agents.random_agent import sample_legal  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from cluedo_env import core  # noqa: E402

@@ -698,3 +698,15 @@ def test_scalar_die_equals_the_batched_die():
     scalar = [[die_face(int(k), int(c)) for c in counters] for k in keys]
     assert faces.tolist() == scalar
     assert set(np.unique(faces).tolist()) == set(range(1, 7))
+
+
+def test_room_distances_are_the_moves_into_each_room_that_the_observation_uses():
+    board = core.classic_board()
+    distances = core.room_distances(board)
+    R = board.num_rooms
+    assert distances.shape == (R + board.num_squares, R) and not distances.flags.writeable
+    np.testing.assert_array_equal(distances, core.rules_for(core.GameConfig()).location_room_distance)
+    assert (np.diag(distances[:R]) == 0).all()
+    door = board.doors[0][0]
+    assert distances[R + door, 0] == 1  # from a door square, one move enters
+    assert distances[0, 1] == 1 + distances[R + np.array(board.doors[0]), 1].min()  # leave, then walk

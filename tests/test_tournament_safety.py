@@ -19,8 +19,8 @@ from test_tournament import SMALL
 from agents.random_agent import RandomAgent
 from experiments import stats
 from experiments.config import DEAL_SEED_STRIDE, MAX_SEED, ConfigError, load_config
+from experiments.games_file import REJECTED_SUFFIX
 from experiments.tournament import (
-    REJECTED_SUFFIX,
     FolderInUse,
     Job,
     deal_seed,

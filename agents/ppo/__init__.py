@@ -1,6 +1,8 @@
 """PPO agents trained on the batched core (needs the ``train`` extra: torch).
 
-- ``network``: the actor-critic network and the masked categorical distribution;
+- ``network``: the actor-critic network;
+- ``distributions``: the masked categorical distributions over the actions;
+- ``model``: model files (save, load, the record a checkpoint holds);
 - ``agent``: ``PPOAgent``, a trained network behind the batched agent interface
   (``agents.registry`` name ``"ppo"``);
 - ``games``: the learner's batch of games against a pool of opponents (training);
@@ -12,7 +14,9 @@ Training: ``python -m experiments.train_ppo`` (``experiments/configs/train_ppo.y
 """
 
 from agents.ppo.agent import DEFAULT_CHECKPOINT, PPOAgent
-from agents.ppo.network import ActorCritic, MaskedCategorical, NetworkSettings, load_model, save_model
+from agents.ppo.distributions import MaskedCategorical
+from agents.ppo.model import load_model, save_model
+from agents.ppo.network import ActorCritic, NetworkSettings
 
 __all__ = [
     "DEFAULT_CHECKPOINT",

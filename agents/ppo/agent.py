@@ -12,7 +12,9 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from agents.ppo.network import ActorCritic, StructuredCategorical, load_model
+from agents.ppo.distributions import StructuredCategorical
+from agents.ppo.model import load_model
+from agents.ppo.network import ActorCritic
 from cluedo_env import core
 
 __all__ = ["DEFAULT_CHECKPOINT", "PPOAgent"]
@@ -28,14 +30,14 @@ class PPOAgent(Agent):
     deciding games, one forward pass, masked sampling (or the most likely
     action).
 
+    The agent leaves torch's thread count to the program that plays it (the tournament
+    gives each worker process one thread: small networks infer fastest single-threaded).
+
     Args:
         seed: Seeds the sampling generator (re-seeded by ``reset``).
         checkpoint: A model file (``model.pt`` of a training run) or a training
             checkpoint; default: the shipped 4-player classic model.
         deterministic: Play the most likely legal action instead of sampling.
-        num_threads: ``torch.set_num_threads`` for the whole process (None: leave
-            it). Small networks infer fastest single-threaded, and one thread
-            per process leaves the other cores to other processes.
     """
 
     name = "ppo"
@@ -45,13 +47,8 @@ class PPOAgent(Agent):
         seed: int = 0,
         checkpoint: str | Path = DEFAULT_CHECKPOINT,
         deterministic: bool = False,
-        num_threads: int | None = 1,
     ) -> None:
         super().__init__(seed)
-        if num_threads is not None:
-            if int(num_threads) < 1:
-                raise ValueError(f"num_threads must be >= 1 or None, got {num_threads!r}")
-            torch.set_num_threads(int(num_threads))
         self.checkpoint = str(checkpoint)
         self.network = load_model(checkpoint).eval()
         self.deterministic = bool(deterministic)

@@ -9,8 +9,8 @@ so the batch stays full and no Python loop runs per game on the hot path:
     seats, obs, mask = games.learner_turn()     # the games where the learner decides now
     reward, over = games.step(learner_actions)  # opponents act, the core steps, games are re-dealt
 
-Opponents are ordinary batched agents (``agents.base.Agent``) driven as
-``agents.arena.play_batch`` drives them: ``reset``, ``observe`` with their
+Opponents are ordinary batched agents (``agents.base.Agent``) driven by the table
+that ``agents.arena.play_batch`` uses (``cluedo_env.table.Table``): ``reset``, ``observe`` with their
 ``core.private_view`` of every step's events, ``act`` where they decide. One
 agent object per (kind, opponent slot) covers the whole batch; when a game is
 dealt again, ``Agent.reset_games`` makes that object forget it.
@@ -37,6 +37,7 @@ from agents.ppo.agent import PPOAgent
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.table import Table
 
 __all__ = ["OUTCOMES", "RETIRED", "LearnerGames", "OpponentKind", "OpponentTable"]
 
@@ -72,16 +73,14 @@ class OpponentKind:
         return make_agent(self.name, seed=seed, **self.options)
 
 
-def _observes(agent: Agent) -> bool:
-    return type(agent).observe is not Agent.observe
-
-
 class OpponentTable:
     """The opponents of a batch: P - 1 agents of one kind in each game.
 
     ``agents[label][k]`` plays opponent slot ``k`` (seat ``learner + 1 + k``) in
     every game of kind ``label``; it is reset for the whole batch when the kind
     is first used, then game by game (``reset_games``) as games are dealt.
+    ``players`` seats every kind's agents in the games of their kind
+    (``cluedo_env.table.Table``, which asks them to act and shows them events).
     """
 
     def __init__(self, config: core.GameConfig, learner_seat: np.ndarray, seed: int) -> None:
@@ -95,6 +94,7 @@ class OpponentTable:
         self.kind_of = np.full(self.batch, -1, dtype=np.int64)
         self.seats = (learner_seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P  # [P-1, B]
         self.made = 0  # agents made so far (seeds)
+        self.players = self._players()
 
     def index(self, kind: OpponentKind) -> int:
         """The kind's index (registering it on first use)."""
@@ -107,49 +107,47 @@ class OpponentTable:
         self.made += 1
         return kind.make(seed=self.seed * 1000 + self.made)
 
+    def _seat_rows(self, games: np.ndarray) -> np.ndarray:
+        """``int64[agents, len(games)]``: each agent's seat in ``games``, -1 where another kind plays."""
+        rows = [
+            np.where(self.kind_of[games] == self.labels.index(label), self.seats[slot, games], -1)
+            for label, agents in self.agents.items()
+            for slot in range(len(agents))
+        ]
+        return np.array(rows, dtype=np.int64).reshape(len(rows), len(games))
+
+    def _players(self) -> Table:
+        """A table of every kind's agents (after agents come or go)."""
+        agents = [agent for kind in self.agents.values() for agent in kind]
+        return Table(agents, self._seat_rows(np.arange(self.batch)), self.P)
+
     def assign(
         self, games: np.ndarray, kinds: np.ndarray, learner_seat: np.ndarray, deal_seeds: np.ndarray
     ) -> None:
         """Seat opponents of kind ``kinds[i]`` (indices) in the newly dealt ``games[i]``."""
         self.kind_of[games] = kinds
         self.seats[:, games] = (learner_seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P
+        fresh = []
         for k in np.unique(kinds):
             label = self.labels[k]
-            mine = games[kinds == k]
             if label not in self.agents:  # first use: one agent per slot, reset on the whole batch
                 self.agents[label] = [self._new_agent(self.kinds[label]) for _ in range(self.P - 1)]
                 for slot, agent in enumerate(self.agents[label]):
                     agent.reset(self.config, self.seats[slot].copy(), seed=agent.seed + int(deal_seeds[0]))
-                continue
-            for slot, agent in enumerate(self.agents[label]):
-                agent.reset_games(mine, self.seats[slot, mine])
+                fresh.append(k)
+        if fresh:
+            self.players = self._players()
+        else:
+            self.players.seat(games, self._seat_rows(games))
+        self.players.reset_games(games[~np.isin(kinds, fresh)])
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
         """Fill ``actions[games]`` for games where an opponent decides (``mask`` is the full batch's)."""
-        if len(games) == 0:
-            return
-        slot = (state.current_player[games].astype(np.int64) - self.seats[0, games]) % self.P
-        key = self.kind_of[games] * (self.P - 1) + slot
-        order = np.argsort(key, kind="stable")
-        keys, starts = np.unique(key[order], return_index=True)
-        ends = np.append(starts[1:], len(order))
-        for k, lo, hi in zip(keys.tolist(), starts.tolist(), ends.tolist(), strict=True):
-            agent = self.agents[self.labels[k // (self.P - 1)]][k % (self.P - 1)]
-            mine = games[order[lo:hi]]
-            actions[mine] = agent.act(state, mine, mask[mine])
+        self.players.act(state, games, mask, actions)
 
     def observe(self, state: core.State) -> None:
         """Show every observing agent its view of the last step's events (only its own games' events)."""
-        for label, agents in self.agents.items():
-            if not _observes(agents[0]):
-                continue
-            elsewhere = self.kind_of != self.labels.index(label)
-            if elsewhere.all():
-                continue
-            for agent in agents:
-                view = core.private_view(state.events, agent.seats[:, None])
-                view[elsewhere] = -1
-                agent.observe(state, view)
+        self.players.tell(state, state.events)
 
     def state_dict(self) -> dict[str, Any]:
         """The kinds met so far (a snapshot's weights with it), every agent's memory, who sits where."""
@@ -201,6 +199,7 @@ class OpponentTable:
         self.kind_of[...] = state["kind_of"]
         self.seats[...] = state["seats"]
         self.made = int(state["made"])
+        self.players = self._players()
 
     def drop_unused(self, keep: set[str]) -> None:
         """Forget the agents of kinds that no game uses and that are not in ``keep``."""
@@ -208,11 +207,10 @@ class OpponentTable:
         for label in list(self.agents):
             if label not in used and label not in keep:
                 for agent in self.agents.pop(label):
-                    close = getattr(agent, "close", None)
-                    if callable(close):
-                        close()
+                    agent.close()
                 # Keep the label (indices stay valid) but not a snapshot's network.
                 self.kinds[label] = replace(self.kinds[label], network=None, name=RETIRED)
+        self.players = self._players()
 
 
 class LearnerGames:

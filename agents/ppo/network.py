@@ -1,4 +1,4 @@
-"""The actor-critic network of the PPO agents and its masked categorical distribution.
+"""The actor-critic network of the PPO agents.
 
 The network reads the flat observation of ``core.observe`` and uses the
 structure of the game as an inductive bias:
@@ -32,47 +32,37 @@ structure of the game as an inductive bias:
   scores which triple.
 - **Value.** A linear output of the trunk.
 
-Masking: ``MaskedCategorical`` is the plain distribution over flat logits:
-the logits of illegal actions become a large negative finite number
-(``MASKED_LOGIT``), so their probability is exactly 0, they are never
-sampled, and they get zero gradient (with ``-inf`` the entropy's ``0 * log 0``
-would give NaN gradients). ``StructuredCategorical`` is the same distribution
-computed from the factorised outputs without building the ``[n, A]`` logits
-(the rules make every suggestion, and every accusation, legal together or not
-at all); ``ActorCritic.policy`` returns it.
+
+The action distributions it returns are in ``agents.ppo.distributions``, the model files
+in ``agents.ppo.model``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+# The distributions and the model files had their home here: their names stay importable from
+# this module (the "as" imports).
+from agents.ppo.distributions import MASKED_LOGIT as MASKED_LOGIT
+from agents.ppo.distributions import ActionStructure, PolicyParts, StructuredCategorical
+from agents.ppo.distributions import MaskedCategorical as MaskedCategorical
+from agents.ppo.model import MODEL_FORMAT as MODEL_FORMAT
+from agents.ppo.model import game_config_from_dict as game_config_from_dict
+from agents.ppo.model import game_config_to_dict as game_config_to_dict
+from agents.ppo.model import load_model as load_model
+from agents.ppo.model import model_record as model_record
+from agents.ppo.model import network_from_record as network_from_record
+from agents.ppo.model import save_model as save_model
 from cluedo_env import core
 
-__all__ = [
-    "MASKED_LOGIT",
-    "MODEL_FORMAT",
-    "ActionStructure",
-    "ActorCritic",
-    "MaskedCategorical",
-    "NetworkSettings",
-    "PolicyParts",
-    "StructuredCategorical",
-    "game_config_from_dict",
-    "game_config_to_dict",
-    "load_model",
-    "save_model",
-]
+__all__ = ["GLOBAL_OUTPUTS", "ActorCritic", "NetworkSettings"]
 
-MASKED_LOGIT = -1e9  # logit of an illegal action: exp underflows to exactly 0
-MODEL_FORMAT = "cluedo-ppo-model-v1"
 # Per-card score channels of the card head.
 ACCUSE, SUGGEST, SHOW, ENTER, TOWARD = range(5)
 # Outputs of the trunk's global head, before the squares of movement="squares".
@@ -290,307 +280,3 @@ class ActorCritic(nn.Module):
     def logits(self, obs: torch.Tensor) -> torch.Tensor:
         """``float[n, A]`` the flat logits (for ``MaskedCategorical``; ``policy`` avoids building them)."""
         return self.structure.flat(self(obs)[0])
-
-
-@dataclass
-class PolicyParts:
-    """The policy's outputs before they are spread over the flat action space.
-
-    Attributes:
-        top: ``[n, K + 2]`` logits of the K actions outside the suggestion and
-            accusation blocks (in flat order), then the suggestion gate, then the
-            accusation gate.
-        suggest: log-softmax over suspects ``[n, S]`` and weapons ``[n, W]``.
-        accuse: log-softmax over suspects, weapons and rooms.
-
-    The flat logit of suggestion (s, w) is ``gate + suggest[0][s] + suggest[1][w]``
-    and that of accusation (s, w, r) ``gate + accuse[0][s] + accuse[1][w] + accuse[2][r]``.
-    """
-
-    top: torch.Tensor
-    suggest: tuple[torch.Tensor, ...]
-    accuse: tuple[torch.Tensor, ...]
-
-
-class ActionStructure:
-    """Lookup tables between the flat action space and ``PolicyParts``."""
-
-    def __init__(self, layout: core.ActionLayout, S: int, W: int, R: int) -> None:
-        self.layout = layout
-        self.S, self.W, self.R = S, W, R
-        A = layout.num_actions
-        self.blocks = {"suggest": (layout.SUGGEST, S * W), "accuse": (layout.ACCUSE, S * W * R)}
-        in_block = np.zeros(A, dtype=bool)
-        for lo, size in self.blocks.values():
-            in_block[lo : lo + size] = True
-        atoms = np.flatnonzero(~in_block)
-        self.K = K = len(atoms)
-        top = np.zeros(A, dtype=np.int64)
-        top[atoms] = np.arange(K)
-        kind = np.zeros(A, dtype=np.int64)  # 0 atom, 1 suggestion, 2 accusation
-        components = np.zeros((A, 3), dtype=np.int64)
-        for k, (name, (lo, size)) in enumerate(self.blocks.items(), start=1):
-            top[lo : lo + size] = K + k - 1
-            kind[lo : lo + size] = k
-            i = np.arange(size)
-            if name == "suggest":
-                components[lo : lo + size, 0], components[lo : lo + size, 1] = i // W, i % W
-            else:
-                components[lo : lo + size] = np.stack([i // (W * R), (i // R) % W, i % R], axis=1)
-        self.atoms = torch.as_tensor(atoms)
-        self.top_index = torch.as_tensor(top)
-        # The top-level mask columns: the atoms, then the first action of each block.
-        self.top_columns = torch.as_tensor(
-            np.concatenate([atoms, [lo for lo, _size in self.blocks.values()]])
-        )
-        # StructuredCategorical keeps its log-probabilities in one row per observation:
-        # [top (K + 2) | suggest S, W | accuse S, W, R | 0 | MASKED_LOGIT], the six parts ("segments") in order.
-        sizes = [K + 2, S, W, S, W, R]
-        starts = np.cumsum([0, *sizes])
-        zero, masked = starts[-1], starts[-1] + 1
-        # the (up to 4) log-probs that sum to an action's: the top level's, then its block's components
-        part_columns = np.full((A, 4), zero, dtype=np.int64)
-        part_columns[:, 0] = top
-        for k, segment in ((1, [1, 2]), (2, [3, 4, 5])):
-            for i, j in enumerate(segment):
-                part_columns[kind == k, 1 + i] = starts[j] + components[kind == k, i]
-        self.part_columns = torch.as_tensor(part_columns)
-        padded = np.full((len(sizes), max(sizes)), masked, dtype=np.int64)  # padded with probability 0
-        groups = np.zeros((masked + 1, 3), dtype=np.float32)  # 0/1: top level, suggestion, accusation
-        for j, (start, size) in enumerate(zip(starts, sizes)):
-            padded[j, :size] = np.arange(start, start + size)
-            groups[start : start + size, (0, 1, 1, 2, 2, 2)[j]] = 1.0
-        self.segment_columns = torch.as_tensor(padded.ravel())
-        self.segment_last = torch.as_tensor(sizes) - 1
-        self.segment_groups = torch.as_tensor(groups)
-
-    def top_mask(self, mask: torch.Tensor, check: bool = True) -> torch.Tensor:
-        """``bool[n, K + 2]``: the legal atoms and whether the suggestion / accusation blocks are legal.
-
-        Raises:
-            ValueError: with ``check``, if a block is partly legal (the factorised
-                distribution needs each block all legal or all illegal, as the rules make them).
-        """
-        if check:
-            for name, (lo, size) in self.blocks.items():
-                block = mask[:, lo : lo + size]
-                if (block != block[:, :1]).any():
-                    raise ValueError(f"the {name} block of a mask row is partly legal; use MaskedCategorical")
-        return mask.index_select(1, self.top_columns)
-
-    def flat(self, parts: PolicyParts, top: torch.Tensor | None = None) -> torch.Tensor:
-        """``[n, A]`` flat values from ``top`` (default ``parts.top``) and the block components."""
-        top = parts.top if top is None else top
-        n, K = len(top), self.K
-        blocks = {
-            "suggest": (top[:, K, None, None] + parts.suggest[0][:, :, None] + parts.suggest[1][:, None, :]),
-            "accuse": (
-                top[:, K + 1, None, None, None]
-                + parts.accuse[0][:, :, None, None]
-                + parts.accuse[1][:, None, :, None]
-                + parts.accuse[2][:, None, None, :]
-            ),
-        }
-        pieces = []
-        for name in core.RANGE_NAMES:
-            lo, size = self.layout.offsets[name], self.layout.sizes[name]
-            if size == 0:
-                continue
-            if name in blocks:
-                pieces.append(blocks[name].reshape(n, size))
-            else:
-                first = int(self.top_index[lo])
-                pieces.append(top[:, first : first + size])
-        return torch.cat(pieces, dim=1)
-
-
-def _inverse_cdf(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
-    """The index drawn from each row of ``probs`` by a uniform ``u`` in (0, 1].
-
-    The first index whose cumulative probability reaches ``u * total``: that
-    step of the cumulative sum is a positive probability, so an index of
-    probability 0 is never drawn.
-    """
-    cumulative = probs.cumsum(dim=1)
-    index = (cumulative < u[:, None] * cumulative[:, -1:]).sum(dim=1)
-    return index.clamp_(max=probs.shape[1] - 1)
-
-
-class MaskedCategorical:
-    """A categorical distribution over the legal actions only.
-
-    Args:
-        logits: ``float[n, A]`` unnormalised log-probabilities.
-        mask: ``bool[n, A]`` legal actions (at least one per row).
-    """
-
-    def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
-        self.mask = mask.bool()
-        self.logits = logits.masked_fill(~self.mask, MASKED_LOGIT)
-        self.log_probs = F.log_softmax(self.logits, dim=-1)
-
-    @property
-    def probs(self) -> torch.Tensor:
-        """``float[n, A]``: exactly 0 on illegal actions."""
-        return self.log_probs.exp()
-
-    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
-        """One action per row, by inverting the cumulative distribution (never an illegal one)."""
-        return _inverse_cdf(self.probs, 1.0 - torch.rand(len(self.logits), generator=generator))
-
-    def mode(self) -> torch.Tensor:
-        """The most likely legal action of each row."""
-        return self.logits.argmax(dim=-1)
-
-    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
-        return self.log_probs.gather(1, actions.long()[:, None]).squeeze(1)
-
-    def entropy(self) -> torch.Tensor:
-        """Entropy over the legal actions (illegal ones contribute exactly 0)."""
-        return -(self.probs * self.log_probs).sum(dim=-1)
-
-
-class StructuredCategorical:
-    """The same distribution as ``MaskedCategorical`` over the flat logits of ``PolicyParts``, computed by parts.
-
-    A suggestion block's total probability is the gate's share of the top level
-    (its log-softmax terms sum to 0 in log space), so the distribution is a
-    categorical over the K atoms and the two gates, then independent choices of
-    suspect, weapon (and room). Log-probabilities, entropy
-    (``H_top + p_suggest * H_suggest + p_accuse * H_accuse``), sampling and the
-    mode never build the ``[n, A]`` flat tensor (324 of the 405 classic actions are
-    accusations). Illegal atoms and illegal blocks get the ``MASKED_LOGIT``
-    treatment at the top level: probability exactly 0, zero gradient.
-
-    Args:
-        parts: The network's outputs.
-        mask: ``bool[n, A]`` legal actions; each block must be all legal or all illegal.
-        structure: The network's ``ActionStructure``.
-        check: Verify the block condition on the mask.
-    """
-
-    def __init__(
-        self, parts: PolicyParts, mask: torch.Tensor, structure: ActionStructure, check: bool = True
-    ) -> None:
-        self.parts = parts
-        self.structure = structure
-        self.top_mask = structure.top_mask(mask.bool(), check)
-        self.top_log_probs = F.log_softmax(parts.top.masked_fill(~self.top_mask, MASKED_LOGIT), dim=1)
-        # All log-probabilities in one row (layout: ActionStructure.part_columns), for single gathers
-        ends = torch.tensor([[0.0, MASKED_LOGIT]]).expand(len(parts.top), 2)
-        self.log_probs = torch.cat([self.top_log_probs, *parts.suggest, *parts.accuse, ends], dim=1)
-
-    @property
-    def probs(self) -> torch.Tensor:
-        """``float[n, A]`` over the flat action space: exactly 0 on illegal actions."""
-        return self.structure.flat(self.parts, self.top_log_probs).exp()
-
-    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
-        """The top level's log-probability plus, in a block, those of the components."""
-        return self.log_probs.gather(1, self.structure.part_columns[actions.long()]).sum(dim=1)
-
-    def entropy(self) -> torch.Tensor:
-        K = self.structure.K
-        p = self.log_probs.exp()
-        h = -(p * self.log_probs) @ self.structure.segment_groups  # [n, 3]: top level, suggestion, accusation
-        return h[:, 0] + p[:, K] * h[:, 1] + p[:, K + 1] * h[:, 2]
-
-    def _compose(
-        self, top: torch.Tensor, suggest: list[torch.Tensor], accuse: list[torch.Tensor]
-    ) -> torch.Tensor:
-        st = self.structure
-        K, W, R = st.K, st.W, st.R
-        atom = st.atoms[top.clamp(max=K - 1)]
-        suggestion = st.blocks["suggest"][0] + suggest[0] * W + suggest[1]
-        accusation = st.blocks["accuse"][0] + (accuse[0] * W + accuse[1]) * R + accuse[2]
-        return torch.where(top < K, atom, torch.where(top == K, suggestion, accusation))
-
-    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
-        """One action per row: the top level, then the block's components (never an illegal action)."""
-        st, n = self.structure, len(self.top_log_probs)
-        u = 1.0 - torch.rand(n, 6, generator=generator)  # in (0, 1], one per segment
-        # _inverse_cdf of the six segments at once, each padded with probability-0 entries
-        cumulative = (
-            self.log_probs.exp().index_select(1, st.segment_columns).unflatten(1, (6, -1)).cumsum(dim=2)
-        )
-        index = (cumulative < u[:, :, None] * cumulative[:, :, -1:]).sum(dim=2).minimum(st.segment_last)
-        return self._compose(index[:, 0], index[:, 1:3].unbind(1), index[:, 3:].unbind(1))
-
-    def mode(self) -> torch.Tensor:
-        """The most likely legal action of each row."""
-        K = self.structure.K
-        score = self.top_log_probs.clone()
-        score[:, K] += sum(lp.amax(dim=1) for lp in self.parts.suggest)
-        score[:, K + 1] += sum(lp.amax(dim=1) for lp in self.parts.accuse)
-        score = score.masked_fill(~self.top_mask, -math.inf)
-        top = score.argmax(dim=1)
-        suggest = [lp.argmax(dim=1) for lp in self.parts.suggest]
-        accuse = [lp.argmax(dim=1) for lp in self.parts.accuse]
-        return self._compose(top, suggest, accuse)
-
-
-# --- model files -------------------------------------------------------------
-
-
-def game_config_to_dict(game: core.GameConfig) -> dict[str, Any]:
-    """The init fields of a game config as plain values (a registered edition by name)."""
-    values = {f.name: getattr(game, f.name) for f in fields(game) if f.init}
-    if not isinstance(values["edition"], str):
-        raise ValueError(f"only registered editions can be saved with a model, got {values['edition']!r}")
-    return values
-
-
-def game_config_from_dict(values: dict[str, Any]) -> core.GameConfig:
-    return core.GameConfig(**values)
-
-
-def save_model(path: str | Path, network: ActorCritic, **extra: Any) -> Path:
-    """Write the small file an agent loads: weights, network settings, game config, sizes."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({**model_record(network), **extra}, path)
-    return path
-
-
-def model_record(network: ActorCritic) -> dict[str, Any]:
-    """What rebuilds the network: ``state_dict``, ``network`` settings, ``game``, sizes, format."""
-    return {
-        "format": MODEL_FORMAT,
-        "state_dict": {k: v.detach().clone() for k, v in network.state_dict().items()},
-        "network": asdict(network.settings),
-        "game": game_config_to_dict(network.game),
-        "obs_size": network.obs_size,
-        "num_actions": network.num_actions,
-    }
-
-
-def network_from_record(record: dict[str, Any]) -> ActorCritic:
-    """Rebuild a network from ``model_record``'s dict (checks the sizes)."""
-    if record.get("format") != MODEL_FORMAT:
-        raise ValueError(f"not a model record of format {MODEL_FORMAT!r} (got {record.get('format')!r})")
-    network = ActorCritic(game_config_from_dict(record["game"]), NetworkSettings(**record["network"]))
-    if (network.obs_size, network.num_actions) != (record["obs_size"], record["num_actions"]):
-        raise ValueError(
-            f"model was saved with obs_size={record['obs_size']}, num_actions={record['num_actions']}; "
-            f"this code builds {network.obs_size}, {network.num_actions} for its game config"
-        )
-    network.load_state_dict(record["state_dict"])
-    return network
-
-
-def load_model(path: str | Path) -> ActorCritic:
-    """The network of a model file (``model.pt``) or of a training checkpoint, on the CPU.
-
-    Raises:
-        FileNotFoundError: if ``path`` does not exist.
-        ValueError: if the file is neither a model nor a checkpoint of this format.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no PPO model at {path}")
-    record = torch.load(path, map_location="cpu", weights_only=True)
-    if isinstance(record, dict) and isinstance(record.get("model"), dict):  # a training checkpoint
-        record = record["model"]
-    if not isinstance(record, dict):
-        raise ValueError(f"{path} is not a PPO model file")
-    return network_from_record(record)

@@ -11,7 +11,7 @@ Typical use::
 """
 
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
-from cluedo_env.core.board import Board, classic_board
+from cluedo_env.core.board import Board, classic_board, room_distances
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, private_view
@@ -51,6 +51,7 @@ __all__ = [
     "private_view",
     "redeal",
     "reset",
+    "room_distances",
     "rules_for",
     "step",
 ]

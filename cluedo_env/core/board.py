@@ -16,7 +16,7 @@ from importlib import resources
 
 import numpy as np
 
-__all__ = ["Board", "classic_board", "parse_board"]
+__all__ = ["Board", "classic_board", "parse_board", "room_distances"]
 
 ROWS, COLS = 25, 24
 ROOM_LETTERS = "KBCDRLOHS"
@@ -204,3 +204,21 @@ def classic_board() -> Board:
     """The classic 24 x 25 board shipped with the package."""
     text = resources.files("cluedo_env.core").joinpath("data/classic_board.txt").read_text(encoding="utf-8")
     return parse_board(text)
+
+
+@cache
+def room_distances(board: Board) -> np.ndarray:
+    """Moves into each room from each location when no pawn is in the way: what a route planner needs.
+
+    Returns:
+        ``float32[R + N, R]``, read-only: row ``location`` (rooms, then squares, as everywhere
+        in the project) gives the moves into each room; entering through a door costs one
+        move, leaving a room onto one of its doors one more, and a room is 0 from itself.
+        Secret passages are not counted (taking one is a turn's move of its own).
+    """
+    into = board.room_distance.astype(np.float32)  # [N, R] from the squares
+    from_rooms = np.stack([into[list(doors)].min(axis=0) + 1 for doors in board.doors])
+    np.fill_diagonal(from_rooms, 0.0)
+    distances = np.concatenate([from_rooms, into])
+    distances.flags.writeable = False
+    return distances

@@ -1,0 +1,83 @@
+"""Card deduction: what one observer of a Cluedo game can know about who holds which card.
+
+The library is independent of the rules core: it takes plain ints and knows
+nothing of boards, turns or ``cluedo_env``. A SAT-reasoning agent keeps one
+``Notepad`` per player; a reasoning benchmark calls ``deduce`` or
+``deduce_named``; tests check both against ``brute_force``.
+
+Modules: ``cards`` (``Deck``, ``Setup``), ``records`` (what an observer notes, and
+``check_record``), ``knowledge`` (``Knowledge`` and its three values), ``notepad``
+(``Notepad``, the incremental SAT knowledge, and ``deduce``), ``exhaustive``
+(``brute_force``) and ``names`` (``deduce_named``). Import the names from
+``agents.deduction``.
+
+Cards and owners
+    Card ids are suspects first, then weapons, then rooms (``Deck``). Every
+    card lies in exactly one place, its *owner*:
+
+    ============  ========================================================
+    owner index   meaning
+    ============  ========================================================
+    ``0..P-1``    the players, in seat order (clockwise)
+    ``P``         the envelope (``Setup.envelope``)
+    ``P + 1``     the cards lying face down on rooms in the duel variant
+                  (``Setup.table``); only when ``num_face_down > 0``
+    ============  ========================================================
+
+Records (what an observer may have noted)
+    ============  ========================================================
+    record        clauses added (docs/RULES.md, "Deductions the rules allow")
+    ============  ========================================================
+    ``OwnHand``   the observer holds exactly these cards
+    ``Suggestion``  each player in ``passed`` holds none of the three;
+                  ``shown_by`` holds at least one; ``shown_card``, when
+                  known, is held by ``shown_by``. Nothing about the
+                  suggester, who is never asked (seed 004's example).
+    ``Accusation``  right: the envelope is these three cards; wrong: the
+                  three are not all in the envelope
+    ``Seen``      the card is held by that owner
+    ============  ========================================================
+
+    On top of the records, every deal obeys: each card has exactly one owner,
+    the envelope holds exactly one card of each category, each player holds
+    exactly their dealt number of cards and the table exactly
+    ``num_face_down``.
+
+Knowledge
+    A fact "card c is held by owner o" is known when every deal consistent
+    with the records agrees on it (entailment). ``Knowledge.status`` holds
+    ``HELD`` (1), ``NOT_HELD`` (0) or ``UNKNOWN`` (-1) per (card, owner).
+"""
+
+from agents.deduction.cards import CATEGORY_NAMES, Deck, Setup
+from agents.deduction.exhaustive import _agrees as _agrees
+from agents.deduction.exhaustive import _all_deals as _all_deals
+from agents.deduction.exhaustive import brute_force
+from agents.deduction.knowledge import HELD, NOT_HELD, UNKNOWN, Knowledge
+from agents.deduction.names import _CardNames as _CardNames
+from agents.deduction.names import _named_record as _named_record
+from agents.deduction.names import deduce_named
+from agents.deduction.notepad import Notepad, deduce
+from agents.deduction.records import Accusation, OwnHand, Record, Seen, Suggestion, check_record
+
+# The underscored names (imported "as" themselves) are shared with agents.beliefs,
+# agents.reasoning and the tests, which read them here since before the package.
+__all__ = [
+    "CATEGORY_NAMES",
+    "HELD",
+    "NOT_HELD",
+    "UNKNOWN",
+    "Accusation",
+    "Deck",
+    "Knowledge",
+    "Notepad",
+    "OwnHand",
+    "Record",
+    "Seen",
+    "Setup",
+    "Suggestion",
+    "brute_force",
+    "check_record",
+    "deduce",
+    "deduce_named",
+]

@@ -1,0 +1,154 @@
+"""Cards and the set-up of a game: the ``Deck`` of card ids and the ``Setup`` (players, hands, envelope, duel table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+CATEGORY_NAMES = ("suspects", "weapons", "rooms")
+
+
+@dataclass(frozen=True)
+class Deck:
+    """The three categories of cards, as counts.
+
+    Attributes:
+        num_suspects: Number of suspect cards (ids ``0 .. S-1``).
+        num_weapons: Number of weapon cards (ids ``S .. S+W-1``).
+        num_rooms: Number of room cards (ids ``S+W .. S+W+R-1``).
+    """
+
+    num_suspects: int
+    num_weapons: int
+    num_rooms: int
+
+    def __post_init__(self) -> None:
+        for field, value in zip(CATEGORY_NAMES, self.sizes):
+            if not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"number of {field} must be an int >= 1, got {value!r}")
+            object.__setattr__(self, f"num_{field}", int(value))
+
+    @property
+    def sizes(self) -> tuple[int, int, int]:
+        """Number of cards in each category."""
+        return (self.num_suspects, self.num_weapons, self.num_rooms)
+
+    @property
+    def num_cards(self) -> int:
+        """Number of cards in the deck."""
+        return self.num_suspects + self.num_weapons + self.num_rooms
+
+    @property
+    def categories(self) -> tuple[range, range, range]:
+        """Card ids of the suspects, the weapons and the rooms."""
+        s, w = self.num_suspects, self.num_weapons
+        return (range(s), range(s, s + w), range(s + w, self.num_cards))
+
+    def category(self, card: int) -> int:
+        """0 for a suspect card, 1 for a weapon card, 2 for a room card.
+
+        Raises:
+            ValueError: If ``card`` is not a card id of this deck.
+        """
+        if not isinstance(card, (int, np.integer)) or not 0 <= card < self.num_cards:
+            raise ValueError(f"card must be an int in [0, {self.num_cards}), got {card!r}")
+        return int(card >= self.num_suspects) + int(card >= self.num_suspects + self.num_weapons)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Who holds how many cards in one game.
+
+    Attributes:
+        deck: The cards.
+        num_players: Number of players ``P``; owner ``P`` is the envelope.
+        hand_sizes: Number of cards dealt to each player.
+        num_face_down: Cards lying face down on rooms (duel variant); when
+            positive, owner ``P + 1`` is this table.
+    """
+
+    deck: Deck
+    num_players: int
+    hand_sizes: tuple[int, ...]
+    num_face_down: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_players, (int, np.integer)) or self.num_players < 1:
+            raise ValueError(f"num_players must be an int >= 1, got {self.num_players!r}")
+        if not isinstance(self.num_face_down, (int, np.integer)) or self.num_face_down < 0:
+            raise ValueError(f"num_face_down must be an int >= 0, got {self.num_face_down!r}")
+        object.__setattr__(self, "num_players", int(self.num_players))
+        object.__setattr__(self, "num_face_down", int(self.num_face_down))
+        object.__setattr__(self, "hand_sizes", tuple(int(h) for h in self.hand_sizes))
+        if len(self.hand_sizes) != self.num_players:
+            raise ValueError(
+                f"hand_sizes must have one entry per player ({self.num_players}), got {self.hand_sizes}"
+            )
+        if min(self.hand_sizes) < 0:
+            raise ValueError(f"hand_sizes must be >= 0, got {self.hand_sizes}")
+        dealt = sum(self.hand_sizes) + self.num_face_down + len(CATEGORY_NAMES)
+        if dealt != self.deck.num_cards:
+            raise ValueError(
+                f"hand_sizes {self.hand_sizes} + {self.num_face_down} face down + 3 in the envelope "
+                f"= {dealt} cards, but the deck has {self.deck.num_cards}"
+            )
+
+    @classmethod
+    def dealt(cls, deck: Deck, num_players: int, num_face_down: int = 0) -> Setup:
+        """The set-up of dealing one by one from player 0: the first players may get one card more.
+
+        Args:
+            deck: The cards.
+            num_players: Number of players.
+            num_face_down: Cards put face down on rooms before the deal (duel variant).
+        """
+        if not isinstance(num_players, int) or num_players < 1:
+            raise ValueError(f"num_players must be an int >= 1, got {num_players!r}")
+        rest = deck.num_cards - len(CATEGORY_NAMES) - num_face_down
+        base, extra = divmod(rest, num_players)
+        hands = tuple(base + (p < extra) for p in range(num_players))
+        return cls(deck, num_players, hands, num_face_down)
+
+    @property
+    def envelope(self) -> int:
+        """Owner index of the envelope."""
+        return self.num_players
+
+    @property
+    def table(self) -> int | None:
+        """Owner index of the face-down cards, or None when there are none."""
+        return self.num_players + 1 if self.num_face_down > 0 else None
+
+    @property
+    def num_owners(self) -> int:
+        """Players, the envelope, and the table when there is one."""
+        return self.num_players + 1 + (self.num_face_down > 0)
+
+    def owner_name(self, owner: int) -> str:
+        """``"player 2"``, ``"envelope"`` or ``"table"``."""
+        self.check_owner(owner)
+        if owner < self.num_players:
+            return f"player {owner}"
+        return "envelope" if owner == self.envelope else "table"
+
+    def owner_size(self, owner: int) -> int:
+        """How many cards the owner holds."""
+        self.check_owner(owner)
+        if owner < self.num_players:
+            return self.hand_sizes[owner]
+        return len(CATEGORY_NAMES) if owner == self.envelope else self.num_face_down
+
+    def check_player(self, player: int, what: str = "player") -> None:
+        """Raises ValueError unless ``player`` is a player index."""
+        if not isinstance(player, (int, np.integer)) or not 0 <= player < self.num_players:
+            raise ValueError(f"{what} must be a player in [0, {self.num_players}), got {player!r}")
+
+    def check_owner(self, owner: int) -> None:
+        """Raises ValueError unless ``owner`` is an owner index."""
+        if not isinstance(owner, (int, np.integer)) or not 0 <= owner < self.num_owners:
+            raise ValueError(
+                f"owner must be in [0, {self.num_owners}) (players, {self.envelope} = envelope"
+                + (f", {self.table} = table" if self.table is not None else "")
+                + f"), got {owner!r}"
+            )
