@@ -14,11 +14,16 @@ from agents.registry import AGENTS
 from agents.testing import AgentCheckError, check_agent
 from cluedo_env import core
 
-# Agents that need something outside the test: a person at a terminal, a trained SB3 model file.
-NEEDS = {"human": "a person at the terminal", "sb3": "a trained MaskablePPO model file (path=)"}
+# Agents that need something outside the test: a person at a terminal, a trained model file.
+NEEDS = {
+    "human": "a person at the terminal",
+    "sb3": "a trained MaskablePPO model file (path=)",
+    "rllib": "a policy exported by train_rllib (path=)",
+}
 # Known failures (the rest of the check passes), left to the issues that rework these agents.
 KNOWN = {
     "belief": r"round trips: after load_state_dict",  # its posteriors are not in state_dict (#18)
+    "determinize": r"round trips: after load_state_dict",  # the belief agent's posteriors, as above
     "llm": r"round trips: .* cannot be pickled",  # it holds an open HTTP client
 }
 
