@@ -37,12 +37,13 @@ except ModuleNotFoundError as error:
     ) from error
 
 from agents.base import Agent
+from agents.sb3_policy import CardPolicy
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space, observe_players
 
 __all__ = ["SB3Agent", "load_policy"]
 
-POLICY_CLASS = "MaskableMultiInputActorCriticPolicy"
+POLICY_CLASSES = (MaskableMultiInputActorCriticPolicy, CardPolicy)  # the policies a zip may name
 
 
 def _plain(value: Any) -> bool:
@@ -71,10 +72,18 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {error}") from error
     policy_class = data.get("policy_class")
     # SB3 keeps the class pickled and, next to it, the text of its attributes: read the text only
-    if not (
-        isinstance(policy_class, dict) and f"{POLICY_CLASS}.__init__" in str(policy_class.get("__init__"))
-    ):
-        raise ValueError(f"{path}: the policy must be sb3-contrib's MaskablePPO 'MultiInputPolicy'")
+    known = [
+        cls
+        for cls in POLICY_CLASSES
+        if isinstance(policy_class, dict)
+        and policy_class.get("__module__") == cls.__module__
+        and f"{cls.__name__}.__init__" in str(policy_class.get("__init__"))
+    ]
+    if not known:
+        raise ValueError(
+            f"{path}: the policy must be sb3-contrib's MaskablePPO 'MultiInputPolicy' or "
+            "agents.sb3_policy.CardPolicy"
+        )
     kwargs = data.get("policy_kwargs", {})
     if not (isinstance(kwargs, dict) and _plain(kwargs)):
         raise ValueError(
@@ -83,11 +92,11 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         )
     space = observation_space(config)
     A = core.ActionLayout(config).num_actions
-    # lr_schedule builds the optimizer, which an agent that only plays never uses
-    policy = MaskableMultiInputActorCriticPolicy(space, spaces.Discrete(A), lambda _: 0.0, **kwargs)
     try:
+        # lr_schedule builds the optimizer, which an agent that only plays never uses
+        policy = known[0](space, spaces.Discrete(A), lambda _: 0.0, **kwargs)
         policy.load_state_dict(weights)
-    except RuntimeError as error:
+    except (RuntimeError, ValueError) as error:
         raise ValueError(f"{path}: the model does not fit the game {config}: {error}") from error
     return policy.eval()
 

@@ -59,7 +59,9 @@ except ModuleNotFoundError as error:
 
 from agents.arena import play_batch
 from agents.registry import make_agent
+from agents.ppo.network import NetworkSettings
 from agents.sb3_agent import SB3Agent
+from agents.sb3_policy import CardPolicy, card_policy_kwargs
 from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.config import AgentSpec, GameSettings
@@ -102,6 +104,10 @@ class SB3Config:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    policy: str = "card"
+    """``card``: ``agents.sb3_policy.CardPolicy`` (the project's card-aware network, sized by
+    ``network``); ``MultiInputPolicy``: SB3's MLP on the flat observation (sized by ``net_arch``)"""
+    network: NetworkSettings = field(default_factory=NetworkSettings)
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     eval_every: int = 500_000
     """agent-steps between evaluations (0: only the final one)"""
@@ -212,8 +218,14 @@ def train(cfg: SB3Config) -> Path:
     run_dir = Path(cfg.runs_dir) / f"sb3__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+    if cfg.policy == "card":
+        policy, policy_kwargs = CardPolicy, card_policy_kwargs(game, cfg.network)
+    elif cfg.policy == "MultiInputPolicy":
+        policy, policy_kwargs = "MultiInputPolicy", {"net_arch": list(cfg.net_arch)}
+    else:
+        raise ValueError(f"policy must be 'card' or 'MultiInputPolicy', got {cfg.policy!r}")
     model = MaskablePPO(
-        "MultiInputPolicy",
+        policy,
         VecMonitor(env),
         n_steps=cfg.n_steps,
         batch_size=cfg.batch_size,
@@ -225,7 +237,7 @@ def train(cfg: SB3Config) -> Path:
         ent_coef=cfg.ent_coef,
         vf_coef=cfg.vf_coef,
         max_grad_norm=cfg.max_grad_norm,
-        policy_kwargs={"net_arch": list(cfg.net_arch)},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir),
         seed=cfg.seed,
         device="cpu",
