@@ -140,9 +140,7 @@ class CardPolicy(MaskableMultiInputActorCriticPolicy):
         super()._build(lr_schedule)
         # the network's outputs are already the logits and the value
         self.action_net, self.value_net = nn.Identity(), nn.Identity()
-        self.optimizer = self.optimizer_class(
-            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
-        )
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

@@ -51,21 +51,22 @@ try:  # modules of extras: a core-only install is told which extra to install
     from omegaconf import OmegaConf
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import VecMonitor
+    from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
 except ModuleNotFoundError as error:
     from experiments.extras import missing_extra
 
     raise missing_extra(error) from error
 
 from agents.arena import play_batch
-from agents.registry import make_agent
 from agents.ppo.network import NetworkSettings
+from agents.registry import make_agent
 from agents.sb3_agent import SB3Agent
 from agents.sb3_policy import CardPolicy, card_policy_kwargs
 from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.config import AgentSpec, GameSettings
 from experiments.stats import wilson_interval
+from experiments.train_ppo import knowledge_potential
 
 EVAL_SEED_BASE = 10**15  # the deals of experiments.train_ppo's evaluations
 EVAL_BATCH = 500
@@ -91,6 +92,8 @@ class SB3Config:
     """the opponent in every other seat (each seat its own agent, with its own seed)"""
     elimination_reward: float | None = -1.0
     reward_scheme: str = "win_loss"
+    knowledge_shaping: float = 1.0
+    """coefficient of the potential-based reward for newly seen cards (``KnowledgeShaping``; 0: none)"""
     total_timesteps: int = 3_000_000
     """agent-steps: every player's decisions (as in train_ppo)"""
     num_envs: int = 32
@@ -147,6 +150,44 @@ def evaluate(
             "mean_turns": turns / num_games,
         }
     return results
+
+
+class KnowledgeShaping(VecEnvWrapper):
+    """Adds ``train_ppo``'s potential-based reward for newly seen cards: ``gamma * phi(next) - phi(now)``.
+
+    ``phi = knowledge_potential`` (``-coef * (unseen cards - 3) / (C - 3)``, 0 once only the
+    envelope is unseen), as ``experiments.train_ppo`` adds it in its advantages (Ng et al. 1999:
+    the optimal policy stays the same). On the step that ends an episode ``phi(next)`` is 0
+    (terminated) or that of ``terminal_observation`` (truncated: the episode is cut, not over),
+    and the next game's first observation starts the next episode's potential.
+    """
+
+    def __init__(self, venv: VecEnv, game: core.GameConfig, coef: float, gamma: float) -> None:
+        super().__init__(venv)
+        self.game, self.coef, self.gamma = game, float(coef), float(gamma)
+        self.potential = np.zeros(self.num_envs, dtype=np.float32)
+
+    def _phi(self, observations: np.ndarray) -> np.ndarray:
+        return knowledge_potential(observations, self.game, self.coef)
+
+    def reset(self) -> dict[str, np.ndarray]:
+        observations = self.venv.reset()
+        self.potential = self._phi(observations["observation"])
+        return observations
+
+    def step_wait(self) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        observations, rewards, dones, infos = self.venv.step_wait()
+        upcoming = self._phi(observations["observation"])
+        reached = upcoming.copy()
+        for game in np.flatnonzero(dones).tolist():
+            info = infos[game]
+            truncated = info.get("TimeLimit.truncated", False)
+            reached[game] = (
+                self._phi(info["terminal_observation"]["observation"][None])[0] if truncated else 0.0
+            )
+        shaped = rewards + self.gamma * reached - self.potential
+        self.potential = upcoming
+        return observations, shaped.astype(np.float32), dones, infos
 
 
 class AgentStepBudget(BaseCallback):
@@ -224,9 +265,13 @@ def train(cfg: SB3Config) -> Path:
         policy, policy_kwargs = "MultiInputPolicy", {"net_arch": list(cfg.net_arch)}
     else:
         raise ValueError(f"policy must be 'card' or 'MultiInputPolicy', got {cfg.policy!r}")
+    # the monitor sees the game's rewards; the shaping is added for learning only
+    venv: VecEnv = VecMonitor(env)
+    if cfg.knowledge_shaping:
+        venv = KnowledgeShaping(venv, game, cfg.knowledge_shaping, cfg.gamma)
     model = MaskablePPO(
         policy,
-        VecMonitor(env),
+        venv,
         n_steps=cfg.n_steps,
         batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs,
