@@ -2,18 +2,21 @@
 
     agent = SB3Agent(path="runs/<run>/model.zip")        # or make_agent("sb3", path=...)
 
-Plays any ``MaskablePPO("MultiInputPolicy", ...)`` model saved with ``model.save``
-from ``CluedoSingleAgentEnv`` or ``cluedo_env.sb3.CluedoSB3VecEnv`` (observation
+Plays any ``MaskablePPO`` model of ``"MultiInputPolicy"`` or of
+``agents.sb3_policy.CardPolicy`` saved with ``model.save`` from
+``CluedoSingleAgentEnv`` or ``cluedo_env.sb3.CluedoSB3VecEnv`` (observation
 type ``"player"``), in any batch of games at once: the observation dicts of the
 deciding games, one forward pass, masked sampling (or the most likely action).
 
 The zip is read without unpickling: SB3's own ``load`` restores pickled Python
 objects from it (which could run code from a downloaded file), so this agent
 reads only the policy's weights (``policy.pth``, with torch's
-``weights_only=True``) and the plain JSON of ``policy_kwargs`` (``net_arch`` and
-other numbers and lists), and rebuilds the policy for the game's spaces. A model
-whose ``policy_kwargs`` holds anything else (an activation function, a feature
-extractor class) is refused with a ``ValueError``.
+``weights_only=True``) and the plain JSON of ``policy_kwargs`` (``net_arch``,
+``CardPolicy``'s ``game`` and ``network``, other numbers and lists), and rebuilds
+the policy, one of the two classes above by the name SB3 wrote next to the
+pickled class, for the game's spaces. A model of another policy class, or whose
+``policy_kwargs`` holds anything else (an activation function, a feature
+extractor class), is refused with a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -59,8 +62,9 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     """The policy of a ``MaskablePPO`` zip, rebuilt for ``config``'s spaces without unpickling.
 
     Raises:
-        ValueError: the file is not such a zip, its policy is not ``MultiInputPolicy``, its
-            ``policy_kwargs`` is not plain data, or its weights do not fit ``config``.
+        ValueError: the file is not such a zip, its policy is neither ``MultiInputPolicy`` nor
+            ``CardPolicy``, its ``policy_kwargs`` is not plain data, or its weights do not fit
+            ``config``.
     """
     path = Path(path)
     try:

@@ -4,21 +4,31 @@
     python -m experiments.train_sb3 total_timesteps=200000 exp_name=smoke
     tensorboard --logdir runs
 
-The recipe, as a new user of SB3 would write it, with nothing hidden:
+The recipe, as a user of SB3 would write it, with nothing hidden:
 
 1. **Env.** ``cluedo_env.sb3.CluedoSB3VecEnv``: ``num_envs`` games on the batched
    core, the learner in a random seat, ``opponent`` in the others (default: three
-   random players that never accuse), wrapped in SB3's ``VecMonitor``. The env's
-   public ``action_masks()`` is where ``MaskablePPO`` finds the legal actions: no
-   ``ActionMasker`` wrapper. ``elimination_reward`` ends the learner's episode on
-   its wrong accusation (the env's documented option).
-2. **Learning.** ``MaskablePPO("MultiInputPolicy", env, ...)`` with the config's
-   hyperparameters, TensorBoard logs in ``<runs_dir>/sb3__<exp_name>__<seed>__<time>``.
-3. **Budget.** ``total_timesteps`` counts agent-steps as ``experiments/train_ppo.py``
+   random players that never accuse), wrapped in SB3's ``VecMonitor`` (which logs
+   the games' own returns). The env's public ``action_masks()`` is where
+   ``MaskablePPO`` finds the legal actions: no ``ActionMasker`` wrapper.
+   ``elimination_reward`` ends the learner's episode on its wrong accusation
+   (the env's documented option).
+2. **Reward.** The game's (+1 win, -1 loss or wrong accusation) plus, with
+   ``knowledge_shaping``, ``train_ppo``'s potential-based reward for newly seen
+   cards (``KnowledgeShaping``, an SB3 ``VecEnvWrapper``): ``gamma * phi(next) -
+   phi(now)`` with ``phi = -coef * (unseen cards - 3) / (C - 3)``, which leaves the
+   best policy as it is and tells the learner early that seeing cards pays.
+3. **Policy.** ``MaskablePPO(policy, env, ...)`` with the config's
+   hyperparameters. ``policy=card`` (default): ``agents.sb3_policy.CardPolicy``,
+   the project's card-aware network (``agents.ppo.network.ActorCritic``, sized
+   by ``network``) in sb3-contrib's masked policy; ``policy=MultiInputPolicy``:
+   SB3's MLP on the flat observation (``net_arch``), which does not learn to win
+   (README). TensorBoard logs in ``<runs_dir>/sb3__<exp_name>__<seed>__<time>``.
+4. **Budget.** ``total_timesteps`` counts agent-steps as ``experiments/train_ppo.py``
    does: every player's decisions, the learner's and the opponents'
    (``CluedoVectorEnv.decisions``), so the two recipes compare at the same budget.
    SB3's own ``time/total_timesteps`` counts the learner's decisions only.
-4. **Evaluation.** Every ``eval_every`` agent-steps (and at the end, with
+5. **Evaluation.** Every ``eval_every`` agent-steps (and at the end, with
    ``final_eval_games``) the model is saved (``checkpoints/agent_steps_<n>.zip``) and
    played through the project's arena (``agents.arena.play_batch``) as an
    ``agents.sb3_agent.SB3Agent`` against ``num_players - 1`` of each

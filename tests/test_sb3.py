@@ -320,6 +320,18 @@ def test_the_sb3_agent_never_unpickles_python_objects_from_the_zip(tmp_path):
         SB3Agent()
 
 
+def test_the_sb3_agent_refuses_a_policy_class_it_does_not_know(tmp_path):
+    class CardPolicyElsewhere(CardPolicy):  # same name, another module: could run any code
+        pass
+
+    path = tmp_path / "model.zip"
+    env = CluedoSingleAgentEnv(opponents=never_accusing(2), **SMALL_GAME)
+    kwargs = card_policy_kwargs(core.GameConfig(**SMALL_GAME))
+    MaskablePPO(CardPolicyElsewhere, env, policy_kwargs=kwargs, n_steps=32, device="cpu").save(path)
+    with pytest.raises(ValueError, match="the policy must be"):
+        SB3Agent(path=path).reset(core.GameConfig(**SMALL_GAME), np.zeros(1, dtype=np.int64))
+
+
 @pytest.mark.parametrize("card", [False, True], ids=["MultiInputPolicy", "CardPolicy"])
 def test_the_sb3_agent_refuses_a_model_of_another_game(tmp_path, card):
     agent = SB3Agent(path=saved_model(tmp_path, card=card))  # 3 players
