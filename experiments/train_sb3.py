@@ -76,7 +76,7 @@ from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.config import AgentSpec, GameSettings
 from experiments.stats import wilson_interval
-from experiments.train_ppo import knowledge_potential
+from experiments.train_ppo import knowledge_potential, learner_out
 
 EVAL_SEED_BASE = 10**15  # the deals of experiments.train_ppo's evaluations
 EVAL_BATCH = 500
@@ -135,20 +135,27 @@ ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)
 def evaluate(
     model_path: Path, game: core.GameConfig, opponents: list[AgentSpec], num_games: int, seed: int = 0
 ) -> dict[str, dict[str, Any]]:
-    """The model (as an ``SB3Agent``) against ``num_players - 1`` of each kind, fixed deals, seats rotated."""
+    """The model (as an ``SB3Agent``) against ``num_players - 1`` of each kind, fixed deals, seats rotated.
+
+    As in ``train_ppo``'s evaluations, a game stops once the learner is out (its wrong
+    accusation): it can no longer win, and against opponents that never accuse the rest would
+    run to ``max_turns``.
+    """
     P = game.num_players
     results = {}
     for spec in opponents:
-        wins = wrong = turns = 0
+        wins = wrong = turns = stopped = 0
         for lo in range(0, num_games, EVAL_BATCH):
             n = min(EVAL_BATCH, num_games - lo)
             learner = SB3Agent(seed=seed, path=model_path)
             others = [make_agent(spec.name, seed=seed + k, **spec.options) for k in range(1, P)]
             deals = EVAL_SEED_BASE + lo + np.arange(n)
-            result = play_batch(game, [learner, *others], deals, rotation=(lo + np.arange(n)) % P)
+            rotation = (lo + np.arange(n)) % P
+            result = play_batch(game, [learner, *others], deals, rotation=rotation, stop=learner_out)
             wins += int((result.winner == 0).sum())
             wrong += int((result.wrong_accusations[:, 0] > 0).sum())
-            turns += int(result.turns.sum())
+            turns += int(result.turns[~result.stopped].sum())
+            stopped += int(result.stopped.sum())
         low, high = wilson_interval(wins, num_games)
         results[spec.display] = {
             "games": num_games,
@@ -157,7 +164,7 @@ def evaluate(
             "win_low": low,
             "win_high": high,
             "wrong_accusation_rate": wrong / num_games,
-            "mean_turns": turns / num_games,
+            "mean_turns": turns / (num_games - stopped) if stopped < num_games else None,  # games played out
         }
     return results
 

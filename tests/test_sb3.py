@@ -373,3 +373,34 @@ def test_the_recipe_trains_evaluates_and_saves_a_model_the_agent_plays(tmp_path)
     assert final["games"] == 6 and final["win_low"] <= final["win_rate"] <= final["win_high"]
     assert (run_dir / "model.zip").is_file() and any(run_dir.rglob("events.out.tfevents.*"))
     SB3Agent(path=run_dir / "model.zip").reset(core.GameConfig(**SMALL_GAME), np.zeros(1, dtype=np.int64))
+
+
+def test_knowledge_shaping_adds_up_to_the_cards_seen_and_leaves_the_game_return_to_the_monitor():
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from experiments.train_ppo import knowledge_potential
+    from experiments.train_sb3 import KnowledgeShaping
+
+    game = core.GameConfig(**SMALL_GAME)
+    env = CluedoSB3VecEnv(num_envs=8, opponents=never_accusing(2), elimination_reward=-1.0, config=game)
+    shaped_env = KnowledgeShaping(VecMonitor(env), game, coef=1.0, gamma=1.0)
+    env.seed(3)
+    observations = shaped_env.reset()
+    start = knowledge_potential(observations["observation"], game, 1.0)
+    shaped = np.zeros(8)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    while episodes < 40:
+        masks = shaped_env.env_method("action_masks")
+        actions = [rng.choice(np.flatnonzero(mask)) for mask in masks]
+        observations, rewards, dones, infos = shaped_env.step(np.array(actions))
+        shaped += rewards
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            # gamma = 1: the shaping telescopes to phi(end) - phi(start), phi(end) = 0 unless truncated
+            end = knowledge_potential(info["terminal_observation"]["observation"][None], game, 1.0)[0]
+            end = end if info["TimeLimit.truncated"] else 0.0
+            assert shaped[i] == pytest.approx(info["episode"]["r"] + end - start[i], abs=1e-4)
+            shaped[i] = 0.0
+            start[i] = knowledge_potential(observations["observation"][i : i + 1], game, 1.0)[0]
+            episodes += 1
