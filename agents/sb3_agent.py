@@ -27,26 +27,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from gymnasium import spaces
 
-try:  # modules of the sb3 extra
-    import torch
-    from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
-except ModuleNotFoundError as error:
-    raise ModuleNotFoundError(
-        f"No module named {error.name!r}: agents.sb3_agent needs the 'sb3' extra of cluedo-env ('stable_baselines3', 'sb3_contrib'). "
-        'Install it with: pip install "cluedo-env[sb3]"',
-        name=error.name,
-    ) from error
-
 from agents.base import Agent
-from agents.sb3_policy import CardPolicy
+from agents.sb3_policy import POLICIES, MaskableMultiInputActorCriticPolicy
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space, observe_players
 
 __all__ = ["SB3Agent", "load_policy"]
-
-POLICY_CLASSES = (MaskableMultiInputActorCriticPolicy, CardPolicy)  # the policies a zip may name
 
 
 def _plain(value: Any) -> bool:
@@ -78,7 +67,7 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     # SB3 keeps the class pickled and, next to it, the text of its attributes: read the text only
     known = [
         cls
-        for cls in POLICY_CLASSES
+        for cls in POLICIES.values()
         if isinstance(policy_class, dict)
         and policy_class.get("__module__") == cls.__module__
         and f"{cls.__name__}.__init__" in str(policy_class.get("__init__"))

@@ -41,7 +41,7 @@ try:  # modules of the sb3 extra
     from torch import nn
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
-        f"No module named {error.name!r}: agents.sb3_policy needs the 'sb3' extra of cluedo-env "
+        f"No module named {error.name!r}: agents.sb3_policy and agents.sb3_agent need the 'sb3' extra of cluedo-env "
         "('stable_baselines3', 'sb3_contrib'). Install it with: pip install \"cluedo-env[sb3]\"",
         name=error.name,
     ) from error
@@ -49,7 +49,7 @@ except ModuleNotFoundError as error:
 from agents.ppo.network import ActorCritic, NetworkSettings, game_config_from_dict, game_config_to_dict
 from cluedo_env import core
 
-__all__ = ["CardNetwork", "CardPolicy", "ObservationVector", "card_policy_kwargs"]
+__all__ = ["POLICIES", "CardNetwork", "CardPolicy", "ObservationVector", "card_policy_kwargs"]
 
 
 def card_policy_kwargs(game: core.GameConfig, network: NetworkSettings | None = None) -> dict[str, Any]:
@@ -147,3 +147,8 @@ class CardPolicy(MaskableMultiInputActorCriticPolicy):
         for key in ("net_arch", "features_extractor_class", "ortho_init", "features_extractor_kwargs"):
             data.pop(key, None)
         return {**data, "game": game_config_to_dict(self.game), "network": asdict(self.settings)}
+
+
+# The policies of train_sb3's ``policy`` setting, and the only classes a saved model may name for
+# agents.sb3_agent (which rebuilds them from weights and plain kwargs).
+POLICIES = {"card": CardPolicy, "MultiInputPolicy": MaskableMultiInputActorCriticPolicy}

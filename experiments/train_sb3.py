@@ -71,7 +71,7 @@ from agents.arena import play_batch
 from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
 from agents.sb3_agent import SB3Agent
-from agents.sb3_policy import CardPolicy, card_policy_kwargs
+from agents.sb3_policy import POLICIES, card_policy_kwargs
 from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.config import AgentSpec, GameSettings
@@ -260,6 +260,8 @@ class AgentStepBudget(BaseCallback):
 
 def train(cfg: SB3Config) -> Path:
     """Train, evaluate and save as the module docstring says; returns the run folder."""
+    if cfg.policy not in POLICIES:
+        raise ValueError(f"policy must be one of {sorted(POLICIES)}, got {cfg.policy!r}")
     torch.set_num_threads(cfg.torch_threads)
     game = cfg.game.to_game_config()
     P = game.num_players
@@ -277,17 +279,15 @@ def train(cfg: SB3Config) -> Path:
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)))
     if cfg.policy == "card":
-        policy, policy_kwargs = CardPolicy, card_policy_kwargs(game, cfg.network)
-    elif cfg.policy == "MultiInputPolicy":
-        policy, policy_kwargs = "MultiInputPolicy", {"net_arch": list(cfg.net_arch)}
+        policy_kwargs = card_policy_kwargs(game, cfg.network)
     else:
-        raise ValueError(f"policy must be 'card' or 'MultiInputPolicy', got {cfg.policy!r}")
+        policy_kwargs = {"net_arch": list(cfg.net_arch)}
     # the monitor sees the game's rewards; the shaping is added for learning only
     venv: VecEnv = VecMonitor(env)
     if cfg.knowledge_shaping:
         venv = KnowledgeShaping(venv, game, cfg.knowledge_shaping, cfg.gamma)
     model = MaskablePPO(
-        policy,
+        POLICIES[cfg.policy],
         venv,
         n_steps=cfg.n_steps,
         batch_size=cfg.batch_size,
