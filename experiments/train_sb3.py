@@ -106,9 +106,9 @@ class SB3Config:
     """coefficient of the potential-based reward for newly seen cards (``KnowledgeShaping``; 0: none)"""
     total_timesteps: int = 3_000_000
     """agent-steps: every player's decisions (as in train_ppo)"""
-    num_envs: int = 32
+    num_envs: int = 64
     n_steps: int = 128
-    batch_size: int = 1024
+    batch_size: int = 2048
     n_epochs: int = 4
     learning_rate: float = 3e-4
     gamma: float = 0.99
