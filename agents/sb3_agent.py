@@ -2,18 +2,21 @@
 
     agent = SB3Agent(path="runs/<run>/model.zip")        # or make_agent("sb3", path=...)
 
-Plays any ``MaskablePPO("MultiInputPolicy", ...)`` model saved with ``model.save``
-from ``CluedoSingleAgentEnv`` or ``cluedo_env.sb3.CluedoSB3VecEnv`` (observation
+Plays any ``MaskablePPO`` model of ``"MultiInputPolicy"`` or of
+``agents.sb3_policy.CardPolicy`` saved with ``model.save`` from
+``CluedoSingleAgentEnv`` or ``cluedo_env.sb3.CluedoSB3VecEnv`` (observation
 type ``"player"``), in any batch of games at once: the observation dicts of the
 deciding games, one forward pass, masked sampling (or the most likely action).
 
 The zip is read without unpickling: SB3's own ``load`` restores pickled Python
 objects from it (which could run code from a downloaded file), so this agent
 reads only the policy's weights (``policy.pth``, with torch's
-``weights_only=True``) and the plain JSON of ``policy_kwargs`` (``net_arch`` and
-other numbers and lists), and rebuilds the policy for the game's spaces. A model
-whose ``policy_kwargs`` holds anything else (an activation function, a feature
-extractor class) is refused with a ``ValueError``.
+``weights_only=True``) and the plain JSON of ``policy_kwargs`` (``net_arch``,
+``CardPolicy``'s ``game`` and ``network``, other numbers and lists), and rebuilds
+the policy, one of the two classes above by the name SB3 wrote next to the
+pickled class, for the game's spaces. A model of another policy class, or whose
+``policy_kwargs`` holds anything else (an activation function, a feature
+extractor class), is refused with a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -24,25 +27,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from gymnasium import spaces
 
-try:  # modules of the sb3 extra
-    import torch
-    from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
-except ModuleNotFoundError as error:
-    raise ModuleNotFoundError(
-        f"No module named {error.name!r}: agents.sb3_agent needs the 'sb3' extra of cluedo-env ('stable_baselines3', 'sb3_contrib'). "
-        'Install it with: pip install "cluedo-env[sb3]"',
-        name=error.name,
-    ) from error
-
 from agents.base import Agent
+from agents.sb3_policy import POLICIES, MaskableMultiInputActorCriticPolicy
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space, observe_players
 
 __all__ = ["SB3Agent", "load_policy"]
-
-POLICY_CLASS = "MaskableMultiInputActorCriticPolicy"
 
 
 def _plain(value: Any) -> bool:
@@ -58,8 +51,9 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     """The policy of a ``MaskablePPO`` zip, rebuilt for ``config``'s spaces without unpickling.
 
     Raises:
-        ValueError: the file is not such a zip, its policy is not ``MultiInputPolicy``, its
-            ``policy_kwargs`` is not plain data, or its weights do not fit ``config``.
+        ValueError: the file is not such a zip, its policy is neither ``MultiInputPolicy`` nor
+            ``CardPolicy``, its ``policy_kwargs`` is not plain data, or its weights do not fit
+            ``config``.
     """
     path = Path(path)
     try:
@@ -71,10 +65,18 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {error}") from error
     policy_class = data.get("policy_class")
     # SB3 keeps the class pickled and, next to it, the text of its attributes: read the text only
-    if not (
-        isinstance(policy_class, dict) and f"{POLICY_CLASS}.__init__" in str(policy_class.get("__init__"))
-    ):
-        raise ValueError(f"{path}: the policy must be sb3-contrib's MaskablePPO 'MultiInputPolicy'")
+    known = [
+        cls
+        for cls in POLICIES.values()
+        if isinstance(policy_class, dict)
+        and policy_class.get("__module__") == cls.__module__
+        and f"{cls.__name__}.__init__" in str(policy_class.get("__init__"))
+    ]
+    if not known:
+        raise ValueError(
+            f"{path}: the policy must be sb3-contrib's MaskablePPO 'MultiInputPolicy' or "
+            "agents.sb3_policy.CardPolicy"
+        )
     kwargs = data.get("policy_kwargs", {})
     if not (isinstance(kwargs, dict) and _plain(kwargs)):
         raise ValueError(
@@ -83,11 +85,11 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         )
     space = observation_space(config)
     A = core.ActionLayout(config).num_actions
-    # lr_schedule builds the optimizer, which an agent that only plays never uses
-    policy = MaskableMultiInputActorCriticPolicy(space, spaces.Discrete(A), lambda _: 0.0, **kwargs)
     try:
+        # lr_schedule builds the optimizer, which an agent that only plays never uses
+        policy = known[0](space, spaces.Discrete(A), lambda _: 0.0, **kwargs)
         policy.load_state_dict(weights)
-    except RuntimeError as error:
+    except (RuntimeError, ValueError) as error:
         raise ValueError(f"{path}: the model does not fit the game {config}: {error}") from error
     return policy.eval()
 

@@ -50,6 +50,32 @@ def sb3_points(run_dir: Path, label: str) -> list[dict]:
     return points
 
 
+def sb3_name(run_dir: Path) -> str:
+    """The series name of a ``train_sb3`` run: its policy (``config.yaml``)."""
+    from omegaconf import OmegaConf
+
+    policy = OmegaConf.load(run_dir / "config.yaml").get("policy", "MultiInputPolicy")
+    return f"SB3 MaskablePPO, {'CardPolicy' if policy == 'card' else policy} (train_sb3)"
+
+
+def earlier_series(path: Path, renames: list[str]) -> dict[str, list[dict]]:
+    """The series of an earlier ``--json`` file, renamed by ``OLD=NEW`` pairs (a file that
+    already has NEW, such as this script's own output, needs no renaming).
+
+    Raises:
+        ValueError: a rename is not ``OLD=NEW`` or the file has neither OLD nor NEW.
+    """
+    series = json.loads(path.read_text())
+    for rename in renames:
+        old, sep, new = rename.partition("=")
+        if sep and new in series and old not in series:
+            continue
+        if not sep or old not in series:
+            raise ValueError(f"--rename {rename!r}: expected OLD=NEW with OLD one of {sorted(series)}")
+        series[new] = series.pop(old)
+    return series
+
+
 def _eval_games(config: Path) -> int:
     from omegaconf import OmegaConf
 
@@ -110,6 +136,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("sb3_run", type=Path, help="a run folder of experiments.train_sb3")
     parser.add_argument("--ppo-run", type=Path, help="a run folder of experiments.train_ppo (same budget)")
     parser.add_argument("--shipped", action="store_true", help="add the shipped PPO run's evaluations")
+    parser.add_argument(
+        "--earlier",
+        type=Path,
+        help="also draw the series of an earlier --json file (runs no longer at hand); a series of "
+        "the same name from the runs above replaces it",
+    )
+    parser.add_argument(
+        "--rename",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="give an --earlier series a new name (repeatable)",
+    )
     parser.add_argument("--max-steps", type=float, default=7e6, help="agent-steps of the shipped curve shown")
     parser.add_argument("--label", default="random_never", help="the evaluation opponents")
     parser.add_argument("--png", type=Path, help="figure path (default: <sb3_run>/sb3_vs_ppo.png)")
@@ -117,7 +156,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
     try:
-        series = {"SB3 MaskablePPO (experiments/train_sb3.py)": sb3_points(args.sb3_run, args.label)}
+        series = earlier_series(args.earlier, args.rename) if args.earlier else {}
+        series[sb3_name(args.sb3_run)] = sb3_points(args.sb3_run, args.label)
         if args.ppo_run:
             series["project PPO, same budget (train_ppo)"] = ppo_run_points(args.ppo_run, args.label)
         if args.shipped:

@@ -457,7 +457,7 @@ def evaluate(
                 [learner, *others],
                 EVAL_SEED_BASE + lo + np.arange(n),
                 rotation=(lo + np.arange(n)) % P,
-                stop=_learner_out,
+                stop=learner_out,
             )
             wins += int((result.winner == 0).sum())
             wrong += int((result.wrong_accusations[:, 0] > 0).sum())
@@ -479,7 +479,7 @@ def evaluate(
     return results
 
 
-def _learner_out(state: core.State, seats: np.ndarray) -> np.ndarray:
+def learner_out(state: core.State, seats: np.ndarray) -> np.ndarray:
     """Games where the learner (agent 0) accused wrongly: its result is known, a loss."""
     return state.eliminated[np.arange(len(seats)), seats[:, 0]]
 

@@ -4,21 +4,31 @@
     python -m experiments.train_sb3 total_timesteps=200000 exp_name=smoke
     tensorboard --logdir runs
 
-The recipe, as a new user of SB3 would write it, with nothing hidden:
+The recipe, as a user of SB3 would write it, with nothing hidden:
 
 1. **Env.** ``cluedo_env.sb3.CluedoSB3VecEnv``: ``num_envs`` games on the batched
    core, the learner in a random seat, ``opponent`` in the others (default: three
-   random players that never accuse), wrapped in SB3's ``VecMonitor``. The env's
-   public ``action_masks()`` is where ``MaskablePPO`` finds the legal actions: no
-   ``ActionMasker`` wrapper. ``elimination_reward`` ends the learner's episode on
-   its wrong accusation (the env's documented option).
-2. **Learning.** ``MaskablePPO("MultiInputPolicy", env, ...)`` with the config's
-   hyperparameters, TensorBoard logs in ``<runs_dir>/sb3__<exp_name>__<seed>__<time>``.
-3. **Budget.** ``total_timesteps`` counts agent-steps as ``experiments/train_ppo.py``
+   random players that never accuse), wrapped in SB3's ``VecMonitor`` (which logs
+   the games' own returns). The env's public ``action_masks()`` is where
+   ``MaskablePPO`` finds the legal actions: no ``ActionMasker`` wrapper.
+   ``elimination_reward`` ends the learner's episode on its wrong accusation
+   (the env's documented option).
+2. **Reward.** The game's (+1 win, -1 loss or wrong accusation) plus, with
+   ``knowledge_shaping``, ``train_ppo``'s potential-based reward for newly seen
+   cards (``KnowledgeShaping``, an SB3 ``VecEnvWrapper``): ``gamma * phi(next) -
+   phi(now)`` with ``phi = -coef * (unseen cards - 3) / (C - 3)``, which leaves the
+   best policy as it is and tells the learner early that seeing cards pays.
+3. **Policy.** ``MaskablePPO(policy, env, ...)`` with the config's
+   hyperparameters. ``policy=card`` (default): ``agents.sb3_policy.CardPolicy``,
+   the project's card-aware network (``agents.ppo.network.ActorCritic``, sized
+   by ``network``) in sb3-contrib's masked policy; ``policy=MultiInputPolicy``:
+   SB3's MLP on the flat observation (``net_arch``), which does not learn to win
+   (README). TensorBoard logs in ``<runs_dir>/sb3__<exp_name>__<seed>__<time>``.
+4. **Budget.** ``total_timesteps`` counts agent-steps as ``experiments/train_ppo.py``
    does: every player's decisions, the learner's and the opponents'
    (``CluedoVectorEnv.decisions``), so the two recipes compare at the same budget.
    SB3's own ``time/total_timesteps`` counts the learner's decisions only.
-4. **Evaluation.** Every ``eval_every`` agent-steps (and at the end, with
+5. **Evaluation.** Every ``eval_every`` agent-steps (and at the end, with
    ``final_eval_games``) the model is saved (``checkpoints/agent_steps_<n>.zip``) and
    played through the project's arena (``agents.arena.play_batch``) as an
    ``agents.sb3_agent.SB3Agent`` against ``num_players - 1`` of each
@@ -51,19 +61,22 @@ try:  # modules of extras: a core-only install is told which extra to install
     from omegaconf import OmegaConf
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import VecMonitor
+    from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
 except ModuleNotFoundError as error:
     from experiments.extras import missing_extra
 
     raise missing_extra(error) from error
 
 from agents.arena import play_batch
+from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
 from agents.sb3_agent import SB3Agent
+from agents.sb3_policy import POLICIES, card_policy_kwargs
 from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.config import AgentSpec, GameSettings
 from experiments.stats import wilson_interval
+from experiments.train_ppo import knowledge_potential, learner_out
 
 EVAL_SEED_BASE = 10**15  # the deals of experiments.train_ppo's evaluations
 EVAL_BATCH = 500
@@ -89,11 +102,13 @@ class SB3Config:
     """the opponent in every other seat (each seat its own agent, with its own seed)"""
     elimination_reward: float | None = -1.0
     reward_scheme: str = "win_loss"
+    knowledge_shaping: float = 1.0
+    """coefficient of the potential-based reward for newly seen cards (``KnowledgeShaping``; 0: none)"""
     total_timesteps: int = 3_000_000
     """agent-steps: every player's decisions (as in train_ppo)"""
-    num_envs: int = 32
+    num_envs: int = 64
     n_steps: int = 128
-    batch_size: int = 1024
+    batch_size: int = 2048
     n_epochs: int = 4
     learning_rate: float = 3e-4
     gamma: float = 0.99
@@ -102,6 +117,10 @@ class SB3Config:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    policy: str = "card"
+    """``card``: ``agents.sb3_policy.CardPolicy`` (the project's card-aware network, sized by
+    ``network``); ``MultiInputPolicy``: SB3's MLP on the flat observation (sized by ``net_arch``)"""
+    network: NetworkSettings = field(default_factory=NetworkSettings)
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     eval_every: int = 500_000
     """agent-steps between evaluations (0: only the final one)"""
@@ -116,20 +135,27 @@ ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)
 def evaluate(
     model_path: Path, game: core.GameConfig, opponents: list[AgentSpec], num_games: int, seed: int = 0
 ) -> dict[str, dict[str, Any]]:
-    """The model (as an ``SB3Agent``) against ``num_players - 1`` of each kind, fixed deals, seats rotated."""
+    """The model (as an ``SB3Agent``) against ``num_players - 1`` of each kind, fixed deals, seats rotated.
+
+    As in ``train_ppo``'s evaluations, a game stops once the learner is out (its wrong
+    accusation): it can no longer win, and against opponents that never accuse the rest would
+    run to ``max_turns``.
+    """
     P = game.num_players
     results = {}
     for spec in opponents:
-        wins = wrong = turns = 0
+        wins = wrong = turns = stopped = 0
         for lo in range(0, num_games, EVAL_BATCH):
             n = min(EVAL_BATCH, num_games - lo)
             learner = SB3Agent(seed=seed, path=model_path)
             others = [make_agent(spec.name, seed=seed + k, **spec.options) for k in range(1, P)]
             deals = EVAL_SEED_BASE + lo + np.arange(n)
-            result = play_batch(game, [learner, *others], deals, rotation=(lo + np.arange(n)) % P)
+            rotation = (lo + np.arange(n)) % P
+            result = play_batch(game, [learner, *others], deals, rotation=rotation, stop=learner_out)
             wins += int((result.winner == 0).sum())
             wrong += int((result.wrong_accusations[:, 0] > 0).sum())
-            turns += int(result.turns.sum())
+            turns += int(result.turns[~result.stopped].sum())
+            stopped += int(result.stopped.sum())
         low, high = wilson_interval(wins, num_games)
         results[spec.display] = {
             "games": num_games,
@@ -138,9 +164,47 @@ def evaluate(
             "win_low": low,
             "win_high": high,
             "wrong_accusation_rate": wrong / num_games,
-            "mean_turns": turns / num_games,
+            "mean_turns": turns / (num_games - stopped) if stopped < num_games else None,  # games played out
         }
     return results
+
+
+class KnowledgeShaping(VecEnvWrapper):
+    """Adds ``train_ppo``'s potential-based reward for newly seen cards: ``gamma * phi(next) - phi(now)``.
+
+    ``phi = knowledge_potential`` (``-coef * (unseen cards - 3) / (C - 3)``, 0 once only the
+    envelope is unseen), as ``experiments.train_ppo`` adds it in its advantages (Ng et al. 1999:
+    the optimal policy stays the same). On the step that ends an episode ``phi(next)`` is 0
+    (terminated) or that of ``terminal_observation`` (truncated: the episode is cut, not over),
+    and the next game's first observation starts the next episode's potential.
+    """
+
+    def __init__(self, venv: VecEnv, game: core.GameConfig, coef: float, gamma: float) -> None:
+        super().__init__(venv)
+        self.game, self.coef, self.gamma = game, float(coef), float(gamma)
+        self.potential = np.zeros(self.num_envs, dtype=np.float32)
+
+    def _phi(self, observations: np.ndarray) -> np.ndarray:
+        return knowledge_potential(observations, self.game, self.coef)
+
+    def reset(self) -> dict[str, np.ndarray]:
+        observations = self.venv.reset()
+        self.potential = self._phi(observations["observation"])
+        return observations
+
+    def step_wait(self) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        observations, rewards, dones, infos = self.venv.step_wait()
+        upcoming = self._phi(observations["observation"])
+        reached = upcoming.copy()
+        for game in np.flatnonzero(dones).tolist():
+            info = infos[game]
+            truncated = info.get("TimeLimit.truncated", False)
+            reached[game] = (
+                self._phi(info["terminal_observation"]["observation"][None])[0] if truncated else 0.0
+            )
+        shaped = rewards + self.gamma * reached - self.potential
+        self.potential = upcoming
+        return observations, shaped.astype(np.float32), dones, infos
 
 
 class AgentStepBudget(BaseCallback):
@@ -196,6 +260,8 @@ class AgentStepBudget(BaseCallback):
 
 def train(cfg: SB3Config) -> Path:
     """Train, evaluate and save as the module docstring says; returns the run folder."""
+    if cfg.policy not in POLICIES:
+        raise ValueError(f"policy must be one of {sorted(POLICIES)}, got {cfg.policy!r}")
     torch.set_num_threads(cfg.torch_threads)
     game = cfg.game.to_game_config()
     P = game.num_players
@@ -212,9 +278,17 @@ def train(cfg: SB3Config) -> Path:
     run_dir = Path(cfg.runs_dir) / f"sb3__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+    if cfg.policy == "card":
+        policy_kwargs = card_policy_kwargs(game, cfg.network)
+    else:
+        policy_kwargs = {"net_arch": list(cfg.net_arch)}
+    # the monitor sees the game's rewards; the shaping is added for learning only
+    venv: VecEnv = VecMonitor(env)
+    if cfg.knowledge_shaping:
+        venv = KnowledgeShaping(venv, game, cfg.knowledge_shaping, cfg.gamma)
     model = MaskablePPO(
-        "MultiInputPolicy",
-        VecMonitor(env),
+        POLICIES[cfg.policy],
+        venv,
         n_steps=cfg.n_steps,
         batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs,
@@ -225,7 +299,7 @@ def train(cfg: SB3Config) -> Path:
         ent_coef=cfg.ent_coef,
         vf_coef=cfg.vf_coef,
         max_grad_norm=cfg.max_grad_norm,
-        policy_kwargs={"net_arch": list(cfg.net_arch)},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir),
         seed=cfg.seed,
         device="cpu",

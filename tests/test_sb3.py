@@ -16,9 +16,11 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
 from agents.arena import play_batch
+from agents.ppo.network import StructuredCategorical
 from agents.random_agent import RandomAgent
 from agents.registry import make_agent
 from agents.sb3_agent import SB3Agent
+from agents.sb3_policy import CardPolicy, card_policy_kwargs
 from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv, CluedoVectorEnv
 from cluedo_env.sb3 import CluedoSB3VecEnv
@@ -43,11 +45,26 @@ def weights(model: MaskablePPO) -> list[torch.Tensor]:
     return [p.detach().clone() for p in model.policy.parameters()]
 
 
-def saved_model(tmp_path: Path, **kwargs) -> Path:
-    """An untrained MaskablePPO model of the small game, saved as SB3 saves it."""
+def card_model(env, **kwargs) -> MaskablePPO:
+    game = core.GameConfig(**SMALL_GAME)
+    return MaskablePPO(
+        CardPolicy,
+        env,
+        policy_kwargs=card_policy_kwargs(game),
+        n_steps=32,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        **kwargs,
+    )
+
+
+def saved_model(tmp_path: Path, card: bool = False, **kwargs) -> Path:
+    """An untrained MaskablePPO model of the small game (``card``: with ``CardPolicy``), saved as SB3 saves it."""
     env = CluedoSingleAgentEnv(opponents=never_accusing(2), **SMALL_GAME)
     path = tmp_path / "model.zip"
-    tiny_model(env, **kwargs).save(path)
+    (card_model if card else tiny_model)(env, **kwargs).save(path)
     return path
 
 
@@ -204,11 +221,51 @@ def test_elimination_reward_ends_a_wrong_accusers_episode_in_the_vector_env_and_
     assert not terminations[1] and rewards[1] == 0.0
 
 
+# -- the card policy ---------------------------------------------------------------------------------------
+
+
+def test_the_card_policy_is_the_project_networks_distribution_under_the_mask():
+    env = CluedoSB3VecEnv(num_envs=6, opponents=never_accusing(2), **SMALL_GAME)
+    policy = card_model(env).policy
+    observations = env.reset()
+    masks = env.action_masks()
+    network = policy.mlp_extractor.network
+    obs = torch.from_numpy(observations["observation"])
+    with torch.no_grad():
+        expected = StructuredCategorical(network(obs)[0], torch.from_numpy(masks), network.structure).probs
+        tensors = {key: torch.from_numpy(value).float() for key, value in observations.items()}
+        probs = policy.get_distribution(tensors, action_masks=masks).distribution.probs
+        values = policy.predict_values(tensors)
+    assert torch.allclose(probs, expected, atol=1e-6)
+    assert (probs[torch.from_numpy(~masks)] == 0).all()
+    assert torch.allclose(values[:, 0], network(obs)[1])
+
+
+def test_maskable_ppo_learns_with_the_card_policy_and_never_plays_an_illegal_action():
+    env = CluedoSB3VecEnv(num_envs=4, opponents=never_accusing(2), illegal_action="raise", **SMALL_GAME)
+    model = card_model(env)
+    before = weights(model)
+    model.learn(256)
+    assert model.num_timesteps >= 256
+    assert any(not torch.equal(a, b) for a, b in zip(before, weights(model)))
+
+
+def test_the_card_policy_refuses_another_games_spaces_and_the_settings_it_fixes():
+    env = CluedoSB3VecEnv(num_envs=2, opponents=never_accusing(2), **SMALL_GAME)
+    four_players = card_policy_kwargs(core.GameConfig(num_players=4))
+    with pytest.raises(ValueError, match="needs observations of"):
+        MaskablePPO(CardPolicy, env, policy_kwargs=four_players, device="cpu")
+    three_players = card_policy_kwargs(core.GameConfig(**SMALL_GAME))
+    with pytest.raises(ValueError, match=r"sets \['net_arch'\] itself"):
+        MaskablePPO(CardPolicy, env, policy_kwargs={**three_players, "net_arch": [64]}, device="cpu")
+
+
 # -- the SB3 agent ------------------------------------------------------------------------------------------
 
 
-def test_the_sb3_agent_plays_as_the_model_predicts(tmp_path):
-    path = saved_model(tmp_path)
+@pytest.mark.parametrize("card", [False, True], ids=["MultiInputPolicy", "CardPolicy"])
+def test_the_sb3_agent_plays_as_the_model_predicts(tmp_path, card):
+    path = saved_model(tmp_path, card=card)
     model = MaskablePPO.load(path, device="cpu")  # our own file: SB3's loader is fine here
     env = CluedoSingleAgentEnv(opponents=never_accusing(2), **SMALL_GAME)
     agent = SB3Agent(path=path, deterministic=True)
@@ -263,8 +320,21 @@ def test_the_sb3_agent_never_unpickles_python_objects_from_the_zip(tmp_path):
         SB3Agent()
 
 
-def test_the_sb3_agent_refuses_a_model_of_another_game(tmp_path):
-    agent = SB3Agent(path=saved_model(tmp_path))  # 3 players
+def test_the_sb3_agent_refuses_a_policy_class_it_does_not_know(tmp_path):
+    class CardPolicyElsewhere(CardPolicy):  # same name, another module: could run any code
+        pass
+
+    path = tmp_path / "model.zip"
+    env = CluedoSingleAgentEnv(opponents=never_accusing(2), **SMALL_GAME)
+    kwargs = card_policy_kwargs(core.GameConfig(**SMALL_GAME))
+    MaskablePPO(CardPolicyElsewhere, env, policy_kwargs=kwargs, n_steps=32, device="cpu").save(path)
+    with pytest.raises(ValueError, match="the policy must be"):
+        SB3Agent(path=path).reset(core.GameConfig(**SMALL_GAME), np.zeros(1, dtype=np.int64))
+
+
+@pytest.mark.parametrize("card", [False, True], ids=["MultiInputPolicy", "CardPolicy"])
+def test_the_sb3_agent_refuses_a_model_of_another_game(tmp_path, card):
+    agent = SB3Agent(path=saved_model(tmp_path, card=card))  # 3 players
     with pytest.raises(ValueError, match="does not fit the game"):
         agent.reset(core.GameConfig(num_players=4), np.zeros(1, dtype=np.int64))
 
@@ -303,3 +373,42 @@ def test_the_recipe_trains_evaluates_and_saves_a_model_the_agent_plays(tmp_path)
     assert final["games"] == 6 and final["win_low"] <= final["win_rate"] <= final["win_high"]
     assert (run_dir / "model.zip").is_file() and any(run_dir.rglob("events.out.tfevents.*"))
     SB3Agent(path=run_dir / "model.zip").reset(core.GameConfig(**SMALL_GAME), np.zeros(1, dtype=np.int64))
+
+
+def test_knowledge_shaping_adds_up_to_the_cards_seen_and_leaves_the_game_return_to_the_monitor():
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from experiments.train_ppo import knowledge_potential
+    from experiments.train_sb3 import KnowledgeShaping
+
+    game = core.GameConfig(**SMALL_GAME)
+    env = CluedoSB3VecEnv(num_envs=8, opponents=never_accusing(2), elimination_reward=-1.0, config=game)
+    shaped_env = KnowledgeShaping(VecMonitor(env), game, coef=1.0, gamma=1.0)
+    env.seed(3)
+    observations = shaped_env.reset()
+    start = knowledge_potential(observations["observation"], game, 1.0)
+    shaped = np.zeros(8)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    while episodes < 40:
+        masks = shaped_env.env_method("action_masks")
+        actions = [rng.choice(np.flatnonzero(mask)) for mask in masks]
+        observations, rewards, dones, infos = shaped_env.step(np.array(actions))
+        shaped += rewards
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            # gamma = 1: the shaping telescopes to phi(end) - phi(start), phi(end) = 0 unless truncated
+            end = knowledge_potential(info["terminal_observation"]["observation"][None], game, 1.0)[0]
+            end = end if info["TimeLimit.truncated"] else 0.0
+            assert shaped[i] == pytest.approx(info["episode"]["r"] + end - start[i], abs=1e-4)
+            shaped[i] = 0.0
+            start[i] = knowledge_potential(observations["observation"][i : i + 1], game, 1.0)[0]
+            episodes += 1
+
+
+def test_the_readmes_card_policy_block_learns_as_printed():
+    from tests.test_readme import readme_block
+
+    namespace: dict = {}
+    exec(readme_block("MaskablePPO(CardPolicy"), namespace)
+    assert namespace["model"].num_timesteps >= 256
