@@ -49,19 +49,16 @@ class RLlibAgent(PPOAgent):
         seed: Seeds the sampling generator.
         path: A run folder, a checkpoint folder or an exported model file (see ``exported_model``).
         deterministic: Play the most likely legal action instead of sampling.
-        num_threads: ``torch.set_num_threads`` for the process (None: leave it).
     """
 
     name = "rllib"
 
-    def __init__(
-        self, seed: int = 0, path: str | Path = "", deterministic: bool = False, num_threads: int | None = 1
-    ) -> None:
+    def __init__(self, seed: int = 0, path: str | Path = "", deterministic: bool = False) -> None:
         if not str(path):
             raise ValueError(
                 "the rllib agent needs path=<train_rllib run folder, checkpoint folder or model.pt>"
             )
-        super().__init__(seed, exported_model(path), deterministic, num_threads)
+        super().__init__(seed, exported_model(path), deterministic)
 
     def __repr__(self) -> str:
         return f"RLlibAgent(seed={self.seed}, path={self.checkpoint!r}, deterministic={self.deterministic})"
