@@ -32,19 +32,24 @@ What to ask: expected information (``info_suggestions=True``)
 When to accuse: a decision under risk (``risk_accusations=True``)
     It accuses the most likely triple when its probability is 1. With the
     risk rule it also accuses when that probability ``p`` beats its chance of
-    winning by waiting until it is sure, ``Q``: the chance that no opponent
-    still in the game accuses rightly first. Waiting takes ``T =
-    ceil(H(E) / bits_per_turn)`` more turns of its own (``H(E)`` the envelope's
-    entropy in bits, at least 1); meanwhile each opponent takes ``T`` turns,
-    and an opponent that has taken ``n`` turns becomes certain on its next
-    with the hazard ``agents.risk.hazard(P, n)``: that of a SAT agent (the
-    strongest opponent of the project), measured by self-play at ``P``
-    players. So ``Q = prod over opponents i, over t < T of (1 - h(P, n_i +
-    t))``, which depends on the turns the opponents have taken and on the
-    number of players (more players: smaller hands, slower opponents, but
-    more of them). On the last turn before ``max_turns`` it accuses the most
-    likely triple whatever its probability. Without the risk rule it accuses
-    only when the posterior is certain, so never wrongly.
+    winning by waiting, an optimal-stopping estimate. Its own progress: each
+    turn of its own gains about ``bits_per_turn`` bits about the envelope, so
+    after ``k`` more turns the best triple's probability is about ``p_k =
+    min(1, p 2^(k bits_per_turn))``, and it is sure after ``T = ceil(H(E) /
+    bits_per_turn)`` turns (``H(E)`` the envelope's entropy; ``p_T = 1``). The
+    opponents' progress: an opponent that has taken ``n`` turns becomes
+    certain on its next with the hazard ``agents.risk.hazard(P, n)``, that of
+    a SAT agent (the strongest opponent of the project, which accuses as soon
+    as it is certain), measured by self-play at ``P`` players. So the chance
+    that no opponent still in the game accuses rightly within ``k`` turns is
+    ``S_k = prod over opponents i, over t < k of (1 - h(P, n_i + t))``, and
+    waiting is worth ``max over k = 1 .. T of S_k p_k`` (waiting ``k`` turns,
+    then accusing). It accuses when ``p`` is larger. The threshold so depends
+    on the turns the opponents have taken and on the number of players (more
+    players: smaller hands, so slower opponents, but more of them), with one
+    constant, ``bits_per_turn``. On the last turn before ``max_turns`` it
+    accuses the most likely triple whatever its probability. Without the risk
+    rule it accuses only when the posterior is certain, so never wrongly.
 
 What to show: ``refute_strategy=True``
     The card that reveals least (``agents.showing``, as the SAT agent); with
@@ -101,7 +106,7 @@ class BeliefAgent(GameByGameAgent):
         refute_strategy: bool = True,
         exact_candidates: int = 3,
         move_discount: float = 0.05,
-        bits_per_turn: float = 1.5,
+        bits_per_turn: float = 1.0,
     ) -> None:
         super().__init__(seed)
         if (
@@ -251,19 +256,29 @@ class BeliefAgent(GameByGameAgent):
             best = int(joint.argmax())
             p = float(joint.reshape(-1)[best])
             last_turn = int(state.turn[game]) >= self.config.max_turns - 1
-            if not last_turn and p <= self.waiting_odds(game):
+            if not last_turn and p <= self.waiting_value(game, p):
                 return None
             s, w, r = np.unravel_index(best, joint.shape)
         return self.rules.layout.encode("accuse", int(s), int(w), int(r))
 
-    def waiting_odds(self, game: int) -> float:
-        """The estimated chance that no opponent accuses rightly before the agent is sure."""
-        turns = max(1, math.ceil(entropy_bits(self._derived(game)["envelope"]) / self.bits_per_turn - 1e-9))
+    def waiting_value(self, game: int, p: float) -> float:
+        """The estimated chance of winning by waiting, when the best triple has probability ``p``.
+
+        ``max over k = 1 .. T`` of (no opponent accuses rightly in its next ``k`` turns) x (the
+        best triple's probability after ``k`` more turns of its own, ``min(1, p 2^(k b))``, and 1
+        at ``T``): see the module docstring.
+        """
+        b = self.bits_per_turn
+        turns = max(1, math.ceil(entropy_bits(self._derived(game)["envelope"]) / b - 1e-9))
         others = np.ones(self.config.num_players, dtype=bool)
         others[self.seats[game]] = False
         others &= ~self.out[game]
         ahead = self.turns_taken[game, others][:, None] + np.arange(turns)[None, :]  # [opponents, T]
-        return float(np.prod(1.0 - hazard(self.config.num_players, ahead)))
+        survive = np.cumprod(np.prod(1.0 - hazard(self.config.num_players, ahead), axis=0))  # [T]
+        k = np.arange(1, turns + 1)
+        later = np.minimum(1.0, p * 2.0 ** (k * b))
+        later[-1] = 1.0
+        return float((survive * later).max())
 
     def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
         lay = self.rules.layout

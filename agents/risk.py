@@ -11,7 +11,8 @@ classic board (2 players: the duel; turns counted from 0; past the table's
 end the last value holds), measured by ``sat_hazards``: SAT self-play, every SAT player followed
 turn by turn, the Kaplan-Meier estimate (correct accusations at turn ``n``
 over the players still in and not yet certain who began turn ``n``; a game
-that ends earlier censors its other players). Regenerate the table with::
+that ends earlier censors its other players; late turns, which few players
+reach, are pooled into one estimate). Regenerate the table with::
 
     python -m agents.risk --games 400
 
@@ -31,9 +32,13 @@ from cluedo_env.core import events as ev
 
 __all__ = ["SAT_HAZARD", "hazard", "sat_hazards"]
 
-# Measured by ``python -m agents.risk --games 400`` (see the module docstring).
+# Measured by ``python -m agents.risk --games 400`` (see the module docstring), 2026-12-01.
 SAT_HAZARD: dict[int, tuple[float, ...]] = {
-    4: (0.0, 0.002, 0.005, 0.02, 0.047, 0.1, 0.19, 0.247, 0.282, 0.438, 0.5, 0.5),
+    2: (0.0, 0.0, 0.0, 0.005, 0.01, 0.055, 0.121, 0.187, 0.325, 0.372, 0.372, 0.372),
+    3: (0.0, 0.0, 0.004, 0.012, 0.043, 0.056, 0.108, 0.18, 0.289, 0.289, 0.289, 0.289),
+    4: (0.0, 0.002, 0.001, 0.015, 0.054, 0.103, 0.196, 0.252, 0.252, 0.252, 0.252, 0.252),
+    5: (0.0, 0.001, 0.008, 0.028, 0.082, 0.159, 0.26, 0.26, 0.26, 0.26, 0.26, 0.26),
+    6: (0.0, 0.001, 0.01, 0.055, 0.15, 0.241, 0.241, 0.241, 0.241, 0.241, 0.241, 0.241),
 }
 
 
@@ -49,7 +54,9 @@ def hazard(num_players: int, turns_taken: np.ndarray) -> np.ndarray:
     return table[np.minimum(np.asarray(turns_taken, dtype=np.int64), len(table) - 1)]
 
 
-def sat_hazards(num_players: int, games: int, seed: int = 0, horizon: int = 12) -> tuple[float, ...]:
+def sat_hazards(
+    num_players: int, games: int, seed: int = 0, horizon: int = 12, min_at_risk: int = 100
+) -> tuple[float, ...]:
     """The Kaplan-Meier hazard of a SAT player's correct accusation by own turn, from self-play.
 
     Args:
@@ -57,6 +64,7 @@ def sat_hazards(num_players: int, games: int, seed: int = 0, horizon: int = 12) 
         games: Games to play (deals ``seed .. seed + games - 1``).
         seed: The first deal's seed.
         horizon: Turns per player in the table (later turns pool into the last).
+        min_at_risk: Turns with fewer players at risk pool with all later ones.
 
     Returns:
         ``horizon`` hazards, rounded to 3 decimals.
@@ -84,10 +92,15 @@ def sat_hazards(num_players: int, games: int, seed: int = 0, horizon: int = 12) 
 
     agents = [make_agent("sat", seed=seed + k) for k in range(num_players)]
     play_batch(config, agents, np.arange(seed, seed + games), on_step=follow)
-    hazards, last = [], 0.0
-    for c, a in zip(certain, at_risk, strict=True):
-        last = float(c / a) if a else last  # no player got this far: the last estimate holds
-        hazards.append(round(last, 3))
+    # Late turns are reached in few games: from the first turn with fewer than ``min_at_risk``
+    # players at risk on, the turns are pooled into one estimate (a hazard from a handful of
+    # players would read 0 or 1).
+    sparse = np.flatnonzero(at_risk < min_at_risk)
+    tail = int(sparse[0]) if len(sparse) else horizon
+    tail = max(tail, 1)
+    hazards = [round(float(c / a), 3) for c, a in zip(certain[: tail - 1], at_risk[: tail - 1], strict=True)]
+    pooled = round(float(certain[tail - 1 :].sum() / max(at_risk[tail - 1 :].sum(), 1)), 3)
+    hazards += [pooled] * (horizon - tail + 1)
     return tuple(hazards)
 
 

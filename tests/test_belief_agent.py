@@ -56,11 +56,11 @@ def test_the_odds_of_waiting_fall_as_the_opponents_take_turns_and_with_more_oppo
         row = []
         for turns in (0, 3, 6, 9):
             agent.turns_taken[0] = turns
-            row.append(agent.waiting_odds(0))
+            row.append(agent.waiting_value(0, 0.0))
         assert all(a >= b for a, b in itertools.pairwise(row)) and row[0] > row[-1]
         odds.append(row)
         agent.out[0, 1:] = True  # nobody left to beat it: waiting is safe
-        assert agent.waiting_odds(0) == 1.0
+        assert agent.waiting_value(0, 0.0) == 1.0
     assert all(six <= four for four, six in zip(*odds))  # at equal turns, five opponents beat three
 
 
@@ -94,7 +94,7 @@ def test_registered_as_belief() -> None:
 def test_legal_actions_and_sure_accusations_only_without_the_risk_rule(config) -> None:
     P = config.num_players
     agents = [Checked(seed=0, risk_accusations=False)] + [make_agent("sat", seed=k) for k in range(1, P)]
-    seeds = np.arange(8)
+    seeds = np.arange(16 if config.duel else 8)  # SAT, which looks at the face-down cards, wins most duels
     result = play_batch(config.replace(max_turns=150), agents, seeds, rotation=seeds % P)
     assert result.wrong_accusations[:, 0].sum() == 0
     assert (result.winner == 0).any()
