@@ -43,7 +43,7 @@ import numpy as np
 
 from cluedo_env.core import GameConfig, State
 
-__all__ = ["Agent"]
+__all__ = ["Agent", "GameByGameAgent"]
 
 
 class Agent(ABC):
@@ -128,3 +128,21 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"
+
+
+class GameByGameAgent(Agent):
+    """An agent that decides each game of the batch on its own (its knowledge is per game).
+
+    Subclasses implement ``decide``; ``act`` asks it once per game, in order, so that the
+    random generator is drawn from in the same order whatever the batch.
+    """
+
+    def act(self, state: State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = np.empty(len(games), dtype=np.int64)
+        for i, game in enumerate(games):
+            actions[i] = self.decide(state, int(game), mask[i])
+        return actions
+
+    @abstractmethod
+    def decide(self, state: State, game: int, legal: np.ndarray) -> int:
+        """One legal action in one game of the batch (``legal``: ``bool[A]``)."""

@@ -893,6 +893,19 @@ class Posterior:
         status[mass == total] = HELD
         return Knowledge(self.setup, status)
 
+    def envelope_deals(self) -> np.ndarray:
+        """The number of consistent deals with each envelope triple: ``object[S, W, R]`` of Python ints.
+
+        Exact; in the ``"counting"`` model they sum to ``num_deals`` (``envelope()`` is their
+        ratio to it).
+
+        Raises:
+            ValueError: In the ``"weighted"`` model, whose masses are not deal counts.
+        """
+        if self.model != "counting":
+            raise ValueError(f"envelope_deals needs the counting model, this posterior is {self.model!r}")
+        return self._result.envelope.copy()
+
     def support(self) -> np.ndarray:
         """``bool[num_cards, num_owners]``: the (card, owner) pairs of positive probability."""
         return self._result.cards != 0
@@ -1027,6 +1040,39 @@ class Beliefs:
     def posterior(self) -> Posterior:
         """The posterior given the records so far."""
         return self._posterior
+
+    def given(self, allowed: np.ndarray) -> Posterior | None:
+        """The posterior if, on top of the records, every card ``c`` lay with one of the owners ``allowed[c]``.
+
+        A hypothesis, for what-if questions (what would an answer teach me?): the beliefs are
+        unchanged. Facts of this form are what an answer to a suggestion says (a player holds a
+        card; holds none of some cards); ``num_deals`` of the result over this posterior's is the
+        hypothesis's probability.
+
+        Args:
+            allowed: ``bool[num_cards, num_owners]``.
+
+        Returns:
+            The posterior, or None if no deal is consistent with the records and the hypothesis.
+
+        Raises:
+            ValueError: If ``allowed`` has the wrong shape.
+        """
+        allowed = np.asarray(allowed)
+        if allowed.shape != self._store.allowed.shape or allowed.dtype != bool:
+            raise ValueError(
+                f"allowed must be bool{list(self._store.allowed.shape)}, got {allowed.dtype}{list(allowed.shape)}"
+            )
+        store = self._store.copy()
+        store.allowed &= allowed
+        if not _propagate(store, self._setup):
+            return None
+        if store.key(self._model == "weighted") == self._key:
+            return self._posterior
+        try:
+            return _solve(self._setup, self._observer, store, self._model, len(self._records) + 1)
+        except ValueError:  # no deal
+            return None
 
     def __repr__(self) -> str:
         return (

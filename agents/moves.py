@@ -6,63 +6,91 @@ take a secret passage, roll, head toward a room or step to a square. A room
 ``d`` moves away is worth its value times ``(1 - move_discount) ** d``, which
 is the trade-off between what a room offers and the walking it costs (on the
 classic board two dice carry a pawn about seven moves a turn).
+
+The moves are counted around the pawns that stand still (``agents.routes``;
+in the duel only): where one is in some way, a move toward a room is valued by
+where it ends, and a passage by the rooms beyond the corner it leads to.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cluedo_env.core.game import Rules
+from agents.routes import Routes
+from cluedo_env import core
 
-__all__ = ["move_toward"]
+__all__ = ["choose_move"]
 
 
-def move_toward(
-    rules: Rules,
-    board: str,
-    here: int,
+def choose_move(
+    state: core.State,
+    game: int,
+    seat: int,
     legal: np.ndarray,
     room_value: np.ndarray,
+    stay_value: np.ndarray,
     move_discount: float,
+    routes: Routes | None,
     rng: np.random.Generator,
 ) -> int:
     """The legal movement action of highest discounted room value (ties at random).
 
     Args:
-        rules: The game's rule tables (``core.rules_for(config)``).
-        board: ``"classic"`` or ``"none"`` (``GameConfig.board``).
-        here: The player's location (rooms first, then squares).
+        state: The batch's state (the board's public fields are read).
+        game: The game of the batch.
+        seat: The mover.
         legal: ``bool[A]``, the legal actions now.
-        room_value: ``float[R]``, what being in each room is worth.
+        room_value: ``float[R]``, what arriving in each room is worth.
+        stay_value: ``float[R]``, what staying in each room is worth (differs from arriving
+            where arriving does something more, such as looking at a face-down card).
         move_discount: Fraction of a room's value lost per move needed to get there.
+        routes: ``Routes`` of the classic board; None on ``board="none"``.
         rng: Tie-breaking.
 
     Returns:
         An action; a random legal non-accusation when no valued action is legal.
     """
+    config = state.config
+    rules = core.rules_for(config)
     lay, R = rules.layout, rules.R
+    here = int(state.location[game, seat])
+    # A roll never re-enters the room it leaves: coming back is worth staying at best.
+    roll_value = room_value.copy()
+    if here < R:
+        roll_value[here] = stay_value[here]
+
+    def square_value(into: np.ndarray) -> float:  # the best room from a location
+        return float((room_value * (1.0 - move_discount) ** into).max())
+
     options: dict[int, float] = {}
-    if board == "none":
+    if config.board == "none":
         for r in range(R):
             options[lay.encode("enter", r)] = room_value[r]
     else:
-        distance = rules.location_room_distance[here]  # moves into each room
-        discount = (1.0 - move_discount) ** distance
+        # Moves from each location into each room, around the pawns that stand still.
+        into, lengthened = routes.around(routes.standing(state, game, seat))
+        discount = (1.0 - move_discount) ** into[here]
         for r in np.flatnonzero(legal[lay.ENTER : lay.ENTER + R]):
             options[lay.ENTER + int(r)] = room_value[r]
         if legal[lay.STAY]:
-            options[lay.STAY] = room_value[here]
+            options[lay.STAY] = stay_value[here]
         if legal[lay.PASSAGE]:
-            options[lay.PASSAGE] = room_value[rules.passages[here]]
+            there = int(rules.passages[here])
+            # Past standing pawns the far corner may also be the way on: value the rooms from there.
+            options[lay.PASSAGE] = square_value(into[there]) if lengthened else room_value[there]
         if legal[lay.ROLL]:
-            options[lay.ROLL] = float((room_value * discount).max())
+            options[lay.ROLL] = float((roll_value * discount).max())
         if lay.sizes["toward"]:
             for r in np.flatnonzero(legal[lay.TOWARD : lay.TOWARD + R]):
-                options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
+                if lengthened:  # a standing pawn is in some way: value where the move ends
+                    stop = routes.toward_stop(state, game, int(r))
+                    options[lay.TOWARD + int(r)] = square_value(into[R + stop]) * 0.999
+                else:
+                    options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
         elif lay.sizes["square"]:
             squares = np.flatnonzero(legal[lay.SQUARE : lay.SQUARE + rules.N])
             if len(squares):
-                to_rooms = rules.location_room_distance[R + squares]  # [k, R]
+                to_rooms = into[R + squares]  # [k, R]
                 value = (room_value[None, :] * (1.0 - move_discount) ** to_rooms).max(axis=1) * 0.999
                 best = int(np.argmax(value))
                 options[lay.SQUARE + int(squares[best])] = float(value[best])

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import GameByGameAgent
 from agents.deduction import (
     HELD,
     NOT_HELD,
@@ -62,8 +62,10 @@ from agents.deduction import (
     Seen,
     Suggestion,
 )
+from agents.moves import choose_move
 from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
 from agents.routes import Routes
+from agents.showing import least_revealing
 from cluedo_env import core
 from cluedo_env.core import events as ev
 
@@ -93,7 +95,7 @@ class CardOdds:
     total: float
 
 
-class SatAgent(Agent):
+class SatAgent(GameByGameAgent):
     """Plays by complete deduction (see the module docstring).
 
     Args:
@@ -214,13 +216,7 @@ class SatAgent(Agent):
 
     # -- decisions ---------------------------------------------------------------
 
-    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        actions = np.empty(len(games), dtype=np.int64)
-        for i, game in enumerate(games):
-            actions[i] = self._decide(state, int(game), mask[i])
-        return actions
-
-    def _decide(self, state: core.State, game: int, legal: np.ndarray) -> int:
+    def decide(self, state: core.State, game: int, legal: np.ndarray) -> int:
         lay, rules = self.rules.layout, self.rules
         phase = int(state.phase[game])
         if phase == core.Phase.REFUTE:
@@ -246,9 +242,7 @@ class SatAgent(Agent):
     def _move(
         self, state: core.State, game: int, legal: np.ndarray, knowledge: Knowledge, solved: bool
     ) -> int:
-        lay, rules = self.rules.layout, self.rules
-        R = rules.R
-        here = int(state.location[game, self.seats[game]])
+        R = self.rules.R
         if solved:  # only here because accusing needs a room: any room will do
             room_value = stay_value = np.ones(R)
         else:
@@ -257,66 +251,22 @@ class SatAgent(Agent):
             # Arriving in a room with a face-down card not yet seen looks at it; staying does not.
             unseen = self.face_down_room & ~self.looked[game]
             room_value = stay_value + unseen * self._look_value(odds)
-        # A roll never re-enters the room it leaves: coming back is worth staying at best.
-        roll_value = room_value.copy()
-        if here < R:
-            roll_value[here] = stay_value[here]
-        options: dict[int, float] = {}
-        if self.config.board == "none":
-            for r in range(R):
-                options[lay.encode("enter", r)] = room_value[r]
-        else:
-            # Moves from each location into each room, around the pawns that stand still.
-            into, lengthened = self.routes.around(self.routes.standing(state, game, int(self.seats[game])))
-            discount = (1.0 - self.move_discount) ** into[here]
-            for r in np.flatnonzero(legal[lay.ENTER : lay.ENTER + R]):
-                options[lay.ENTER + int(r)] = room_value[r]
-            if legal[lay.STAY]:
-                options[lay.STAY] = stay_value[here]
-            if legal[lay.PASSAGE]:
-                there = int(rules.passages[here])
-                # Past standing pawns the far corner may also be the way on: value the rooms from there.
-                options[lay.PASSAGE] = (
-                    self._square_value(room_value, into[there]) if lengthened else room_value[there]
-                )
-            if legal[lay.ROLL]:
-                options[lay.ROLL] = float((roll_value * discount).max())
-            if lay.sizes["toward"]:
-                for r in np.flatnonzero(legal[lay.TOWARD : lay.TOWARD + R]):
-                    if lengthened:  # a standing pawn is in some way: value where the move ends
-                        stop = self.routes.toward_stop(state, game, int(r))
-                        options[lay.TOWARD + int(r)] = self._square_value(room_value, into[R + stop]) * 0.999
-                    else:
-                        options[lay.TOWARD + int(r)] = room_value[r] * discount[r] * 0.999
-            elif lay.sizes["square"]:
-                squares = np.flatnonzero(legal[lay.SQUARE : lay.SQUARE + rules.N])
-                if len(squares):
-                    to_rooms = into[R + squares]  # [k, R]
-                    value = (room_value[None, :] * (1.0 - self.move_discount) ** to_rooms).max(axis=1) * 0.999
-                    best = int(np.argmax(value))
-                    options[lay.SQUARE + int(squares[best])] = float(value[best])
-        options = {a: v for a, v in options.items() if legal[a]}
-        if not options:  # nothing valued is legal: a random legal non-accusation
-            legal_now = (
-                np.flatnonzero(legal[: lay.ACCUSE]) if legal[: lay.ACCUSE].any() else np.flatnonzero(legal)
-            )
-            return int(self.rng.choice(legal_now))
-        best_value = max(options.values())
-        best = [a for a, v in options.items() if v >= best_value - 1e-12]
-        return int(best[self.rng.integers(len(best))])
-
-    def _square_value(self, room_value: np.ndarray, into: np.ndarray) -> float:
-        """The best room value from a location, discounted by the moves into each room."""
-        return float((room_value * (1.0 - self.move_discount) ** into).max())
+        return choose_move(
+            state,
+            game,
+            int(self.seats[game]),
+            legal,
+            room_value,
+            stay_value,
+            self.move_discount,
+            self.routes,
+            self.rng,
+        )
 
     def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
         lay = self.rules.layout
         cards = np.flatnonzero(legal[lay.SHOW : lay.SHOW + self.setup.deck.num_cards])
-        suggester = int(state.turn_player[game])
-        to_them = cards[self.shown_to[game, suggester, cards]]
-        to_anyone = cards[self.shown_to[game][:, cards].any(axis=0)]
-        pool = to_them if len(to_them) else to_anyone if len(to_anyone) else cards
-        return lay.SHOW + int(pool[self.rng.integers(len(pool))])
+        return lay.SHOW + least_revealing(cards, self.shown_to[game], int(state.turn_player[game]), self.rng)
 
     def _odds(self, knowledge: Knowledge, seat: int) -> CardOdds:
         """The seat's odds about every card (a heuristic model; see the module docstring)."""

@@ -174,7 +174,7 @@ def test_standing_pawns_are_nobodys_and_those_out_of_the_game():
     assert Routes(core.GameConfig(num_players=4)).standing(core.init(core.GameConfig(), [3]), 0, 0) == ()
 
 
-@pytest.mark.parametrize("name", ["sat", "notepad"])
+@pytest.mark.parametrize("name", ["sat", "notepad", "belief"])
 def test_an_opponent_out_of_the_game_in_the_only_door_does_not_shut_the_agent_in(name):
     """Miss Scarlet is in the Conservatory, whose only door square Colonel Mustard (out of the game
     after a wrong accusation) stands on for good: she leaves by the secret passage, and wins."""

@@ -181,7 +181,7 @@ def test_default_config_and_groups():
     ]
     assert lineups(settings("lineup=belief_vs_sat")) == [("belief", "sat", "sat", "sat")]
     assert lineups(settings("lineup=belief_ablations")) == [
-        (label, "sat", "sat", "sat") for label in ("belief_no_info", "belief_no_risk", "belief_no_refute")
+        (label, "sat", "sat", "sat") for label in ("belief_screen_only", "belief_no_info", "belief_no_risk")
     ]
     assert len(lineups(settings("lineup=belief_risk_sweep"))) == 3
 
