@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import itertools
 import json
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -385,6 +386,43 @@ def test_a_v2_tasks_text_is_the_text_view_at_its_decision():
         make_task(config, 0, events[:10])
     with pytest.raises(ValueError, match="version"):
         make_task(config, 0, events[:10], version="v7")
+
+
+def history_from_text(task: dict) -> list[dict]:
+    """The ``deduce_named`` history a reader of a v2 task's text alone can write down."""
+    text = task["text"]
+    hand = re.search(r"^Your cards: (.*)\.$", text, re.MULTILINE).group(1).split(", ")
+    seen = text.split("What you have seen so far:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    history: list[dict] = [{"hand": hand}]
+    player = r"P(\d+) \([^)]*\)"
+    for line in (raw[2:] for raw in seen):
+        if m := re.fullmatch(rf"{player} suggests (.+) with the (.+) in the (.+)", line):
+            history.append(
+                {
+                    "suggest": list(m.group(2, 3, 4)),
+                    "by": int(m[1]),
+                    "passed": [],
+                    "shown_by": None,
+                    "card": None,
+                }
+            )
+        elif m := re.fullmatch(rf"{player} cannot refute", line):
+            history[-1]["passed"].append(int(m[1]))
+        elif m := re.fullmatch(rf"{player} shows (.+) to {player}", line):
+            history[-1].update(shown_by=int(m[1]), card=None if m[2] == "a card" else m[2])
+        elif m := re.fullmatch(rf"{player} accuses (.+) with the (.+) in the (.+): (right|wrong)", line):
+            history.append({"accuse": list(m.group(2, 3, 4)), "by": int(m[1]), "correct": m[5] == "right"})
+        else:
+            assert re.fullmatch(rf"{player} starts|nobody can refute", line), line
+    return history
+
+
+def test_a_v2_tasks_text_holds_its_whole_history():
+    # A solver reading only the text can recover every record the exact answers are derived from.
+    for task in read_tasks(SPLITS["v2", "dev"].path()):
+        parsed = history_from_text(task)
+        assert sorted(parsed[0]["hand"]) == sorted(task["history"][0]["hand"]), task["id"]
+        assert parsed[1:] == task["history"][1:], task["id"]
 
 
 # ---------------------------------------------------------------------------
