@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import json
 import re
-import string
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agents.chat import ChatClient
+from agents.llm import load_prompts
 from cluedo_env import core
 from cluedo_env.text import rules_summary
 
@@ -88,19 +88,6 @@ def read_answer(reply: str) -> dict[str, Any]:
     raise ValueError("the reply holds no JSON object; end it with the answer object in a ```json block")
 
 
-def _load_prompts(prompts: str | Path) -> dict[str, string.Template]:
-    folder = PROMPTS_DIR / str(prompts) if (PROMPTS_DIR / str(prompts)).is_dir() else Path(prompts)
-    if not folder.is_dir():
-        shipped = sorted(p.name for p in PROMPTS_DIR.iterdir() if p.is_dir())
-        raise ValueError(f"prompts must be one of {shipped} or a folder of templates, got {prompts!r}")
-    missing = [name for name in PROMPT_FILES if not (folder / f"{name}.txt").is_file()]
-    if missing:
-        raise ValueError(f"prompt folder {folder} lacks {[f'{m}.txt' for m in missing]}")
-    return {
-        name: string.Template((folder / f"{name}.txt").read_text(encoding="utf-8")) for name in PROMPT_FILES
-    }
-
-
 def _view(task: Mapping[str, Any]) -> str:
     """The task's text: the text view (``v2``), or a ``v1`` task's sentences under its hand."""
     if isinstance(task["text"], str):
@@ -116,44 +103,27 @@ class LLMSolver:
     Args:
         base_url: The endpoint's API root (e.g. ``http://127.0.0.1:8000/v1`` for a local vLLM server).
         model: The model name.
-        api_key_env: Environment variable holding the API key (None or unset: no key).
-        temperature: Sampling temperature.
-        max_tokens: Most tokens of one reply (an answer lists many facts: leave room).
-        timeout_s: Seconds to wait for one request.
-        network_retries: Retries of a request after network or server failures.
-        backoff_s: Wait before the first network retry (doubling).
         max_invalid_replies: Times a reply without a JSON object is answered with the reason and asked again.
         prompts: A shipped prompt set (``"default"``) or a folder of templates.
+        **chat: Options of ``agents.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
+            ``timeout_s``, ``network_retries``, ``backoff_s``); ``max_tokens`` defaults to 4096 and
+            ``timeout_s`` to 300 here, since an answer lists many facts.
     """
 
     def __init__(
         self,
         base_url: str = "http://127.0.0.1:8000/v1",
         model: str = "default",
-        api_key_env: str | None = "OPENAI_API_KEY",
-        temperature: float = 0.0,
-        max_tokens: int = 4096,
-        timeout_s: float = 300.0,
-        network_retries: int = 5,
-        backoff_s: float = 1.0,
         max_invalid_replies: int = 1,
         prompts: str = "default",
+        **chat: Any,
     ) -> None:
         if not isinstance(max_invalid_replies, int) or max_invalid_replies < 0:
             raise ValueError(f"max_invalid_replies must be an integer >= 0, got {max_invalid_replies!r}")
-        self.client = ChatClient(
-            base_url,
-            model,
-            api_key_env=api_key_env,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout_s=timeout_s,
-            network_retries=network_retries,
-            backoff_s=backoff_s,
-        )
+        self.client = ChatClient(base_url, model, **{"max_tokens": 4096, "timeout_s": 300.0, **chat})
         self.model = model
         self.max_invalid_replies = max_invalid_replies
-        self.prompts = _load_prompts(prompts)
+        self.prompts = load_prompts(prompts, root=PROMPTS_DIR, files=PROMPT_FILES)
         self.counts = dict.fromkeys(COUNTS, 0)
         self.transcripts: list[dict[str, Any]] = []
 
