@@ -185,6 +185,10 @@ def test_generation_is_deterministic(tmp_path):
         dict(t, id=f"v0-small-{k:05d}") for k, t in enumerate(batch_tasks(SMALL, 0) + batch_tasks(SMALL, 1))
     ]
     assert alone[: len(first)] == first[: len(alone)]
+    # Played in worker processes, the split is the same.
+    assert list(generate(SMALL, progress=False, workers=2)) == first
+    with pytest.raises(ValueError, match="workers"):
+        next(generate(SMALL, progress=False, workers=0))
 
 
 # v1 is released: these are the checksums papers quote; no file or tool may change them.

@@ -7,8 +7,15 @@ the line-up rotated by ``k``. A game is cut at decision points, the acting
 player being the observer: the game's last accusation (usually the winner's,
 a solved position) or, without one, its last turn; and ``tasks_per_game - 1``
 turn starts before it drawn with ``numpy.random.default_rng([seed, k, b])``.
-``game["cut"]`` is the number of event rows the task's observer has seen. ``checksum`` is the SHA-256 of the canonical JSON of the
+``game["cut"]`` is the number of event rows the task's observer has seen; a
+``v2`` split also keeps the game's state at each decision point, for the text
+view at the cut. ``checksum`` is the SHA-256 of the canonical JSON of the
 tasks, one line each, so two runs agree exactly when their tasks do.
+
+Generating ``v2`` plays the PPO agent, so it needs torch (the ``train``
+extra); its checksums were made with torch 2.13.0 on CPU, one thread. Another
+torch release may sample PPO's moves differently and so change the tasks: the
+checksum check says so.
 
 The pinned checksums live in ``data/checksums.json``. ``v1`` is frozen: its
 splits must regenerate to their checksums forever. ``v2`` (line-ups with the
