@@ -202,8 +202,8 @@ V2_STALE = (
     "v2/{name} no longer regenerates to its pinned checksum: the generator or an agent of its line-ups "
     "(agents/belief.py, agents/sat.py, agents/notepad.py, the shipped PPO model, the core's rules or the "
     "text view) changed how games go or read. v2 is not released, so if the change is intended, regenerate "
-    "and re-pin it: `nice -n 10 python -m agents.reasoning.generate --version v2 --split dev --write` (about "
-    "2 min on 2 cores) and `... --split test --write` (about 30 to 40 min), then commit "
+    "and re-pin it: `nice -n 10 python -m agents.reasoning.generate --version v2 --split dev --write` (36 "
+    "CPU-seconds) and `... --split test --write` (about 12 CPU-minutes; `--workers N` spreads it), then commit "
     "agents/reasoning/data/. Once v2 is released, a change like this needs v3 instead."
 )
 
@@ -254,7 +254,7 @@ def test_the_v1_test_split_regenerates_to_its_pinned_checksum(tmp_path):
 
 @pytest.mark.slow
 def test_the_v2_test_split_regenerates_to_its_pinned_checksum(tmp_path):
-    # 10,000 tasks: about 30 to 40 minutes on 2 busy cores.
+    # 10,000 tasks: about 12 CPU-minutes (over an hour on 2 cores shared by many jobs).
     tasks = list(generate(SPLITS["v2", "test"], progress=False))
     assert len(tasks) == SPLITS["v2", "test"].num_tasks
     assert checksum(tasks) == CHECKSUMS.get(("v2", "test")), V2_STALE.format(name="test")
