@@ -200,7 +200,7 @@ V1_CHECKSUMS = {
 # What to do when a v2 split no longer regenerates to its pinned checksum.
 V2_STALE = (
     "v2/{name} no longer regenerates to its pinned checksum: the generator or an agent of its line-ups "
-    "(agents/belief.py, agents/sat.py, agents/notepad.py, the shipped PPO model, the core's rules or the "
+    "(agents/belief.py, agents/beliefs.py, agents/sat.py, agents/notepad.py, the shipped PPO model, the core's rules or the "
     "text view) changed how games go or read. v2 is not released, so if the change is intended, regenerate "
     "and re-pin it: `nice -n 10 python -m agents.reasoning.generate --version v2 --split dev --write` (36 "
     "CPU-seconds) and `... --split test --write` (about 12 CPU-minutes; `--workers N` spreads it), then commit "
