@@ -72,18 +72,18 @@ COUNTS = (
 )
 
 
-def load_prompts(prompts: str) -> dict[str, string.Template]:
-    """The templates ``system``, ``decision`` and ``retry`` of a shipped prompt set or of a folder."""
-    folder = PROMPTS_DIR / prompts if (PROMPTS_DIR / prompts).is_dir() else Path(prompts)
+def load_prompts(
+    prompts: str, root: Path = PROMPTS_DIR, files: tuple[str, ...] = PROMPT_FILES
+) -> dict[str, string.Template]:
+    """The templates ``files`` (default ``system``, ``decision``, ``retry``) of a prompt set shipped in ``root``, or of a folder."""
+    folder = root / prompts if (root / prompts).is_dir() else Path(prompts)
     if not folder.is_dir():
-        shipped = sorted(p.name for p in PROMPTS_DIR.iterdir() if p.is_dir())
+        shipped = sorted(p.name for p in root.iterdir() if p.is_dir())
         raise ValueError(f"prompts must be one of {shipped} or a folder of templates, got {prompts!r}")
-    missing = [name for name in PROMPT_FILES if not (folder / f"{name}.txt").is_file()]
+    missing = [name for name in files if not (folder / f"{name}.txt").is_file()]
     if missing:
         raise ValueError(f"prompt folder {folder} lacks {[f'{m}.txt' for m in missing]}")
-    return {
-        name: string.Template((folder / f"{name}.txt").read_text(encoding="utf-8")) for name in PROMPT_FILES
-    }
+    return {name: string.Template((folder / f"{name}.txt").read_text(encoding="utf-8")) for name in files}
 
 
 class LLMAgent(Agent):

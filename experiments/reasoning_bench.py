@@ -2,12 +2,15 @@
 
     python -m experiments.reasoning_bench solver=beliefs split=dev
     python -m experiments.reasoning_bench solver=my_package.my_module:solve split=test
+    python -m experiments.reasoning_bench solver=llm llm.base_url=http://127.0.0.1:8000/v1 llm.model=my-model limit=50
 
 The solver gets each task without its answers (``agents.reasoning.score.public_view``)
 and returns an answer dict; a solver that raises is scored as an empty answer
 and the error reported. Prints the table (overall and per tier, 95% bootstrap
 intervals), writes ``<output_dir>/<solver>/report.json``, ``report.md``,
-``tiers.png`` and ``calibration.png``, and appends one line to the leaderboard.
+``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
+``llm`` one, adds them to the report and its ``transcripts`` to
+``transcripts.jsonl``), and appends one line to the leaderboard.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import datetime
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +50,10 @@ class ReasoningBenchConfig:
     """What to score.
 
     Attributes:
-        solver: A built-in solver (sat, beliefs, notepad, uniform) or ``"package.module:function"``.
-        version: Benchmark version.
+        solver: A built-in solver (sat, beliefs, notepad, uniform, llm) or ``"package.module:function"``.
+        llm: Options of the ``llm`` solver (``base_url``, ``model``, ...: the arguments of
+            ``agents.reasoning.llm_solver.LLMSolver``), used when ``solver=llm``.
+        version: Benchmark version (``v2``; ``v1`` stays available).
         split: ``dev`` or ``test``.
         limit: Score only the first ``limit`` tasks (None: all).
         resamples: Bootstrap resamples.
@@ -60,13 +65,14 @@ class ReasoningBenchConfig:
     """
 
     solver: str = "beliefs"
-    version: str = "v1"
+    llm: dict[str, Any] = field(default_factory=dict)
+    version: str = "v2"
     split: str = "dev"
     limit: int | None = None
     resamples: int = 1000
     seed: int = 0
     cache: str = "outputs/reasoning/splits"
-    output_dir: str = "outputs/reasoning/v1-dev"
+    output_dir: str = "outputs/reasoning/v2-dev"
     leaderboard: str = "outputs/reasoning/leaderboard.jsonl"
     progress: bool = True
 
@@ -152,7 +158,7 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
 
 def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     """Score ``cfg.solver`` on the split, write the report and the leaderboard line; the report."""
-    solve = load_solver(cfg.solver)
+    solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None)
     tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress)
     if cfg.limit is not None:
         if not isinstance(cfg.limit, int) or cfg.limit < 1:
@@ -173,6 +179,8 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
             scored["problems"] = [failure, *scored["problems"]]
         scores.append(scored)
     seconds = time.perf_counter() - start
+    if hasattr(solve, "close"):
+        solve.close()
     summary = summarize(scores, [t["tier"] for t in tasks], resamples=cfg.resamples, seed=cfg.seed)
     report = {
         "solver": cfg.solver,
@@ -183,14 +191,21 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "summary": summary,
     }
+    if hasattr(solve, "counts"):
+        report["solver_counts"] = dict(solve.counts)
     out = Path(cfg.output_dir) / re.sub(r"[^A-Za-z0-9_.-]+", "_", cfg.solver)
     out.mkdir(parents=True, exist_ok=True)
+    if hasattr(solve, "transcripts"):
+        with (out / "transcripts.jsonl").open("w", encoding="utf-8") as file:
+            for transcript in solve.transcripts:
+                file.write(json.dumps(transcript, ensure_ascii=False) + "\n")
     (out / "report.json").write_text(json.dumps(report, indent=1))
     table = format_table(summary)
     (out / "report.md").write_text(
         f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks)\n\n{table}\n\n"
         f"Calibration ECE {summary['calibration']['ece']:.4f}; "
         f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
+        + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else "")
     )
     _plot_tiers(summary, cfg.solver, out / "tiers.png")
     _plot_calibration(summary, cfg.solver, out / "calibration.png")
@@ -203,6 +218,8 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     print(f"{cfg.solver} on {cfg.version}/{cfg.split}: {len(tasks)} tasks in {seconds:.1f} s")
     print(table)
     print(f"calibration ECE {summary['calibration']['ece']:.4f}; problems: {summary['problems']}")
+    if "solver_counts" in report:
+        print(f"solver counts: {report['solver_counts']}")
     print(f"report: {out}")
     return report
 

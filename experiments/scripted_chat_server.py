@@ -20,7 +20,12 @@ entry repeats. Entries:
 - ``malformed``: no command at all;
 - ``illegal``: a well-formed command that is not legal now (a card of the
   player's hand shown outside a refutation; ``end turn`` while refuting);
-- ``ambiguous``: two commands at once (``roll or end turn``).
+- ``ambiguous``: two commands at once (``roll or end turn``);
+- ``answer``: for the reasoning benchmark's language-model solver
+  (``agents.reasoning.llm_solver``): a JSON answer, in a fenced block after
+  a sentence, claiming the cards of the view's ``Your cards:`` line as held by
+  the player the view addresses (``You are P<k> ...``) and the envelope
+  ``"not yet"`` (sound, and far from complete).
 
 ``fail_first=n`` answers the first ``n`` requests with HTTP 500 (network
 failures to retry); ``fail_after=n`` answers every request after the first
@@ -43,7 +48,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 __all__ = ["REPLY_KINDS", "ScriptedChatServer", "scripted_reply"]
 
-REPLY_KINDS = ("valid", "final", "malformed", "illegal", "ambiguous")
+REPLY_KINDS = ("valid", "final", "malformed", "illegal", "ambiguous", "answer")
 HOST = "127.0.0.1"
 LEGAL_HEADER = re.compile(r"legal commands( now)?:\n", re.IGNORECASE)  # the view's and the errors' lists
 
@@ -78,6 +83,13 @@ def scripted_reply(kind: str, message: str) -> str:
         return "Hmm, I am not sure what to do here."
     if kind == "ambiguous":
         return "roll or end turn"
+    if kind == "answer":
+        me = re.search(r"You are P(\d+)", message)
+        hand = re.search(r"Your cards: ([^\n]*)\.", message)
+        cards = hand.group(1).split(", ") if hand and hand.group(1) != "none" else []
+        owner = f"player {me.group(1)}" if me else "player 0"
+        answer = {"facts": [[card, owner, True] for card in cards], "envelope": "not yet"}
+        return f"I can only be sure of my own cards.\n```json\n{json.dumps(answer, ensure_ascii=False)}\n```"
     if kind == "illegal":
         if refuting:
             return "end turn"

@@ -7,16 +7,43 @@ the line-up rotated by ``k``. A game is cut at decision points, the acting
 player being the observer: the game's last accusation (usually the winner's,
 a solved position) or, without one, its last turn; and ``tasks_per_game - 1``
 turn starts before it drawn with ``numpy.random.default_rng([seed, k, b])``.
-``game["cut"]`` is the number of event rows the task's observer has seen. ``checksum`` is the SHA-256 of the canonical JSON of the
+``game["cut"]`` is the number of event rows the task's observer has seen; a
+``v2`` split also keeps the game's state at each decision point, for the text
+view at the cut. ``checksum`` is the SHA-256 of the canonical JSON of the
 tasks, one line each, so two runs agree exactly when their tasks do.
+
+Generating ``v2`` plays the PPO agent, so it needs torch (the ``train``
+extra); its checksums were made with torch 2.13.0 on CPU, one thread. Another
+torch release may sample PPO's moves differently and so change the tasks: the
+checksum check says so.
+
+The pinned checksums live in ``data/checksums.json``. ``v1`` is frozen: its
+splits must regenerate to their checksums forever. ``v2`` (line-ups with the
+PPO and belief agents; the text view as a task's text) follows its agents
+until it is released: when the belief agent or the PPO model changes, the
+``v2`` tasks change, and one command per split regenerates and re-pins them::
+
+    nice -n 10 python -m agents.reasoning.generate --version v2 --split dev --write
+    nice -n 10 python -m agents.reasoning.generate --version v2 --split test --write
+
+(``dev`` is written into the package, ``test`` into ``--cache``; both pin their
+new checksum in ``data/checksums.json``.) Without ``--write`` the command
+regenerates and checks against the pinned checksum.
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import hashlib
+import itertools
 import json
+import multiprocessing
+import sys
+import time
+import warnings
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +56,11 @@ from agents.reasoning.tasks import make_task
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.core.state import Phase
 
 __all__ = [
     "CHECKSUMS",
+    "FROZEN_VERSIONS",
     "SEED_STRIDE",
     "SPLITS",
     "Setting",
@@ -40,6 +69,8 @@ __all__ = [
     "checksum",
     "generate",
     "load_split",
+    "main",
+    "pin",
     "read_tasks",
     "write_tasks",
 ]
@@ -64,6 +95,10 @@ class Setting:
     lineup: tuple[str, ...]
     max_turns: int = 100
 
+    def __post_init__(self) -> None:
+        if not 3 <= len(self.lineup) <= 6:
+            raise ValueError(f"a line-up seats 3 to 6 agents, got {self.lineup!r}")
+
     def config(self) -> core.GameConfig:
         """The game rules of this setting."""
         return core.GameConfig(
@@ -76,13 +111,15 @@ class SplitSpec:
     """Everything a split is generated from.
 
     Attributes:
-        version: Benchmark version (``"v1"``).
+        version: Benchmark version (``"v1"``, ``"v2"``).
         name: Split name (``"dev"``, ``"test"``).
         seed: Seed of the split's deals and cuts (different splits, different seeds).
         num_tasks: Tasks in the split.
         tasks_per_game: Cuts drawn per game (fewer when a game has fewer turns).
         games_per_batch: Games played together on the batched core.
         settings: The rules and line-ups, used in turn.
+        schema: The task schema (``agents.reasoning.tasks``): ``"v1"`` or ``"v2"``.
+        shipped: The split's file ships in the package (``path``); else it is generated into a cache.
     """
 
     version: str
@@ -92,9 +129,11 @@ class SplitSpec:
     tasks_per_game: int = 3
     games_per_batch: int = 8
     settings: tuple[Setting, ...] = field(default_factory=tuple)
+    schema: str = "v2"
+    shipped: bool = False
 
     def path(self) -> Path:
-        """Where the split is stored: ``agents/reasoning/data/<version>/<name>.jsonl.gz``."""
+        """Where a shipped split is stored: ``agents/reasoning/data/<version>/<name>.jsonl.gz``."""
         return DATA / self.version / f"{self.name}.jsonl.gz"
 
 
@@ -109,55 +148,119 @@ _V1_SETTINGS = (
     Setting("classic", "none", ("sat", "notepad", "notepad", "random", "sat")),
 )
 
-# The frozen splits: a change of the generator that changes a task must bump the version.
-CHECKSUMS = {
-    ("v1", "dev"): "1b04372236cce0d36376b50f5e73f63f5bf07da85a6daf218d78fad2f52a98d0",
-    ("v1", "test"): "f27fbaf32464057a43038617943b0af5abc4c0842d0567bcd32843dacc58c89c",
-}
+# v2: every agent of the registry that plays by itself (random, notepad, SAT, belief, PPO). The
+# shipped PPO model reads 4-player games of a 6-6-9 deck (``PPOAgent.check_config``); it is seated
+# only on the rules it was trained on (classic edition and board, 4 players, 500 turns), since
+# ``_game_events`` refuses an agent that warns it plays untested rules.
+_V2_SETTINGS = (
+    Setting("classic", "classic", ("ppo", "belief", "sat", "notepad"), max_turns=500),
+    Setting("classic", "none", ("belief", "notepad", "random")),
+    Setting("classic_fr", "classic", ("sat", "belief", "random", "notepad", "belief")),
+    Setting("de_2023", "none", ("random", "notepad", "sat", "belief", "notepad", "sat")),
+    Setting("classic", "classic", ("ppo", "random", "ppo", "belief"), max_turns=500),
+    Setting("classic_fr_1999", "classic", ("belief", "sat", "notepad")),
+    Setting("classic", "classic", ("notepad", "random", "belief", "sat", "random", "belief")),
+    Setting("classic_fr_2000", "none", ("belief", "random", "notepad", "sat")),
+    Setting("classic", "none", ("sat", "belief", "notepad", "random", "sat")),
+    Setting("classic", "classic", ("ppo", "sat", "notepad", "random"), max_turns=500),
+)
+
+# Released versions: their splits must regenerate to their pinned checksums forever. A change of
+# the generator that changes one of their tasks needs a new version.
+FROZEN_VERSIONS = ("v1",)
+_CHECKSUMS_FILE = DATA / "checksums.json"
+CHECKSUMS = {tuple(key.split("/")): value for key, value in json.loads(_CHECKSUMS_FILE.read_text()).items()}
 
 SPLITS = {
-    ("v1", "dev"): SplitSpec("v1", "dev", seed=1, num_tasks=500, settings=_V1_SETTINGS),
-    ("v1", "test"): SplitSpec("v1", "test", seed=2, num_tasks=10_000, settings=_V1_SETTINGS),
+    ("v1", "dev"): SplitSpec(
+        "v1", "dev", seed=1, num_tasks=500, settings=_V1_SETTINGS, schema="v1", shipped=True
+    ),
+    ("v1", "test"): SplitSpec("v1", "test", seed=2, num_tasks=10_000, settings=_V1_SETTINGS, schema="v1"),
+    ("v2", "dev"): SplitSpec("v2", "dev", seed=3, num_tasks=500, settings=_V2_SETTINGS, shipped=True),
+    ("v2", "test"): SplitSpec("v2", "test", seed=4, num_tasks=10_000, settings=_V2_SETTINGS),
 }
 
 
-def _game_events(config: core.GameConfig, lineup: Sequence[str], seeds: np.ndarray, rotation: int) -> list:
+def _game_events(
+    config: core.GameConfig,
+    lineup: Sequence[str],
+    seeds: np.ndarray,
+    rotation: int,
+    *,
+    snapshots: bool = False,
+) -> tuple[list[np.ndarray], list[dict[int, core.State]]]:
+    """Play one batch: each game's event rows and, with ``snapshots``, its decision points' states.
+
+    Returns:
+        ``(events, states)``: ``events[b]`` the ``int16[n, 7]`` rows of game ``b``;
+        ``states[b]`` maps an event count to the game (a batch of one) when it stood
+        there before a start-of-turn or end-of-move decision (empty without ``snapshots``).
+    """
     agents = [make_agent(name, seed=k) for k, name in enumerate(lineup)]
+    for agent in agents:
+        with warnings.catch_warnings():
+            # A model playing rules it was not trained on would make the split's games depend on
+            # untested play: a setting may seat an agent only where it plays its own rules.
+            warnings.simplefilter("error")
+            agent.check_config(config)
     logs: list[list[np.ndarray]] = [[] for _ in seeds]
+    counts = np.zeros(len(seeds), dtype=np.int64)
+    states: list[dict[int, core.State]] = [{} for _ in seeds]
 
     def record(state: core.State) -> None:
         for b, log in enumerate(logs):
             rows = state.events[b, : state.num_events[b]]
             log.append(rows[rows[:, 0] >= 0].copy())
+            counts[b] += len(log[-1])
+        if snapshots:
+            deciding = np.flatnonzero(~state.done & np.isin(state.phase, (Phase.TURN, Phase.ACCUSE)))
+            for b in deciding.tolist():
+                states[b][int(counts[b])] = state.take([b])
 
     play_batch(config, agents, seeds, rotation=rotation, on_step=record)
     for agent in agents:
         if hasattr(agent, "close"):
             agent.close()
-    return [np.concatenate(log) if log else np.zeros((0, 7), np.int16) for log in logs]
+    events = [np.concatenate(log) if log else np.zeros((0, 7), np.int16) for log in logs]
+    return events, states
 
 
-def generate(spec: SplitSpec, progress: bool = True) -> Iterator[dict[str, Any]]:
+def generate(spec: SplitSpec, progress: bool = True, workers: int = 1) -> Iterator[dict[str, Any]]:
     """The tasks of a split, in order (see the module docstring).
 
     Args:
         spec: The split.
         progress: Show a progress bar.
+        workers: Processes playing batches at once (the tasks do not depend on it).
     """
     if not spec.settings:
         raise ValueError(f"split {spec.name!r} has no settings")
-    made, batch = 0, 0
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    made = 0
     bar = tqdm(total=spec.num_tasks, desc=f"{spec.version}/{spec.name}", disable=not progress)
-    while made < spec.num_tasks:
-        for task in batch_tasks(spec, batch):
+    for tasks in _batches(spec, workers):
+        for task in tasks:
             if made == spec.num_tasks:
                 break
             task["id"] = f"{spec.version}-{spec.name}-{made:05d}"
             yield task
             made += 1
             bar.update()
-        batch += 1
+        if made == spec.num_tasks:
+            break
     bar.close()
+
+
+def _batches(spec: SplitSpec, workers: int) -> Iterator[list[dict[str, Any]]]:
+    """``batch_tasks(spec, 0)``, ``batch_tasks(spec, 1)``, ...: in this process, or ``workers`` at a time."""
+    if workers == 1:
+        yield from (batch_tasks(spec, k) for k in itertools.count())
+        return
+    # spawn: the workers start clean instead of forking a process that may hold torch threads
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for first in itertools.count(0, 4 * workers):
+            yield from pool.map(batch_tasks, itertools.repeat(spec), range(first, first + 4 * workers))
 
 
 def batch_tasks(spec: SplitSpec, batch: int) -> list[dict[str, Any]]:
@@ -171,7 +274,9 @@ def batch_tasks(spec: SplitSpec, batch: int) -> list[dict[str, Any]]:
     seeds = np.arange(first, first + spec.games_per_batch, dtype=np.int64)
     rotation = batch % config.num_players
     tasks = []
-    for b, events in enumerate(_game_events(config, setting.lineup, seeds, rotation=rotation)):
+    v1 = spec.schema == "v1"
+    played, states = _game_events(config, setting.lineup, seeds, rotation=rotation, snapshots=not v1)
+    for b, events in enumerate(played):
         # Decision points: the start of a turn (cut after the TURN row) and the moment of an
         # accusation (cut before the ACCUSE row); the acting player is the observer. The cuts are
         # the game's last accusation (usually its winner's: a solved position), else its last
@@ -190,7 +295,11 @@ def batch_tasks(spec: SplitSpec, batch: int) -> list[dict[str, Any]]:
                 "rotation": rotation,
                 "cut": int(cut),
             }
-            tasks.append(make_task(config, int(acting[1]), events[:cut], game=game))
+            state = None if v1 else states[b][int(cut)]
+            task = make_task(
+                config, int(acting[1]), events[:cut], version=spec.schema, state=state, game=game
+            )
+            tasks.append(task)
     return tasks
 
 
@@ -237,14 +346,14 @@ def read_tasks(path: str | Path) -> list[dict[str, Any]]:
 
 
 def load_split(version: str, name: str, cache: str | Path | None = None, progress: bool = True) -> list[dict]:
-    """The tasks of a frozen split, checked against its pinned checksum.
+    """The tasks of a split, checked against its pinned checksum.
 
-    The shipped file (``SplitSpec.path``) is read if present, else the copy in
-    ``cache``; failing both, the split is generated into ``cache`` (minutes
+    A shipped split is read from the package (``SplitSpec.path``); another from
+    its copy in ``cache``, or, failing that, generated into ``cache`` (minutes
     for ``test``).
 
     Args:
-        version: ``"v1"``.
+        version: ``"v1"`` or ``"v2"``.
         name: ``"dev"`` or ``"test"``.
         cache: Folder for splits not shipped with the package.
         progress: Show a progress bar while generating.
@@ -256,7 +365,7 @@ def load_split(version: str, name: str, cache: str | Path | None = None, progres
         raise ValueError(f"unknown split {version}/{name}; splits are {sorted(SPLITS)}")
     spec = SPLITS[version, name]
     cached = None if cache is None else Path(cache) / version / f"{name}.jsonl.gz"
-    if spec.path().exists():
+    if spec.shipped:
         tasks = read_tasks(spec.path())
     elif cached is not None and cached.exists():
         tasks = read_tasks(cached)
@@ -264,13 +373,78 @@ def load_split(version: str, name: str, cache: str | Path | None = None, progres
         tasks = list(generate(spec, progress=progress))
         write_tasks(tasks, cached)
     else:
-        raise ValueError(
-            f"split {version}/{name} is not shipped at {spec.path()} and no cache folder was given"
-        )
+        raise ValueError(f"split {version}/{name} is not shipped and no cache folder was given")
     found = checksum(tasks)
-    if found != CHECKSUMS[version, name]:
+    pinned = CHECKSUMS.get((version, name))
+    if found != pinned:
         raise ValueError(
-            f"split {version}/{name} has checksum {found}, the pinned one is {CHECKSUMS[version, name]}: "
-            "the file was altered or the generator changed (a changed generator needs a new version)"
+            f"split {version}/{name} has checksum {found}, the pinned one is {pinned}: "
+            + _STALE_ADVICE.format(version=version, name=name)
         )
     return tasks
+
+
+_STALE_ADVICE = (
+    "the file was altered, or the generator or an agent of the split's line-ups changed. "
+    "A released (frozen) version never changes: a changed generator needs a new version. "
+    "An unreleased one follows its agents: regenerate and re-pin it with "
+    "`nice -n 10 python -m agents.reasoning.generate --version {version} --split {name} --write` "
+    "(see agents/reasoning/generate.py)."
+)
+
+
+def pin(version: str, name: str, digest: str) -> None:
+    """Record ``digest`` as the pinned checksum of split ``version/name`` in ``data/checksums.json``.
+
+    Raises:
+        ValueError: for a frozen version whose pinned checksum differs (frozen splits never change).
+    """
+    if version in FROZEN_VERSIONS and CHECKSUMS.get((version, name)) != digest:
+        raise ValueError(
+            f"{version} is frozen: its split {name} must regenerate to {CHECKSUMS.get((version, name))}, "
+            f"got {digest}. A changed generator needs a new version."
+        )
+    CHECKSUMS[version, name] = digest
+    pinned = {f"{v}/{n}": d for (v, n), d in sorted(CHECKSUMS.items())}
+    _CHECKSUMS_FILE.write_text(json.dumps(pinned, indent=1) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m agents.reasoning.generate --version v2 --split dev [--write]``: regenerate, check, re-pin."""
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.reasoning.generate",
+        description="Regenerate a reasoning-benchmark split; check it against its pinned checksum, "
+        "or (--write) write it and pin its checksum. Run it under `nice -n 10` on a shared machine.",
+    )
+    parser.add_argument("--version", required=True, help=f"one of {sorted({v for v, _ in SPLITS})}")
+    parser.add_argument("--split", required=True, help="dev or test")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="write the split (dev: into the package; test: into --cache) and pin its checksum",
+    )
+    parser.add_argument("--cache", default="outputs/reasoning/splits", help="folder of splits not shipped")
+    parser.add_argument("--workers", type=int, default=1, help="processes playing games at once")
+    args = parser.parse_args(argv)
+    if (args.version, args.split) not in SPLITS:
+        parser.error(f"unknown split {args.version}/{args.split}; splits are {sorted(SPLITS)}")
+    spec = SPLITS[args.version, args.split]
+    start = time.perf_counter()
+    tasks = list(generate(spec, workers=args.workers))
+    digest = checksum(tasks)
+    pinned = CHECKSUMS.get((args.version, args.split))
+    print(
+        f"{args.version}/{args.split}: {len(tasks)} tasks in {time.perf_counter() - start:.0f} s, sha256 {digest}"
+    )
+    if not args.write:
+        print("matches the pinned checksum" if digest == pinned else f"DIFFERS from the pinned {pinned}")
+        return 0 if digest == pinned else 1
+    pin(args.version, args.split, digest)
+    path = spec.path() if spec.shipped else Path(args.cache) / args.version / f"{args.split}.jsonl.gz"
+    write_tasks(tasks, path)
+    print(f"wrote {path}; pinned in {_CHECKSUMS_FILE}" + ("" if digest == pinned else f" (was {pinned})"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -15,7 +15,10 @@ answers (``score.public_view``) and returns the answer dict of
   left and, for the rest, over the players it has not seen hold them;
 - ``uniform``: the first two rungs of the ladder (``seen`` and
   ``crossing_off``) as facts, and each card's owner uniform over the owners
-  they do not rule out.
+  they do not rule out;
+- ``llm``: a chat model answering from the task's text
+  (``agents.reasoning.llm_solver.LLMSolver``; its options, such as
+  ``base_url`` and ``model``, go to ``load_solver``).
 """
 
 from __future__ import annotations
@@ -150,18 +153,33 @@ SOLVERS: dict[str, Solver] = {
 }
 
 
-def load_solver(name: str) -> Solver:
-    """A built-in solver by name, or a user's function by import path ``"package.module:function"``.
+def load_solver(name: str, options: Mapping[str, Any] | None = None) -> Solver:
+    """A built-in solver by name, ``"llm"`` with its options, or a user's function by ``"package.module:function"``.
+
+    Args:
+        name: ``sat``, ``beliefs``, ``notepad``, ``uniform``, ``llm`` or an import path.
+        options: Keyword arguments of ``LLMSolver`` (``llm`` only; the others take none).
 
     Raises:
-        ValueError: for an unknown name or a path that does not lead to a callable.
+        ValueError: for an unknown name, a path that does not lead to a callable, or options
+            given to a solver that takes none.
     """
+    known = [*sorted(SOLVERS), "llm"]
     if not isinstance(name, str):
-        raise ValueError(f"solver must be one of {sorted(SOLVERS)} or 'module:function', got {name!r}")
+        raise ValueError(f"solver must be one of {known} or 'module:function', got {name!r}")
+    if name == "llm":
+        from agents.reasoning.llm_solver import LLMSolver  # httpx only when a model is asked
+
+        try:
+            return LLMSolver(**dict(options or {}))
+        except TypeError as error:
+            raise ValueError(f"bad options for the llm solver {dict(options or {})!r}: {error}") from error
+    if options:
+        raise ValueError(f"solver {name!r} takes no options, got {dict(options)!r}")
     if name in SOLVERS:
         return SOLVERS[name]
     if ":" not in name:
-        raise ValueError(f"solver must be one of {sorted(SOLVERS)} or 'module:function', got {name!r}")
+        raise ValueError(f"solver must be one of {known} or 'module:function', got {name!r}")
     module_name, _, function = name.partition(":")
     try:
         solve = getattr(importlib.import_module(module_name), function)

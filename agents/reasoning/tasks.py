@@ -2,7 +2,7 @@
 
 ``make_task`` reads only ``core.private_view`` of the events, so a task holds
 nothing its observer could not see (``tests/test_reasoning.py`` checks it by
-scrambling everything else). A task is a JSON-ready dict (schema ``v1``):
+scrambling everything else). A task is a JSON-ready dict (schemas ``v1`` and ``v2``):
 
 - ``id``, ``version``, ``config`` (every ``core.GameConfig`` field), ``game``
   (deal seed, line-up, cut event index), ``observer`` (player index);
@@ -11,7 +11,15 @@ scrambling everything else). A task is a JSON-ready dict (schema ``v1``):
 - ``history``: the observer's records in ``agents.deduction.deduce_named``'s
   form (``{"hand": ...}``, ``{"suggest": ..., "by", "passed", "shown_by",
   "card"}``, ``{"accuse": ..., "by", "correct"}``, ``{"seen", "owner"}``);
-- ``text``: the same view as transcript sentences (``cluedo_env.transcript``);
+- ``text``: the same view in words. ``v1``: the transcript sentences of the
+  view (``cluedo_env.transcript``; moves, dice and weapon tokens left out).
+  ``v2``: what a language-model player is shown at that decision
+  (``cluedo_env.text.text_view`` of the game's state at the cut: who plays,
+  its hand, what it has seen, where the pawns and weapons are, the decision
+  and its legal commands), without the notepad (it would do part of the
+  bookkeeping the task asks for); ``v2`` also has ``rules``
+  (``cluedo_env.text.rules_summary`` of the config, a language model's
+  system message);
 - ``answers``: ``facts`` (every certain ``[card, owner, holds, label]``),
   ``unknown`` (every uncertain ``[card, owner]``), ``envelope`` (the triple if
   entailed, else ``"not yet"``), ``probabilities`` (``{card: {owner: p}}``,
@@ -33,11 +41,12 @@ from agents.reasoning.ladder import LABELS, label_facts
 from agents.records import RecordMaker, setup_of
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.text import rules_summary, text_view
 from cluedo_env.transcript import story
 
-__all__ = ["LONG_HISTORY", "SCHEMA_VERSION", "TEXT_SKIPPED", "make_task", "named_history", "tier_of"]
+__all__ = ["LONG_HISTORY", "SCHEMA_VERSIONS", "TEXT_SKIPPED", "make_task", "named_history", "tier_of"]
 
-SCHEMA_VERSION = "v1"
+SCHEMA_VERSIONS = ("v1", "v2")
 # Movement, dice and weapon tokens carry nothing about the cards: left out of the text.
 TEXT_SKIPPED = (ev.ROLL, ev.MOVE, ev.WEAPON)
 # A history of more records than this makes its task one tier harder.
@@ -87,7 +96,14 @@ def _config_dict(config: core.GameConfig) -> dict[str, Any]:
 
 
 def make_task(
-    config: core.GameConfig, observer: int, events: np.ndarray, *, task_id: str = "", game: dict | None = None
+    config: core.GameConfig,
+    observer: int,
+    events: np.ndarray,
+    *,
+    version: str = "v2",
+    state: core.State | None = None,
+    task_id: str = "",
+    game: dict | None = None,
 ) -> dict[str, Any]:
     """The task of ``observer`` after the event rows ``events`` (a full log is filtered to its view here).
 
@@ -95,17 +111,34 @@ def make_task(
         config: The game's rules.
         observer: The player whose view the task is.
         events: ``int[n, 7]`` event rows of one game from the deal on.
+        version: The task schema, ``"v1"`` or ``"v2"`` (see the module docstring).
+        state: ``v2`` only: the game at the cut, as a batch of one game (its public fields
+            give the text view's board and decision).
         task_id: The task's id.
         game: Where the task comes from (seed, line-up, cut), copied as is.
 
     Returns:
         The task dict (see the module docstring).
+
+    Raises:
+        ValueError: for an unknown version, or ``v2`` without a state of one game of ``config``.
     """
-    return _task_from_view(config, observer, core.private_view(np.asarray(events), observer), task_id, game)
+    if version not in SCHEMA_VERSIONS:
+        raise ValueError(f"version must be one of {SCHEMA_VERSIONS}, got {version!r}")
+    if version != "v1" and (state is None or state.batch_size != 1 or state.config != config):
+        raise ValueError(f"a {version} task needs the state of its game at the cut (one game of this config)")
+    view = core.private_view(np.asarray(events), observer)
+    return _task_from_view(config, observer, view, task_id, game, version=version, state=state)
 
 
 def _task_from_view(
-    config: core.GameConfig, observer: int, view: np.ndarray, task_id: str, game: dict | None
+    config: core.GameConfig,
+    observer: int,
+    view: np.ndarray,
+    task_id: str,
+    game: dict | None,
+    version: str = "v1",
+    state: core.State | None = None,
 ) -> dict[str, Any]:
     setup = setup_of(config)
     maker = RecordMaker(setup, observer)
@@ -125,9 +158,13 @@ def _task_from_view(
     solved = [names[c] for c in np.flatnonzero(status[:, env] == HELD)]
     hand = next((r.cards for r in records if isinstance(r, OwnHand)), ())
     hardest = int(label.max())
-    return {
+    if version == "v1":
+        text: Any = story(config, view, skip=TEXT_SKIPPED)
+    else:
+        text = text_view(state, observer, view, notepad=False)
+    task = {
         "id": task_id,
-        "version": SCHEMA_VERSION,
+        "version": version,
         "config": _config_dict(config),
         "game": dict(game or {}),
         "observer": int(observer),
@@ -140,7 +177,7 @@ def _task_from_view(
         "hand_sizes": list(setup.hand_sizes),
         "hand": [names[c] for c in hand],
         "history": [_named(r, names, setup) for r in records],
-        "text": story(config, view, skip=TEXT_SKIPPED),
+        "text": text,
         "answers": {
             "facts": facts,
             "unknown": unknown,
@@ -155,3 +192,6 @@ def _task_from_view(
         "num_records": len(records),
         "tier": tier_of(hardest, len(records)),
     }
+    if version != "v1":
+        task["rules"] = rules_summary(config)
+    return task
