@@ -66,6 +66,8 @@ What to show: ``refute_strategy=True``
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +75,7 @@ from agents.base import GameByGameAgent
 from agents.beliefs import Beliefs, Posterior
 from agents.information import answer_information, screen_information
 from agents.moves import choose_move
-from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
+from agents.records import RECORD_EVENT_KINDS, RecordMaker, plain_record, record_from_plain, setup_of
 from agents.risk import hazard
 from agents.routes import Routes
 from agents.showing import least_revealing
@@ -158,6 +160,31 @@ class BeliefAgent(GameByGameAgent):
             self._cache[game] = None
         for notes in (self.shown_to, self.turns_taken, self.out):
             notes[games] = 0
+
+    def state_dict(self) -> dict[str, Any]:
+        """Its records of each game (the posteriors are counted again from them), half-built records,
+        the cards it showed, the opponents' turns and who is out."""
+        return {
+            **super().state_dict(),
+            "records": [None if b is None else [plain_record(r) for r in b.records] for b in self.beliefs],
+            "makers": [maker.state_dict() for maker in self.makers],
+            "shown_to": self.shown_to.copy(),
+            "turns_taken": self.turns_taken.copy(),
+            "out": self.out.copy(),
+        }
+
+    def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(config, state)
+        self.beliefs = [
+            None if records is None else Beliefs(self.setup, int(seat), map(record_from_plain, records))
+            for seat, records in zip(self.seats, state["records"], strict=True)
+        ]
+        for maker, saved in zip(self.makers, state["makers"], strict=True):
+            maker.load_state_dict(saved)
+        self._cache = [None] * len(self.seats)
+        self.shown_to[...] = state["shown_to"]
+        self.turns_taken[...] = state["turns_taken"]
+        self.out[...] = state["out"]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
         kind = events[:, :, 0]

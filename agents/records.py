@@ -10,7 +10,9 @@ passes announced while a refuter is still deciding which card to show.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +20,38 @@ from agents.deduction import Accusation, Deck, Knowledge, OwnHand, Record, Seen,
 from cluedo_env import core
 from cluedo_env.core import events as ev
 
-__all__ = ["RECORD_EVENT_KINDS", "RecordMaker", "deduce_from_events", "setup_of"]
+__all__ = [
+    "RECORD_EVENT_KINDS",
+    "RECORD_KINDS",
+    "RecordMaker",
+    "deduce_from_events",
+    "plain_record",
+    "record_from_plain",
+    "setup_of",
+]
 
 RECORD_EVENT_KINDS = np.array([ev.DEAL, ev.SUGGEST, ev.PASS, ev.SHOW, ev.NO_REFUTE, ev.ACCUSE, ev.PEEK])
+RECORD_KINDS = {kind.__name__: kind for kind in (OwnHand, Suggestion, Accusation, Seen)}
+
+
+def plain_record(record: Record) -> dict[str, Any]:
+    """A record as plain data (its kind's name and its fields), for an agent's ``state_dict``."""
+    return {"kind": type(record).__name__, **asdict(record)}
+
+
+def record_from_plain(entry: Mapping[str, Any]) -> Record:
+    """The record that ``plain_record`` wrote.
+
+    Raises:
+        ValueError: the entry names no record kind of ``agents.deduction``.
+    """
+    fields = dict(entry)
+    kind = RECORD_KINDS.get(fields.pop("kind", None))
+    if kind is None:
+        raise ValueError(
+            f"not a record kind of agents.deduction: {entry.get('kind')!r}; kinds are {sorted(RECORD_KINDS)}"
+        )
+    return kind(**fields)
 
 
 def setup_of(config: core.GameConfig) -> Setup:
@@ -73,6 +104,28 @@ class RecordMaker:
         elif kind == ev.PEEK and player == self.player and card >= 0:
             return Seen(card, self.setup.table)
         return None
+
+    def state_dict(self) -> dict[str, Any]:
+        """Its own cards so far and the suggestion awaiting its answer, as plain data."""
+        pending = self.pending
+        return {
+            "hand": list(self.hand),
+            "pending": None if pending is None else {**pending, "passed": list(pending["passed"])},
+        }
+
+    def load_state_dict(self, saved: Mapping[str, Any]) -> None:
+        """Continue from ``state_dict``'s output."""
+        self.hand = [int(card) for card in saved["hand"]]
+        pending = saved["pending"]
+        self.pending = (
+            None
+            if pending is None
+            else {
+                "suggester": int(pending["suggester"]),
+                "cards": tuple(int(c) for c in pending["cards"]),
+                "passed": [int(p) for p in pending["passed"]],
+            }
+        )
 
     def pending_record(self) -> Suggestion | None:
         """The suggestion still waiting for its refuter, with the passes announced so far, else None.

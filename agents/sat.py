@@ -44,7 +44,7 @@ Strategy:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -54,16 +54,11 @@ from agents.deduction import (
     HELD,
     NOT_HELD,
     UNKNOWN,
-    Accusation,
     Knowledge,
     Notepad,
-    OwnHand,
-    Record,
-    Seen,
-    Suggestion,
 )
 from agents.moves import choose_move
-from agents.records import RECORD_EVENT_KINDS, RecordMaker, setup_of
+from agents.records import RECORD_EVENT_KINDS, RecordMaker, plain_record, record_from_plain, setup_of
 from agents.routes import Routes
 from agents.showing import least_revealing
 from cluedo_env import core
@@ -157,18 +152,8 @@ class SatAgent(GameByGameAgent):
         """Its records of each game (the solvers are rebuilt from them), half-built records, shown cards."""
         return {
             **super().state_dict(),
-            "records": [
-                [{"kind": type(r).__name__, **asdict(r)} for r in pad.records] for pad in self.notepads
-            ],
-            "makers": [
-                {
-                    "hand": list(m.hand),
-                    "pending": None
-                    if m.pending is None
-                    else {**m.pending, "passed": list(m.pending["passed"])},
-                }
-                for m in self.makers
-            ],
+            "records": [[plain_record(r) for r in pad.records] for pad in self.notepads],
+            "makers": [maker.state_dict() for maker in self.makers],
             "shown_to": self.shown_to.copy(),
             "looked": self.looked.copy(),
         }
@@ -177,21 +162,11 @@ class SatAgent(GameByGameAgent):
         super().load_state_dict(config, state)
         self.close()
         self.notepads = [
-            Notepad(self.setup, int(seat), [_record(entry) for entry in records])
+            Notepad(self.setup, int(seat), [record_from_plain(entry) for entry in records])
             for seat, records in zip(self.seats, state["records"], strict=True)
         ]
         for maker, saved in zip(self.makers, state["makers"], strict=True):
-            maker.hand = [int(card) for card in saved["hand"]]
-            pending = saved["pending"]
-            maker.pending = (
-                None
-                if pending is None
-                else {
-                    "suggester": int(pending["suggester"]),
-                    "cards": tuple(int(c) for c in pending["cards"]),
-                    "passed": [int(p) for p in pending["passed"]],
-                }
-            )
+            maker.load_state_dict(saved)
         self.shown_to[...] = state["shown_to"]
         self.looked[...] = state["looked"]
 
@@ -350,17 +325,3 @@ class SatAgent(GameByGameAgent):
         state = self.__dict__.copy()
         state["_knowledge"] = [None] * len(state.get("_knowledge", []))
         return state
-
-
-RECORD_KINDS = {kind.__name__: kind for kind in (OwnHand, Suggestion, Accusation, Seen)}
-
-
-def _record(entry: Mapping[str, Any]) -> Record:
-    """A deduction record from ``SatAgent.state_dict``'s plain form."""
-    fields = dict(entry)
-    kind = RECORD_KINDS.get(fields.pop("kind", None))
-    if kind is None:
-        raise ValueError(
-            f"not a record kind of agents.deduction: {entry.get('kind')!r}; kinds are {sorted(RECORD_KINDS)}"
-        )
-    return kind(**fields)

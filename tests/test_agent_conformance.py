@@ -22,8 +22,6 @@ NEEDS = {
 }
 # Known failures (the rest of the check passes), left to the issues that rework these agents.
 KNOWN = {
-    "belief": r"round trips: after load_state_dict",  # its posteriors are not in state_dict (#18)
-    "determinize": r"round trips: after load_state_dict",  # the belief agent's posteriors, as above
     "llm": r"round trips: .* cannot be pickled",  # it holds an open HTTP client
 }
 
