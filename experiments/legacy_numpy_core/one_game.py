@@ -20,12 +20,12 @@ import numpy as np
 
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import RANGE_NAMES
-from cluedo_env.core.movement import MAX_ROLL, flood_fill
+from experiments.legacy_numpy_core.movement import MAX_ROLL, flood_fill
 from cluedo_env.core.rng import die_face
 from cluedo_env.core.state import FACE_DOWN, NOBODY, Phase, State
 
 if TYPE_CHECKING:
-    from cluedo_env.core.game import Rules
+    from experiments.legacy_numpy_core.game import Rules
 
 __all__ = ["legal_action_mask", "step"]
 
