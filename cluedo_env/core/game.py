@@ -421,5 +421,3 @@ def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
             f"illegal action {actions[game]} ({rules.layout.action_to_string(int(actions[game]))}) "
             f"for game {game} in phase {phase!r}; see legal_action_mask(state) for the legal ones"
         )
-
-

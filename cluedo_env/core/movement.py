@@ -30,30 +30,8 @@ class MoveTables:
 
     def __init__(self, board: Board) -> None:
         self.board = board
-        self.num_rooms = board.num_rooms
-        n = board.num_squares
-        rows = np.array([r for r, _ in board.squares])
-        cols = np.array([c for _, c in board.squares])
-        # By location (rooms, then squares): the row and bit of a square (a room: no bit, row 0),
-        # the bit as a float (bincount's weights), and a room's door squares as [ROWS, R+N].
-        r = board.num_rooms
-        self.location_row = np.concatenate([np.zeros(r, dtype=np.int64), rows])
-        self.location_bit = np.concatenate(
-            [np.zeros(r, dtype=np.uint32), np.uint32(1) << cols.astype(np.uint32)]
-        ).astype(np.uint32)
-        self.door_bits = np.concatenate([board.door_bits, np.zeros((n, ROWS), np.uint32)]).T.copy()
-        # other_room[location]: the rooms a pawn there may enter (all but the room it is in).
-        self.other_room = np.ones((r + n, r), dtype=bool)
-        self.other_room[np.arange(r), np.arange(r)] = False
-        self.corridor_bits = board.corridor_bits[:, None]
-        door_squares = [(room, sq) for room, doors in enumerate(board.doors) for sq in doors]
-        self.door_room = np.array([room for room, _ in door_squares])
-        self.door_square = np.array([sq for _, sq in door_squares])
-        self.door_row = rows[self.door_square]
-        self.door_col = cols[self.door_square].astype(np.uint32)
-        self.room_first_door = self.door_room.searchsorted(np.arange(board.num_rooms))
-        self.num_squares = n
-        self.bit_position = board.bit_position
+        r, n = board.num_rooms, board.num_squares
+        self.num_rooms, self.num_squares = r, n
         # Room distance transposed, so one row per room: [R, N].
         self.distance_by_room = np.ascontiguousarray(board.room_distance.T)
         # Moves from each location (rooms, then squares) to each square and into each room
@@ -63,31 +41,25 @@ class MoveTables:
         self.distance_from = np.concatenate([from_room, from_square]).astype(np.int16)  # [R+N, N]
         door_distance = [self.distance_from[:, list(doors)].min(axis=1) for doors in board.doors]
         self.room_door_distance = np.stack(door_distance, axis=1)  # [R+N, R]: moves to a door of r
-        # pawn_distance[start * (R+N) + location]: moves from start to a pawn at location, _FAR
-        # where that pawn is in no one's way (in a room, or the mover itself at start).
-        pawn_distance = np.full((board.num_rooms + n, board.num_rooms + n), _FAR, dtype=np.int16)
-        pawn_distance[:, board.num_rooms :] = self.distance_from
-        np.fill_diagonal(pawn_distance, _FAR)
-        self.pawn_distance = pawn_distance.reshape(-1)
         # The same, ready for "reachable within the roll": a pawn never stops where it started
         # and never re-enters the room it left; read off by roll: [(R+N) * (MAX_ROLL+1), N]
         # squares and [(R+N) * (MAX_ROLL+1), R] rooms, row start * (MAX_ROLL+1) + roll.
         stop_distance = self.distance_from.copy()
-        stop_distance[np.arange(board.num_rooms, board.num_rooms + n), np.arange(n)] = _FAR
+        stop_distance[np.arange(r, r + n), np.arange(n)] = _FAR
         enter_distance = self.room_door_distance.copy()
-        enter_distance[np.arange(board.num_rooms), np.arange(board.num_rooms)] = _FAR
+        enter_distance[np.arange(r), np.arange(r)] = _FAR
         roll = np.arange(MAX_ROLL + 1)[None, :, None]
         self.stop_within = (stop_distance[:, None, :] <= roll).reshape(-1, n)
-        self.enter_within = (enter_distance[:, None, :] < roll).reshape(-1, board.num_rooms)
-
-        # The same bit-boards as int64 for the compiled fill: the corridor squares by row, each
-        # room's door squares by row, each square's row and column, and each door as (room, square).
+        self.enter_within = (enter_distance[:, None, :] < roll).reshape(-1, r)
+        # Bit-boards for the fill (int64 rows, bit c = column c): the corridor squares, each
+        # room's door squares, each square's row and column, each door as (room, square).
         self.corridor = board.corridor_bits.astype(np.int64)
         self.room_doors = board.door_bits.astype(np.int64)  # [R, ROWS]
-        self.square_row = rows.astype(np.int64)
-        self.square_col = cols.astype(np.int64)
-        self.door_room = self.door_room.astype(np.int64)
-        self.door_square = self.door_square.astype(np.int64)
+        self.square_row = np.array([row for row, _ in board.squares], dtype=np.int64)
+        self.square_col = np.array([col for _, col in board.squares], dtype=np.int64)
+        doors = [(room, square) for room, squares in enumerate(board.doors) for square in squares]
+        self.door_room = np.array([room for room, _ in doors], dtype=np.int64)
+        self.door_square = np.array([square for _, square in doors], dtype=np.int64)
 
 
 _FAR = 999  # further than any roll

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import RANGE_NAMES
@@ -42,6 +42,7 @@ MAX_KEY = np.uint64(2**64 - 1)
 KIND_ROLL, KIND_PASSAGE, KIND_STAY, KIND_NO_MOVE, KIND_ENTER, KIND_TOWARD, KIND_SQUARE = range(7)
 KIND_SUGGEST, KIND_NO_SUGGESTION, KIND_SHOW, KIND_ACCUSE, KIND_END_TURN = range(7, 12)
 assert RANGE_NAMES[KIND_END_TURN] == "end_turn" and RANGE_NAMES[KIND_SQUARE] == "square"
+CHUNKS = 128  # a parallel step's games are cut into this many runs of games for the threads
 NO_ACTION = -1  # a game that does not move this step (over, or not selected)
 TURN, MOVE, SUGGEST, REFUTE, ACCUSE, OVER = (
     Phase.TURN, Phase.MOVE, Phase.SUGGEST, Phase.REFUTE, Phase.ACCUSE, Phase.OVER
@@ -97,7 +98,7 @@ def pack_tables(dims: dict[str, int], tables: dict[str, np.ndarray]) -> np.ndarr
     parts, end = [], header.nbytes
     for name, dtype, shape in TABLES:
         array = np.ascontiguousarray(tables[name], dtype=dtype)
-        want = eval(f"({shape},)", {}, dict(dims))  # noqa: S307 (our own shape strings)
+        want = eval(f"({shape},)", {}, dict(dims))
         if array.shape != want:
             raise AssertionError(f"table {name} has shape {array.shape}, the compiled rules read {want}")
         end += -end % 8
@@ -122,8 +123,7 @@ def _at(buffer, offset, count, itemsize):
 @njit(cache=True, nogil=True)
 def _tables(buffer):
     h = buffer[: 8 * (len(DIMS) + len(TABLES))].view(np.int64)
-    S, W, R, C, P, N, A = h[0], h[1], h[2], h[3], h[4], h[5], h[6]
-    doors = h[8]
+    S, W, R, N, A, doors = h[0], h[1], h[2], h[5], h[6], h[8]
     o = h[len(DIMS) :]
     return Tables(
         h[0],
@@ -307,7 +307,7 @@ def _event(g, i, kind, player, a=-1, b=-1, c=-1, d=-1, card=-1):
 @njit(cache=True, nogil=True)
 def deal(g, t, i, seed):
     """Game ``i`` becomes the game of ``seed``: the envelope, the hands, the first player."""
-    C, P, R = t.C, t.P, t.R
+    C, P = t.C, t.P
     key = _mix(np.uint64(seed) * GOLDEN + GOLDEN)
     # Every card gets a random key: in each category the largest goes into the envelope (the
     # first of equal keys), the others are dealt in ascending order of their keys.
@@ -457,7 +457,7 @@ def move(g, t, i, kind, arg):
     g.phase[i] = phase
     if phase == SUGGEST:
         g.may_suggest[i] = True
-    if t.duel and (kind == KIND_PASSAGE or kind == KIND_ENTER) and to < t.R:
+    if t.duel and (kind == KIND_PASSAGE or kind == KIND_ENTER) and to < t.R:  # noqa: SIM109 (numba)
         _peek(g, i, player, to)
 
 
@@ -707,7 +707,7 @@ def step_parallel(state, tables, actions):
     if refused >= 0:
         return refused
     B = len(actions)
-    chunks = min(B, 8 * get_num_threads())
+    chunks = min(B, CHUNKS)
     for c in prange(chunks):
         _play_games(state, tables, actions, c * B // chunks, (c + 1) * B // chunks)
     return -1
@@ -731,7 +731,7 @@ def _mask_games(state, tables, out, first, last):
 def mask_parallel(state, tables, out):
     """``mask_batch`` with the games spread over the cores."""
     B = len(out)
-    chunks = min(B, 8 * get_num_threads())
+    chunks = min(B, CHUNKS)
     for c in prange(chunks):
         _mask_games(state, tables, out, c * B // chunks, (c + 1) * B // chunks)
 

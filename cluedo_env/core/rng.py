@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SEED_BOUND", "die_face", "die_faces", "draw", "draw_die", "game_key"]
+__all__ = ["GOLDEN", "M1", "M2", "SEED_BOUND", "die_faces", "draw", "draw_die", "game_key"]
 
 SEED_BOUND = 2**63  # game seeds lie in [0, SEED_BOUND): ``State.seed`` stores them as int64
 
@@ -45,14 +45,3 @@ def draw_die(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
 def die_faces(drawn: np.ndarray) -> np.ndarray:
     """``int8`` die faces 1..6 of ``uint64`` draws."""
     return (drawn % np.uint64(6)).astype(np.int8) + np.int8(1)
-
-
-_MASK64 = (1 << 64) - 1
-
-
-def die_face(key: int, counter: int) -> int:
-    """``draw_die`` of one game in Python integers (the single-game path): the same face."""
-    z = (key + (counter + 1) * int(GOLDEN)) & _MASK64
-    z = ((z ^ (z >> 30)) * int(M1)) & _MASK64
-    z = ((z ^ (z >> 27)) * int(M2)) & _MASK64
-    return (z ^ (z >> 31)) % 6 + 1

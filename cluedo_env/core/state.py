@@ -97,7 +97,10 @@ def field_shapes(config: GameConfig, batch_size: int) -> dict[str, tuple[int, ..
         "E": max(C, P + 4),  # events of a step: a deal's, or a suggestion's (P + 4 at most)
     }
     return {
-        name: (batch_size, *(sizes[d] if d in sizes else int(d) for d in (p.strip() for p in shape.split(",")) if d))
+        name: (
+            batch_size,
+            *(sizes[d] if d in sizes else int(d) for d in (p.strip() for p in shape.split(",")) if d),
+        )
         for name, _, shape in STATE_FIELDS
     }
 

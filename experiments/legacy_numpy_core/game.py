@@ -29,13 +29,13 @@ from typing import NoReturn
 import numpy as np
 
 from cluedo_env.core import events as ev
-from experiments.legacy_numpy_core import one_game
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
-from experiments.legacy_numpy_core.movement import MoveTables, reachable
 from cluedo_env.core.rng import SEED_BOUND, draw, draw_die, game_key
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, put_rows
+from experiments.legacy_numpy_core import one_game
+from experiments.legacy_numpy_core.movement import MoveTables, reachable
 
 __all__ = ["Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
 
