@@ -690,3 +690,30 @@ def test_compiled_draw_equals_the_batched_draw():
     want = draw(keys[:, None], counters[None, :])
     got = [[draw_one(k, c) for c in counters] for k in keys]
     assert np.array_equal(np.array(got, dtype=np.uint64), want)
+
+
+def test_state_fields_live_in_one_buffer_laid_out_as_the_compiled_rules_read_it():
+    """Every field is a view of ``State._buffer``, at the offsets ``play`` computes; a replaced field
+    is packed again (the compiled step then sees it); a field of the wrong shape is refused."""
+    from cluedo_env.core import play
+    from cluedo_env.core.state import STATE_FIELDS
+
+    duel = core.GameConfig(num_players=2, duel=True)
+    for config, batch in ((core.GameConfig(num_players=3), 5), (duel, 1), (core.GameConfig(board="none"), 2)):
+        state = core.init(config, np.arange(batch))
+        assert all(getattr(state, name).base is state._buffer for name, _, _ in STATE_FIELDS)
+        assert len(state._buffer) == play.buffer_size(batch, core.rules_for(config).tables)
+    state = core.init(CLASSIC, [0, 1])
+    state.turn_player = np.array([2, 2])  # replaced: copied into a new buffer, read by the step
+    assert state.turn_player.base is state._buffer
+    core.step(state, [core.rules_for(CLASSIC).layout.encode("roll")] * 2, check=False)
+    assert (state.events[:, 0, :2] == [ev.ROLL, 2]).all()
+    with pytest.raises(ValueError, match=r"State.location must have shape \(2, 6\)"):
+        core.State(**{**state.arrays(), "config": CLASSIC, "location": np.zeros((2, 5))})
+
+
+def test_rule_tables_are_cached_by_config_value_and_leave_the_config_as_it_is():
+    a, b = core.GameConfig(num_players=3), core.GameConfig(num_players=3)
+    assert core.rules_for(a) is core.rules_for(b) is core.rules_for(a)
+    assert set(vars(a)) == {field.name for field in dataclasses.fields(a)}  # nothing hidden on it
+    assert core.rules_for(core.GameConfig(num_players=5)) is not core.rules_for(a)

@@ -222,10 +222,31 @@ def _classic_moves() -> MoveTables:
     return MoveTables(classic_board())  # one per process: every config of the board shares it
 
 
-@cache
 def rules_for(config: GameConfig) -> Rules:
-    """The rule tables of a config, built once per process and config (``functools.cache``, keyed
-    on the config's value: equal configs share one ``Rules``)."""
+    """The rule tables of a config, built once per process and config value (equal configs share
+    one ``Rules``).
+
+    Two caches: ``_rules_by_value`` (``functools.cache``, keyed on the config's value, whose hash
+    costs about a microsecond) and, in front of it, ``_RULES_BY_IDENTITY``, keyed on the config
+    object's ``id`` (the entry holds the config, so the id is not reused while it is there): the
+    lookup every ``step`` makes.
+    """
+    entry = _RULES_BY_IDENTITY.get(id(config))
+    if entry is not None and entry[0] is config:
+        return entry[1]
+    rules = _rules_by_value(config)
+    if len(_RULES_BY_IDENTITY) >= _IDENTITIES:
+        _RULES_BY_IDENTITY.clear()
+    _RULES_BY_IDENTITY[id(config)] = (config, rules)
+    return rules
+
+
+_RULES_BY_IDENTITY: dict[int, tuple[GameConfig, Rules]] = {}
+_IDENTITIES = 256  # config objects remembered by identity (then forgotten all at once)
+
+
+@cache
+def _rules_by_value(config: GameConfig) -> Rules:
     return Rules(config)
 
 
@@ -361,10 +382,11 @@ def step(
             action = actions[0]
         else:
             action = int(_as_actions(actions, 1)[0])
-        if state.phase[0] == Phase.OVER:
-            action = play.NO_ACTION  # ignored
-        elif check or not 0 <= action < rules.A:
-            _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises on an illegal action
+        if check or not 0 <= action < rules.A:
+            if state.phase[0] == Phase.OVER:
+                action = play.NO_ACTION  # ignored
+            else:
+                _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises on an illegal action
         if play.step_one(state._buffer, rules.tables, action) == 0:  # refused (unchanged): another phase's
             _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises, naming the action
         return state
@@ -375,9 +397,9 @@ def step(
     if check or actions.min(initial=0) < 0:  # (a negative action of a game over is ignored)
         _check(state, np.where(live, actions, 0), live)
     planned = np.where(live, actions, play.NO_ACTION)
-    run = play.step_parallel if B >= PARALLEL_BATCH else play.step_batch
-    if run(state._buffer, rules.tables, planned) >= 0:  # refused (unchanged): out of range or phase
+    if play.first_refused(state._buffer, rules.tables, planned) >= 0:  # out of range or of another phase
         _check(state, np.where(live, actions, 0), live)  # raises, naming the game and the action
+    (play.step_parallel if B >= PARALLEL_BATCH else play.step_batch)(state._buffer, rules.tables, planned)
     return state
 
 

@@ -111,38 +111,14 @@ def _moves(tables: MoveTables, start, rolls, pawns, table_first: bool) -> tuple[
     pawns = np.ascontiguousarray(pawns, dtype=np.int64)
     squares = np.zeros((len(start), tables.num_squares), dtype=bool)
     rooms = np.zeros((len(start), tables.num_rooms), dtype=bool)
+    bits = (tables.corridor, tables.room_doors, tables.square_row, tables.square_col)
+    doors = (tables.door_room, tables.door_square)
     for k in range(len(start)):
+        move = (start[k], rolls[k], pawns[k], squares[k], rooms[k])
         if table_first:
-            reach(
-                tables.stop_within,
-                tables.enter_within,
-                tables.distance_from,
-                tables.corridor,
-                tables.room_doors,
-                tables.square_row,
-                tables.square_col,
-                tables.door_room,
-                tables.door_square,
-                start[k],
-                rolls[k],
-                pawns[k],
-                squares[k],
-                rooms[k],
-            )
+            reach(tables.stop_within, tables.enter_within, tables.distance_from, *bits, *doors, *move)
         else:
-            fill(
-                tables.corridor,
-                tables.room_doors,
-                tables.square_row,
-                tables.square_col,
-                tables.door_room,
-                tables.door_square,
-                start[k],
-                rolls[k],
-                pawns[k],
-                squares[k],
-                rooms[k],
-            )
+            fill(*bits, *doors, *move)
     return squares, rooms
 
 

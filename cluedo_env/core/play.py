@@ -9,7 +9,7 @@ large batches. ``core/game.py`` checks the input and calls them.
 They take two byte buffers rather than dozens of arrays (a compiled call costs about 50 ns
 per array argument, which would dominate a step of one game):
 
-- the state's ``State.buffer``, which holds every field of the batch (``state.py``);
+- the state's ``State._buffer``, which holds every field of the batch (``state.py``);
   ``_fields`` views it back as a ``Fields`` tuple (``g.location[i, s]`` ...);
 - the config's rule tables (``Rules.tables``, packed by ``pack_tables``); ``_tables`` views
   them as a ``Tables`` tuple (``t.passage_to[room]`` ...).
@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import carray, njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import RANGE_NAMES
@@ -115,14 +117,28 @@ def pack_tables(dims: dict[str, int], tables: dict[str, np.ndarray]) -> np.ndarr
 # --- the two buffers, viewed ------------------------------------------------------------------
 
 
+@intrinsic
+def _address(typingctx, integer):
+    """The ``void *`` of an integer address (for ``carray``)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(integer), codegen
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _at(buffer, offset, count, itemsize):
-    return buffer[offset : offset + count * itemsize]
+def _at(buffer, offset):
+    """The address ``offset`` bytes into ``buffer``. Arrays made on it by ``carray`` hold no
+    reference to the buffer: handing them from rule to rule costs no reference counting (an
+    atomic operation per array and call, which shared by the threads of a parallel step would
+    cost more than the rules). The caller keeps the buffer alive for the call."""
+    return _address(buffer.ctypes.data + offset)
 
 
 @njit(cache=True, nogil=True)
 def _tables(buffer):
-    h = buffer[: 8 * (len(DIMS) + len(TABLES))].view(np.int64)
+    h = carray(_at(buffer, 0), len(DIMS) + len(TABLES), np.int64)
     S, W, R, N, A, doors = h[0], h[1], h[2], h[5], h[6], h[8]
     o = h[len(DIMS) :]
     return Tables(
@@ -152,29 +168,29 @@ def _tables(buffer):
         h[23],
         h[24],
         h[25],
-        _at(buffer, o[0], A + 1, 1).view(np.int8),
-        _at(buffer, o[1], A + 1, 4).view(np.int32),
-        _at(buffer, o[2], A + 1, 1).view(np.uint8),
-        _at(buffer, o[3], 12, 2).view(np.int16),
-        _at(buffer, o[4], 12, 1).view(np.int8),
-        _at(buffer, o[5], S * W * 2, 8).view(np.int64).reshape((S * W, 2)),
-        _at(buffer, o[6], S * W * R * 3, 8).view(np.int64).reshape((S * W * R, 3)),
-        _at(buffer, o[7], R, 1).view(np.int8),
-        _at(buffer, o[8], R + N + 1, 2).view(np.int16),
-        _at(buffer, o[9], 12 * A, 1).view(np.bool_).reshape((12, A)),
-        _at(buffer, o[10], W, 1).view(np.int8),
-        _at(buffer, o[11], S, 2).view(np.int16),
-        _at(buffer, o[12], 4, 8).view(np.int64),
-        _at(buffer, o[13], (R + N) * 13 * N, 1).view(np.bool_).reshape(((R + N) * 13, N)),
-        _at(buffer, o[14], (R + N) * 13 * R, 1).view(np.bool_).reshape(((R + N) * 13, R)),
-        _at(buffer, o[15], (R + N) * N, 2).view(np.int16).reshape((R + N, N)),
-        _at(buffer, o[16], R * N, 1).view(np.uint8).reshape((R, N)),
-        _at(buffer, o[17], 25, 8).view(np.int64),
-        _at(buffer, o[18], R * 25, 8).view(np.int64).reshape((R, 25)),
-        _at(buffer, o[19], N, 8).view(np.int64),
-        _at(buffer, o[20], N, 8).view(np.int64),
-        _at(buffer, o[21], doors, 8).view(np.int64),
-        _at(buffer, o[22], doors, 8).view(np.int64),
+        carray(_at(buffer, o[0]), A + 1, np.int8),
+        carray(_at(buffer, o[1]), A + 1, np.int32),
+        carray(_at(buffer, o[2]), A + 1, np.uint8),
+        carray(_at(buffer, o[3]), 12, np.int16),
+        carray(_at(buffer, o[4]), 12, np.int8),
+        carray(_at(buffer, o[5]), (S * W, 2), np.int64),
+        carray(_at(buffer, o[6]), (S * W * R, 3), np.int64),
+        carray(_at(buffer, o[7]), R, np.int8),
+        carray(_at(buffer, o[8]), R + N + 1, np.int16),
+        carray(_at(buffer, o[9]), (12, A), np.bool_),
+        carray(_at(buffer, o[10]), W, np.int8),
+        carray(_at(buffer, o[11]), S, np.int16),
+        carray(_at(buffer, o[12]), 4, np.int64),
+        carray(_at(buffer, o[13]), ((R + N) * 13, N), np.bool_),
+        carray(_at(buffer, o[14]), ((R + N) * 13, R), np.bool_),
+        carray(_at(buffer, o[15]), (R + N, N), np.int16),
+        carray(_at(buffer, o[16]), (R, N), np.uint8),
+        carray(_at(buffer, o[17]), 25, np.int64),
+        carray(_at(buffer, o[18]), (R, 25), np.int64),
+        carray(_at(buffer, o[19]), N, np.int64),
+        carray(_at(buffer, o[20]), N, np.int64),
+        carray(_at(buffer, o[21]), doors, np.int64),
+        carray(_at(buffer, o[22]), doors, np.int64),
     )
 
 
@@ -220,36 +236,36 @@ def _fields(buffer, B, t):
     o28, e = _next(e, B * 3, 2)
     o29, e = _next(e, B * R, 2)
     return Fields(
-        buffer[o0 : o0 + B * C].view(np.int8).reshape((B, C)),
-        buffer[o1 : o1 + B * P * C].view(np.int8).reshape((B, P, C)),
-        buffer[o2 : o2 + B * P * C].view(np.bool_).reshape((B, P, C)),
-        buffer[o3 : o3 + B * P * C].view(np.bool_).reshape((B, P, C)),
-        buffer[o4 : o4 + B * P * C].reshape((B, P, C)),
-        buffer[o5 : o5 + B * P * C].view(np.bool_).reshape((B, P, C)),
-        buffer[o6 : o6 + B * P].view(np.bool_).reshape((B, P)),
-        buffer[o7 : o7 + B * S * 2].view(np.int16).reshape((B, S)),
-        buffer[o8 : o8 + B * W].view(np.int8).reshape((B, W)),
-        buffer[o9 : o9 + B].view(np.int8),
-        buffer[o10 : o10 + B].view(np.int8),
-        buffer[o11 : o11 + B].view(np.int8),
-        buffer[o12 : o12 + B * 6].view(np.int16).reshape((B, 3)),
-        buffer[o13 : o13 + B * 8].view(np.int64),
-        buffer[o14 : o14 + B * 4].view(np.int32),
-        buffer[o15 : o15 + B * 2].view(np.int8).reshape((B, 2)),
-        buffer[o16 : o16 + B].view(np.bool_),
-        buffer[o17 : o17 + B * P].view(np.bool_).reshape((B, P)),
-        buffer[o18 : o18 + B * N].view(np.bool_).reshape((B, N)),
-        buffer[o19 : o19 + B * R].view(np.bool_).reshape((B, R)),
-        buffer[o20 : o20 + B].view(np.bool_),
-        buffer[o21 : o21 + B].view(np.bool_),
-        buffer[o22 : o22 + B].view(np.int8),
-        buffer[o23 : o23 + B * P * 4].view(np.float32).reshape((B, P)),
-        buffer[o24 : o24 + B * E * 14].view(np.int16).reshape((B, E, 7)),
-        buffer[o25 : o25 + B].view(np.int8),
-        buffer[o26 : o26 + B * 8].view(np.uint64),
-        buffer[o27 : o27 + B * 4].view(np.uint32),
-        buffer[o28 : o28 + B * 6].view(np.int16).reshape((B, 3)),
-        buffer[o29 : o29 + B * R * 2].view(np.int16).reshape((B, R)),
+        carray(_at(buffer, o0), (B, C), np.int8),
+        carray(_at(buffer, o1), (B, P, C), np.int8),
+        carray(_at(buffer, o2), (B, P, C), np.bool_),
+        carray(_at(buffer, o3), (B, P, C), np.bool_),
+        carray(_at(buffer, o4), (B, P, C), np.uint8),
+        carray(_at(buffer, o5), (B, P, C), np.bool_),
+        carray(_at(buffer, o6), (B, P), np.bool_),
+        carray(_at(buffer, o7), (B, S), np.int16),
+        carray(_at(buffer, o8), (B, W), np.int8),
+        carray(_at(buffer, o9), B, np.int8),
+        carray(_at(buffer, o10), B, np.int8),
+        carray(_at(buffer, o11), B, np.int8),
+        carray(_at(buffer, o12), (B, 3), np.int16),
+        carray(_at(buffer, o13), B * 8, np.int64),
+        carray(_at(buffer, o14), B * 4, np.int32),
+        carray(_at(buffer, o15), (B, 2), np.int8),
+        carray(_at(buffer, o16), B, np.bool_),
+        carray(_at(buffer, o17), (B, P), np.bool_),
+        carray(_at(buffer, o18), (B, N), np.bool_),
+        carray(_at(buffer, o19), (B, R), np.bool_),
+        carray(_at(buffer, o20), B, np.bool_),
+        carray(_at(buffer, o21), B, np.bool_),
+        carray(_at(buffer, o22), B, np.int8),
+        carray(_at(buffer, o23), (B, P), np.float32),
+        carray(_at(buffer, o24), (B, E, 7), np.int16),
+        carray(_at(buffer, o25), B, np.int8),
+        carray(_at(buffer, o26), B * 8, np.uint64),
+        carray(_at(buffer, o27), B * 4, np.uint32),
+        carray(_at(buffer, o28), (B, 3), np.int16),
+        carray(_at(buffer, o29), (B, R), np.int16),
     )
 
 
@@ -279,7 +295,7 @@ def _mix(z):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def draw(key, counter):
     """``rng.draw`` of one game: the ``uint64`` draw number ``counter`` of the game's ``key``."""
     return _mix(np.uint64(key) + (np.uint64(counter) + np.uint64(1)) * GOLDEN)
@@ -293,12 +309,13 @@ def _face(drawn):
 # --- events -----------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _event(g, i, kind, player, a=-1, b=-1, c=-1, d=-1, card=-1):
-    """Add an event to game ``i``'s events of this step (see ``core/events.py``)."""
-    row = g.events[i, g.num_events[i]]
+@njit(cache=True, nogil=True, inline="always")
+def _event(events, num_events, i, kind, player, a=-1, b=-1, c=-1, d=-1, card=-1):
+    """Add an event to game ``i``'s events of this step (see ``core/events.py``). (It takes the two
+    arrays rather than the whole state: a compiled call copies every array it is handed.)"""
+    row = events[i, num_events[i]]
     row[0], row[1], row[2], row[3], row[4], row[5], row[6] = kind, player, a, b, c, d, card
-    g.num_events[i] += 1
+    num_events[i] += 1
 
 
 # --- the deal ----------------------------------------------------------------------------------
@@ -334,10 +351,10 @@ def deal(g, t, i, seed):
     for k in range(C - 3 - t.num_face_down):  # dealt round the table from player 0
         card, player = order[t.num_face_down + k], k % P
         g.owner[i, card] = player
-        _event(g, i, ev.DEAL, player, card=card)
+        _event(g.events, g.num_events, i, ev.DEAL, player, card=card)
     first = _first_player(t, key)
-    _event(g, i, ev.START, first, first)
-    _event(g, i, ev.TURN, first, 0)
+    _event(g.events, g.num_events, i, ev.START, first, first)
+    _event(g.events, g.num_events, i, ev.TURN, first, 0)
 
     g.seed[i] = seed
     g.key[i] = key
@@ -405,7 +422,7 @@ def _highest_rolls(t, key, rounds):
 # --- a turn ------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def roll(g, t, i):
     """The turn player rolls the dice; the squares and rooms its pawn can reach are worked out."""
     player = g.turn_player[i]
@@ -414,9 +431,9 @@ def roll(g, t, i):
     g.draws[i] += t.dice
     g.dice[i, 0], g.dice[i, 1] = first, second
     total = first + max(second, 0)
-    _event(g, i, ev.ROLL, player, first, second, total)
+    _event(g.events, g.num_events, i, ev.ROLL, player, first, second, total)
     if t.classic:
-        pawns = g.location[i].astype(np.int64)
+        pawns = g.location[i]
         reach(
             t.stop_within, t.enter_within, t.distance_from, t.corridor, t.room_doors, t.square_row,
             t.square_col, t.door_room, t.door_square, pawns[player], total, pawns, g.reachable[i],
@@ -425,7 +442,7 @@ def roll(g, t, i):
     g.phase[i] = MOVE
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def move(g, t, i, kind, arg):
     """The turn player's own move: a passage, staying, entering a room, a square, or blocked.
 
@@ -450,7 +467,7 @@ def move(g, t, i, kind, arg):
                 best, fewest = square, moves
         to = t.R + best
     g.location[i, player] = to
-    _event(g, i, ev.MOVE, player, player, here, to, t.move_how[kind])
+    _event(g.events, g.num_events, i, ev.MOVE, player, player, here, to, t.move_how[kind])
     phase = t.move_phase[kind]
     if to >= t.R and phase == SUGGEST:  # (an unchecked passage or stay from a square)
         phase = ACCUSE
@@ -461,16 +478,16 @@ def move(g, t, i, kind, arg):
         _peek(g, i, player, to)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _peek(g, i, player, room):
     """Duel: ``player`` arrives in ``room`` and looks at the card lying face down there, if any."""
     card = g.face_down[i, room]
     if card >= 0:
-        _event(g, i, ev.PEEK, player, room, card=card)
+        _event(g.events, g.num_events, i, ev.PEEK, player, room, card=card)
         g.peeked[i, player, card] = True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def suggest(g, t, i, arg):
     """The turn player names a suspect and a weapon in its room; both are moved there, and the
     players are asked clockwise: the first holding a named card refutes, those before pass."""
@@ -479,12 +496,12 @@ def suggest(g, t, i, arg):
     room = g.location[i, suggester]
     suspect, weapon_card, room_card = t.suggest_cards[arg, 0], t.suggest_cards[arg, 1], t.S + t.W + room
     g.suggestion[i, 0], g.suggestion[i, 1], g.suggestion[i, 2] = suspect, weapon_card, room_card
-    _event(g, i, ev.SUGGEST, suggester, suspect, weapon_card, room_card)
+    _event(g.events, g.num_events, i, ev.SUGGEST, suggester, suspect, weapon_card, room_card)
 
     pawn_from = g.location[i, suspect]
     if pawn_from != room:  # the named suspect's pawn is brought into the room
         g.location[i, suspect] = room
-        _event(g, i, ev.MOVE, suggester, suspect, pawn_from, room, ev.MOVE_SUMMONED)
+        _event(g.events, g.num_events, i, ev.MOVE, suggester, suspect, pawn_from, room, ev.MOVE_SUMMONED)
         if suspect < P:  # a player's pawn: it may suggest there on its next turn
             g.summoned[i, suspect] = True
             if t.duel:
@@ -493,7 +510,7 @@ def suggest(g, t, i, arg):
     weapon_from = g.weapon_room[i, weapon]
     if weapon_from != room:
         g.weapon_room[i, weapon] = room
-        _event(g, i, ev.WEAPON, suggester, weapon, weapon_from, room)
+        _event(g.events, g.num_events, i, ev.WEAPON, suggester, weapon, weapon_from, room)
 
     for k in range(1, P):
         asked = (suggester + k) % P
@@ -510,16 +527,16 @@ def suggest(g, t, i, arg):
             return
         for c in range(3):
             g.passed[i, asked, g.suggestion[i, c]] = True
-        _event(g, i, ev.PASS, asked, suggester)
-    _event(g, i, ev.NO_REFUTE, suggester)
+        _event(g.events, g.num_events, i, ev.PASS, asked, suggester)
+    _event(g.events, g.num_events, i, ev.NO_REFUTE, suggester)
     g.phase[i] = ACCUSE
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def show(g, t, i, card):
     """The refuter shows ``card`` to the suggester (the others see that a card was shown)."""
     refuter, suggester = g.current_player[i], g.turn_player[i]
-    _event(g, i, ev.SHOW, refuter, suggester, card=card)
+    _event(g.events, g.num_events, i, ev.SHOW, refuter, suggester, card=card)
     for c in range(3):
         named = g.suggestion[i, c]
         g.showed[i, refuter, named] = min(g.showed[i, refuter, named], 254) + 1
@@ -528,7 +545,7 @@ def show(g, t, i, card):
     g.phase[i] = ACCUSE
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def accuse(g, t, i, arg):
     """The turn player names three cards: right wins the game; wrong puts the player out of
     moving, suggesting and accusing (it still refutes), and the game ends if everyone is out."""
@@ -537,7 +554,7 @@ def accuse(g, t, i, arg):
     for c in range(3):
         right &= t.accuse_cards[arg, c] == g.envelope[i, c]
     cards = t.accuse_cards[arg]
-    _event(g, i, ev.ACCUSE, accuser, cards[0], cards[1], cards[2], 1 if right else 0)
+    _event(g.events, g.num_events, i, ev.ACCUSE, accuser, cards[0], cards[1], cards[2], 1 if right else 0)
     if right:
         g.winner[i] = accuser
         g.rewards[i] = -1.0
@@ -554,7 +571,7 @@ def accuse(g, t, i, arg):
     next_turn(g, t, i)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def next_turn(g, t, i):
     """The turn passes clockwise to the next player still in (eliminated players only refute);
     a game reaching ``max_turns`` turns is truncated instead."""
@@ -575,84 +592,101 @@ def next_turn(g, t, i):
     g.turn_player[i] = nxt
     g.current_player[i] = nxt
     g.phase[i] = TURN
-    _event(g, i, ev.TURN, nxt, g.turn[i])
+    _event(g.events, g.num_events, i, ev.TURN, nxt, g.turn[i])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _game_over(g, i, winner, reason, terminated):
     g.terminated[i] = terminated
     g.truncated[i] = not terminated
     g.phase[i] = OVER
     g.current_player[i] = NOBODY
-    _event(g, i, ev.GAME_OVER, winner, g.envelope[i, 0], g.envelope[i, 1], g.envelope[i, 2], reason)
+    _event(
+        g.events,
+        g.num_events,
+        i,
+        ev.GAME_OVER,
+        winner,
+        g.envelope[i, 0],
+        g.envelope[i, 1],
+        g.envelope[i, 2],
+        reason,
+    )
 
 
 @njit(cache=True, nogil=True)
-def play(g, t, i, action):
-    """Game ``i``'s step: its events and rewards cleared, then ``action`` played (a game whose
-    action is ``NO_ACTION`` only has its events and rewards cleared)."""
-    if g.num_events[i]:
-        g.events[i] = -1
+def play(g, t, actions, first, last):
+    """The step of games ``first`` .. ``last - 1``: game ``i``'s events and rewards cleared, then
+    ``actions[i]`` played (``NO_ACTION``: nothing more). (One call for a run of games: a compiled
+    call copies the state's and the tables' tuples, which costs more than most rules.)"""
+    for i in range(first, last):
+        g.events[i, : g.num_events[i]] = -1  # (the rows after them are unused: -1 already)
         g.num_events[i] = 0
-    g.rewards[i] = 0.0
-    if action == NO_ACTION:
-        return
-    kind, arg = t.action_kind[action], t.action_arg[action]
-    if kind == KIND_ROLL:
-        roll(g, t, i)
-    elif kind <= KIND_SQUARE:
-        move(g, t, i, kind, arg)
-    elif kind == KIND_SUGGEST:
-        suggest(g, t, i, arg)
-    elif kind == KIND_NO_SUGGESTION:
-        g.phase[i] = ACCUSE
-    elif kind == KIND_SHOW:
-        show(g, t, i, arg)
-    elif kind == KIND_ACCUSE:
-        accuse(g, t, i, arg)
-    else:  # end the turn
-        next_turn(g, t, i)
+        g.rewards[i] = 0.0
+        action = actions[i]
+        if action == NO_ACTION:
+            continue
+        kind, arg = t.action_kind[action], t.action_arg[action]
+        if kind == KIND_ROLL:
+            roll(g, t, i)
+        elif kind <= KIND_SQUARE:
+            move(g, t, i, kind, arg)
+        elif kind == KIND_SUGGEST:
+            suggest(g, t, i, arg)
+        elif kind == KIND_NO_SUGGESTION:
+            g.phase[i] = ACCUSE
+        elif kind == KIND_SHOW:
+            show(g, t, i, arg)
+        elif kind == KIND_ACCUSE:
+            accuse(g, t, i, arg)
+        else:  # end the turn
+            next_turn(g, t, i)
 
 
 @njit(cache=True, nogil=True)
-def legal(g, t, i, mask):
-    """Write game ``i``'s legal actions into ``mask`` (``bool[A]``); none once it is over."""
-    phase = g.phase[i]
-    player = g.turn_player[i]
-    location = g.location[i, player]
-    in_room = location < t.R
-    may_accuse = 1 if in_room or t.accuse_anywhere else 0
-    mask[:] = t.mask_rows[2 * phase + may_accuse]
-    if phase == TURN and t.classic and in_room:
-        mask[t.PASSAGE] = t.passages[location] >= 0
-        mask[t.STAY] = t.stay_in_room != 0 or g.summoned[i, player]
-    elif phase == MOVE:
-        any_room = False
-        for r in range(t.R):
-            mask[t.ENTER + r] = g.enterable[i, r]
-            any_room |= g.enterable[i, r]
-        any_square = g.reachable[i].any()
-        if t.compact:
-            if any_square:
-                for r in range(t.R):
-                    mask[t.TOWARD + r] = not g.enterable[i, r] and not (in_room and r == location)
-        else:
-            mask[t.SQUARE : t.SQUARE + t.N] = g.reachable[i]
-        mask[t.NO_MOVE] = not any_square and not any_room
-    elif phase == REFUTE:
-        for c in range(3):
-            card = g.suggestion[i, c]
-            mask[t.SHOW + card] = g.owner[i, card] == g.current_player[i]
+def legal(g, t, first, last, out):
+    """Write the legal actions of games ``first`` .. ``last - 1`` into ``out`` (``bool[B, A]``);
+    none once a game is over. (One call for a run of games, written out in the loop: a compiled
+    call, or an inlined one, copies the state's and the tables' tuples, which costs more than a
+    game's mask.)"""
+    for i in range(first, last):
+        mask = out[i]
+        phase = g.phase[i]
+        player = g.turn_player[i]
+        location = g.location[i, player]
+        in_room = location < t.R
+        may_accuse = 1 if in_room or t.accuse_anywhere else 0
+        mask[:] = t.mask_rows[2 * phase + may_accuse]
+        if phase == TURN and t.classic and in_room:
+            mask[t.PASSAGE] = t.passages[location] >= 0
+            mask[t.STAY] = t.stay_in_room != 0 or g.summoned[i, player]
+        elif phase == MOVE:
+            any_room = False
+            for r in range(t.R):
+                mask[t.ENTER + r] = g.enterable[i, r]
+                any_room |= g.enterable[i, r]
+            any_square = g.reachable[i].any()
+            if t.compact:
+                if any_square:
+                    for r in range(t.R):
+                        mask[t.TOWARD + r] = not g.enterable[i, r] and not (in_room and r == location)
+            else:
+                mask[t.SQUARE : t.SQUARE + t.N] = g.reachable[i]
+            mask[t.NO_MOVE] = not any_square and not any_room
+        elif phase == REFUTE:
+            for c in range(3):
+                card = g.suggestion[i, c]
+                mask[t.SHOW + card] = g.owner[i, card] == g.current_player[i]
 
 
 # --- over the batch --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _playable(g, t, i, action):
-    """Whether ``action`` is in range and of a kind played in game ``i``'s phase. The step refuses
-    anything else before changing any game."""
-    return 0 <= action < t.A and (t.phase_bits[action] >> g.phase[i]) & 1 == 1
+@njit(cache=True, nogil=True, inline="always")
+def _playable(phase_bits, phase, action):
+    """Whether ``action`` is in range (``phase_bits`` has one entry per action and one more) and
+    of a kind played in ``phase``. The step refuses anything else before changing any game."""
+    return 0 <= action < len(phase_bits) - 1 and (phase_bits[action] >> phase) & 1 == 1
 
 
 @njit(cache=True, nogil=True)
@@ -662,55 +696,43 @@ def step_one(state, tables, action):
     g = _fields(state, 1, t)
     if g.phase[0] == OVER:
         action = NO_ACTION
-    elif not _playable(g, t, 0, action):
+    elif not _playable(t.phase_bits, g.phase[0], action):
         return 0
-    play(g, t, 0, action)
+    play(g, t, np.full(1, action), 0, 1)
     return -1
 
 
 @njit(cache=True, nogil=True)
-def _first_refused(g, t, actions):
+def first_refused(state, tables, actions):
+    """The first game whose action (``NO_ACTION``: none) is out of range or of a kind not played in
+    its phase, or -1: the step checks this before it changes any game."""
+    t = _tables(tables)
+    g = _fields(state, len(actions), t)
     for i in range(len(actions)):
-        if actions[i] != NO_ACTION and not _playable(g, t, i, actions[i]):
+        if actions[i] != NO_ACTION and not _playable(t.phase_bits, g.phase[i], actions[i]):
             return i
     return -1
 
 
 @njit(cache=True, nogil=True)
 def step_batch(state, tables, actions):
-    """Play ``actions[i]`` in game ``i`` (``NO_ACTION``: none). Returns the first game whose action
-    is refused (nothing changed then), or -1."""
-    t = _tables(tables)
-    g = _fields(state, len(actions), t)
-    refused = _first_refused(g, t, actions)
-    if refused >= 0:
-        return refused
+    """Play ``actions[i]`` in game ``i`` (``NO_ACTION``: none; every action checked by
+    ``first_refused``)."""
     _play_games(state, tables, actions, 0, len(actions))
-    return -1
 
 
 @njit(cache=True, nogil=True)
 def _play_games(state, tables, actions, first, last):
     t = _tables(tables)
-    g = _fields(state, len(actions), t)
-    for i in range(first, last):
-        play(g, t, i, actions[i])
+    play(_fields(state, len(actions), t), t, actions, first, last)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def step_parallel(state, tables, actions):
-    """``step_batch`` with the games spread over the cores, in chunks (each thread views the
-    buffers once per chunk)."""
-    t = _tables(tables)
-    g = _fields(state, len(actions), t)
-    refused = _first_refused(g, t, actions)
-    if refused >= 0:
-        return refused
+    """``step_batch`` with the games spread over the cores, in runs of games (``CHUNKS``)."""
     B = len(actions)
-    chunks = min(B, CHUNKS)
-    for c in prange(chunks):
-        _play_games(state, tables, actions, c * B // chunks, (c + 1) * B // chunks)
-    return -1
+    for c in prange(min(B, CHUNKS)):
+        _play_games(state, tables, actions, c * B // min(B, CHUNKS), (c + 1) * B // min(B, CHUNKS))
 
 
 @njit(cache=True, nogil=True)
@@ -722,18 +744,15 @@ def mask_batch(state, tables, out):
 @njit(cache=True, nogil=True)
 def _mask_games(state, tables, out, first, last):
     t = _tables(tables)
-    g = _fields(state, len(out), t)
-    for i in range(first, last):
-        legal(g, t, i, out[i])
+    legal(_fields(state, len(out), t), t, first, last, out)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def mask_parallel(state, tables, out):
     """``mask_batch`` with the games spread over the cores."""
     B = len(out)
-    chunks = min(B, CHUNKS)
-    for c in prange(chunks):
-        _mask_games(state, tables, out, c * B // chunks, (c + 1) * B // chunks)
+    for c in prange(min(B, CHUNKS)):
+        _mask_games(state, tables, out, c * B // min(B, CHUNKS), (c + 1) * B // min(B, CHUNKS))
 
 
 @njit(cache=True, nogil=True)
