@@ -10,7 +10,7 @@ named cards secretly to the suggester). The first player to accuse the envelope
 correctly wins; a wrong accusation puts the player out, though it keeps
 refuting. The rules and every variant are those of the project's
 [`docs/RULES.md`](../docs/RULES.md),
-played by the batched numpy core `cluedo_env.core` on a batch of one game.
+played by the compiled rules core `cluedo_env.core` on a batch of one game.
 
 | Import             | `from cluedo_env import cluedo_v0`                                        |
 |--------------------|---------------------------------------------------------------------------|

@@ -1,11 +1,18 @@
-"""Speed of the rules core, the reference implementation, observations, the env, the agents, PPO training
-and exact beliefs.
+"""Speed of the rules core (beside the previous numpy core), observations, start-up, the env, the agents,
+PPO training and exact beliefs.
 
     python -m experiments.benchmark                       # everything, as configured in experiments/configs/benchmark.yaml
+    python -m experiments.benchmark sections=[core,observe,env,startup]   # the core's figures
     python -m experiments.benchmark sections=[core] players=[4] batch_sizes=[1024]
 
 Every figure is the median of ``repeats`` runs measured side by side in one
-process, so ratios are fair on a shared, noisy machine. Random play: each
+process, so ratios are fair on a shared, noisy machine. The ``core`` and ``observe``
+sections time the compiled core (``cluedo_env.core``) and, run by run alternating
+with it, the batched numpy core it replaced (``experiments/legacy_numpy_core``,
+kept only for this comparison; it plays the same games). The ``startup`` section
+times, in fresh processes, the import and the first steps with an empty numba cache
+(``NUMBA_CACHE_DIR`` a new temporary folder: everything is compiled) and again with
+that cache filled (what every later start costs). Random play: each
 decision is a uniformly random legal action other than an accusation, and an
 accusation (random triple) with probability 2% where one is legal (uniformly
 random accusations would end nearly every game on its first turn). Finished
@@ -48,7 +55,6 @@ memory while replaying (``measure_beliefs``).
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import json
 import logging
@@ -75,12 +81,12 @@ except ModuleNotFoundError as error:
 from agents.random_agent import sample_legal
 from cluedo_env import __version__, core
 from experiments import config as _config  # noqa: F401  (the version in the --help header)
+from experiments import legacy_numpy_core
 
-SECTIONS = ("core", "reference", "observe", "env", "agents", "ppo", "beliefs")
+SECTIONS = ("core", "observe", "startup", "env", "agents", "ppo", "beliefs")
 CONFIGS = Path(__file__).resolve().parent / "configs"
-# The reference implementation is test code: in a source checkout only, not in an installed package.
-REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference.py"
 ACCUSE_RATE = 0.02
+ENGINES = {"compiled": core, "numpy": legacy_numpy_core}  # the core, and the one it replaced
 
 
 @dataclass
@@ -88,7 +94,7 @@ class BenchmarkConfig:
     """What to measure.
 
     Attributes:
-        sections: Any of core, reference, observe, env, agents, ppo, beliefs.
+        sections: Any of core, observe, startup, env, agents, ppo, beliefs.
         players: Player counts (classic board).
         batch_sizes: Batch sizes of the core.
         steps: Batch steps timed per measurement, after the warm-up.
@@ -96,8 +102,6 @@ class BenchmarkConfig:
             finished (1: the first deal cycle is over and the batch holds games of every age).
         min_agent_steps: At least this many agent-steps per measurement (small batches).
         repeats: Runs per figure (the median is reported).
-        reference_games: Games per run of the reference implementation.
-        observe_batch: Batch size of the observation measurement.
         env_steps: Agent-steps per run of the PettingZoo env (whole episodes, after one untimed one).
         agent_games: Games per run when timing agents.
         ppo_warmup_updates: PPO updates per run before the measured ones: enough for the first deal
@@ -118,8 +122,6 @@ class BenchmarkConfig:
     warmup_cycles: int = 1
     min_agent_steps: int = 20000
     repeats: int = 5
-    reference_games: int = 40
-    observe_batch: int = 1024
     env_steps: int = 20000
     agent_games: int = 64
     ppo_warmup_updates: int = 12
@@ -164,12 +166,15 @@ class RandomBatch:
         redealt: ``bool[batch]``: whether the game in each slot was dealt after the first deal.
     """
 
-    def __init__(self, config: core.GameConfig, batch: int, seed: int, observe: bool = False) -> None:
+    def __init__(
+        self, config: core.GameConfig, batch: int, seed: int, observe: bool = False, engine: str = "compiled"
+    ) -> None:
+        self.engine = ENGINES[engine]
         layout = core.rules_for(config).layout
         self.accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
         self.observe = observe
         self.rng = np.random.default_rng(seed)
-        self.state = core.init(config, seed * 1_000_003 + np.arange(batch))
+        self.state = self.engine.init(config, seed * 1_000_003 + np.arange(batch))
         self.next_seed = seed * 1_000_003 + batch
         self.age = np.zeros(batch, dtype=np.int64)
         self.redealt = np.zeros(batch, dtype=bool)
@@ -179,18 +184,18 @@ class RandomBatch:
 
         Core time is ``legal_action_mask`` (+ ``observe``) + ``step`` + re-dealing.
         """
-        state = self.state
+        state, engine = self.state, self.engine
         start = time.perf_counter()
-        mask = core.legal_action_mask(state)
+        mask = engine.legal_action_mask(state)
         if self.observe:
             core.observe(state, state.current_player)
         middle = time.perf_counter()
         actions = random_choice(self.rng, mask, self.accuse)
         chosen = time.perf_counter()
-        core.step(state, actions, check=False)
+        engine.step(state, actions, check=False)
         done = np.flatnonzero(state.done)
         if len(done):
-            core.reset(state, done, np.arange(self.next_seed, self.next_seed + len(done)))
+            engine.reset(state, done, np.arange(self.next_seed, self.next_seed + len(done)))
             self.next_seed += len(done)
         end = time.perf_counter()
         self.age += 1
@@ -200,9 +205,16 @@ class RandomBatch:
 
 
 def measure_core(
-    config: core.GameConfig, batch: int, steps: int, seed: int, observe: bool = False, warmup_cycles: int = 1
+    config: core.GameConfig,
+    batch: int,
+    steps: int,
+    seed: int,
+    observe: bool = False,
+    warmup_cycles: int = 1,
+    engine: str = "compiled",
 ) -> dict:
-    """Agent-steps/s of mask + step (+ observation of the acting player) at steady state.
+    """Agent-steps/s of mask + step (+ observation of the acting player) at steady state, of the
+    compiled core (``engine="compiled"``) or the numpy core it replaced (``"numpy"``).
 
     A freshly dealt batch holds only games at their start, which step faster than games under way;
     timing those would flatter the core. So the batch is first played until ``warmup_cycles *
@@ -222,7 +234,7 @@ def measure_core(
         raise ValueError(
             f"warmup_cycles must be an int >= 1 (games finished per batch slot), got {warmup_cycles!r}"
         )
-    games = RandomBatch(config, batch, seed, observe)
+    games = RandomBatch(config, batch, seed, observe, engine)
     warmup_steps = warmup_finished = 0
     fresh_time = 0.0
     while warmup_finished < warmup_cycles * batch:
@@ -272,31 +284,53 @@ def game_length(config: core.GameConfig, games: int, seed: int) -> float:
     return decisions / games
 
 
-def measure_reference(config: core.GameConfig, games: int, seed: int) -> dict:
-    """Agent-steps/s of the slow single-game reference implementation (tests/reference.py)."""
-    sys.path.insert(0, str(REFERENCE.parent))
-    from reference import ReferenceGame  # test-only code, loaded on demand
+def measure_startup(batch: int, cache_dir: str) -> dict:
+    """Seconds a fresh process takes to import the core and to play its first steps (init, mask, step
+    at a batch of one and of ``batch``, reset), with numba's cache in ``cache_dir`` (``NUMBA_CACHE_DIR``).
 
-    layout = core.rules_for(config).layout
-    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
-    rng = np.random.default_rng(seed)
-    steps, elapsed = 0, 0.0
-    for g in range(games):
-        start = time.perf_counter()
-        game = ReferenceGame(config, seed * 1_000_003 + g)
-        elapsed += time.perf_counter() - start
-        while not (game.terminated or game.truncated):
-            start = time.perf_counter()
-            legal = game.legal_actions()
-            elapsed += time.perf_counter() - start
-            mask = np.zeros((1, layout.num_actions), dtype=bool)
-            mask[0, list(legal)] = True
-            action = int(random_choice(rng, mask, accuse)[0])
-            start = time.perf_counter()
-            game.step(action)
-            elapsed += time.perf_counter() - start
-            steps += 1
-    return {"agent_steps_per_s": steps / elapsed, "decisions_per_game": steps / games}
+    With an empty folder everything is compiled (a cold start, as on a first install); run again on
+    the same folder, the compiled code is loaded from it (a warm start, as every later run).
+    """
+    import os
+    import subprocess
+
+    script = f"""
+import json, time
+start = time.perf_counter()
+from cluedo_env import core
+imported = time.perf_counter()
+for batch in (1, {batch}):
+    state = core.init(core.GameConfig(), list(range(batch)))
+    for _ in range(3):
+        mask = core.legal_action_mask(state)
+        core.step(state, mask.argmax(axis=1), check=False)
+    core.reset(state, [0], [batch])
+print(json.dumps({{"import_s": imported - start, "first_steps_s": time.perf_counter() - imported}}))
+"""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    return {**figures, "process_s": time.perf_counter() - start}
+
+
+def side_by_side(repeats: int, run: Callable[[int, str], dict]) -> dict:
+    """Each figure of ``run(repeat, engine)`` for the compiled core, the numpy core's
+    ``agent_steps_per_s`` as ``numpy_agent_steps_per_s`` and their ratio ``speedup``; runs of the
+    two alternate, so both see the machine alike."""
+    runs = {engine: [] for engine in ENGINES}
+    for r in range(repeats):
+        for engine in ENGINES:
+            runs[engine].append(run(r, engine))
+    compiled = {key: float(np.median([f[key] for f in runs["compiled"]])) for key in runs["compiled"][0]}
+    numpy_rate = float(np.median([f["agent_steps_per_s"] for f in runs["numpy"]]))
+    return {
+        **compiled,
+        "numpy_agent_steps_per_s": numpy_rate,
+        "speedup": compiled["agent_steps_per_s"] / numpy_rate,
+    }
 
 
 def measure_env(
@@ -611,12 +645,6 @@ def main_with(cfg: BenchmarkConfig) -> dict:
     unknown = sorted(set(cfg.sections) - set(SECTIONS))
     if unknown:
         raise ValueError(f"sections must be among {list(SECTIONS)}, got {unknown}")
-    skipped = {}
-    if "reference" in cfg.sections and not REFERENCE.is_file():
-        skipped["reference"] = f"{REFERENCE} is missing: the reference is test code of a source checkout"
-        cfg = copy.deepcopy(cfg)  # the caller's config stays as given
-        cfg.sections = [section for section in cfg.sections if section != "reference"]
-        print(f"skipping the reference section: {skipped['reference']}")
     report: dict = {
         "machine": {
             "cpus": _cpus(),
@@ -627,77 +655,61 @@ def main_with(cfg: BenchmarkConfig) -> dict:
         "config": asdict(cfg) if not OmegaConf.is_config(cfg) else OmegaConf.to_container(cfg),
         "version": __version__,
     }
-    if skipped:
-        report["skipped"] = skipped
     output = Path(cfg.output)
 
     def save() -> None:
         output.write_text(json.dumps(report, indent=2))
 
-    if {"core", "observe", "env"} & set(cfg.sections):
-        # The core reads one-pawn moves from a table it fills per start location on first use;
-        # fill it whole before timing (once per process) and report what that costs.
+    if {"core", "observe"} & set(cfg.sections):
+        # The numpy core read one-pawn moves from a table it filled per start location on first
+        # use; it is filled whole before timing (once per process) and what that costs reported.
         start = time.perf_counter()
-        core.rules_for(core.GameConfig()).moves.fill_one_pawn()
-        report["machine"]["one_pawn_table_fill_s"] = time.perf_counter() - start
-    if "core" in cfg.sections or "reference" in cfg.sections:
+        legacy_numpy_core.game.rules_for(core.GameConfig()).moves.fill_one_pawn()
+        report["machine"]["numpy_core_one_pawn_table_fill_s"] = time.perf_counter() - start
+    for section, observe in (("core", False), ("observe", True)):
+        if section not in cfg.sections:
+            continue
         rows = []
         jobs = [(p, b) for p in cfg.players for b in cfg.batch_sizes]
         lengths = {p: game_length(core.GameConfig(num_players=p), 256, cfg.seed) for p in cfg.players}
-        for p, b in tqdm(jobs, desc="core", unit="config"):
+        for p, b in tqdm(jobs, desc=section, unit="config"):
             config = core.GameConfig(num_players=p)
             steps = max(cfg.steps, cfg.min_agent_steps // b)
-            row = {"players": p, "batch": b, "decisions_per_game": lengths[p]}
-            if "core" in cfg.sections:
-                row.update(
-                    median_of(
-                        cfg.repeats,
-                        lambda r, config=config, b=b, steps=steps: measure_core(
-                            config, b, steps, cfg.seed + r, warmup_cycles=cfg.warmup_cycles
-                        ),
-                    )
-                )
-            if "agent_steps_per_s" in row:
-                row["games_per_s"] = row["agent_steps_per_s"] / lengths[p]
-            rows.append(row)
-        if "reference" in cfg.sections:
-            for p in tqdm(cfg.players, desc="reference", unit="config"):
-                config = core.GameConfig(num_players=p)
-                ref = median_of(
+            row = {"players": p, "batch": b, "observe": observe, "decisions_per_game": lengths[p]}
+            row.update(
+                side_by_side(
                     cfg.repeats,
-                    lambda r, config=config: measure_reference(config, cfg.reference_games, cfg.seed + r),
+                    lambda r, engine, config=config, b=b, steps=steps, observe=observe: measure_core(
+                        config, b, steps, cfg.seed + r, observe, cfg.warmup_cycles, engine
+                    ),
                 )
-                rows.append({"players": p, "batch": "reference", **ref})
-        report["core"] = rows
+            )
+            row["games_per_s"] = row["agent_steps_per_s"] / lengths[p]
+            rows.append(row)
+        report[section] = rows
         save()
+        print(f"\ncore{' with observations of the acting player' if observe else ''}: mask + step + re-deals")
         _print_core(rows)
-        _print_steady_state([row for row in rows if "warmup_steps" in row], cfg.warmup_cycles)
-
-    if "observe" in cfg.sections:
-        rows = []
-        steps = max(cfg.steps // 2, 50)
-        for p in cfg.players:
-            config = core.GameConfig(num_players=p)
-            with_obs = median_of(
-                cfg.repeats,
-                lambda r, config=config: measure_core(
-                    config,
-                    cfg.observe_batch,
-                    steps,
-                    cfg.seed + r,
-                    observe=True,
-                    warmup_cycles=cfg.warmup_cycles,
-                ),
-            )
-            rows.append({"players": p, "batch": cfg.observe_batch, **with_obs})
-        report["observe"] = rows
-        save()
-        print("\ncore with observations of the acting player + masks")
-        for row in rows:
-            print(
-                f"  {row['players']} players, B={row['batch']}: {row['agent_steps_per_s']:,.0f} agent-steps/s"
-            )
         _print_steady_state(rows, cfg.warmup_cycles)
+
+    if "startup" in cfg.sections:
+        rows = []
+        for r in range(cfg.repeats):
+            with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache_dir:
+                for start in ("cold", "warm"):  # an empty cache, then the same cache filled
+                    rows.append(
+                        {"start": start, "run": r, **measure_startup(max(cfg.batch_sizes), cache_dir)}
+                    )
+        report["startup"] = rows
+        save()
+        print("\nstart-up of a fresh process (numba cache empty: cold; filled by the cold run: warm)")
+        for start in ("cold", "warm"):
+            runs = [row for row in rows if row["start"] == start]
+            print(
+                f"  {start}: import {np.median([r['import_s'] for r in runs]):.2f} s, first steps "
+                f"{np.median([r['first_steps_s'] for r in runs]):.2f} s, whole process "
+                f"{np.median([r['process_s'] for r in runs]):.2f} s (median of {len(runs)})"
+            )
 
     if "env" in cfg.sections:
         rows = []
@@ -804,9 +816,10 @@ def main_with(cfg: BenchmarkConfig) -> dict:
         f"\nmachine probe (a fixed loop of small numpy calls): {machine['probe_us_per_call_before']:.2f} us "
         f"per call before, {machine['probe_us_per_call_after']:.2f} after"
     )
-    if "one_pawn_table_fill_s" in machine:
+    if "numpy_core_one_pawn_table_fill_s" in machine:
         print(
-            f"one-pawn move table filled before timing in {machine['one_pawn_table_fill_s']:.2f} s (once per process)"
+            f"the numpy core's one-pawn move table filled before timing in "
+            f"{machine['numpy_core_one_pawn_table_fill_s']:.2f} s (once per process)"
         )
     print(f"wrote {output.resolve()}")
     return report
@@ -814,20 +827,14 @@ def main_with(cfg: BenchmarkConfig) -> dict:
 
 def _print_core(rows: list[dict]) -> None:
     print(
-        f"\n{'players':>7s} {'batch':>9s} {'agent-steps/s':>14s} {'games/s':>9s} {'decisions/game':>15s} {'bytes/game':>10s}"
+        f"{'players':>7s} {'batch':>6s} {'agent-steps/s':>14s} {'games/s':>9s} {'decisions/game':>15s} "
+        f"{'bytes/game':>10s} {'numpy core':>12s} {'speed-up':>9s}"
     )
-    reference = {row["players"]: row["agent_steps_per_s"] for row in rows if row["batch"] == "reference"}
     for row in rows:
-        if "agent_steps_per_s" not in row:
-            continue
-        games = f"{row['games_per_s']:9.1f}" if "games_per_s" in row else f"{'':9s}"
-        size = f"{row['state_bytes_per_game']:10.0f}" if "state_bytes_per_game" in row else f"{'':10s}"
-        ratio = ""
-        if row["batch"] != "reference" and row["players"] in reference:
-            times = row["agent_steps_per_s"] / reference[row["players"]]
-            ratio = f"  x{times:,.{0 if times >= 10 else 1}f} vs reference"
         print(
-            f"{row['players']:7d} {row['batch']!s:>9s} {row['agent_steps_per_s']:14,.0f} {games} {row['decisions_per_game']:15.1f} {size}{ratio}"
+            f"{row['players']:7d} {row['batch']:6d} {row['agent_steps_per_s']:14,.0f} {row['games_per_s']:9.1f} "
+            f"{row['decisions_per_game']:15.1f} {row['state_bytes_per_game']:10.0f} "
+            f"{row['numpy_agent_steps_per_s']:12,.0f} {row['speedup']:8.1f}x"
         )
 
 

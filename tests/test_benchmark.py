@@ -13,6 +13,7 @@ pytest.importorskip("torch")
 
 from cluedo_env import core
 from experiments.benchmark import (
+    ENGINES,
     SECTIONS,
     BenchmarkConfig,
     RandomBatch,
@@ -20,6 +21,7 @@ from experiments.benchmark import (
     main_with,
     measure_core,
     measure_env,
+    measure_startup,
     ppo_benchmark_config,
 )
 
@@ -98,23 +100,26 @@ def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monke
 def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
     output = tmp_path / "benchmark.json"
     cfg = BenchmarkConfig(
-        sections=["core", "reference"],
+        sections=["core", "observe"],
         players=[3],
         batch_sizes=[8],
         steps=20,
         min_agent_steps=0,
         repeats=1,
-        reference_games=2,
         output=str(output),
     )
     main_with(cfg)
     report = json.loads(output.read_text())
     machine = report["machine"]
     assert machine["probe_us_per_call_before"] > 0 and machine["probe_us_per_call_after"] > 0
-    assert machine["one_pawn_table_fill_s"] > 0  # filled before timing
-    (row, reference) = report["core"]
+    assert machine["numpy_core_one_pawn_table_fill_s"] > 0  # the numpy core's table, filled before timing
+    (row,) = report["core"]
     assert row["batch"] == 8 and row["agent_steps_per_s"] > 0 and 0 < row["state_bytes_per_game"] <= 4096
-    assert reference["batch"] == "reference" and reference["agent_steps_per_s"] > 0
+    # Side by side with the numpy core it replaced, in the same run.
+    assert row["numpy_agent_steps_per_s"] > 0
+    assert row["speedup"] == pytest.approx(row["agent_steps_per_s"] / row["numpy_agent_steps_per_s"])
+    (observed,) = report["observe"]
+    assert observed["observe"] and not row["observe"] and observed["numpy_agent_steps_per_s"] > 0
     # Steady state: timed after B games have finished, and the report says how far from a fresh deal.
     assert report["config"]["warmup_cycles"] == 1
     assert row["warmup_finished_games"] >= 8 and row["warmup_steps"] > 0
@@ -122,6 +127,28 @@ def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
     assert 0 < row["redealt_fraction"] <= 1
     ages = [row[key] for key in ("age_min", "age_p10", "age_median", "age_p90", "age_max")]
     assert ages == sorted(ages) and 0 < row["age_max"] <= row["warmup_steps"]
+
+
+def test_the_numpy_core_kept_for_the_comparison_plays_the_same_games():
+    """The benchmark's legacy numpy core (experiments/legacy_numpy_core) deals and plays as the core."""
+    config = core.GameConfig(num_players=4)
+    games = {engine: RandomBatch(config, 16, seed=3, engine=engine) for engine in ENGINES}
+    for _ in range(300):
+        for batch in games.values():
+            batch.step()
+    compiled, numpy_core = (games[engine].state for engine in ("compiled", "numpy"))
+    assert compiled == numpy_core and games["compiled"].next_seed == games["numpy"].next_seed > 16
+
+
+@pytest.mark.slow  # a cold start compiles the core: a minute or more
+def test_startup_is_timed_in_a_fresh_process_with_the_cache_given(tmp_path):
+    """Warm start on a cache folder filled by a cold start (both fresh processes)."""
+    cold = measure_startup(batch=2, cache_dir=str(tmp_path))
+    assert any(tmp_path.rglob("*.nbi"))  # the cold start filled the cache given
+    warm = measure_startup(batch=2, cache_dir=str(tmp_path))
+    for figures in (cold, warm):
+        assert figures["import_s"] > 0 and figures["first_steps_s"] > 0
+        assert figures["process_s"] > figures["import_s"] + figures["first_steps_s"]
 
 
 def test_core_timing_starts_once_the_first_deal_cycle_is_over():

@@ -1,4 +1,4 @@
-"""Differential test: the batched core against the plain-Python reference (``reference.py``).
+"""Differential test: the compiled core against the plain-Python reference (``reference.py``).
 
 Random games (random legal actions from a seeded generator, accusations picked
 rarely so games are long) are played on the batched core and, game by game, on
@@ -254,6 +254,7 @@ SCATTER_CONFIGS = [
 
 @pytest.mark.parametrize("config", SCATTER_CONFIGS, ids=config_id)
 def test_core_matches_reference_scattered_pawns(config):
+    # 500 games: at least ``game.PARALLEL_BATCH``, so the step and the mask run on every core.
     seeds = list(range(500))
     games, steps = play_differential(config, seeds, rng_seed=3, scatter=True)
     assert games == len(seeds) and steps > games
@@ -272,9 +273,9 @@ def test_core_matches_reference_scattered_pawns_slow(config, chunk):
 def test_batch_game_equals_game_alone(config):
     """Game i of a batch plays exactly as the same seed alone, step by step, every field.
 
-    A batch of one takes the single-game path (``core.one_game``, Python scalars), a
-    batch of several the batched handlers: the whole state (hidden fields, knowledge
-    planes and events included) and the mask must agree at every step.
+    A batch of one takes the compiled single-game entry (``play.step_one``), a batch of
+    several the batch loop: the whole state (hidden fields, knowledge planes and events
+    included) and the mask must agree at every step.
     """
     seeds = [*range(8), ODD_SEEDS[0]]
     rng = np.random.default_rng(7)
@@ -328,7 +329,7 @@ def test_single_game_path_matches_reference_slow(config):
 
 @pytest.mark.parametrize("config", SCATTER_CONFIGS, ids=config_id)
 def test_single_game_path_matches_reference_scattered_pawns(config):
-    """Single games among clustered pawns: the one-pawn table and the flood fill of one move."""
+    """Single games among clustered pawns: the flood fill of one move among other pawns."""
     for seed in range(60):
         games, steps = play_differential(config, [seed], rng_seed=seed, scatter=True)
         assert games == 1 and steps > 1

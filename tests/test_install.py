@@ -180,15 +180,17 @@ def test_ray_ships_a_checkout_as_its_folder_and_an_installed_copy_as_its_package
     assert [m.__name__ for m in installed["py_modules"]] == ["cluedo_env", "agents", "experiments"]
 
 
-def test_benchmark_skips_the_reference_where_the_tests_are_not_installed(tmp_path, monkeypatch):
-    from experiments import benchmark
+def test_benchmark_needs_nothing_from_the_tests(tmp_path):
+    """An installed copy has no tests/: the benchmark imports nothing from there (no sys.path games)."""
+    import os
 
-    monkeypatch.setattr(benchmark, "REFERENCE", tmp_path / "tests" / "reference.py")
-    cfg = benchmark.BenchmarkConfig(
-        sections=["core", "reference"], players=[3], batch_sizes=[4], steps=5, min_agent_steps=0,
-        repeats=1, output=str(tmp_path / "benchmark.json"),
-    )  # fmt: skip
-    report = benchmark.main_with(cfg)
-    assert "reference" in report["skipped"] and report["version"] == __version__
-    assert [row["batch"] for row in report["core"]] == [4]
-    assert cfg.sections == ["core", "reference"]  # the caller's config is left as given
+    script = (
+        "import sys; from experiments import benchmark; "
+        "assert not [name for name in sys.modules if name == 'reference' or name.startswith('tests')]; "
+        f"cfg = benchmark.BenchmarkConfig(sections=['core'], players=[3], batch_sizes=[4], steps=5, "
+        f"min_agent_steps=0, repeats=1, output={str(tmp_path / 'benchmark.json')!r}); "
+        "report = benchmark.main_with(cfg); "
+        "assert [row['batch'] for row in report['core']] == [4] and 'reference' not in sys.modules"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, check=True, capture_output=True)

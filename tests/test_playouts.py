@@ -282,7 +282,8 @@ def test_one_game_keeps_the_observed_fields_in_one_buffer():
     for other in (pickle.loads(pickle.dumps(alone)), alone.copy()):
         assert all(getattr(other, name).base is other._buffer for name in BUFFERED)
         np.testing.assert_array_equal(np.concatenate([core.observe(other, v) for v in range(4)]), expected)
-    alone.location = alone.location.copy()  # no longer in the buffer: observed all the same
+    alone.location = alone.location.copy()  # a field replaced: the state packs a new buffer
+    assert all(getattr(alone, name).base is alone._buffer for name in BUFFERED)
     alone.location[0, 0] = alone.location[0, 1]
     state.location[1, 0] = state.location[1, 1]
     np.testing.assert_array_equal(core.observe(alone, 2), core.observe(state, [2], [1]))

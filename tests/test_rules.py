@@ -12,7 +12,7 @@ from scripted import act, events, kinds, legal, legal_kinds, room, square, writt
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.core.rng import die_face, draw_die, game_key
+from cluedo_env.core.rng import draw_die, game_key
 from cluedo_env.core.state import Phase
 
 CLASSIC = core.GameConfig(num_players=4, start_player="scarlet")
@@ -195,30 +195,20 @@ def test_reachable_squares_equal_brute_force_paths():
             assert set(np.flatnonzero(rooms[0])) == want_rooms
 
 
-def test_one_pawn_table_equals_the_flood_fill():
-    """Every move with one other pawn on the board, for a sample of start locations, rooms included."""
-    from cluedo_env.core.movement import MAX_ROLL, MoveTables, flood_fill
+def test_pawn_free_tables_equal_the_flood_fill():
+    """Every move with the other pawns out of the way (in rooms) from every location: the distance
+    tables ``reach`` reads equal the flood fill."""
+    from cluedo_env.core.movement import MAX_ROLL, MoveTables, flood_fill, reachable
 
     board = core.classic_board()
-    tables = MoveTables(board)  # filled per start location on first use
-    whole = MoveTables(board)
-    whole.fill_one_pawn()  # filled at once
-    assert whole._one_pawn[2].all()
+    tables = MoveTables(board)
     R, N = board.num_rooms, board.num_squares
-    for start in (0, 4, 8, R, R + 57, R + N - 1):
-        square = np.repeat(np.arange(N), MAX_ROLL)
-        rolls = np.tile(np.arange(1, MAX_ROLL + 1), N)
-        keep = square != start - R  # the other pawn is not on the mover's square
-        square, rolls = square[keep], rolls[keep]
-        starts = np.full(len(square), start)
-        pawns = np.zeros((len(square), 6), dtype=np.int64)  # the four others in the Kitchen
-        pawns[:, 0], pawns[:, 1] = start, R + square
-        got_squares, got_rooms = tables.one_pawn(starts, square, rolls)
-        want_squares, want_rooms = flood_fill(tables, starts, rolls, pawns)
-        np.testing.assert_array_equal(got_squares, want_squares)
-        np.testing.assert_array_equal(got_rooms, want_rooms)
-        for got, want in zip(whole.one_pawn(starts, square, rolls), (want_squares, want_rooms)):
-            np.testing.assert_array_equal(got, want)
+    start = np.repeat(np.arange(R + N), MAX_ROLL)
+    rolls = np.tile(np.arange(1, MAX_ROLL + 1), R + N)
+    pawns = np.zeros((len(start), 6), dtype=np.int64)  # the five others in the Kitchen
+    pawns[:, 0] = start
+    for got, want in zip(reachable(tables, start, rolls, pawns), flood_fill(tables, start, rolls, pawns)):
+        np.testing.assert_array_equal(got, want)
 
 
 def _paths(board, start, roll, blocked):
@@ -690,14 +680,16 @@ def test_a_pawn_at_exactly_the_rolls_distance_is_not_a_destination():
     assert not squares[0, white - 9]
 
 
-def test_scalar_die_equals_the_batched_die():
-    """``rng.die_face`` (the single-game path) draws the faces ``rng.draw_die`` draws, wrap-around included."""
-    keys = np.concatenate([game_key(np.arange(50)), np.array([0, 1, 2**64 - 1], dtype=np.uint64)])
+def test_compiled_draw_equals_the_batched_draw():
+    """The compiled rules' ``play.draw`` (one game, one draw) equals ``rng.draw``, wrap-around included."""
+    from cluedo_env.core.play import draw as draw_one
+    from cluedo_env.core.rng import draw
+
+    keys = np.concatenate([game_key(np.arange(20)), np.array([0, 1, 2**64 - 1], dtype=np.uint64)])
     counters = np.array([0, 1, 1023, 1024, 5000, 2**32 - 1], dtype=np.uint32)
-    faces = draw_die(keys[:, None], counters[None, :])
-    scalar = [[die_face(int(k), int(c)) for c in counters] for k in keys]
-    assert faces.tolist() == scalar
-    assert set(np.unique(faces).tolist()) == set(range(1, 7))
+    want = draw(keys[:, None], counters[None, :])
+    got = [[draw_one(k, c) for c in counters] for k in keys]
+    assert np.array_equal(np.array(got, dtype=np.uint64), want)
 
 
 def test_room_distances_are_the_moves_into_each_room_that_the_observation_uses():
@@ -710,3 +702,30 @@ def test_room_distances_are_the_moves_into_each_room_that_the_observation_uses()
     door = board.doors[0][0]
     assert distances[R + door, 0] == 1  # from a door square, one move enters
     assert distances[0, 1] == 1 + distances[R + np.array(board.doors[0]), 1].min()  # leave, then walk
+
+
+def test_state_fields_live_in_one_buffer_laid_out_as_the_compiled_rules_read_it():
+    """Every field is a view of ``State._buffer``, at the offsets ``play`` computes; a replaced field
+    is packed again (the compiled step then sees it); a field of the wrong shape is refused."""
+    from cluedo_env.core import play
+    from cluedo_env.core.state import STATE_FIELDS
+
+    duel = core.GameConfig(num_players=2, duel=True)
+    for config, batch in ((core.GameConfig(num_players=3), 5), (duel, 1), (core.GameConfig(board="none"), 2)):
+        state = core.init(config, np.arange(batch))
+        assert all(getattr(state, name).base is state._buffer for name, _, _ in STATE_FIELDS)
+        assert len(state._buffer) == play.buffer_size(batch, core.rules_for(config).tables)
+    state = core.init(CLASSIC, [0, 1])
+    state.turn_player = np.array([2, 2])  # replaced: copied into a new buffer, read by the step
+    assert state.turn_player.base is state._buffer
+    core.step(state, [core.rules_for(CLASSIC).layout.encode("roll")] * 2, check=False)
+    assert (state.events[:, 0, :2] == [ev.ROLL, 2]).all()
+    with pytest.raises(ValueError, match=r"State.location must have shape \(2, 6\)"):
+        core.State(**{**state.arrays(), "config": CLASSIC, "location": np.zeros((2, 5))})
+
+
+def test_rule_tables_are_cached_by_config_value_and_leave_the_config_as_it_is():
+    a, b = core.GameConfig(num_players=3), core.GameConfig(num_players=3)
+    assert core.rules_for(a) is core.rules_for(b) is core.rules_for(a)
+    assert set(vars(a)) == {field.name for field in dataclasses.fields(a)}  # nothing hidden on it
+    assert core.rules_for(core.GameConfig(num_players=5)) is not core.rules_for(a)

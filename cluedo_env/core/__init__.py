@@ -1,4 +1,5 @@
-"""The rules core: pure numpy over a batch of games (no PettingZoo, torch or SAT here).
+"""The rules core: numpy arrays of a batch of games and rules compiled with numba (no PettingZoo,
+torch or SAT here).
 
 Typical use::
 

@@ -108,10 +108,6 @@ class GameConfig:
         if self.duel and self.num_hidden_cards < DUEL_FACE_DOWN_CARDS + 2:
             raise ValueError(f"duel needs at least 6 cards outside the envelope, got {self.num_hidden_cards}")
 
-    def __getstate__(self) -> dict:
-        # The rule tables cached on the config (see ``rules_for``) are rebuilt, not pickled.
-        return {k: v for k, v in self.__dict__.items() if k != "_rules"}
-
     @property
     def cards(self) -> Edition:
         """The edition's card set."""

@@ -1,12 +1,11 @@
-"""The rules of Cluedo on a batch of games: ``init``, ``step``, ``legal_action_mask``.
+"""The rules of Cluedo on a batch of games: ``init``, ``step``, ``legal_action_mask``, ``reset``.
 
 Each step applies one decision of the acting player of every game of the
-batch. Games in different phases are handled on the sub-batch in that phase
-(index arrays, never a per-game Python loop). Forced consequences run inside
-the same step: a suggestion moves the pawn and weapon and asks the players
-clockwise until one holds a named card; those holding none pass at once. A
-refuter holding several named cards then decides which to show in a step of its
-own (also with a single card unless ``auto_refute``).
+batch. Forced consequences run inside the same step: a suggestion moves the
+pawn and weapon and asks the players clockwise until one holds a named card;
+those holding none pass at once. A refuter holding several named cards then
+decides which to show in a step of its own (also with a single card unless
+``auto_refute``).
 
 A turn: ``TURN`` (roll / passage / stay / accuse; with ``board="none"`` pick a
 room) -> ``MOVE`` (after a roll) -> ``SUGGEST`` (only when the move ended in a
@@ -16,6 +15,9 @@ refuter, if a decision is needed) -> ``ACCUSE`` (accuse or end the turn).
 Rewards arrive on the step that ends a game: +1 to the winner and -1 to every
 other player; -1 to everybody when every player accused wrongly; 0 to everybody
 when the game is truncated at ``max_turns``.
+
+The rules themselves are written once, for one game, in ``core/play.py`` and compiled;
+this module checks the input, builds each config's rule tables (``Rules``) and calls them.
 """
 
 from __future__ import annotations
@@ -25,27 +27,27 @@ from typing import NoReturn
 
 import numpy as np
 
-from cluedo_env.core import events as ev
-from cluedo_env.core import one_game
+from cluedo_env.core import play
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
-from cluedo_env.core.movement import MoveTables, reachable
-from cluedo_env.core.rng import SEED_BOUND, draw, draw_die, game_key
-from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, put_rows
+from cluedo_env.core.events import MOVE_BLOCKED, MOVE_CHOOSE_ROOM, MOVE_PASSAGE, MOVE_STAY, MOVE_WALK
+from cluedo_env.core.movement import MAX_ROLL, MoveTables
+from cluedo_env.core.rng import SEED_BOUND
+from cluedo_env.core.state import STATE_FIELDS, Phase, State, field_shapes
 
-__all__ = ["Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
+__all__ = ["CORNER_ROOMS", "Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
 
-# Draw counters: cards' shuffle keys use 0..C-1, the first player's dice the
-# range below DICE_DRAWS, turn dice count up from DICE_DRAWS.
-START_ROLL_ROUNDS = 16
-DICE_DRAWS = 1024
-SMALL_BATCH = 16  # below this, dispatching by kind beats sorting
 CORNER_ROOMS = (0, 2, 6, 8)  # Kitchen, Conservatory, Lounge, Study: duel face-down cards
+PARALLEL_BATCH = 256  # from this many games a step runs on every core (below, threads cost more)
 
 
 class Rules:
-    """Tables derived once from a config; shared by every state of that config."""
+    """Tables derived once from a config; shared by every state of that config (see ``rules_for``).
+
+    ``tables`` is what the compiled rules read (``play.pack_tables``); the other attributes are
+    for Python code (observations, agents, tools).
+    """
 
     def __init__(self, config: GameConfig) -> None:
         self.config = config
@@ -67,101 +69,117 @@ class Rules:
             self.location_room_distance = into_room.astype(np.float32)
             self.max_room_distance = float(into_room.max())
         self.num_events = max(self.C, self.P + 4)
-        # Per action: its range index and its argument index within the range.
-        kind = np.zeros(self.A, dtype=np.int8)
-        arg = np.zeros(self.A, dtype=np.int32)
-        for k, name in enumerate(RANGE_NAMES):
-            lo, size = self.layout.offsets[name], self.layout.sizes[name]
-            kind[lo : lo + size] = k
-            arg[lo : lo + size] = np.arange(size)
-        self.action_kind = np.append(kind, -1).astype(np.int8)  # int8: the step sorts by kind (radix)
-        self.action_arg = np.append(arg, 0)
-        self.range_index = {name: k for k, name in enumerate(RANGE_NAMES)}
-        # A suggestion's events, one slot each: SUGGEST, MOVE (the named pawn), PEEK (the summoned
-        # player looks at the room's face-down card, duel), WEAPON, a PASS per player asked after
-        # the suggester, NO_REFUTE; the fields that never change are filled in.
-        self.suggest_events = np.full((1, self.P + 4, 7), -1, dtype=np.int16)
-        self.suggest_events[0, :, 0] = (
-            [ev.SUGGEST, ev.MOVE, ev.PEEK, ev.WEAPON] + [ev.PASS] * (self.P - 1) + [ev.NO_REFUTE]
-        )
-        self.suggest_events[0, 1, 5] = ev.MOVE_SUMMONED
-        self.suggester_slots = np.array([0, 1, 3, self.P + 3])  # events whose player is the suggester
-        self.pawn_weapon_base = np.array([0, self.S])  # first card of the suspects, of the weapons
-        self.later = np.arange(1, self.P)  # players asked: 1, 2, ... seats after the suggester
-        # Per move kind (by range index): the MOVE event's "how" and the phase after the move.
-        self.move_how = np.zeros(len(RANGE_NAMES), dtype=np.int16)
-        self.move_phase = np.zeros(len(RANGE_NAMES), dtype=np.int8)
-        for name, how, phase in (
-            ("passage", ev.MOVE_PASSAGE, Phase.SUGGEST),
-            ("stay", ev.MOVE_STAY, Phase.SUGGEST),
-            ("no_move", ev.MOVE_BLOCKED, Phase.ACCUSE),
-            ("enter", ev.MOVE_WALK if self.classic else ev.MOVE_CHOOSE_ROOM, Phase.SUGGEST),
-            ("toward", ev.MOVE_WALK, Phase.ACCUSE),
-            ("square", ev.MOVE_WALK, Phase.ACCUSE),
-        ):
-            self.move_how[self.range_index[name]] = how
-            self.move_phase[self.range_index[name]] = phase
-        # Card ids of category members, and the suggest/accuse argument tables.
-        self.room_card = self.S + self.W + np.arange(self.R)
         sw = np.arange(self.S * self.W)
-        self.suggest_cards = np.stack([sw // self.W, self.S + sw % self.W], axis=1)
-        # suggestion_cards[sw, room] = (suspect, weapon, room) card ids of a suggestion in that room
-        self.suggestion_cards = np.concatenate(
-            [
-                np.broadcast_to(self.suggest_cards[:, None, :], (len(sw), self.R, 2)),
-                np.broadcast_to(self.room_card[None, :, None], (len(sw), self.R, 1)),
-            ],
-            axis=2,
-        ).astype(np.int64)
-        # asked_after[suggester, owner - FACE_DOWN]: how many players after the suggester the
-        # card's holder is asked (1..P-1); P when nobody asked holds it (envelope, face down, own).
-        owners = np.arange(FACE_DOWN, self.P)
-        self.asked_after = np.where(
-            owners[None, :] >= 0, (owners[None, :] - np.arange(self.P)[:, None]) % self.P, self.P
-        )
-        self.asked_after[self.asked_after == 0] = self.P
-        # next_player[eliminated bits, player]: whose turn follows (the player itself if all others are out)
-        self.player_bits = 1 << np.arange(self.P)
-        out = (np.arange(2**self.P)[:, None] & self.player_bits[None, :]) > 0  # [bits, P]
-        ahead = (np.arange(self.P)[:, None] + np.arange(1, self.P + 1)[None, :]) % self.P  # [P, k]
-        self.next_player = ahead[np.arange(self.P)[None, :], np.argmax(~out[:, ahead], axis=2)]
+        self.suggest_cards = np.stack([sw // self.W, self.S + sw % self.W], axis=1)  # suspect, weapon
         swr = np.arange(self.S * self.W * self.R)
         self.accuse_cards = np.stack(
             [swr // (self.W * self.R), self.S + (swr // self.R) % self.W, self.S + self.W + swr % self.R],
             axis=1,
         )
         self.passages = self.board.passages if self.classic else np.full(self.R, -1, dtype=np.int8)
+        self.tables = play.pack_tables(self._dims(), self._tables())
+
+    def _dims(self) -> dict[str, int]:
+        config, lay = self.config, self.layout
+        return {
+            "S": self.S,
+            "W": self.W,
+            "R": self.R,
+            "C": self.C,
+            "P": self.P,
+            "N": self.N,
+            "A": self.A,
+            "E": self.num_events,
+            "num_doors": len(self.moves.door_room) if self.classic else 0,
+            "classic": int(self.classic),
+            "dice": config.dice,
+            "max_turns": config.max_turns,
+            "duel": int(config.duel),
+            "auto_refute": int(config.auto_refute),
+            "stay_in_room": int(config.stay_in_room),
+            "accuse_anywhere": int(config.accuse_anywhere),
+            "compact": int(config.movement == "compact"),
+            "start_player": play.START_PLAYERS.index(config.start_player),
+            "num_face_down": config.num_face_down,
+            **{name: lay.offsets[name.lower()] for name in ("PASSAGE", "STAY", "NO_MOVE", "ENTER")},
+            **{name: lay.offsets[name.lower()] for name in ("TOWARD", "SQUARE", "SHOW")},
+        }
+
+    def _tables(self) -> dict[str, np.ndarray]:
+        """The tables of ``play.TABLES``."""
+        lay, A, R, N = self.layout, self.A, self.R, self.N
+        # Per action: its range index and its argument within the range (and "no action" at A).
+        kind = np.full(A + 1, -1, dtype=np.int8)
+        arg = np.zeros(A + 1, dtype=np.int32)
+        for k, name in enumerate(RANGE_NAMES):
+            lo, size = lay.offsets[name], lay.sizes[name]
+            kind[lo : lo + size] = k
+            arg[lo : lo + size] = np.arange(size)
+        # Per move kind: the MOVE event's "how" and the phase after the move.
+        move_how = np.zeros(len(RANGE_NAMES), dtype=np.int16)
+        move_phase = np.zeros(len(RANGE_NAMES), dtype=np.int8)
+        for name, how, phase in (
+            ("passage", MOVE_PASSAGE, Phase.SUGGEST),
+            ("stay", MOVE_STAY, Phase.SUGGEST),
+            ("no_move", MOVE_BLOCKED, Phase.ACCUSE),
+            ("enter", MOVE_WALK if self.classic else MOVE_CHOOSE_ROOM, Phase.SUGGEST),
+            ("toward", MOVE_WALK, Phase.ACCUSE),
+            ("square", MOVE_WALK, Phase.ACCUSE),
+        ):
+            move_how[RANGE_NAMES.index(name)] = how
+            move_phase[RANGE_NAMES.index(name)] = phase
         # passage_to[location]: where the passage from there leads (a location without one: itself,
         # so that an unchecked illegal passage cannot put a pawn nowhere; see ``step``).
-        self.passage_to = np.arange(self.R + self.N + 1, dtype=np.int16)
-        self.passage_to[: self.R][self.passages >= 0] = self.passages[self.passages >= 0]
-        self.weapon_start = np.array(edition.weapon_start_rooms, dtype=np.int8)
-        self.pawn_start = self.R + np.array(self.board.starts[: self.S], dtype=np.int16)
-        if not self.classic:
-            self.pawn_start = np.full(self.S, self.R, dtype=np.int16)  # off the board, in no room
-        hidden = self.C - 3 - config.num_face_down
-        self.hand_sizes = np.array([(hidden - p + self.P - 1) // self.P for p in range(self.P)])
-        self.deal_order = np.arange(hidden) % self.P  # who is dealt the k-th dealt card
-        # A deal's draws: the cards' shuffle keys use counters 0..C-1, the first player's the next.
-        early = {"scarlet": 0, "random": 1, "dice": 2 * _START_ROLLS * self.P}[config.start_player]
-        self.deal_draws = np.arange(self.C + early, dtype=np.uint64)[None, :]
-        # by_category[k]: the cards of category k, its first card repeated to the longest's length.
-        categories = [np.arange(self.S), self.S + np.arange(self.W), self.S + self.W + np.arange(self.R)]
-        longest = max(len(cards) for cards in categories)
-        self.by_category = np.stack(
-            [np.pad(cards, (0, longest - len(cards)), mode="edge") for cards in categories]
+        passage_to = np.arange(R + N + 1, dtype=np.int16)
+        passage_to[:R][self.passages >= 0] = self.passages[self.passages >= 0]
+        pawn_start = (
+            R + np.array(self.board.starts[: self.S], dtype=np.int16)
+            if self.classic
+            else np.full(self.S, R, dtype=np.int16)  # off the board, in no room
         )
-        self.category_row = np.arange(3) * longest
-        # The deal's events with the fields every game shares: DEAL rows, START, TURN (turn 0).
-        self.deal_events = np.full((1, self.num_events, 7), -1, dtype=np.int16)
-        self.deal_events[0, :hidden, 0] = ev.DEAL
-        self.deal_events[0, :hidden, 1] = self.deal_order
-        self.deal_events[0, hidden : hidden + 2, 0] = (ev.START, ev.TURN)
-        self.deal_events[0, hidden + 1, 2] = 0
-        self._templates()
+        moves = self.moves
+        if self.classic:
+            movement = {
+                "stop_within": moves.stop_within,
+                "enter_within": moves.enter_within,
+                "distance_from": moves.distance_from,
+                "distance_by_room": moves.distance_by_room,
+                "corridor": moves.corridor,
+                "room_doors": moves.room_doors,
+                "square_row": moves.square_row,
+                "square_col": moves.square_col,
+                "door_room": moves.door_room,
+                "door_square": moves.door_square,
+            }
+        else:  # no board: empty tables of the shapes the compiled rules expect
+            movement = {
+                "stop_within": np.zeros((R * (MAX_ROLL + 1), 0)),
+                "enter_within": np.zeros((R * (MAX_ROLL + 1), R)),
+                "distance_from": np.zeros((R, 0)),
+                "distance_by_room": np.zeros((R, 0)),
+                "corridor": np.zeros(25),
+                "room_doors": np.zeros((R, 25)),
+                **{name: np.zeros(0) for name in ("square_row", "square_col", "door_room", "door_square")},
+            }
+        return {
+            "action_kind": kind,
+            "action_arg": arg,
+            "phase_bits": self._phase_bits(),
+            "move_how": move_how,
+            "move_phase": move_phase,
+            "suggest_cards": self.suggest_cards,
+            "accuse_cards": self.accuse_cards,
+            "passages": self.passages,
+            "passage_to": passage_to,
+            "mask_rows": self._mask_rows(),
+            "weapon_start": np.array(self.config.cards.weapon_start_rooms),
+            "pawn_start": pawn_start,
+            "corner_rooms": np.array(CORNER_ROOMS),
+            **movement,
+        }
 
-    def _templates(self) -> None:
-        """Mask rows for the parts of each phase that do not depend on the game."""
+    def _mask_rows(self) -> np.ndarray:
+        """Mask rows for the parts of each phase that do not depend on the game: row 2 * phase + may accuse."""
         lay, A = self.layout, self.A
         rows = np.zeros((Phase.OVER + 1, 2, A), dtype=bool)  # [phase, may accuse, action]
         rows[:, 1, lay.ACCUSE : lay.ACCUSE + self.S * self.W * self.R] = True
@@ -173,11 +191,13 @@ class Rules:
             rows[Phase.TURN, :, lay.ROLL] = True
         else:
             rows[Phase.TURN, :, lay.ENTER : lay.ENTER + self.R] = True
-        self.mask_rows = rows.reshape(-1, A)  # row 2 * phase + may accuse
-        # phase_bits[action]: bit p set when the action's kind is played in phase p (legal or not in
-        # the game), for ``step``'s check of every action, also unchecked ones. The extra entry A,
-        # "no action", is what games already over get.
-        phase_bits = np.zeros(A + 1, dtype=np.uint8)
+        return rows.reshape(-1, A)
+
+    def _phase_bits(self) -> np.ndarray:
+        """``uint8[A + 1]``: bit p set when the action's kind is played in phase p (legal or not in the
+        game), for ``step``'s refusal of every action of another phase, also unchecked ones."""
+        lay = self.layout
+        phase_bits = np.zeros(self.A + 1, dtype=np.uint8)
         for name, phases in (
             ("roll", [Phase.TURN]),
             ("passage", [Phase.TURN]),
@@ -194,9 +214,7 @@ class Rules:
         ):
             lo = lay.offsets[name]
             phase_bits[lo : lo + lay.sizes[name]] = sum(1 << p for p in phases)
-        phase_bits[A] = 1 << Phase.OVER
-        self.phase_bits = phase_bits
-        self.phase_bit = (1 << np.arange(Phase.OVER + 1)).astype(np.uint8)  # bit of each phase
+        return phase_bits
 
 
 @cache
@@ -205,17 +223,30 @@ def _classic_moves() -> MoveTables:
 
 
 def rules_for(config: GameConfig) -> Rules:
-    """The rule tables of a config, built once and kept on the config."""
-    try:
-        return config.__dict__["_rules"]
-    except KeyError:
-        rules = _rules_by_config(config)
-        config.__dict__["_rules"] = rules
-        return rules
+    """The rule tables of a config, built once per process and config value (equal configs share
+    one ``Rules``).
+
+    Two caches: ``_rules_by_value`` (``functools.cache``, keyed on the config's value, whose hash
+    costs about a microsecond) and, in front of it, ``_RULES_BY_IDENTITY``, keyed on the config
+    object's ``id`` (the entry holds the config, so the id is not reused while it is there): the
+    lookup every ``step`` makes.
+    """
+    entry = _RULES_BY_IDENTITY.get(id(config))
+    if entry is not None and entry[0] is config:
+        return entry[1]
+    rules = _rules_by_value(config)
+    if len(_RULES_BY_IDENTITY) >= _IDENTITIES:
+        _RULES_BY_IDENTITY.clear()
+    _RULES_BY_IDENTITY[id(config)] = (config, rules)
+    return rules
+
+
+_RULES_BY_IDENTITY: dict[int, tuple[GameConfig, Rules]] = {}
+_IDENTITIES = 256  # config objects remembered by identity (then forgotten all at once)
 
 
 @cache
-def _rules_by_config(config: GameConfig) -> Rules:
+def _rules_by_value(config: GameConfig) -> Rules:
     return Rules(config)
 
 
@@ -232,41 +263,11 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
     """
     rules = rules_for(config)
     seeds = _check_seeds(seeds)
-    B, C, P, R = len(seeds), rules.C, rules.P, rules.R
-    state = State(
-        config=config,
-        seed=np.zeros(B, dtype=np.int64),
-        phase=np.zeros(B, dtype=np.int8),
-        current_player=np.zeros(B, dtype=np.int8),
-        turn_player=np.zeros(B, dtype=np.int8),
-        turn=np.zeros(B, dtype=np.int32),
-        location=np.zeros((B, rules.S), dtype=np.int16),
-        weapon_room=np.zeros((B, rules.W), dtype=np.int8),
-        dice=np.zeros((B, 2), dtype=np.int8),
-        suggestion=np.zeros((B, 3), dtype=np.int16),
-        may_suggest=np.zeros(B, dtype=bool),
-        summoned=np.zeros((B, P), dtype=bool),
-        eliminated=np.zeros((B, P), dtype=bool),
-        reachable=np.zeros((B, rules.N), dtype=bool),
-        enterable=np.zeros((B, R), dtype=bool),
-        terminated=np.zeros(B, dtype=bool),
-        truncated=np.zeros(B, dtype=bool),
-        winner=np.zeros(B, dtype=np.int8),
-        rewards=np.zeros((B, P), dtype=np.float32),
-        passed=np.zeros((B, P, C), dtype=bool),
-        showed=np.zeros((B, P, C), dtype=np.uint8),
-        accused=np.zeros((B, P, C), dtype=bool),
-        events=np.zeros((B, rules.num_events, 7), dtype=np.int16),
-        num_events=np.zeros(B, dtype=np.int8),
-        _key=np.zeros(B, dtype=np.uint64),
-        _draws=np.zeros(B, dtype=np.uint32),
-        _owner=np.zeros((B, C), dtype=np.int8),
-        _envelope=np.zeros((B, 3), dtype=np.int16),
-        _face_down=np.zeros((B, R), dtype=np.int16),
-        _shown_to=np.zeros((B, P, C), dtype=np.int8),
-        _peeked=np.zeros((B, P, C), dtype=bool),
-    )
-    return _deal(state, rules, np.arange(B), seeds)
+    B = len(seeds)
+    shapes = field_shapes(config, B)
+    state = State(config=config, **{name: np.zeros(shapes[name], dtype) for name, dtype, _ in STATE_FIELDS})
+    play.deal_games(state._buffer, rules.tables, B, np.arange(B), seeds)
+    return state
 
 
 def reset(state: State, games: np.ndarray | list[int], seeds: np.ndarray | list[int] | int) -> State:
@@ -285,7 +286,8 @@ def reset(state: State, games: np.ndarray | list[int], seeds: np.ndarray | list[
     seeds = _check_seeds(seeds)
     if len(seeds) != len(games):
         raise ValueError(f"seeds must have one entry per game of games ({len(games)}), got {len(seeds)}")
-    return _deal(state, rules_for(state.config), games, seeds)
+    play.deal_games(state._buffer, rules_for(state.config).tables, state.batch_size, games, seeds)
+    return state
 
 
 def _check_seeds(seeds) -> np.ndarray:
@@ -336,235 +338,15 @@ def _check_games(games, batch_size: int) -> np.ndarray:
     return array
 
 
-def _deal(state: State, rules: Rules, games: np.ndarray, seeds: np.ndarray) -> State:
-    """Write the freshly dealt games of ``seeds`` into rows ``games`` of ``state`` (every field)."""
-    config = rules.config
-    n, C = len(games), rules.C
-    key = game_key(seeds.astype(np.uint64))
-    drawn = draw(key[:, None], rules.deal_draws)  # the cards' shuffle keys, then the first player's
-    card_keys = drawn[:, :C]
-
-    # Envelope: in each category, the card with the largest key (``by_category`` repeats a
-    # category's first card to fill its row; argmax keeps the first of equal keys).
-    best = card_keys.take(rules.by_category, axis=1).argmax(axis=2)  # [n, 3]
-    envelope = rules.by_category.take(best + rules.category_row).astype(np.int16)
-    # The other cards, shuffled: ascending keys, the envelope's pushed to the end.
-    at = (np.arange(n) * drawn.shape[1])[:, None] + envelope
-    drawn.reshape(-1)[at] = _MAX_KEY  # (the cards' keys are not needed again)
-    order = card_keys.argsort(axis=1, kind="stable")[:, : C - 3]
-    owner = np.empty((n, C), dtype=np.int8)
-    owner.fill(ENVELOPE)
-    owner_flat = owner.reshape(-1)
-    face = config.num_face_down
-    face_down = np.empty((n, rules.R), dtype=np.int16)
-    face_down.fill(-1)
-    if face:
-        face_down[:, list(CORNER_ROOMS)] = order[:, :face]
-        owner_flat[(np.arange(n) * C)[:, None] + order[:, :face]] = FACE_DOWN
-    dealt = order[:, face:]
-    owner_flat[(np.arange(n) * C)[:, None] + dealt] = rules.deal_order[: dealt.shape[1]]
-    first = _first_player(config, key, drawn[:, C:]).astype(np.int8)
-
-    state.seed[games] = seeds
-    state.phase[games] = Phase.TURN
-    state.current_player[games] = first
-    state.turn_player[games] = first
-    state.turn[games] = 0
-    state.location[games] = rules.pawn_start
-    state.weapon_room[games] = rules.weapon_start
-    for name, value in _FRESH.items():
-        getattr(state, name)[games] = value
-    state._key[games] = key
-    state._draws[games] = DICE_DRAWS
-    put_rows(state._owner, games, owner)
-    put_rows(state._envelope, games, envelope)
-    put_rows(state._face_down, games, face_down)
-
-    # The deal's events: each player's DEAL events, START and the first TURN.
-    n_dealt = dealt.shape[1]
-    events = rules.deal_events.repeat(n, axis=0)  # the constant fields filled in
-    events[:, :n_dealt, 6] = dealt
-    events[:, n_dealt : n_dealt + 2, 1] = first[:, None]
-    events[:, n_dealt, 2] = first
-    put_rows(state.events, games, events)
-    state.num_events[games] = n_dealt + 2
-    return state
-
-
-# Fields a fresh deal sets to the same value in every game.
-_FRESH = {
-    "dice": -1,
-    "suggestion": -1,
-    "may_suggest": False,
-    "summoned": False,
-    "eliminated": False,
-    "reachable": False,
-    "enterable": False,
-    "terminated": False,
-    "truncated": False,
-    "winner": NOBODY,
-    "rewards": 0.0,
-    "passed": False,
-    "showed": 0,
-    "accused": False,
-    "_shown_to": -1,
-    "_peeked": False,
-}
-
-
-def _first_player(config: GameConfig, key: np.ndarray, early: np.ndarray) -> np.ndarray:
-    """Who starts each game; ``early`` holds its first draws after the cards' (counters C, C+1, ...)."""
-    P = config.num_players
-    if config.start_player == "scarlet":
-        return np.zeros(len(key), dtype=np.int64)
-    if config.start_player == "random":
-        return (early[:, 0] % np.uint64(P)).astype(np.int64)
-    # Highest roll starts; the tied players roll again (at most START_ROLL_ROUNDS rounds).
-    # Round r uses counters C + 2P r .. C + 2P r + 2P - 1. The tied players of a round are
-    # exactly those whose rolls so far are equal, so the winner has the lexicographically largest
-    # sequence of rolls (the lowest-numbered player after START_ROLL_ROUNDS tied rounds). The
-    # first _START_ROLLS rounds nearly always settle it; the games still tied are settled on all.
-    sequence = _roll_sequences(config, early)
-    first = sequence.argmax(axis=1)
-    tied = ((sequence == sequence.max(axis=1, keepdims=True)).sum(axis=1) > 1).nonzero()[0]
-    if len(tied):
-        counters = config.cards.num_cards + np.arange(START_ROLL_ROUNDS * 2 * P, dtype=np.uint64)
-        first[tied] = _roll_sequences(config, draw(key[tied, None], counters[None, :])).argmax(axis=1)
-    return first
-
-
-_START_ROLLS = 2  # rounds of starting rolls drawn with the deal
-
-
-def _roll_sequences(config: GameConfig, drawn: np.ndarray) -> np.ndarray:
-    """``uint64[b, P]``: each player's starting rolls, 4 bits a roll, the first round highest.
-
-    ``drawn`` holds the dice's draws (``[b, rounds * 2P]``, round by round, two dice a player);
-    a roll counts its faces less one each, which orders the sequences as the rolls themselves.
-    """
-    rounds = drawn.shape[1] // (2 * config.num_players)
-    return (drawn % np.uint64(6)) @ _sequence_weights(config.num_players, config.dice, rounds)
-
-
-@cache
-def _sequence_weights(players: int, dice: int, rounds: int) -> np.ndarray:
-    """``uint64[rounds * 2P, P]``: the weight of each draw in its player's sequence of rolls."""
-    weights = np.zeros((rounds, players, 2, players), dtype=np.uint64)
-    for r in range(rounds):
-        for p in range(players):
-            weights[r, p, :dice, p] = 16 ** (rounds - 1 - r)
-    return weights.reshape(-1, players)
-
-
-def _emit(
-    state: State,
-    games: np.ndarray,
-    kind: int,
-    player: np.ndarray | int,
-    a: np.ndarray | int | None = None,
-    b: np.ndarray | int | None = None,
-    c: np.ndarray | int | None = None,
-    d: np.ndarray | int | None = None,
-    card: np.ndarray | int | None = None,
-) -> None:
-    """Add one event to each game of ``games`` (no repeats), after the events it already has this step.
-
-    ``a``..``d`` and ``card`` fill the event's columns (-1 when not given); a 2-D
-    ``a`` of ``k`` columns fills ``a`` and the ``k - 1`` columns after it. The
-    events are written to ``state.events`` at the end of the step (``_write_events``).
-    """
-    if len(games) == 0:
-        return
-    record = _RECORDS[kind].repeat(len(games), axis=0)  # the kind, and -1 in every other field
-    record[:, 1] = player
-    for column, value in enumerate((a, b, c, d, card), start=2):
-        if value is None:
-            continue
-        if isinstance(value, np.ndarray) and value.ndim == 2:
-            record[:, column : column + value.shape[1]] = value
-        else:
-            record[:, column] = value
-    state.__dict__["_pending"].append((games, record))
-
-
-def _emit_block(state: State, games: np.ndarray, block: np.ndarray, written: np.ndarray) -> None:
-    """Add the events ``block[i, k]`` with ``written[i, k]`` to game ``games[i]``, in order of k.
-
-    ``games`` has no repeats; ``block`` is ``int16[n, K, 7]`` and ``written`` ``bool[n, K]``.
-    """
-    state.__dict__["_pending"].append((games.repeat(written.sum(axis=1)), block[written]))
-
-
-def _write_events(state: State, pending: list[tuple[np.ndarray, np.ndarray]]) -> None:
-    """Write a step's events (``(games, records)`` in the order emitted) into ``state.events``,
-    in one scatter: each game's rows in the order of emission, from row 0 (cleared by ``step``)."""
-    if len(pending) == 1:
-        games, records = pending[0]
-    else:
-        games = np.concatenate([games for games, _ in pending])
-        records = np.concatenate([records for _, records in pending])
-    # Each event's rank among its game's events: its place in a stable sort by game (a radix
-    # sort on 16-bit game numbers where they fit) less the place of the game's first event.
-    order = games.astype(np.int16 if len(state.num_events) <= _INT16_GAMES else np.int64).argsort(
-        kind="stable"
-    )
-    ordered = games[order]
-    count = np.bincount(games, minlength=len(state.num_events))
-    state.num_events[:] = count
-    first = count.cumsum() - count
-    at = np.empty_like(games)
-    at[order] = ordered * state.events.shape[1] + np.arange(len(games)) - first.take(ordered)
-    # Rows copied as opaque 14-byte records: much faster than a fancy assignment of [n, 7].
-    state.events.reshape(-1, 7).view(_EVENT_ROW)[at, 0] = records.view(_EVENT_ROW)[:, 0]
-
-
-_EVENT_ROW = np.dtype((np.void, 14))
-_RECORDS = [np.array([[kind] + [-1] * 6], dtype=np.int16) for kind in range(len(ev.EVENT_KINDS))]
-_INT16_GAMES = np.iinfo(np.int16).max + 1
-_MAX_KEY = np.iinfo(np.uint64).max
-
-
 def legal_action_mask(state: State) -> np.ndarray:
     """``bool[B, A]``: the acting player's legal actions; all False once a game is over."""
     rules = rules_for(state.config)
-    if state.batch_size == 1:  # one game: Python scalars (see ``one_game``)
-        return one_game.legal_action_mask(state, rules)
-    lay = rules.layout
-    player = state.turn_player.astype(np.int64)
-    games = np.arange(state.batch_size)
-    location = state.location[games, player]
-    in_room = location < rules.R
-    may_accuse = in_room | state.config.accuse_anywhere
-    mask = rules.mask_rows.take(state.phase * 2 + may_accuse, axis=0)  # rows [phase, may accuse]
-
-    turn, move, refute = ((state.phase == k).nonzero()[0] for k in _MASK_PHASES)
-    if len(turn) and rules.classic:
-        room = np.where(in_room[turn], location[turn], 0)
-        mask[turn, lay.PASSAGE] = in_room[turn] & (rules.passages[room] >= 0)
-        may_stay = state.config.stay_in_room | state.summoned[turn, player[turn]]
-        mask[turn, lay.STAY] = in_room[turn] & may_stay
-
-    if len(move):
-        squares, rooms = state.reachable.take(move, axis=0), state.enterable.take(move, axis=0)
-        mask[move, lay.ENTER : lay.ENTER + rules.R] = rooms
-        any_square = squares.any(axis=1)
-        if state.config.movement == "compact":
-            toward = ~rooms & any_square[:, None]
-            toward[in_room[move], location[move][in_room[move]]] = False
-            mask[move, lay.TOWARD : lay.TOWARD + rules.R] = toward
-        else:
-            mask[move, lay.SQUARE : lay.SQUARE + rules.N] = squares
-        mask[move, lay.NO_MOVE] = ~any_square & ~rooms.any(axis=1)
-
-    if len(refute):
-        cards = state.suggestion.take(refute, axis=0)
-        refuter = state.current_player[refute, None]
-        held = state._owner.take(refute[:, None] * rules.C + cards) == refuter
-        mask.reshape(-1)[refute[:, None] * rules.A + (lay.SHOW + cards)] = held
+    mask = np.empty((state.batch_size, rules.A), dtype=bool)
+    if state.batch_size >= PARALLEL_BATCH:
+        play.mask_parallel(state._buffer, rules.tables, mask)
+    else:
+        play.mask_batch(state._buffer, rules.tables, mask)
     return mask
-
-
-_MASK_PHASES = (Phase.TURN, Phase.MOVE, Phase.REFUTE)  # the phases whose mask depends on the game
 
 
 def step(
@@ -595,57 +377,29 @@ def step(
     """
     rules = rules_for(state.config)
     B = state.batch_size
-    if games is None and B == 1:  # one game: Python scalars (see ``one_game``)
+    if games is None and B == 1:  # one game: one compiled call and no array made
         if type(actions) is list and len(actions) == 1 and type(actions[0]) is int:
             action = actions[0]
         else:
             action = int(_as_actions(actions, 1)[0])
-        if check and state.phase.item() != Phase.OVER:
-            _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises on an illegal action
-        if not one_game.step(state, rules, action):  # refused, unchanged: out of range or phase
+        if check or not 0 <= action < rules.A:
+            if state.phase[0] == Phase.OVER:
+                action = play.NO_ACTION  # ignored
+            else:
+                _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises on an illegal action
+        if play.step_one(state._buffer, rules.tables, action) == 0:  # refused (unchanged): another phase's
             _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises, naming the action
         return state
     actions = _as_actions(actions, B)
     live = state.phase != Phase.OVER
     if games is not None:
         live &= _as_mask(games, B)
-    if check:
+    if check or actions.min(initial=0) < 0:  # (a negative action of a game over is ignored)
         _check(state, np.where(live, actions, 0), live)
-    stepped = actions
-    actions = np.where(live, actions, rules.A)  # games over: the "no action" entry (kind -1)
-    if not check:  # unchecked: still refuse, before any change, an action out of range or of another phase
-        phase = state.phase if games is None else np.where(live, state.phase, Phase.OVER)
-        fits = rules.phase_bits.take(actions, mode="clip") & rules.phase_bit.take(phase)
-        if actions.view(np.uint64).max(initial=0) > rules.A or not fits.all():
-            _check(state, np.where(live, stepped, 0), live)  # raises, naming the game and the action
-    _clear_events(state)
-    state.__dict__["_pending"] = []  # the step's events, written at its end (see ``_emit``)
-    state.rewards[:] = 0
-    kind = rules.action_kind[actions]
-    arg = rules.action_arg[actions]
-    passing = []  # games whose turn passes to the next player (after an accusation or end of turn)
-    if len(kind) <= SMALL_BATCH:  # few games: grouped by handler in Python
-        groups: dict[int, list[tuple[int, int]]] = {}
-        for i, of in enumerate(kind.tolist()):
-            if of >= 0:
-                groups.setdefault(_HANDLER_OF_KIND[of], []).append((of, i))
-        for h in sorted(groups):
-            games = np.array([i for _, i in sorted(groups[h])])  # sorted by kind
-            passing.append(_HANDLERS[h][0](state, rules, games, arg[games], kind[games]))
-    else:  # group the games by kind with one sort
-        order = kind.argsort(kind="stable")
-        sorted_kind = kind[order]
-        bounds = sorted_kind.searchsorted(np.arange(len(RANGE_NAMES) + 1)).tolist()
-        for handler, lo, hi in _HANDLERS:
-            if bounds[hi] > bounds[lo]:
-                games = order[bounds[lo] : bounds[hi]]
-                passing.append(handler(state, rules, games, arg[games], sorted_kind[bounds[lo] : bounds[hi]]))
-    passing = [games for games in passing if games is not None and len(games)]
-    if passing:
-        _next_turn(state, rules, passing[0] if len(passing) == 1 else np.concatenate(passing))
-    pending = state.__dict__.pop("_pending")
-    if pending:
-        _write_events(state, pending)
+    planned = np.where(live, actions, play.NO_ACTION)
+    if play.first_refused(state._buffer, rules.tables, planned) >= 0:  # out of range or of another phase
+        _check(state, np.where(live, actions, 0), live)  # raises, naming the game and the action
+    (play.step_parallel if B >= PARALLEL_BATCH else play.step_batch)(state._buffer, rules.tables, planned)
     return state
 
 
@@ -676,13 +430,6 @@ def _as_mask(games: object, batch_size: int) -> np.ndarray:
     return array
 
 
-def _clear_events(state: State) -> None:
-    """Mark every event row unused (kind -1 and every field -1) before a step writes its own."""
-    if state.num_events.any():
-        state.events.fill(-1)  # one contiguous fill beats clearing the rows used
-        state.num_events.fill(0)
-
-
 def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
     rules = rules_for(state.config)
     if ((actions < 0) | (actions >= rules.A)).any():
@@ -696,245 +443,3 @@ def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:
             f"illegal action {actions[game]} ({rules.layout.action_to_string(int(actions[game]))}) "
             f"for game {game} in phase {phase!r}; see legal_action_mask(state) for the legal ones"
         )
-
-
-# --- movement --------------------------------------------------------------
-
-
-def _roll(state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray, _kind: np.ndarray) -> None:
-    count = rules.config.dice
-    draws = state._draws[games]
-    dice = np.empty((len(games), 2), dtype=np.int8)
-    dice[:, 1] = -1  # one die: the second stays -1
-    dice[:, :count] = draw_die(state._key[games, None], draws[:, None] + np.arange(count, dtype=np.uint32))
-    state._draws[games] = draws + count
-    total = dice[:, 0] + np.maximum(dice[:, 1], 0)
-    put_rows(state.dice, games, dice)
-    player = state.turn_player[games].astype(np.int64)
-    _emit(state, games, ev.ROLL, player, a=dice, c=total)
-    pawns = state.location.take(games, axis=0)
-    squares, rooms = reachable(rules.moves, pawns[np.arange(len(games)), player], total, pawns)
-    put_rows(state.reachable, games, squares)
-    put_rows(state.enterable, games, rooms)
-    state.phase[games] = Phase.MOVE
-
-
-def _move(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, kind: np.ndarray) -> None:
-    """The turn player's own move, for every move kind at once (``games`` sorted by kind).
-
-    passage / stay / enter end in a room (the player may suggest there); no move (every way
-    blocked), toward and square end the move elsewhere (the turn goes on to ``ACCUSE``).
-    """
-    player = state.turn_player[games].astype(np.int64)
-    here = state.location[games, player]
-    to = here.copy()
-    cut = kind.searchsorted(_MOVE_KINDS).tolist()  # slices of each kind, in _MOVE_KINDS order
-    passage, _stay, _blocked, enter, toward, square = (slice(cut[k], cut[k + 1]) for k in range(6))
-    if cut[1] > cut[0]:
-        to[passage] = rules.passage_to[here[passage]]
-    if cut[4] > cut[3]:
-        to[enter] = arg[enter]
-    if cut[6] > cut[5]:
-        to[square] = rules.R + arg[square]
-    if cut[5] > cut[4]:
-        # The reachable square with the fewest moves into the room; ties go to the lowest number.
-        g = games[toward]
-        off = (~state.reachable.take(g, axis=0)).view(np.uint8) * np.uint8(255)  # 255: not a stop
-        distance = rules.moves.distance_by_room[arg[toward]] | off  # uint8; room distances are below 255
-        to[toward] = rules.R + distance.argmin(axis=1)
-    state.location[games, player] = to
-    _emit(state, games, ev.MOVE, player, a=player, b=here, c=to, d=rules.move_how[kind])
-    phase = rules.move_phase[kind]
-    if cut[2] > cut[0]:  # passage, stay: a room, unless unchecked and illegal (from a square)
-        phase[: cut[2]] = np.where(to[: cut[2]] < rules.R, Phase.SUGGEST, Phase.ACCUSE)
-    state.phase[games] = phase
-    state.may_suggest[games[phase == Phase.SUGGEST]] = True
-    if rules.config.duel:  # arriving in a corner room, the player looks at its face-down card
-        arrive = np.concatenate([games[passage], games[enter]])
-        who = np.concatenate([player[passage], player[enter]])
-        room = np.concatenate([to[passage], to[enter]]).astype(np.int64)
-        into = (room < rules.R).nonzero()[0]
-        arrive, who, room = arrive[into], who[into], room[into]
-        card = state._face_down[arrive, room]
-        seen = (card >= 0).nonzero()[0]
-        _emit(state, arrive[seen], ev.PEEK, who[seen], a=room[seen], card=card[seen])
-        state._peeked[arrive[seen], who[seen], card[seen]] = True
-
-
-# --- suggestion and refutation ----------------------------------------------
-
-
-def _suggest(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _kind: np.ndarray) -> None:
-    P, C, n = rules.P, rules.C, len(games)
-    suggester = state.turn_player[games].astype(np.int64)
-    room = state.location[games, suggester].astype(np.int64)
-    cards = rules.suggestion_cards[arg, room]  # [n, 3] card ids
-    suspect, weapon_index = cards[:, 0], cards[:, 1] - rules.S
-    put_rows(state.suggestion, games, cards)
-
-    # The named suspect's pawn and the weapon are moved into the room.
-    pawn_from = state.location[games, suspect]
-    state.location[games, suspect] = room
-    moved = pawn_from != room  # a player's pawn moved by a suggestion may suggest there next turn
-    state.summoned.reshape(-1)[(games * P + suspect)[moved & (suspect < P)]] = True
-    weapon_from = state.weapon_room[games, weapon_index]
-    state.weapon_room[games, weapon_index] = room
-
-    # Ask clockwise from the next player: the first holding a named card refutes; everyone
-    # asked before passes. (Flat indices: much faster than indexing with several arrays.)
-    holder = state._owner.take(games[:, None] * C + cards)
-    asked_after = rules.asked_after
-    first = asked_after.take(suggester[:, None] * asked_after.shape[1] + (holder - FACE_DOWN)).min(axis=1)
-    passer = (suggester[:, None] + rules.later) % P  # [n, P - 1]: the players asked, in order
-    passes = rules.later < first[:, None]
-    at = ((games[:, None] * P + passer) * C)[:, :, None] + cards[:, None, :]
-    state.passed.reshape(-1)[at[passes]] = True
-
-    # The events, in order: SUGGEST, MOVE (the pawn), PEEK (duel), WEAPON, a PASS per player who
-    # passed, NO_REFUTE; written as one block per game.
-    block = rules.suggest_events.repeat(n, axis=0)  # [n, P + 4, 7] with the constant fields
-    block[:, rules.suggester_slots, 1] = suggester[:, None]
-    block[:, 0, 2:5] = cards
-    block[:, 1:4:2, 2] = cards[:, :2] - rules.pawn_weapon_base  # the pawn, the weapon
-    block[:, 1, 3] = pawn_from
-    block[:, 3, 3] = weapon_from
-    block[:, 1:4:2, 4] = room[:, None]
-    block[:, 4 : P + 3, 1] = passer
-    block[:, 4 : P + 3, 2] = suggester[:, None]
-    nobody = first == P
-    written = np.empty((n, P + 4), dtype=bool)
-    written[:, 0] = True
-    written[:, 1] = moved
-    written[:, 2] = False
-    if rules.config.duel:  # a player's pawn brought into a room looks at its face-down card (seed 002)
-        card = state._face_down.take(games * rules.R + room)
-        peek = moved & (suspect < P) & (card >= 0)
-        block[:, 2, 1] = suspect
-        block[:, 2, 2] = room
-        block[:, 2, 6] = card
-        written[:, 2] = peek
-        state._peeked.reshape(-1)[((games * P + suspect) * C + card)[peek]] = True
-    written[:, 3] = weapon_from != room
-    written[:, 4 : P + 3] = passes
-    written[:, P + 3] = nobody
-    _emit_block(state, games, block, written)
-
-    # The refuter decides next (with nobody to refute, the suggester: P players after itself).
-    state.current_player[games] = (suggester + first) % P
-    state.phase[games] = np.where(nobody, Phase.ACCUSE, Phase.REFUTE)
-    if rules.config.auto_refute:
-        refuted = (~nobody).nonzero()[0]
-        refuter = (suggester[refuted] + first[refuted]) % P
-        held = holder[refuted] == refuter[:, None]
-        single = (held.sum(axis=1) == 1).nonzero()[0]
-        g = games[refuted[single]]
-        card = cards[refuted[single], held[single].argmax(axis=1)]
-        _show(state, rules, g, card)
-
-
-def _no_suggestion(
-    state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray, _kind: np.ndarray
-) -> None:
-    state.phase[games] = Phase.ACCUSE
-
-
-def _show(state: State, rules: Rules, games: np.ndarray, card: np.ndarray, _kind=None) -> None:
-    refuter, suggester = state.current_player[games], state.turn_player[games]
-    _emit(state, games, ev.SHOW, refuter, a=suggester, card=card)
-    row = games * rules.P + refuter  # (flat indices: much faster than indexing with several arrays)
-    at = (row * rules.C)[:, None] + state.suggestion.take(games, axis=0)
-    showed = state.showed.reshape(-1)
-    showed[at] = np.minimum(showed[at], 254) + 1
-    state._shown_to.reshape(-1)[(games * rules.P + suggester) * rules.C + card] = refuter
-    state.current_player[games] = suggester
-    state.phase[games] = Phase.ACCUSE
-
-
-# --- accusation and turn order ------------------------------------------------
-
-
-def _accuse(state: State, rules: Rules, games: np.ndarray, arg: np.ndarray, _kind: np.ndarray) -> np.ndarray:
-    accuser = state.turn_player[games].astype(np.int64)
-    cards = rules.accuse_cards[arg]
-    right = (cards == state._envelope.take(games, axis=0)).all(axis=1)
-    _emit(state, games, ev.ACCUSE, accuser, a=cards, d=right)
-
-    if right.any():
-        won, winner = games[right], accuser[right]
-        state.winner[won] = winner
-        state.rewards[won] = -1.0
-        state.rewards[won, winner] = 1.0
-        _game_over(state, won, winner, ev.END_WIN, terminated=True)
-        games, accuser, cards = games[~right], accuser[~right], cards[~right]
-
-    # Wrong: the accuser is out of moving, suggesting and accusing (not of refuting).
-    P, C = rules.P, rules.C
-    state.eliminated.reshape(-1)[games * P + accuser] = True
-    state.accused.reshape(-1)[((games * P + accuser) * C)[:, None] + cards] = True
-    all_out = state.eliminated.take(games, axis=0).all(axis=1)
-    if all_out.any():
-        state.rewards[games[all_out]] = -1.0
-        _game_over(state, games[all_out], -1, ev.END_ALL_WRONG, terminated=True)
-        games = games[~all_out]
-    return games  # the turn passes (``step`` calls ``_next_turn``)
-
-
-def _end_turn(
-    state: State, rules: Rules, games: np.ndarray, _arg: np.ndarray, _kind: np.ndarray
-) -> np.ndarray:
-    return games  # the turn passes (``step`` calls ``_next_turn``)
-
-
-def _next_turn(state: State, rules: Rules, games: np.ndarray) -> None:
-    player = state.turn_player[games].astype(np.int64)
-    state.summoned[games, player] = False
-    state.may_suggest[games] = False
-    state.dice[games] = -1
-    state.suggestion[games] = -1
-    turn = state.turn[games] + 1
-    state.turn[games] = turn
-    late = turn >= rules.config.max_turns
-    if late.any():
-        _game_over(state, games[late], -1, ev.END_TRUNCATED, terminated=False)
-        games, player, turn = games[~late], player[~late], turn[~late]
-    # The next player clockwise who is still in (eliminated players only refute).
-    out = state.eliminated.take(games, axis=0) @ rules.player_bits  # who is out, as bits
-    nxt = rules.next_player.take(out * rules.P + player)
-    state.turn_player[games] = nxt
-    state.current_player[games] = nxt
-    state.phase[games] = Phase.TURN
-    _emit(state, games, ev.TURN, nxt, a=turn)
-
-
-def _game_over(state: State, games: np.ndarray, winner, reason: int, terminated: bool) -> None:
-    if len(games) == 0:
-        return
-    envelope = state._envelope.take(games, axis=0)
-    state.terminated[games] = terminated
-    state.truncated[games] = not terminated
-    state.phase[games] = Phase.OVER
-    state.current_player[games] = NOBODY
-    _emit(state, games, ev.GAME_OVER, winner, a=envelope, d=reason)
-
-
-# The handlers: (handler, first range index, last range index + 1), in RANGE_NAMES order. A
-# handler gets the games whose action falls in its ranges, sorted by range, with each action's
-# argument and range index; it returns the games whose turn passes to the next player (``step``
-# then calls ``_next_turn`` once for all), or None.
-def _ranges(first: str, last: str) -> tuple[int, int]:
-    """Range indices ``first`` .. ``last`` of RANGE_NAMES, as (start, stop)."""
-    return RANGE_NAMES.index(first), RANGE_NAMES.index(last) + 1
-
-
-_MOVE_RANGES = _ranges("passage", "square")  # passage, stay, no_move, enter, toward, square
-_HANDLERS = (
-    (_roll, *_ranges("roll", "roll")),
-    (_move, *_MOVE_RANGES),
-    (_suggest, *_ranges("suggest", "suggest")),
-    (_no_suggestion, *_ranges("no_suggestion", "no_suggestion")),
-    (_show, *_ranges("show", "show")),
-    (_accuse, *_ranges("accuse", "accuse")),
-    (_end_turn, *_ranges("end_turn", "end_turn")),
-)
-_HANDLER_OF_KIND = tuple(h for h, (_, lo, hi) in enumerate(_HANDLERS) for _ in range(lo, hi))
-_MOVE_KINDS = np.arange(_MOVE_RANGES[0], _MOVE_RANGES[1] + 1)  # the move kinds, and one past the last

@@ -6,6 +6,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 
 __all__ = [
@@ -13,9 +14,11 @@ __all__ = [
     "ENVELOPE",
     "FACE_DOWN",
     "NOBODY",
+    "STATE_FIELDS",
     "Phase",
     "State",
     "byte_offsets",
+    "field_shapes",
     "pack",
     "put_rows",
 ]
@@ -40,23 +43,66 @@ def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
     array.reshape(len(array), -1).view(row)[rows, 0] = values.reshape(len(values), -1).view(row)[:, 0]
 
 
-# In a batch of one game these fields share one byte buffer (``State._buffer``), so that the
-# single-game ``observe`` reads them with one gather instead of joining them at every call.
-BUFFERED = (
-    "_owner",
-    "_shown_to",
-    "_peeked",
-    "passed",
-    "showed",
-    "accused",
-    "eliminated",
-    "location",
-    "weapon_room",
-    "phase",
-    "turn_player",
-    "current_player",
-    "suggestion",
+# The fields of ``State`` (every array), in the order they lie in the state's byte buffer
+# (``State._buffer``), with their dtype and their shape after the batch dimension. The compiled
+# rules read the fields through that buffer (``core/play.py`` lays it out the same way), and a
+# batch of one game's ``observe`` gathers the first ones (``BUFFERED``) from it.
+STATE_FIELDS = (
+    ("_owner", np.int8, "C"),
+    ("_shown_to", np.int8, "P, C"),
+    ("_peeked", np.bool_, "P, C"),
+    ("passed", np.bool_, "P, C"),
+    ("showed", np.uint8, "P, C"),
+    ("accused", np.bool_, "P, C"),
+    ("eliminated", np.bool_, "P"),
+    ("location", np.int16, "S"),
+    ("weapon_room", np.int8, "W"),
+    ("phase", np.int8, ""),
+    ("turn_player", np.int8, ""),
+    ("current_player", np.int8, ""),
+    ("suggestion", np.int16, "3"),
+    ("seed", np.int64, ""),
+    ("turn", np.int32, ""),
+    ("dice", np.int8, "2"),
+    ("may_suggest", np.bool_, ""),
+    ("summoned", np.bool_, "P"),
+    ("reachable", np.bool_, "N"),
+    ("enterable", np.bool_, "R"),
+    ("terminated", np.bool_, ""),
+    ("truncated", np.bool_, ""),
+    ("winner", np.int8, ""),
+    ("rewards", np.float32, "P"),
+    ("events", np.int16, "E, 7"),
+    ("num_events", np.int8, ""),
+    ("_key", np.uint64, ""),
+    ("_draws", np.uint32, ""),
+    ("_envelope", np.int16, "3"),
+    ("_face_down", np.int16, "R"),
 )
+BUFFERED = tuple(name for name, _, _ in STATE_FIELDS[:13])
+_DTYPES = {name: np.dtype(dtype) for name, dtype, _ in STATE_FIELDS}
+
+
+def field_shapes(config: GameConfig, batch_size: int) -> dict[str, tuple[int, ...]]:
+    """The shape of every array field of a state of ``batch_size`` games of ``config``."""
+    edition = config.cards
+    C, P = edition.num_cards, config.num_players
+    sizes = {
+        "C": C,
+        "P": P,
+        "S": edition.num_suspects,
+        "W": edition.num_weapons,
+        "R": edition.num_rooms,
+        "N": classic_board().num_squares if config.board == "classic" else 0,
+        "E": max(C, P + 4),  # events of a step: a deal's, or a suggestion's (P + 4 at most)
+    }
+    return {
+        name: (
+            batch_size,
+            *(sizes[d] if d in sizes else int(d) for d in (p.strip() for p in shape.split(",")) if d),
+        )
+        for name, _, shape in STATE_FIELDS
+    }
 
 
 def byte_offsets(arrays: list[np.ndarray]) -> tuple[list[int], int]:
@@ -107,9 +153,11 @@ class State:
     """A batch of B games. Fields starting with ``_`` are hidden information.
 
     The core updates a state in place (``step`` returns the same object); use
-    ``copy()`` to branch. Every array is C-contiguous (made so on construction). In
-    a batch of one game the fields ``BUFFERED`` are views of one byte buffer
-    (``_buffer``), which the single-game ``observe`` reads in one gather.
+    ``copy()`` to branch. Every array field is a C-contiguous view of one byte buffer,
+    ``_buffer``, laid out as ``STATE_FIELDS`` says (made so on construction, with each
+    field cast to its dtype and checked against its shape): the compiled rules read
+    the whole batch through it. Assigning a field (``state.location = array``) copies
+    the array into a new buffer, so the buffer and the fields always agree.
     Locations are board locations (rooms ``0..R-1``, then squares), cards are
     edition card ids.
 
@@ -184,17 +232,27 @@ class State:
     _peeked: np.ndarray
 
     def __post_init__(self) -> None:
-        # The core writes through flat views (``array.reshape(-1)``), so every array is C-contiguous.
-        for name, array in self.arrays().items():
-            if not array.flags.c_contiguous:
-                setattr(self, name, np.ascontiguousarray(array))
-        if self.batch_size == 1:  # the fields one game's observation reads, in one buffer
-            self._buffer, views = pack([getattr(self, name) for name in BUFFERED])
-            for name, view in zip(BUFFERED, views):
-                setattr(self, name, view)
+        shapes = field_shapes(self.config, len(self.seed))
+        arrays = []
+        for name, _, _ in STATE_FIELDS:
+            array = np.asarray(getattr(self, name))
+            if array.shape != shapes[name]:
+                raise ValueError(
+                    f"State.{name} must have shape {shapes[name]} for this config and batch, got {array.shape}"
+                )
+            arrays.append(array.astype(_DTYPES[name], copy=False))
+        buffer, views = pack(arrays)
+        object.__setattr__(self, "_buffer", buffer)
+        for (name, _, _), view in zip(STATE_FIELDS, views):
+            object.__setattr__(self, name, view)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        if name in _DTYPES and "_buffer" in self.__dict__:  # a field replaced after construction
+            self.__post_init__()
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in ("_buffer", "_pending")}
+        return {k: v for k, v in self.__dict__.items() if k != "_buffer"}
 
     def __setstate__(self, fields: dict) -> None:
         self.__dict__.update(fields)

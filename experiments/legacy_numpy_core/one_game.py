@@ -20,12 +20,12 @@ import numpy as np
 
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import RANGE_NAMES
-from cluedo_env.core.movement import MAX_ROLL, flood_fill
-from cluedo_env.core.rng import die_face
+from cluedo_env.core.rng import GOLDEN, M1, M2
 from cluedo_env.core.state import FACE_DOWN, NOBODY, Phase, State
+from experiments.legacy_numpy_core.movement import MAX_ROLL, flood_fill
 
 if TYPE_CHECKING:
-    from cluedo_env.core.game import Rules
+    from experiments.legacy_numpy_core.game import Rules
 
 __all__ = ["legal_action_mask", "step"]
 
@@ -309,3 +309,14 @@ def _game_over(state: State, winner: int, reason: int, terminated: bool, events:
     state.phase[0] = Phase.OVER
     state.current_player[0] = NOBODY
     events.append([ev.GAME_OVER, winner, *state._envelope[0].tolist(), reason, -1])
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def die_face(key: int, counter: int) -> int:
+    """``rng.draw_die`` of one game in Python integers: the same face."""
+    z = (key + (counter + 1) * int(GOLDEN)) & _MASK64
+    z = ((z ^ (z >> 30)) * int(M1)) & _MASK64
+    z = ((z ^ (z >> 27)) * int(M2)) & _MASK64
+    return (z ^ (z >> 31)) % 6 + 1

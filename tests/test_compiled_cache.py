@@ -1,0 +1,74 @@
+"""The compiled rules and numba's cache: where compiled code goes when the package folder is read-only.
+
+numba keeps the machine code of ``cache=True`` functions in ``__pycache__`` beside their source; where
+that folder cannot be written (a system-wide or read-only install) it falls back to a user-wide folder
+(``~/.cache/numba``; ``NUMBA_CACHE_DIR`` overrides both). The first test checks that fallback on a small
+module of the same kind (compiling the whole core cold takes minutes); the others that every compiled
+function of the core is cached.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from numba.core.registry import CPUDispatcher
+
+from cluedo_env.core import movement, play
+
+MODULE = textwrap.dedent(
+    """
+    from numba import njit
+
+    @njit(cache=True, nogil=True)
+    def twice(x):
+        return 2 * x
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions and cache folder")
+def test_a_read_only_install_caches_in_the_user_wide_folder(tmp_path):
+    package = tmp_path / "installed"
+    package.mkdir()
+    (package / "compiled.py").write_text(MODULE)
+    # Nothing can be written beside the source: a read-only folder (root writes there all the same,
+    # so a file also stands where numba would make its __pycache__ folder).
+    (package / "__pycache__").write_text("")
+    package.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), PYTHONPATH=str(package))
+    try:
+        for _ in range(2):  # compiled and cached, then loaded from the cache
+            run = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "import compiled; print(compiled.twice(21), sum(compiled.twice.stats.cache_hits.values()))",
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+    finally:
+        package.chmod(stat.S_IRWXU)
+    assert (package / "__pycache__").is_file()  # untouched
+    assert list((home / ".cache" / "numba").rglob("*.nbi")), "nothing cached in the user-wide folder"
+    value, hits = run.stdout.split()
+    assert value == "42" and int(hits) == 1, "the second process compiled again instead of loading"
+
+
+@pytest.mark.parametrize("module", [play, movement])
+def test_every_compiled_function_of_the_core_is_cached(module):
+    compiled = [v for v in vars(module).values() if isinstance(v, CPUDispatcher)]
+    assert compiled
+    for function in compiled:
+        assert type(function._cache).__name__ == "FunctionCache", f"{function.__name__} is not cached"
+        assert function.targetoptions.get("nogil"), f"{function.__name__} holds the GIL"
