@@ -72,3 +72,36 @@ def test_every_compiled_function_of_the_core_is_cached(module):
     for function in compiled:
         assert type(function._cache).__name__ == "FunctionCache", f"{function.__name__} is not cached"
         assert function.targetoptions.get("nogil"), f"{function.__name__} holds the GIL"
+
+
+FORK_AFTER_A_PARALLEL_STEP = textwrap.dedent(
+    """
+    import multiprocessing
+    import numpy as np
+    from cluedo_env import core
+
+    def play(seed):
+        state = core.init(core.GameConfig(), np.arange(seed, seed + 512))  # a batch run on every core
+        for _ in range(5):
+            state = core.step(state, core.legal_action_mask(state).argmax(axis=1))
+        return int(state.turn_player.sum())
+
+    if __name__ == "__main__":
+        play(0)
+        import numba
+        print(numba.threading_layer())
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            print(pool.map(play, [0, 512]) == [play(0), play(512)])
+    """
+)
+
+
+def test_a_process_forked_after_a_parallel_step_can_step_in_parallel_too(tmp_path):
+    """numba's OpenMP layer aborts such a child ("fork() called from a process already using GNU
+    OpenMP"); the core therefore picks the workqueue layer unless the user has chosen one."""
+    script = tmp_path / "fork.py"
+    script.write_text(FORK_AFTER_A_PARALLEL_STEP)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["workqueue", "True"], done.stdout + done.stderr

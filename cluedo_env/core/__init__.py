@@ -9,7 +9,16 @@ Typical use::
     while not state.done.all():
         mask = core.legal_action_mask(state)
         state = core.step(state, choose(mask))
+
+The compiled rules run a large batch on every core. They use numba's ``workqueue`` threading layer
+unless ``NUMBA_THREADING_LAYER`` says otherwise: numba's OpenMP layer kills a process forked after
+a parallel call (``multiprocessing``'s default start on Linux) and spins its idle threads when the
+cores are shared. ``NUMBA_NUM_THREADS=1`` keeps the core on one thread.
 """
+
+import os
+
+import numba
 
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import Board, classic_board, room_distances
@@ -22,6 +31,9 @@ from cluedo_env.core.presets import PRESETS, Preset
 from cluedo_env.core.rng import SEED_BOUND
 from cluedo_env.core.simulate import clone, redeal
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
+
+if "NUMBA_THREADING_LAYER" not in os.environ:  # the user's choice, when made, is kept
+    numba.config.THREADING_LAYER = "workqueue"
 
 __all__ = [
     "CORNER_ROOMS",
