@@ -144,7 +144,7 @@ def check_invariants(state: core.State) -> None:
     """Each card in exactly one place, hands keep their sizes, masks offer a move until the end."""
     config = state.config
     P, S, W = config.num_players, config.cards.num_suspects, config.cards.num_weapons
-    sizes = core.rules_for(config).hand_sizes
+    sizes = setup_of(config).hand_sizes  # the deduction library's count, independent of the core
     owner = state._owner
     for q in range(P):
         assert ((owner == q).sum(axis=1) == sizes[q]).all()
