@@ -124,7 +124,6 @@ def redeal(
     deals = _int_array(deals, "deals", (B, C), "one owner per card per game")
     seeds = _seeds(seeds, B)
     rooms = state._face_down.shape[1]
-    games = np.arange(B)
 
     # The deal agrees with what the player knows, and with the public facts the state holds per card.
     owner = state._owner
@@ -169,7 +168,7 @@ def redeal(
         face_down = _place_face_down(state, player, deals, seeds)
     else:
         face_down = _int_array(face_down, "face_down", (B, rooms), "the card on each room or -1")
-        for b in games.tolist():
+        for b in range(B):
             on_rooms = np.sort(face_down[b][face_down[b] >= 0])
             if not np.array_equal(
                 np.flatnonzero(face_down[b] >= 0), np.flatnonzero(state._face_down[b] >= 0)
@@ -196,16 +195,14 @@ def redeal(
     # Others' peeks follow the cards to their rooms: which rooms they looked at is public.
     peeked_at = np.zeros_like(state._peeked)
     has_card = state._face_down >= 0
-    for b, room in zip(*np.nonzero(has_card), strict=True):
-        peeked_at[b, :, face_down[b, room]] = state._peeked[b, :, state._face_down[b, room]]
+    b, room = np.nonzero(has_card)
+    peeked_at[b, :, face_down[b, room]] = state._peeked[b, :, state._face_down[b, room]]
     peeked_at[:, player] = state._peeked[:, player]
 
     events = _rewrite_events(state, player, deals, face_down, known)  # may still refuse: before any write
     state.events[...] = events
     state._owner[...] = deals
-    state._envelope[...] = np.stack(
-        [np.flatnonzero(envelope[b]) for b in games.tolist()] if B else np.zeros((0, 3), dtype=np.int64)
-    )
+    state._envelope[...] = np.nonzero(envelope)[1].reshape(B, 3)  # three cards each, in card order
     state._face_down[...] = face_down
     state._shown_to[...] = known
     state._peeked[...] = peeked_at
