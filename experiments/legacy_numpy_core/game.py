@@ -24,7 +24,6 @@ when the game is truncated at ``max_turns``.
 from __future__ import annotations
 
 from functools import cache
-from typing import NoReturn
 
 import numpy as np
 
@@ -32,7 +31,8 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
-from cluedo_env.core.rng import SEED_BOUND, draw, draw_die, game_key
+from cluedo_env.core.game import _as_actions, _as_mask, _check_games, _check_seeds  # input checks, shared
+from cluedo_env.core.rng import draw, draw_die, game_key
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, put_rows
 from experiments.legacy_numpy_core import one_game
 from experiments.legacy_numpy_core.movement import MoveTables, reachable
@@ -284,54 +284,6 @@ def reset(state: State, games: np.ndarray | list[int], seeds: np.ndarray | list[
     if len(seeds) != len(games):
         raise ValueError(f"seeds must have one entry per game of games ({len(games)}), got {len(seeds)}")
     return _deal(state, rules_for(state.config), games, seeds)
-
-
-def _check_seeds(seeds) -> np.ndarray:
-    """``int64[n]`` of integer seeds in ``[0, SEED_BOUND)`` (an int, a list or a 1-D integer array)."""
-    try:
-        array = np.atleast_1d(np.asarray(seeds))
-    except OverflowError:  # a Python int beyond 64 bits
-        _bad_seeds(seeds)
-    if array.ndim != 1 or array.dtype == bool:
-        _bad_seeds(seeds)
-    if len(array) == 0:
-        return array.astype(np.int64)
-    if array.dtype == object:  # Python ints beyond 64 bits, or values of other types
-        values = array.tolist()
-        if not all(isinstance(s, int | np.integer) and not isinstance(s, bool) for s in values):
-            _bad_seeds(seeds)
-        low, high = min(values), max(values)
-    elif np.issubdtype(array.dtype, np.integer):
-        low, high = array.min(), array.max()
-    else:
-        _bad_seeds(seeds)
-    if low < 0 or high >= SEED_BOUND:
-        _bad_seeds(seeds)
-    return array.astype(np.int64)
-
-
-def _bad_seeds(seeds: object) -> NoReturn:
-    raise ValueError(
-        f"seeds must be integers in [0, 2**63) (an int, a list or a 1-D integer array), got {seeds!r}"
-    )
-
-
-def _check_games(games, batch_size: int) -> np.ndarray:
-    """``int64[n]`` of game indices in ``[0, batch_size)`` (a list or a 1-D integer array; not a mask)."""
-    array = np.asarray(games)
-    if (
-        array.ndim != 1
-        or not (np.issubdtype(array.dtype, np.integer) or len(array) == 0)
-        or array.dtype == bool
-    ):
-        raise ValueError(
-            f"games must be a list or 1-D integer array of game indices in [0, {batch_size}) "
-            f"(for a bool mask, pass np.flatnonzero(mask)), got {games!r}"
-        )
-    array = array.astype(np.int64)
-    if len(array) and (array.min() < 0 or array.max() >= batch_size):
-        raise ValueError(f"games must be indices in [0, {batch_size}), got {array.tolist()}")
-    return array
 
 
 def _deal(state: State, rules: Rules, games: np.ndarray, seeds: np.ndarray) -> State:
@@ -645,33 +597,6 @@ def step(
     if pending:
         _write_events(state, pending)
     return state
-
-
-def _as_actions(actions: object, batch_size: int) -> np.ndarray:
-    """``int64[B]`` of one action per game, from a list of ints or an integer array of shape ``(B,)``."""
-    array = np.asarray(actions)
-    if array.dtype.kind not in "iu" and array.size:
-        raise TypeError(
-            f"actions must be integers (a list of ints or an integer array), got {array.dtype} values {actions!r}"
-        )
-    if array.shape != (batch_size,):
-        raise ValueError(
-            f"actions must have shape ({batch_size},): one action per game, got shape {array.shape}"
-        )
-    return array.astype(np.int64, copy=False)
-
-
-def _as_mask(games: object, batch_size: int) -> np.ndarray:
-    """``bool[B]``: the games ``step`` steps, from a bool mask of shape ``(B,)``."""
-    array = np.asarray(games)
-    if array.dtype != bool:
-        raise TypeError(
-            f"games must be a bool mask of shape ({batch_size},), got {array.dtype} values {games!r}; "
-            "for game indices pass np.isin(np.arange(state.batch_size), indices)"
-        )
-    if array.shape != (batch_size,):
-        raise ValueError(f"games must be a bool mask of shape ({batch_size},), got shape {array.shape}")
-    return array
 
 
 def _clear_events(state: State) -> None:
