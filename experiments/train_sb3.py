@@ -104,14 +104,14 @@ class SB3Config:
     reward_scheme: str = "win_loss"
     knowledge_shaping: float = 1.0
     """coefficient of the potential-based reward for newly seen cards (``KnowledgeShaping``; 0: none)"""
-    total_timesteps: int = 3_000_000
+    total_timesteps: int = 6_000_000
     """agent-steps: every player's decisions (as in train_ppo)"""
     num_envs: int = 64
     n_steps: int = 128
     batch_size: int = 2048
     n_epochs: int = 4
     learning_rate: float = 3e-4
-    gamma: float = 0.99
+    gamma: float = 0.999
     gae_lambda: float = 0.95
     clip_range: float = 0.2
     ent_coef: float = 0.01
