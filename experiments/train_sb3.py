@@ -104,7 +104,7 @@ class SB3Config:
     reward_scheme: str = "win_loss"
     knowledge_shaping: float = 1.0
     """coefficient of the potential-based reward for newly seen cards (``KnowledgeShaping``; 0: none)"""
-    total_timesteps: int = 6_000_000
+    total_timesteps: int = 7_000_000
     """agent-steps: every player's decisions (as in train_ppo)"""
     num_envs: int = 64
     n_steps: int = 128
