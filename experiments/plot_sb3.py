@@ -51,11 +51,12 @@ def sb3_points(run_dir: Path, label: str) -> list[dict]:
 
 
 def sb3_name(run_dir: Path) -> str:
-    """The series name of a ``train_sb3`` run: its policy (``config.yaml``)."""
+    """The series name of a ``train_sb3`` run: its policy and discount (``config.yaml``)."""
     from omegaconf import OmegaConf
 
-    policy = OmegaConf.load(run_dir / "config.yaml").get("policy", "MultiInputPolicy")
-    return f"SB3 MaskablePPO, {'CardPolicy' if policy == 'card' else policy} (train_sb3)"
+    config = OmegaConf.load(run_dir / "config.yaml")
+    policy = "CardPolicy" if config.policy == "card" else config.policy
+    return f"SB3 MaskablePPO, {policy}, gamma {config.gamma:g} (train_sb3)"
 
 
 def earlier_series(path: Path, renames: list[str]) -> dict[str, list[dict]]:

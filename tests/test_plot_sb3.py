@@ -15,7 +15,7 @@ from experiments.plot_sb3 import earlier_series, main
 def sb3_run(tmp_path, policy: str):
     run = tmp_path / "run"
     run.mkdir()
-    (run / "config.yaml").write_text(f"policy: {policy}\n")
+    (run / "config.yaml").write_text(f"policy: {policy}\ngamma: 0.999\n")
     lines = [
         {"agent_steps": 500, "results": {"random_never": {"wins": 3, "games": 10}}},
         {"agent_steps": 1000, "results": {"random_never": {"wins": 80, "games": 100}}},
@@ -33,7 +33,7 @@ def test_the_plot_draws_the_run_next_to_an_earlier_file_and_writes_every_point_w
     main([*args, "--json", str(out), "--png", str(tmp_path / "plot.png")])
     series = json.loads(out.read_text())
     assert series["MLP"] == [old_point]
-    card = series["SB3 MaskablePPO, CardPolicy (train_sb3)"]
+    card = series["SB3 MaskablePPO, CardPolicy, gamma 0.999 (train_sb3)"]
     assert [(p["agent_steps"], p["wins"], p["games"]) for p in card] == [(500, 3, 10), (1000, 80, 100)]
     assert all(p["low"] <= p["win_rate"] <= p["high"] for p in card)
     assert (tmp_path / "plot.png").stat().st_size > 0
