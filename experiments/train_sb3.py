@@ -18,6 +18,10 @@ The recipe, as a user of SB3 would write it, with nothing hidden:
    cards (``KnowledgeShaping``, an SB3 ``VecEnvWrapper``): ``gamma * phi(next) -
    phi(now)`` with ``phi = -coef * (unseen cards - 3) / (C - 3)``, which leaves the
    best policy as it is and tells the learner early that seeing cards pays.
+   ``gamma=0.999``: a game is 100 to 150 of the learner's decisions, and at 0.99
+   a sure win 100 decisions away is worth no more than an accusation now that is
+   right 68% of the time (``0.99**100 = 0.37 = 2 * 0.68 - 1``): the learner was paid
+   for guessing (the README's curves).
 3. **Policy.** ``MaskablePPO(policy, env, ...)`` with the config's
    hyperparameters. ``policy=card`` (default): ``agents.sb3_policy.CardPolicy``,
    the project's card-aware network (``agents.ppo.network.ActorCritic``, sized
