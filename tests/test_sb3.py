@@ -31,6 +31,12 @@ CONFIGS = Path(__file__).resolve().parents[1] / "experiments" / "configs"
 SMALL_GAME = {"num_players": 3, "max_turns": 40}  # short games keep the tests quick
 
 
+@pytest.fixture(autouse=True)
+def sb3_logs_in_tmp_path(tmp_path, monkeypatch):
+    """SB3 makes a log folder per ``learn()`` (``$SB3_LOGDIR``, else ``/tmp/SB3-<date>``): keep it in the test's folder."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3_logs"))
+
+
 def never_accusing(count: int) -> list[RandomAgent]:
     return [RandomAgent(seed=k + 1, accuse="never") for k in range(count)]
 
