@@ -1105,7 +1105,7 @@ def beliefs_from_events(
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
     view = core.private_view(np.asarray(events), player)
-    records = [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+    records = maker.add_events(view)
     return beliefs(setup, player, records, model=model)
 
 

@@ -76,6 +76,7 @@ from gymnasium.vector.utils import batch_space
 
 from cluedo_env import cluedo_v0, core
 from cluedo_env.cluedo_v0 import REWARD_SCHEMES, SEED_BOUND, final_rewards, observation_space, observe_players
+from cluedo_env.core import events as ev
 from cluedo_env.core.config import _check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
@@ -219,7 +220,7 @@ class _Table:
         self.players.tell(self.state, events)
         if self.learner_events is not None:
             rows = events[0, : self.state.num_events[0]]
-            rows = rows[rows[:, 0] >= 0]  # a redeal's events come padded
+            rows = rows[rows[:, ev.KIND] >= 0]  # a redeal's events come padded
             self.learner_events.append(core.private_view(rows, int(self.seat[0])))
 
     def learner_out(self) -> np.ndarray:
@@ -574,7 +575,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         facts = {
             "winner": state.winner.astype(np.int64),
             "learner_seat": self.table.seat,
-            "turns": np.where(state.truncated, state.turn, state.turn + 1).astype(np.int64),
+            "turns": state.turns_played,
             "illegal_action": illegal,
         }
         for key, values in facts.items():

@@ -438,31 +438,27 @@ def measure_beliefs(num_players: int, lineup: str, games: int, seed: int) -> dic
     peak resident size of this process while replaying (its peak is reset after the games are
     played, where Linux allows), next to its size before: an upper bound on what any one update used.
     """
-    from agents.arena import play_batch
+    from agents.arena import EventLog, play_batch
     from agents.beliefs import Beliefs, beliefs
     from agents.records import RecordMaker, setup_of
     from agents.registry import make_agent
+    from cluedo_env.core.events import read_events
 
     config = core.GameConfig(num_players=num_players)
     setup = setup_of(config)
     seeds = np.arange(seed, seed + games)
-    logs: list[list[np.ndarray]] = [[] for _ in seeds]
-
-    def collect(state: core.State) -> None:
-        for game in np.flatnonzero(state.num_events > 0).tolist():
-            logs[game].append(state.events[game, : state.num_events[game]].copy())
-
+    logs = EventLog(games)
     agents = [make_agent(lineup, seed=seed + k) for k in range(num_players)]
-    play_batch(config, agents, seeds, on_step=collect)
+    play_batch(config, agents, seeds, on_step=logs)
     event_s, record_s, scratch_s, records_per_game = [], [], [], []
     resident_mib = _memory_mib("VmRSS")
     _reset_peak_memory()
     for log in tqdm(logs, desc=f"beliefs {num_players}p {lineup}", unit="game", leave=False):
-        view = core.private_view(np.concatenate(log), 0)
+        view = core.private_view(log, 0)
         maker, state, records = RecordMaker(setup, 0), Beliefs(setup, 0), []
-        for row in view[view[:, 0] >= 0]:
+        for event in read_events(view):
             start = time.perf_counter()
-            record = maker.add(row)
+            record = maker.add(event)
             if record is not None:
                 state.add(record)
                 posterior = state.posterior()

@@ -50,7 +50,7 @@ def room(config: core.GameConfig, name: str) -> int:
     return config.cards.rooms.index(name)
 
 
-def act(state: core.State, kind: str, *args: int | str) -> list[tuple[int, ...]]:
+def act(state: core.State, kind: str, *args: int | str) -> list[ev.Event]:
     """Play one action given by kind and card names / indices in every game; return game 0's events."""
     e = state.config.cards
     layout = core.rules_for(state.config).layout
@@ -70,12 +70,13 @@ def act(state: core.State, kind: str, *args: int | str) -> list[tuple[int, ...]]
     return events(state)
 
 
-def events(state: core.State, game: int = 0) -> list[tuple[int, ...]]:
-    return [tuple(int(x) for x in row) for row in state.events[game, : state.num_events[game]]]
+def events(state: core.State, game: int = 0) -> list[ev.Event]:
+    """The events of a game's last step, by name (an ``Event`` equals its row as a tuple)."""
+    return ev.read_events(state.step_events(game))
 
 
 def kinds(state: core.State, game: int = 0) -> list[str]:
-    return [ev.EVENT_KINDS[row[0]] for row in events(state, game)]
+    return [event.name for event in events(state, game)]
 
 
 def legal(state: core.State, game: int = 0) -> set[str]:
