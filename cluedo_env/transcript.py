@@ -38,25 +38,14 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
     cards = config.cards.cards
     who = player_name(config, e.player) if e.player >= 0 else "nobody"
     shown = cards[e.card] if e.card >= 0 else "a card"
-    if e.kind == ev.DEAL:
-        return f"{who} is dealt {shown}"
-    if e.kind == ev.START:
-        return f"{who} starts"
-    if e.kind == ev.TURN:
-        return f"turn {e.turn}: {who}"
-    if e.kind == ev.ROLL:
-        return f"{who} rolls {e.total}" + (f" ({e.dice[0]}+{e.dice[1]})" if len(e.dice) == 2 else "")
-    if e.kind == ev.MOVE:
-        pawn = config.cards.suspects[e.pawn]
-        if e.how in (ev.MOVE_STAY, ev.MOVE_BLOCKED):
-            verb = "stays in" if e.how == ev.MOVE_STAY else "is blocked on"
-            return f"{pawn} {verb} {location_name(config, e.origin)}"
-        verb = {ev.MOVE_PASSAGE: "takes the secret passage to", ev.MOVE_SUMMONED: "is summoned to"}.get(
-            e.how, "moves to"
-        )
-        return f"{pawn} {verb} {location_name(config, e.destination)}"
-    if e.kind == ev.WEAPON:
-        return f"the {config.cards.weapons[e.token]} is brought to {location_name(config, e.destination)}"
+    plain = {
+        ev.DEAL: f"{who} is dealt {shown}",
+        ev.START: f"{who} starts",
+        ev.PASS: f"{who} cannot refute",
+        ev.NO_REFUTE: "nobody can refute",
+    }
+    if e.kind in plain:
+        return plain[e.kind]
     if e.kind in (ev.SUGGEST, ev.ACCUSE, ev.GAME_OVER):
         named = f"{cards[e.suspect]} with the {cards[e.weapon]} in the {cards[e.room]}"
         if e.kind == ev.SUGGEST:
@@ -66,12 +55,23 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
         if e.reason == ev.END_WIN:
             return f"{who} wins. It was {named}."
         return f"game over ({ev.END_REASONS[e.reason]}), nobody wins. It was {named}."
-    if e.kind == ev.PASS:
-        return f"{who} cannot refute"
+    if e.kind == ev.MOVE:
+        pawn = config.cards.suspects[e.pawn]
+        if e.how in (ev.MOVE_STAY, ev.MOVE_BLOCKED):
+            verb = "stays in" if e.how == ev.MOVE_STAY else "is blocked on"
+            return f"{pawn} {verb} {location_name(config, e.origin)}"
+        verb = {ev.MOVE_PASSAGE: "takes the secret passage to", ev.MOVE_SUMMONED: "is summoned to"}.get(
+            e.how, "moves to"
+        )
+        return f"{pawn} {verb} {location_name(config, e.destination)}"
+    if e.kind == ev.TURN:
+        return f"turn {e.turn}: {who}"
+    if e.kind == ev.ROLL:
+        return f"{who} rolls {e.total}" + (f" ({e.dice[0]}+{e.dice[1]})" if len(e.dice) == 2 else "")
+    if e.kind == ev.WEAPON:
+        return f"the {config.cards.weapons[e.token]} is brought to {location_name(config, e.destination)}"
     if e.kind == ev.SHOW:
         return f"{who} shows {shown} to {player_name(config, e.suggester)}"
-    if e.kind == ev.NO_REFUTE:
-        return "nobody can refute"
     if e.kind == ev.PEEK:
         return f"{who} looks at the card on the {config.cards.rooms[e.peeked_room]}: {shown}"
     raise ValueError(f"unknown event kind {e.kind}; kinds are 0..{len(ev.EVENT_KINDS) - 1}")

@@ -7,7 +7,18 @@ import numpy as np
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.board import classic_board
-from cluedo_env.core.state import ENVELOPE, FACE_DOWN
+from cluedo_env.core.state import ENVELOPE as IN_ENVELOPE
+from cluedo_env.core.state import FACE_DOWN
+
+# The four-player classic game most scripted tests play: Scarlet starts.
+CLASSIC = core.GameConfig(num_players=4, start_player="scarlet")
+ENVELOPE = ("Mrs Peacock", "Rope", "Library")
+HANDS = [
+    ["Miss Scarlet", "Candlestick", "Kitchen", "Ballroom"],
+    ["Colonel Mustard", "Dagger", "Conservatory", "Dining Room"],
+    ["Mrs White", "Lead Pipe", "Billiard Room", "Lounge", "Professor Plum"],
+    ["Reverend Green", "Revolver", "Wrench", "Hall", "Study"],
+]
 
 
 def written_game(
@@ -23,7 +34,7 @@ def written_game(
     state = core.init(config, [seed])
     owner = np.full(e.num_cards, -9, dtype=np.int8)
     for card in envelope:
-        owner[e.card_id(card)] = ENVELOPE
+        owner[e.card_id(card)] = IN_ENVELOPE
     for player, hand in enumerate(hands):
         for card in hand:
             owner[e.card_id(card)] = player

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scripted import act, room, written_game
+from scripted import CLASSIC, ENVELOPE, HANDS, act, room, written_game
 
 from agents.arena import EventLog, play_batch
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
 
-CLASSIC = core.GameConfig(num_players=4, start_player="scarlet")
-ENVELOPE = ("Mrs Peacock", "Rope", "Library")
-HANDS = [
-    ["Miss Scarlet", "Candlestick", "Kitchen", "Ballroom"],
-    ["Colonel Mustard", "Dagger", "Conservatory", "Dining Room"],
-    ["Mrs White", "Lead Pipe", "Billiard Room", "Lounge", "Professor Plum"],
-    ["Reverend Green", "Revolver", "Wrench", "Hall", "Study"],
-]
 CARD = CLASSIC.cards.card_id
 
 

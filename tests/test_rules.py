@@ -8,21 +8,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scripted import act, events, kinds, legal, legal_kinds, room, square, written_game
+from scripted import (
+    CLASSIC,
+    ENVELOPE,
+    HANDS,
+    act,
+    events,
+    kinds,
+    legal,
+    legal_kinds,
+    room,
+    square,
+    written_game,
+)
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.rng import draw_die, game_key
 from cluedo_env.core.state import Phase
-
-CLASSIC = core.GameConfig(num_players=4, start_player="scarlet")
-ENVELOPE = ("Mrs Peacock", "Rope", "Library")
-HANDS = [
-    ["Miss Scarlet", "Candlestick", "Kitchen", "Ballroom"],
-    ["Colonel Mustard", "Dagger", "Conservatory", "Dining Room"],
-    ["Mrs White", "Lead Pipe", "Billiard Room", "Lounge", "Professor Plum"],
-    ["Reverend Green", "Revolver", "Wrench", "Hall", "Study"],
-]
 
 
 def rigged_roll(state: core.State, total: int) -> None:
