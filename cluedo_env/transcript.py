@@ -38,23 +38,23 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
     cards = config.cards.cards
     who = player_name(config, e.player) if e.player >= 0 else "nobody"
     shown = cards[e.card] if e.card >= 0 else "a card"
-    plain = {
-        ev.DEAL: f"{who} is dealt {shown}",
-        ev.START: f"{who} starts",
-        ev.PASS: f"{who} cannot refute",
-        ev.NO_REFUTE: "nobody can refute",
+    one_line = {  # called only for the event's own kind: each reads that kind's fields
+        ev.DEAL: lambda: f"{who} is dealt {shown}",
+        ev.START: lambda: f"{who} starts",
+        ev.TURN: lambda: f"turn {e.turn}: {who}",
+        ev.ROLL: lambda: (
+            f"{who} rolls {e.total}" + (f" ({e.dice[0]}+{e.dice[1]})" if len(e.dice) == 2 else "")
+        ),
+        ev.WEAPON: lambda: (
+            f"the {config.cards.weapons[e.token]} is brought to {location_name(config, e.destination)}"
+        ),
+        ev.PASS: lambda: f"{who} cannot refute",
+        ev.SHOW: lambda: f"{who} shows {shown} to {player_name(config, e.suggester)}",
+        ev.NO_REFUTE: lambda: "nobody can refute",
+        ev.PEEK: lambda: f"{who} looks at the card on the {config.cards.rooms[e.peeked_room]}: {shown}",
     }
-    if e.kind in plain:
-        return plain[e.kind]
-    if e.kind in (ev.SUGGEST, ev.ACCUSE, ev.GAME_OVER):
-        named = f"{cards[e.suspect]} with the {cards[e.weapon]} in the {cards[e.room]}"
-        if e.kind == ev.SUGGEST:
-            return f"{who} suggests {named}"
-        if e.kind == ev.ACCUSE:
-            return f"{who} accuses {named}: {'right' if e.correct else 'wrong'}"
-        if e.reason == ev.END_WIN:
-            return f"{who} wins. It was {named}."
-        return f"game over ({ev.END_REASONS[e.reason]}), nobody wins. It was {named}."
+    if e.kind in one_line:
+        return one_line[e.kind]()
     if e.kind == ev.MOVE:
         pawn = config.cards.suspects[e.pawn]
         if e.how in (ev.MOVE_STAY, ev.MOVE_BLOCKED):
@@ -64,17 +64,16 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
             e.how, "moves to"
         )
         return f"{pawn} {verb} {location_name(config, e.destination)}"
-    if e.kind == ev.TURN:
-        return f"turn {e.turn}: {who}"
-    if e.kind == ev.ROLL:
-        return f"{who} rolls {e.total}" + (f" ({e.dice[0]}+{e.dice[1]})" if len(e.dice) == 2 else "")
-    if e.kind == ev.WEAPON:
-        return f"the {config.cards.weapons[e.token]} is brought to {location_name(config, e.destination)}"
-    if e.kind == ev.SHOW:
-        return f"{who} shows {shown} to {player_name(config, e.suggester)}"
-    if e.kind == ev.PEEK:
-        return f"{who} looks at the card on the {config.cards.rooms[e.peeked_room]}: {shown}"
-    raise ValueError(f"unknown event kind {e.kind}; kinds are 0..{len(ev.EVENT_KINDS) - 1}")
+    if e.kind not in (ev.SUGGEST, ev.ACCUSE, ev.GAME_OVER):
+        raise ValueError(f"unknown event kind {e.kind}; kinds are 0..{len(ev.EVENT_KINDS) - 1}")
+    named = f"{cards[e.suspect]} with the {cards[e.weapon]} in the {cards[e.room]}"
+    if e.kind == ev.SUGGEST:
+        return f"{who} suggests {named}"
+    if e.kind == ev.ACCUSE:
+        return f"{who} accuses {named}: {'right' if e.correct else 'wrong'}"
+    if e.reason == ev.END_WIN:
+        return f"{who} wins. It was {named}."
+    return f"game over ({ev.END_REASONS[e.reason]}), nobody wins. It was {named}."
 
 
 def story(config: GameConfig, events: np.ndarray, skip: tuple[int, ...] = ()) -> list[str]:

@@ -486,19 +486,15 @@ def test_presets_set_what_their_booklets_decide(name, fields):
 
 
 def test_de_2023_accuses_only_from_a_room():
-    state = written_game(core.GameConfig.preset("de_2023", start_player="scarlet"), _DE_ENVELOPE, _DE_HANDS)
+    config = core.GameConfig.preset("de_2023", start_player="scarlet")
+
+    def german(names):  # the same cards (by card id) under their names in the German edition
+        return [config.cards.cards[CLASSIC.cards.card_id(name)] for name in names]
+
+    state = written_game(config, tuple(german(ENVELOPE)), [german(hand) for hand in HANDS])
     assert "accuse" not in legal_kinds(state)  # on the start square
     state.location[0, 0] = room(state.config, "Küche")
     assert "accuse" in legal_kinds(state)  # in any room, not only the one accused
-
-
-_DE_ENVELOPE = ("Anwältin Porz", "Seil", "Bibliothek")
-_DE_HANDS = [
-    ["Lady Gloria", "Leuchter", "Küche", "Musikzimmer"],
-    ["Oberst von Gatow", "Dolch", "Wintergarten", "Speisezimmer"],
-    ["Köchin Weiß", "Heizungsrohr", "Billardzimmer", "Salon", "Professor Bloom"],
-    ["Bürgermeister Grün", "Pistole", "Rohrzange", "Halle", "Arbeitszimmer"],
-]
 
 
 def test_preset_changes_and_bad_names():

@@ -188,6 +188,16 @@ def check_record(setup: Setup, observer: int, record: Record) -> None:
     check(setup, observer, record)
 
 
+def _check_accusation(setup: Setup, observer: int, record: Accusation) -> None:
+    setup.check_player(record.player, "accuser")
+    _check_triple(setup, record.cards, "an accusation")
+
+
+def _check_seen(setup: Setup, observer: int, record: Seen) -> None:
+    setup.deck.category(record.card)
+    setup.check_owner(record.owner)
+
+
 def _check_own_hand(setup: Setup, observer: int, record: OwnHand) -> None:
     if record.player != observer:
         raise ValueError(
@@ -237,19 +247,9 @@ def _check_suggestion(setup: Setup, observer: int, record: Suggestion) -> None:
         )
 
 
-def _check_accusation(setup: Setup, observer: int, record: Accusation) -> None:
-    setup.check_player(record.player, "accuser")
-    _check_triple(setup, record.cards, "an accusation")
-
-
-def _check_seen(setup: Setup, observer: int, record: Seen) -> None:
-    setup.deck.category(record.card)
-    setup.check_owner(record.owner)
-
-
 _CHECKS = {
-    OwnHand: _check_own_hand,
-    Suggestion: _check_suggestion,
     Accusation: _check_accusation,
     Seen: _check_seen,
+    OwnHand: _check_own_hand,
+    Suggestion: _check_suggestion,
 }

@@ -48,7 +48,7 @@ weapons and the rooms, not card ids. Fields a kind does not have are -1.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -117,16 +117,27 @@ END_REASONS = ("win", "all accused wrongly", "truncated")
 _CARDS_NAMED = (SUGGEST, ACCUSE, GAME_OVER)
 
 
-class Event(NamedTuple):
-    """One event row with its fields by name: ``Event.of(state.events[b, i])``.
+class _Field:
+    """A field that some kinds of events have: the value of one column, an ``AttributeError``
+    on an event of another kind (a descriptor, as ``property`` is)."""
 
-    The seven fields are the row's columns; the properties name what ``player``
-    and ``a`` to ``d`` mean for the event's kind (the table in this module's
-    documentation), and raise ``AttributeError`` on a kind without that field,
-    so that ``hasattr(event, "correct")`` holds for accusations only. A row of a
-    private view has ``card = -1`` where the card is hidden.
-    """
+    def __init__(self, column: int, kinds: tuple[int, ...], doc: str) -> None:
+        self.column, self.kinds, self.__doc__ = column, kinds, doc
 
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, event: Event | None, owner: type | None = None) -> Any:
+        if event is None:  # read on the class: the field itself, for help() and the docs
+            return self
+        event._only(self.name, self.kinds)
+        return event[self.column]
+
+    def __set__(self, event: Event, value: Any) -> None:
+        raise AttributeError(f"an event is read-only: cannot set {self.name!r}")
+
+
+class _Row(NamedTuple):
     kind: int
     player: int
     a: int = -1
@@ -134,6 +145,45 @@ class Event(NamedTuple):
     c: int = -1
     d: int = -1
     card: int = -1
+
+
+class Event(_Row):
+    """One event row with its fields by name: ``Event.of(state.events[b, i])``.
+
+    A tuple of the row's seven columns (``kind, player, a, b, c, d, card``); the
+    other fields name what ``player`` and ``a`` to ``d`` mean for the event's
+    kind (the table in this module's documentation, whose columns they read),
+    and raise ``AttributeError`` on a kind without that field, so that
+    ``hasattr(event, "correct")`` holds for accusations only. A row of a private
+    view has ``card = -1`` where the card is hidden.
+    """
+
+    __slots__ = ()  # a tuple, nothing more
+
+    suspect = _Field(
+        SUSPECT,
+        (START, *_CARDS_NAMED),
+        "``SUGGEST``, ``ACCUSE``, ``GAME_OVER``: the suspect's card id; ``START``: the first player's.",
+    )
+    weapon = _Field(
+        WEAPON_CARD, _CARDS_NAMED, "``SUGGEST``, ``ACCUSE``, ``GAME_OVER``: the weapon's card id."
+    )
+    room = _Field(ROOM_CARD, _CARDS_NAMED, "``SUGGEST``, ``ACCUSE``, ``GAME_OVER``: the room's card id.")
+    turn = _Field(TURN_NUMBER, (TURN,), "``TURN``: the number (0-based) of the turn that begins.")
+    total = _Field(TOTAL, (ROLL,), "``ROLL``: the sum of the dice.")
+    pawn = _Field(PAWN, (MOVE,), "``MOVE``: the suspect whose pawn moved.")
+    token = _Field(TOKEN, (WEAPON,), "``WEAPON``: the weapon moved, 0-based among the weapons.")
+    origin = _Field(
+        ORIGIN, (MOVE, WEAPON), "``MOVE``, ``WEAPON``: the location left (a room, or R + a square)."
+    )
+    destination = _Field(DESTINATION, (MOVE, WEAPON), "``MOVE``, ``WEAPON``: the location reached.")
+    how = _Field(HOW, (MOVE,), "``MOVE``: how the pawn moved, a ``MOVE_*`` (``MOVE_HOW`` names them).")
+    refuter = _Field(PLAYER, (SHOW,), "``SHOW``: the player who showed a card.")
+    peeked_room = _Field(PEEKED_ROOM, (PEEK,), "``PEEK``: the room whose face-down card the player saw.")
+    winner = _Field(PLAYER, (GAME_OVER,), "``GAME_OVER``: the winner, or -1 when nobody won.")
+    reason = _Field(
+        REASON, (GAME_OVER,), "``GAME_OVER``: why the game ended, an ``END_*`` (``END_REASONS``)."
+    )
 
     @classmethod
     def of(cls, row: Iterable[int]) -> Event:
@@ -151,112 +201,27 @@ class Event(NamedTuple):
         return EVENT_KINDS[self.kind] if 0 <= self.kind < len(EVENT_KINDS) else "UNUSED"
 
     @property
-    def suspect(self) -> int:
-        """``SUGGEST``, ``ACCUSE``, ``GAME_OVER``: the suspect's card id; ``START``: the first player's."""
-        self._only("suspect", (START, *_CARDS_NAMED))
-        return self.a
-
-    @property
-    def weapon(self) -> int:
-        """``SUGGEST``, ``ACCUSE``, ``GAME_OVER``: the weapon's card id."""
-        self._only("weapon", _CARDS_NAMED)
-        return self.b
-
-    @property
-    def room(self) -> int:
-        """``SUGGEST``, ``ACCUSE``, ``GAME_OVER``: the room's card id."""
-        self._only("room", _CARDS_NAMED)
-        return self.c
-
-    @property
     def cards(self) -> tuple[int, int, int]:
         """``SUGGEST``, ``ACCUSE``, ``GAME_OVER``: the suspect, weapon and room named (card ids)."""
-        self._only("cards", _CARDS_NAMED)
-        return (self.a, self.b, self.c)
+        return (self.suspect, self.weapon, self.room)
 
     @property
     def correct(self) -> bool:
         """``ACCUSE``: the accusation named the envelope's three cards."""
         self._only("correct", (ACCUSE,))
-        return self.d == 1
+        return self[CORRECT] == 1
 
     @property
     def suggester(self) -> int:
         """``SUGGEST``, ``WEAPON``, ``PASS``, ``SHOW``, ``NO_REFUTE``: who made the suggestion."""
         self._only("suggester", (SUGGEST, WEAPON, PASS, SHOW, NO_REFUTE))
-        return self.a if self.kind in (PASS, SHOW) else self.player
-
-    @property
-    def refuter(self) -> int:
-        """``SHOW``: the player who showed a card."""
-        self._only("refuter", (SHOW,))
-        return self.player
-
-    @property
-    def turn(self) -> int:
-        """``TURN``: the turn number (0-based) of the turn that begins."""
-        self._only("turn", (TURN,))
-        return self.a
+        return self[SUGGESTER] if self.kind in (PASS, SHOW) else self.player
 
     @property
     def dice(self) -> tuple[int, ...]:
         """``ROLL``: the dice rolled (one or two)."""
         self._only("dice", (ROLL,))
-        return (self.a,) if self.b < 0 else (self.a, self.b)
-
-    @property
-    def total(self) -> int:
-        """``ROLL``: the sum of the dice."""
-        self._only("total", (ROLL,))
-        return self.c
-
-    @property
-    def pawn(self) -> int:
-        """``MOVE``: the suspect whose pawn moved."""
-        self._only("pawn", (MOVE,))
-        return self.a
-
-    @property
-    def token(self) -> int:
-        """``WEAPON``: the weapon moved, 0-based among the weapons (its card id less the suspects)."""
-        self._only("token", (WEAPON,))
-        return self.a
-
-    @property
-    def origin(self) -> int:
-        """``MOVE``, ``WEAPON``: the location it left (a room index, or ``R +`` a square)."""
-        self._only("origin", (MOVE, WEAPON))
-        return self.b
-
-    @property
-    def destination(self) -> int:
-        """``MOVE``, ``WEAPON``: the location it reached (the same as ``origin`` when it stayed)."""
-        self._only("destination", (MOVE, WEAPON))
-        return self.c
-
-    @property
-    def how(self) -> int:
-        """``MOVE``: how the pawn moved, a ``MOVE_*`` value (``MOVE_HOW`` names them)."""
-        self._only("how", (MOVE,))
-        return self.d
-
-    @property
-    def peeked_room(self) -> int:
-        """``PEEK``: the room (0-based among the rooms) whose face-down card the player looked at."""
-        self._only("peeked_room", (PEEK,))
-        return self.a
-
-    @property
-    def winner(self) -> int:
-        """``GAME_OVER``: the winner, or -1 when nobody won."""
-        self._only("winner", (GAME_OVER,))
-        return self.player
-
-    @property
-    def reason(self) -> int:
-        """``GAME_OVER``: why the game ended, an ``END_*`` value (``END_REASONS`` names them)."""
-        self._only("reason", (GAME_OVER,))
-        return self.d
+        return (self[DIE_1],) if self[DIE_2] < 0 else (self[DIE_1], self[DIE_2])
 
 
 def read_events(rows: np.ndarray) -> list[Event]:
