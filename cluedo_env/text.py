@@ -155,7 +155,8 @@ def text_view(
         parts.append("RULES\n" + rules_summary(config))
     seats = ", ".join(player_name(config, p) for p in range(P))
     parts.append(f"You are {player_name(config, player)}. Players in turn order: {seats}.")
-    hand = [e.card for e in ev.read_events(view) if e.kind == ev.DEAL and e.player == player and e.card >= 0]
+    dealt = [event for event in ev.read_events(view) if event.kind == ev.DEAL and event.player == player]
+    hand = [event.card for event in dealt if event.card >= 0]
     parts.append("Your cards: " + (", ".join(e.cards[c] for c in sorted(hand)) or "none") + ".")
     if history:
         lines = story(config, view, skip=history_skip)
