@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,7 +12,7 @@ from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.table import Table
 
-__all__ = ["BatchResult", "play_batch"]
+__all__ = ["BatchResult", "EventLog", "play_batch"]
 
 
 @dataclass
@@ -42,6 +42,36 @@ class BatchResult:
     wrong_accusations: np.ndarray
     decisions: np.ndarray
     stopped: np.ndarray
+
+
+class EventLog:
+    """Every game's events from the deal on, gathered step by step: ``play_batch``'s ``on_step``.
+
+    ``log[b]`` is game ``b``'s ``int16[n, 7]`` rows in order (``core.events.read_events``
+    reads them by name), ready for ``core.private_view``, ``agents.records`` or
+    ``cluedo_env.transcript.story``.
+
+    Args:
+        games: The batch size.
+    """
+
+    def __init__(self, games: int) -> None:
+        self._steps: list[list[np.ndarray]] = [[] for _ in range(games)]
+
+    def __call__(self, state: core.State) -> None:
+        """Keep the rows of the step that ``state`` has just taken (or of the deal)."""
+        for game in np.flatnonzero(state.num_events > 0).tolist():
+            self._steps[game].append(state.step_events(game).copy())
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self[game] for game in range(len(self)))
+
+    def __getitem__(self, game: int) -> np.ndarray:
+        steps = self._steps[game]
+        return np.concatenate(steps) if steps else np.zeros((0, len(ev.EVENT_FIELDS)), dtype=np.int16)
 
 
 def play_batch(
@@ -79,7 +109,6 @@ def play_batch(
     accusations = np.zeros((B, P), dtype=np.int64)
     wrong = np.zeros((B, P), dtype=np.int64)
     decisions = np.zeros(B, dtype=np.int64)
-    rows = np.arange(B)
 
     def tell_everyone() -> None:
         table.tell(state, state.events)
@@ -95,22 +124,21 @@ def play_batch(
         table.act(state, np.flatnonzero(live), mask, actions)
         decisions += live
         core.step(state, actions, games=None if stop is None else live)
-        accuse = state.events[:, :, 0] == ev.ACCUSE
-        game, row = np.nonzero(accuse)
-        accuser = agent_at[game, state.events[game, row, 1]]
+        game, row = np.nonzero(state.events[:, :, ev.KIND] == ev.ACCUSE)
+        accusation = state.events[game, row]
+        accuser = agent_at[game, accusation[:, ev.PLAYER]]
         np.add.at(accusations, (game, accuser), 1)
-        np.add.at(wrong, (game, accuser), state.events[game, row, 5] == 0)
+        np.add.at(wrong, (game, accuser), accusation[:, ev.CORRECT] == 0)
         tell_everyone()
         if stop is not None:
             stopped |= ~state.done & np.asarray(stop(state, seats), dtype=bool)
 
-    winner = np.where(state.winner >= 0, agent_at[rows, np.maximum(state.winner, 0)], -1)
     return BatchResult(
         seeds=seeds,
         seats=seats,
-        winner=winner,
+        winner=table.winner(state),
         winner_seat=state.winner.astype(np.int64),
-        turns=np.where(state.truncated, state.turn, state.turn + 1).astype(np.int64),
+        turns=state.turns_played,
         truncated=state.truncated.copy(),
         accusations=accusations,
         wrong_accusations=wrong,

@@ -187,7 +187,7 @@ class BeliefAgent(GameByGameAgent):
         self.out[...] = state["out"]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
-        kind = events[:, :, 0]
+        kind = events[:, :, ev.KIND]
         for game, row in zip(*np.nonzero(np.isin(kind, RECORD_EVENT_KINDS)), strict=True):
             record = self.makers[game].add(events[game, row])
             if record is not None:
@@ -195,13 +195,13 @@ class BeliefAgent(GameByGameAgent):
                     self.beliefs[game] = Beliefs(self.setup, int(self.seats[game]), [record])
                 else:
                     self.beliefs[game].add(record)
-        game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, 1] == self.seats[:, None]))
-        self.shown_to[game, events[game, row, 2], events[game, row, 6]] = True
+        game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, ev.PLAYER] == self.seats[:, None]))
+        self.shown_to[game, events[game, row, ev.SUGGESTER], events[game, row, ev.CARD]] = True
         # The opponents' progress, as far as the risk rule reads it: their turns, and who is out.
         game, row = np.nonzero(kind == ev.TURN)
-        np.add.at(self.turns_taken, (game, events[game, row, 1]), 1)
-        game, row = np.nonzero((kind == ev.ACCUSE) & (events[:, :, 5] == 0))
-        self.out[game, events[game, row, 1]] = True
+        np.add.at(self.turns_taken, (game, events[game, row, ev.PLAYER]), 1)
+        game, row = np.nonzero((kind == ev.ACCUSE) & (events[:, :, ev.CORRECT] == 0))
+        self.out[game, events[game, row, ev.PLAYER]] = True
 
     def _beliefs(self, game: int) -> Beliefs:
         if self.beliefs[game] is None:

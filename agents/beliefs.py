@@ -111,10 +111,11 @@ from agents.deduction import (
     Knowledge,
     OwnHand,
     Record,
+    RecordBook,
     Setup,
     Suggestion,
     _CardNames,
-    _named_record,
+    _named_records,
     check_record,
 )
 from agents.records import RecordMaker, setup_of
@@ -960,7 +961,7 @@ def _solve(setup: Setup, observer: int, store: _Store, model: str, records: int)
     return Posterior(setup, observer, model, result.total, result, problem)
 
 
-class Beliefs:
+class Beliefs(RecordBook):
     """The exact posterior of one observer, updated record by record.
 
     Example:
@@ -980,11 +981,8 @@ class Beliefs:
         Raises:
             ValueError: If a record is malformed or no deal is consistent with them.
         """
-        setup.check_player(observer, "observer")
-        self._setup = setup
-        self._observer = int(observer)
+        super().__init__(setup, observer)
         self._model = _check_model(model)
-        self._records: list[Record] = []
         self._store = _Store(np.ones((setup.deck.num_cards, setup.num_owners), dtype=bool))
         for record in records:
             check_record(setup, self._observer, record)
@@ -999,24 +997,9 @@ class Beliefs:
         self._key = self._store.key(self._model == "weighted")
 
     @property
-    def setup(self) -> Setup:
-        """The game's set-up."""
-        return self._setup
-
-    @property
-    def observer(self) -> int:
-        """The player whose beliefs these are."""
-        return self._observer
-
-    @property
     def model(self) -> str:
         """``"counting"`` or ``"weighted"``."""
         return self._model
-
-    @property
-    def records(self) -> tuple[Record, ...]:
-        """The records added so far, in order."""
-        return tuple(self._records)
 
     def add(self, record: Record) -> None:
         """Adds one record and updates the posterior.
@@ -1105,7 +1088,7 @@ def beliefs_from_events(
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
     view = core.private_view(np.asarray(events), player)
-    records = [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+    records = maker.add_events(view)
     return beliefs(setup, player, records, model=model)
 
 
@@ -1137,7 +1120,7 @@ def beliefs_named(
     """
     cards = _CardNames(suspects, weapons, rooms)
     setup = Setup(cards.deck, num_players, tuple(hand_sizes), num_face_down)
-    records = [_named_record(entry, cards, setup, observer) for entry in history]
+    records = _named_records(cards, setup, observer, history)
     posterior = beliefs(setup, observer, records, model=model)
     probabilities = posterior.probabilities(exact=exact)
     joint = posterior.envelope(exact=exact)

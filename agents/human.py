@@ -107,7 +107,9 @@ class HumanAgent(Agent):
         self._events.append(rows)
         seat = int(self.seats[0])
         if (rows[:, ev.KIND] == ev.DEAL).any():
-            hand = [int(c) for k, who, *_, c in rows.tolist() if k == ev.DEAL and who == seat and c >= 0]
+            hand = [
+                e.card for e in ev.read_events(rows) if e.kind == ev.DEAL and e.player == seat and e.card >= 0
+            ]
             cards = ", ".join(self.config.cards.cards[c] for c in sorted(hand))
             self._write(f"\nYou are P{seat} ({self.config.cards.suspects[seat]}). Your cards: {cards}.")
         for line in story(self.config, rows, skip=LIVE_SKIP):

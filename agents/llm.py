@@ -46,6 +46,7 @@ import json
 import string
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,18 +94,14 @@ class LLMAgent(Agent):
         seed: Seed of the fallback's random choices.
         base_url: The endpoint's API root (e.g. ``http://127.0.0.1:8000/v1`` for a local vLLM server).
         model: The model name.
-        api_key_env: Environment variable holding the API key (None or unset: no key).
-        temperature: Sampling temperature.
-        max_tokens: Most tokens of one reply.
-        timeout_s: Seconds to wait for one request.
-        network_retries: Retries of a request after network or server failures.
-        backoff_s: Wait before the first network retry (doubling).
         concurrency: Requests in flight at once across the games of a batch.
         max_invalid_replies: Times an invalid reply is answered with the error and asked again.
         fallback: ``"random"`` or ``"first"`` (see the module docstring).
         notepad: Show the player's notepad in each view.
         prompts: A shipped prompt set (``"default"``) or a folder of templates.
         record_dir: Folder where each decision is appended as it is taken (None: in memory only).
+        **chat: Options of ``agents.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
+            ``timeout_s``, ``network_retries``, ``backoff_s``); ``timeout_s`` defaults to 120 here.
     """
 
     name = "llm"
@@ -114,18 +111,13 @@ class LLMAgent(Agent):
         seed: int = 0,
         base_url: str = "http://127.0.0.1:8000/v1",
         model: str = "default",
-        api_key_env: str | None = "OPENAI_API_KEY",
-        temperature: float = 0.0,
-        max_tokens: int = 512,
-        timeout_s: float = 120.0,
-        network_retries: int = 5,
-        backoff_s: float = 1.0,
         concurrency: int = 8,
         max_invalid_replies: int = 2,
         fallback: str = "random",
         notepad: bool = True,
         prompts: str = "default",
         record_dir: str | None = None,
+        **chat: Any,
     ) -> None:
         super().__init__(seed)
         if fallback not in FALLBACKS:
@@ -134,16 +126,7 @@ class LLMAgent(Agent):
             raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}")
         if not isinstance(max_invalid_replies, int) or max_invalid_replies < 0:
             raise ValueError(f"max_invalid_replies must be an integer >= 0, got {max_invalid_replies!r}")
-        self.client = ChatClient(
-            base_url,
-            model,
-            api_key_env=api_key_env,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout_s=timeout_s,
-            network_retries=network_retries,
-            backoff_s=backoff_s,
-        )
+        self.client = ChatClient(base_url, model, **{"timeout_s": 120.0, **chat})
         self.model = model
         self.concurrency = concurrency
         self.max_invalid_replies = max_invalid_replies

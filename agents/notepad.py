@@ -80,20 +80,20 @@ class NotepadAgent(Agent):
             getattr(self, name)[...] = state[name]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
-        kind, player, card = events[..., 0], events[..., 1], events[..., 6]
+        kind, player, card = events[..., ev.KIND], events[..., ev.PLAYER], events[..., ev.CARD]
         seat = self.seats[:, None]
         game, row = np.nonzero(((kind == ev.DEAL) | (kind == ev.PEEK)) & (player == seat) & (card >= 0))
         self.crossed[game, card[game, row]] = True
         self.hand[game, card[game, row]] = kind[game, row] == ev.DEAL
         self.peeked[game, card[game, row]] = kind[game, row] == ev.PEEK
         peek = kind[game, row] == ev.PEEK
-        self.looked[game[peek], events[game[peek], row[peek], 2]] = True
+        self.looked[game[peek], events[game[peek], row[peek], ev.PEEKED_ROOM]] = True
         game, row = np.nonzero((kind == ev.SHOW) & (card >= 0))
-        to_me = events[game, row, 2] == self.seats[game]
+        to_me = events[game, row, ev.SUGGESTER] == self.seats[game]
         self.crossed[game[to_me], card[game[to_me], row[to_me]]] = True
         by_me = player[game, row] == self.seats[game]
         g, r = game[by_me], row[by_me]
-        self.shown_to[g, events[g, r, 2], card[g, r]] = True
+        self.shown_to[g, events[g, r, ev.SUGGESTER], card[g, r]] = True
         # Nobody refuted my suggestion: nobody else holds the named cards.
         game, row = np.nonzero((kind == ev.NO_REFUTE) & (player == seat))
         if len(game):

@@ -80,30 +80,34 @@ class RecordMaker:
         Raises:
             ValueError: if the events are out of order (a pass with no suggestion).
         """
-        kind, player, a, b, c, d, card = (int(x) for x in event)
-        if kind == ev.DEAL and player == self.player:
-            self.hand.append(card)
+        e = ev.Event.of(event)
+        if e.kind == ev.DEAL and e.player == self.player:
+            self.hand.append(e.card)
             if len(self.hand) == self.setup.hand_sizes[self.player]:
                 return OwnHand(self.player, tuple(self.hand))
-        elif kind == ev.SUGGEST:
-            self.pending = {"suggester": player, "cards": (a, b, c), "passed": []}
-        elif kind in (ev.PASS, ev.SHOW, ev.NO_REFUTE):
+        elif e.kind == ev.SUGGEST:
+            self.pending = {"suggester": e.suggester, "cards": e.cards, "passed": []}
+        elif e.kind in (ev.PASS, ev.SHOW, ev.NO_REFUTE):
             if self.pending is None:
-                raise ValueError(f"event {ev.EVENT_KINDS[kind]} with no suggestion before it")
-            if kind == ev.PASS:
-                self.pending["passed"].append(player)
+                raise ValueError(f"event {e.name} with no suggestion before it")
+            if e.kind == ev.PASS:
+                self.pending["passed"].append(e.player)
                 return None
             pending, self.pending = self.pending, None
-            shown_by = player if kind == ev.SHOW else None
-            shown_card = card if kind == ev.SHOW and card >= 0 else None
+            shown_by = e.refuter if e.kind == ev.SHOW else None
+            shown_card = e.card if e.kind == ev.SHOW and e.card >= 0 else None
             return Suggestion(
                 pending["suggester"], pending["cards"], tuple(pending["passed"]), shown_by, shown_card
             )
-        elif kind == ev.ACCUSE:
-            return Accusation(player, (a, b, c), bool(d))
-        elif kind == ev.PEEK and player == self.player and card >= 0:
-            return Seen(card, self.setup.table)
+        elif e.kind == ev.ACCUSE:
+            return Accusation(e.player, e.cards, e.correct)
+        elif e.kind == ev.PEEK and e.player == self.player and e.card >= 0:
+            return Seen(e.card, self.setup.table)
         return None
+
+    def add_events(self, events: np.ndarray) -> list[Record]:
+        """The records completed by these event rows (``int[n, 7]``, unused rows skipped), in order."""
+        return [r for r in map(self.add, ev.read_events(events)) if r is not None]
 
     def state_dict(self) -> dict[str, Any]:
         """Its own cards so far and the suggestion awaiting its answer, as plain data."""
@@ -161,7 +165,7 @@ def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray)
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
     view = core.private_view(np.asarray(events), player)
-    records = [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+    records = maker.add_events(view)
     pending = maker.pending_record()
     if pending is not None:
         records.append(pending)

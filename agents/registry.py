@@ -6,7 +6,7 @@ import importlib
 
 from agents.base import Agent
 
-__all__ = ["AGENTS", "make_agent"]
+__all__ = ["AGENTS", "load_named", "make_agent"]
 
 # name -> "module:Class"
 AGENTS = {
@@ -23,6 +23,19 @@ AGENTS = {
 }
 
 
+def load_named(target: str, what: str) -> object:
+    """The object that ``target``, ``"package.module:name"``, names (an agent class, a solver).
+
+    Raises:
+        ValueError: naming ``what`` and the error when the module or the name cannot be loaded.
+    """
+    module_name, _, attribute = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"cannot load {what}: {error}") from error
+
+
 def make_agent(name: str, seed: int = 0, **options: object) -> Agent:
     """An agent by registered name, or by import path ``"package.module:Class"``.
 
@@ -32,11 +45,7 @@ def make_agent(name: str, seed: int = 0, **options: object) -> Agent:
     target = AGENTS.get(name, name)
     if ":" not in target:
         raise ValueError(f"agent must be one of {sorted(AGENTS)} or 'module:Class', got {name!r}")
-    module_name, _, class_name = target.partition(":")
-    try:
-        cls = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as error:
-        raise ValueError(f"cannot load agent {name!r} ({target}): {error}") from error
+    cls = load_named(target, f"agent {name!r} ({target})")
     if not (isinstance(cls, type) and issubclass(cls, Agent)):
         raise ValueError(f"{target} is not an Agent subclass")
     return cls(seed=seed, **options)

@@ -80,13 +80,13 @@ def sat_hazards(
 
     def follow(state: core.State) -> None:
         for game in np.flatnonzero(state.num_events > 0).tolist():
-            for row in state.events[game, : state.num_events[game]]:
-                kind, player = int(row[0]), int(row[1])
+            for row in state.step_events(game):
+                kind, player = int(row[ev.KIND]), int(row[ev.PLAYER])
                 if kind == ev.TURN and not done[game, player]:
                     taken[game, player] += 1
                     at_risk[min(taken[game, player] - 1, horizon - 1)] += 1
                 elif kind == ev.ACCUSE:
-                    if row[5] == 1:
+                    if row[ev.CORRECT] == 1:
                         certain[min(taken[game, player] - 1, horizon - 1)] += 1
                     done[game, player] = True
 

@@ -177,17 +177,17 @@ class SatAgent(GameByGameAgent):
         return self._knowledge[game]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
-        kind = events[:, :, 0]
+        kind = events[:, :, ev.KIND]
         for game, row in zip(*np.nonzero(np.isin(kind, RECORD_EVENT_KINDS)), strict=True):
             record = self.makers[game].add(events[game, row])
             if record is not None:
                 self.notepads[game].add(record)
                 self._knowledge[game] = None
         # Remember what it showed to whom, to show it again rather than something new.
-        game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, 1] == self.seats[:, None]))
-        self.shown_to[game, events[game, row, 2], events[game, row, 6]] = True
-        game, row = np.nonzero((kind == ev.PEEK) & (events[:, :, 1] == self.seats[:, None]))
-        self.looked[game, events[game, row, 2]] = True
+        game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, ev.PLAYER] == self.seats[:, None]))
+        self.shown_to[game, events[game, row, ev.SUGGESTER], events[game, row, ev.CARD]] = True
+        game, row = np.nonzero((kind == ev.PEEK) & (events[:, :, ev.PLAYER] == self.seats[:, None]))
+        self.looked[game, events[game, row, ev.PEEKED_ROOM]] = True
 
     # -- decisions ---------------------------------------------------------------
 

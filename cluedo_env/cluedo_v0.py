@@ -573,7 +573,7 @@ class raw_env(AECEnv):
         calls: a game of one has Python scalars for its phase and players.
         """
         state = self.game_state
-        views = self._event_views(state.events[0, : state.num_events.item()])
+        views = self._event_views(state.step_events(0))
         no_actions = self._no_actions
         if state.phase.item() == Phase.OVER:
             self._mask = no_actions

@@ -65,6 +65,7 @@ gives the single env, ``gymnasium.make_vec`` the vector env) and PettingZoo's
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -76,6 +77,7 @@ from gymnasium.vector.utils import batch_space
 
 from cluedo_env import cluedo_v0, core
 from cluedo_env.cluedo_v0 import REWARD_SCHEMES, SEED_BOUND, final_rewards, observation_space, observe_players
+from cluedo_env.core import events as ev
 from cluedo_env.core.config import _check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
@@ -219,7 +221,7 @@ class _Table:
         self.players.tell(self.state, events)
         if self.learner_events is not None:
             rows = events[0, : self.state.num_events[0]]
-            rows = rows[rows[:, 0] >= 0]  # a redeal's events come padded
+            rows = rows[rows[:, ev.KIND] >= 0]  # a redeal's events come padded
             self.learner_events.append(core.private_view(rows, int(self.seat[0])))
 
     def learner_out(self) -> np.ndarray:
@@ -434,10 +436,12 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
 
     Args:
         num_envs: Games in the batch (B).
-        learner_seat, opponents, observation_type, reward_scheme, illegal_action, illegal_reward,
-        elimination_reward,        config, **rules: As for ``CluedoSingleAgentEnv``; each opponent agent plays its seat in
-            every game of the batch.
-        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``: ``render()`` gives one frame per game.
+        **options: ``CluedoSingleAgentEnv``'s keyword arguments, with its defaults
+            (``learner_seat``, ``opponents``, ``observation_type``, ``reward_scheme``,
+            ``illegal_action``, ``illegal_reward``, ``elimination_reward``, ``render_mode``,
+            ``config`` and the ``core.GameConfig`` fields); each opponent agent plays its seat in
+            every game of the batch, and ``render_mode`` is ``None``, ``"ansi"`` or
+            ``"rgb_array"``: ``render()`` gives one frame per game.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -446,28 +450,15 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         "autoreset_mode": AutoresetMode.SAME_STEP,
     }
 
-    def __init__(
-        self,
-        num_envs: int = 8,
-        learner_seat: int | str = "random",
-        opponents: Sequence[Player | str] | None = None,
-        observation_type: str = "player",
-        reward_scheme: str = "win_loss",
-        illegal_action: str = "terminate",
-        illegal_reward: float = -1.0,
-        elimination_reward: float | None = None,
-        render_mode: str | None = None,
-        config: core.GameConfig | None = None,
-        **rules: Any,
-    ) -> None:
+    def __init__(self, num_envs: int = 8, **options: Any) -> None:
         if not isinstance(num_envs, int | np.integer) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         self.num_envs = int(num_envs)
-        _set_up(
-            self, self.num_envs, learner_seat, opponents, observation_type, reward_scheme, illegal_action,
-            illegal_reward, elimination_reward, render_mode, config, rules,
-        )  # fmt: skip
-        self.single_observation_space = observation_space(self.config, observation_type)
+        # The single-agent env's signature is the one list of options and defaults.
+        options = inspect.signature(CluedoSingleAgentEnv).bind(**options)
+        options.apply_defaults()
+        _set_up(self, self.num_envs, **options.arguments)
+        self.single_observation_space = observation_space(self.config, self.observation_type)
         self.single_action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -574,7 +565,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         facts = {
             "winner": state.winner.astype(np.int64),
             "learner_seat": self.table.seat,
-            "turns": np.where(state.truncated, state.turn, state.turn + 1).astype(np.int64),
+            "turns": state.turns_played,
             "illegal_action": illegal,
         }
         for key, values in facts.items():

@@ -627,10 +627,10 @@ def _draw_panel(
         hand = [e.cards[c] for c in np.flatnonzero(state._owner[game] == viewer)]
         text(f"Hand of P{viewer}", title)
         text(", ".join(hand) or "-", small)
-    events = state.events[game, : state.num_events[game]]
+    events = state.step_events(game)
     if viewer is not None:
         events = ev.private_view(events, viewer)
-    sentences = [describe_event(config, row) for row in events if row[0] not in (ev.DEAL,)]
+    sentences = [describe_event(config, e) for e in ev.read_events(events) if e.kind != ev.DEAL]
     if sentences:
         y += line * 0.4
         text("Last step", title)

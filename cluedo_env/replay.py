@@ -191,7 +191,7 @@ class GameRecorder:
 
 
 def _game_events(state: State, game: int) -> np.ndarray:
-    return state.events[game, : state.num_events[game]].astype(np.int16).copy()
+    return state.step_events(game).astype(np.int16).copy()
 
 
 def _as_replay(record: Replay | GameRecorder) -> Replay:
@@ -404,10 +404,10 @@ def transcript(record: Replay | GameRecorder, viewer: int | None = None) -> list
     lines = [f"Game of {config.num_players} players, seed {record.seed}, as seen by {who}"]
     for label, events in [("deal", record.initial_events), *enumerate(record.events)]:
         view = events if viewer is None else ev.private_view(events, viewer)
-        for row in view:
-            if viewer is not None and row[ev.KIND] == ev.DEAL and row[ev.PLAYER] != viewer:
+        for event in ev.read_events(view):
+            if viewer is not None and event.kind == ev.DEAL and event.player != viewer:
                 continue
-            lines.append(f"{label}: {describe_event(config, row)}")
+            lines.append(f"{label}: {describe_event(config, event)}")
     return lines
 
 

@@ -96,6 +96,12 @@ class Table:
                 raise ValueError(f"player {i} and player {taken[taken >= 0][0]} share a seat")
             self.player_at[games[present], row[present]] = i
 
+    def winner(self, state: core.State) -> np.ndarray:
+        """``int64[B]``: the player (an index into ``players``) who won each game, or -1 where
+        nobody won or the winner's seat holds none of this table's players (a learner's)."""
+        seat = state.winner.astype(np.int64)
+        return np.where(seat >= 0, self.player_at[np.arange(len(seat)), np.maximum(seat, 0)], -1)
+
     def reset_games(self, games: np.ndarray) -> None:
         """Tell the players of ``games``, dealt again, to forget them (``Player.reset_games``)."""
         for i, player in enumerate(self.players):

@@ -93,18 +93,18 @@ def notepad_text(config: core.GameConfig, player: int, events: np.ndarray) -> st
     notes: dict[int, str] = {}
     passed: dict[int, set[int]] = {c: set() for c in range(e.num_cards)}
     suggestion: tuple[int, int, int] = (-1, -1, -1)
-    for kind, who, a, b, c, _d, card in view.tolist():
-        if kind == ev.DEAL and who == player and card >= 0:
-            notes[card] = "yours"
-        elif kind == ev.PEEK and who == player and card >= 0:
-            notes.setdefault(card, "seen face down")
-        elif kind == ev.SHOW and a == player and card >= 0:
-            notes.setdefault(card, f"shown by P{who}")
-        elif kind == ev.SUGGEST:
-            suggestion = (a, b, c)
-        elif kind == ev.PASS:
+    for event in ev.read_events(view):
+        if event.kind == ev.DEAL and event.player == player and event.card >= 0:
+            notes[event.card] = "yours"
+        elif event.kind == ev.PEEK and event.player == player and event.card >= 0:
+            notes.setdefault(event.card, "seen face down")
+        elif event.kind == ev.SHOW and event.suggester == player and event.card >= 0:
+            notes.setdefault(event.card, f"shown by P{event.refuter}")
+        elif event.kind == ev.SUGGEST:
+            suggestion = event.cards
+        elif event.kind == ev.PASS:
             for named in suggestion:
-                passed[named].add(who)
+                passed[named].add(event.player)
     lines = ["Notepad (what you have seen):"]
     for title, first, last in (
         ("Suspects", 0, e.num_suspects),
@@ -155,7 +155,8 @@ def text_view(
         parts.append("RULES\n" + rules_summary(config))
     seats = ", ".join(player_name(config, p) for p in range(P))
     parts.append(f"You are {player_name(config, player)}. Players in turn order: {seats}.")
-    hand = [int(c) for k, who, *_, c in view.tolist() if k == ev.DEAL and who == player and c >= 0]
+    dealt = [event for event in ev.read_events(view) if event.kind == ev.DEAL and event.player == player]
+    hand = [event.card for event in dealt if event.card >= 0]
     parts.append("Your cards: " + (", ".join(e.cards[c] for c in sorted(hand)) or "none") + ".")
     if history:
         lines = story(config, view, skip=history_skip)

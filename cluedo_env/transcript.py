@@ -34,49 +34,48 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
 
     A hidden card (``-1`` in a private view) reads as "a card".
     """
-    kind, player, a, b, c, d, card = (int(x) for x in event)
+    e = ev.Event.of(event)
     cards = config.cards.cards
-    who = player_name(config, player) if player >= 0 else "nobody"
-    shown = cards[card] if card >= 0 else "a card"
-    if kind == ev.DEAL:
-        return f"{who} is dealt {shown}"
-    if kind == ev.START:
-        return f"{who} starts"
-    if kind == ev.TURN:
-        return f"turn {a}: {who}"
-    if kind == ev.ROLL:
-        return f"{who} rolls {c}" + (f" ({a}+{b})" if b >= 0 else "")
-    if kind == ev.MOVE:
-        pawn = config.cards.suspects[a]
-        if d in (ev.MOVE_STAY, ev.MOVE_BLOCKED):
-            return f"{pawn} {'stays in' if d == ev.MOVE_STAY else 'is blocked on'} {location_name(config, b)}"
+    who = player_name(config, e.player) if e.player >= 0 else "nobody"
+    shown = cards[e.card] if e.card >= 0 else "a card"
+    one_line = {  # called only for the event's own kind: each reads that kind's fields
+        ev.DEAL: lambda: f"{who} is dealt {shown}",
+        ev.START: lambda: f"{who} starts",
+        ev.TURN: lambda: f"turn {e.turn}: {who}",
+        ev.ROLL: lambda: (
+            f"{who} rolls {e.total}" + (f" ({e.dice[0]}+{e.dice[1]})" if len(e.dice) == 2 else "")
+        ),
+        ev.WEAPON: lambda: (
+            f"the {config.cards.weapons[e.token]} is brought to {location_name(config, e.destination)}"
+        ),
+        ev.PASS: lambda: f"{who} cannot refute",
+        ev.SHOW: lambda: f"{who} shows {shown} to {player_name(config, e.suggester)}",
+        ev.NO_REFUTE: lambda: "nobody can refute",
+        ev.PEEK: lambda: f"{who} looks at the card on the {config.cards.rooms[e.peeked_room]}: {shown}",
+    }
+    if e.kind in one_line:
+        return one_line[e.kind]()
+    if e.kind == ev.MOVE:
+        pawn = config.cards.suspects[e.pawn]
+        if e.how in (ev.MOVE_STAY, ev.MOVE_BLOCKED):
+            verb = "stays in" if e.how == ev.MOVE_STAY else "is blocked on"
+            return f"{pawn} {verb} {location_name(config, e.origin)}"
         verb = {ev.MOVE_PASSAGE: "takes the secret passage to", ev.MOVE_SUMMONED: "is summoned to"}.get(
-            d, "moves to"
+            e.how, "moves to"
         )
-        return f"{pawn} {verb} {location_name(config, c)}"
-    if kind == ev.WEAPON:
-        return f"the {config.cards.weapons[a]} is brought to {location_name(config, c)}"
-    if kind == ev.SUGGEST:
-        return f"{who} suggests {cards[a]} with the {cards[b]} in the {cards[c]}"
-    if kind == ev.PASS:
-        return f"{who} cannot refute"
-    if kind == ev.SHOW:
-        return f"{who} shows {shown} to {player_name(config, a)}"
-    if kind == ev.NO_REFUTE:
-        return "nobody can refute"
-    if kind == ev.ACCUSE:
-        verdict = "right" if d == 1 else "wrong"
-        return f"{who} accuses {cards[a]} with the {cards[b]} in the {cards[c]}: {verdict}"
-    if kind == ev.PEEK:
-        return f"{who} looks at the card on the {config.cards.rooms[a]}: {shown}"
-    if kind == ev.GAME_OVER:
-        solution = f"{cards[a]} with the {cards[b]} in the {cards[c]}"
-        if d == ev.END_WIN:
-            return f"{who} wins. It was {solution}."
-        return f"game over ({ev.END_REASONS[d]}), nobody wins. It was {solution}."
-    raise ValueError(f"unknown event kind {kind}; kinds are 0..{len(ev.EVENT_KINDS) - 1}")
+        return f"{pawn} {verb} {location_name(config, e.destination)}"
+    if e.kind not in (ev.SUGGEST, ev.ACCUSE, ev.GAME_OVER):
+        raise ValueError(f"unknown event kind {e.kind}; kinds are 0..{len(ev.EVENT_KINDS) - 1}")
+    named = f"{cards[e.suspect]} with the {cards[e.weapon]} in the {cards[e.room]}"
+    if e.kind == ev.SUGGEST:
+        return f"{who} suggests {named}"
+    if e.kind == ev.ACCUSE:
+        return f"{who} accuses {named}: {'right' if e.correct else 'wrong'}"
+    if e.reason == ev.END_WIN:
+        return f"{who} wins. It was {named}."
+    return f"game over ({ev.END_REASONS[e.reason]}), nobody wins. It was {named}."
 
 
 def story(config: GameConfig, events: np.ndarray, skip: tuple[int, ...] = ()) -> list[str]:
     """Sentences for event rows (rows with kind -1 and kinds in ``skip`` are left out)."""
-    return [describe_event(config, row) for row in events if row[0] >= 0 and row[0] not in skip]
+    return [describe_event(config, e) for e in ev.read_events(events) if e.kind not in skip]

@@ -65,6 +65,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -438,31 +439,27 @@ def measure_beliefs(num_players: int, lineup: str, games: int, seed: int) -> dic
     peak resident size of this process while replaying (its peak is reset after the games are
     played, where Linux allows), next to its size before: an upper bound on what any one update used.
     """
-    from agents.arena import play_batch
+    from agents.arena import EventLog, play_batch
     from agents.beliefs import Beliefs, beliefs
     from agents.records import RecordMaker, setup_of
     from agents.registry import make_agent
+    from cluedo_env.core.events import read_events
 
     config = core.GameConfig(num_players=num_players)
     setup = setup_of(config)
     seeds = np.arange(seed, seed + games)
-    logs: list[list[np.ndarray]] = [[] for _ in seeds]
-
-    def collect(state: core.State) -> None:
-        for game in np.flatnonzero(state.num_events > 0).tolist():
-            logs[game].append(state.events[game, : state.num_events[game]].copy())
-
+    logs = EventLog(games)
     agents = [make_agent(lineup, seed=seed + k) for k in range(num_players)]
-    play_batch(config, agents, seeds, on_step=collect)
+    play_batch(config, agents, seeds, on_step=logs)
     event_s, record_s, scratch_s, records_per_game = [], [], [], []
     resident_mib = _memory_mib("VmRSS")
     _reset_peak_memory()
     for log in tqdm(logs, desc=f"beliefs {num_players}p {lineup}", unit="game", leave=False):
-        view = core.private_view(np.concatenate(log), 0)
+        view = core.private_view(log, 0)
         maker, state, records = RecordMaker(setup, 0), Beliefs(setup, 0), []
-        for row in view[view[:, 0] >= 0]:
+        for event in read_events(view):
             start = time.perf_counter()
-            record = maker.add(row)
+            record = maker.add(event)
             if record is not None:
                 state.add(record)
                 posterior = state.posterior()
@@ -666,149 +663,12 @@ def main_with(cfg: BenchmarkConfig) -> dict:
         start = time.perf_counter()
         legacy_numpy_core.game.rules_for(core.GameConfig()).moves.fill_one_pawn()
         report["machine"]["numpy_core_one_pawn_table_fill_s"] = time.perf_counter() - start
-    for section, observe in (("core", False), ("observe", True)):
-        if section not in cfg.sections:
-            continue
-        rows = []
-        jobs = [(p, b) for p in cfg.players for b in cfg.batch_sizes]
-        lengths = {p: game_length(core.GameConfig(num_players=p), 256, cfg.seed) for p in cfg.players}
-        for p, b in tqdm(jobs, desc=section, unit="config"):
-            config = core.GameConfig(num_players=p)
-            steps = max(cfg.steps, cfg.min_agent_steps // b)
-            row = {"players": p, "batch": b, "observe": observe, "decisions_per_game": lengths[p]}
-            row.update(
-                side_by_side(
-                    cfg.repeats,
-                    lambda r, engine, config=config, b=b, steps=steps, observe=observe: measure_core(
-                        config, b, steps, cfg.seed + r, observe, cfg.warmup_cycles, engine
-                    ),
-                )
-            )
-            row["games_per_s"] = row["agent_steps_per_s"] / lengths[p]
-            rows.append(row)
-        report[section] = rows
-        save()
-        print(f"\ncore{' with observations of the acting player' if observe else ''}: mask + step + re-deals")
-        _print_core(rows)
-        _print_steady_state(rows, cfg.warmup_cycles)
-
-    if "startup" in cfg.sections:
-        rows = []
-        for r in range(cfg.repeats):
-            with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache_dir:
-                for start in ("cold", "warm"):  # an empty cache, then the same cache filled
-                    rows.append(
-                        {"start": start, "run": r, **measure_startup(max(cfg.batch_sizes), cache_dir)}
-                    )
-        report["startup"] = rows
-        save()
-        print("\nstart-up of a fresh process (numba cache empty: cold; filled by the cold run: warm)")
-        for start in ("cold", "warm"):
-            runs = [row for row in rows if row["start"] == start]
-            print(
-                f"  {start}: import {np.median([r['import_s'] for r in runs]):.2f} s, first steps "
-                f"{np.median([r['first_steps_s'] for r in runs]):.2f} s, whole process "
-                f"{np.median([r['process_s'] for r in runs]):.2f} s (median of {len(runs)})"
-            )
-
-    if "env" in cfg.sections:
-        rows = []
-        for p in cfg.players:
-            for wrapped in (False, True):
-                figure = median_of(
-                    cfg.repeats,
-                    lambda r, p=p, wrapped=wrapped: measure_env(p, wrapped, cfg.env_steps, cfg.seed + r),
-                )
-                rows.append({"players": p, "env": "env()" if wrapped else "raw_env", **figure})
-        report["env"] = rows
-        save()
-        print("\nPettingZoo AEC env (random legal actions; whole episodes after an untimed one)")
-        for row in rows:
-            print(
-                f"  {row['env']:8s} {row['players']} players: {row['agent_steps_per_s']:,.0f} agent-steps/s "
-                f"({row['agent_steps']:,.0f} agent-steps in {row['episodes']:.0f} episodes)"
-            )
-
-    if "agents" in cfg.sections:
-        rows = []
-        for p in cfg.players:
-            rows.extend(measure_agents(p, cfg.agent_games, cfg.seed))
-        report["agents"] = rows
-        save()
-        print("\nagents (each seated with copies of itself, classic board)")
-        print(
-            f"  {'agent':8s} {'players':>7s} {'median ms':>10s} {'p99 ms':>8s} "
-            f"{'observe median':>15s} {'observe p99':>12s} {'games/s':>8s}"
-        )
-        for row in rows:
-            print(
-                f"  {row['agent']:8s} {row['players']:7d} {row['decision_median_ms']:10.3f} "
-                f"{row['decision_p99_ms']:8.3f} {row['observe_median_ms']:15.3f} "
-                f"{row['observe_p99_ms']:12.3f} {row['games_per_s']:8.2f}"
-            )
-    if "ppo" in cfg.sections:
-        args = shipped_train_config(cfg.ppo_overrides)
-        figure = median_of(
-            cfg.repeats,
-            lambda r: measure_ppo(cfg.ppo_updates, cfg.ppo_overrides, warmup_updates=cfg.ppo_warmup_updates),
-        )
-        settings = {
-            "num_envs": args.num_envs,
-            "num_steps": args.num_steps,
-            "num_players": args.game.num_players,
-            "torch_threads": args.torch_threads,
-            "update_threads": args.update_threads,
-            "warmup_updates": cfg.ppo_warmup_updates,
-            "measured_updates": cfg.ppo_updates,
-            "overrides": list(cfg.ppo_overrides),
-        }
-        report["ppo"] = {**settings, **figure}
-        save()
-        print(
-            f"\nPPO training (experiments/configs/train_ppo.yaml: {args.num_envs} games x {args.num_steps} steps, "
-            f"{args.game.num_players} players, torch_threads={args.torch_threads}, "
-            f"update_threads={args.update_threads}; median of {cfg.repeats} runs of "
-            f"{cfg.ppo_warmup_updates} warm-up + {cfg.ppo_updates} measured updates)"
-        )
-        print(
-            f"  warm-up: {cfg.ppo_warmup_updates * args.num_steps} steps of every game, "
-            f"{figure['warmup_finished_games']:,.0f} games finished = {figure['warmup_cycles']:.2f} per game slot"
-            + (
-                ""
-                if figure["warmup_cycles"] >= 1
-                else " (under 1: the measured updates still hold games of the first deal, which run "
-                "faster; raise ppo_warmup_updates)"
-            )
-        )
-        print(
-            f"  {figure['agent_steps_per_s']:,.0f} agent-steps/s, "
-            f"{figure['learner_decisions_per_s']:,.0f} learner decisions/s"
-        )
-        print(
-            f"  per update: rollout {figure['rollout_s_per_update']:.2f} s, "
-            f"update {figure['update_s_per_update']:.2f} s, total {figure['total_s_per_update']:.2f} s "
-            f"({figure['agent_steps_per_update']:,.0f} agent-steps, "
-            f"{figure['learner_decisions_per_update']:,.0f} learner decisions)"
-        )
-    if "beliefs" in cfg.sections:
-        rows = []
-        for p in cfg.players:
-            for lineup in cfg.beliefs_lineups:
-                rows.append(measure_beliefs(p, lineup, cfg.beliefs_games, cfg.seed))
-                report["beliefs"] = rows
-                save()
-        print(f"\nexact beliefs of seat 0, classic board, {cfg.beliefs_games} games per row (ms)")
-        print(
-            f"  {'players':>7s} {'lineup':8s} {'event med':>9s} {'p99':>7s} {'max':>8s} "
-            f"{'record med':>10s} {'p99':>7s} {'max':>8s} {'scratch med':>11s} {'max':>8s} {'MiB':>5s} {'peak':>5s}"
-        )
-        for row in rows:
-            print(
-                f"  {row['players']:7d} {row['lineup']:8s} {row['event_median_ms']:9.3f} "
-                f"{row['event_p99_ms']:7.2f} {row['event_max_ms']:8.1f} {row['record_median_ms']:10.3f} "
-                f"{row['record_p99_ms']:7.2f} {row['record_max_ms']:8.1f} {row['scratch_median_ms']:11.2f} "
-                f"{row['scratch_max_ms']:8.1f} {row['rss_before_mib']:5.0f} {row['peak_rss_mib']:5.0f}"
-            )
+    for section in SECTIONS:  # in this order; each section's figures are saved as soon as they are in
+        if section in cfg.sections:
+            measure, show = SECTION_STEPS[section]
+            report[section] = measure(cfg)
+            save()
+            show(cfg, report[section])
     report["machine"]["probe_us_per_call_after"] = machine_probe()
     save()
     machine = report["machine"]
@@ -823,6 +683,175 @@ def main_with(cfg: BenchmarkConfig) -> dict:
         )
     print(f"wrote {output.resolve()}")
     return report
+
+
+def _core_rows(cfg: BenchmarkConfig, observe: bool) -> list[dict]:
+    rows = []
+    jobs = [(p, b) for p in cfg.players for b in cfg.batch_sizes]
+    lengths = {p: game_length(core.GameConfig(num_players=p), 256, cfg.seed) for p in cfg.players}
+    for p, b in tqdm(jobs, desc="observe" if observe else "core", unit="config"):
+        config = core.GameConfig(num_players=p)
+        steps = max(cfg.steps, cfg.min_agent_steps // b)
+        row = {"players": p, "batch": b, "observe": observe, "decisions_per_game": lengths[p]}
+        row.update(
+            side_by_side(
+                cfg.repeats,
+                lambda r, engine, config=config, b=b, steps=steps, observe=observe: measure_core(
+                    config, b, steps, cfg.seed + r, observe, cfg.warmup_cycles, engine
+                ),
+            )
+        )
+        row["games_per_s"] = row["agent_steps_per_s"] / lengths[p]
+        rows.append(row)
+    return rows
+
+
+def _show_core(cfg: BenchmarkConfig, rows: list[dict]) -> None:
+    observe = rows[0]["observe"] if rows else False
+    print(f"\ncore{' with observations of the acting player' if observe else ''}: mask + step + re-deals")
+    _print_core(rows)
+    _print_steady_state(rows, cfg.warmup_cycles)
+
+
+def _startup_rows(cfg: BenchmarkConfig) -> list[dict]:
+    rows = []
+    for r in range(cfg.repeats):
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache_dir:
+            for start in ("cold", "warm"):  # an empty cache, then the same cache filled
+                rows.append({"start": start, "run": r, **measure_startup(max(cfg.batch_sizes), cache_dir)})
+    return rows
+
+
+def _show_startup(cfg: BenchmarkConfig, rows: list[dict]) -> None:
+    print("\nstart-up of a fresh process (numba cache empty: cold; filled by the cold run: warm)")
+    for start in ("cold", "warm"):
+        runs = [row for row in rows if row["start"] == start]
+        print(
+            f"  {start}: import {np.median([r['import_s'] for r in runs]):.2f} s, first steps "
+            f"{np.median([r['first_steps_s'] for r in runs]):.2f} s, whole process "
+            f"{np.median([r['process_s'] for r in runs]):.2f} s (median of {len(runs)})"
+        )
+
+
+def _env_rows(cfg: BenchmarkConfig) -> list[dict]:
+    def figure(p: int, wrapped: bool) -> dict:
+        return median_of(cfg.repeats, lambda r: measure_env(p, wrapped, cfg.env_steps, cfg.seed + r))
+
+    return [
+        {"players": p, "env": "env()" if wrapped else "raw_env", **figure(p, wrapped)}
+        for p in cfg.players
+        for wrapped in (False, True)
+    ]
+
+
+def _show_env(cfg: BenchmarkConfig, rows: list[dict]) -> None:
+    print("\nPettingZoo AEC env (random legal actions; whole episodes after an untimed one)")
+    for row in rows:
+        print(
+            f"  {row['env']:8s} {row['players']} players: {row['agent_steps_per_s']:,.0f} agent-steps/s "
+            f"({row['agent_steps']:,.0f} agent-steps in {row['episodes']:.0f} episodes)"
+        )
+
+
+def _agent_rows(cfg: BenchmarkConfig) -> list[dict]:
+    return [row for p in cfg.players for row in measure_agents(p, cfg.agent_games, cfg.seed)]
+
+
+def _show_agents(cfg: BenchmarkConfig, rows: list[dict]) -> None:
+    print("\nagents (each seated with copies of itself, classic board)")
+    print(
+        f"  {'agent':8s} {'players':>7s} {'median ms':>10s} {'p99 ms':>8s} "
+        f"{'observe median':>15s} {'observe p99':>12s} {'games/s':>8s}"
+    )
+    for row in rows:
+        print(
+            f"  {row['agent']:8s} {row['players']:7d} {row['decision_median_ms']:10.3f} "
+            f"{row['decision_p99_ms']:8.3f} {row['observe_median_ms']:15.3f} "
+            f"{row['observe_p99_ms']:12.3f} {row['games_per_s']:8.2f}"
+        )
+
+
+def _ppo_figures(cfg: BenchmarkConfig) -> dict:
+    args = shipped_train_config(cfg.ppo_overrides)
+    figure = median_of(
+        cfg.repeats,
+        lambda r: measure_ppo(cfg.ppo_updates, cfg.ppo_overrides, warmup_updates=cfg.ppo_warmup_updates),
+    )
+    settings = {
+        "num_envs": args.num_envs,
+        "num_steps": args.num_steps,
+        "num_players": args.game.num_players,
+        "torch_threads": args.torch_threads,
+        "update_threads": args.update_threads,
+        "warmup_updates": cfg.ppo_warmup_updates,
+        "measured_updates": cfg.ppo_updates,
+        "overrides": list(cfg.ppo_overrides),
+    }
+    return {**settings, **figure}
+
+
+def _show_ppo(cfg: BenchmarkConfig, figure: dict) -> None:
+    print(
+        f"\nPPO training (experiments/configs/train_ppo.yaml: {figure['num_envs']} games x "
+        f"{figure['num_steps']} steps, {figure['num_players']} players, "
+        f"torch_threads={figure['torch_threads']}, update_threads={figure['update_threads']}; median of "
+        f"{cfg.repeats} runs of {cfg.ppo_warmup_updates} warm-up + {cfg.ppo_updates} measured updates)"
+    )
+    print(
+        f"  warm-up: {cfg.ppo_warmup_updates * figure['num_steps']} steps of every game, "
+        f"{figure['warmup_finished_games']:,.0f} games finished = {figure['warmup_cycles']:.2f} per game slot"
+        + (
+            ""
+            if figure["warmup_cycles"] >= 1
+            else " (under 1: the measured updates still hold games of the first deal, which run "
+            "faster; raise ppo_warmup_updates)"
+        )
+    )
+    print(
+        f"  {figure['agent_steps_per_s']:,.0f} agent-steps/s, "
+        f"{figure['learner_decisions_per_s']:,.0f} learner decisions/s"
+    )
+    print(
+        f"  per update: rollout {figure['rollout_s_per_update']:.2f} s, "
+        f"update {figure['update_s_per_update']:.2f} s, total {figure['total_s_per_update']:.2f} s "
+        f"({figure['agent_steps_per_update']:,.0f} agent-steps, "
+        f"{figure['learner_decisions_per_update']:,.0f} learner decisions)"
+    )
+
+
+def _belief_rows(cfg: BenchmarkConfig) -> list[dict]:
+    return [
+        measure_beliefs(p, lineup, cfg.beliefs_games, cfg.seed)
+        for p in cfg.players
+        for lineup in cfg.beliefs_lineups
+    ]
+
+
+def _show_beliefs(cfg: BenchmarkConfig, rows: list[dict]) -> None:
+    print(f"\nexact beliefs of seat 0, classic board, {cfg.beliefs_games} games per row (ms)")
+    print(
+        f"  {'players':>7s} {'lineup':8s} {'event med':>9s} {'p99':>7s} {'max':>8s} "
+        f"{'record med':>10s} {'p99':>7s} {'max':>8s} {'scratch med':>11s} {'max':>8s} {'MiB':>5s} {'peak':>5s}"
+    )
+    for row in rows:
+        print(
+            f"  {row['players']:7d} {row['lineup']:8s} {row['event_median_ms']:9.3f} "
+            f"{row['event_p99_ms']:7.2f} {row['event_max_ms']:8.1f} {row['record_median_ms']:10.3f} "
+            f"{row['record_p99_ms']:7.2f} {row['record_max_ms']:8.1f} {row['scratch_median_ms']:11.2f} "
+            f"{row['scratch_max_ms']:8.1f} {row['rss_before_mib']:5.0f} {row['peak_rss_mib']:5.0f}"
+        )
+
+
+# Each section: what it measures (its report entry) and how it prints it.
+SECTION_STEPS: dict[str, tuple[Callable[[BenchmarkConfig], Any], Callable[[BenchmarkConfig, Any], None]]] = {
+    "core": (lambda cfg: _core_rows(cfg, observe=False), _show_core),
+    "observe": (lambda cfg: _core_rows(cfg, observe=True), _show_core),
+    "startup": (_startup_rows, _show_startup),
+    "env": (_env_rows, _show_env),
+    "agents": (_agent_rows, _show_agents),
+    "ppo": (_ppo_figures, _show_ppo),
+    "beliefs": (_belief_rows, _show_beliefs),
+}
 
 
 def _print_core(rows: list[dict]) -> None:

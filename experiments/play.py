@@ -20,7 +20,7 @@ from collections import Counter
 
 import numpy as np
 
-from agents.arena import play_batch
+from agents.arena import EventLog, play_batch
 from agents.base import Agent
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
@@ -90,20 +90,15 @@ def main(argv: list[str] | None = None) -> None:
     """Play ``--games`` games between ``--agents`` and print their stories and a summary."""
     args, config, names, agents = _setup(argv)
 
-    logs: list[list[np.ndarray]] = [[] for _ in range(args.games)]
-
-    def record(state: core.State) -> None:
-        for game in range(args.games):
-            logs[game].append(state.events[game, : state.num_events[game]].copy())
-
+    logs = EventLog(args.games)
     seeds = np.arange(args.seed, args.seed + args.games)
-    result = play_batch(config, agents, seeds, on_step=record)
+    result = play_batch(config, agents, seeds, on_step=logs)
     seating = ", ".join(f"P{k} {name}" for k, name in enumerate(names))
     quiet_kinds = (ev.DEAL, ev.ROLL, ev.MOVE, ev.WEAPON, ev.TURN)
     for game in range(args.games):
         if not args.quiet:
             print(f"=== game {game} (seed {seeds[game]}): {seating} ===")
-            for line in story(config, np.concatenate(logs[game]), skip=quiet_kinds):
+            for line in story(config, logs[game], skip=quiet_kinds):
                 print("  " + line)
     outcomes = Counter(
         f"P{w} ({names[w]}) won" if w >= 0 else ("truncated" if t else "nobody won")

@@ -7,7 +7,18 @@ import numpy as np
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.board import classic_board
-from cluedo_env.core.state import ENVELOPE, FACE_DOWN
+from cluedo_env.core.state import ENVELOPE as IN_ENVELOPE
+from cluedo_env.core.state import FACE_DOWN
+
+# The four-player classic game most scripted tests play: Scarlet starts.
+CLASSIC = core.GameConfig(num_players=4, start_player="scarlet")
+ENVELOPE = ("Mrs Peacock", "Rope", "Library")
+HANDS = [
+    ["Miss Scarlet", "Candlestick", "Kitchen", "Ballroom"],
+    ["Colonel Mustard", "Dagger", "Conservatory", "Dining Room"],
+    ["Mrs White", "Lead Pipe", "Billiard Room", "Lounge", "Professor Plum"],
+    ["Reverend Green", "Revolver", "Wrench", "Hall", "Study"],
+]
 
 
 def written_game(
@@ -23,7 +34,7 @@ def written_game(
     state = core.init(config, [seed])
     owner = np.full(e.num_cards, -9, dtype=np.int8)
     for card in envelope:
-        owner[e.card_id(card)] = ENVELOPE
+        owner[e.card_id(card)] = IN_ENVELOPE
     for player, hand in enumerate(hands):
         for card in hand:
             owner[e.card_id(card)] = player
@@ -50,7 +61,7 @@ def room(config: core.GameConfig, name: str) -> int:
     return config.cards.rooms.index(name)
 
 
-def act(state: core.State, kind: str, *args: int | str) -> list[tuple[int, ...]]:
+def act(state: core.State, kind: str, *args: int | str) -> list[ev.Event]:
     """Play one action given by kind and card names / indices in every game; return game 0's events."""
     e = state.config.cards
     layout = core.rules_for(state.config).layout
@@ -70,12 +81,13 @@ def act(state: core.State, kind: str, *args: int | str) -> list[tuple[int, ...]]
     return events(state)
 
 
-def events(state: core.State, game: int = 0) -> list[tuple[int, ...]]:
-    return [tuple(int(x) for x in row) for row in state.events[game, : state.num_events[game]]]
+def events(state: core.State, game: int = 0) -> list[ev.Event]:
+    """The events of a game's last step, by name (an ``Event`` equals its row as a tuple)."""
+    return ev.read_events(state.step_events(game))
 
 
 def kinds(state: core.State, game: int = 0) -> list[str]:
-    return [ev.EVENT_KINDS[row[0]] for row in events(state, game)]
+    return [event.name for event in events(state, game)]
 
 
 def legal(state: core.State, game: int = 0) -> set[str]:

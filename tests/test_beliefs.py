@@ -341,8 +341,8 @@ def test_invariants_on_real_games(players: int, lineup: str, duel: bool) -> None
         maker = RecordMaker(setup, observer)
         state = Beliefs(setup, observer, model="weighted" if observer == 1 else "counting")
         records = []
-        for row in core.private_view(events, observer):
-            record = maker.add(row) if row[0] >= 0 else None
+        for event in core.read_events(core.private_view(events, observer)):
+            record = maker.add(event)
             if record is None:
                 continue
             records.append(record)
@@ -420,7 +420,7 @@ def test_counts_equal_an_independent_exact_model_counter(players: int, lineup: s
     events = game_events(config, [lineup] * players, seed=11 + players)
     setup = setup_of(config)
     maker = RecordMaker(setup, 1)
-    records = [r for r in (maker.add(row) for row in core.private_view(events, 1) if row[0] >= 0) if r]
+    records = maker.add_events(core.private_view(events, 1))
     state, counts = Beliefs(setup, 1), []
     for record in records:
         state.add(record)

@@ -451,7 +451,7 @@ def test_deduce_from_events_counts_the_passes_announced_while_the_refuter_decide
     log += act(state, "enter", room(config, "Hall"))
     log += act(state, "suggest", "Red", "Rope")
     # Player 0 holds none of Red, Rope and Hall and passes; player 1 holds Red and Hall and decides.
-    assert [row[:2] for row in log if row[0] == ev.PASS] == [(ev.PASS, 0)]
+    assert [(e.name, e.player) for e in ev.read_events(log) if e.kind == ev.PASS] == [("PASS", 0)]
     assert state.phase[0] == core.Phase.REFUTE and state.current_player[0] == 1
 
     named = (card("Red"), card("Rope"), card("Hall"))

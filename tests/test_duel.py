@@ -37,27 +37,27 @@ FACE_DOWN = {"Kitchen": "Professor Plum", "Conservatory": "Wrench", "Lounge": "S
 def written_duel(first: int, config: core.GameConfig = DUEL, seed: int = 0) -> core.State:
     """The duel dealt as written above (``seed``: the dice), the deal's events telling each their hand."""
     state = written_game(config, ENVELOPE, HANDS, first=first, face_down=FACE_DOWN, seed=seed)
-    deal = np.flatnonzero(state.events[0, : state.num_events[0], 0] == ev.DEAL)
+    deal = np.flatnonzero(state.step_events(0)[:, ev.KIND] == ev.DEAL)
     to_deal = [[config.cards.card_id(c) for c in hand] for hand in HANDS]
     for row in deal:  # the core's deal rows name the players in deal order; give them these cards
-        state.events[0, row, 6] = to_deal[state.events[0, row, 1]].pop()
+        state.events[0, row, ev.CARD] = to_deal[state.events[0, row, ev.PLAYER]].pop()
     start, turn = deal[-1] + 1, deal[-1] + 2  # START and the first TURN name the first player
-    state.events[0, [start, turn], 1] = first
-    state.events[0, start, 2] = first
+    state.events[0, [start, turn], ev.PLAYER] = first
+    state.events[0, start, ev.SUSPECT] = first  # a player's suspect is its index
     return state
 
 
-def play_on(state: core.State, agents: list[Agent], script: list[tuple] = ()) -> list[tuple[int, ...]]:
+def play_on(state: core.State, agents: list[Agent], script: list[tuple] = ()) -> list[ev.Event]:
     """Play one game to its end: the scripted actions first, then the agents (agent k in seat k).
 
     Returns every event of the game, in order.
     """
     for k, agent in enumerate(agents):
         agent.reset(state.config, np.array([k]))
-    log: list[tuple[int, ...]] = []
+    log: list[ev.Event] = []
 
     def tell_everyone() -> None:
-        log.extend(tuple(int(x) for x in row) for row in state.events[0, : state.num_events[0]])
+        log.extend(ev.read_events(state.step_events(0)))
         for k, agent in enumerate(agents):
             agent.observe(state, core.private_view(state.events, np.array([[k]])))
 
@@ -73,13 +73,13 @@ def play_on(state: core.State, agents: list[Agent], script: list[tuple] = ()) ->
     return log
 
 
-def peeked_by(log: list[tuple[int, ...]], player: int) -> set[str]:
-    return {DUEL.cards.cards[e[6]] for e in log if e[0] == ev.PEEK and e[1] == player}
+def peeked_by(log: list[ev.Event], player: int) -> set[str]:
+    return {DUEL.cards.cards[e.card] for e in log if e.kind == ev.PEEK and e.player == player}
 
 
-def accusations(log: list[tuple[int, ...]]) -> list[tuple[int, tuple[str, ...], bool]]:
+def accusations(log: list[ev.Event]) -> list[tuple[int, tuple[str, ...], bool]]:
     names = DUEL.cards.cards
-    return [(e[1], tuple(names[c] for c in e[2:5]), bool(e[5])) for e in log if e[0] == ev.ACCUSE]
+    return [(e.player, tuple(names[c] for c in e.cards), e.correct) for e in log if e.kind == ev.ACCUSE]
 
 
 @pytest.mark.parametrize("name", ["sat", "notepad"])

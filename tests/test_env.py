@@ -278,7 +278,7 @@ def test_deal_events_show_each_player_only_its_cards():
     owner = raw.game_state._owner[0]
     for p, agent in enumerate(raw.possible_agents):
         events = raw.infos[agent]["events"]
-        deal = events[events[:, 0] == ev.DEAL]
+        deal = events[events[:, ev.KIND] == ev.DEAL]
         mine = deal[deal[:, 1] == p]
         assert sorted(mine[:, 6].tolist()) == np.flatnonzero(owner == p).tolist()
         assert (deal[deal[:, 1] != p][:, 6] == -1).all()

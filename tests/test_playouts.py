@@ -42,7 +42,7 @@ def random_playout(config, seeds, rng_seed=0, accuse_rate=0.02, on_step=None):
         choice = np.where(use_calm[:, None], calm, mask)
         choice[state.done] = True
         core.step(state, sample_legal(rng, choice))
-        endings += (state.events[:, :, 0] == ev.GAME_OVER).sum(axis=1)
+        endings += (state.events[:, :, ev.KIND] == ev.GAME_OVER).sum(axis=1)
         steps += 1
         assert steps <= bound, "a game did not end within its bound"
     return state, endings

@@ -56,7 +56,7 @@ TINY = Edition(
 def records_of(config: core.GameConfig, observer: int, events: np.ndarray) -> list:
     maker = RecordMaker(setup_of(config), observer)
     view = core.private_view(events, observer)
-    return [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+    return maker.add_events(view)
 
 
 def brute_marginals(setup: Setup, records: list) -> np.ndarray:
@@ -79,9 +79,9 @@ def test_task_answers_equal_brute_force_on_a_small_deck(lineup):
     checked = 0
     played, states = _game_events(config, lineup, np.arange(3), rotation=0, snapshots=True)
     for events, at in zip(played, states):
-        turns = np.flatnonzero(events[:, 0] == ev.TURN)
+        turns = np.flatnonzero(events[:, ev.KIND] == ev.TURN)
         for cut in turns[:: max(1, len(turns) // 4)]:
-            observer = int(events[cut, 1])
+            observer = int(events[cut, ev.PLAYER])
             task = make_task(config, observer, events[: cut + 1], state=at[int(cut) + 1])
             records = records_of(config, observer, events[: cut + 1])
             truth = brute_force(setup, observer, records)
@@ -310,11 +310,11 @@ def scrambled(events: np.ndarray, observer: int, rng: np.random.Generator) -> np
     """A copy in which only what ``observer`` cannot see differs: others' dealt cards, shows between others."""
     other = events.copy()
     hidden = core.private_view(events, observer)[:, ev.CARD] != events[:, ev.CARD]
-    deals = np.flatnonzero(hidden & (events[:, 0] == ev.DEAL))
+    deals = np.flatnonzero(hidden & (events[:, ev.KIND] == ev.DEAL))
     other[deals, ev.CARD] = rng.permutation(events[deals, ev.CARD])
-    for row in np.flatnonzero(hidden & (events[:, 0] == ev.SHOW)):
-        suggestion = events[:row][events[:row, 0] == ev.SUGGEST][-1]
-        other[row, ev.CARD] = rng.choice(suggestion[2:5])
+    for row in np.flatnonzero(hidden & (events[:, ev.KIND] == ev.SHOW)):
+        suggestion = events[:row][events[:row, ev.KIND] == ev.SUGGEST][-1]
+        other[row, ev.CARD] = rng.choice(suggestion[[ev.SUSPECT, ev.WEAPON_CARD, ev.ROOM_CARD]])
     return other
 
 
@@ -358,7 +358,7 @@ def test_a_task_does_not_change_when_the_unseen_world_does(version):
     events, at = (
         x[0] for x in _game_events(config, ("random",) * 4, np.arange(1), rotation=0, snapshots=True)
     )
-    cut = max(c for c in at if c < np.flatnonzero(events[:, 0] == ev.SUGGEST)[0])
+    cut = max(c for c in at if c < np.flatnonzero(events[:, ev.KIND] == ev.SUGGEST)[0])
     state = at[cut] if version == "v2" else None
     twin = scrambled(events[:cut], 0, rng)
     assert make_task(config, 0, events[:cut], version=version, state=state) == make_task(

@@ -249,7 +249,7 @@ def test_transcript_from_a_player_hides_what_it_may_not_see():
     assert hidden > 0
     hand = {
         config.cards.cards[c]
-        for c in record.initial_events[:, ev.CARD][record.initial_events[:, 1] == viewer]
+        for c in record.initial_events[:, ev.CARD][record.initial_events[:, ev.PLAYER] == viewer]
     }
     dealt = {line.split(" is dealt ")[1] for line in lines if " is dealt " in line}
     assert dealt == hand

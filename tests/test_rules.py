@@ -8,21 +8,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scripted import act, events, kinds, legal, legal_kinds, room, square, written_game
+from scripted import (
+    CLASSIC,
+    ENVELOPE,
+    HANDS,
+    act,
+    events,
+    kinds,
+    legal,
+    legal_kinds,
+    room,
+    square,
+    written_game,
+)
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.rng import draw_die, game_key
 from cluedo_env.core.state import Phase
-
-CLASSIC = core.GameConfig(num_players=4, start_player="scarlet")
-ENVELOPE = ("Mrs Peacock", "Rope", "Library")
-HANDS = [
-    ["Miss Scarlet", "Candlestick", "Kitchen", "Ballroom"],
-    ["Colonel Mustard", "Dagger", "Conservatory", "Dining Room"],
-    ["Mrs White", "Lead Pipe", "Billiard Room", "Lounge", "Professor Plum"],
-    ["Reverend Green", "Revolver", "Wrench", "Hall", "Study"],
-]
 
 
 def rigged_roll(state: core.State, total: int) -> None:
@@ -61,11 +64,11 @@ def test_deal_puts_every_card_in_one_place(players):
 
 def test_deal_events_tell_each_player_only_their_hand():
     state = core.init(CLASSIC, [7])
-    deals = [row for row in events(state) if row[0] == ev.DEAL]
+    deals = [event for event in events(state) if event.kind == ev.DEAL]
     assert len(deals) == 18
     for player in range(4):
-        view = core.private_view(state.events[0], player)
-        seen = {int(r[6]) for r in view if r[0] == ev.DEAL and r[6] >= 0}
+        view = ev.read_events(core.private_view(state.events[0], player))
+        seen = {e.card for e in view if e.kind == ev.DEAL and e.card >= 0}
         assert seen == set(np.flatnonzero(state._owner[0] == player).tolist())
     assert kinds(state)[-2:] == ["START", "TURN"]
 
@@ -140,7 +143,7 @@ def test_secret_passage_replaces_the_roll():
     assert {"passage", "roll", "stay"} <= legal_kinds(state)
     act(state, "passage")
     assert state.location[0, 0] == room(CLASSIC, "Study")
-    assert events(state)[0][5] == ev.MOVE_PASSAGE
+    assert events(state)[0].how == ev.MOVE_PASSAGE
     assert state.phase[0] == Phase.SUGGEST
     state2 = game()
     state2.location[0, 0] = room(CLASSIC, "Hall")
@@ -267,8 +270,8 @@ def test_first_player_clockwise_holding_a_card_refutes_and_chooses():
     assert events(state) == [(ev.SHOW, 2, 0, -1, -1, -1, CLASSIC.cards.card_id("Lounge"))]
     assert state.current_player[0] == 0 and state.phase[0] == Phase.ACCUSE
     # The shown card is private to suggester and refuter.
-    assert core.private_view(state.events[0, :1], 1)[0, 6] == -1
-    assert core.private_view(state.events[0, :1], 0)[0, 6] == CLASSIC.cards.card_id("Lounge")
+    assert core.private_view(state.events[0, :1], 1)[0, ev.CARD] == -1
+    assert core.private_view(state.events[0, :1], 0)[0, ev.CARD] == CLASSIC.cards.card_id("Lounge")
 
 
 def test_seed_004_nobody_refutes_and_the_suggesters_own_cards_do_not_count():
@@ -282,7 +285,7 @@ def test_seed_004_nobody_refutes_and_the_suggesters_own_cards_do_not_count():
     in_room(state, "Kitchen")
     act(state, "suggest", "Colonel Mustard", "Rope")
     assert kinds(state)[-4:] == ["PASS", "PASS", "PASS", "NO_REFUTE"]
-    assert [row[1] for row in events(state)[-4:-1]] == [1, 2, 3]  # asked clockwise from P1
+    assert [event.player for event in events(state)[-4:-1]] == [1, 2, 3]  # asked clockwise from P1
     assert state.phase[0] == Phase.ACCUSE
 
 
@@ -341,7 +344,7 @@ def test_every_player_wrong_ends_with_no_winner():
         act(state, "accuse", "Miss Scarlet", "Rope", "Library")
     assert state.terminated[0] and state.winner[0] == -1
     assert state.rewards[0].tolist() == [-1.0] * 4
-    assert events(state)[-1][0] == ev.GAME_OVER and events(state)[-1][5] == ev.END_ALL_WRONG
+    assert events(state)[-1].name == "GAME_OVER" and events(state)[-1].reason == ev.END_ALL_WRONG
 
 
 def test_eliminated_players_are_skipped_in_turn_order():
@@ -370,7 +373,7 @@ def test_truncation_at_max_turns():
     act(state, "end_turn")
     assert state.truncated[0] and not state.terminated[0]
     assert state.rewards[0].tolist() == [0.0] * 4
-    assert events(state)[-1][5] == ev.END_TRUNCATED
+    assert events(state)[-1].reason == ev.END_TRUNCATED
 
 
 # --- variants ---------------------------------------------------------------------
@@ -418,8 +421,8 @@ def test_duel_face_down_cards_are_looked_at_on_entering():
     act(state, "passage")
     assert kinds(state) == ["MOVE", "PEEK"]
     peek = events(state)[1]
-    assert peek[6] == config.cards.card_id("Study")
-    assert core.private_view(state.events[0, 1:2], 1)[0, 6] == -1  # the other player does not see it
+    assert peek.card == config.cards.card_id("Study")
+    assert core.private_view(state.events[0, 1:2], 1)[0, ev.CARD] == -1  # the other player does not see it
 
 
 @pytest.mark.parametrize("batch", [1, 40], ids=["one_game", "batched"])
@@ -434,9 +437,11 @@ def test_duel_a_pawn_summoned_into_a_corner_room_looks_at_its_card(batch):
     for game in range(batch):
         assert kinds(state, game)[:3] == ["SUGGEST", "MOVE", "PEEK"]
         peek = events(state, game)[2]
-        assert (peek[1], peek[2], peek[6]) == (1, room(config, "Study"), study)
+        assert (peek.player, peek.peeked_room, peek.card) == (1, room(config, "Study"), study)
     assert state._peeked[:, 1, study].all()
-    assert core.private_view(state.events[0, 2:3], 0)[0, 6] == -1  # Scarlet does not see what Mustard saw
+    assert (
+        core.private_view(state.events[0, 2:3], 0)[0, ev.CARD] == -1
+    )  # Scarlet does not see what Mustard saw
     unseen = core.observation_pieces(config)[1]
     assert unseen[0] == "unseen"
     seen_by_mustard = core.observe(state, 1)[:, unseen[2] + study]
@@ -481,19 +486,15 @@ def test_presets_set_what_their_booklets_decide(name, fields):
 
 
 def test_de_2023_accuses_only_from_a_room():
-    state = written_game(core.GameConfig.preset("de_2023", start_player="scarlet"), _DE_ENVELOPE, _DE_HANDS)
+    config = core.GameConfig.preset("de_2023", start_player="scarlet")
+
+    def german(names):  # the same cards (by card id) under their names in the German edition
+        return [config.cards.cards[CLASSIC.cards.card_id(name)] for name in names]
+
+    state = written_game(config, tuple(german(ENVELOPE)), [german(hand) for hand in HANDS])
     assert "accuse" not in legal_kinds(state)  # on the start square
     state.location[0, 0] = room(state.config, "Küche")
     assert "accuse" in legal_kinds(state)  # in any room, not only the one accused
-
-
-_DE_ENVELOPE = ("Anwältin Porz", "Seil", "Bibliothek")
-_DE_HANDS = [
-    ["Lady Gloria", "Leuchter", "Küche", "Musikzimmer"],
-    ["Oberst von Gatow", "Dolch", "Wintergarten", "Speisezimmer"],
-    ["Köchin Weiß", "Heizungsrohr", "Billardzimmer", "Salon", "Professor Bloom"],
-    ["Bürgermeister Grün", "Pistole", "Rohrzange", "Halle", "Arbeitszimmer"],
-]
 
 
 def test_preset_changes_and_bad_names():
@@ -719,7 +720,7 @@ def test_state_fields_live_in_one_buffer_laid_out_as_the_compiled_rules_read_it(
     state.turn_player = np.array([2, 2])  # replaced: copied into a new buffer, read by the step
     assert state.turn_player.base is state._buffer
     core.step(state, [core.rules_for(CLASSIC).layout.encode("roll")] * 2, check=False)
-    assert (state.events[:, 0, :2] == [ev.ROLL, 2]).all()
+    assert (state.events[:, 0, [ev.KIND, ev.PLAYER]] == [ev.ROLL, 2]).all()
     with pytest.raises(ValueError, match=r"State.location must have shape \(2, 6\)"):
         core.State(**{**state.arrays(), "config": CLASSIC, "location": np.zeros((2, 5))})
 

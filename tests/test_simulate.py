@@ -29,11 +29,11 @@ DUEL = core.GameConfig(num_players=2, duel=True)
 def play(config: core.GameConfig, seeds, steps: int, rng: np.random.Generator):
     """Games played ``steps`` steps by the simple policy, with every game's full event log."""
     state = core.init(config, seeds)
-    logs = [[state.events[b, : state.num_events[b]].copy()] for b in range(state.batch_size)]
+    logs = [[state.step_events(b).copy()] for b in range(state.batch_size)]
     for _ in range(steps):
         core.step(state, simple_moves(state, rng))
         for b in range(state.batch_size):
-            logs[b].append(state.events[b, : state.num_events[b]].copy())
+            logs[b].append(state.step_events(b).copy())
     return state, [np.concatenate(log) for log in logs]
 
 
@@ -57,7 +57,7 @@ def posterior_deals(state, game, player, log, n, rng):
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
     view = core.private_view(log, player)
-    records = [r for r in (maker.add(row) for row in view if row[0] >= 0) if r is not None]
+    records = maker.add_events(view)
     pending = maker.pending_record()
     if pending is not None:
         refuter = int(state.current_player[game])
@@ -330,13 +330,14 @@ def test_redeal_refuses_a_deal_in_which_the_last_refuter_holds_none_of_the_named
     state = core.init(CLASSIC, range(16))
     for _ in range(400):  # until a game's last step is a show between two players, seen by a third
         core.step(state, simple_moves(state, rng))
-        kind = state.events[:, :, 0]
+        kind = state.events[:, :, ev.KIND]
         games, rows = np.nonzero(kind == ev.SHOW)
         found = [(int(b), int(r)) for b, r in zip(games, rows, strict=True) if not state.done[b]]
         if found:
             break
     game, row = found[0]
-    refuter, suggester = int(state.events[game, row, 1]), int(state.events[game, row, 2])
+    show = core.Event.of(state.events[game, row])
+    refuter, suggester = show.refuter, show.suggester
     player = next(p for p in range(4) if p not in (refuter, suggester))
     named = state.suggestion[game].astype(np.int64)
     deals = state._owner[game : game + 1].copy()

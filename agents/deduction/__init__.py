@@ -5,8 +5,8 @@ nothing of boards, turns or ``cluedo_env``. A SAT-reasoning agent keeps one
 ``Notepad`` per player; a reasoning benchmark calls ``deduce`` or
 ``deduce_named``; tests check both against ``brute_force``.
 
-Modules: ``cards`` (``Deck``, ``Setup``), ``records`` (what an observer notes, and
-``check_record``), ``knowledge`` (``Knowledge`` and its three values), ``notepad``
+Modules: ``cards`` (``Deck``, ``Setup``), ``records`` (what an observer notes, ``check_record``,
+and ``RecordBook``, the base of what is built from records), ``knowledge`` (``Knowledge`` and its three values), ``notepad``
 (``Notepad``, the incremental SAT knowledge, and ``deduce``), ``exhaustive``
 (``brute_force``) and ``names`` (``deduce_named``). Import the names from
 ``agents.deduction``.
@@ -56,9 +56,10 @@ from agents.deduction.exhaustive import brute_force
 from agents.deduction.knowledge import HELD, NOT_HELD, UNKNOWN, Knowledge
 from agents.deduction.names import _CardNames as _CardNames
 from agents.deduction.names import _named_record as _named_record
+from agents.deduction.names import _named_records as _named_records
 from agents.deduction.names import deduce_named
 from agents.deduction.notepad import Notepad, deduce
-from agents.deduction.records import Accusation, OwnHand, Record, Seen, Suggestion, check_record
+from agents.deduction.records import Accusation, OwnHand, Record, RecordBook, Seen, Suggestion, check_record
 
 # The underscored names (imported "as" themselves) are shared with agents.beliefs,
 # agents.reasoning and the tests, which read them here since before the package.
@@ -73,6 +74,7 @@ __all__ = [
     "Notepad",
     "OwnHand",
     "Record",
+    "RecordBook",
     "Seen",
     "Setup",
     "Suggestion",

@@ -155,6 +155,22 @@ def _named_record(entry: Any, cards: _CardNames, setup: Setup, observer: int) ->
     return Seen(cards.card(entry["seen"]), _owner_index(setup, owner))
 
 
+def _named_records(cards: _CardNames, setup: Setup, observer: int, history: Any) -> list[Record]:
+    """The records of a history written with card names, each checked (errors name the entry)."""
+    setup.check_player(observer, "observer")
+    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
+        raise TypeError(f"history must be a list of entries (dicts), got {history!r}")
+    records = []
+    for index, entry in enumerate(history):
+        try:
+            record = _named_record(entry, cards, setup, observer)
+            check_record(setup, observer, record)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"history entry {index} {entry!r}: {error}") from None
+        records.append(record)
+    return records
+
+
 def deduce_named(
     suspects: Sequence[str],
     weapons: Sequence[str],
@@ -236,17 +252,7 @@ def deduce_named(
     """
     cards = _CardNames(suspects, weapons, rooms)
     setup = Setup(cards.deck, num_players, tuple(hand_sizes), num_face_down)
-    setup.check_player(observer, "observer")
-    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
-        raise TypeError(f"history must be a list of entries (dicts), got {history!r}")
-    records = []
-    for index, entry in enumerate(history):
-        try:
-            record = _named_record(entry, cards, setup, observer)
-            check_record(setup, observer, record)
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"history entry {index} {entry!r}: {error}") from None
-        records.append(record)
+    records = _named_records(cards, setup, observer, history)
     knowledge = deduce(setup, observer, records)
     holds, not_held = {}, {}
     for card, name in enumerate(cards.names):

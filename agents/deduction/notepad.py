@@ -16,6 +16,7 @@ from agents.deduction.records import (
     Accusation,
     OwnHand,
     Record,
+    RecordBook,
     Suggestion,
     check_record,
 )
@@ -26,7 +27,7 @@ from agents.deduction.records import (
 DEFAULT_SOLVER = "minicard"
 
 
-class Notepad:
+class Notepad(RecordBook):
     """The incremental SAT knowledge of one observer.
 
     One boolean variable per (card, owner), keyed ``("holds", card, owner)`` in
@@ -63,11 +64,8 @@ class Notepad:
                 (minicard, gluecard3, gluecard4) take them as such; for the others
                 they are encoded into clauses with ``CardEnc``.
         """
-        setup.check_player(observer, "observer")
-        self._setup = setup
-        self._observer = int(observer)
+        super().__init__(setup, observer)
         self._solver_name = solver
-        self._records: list[Record] = []
         num_cards, num_owners = setup.deck.num_cards, setup.num_owners
         self._pool = IDPool()
         self._var = np.array(
@@ -129,22 +127,7 @@ class Notepad:
             return [[-int(var[c, envelope]) for c in record.cards]]
         return [[int(var[record.card, record.owner])]]  # Seen
 
-    # -- public API ----------------------------------------------------------
-
-    @property
-    def setup(self) -> Setup:
-        """The game's set-up."""
-        return self._setup
-
-    @property
-    def observer(self) -> int:
-        """The player whose knowledge this is."""
-        return self._observer
-
-    @property
-    def records(self) -> tuple[Record, ...]:
-        """The records added so far, in order."""
-        return tuple(self._records)
+    # -- public API (and RecordBook's setup, observer, records) ---------------
 
     def add(self, record: Record) -> None:
         """Adds one record's clauses.

@@ -113,6 +113,42 @@ Record = OwnHand | Suggestion | Accusation | Seen
 RECORD_TYPES = (OwnHand, Suggestion, Accusation, Seen)
 
 
+class RecordBook:
+    """The records one observer has noted of one game, with the game's set-up.
+
+    The base of what is built from records: ``Notepad`` (entailed knowledge) and
+    ``agents.beliefs.Beliefs`` (the posterior).
+
+    Args:
+        setup: The game's set-up.
+        observer: The player who noted the records.
+
+    Raises:
+        ValueError: If ``observer`` is not a player of ``setup``.
+    """
+
+    def __init__(self, setup: Setup, observer: int) -> None:
+        setup.check_player(observer, "observer")
+        self._setup = setup
+        self._observer = int(observer)
+        self._records: list[Record] = []
+
+    @property
+    def setup(self) -> Setup:
+        """The game's set-up."""
+        return self._setup
+
+    @property
+    def observer(self) -> int:
+        """The player who noted the records."""
+        return self._observer
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        """The records added so far, in order."""
+        return tuple(self._records)
+
+
 def _check_triple(setup: Setup, cards: tuple[int, ...], what: str) -> None:
     if len(cards) != len(CATEGORY_NAMES):
         raise ValueError(f"{what} must name 3 cards, got {cards}")
@@ -146,55 +182,74 @@ def check_record(setup: Setup, observer: int, record: Record) -> None:
         TypeError: If ``record`` is not one of ``RECORD_TYPES``.
     """
     setup.check_player(observer, "observer")
-    if isinstance(record, OwnHand):
-        if record.player != observer:
-            raise ValueError(
-                f"OwnHand of player {record.player} given to observer {observer}; "
-                "another player's card is a Seen record"
-            )
-        for card in record.cards:
-            setup.deck.category(card)
-        if len(set(record.cards)) != len(record.cards):
-            raise ValueError(f"OwnHand cards must be distinct, got {record.cards}")
-        if len(record.cards) != setup.hand_sizes[observer]:
-            raise ValueError(
-                f"player {observer} was dealt {setup.hand_sizes[observer]} cards, "
-                f"OwnHand lists {len(record.cards)}: {record.cards}"
-            )
-    elif isinstance(record, Suggestion):
-        setup.check_player(record.suggester, "suggester")
-        _check_triple(setup, record.cards, "a suggestion")
-        for player in record.passed:
-            setup.check_player(player, "a passing player")
-        if len(set(record.passed)) != len(record.passed):
-            raise ValueError(f"passed lists a player twice: {record.passed}")
-        if record.suggester in record.passed:
-            raise ValueError(
-                f"the suggester ({record.suggester}) is not asked, so cannot pass; passed={record.passed}"
-            )
-        if record.shown_by is not None:
-            setup.check_player(record.shown_by, "shown_by")
-            if record.shown_by == record.suggester or record.shown_by in record.passed:
-                raise ValueError(
-                    f"shown_by ({record.shown_by}) must be a player asked who did not pass, "
-                    f"not the suggester {record.suggester} or one of passed={record.passed}"
-                )
-        _check_refutation_order(setup, record)
-        if record.shown_card is not None:
-            if record.shown_by is None:
-                raise ValueError(f"shown_card {record.shown_card} given without shown_by")
-            if record.shown_card not in record.cards:
-                raise ValueError(f"shown_card {record.shown_card} is not one of the named {record.cards}")
-            if observer not in (record.suggester, record.shown_by):
-                raise ValueError(
-                    f"observer {observer} cannot know the card shown by {record.shown_by} to "
-                    f"{record.suggester}; give shown_card=None"
-                )
-    elif isinstance(record, Accusation):
-        setup.check_player(record.player, "accuser")
-        _check_triple(setup, record.cards, "an accusation")
-    elif isinstance(record, Seen):
-        setup.deck.category(record.card)
-        setup.check_owner(record.owner)
-    else:
+    check = next((check for kind, check in _CHECKS.items() if isinstance(record, kind)), None)
+    if check is None:
         raise TypeError(f"unknown record {record!r}; records are {[t.__name__ for t in RECORD_TYPES]}")
+    check(setup, observer, record)
+
+
+def _check_accusation(setup: Setup, observer: int, record: Accusation) -> None:
+    setup.check_player(record.player, "accuser")
+    _check_triple(setup, record.cards, "an accusation")
+
+
+def _check_seen(setup: Setup, observer: int, record: Seen) -> None:
+    setup.deck.category(record.card)
+    setup.check_owner(record.owner)
+
+
+def _check_own_hand(setup: Setup, observer: int, record: OwnHand) -> None:
+    if record.player != observer:
+        raise ValueError(
+            f"OwnHand of player {record.player} given to observer {observer}; "
+            "another player's card is a Seen record"
+        )
+    for card in record.cards:
+        setup.deck.category(card)
+    if len(set(record.cards)) != len(record.cards):
+        raise ValueError(f"OwnHand cards must be distinct, got {record.cards}")
+    if len(record.cards) != setup.hand_sizes[observer]:
+        raise ValueError(
+            f"player {observer} was dealt {setup.hand_sizes[observer]} cards, "
+            f"OwnHand lists {len(record.cards)}: {record.cards}"
+        )
+
+
+def _check_suggestion(setup: Setup, observer: int, record: Suggestion) -> None:
+    setup.check_player(record.suggester, "suggester")
+    _check_triple(setup, record.cards, "a suggestion")
+    for player in record.passed:
+        setup.check_player(player, "a passing player")
+    if len(set(record.passed)) != len(record.passed):
+        raise ValueError(f"passed lists a player twice: {record.passed}")
+    if record.suggester in record.passed:
+        raise ValueError(
+            f"the suggester ({record.suggester}) is not asked, so cannot pass; passed={record.passed}"
+        )
+    if record.shown_by is not None:
+        setup.check_player(record.shown_by, "shown_by")
+        if record.shown_by == record.suggester or record.shown_by in record.passed:
+            raise ValueError(
+                f"shown_by ({record.shown_by}) must be a player asked who did not pass, "
+                f"not the suggester {record.suggester} or one of passed={record.passed}"
+            )
+    _check_refutation_order(setup, record)
+    if record.shown_card is None:
+        return
+    if record.shown_by is None:
+        raise ValueError(f"shown_card {record.shown_card} given without shown_by")
+    if record.shown_card not in record.cards:
+        raise ValueError(f"shown_card {record.shown_card} is not one of the named {record.cards}")
+    if observer not in (record.suggester, record.shown_by):
+        raise ValueError(
+            f"observer {observer} cannot know the card shown by {record.shown_by} to "
+            f"{record.suggester}; give shown_card=None"
+        )
+
+
+_CHECKS = {
+    Accusation: _check_accusation,
+    Seen: _check_seen,
+    OwnHand: _check_own_hand,
+    Suggestion: _check_suggestion,
+}

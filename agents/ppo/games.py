@@ -331,7 +331,7 @@ class LearnerGames:
         reward = np.zeros(self.B, dtype=np.float32)
         kind, who = state.events[:, :, ev.KIND], state.events[:, :, ev.PLAYER]
         wrong = (
-            (kind == ev.ACCUSE) & (who == self.learner_seat[:, None]) & (state.events[:, :, ev.D] == 0)
+            (kind == ev.ACCUSE) & (who == self.learner_seat[:, None]) & (state.events[:, :, ev.CORRECT] == 0)
         ).any(1)
         reward[wrong] += self.wrong_accusation_penalty
         self.accused_wrongly |= wrong

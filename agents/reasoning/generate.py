@@ -209,8 +209,8 @@ def _game_events(
 
     def record(state: core.State) -> None:
         for b, log in enumerate(logs):
-            rows = state.events[b, : state.num_events[b]]
-            log.append(rows[rows[:, 0] >= 0].copy())
+            rows = state.step_events(b)
+            log.append(rows[rows[:, ev.KIND] >= 0].copy())
             counts[b] += len(log[-1])
         if snapshots:
             deciding = np.flatnonzero(~state.done & np.isin(state.phase, (Phase.TURN, Phase.ACCUSE)))
@@ -281,14 +281,14 @@ def batch_tasks(spec: SplitSpec, batch: int) -> list[dict[str, Any]]:
         # accusation (cut before the ACCUSE row); the acting player is the observer. The cuts are
         # the game's last accusation (usually its winner's: a solved position), else its last
         # turn, and tasks_per_game - 1 other turns drawn at random.
-        turns = np.flatnonzero(events[:, 0] == ev.TURN) + 1
-        accusations = np.flatnonzero(events[:, 0] == ev.ACCUSE)
+        turns = np.flatnonzero(events[:, ev.KIND] == ev.TURN) + 1
+        accusations = np.flatnonzero(events[:, ev.KIND] == ev.ACCUSE)
         final = accusations[-1] if len(accusations) else turns[-1]
         rng = np.random.default_rng([spec.seed, batch, b])
         pool = turns[turns < final]
         others = rng.choice(pool, size=min(spec.tasks_per_game - 1, len(pool)), replace=False)
         for cut in np.sort(np.append(others, final)):
-            acting = events[cut - 1] if events[cut - 1, 0] == ev.TURN else events[cut]
+            acting = events[cut - 1] if events[cut - 1, ev.KIND] == ev.TURN else events[cut]
             game = {
                 "seed": int(seeds[b]),
                 "lineup": list(setting.lineup),
@@ -297,7 +297,7 @@ def batch_tasks(spec: SplitSpec, batch: int) -> list[dict[str, Any]]:
             }
             state = None if v1 else states[b][int(cut)]
             task = make_task(
-                config, int(acting[1]), events[:cut], version=spec.schema, state=state, game=game
+                config, int(acting[ev.PLAYER]), events[:cut], version=spec.schema, state=state, game=game
             )
             tasks.append(task)
     return tasks

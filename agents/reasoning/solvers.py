@@ -23,7 +23,6 @@ answers (``score.public_view``) and returns the answer dict of
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -32,6 +31,7 @@ import numpy as np
 from agents.beliefs import beliefs_named
 from agents.deduction import HELD, NOT_HELD, UNKNOWN, Deck, Setup, _CardNames, _named_record
 from agents.reasoning.ladder import LABELS, rung_status
+from agents.registry import load_named
 
 __all__ = ["SOLVERS", "load_solver"]
 
@@ -180,11 +180,7 @@ def load_solver(name: str, options: Mapping[str, Any] | None = None) -> Solver:
         return SOLVERS[name]
     if ":" not in name:
         raise ValueError(f"solver must be one of {known} or 'module:function', got {name!r}")
-    module_name, _, function = name.partition(":")
-    try:
-        solve = getattr(importlib.import_module(module_name), function)
-    except (ImportError, AttributeError) as error:
-        raise ValueError(f"cannot load solver {name!r}: {error}") from error
+    solve = load_named(name, f"solver {name!r}")
     if not callable(solve):
         raise ValueError(f"solver {name!r} is not callable")
     return solve

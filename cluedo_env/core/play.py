@@ -318,7 +318,8 @@ def _event(events, num_events, i, kind, player, a=-1, b=-1, c=-1, d=-1, card=-1)
     """Add an event to game ``i``'s events of this step (see ``core/events.py``). (It takes the two
     arrays rather than the whole state: a compiled call copies every array it is handed.)"""
     row = events[i, num_events[i]]
-    row[0], row[1], row[2], row[3], row[4], row[5], row[6] = kind, player, a, b, c, d, card
+    row[ev.KIND], row[ev.PLAYER], row[ev.CARD] = kind, player, card
+    row[ev.A], row[ev.B], row[ev.C], row[ev.D] = a, b, c, d
     num_events[i] += 1
 
 

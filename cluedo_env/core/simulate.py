@@ -293,9 +293,9 @@ def _rewrite_events(
             rows = dealt[who[b, dealt] == q]
             card[b, rows] = np.flatnonzero(deals[b] == q)[: len(rows)]
         for row in np.flatnonzero((kind[b] == ev.PEEK) & (who[b] != player)).tolist():
-            card[b, row] = face_down[b, events[b, row, ev.A]]
+            card[b, row] = face_down[b, events[b, row, ev.PEEKED_ROOM]]
         for row in np.flatnonzero(kind[b] == ev.SHOW).tolist():
-            refuter, suggester = int(who[b, row]), int(events[b, row, ev.A])
+            refuter, suggester = int(who[b, row]), int(events[b, row, ev.SUGGESTER])
             if player in (refuter, suggester):
                 continue
             named = [int(c) for c in state.suggestion[b] if c >= 0 and deals[b, c] == refuter]

@@ -267,6 +267,17 @@ class State:
         """``bool[B]``: terminated or truncated."""
         return self.terminated | self.truncated
 
+    @property
+    def turns_played(self) -> np.ndarray:
+        """``int64[B]``: turns begun so far, the one under way included; a game truncated at
+        ``max_turns`` played ``max_turns`` (its ``turn`` counts the turn it did not begin)."""
+        return np.where(self.truncated, self.turn, self.turn + 1).astype(np.int64)
+
+    def step_events(self, game: int) -> np.ndarray:
+        """``int16[n, 7]``: the events of game ``game``'s last step (a view of ``events``;
+        ``events.read_events`` reads them by name)."""
+        return self.events[game, : self.num_events[game]]
+
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array field by name."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "config"}

@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from agents.arena import play_batch
+from agents.arena import EventLog, play_batch
 from agents.beliefs import Beliefs
 from agents.information import answer_information, screen_information
 from agents.records import RecordMaker, setup_of
@@ -25,20 +25,15 @@ def main(players: int, games: int) -> None:
     config = core.GameConfig(num_players=players)
     setup = setup_of(config)
     S, W, R = setup.deck.sizes
-    logs: list[list[np.ndarray]] = [[] for _ in range(games)]
-
-    def collect(state: core.State) -> None:
-        for game in np.flatnonzero(state.num_events > 0).tolist():
-            logs[game].append(state.events[game, : state.num_events[game]].copy())
-
+    logs = EventLog(games)
     agents = [make_agent("sat", seed=k) for k in range(players)]
-    play_batch(config, agents, np.arange(100, 100 + games), on_step=collect)
+    play_batch(config, agents, np.arange(100, 100 + games), on_step=logs)
     rng = np.random.default_rng(0)
     hits, lost, positions = np.zeros(6), np.zeros(6), 0
     for log in logs:
-        view = core.private_view(np.concatenate(log), 0)
+        view = core.private_view(log, 0)
         maker = RecordMaker(setup, 0)
-        records = [r for r in (maker.add(row) for row in view[view[:, 0] >= 0]) if r is not None]
+        records = maker.add_events(view)
         for fraction in (0.2, 0.45, 0.7):
             beliefs = Beliefs(setup, 0, records[: max(1, int(len(records) * fraction))])
             room = int(rng.integers(R))
