@@ -97,6 +97,47 @@ def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monke
     assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]  # nothing left behind
 
 
+def test_league_section_times_the_league_config_beside_todays(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    output = tmp_path / "benchmark.json"
+    cfg = BenchmarkConfig(
+        sections=["league"],
+        ppo_warmup_updates=2,
+        ppo_updates=1,
+        league_overrides=[*TINY, "game.max_turns=10"],
+        output=str(output),
+    )
+    assert "league" in SECTIONS and "league" in BenchmarkConfig().sections
+    main_with(cfg)
+    league = json.loads(output.read_text())["league"]
+    assert (league["today"]["config"], league["league"]["config"]) == ("train_ppo", "train_ppo_league")
+    for key in ("today", "league"):
+        assert league[key]["agent_steps_per_update"] == 8 * 16
+        assert league[key]["agent_steps_per_s"] > 0
+    assert league["slowdown"] == pytest.approx(
+        league["today"]["agent_steps_per_s"] / league["league"]["agent_steps_per_s"]
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]
+
+
+def test_league_configs_are_the_league_run_and_its_two_ablations_at_one_budget(tmp_path):
+    league = ppo_benchmark_config(1, str(tmp_path), warmup_updates=1, config_name="train_ppo_league")
+    assert league.network.belief_features and league.pool_sampling == "pfsp"
+    assert {"random", "notepad", "sat", "belief"} <= {o.name for o in league.opponents}
+    assert {o.name for o in league.eval_opponents} == {"random", "notepad", "sat", "belief"}
+    budgets = set()
+    for name in ("train_ppo_league", "train_ppo_league_no_beliefs", "train_ppo_league_no_sat"):
+        with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+            cfg = OmegaConf.to_object(compose(name))
+        budgets.add(cfg.total_timesteps)
+        if name.endswith("no_beliefs"):
+            assert not cfg.network.belief_features and cfg.opponents == league.opponents
+        if name.endswith("no_sat"):
+            assert cfg.network.belief_features and "sat" not in {o.name for o in cfg.opponents}
+        assert cfg.game == league.game and cfg.game.num_players == 4
+    assert len(budgets) == 1
+
+
 def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
     output = tmp_path / "benchmark.json"
     cfg = BenchmarkConfig(
