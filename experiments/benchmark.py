@@ -41,8 +41,11 @@ periodic checkpoints are off (TensorBoard and the final checkpoint go to a
 temporary folder that is removed). Per run, the figure is the agent-steps
 (every player's decisions, ``num_envs`` per core step, as in ``charts/SPS``) of
 the measured updates over their time (rollout, update and logging); the median
-over ``repeats`` runs is reported, with the learner's decisions/s and the mean
-rollout and update seconds per update.
+over ``repeats`` runs is reported, with the learner's decisions/s, the mean
+rollout and update seconds per update, and the agent-steps per second of the
+process's CPU time (``agent_steps_per_cpu_s``: what the run would reach alone on
+an idle core, since training runs on one thread; on a busy machine the wall-clock
+figure also counts the others' work).
 
 The ``league`` section times training the same way for the league run's config
 (``league_config``, ``experiments/configs/train_ppo_league.yaml``: SAT and belief
@@ -637,7 +640,9 @@ def measure_ppo(
                 updates, runs, overrides, warmup_updates=warmup_updates, config_name=config_name
             )
             with contextlib.redirect_stdout(io.StringIO()):  # train()'s "run folder"/"model" lines
-                train(args, on_update=records.append)
+                # The process's CPU time too: on a shared machine it is what the run would take alone
+                # (training runs on one thread), where wall time also counts the others' work.
+                train(args, on_update=lambda record: records.append({**record, "cpu_s": time.process_time()}))
             finished = finished_games_per_update(Path(runs), args.num_envs * args.num_steps)
     finally:
         torch.set_num_threads(threads)
@@ -647,8 +652,10 @@ def measure_ppo(
     agent_steps = sum(r["agent_steps"] for r in measured)
     learner = sum(r["learner_decisions"] for r in measured)
     warmup_finished = sum(n for update, n in finished.items() if update <= warmup_updates)
+    cpu = measured[-1]["cpu_s"] - records[warmup_updates - 1]["cpu_s"]
     return {
         "agent_steps_per_s": agent_steps / total,
+        "agent_steps_per_cpu_s": agent_steps / cpu,
         "learner_decisions_per_s": learner / total,
         "rollout_agent_steps_per_s": agent_steps / rollout,
         "rollout_s_per_update": rollout / len(measured),
@@ -875,6 +882,9 @@ def measure_league(cfg: BenchmarkConfig) -> dict:
         for key, rs in runs.items()
     }
     report["slowdown"] = report["today"]["agent_steps_per_s"] / report["league"]["agent_steps_per_s"]
+    report["cpu_slowdown"] = (
+        report["today"]["agent_steps_per_cpu_s"] / report["league"]["agent_steps_per_cpu_s"]
+    )
     report["overrides"] = list(cfg.league_overrides)
     return report
 
@@ -890,10 +900,14 @@ def _print_league(report: dict, cfg: BenchmarkConfig) -> None:
         row = report[key]
         print(
             f"  {key:6s} ({row['config']}): {row['agent_steps_per_s']:,.0f} agent-steps/s, "
-            f"{row['learner_decisions_per_s']:,.0f} learner decisions/s; per update: rollout "
+            f"{row['learner_decisions_per_s']:,.0f} learner decisions/s "
+            f"({row['agent_steps_per_cpu_s']:,.0f} agent-steps per CPU second); per update: rollout "
             f"{row['rollout_s_per_update']:.2f} s, update {row['update_s_per_update']:.2f} s"
         )
-    print(f"  the league trains {report['slowdown']:.1f} times slower")
+    print(
+        f"  the league trains {report['slowdown']:.1f} times slower "
+        f"({report['cpu_slowdown']:.1f} times in CPU time)"
+    )
 
 
 def _print_core(rows: list[dict]) -> None:

@@ -90,6 +90,7 @@ def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monke
         "rollout_s_per_update",
         "update_s_per_update",
         "total_s_per_update",
+        "agent_steps_per_cpu_s",
         "learner_decisions_per_update",
     ):
         assert ppo[key] > 0, key
@@ -116,6 +117,9 @@ def test_league_section_times_the_league_config_beside_todays(tmp_path, monkeypa
         assert league[key]["agent_steps_per_s"] > 0
     assert league["slowdown"] == pytest.approx(
         league["today"]["agent_steps_per_s"] / league["league"]["agent_steps_per_s"]
+    )
+    assert league["cpu_slowdown"] == pytest.approx(
+        league["today"]["agent_steps_per_cpu_s"] / league["league"]["agent_steps_per_cpu_s"]
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]
 

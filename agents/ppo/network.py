@@ -31,6 +31,10 @@ structure of the game as an inductive bias:
   sets how likely the agent is to accuse (or suggest) at all, and the card
   scores which triple.
 - **Value.** A linear output of the trunk.
+- **Belief features** (``NetworkSettings.belief_features``, off by default): the
+  belief pieces of ``agents.ppo.features`` (exact probability and entailed
+  facts of every card's place) join each card's features, the envelope's
+  also the trunk's input.
 
 
 The action distributions it returns are in ``agents.ppo.distributions``, the model files
