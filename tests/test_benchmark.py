@@ -65,19 +65,17 @@ def test_default_benchmark_config_measures_ppo_at_the_shipped_config(tmp_path):
     assert args.runs_dir == str(tmp_path)
 
 
+def benchmark_in(folder: Path, monkeypatch, **settings) -> dict:
+    """The JSON report of a benchmark run in ``folder`` (the working directory) with these settings."""
+    monkeypatch.chdir(folder)
+    output = folder / "benchmark.json"
+    main_with(BenchmarkConfig(output=str(output), **settings))
+    return json.loads(output.read_text())
+
+
 def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    output = tmp_path / "benchmark.json"
-    cfg = BenchmarkConfig(
-        sections=["ppo"],
-        repeats=1,
-        ppo_warmup_updates=3,
-        ppo_updates=2,
-        ppo_overrides=TINY,
-        output=str(output),
-    )
-    main_with(cfg)
-    ppo = json.loads(output.read_text())["ppo"]
+    settings = dict(sections=["ppo"], repeats=1, ppo_warmup_updates=3, ppo_updates=2, ppo_overrides=TINY)
+    ppo = benchmark_in(tmp_path, monkeypatch, **settings)["ppo"]
     assert ppo["num_envs"] == 8 and ppo["num_steps"] == 16 and ppo["measured_updates"] == 2
     # How far the warm-up got, from the run's own log: games finished per game slot.
     assert ppo["warmup_updates"] == 3
@@ -99,18 +97,10 @@ def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monke
 
 
 def test_league_section_times_the_league_config_beside_todays(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    output = tmp_path / "benchmark.json"
-    cfg = BenchmarkConfig(
-        sections=["league"],
-        ppo_warmup_updates=2,
-        ppo_updates=1,
-        league_overrides=[*TINY, "game.max_turns=10"],
-        output=str(output),
-    )
     assert "league" in SECTIONS and "league" in BenchmarkConfig().sections
-    main_with(cfg)
-    league = json.loads(output.read_text())["league"]
+    overrides = [*TINY, "game.max_turns=10"]
+    settings = dict(sections=["league"], ppo_warmup_updates=2, ppo_updates=1, league_overrides=overrides)
+    league = benchmark_in(tmp_path, monkeypatch, **settings)["league"]
     assert (league["today"]["config"], league["league"]["config"]) == ("train_ppo", "train_ppo_league")
     for key in ("today", "league"):
         assert league[key]["agent_steps_per_update"] == 8 * 16
