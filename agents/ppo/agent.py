@@ -13,7 +13,7 @@ import torch
 
 from agents.base import Agent
 from agents.ppo.distributions import StructuredCategorical
-from agents.ppo.features import BeliefFeatures, learner_observation_size
+from agents.ppo.features import BeliefFeatures, learner_observation, learner_observation_size
 from agents.ppo.model import load_model
 from agents.ppo.network import ActorCritic
 from cluedo_env import core
@@ -145,10 +145,7 @@ class PPOAgent(Agent):
 
     def observation(self, state: core.State, games: np.ndarray) -> np.ndarray:
         """``float32[len(games), obs]``: the network's input, the core's observation (and the belief pieces)."""
-        obs = core.observe(state, self.seats[games], games)
-        if self.beliefs is None:
-            return obs
-        return np.concatenate([obs, self.beliefs.features(games)], axis=1)
+        return learner_observation(state, self.seats, games, self.beliefs)
 
     def _distribution(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> StructuredCategorical:
         obs = self.observation(state, games)

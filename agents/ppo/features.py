@@ -50,7 +50,14 @@ from agents.deduction import HELD, NOT_HELD, Record
 from agents.records import RECORD_EVENT_KINDS, RecordMaker, plain_record, record_from_plain, setup_of
 from cluedo_env import core
 
-__all__ = ["BELIEF_PIECES", "BeliefFeatures", "belief_pieces", "learner_observation_size", "learner_pieces"]
+__all__ = [
+    "BELIEF_PIECES",
+    "BeliefFeatures",
+    "belief_pieces",
+    "learner_observation",
+    "learner_observation_size",
+    "learner_pieces",
+]
 
 BELIEF_PIECES = (
     "belief_envelope",
@@ -195,3 +202,12 @@ class BeliefFeatures:
             maker.load_state_dict(saved)
         self.beliefs = [None] * len(self.seats)
         self.cached = [None] * len(self.seats)
+
+
+def learner_observation(
+    state: core.State, seats: np.ndarray, games: np.ndarray, beliefs: BeliefFeatures | None
+) -> np.ndarray:
+    """``float32[len(games), obs]``: the core's observation of ``seats[games]`` in ``games``, then the
+    belief pieces of ``beliefs`` (the same seats) when given: what a learner's network reads."""
+    obs = core.observe(state, seats[games], games)
+    return obs if beliefs is None else np.concatenate([obs, beliefs.features(games)], axis=1)

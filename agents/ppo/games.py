@@ -38,7 +38,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.ppo.agent import PPOAgent
-from agents.ppo.features import BeliefFeatures
+from agents.ppo.features import BeliefFeatures, learner_observation
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
@@ -307,12 +307,6 @@ class LearnerGames:
         if self.beliefs is not None:
             self.beliefs.observe(self.state.events)
 
-    def _observation(self, games: np.ndarray) -> np.ndarray:
-        obs = core.observe(self.state, self.learner_seat[games], games)
-        if self.beliefs is None:
-            return obs
-        return np.concatenate([obs, self.beliefs.features(games)], axis=1)
-
     # -- stepping ----------------------------------------------------------------------
 
     def learner_turn(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -327,11 +321,11 @@ class LearnerGames:
         choice = mask[learner].sum(axis=1) > 1
         games = learner[choice]
         self._learner_games, self._forced = games, learner[~choice]
-        return games, self._observation(games), mask[games]
+        return games, learner_observation(self.state, self.learner_seat, games, self.beliefs), mask[games]
 
     def observe_learner(self) -> np.ndarray:
         """The learner's observation in every game (also where it does not decide now)."""
-        return self._observation(np.arange(self.B))
+        return learner_observation(self.state, self.learner_seat, np.arange(self.B), self.beliefs)
 
     def step(self, learner_actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Apply the learner's actions (for the games of ``learner_turn``) and the opponents'.
