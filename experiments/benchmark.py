@@ -1,5 +1,5 @@
 """Speed of the rules core (beside the previous numpy core), observations, start-up, the env, the agents,
-PPO training and exact beliefs.
+PPO training (today's and the league's) and exact beliefs.
 
     python -m experiments.benchmark                       # everything, as configured in experiments/configs/benchmark.yaml
     python -m experiments.benchmark sections=[core,observe,env,startup]   # the core's figures
@@ -41,8 +41,19 @@ periodic checkpoints are off (TensorBoard and the final checkpoint go to a
 temporary folder that is removed). Per run, the figure is the agent-steps
 (every player's decisions, ``num_envs`` per core step, as in ``charts/SPS``) of
 the measured updates over their time (rollout, update and logging); the median
-over ``repeats`` runs is reported, with the learner's decisions/s and the mean
-rollout and update seconds per update.
+over ``repeats`` runs is reported, with the learner's decisions/s, the mean
+rollout and update seconds per update, and the agent-steps per second of the
+process's CPU time (``agent_steps_per_cpu_s``: what the run would reach alone on
+an idle core, since training runs on one thread; on a busy machine the wall-clock
+figure also counts the others' work).
+
+The ``league`` section times training the same way for the league run's config
+(``league_config``, ``experiments/configs/train_ppo_league.yaml``: SAT and belief
+opponents, snapshots, belief features) and, run by run alternating with it,
+today's shipped config, with the same ``league_overrides`` applied to both, over
+``league_repeats`` runs each; it reports both figures and their ratio. The budget
+is cut as above, so the measured updates lie at the end of the run's curriculum,
+where every opponent kind is in the pool.
 
 The ``beliefs`` section plays ``beliefs_games`` whole classic games per player
 count and lineup (every seat the same agent), then replays seat 0's view of
@@ -84,7 +95,7 @@ from cluedo_env import __version__, core
 from experiments import config as _config  # noqa: F401  (the version in the --help header)
 from experiments import legacy_numpy_core
 
-SECTIONS = ("core", "observe", "startup", "env", "agents", "ppo", "beliefs")
+SECTIONS = ("core", "observe", "startup", "env", "agents", "ppo", "league", "beliefs")
 CONFIGS = Path(__file__).resolve().parent / "configs"
 ACCUSE_RATE = 0.02
 ENGINES = {"compiled": core, "numpy": legacy_numpy_core}  # the core, and the one it replaced
@@ -95,7 +106,7 @@ class BenchmarkConfig:
     """What to measure.
 
     Attributes:
-        sections: Any of core, observe, startup, env, agents, ppo, beliefs.
+        sections: Any of core, observe, startup, env, agents, ppo, league, beliefs.
         players: Player counts (classic board).
         batch_sizes: Batch sizes of the core.
         steps: Batch steps timed per measurement, after the warm-up.
@@ -110,6 +121,10 @@ class BenchmarkConfig:
         ppo_updates: Measured PPO updates per run (after the warm-up) at the shipped config.
         ppo_overrides: Hydra overrides of experiments/configs/train_ppo.yaml for the ppo section (empty: the
             shipped config, which is what the figure is meant to be; for tests and what-ifs).
+        league_config: The league run's training config (a file of experiments/configs) for the
+            league section.
+        league_overrides: Hydra overrides applied to both configs of the league section.
+        league_repeats: Runs of each config in the league section (the median is reported).
         beliefs_games: Whole games per (players, lineup) in the beliefs section.
         beliefs_lineups: Agents seated at every seat of those games (registered names).
         seed: Seed of deals and random play.
@@ -128,6 +143,9 @@ class BenchmarkConfig:
     ppo_warmup_updates: int = 12
     ppo_updates: int = 4
     ppo_overrides: list[str] = field(default_factory=list)
+    league_config: str = "train_ppo_league"
+    league_overrides: list[str] = field(default_factory=list)
+    league_repeats: int = 1
     beliefs_games: int = 1000
     beliefs_lineups: list[str] = field(default_factory=lambda: ["random", "sat"])
     seed: int = 0
@@ -537,25 +555,33 @@ def _time_observe(agent, times: list[float]) -> None:
     agent.observe = timed
 
 
-def shipped_train_config(overrides: Sequence[str] = ()):
-    """``experiments/configs/train_ppo.yaml`` (with hydra ``overrides``) as the ``TrainConfig`` that training gets."""
+def shipped_train_config(overrides: Sequence[str] = (), config_name: str = "train_ppo"):
+    """``experiments/configs/<config_name>.yaml`` (with hydra ``overrides``) as the ``TrainConfig`` that
+    training gets."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
     import experiments.train_ppo  # noqa: F401  (registers train_ppo_schema)
 
     if GlobalHydra.instance().is_initialized():  # inside this script's hydra app: its configs are searched
-        cfg = compose("train_ppo", overrides=list(overrides))
+        cfg = compose(config_name, overrides=list(overrides))
     else:
         with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
-            cfg = compose("train_ppo", overrides=list(overrides))
+            cfg = compose(config_name, overrides=list(overrides))
     return OmegaConf.to_object(cfg)
 
 
-def ppo_benchmark_config(updates: int, runs_dir: str, overrides: Sequence[str] = (), *, warmup_updates: int):
-    """The shipped training config with only the budget cut: ``warmup_updates`` and ``updates``
-    measured updates, no evaluations, snapshots or periodic checkpoints, files under ``runs_dir``."""
-    args = shipped_train_config(overrides)
+def ppo_benchmark_config(
+    updates: int,
+    runs_dir: str,
+    overrides: Sequence[str] = (),
+    *,
+    warmup_updates: int,
+    config_name: str = "train_ppo",
+):
+    """A training config (default: the shipped one) with only the budget cut: ``warmup_updates`` and
+    ``updates`` measured updates, no evaluations, snapshots or periodic checkpoints, files under ``runs_dir``."""
+    args = shipped_train_config(overrides, config_name)
     args.total_timesteps = (warmup_updates + updates) * args.num_envs * args.num_steps
     args.exp_name, args.runs_dir, args.resume, args.progress = "benchmark", runs_dir, None, False
     args.eval_every = args.final_eval_games = args.snapshot_every = args.checkpoint_every = 0
@@ -584,8 +610,10 @@ def finished_games_per_update(run_dir: Path, agent_steps_per_update: int) -> dic
     }
 
 
-def measure_ppo(updates: int, overrides: Sequence[str] = (), *, warmup_updates: int) -> dict:
-    """One training run of the shipped config cut to ``warmup_updates`` + ``updates`` updates.
+def measure_ppo(
+    updates: int, overrides: Sequence[str] = (), *, warmup_updates: int, config_name: str = "train_ppo"
+) -> dict:
+    """One training run of a config (default: the shipped one) cut to ``warmup_updates`` + ``updates`` updates.
 
     Training starts with every game freshly dealt; games at their start step faster than games
     under way, so the figures are of the updates after the warm-up, which should see the first deal
@@ -605,9 +633,13 @@ def measure_ppo(updates: int, overrides: Sequence[str] = (), *, warmup_updates: 
     threads = torch.get_num_threads()  # train() sets torch's threads; put them back afterwards
     try:
         with tempfile.TemporaryDirectory(prefix="benchmark_ppo_") as runs:
-            args = ppo_benchmark_config(updates, runs, overrides, warmup_updates=warmup_updates)
+            args = ppo_benchmark_config(
+                updates, runs, overrides, warmup_updates=warmup_updates, config_name=config_name
+            )
             with contextlib.redirect_stdout(io.StringIO()):  # train()'s "run folder"/"model" lines
-                train(args, on_update=records.append)
+                # The process's CPU time too: on a shared machine it is what the run would take alone
+                # (training runs on one thread), where wall time also counts the others' work.
+                train(args, on_update=lambda record: records.append({**record, "cpu_s": time.process_time()}))
             finished = finished_games_per_update(Path(runs), args.num_envs * args.num_steps)
     finally:
         torch.set_num_threads(threads)
@@ -617,8 +649,10 @@ def measure_ppo(updates: int, overrides: Sequence[str] = (), *, warmup_updates: 
     agent_steps = sum(r["agent_steps"] for r in measured)
     learner = sum(r["learner_decisions"] for r in measured)
     warmup_finished = sum(n for update, n in finished.items() if update <= warmup_updates)
+    cpu = measured[-1]["cpu_s"] - records[warmup_updates - 1]["cpu_s"]
     return {
         "agent_steps_per_s": agent_steps / total,
+        "agent_steps_per_cpu_s": agent_steps / cpu,
         "learner_decisions_per_s": learner / total,
         "rollout_agent_steps_per_s": agent_steps / rollout,
         "rollout_s_per_update": rollout / len(measured),
@@ -842,6 +876,53 @@ def _show_beliefs(cfg: BenchmarkConfig, rows: list[dict]) -> None:
         )
 
 
+def measure_league(cfg: BenchmarkConfig) -> dict:
+    """Training throughput of the league config and of today's shipped config, runs alternating."""
+    names = {"today": "train_ppo", "league": cfg.league_config}
+    runs: dict[str, list[dict]] = {key: [] for key in names}
+    for _ in tqdm(range(cfg.league_repeats), desc="league", unit="pair"):
+        for key, name in names.items():
+            runs[key].append(
+                measure_ppo(
+                    cfg.ppo_updates,
+                    cfg.league_overrides,
+                    warmup_updates=cfg.ppo_warmup_updates,
+                    config_name=name,
+                )
+            )
+    report = {
+        key: {"config": names[key], **{f: float(np.median([r[f] for r in rs])) for f in rs[0]}}
+        for key, rs in runs.items()
+    }
+    report["slowdown"] = report["today"]["agent_steps_per_s"] / report["league"]["agent_steps_per_s"]
+    report["cpu_slowdown"] = (
+        report["today"]["agent_steps_per_cpu_s"] / report["league"]["agent_steps_per_cpu_s"]
+    )
+    report["overrides"] = list(cfg.league_overrides)
+    return report
+
+
+def _show_league(cfg: BenchmarkConfig, report: dict) -> None:
+    print(
+        f"\nPPO training, today's config beside the league's (median of {cfg.league_repeats} runs each of "
+        f"{cfg.ppo_warmup_updates} warm-up + {cfg.ppo_updates} measured updates"
+        + (f"; overrides {report['overrides']}" if report["overrides"] else "")
+        + ")"
+    )
+    for key in ("today", "league"):
+        row = report[key]
+        print(
+            f"  {key:6s} ({row['config']}): {row['agent_steps_per_s']:,.0f} agent-steps/s, "
+            f"{row['learner_decisions_per_s']:,.0f} learner decisions/s "
+            f"({row['agent_steps_per_cpu_s']:,.0f} agent-steps per CPU second); per update: rollout "
+            f"{row['rollout_s_per_update']:.2f} s, update {row['update_s_per_update']:.2f} s"
+        )
+    print(
+        f"  the league trains {report['slowdown']:.1f} times slower "
+        f"({report['cpu_slowdown']:.1f} times in CPU time)"
+    )
+
+
 # Each section: what it measures (its report entry) and how it prints it.
 SECTION_STEPS: dict[str, tuple[Callable[[BenchmarkConfig], Any], Callable[[BenchmarkConfig, Any], None]]] = {
     "core": (lambda cfg: _core_rows(cfg, observe=False), _show_core),
@@ -850,6 +931,7 @@ SECTION_STEPS: dict[str, tuple[Callable[[BenchmarkConfig], Any], Callable[[Bench
     "env": (_env_rows, _show_env),
     "agents": (_agent_rows, _show_agents),
     "ppo": (_ppo_figures, _show_ppo),
+    "league": (measure_league, _show_league),
     "beliefs": (_belief_rows, _show_beliefs),
 }
 

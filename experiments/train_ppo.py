@@ -34,20 +34,38 @@ Opponents (``opponents``): kinds of the agent registry with a weight and a
 curriculum window (``start``/``stop`` as fractions of training), plus, from
 ``snapshot_start`` on, frozen snapshots of the learner taken every
 ``snapshot_every`` updates (the latest ``max_snapshots``, sharing
-``snapshot_weight``).
+``snapshot_weight``). A newly dealt game's opponents are drawn by
+``pool_sampling``:
+
+- ``weights`` (default): with probability proportional to the weights.
+- ``pfsp`` (league self-play, prioritised fictitious self-play as in AlphaStar):
+  proportional to ``weight * max(pfsp_floor, (1 - x) ** pfsp_power)``, where ``x``
+  is the learner's win rate against that opponent (each kind, each snapshot):
+  ``(wins + 1/P) / (games + 1)`` over its games so far, counts decayed by
+  ``pfsp_decay`` per update (about the last ``1 / (1 - pfsp_decay)`` updates'
+  games; 1/P, the fair share, is the estimate before any game). The opponents the
+  learner beats least are met most; the floor keeps those it beats in the pool,
+  so that it does not forget them.
+
+The estimates are kept (and logged, ``league/win_rate/<opponent>`` and
+``league/probability/<opponent>``, the chance that a newly dealt game is against
+it) with either rule. With ``network.belief_features`` the learner observes the
+belief pieces too (``agents.ppo.features``: exact marginals and entailed facts
+of every card's place), and so do its snapshots.
 
 Logs (TensorBoard, ``<runs_dir>/cluedo_v0__<exp_name>__<seed>__<time>``):
 ``charts/episodic_return``, ``charts/episodic_length`` (learner decisions),
 ``charts/game_turns``, ``charts/SPS`` (agent-steps/s), ``charts/learner_SPS``,
 ``charts/learning_rate``, ``charts/win_rate/<opponent>``,
-``charts/wrong_accusation_rate``, ``losses/*`` as in CleanRL, and the rating:
+``charts/wrong_accusation_rate``, ``league/*`` (above), ``losses/*`` as in CleanRL, and the rating:
 ``eval/win_rate/<opponent>`` every ``eval_every`` updates against the fixed
 evaluation set (``eval_opponents``, ``eval_games`` games each on fixed deals,
 seats rotated). Hyperparameters are logged as a text table.
 
 Files: ``checkpoints/update_<n>.pt`` every ``checkpoint_every`` updates
 (network, optimizer, update index, global step, generator states, the pool's
-snapshots, the games in progress with their opponents' memory, the config), all
+snapshots and win-rate estimates, the games in progress with their opponents' memory
+and the learner's records, the config), all
 tensors, numbers, strings, lists and dicts, read back with torch's
 ``weights_only=True``: a checkpoint runs no code, whoever made it.
 ``resume=<checkpoint or run dir>`` continues from one exactly as the run would
@@ -112,6 +130,7 @@ RESUMABLE = (
     "eval_games",
     "final_eval_games",
 )
+POOL_SAMPLING = ("weights", "pfsp")
 EVAL_SEED_BASE = 10**15  # evaluation deals: far from every training deal
 EVAL_BATCH = 500
 
@@ -217,6 +236,15 @@ class TrainConfig:
     """snapshots kept in the pool (the latest)"""
     snapshot_weight: float = 1.0
     """pool weight shared by the snapshots"""
+    pool_sampling: str = "weights"
+    """how a newly dealt game's opponents are drawn: "weights" (proportional to the weights) or "pfsp"
+    (the weights times max(pfsp_floor, (1 - learner's win rate against them) ** pfsp_power))"""
+    pfsp_power: float = 2.0
+    """p of pfsp: the larger, the more the opponents the learner beats least dominate"""
+    pfsp_floor: float = 0.05
+    """the smallest pfsp factor (keeps beaten opponents in the pool)"""
+    pfsp_decay: float = 0.95
+    """factor applied per update to the pool's win counts (the estimate's memory)"""
 
     # Evaluation, checkpoints
     eval_every: int = 10
@@ -255,6 +283,15 @@ class TrainConfig:
         if not 0 <= self.seed <= MAX_SEED:
             raise ValueError(
                 f"seed must be an integer in [0, {MAX_SEED}] (deal seeds derive from it), got {self.seed!r}"
+            )
+        if self.pool_sampling not in POOL_SAMPLING:
+            raise ValueError(
+                f"pool_sampling must be one of {list(POOL_SAMPLING)}, got {self.pool_sampling!r}"
+            )
+        if not self.pfsp_power >= 0 or not 0 <= self.pfsp_floor <= 1 or not 0 <= self.pfsp_decay <= 1:
+            raise ValueError(
+                "need pfsp_power >= 0, 0 <= pfsp_floor <= 1 and 0 <= pfsp_decay <= 1, got "
+                f"{self.pfsp_power!r}, {self.pfsp_floor!r}, {self.pfsp_decay!r}"
             )
         if self.update_threads is not None and self.update_threads < 1:
             raise ValueError(f"update_threads must be >= 1 or null, got {self.update_threads!r}")
@@ -295,7 +332,8 @@ def snapshot_network(network: ActorCritic, weights: Mapping[str, Any]) -> ActorC
 
 
 class OpponentPool:
-    """The configured kinds (each in its curriculum window) and the learner's snapshots."""
+    """The configured kinds (each in its curriculum window), the learner's snapshots, and the learner's
+    win rate against each (the league's estimates, which ``pool_sampling="pfsp"`` samples by)."""
 
     def __init__(self, args: TrainConfig) -> None:
         self.args = args
@@ -304,14 +342,37 @@ class OpponentPool:
         ]
         self.snapshots: list[dict[str, Any]] = []  # {"label", "update", "state_dict"}
         self._networks: dict[str, ActorCritic] = {}
+        self.wins: dict[str, float] = {}  # decayed win and game counts per opponent label
+        self.games: dict[str, float] = {}
 
     def add_snapshot(self, network: ActorCritic, update: int) -> None:
         state_dict = {k: v.detach().clone() for k, v in network.state_dict().items()}
         self.snapshots.append({"label": f"snapshot_{update}", "update": update, "state_dict": state_dict})
         self.snapshots = self.snapshots[-self.args.max_snapshots :] if self.args.max_snapshots else []
 
+    def record(self, labels: np.ndarray, won: np.ndarray) -> None:
+        """Count one update's finished games: ``labels[i]`` the opponent of game i, ``won[i]`` the learner won."""
+        for label in self.games:
+            self.wins[label] *= self.args.pfsp_decay
+            self.games[label] *= self.args.pfsp_decay
+        for label in set(labels.tolist()):
+            mine = labels == label
+            self.wins[label] = self.wins.get(label, 0.0) + float(won[mine].sum())
+            self.games[label] = self.games.get(label, 0.0) + float(mine.sum())
+
+    def win_rate(self, label: str) -> float:
+        """The learner's estimated win rate against ``label``: ``(wins + 1/P) / (games + 1)``."""
+        fair = 1.0 / self.args.game.num_players
+        return (self.wins.get(label, 0.0) + fair) / (self.games.get(label, 0.0) + 1.0)
+
+    def priority(self, label: str) -> float:
+        """The factor ``pool_sampling`` multiplies ``label``'s weight by (1 with "weights")."""
+        if self.args.pool_sampling == "weights":
+            return 1.0
+        return max(self.args.pfsp_floor, (1.0 - self.win_rate(label)) ** self.args.pfsp_power)
+
     def kinds(self, network: ActorCritic, fraction: float) -> tuple[list[OpponentKind], list[float]]:
-        """The kinds in the pool at this fraction of training, and their weights."""
+        """The kinds in the pool at this fraction of training, and their weights (priorities applied)."""
         chosen = [
             (k, o.weight)
             for k, o in zip(self.configured, self.args.opponents)
@@ -325,7 +386,15 @@ class OpponentPool:
             chosen.append((kind, self.args.snapshot_weight / len(self.snapshots)))
         live = {s["label"] for s in self.snapshots}
         self._networks = {k: v for k, v in self._networks.items() if k in live}
-        return [k for k, _ in chosen], [w for _, w in chosen]
+        return [k for k, _ in chosen], [w * self.priority(k.label) for k, w in chosen]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The league's estimates (the snapshots are saved apart)."""
+        return {"wins": dict(self.wins), "games": dict(self.games)}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.wins = {str(k): float(v) for k, v in state["wins"].items()}
+        self.games = {str(k): float(v) for k, v in state["games"].items()}
 
 
 # --- rollout storage and advantages -----------------------------------------------------
@@ -724,7 +793,12 @@ def train(
     pool = OpponentPool(args)
     num_updates = args.num_updates
     envs = LearnerGames(
-        game, args.num_envs, args.seed, args.wrong_accusation_penalty, args.end_episode_on_elimination
+        game,
+        args.num_envs,
+        args.seed,
+        args.wrong_accusation_penalty,
+        args.end_episode_on_elimination,
+        belief_features=args.network.belief_features,
     )
     if checkpoint is None:
         envs.set_pool(*pool.kinds(network, 0.0))
@@ -736,6 +810,8 @@ def train(
         generator.set_state(checkpoint["torch_rng"])
         torch.set_rng_state(checkpoint["torch_global_rng"])
         pool.snapshots = checkpoint["snapshots"]
+        if "league" in checkpoint:  # checkpoints of before the league have no estimates
+            pool.load_state_dict(checkpoint["league"])
         envs.load_state_dict(
             _arrays(checkpoint["games"]), network=lambda weights: snapshot_network(network, weights)
         )
@@ -763,7 +839,8 @@ def train(
         fraction = (update - 1) / num_updates
         if args.anneal_lr:
             optimizer.param_groups[0]["lr"] = (1.0 - fraction) * args.learning_rate
-        envs.set_pool(*pool.kinds(network, fraction))
+        kinds, weights = pool.kinds(network, fraction)
+        envs.set_pool(kinds, weights)
 
         # Rollout: num_steps core steps of every game; the learner decides where it is to act.
         rollout = Rollout(args.num_envs, args.num_envs * args.num_steps)
@@ -888,6 +965,11 @@ def train(
                 won = outcome[episodes["group"] == group] == OUTCOMES.index("win")
                 writer.add_scalar(f"charts/win_rate/{group}", won.mean(), global_step)
                 postfix[group] = f"{won.mean():.2f}"
+        pool.record(episodes["kind"], episodes["outcome"] == OUTCOMES.index("win"))
+        total_weight = sum(weights)
+        for kind, weight in zip(kinds, weights, strict=True):
+            writer.add_scalar(f"league/win_rate/{kind.label}", pool.win_rate(kind.label), global_step)
+            writer.add_scalar(f"league/probability/{kind.label}", weight / total_weight, global_step)
         progress.set_postfix(postfix)
         if on_update is not None:
             on_update(
@@ -927,6 +1009,7 @@ def train(
                 torch_rng=generator.get_state(),
                 torch_global_rng=torch.get_rng_state(),
                 snapshots=pool.snapshots,
+                league=pool.state_dict(),
                 games=_tensors(envs.state_dict()),
                 config=config_dict,
                 elapsed=elapsed_before + elapsed,

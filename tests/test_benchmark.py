@@ -65,19 +65,17 @@ def test_default_benchmark_config_measures_ppo_at_the_shipped_config(tmp_path):
     assert args.runs_dir == str(tmp_path)
 
 
+def benchmark_in(folder: Path, monkeypatch, **settings) -> dict:
+    """The JSON report of a benchmark run in ``folder`` (the working directory) with these settings."""
+    monkeypatch.chdir(folder)
+    output = folder / "benchmark.json"
+    main_with(BenchmarkConfig(output=str(output), **settings))
+    return json.loads(output.read_text())
+
+
 def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    output = tmp_path / "benchmark.json"
-    cfg = BenchmarkConfig(
-        sections=["ppo"],
-        repeats=1,
-        ppo_warmup_updates=3,
-        ppo_updates=2,
-        ppo_overrides=TINY,
-        output=str(output),
-    )
-    main_with(cfg)
-    ppo = json.loads(output.read_text())["ppo"]
+    settings = dict(sections=["ppo"], repeats=1, ppo_warmup_updates=3, ppo_updates=2, ppo_overrides=TINY)
+    ppo = benchmark_in(tmp_path, monkeypatch, **settings)["ppo"]
     assert ppo["num_envs"] == 8 and ppo["num_steps"] == 16 and ppo["measured_updates"] == 2
     # How far the warm-up got, from the run's own log: games finished per game slot.
     assert ppo["warmup_updates"] == 3
@@ -90,11 +88,48 @@ def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monke
         "rollout_s_per_update",
         "update_s_per_update",
         "total_s_per_update",
+        "agent_steps_per_cpu_s",
         "learner_decisions_per_update",
     ):
         assert ppo[key] > 0, key
     assert ppo["learner_decisions_per_s"] < ppo["agent_steps_per_s"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]  # nothing left behind
+
+
+def test_league_section_times_the_league_config_beside_todays(tmp_path, monkeypatch):
+    assert "league" in SECTIONS and "league" in BenchmarkConfig().sections
+    overrides = [*TINY, "game.max_turns=10"]
+    settings = dict(sections=["league"], ppo_warmup_updates=2, ppo_updates=1, league_overrides=overrides)
+    league = benchmark_in(tmp_path, monkeypatch, **settings)["league"]
+    assert (league["today"]["config"], league["league"]["config"]) == ("train_ppo", "train_ppo_league")
+    for key in ("today", "league"):
+        assert league[key]["agent_steps_per_update"] == 8 * 16
+        assert league[key]["agent_steps_per_s"] > 0
+    assert league["slowdown"] == pytest.approx(
+        league["today"]["agent_steps_per_s"] / league["league"]["agent_steps_per_s"]
+    )
+    assert league["cpu_slowdown"] == pytest.approx(
+        league["today"]["agent_steps_per_cpu_s"] / league["league"]["agent_steps_per_cpu_s"]
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]
+
+
+def test_league_configs_are_the_league_run_and_its_two_ablations_at_one_budget(tmp_path):
+    league = ppo_benchmark_config(1, str(tmp_path), warmup_updates=1, config_name="train_ppo_league")
+    assert league.network.belief_features and league.pool_sampling == "pfsp"
+    assert {"random", "notepad", "sat", "belief"} <= {o.name for o in league.opponents}
+    assert {o.name for o in league.eval_opponents} == {"random", "notepad", "sat", "belief"}
+    budgets = set()
+    for name in ("train_ppo_league", "train_ppo_league_no_beliefs", "train_ppo_league_no_sat"):
+        with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+            cfg = OmegaConf.to_object(compose(name))
+        budgets.add(cfg.total_timesteps)
+        if name.endswith("no_beliefs"):
+            assert not cfg.network.belief_features and cfg.opponents == league.opponents
+        if name.endswith("no_sat"):
+            assert cfg.network.belief_features and "sat" not in {o.name for o in cfg.opponents}
+        assert cfg.game == league.game and cfg.game.num_players == 4
+    assert len(budgets) == 1
 
 
 def test_core_sections_write_figures_and_the_machine_probe(tmp_path):

@@ -13,6 +13,7 @@ import torch
 
 from agents.base import Agent
 from agents.ppo.distributions import StructuredCategorical
+from agents.ppo.features import BeliefFeatures, learner_observation, learner_observation_size
 from agents.ppo.model import load_model
 from agents.ppo.network import ActorCritic
 from cluedo_env import core
@@ -28,7 +29,8 @@ class PPOAgent(Agent):
     Stateless between steps (the core's observation carries the knowledge
     planes), so it acts in any batch of games at once: ``core.observe`` of the
     deciding games, one forward pass, masked sampling (or the most likely
-    action).
+    action). A model trained with belief features (``NetworkSettings.belief_features``)
+    also reads the events, to keep its ``agents.ppo.features.BeliefFeatures`` per game.
 
     The agent leaves torch's thread count to the program that plays it (the tournament
     gives each worker process one thread: small networks infer fastest single-threaded).
@@ -53,6 +55,7 @@ class PPOAgent(Agent):
         self.network = load_model(checkpoint).eval()
         self.deterministic = bool(deterministic)
         self.generator = torch.Generator().manual_seed(seed)
+        self.beliefs: BeliefFeatures | None = None  # with belief features: the batch's, from reset on
 
     @classmethod
     def from_network(cls, network: ActorCritic, seed: int = 0, deterministic: bool = False) -> PPOAgent:
@@ -63,7 +66,17 @@ class PPOAgent(Agent):
         agent.network = network.eval()
         agent.deterministic = deterministic
         agent.generator = torch.Generator().manual_seed(seed)
+        agent.beliefs = None
         return agent
+
+    @property
+    def observes(self) -> bool:
+        """Only a model with belief features reads the events."""
+        return self.network.settings.belief_features
+
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        if self.beliefs is not None:
+            self.beliefs.observe(events)
 
     def check_config(self, config: core.GameConfig) -> None:
         """Refuse rules whose observation or action sizes differ from the model's; warn on other differences.
@@ -96,7 +109,8 @@ class PPOAgent(Agent):
         ]
 
     def _check_sizes(self, config: core.GameConfig) -> None:
-        obs_size, num_actions = core.observation_size(config), core.rules_for(config).A
+        belief_features = self.network.settings.belief_features
+        obs_size, num_actions = learner_observation_size(config, belief_features), core.rules_for(config).A
         if (obs_size, num_actions) != (self.network.obs_size, self.network.num_actions):
             raise ValueError(
                 f"PPO model {self.checkpoint or '(in memory)'} reads observations of "
@@ -109,16 +123,32 @@ class PPOAgent(Agent):
         self._check_sizes(config)
         super().reset(config, seats, seed)
         self.generator.manual_seed((self.seed if seed is None else seed) % 2**63)
+        if self.network.settings.belief_features:
+            self.beliefs = BeliefFeatures(config, self.seats)
+
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        super().reset_games(games, seats)
+        if self.beliefs is not None:
+            self.beliefs.reset_games(games, seats)
 
     def state_dict(self) -> dict[str, Any]:
-        return {**super().state_dict(), "generator": self.generator.get_state().numpy()}
+        state = {**super().state_dict(), "generator": self.generator.get_state().numpy()}
+        if self.beliefs is not None:
+            state["beliefs"] = self.beliefs.state_dict()
+        return state
 
     def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
         super().load_state_dict(config, state)
         self.generator.set_state(torch.from_numpy(np.array(state["generator"], dtype=np.uint8)))
+        if self.beliefs is not None:
+            self.beliefs.load_state_dict(state["beliefs"])
+
+    def observation(self, state: core.State, games: np.ndarray) -> np.ndarray:
+        """``float32[len(games), obs]``: the network's input, the core's observation (and the belief pieces)."""
+        return learner_observation(state, self.seats, games, self.beliefs)
 
     def _distribution(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> StructuredCategorical:
-        obs = core.observe(state, self.seats[games], games)
+        obs = self.observation(state, games)
         with torch.no_grad():
             dist, _value = self.network.policy(
                 torch.from_numpy(obs), torch.from_numpy(np.ascontiguousarray(mask))

@@ -22,6 +22,10 @@ plus ``wrong_accusation_penalty`` on the step of a wrong accusation. With
 once with -1 (+ the penalty) and the game is dealt again: the eliminated
 learner could only lose or, at truncation, draw 0, and the games it merely
 watches would cost compute without teaching it anything.
+
+With ``belief_features`` the learner's observations carry the belief pieces
+(``agents.ppo.features``) after the core's, from a ``BeliefFeatures`` of the
+learner's seat fed with every step's events.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.ppo.agent import PPOAgent
+from agents.ppo.features import BeliefFeatures, learner_observation
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
@@ -224,6 +229,7 @@ class LearnerGames:
         wrong_accusation_penalty: Added to the learner's reward on a wrong accusation.
         end_episode_on_elimination: A wrong accusation ends the learner's episode (reward -1
             plus the penalty) and the game is dealt again.
+        belief_features: Append the learner's belief pieces to its observations.
     """
 
     def __init__(
@@ -233,6 +239,7 @@ class LearnerGames:
         seed: int,
         wrong_accusation_penalty: float = 0.0,
         end_episode_on_elimination: bool = True,
+        belief_features: bool = False,
     ) -> None:
         self.config = config
         self.P = config.num_players
@@ -244,6 +251,7 @@ class LearnerGames:
         self.next_deal = 0
         self.learner_seat = np.zeros(num_games, dtype=np.int64)
         self.table = OpponentTable(config, self.learner_seat, seed)
+        self.beliefs = BeliefFeatures(config, self.learner_seat) if belief_features else None
         self.pool: list[int] = []  # kind indices
         self.weights = np.zeros(0)
         self.state: core.State | None = None
@@ -280,6 +288,8 @@ class LearnerGames:
             core.reset(self.state, games, seeds)
         kinds = np.asarray(self.pool)[self.rng.choice(len(self.pool), size=n, p=self.weights)]
         self.table.assign(games, kinds, self.learner_seat[games], seeds)
+        if self.beliefs is not None:
+            self.beliefs.reset_games(games, self.learner_seat[games])
         self.episode_return[games] = 0.0
         self.episode_length[games] = 0
         self.accused_wrongly[games] = False
@@ -289,7 +299,13 @@ class LearnerGames:
         if not self.pool:
             raise ValueError("call set_pool before start")
         self._deal(np.arange(self.B))
+        self._observe()
+
+    def _observe(self) -> None:
+        """Show the opponents (and the learner's belief features) the last step's events."""
         self.table.observe(self.state)
+        if self.beliefs is not None:
+            self.beliefs.observe(self.state.events)
 
     # -- stepping ----------------------------------------------------------------------
 
@@ -305,11 +321,11 @@ class LearnerGames:
         choice = mask[learner].sum(axis=1) > 1
         games = learner[choice]
         self._learner_games, self._forced = games, learner[~choice]
-        return games, core.observe(state, self.learner_seat[games], games), mask[games]
+        return games, learner_observation(self.state, self.learner_seat, games, self.beliefs), mask[games]
 
     def observe_learner(self) -> np.ndarray:
         """The learner's observation in every game (also where it does not decide now)."""
-        return core.observe(self.state, self.learner_seat)
+        return learner_observation(self.state, self.learner_seat, np.arange(self.B), self.beliefs)
 
     def step(self, learner_actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Apply the learner's actions (for the games of ``learner_turn``) and the opponents'.
@@ -359,7 +375,7 @@ class LearnerGames:
                 }
             )
             self._deal(done)
-        self.table.observe(state)
+        self._observe()
         return reward, over
 
     # -- checkpoints ---------------------------------------------------------------------
@@ -375,7 +391,7 @@ class LearnerGames:
         """
         if self.state is None:
             raise ValueError("call start before state_dict: no games are dealt yet")
-        return {
+        state = {
             "games": self.B,
             "seed": self.seed,
             "rng": self.rng.bit_generator.state,
@@ -386,6 +402,9 @@ class LearnerGames:
             "finished": [dict(f) for f in self.finished],
             "table": self.table.state_dict(),
         }
+        if self.beliefs is not None:
+            state["learner_beliefs"] = self.beliefs.state_dict()
+        return state
 
     def load_state_dict(
         self, state: Mapping[str, Any], network: Callable[[Mapping[str, Any]], Any] | None = None
@@ -417,6 +436,13 @@ class LearnerGames:
         self.state = core.State(config=self.config, **{k: np.array(v) for k, v in state["state"].items()})
         self.finished = [dict(f) for f in state["finished"]]
         self.table.load_state_dict(state["table"], network or no_network)
+        if (self.beliefs is not None) != ("learner_beliefs" in state):
+            raise ValueError(
+                f"these games {'have' if self.beliefs is not None else 'have no'} belief features; "
+                f"the state {'has' if 'learner_beliefs' in state else 'has no'} learner beliefs"
+            )
+        if self.beliefs is not None:
+            self.beliefs.load_state_dict(state["learner_beliefs"])
 
     def pop_finished(self) -> dict[str, np.ndarray]:
         """The episodes finished since the last call: ``kind`` (labels), ``group``, ``outcome``, ``return``, ``length``, ``turns``."""

@@ -31,6 +31,10 @@ structure of the game as an inductive bias:
   sets how likely the agent is to accuse (or suggest) at all, and the card
   scores which triple.
 - **Value.** A linear output of the trunk.
+- **Belief features** (``NetworkSettings.belief_features``, off by default): the
+  belief pieces of ``agents.ppo.features`` (exact probability and entailed
+  facts of every card's place) join each card's features, the envelope's
+  also the trunk's input.
 
 
 The action distributions it returns are in ``agents.ppo.distributions``, the model files
@@ -52,6 +56,7 @@ from torch.nn import functional as F
 from agents.ppo.distributions import MASKED_LOGIT as MASKED_LOGIT
 from agents.ppo.distributions import ActionStructure, PolicyParts, StructuredCategorical
 from agents.ppo.distributions import MaskedCategorical as MaskedCategorical
+from agents.ppo.features import learner_observation_size, learner_pieces
 from agents.ppo.model import MODEL_FORMAT as MODEL_FORMAT
 from agents.ppo.model import game_config_from_dict as game_config_from_dict
 from agents.ppo.model import game_config_to_dict as game_config_to_dict
@@ -79,6 +84,11 @@ GLOBAL_OUTPUTS = (
 PLAYER_CARD_PIECES = ("shown_to_me", "passed", "showed", "accused")  # [P, C] pieces
 CARD_PIECES = ("hand", "unseen", "face_down_seen", "suggestion")  # [C] pieces
 TRUNK_CARD_PIECES = ("hand", "unseen", "suggestion")  # card pieces also given to the trunk as they are
+# With belief features (agents.ppo.features): their card pieces, the [P, C] ones and those also given
+# to the trunk.
+BELIEF_CARD_PIECES = ("belief_envelope", "belief_face_down", "certain_envelope", "certain_face_down")
+BELIEF_PLAYER_CARD_PIECES = ("belief_players", "certain_players")
+BELIEF_TRUNK_CARD_PIECES = ("belief_envelope", "certain_envelope")
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
 
@@ -103,6 +113,10 @@ class NetworkSettings:
     unseen_prior: float = 3.0
     """initial bonus of unseen cards in the card scores of accusing, suggesting, entering and heading
     toward a room (a learned parameter per score; 0: no prior)"""
+    belief_features: bool = False
+    """read the belief pieces (``agents.ppo.features``: exact marginals and entailed facts of every
+    card's place) appended to the core's observation: each card's encoder gets its rows, the trunk the
+    envelope's; the agent and the training games compute them"""
 
     def __post_init__(self) -> None:
         if self.activation not in ACTIVATIONS:
@@ -137,9 +151,20 @@ class ActorCritic(nn.Module):
         rules = core.rules_for(game)
         self.layout = rules.layout
         self.S, self.W, self.R, self.C, self.P = rules.S, rules.W, rules.R, rules.C, rules.P
-        self.obs_size = core.observation_size(game)
+        self.obs_size = learner_observation_size(game, settings.belief_features)
         self.num_actions = rules.A
-        self.pieces = {name: (shape, offset) for name, shape, offset in core.observation_pieces(game)}
+        self.pieces = {
+            name: (shape, offset) for name, shape, offset in learner_pieces(game, settings.belief_features)
+        }
+        card_pieces, player_card_pieces, trunk_card_pieces = (
+            CARD_PIECES,
+            PLAYER_CARD_PIECES,
+            TRUNK_CARD_PIECES,
+        )
+        if settings.belief_features:
+            card_pieces += BELIEF_CARD_PIECES
+            player_card_pieces += BELIEF_PLAYER_CARD_PIECES
+            trunk_card_pieces += BELIEF_TRUNK_CARD_PIECES
         category = np.array([game.cards.category(c) for c in range(self.C)])
         one_hot = torch.zeros(self.C, 3)
         one_hot[torch.arange(self.C), torch.as_tensor(category)] = 1.0
@@ -150,11 +175,12 @@ class ActorCritic(nn.Module):
 
         H = settings.card_hidden
         # Source column of each card's features in [obs | unseen share per category | 0 | 1]: CARD_PIECES,
-        # PLAYER_CARD_PIECES (player by player), category one-hot, its category's unseen share, room distance.
+        # PLAYER_CARD_PIECES (player by player), category one-hot, its category's unseen share, room distance
+        # (and with belief features, their card pieces after those of their kind).
         card, zero, one = np.arange(self.C), self.obs_size + 3, self.obs_size + 4
-        columns = [self.pieces[name][1] + card for name in CARD_PIECES]
+        columns = [self.pieces[name][1] + card for name in card_pieces]
         columns += [
-            self.pieces[name][1] + p * self.C + card for name in PLAYER_CARD_PIECES for p in range(self.P)
+            self.pieces[name][1] + p * self.C + card for name in player_card_pieces for p in range(self.P)
         ]
         columns += [np.where(category == k, one, zero) for k in range(3)]
         columns.append(self.obs_size + category)
@@ -169,7 +195,7 @@ class ActorCritic(nn.Module):
         self.card_encoder = nn.Sequential(
             layer_init(nn.Linear(card_features + settings.card_embedding, H)), act()
         )
-        per_card = set(CARD_PIECES + PLAYER_CARD_PIECES) - set(TRUNK_CARD_PIECES)
+        per_card = set(card_pieces + player_card_pieces) - set(trunk_card_pieces)
         trunk_columns = [
             torch.arange(offset, offset + math.prod(shape))
             for name, (shape, offset) in self.pieces.items()
