@@ -40,23 +40,34 @@ When to accuse: a decision under risk (``risk_accusations=True``)
     after ``k`` more turns the best triple's probability is about ``p_k =
     min(1, p 2^(k bits_per_turn))``, and it is sure after ``T = ceil(H(E) /
     bits_per_turn)`` turns (``H(E)`` the envelope's entropy; ``p_T = 1``). The
-    opponents' progress: an opponent that has taken ``n`` turns becomes
-    certain on its next with the hazard ``agents.risk.hazard(P, n)``, that of
-    a SAT agent (the strongest opponent of the project, which accuses as soon
-    as it is certain), measured by self-play at ``P`` players. So the chance
-    that no opponent still in the game accuses rightly within ``k`` turns is
-    ``S_k = prod over opponents i, over t < k of (1 - h(P, n_i + t))``, and
-    waiting is worth ``max over k = 1 .. T of S_k p_k`` (waiting ``k`` turns,
-    then accusing). It accuses when ``p`` is larger. The threshold so depends
-    on the turns the opponents have taken and on the number of players (more
-    players: smaller hands, so slower opponents, but more of them), with one
-    constant, ``bits_per_turn``. On the last turn before ``max_turns`` it
-    accuses the most likely triple whatever its probability. Without the risk
-    rule it accuses only when the posterior is certain, so never wrongly.
-    Measured (``docs/belief_vs_sat``): the rule accuses too early, wrongly in
-    18% of 4-player games and 54% of 6-player ones against SAT agents: the
-    hazards are not conditioned on the position, and a position still unsure
-    late in the game is a hard deal, where the opponents are slower.
+    opponents' progress: each opponent still in the game accuses rightly on
+    its next turn with a hazard ``h_i(t)`` (``agents.risk``), so the chance
+    that none does within ``k`` turns is ``S_k = prod over opponents i, over
+    t < k of (1 - h_i(t))``, and waiting is worth ``max over k = 1 .. T of
+    S_k p_k`` (waiting ``k`` turns, then accusing). It accuses when ``p`` is
+    larger. The hazard, ``risk_model``:
+
+    - ``"evidence"`` (default): read from what the agent sees of each
+      opponent, ``h_i = min(1, hazard_per_answer * answers_i +
+      hazard_unrefuted * unrefuted_i)``, held for the turns ahead:
+      ``answers_i`` counts the opponent's suggestions that somebody refuted
+      (the answers it received; each narrows its candidates), ``unrefuted_i``
+      those that nobody could (it may well be sure now). The rule so waits
+      where the opponents have learnt little, which is what a hard deal
+      looks like from outside. The constants (0.02 and 0.1 per opponent per
+      turn, ``bits_per_turn`` 1.5) are set by the sweep
+      ``lineup=belief_risk_sweep`` against SAT agents (``docs/belief_vs_sat``).
+    - ``"sat_hazard"``: a SAT agent's hazard by the turns the opponent has
+      taken (``agents.risk.hazard``, measured in SAT self-play), the same
+      for every deal. Against SAT agents it accused too early, wrongly in 18%
+      of 4-player games and 54% of 6-player ones (``docs/belief_vs_sat``): in
+      a position still unsure late in the game, a hard deal, the opponents
+      are slower than the average hazard says. The v2 reasoning tasks were
+      generated with it (``bits_per_turn=1.0``).
+
+    On the last turn before ``max_turns`` it accuses the most likely triple
+    whatever its probability. Without the risk rule it accuses only when the
+    posterior is certain, so never wrongly.
 
 What to show: ``refute_strategy=True``
     The card that reveals least (``agents.showing``, as the SAT agent); with

@@ -20,8 +20,10 @@ checksum check says so.
 The pinned checksums live in ``data/checksums.json``. ``v1`` is frozen: its
 splits must regenerate to their checksums forever. ``v2`` (line-ups with the
 PPO and belief agents; the text view as a task's text) follows its agents
-until it is released: when the belief agent or the PPO model changes, the
-``v2`` tasks change, and one command per split regenerates and re-pins them::
+until it is released: when the belief agent's play or the PPO model changes,
+the ``v2`` tasks change, and one command per split regenerates and re-pins them
+(the belief agent's options are named in full, ``SplitSpec.agent_options``, so
+a change of its defaults alone leaves them as they are)::
 
     nice -n 10 python -m agents.reasoning.generate --version v2 --split dev --write
     nice -n 10 python -m agents.reasoning.generate --version v2 --split test --write
@@ -179,6 +181,8 @@ _V2_AGENT_OPTIONS = {
         "move_discount": 0.05,
         "bits_per_turn": 1.0,
         "risk_model": "sat_hazard",
+        "hazard_per_answer": 0.02,  # read by risk_model "evidence" only
+        "hazard_unrefuted": 0.1,
     }
 }
 
