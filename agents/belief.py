@@ -54,9 +54,13 @@ When to accuse: a decision under risk (``risk_accusations=True``)
       (the answers it received; each narrows its candidates), ``unrefuted_i``
       those that nobody could (it may well be sure now). The rule so waits
       where the opponents have learnt little, which is what a hard deal
-      looks like from outside. The constants (0.02 and 0.1 per opponent per
-      turn, ``bits_per_turn`` 1.5) are set by the sweep
-      ``lineup=belief_risk_sweep`` against SAT agents (``docs/belief_vs_sat``).
+      looks like from outside. The hazards (0.02 and 0.1 per opponent per
+      turn) are set by the sweep ``lineup=belief_risk_sweep`` against SAT
+      agents (``docs/belief_vs_sat``; ``bits_per_turn`` 1.5 is the first
+      version's, not swept again):
+      half these hazards did better at 4 players, one and a half times them
+      at 6 (more opponents make waiting costlier), neither resolved by the
+      sweep's 200 and 120 games; the middle is kept.
     - ``"sat_hazard"``: a SAT agent's hazard by the turns the opponent has
       taken (``agents.risk.hazard``, measured in SAT self-play), the same
       for every deal. Against SAT agents it accused too early, wrongly in 18%
