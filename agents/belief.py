@@ -60,7 +60,9 @@ When to accuse: a decision under risk (``risk_accusations=True``)
       version's, not swept again):
       half these hazards did better at 4 players, one and a half times them
       at 6 (more opponents make waiting costlier), neither resolved by the
-      sweep's 200 and 120 games; the middle is kept.
+      sweep's 200 and 120 games; the middle is kept. Measured against SAT
+      agents: 38.7% [36.6, 40.9] of 2,000 4-player games won (4.0% ended in
+      a wrong accusation), 28.8% [26.1, 31.7] of 1,002 6-player games (7.9%).
     - ``"sat_hazard"``: a SAT agent's hazard by the turns the opponent has
       taken (``agents.risk.hazard``, measured in SAT self-play), the same
       for every deal. Against SAT agents it accused too early, wrongly in 18%
