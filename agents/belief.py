@@ -40,23 +40,40 @@ When to accuse: a decision under risk (``risk_accusations=True``)
     after ``k`` more turns the best triple's probability is about ``p_k =
     min(1, p 2^(k bits_per_turn))``, and it is sure after ``T = ceil(H(E) /
     bits_per_turn)`` turns (``H(E)`` the envelope's entropy; ``p_T = 1``). The
-    opponents' progress: an opponent that has taken ``n`` turns becomes
-    certain on its next with the hazard ``agents.risk.hazard(P, n)``, that of
-    a SAT agent (the strongest opponent of the project, which accuses as soon
-    as it is certain), measured by self-play at ``P`` players. So the chance
-    that no opponent still in the game accuses rightly within ``k`` turns is
-    ``S_k = prod over opponents i, over t < k of (1 - h(P, n_i + t))``, and
-    waiting is worth ``max over k = 1 .. T of S_k p_k`` (waiting ``k`` turns,
-    then accusing). It accuses when ``p`` is larger. The threshold so depends
-    on the turns the opponents have taken and on the number of players (more
-    players: smaller hands, so slower opponents, but more of them), with one
-    constant, ``bits_per_turn``. On the last turn before ``max_turns`` it
-    accuses the most likely triple whatever its probability. Without the risk
-    rule it accuses only when the posterior is certain, so never wrongly.
-    Measured (``docs/belief_vs_sat``): the rule accuses too early, wrongly in
-    18% of 4-player games and 54% of 6-player ones against SAT agents: the
-    hazards are not conditioned on the position, and a position still unsure
-    late in the game is a hard deal, where the opponents are slower.
+    opponents' progress: each opponent still in the game accuses rightly on
+    its next turn with a hazard ``h_i(t)`` (``agents.risk``), so the chance
+    that none does within ``k`` turns is ``S_k = prod over opponents i, over
+    t < k of (1 - h_i(t))``, and waiting is worth ``max over k = 1 .. T of
+    S_k p_k`` (waiting ``k`` turns, then accusing). It accuses when ``p`` is
+    larger. The hazard, ``risk_model``:
+
+    - ``"evidence"`` (default): read from what the agent sees of each
+      opponent, ``h_i = min(1, hazard_per_answer * answers_i +
+      hazard_unrefuted * unrefuted_i)``, held for the turns ahead:
+      ``answers_i`` counts the opponent's suggestions that somebody refuted
+      (the answers it received; each narrows its candidates), ``unrefuted_i``
+      those that nobody could (it may well be sure now). The rule so waits
+      where the opponents have learnt little, which is what a hard deal
+      looks like from outside. The hazards (0.02 and 0.1 per opponent per
+      turn) are set by the sweep ``lineup=belief_risk_sweep`` against SAT
+      agents (``docs/belief_vs_sat``; ``bits_per_turn`` 1.5 is the first
+      version's, not swept again):
+      half these hazards did better at 4 players, one and a half times them
+      at 6 (more opponents make waiting costlier), neither resolved by the
+      sweep's 200 and 120 games; the middle is kept. Measured against SAT
+      agents: 38.7% [36.6, 40.9] of 2,000 4-player games won (4.0% ended in
+      a wrong accusation), 28.8% [26.1, 31.7] of 1,002 6-player games (7.9%).
+    - ``"sat_hazard"``: a SAT agent's hazard by the turns the opponent has
+      taken (``agents.risk.hazard``, measured in SAT self-play), the same
+      for every deal. Against SAT agents it accused too early, wrongly in 18%
+      of 4-player games and 54% of 6-player ones (``docs/belief_vs_sat``): in
+      a position still unsure late in the game, a hard deal, the opponents
+      are slower than the average hazard says. The v2 reasoning tasks were
+      generated with it (``bits_per_turn=1.0``).
+
+    On the last turn before ``max_turns`` it accuses the most likely triple
+    whatever its probability. Without the risk rule it accuses only when the
+    posterior is certain, so never wrongly.
 
 What to show: ``refute_strategy=True``
     The card that reveals least (``agents.showing``, as the SAT agent); with
@@ -76,7 +93,7 @@ from agents.beliefs import Beliefs, Posterior
 from agents.information import answer_information, screen_information
 from agents.moves import choose_move
 from agents.records import RECORD_EVENT_KINDS, RecordMaker, plain_record, record_from_plain, setup_of
-from agents.risk import hazard
+from agents.risk import RISK_MODELS, evidence_hazard, hazard
 from agents.routes import Routes
 from agents.showing import least_revealing
 from cluedo_env import core
@@ -103,6 +120,11 @@ class BeliefAgent(GameByGameAgent):
             exactly before choosing.
         move_discount: Fraction of a room's value lost per move needed to get there.
         bits_per_turn: Envelope information the agent expects to gain per turn of its own.
+        risk_model: How it reads the opponents' progress (``agents.risk.RISK_MODELS``): ``"evidence"``,
+            from their answers and unrefuted suggestions; ``"sat_hazard"``, a SAT agent's hazard by
+            the turns they have taken.
+        hazard_per_answer: ``"evidence"``: an opponent's hazard per suggestion of its that was refuted.
+        hazard_unrefuted: ``"evidence"``: the same, per suggestion of its that nobody could refute.
     """
 
     name = "belief"
@@ -115,7 +137,10 @@ class BeliefAgent(GameByGameAgent):
         refute_strategy: bool = True,
         exact_candidates: int = 3,
         move_discount: float = 0.05,
-        bits_per_turn: float = 1.0,
+        bits_per_turn: float = 1.5,
+        risk_model: str = "evidence",
+        hazard_per_answer: float = 0.02,
+        hazard_unrefuted: float = 0.1,
     ) -> None:
         super().__init__(seed)
         if (
@@ -128,18 +153,29 @@ class BeliefAgent(GameByGameAgent):
             raise ValueError(f"move_discount must be in [0, 1), got {move_discount!r}")
         if not bits_per_turn > 0:
             raise ValueError(f"bits_per_turn must be > 0, got {bits_per_turn!r}")
+        if risk_model not in RISK_MODELS:
+            raise ValueError(f"risk_model must be one of {RISK_MODELS}, got {risk_model!r}")
+        for option, value in (
+            ("hazard_per_answer", hazard_per_answer),
+            ("hazard_unrefuted", hazard_unrefuted),
+        ):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{option} must be in [0, 1], got {value!r}")
         self.info_suggestions = bool(info_suggestions)
         self.risk_accusations = bool(risk_accusations)
         self.refute_strategy = bool(refute_strategy)
         self.exact_candidates = exact_candidates
         self.move_discount = move_discount
         self.bits_per_turn = bits_per_turn
+        self.risk_model = risk_model
+        self.hazard_per_answer = hazard_per_answer
+        self.hazard_unrefuted = hazard_unrefuted
 
     # -- knowledge ---------------------------------------------------------------
 
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         super().reset(config, seats, seed)
-        if self.risk_accusations:
+        if self.risk_accusations and self.risk_model == "sat_hazard":
             hazard(config.num_players, np.zeros(1))  # refuses, before any game, a table it has no model for
         self.setup = setup_of(config)
         self.rules = core.rules_for(config)
@@ -149,6 +185,8 @@ class BeliefAgent(GameByGameAgent):
         self.makers = [RecordMaker(self.setup, int(seat)) for seat in self.seats]
         self.shown_to = np.zeros((B, P, C), dtype=bool)  # cards I showed to each player
         self.turns_taken = np.zeros((B, P), dtype=np.int64)  # turns each player has begun
+        self.answers = np.zeros((B, P), dtype=np.int64)  # each player's suggestions that somebody refuted
+        self.unrefuted = np.zeros((B, P), dtype=np.int64)  # ... that nobody could refute
         self.out = np.zeros((B, P), dtype=bool)  # accused wrongly
         self._cache: list[tuple[Posterior, dict] | None] = [None] * B
 
@@ -158,18 +196,20 @@ class BeliefAgent(GameByGameAgent):
             self.beliefs[game] = None
             self.makers[game] = RecordMaker(self.setup, int(self.seats[game]))
             self._cache[game] = None
-        for notes in (self.shown_to, self.turns_taken, self.out):
+        for notes in (self.shown_to, self.turns_taken, self.answers, self.unrefuted, self.out):
             notes[games] = 0
 
     def state_dict(self) -> dict[str, Any]:
         """Its records of each game (the posteriors are counted again from them), half-built records,
-        the cards it showed, the opponents' turns and who is out."""
+        the cards it showed, the opponents' turns, answers and unrefuted suggestions, and who is out."""
         return {
             **super().state_dict(),
             "records": [None if b is None else [plain_record(r) for r in b.records] for b in self.beliefs],
             "makers": [maker.state_dict() for maker in self.makers],
             "shown_to": self.shown_to.copy(),
             "turns_taken": self.turns_taken.copy(),
+            "answers": self.answers.copy(),
+            "unrefuted": self.unrefuted.copy(),
             "out": self.out.copy(),
         }
 
@@ -184,6 +224,8 @@ class BeliefAgent(GameByGameAgent):
         self._cache = [None] * len(self.seats)
         self.shown_to[...] = state["shown_to"]
         self.turns_taken[...] = state["turns_taken"]
+        self.answers[...] = state["answers"]
+        self.unrefuted[...] = state["unrefuted"]
         self.out[...] = state["out"]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
@@ -197,9 +239,14 @@ class BeliefAgent(GameByGameAgent):
                     self.beliefs[game].add(record)
         game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, ev.PLAYER] == self.seats[:, None]))
         self.shown_to[game, events[game, row, ev.SUGGESTER], events[game, row, ev.CARD]] = True
-        # The opponents' progress, as far as the risk rule reads it: their turns, and who is out.
+        # The opponents' progress, as far as the risk rule reads it: their turns, the answers they
+        # received, their suggestions nobody refuted, and who is out.
         game, row = np.nonzero(kind == ev.TURN)
         np.add.at(self.turns_taken, (game, events[game, row, ev.PLAYER]), 1)
+        game, row = np.nonzero(kind == ev.SHOW)
+        np.add.at(self.answers, (game, events[game, row, ev.SUGGESTER]), 1)
+        game, row = np.nonzero(kind == ev.NO_REFUTE)
+        np.add.at(self.unrefuted, (game, events[game, row, ev.PLAYER]), 1)
         game, row = np.nonzero((kind == ev.ACCUSE) & (events[:, :, ev.CORRECT] == 0))
         self.out[game, events[game, row, ev.PLAYER]] = True
 
@@ -307,8 +354,18 @@ class BeliefAgent(GameByGameAgent):
         others = np.ones(self.config.num_players, dtype=bool)
         others[self.seats[game]] = False
         others &= ~self.out[game]
-        ahead = self.turns_taken[game, others][:, None] + np.arange(turns)[None, :]  # [opponents, T]
-        survive = np.cumprod(np.prod(1.0 - hazard(self.config.num_players, ahead), axis=0))  # [T]
+        if self.risk_model == "sat_hazard":
+            ahead = self.turns_taken[game, others][:, None] + np.arange(turns)[None, :]  # [opponents, T]
+            hazards = hazard(self.config.num_players, ahead)
+        else:  # "evidence": what it has seen of each opponent, held for the turns ahead
+            now = evidence_hazard(
+                self.answers[game, others],
+                self.unrefuted[game, others],
+                self.hazard_per_answer,
+                self.hazard_unrefuted,
+            )
+            hazards = np.repeat(now[:, None], turns, axis=1)
+        survive = np.cumprod(np.prod(1.0 - hazards, axis=0))  # [T]
         k = np.arange(1, turns + 1)
         later = np.minimum(1.0, p * 2.0 ** (k * b))
         later[-1] = 1.0

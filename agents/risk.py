@@ -1,10 +1,23 @@
-"""The risk of being beaten to the solution: how soon a SAT opponent becomes certain.
+"""The risk of being beaten to the solution: how soon an opponent becomes certain.
 
 The belief agent may accuse before it is certain (``agents.belief``). Whether
-that pays depends on how long the opponents need: an opponent that plays by
+that pays depends on how long the opponents need: the chance that an opponent
+accuses rightly on its next turn, given that it has not before, is its
+*hazard*. Two models of it, ``RISK_MODELS``:
+
+``"evidence"`` (``evidence_hazard``): read from what the agent sees of each
+opponent. Every suggestion of the opponent that somebody refuted (an answer
+it received) adds ``per_answer``, every one that nobody could refute adds
+``per_unrefuted`` (nobody holds the named cards it lacks: it may well know
+the envelope now). The hazard is held for the turns ahead. An opponent that
+asks little, or is answered in a hard deal, counts as slow; one whose
+suggestion went unrefuted counts as close.
+
+``"sat_hazard"`` (``hazard``): the SAT agent's, by the turns the opponent
+has taken, unconditioned on what it has seen. An opponent that plays by
 complete deduction (the SAT agent, the strongest of the project) accuses as
 soon as the envelope is entailed, so the chance that it accuses rightly on its
-``n``-th turn, given that it has not before, is its *hazard* at turn ``n``.
+``n``-th turn, given that it has not before, is its hazard at turn ``n``.
 
 ``SAT_HAZARD[P][n]`` is that hazard at a table of ``P`` SAT agents on the
 classic board (2 players: the duel; turns counted from 0; past the table's
@@ -18,7 +31,10 @@ reach, are pooled into one estimate). Regenerate the table with::
 
 The hazard grows with the turns a player has taken (each answer narrows its
 candidates) and falls with the number of players (each hand is smaller, so
-the same answers place fewer cards: more turns are needed).
+the same answers place fewer cards: more turns are needed). Against SAT
+agents it overrates the opponents exactly where it matters: a position still
+unsure late in the game is a hard deal, where they are slower than average
+(``docs/belief_vs_sat``).
 """
 
 from __future__ import annotations
@@ -30,7 +46,9 @@ import numpy as np
 from cluedo_env import core
 from cluedo_env.core import events as ev
 
-__all__ = ["SAT_HAZARD", "hazard", "sat_hazards"]
+__all__ = ["RISK_MODELS", "SAT_HAZARD", "evidence_hazard", "hazard", "sat_hazards"]
+
+RISK_MODELS = ("evidence", "sat_hazard")
 
 # Measured by ``python -m agents.risk --games 400`` (see the module docstring), 2026-12-01.
 SAT_HAZARD: dict[int, tuple[float, ...]] = {
@@ -52,6 +70,23 @@ def hazard(num_players: int, turns_taken: np.ndarray) -> np.ndarray:
         raise ValueError(f"no SAT hazard measured for {num_players} players; measured: {sorted(SAT_HAZARD)}")
     table = np.asarray(SAT_HAZARD[num_players])
     return table[np.minimum(np.asarray(turns_taken, dtype=np.int64), len(table) - 1)]
+
+
+def evidence_hazard(
+    answers: np.ndarray, unrefuted: np.ndarray, per_answer: float, per_unrefuted: float
+) -> np.ndarray:
+    """An opponent's chance to accuse rightly on its next turn, from what the agent has seen of it.
+
+    Args:
+        answers: Its suggestions that somebody refuted (the answers it received), per opponent.
+        unrefuted: Its suggestions that nobody could refute, per opponent.
+        per_answer: The hazard each answer adds.
+        per_unrefuted: The hazard each unrefuted suggestion adds.
+
+    Returns:
+        ``min(1, per_answer * answers + per_unrefuted * unrefuted)``, per opponent.
+    """
+    return np.minimum(1.0, per_answer * np.asarray(answers) + per_unrefuted * np.asarray(unrefuted))
 
 
 def sat_hazards(

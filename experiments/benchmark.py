@@ -437,8 +437,10 @@ def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
                 "decision_median_ms": float(np.median(per_decision) * 1e3),
                 "decision_p99_ms": float(np.percentile(per_decision, 99) * 1e3),
                 "decisions_timed": len(per_decision),
-                "observe_median_ms": float(np.median(observing) * 1e3),
-                "observe_p99_ms": float(np.percentile(observing, 99) * 1e3),
+                # An agent that does not follow the game (``observes`` false, e.g. random) is never
+                # called to observe: no time to report.
+                "observe_median_ms": float(np.median(observing) * 1e3) if observing else None,
+                "observe_p99_ms": float(np.percentile(observing, 99) * 1e3) if observing else None,
                 "games_per_s": games / elapsed,
                 "decisions_per_game": float(result.decisions.mean()),
             }
@@ -798,10 +800,12 @@ def _show_agents(cfg: BenchmarkConfig, rows: list[dict]) -> None:
         f"{'observe median':>15s} {'observe p99':>12s} {'games/s':>8s}"
     )
     for row in rows:
+        observe = [
+            "-" if row[key] is None else f"{row[key]:.3f}" for key in ("observe_median_ms", "observe_p99_ms")
+        ]
         print(
             f"  {row['agent']:8s} {row['players']:7d} {row['decision_median_ms']:10.3f} "
-            f"{row['decision_p99_ms']:8.3f} {row['observe_median_ms']:15.3f} "
-            f"{row['observe_p99_ms']:12.3f} {row['games_per_s']:8.2f}"
+            f"{row['decision_p99_ms']:8.3f} {observe[0]:>15s} {observe[1]:>12s} {row['games_per_s']:8.2f}"
         )
 
 

@@ -10,8 +10,9 @@ import pytest
 from agents.arena import play_batch
 from agents.belief import BeliefAgent
 from agents.registry import make_agent
-from agents.risk import hazard
+from agents.risk import evidence_hazard, hazard
 from cluedo_env import core
+from cluedo_env.core import events as ev
 
 CLASSIC = core.GameConfig(num_players=4)
 
@@ -44,14 +45,18 @@ def test_bad_options_are_rejected_with_the_reason() -> None:
         BeliefAgent(exact_candidates=0)
     with pytest.raises(ValueError, match="bits_per_turn must be"):
         BeliefAgent(bits_per_turn=0.0)
+    with pytest.raises(ValueError, match="risk_model must be one of"):
+        BeliefAgent(risk_model="oracle")
+    with pytest.raises(ValueError, match="hazard_unrefuted must be in"):
+        BeliefAgent(hazard_unrefuted=1.5)
     with pytest.raises(ValueError, match="no SAT hazard measured for 7 players"):
         hazard(7, np.zeros(1))
 
 
-def test_the_odds_of_waiting_fall_as_the_opponents_take_turns_and_with_more_opponents() -> None:
+def test_the_sat_hazard_odds_of_waiting_fall_as_the_opponents_take_turns_and_with_more_opponents() -> None:
     odds = []
     for players in (4, 6):
-        agent = BeliefAgent(seed=0)
+        agent = BeliefAgent(seed=0, risk_model="sat_hazard")
         agent.reset(core.GameConfig(num_players=players), np.zeros(1, dtype=np.int64))
         row = []
         for turns in (0, 3, 6, 9):
@@ -62,6 +67,44 @@ def test_the_odds_of_waiting_fall_as_the_opponents_take_turns_and_with_more_oppo
         agent.out[0, 1:] = True  # nobody left to beat it: waiting is safe
         assert agent.waiting_value(0, 0.0) == 1.0
     assert all(six <= four for four, six in zip(*odds))  # at equal turns, five opponents beat three
+
+
+def test_the_evidence_odds_of_waiting_fall_with_the_answers_and_unrefuted_suggestions_it_sees() -> None:
+    agent = BeliefAgent(seed=0)  # risk_model="evidence", the default
+    agent.reset(CLASSIC, np.zeros(1, dtype=np.int64))
+    assert agent.waiting_value(0, 0.0) == 1.0  # nobody has been answered yet: waiting is safe
+    agent.turns_taken[0] = 9  # turns alone say nothing to this model
+    assert agent.waiting_value(0, 0.0) == 1.0
+    row = []
+    for answers in (0, 4, 8, 12):
+        agent.answers[0] = answers
+        row.append(agent.waiting_value(0, 0.0))
+    assert all(a > b for a, b in itertools.pairwise(row))
+    answered = row[-1]
+    agent.unrefuted[0, 2] = 1  # one opponent's suggestion went unrefuted: it may know the envelope
+    assert agent.waiting_value(0, 0.0) < answered
+    agent.out[0, 1:] = True
+    assert agent.waiting_value(0, 0.0) == 1.0
+    assert evidence_hazard(np.array([0, 10, 100]), np.array([2, 1, 0]), 0.02, 0.1).tolist() == pytest.approx(
+        [0.2, 0.3, 1.0]
+    )
+
+
+def test_it_counts_the_answers_and_unrefuted_suggestions_of_each_player_from_the_events() -> None:
+    class Counting(BeliefAgent):
+        def observe(self, state, events):
+            super().observe(state, events)
+            kind = events[0, :, 0]
+            for player in range(4):
+                seen["shown"][player] += int(((kind == ev.SHOW) & (events[0, :, 2] == player)).sum())
+                seen["alone"][player] += int(((kind == ev.NO_REFUTE) & (events[0, :, 1] == player)).sum())
+            final.update(answers=self.answers[0].copy(), unrefuted=self.unrefuted[0].copy())
+
+    seen, final = {"shown": [0] * 4, "alone": [0] * 4}, {}
+    agents = [Counting(seed=0)] + [make_agent("sat", seed=k) for k in range(1, 4)]
+    play_batch(CLASSIC.replace(max_turns=40), agents, np.arange(1))
+    assert final["answers"].tolist() == seen["shown"] and sum(seen["shown"]) > 0
+    assert final["unrefuted"].tolist() == seen["alone"]
 
 
 class Checked(BeliefAgent):
@@ -106,6 +149,7 @@ def test_every_ablation_plays_legally() -> None:
         {"info_suggestions": False},
         {"refute_strategy": False},
         {"risk_accusations": True},
+        {"risk_model": "sat_hazard", "bits_per_turn": 1.0},
     ):
         result = play_batch(CLASSIC, lineup(options), seeds, rotation=seeds % 4)
         assert not result.truncated.any()

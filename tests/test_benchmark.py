@@ -19,6 +19,7 @@ from experiments.benchmark import (
     RandomBatch,
     finished_games_per_update,
     main_with,
+    measure_agents,
     measure_core,
     measure_env,
     measure_startup,
@@ -229,3 +230,11 @@ def test_finished_games_are_read_per_update_from_the_training_log(tmp_path):
         writer.add_scalar("charts/episodes", episodes, update * 128)
     writer.close()
     assert finished_games_per_update(tmp_path, 128) == {1: 2, 3: 5, 4: 1}
+
+
+def test_agent_latency_is_reported_for_agents_that_do_not_follow_the_game():
+    # The random agent never observes (``observes`` false): its row says so instead of failing.
+    rows = {row["agent"]: row for row in measure_agents(4, games=1, seed=0)}
+    assert set(rows) == {"random", "notepad", "sat", "belief"}
+    assert rows["random"]["observe_median_ms"] is None and rows["random"]["observe_p99_ms"] is None
+    assert rows["belief"]["observe_median_ms"] > 0 and rows["belief"]["decision_p99_ms"] > 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import itertools
 import json
 import re
@@ -244,6 +245,18 @@ def test_the_shipped_v2_dev_split_is_pinned_and_regenerates():
     assert all(
         t["version"] == "v2" and t["rules"] == rules_summary(core.GameConfig(**t["config"])) for t in tasks
     )
+
+
+def test_the_v2_splits_name_every_option_of_the_belief_agent():
+    # A change of the belief agent's defaults must not change the v2 tasks: the splits name its
+    # options in full (the risk rule of the SAT hazard, as when they were pinned).
+    from agents.belief import BeliefAgent
+
+    options = set(inspect.signature(BeliefAgent).parameters) - {"seed"}
+    for name in ("dev", "test"):
+        named = SPLITS["v2", name].agent_options["belief"]
+        assert set(named) == options
+        assert named["risk_model"] == "sat_hazard"
 
 
 @pytest.mark.slow

@@ -20,8 +20,10 @@ checksum check says so.
 The pinned checksums live in ``data/checksums.json``. ``v1`` is frozen: its
 splits must regenerate to their checksums forever. ``v2`` (line-ups with the
 PPO and belief agents; the text view as a task's text) follows its agents
-until it is released: when the belief agent or the PPO model changes, the
-``v2`` tasks change, and one command per split regenerates and re-pins them::
+until it is released: when the belief agent's play or the PPO model changes,
+the ``v2`` tasks change, and one command per split regenerates and re-pins them
+(the belief agent's options are named in full, ``SplitSpec.agent_options``, so
+a change of its defaults alone leaves them as they are)::
 
     nice -n 10 python -m agents.reasoning.generate --version v2 --split dev --write
     nice -n 10 python -m agents.reasoning.generate --version v2 --split test --write
@@ -42,7 +44,7 @@ import multiprocessing
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +120,8 @@ class SplitSpec:
         tasks_per_game: Cuts drawn per game (fewer when a game has fewer turns).
         games_per_batch: Games played together on the batched core.
         settings: The rules and line-ups, used in turn.
+        agent_options: Constructor options of the agents by registered name, named in full so that a
+            change of an agent's defaults leaves the split's games as they were.
         schema: The task schema (``agents.reasoning.tasks``): ``"v1"`` or ``"v2"``.
         shipped: The split's file ships in the package (``path``); else it is generated into a cache.
     """
@@ -129,6 +133,7 @@ class SplitSpec:
     tasks_per_game: int = 3
     games_per_batch: int = 8
     settings: tuple[Setting, ...] = field(default_factory=tuple)
+    agent_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     schema: str = "v2"
     shipped: bool = False
 
@@ -165,6 +170,22 @@ _V2_SETTINGS = (
     Setting("classic", "classic", ("ppo", "sat", "notepad", "random"), max_turns=500),
 )
 
+# The belief agent of the v2 tasks: the options that were its defaults when they were pinned
+# (risk rule by the SAT agent's measured hazard; ``agents.belief``).
+_V2_AGENT_OPTIONS = {
+    "belief": {
+        "info_suggestions": True,
+        "risk_accusations": True,
+        "refute_strategy": True,
+        "exact_candidates": 3,
+        "move_discount": 0.05,
+        "bits_per_turn": 1.0,
+        "risk_model": "sat_hazard",
+        "hazard_per_answer": 0.02,  # read by risk_model "evidence" only
+        "hazard_unrefuted": 0.1,
+    }
+}
+
 # Released versions: their splits must regenerate to their pinned checksums forever. A change of
 # the generator that changes one of their tasks needs a new version.
 FROZEN_VERSIONS = ("v1",)
@@ -176,8 +197,18 @@ SPLITS = {
         "v1", "dev", seed=1, num_tasks=500, settings=_V1_SETTINGS, schema="v1", shipped=True
     ),
     ("v1", "test"): SplitSpec("v1", "test", seed=2, num_tasks=10_000, settings=_V1_SETTINGS, schema="v1"),
-    ("v2", "dev"): SplitSpec("v2", "dev", seed=3, num_tasks=500, settings=_V2_SETTINGS, shipped=True),
-    ("v2", "test"): SplitSpec("v2", "test", seed=4, num_tasks=10_000, settings=_V2_SETTINGS),
+    ("v2", "dev"): SplitSpec(
+        "v2",
+        "dev",
+        seed=3,
+        num_tasks=500,
+        settings=_V2_SETTINGS,
+        agent_options=_V2_AGENT_OPTIONS,
+        shipped=True,
+    ),
+    ("v2", "test"): SplitSpec(
+        "v2", "test", seed=4, num_tasks=10_000, settings=_V2_SETTINGS, agent_options=_V2_AGENT_OPTIONS
+    ),
 }
 
 
@@ -188,6 +219,7 @@ def _game_events(
     rotation: int,
     *,
     snapshots: bool = False,
+    agent_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[list[np.ndarray], list[dict[int, core.State]]]:
     """Play one batch: each game's event rows and, with ``snapshots``, its decision points' states.
 
@@ -196,7 +228,8 @@ def _game_events(
         ``states[b]`` maps an event count to the game (a batch of one) when it stood
         there before a start-of-turn or end-of-move decision (empty without ``snapshots``).
     """
-    agents = [make_agent(name, seed=k) for k, name in enumerate(lineup)]
+    options = agent_options or {}
+    agents = [make_agent(name, seed=k, **options.get(name, {})) for k, name in enumerate(lineup)]
     for agent in agents:
         with warnings.catch_warnings():
             # A model playing rules it was not trained on would make the split's games depend on
@@ -275,7 +308,9 @@ def batch_tasks(spec: SplitSpec, batch: int) -> list[dict[str, Any]]:
     rotation = batch % config.num_players
     tasks = []
     v1 = spec.schema == "v1"
-    played, states = _game_events(config, setting.lineup, seeds, rotation=rotation, snapshots=not v1)
+    played, states = _game_events(
+        config, setting.lineup, seeds, rotation=rotation, snapshots=not v1, agent_options=spec.agent_options
+    )
     for b, events in enumerate(played):
         # Decision points: the start of a turn (cut after the TURN row) and the moment of an
         # accusation (cut before the ACCUSE row); the acting player is the observer. The cuts are
