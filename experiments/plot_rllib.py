@@ -77,7 +77,7 @@ def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labe
             ylabel="win rate",
             ylim=(0, 1),
         )
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     return fig
 
