@@ -10,7 +10,10 @@ checkpoints included), and the win rate against ``num_players - 1`` players of
 each evaluation kind (default ``random_never`` and ``notepad``), every point with
 its 95% Wilson interval; the JSON has the game counts. The RLlib points come
 from the run's ``evaluations.json`` (``experiments/train_rllib.py``), the PPO
-points as ``experiments.plot_sb3`` reads them.
+points as ``experiments.plot_sb3`` reads them. With ``--shipped``, the win-rate
+panels also show the evaluations of the run that trained the shipped PPO model
+(``agents/ppo/shipped/training_curves.json``: its curriculum of random players,
+notepad players and snapshots, 100 games a point) up to the RLlib run's budget.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ import numpy as np
 
 from cluedo_env import __version__
 from experiments.extras import missing_extra
-from experiments.plot_sb3 import ppo_run_points, sb3_points
+from experiments.plot_sb3 import ppo_run_points, sb3_points, shipped_points
 
 RLLIB = "RLlib PPO (experiments/train_rllib.py)"
 PPO = "project PPO (experiments/train_ppo.py)"
+SHIPPED_RUN = "project PPO, the shipped model's run (curriculum)"
 
 
 def throughput(run_dir: Path) -> dict[str, list[float]]:
@@ -59,6 +63,8 @@ def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labe
     for ax, label in zip(axes[1:], labels):
         for name, by_label in rates.items():
             points = by_label[label]
+            if not points:  # e.g. the shipped run's first evaluation lies beyond the budget
+                continue
             x = np.array([p["agent_steps"] for p in points]) / 1e6
             y = np.array([p["win_rate"] for p in points])
             interval = np.array([[p["low"] for p in points], [p["high"] for p in points]])
@@ -71,7 +77,7 @@ def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labe
             ylabel="win rate",
             ylim=(0, 1),
         )
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     return fig
 
@@ -82,6 +88,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ppo-run", type=Path, required=True, help="a run folder of experiments.train_ppo")
     parser.add_argument(
         "--labels", nargs="+", default=["random_never", "notepad"], help="evaluation opponents"
+    )
+    parser.add_argument(
+        "--shipped",
+        action="store_true",
+        help="also the shipped PPO model's evaluations, up to the RLlib run's agent-steps",
     )
     parser.add_argument("--png", type=Path, help="figure path (default: <rllib_run>/rllib_vs_ppo.png)")
     parser.add_argument("--json", type=Path, help="also write the points (with game counts) here")
@@ -94,6 +105,9 @@ def main(argv: list[str] | None = None) -> None:
             RLLIB: {label: sb3_points(args.rllib_run, label) for label in args.labels},
             PPO: {label: ppo_run_points(args.ppo_run, label) for label in args.labels},
         }
+        if args.shipped:
+            budget = max(speed[RLLIB]["agent_steps"])
+            rates[SHIPPED_RUN] = {label: shipped_points(label, budget) for label in args.labels}
         png = args.png or args.rllib_run / "rllib_vs_ppo.png"
         figure(speed, rates, args.labels).savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras

@@ -192,12 +192,12 @@ class RLlibConfig:
     """learner steps per iteration"""
     minibatch_size: int = 1024
     num_epochs: int = 4
-    learning_rate: float = 3e-4
+    learning_rate: float = 5e-4
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_coef: float = 0.2
     vf_clip: float = 10.0
-    ent_coef: float = 0.01
+    ent_coef: float = 0.003
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     # Evaluation and checkpoints
