@@ -14,9 +14,11 @@ per array argument, which would dominate a step of one game):
 - the config's rule tables (``Rules.tables``, packed by ``pack_tables``); ``_tables`` views
   them as a ``Tables`` tuple (``t.passage_to[room]`` ...).
 
-The views are made with ``carray`` and hold no reference to their buffer (``_at``), and the
-rules are called once per run of games (``play``, ``legal``), not once per game: handing a
-rule the two tuples copies them (about 4 KB), which costs more than most rules.
+The views are made with ``carray`` and hold no reference to their buffer (``_at``). The entry
+points view the buffers once per run of games (``_advance``, ``step_one``, ``deal_games``) and
+inline the rules of a game (``play``, ``legal``) into their loop: handing a compiled rule the
+two tuples copies them (about 4 KB), which costs more than most rules. A step writes each
+game's legal actions right after its move, while the game is in the cache (``step_games``).
 """
 
 from __future__ import annotations
