@@ -17,8 +17,11 @@ decision is a uniformly random legal action other than an accusation, and an
 accusation (random triple) with probability 2% where one is legal (uniformly
 random accusations would end nearly every game on its first turn). Finished
 games are dealt again at once, so the batch stays full. Core time counts
-``legal_action_mask`` + ``step`` + re-dealing; choosing the random actions is
-the agent's cost and is reported apart.
+the legal actions + ``step`` + re-dealing; choosing the random actions is
+the agent's cost and is reported apart. The compiled core's loop gets the legal
+actions as a training loop does, from the step itself (``step(..., mask=)`` and
+``reset(..., mask=)``, which update one mask array in the step's own pass); the
+numpy core's from ``legal_action_mask`` after each step.
 
 Figures are of steady state: a freshly dealt batch holds only games at their
 start, which step faster than games under way, so each batch is first played
@@ -197,24 +200,29 @@ class RandomBatch:
         self.next_seed = seed * 1_000_003 + batch
         self.age = np.zeros(batch, dtype=np.int64)
         self.redealt = np.zeros(batch, dtype=bool)
+        # The compiled core keeps the legal actions up to date with each step and re-deal.
+        self.mask = self.engine.legal_action_mask(self.state) if self.engine is core else None
+        # Observations into one array, as a training loop passes ``out`` (no allocation per step).
+        self.observations = np.empty((batch, core.observation_size(config)), dtype=np.float32)
 
     def step(self) -> tuple[float, float, int]:
         """One decision in every game: (core seconds, seconds choosing the actions, games finished).
 
-        Core time is ``legal_action_mask`` (+ ``observe``) + ``step`` + re-dealing.
+        Core time is the legal actions (+ ``observe``) + ``step`` + re-dealing.
         """
-        state, engine = self.state, self.engine
+        state, engine, fused = self.state, self.engine, self.mask is not None
         start = time.perf_counter()
-        mask = engine.legal_action_mask(state)
+        mask = self.mask if fused else engine.legal_action_mask(state)
         if self.observe:
-            core.observe(state, state.current_player)
+            core.observe(state, state.current_player, out=self.observations)
         middle = time.perf_counter()
         actions = random_choice(self.rng, mask, self.accuse)
         chosen = time.perf_counter()
-        engine.step(state, actions, check=False)
+        engine.step(state, actions, check=False, **({"mask": mask} if fused else {}))
         done = np.flatnonzero(state.done)
         if len(done):
-            engine.reset(state, done, np.arange(self.next_seed, self.next_seed + len(done)))
+            seeds = np.arange(self.next_seed, self.next_seed + len(done))
+            engine.reset(state, done, seeds, **({"mask": mask} if fused else {}))
             self.next_seed += len(done)
         end = time.perf_counter()
         self.age += 1

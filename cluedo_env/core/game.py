@@ -25,6 +25,7 @@ from __future__ import annotations
 from functools import cache
 from typing import NoReturn
 
+import numba
 import numpy as np
 
 from cluedo_env.core import play
@@ -78,6 +79,7 @@ class Rules:
         )
         self.passages = self.board.passages if self.classic else np.full(self.R, -1, dtype=np.int8)
         self.tables = play.pack_tables(self._dims(), self._tables())
+        self.no_mask = np.zeros((0, self.A), dtype=bool)  # the compiled rules' "no mask wanted"
 
     def _dims(self) -> dict[str, int]:
         config, lay = self.config, self.layout
@@ -266,11 +268,16 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
     B = len(seeds)
     shapes = field_shapes(config, B)
     state = State(config=config, **{name: np.zeros(shapes[name], dtype) for name, dtype, _ in STATE_FIELDS})
-    play.deal_games(state._buffer, rules.tables, B, np.arange(B), seeds)
+    play.deal_games(state._buffer, rules.tables, B, np.arange(B), seeds, rules.no_mask)
     return state
 
 
-def reset(state: State, games: np.ndarray | list[int], seeds: np.ndarray | list[int] | int) -> State:
+def reset(
+    state: State,
+    games: np.ndarray | list[int],
+    seeds: np.ndarray | list[int] | int,
+    mask: np.ndarray | None = None,
+) -> State:
     """Deal new games in place of ``games`` (finished ones, say), leaving the others as they are.
 
     Game ``games[k]`` becomes exactly the game ``init(state.config, seeds[k])``
@@ -281,12 +288,20 @@ def reset(state: State, games: np.ndarray | list[int], seeds: np.ndarray | list[
         state: The batch; updated in place and returned.
         games: Indices of the games to deal again.
         seeds: One integer seed in ``[0, 2**63)`` per game of ``games``.
+        mask: A ``bool[B, A]`` array as ``step`` takes it: the rows of ``games`` get the new
+            games' legal actions (the other rows are left as they are), so that a mask kept up
+            to date by ``step(..., mask=mask)`` stays so.
     """
+    rules = rules_for(state.config)
     games = _check_games(games, state.batch_size)
     seeds = _check_seeds(seeds)
     if len(seeds) != len(games):
         raise ValueError(f"seeds must have one entry per game of games ({len(games)}), got {len(seeds)}")
-    play.deal_games(state._buffer, rules_for(state.config).tables, state.batch_size, games, seeds)
+    if mask is None:
+        mask = rules.no_mask
+    else:
+        _check_mask(mask, state.batch_size, rules.A)
+    play.deal_games(state._buffer, rules.tables, state.batch_size, games, seeds, mask)
     return state
 
 
@@ -338,19 +353,31 @@ def _check_games(games, batch_size: int) -> np.ndarray:
     return array
 
 
-def legal_action_mask(state: State) -> np.ndarray:
-    """``bool[B, A]``: the acting player's legal actions; all False once a game is over."""
+def legal_action_mask(state: State, out: np.ndarray | None = None) -> np.ndarray:
+    """``bool[B, A]``: the acting player's legal actions; all False once a game is over.
+
+    Args:
+        state: The batch.
+        out: Where to write them: a C-contiguous, writeable ``bool[B, A]`` array (overwritten), or
+            ``None`` for a new array. ``step(..., mask=out)`` keeps such an array up to date in
+            the step's own pass over the games.
+    """
     rules = rules_for(state.config)
-    mask = np.empty((state.batch_size, rules.A), dtype=bool)
-    if state.batch_size >= PARALLEL_BATCH:
-        play.mask_parallel(state._buffer, rules.tables, mask)
+    B = state.batch_size
+    if out is None:
+        out = np.empty((B, rules.A), dtype=bool)
     else:
-        play.mask_batch(state._buffer, rules.tables, mask)
-    return mask
+        _check_mask(out, B, rules.A)
+    play.legal_games(state._buffer, rules.tables, out, _runs(B))
+    return out
 
 
 def step(
-    state: State, actions: np.ndarray | list[int], check: bool = True, games: np.ndarray | None = None
+    state: State,
+    actions: np.ndarray | list[int],
+    check: bool = True,
+    games: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
 ) -> State:
     """Apply the acting player's action in every game still running (or in ``games`` only).
 
@@ -359,14 +386,18 @@ def step(
         actions: ``int[B]`` one action per game: a list of ints or a 1-D integer array of length
             B (ignored for games already over or not selected). Anything else (floats, strings,
             bools, another shape) raises ``TypeError`` or ``ValueError``.
-        check: Raise ``ValueError`` on an illegal action (costs a legal-action mask). With
-            ``check=False`` the step is for callers that already hold this step's mask and pick
-            from it (the environments, the agents): an action out of range, or of a kind not
-            played in the game's phase, is still refused before anything changes, but an action
-            of the right kind that the mask forbids (entering a room out of reach, showing a card
-            not held) is played as given and leaves that game outside the rules.
+        check: Raise ``ValueError`` on an illegal action. With ``check=False`` the step is for
+            callers that already hold this step's mask and pick from it (the environments, the
+            agents): an action out of range, or of a kind not played in the game's phase, is
+            still refused before anything changes, but an action of the right kind that the mask
+            forbids (entering a room out of reach, showing a card not held) is played as given
+            and leaves that game outside the rules.
         games: ``bool[B]`` mask of the games to step; the others wait (default: all). Indices
             are refused (``TypeError``): build the mask, e.g. ``np.isin(np.arange(B), indices)``.
+        mask: A C-contiguous, writeable ``bool[B, A]`` array into which the legal actions after
+            the step are written (``legal_action_mask(state)``, computed game by game in the
+            step's own pass): a loop that steps, then chooses from the mask, needs no second
+            call. Left unchanged when the step raises.
 
     Returns:
         ``state``, with this step's events and rewards (none for games that did not move) and flags.
@@ -376,31 +407,60 @@ def step(
             the state is then unchanged.
     """
     rules = rules_for(state.config)
-    B = state.batch_size
-    if games is None and B == 1:  # one game: one compiled call and no array made
-        if type(actions) is list and len(actions) == 1 and type(actions[0]) is int:
-            action = actions[0]
-        else:
-            action = int(_as_actions(actions, 1)[0])
-        if check or not 0 <= action < rules.A:
-            if state.phase[0] == Phase.OVER:
-                action = play.NO_ACTION  # ignored
-            else:
-                _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises on an illegal action
-        if play.step_one(state._buffer, rules.tables, action) == 0:  # refused (unchanged): another phase's
-            _check(state, np.array([action]), np.ones(1, dtype=bool))  # raises, naming the action
-        return state
-    actions = _as_actions(actions, B)
-    live = state.phase != Phase.OVER
-    if games is not None:
-        live &= _as_mask(games, B)
-    if check or actions.min(initial=0) < 0:  # (a negative action of a game over is ignored)
-        _check(state, np.where(live, actions, 0), live)
-    planned = np.where(live, actions, play.NO_ACTION)
-    if play.first_refused(state._buffer, rules.tables, planned) >= 0:  # out of range or of another phase
-        _check(state, np.where(live, actions, 0), live)  # raises, naming the game and the action
-    (play.step_parallel if B >= PARALLEL_BATCH else play.step_batch)(state._buffer, rules.tables, planned)
+    B = len(state.seed)
+    if mask is None:
+        mask = rules.no_mask
+    else:
+        _check_mask(mask, B, rules.A)
+    if (
+        games is None
+        and B == 1
+        and type(actions) is list
+        and len(actions) == 1
+        and type(actions[0]) is int
+        and -_INT64 <= actions[0] < _INT64
+    ):  # one game, as the single-game environments step it: one compiled call, no array made
+        bad = play.step_one(state._buffer, rules.tables, actions[0], check, mask)
+    else:
+        actions = _as_actions(actions, B)
+        selected = _ALL if games is None else _as_mask(games, B)
+        bad = play.step_games(state._buffer, rules.tables, actions, selected, check, mask, _runs(B))
+    if bad >= 0:  # refused before anything changed: out of range, another phase's, or illegal
+        live = state.phase != Phase.OVER
+        if games is not None:
+            live &= _as_mask(games, B)
+        _check(state, np.where(live, _as_actions(actions, B), 0), live)  # raises, naming the action
+        raise AssertionError(f"game {bad}'s action was refused, yet it passes the check")
     return state
+
+
+def _runs(batch_size: int) -> int:
+    """Runs of games a batch is played in: one per thread of numba's from ``PARALLEL_BATCH``
+    games, else one (on this thread)."""
+    return numba.get_num_threads() if batch_size >= PARALLEL_BATCH else 1
+
+
+_ALL = np.zeros(0, dtype=bool)  # the compiled step's ``selected`` when every game steps
+_INT64 = 2**63
+
+
+def _check_mask(mask: object, batch_size: int, num_actions: int) -> None:
+    """Refuse a mask array the compiled rules cannot write row by row."""
+    if type(mask) is np.ndarray and mask.dtype == bool and mask.shape == (batch_size, num_actions):
+        flags = mask.flags
+        if flags.c_contiguous and flags.writeable:
+            return
+    if not isinstance(mask, np.ndarray) or mask.dtype != bool:
+        what = f"{mask.dtype} array" if isinstance(mask, np.ndarray) else type(mask).__name__
+        raise TypeError(
+            f"mask must be a bool numpy array of shape ({batch_size}, {num_actions}), got a {what}"
+        )
+    if mask.shape != (batch_size, num_actions):
+        raise ValueError(
+            f"mask must have shape ({batch_size}, {num_actions}) (games, actions), got {mask.shape}"
+        )
+    if not (mask.flags.c_contiguous and mask.flags.writeable):
+        raise TypeError("mask must be a C-contiguous, writeable array (np.empty((B, A), dtype=bool))")
 
 
 def _as_actions(actions: object, batch_size: int) -> np.ndarray:

@@ -144,8 +144,10 @@ def reach(
              squares, rooms)  # fmt: skip
     else:
         row = start * (MAX_ROLL + 1) + roll
-        squares[:] = stop_within[row]
-        rooms[:] = enter_within[row]
+        for square in range(len(squares)):  # (loops: numba's slice assignment costs far more)
+            squares[square] = stop_within[row, square]
+        for room in range(len(rooms)):
+            rooms[room] = enter_within[row, room]
     for location in pawns:
         if location >= R and location != start and distance_from[start, location - R] == roll:
             squares[location - R] = False
@@ -160,19 +162,27 @@ def fill(
     a room: to its doors) and keeps the free ones; stops are the squares within ``roll`` moves
     but the start, rooms those with a door within ``roll - 1`` moves but the room left."""
     R = room_doors.shape[0]
-    occupied = np.zeros(ROWS, dtype=np.int64)
+    boards = np.zeros((6, ROWS), dtype=np.int64)  # one allocation for the six boards
+    occupied, origin, free, within, before, spread = (
+        boards[0],
+        boards[1],
+        boards[2],
+        boards[3],
+        boards[4],
+        boards[5],
+    )
     for location in pawns:
         if location >= R:
             occupied[square_row[location - R]] |= 1 << square_col[location - R]
-    origin = np.zeros(ROWS, dtype=np.int64)  # the mover's own square (none from a room)
-    if start >= R:
+    if start >= R:  # the mover's own square (none from a room)
         origin[square_row[start - R]] = 1 << square_col[start - R]
-    free = (corridor & ~occupied) | origin
-    within = origin.copy()  # squares within t moves
-    before = origin.copy()  # squares within t - 1 moves
-    spread = np.zeros(ROWS, dtype=np.int64)
+    for r in range(ROWS):  # (loops: numba's whole-array operations allocate and cost far more)
+        free[r] = (corridor[r] & ~occupied[r]) | origin[r]
+        within[r] = origin[r]  # squares within t moves
+        before[r] = origin[r]  # squares within t - 1 moves
     for t in range(1, roll + 1):
-        before[:] = within
+        for r in range(ROWS):
+            before[r] = within[r]
         for r in range(ROWS):
             spread[r] = within[r] | (within[r] << 1) | (within[r] >> 1)
             if r > 0:

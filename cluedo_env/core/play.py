@@ -14,9 +14,11 @@ per array argument, which would dominate a step of one game):
 - the config's rule tables (``Rules.tables``, packed by ``pack_tables``); ``_tables`` views
   them as a ``Tables`` tuple (``t.passage_to[room]`` ...).
 
-The views are made with ``carray`` and hold no reference to their buffer (``_at``), and the
-rules are called once per run of games (``play``, ``legal``), not once per game: handing a
-rule the two tuples copies them (about 4 KB), which costs more than most rules.
+The views are made with ``carray`` and hold no reference to their buffer (``_at``). The entry
+points view the buffers once per run of games (``_advance``, ``step_one``, ``deal_games``) and
+inline the rules of a game (``play``, ``legal``) into their loop: handing a compiled rule the
+two tuples copies them (about 4 KB), which costs more than most rules. A step writes each
+game's legal actions right after its move, while the game is in the cache (``step_games``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ MAX_KEY = np.uint64(2**64 - 1)
 KIND_ROLL, KIND_PASSAGE, KIND_STAY, KIND_NO_MOVE, KIND_ENTER, KIND_TOWARD, KIND_SQUARE = range(7)
 KIND_SUGGEST, KIND_NO_SUGGESTION, KIND_SHOW, KIND_ACCUSE, KIND_END_TURN = range(7, 12)
 assert RANGE_NAMES[KIND_END_TURN] == "end_turn" and RANGE_NAMES[KIND_SQUARE] == "square"
-CHUNKS = 128  # a parallel step's games are cut into this many runs of games for the threads
 NO_ACTION = -1  # a game that does not move this step (over, or not selected)
 TURN, MOVE, SUGGEST, REFUTE, ACCUSE, OVER = (
     Phase.TURN, Phase.MOVE, Phase.SUGGEST, Phase.REFUTE, Phase.ACCUSE, Phase.OVER
@@ -619,151 +620,179 @@ def _game_over(g, i, winner, reason, terminated):
     )
 
 
-@njit(cache=True, nogil=True)
-def play(g, t, actions, first, last):
-    """The step of games ``first`` .. ``last - 1``: game ``i``'s events and rewards cleared, then
-    ``actions[i]`` played (``NO_ACTION``: nothing more). (One call for a run of games: a compiled
-    call copies the state's and the tables' tuples, which costs more than most rules.)"""
-    for i in range(first, last):
-        g.events[i, : g.num_events[i]] = -1  # (the rows after them are unused: -1 already)
-        g.num_events[i] = 0
-        g.rewards[i] = 0.0
-        action = actions[i]
-        if action == NO_ACTION:
-            continue
-        kind, arg = t.action_kind[action], t.action_arg[action]
-        if kind == KIND_ROLL:
-            roll(g, t, i)
-        elif kind <= KIND_SQUARE:
-            move(g, t, i, kind, arg)
-        elif kind == KIND_SUGGEST:
-            suggest(g, t, i, arg)
-        elif kind == KIND_NO_SUGGESTION:
-            g.phase[i] = ACCUSE
-        elif kind == KIND_SHOW:
-            show(g, t, i, arg)
-        elif kind == KIND_ACCUSE:
-            accuse(g, t, i, arg)
-        else:  # end the turn
-            next_turn(g, t, i)
+@njit(cache=True, nogil=True, inline="always")
+def play(g, t, i, action):
+    """Game ``i`` plays ``action`` (checked by ``_first_bad``): a roll, a move, a suggestion, the
+    choice not to suggest, a card shown, an accusation, or the end of the turn."""
+    kind, arg = t.action_kind[action], t.action_arg[action]
+    if kind == KIND_ROLL:
+        roll(g, t, i)
+    elif kind <= KIND_SQUARE:
+        move(g, t, i, kind, arg)
+    elif kind == KIND_SUGGEST:
+        suggest(g, t, i, arg)
+    elif kind == KIND_NO_SUGGESTION:
+        g.phase[i] = ACCUSE
+    elif kind == KIND_SHOW:
+        show(g, t, i, arg)
+    elif kind == KIND_ACCUSE:
+        accuse(g, t, i, arg)
+    else:  # end the turn
+        next_turn(g, t, i)
 
 
-@njit(cache=True, nogil=True)
-def legal(g, t, first, last, out):
-    """Write the legal actions of games ``first`` .. ``last - 1`` into ``out`` (``bool[B, A]``);
-    none once a game is over. (One call for a run of games, written out in the loop: a compiled
-    call, or an inlined one, copies the state's and the tables' tuples, which costs more than a
-    game's mask.)"""
-    for i in range(first, last):
-        mask = out[i]
-        phase = g.phase[i]
-        player = g.turn_player[i]
-        location = g.location[i, player]
-        in_room = location < t.R
-        may_accuse = 1 if in_room or t.accuse_anywhere else 0
-        mask[:] = t.mask_rows[2 * phase + may_accuse]
-        if phase == TURN and t.classic and in_room:
-            mask[t.PASSAGE] = t.passages[location] >= 0
-            mask[t.STAY] = t.stay_in_room != 0 or g.summoned[i, player]
-        elif phase == MOVE:
-            any_room = False
-            for r in range(t.R):
-                mask[t.ENTER + r] = g.enterable[i, r]
-                any_room |= g.enterable[i, r]
-            any_square = g.reachable[i].any()
-            if t.compact:
-                if any_square:
-                    for r in range(t.R):
-                        mask[t.TOWARD + r] = not g.enterable[i, r] and not (in_room and r == location)
-            else:
-                mask[t.SQUARE : t.SQUARE + t.N] = g.reachable[i]
-            mask[t.NO_MOVE] = not any_square and not any_room
-        elif phase == REFUTE:
-            for c in range(3):
-                card = g.suggestion[i, c]
-                mask[t.SHOW + card] = g.owner[i, card] == g.current_player[i]
+@njit(cache=True, nogil=True, inline="always")
+def legal(g, t, i, mask):
+    """Write game ``i``'s legal actions into ``mask`` (``bool[A]``); none once the game is over."""
+    phase = g.phase[i]
+    player = g.turn_player[i]
+    location = g.location[i, player]
+    in_room = location < t.R
+    may_accuse = 1 if in_room or t.accuse_anywhere else 0
+    _copy(mask, t.mask_rows[2 * phase + may_accuse], 0)
+    if phase == TURN and t.classic and in_room:
+        mask[t.PASSAGE] = t.passages[location] >= 0
+        mask[t.STAY] = t.stay_in_room != 0 or g.summoned[i, player]
+    elif phase == MOVE:
+        any_room = False
+        for r in range(t.R):
+            mask[t.ENTER + r] = g.enterable[i, r]
+            any_room |= g.enterable[i, r]
+        reachable = g.reachable[i]
+        any_square = False
+        for square in range(t.N):
+            any_square |= reachable[square]
+        if t.compact:
+            if any_square:
+                for r in range(t.R):
+                    mask[t.TOWARD + r] = not g.enterable[i, r] and not (in_room and r == location)
+        else:
+            _copy(mask, reachable, t.SQUARE)
+        mask[t.NO_MOVE] = not any_square and not any_room
+    elif phase == REFUTE:
+        for c in range(3):
+            card = g.suggestion[i, c]
+            mask[t.SHOW + card] = g.owner[i, card] == g.current_player[i]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _copy(to, source, start):
+    """``to[start : start + len(source)] = source`` as a plain loop: numba's slice assignment of
+    one array to another takes a general path that costs about 15 times more for a row of a few
+    hundred entries (a mask row), which would be most of a step."""
+    for k in range(len(source)):
+        to[start + k] = source[k]
 
 
 # --- over the batch --------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _playable(phase_bits, phase, action):
-    """Whether ``action`` is in range (``phase_bits`` has one entry per action and one more) and
-    of a kind played in ``phase``. The step refuses anything else before changing any game."""
-    return 0 <= action < len(phase_bits) - 1 and (phase_bits[action] >> phase) & 1 == 1
+def _moves(g, selected, i):
+    """Whether game ``i`` plays its action this step: it is not over and it is ``selected`` (an
+    empty ``selected``: every game is)."""
+    return g.phase[i] != OVER and (len(selected) == 0 or selected[i])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _refused(g, t, i, action, check, scratch):
+    """Whether game ``i`` refuses ``action``: out of range, of a kind not played in its phase, or
+    (with ``check``) not legal (``scratch``: a ``bool[A]`` row to work out the legal actions in)."""
+    if not (0 <= action < t.A and (t.phase_bits[action] >> g.phase[i]) & 1 == 1):
+        return True
+    if check:
+        legal(g, t, i, scratch)
+        return not scratch[action]
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step_game(g, t, i, action, out):
+    """Game ``i``'s step: its events and rewards cleared, then ``action`` played (``NO_ACTION``:
+    none), then, with ``out`` (not empty), its legal actions written into ``out[i]`` while its
+    state is in the cache."""
+    g.events[i, : g.num_events[i]] = -1  # (the rows after them are unused: -1 already)
+    g.num_events[i] = 0
+    g.rewards[i] = 0.0
+    if action != NO_ACTION:
+        play(g, t, i, action)
+    if len(out):
+        legal(g, t, i, out[i])
 
 
 @njit(cache=True, nogil=True)
-def step_one(state, tables, action):
-    """Step a batch of one game: -1 when played, 0 when the action is refused (nothing changed)."""
+def _advance(state, tables, B, actions, selected, out, first, last):
+    """Games ``first`` .. ``last - 1`` of a batch of ``B``: with ``actions`` (not empty), their
+    step (``_step_game``); without, their legal actions into ``out``. (One call for a run of
+    games: a compiled call copies the state's and the tables' tuples, which costs more than most
+    rules.)"""
+    t = _tables(tables)
+    g = _fields(state, B, t)
+    for i in range(first, last):
+        if len(actions):
+            _step_game(g, t, i, actions[i] if _moves(g, selected, i) else NO_ACTION, out)
+        else:
+            legal(g, t, i, out[i])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _advance_parallel(state, tables, B, actions, selected, out, runs):
+    """``_advance`` of the whole batch over the cores, in ``runs`` equal runs of games (one per
+    thread: each run views the buffers once, and a step's work varies little from game to game).
+    (``runs`` comes from the caller: ``numba.get_num_threads`` here would keep this from the cache.)"""
+    runs = max(1, min(B, runs))
+    for r in prange(runs):
+        _advance(state, tables, B, actions, selected, out, r * B // runs, (r + 1) * B // runs)
+
+
+@njit(cache=True, nogil=True)
+def step_games(state, tables, actions, selected, check, out, runs):
+    """Play ``actions[i]`` in game ``i`` (see ``_moves``), and with ``out`` (not empty) write the
+    legal actions after the step into it; ``runs`` > 1: over the cores in that many runs. Returns -1, or the first
+    game refusing its action (``_refused``): then nothing has changed."""
+    t = _tables(tables)
+    g = _fields(state, len(actions), t)
+    scratch = np.empty(t.A if check else 0, dtype=np.bool_)
+    for i in range(len(actions)):
+        if _moves(g, selected, i) and _refused(g, t, i, actions[i], check, scratch):
+            return i
+    if runs > 1:
+        _advance_parallel(state, tables, len(actions), actions, selected, out, runs)
+    else:
+        _advance(state, tables, len(actions), actions, selected, out, 0, len(actions))
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def step_one(state, tables, action, check, out):
+    """``step_games`` of a batch of one game, from its action as an integer, in one call."""
     t = _tables(tables)
     g = _fields(state, 1, t)
     if g.phase[0] == OVER:
         action = NO_ACTION
-    elif not _playable(t.phase_bits, g.phase[0], action):
+    elif _refused(g, t, 0, action, check, np.empty(t.A if check else 0, dtype=np.bool_)):
         return 0
-    play(g, t, np.full(1, action), 0, 1)
+    _step_game(g, t, 0, action, out)
     return -1
 
 
 @njit(cache=True, nogil=True)
-def first_refused(state, tables, actions):
-    """The first game whose action (``NO_ACTION``: none) is out of range or of a kind not played in
-    its phase, or -1: the step checks this before it changes any game."""
-    t = _tables(tables)
-    g = _fields(state, len(actions), t)
-    for i in range(len(actions)):
-        if actions[i] != NO_ACTION and not _playable(t.phase_bits, g.phase[i], actions[i]):
-            return i
-    return -1
+def legal_games(state, tables, out, runs):
+    """Every game's legal actions into ``out`` (``bool[B, A]``); ``runs`` > 1: over the cores."""
+    B, no_actions, every_game = len(out), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
+    if runs > 1:
+        _advance_parallel(state, tables, B, no_actions, every_game, out, runs)
+    else:
+        _advance(state, tables, B, no_actions, every_game, out, 0, B)
 
 
 @njit(cache=True, nogil=True)
-def step_batch(state, tables, actions):
-    """Play ``actions[i]`` in game ``i`` (``NO_ACTION``: none; every action checked by
-    ``first_refused``)."""
-    _play_games(state, tables, actions, 0, len(actions))
-
-
-@njit(cache=True, nogil=True)
-def _play_games(state, tables, actions, first, last):
-    t = _tables(tables)
-    play(_fields(state, len(actions), t), t, actions, first, last)
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def step_parallel(state, tables, actions):
-    """``step_batch`` with the games spread over the cores, in runs of games (``CHUNKS``)."""
-    B = len(actions)
-    for c in prange(min(B, CHUNKS)):
-        _play_games(state, tables, actions, c * B // min(B, CHUNKS), (c + 1) * B // min(B, CHUNKS))
-
-
-@njit(cache=True, nogil=True)
-def mask_batch(state, tables, out):
-    """Every game's legal actions into ``out`` (``bool[B, A]``)."""
-    _mask_games(state, tables, out, 0, len(out))
-
-
-@njit(cache=True, nogil=True)
-def _mask_games(state, tables, out, first, last):
-    t = _tables(tables)
-    legal(_fields(state, len(out), t), t, first, last, out)
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def mask_parallel(state, tables, out):
-    """``mask_batch`` with the games spread over the cores."""
-    B = len(out)
-    for c in prange(min(B, CHUNKS)):
-        _mask_games(state, tables, out, c * B // min(B, CHUNKS), (c + 1) * B // min(B, CHUNKS))
-
-
-@njit(cache=True, nogil=True)
-def deal_games(state, tables, B, games, seeds):
-    """Deal game ``games[k]`` of a batch of ``B`` from ``seeds[k]``."""
+def deal_games(state, tables, B, games, seeds, out):
+    """Deal game ``games[k]`` of a batch of ``B`` from ``seeds[k]``; with ``out`` (not empty)
+    write the new games' legal actions into their rows of ``out``."""
     t = _tables(tables)
     g = _fields(state, B, t)
     for k in range(len(games)):
         deal(g, t, games[k], seeds[k])
+        if len(out):
+            legal(g, t, games[k], out[games[k]])
