@@ -105,7 +105,7 @@ from cluedo_env import cluedo_v0, core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
 from experiments.config import AgentSpec, GameSettings
 from experiments.stats import wilson_interval
-from experiments.train_ppo import OpponentSettings, evaluate, knowledge_potential
+from experiments.train_ppo import evaluate, knowledge_potential
 
 FIXED_ENV = "cluedo_rllib_fixed_opponents"
 SELF_PLAY_ENV = "cluedo_rllib_self_play"
@@ -481,7 +481,7 @@ class Run:
                 self.checkpoint()
         bar.close()
         self.checkpoint()
-        model = save_model(self.run_dir / "model.pt", network_of(self.algo, trained_module_ids(cfg)[0], cfg))
+        model = save_model(self.run_dir / "model.pt", self.network())
         if cfg.final_eval_games > 0:
             self.evaluate(cfg.final_eval_games, final=True)
         self.writer.close()
@@ -532,7 +532,7 @@ class Run:
         """RLlib's checkpoint, the exported model and the counters; old checkpoints beyond ``keep_checkpoints`` go."""
         path = self.run_dir / "checkpoints" / f"iteration_{self.iteration:06d}"
         self.algo.save_to_path(str(path.resolve()))
-        save_model(path / "cluedo_model.pt", network_of(self.algo, trained_module_ids(self.cfg)[0], self.cfg))
+        save_model(path / "cluedo_model.pt", self.network())
         progress = {
             "agent_steps": self.agent_steps,
             "iteration": self.iteration,
@@ -544,14 +544,16 @@ class Run:
             shutil.rmtree(old)
         return path
 
+    def network(self) -> ActorCritic:
+        """The learner's current network as a plain ``ActorCritic`` (seat 0's with per-seat policies)."""
+        return network_of(self.algo, trained_module_ids(self.cfg)[0], self.cfg)
+
     def evaluate(self, games: int, final: bool = False) -> dict[str, dict[str, Any]]:
         """The trained module in the arena against each evaluation opponent (``evaluations.json``, TensorBoard)."""
         cfg = self.cfg
-        network = network_of(self.algo, trained_module_ids(cfg)[0], cfg)
-        opponents = [
-            OpponentSettings(name=s.name, options=dict(s.options), label=s.label) for s in cfg.eval_opponents
-        ]
-        results = evaluate(network, self.game, opponents, games, deterministic=False, seed=cfg.seed)
+        results = evaluate(
+            self.network(), self.game, cfg.eval_opponents, games, deterministic=False, seed=cfg.seed
+        )
         for label, result in results.items():
             result["win_low"], result["win_high"] = wilson_interval(result["wins"], result["games"])
             self.writer.add_scalar(f"eval/win_rate/{label}", result["win_rate"], self.agent_steps)

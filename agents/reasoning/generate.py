@@ -252,8 +252,7 @@ def _game_events(
 
     play_batch(config, agents, seeds, rotation=rotation, on_step=record)
     for agent in agents:
-        if hasattr(agent, "close"):
-            agent.close()
+        agent.close()
     events = [np.concatenate(log) if log else np.zeros((0, 7), np.int16) for log in logs]
     return events, states
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from cluedo_env.core import play
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
-from cluedo_env.core.board import classic_board
+from cluedo_env.core.board import classic_board, room_distances
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.events import MOVE_BLOCKED, MOVE_CHOOSE_ROOM, MOVE_PASSAGE, MOVE_STAY, MOVE_WALK
 from cluedo_env.core.movement import MAX_ROLL, MoveTables
@@ -65,10 +65,8 @@ class Rules:
         if self.classic:  # observation tables
             rows, cols = len(self.board.grid), len(self.board.grid[0])
             self.square_xy = (np.array(self.board.squares) / [rows - 1, cols - 1]).astype(np.float32)
-            into_room = self.moves.room_door_distance + 1.0
-            into_room[np.arange(self.R), np.arange(self.R)] = 0.0
-            self.location_room_distance = into_room.astype(np.float32)
-            self.max_room_distance = float(into_room.max())
+            self.location_room_distance = room_distances(self.board)
+            self.max_room_distance = float(self.location_room_distance.max())
         self.num_events = max(self.C, self.P + 4)
         sw = np.arange(self.S * self.W)
         self.suggest_cards = np.stack([sw // self.W, self.S + sw % self.W], axis=1)  # suspect, weapon

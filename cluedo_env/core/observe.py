@@ -46,7 +46,7 @@ import numpy as np
 from numba import njit, prange
 
 from cluedo_env.core.config import GameConfig
-from cluedo_env.core.game import Rules, rules_for
+from cluedo_env.core.game import PARALLEL_BATCH, Rules, rules_for
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State
 
 __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "observe"]
@@ -55,7 +55,7 @@ OBSERVATION_KINDS = ("player", "seer")
 SHOWED_SCALE = 4  # times shown are counted up to 4 (then read as 1)
 # From this many observations at once the games are shared among numba's threads (below, starting
 # the threads costs about what they save).
-PARALLEL_FROM = 256
+PARALLEL_FROM = PARALLEL_BATCH  # the same threshold as the rules' parallel step
 _CHUNK = 32  # games per parallel task
 
 # The pieces in their order. The compiled writer finds piece k at column ``at[k]`` of a row

@@ -51,7 +51,8 @@ from __future__ import annotations
 import numpy as np
 
 from cluedo_env.core import events as ev
-from cluedo_env.core.rng import SEED_BOUND, draw, game_key
+from cluedo_env.core.game import _check_seeds
+from cluedo_env.core.rng import draw, game_key
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
 __all__ = ["clone", "redeal"]
@@ -122,7 +123,9 @@ def redeal(
             f"games {np.flatnonzero(state.done).tolist()} are over: their envelope is public, nothing to redeal"
         )
     deals = _int_array(deals, "deals", (B, C), "one owner per card per game")
-    seeds = _seeds(seeds, B)
+    seeds = _check_seeds(seeds)
+    if len(seeds) != B:
+        raise ValueError(f"seeds must be {B} integers in [0, 2**63), one per game, got {seeds.tolist()!r}")
     rooms = state._face_down.shape[1]
 
     # The deal agrees with what the player knows, and with the public facts the state holds per card.
@@ -217,15 +220,6 @@ def _int_array(values: object, name: str, shape: tuple[int, ...], what: str) -> 
         raise TypeError(f"{name} must be integers ({what}), got {array.dtype}")
     if array.shape != shape:
         raise ValueError(f"{name} must have shape {shape} ({what}), got {array.shape}")
-    return array.astype(np.int64)
-
-
-def _seeds(seeds: object, B: int) -> np.ndarray:
-    array = np.asarray(seeds)
-    if (array.dtype.kind not in "iu" and array.size) or array.shape != (B,):
-        raise ValueError(f"seeds must be {B} integers in [0, 2**63), one per game, got {seeds!r}")
-    if B and (array.min() < 0 or array.max() >= SEED_BOUND):
-        raise ValueError(f"seeds must be integers in [0, 2**63), got {array.tolist()}")
     return array.astype(np.int64)
 
 
