@@ -117,6 +117,11 @@ class CardPolicy(MaskableMultiInputActorCriticPolicy):
             raise ValueError(f"CardPolicy sets {fixed} itself; pass game= and network= only")
         self.game = game_config_from_dict(dict(game))
         self.settings = NetworkSettings(**(network or {}))
+        if self.settings.belief_features:
+            raise ValueError(
+                "CardPolicy reads the env's core observation; network.belief_features is an option of "
+                "train_ppo, whose training games compute the features"
+            )
         size, actions = core.observation_size(self.game), core.ActionLayout(self.game).num_actions
         if observation_space["observation"].shape != (size,) or action_space.n != actions:
             raise ValueError(

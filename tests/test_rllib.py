@@ -95,6 +95,11 @@ def observations(num: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 # -- the masked module -----------------------------------------------------------------------------------
 
 
+def test_the_module_refuses_belief_features_the_env_does_not_compute():
+    with pytest.raises(ValueError, match="belief_features"):
+        module_spec(core.GameConfig(**SMALL_GAME), NetworkSettings(belief_features=True))
+
+
 def test_the_masked_module_never_samples_an_illegal_action():
     game = core.GameConfig(**SMALL_GAME)
     module = module_spec(game, SMALL_NETWORK).build()

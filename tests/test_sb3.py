@@ -16,7 +16,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
 from agents.arena import play_batch
-from agents.ppo.network import StructuredCategorical
+from agents.ppo.network import NetworkSettings, StructuredCategorical
 from agents.random_agent import RandomAgent
 from agents.registry import make_agent
 from agents.sb3_agent import SB3Agent
@@ -254,6 +254,13 @@ def test_maskable_ppo_learns_with_the_card_policy_and_never_plays_an_illegal_act
     model.learn(256)
     assert model.num_timesteps >= 256
     assert any(not torch.equal(a, b) for a, b in zip(before, weights(model)))
+
+
+def test_the_card_policy_refuses_belief_features_the_env_does_not_compute():
+    env = CluedoSB3VecEnv(num_envs=2, opponents=never_accusing(2), **SMALL_GAME)
+    kwargs = card_policy_kwargs(core.GameConfig(**SMALL_GAME), NetworkSettings(belief_features=True))
+    with pytest.raises(ValueError, match="belief_features"):
+        MaskablePPO(CardPolicy, env, policy_kwargs=kwargs, device="cpu")
 
 
 def test_the_card_policy_refuses_another_games_spaces_and_the_settings_it_fixes():

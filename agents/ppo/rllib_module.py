@@ -95,6 +95,11 @@ class CluedoPPOModule(TorchRLModule, ValueFunctionAPI):
 def module_spec(game: core.GameConfig, settings: NetworkSettings | None = None) -> RLModuleSpec:
     """The ``RLModuleSpec`` of a ``CluedoPPOModule`` for these rules, with the env's spaces."""
     settings = settings or NetworkSettings()
+    if settings.belief_features:
+        raise ValueError(
+            "the RLlib module reads the env's core observation; network.belief_features is an option "
+            "of train_ppo, whose training games compute the features"
+        )
     return RLModuleSpec(
         module_class=CluedoPPOModule,
         observation_space=observation_space(game),
