@@ -110,7 +110,9 @@ except ModuleNotFoundError as error:
 from agents.arena import play_batch
 from agents.ppo.agent import PPOAgent
 from agents.ppo.games import OUTCOMES, RETIRED, LearnerGames, OpponentKind
+from agents.ppo.model import SHIPPED, load_model, model_path
 from agents.ppo.network import ActorCritic, NetworkSettings, model_record, save_model
+from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
 from cluedo_env import core
 from experiments.config import MAX_SEED, GameSettings
@@ -263,6 +265,9 @@ class TrainConfig:
     """checkpoints kept (the latest)"""
     resume: str | None = None
     """a checkpoint, or a run folder (its latest checkpoint), to continue"""
+    init_from: str | None = None
+    """a model file (or checkpoint), or the name of one in agents/ppo/shipped/, whose weights the network
+    starts from (``agents.ppo.warm_start``: input columns it lacked, such as the belief pieces, start at zero)"""
 
     @property
     def num_updates(self) -> int:
@@ -298,6 +303,11 @@ class TrainConfig:
         for name in ("snapshot_every", "eval_every", "checkpoint_every", "final_eval_games", "max_snapshots"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if self.init_from is not None and not model_path(self.init_from).is_file():
+            shipped = sorted(path.name for path in SHIPPED.glob("*.pt"))
+            raise ValueError(
+                f"init_from must be a model file or one of the shipped models {shipped}, got {self.init_from!r}"
+            )
         if self.num_updates < 1:
             raise ValueError(
                 f"total_timesteps must be at least num_envs * num_steps = {self.num_envs * self.num_steps}, "
@@ -801,6 +811,8 @@ def train(
         belief_features=args.network.belief_features,
     )
     if checkpoint is None:
+        if args.init_from:
+            warm_start(network, load_model(args.init_from))
         envs.set_pool(*pool.kinds(network, 0.0))
         envs.start()
         start_update, global_step, elapsed_before = 1, 0, 0.0

@@ -164,11 +164,11 @@ def test_game_settings_mirror_every_game_config_field():
 
 def test_default_config_and_groups():
     default = settings()
-    assert default.labels == ["random", "notepad", "sat", "belief", "ppo"]
+    assert default.labels == ["random", "notepad", "sat", "belief", "imitation"]
     assert len(lineups(default)) == 5  # five entrants, every four of them
     assert default.game.to_game_config() == core.GameConfig(num_players=4)
     assert settings("lineup=baselines").labels == ["random", "notepad", "sat"]
-    # The default line-up's PPO model plays 4-player games only (checked before any game).
+    # The default line-up's learned model plays 4-player games only (checked before any game).
     assert settings("game=duel", "lineup=baselines").game.to_game_config().duel
     assert settings("game=classic6", "lineup=baselines").game.num_players == 6
     assert settings("game=none", "lineup=baselines").game.board == "none"

@@ -14,13 +14,13 @@ import torch
 from agents.base import Agent
 from agents.ppo.distributions import StructuredCategorical
 from agents.ppo.features import BeliefFeatures, learner_observation, learner_observation_size
-from agents.ppo.model import load_model
+from agents.ppo.model import SHIPPED, load_model
 from agents.ppo.network import ActorCritic
 from cluedo_env import core
 
 __all__ = ["DEFAULT_CHECKPOINT", "PPOAgent"]
 
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "shipped" / "cluedo_ppo_4p.pt"
+DEFAULT_CHECKPOINT = SHIPPED / "cluedo_ppo_4p.pt"
 
 
 class PPOAgent(Agent):
@@ -37,8 +37,10 @@ class PPOAgent(Agent):
 
     Args:
         seed: Seeds the sampling generator (re-seeded by ``reset``).
-        checkpoint: A model file (``model.pt`` of a training run) or a training
-            checkpoint; default: the shipped 4-player classic model.
+        checkpoint: A model file (``model.pt`` of a training run), a training checkpoint, or
+            the file name of a shipped model (``cluedo_ppo_imitation_4p.pt``: the learning agent
+            that beats the SAT agent, best played with ``deterministic=True``); default: the
+            shipped 4-player classic PPO model.
         deterministic: Play the most likely legal action instead of sampling.
     """
 

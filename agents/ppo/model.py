@@ -21,12 +21,23 @@ __all__ = [
     "game_config_from_dict",
     "game_config_to_dict",
     "load_model",
+    "model_path",
     "model_record",
     "network_from_record",
     "save_model",
 ]
 
 MODEL_FORMAT = "cluedo-ppo-model-v1"
+SHIPPED = Path(__file__).resolve().parent / "shipped"  # the models that ship with the package
+
+
+def model_path(value: str | Path) -> Path:
+    """A model file given as a path, or by the name of a shipped model (``cluedo_ppo_4p.pt``,
+    ``cluedo_ppo_imitation_4p.pt``): the path when it exists, else the shipped file of that name."""
+    path = Path(value)
+    if not path.exists() and path.name == str(value) and (SHIPPED / path.name).is_file():
+        return SHIPPED / path.name
+    return path
 
 
 def game_config_to_dict(game: core.GameConfig) -> dict[str, Any]:
@@ -79,15 +90,17 @@ def network_from_record(record: dict[str, Any]) -> ActorCritic:
 
 
 def load_model(path: str | Path) -> ActorCritic:
-    """The network of a model file (``model.pt``) or of a training checkpoint, on the CPU.
+    """The network of a model file (``model.pt``), of a training checkpoint or of a shipped model
+    named by its file name (``model_path``), on the CPU.
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
         ValueError: if the file is neither a model nor a checkpoint of this format.
     """
-    path = Path(path)
+    path = model_path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no PPO model at {path}")
+        shipped = sorted(model.name for model in SHIPPED.glob("*.pt"))
+        raise FileNotFoundError(f"no PPO model at {path} (nor a shipped model of that name: {shipped})")
     record = torch.load(path, map_location="cpu", weights_only=True)
     if isinstance(record, dict) and isinstance(record.get("model"), dict):  # a training checkpoint
         record = record["model"]

@@ -34,7 +34,12 @@ structure of the game as an inductive bias:
 - **Belief features** (``NetworkSettings.belief_features``, off by default): the
   belief pieces of ``agents.ppo.features`` (exact probability and entailed
   facts of every card's place) join each card's features, the envelope's
-  also the trunk's input.
+  also the trunk's input, and the two priors count the cards that may still be
+  in the envelope (nonzero probability) instead of the unseen ones: the
+  accusation prior's candidate solutions are then exactly those left
+  possible, so a network warm-started from one without beliefs
+  (``agents.ppo.warm_start``) begins by accusing as soon as the solution is
+  certain.
 
 
 The action distributions it returns are in ``agents.ppo.distributions``, the model files
@@ -279,12 +284,21 @@ class ActorCritic(nn.Module):
         heads = (self.value_head, self.global_head, self.card_context)
         out = F.linear(hidden, torch.cat([h.weight for h in heads]), torch.cat([h.bias for h in heads]))
         value, glob, context = out.split([1, self.global_head.out_features, C * 5], dim=1)
-        unseen = self._piece(obs, "unseen")
+        candidate, per_category = self.candidates(obs, unseen_share)
         score = torch.addcmul(
-            self.card_head(cards) + context.view(n, C, 5), unseen[:, :, None], self.unseen_prior
+            self.card_head(cards) + context.view(n, C, 5), candidate[:, :, None], self.unseen_prior
         )
-        log_candidates = (unseen_share * self.category_size).clamp(min=1.0).log().sum(dim=1, keepdim=True)
+        log_candidates = per_category.clamp(min=1.0).log().sum(dim=1, keepdim=True)
         return self._parts(glob, score, self.accuse_prior * log_candidates), value.squeeze(1)
+
+    def candidates(self, obs: torch.Tensor, unseen_share: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The cards the priors favour as possibly in the envelope, ``float[n, C]`` (1 or 0), and their
+        number per category, ``float[n, 3]``: the unseen ones (the notepad's open lines), or with belief
+        features those of nonzero probability (``belief_envelope``: what exact counting leaves possible)."""
+        if self.settings.belief_features:
+            candidate = (self._piece(obs, "belief_envelope") > 0).to(obs.dtype)
+            return candidate, candidate @ self.category_one_hot
+        return self._piece(obs, "unseen"), unseen_share * self.category_size
 
     def _parts(self, glob: torch.Tensor, score: torch.Tensor, accuse_prior: torch.Tensor) -> PolicyParts:
         top = torch.cat([glob, score.flatten(1), accuse_prior], dim=1) @ self.top_select

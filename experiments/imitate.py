@@ -1,0 +1,234 @@
+"""Behaviour cloning: a PPO network learns to play as the belief agent plays, then is evaluated.
+
+    python -m experiments.imitate                                  # the shipped recipe (configs/imitate.yaml)
+    python -m experiments.imitate games=400 epochs=2 final_eval_games=100 exp_name=smoke
+    python -m experiments.imitate --config-name imitate_no_beliefs  # ablation: without belief features
+
+Three stages, in one run folder (``runs/imitate__<exp_name>__<seed>``):
+
+1. **Decisions.** The teacher (``teacher``: the belief agent) plays ``games``
+   games, four players, seats rotated, against ``num_players - 1`` agents of one
+   kind from ``opponents`` (batch ``k`` of ``batch`` games takes kind ``k mod
+   len(opponents)``). ``agents.ppo.imitation.Recorder`` keeps, at each of its
+   decisions, the learner observation of its seat (with ``network.belief_features``
+   the exact marginals and entailed facts too), the legal actions and the action.
+   Batches run in ``workers`` processes and are written one file each as they end
+   (``decisions/batch_#####.npz``, plain arrays, read back without pickle); a
+   run started again with the same config skips the batches already written.
+2. **Imitation.** The network (``network``; warm-started from ``init_from`` by
+   ``agents.ppo.warm_start``) is fitted to the decisions by maximum likelihood
+   (``agents.ppo.imitation.imitate``): ``epochs`` passes, the last ``holdout``
+   share of the decisions kept apart to report held-out loss and agreement
+   (the share of decisions where its most likely action is the teacher's), in
+   TensorBoard and ``history.json``. The result is ``model.pt``, which
+   ``make_agent("ppo", checkpoint=...)`` loads, and which ``train_ppo`` can
+   continue from (``init_from=<run>/model.pt``).
+3. **Evaluation.** ``final_eval_games`` games against each of ``eval_opponents``
+   (``experiments.train_ppo.evaluate``: fixed deals, seats rotated, the most likely
+   action with ``eval_deterministic``), with Wilson intervals, in ``evaluation.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import hydra
+import numpy as np
+import torch
+from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
+from tqdm import tqdm
+
+from agents.arena import play_batch
+from agents.ppo.imitation import Recorder, imitate
+from agents.ppo.model import load_model, model_path, save_model
+from agents.ppo.network import ActorCritic, NetworkSettings
+from agents.ppo.warm_start import warm_start
+from agents.registry import make_agent
+from experiments.config import MAX_SEED, GameSettings
+from experiments.stats import wilson_interval
+from experiments.train_ppo import OpponentSettings, evaluate
+
+DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
+
+
+def _sat() -> list[OpponentSettings]:
+    return [OpponentSettings("sat")]
+
+
+def _eval_opponents() -> list[OpponentSettings]:
+    return [
+        OpponentSettings("random", {"accuse": "never"}, "random_never"),
+        OpponentSettings("notepad"),
+        OpponentSettings("sat"),
+        OpponentSettings("belief"),
+    ]
+
+
+@dataclass
+class ImitateConfig:
+    """Settings of ``experiments.imitate`` (documented in the module docstring)."""
+
+    exp_name: str = "imitate"
+    seed: int = 1
+    runs_dir: str = "runs"
+    progress: bool = True
+    game: GameSettings = field(default_factory=GameSettings)
+    teacher: OpponentSettings = field(default_factory=lambda: OpponentSettings("belief"))
+    """the agent imitated"""
+    opponents: list[OpponentSettings] = field(default_factory=_sat)
+    """the kinds of agent the teacher plays against, batch by batch in turn"""
+    games: int = 9600
+    """games the teacher plays"""
+    batch: int = 50
+    """games per batch (per file)"""
+    workers: int = 2
+    """processes playing the batches"""
+    network: NetworkSettings = field(default_factory=lambda: NetworkSettings(belief_features=True))
+    init_from: str | None = "cluedo_ppo_4p.pt"
+    """a model file, or the name of a shipped one, to warm-start the network from (null: from scratch)"""
+    epochs: int = 14
+    learning_rate: float = 1e-3
+    minibatch: int = 512
+    holdout: float = 0.1
+    """share of the decisions (the last batches) kept apart for the held-out figures"""
+    torch_threads: int = 1
+    eval_opponents: list[OpponentSettings] = field(default_factory=_eval_opponents)
+    final_eval_games: int = 2000
+    """games against each evaluation opponent (0: none)"""
+    eval_deterministic: bool = True
+    """evaluate the most likely action (as the imitation fits the teacher's choice) instead of sampling"""
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
+        for name in ("games", "batch", "workers", "epochs", "minibatch", "torch_threads"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.final_eval_games < 0:
+            raise ValueError(f"final_eval_games must be >= 0, got {self.final_eval_games!r}")
+        if not 0 <= self.holdout < 1:
+            raise ValueError(f"holdout must be in [0, 1), got {self.holdout!r}")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed must be an integer in [0, {MAX_SEED}], got {self.seed!r}")
+        if not self.opponents:
+            raise ValueError("opponents must name at least one kind of agent")
+        if self.init_from is not None and not model_path(self.init_from).is_file():
+            raise ValueError(
+                f"init_from must be a model file or a shipped model's name, got {self.init_from!r}"
+            )
+
+
+ConfigStore.instance().store(name="imitate_schema", node=ImitateConfig)
+
+
+def play_batch_of_decisions(args: ImitateConfig, index: int, path: str) -> int:
+    """Batch ``index``: the teacher's games, its decisions written to ``path``; returns the teacher's wins."""
+    torch.set_num_threads(1)
+    game = args.game.to_game_config()
+    P, n = game.num_players, args.batch
+    first = index * n
+    teacher = make_agent(args.teacher.name, seed=args.seed + first, **args.teacher.options)
+    recorder = Recorder(teacher, belief_features=args.network.belief_features)
+    kind = args.opponents[index % len(args.opponents)]
+    others = [make_agent(kind.name, seed=args.seed + first + k, **kind.options) for k in range(1, P)]
+    result = play_batch(
+        game,
+        [recorder, *others],
+        DECISION_SEED_BASE + args.seed * 10**9 + first + np.arange(n),
+        rotation=(first + np.arange(n)) % P,
+    )
+    observations, masks, actions = recorder.decisions()
+    temporary = f"{path}.{os.getpid()}.tmp.npz"
+    np.savez_compressed(temporary, observations=observations, masks=masks, actions=actions,
+                        teacher_wins=int((result.winner == 0).sum()))  # fmt: skip
+    os.replace(temporary, path)  # whole or absent: a killed run leaves no half-written batch
+    return int((result.winner == 0).sum())
+
+
+def collect(args: ImitateConfig, folder: Path) -> dict[str, float]:
+    """Play the batches not yet on disk; return the teacher's record over all of them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    batches = -(-args.games // args.batch)
+    paths = [folder / f"batch_{k:05d}.npz" for k in range(batches)]
+    todo = [k for k, path in enumerate(paths) if not path.exists()]
+    bar = tqdm(total=batches, initial=batches - len(todo), unit=" batches", desc="teacher games",
+               disable=not args.progress)  # fmt: skip
+    with ProcessPoolExecutor(args.workers) as pool:
+        for future in as_completed(
+            [pool.submit(play_batch_of_decisions, args, k, str(paths[k])) for k in todo]
+        ):
+            future.result()
+            bar.update(1)
+    bar.close()
+    wins = sum(int(np.load(path)["teacher_wins"]) for path in paths)
+    games = batches * args.batch
+    low, high = wilson_interval(wins, games)
+    return {"games": games, "teacher_wins": wins, "teacher_win_rate": wins / games, "ci95": [low, high]}
+
+
+def load_decisions(folder: Path, batches: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    parts = [np.load(folder / f"batch_{k:05d}.npz") for k in range(batches)]
+    return tuple(
+        np.concatenate([part[key] for part in parts]) for key in ("observations", "masks", "actions")
+    )
+
+
+def run(args: ImitateConfig) -> Path:
+    """The three stages; returns the run folder."""
+    args.validate()
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    folder = Path(args.runs_dir) / f"imitate__{args.exp_name}__{args.seed}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)))
+    print(f"run folder: {folder}")
+    start = time.time()
+    teacher = collect(args, folder / "decisions")
+    observations, masks, actions = load_decisions(folder / "decisions", -(-args.games // args.batch))
+    print(f"{len(actions)} decisions of the teacher in {teacher['games']} games "
+          f"(it won {teacher['teacher_win_rate']:.1%}), {time.time() - start:.0f} s")  # fmt: skip
+
+    game = args.game.to_game_config()
+    network = ActorCritic(game, args.network)
+    if args.init_from:
+        warm_start(network, load_model(args.init_from))
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(folder))
+    history = []
+    for row in tqdm(imitate(network, observations, masks, actions, args.epochs, args.minibatch,
+                            args.learning_rate, args.seed, args.holdout),
+                    total=args.epochs, desc="imitation", unit=" epochs", disable=not args.progress):  # fmt: skip
+        history.append(row)
+        for key in ("loss", "holdout_loss", "holdout_agreement"):
+            writer.add_scalar(f"imitation/{key}", row[key], row["epoch"])
+    (folder / "history.json").write_text(json.dumps(history, indent=1))
+    save_model(folder / "model.pt", network)
+    report = {"teacher": teacher, "decisions": len(actions), "imitation": history[-1],
+              "seconds_to_model": time.time() - start}  # fmt: skip
+    if args.final_eval_games:
+        results = evaluate(network, game, args.eval_opponents, args.final_eval_games, args.eval_deterministic,
+                           progress=args.progress)  # fmt: skip
+        for name, result in results.items():
+            result["ci95"] = list(wilson_interval(result["wins"], result["games"]))
+            writer.add_scalar(f"final_eval/win_rate/{name}", result["win_rate"], len(history))
+        report["evaluation"] = results
+    report["seconds"] = time.time() - start
+    writer.close()
+    (folder / "evaluation.json").write_text(json.dumps(report, indent=1))
+    print(json.dumps(report.get("evaluation", {}), indent=1))
+    return folder
+
+
+@hydra.main(config_path="configs", config_name="imitate", version_base=None)
+def main(cfg: ImitateConfig) -> None:
+    run(OmegaConf.to_object(cfg))
+
+
+if __name__ == "__main__":
+    main()

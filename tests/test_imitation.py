@@ -1,0 +1,76 @@
+"""Imitation (agents.ppo.imitation, experiments.imitate): the recorder plays exactly as its teacher and
+keeps what a learner in its seat would read; fitting the decisions makes the network choose them; the
+run writes its batches as they end and a second start reuses them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.arena import play_batch  # noqa: E402
+from agents.ppo.features import learner_observation_size  # noqa: E402
+from agents.ppo.imitation import Recorder, imitate  # noqa: E402
+from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from cluedo_env import core  # noqa: E402
+from experiments.imitate import ImitateConfig, OpponentSettings, run  # noqa: E402
+
+CONFIG = core.GameConfig()
+SEEDS = np.arange(6)
+
+
+def test_recorder_plays_as_its_teacher_and_records_each_decision():
+    recorder = Recorder(make_agent("notepad", seed=3))
+    alone = play_batch(
+        CONFIG, [make_agent("notepad", seed=3), *[make_agent("random", seed=k) for k in (1, 2, 3)]], SEEDS
+    )
+    recorded = play_batch(CONFIG, [recorder, *[make_agent("random", seed=k) for k in (1, 2, 3)]], SEEDS)
+    np.testing.assert_array_equal(recorded.winner, alone.winner)
+    np.testing.assert_array_equal(recorded.turns, alone.turns)
+    observations, masks, actions = recorder.decisions()
+    assert observations.shape == (len(actions), learner_observation_size(CONFIG, True))
+    assert masks[np.arange(len(actions)), actions].all()  # every recorded action was legal where taken
+
+
+def test_imitation_learns_the_recorded_choices():
+    recorder = Recorder(make_agent("notepad", seed=0))
+    play_batch(CONFIG, [recorder, *[make_agent("random", seed=k) for k in (1, 2, 3)]], SEEDS)
+    observations, masks, actions = recorder.decisions()
+    torch.manual_seed(0)
+    network = ActorCritic(CONFIG, NetworkSettings(hidden=[32, 32], card_hidden=8, belief_features=True))
+    history = imitate(
+        network, observations, masks, actions, epochs=40, batch_size=64, learning_rate=3e-3, holdout=0.0
+    )
+    assert history[-1]["loss"] < 0.5 * history[0]["loss"]
+    with torch.no_grad():
+        chosen = network.policy(torch.as_tensor(observations), torch.as_tensor(masks))[0].mode().numpy()
+    assert (chosen == actions).mean() > 0.8
+
+
+def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
+    args = ImitateConfig(
+        exp_name="t", runs_dir=str(tmp_path), progress=False, teacher=OpponentSettings("notepad"),
+        opponents=[OpponentSettings("random")], games=8, batch=4, workers=1, init_from=None,
+        network=NetworkSettings(hidden=[16], card_hidden=4, belief_features=True), epochs=1,
+        eval_opponents=[OpponentSettings("random")], final_eval_games=4,
+    )  # fmt: skip
+    folder = run(args)
+    batches = sorted((folder / "decisions").glob("batch_*.npz"))
+    assert [path.name for path in batches] == ["batch_00000.npz", "batch_00001.npz"]
+    report = json.loads((folder / "evaluation.json").read_text())
+    assert report["teacher"]["games"] == 8 and report["evaluation"]["random"]["games"] == 4
+    stamps = [path.stat().st_mtime_ns for path in batches]
+    run(args)  # started again: the batches on disk are not played again
+    assert [path.stat().st_mtime_ns for path in batches] == stamps
+    assert (folder / "model.pt").is_file()
+
+
+def test_bad_settings_are_refused_by_name():
+    with pytest.raises(ValueError, match="games must be >= 1"):
+        ImitateConfig(games=0).validate()
+    with pytest.raises(ValueError, match="init_from"):
+        ImitateConfig(init_from="no_such_model.pt").validate()
