@@ -74,7 +74,10 @@ for the one before, with a warning). The run's config comes from the
 checkpoint; of the command line's other values only those that change how the
 run goes on, not what it learns, are applied (``RESUMABLE``: the budget
 ``total_timesteps``, threads, logging, checkpoints and evaluations); any other
-changed value stops the resume with a message. ``model.pt`` at the end (weights, network settings, game config,
+changed value stops the resume with a message. ``init_from=<model file or shipped
+model name>`` starts a new run's network from a trained one (``agents.ppo.warm_start``:
+input columns it lacked, the belief pieces, start at zero), e.g. the learning agent
+of ``experiments/imitate.py``. ``model.pt`` at the end (weights, network settings, game config,
 sizes: what ``agents.ppo.PPOAgent`` loads); with ``final_eval_games`` > 0 also
 ``evaluation.json`` (win rates with 95% Wilson intervals).
 """

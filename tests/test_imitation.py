@@ -74,3 +74,17 @@ def test_bad_settings_are_refused_by_name():
         ImitateConfig(games=0).validate()
     with pytest.raises(ValueError, match="init_from"):
         ImitateConfig(init_from="no_such_model.pt").validate()
+
+
+def test_the_shipped_learning_agent_loads_by_name_and_conforms():
+    from agents.ppo.model import SHIPPED, model_path
+    from agents.testing import check_agent
+
+    torch.set_num_threads(1)
+    assert model_path("cluedo_ppo_imitation_4p.pt") == SHIPPED / "cluedo_ppo_imitation_4p.pt"
+    assert str(model_path("elsewhere/cluedo_ppo_imitation_4p.pt")) == "elsewhere/cluedo_ppo_imitation_4p.pt"
+    agent = make_agent("ppo", checkpoint="cluedo_ppo_imitation_4p.pt", deterministic=True)
+    assert agent.network.settings.belief_features
+    check_agent("ppo", options={"checkpoint": "cluedo_ppo_imitation_4p.pt", "deterministic": True})
+    with pytest.raises(FileNotFoundError, match="nor a shipped model of that name"):
+        make_agent("ppo", checkpoint="no_such_model.pt")

@@ -37,9 +37,8 @@ structure of the game as an inductive bias:
   also the trunk's input, and the two priors count the cards that may still be
   in the envelope (nonzero probability) instead of the unseen ones: the
   accusation prior's candidate solutions are then exactly those left
-  possible, so a network warm-started from one without beliefs
-  (``agents.ppo.warm_start``) begins by accusing as soon as the solution is
-  certain.
+  possible, also in a network warm-started from one without beliefs
+  (``agents.ppo.warm_start``).
 
 
 The action distributions it returns are in ``agents.ppo.distributions``, the model files

@@ -1,0 +1,104 @@
+"""Imitation runs side by side: held-out fit by epoch, and win rates with 95% intervals.
+
+    python -m experiments.plot_imitation runs/imitate__imitate__1 runs/imitate__imitate_no_beliefs__1 \\
+        runs/imitate__imitate_no_sat__1 --png docs/imitation.png
+
+Left and middle: each run's held-out loss and agreement (the share of the teacher's
+held-out decisions where the network's most likely action is the teacher's) after
+each epoch (``history.json`` of ``experiments/imitate.py``). Right: each run's final
+evaluation (``evaluation.json``), win rate against three agents of each kind with its
+95% Wilson interval, the number of games in the legend, and the fair share (25%)
+against opponents that can win. A run is named by its ``exp_name``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from experiments.extras import missing_extra
+
+
+def load_run(folder: Path) -> dict:
+    """A run's name, epoch history and final evaluation."""
+    from omegaconf import OmegaConf
+
+    return {
+        "name": OmegaConf.load(folder / "config.yaml").exp_name,
+        "history": json.loads((folder / "history.json").read_text()),
+        "evaluation": json.loads((folder / "evaluation.json").read_text()).get("evaluation", {}),
+    }
+
+
+def plot(runs: list[dict], png: Path) -> Path:
+    """Draw the three panels for ``runs`` into ``png``."""
+    try:  # matplotlib and omegaconf come with the experiments extra
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ModuleNotFoundError as error:
+        raise missing_extra(error) from error
+    figure, (loss_axis, agree_axis, win_axis) = plt.subplots(1, 3, figsize=(15, 4.5))
+    opponents = sorted({name for run in runs for name in run["evaluation"]}, key=_opponent_order)
+    width = 0.8 / max(len(runs), 1)
+    for k, run in enumerate(runs):
+        epochs = [row["epoch"] for row in run["history"]]
+        loss_axis.plot(epochs, [row["holdout_loss"] for row in run["history"]], marker="o", label=run["name"])
+        agree_axis.plot(
+            epochs, [row["holdout_agreement"] for row in run["history"]], marker="o", label=run["name"]
+        )
+        games = {result["games"] for result in run["evaluation"].values()}
+        for j, opponent in enumerate(opponents):
+            result = run["evaluation"].get(opponent)
+            if result is None:
+                continue
+            low, high = result["ci95"]
+            rate = result["win_rate"]
+            x = j + (k - (len(runs) - 1) / 2) * width
+            win_axis.errorbar(x, rate, yerr=[[rate - low], [high - rate]], fmt="o", capsize=3,
+                              color=f"C{k}", label=f"{run['name']} ({'/'.join(map(str, sorted(games)))} games each)"
+                              if j == 0 else None)  # fmt: skip
+    fair = [j for j, opponent in enumerate(opponents) if opponent != "random_never"]
+    for j in fair:
+        win_axis.hlines(0.25, j - 0.45, j + 0.45, colors="grey", linestyles="dashed",
+                        label="fair share" if j == fair[0] else None)  # fmt: skip
+    loss_axis.set(xlabel="epoch", ylabel="held-out loss (nats per decision)", title="fit to the teacher")
+    agree_axis.set(xlabel="epoch", ylabel="held-out agreement", title="teacher's action = most likely action")
+    win_axis.set(xticks=range(len(opponents)), xticklabels=[f"vs 3 {name}" for name in opponents],
+                 ylabel="win rate [95% CI]", ylim=(0, 1), title="final evaluation, 4 players, seats rotated")  # fmt: skip
+    for axis in (loss_axis, agree_axis, win_axis):
+        axis.grid(alpha=0.3)
+        axis.legend(fontsize=8)
+    figure.tight_layout()
+    png.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(png, dpi=110)
+    plt.close(figure)
+    return png
+
+
+def _opponent_order(name: str) -> tuple[int, str]:
+    order = ["random_never", "notepad", "sat", "belief"]
+    return (order.index(name) if name in order else len(order), name)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="experiments.imitate run folders")
+    parser.add_argument(
+        "--png", type=Path, default=Path("imitation.png"), help="where to draw (default: %(default)s)"
+    )
+    args = parser.parse_args(argv)
+    for folder in args.runs:
+        if not (folder / "evaluation.json").is_file():
+            parser.error(f"{folder} is not a finished experiments.imitate run (no evaluation.json)")
+    try:
+        runs = [load_run(folder) for folder in args.runs]
+    except ModuleNotFoundError as error:
+        raise missing_extra(error) from error
+    print(plot(runs, args.png))
+
+
+if __name__ == "__main__":
+    main()
