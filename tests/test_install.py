@@ -80,7 +80,8 @@ def test_torch_is_a_range_that_includes_the_tested_release():
 
 
 @pytest.mark.parametrize(
-    "module", ["tournament", "train_ppo", "benchmark", "train_sb3", "train_rllib", "reasoning_bench", "imitate"]
+    "module",
+    ["tournament", "train_ppo", "benchmark", "train_sb3", "train_rllib", "reasoning_bench", "imitate"],
 )
 def test_help_names_the_command_and_the_version(tmp_path, module):
     done = run(sys.executable, "-m", f"experiments.{module}", "--help", cwd=tmp_path)

@@ -42,7 +42,9 @@ def compose_tournament(*overrides: str):
 
 
 def test_a_model_for_other_sizes_is_refused_before_any_game():
-    with pytest.raises(ConfigError, match=r"lineup.agents\[4\] \(imitation\) cannot play these rules.*827.*698"):
+    with pytest.raises(
+        ConfigError, match=r"lineup.agents\[4\] \(imitation\) cannot play these rules.*827.*698"
+    ):
         load_config(compose_tournament("lineup=all", "game.num_players=3"))
 
 
