@@ -6,11 +6,19 @@
 - ``agent``: ``PPOAgent``, a trained network behind the batched agent interface
   (``agents.registry`` name ``"ppo"``);
 - ``games``: the learner's batch of games against a pool of opponents (training);
-- ``shipped/``: a trained 4-player classic model (``cluedo_ppo_4p.pt``), the config of
-  its run (``train_ppo.yaml``), its 2,000-game evaluation (``evaluation.json``) and
-  learning curves (``training_curves.json``).
+- ``features``: the belief pieces a learner may read (exact marginals, entailed facts);
+- ``warm_start``: a network that starts as a trained one, new input columns at zero;
+- ``imitation``: recording a teacher agent's decisions and fitting a network to them;
+- ``shipped/``: two 4-player classic models, each with the config of its run, its
+  2,000-game evaluation and its curves: ``cluedo_ppo_4p.pt`` (PPO against random and
+  notepad players; ``train_ppo.yaml``, ``evaluation.json``, ``training_curves.json``)
+  and ``cluedo_ppo_imitation_4p.pt``, the learning agent that beats the SAT agent
+  (that model with belief features, fitted to the belief agent's play; ``imitate.yaml``,
+  ``imitation_evaluation.json``, ``imitation_history.json``). A model argument may name
+  either by its file name.
 
-Training: ``python -m experiments.train_ppo`` (``experiments/configs/train_ppo.yaml``).
+Training: ``python -m experiments.train_ppo`` (``experiments/configs/train_ppo.yaml``) and
+``python -m experiments.imitate`` (``experiments/configs/imitate.yaml``).
 """
 
 from agents.ppo.agent import DEFAULT_CHECKPOINT, PPOAgent
