@@ -92,7 +92,7 @@ class ImitateConfig:
     network: NetworkSettings = field(default_factory=lambda: NetworkSettings(belief_features=True))
     init_from: str | None = "cluedo_ppo_4p.pt"
     """a model file, or the name of a shipped one, to warm-start the network from (null: from scratch)"""
-    epochs: int = 14
+    epochs: int = 12
     learning_rate: float = 1e-3
     minibatch: int = 512
     holdout: float = 0.1
@@ -172,10 +172,28 @@ def collect(args: ImitateConfig, folder: Path) -> dict[str, float]:
 
 
 def load_decisions(folder: Path, batches: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first ``batches`` batch files of ``folder``, stacked: ``(observations, masks, actions)``."""
     parts = [np.load(folder / f"batch_{k:05d}.npz") for k in range(batches)]
     return tuple(
         np.concatenate([part[key] for part in parts]) for key in ("observations", "masks", "actions")
     )
+
+
+# What the recorded decisions depend on: a run folder's batches are reused only under the same values.
+RECORDING = ("seed", "game", "teacher", "opponents", "games", "batch", "network.belief_features")
+
+
+def _check_reuse(folder: Path, args: ImitateConfig) -> None:
+    """Refuse to reuse ``folder``'s recorded batches when they were recorded under other settings."""
+    if not (folder / "config.yaml").is_file():
+        return
+    before, now = OmegaConf.load(folder / "config.yaml"), OmegaConf.structured(args)
+    changed = [key for key in RECORDING if OmegaConf.select(before, key) != OmegaConf.select(now, key)]
+    if changed:
+        raise ValueError(
+            f"{folder} holds decisions recorded with other {', '.join(changed)}; "
+            "give this run another exp_name (or remove that folder)"
+        )
 
 
 def run(args: ImitateConfig) -> Path:
@@ -185,6 +203,7 @@ def run(args: ImitateConfig) -> Path:
     torch.set_num_threads(args.torch_threads)
     folder = Path(args.runs_dir) / f"imitate__{args.exp_name}__{args.seed}"
     folder.mkdir(parents=True, exist_ok=True)
+    _check_reuse(folder, args)
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)))
     print(f"run folder: {folder}")
     start = time.time()

@@ -4,6 +4,7 @@ run writes its batches as they end and a second start reuses them."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -67,6 +68,9 @@ def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
     run(args)  # started again: the batches on disk are not played again
     assert [path.stat().st_mtime_ns for path in batches] == stamps
     assert (folder / "model.pt").is_file()
+    with pytest.raises(ValueError, match="other teacher"):  # another teacher may not reuse these decisions
+        run(dataclasses.replace(args, teacher=OpponentSettings("random")))
+    assert [path.stat().st_mtime_ns for path in batches] == stamps
 
 
 def test_bad_settings_are_refused_by_name():
