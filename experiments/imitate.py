@@ -52,7 +52,7 @@ from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
 from experiments.config import MAX_SEED, GameSettings
 from experiments.stats import wilson_interval
-from experiments.train_ppo import OpponentSettings, evaluate
+from experiments.train_ppo import OpponentSettings, evaluate, with_intervals
 
 DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
 
@@ -233,8 +233,7 @@ def run(args: ImitateConfig) -> Path:
     if args.final_eval_games:
         results = evaluate(network, game, args.eval_opponents, args.final_eval_games, args.eval_deterministic,
                            progress=args.progress)  # fmt: skip
-        for name, result in results.items():
-            result["ci95"] = list(wilson_interval(result["wins"], result["games"]))
+        for name, result in with_intervals(results).items():
             writer.add_scalar(f"final_eval/win_rate/{name}", result["win_rate"], len(history))
         report["evaluation"] = results
     report["seconds"] = time.time() - start

@@ -54,7 +54,7 @@ def plot(runs: list[dict], png: Path) -> Path:
             result = run["evaluation"].get(opponent)
             if result is None:
                 continue
-            low, high = result["ci95"]
+            low, high = result["win_low"], result["win_high"]
             rate = result["win_rate"]
             x = j + (k - (len(runs) - 1) / 2) * width
             win_axis.errorbar(x, rate, yerr=[[rate - low], [high - rate]], fmt="o", capsize=3,

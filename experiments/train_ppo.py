@@ -1041,6 +1041,19 @@ def train(
     return run_dir
 
 
+def with_intervals(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``evaluate``'s results (updated in place; returned) with 95% Wilson intervals of the win and
+    wrong-accusation rates: ``win_low``, ``win_high``, ``wrong_accusation_low``, ``wrong_accusation_high``."""
+    from experiments.stats import wilson_interval
+
+    for result in results.values():
+        low, high = wilson_interval(result["wins"], result["games"])
+        result.update(win_low=low, win_high=high)
+        low, high = wilson_interval(result["wrong_accusations"], result["games"])
+        result.update(wrong_accusation_low=low, wrong_accusation_high=high)
+    return results
+
+
 def final_evaluation(
     network: ActorCritic,
     game: core.GameConfig,
@@ -1050,8 +1063,6 @@ def final_evaluation(
     step: int,
 ) -> dict[str, Any]:
     """``final_eval_games`` games against each evaluation opponent -> ``evaluation.json`` with Wilson intervals."""
-    from experiments.stats import wilson_interval
-
     results = evaluate(
         network,
         game,
@@ -1061,11 +1072,7 @@ def final_evaluation(
         seed=1,
         progress=args.progress,
     )
-    for label, result in results.items():
-        low, high = wilson_interval(result["wins"], result["games"])
-        result.update(win_low=low, win_high=high)
-        low, high = wilson_interval(result["wrong_accusations"], result["games"])
-        result.update(wrong_accusation_low=low, wrong_accusation_high=high)
+    for label, result in with_intervals(results).items():
         writer.add_scalar(f"eval/final_win_rate/{label}", result["win_rate"], step)
         print(
             f"  vs {game.num_players - 1} x {label:14s} win rate {result['win_rate']:.3f} "

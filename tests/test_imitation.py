@@ -43,8 +43,10 @@ def test_imitation_learns_the_recorded_choices():
     observations, masks, actions = recorder.decisions()
     torch.manual_seed(0)
     network = ActorCritic(CONFIG, NetworkSettings(hidden=[32, 32], card_hidden=8, belief_features=True))
-    history = imitate(
-        network, observations, masks, actions, epochs=40, batch_size=64, learning_rate=3e-3, holdout=0.0
+    history = list(
+        imitate(
+            network, observations, masks, actions, epochs=40, batch_size=64, learning_rate=3e-3, holdout=0.0
+        )
     )
     assert history[-1]["loss"] < 0.5 * history[0]["loss"]
     with torch.no_grad():

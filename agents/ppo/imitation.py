@@ -12,7 +12,7 @@ from supervised play.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -96,21 +96,21 @@ def imitate(
     learning_rate: float = 3e-4,
     seed: int = 0,
     holdout: float = 0.1,
-) -> list[dict[str, float]]:
+) -> Iterator[dict[str, float]]:
     """Fit ``network``'s policy to the recorded decisions (cross-entropy of the teacher's actions).
 
     The last ``holdout`` share of the decisions is kept apart: each epoch reports the training loss
     and, on the held-out decisions, the loss and how often the network's most likely action is
     the teacher's. The value head is not trained (PPO fits it afterwards).
 
-    Returns:
-        One dict per epoch: ``epoch``, ``loss``, ``holdout_loss``, ``holdout_agreement``.
+    Yields:
+        After each epoch (the fit goes on as the caller takes them): ``epoch``, ``loss``,
+        ``holdout_loss``, ``holdout_agreement``.
     """
     generator = torch.Generator().manual_seed(seed)
     obs, mask, action = (torch.as_tensor(x) for x in (observations, masks, actions))
     n_train = len(obs) - int(len(obs) * holdout)
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate, eps=1e-5)
-    history = []
     for epoch in range(epochs):
         network.train()
         order = torch.randperm(n_train, generator=generator)
@@ -136,12 +136,9 @@ def imitate(
                 if len(obs) > n_train
                 else float("nan")
             )
-        history.append(
-            {
-                "epoch": epoch + 1,
-                "loss": total / n_train,
-                "holdout_loss": held_loss,
-                "holdout_agreement": agreement,
-            }
-        )
-    return history
+        yield {
+            "epoch": epoch + 1,
+            "loss": total / n_train,
+            "holdout_loss": held_loss,
+            "holdout_agreement": agreement,
+        }
