@@ -10,6 +10,7 @@ function of the core is cached.
 from __future__ import annotations
 
 import os
+import platform
 import stat
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import textwrap
 import pytest
 from numba.core.registry import CPUDispatcher
 
-from cluedo_env.core import movement, play
+from cluedo_env.core import movement, play, threading_layer
 
 MODULE = textwrap.dedent(
     """
@@ -98,10 +99,18 @@ FORK_AFTER_A_PARALLEL_STEP = textwrap.dedent(
 
 def test_a_process_forked_after_a_parallel_step_can_step_in_parallel_too(tmp_path):
     """numba's OpenMP layer aborts such a child ("fork() called from a process already using GNU
-    OpenMP"); the core therefore picks the workqueue layer unless the user has chosen one."""
+    OpenMP"); the core therefore picks TBB where installed, else the workqueue layer, unless the
+    user has chosen one (``core/threading_layer.py``)."""
     script = tmp_path / "fork.py"
     script.write_text(FORK_AFTER_A_PARALLEL_STEP)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["workqueue", "True"], done.stdout + done.stderr
+    layer = "tbb" if threading_layer.load_tbb() else "workqueue"
+    assert done.stdout.split() == [layer, "True"], done.stdout + done.stderr
+
+
+def test_tbb_is_the_layer_wherever_the_dependency_installs_it():
+    """pyproject.toml asks for ``tbb`` on Linux and Windows x86-64; there its library must load."""
+    if (sys.platform, platform.machine()) in (("linux", "x86_64"), ("win32", "AMD64")):
+        assert threading_layer.load_tbb()

@@ -10,16 +10,13 @@ Typical use::
         mask = core.legal_action_mask(state)
         state = core.step(state, choose(mask))
 
-The compiled rules run a large batch on every core. They use numba's ``workqueue`` threading layer
-unless ``NUMBA_THREADING_LAYER`` says otherwise: numba's OpenMP layer kills a process forked after
-a parallel call (``multiprocessing``'s default start on Linux) and spins its idle threads when the
-cores are shared. ``NUMBA_NUM_THREADS=1`` keeps the core on one thread.
+The compiled rules run a large batch on every core, through numba's TBB threading layer where TBB
+is installed (a dependency on Linux and Windows x86-64) and its ``workqueue`` layer elsewhere,
+unless ``NUMBA_THREADING_LAYER`` says otherwise (``threading_layer.py`` says why).
+``NUMBA_NUM_THREADS=1`` keeps the core on one thread.
 """
 
-import os
-
-import numba
-
+from cluedo_env.core import threading_layer
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import Board, classic_board, room_distances
 from cluedo_env.core.config import GameConfig
@@ -32,8 +29,7 @@ from cluedo_env.core.rng import SEED_BOUND
 from cluedo_env.core.simulate import clone, redeal
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
-if "NUMBA_THREADING_LAYER" not in os.environ:  # the user's choice, when made, is kept
-    numba.config.THREADING_LAYER = "workqueue"
+threading_layer.choose()  # (before numba's first parallel call, which no import makes)
 
 __all__ = [
     "CORNER_ROOMS",

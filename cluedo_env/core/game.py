@@ -412,13 +412,14 @@ def step(
         _check_mask(mask, B, rules.A)
     if (
         games is None
+        and not check
         and B == 1
         and type(actions) is list
         and len(actions) == 1
         and type(actions[0]) is int
         and -_INT64 <= actions[0] < _INT64
     ):  # one game, as the single-game environments step it: one compiled call, no array made
-        bad = play.step_one(state._buffer, rules.tables, actions[0], check, mask)
+        bad = play.step_one(state._buffer, rules.tables, actions[0], mask)
     else:
         actions = _as_actions(actions, B)
         selected = _ALL if games is None else _as_mask(games, B)

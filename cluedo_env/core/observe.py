@@ -258,9 +258,12 @@ def _write_observation(row, g, viewer, tables, fields):  # pragma: no cover - co
             row[at[OWNER] + c * (P + 2) + column] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _write_rows(out, games, viewers, tables, fields):  # pragma: no cover - compiled
-    """Row ``i`` of ``out``: game ``games[i]`` observed by ``viewers[i]``, one game after the other."""
+    """Row ``i`` of ``out``: game ``games[i]`` observed by ``viewers[i]``, one game after the other.
+
+    Compiled without reference counting (it allocates nothing): with it, every view of a row and
+    every field handed to the inlined writer counts a reference, shared by the threads."""
     for i in range(len(games)):
         _write_observation(out[i], games[i], viewers[i], tables, fields)
 

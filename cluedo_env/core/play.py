@@ -141,7 +141,7 @@ def _at(buffer, offset):
     return _address(buffer.ctypes.data + offset)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=True)  # (see _advance)
 def _tables(buffer):
     h = carray(_at(buffer, 0), len(DIMS) + len(TABLES), np.int64)
     S, W, R, N, A, doors = h[0], h[1], h[2], h[5], h[6], h[8]
@@ -206,7 +206,7 @@ def _next(end, count, itemsize):
     return start, start + count * itemsize
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=True)  # (see _advance)
 def _fields(buffer, B, t):
     """The state's fields as views of its buffer (laid out as ``state.pack`` lays them out)."""
     P, C, S, W, R, N, E = t.P, t.C, t.S, t.W, t.R, t.N, t.E
@@ -695,15 +695,10 @@ def _moves(g, selected, i):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _refused(g, t, i, action, check, scratch):
-    """Whether game ``i`` refuses ``action``: out of range, of a kind not played in its phase, or
-    (with ``check``) not legal (``scratch``: a ``bool[A]`` row to work out the legal actions in)."""
-    if not (0 <= action < t.A and (t.phase_bits[action] >> g.phase[i]) & 1 == 1):
-        return True
-    if check:
-        legal(g, t, i, scratch)
-        return not scratch[action]
-    return False
+def _refused(g, t, i, action):
+    """Whether game ``i`` refuses ``action`` even unchecked: out of range, or of a kind not played
+    in its phase."""
+    return not (0 <= action < t.A and (t.phase_bits[action] >> g.phase[i]) & 1 == 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -720,12 +715,17 @@ def _step_game(g, t, i, action, out):
         legal(g, t, i, out[i])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _advance(state, tables, B, actions, selected, out, first, last):
     """Games ``first`` .. ``last - 1`` of a batch of ``B``: with ``actions`` (not empty), their
     step (``_step_game``); without, their legal actions into ``out``. (One call for a run of
     games: a compiled call copies the state's and the tables' tuples, which costs more than most
-    rules.)"""
+    rules.)
+
+    Compiled without numba's reference counting (``_nrt=False``: the rules allocate nothing):
+    with it, each rule inlined into the loop counts a reference to each of the tuples' fifty
+    arrays on the way in and out, which cost about 80 ns per game, more than a whole step of
+    most games (their views hold no reference to count, see ``_at``)."""
     t = _tables(tables)
     g = _fields(state, B, t)
     for i in range(first, last):
@@ -745,17 +745,33 @@ def _advance_parallel(state, tables, B, actions, selected, out, runs):
         _advance(state, tables, B, actions, selected, out, r * B // runs, (r + 1) * B // runs)
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _first_refusing(state, tables, actions, selected, check, scratch):
+    """The first game of ``step_games`` refusing its action, or -1 (``scratch``: ``bool[A]`` where a
+    game's legal actions are worked out for the check)."""
+    t = _tables(tables)
+    g = _fields(state, len(actions), t)
+    for i in range(len(actions)):
+        if _moves(g, selected, i):
+            if _refused(g, t, i, actions[i]):
+                return i
+            if check:
+                legal(g, t, i, scratch)
+                if not scratch[actions[i]]:
+                    return i
+    return -1
+
+
 @njit(cache=True, nogil=True)
 def step_games(state, tables, actions, selected, check, out, runs):
     """Play ``actions[i]`` in game ``i`` (see ``_moves``), and with ``out`` (not empty) write the
-    legal actions after the step into it; ``runs`` > 1: over the cores in that many runs. Returns -1, or the first
-    game refusing its action (``_refused``): then nothing has changed."""
-    t = _tables(tables)
-    g = _fields(state, len(actions), t)
-    scratch = np.empty(t.A if check else 0, dtype=np.bool_)
-    for i in range(len(actions)):
-        if _moves(g, selected, i) and _refused(g, t, i, actions[i], check, scratch):
-            return i
+    legal actions after the step into it; ``runs`` > 1: over the cores in that many runs. Returns
+    -1, or the first game refusing its action (``_refused``, or with ``check`` not legal): then
+    nothing has changed."""
+    scratch = np.empty(_tables(tables).A if check else 0, dtype=np.bool_)
+    bad = _first_refusing(state, tables, actions, selected, check, scratch)
+    if bad >= 0:
+        return bad
     if runs > 1:
         _advance_parallel(state, tables, len(actions), actions, selected, out, runs)
     else:
@@ -763,14 +779,15 @@ def step_games(state, tables, actions, selected, check, out, runs):
     return -1
 
 
-@njit(cache=True, nogil=True)
-def step_one(state, tables, action, check, out):
-    """``step_games`` of a batch of one game, from its action as an integer, in one call."""
+@njit(cache=True, nogil=True, _nrt=False)
+def step_one(state, tables, action, out):
+    """``step_games`` of a batch of one game without the check, from its action as an integer, in
+    one call (without reference counting, as ``_advance``)."""
     t = _tables(tables)
     g = _fields(state, 1, t)
     if g.phase[0] == OVER:
         action = NO_ACTION
-    elif _refused(g, t, 0, action, check, np.empty(t.A if check else 0, dtype=np.bool_)):
+    elif _refused(g, t, 0, action):
         return 0
     _step_game(g, t, 0, action, out)
     return -1
