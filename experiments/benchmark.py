@@ -219,7 +219,7 @@ class RandomBatch:
         actions = random_choice(self.rng, mask, self.accuse)
         chosen = time.perf_counter()
         engine.step(state, actions, check=False, **({"mask": mask} if fused else {}))
-        done = np.flatnonzero(state.done)
+        done = state.done.nonzero()[0]  # (np.flatnonzero costs 1.5 µs more: a B = 1 step costs about 2)
         if len(done):
             seeds = np.arange(self.next_seed, self.next_seed + len(done))
             engine.reset(state, done, seeds, **({"mask": mask} if fused else {}))

@@ -410,16 +410,9 @@ def step(
         mask = rules.no_mask
     else:
         _check_mask(mask, B, rules.A)
-    if (
-        games is None
-        and not check
-        and B == 1
-        and type(actions) is list
-        and len(actions) == 1
-        and type(actions[0]) is int
-        and -_INT64 <= actions[0] < _INT64
-    ):  # one game, as the single-game environments step it: one compiled call, no array made
-        bad = play.step_one(state._buffer, rules.tables, actions[0], mask)
+    if games is None and not check and B == 1 and (action := _one_action(actions)) is not None:
+        # one game, as the single-game environments step it: one compiled call, no array made
+        bad = play.step_one(state._buffer, rules.tables, action, mask)
     else:
         actions = _as_actions(actions, B)
         selected = _ALL if games is None else _as_mask(games, B)
@@ -431,6 +424,19 @@ def step(
         _check(state, np.where(live, _as_actions(actions, B), 0), live)  # raises, naming the action
         raise AssertionError(f"game {bad}'s action was refused, yet it passes the check")
     return state
+
+
+def _one_action(actions: object) -> int | None:
+    """The action of a batch of one given as ``[int]`` or as an integer array of shape ``(1,)``,
+    else ``None`` (then ``_as_actions`` takes it or says what is wrong)."""
+    if type(actions) is list:
+        if len(actions) == 1 and type(actions[0]) is int and -_INT64 <= actions[0] < _INT64:
+            return actions[0]
+    elif type(actions) is np.ndarray and actions.shape == (1,) and actions.dtype.kind in "iu":
+        action = int(actions[0])
+        if action < _INT64:  # (a uint64 beyond int64: refused by the general path)
+            return action
+    return None
 
 
 def _runs(batch_size: int) -> int:
