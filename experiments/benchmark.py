@@ -81,6 +81,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 from tqdm import tqdm
 
@@ -691,6 +692,8 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             "cpus": _cpus(),
             "python": platform.python_version(),
             "numpy": np.__version__,
+            "numba": numba.__version__,
+            "numba_threads": numba.get_num_threads(),
             "probe_us_per_call_before": machine_probe(),
         },
         "config": asdict(cfg) if not OmegaConf.is_config(cfg) else OmegaConf.to_container(cfg),
@@ -714,6 +717,8 @@ def main_with(cfg: BenchmarkConfig) -> dict:
             save()
             show(cfg, report[section])
     report["machine"]["probe_us_per_call_after"] = machine_probe()
+    with contextlib.suppress(ValueError):  # (raised when no parallel call was made: no layer loaded)
+        report["machine"]["numba_threading_layer"] = numba.threading_layer()
     save()
     machine = report["machine"]
     print(

@@ -288,8 +288,7 @@ def observe(
 
     Each row is written by compiled code for one game and one viewer (``_write_observation``),
     the rows shared among numba's threads from ``PARALLEL_FROM`` rows (``NUMBA_NUM_THREADS``
-    sets how many; on a machine with more busy threads than cores, numba's OpenMP threads
-    waste it spinning unless ``OMP_WAIT_POLICY=passive``). The result is a new array unless
+    sets how many; ``core/threading_layer.py`` which layer runs them). The result is a new array unless
     ``out`` is given: a caller observing the same number of games again and again (a training
     loop) may pass the same array each time, which spares the allocation.
 
