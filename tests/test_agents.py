@@ -24,8 +24,22 @@ def test_sample_legal_is_uniform_over_legal_actions():
     counts = np.bincount(picks, minlength=6)
     assert counts[[0, 2, 5]].sum() == 0
     assert np.allclose(counts[[1, 3, 4]] / 20000, 1 / 3, atol=0.02)
-    with pytest.raises(ValueError, match="no legal action"):
+    with pytest.raises(ValueError, match=r"no legal action \(rows \[0, 1\]\)"):
         sample_legal(rng, np.zeros((2, 3), dtype=bool))
+
+
+def test_sample_legal_draws_what_the_numpy_formula_draws():
+    """The compiled sampler picks, draw for draw, what ``argmax(cumsum(mask) > floor(u * count))``
+    picks (so the random agents' games did not change when it was compiled)."""
+    rng = np.random.default_rng(3)
+    mask = rng.random((5000, 405)) < rng.random((5000, 1)) ** 3  # from a single legal action to all
+    mask[np.arange(5000), rng.integers(0, 405, 5000)] = True
+    picks = sample_legal(np.random.default_rng(11), mask)
+    u = np.random.default_rng(11).random(5000)
+    pick = (u * mask.sum(axis=1)).astype(np.int64)
+    expected = np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
+    assert np.array_equal(picks, expected)
+    assert mask[np.arange(5000), picks].all()
 
 
 def test_random_agent_accuse_modes():
