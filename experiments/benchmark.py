@@ -99,7 +99,7 @@ from cluedo_env import __version__, core
 from experiments import config as _config  # noqa: F401  (the version in the --help header)
 from experiments import legacy_numpy_core
 
-SECTIONS = ("core", "observe", "startup", "env", "agents", "ppo", "league", "beliefs")
+SECTIONS = ("core", "observe", "startup", "env", "rollouts", "agents", "ppo", "league", "beliefs")
 CONFIGS = Path(__file__).resolve().parent / "configs"
 ACCUSE_RATE = 0.02
 ENGINES = {"compiled": core, "numpy": legacy_numpy_core}  # the core, and the one it replaced
@@ -110,7 +110,7 @@ class BenchmarkConfig:
     """What to measure.
 
     Attributes:
-        sections: Any of core, observe, startup, env, agents, ppo, league, beliefs.
+        sections: Any of core, observe, startup, env, rollouts, agents, ppo, league, beliefs.
         players: Player counts (classic board).
         batch_sizes: Batch sizes of the core.
         steps: Batch steps timed per measurement, after the warm-up.
@@ -119,6 +119,8 @@ class BenchmarkConfig:
         min_agent_steps: At least this many agent-steps per measurement (small batches).
         repeats: Runs per figure (the median is reported).
         env_steps: Agent-steps per run of the PettingZoo env (whole episodes, after one untimed one).
+        rollout_clones: Clones per measurement of the rollouts section (``measure_rollouts``).
+        rollout_turn: The turn the cloned game has reached.
         agent_games: Games per run when timing agents.
         ppo_warmup_updates: PPO updates per run before the measured ones: enough for the first deal
             cycle to end (reported as ``warmup_cycles``; training starts with every game fresh).
@@ -143,6 +145,8 @@ class BenchmarkConfig:
     min_agent_steps: int = 20000
     repeats: int = 5
     env_steps: int = 20000
+    rollout_clones: list[int] = field(default_factory=lambda: [64, 1024])
+    rollout_turn: int = 20
     agent_games: int = 64
     ppo_warmup_updates: int = 12
     ppo_updates: int = 4
@@ -409,6 +413,54 @@ def measure_env(
         "agent_steps": steps,
         "episodes": episodes,
         "warmup_episodes": warmup_episodes,
+    }
+
+
+def measure_rollouts(config: core.GameConfig, n: int, turn: int, seed: int) -> dict:
+    """Rollouts from a game under way, as a search agent makes them: one game is played (the benchmark's
+    random play) to ``turn``; then, timed, it is cloned into ``n`` games (``core.clone``), their
+    hidden cards and dice redealt from the acting player's view (``core.redeal``: the true deal, which
+    is one consistent with that view, and new seeds, so each clone rolls other dice), and every clone
+    played to its end by the same random play.
+
+    Returns:
+        ``rollouts_per_s`` (clones played to their end per second, all of it counted),
+        ``setup_s`` (clone + redeal), ``agent_steps`` (decisions played in the clones),
+        ``core_agent_steps_per_s`` (of the steps alone: mask + step), ``choose_actions_s`` (the
+        random play's share) and ``mean_decisions_per_rollout``.
+    """
+    games = RandomBatch(config, 1, seed)
+    while games.state.turn[0] < turn:
+        games.step()  # (a game ending first is dealt again: its next game gets there)
+    state = games.state
+    player = int(state.current_player[0])
+    start = time.perf_counter()
+    clones = core.clone(state, 0, n)
+    core.redeal(clones, player, np.repeat(state._owner[:1], n, axis=0), seed * 1_000_003 + np.arange(n))
+    mask = core.legal_action_mask(clones)
+    setup = time.perf_counter() - start
+    core_time = choose_time = 0.0
+    agent_steps = 0
+    while not clones.done.all():
+        chosen = time.perf_counter()
+        live = ~clones.done
+        actions = np.zeros(n, dtype=np.int64)  # (a finished game ignores its action)
+        actions[live] = random_choice(games.rng, mask[live], games.accuse)
+        stepped = time.perf_counter()
+        agent_steps += int(live.sum())
+        core.step(clones, actions, check=False, mask=mask)
+        end = time.perf_counter()
+        choose_time += stepped - chosen
+        core_time += end - stepped
+    total = setup + core_time + choose_time
+    return {
+        "clones": n,
+        "rollouts_per_s": n / total,
+        "setup_s": setup,
+        "agent_steps": agent_steps,
+        "core_agent_steps_per_s": agent_steps / core_time,
+        "choose_actions_s": choose_time,
+        "mean_decisions_per_rollout": agent_steps / n,
     }
 
 
@@ -802,6 +854,29 @@ def _show_env(cfg: BenchmarkConfig, rows: list[dict]) -> None:
         )
 
 
+def _rollout_rows(cfg: BenchmarkConfig) -> list[dict]:
+    def figure(p: int, n: int) -> dict:
+        return median_of(
+            cfg.repeats,
+            lambda r: measure_rollouts(core.GameConfig(num_players=p), n, cfg.rollout_turn, cfg.seed + r),
+        )
+
+    return [{"players": p, **figure(p, n)} for p in cfg.players for n in cfg.rollout_clones]
+
+
+def _show_rollouts(cfg: BenchmarkConfig, rows: list[dict]) -> None:
+    print(
+        f"\nrollouts from a game at turn {cfg.rollout_turn}: clone, redeal from the acting player's view, "
+        "random play to the end"
+    )
+    for row in rows:
+        print(
+            f"  {row['players']} players, {row['clones']:5.0f} clones: {row['rollouts_per_s']:,.0f} rollouts/s "
+            f"(setup {row['setup_s'] * 1e3:.2f} ms; core {row['core_agent_steps_per_s']:,.0f} agent-steps/s; "
+            f"{row['mean_decisions_per_rollout']:.0f} decisions per rollout)"
+        )
+
+
 def _agent_rows(cfg: BenchmarkConfig) -> list[dict]:
     return [row for p in cfg.players for row in measure_agents(p, cfg.agent_games, cfg.seed)]
 
@@ -946,6 +1021,7 @@ SECTION_STEPS: dict[str, tuple[Callable[[BenchmarkConfig], Any], Callable[[Bench
     "observe": (lambda cfg: _core_rows(cfg, observe=True), _show_core),
     "startup": (_startup_rows, _show_startup),
     "env": (_env_rows, _show_env),
+    "rollouts": (_rollout_rows, _show_rollouts),
     "agents": (_agent_rows, _show_agents),
     "ppo": (_ppo_figures, _show_ppo),
     "league": (measure_league, _show_league),

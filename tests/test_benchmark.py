@@ -22,6 +22,7 @@ from experiments.benchmark import (
     measure_agents,
     measure_core,
     measure_env,
+    measure_rollouts,
     measure_startup,
     ppo_benchmark_config,
 )
@@ -212,6 +213,14 @@ def test_random_batch_tracks_the_age_of_each_game():
         assert (games.age[~games.redealt] == step).all()
         assert (games.age <= step).all()
     assert finished >= games.redealt.sum() > 0
+
+
+def test_rollouts_play_every_clone_of_a_game_under_way_to_its_end():
+    figures = measure_rollouts(core.GameConfig(num_players=3), n=16, turn=5, seed=2)
+    assert figures["clones"] == 16 and figures["rollouts_per_s"] > 0 and figures["setup_s"] > 0
+    # Every clone was played on from turn 5 to its end: at least a decision each.
+    assert figures["agent_steps"] >= 16 and figures["mean_decisions_per_rollout"] >= 1
+    assert figures["core_agent_steps_per_s"] > 0 and figures["choose_actions_s"] > 0
 
 
 def test_env_is_timed_over_whole_episodes_after_an_untimed_one():
