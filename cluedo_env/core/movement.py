@@ -122,7 +122,7 @@ def _moves(tables: MoveTables, start, rolls, pawns, table_first: bool) -> tuple[
     return squares, rooms
 
 
-@njit(cache=True, nogil=True, _nrt=True)  # (numba would otherwise take it from its first caller)
+@njit(cache=True, nogil=True, _nrt=True)  # (explicitly: its callers in core/play.py count no references)
 def reach(
     stop_within, enter_within, distance_from, corridor, room_doors, square_row, square_col,
     door_room, door_square, start, roll, pawns, squares, rooms,
@@ -153,7 +153,7 @@ def reach(
             squares[location - R] = False
 
 
-@njit(cache=True, nogil=True, _nrt=True)  # (it allocates; see reach)
+@njit(cache=True, nogil=True, _nrt=True)  # (explicitly, as reach: it allocates)
 def fill(
     corridor, room_doors, square_row, square_col, door_room, door_square, start, roll, pawns, squares, rooms
 ):  # fmt: skip

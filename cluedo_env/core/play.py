@@ -141,7 +141,9 @@ def _at(buffer, offset):
     return _address(buffer.ctypes.data + offset)
 
 
-@njit(cache=True, nogil=True, _nrt=True)  # (see _advance)
+# _nrt=True, explicitly: numba compiles a function without reference counting when its first caller
+# has none (_advance), and carray cannot be compiled so.
+@njit(cache=True, nogil=True, _nrt=True)
 def _tables(buffer):
     h = carray(_at(buffer, 0), len(DIMS) + len(TABLES), np.int64)
     S, W, R, N, A, doors = h[0], h[1], h[2], h[5], h[6], h[8]
@@ -206,7 +208,7 @@ def _next(end, count, itemsize):
     return start, start + count * itemsize
 
 
-@njit(cache=True, nogil=True, _nrt=True)  # (see _advance)
+@njit(cache=True, nogil=True, _nrt=True)  # (explicitly: see _tables)
 def _fields(buffer, B, t):
     """The state's fields as views of its buffer (laid out as ``state.pack`` lays them out)."""
     P, C, S, W, R, N, E = t.P, t.C, t.S, t.W, t.R, t.N, t.E
