@@ -110,7 +110,8 @@ def test_a_process_forked_after_a_parallel_step_can_step_in_parallel_too(tmp_pat
     assert done.stdout.split() == [layer, "True"], done.stdout + done.stderr
 
 
-def test_tbb_is_the_layer_wherever_the_dependency_installs_it():
-    """pyproject.toml asks for ``tbb`` on Linux and Windows x86-64; there its library must load."""
-    if (sys.platform, platform.machine()) in (("linux", "x86_64"), ("win32", "AMD64")):
+def test_tbb_loads_where_the_dependency_installs_it():
+    """pyproject.toml asks for ``tbb`` on Linux and Windows x86-64; on Linux (where this is tested)
+    its library must load from where pip put it. (Elsewhere a failure only means the workqueue layer.)"""
+    if (sys.platform, platform.machine()) == ("linux", "x86_64"):
         assert threading_layer.load_tbb()
