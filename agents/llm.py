@@ -18,8 +18,13 @@ action order (roll, take the passage, ..., make no suggestion, show the first
 card, end turn). Every reply, invalid reply and fallback is counted per game.
 
 Network. Requests go through ``agents.chat.ChatClient``: failures are retried
-with exponential backoff (counted), and a request that fails for good raises
-``ChatError``, which stops the batch; the tournament has written every finished
+with exponential backoff (counted). A server that answers but never with a
+usable reply (``ChatReplyError``: not a chat completion, malformed ``usage``,
+a reply over ``max_reply_bytes``) does not stop the run: the agent takes its
+fallback action, counted in ``fallbacks``, and the decision's record holds the
+error (credentials redacted). A request that fails for good on the network
+(the server is down, or every attempt ran past ``timeout_s``) raises
+``ChatError``, which stops the batch: the tournament has written every finished
 chunk, and resuming plays only the games that are missing.
 
 Records. ``game_reports()`` gives, per game of the batch, the counts
@@ -27,7 +32,8 @@ Records. ``game_reports()`` gives, per game of the batch, the counts
 ``prompt_tokens``, ``completion_tokens``, ``network_retries``) and the
 transcript: the system message once, then per decision the turn, the messages
 after the system message (the view, every reply and every error), the action
-taken (id and command) and whether it was a fallback. The game's deal seed and
+taken (id and command), whether it was a fallback and, for a fallback after a
+failed request, ``error``: why it failed. The game's deal seed and
 these actions replay the game. With ``record_dir`` set, each decision is also
 appended to ``<record_dir>/game<deal seed>-seed<agent's batch seed>-P<seat>.jsonl``
 as soon as it is taken.
@@ -51,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.chat import ChatClient
+from agents.chat import ChatClient, ChatReplyError
 from cluedo_env import core
 from cluedo_env.commands import CommandError, command, parse_command
 from cluedo_env.core.state import Phase
@@ -101,7 +107,8 @@ class LLMAgent(Agent):
         prompts: A shipped prompt set (``"default"``) or a folder of templates.
         record_dir: Folder where each decision is appended as it is taken (None: in memory only).
         **chat: Options of ``agents.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
-            ``timeout_s``, ``network_retries``, ``backoff_s``); ``timeout_s`` defaults to 120 here.
+            ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``); ``timeout_s`` defaults
+            to 120 here.
     """
 
     name = "llm"
@@ -199,9 +206,14 @@ class LLMAgent(Agent):
         ]
         room = int(state.location[b, seat])
         counts["decisions"] += 1
-        action, invalid = None, 0
+        action, invalid, failure = None, 0, None
         for attempt in range(self.max_invalid_replies + 1):
-            reply = self.client.complete(messages)
+            try:
+                reply = self.client.complete(messages)
+            except ChatReplyError as error:  # the server misbehaves: play the fallback, say why
+                failure = str(error)
+                counts["network_retries"] += error.network_retries
+                break
             counts["replies"] += 1
             counts["prompt_tokens"] += reply.prompt_tokens
             counts["completion_tokens"] += reply.completion_tokens
@@ -230,6 +242,8 @@ class LLMAgent(Agent):
             "invalid_replies": invalid,
             "fallback": fallback,
         }
+        if failure is not None:
+            record["error"] = failure
         self._transcripts[b]["decisions"].append(record)
         if self.record_dir is not None:
             # The batch seed tells apart the same deal played by other line-ups and rotations.

@@ -12,7 +12,8 @@ run keeps its last one).
 
 ``summarise(games)`` gives, per agent label with language-model seats: the
 invalid-reply rate (invalid replies / replies) and the fallback rate
-(fallbacks / decisions), each with a 95% Wilson interval, and tokens per game
+(fallbacks / decisions: after the last invalid reply, or after a request whose
+reply was unusable, ``agents.llm``), each with a 95% Wilson interval, and tokens per game
 (prompt + completion, per seat played) with a 95% Student t interval, next to
 the numbers of games, decisions and replies. The intervals treat replies
 (decisions, games) as independent draws; the replies of one game are not quite,
@@ -130,7 +131,8 @@ def write(summary: dict[str, dict], out: Path) -> dict[str, str]:
         + format_table(summary, markdown=True)
         + "\n\nInvalid replies: replies that were not one legal command (each was answered with the parser's "
         "error and asked again); fallbacks: decisions taken by the fallback action after the last invalid "
-        "reply. Intervals are 95% (Wilson for rates, Student t for tokens per game).\n"
+        "reply, or after a request the server never answered with a usable reply (the decision's record in "
+        "the transcripts says why). Intervals are 95% (Wilson for rates, Student t for tokens per game).\n"
     )
     if report.exists():
         report.write_text(report.read_text() + section)

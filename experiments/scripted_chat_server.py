@@ -29,7 +29,10 @@ entry repeats. Entries:
 
 ``fail_first=n`` answers the first ``n`` requests with HTTP 500 (network
 failures to retry); ``fail_after=n`` answers every request after the first
-``n`` answered ones with HTTP 500 (a server that goes down). Every request is logged (``server.log``): its attempt, the
+``n`` answered ones with HTTP 500 (a server that goes down); ``usage=value``
+sends ``value`` as every reply's ``usage`` instead of the token counts (a
+misbehaving server: ``"lots"``, ``[1, 2]``, ``{"prompt_tokens": -5}``, ...).
+Every request is logged (``server.log``): its attempt, the
 kind of reply, the last user message, the reply and the token counts it
 reported (words of the messages and of the reply), so tests can check the
 agent's counts and records against what the server did. It listens on
@@ -117,6 +120,7 @@ class ScriptedChatServer:
         fail_first: Requests answered with HTTP 500 before any other.
         fail_after: Answer this many requests, then only HTTP 500 (None: never).
         port: Port on 127.0.0.1 (0: any free port).
+        usage: Sent as every reply's ``usage`` (None: the true counts, as ``{"prompt_tokens": ...}``).
 
     Attributes:
         url: The API root to give clients (``http://127.0.0.1:<port>/v1``).
@@ -129,6 +133,7 @@ class ScriptedChatServer:
         fail_first: int = 0,
         port: int = 0,
         fail_after: int | None = None,
+        usage: object = None,
     ) -> None:
         if not script:
             raise ValueError("script must name at least one reply kind")
@@ -138,6 +143,7 @@ class ScriptedChatServer:
         self.script = tuple(script)
         self.fail_first = fail_first
         self.fail_after = fail_after
+        self.usage = usage
         self.log: list[dict] = []
         self._lock = threading.Lock()
         self._failures = 0
@@ -213,7 +219,9 @@ class ScriptedChatServer:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-            },
+            }
+            if self.usage is None
+            else self.usage,
         }
 
     def start(self) -> ScriptedChatServer:

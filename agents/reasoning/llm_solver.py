@@ -20,9 +20,10 @@ uniform, never crash.
 Counts (``counts``): tasks, replies, invalid replies, unanswered tasks, prompt
 and completion tokens, network retries; ``transcripts`` holds per task its id,
 the messages after the system message and whether it was answered. Requests go
-through ``agents.chat.ChatClient`` (retries with backoff; a request that fails
-for good raises ``ChatError``, which the benchmark runner scores as an empty
-answer and reports).
+through ``agents.chat.ChatClient`` (retries with backoff, a deadline and a size
+bound per attempt, strict ``usage`` counts; a request that fails for good
+raises ``ChatError``, or ``ChatReplyError`` for a misbehaving server, which the
+benchmark runner scores as an empty answer and reports).
 
 Prompt templates (``string.Template``: ``$rules``; ``$view``, ``$me``,
 ``$owners``, ``$cards``; ``$error``) are the files of
@@ -106,7 +107,8 @@ class LLMSolver:
         max_invalid_replies: Times a reply without a JSON object is answered with the reason and asked again.
         prompts: A shipped prompt set (``"default"``) or a folder of templates.
         **chat: Options of ``agents.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
-            ``timeout_s``, ``network_retries``, ``backoff_s``); ``max_tokens`` defaults to 4096 and
+            ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``); ``max_tokens`` defaults
+            to 4096 and
             ``timeout_s`` to 300 here, since an answer lists many facts.
     """
 
