@@ -1,12 +1,19 @@
-"""Agents by name, so configs and command lines can pick them."""
+"""Agents by name, so configs and command lines can pick them.
+
+``OUTSIDE_OPTIONS`` names what of an agent reaches outside the game (the network, the
+environment's secrets, the file system, code): ``outside_options`` lists those of one agent's
+options, for the commands that must not take them from a file they did not write
+(``experiments.config.refuse_untrusted_options``).
+"""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 
 from agents.base import Agent
 
-__all__ = ["AGENTS", "load_named", "make_agent"]
+__all__ = ["AGENTS", "OUTSIDE_OPTIONS", "load_named", "make_agent", "outside_options"]
 
 # name -> "module:Class"
 AGENTS = {
@@ -21,6 +28,30 @@ AGENTS = {
     "sb3": "agents.sb3_agent:SB3Agent",
     "rllib": "agents.rllib_agent:RLlibAgent",
 }
+
+# name -> (does the agent itself reach outside, its options that do). The llm agent sends requests
+# (to its default endpoint, with its default key variable, even without options); its base_url is
+# where, api_key_env the environment variable sent, prompts a folder read, record_dir one written.
+# A model path is a file read. An agent by import path runs code, and all its options count.
+OUTSIDE_OPTIONS: dict[str, tuple[bool, tuple[str, ...]]] = {
+    "llm": (True, ("base_url", "api_key_env", "prompts", "record_dir")),
+    "ppo": (False, ("checkpoint",)),
+    "sb3": (False, ("path",)),
+    "rllib": (False, ("path",)),
+}
+
+
+def outside_options(name: str, options: Mapping[str, object]) -> list[str]:
+    """What of agent ``name`` with ``options`` reaches the network, the file system or code.
+
+    Returns:
+        ``"name"`` when the agent itself does (the llm agent; an agent by import path), then
+        ``"options.<key>"`` for each such option given (every option of an import path's agent).
+    """
+    if name not in AGENTS:  # "module:Class": importing it runs code
+        return ["name", *(f"options.{key}" for key in options)]
+    itself, keys = OUTSIDE_OPTIONS.get(name, (False, ()))
+    return ["name"] * itself + [f"options.{key}" for key in options if key in keys]
 
 
 def load_named(target: str, what: str) -> object:

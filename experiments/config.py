@@ -7,22 +7,36 @@ mode rejects an unknown key when the command line is parsed; ``load_config``
 then checks every value (rules, agents and their options, modes) and raises a
 ``ConfigError`` naming the field, the value and what is accepted, before any
 game is played.
+
+Files from elsewhere. An agent option that reaches the network, the file system or code
+(``agents.registry.outside_options``: an llm agent, its ``base_url``, ``api_key_env``,
+``prompts``, ``record_dir``; a model path; an agent by import path) is never taken from a file
+the user may have downloaded: a config file of a folder other than the project's own (Hydra's
+``--config-dir``), a training checkpoint or run folder. The command line must repeat it, or say
+``trust_files=true`` (read from the command line only); ``refuse_untrusted_options`` is the one
+check every command uses, and its error names the option and the file.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.resources
 import json
 import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
+from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue
 
-from agents.registry import AGENTS, make_agent
+from agents.registry import AGENTS, make_agent, outside_options
 from cluedo_env import __version__, core
 
 __all__ = [
@@ -34,8 +48,15 @@ __all__ = [
     "GameSettings",
     "LineupConfig",
     "TournamentConfig",
+    "UntrustedOption",
+    "WritableFolders",
+    "config_files_from_elsewhere",
     "config_hash",
     "load_config",
+    "refuse_agents_from_elsewhere",
+    "refuse_untrusted_options",
+    "refuse_unwritable",
+    "trusted_by_command_line",
 ]
 
 LINEUP_MODES = ("round_robin", "one_vs_field")
@@ -52,6 +73,10 @@ RESULTS_VERSION = 1
 
 class ConfigError(ValueError):
     """A configuration value that cannot be used (the message names field, value and what is accepted)."""
+
+
+class UntrustedOption(ConfigError):
+    """An agent option that reaches outside the game, given by a file the command line did not confirm."""
 
 
 def _to_game_config(self: GameSettings) -> core.GameConfig:
@@ -142,6 +167,9 @@ class TournamentConfig:
         resume: Continue the games already in ``output_dir/games.jsonl`` (else start over).
         progress: Show a progress bar.
         plots: Write the PNG plots.
+        trust_files: Take agent options that reach the network or the file system from config
+            files of a folder of the user's (``--config-dir``) too; read from the command line only
+            (see the module docstring).
     """
 
     game: GameSettings = dataclasses.field(default_factory=GameSettings)
@@ -156,6 +184,7 @@ class TournamentConfig:
     resume: bool = True
     progress: bool = True
     plots: bool = True
+    trust_files: bool = False
 
     @property
     def deals_per_lineup(self) -> int:
@@ -255,6 +284,209 @@ def config_hash(settings: TournamentConfig) -> str:
     }
     text = json.dumps(identity, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+# -- files from elsewhere ---------------------------------------------------------------------------
+
+SHIPPED_CONFIGS = Path(__file__).resolve().parent / "configs"
+TRUST_FLAG = "trust_files=true"
+Entrant = tuple[str, str, Mapping[str, Any]]  # (where in the config, agent name, options)
+
+
+def refuse_untrusted_options(
+    entrants: Iterable[Entrant],
+    file: str | Path,
+    confirmed: Callable[[str, str, str, Any], bool],
+    how: str = "repeat them on the command line",
+) -> None:
+    """Refuse what of agents given by ``file`` reaches outside the game, unless the command line confirms it.
+
+    The one check of every command (tournament, train_ppo, imitate) for agents it reads from a
+    file it did not write: a user's config folder, a checkpoint.
+
+    Args:
+        entrants: ``(where, name, options)`` of each agent ``file`` gives; ``where`` is its place
+            in the config (``lineup.agents.1``, ``opponents.0``).
+        file: The file they come from, named in the error.
+        confirmed: ``confirmed(where, name, key, value)``: the command line gives the same ``value``
+            for ``key`` (``"name"`` or ``"options.<option>"``, see ``agents.registry.outside_options``).
+        how: How the user confirms them, for the error.
+
+    Raises:
+        UntrustedOption: Naming every unconfirmed option and ``file``.
+    """
+    refused = []
+    for where, name, options in entrants:
+        for key in outside_options(name, options):
+            value = name if key == "name" else options[key.partition(".")[2]]
+            if not confirmed(where, name, key, value):
+                refused.append(f"{where}.{key}")
+    if refused:
+        raise UntrustedOption(
+            f"{', '.join(refused)} given by {file}: agent options that reach the network, the file system "
+            "or code (an endpoint, the environment variable of a key, a path, an import path) are not taken "
+            f"from a file from elsewhere. If you trust {file}, {how} (e.g. {refused[0]}=...) "
+            f"or add {TRUST_FLAG}"
+        )
+
+
+def config_files_from_elsewhere(hydra_config: Any) -> dict[str, str]:
+    """The config files of a hydra run read from a folder that is not the project's own.
+
+    The primary config and each group's chosen option are looked up as hydra does, in the
+    first source of its search path that has them; a file found outside ``experiments/configs``
+    (``--config-dir``, ``--config-path``, ``hydra.searchpath``) is from elsewhere.
+
+    Returns:
+        The package each such file fills (``""``: the whole config, as a primary config or a
+        ``# @package _global_`` file does; ``"lineup"``) -> the file.
+    """
+    runtime = hydra_config.runtime
+    wanted = [("", f"{hydra_config.job.config_name}.yaml")] + [
+        (group.replace("/", "."), f"{group}/{option}.yaml")
+        for group, option in runtime.choices.items()
+        if option is not None and not group.startswith("hydra/")
+    ]
+    folders = [_source_folder(source) for source in runtime.config_sources]
+    found = {}
+    for package, relative in wanted:
+        for folder in folders:
+            if folder is not None and (folder / relative).is_file():
+                if folder.resolve() != SHIPPED_CONFIGS:
+                    found[_package_of(folder / relative, package)] = str(folder / relative)
+                break
+    return found
+
+
+def _source_folder(source: Any) -> Path | None:
+    """The folder of a hydra config source (None: structured configs, hydra's own, unreadable)."""
+    if source.schema == "file":
+        return Path(source.path)
+    if source.schema == "pkg" and source.path != "hydra.conf":
+        try:
+            return Path(str(importlib.resources.files(source.path.replace("/", "."))))
+        except (ImportError, TypeError):  # a package that is not there provides nothing
+            return None
+    return None
+
+
+def _package_of(path: Path, default: str) -> str:
+    """The package a config file fills: its ``# @package`` header, else its group's."""
+    for line in path.read_text(errors="replace").splitlines()[:10]:
+        if line.startswith("# @package"):
+            package = line.removeprefix("# @package").strip()
+            return {"_global_": "", "_group_": default}.get(package, package)
+    return default
+
+
+def _command_line_keys(hydra_config: Any) -> set[str]:
+    """The keys whose values the command line gives (``lineup.agents.1.options.base_url``; no group choices)."""
+    keys = set()
+    for override in hydra_config.overrides.task:
+        key = override.partition("=")[0]
+        if key.startswith("~") or key in hydra_config.runtime.choices:
+            continue
+        keys.add(re.sub(r"\[(\d+)\]", r".\1", key.lstrip("+")))
+    return keys
+
+
+def _given_by(keys: set[str], path: str) -> bool:
+    return any(path == key or path.startswith(f"{key}.") for key in keys)
+
+
+def trusted_by_command_line(cfg: DictConfig, hydra_config: Any) -> bool:
+    """``trust_files`` as the command line says it (a file cannot vouch for itself)."""
+    return bool(cfg.get("trust_files")) and _given_by(_command_line_keys(hydra_config), "trust_files")
+
+
+def refuse_agents_from_elsewhere(cfg: DictConfig, hydra_config: Any, agents: Sequence[str]) -> None:
+    """Refuse agent options a user's config file gives and the command line does not repeat.
+
+    Args:
+        cfg: The composed config of a hydra command.
+        hydra_config: Its ``HydraConfig.get()``.
+        agents: Where its agents are: lists of ``{name, options}`` (``lineup.agents``) or one
+            (``teacher``).
+
+    Raises:
+        UntrustedOption: see ``refuse_untrusted_options``.
+    """
+    elsewhere = config_files_from_elsewhere(hydra_config)
+    if not elsewhere or trusted_by_command_line(cfg, hydra_config):
+        return
+    keys = _command_line_keys(hydra_config)
+    for path in agents:
+        node = OmegaConf.select(cfg, path)
+        if node is None:
+            continue
+        node = OmegaConf.to_container(node, resolve=True)
+        specs = list(enumerate(node)) if isinstance(node, list) else [(None, node)]
+        for index, spec in specs:
+            where = path if index is None else f"{path}.{index}"
+            for package, file in elsewhere.items():
+                if package == "" or where == package or where.startswith(f"{package}."):
+                    refuse_untrusted_options(
+                        [(where, spec.get("name", ""), spec.get("options") or {})],
+                        file,
+                        lambda where, _name, key, _value: _given_by(keys, f"{where}.{key}"),
+                    )
+
+
+# -- output folders -----------------------------------------------------------------------------
+
+
+class WritableFolders(Callback):
+    """A hydra callback: a command whose output folder cannot be written stops at once, in one line.
+
+    For a command whose output folder hydra creates (``hydra.run.dir: ${output_dir}``): listed in
+    its YAML (``hydra.callbacks.writable_folders``) with the folders by the key that sets them
+    (``{output_dir: ${output_dir}}``), checked by ``refuse_unwritable`` when the run or sweep
+    starts, before hydra creates anything.
+    """
+
+    def __init__(self, folders: Mapping[str, str] | None = None) -> None:
+        self.folders = dict(folders or {})
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Check the folders of a single run."""
+        refuse_unwritable(self.folders)
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Check the folders of a sweep."""
+        refuse_unwritable(self.folders)
+
+
+def refuse_unwritable(folders: Mapping[str, str | Path]) -> None:
+    """Stop a command whose output folder cannot be written, with one line instead of a traceback.
+
+    Each folder (by the key that sets it, ``{"runs_dir": "runs"}``), or the nearest part of its
+    path that exists, must be a folder this user may write. Otherwise this prints
+    ``error: cannot write <key>=<folder>: <why>; ...`` and exits with status 1.
+    """
+    for key, folder in folders.items():
+        problem = unwritable(folder)
+        if problem:
+            print(
+                f"error: cannot write {key}={folder}: {problem}; give {key}= a folder you may write",
+                file=sys.stderr,
+            )
+            sys.exit(1)
+
+
+def unwritable(folder: str | Path) -> str | None:
+    """Why ``folder`` cannot be created or written by this process (None: it can)."""
+    path = Path(folder).absolute()
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    try:  # a file made and removed at once: the test that holds for every user and file system
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        return f"{existing} cannot be written ({error.strerror or error})"
+    return None
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:

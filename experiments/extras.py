@@ -1,13 +1,24 @@
-"""Which optional extra of ``cluedo-env`` installs a missing module, named in a clear error.
+"""What the commands share before any extra is imported: the extra that installs a missing
+module, named in a clear error, and the processes of their worker pools.
 
 The library (``cluedo_env``, ``agents``) needs only the core dependencies; the commands of
 ``experiments`` need extras (``pip install "cluedo-env[experiments,train]"``). This module uses
 the standard library only: it runs where an extra's import has just failed.
+
+A pool's worker (``watch_parent``) exits when the command that started it is gone, killed
+or not: a killed parent can no longer stop its workers, and they would wait for work forever.
 """
 
 from __future__ import annotations
 
-__all__ = ["EXTRA_OF", "missing_extra"]
+import os
+import threading
+import time
+
+__all__ = ["EXTRA_OF", "PARENT_POLL_S", "WorkerLost", "missing_extra", "watch_parent"]
+
+# Seconds between a worker's checks that its parent is alive.
+PARENT_POLL_S = 0.5
 
 # Top-level module -> the extra of pyproject.toml that installs it.
 EXTRA_OF = {
@@ -38,3 +49,26 @@ def missing_extra(error: ModuleNotFoundError) -> ModuleNotFoundError:
         '(every command: pip install "cluedo-env[experiments,train]"; from a checkout: pip install -e ".[dev]")',
         name=error.name,
     )
+
+
+class WorkerLost(RuntimeError):
+    """A worker process died (killed, out of memory) while playing; the work written so far is kept."""
+
+
+def watch_parent(parent: int) -> None:
+    """Make this process (a pool's worker) exit when process ``parent`` is gone.
+
+    A thread checks every ``PARENT_POLL_S`` seconds that this process's parent is still
+    ``parent``: the parent's death (SIGKILL included) reparents the worker, and it exits at once.
+    A pool's ``initializer``, with ``initargs=(os.getpid(),)`` (a parent that died before the
+    worker started is noticed too). POSIX: Windows keeps a dead parent's id.
+    """
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_exit_without_parent, args=(parent,), name="watch-parent", daemon=True).start()
+
+
+def _exit_without_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)  # nobody is left to take this worker's results

@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,7 +52,15 @@ from agents.ppo.model import load_model, model_path, save_model
 from agents.ppo.network import ActorCritic, NetworkSettings
 from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
-from experiments.config import MAX_SEED, GameSettings
+from experiments.config import (
+    MAX_SEED,
+    ConfigError,
+    GameSettings,
+    refuse_agents_from_elsewhere,
+    refuse_unwritable,
+    trusted_by_command_line,
+)
+from experiments.extras import WorkerLost, watch_parent
 from experiments.stats import wilson_interval
 from experiments.train_ppo import OpponentSettings, evaluate, with_intervals
 
@@ -103,6 +113,10 @@ class ImitateConfig:
     """games against each evaluation opponent (0: none)"""
     eval_deterministic: bool = True
     """evaluate the most likely action (as the imitation fits the teacher's choice) instead of sampling"""
+    trust_files: bool = False
+    """use agent options that reach the network or files (llm base_url, api_key_env, prompts, record_dir;
+    model paths) that a config file of a folder of the user's gives and the command line does not repeat
+    (from the command line only; ``experiments.config.refuse_untrusted_options``)"""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
@@ -151,19 +165,33 @@ def play_batch_of_decisions(args: ImitateConfig, index: int, path: str) -> int:
 
 
 def collect(args: ImitateConfig, folder: Path) -> dict[str, float]:
-    """Play the batches not yet on disk; return the teacher's record over all of them."""
+    """Play the batches not yet on disk; return the teacher's record over all of them.
+
+    Raises:
+        WorkerLost: A worker process died (killed, out of memory); the batches written are kept,
+            and running the command again plays only the others.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     batches = -(-args.games // args.batch)
     paths = [folder / f"batch_{k:05d}.npz" for k in range(batches)]
     todo = [k for k, path in enumerate(paths) if not path.exists()]
     bar = tqdm(total=batches, initial=batches - len(todo), unit=" batches", desc="teacher games",
                disable=not args.progress)  # fmt: skip
-    with ProcessPoolExecutor(args.workers) as pool:
-        for future in as_completed(
-            [pool.submit(play_batch_of_decisions, args, k, str(paths[k])) for k in todo]
-        ):
-            future.result()
-            bar.update(1)
+    # A worker exits when this process is gone, even killed (watch_parent): nobody else would stop it.
+    with ProcessPoolExecutor(args.workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
+        try:
+            for future in as_completed(
+                [pool.submit(play_batch_of_decisions, args, k, str(paths[k])) for k in todo]
+            ):
+                future.result()
+                bar.update(1)
+        except BrokenProcessPool:
+            bar.close()
+            written = sum(path.exists() for path in paths)
+            raise WorkerLost(
+                f"a worker process died (killed, or out of memory); {written} of the {batches} batches of "
+                f"decisions are saved in {folder}: run the same command again to play the others"
+            ) from None
     bar.close()
     wins = sum(int(np.load(path)["teacher_wins"]) for path in paths)
     games = batches * args.batch
@@ -245,7 +273,21 @@ def run(args: ImitateConfig) -> Path:
 
 @hydra.main(config_path="configs", config_name="imitate", version_base=None)
 def main(cfg: ImitateConfig) -> None:
-    run(OmegaConf.to_object(cfg))
+    from hydra.core.hydra_config import HydraConfig
+
+    hydra_config = HydraConfig.get()
+    args = OmegaConf.to_object(cfg)
+    args.trust_files = trusted_by_command_line(cfg, hydra_config)
+    refuse_unwritable({"runs_dir": args.runs_dir})
+    try:
+        refuse_agents_from_elsewhere(cfg, hydra_config, ["teacher", "opponents", "eval_opponents"])
+        run(args)
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except WorkerLost as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

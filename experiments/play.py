@@ -10,12 +10,14 @@ Agent ``k`` of ``--agents`` sits at seat ``P{k}`` in every game. By default seat
 agent and the others alternate notepad and random players (who accuse only rarely), so the
 games end with a winner: uniformly random players accuse wrongly at once and nobody wins.
 ``--human SEAT`` (or the name ``human`` in ``--agents``) seats you there for one game, played in
-words (``agents/human.py``: type ``help`` for the commands).
+words (``agents/human.py``: type ``help`` for the commands). Ctrl-C stops the games with one
+line (exit status 130).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 
 import numpy as np
@@ -92,7 +94,11 @@ def main(argv: list[str] | None = None) -> None:
 
     logs = EventLog(args.games)
     seeds = np.arange(args.seed, args.seed + args.games)
-    result = play_batch(config, agents, seeds, on_step=logs)
+    try:
+        result = play_batch(config, agents, seeds, on_step=logs)
+    except KeyboardInterrupt:  # Ctrl-C, at a human's prompt or in an agent's thinking: no traceback
+        print("\ninterrupted: game abandoned", file=sys.stderr)
+        sys.exit(130)
     seating = ", ".join(f"P{k} {name}" for k, name in enumerate(names))
     quiet_kinds = (ev.DEAL, ev.ROLL, ev.MOVE, ev.WEAPON, ev.TURN)
     for game in range(args.games):

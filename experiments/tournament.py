@@ -43,7 +43,8 @@ refuses to start. A worker process that dies (killed, out of memory) stops the
 run with the command that resumes it; the games written are kept. Lines of
 ``games.jsonl`` that are not game records (torn, garbage) are moved to
 ``games.jsonl.rejected`` with a warning, and their games are played again.
-Ctrl-C stops a run with one line giving that command; a resumed run says how many games
+Ctrl-C or SIGTERM stops a run with one line giving that command (exit status 130 or 143); a
+killed run's pool workers exit by themselves (``experiments.extras.watch_parent``); a resumed run says how many games
 it found, and a run asked for fewer games than its folder holds says that its
 report leaves the others out.
 Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
@@ -51,6 +52,14 @@ Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json`
 statistics of ``experiments.stats``: ``stats.json``, ``leaderboard.csv``,
 ``lineups.csv``, ``seats.csv``, ``head_to_head.csv``, ``report.md`` and PNG plots
 (``win_share``, ``ratings``, ``turns_to_win``, ``head_to_head``).
+
+Files from elsewhere. Line-ups of your own go in a config folder of yours
+(``--config-dir DIR`` with ``DIR/lineup/mine.yaml``). An agent option of such a file that
+reaches the network or the file system (an llm agent and its ``base_url``, ``api_key_env``,
+``prompts``, ``record_dir``; a model path; an agent by import path) is refused, naming the option
+and the file, unless the command line repeats it (``lineup.agents.1.options.base_url=...``) or
+says ``trust_files=true``: a downloaded line-up cannot send your keys anywhere
+(``experiments.config.refuse_untrusted_options``).
 
 Backends.
 
@@ -117,12 +126,15 @@ from experiments.config import (
     TournamentConfig,
     config_hash,
     load_config,
+    refuse_agents_from_elsewhere,
 )
+from experiments.extras import WorkerLost, watch_parent
 from experiments.games_file import GameWriter, read_games
 
 __all__ = [
     "Chunk",
     "FolderInUse",
+    "Terminated",
     "WorkerLost",
     "deal_seed",
     "git_revision",
@@ -290,10 +302,6 @@ def record_key(record: dict) -> tuple[str, int, int]:
 # -- backends -----------------------------------------------------------------------------------------
 
 
-class WorkerLost(RuntimeError):
-    """A worker process died (killed, out of memory) while playing; the games written so far are kept."""
-
-
 def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict]]:
     """Play chunks in this process (``workers=0``) or a pool of processes; yields each chunk's records.
 
@@ -308,8 +316,9 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
     # Unlike multiprocessing.Pool, which waits forever for the task of a worker that died,
     # the executor marks itself broken and fails every pending future.
     # Ctrl-C reaches every process of the terminal: the workers ignore it and this process stops them.
+    # A worker exits when this process is gone, even killed (watch_parent): nobody else would stop it.
     pool = ProcessPoolExecutor(
-        min(workers, len(chunks)), mp_context=context, initializer=signal.signal, initargs=_IGNORE_SIGINT
+        min(workers, len(chunks)), mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
     )
     finished = False
     try:
@@ -351,7 +360,10 @@ def ray_code_env(root: Path) -> dict:
     return {"py_modules": [cluedo_env, agents, experiments]}
 
 
-_IGNORE_SIGINT = (signal.SIGINT, signal.SIG_IGN)
+def _start_worker(parent: int) -> None:
+    """A pool worker's start: it ignores Ctrl-C (``parent`` stops it) and exits when ``parent`` is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent(parent)
 
 
 def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) -> Iterator[list[dict]]:
@@ -636,6 +648,14 @@ def _write_json(path: Path, value: dict) -> None:
     path.write_text(json.dumps(value, indent=2) + "\n")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: the run stops as at Ctrl-C (the workers stopped, the games kept, the resume command told)."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main_with(
     cfg: DictConfig | TournamentConfig,
     output_dir: Path | str | None = None,
@@ -677,7 +697,9 @@ def main(cfg: DictConfig) -> None:
     hydra_config = HydraConfig.get()
     output_dir = Path(hydra_config.runtime.output_dir)
     warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"
+    signal.signal(signal.SIGTERM, _terminate)
     try:
+        refuse_agents_from_elsewhere(cfg, hydra_config, ["lineup.agents"])  # before any agent is built
         main_with(cfg, output_dir, overrides=list(HydraConfig.get().overrides.task))
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)
@@ -687,13 +709,14 @@ def main(cfg: DictConfig) -> None:
     except (FolderInUse, WorkerLost) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         found = len(read_games(output_dir / GAMES_FILE))
         overrides = [o for o in hydra_config.overrides.task if not o.startswith("output_dir=")]
         words = ["python", "-m", "experiments.tournament", *overrides, f"output_dir={output_dir}"]
         command = " ".join(shlex.quote(word) for word in words)
-        print(f"\ninterrupted: {found} games kept in {output_dir / GAMES_FILE}; to resume: {command}")
-        sys.exit(130)
+        how = "terminated" if isinstance(stop, Terminated) else "interrupted"
+        print(f"\n{how}: {found} games kept in {output_dir / GAMES_FILE}; to resume: {command}")
+        sys.exit(128 + signal.SIGTERM if isinstance(stop, Terminated) else 130)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,7 @@ import copy
 import dataclasses
 import json
 import random
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -118,7 +119,15 @@ from agents.ppo.network import ActorCritic, NetworkSettings, model_record, save_
 from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
 from cluedo_env import core
-from experiments.config import MAX_SEED, GameSettings
+from experiments.config import (
+    MAX_SEED,
+    ConfigError,
+    GameSettings,
+    refuse_agents_from_elsewhere,
+    refuse_untrusted_options,
+    refuse_unwritable,
+    trusted_by_command_line,
+)
 
 ENV_ID = "cluedo_v0"
 CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v2"  # v2: the games as arrays and plain data, no pickle
@@ -268,6 +277,10 @@ class TrainConfig:
     """checkpoints kept (the latest)"""
     resume: str | None = None
     """a checkpoint, or a run folder (its latest checkpoint), to continue"""
+    trust_files: bool = False
+    """use agent options that reach the network or files (llm base_url, api_key_env, prompts, record_dir;
+    model paths) that a resumed checkpoint, or a config file of a folder of the user's, gives and the
+    command line does not repeat; from the command line only, never saved"""
     init_from: str | None = None
     """a model file (or checkpoint), or the name of one in agents/ppo/shipped/, whose weights the network
     starts from (``agents.ppo.warm_start``: input columns it lacked, such as the belief pieces, start at zero)"""
@@ -651,7 +664,7 @@ def resumed_config(
         keys = [o.partition("=")[0].lstrip("+~") for o in overrides]
     changes, refused = {}, []
     for key in keys:
-        if key == "resume":
+        if key in ("resume", "trust_files"):  # about this command, not the run
             continue
         before, after = _plain(OmegaConf.select(run, key)), _plain(OmegaConf.select(given, key))
         if before == after:
@@ -704,6 +717,37 @@ def check_named_code(run: TrainConfig, given: TrainConfig, games: Mapping[str, A
                 f"resume: the checkpoint's games hold opponents {kind['label']!r} ({kind['name']!r} with "
                 f"{kind['options']}) that its config does not name"
             )
+
+
+def checkpoint_agents(run: TrainConfig, games: Mapping[str, Any]) -> list[tuple[str, str, dict]]:
+    """``(where, name, options)`` of every agent a checkpoint names: its config's opponents and
+    evaluation opponents, and the kinds of its games' opponent table (snapshots aside)."""
+    agents = [
+        (f"{group}.{index}", o.name, dict(o.options))
+        for group in ("opponents", "eval_opponents")
+        for index, o in enumerate(getattr(run, group))
+    ]
+    agents += [
+        (f"games.table.kinds.{kind['label']}", kind["name"], dict(kind["options"]))
+        for kind in games["table"]["kinds"]
+        if kind["network"] is None and kind["name"] != RETIRED
+    ]
+    return agents
+
+
+def named_by(given: TrainConfig) -> Callable[[str, str, str, Any], bool]:
+    """Whether the config given now (the command line's) names an agent's value: the same agent with
+    the same option (``experiments.config.refuse_untrusted_options``'s ``confirmed``)."""
+    named = [*given.opponents, *given.eval_opponents]
+
+    def confirmed(where: str, name: str, key: str, value: Any) -> bool:
+        option = key.partition(".")[2]
+        return any(
+            o.name == name and (key == "name" or (option in o.options and _plain(o.options[option]) == value))
+            for o in named
+        )
+
+    return confirmed
 
 
 def _plain(value: Any) -> Any:
@@ -779,6 +823,14 @@ def train(
         given = args
         args = resumed_config(checkpoint["config"], args, resume_overrides)
         check_named_code(args, given, checkpoint["games"])
+        if not given.trust_files:
+            refuse_untrusted_options(
+                checkpoint_agents(args, checkpoint["games"]),
+                checkpoint_path,
+                confirmed=named_by(given),
+                how="give the same opponents and eval_opponents on the command line",
+            )
+        args.trust_files = given.trust_files
         args.resume = str(checkpoint_path)
         if args.num_updates < checkpoint["update"]:
             raise ValueError(
@@ -792,6 +844,7 @@ def train(
     args.validate()
     config_dict = OmegaConf.to_container(OmegaConf.structured(args), resolve=True)
     config_dict["resume"] = None  # a checkpoint's config starts like the original run
+    config_dict["trust_files"] = False  # a checkpoint never vouches for itself
 
     # Seeding
     random.seed(args.seed)
@@ -1089,7 +1142,22 @@ def final_evaluation(
 def main(cfg: TrainConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 
-    train(OmegaConf.to_object(cfg), resume_overrides=list(HydraConfig.get().overrides.task))
+    hydra_config = HydraConfig.get()
+    args = OmegaConf.to_object(cfg)
+    args.trust_files = trusted_by_command_line(cfg, hydra_config)
+    refuse_unwritable({"resume": _run_folder(args.resume)} if args.resume else {"runs_dir": args.runs_dir})
+    try:
+        refuse_agents_from_elsewhere(cfg, hydra_config, ["opponents", "eval_opponents"])  # before any agent
+        train(args, resume_overrides=list(hydra_config.overrides.task))
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _run_folder(resume: str) -> Path:
+    """The folder a resume writes to: a run folder, or a checkpoint file's run folder."""
+    path = Path(resume)
+    return path if path.is_dir() or not path.exists() else path.parent.parent
 
 
 if __name__ == "__main__":
