@@ -16,7 +16,9 @@ reads only the policy's weights (``policy.pth``, with torch's
 the policy, one of the two classes above by the name SB3 wrote next to the
 pickled class, for the game's spaces. A model of another policy class, or whose
 ``policy_kwargs`` holds anything else (an activation function, a feature
-extractor class), is refused with a ``ValueError``.
+extractor class), is refused with a ``ValueError``; so are weights that do
+not fit the declared network (a ``net_arch`` far wider than the stored
+tensors is refused before it is allocated) or hold a NaN or an infinity.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import torch
 from gymnasium import spaces
 
 from agents.base import Agent
+from agents.ppo.model import check_weights
 from agents.sb3_policy import POLICIES, MaskableMultiInputActorCriticPolicy
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space, observe_players
@@ -53,7 +56,9 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     Raises:
         ValueError: the file is not such a zip, its policy is neither ``MultiInputPolicy`` nor
             ``CardPolicy``, its ``policy_kwargs`` is not plain data, or its weights do not fit
-            ``config``.
+            ``config`` and the declared ``net_arch`` (checked, and bounded by
+            ``agents.ppo.model.MAX_PARAMETERS``, before the policy is allocated) or are not finite
+            (the message names the tensor).
     """
     path = Path(path)
     try:
@@ -85,13 +90,29 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         )
     space = observation_space(config)
     A = core.ActionLayout(config).num_actions
-    try:
+
+    def build(cls: type[MaskableMultiInputActorCriticPolicy]) -> MaskableMultiInputActorCriticPolicy:
         # lr_schedule builds the optimizer, which an agent that only plays never uses
-        policy = known[0](space, spaces.Discrete(A), lambda _: 0.0, **kwargs)
-        policy.load_state_dict(weights)
-    except (RuntimeError, ValueError) as error:
+        return cls(space, spaces.Discrete(A), lambda _: 0.0, **kwargs)
+
+    # First on the meta device: the declared shapes, checked and bounded before any allocation. SB3 moves
+    # its layers to the policy's ``device``, which must then say meta too.
+    on_meta = type(known[0].__name__, (known[0],), {"device": property(lambda _: torch.device("meta"))})
+    try:
+        with torch.device("meta"):
+            expected = build(on_meta).state_dict()
+    except (RuntimeError, TypeError, ValueError) as error:
         raise ValueError(f"{path}: the model does not fit the game {config}: {error}") from error
+    check_weights(weights, expected, str(path), f"the game {config} and its policy_kwargs ({_shown(kwargs)})")
+    policy = build(known[0])
+    policy.load_state_dict(weights)
     return policy.eval()
+
+
+def _shown(kwargs: dict[str, Any]) -> str:
+    """``policy_kwargs`` for a message: at most 300 characters."""
+    text = json.dumps(kwargs)
+    return text if len(text) <= 300 else text[:300] + " ..."
 
 
 class SB3Agent(Agent):

@@ -2,10 +2,18 @@
 
 They are written with ``torch.save`` and read with ``weights_only=True``: plain tensors and
 values, no pickled code.
+
+A model file may come from anybody, so nothing it declares is trusted before it is checked,
+and the checks come before any allocation: the network settings are bounded
+(``NetworkSettings``: widths, layers), the declared network is built on torch's ``meta``
+device (shapes, no memory) and its size bounded by ``MAX_PARAMETERS``, and every stored
+tensor must have the shape the declared network needs and hold only finite numbers
+(``check_weights``, which names the tensor). Only then is the network built and loaded.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +25,9 @@ if TYPE_CHECKING:
 from cluedo_env import core
 
 __all__ = [
+    "MAX_PARAMETERS",
     "MODEL_FORMAT",
+    "check_weights",
     "game_config_from_dict",
     "game_config_to_dict",
     "load_model",
@@ -28,6 +38,9 @@ __all__ = [
 ]
 
 MODEL_FORMAT = "cluedo-ppo-model-v1"
+MAX_PARAMETERS = (
+    50_000_000  # the most weights a loaded network may have (200 MB of float32; shipped: ~90,000)
+)
 SHIPPED = Path(__file__).resolve().parent / "shipped"  # the models that ship with the package
 
 
@@ -72,18 +85,97 @@ def model_record(network: ActorCritic) -> dict[str, Any]:
     }
 
 
-def network_from_record(record: dict[str, Any]) -> ActorCritic:
-    """Rebuild a network from ``model_record``'s dict (checks the sizes)."""
+def check_weights(weights: object, expected: Mapping[str, torch.Tensor], source: str, declared: str) -> None:
+    """Refuse weights that do not fit the network a file declares, before that network is allocated.
+
+    Args:
+        weights: The stored weights (a ``state_dict`` read from the file).
+        expected: The ``state_dict`` of the declared network built on the ``meta`` device (its shapes and
+            dtypes; no memory).
+        source: The file, for messages.
+        declared: What declares the network, for messages (``"its network settings (...) and game"``).
+
+    Raises:
+        ValueError: the declared network has more than ``MAX_PARAMETERS`` weights, or a tensor is missing,
+            unexpected, not a dense floating-point tensor, of another shape, or holds a NaN or an
+            infinity (once in the network's dtype); the message names the tensor.
+    """
+    total = sum(tensor.numel() for tensor in expected.values())
+    if total > MAX_PARAMETERS:
+        raise ValueError(
+            f"{source}: {declared} make a network of {total:,} weights, more than the {MAX_PARAMETERS:,} "
+            "a model may have"
+        )
+    if not isinstance(weights, Mapping):
+        raise ValueError(f"{source}: its weights are a {type(weights).__name__}, not a dict of tensors")
+    missing = [name for name in expected if name not in weights]
+    unexpected = [str(name)[:80] for name in weights if name not in expected]
+    if missing or unexpected:
+        raise ValueError(
+            f"{source}: the model does not fit {declared}: missing tensors {missing[:5]}, unexpected "
+            f"{unexpected[:5]}"
+        )
+    for name, want in expected.items():
+        tensor = weights[name]
+        if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided:
+            raise ValueError(f"{source}: weight {name!r} is a {type(tensor).__name__}, not a dense tensor")
+        if tuple(tensor.shape) != tuple(want.shape):
+            raise ValueError(
+                f"{source}: the model does not fit {declared}: tensor {name!r} has shape {tuple(tensor.shape)}, "
+                f"they need {tuple(want.shape)}"
+            )
+        if not tensor.is_floating_point():
+            raise ValueError(f"{source}: tensor {name!r} is {tensor.dtype}, not floating point")
+        finite = torch.isfinite(tensor.to(want.dtype))  # float64 weights past float32's range: infinite
+        if not bool(finite.all()):
+            bad = int((~finite).sum())
+            raise ValueError(
+                f"{source}: tensor {name!r} holds {bad:,} NaN or infinite values (of {tensor.numel():,}); "
+                "a model's weights must be finite"
+            )
+
+
+def network_from_record(record: dict[str, Any], source: str = "the model record") -> ActorCritic:
+    """Rebuild a network from ``model_record``'s dict, checked first (see the module docstring).
+
+    Args:
+        record: The dict.
+        source: Where it comes from (a file), for messages.
+
+    Raises:
+        ValueError: naming the field or the tensor that is wrong.
+    """
     # Imported here: agents.ppo.network imports this module (and re-exports its names).
     from agents.ppo.network import ActorCritic, NetworkSettings
 
-    if record.get("format") != MODEL_FORMAT:
-        raise ValueError(f"not a model record of format {MODEL_FORMAT!r} (got {record.get('format')!r})")
-    network = ActorCritic(game_config_from_dict(record["game"]), NetworkSettings(**record["network"]))
-    if (network.obs_size, network.num_actions) != (record["obs_size"], record["num_actions"]):
+    if not isinstance(record, Mapping) or record.get("format") != MODEL_FORMAT:
+        found = record.get("format") if isinstance(record, Mapping) else type(record).__name__
+        raise ValueError(f"{source}: not a model record of format {MODEL_FORMAT!r} (got {str(found)[:80]!r})")
+    for key in ("network", "game", "state_dict"):
+        if not isinstance(record.get(key), dict):
+            raise ValueError(f"{source}: {key!r} must be a dict, got {type(record.get(key)).__name__}")
+    try:
+        settings = NetworkSettings(**record["network"])
+    except (TypeError, ValueError) as error:  # an unknown field, or a bad value (named)
         raise ValueError(
-            f"model was saved with obs_size={record['obs_size']}, num_actions={record['num_actions']}; "
-            f"this code builds {network.obs_size}, {network.num_actions} for its game config"
+            f"{source}: network.{error}" if isinstance(error, ValueError) else f"{source}: {error}"
+        ) from None
+    try:
+        game = game_config_from_dict(record["game"])
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{source}: its game: {error}") from None
+    declared = (
+        f"its network settings ({', '.join(f'{k}={v!r}' for k, v in asdict(settings).items())}) and game"
+    )
+    with torch.device("meta"):  # the declared shapes, without allocating them
+        expected = ActorCritic(game, settings).state_dict()
+    check_weights(record["state_dict"], expected, source, declared)
+    network = ActorCritic(game, settings)
+    if (network.obs_size, network.num_actions) != (record.get("obs_size"), record.get("num_actions")):
+        raise ValueError(
+            f"{source}: model was saved with obs_size={record.get('obs_size')!r}, "
+            f"num_actions={record.get('num_actions')!r}; this code builds {network.obs_size}, "
+            f"{network.num_actions} for its game config"
         )
     network.load_state_dict(record["state_dict"])
     return network
@@ -95,7 +187,8 @@ def load_model(path: str | Path) -> ActorCritic:
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        ValueError: if the file is neither a model nor a checkpoint of this format.
+        ValueError: if the file is neither a model nor a checkpoint of this format, or its weights do not
+            fit the network it declares or are not finite (``network_from_record``).
     """
     path = model_path(path)
     if not path.is_file():
@@ -106,4 +199,4 @@ def load_model(path: str | Path) -> ActorCritic:
         record = record["model"]
     if not isinstance(record, dict):
         raise ValueError(f"{path} is not a PPO model file")
-    return network_from_record(record)
+    return network_from_record(record, source=str(path))

@@ -48,7 +48,9 @@ in ``agents.ppo.model``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 import torch
@@ -70,7 +72,7 @@ from agents.ppo.model import network_from_record as network_from_record
 from agents.ppo.model import save_model as save_model
 from cluedo_env import core
 
-__all__ = ["GLOBAL_OUTPUTS", "ActorCritic", "NetworkSettings"]
+__all__ = ["GLOBAL_OUTPUTS", "MAX_LAYERS", "MAX_WIDTH", "ActorCritic", "NetworkSettings"]
 
 # Per-card score channels of the card head.
 ACCUSE, SUGGEST, SHOW, ENTER, TOWARD = range(5)
@@ -94,6 +96,10 @@ BELIEF_CARD_PIECES = ("belief_envelope", "belief_face_down", "certain_envelope",
 BELIEF_PLAYER_CARD_PIECES = ("belief_players", "certain_players")
 BELIEF_TRUNK_CARD_PIECES = ("belief_envelope", "certain_envelope")
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+# Bounds of the settings, far above any trained network's (128-wide layers): a model file that declares
+# more is refused before anything is allocated (``agents.ppo.model`` also bounds the total).
+MAX_WIDTH = 65_536
+MAX_LAYERS = 64
 
 
 @dataclass
@@ -123,14 +129,35 @@ class NetworkSettings:
     envelope's; the agent and the training games compute them"""
 
     def __post_init__(self) -> None:
-        if self.activation not in ACTIVATIONS:
+        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
-        if not self.hidden or any(int(h) < 1 for h in self.hidden):
-            raise ValueError(f"hidden must be a non-empty list of positive widths, got {self.hidden!r}")
+        hidden = (
+            list(self.hidden)
+            if isinstance(self.hidden, Sequence) and not isinstance(self.hidden, str)
+            else []
+        )
+        if not 1 <= len(hidden) <= MAX_LAYERS or not all(_width(h) for h in hidden):
+            raise ValueError(
+                f"hidden must be a list of 1 to {MAX_LAYERS} whole widths in [1, {MAX_WIDTH:,}], got {self.hidden!r}"
+            )
         for name in ("card_hidden", "card_embedding"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        self.hidden = [int(h) for h in self.hidden]
+            if not _width(getattr(self, name)):
+                raise ValueError(
+                    f"{name} must be a whole width in [1, {MAX_WIDTH:,}], got {getattr(self, name)!r}"
+                )
+        for name in ("accuse_bias", "accuse_prior", "unseen_prior"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+        if not isinstance(self.belief_features, bool):
+            raise ValueError(f"belief_features must be true or false, got {self.belief_features!r}")
+        self.hidden = [int(h) for h in hidden]
+        self.card_hidden, self.card_embedding = int(self.card_hidden), int(self.card_embedding)
+
+
+def _width(value: object) -> bool:
+    """Whether ``value`` is a layer width: a whole number in ``[1, MAX_WIDTH]``."""
+    return isinstance(value, Integral) and not isinstance(value, bool) and 1 <= value <= MAX_WIDTH
 
 
 def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -> nn.Linear:
