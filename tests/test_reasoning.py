@@ -38,7 +38,7 @@ from agents.reasoning.generate import (
 from agents.reasoning.ladder import LABELS, label_facts, rung_status
 from agents.reasoning.score import public_view, score_answer, summarize
 from agents.reasoning.solvers import SOLVERS, load_solver
-from agents.reasoning.tasks import _task_from_view, make_task
+from agents.reasoning.tasks import SOLVER_FIELDS, _task_from_view, make_task
 from agents.records import RecordMaker, setup_of
 from cluedo_env import core
 from cluedo_env.core import events as ev
@@ -512,7 +512,7 @@ def test_malformed_answers_are_scored_not_crashed_on(dev):
     assert score["tp"] == 5 and score["claimed"] == 8
     assert score["solved"] == 0.0
     text = " ".join(score["problems"])
-    for part in ("3 malformed fact", "envelope must be", "bad probability", "unknown cards"):
+    for part in ("3 malformed fact", "envelope must be", "rejected probabilities", "unknown cards"):
         assert part in text
     assert np.isfinite(score["log_loss"])
     rescaled = copy.deepcopy(perfect(task))
@@ -549,6 +549,8 @@ def test_solvers_never_see_the_answers(dev):
         view = public_view(task)
         seen.append(view)
         assert "answers" not in view and "tier" not in view and "hardest" not in view
+        assert "game" not in view  # the provenance: its deal seed re-deals the game
+        assert set(view) <= set(SOLVER_FIELDS)
     assert all("history" in v and "text" in v for v in seen)
 
 

@@ -8,7 +8,13 @@ scored as given, never crashed on, and reported in ``problems``):
 - ``envelope``: ``[suspect, weapon, room]`` if the solver claims it is
   determined, else ``"not yet"``;
 - ``probabilities``: ``{card: {owner: p}}``, the solver's distribution of each
-  card's owner (owners left out get 0; a row not summing to 1 is rescaled).
+  card's owner: ``p`` any real number (``float``, ``int``, ``np.float32``, ...);
+  owners left out get 0; a row not summing to 1 is rescaled (one whose sum
+  overflows to infinity too). A row with an unknown owner or an entry that is
+  not a finite number >= 0 (a string, NaN, infinity, a negative number), or
+  one summing to 0, is rejected: that card is scored as uniform, and the
+  rejection is reported in ``problems`` and counted (``rejected_rows``, and
+  ``rejected_probability_rows`` in the summary's problems).
 
 Metrics (per task, then pooled over tasks):
 
@@ -35,12 +41,14 @@ Every pooled figure comes with a bootstrap 95% interval over tasks.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from agents.reasoning.ladder import LABELS
+from agents.reasoning.tasks import SOLVER_FIELDS
 
 __all__ = ["EPS", "METRICS", "public_view", "score_answer", "summarize"]
 
@@ -58,12 +66,16 @@ _RATIOS = {
     "excess_log_loss": ("excess_log_loss", "one"),
 }
 METRICS = ("precision", "recall", "f1", *list(_RATIOS)[2:], *(f"recall_{label}" for label in LABELS))
-_HIDDEN = ("answers", "hardest", "tier")
 
 
 def public_view(task: Mapping[str, Any]) -> dict[str, Any]:
-    """The task as a solver sees it: without the answers and the labels derived from them."""
-    return {k: v for k, v in task.items() if k not in _HIDDEN}
+    """The task as a solver sees it: its ``SOLVER_FIELDS`` only (``agents.reasoning.tasks``).
+
+    Left out: the answer key (``answers``, ``hardest``, ``tier``), the provenance
+    (``game``, whose deal seed would re-deal the game) and any field not named in
+    ``SOLVER_FIELDS``.
+    """
+    return {k: task[k] for k in SOLVER_FIELDS if k in task}
 
 
 def _facts(claimed: Any, problems: list[str]) -> tuple[set, int]:
@@ -81,9 +93,9 @@ def _facts(claimed: Any, problems: list[str]) -> tuple[set, int]:
             and len(entry) >= 3
             and isinstance(entry[0], str)
             and isinstance(entry[1], str)
-            and isinstance(entry[2], bool)
+            and isinstance(entry[2], (bool, np.bool_))
         ):
-            facts.add((entry[0], entry[1], entry[2]))
+            facts.add((entry[0], entry[1], bool(entry[2])))
         else:
             bad += 1
     if bad:
@@ -91,27 +103,53 @@ def _facts(claimed: Any, problems: list[str]) -> tuple[set, int]:
     return facts, bad
 
 
-def _distribution(row: Any, owners: Sequence[str], problems: list[str], card: str) -> np.ndarray:
-    uniform = np.full(len(owners), 1 / len(owners))
+def _short(value: Any) -> str:
+    """``repr(value)``, cut to 40 characters (a solver's answer may hold anything)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _probability(value: Any) -> float | None:
+    """A probability as a float: any real number (``int``, ``float``, ``np.float32``, ...), else None.
+
+    Booleans are not probabilities; neither is an int too large for a float.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def _distribution(row: Any, owners: Sequence[str], problems: list[str], card: str) -> np.ndarray | None:
+    """The owner distribution of one card's row, or None for a rejected row (reported in ``problems``)."""
     if not isinstance(row, Mapping):
-        problems.append(f"no probabilities for {card!r}: uniform used")
-        return uniform
+        problems.append(f"rejected probabilities of {card!r}: not a dict: {type(row).__name__}")
+        return None
     q = np.zeros(len(owners))
     for owner, value in row.items():
-        if owner not in owners or isinstance(value, bool) or not isinstance(value, (int, float)):
-            problems.append(f"bad probability entry {card!r}: {owner!r} -> {value!r}: uniform used")
-            return uniform
-        if not (math.isfinite(value) and value >= 0):
-            problems.append(f"bad probability {card!r}: {owner!r} -> {value!r}: uniform used")
-            return uniform
-        q[owners.index(owner)] = value
+        p = _probability(value)
+        if owner not in owners or p is None:
+            problems.append(
+                f"rejected probabilities of {card!r}: bad entry {_short(owner)} -> {_short(value)}"
+            )
+            return None
+        if not (math.isfinite(p) and p >= 0):
+            problems.append(
+                f"rejected probabilities of {card!r}: {owner!r} -> {value!r} is not finite and >= 0"
+            )
+            return None
+        q[owners.index(owner)] = p
     total = q.sum()
     if total <= 0:
-        problems.append(f"probabilities of {card!r} sum to 0: uniform used")
-        return uniform
+        problems.append(f"rejected probabilities of {card!r}: they sum to 0")
+        return None
     if abs(total - 1) > 1e-6:
         problems.append(f"probabilities of {card!r} sum to {total:.6g}: rescaled")
-        return q / total
+        if not math.isfinite(total):  # finite entries whose sum overflows: their ratios are still the answer
+            q = q / q.max()
+        return q / q.sum()
     return q  # rounding-level sums are left alone: the exact answer scores exactly the floor
 
 
@@ -121,7 +159,7 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     Returns:
         Per-task figures (``tp``, ``claimed``, ``certain``, ``found_<label>``,
         ``certain_<label>``, ``solved``, ``brier``, ``brier_floor``, ``log_loss``,
-        ``entropy``, ``excess_log_loss``), the calibration pairs ``pairs``
+        ``entropy``, ``excess_log_loss``, ``rejected_rows``), the calibration pairs ``pairs``
         (``[q, p]``) and ``problems`` (what was wrong with the answer).
     """
     problems: list[str] = []
@@ -142,7 +180,7 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     if envelope is None:
         problems.append("no envelope answer")
     elif not (envelope == "not yet" or (isinstance(envelope, (list, tuple)) and len(envelope) == 3)):
-        problems.append(f"envelope must be 'not yet' or three card names, got {envelope!r}")
+        problems.append(f"envelope must be 'not yet' or three card names, got {_short(envelope)}")
     if expected == "not yet":
         scores["solved"] = float(envelope == "not yet")
     else:
@@ -158,13 +196,16 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         problems.append(f"probabilities is not a dict: {type(given).__name__}: uniform used")
         given = {}
     brier = floor = loss = entropy = excess = 0.0
+    rejected = 0
     pairs = []
     cards = list(truth["probabilities"])
     for card in cards:
         p = np.array([truth["probabilities"][card][o] for o in owners])
-        q = _distribution(given.get(card), owners, problems, card) if card in given else None
+        q = _distribution(given[card], owners, problems, card) if card in given else None
         if q is None:
-            if given:
+            if card in given:
+                rejected += 1
+            elif given:
                 problems.append(f"no probabilities for {card!r}: uniform used")
             q = np.full(len(owners), 1 / len(owners))
         brier += float(((q - p) ** 2).sum() + (p * (1 - p)).sum())
@@ -178,6 +219,8 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         if 0 < p[e] < 1 or 0 < q[e] < 1:
             pairs.append((float(q[e]), float(p[e])))
     n = len(cards)
+    if rejected:
+        problems.append(f"probability rows rejected, uniform used: {rejected}")
     unknown_cards = sorted(set(given) - set(cards)) if isinstance(given, Mapping) else []
     if unknown_cards:
         problems.append(f"probabilities for unknown cards {unknown_cards[:3]}: ignored")
@@ -187,6 +230,7 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         log_loss=loss / n,
         entropy=entropy / n,
         excess_log_loss=excess / n,
+        rejected_rows=rejected,
         pairs=pairs,
         problems=sorted(set(problems)),
     )
@@ -269,6 +313,7 @@ def summarize(
     summary["calibration"] = {"bins": bins, "ece": float(ece), "pairs": len(pairs)}
     summary["problems"] = {
         "tasks_with_problems": int(sum(bool(s["problems"]) for s in scores)),
+        "rejected_probability_rows": int(sum(s.get("rejected_rows", 0) for s in scores)),
         "kinds": dict(sorted(problems.items(), key=lambda kv: -kv[1])[:20]),
     }
     return summary

@@ -1,11 +1,22 @@
 """A reasoning task: one player's view of a game cut at one of its decisions, with exact answers.
 
-``make_task`` reads only ``core.private_view`` of the events, so a task holds
-nothing its observer could not see (``tests/test_reasoning.py`` checks it by
-scrambling everything else). A task is a JSON-ready dict (schemas ``v1`` and ``v2``):
+A task is a JSON-ready dict (schemas ``v1`` and ``v2``) in three parts:
 
-- ``id``, ``version``, ``config`` (every ``core.GameConfig`` field), ``game``
-  (deal seed, line-up, cut event index), ``observer`` (player index);
+- what a solver is given (``SOLVER_FIELDS``; ``score.public_view`` keeps these
+  and nothing else), built by ``make_task`` from ``core.private_view`` of the
+  events only, so it holds nothing its observer could not see
+  (``tests/test_reasoning.py`` checks it by scrambling everything else, and
+  ``tests/test_task_privacy.py`` that nothing in it re-deals the game);
+- the answer key (``ANSWER_FIELDS``), read by the scorer only;
+- the provenance (``PROVENANCE_FIELDS``): ``game``, where the task comes
+  from, for regenerating and checking a split. Its deal seed re-deals every
+  hand and the envelope (``core.init(config, [seed])``): it is never shown to
+  a solver. (A split file holds the answer key too: it is the benchmark's
+  key, not a solver's input.)
+
+The fields:
+
+- ``id``, ``version``, ``config`` (every ``core.GameConfig`` field), ``observer`` (player index);
 - ``cards`` (``suspects``, ``weapons``, ``rooms``: names of the edition),
   ``players`` (``"player 0"`` ...), ``hand_sizes``, ``hand`` (card names);
 - ``history``: the observer's records in ``agents.deduction.deduce_named``'s
@@ -25,7 +36,8 @@ scrambling everything else). A task is a JSON-ready dict (schemas ``v1`` and ``v
   entailed, else ``"not yet"``), ``probabilities`` (``{card: {owner: p}}``,
   every owner, exact counting posterior of ``agents.beliefs``), ``num_deals``
   (a decimal string);
-- ``hardest`` (the hardest label among the facts), ``num_records``, ``tier``.
+- ``hardest`` (the hardest label among the facts), ``num_records``, ``tier``;
+- ``game``: the deal seed, line-up, rotation and cut (event rows of the game up to the decision).
 """
 
 from __future__ import annotations
@@ -44,9 +56,37 @@ from cluedo_env.core import events as ev
 from cluedo_env.text import rules_summary, text_view
 from cluedo_env.transcript import story
 
-__all__ = ["LONG_HISTORY", "SCHEMA_VERSIONS", "TEXT_SKIPPED", "make_task", "named_history", "tier_of"]
+__all__ = [
+    "ANSWER_FIELDS",
+    "LONG_HISTORY",
+    "PROVENANCE_FIELDS",
+    "SCHEMA_VERSIONS",
+    "SOLVER_FIELDS",
+    "TEXT_SKIPPED",
+    "make_task",
+    "named_history",
+    "tier_of",
+]
 
 SCHEMA_VERSIONS = ("v1", "v2")
+# The parts of a task (module docstring): a solver is given the first only. Named in full, so that a
+# field added to tasks reaches a solver only when it is added here.
+SOLVER_FIELDS = (
+    "id",
+    "version",
+    "config",
+    "observer",
+    "cards",
+    "players",
+    "hand_sizes",
+    "hand",
+    "history",
+    "text",
+    "rules",
+    "num_records",
+)
+ANSWER_FIELDS = ("answers", "hardest", "tier")
+PROVENANCE_FIELDS = ("game",)
 # Movement, dice and weapon tokens carry nothing about the cards: left out of the text.
 TEXT_SKIPPED = (ev.ROLL, ev.MOVE, ev.WEAPON)
 # A history of more records than this makes its task one tier harder.
@@ -115,7 +155,8 @@ def make_task(
         state: ``v2`` only: the game at the cut, as a batch of one game (its public fields
             give the text view's board and decision).
         task_id: The task's id.
-        game: Where the task comes from (seed, line-up, cut), copied as is.
+        game: Where the task comes from (seed, line-up, cut), copied as is: provenance, never
+            shown to a solver.
 
     Returns:
         The task dict (see the module docstring).
