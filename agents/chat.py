@@ -51,7 +51,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import httpx
 
@@ -228,12 +228,8 @@ class ChatClient:
         backoff_s: float = 1.0,
         max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
-        try:
-            parts = urlsplit(base_url) if isinstance(base_url, str) else None
-            _ = parts and parts.port  # a port that is not a number raises here
-        except ValueError:
-            parts = None
-        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        parts = _http_url(base_url)
+        if parts is None:
             raise ValueError(f"base_url must be an http(s) URL, got {_shown_url(base_url)!r}")
         if not _number(timeout_s) or not 0 < timeout_s < math.inf:
             raise ValueError(f"timeout_s must be a number of seconds > 0, got {timeout_s!r}")
@@ -400,6 +396,18 @@ def _decoded(raw: bytes, headers: httpx.Headers, limit: int) -> bytes:
     if len(body) > limit or decompressor.unconsumed_tail:
         raise _BadReply(f"its body is over max_reply_bytes={limit:,} once decompressed")
     return body
+
+
+def _http_url(value: object) -> SplitResult | None:
+    """The parts of an http(s) URL with a host (and a numeric port if any); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError:
+        return None
+    return parts if parts.scheme in ("http", "https") and parts.hostname else None
 
 
 def _number(value: object) -> bool:
