@@ -24,6 +24,7 @@ __all__ = [
     "RECORD_EVENT_KINDS",
     "RECORD_KINDS",
     "RecordMaker",
+    "check_events",
     "deduce_from_events",
     "plain_record",
     "record_from_plain",
@@ -146,6 +147,101 @@ class RecordMaker:
         return Suggestion(pending["suggester"], pending["cards"], tuple(pending["passed"]))
 
 
+def _bad_rows(where: np.ndarray, low: int, high: int, rows: np.ndarray) -> np.ndarray:
+    """Indices of the rows ``rows`` whose ``where`` values lie outside ``[low, high)``."""
+    return rows[(where[rows] < low) | (where[rows] >= high)]
+
+
+def check_events(config: core.GameConfig, events: Any) -> np.ndarray:
+    """``events`` as an ``int64[n, 7]`` array of one game's event rows, checked against ``config``.
+
+    Unused rows (kind ``-1``) are accepted and skipped by readers. A used row must
+    have a kind of ``core.events.EVENT_KINDS`` and a player of the game (``GAME_OVER``:
+    or ``-1``); the fields the deduction reads must be in range: a card id or ``-1``
+    (hidden) for ``DEAL``, ``SHOW`` and ``PEEK``; a suspect, weapon and room card id for
+    ``SUGGEST`` and ``ACCUSE``, with ``correct`` 0 or 1; a player as the suggester of
+    ``PASS`` and ``SHOW``.
+
+    Raises:
+        ValueError: naming the first bad row (its index and values) and what is accepted.
+    """
+    rows = np.asarray(events)
+    if (
+        rows.dtype == bool
+        or not np.issubdtype(rows.dtype, np.integer)
+        or rows.ndim != 2
+        or rows.shape[1] != 7
+    ):
+        raise ValueError(
+            "events must be an integer array of shape (n, 7), one event row "
+            f"{ev.EVENT_FIELDS} each, got dtype {rows.dtype} and shape {rows.shape}"
+        )
+    if rows.size and rows.dtype.kind == "u" and rows.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"event rows hold values up to 2**63 - 1, got {rows.max()}")
+    rows = rows.astype(np.int64)
+    e = config.cards
+    players, cards = config.num_players, e.num_cards
+    suspects, weapons = e.num_suspects, e.num_weapons
+    kind, player = rows[:, ev.KIND], rows[:, ev.PLAYER]
+    problems: list[tuple[int, str]] = []
+
+    def refuse(bad: np.ndarray, accepted: str) -> None:
+        if len(bad):
+            problems.append((int(bad[0]), accepted))
+
+    used = np.flatnonzero(kind != -1)
+    refuse(
+        _bad_rows(kind, 0, len(ev.EVENT_KINDS), used), f"a kind in [0, {len(ev.EVENT_KINDS)}) or -1 (unused)"
+    )
+    if not problems:
+        over = used[kind[used] == ev.GAME_OVER]
+        refuse(_bad_rows(player, 0, players, used[kind[used] != ev.GAME_OVER]), f"a player in [0, {players})")
+        refuse(_bad_rows(player, -1, players, over), f"a GAME_OVER winner in [-1, {players})")
+        for k in (ev.DEAL, ev.SHOW, ev.PEEK):
+            refuse(_bad_rows(rows[:, ev.CARD], -1, cards, used[kind[used] == k]), f"a card in [-1, {cards})")
+        for k in (ev.SUGGEST, ev.ACCUSE):
+            named = used[kind[used] == k]
+            refuse(_bad_rows(rows[:, ev.SUSPECT], 0, suspects, named), f"a suspect card in [0, {suspects})")
+            refuse(
+                _bad_rows(rows[:, ev.WEAPON_CARD], suspects, suspects + weapons, named),
+                f"a weapon card in [{suspects}, {suspects + weapons})",
+            )
+            refuse(
+                _bad_rows(rows[:, ev.ROOM_CARD], suspects + weapons, cards, named),
+                f"a room card in [{suspects + weapons}, {cards})",
+            )
+        refuse(
+            _bad_rows(rows[:, ev.CORRECT], 0, 2, used[kind[used] == ev.ACCUSE]), "an ACCUSE correct of 0 or 1"
+        )
+        answered = used[np.isin(kind[used], (ev.PASS, ev.SHOW))]
+        refuse(_bad_rows(rows[:, ev.SUGGESTER], 0, players, answered), f"a suggester in [0, {players})")
+    if problems:
+        index, accepted = min(problems)
+        row = rows[index]
+        name = ev.EVENT_KINDS[row[ev.KIND]] if 0 <= row[ev.KIND] < len(ev.EVENT_KINDS) else "bad kind"
+        raise ValueError(
+            f"event row {index} {row.tolist()} ({name}) is not an event of this game: a used row "
+            f"{ev.EVENT_FIELDS} needs {accepted}"
+        )
+    return rows
+
+
+def _check_own_deal(index: int, row: list[int], hand: list[int], hand_size: int) -> None:
+    """Refuse a deal to the observer of a hidden card, of a card it holds, or beyond its hand."""
+    card = row[ev.CARD]
+    wrong = (
+        "no card (its own deal shows the card)"
+        if card < 0
+        else "a card it already holds"
+        if card in hand
+        else f"more cards than its hand holds ({hand_size})"
+        if len(hand) == hand_size
+        else None
+    )
+    if wrong:
+        raise ValueError(f"event row {index} {row} deals player {row[ev.PLAYER]} {wrong}")
+
+
 def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray) -> Knowledge:
     """Everything ``player`` can deduce from its view of a game's events.
 
@@ -161,11 +257,32 @@ def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray)
         envelope candidates (``Knowledge``). When the events end while a
         suggestion waits for its refuter (at the refuter's decision step), the
         passes already announced count: a pass is a fact as soon as it is made.
+
+    Raises:
+        ValueError: for a player not of the game, rows that are not events of this game
+            (``check_events``), rows out of order (an answer with no suggestion) or
+            dealing the player a card twice or more cards than its hand holds, each naming the row.
     """
+    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
+        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player!r}")
+    if not 0 <= player < config.num_players:
+        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player}")
+    player = int(player)
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
-    view = core.private_view(np.asarray(events), player)
-    records = maker.add_events(view)
+    view = core.private_view(check_events(config, events), player)
+    records = []
+    for index, row in enumerate(view.tolist()):
+        if row[ev.KIND] < 0:
+            continue
+        if row[ev.KIND] == ev.DEAL and row[ev.PLAYER] == player:
+            _check_own_deal(index, row, maker.hand, setup.hand_sizes[player])
+        try:
+            record = maker.add(row)
+        except ValueError as error:
+            raise ValueError(f"event row {index} {row}: {error}") from None
+        if record is not None:
+            records.append(record)
     pending = maker.pending_record()
     if pending is not None:
         records.append(pending)

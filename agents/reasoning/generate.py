@@ -44,6 +44,7 @@ import multiprocessing
 import sys
 import time
 import warnings
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -364,18 +365,27 @@ def read_tasks(path: str | Path) -> list[dict[str, Any]]:
     """Tasks from a gzip JSON Lines file (plain JSON: nothing is executed).
 
     Raises:
-        ValueError: naming the file and line of a line that is not a JSON object.
+        ValueError: naming the file for a file that is not complete gzip of UTF-8 text
+            (truncated, corrupt, not gzip), and its line for a line that is not a JSON object.
     """
     tasks = []
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            try:
-                task = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number} is not JSON: {error}") from error
-            if not isinstance(task, dict):
-                raise ValueError(f"{path}:{number} is not a JSON object")
-            tasks.append(task)
+    number = 0
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                try:
+                    task = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}:{number} is not JSON: {error}") from error
+                if not isinstance(task, dict):
+                    raise ValueError(f"{path}:{number} is not a JSON object")
+                tasks.append(task)
+    except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as error:
+        raise ValueError(
+            f"task file {path} is truncated or corrupt after {number} line(s) "
+            f"({type(error).__name__}: {error}); a task file is gzip JSON Lines, one task per line: "
+            "regenerate it (python -m agents.reasoning.generate)"
+        ) from error
     return tasks
 
 

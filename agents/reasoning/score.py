@@ -141,7 +141,8 @@ def _distribution(row: Any, owners: Sequence[str], problems: list[str], card: st
             )
             return None
         q[owners.index(owner)] = p
-    total = q.sum()
+    with np.errstate(over="ignore"):
+        total = q.sum()
     if total <= 0:
         problems.append(f"rejected probabilities of {card!r}: they sum to 0")
         return None
