@@ -4,8 +4,8 @@
     python -m experiments.reasoning_bench solver=my_package.my_module:solve split=test
     python -m experiments.reasoning_bench solver=llm llm.base_url=http://127.0.0.1:8000/v1 llm.model=my-model limit=50
 
-The solver gets each task without its answers (``agents.reasoning.score.public_view``)
-and returns an answer dict; a solver that raises is scored as an empty answer
+The solver gets each task as a solver sees it (``agents.reasoning.score.public_view``:
+its solver fields, without the answers or the deal seed) and returns an answer dict; a solver that raises is scored as an empty answer
 and the error reported. Prints the table (overall and per tier, 95% bootstrap
 intervals), writes ``<output_dir>/<solver>/report.json``, ``report.md``,
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the

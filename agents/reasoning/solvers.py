@@ -1,7 +1,7 @@
 """Built-in solvers of reasoning tasks, and loading a user's solver by ``"module:function"``.
 
-A solver is a function ``solve(task) -> answer``: it gets the task without its
-answers (``score.public_view``) and returns the answer dict of
+A solver is a function ``solve(task) -> answer``: it gets the task's solver
+fields, without its answers or provenance (``score.public_view``), and returns the answer dict of
 ``agents.reasoning.score``. The built-in ones:
 
 - ``sat``: the SAT library's certain facts (``deduce_named``); probabilities
