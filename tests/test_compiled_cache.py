@@ -9,6 +9,7 @@ function of the core is cached.
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import stat
@@ -19,6 +20,7 @@ import textwrap
 import pytest
 from numba.core.registry import CPUDispatcher
 
+from agents import random_agent
 from cluedo_env.core import movement, play, threading_layer
 
 MODULE = textwrap.dedent(
@@ -73,6 +75,29 @@ def test_every_compiled_function_of_the_core_is_cached(module):
     for function in compiled:
         assert type(function._cache).__name__ == "FunctionCache", f"{function.__name__} is not cached"
         assert function.targetoptions.get("nogil"), f"{function.__name__} holds the GIL"
+
+
+# (core.observe is the function: the module is found by its name)
+COMPILED_MODULES = (play, movement, importlib.import_module("cluedo_env.core.observe"), random_agent)
+
+
+def test_only_python_calls_the_parallel_entries():
+    """numba caches with a parallel function the call that starts its threads when it is loaded,
+    but not with a function compiled to call it in a process that loaded it from the cache
+    (numba#8578): loaded in turn by a later process, that caller would call into threads never
+    started (rc 139). So no compiled function of the core calls a parallel one (the orders of
+    compiling that broke the cache: tests/test_cache_order.py)."""
+    compiled = {
+        f"{module.__name__}.{name}": value
+        for module in COMPILED_MODULES
+        for name, value in vars(module).items()
+        if isinstance(value, CPUDispatcher)
+    }
+    parallel = {name.rsplit(".", 1)[1] for name, f in compiled.items() if f.targetoptions.get("parallel")}
+    assert "_write_rows_in_parallel" in parallel  # (the test sees the parallel functions)
+    for name, function in compiled.items():
+        calls = parallel & set(function.py_func.__code__.co_names)
+        assert not calls, f"{name} calls the parallel {sorted(calls)}"
 
 
 FORK_AFTER_A_PARALLEL_STEP = textwrap.dedent(

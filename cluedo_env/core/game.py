@@ -366,7 +366,11 @@ def legal_action_mask(state: State, out: np.ndarray | None = None) -> np.ndarray
         out = np.empty((B, rules.A), dtype=bool)
     else:
         _check_mask(out, B, rules.A)
-    play.legal_games(state._buffer, rules.tables, out, _runs(B))
+    runs = _runs(B)
+    if runs > 1:
+        play.legal_games_parallel(state._buffer, rules.tables, out, runs)
+    else:
+        play.legal_games(state._buffer, rules.tables, out)
     return out
 
 
@@ -416,7 +420,11 @@ def step(
     else:
         actions = _as_actions(actions, B)
         selected = _ALL if games is None else _as_mask(games, B)
-        bad = play.step_games(state._buffer, rules.tables, actions, selected, check, mask, _runs(B))
+        runs = _runs(B)
+        if runs > 1:
+            bad = play.step_games_parallel(state._buffer, rules.tables, actions, selected, check, mask, runs)
+        else:
+            bad = play.step_games(state._buffer, rules.tables, actions, selected, check, mask)
     if bad >= 0:  # refused before anything changed: out of range, another phase's, or illegal
         live = state.phase != Phase.OVER
         if games is not None:
@@ -441,7 +449,8 @@ def _one_action(actions: object) -> int | None:
 
 def _runs(batch_size: int) -> int:
     """Runs of games a batch is played in: one per thread of numba's from ``PARALLEL_BATCH``
-    games, else one (on this thread)."""
+    games (by the compiled rules' parallel entries, which only Python calls: see
+    ``play.step_games_parallel``), else one (on this thread)."""
     return numba.get_num_threads() if batch_size >= PARALLEL_BATCH else 1
 
 

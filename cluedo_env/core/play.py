@@ -737,16 +737,6 @@ def _advance(state, tables, B, actions, selected, out, first, last):
             legal(g, t, i, out[i])
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _advance_parallel(state, tables, B, actions, selected, out, runs):
-    """``_advance`` of the whole batch over the cores, in ``runs`` equal runs of games (one per
-    thread: each run views the buffers once, and a step's work varies little from game to game).
-    (``runs`` comes from the caller: ``numba.get_num_threads`` here would keep this from the cache.)"""
-    runs = max(1, min(B, runs))
-    for r in prange(runs):
-        _advance(state, tables, B, actions, selected, out, r * B // runs, (r + 1) * B // runs)
-
-
 @njit(cache=True, nogil=True, _nrt=False)
 def _first_refusing(state, tables, actions, selected, check, scratch):
     """The first game of ``step_games`` refusing its action, or -1 (``scratch``: ``bool[A]`` where a
@@ -765,20 +755,39 @@ def _first_refusing(state, tables, actions, selected, check, scratch):
 
 
 @njit(cache=True, nogil=True)
-def step_games(state, tables, actions, selected, check, out, runs):
+def step_games(state, tables, actions, selected, check, out):
     """Play ``actions[i]`` in game ``i`` (see ``_moves``), and with ``out`` (not empty) write the
-    legal actions after the step into it; ``runs`` > 1: over the cores in that many runs. Returns
-    -1, or the first game refusing its action (``_refused``, or with ``check`` not legal): then
-    nothing has changed."""
+    legal actions after the step into it, one game after the other on this thread. Returns -1, or
+    the first game refusing its action (``_refused``, or with ``check`` not legal): then nothing
+    has changed."""
     scratch = np.empty(_tables(tables).A if check else 0, dtype=np.bool_)
     bad = _first_refusing(state, tables, actions, selected, check, scratch)
-    if bad >= 0:
-        return bad
-    if runs > 1:
-        _advance_parallel(state, tables, len(actions), actions, selected, out, runs)
-    else:
+    if bad < 0:
         _advance(state, tables, len(actions), actions, selected, out, 0, len(actions))
-    return -1
+    return bad
+
+
+# The parallel entries: only these hold a prange, and no compiled function calls them (game.py does).
+# numba stores with a cached parallel function the call that starts its threads when it is loaded
+# from the cache, but not with a function compiled to call it once it was itself loaded from the
+# cache (numba#8578): that one, loaded by a later process, calls into threads never started (a
+# crash, rc 139), and which of them a process compiles depends on what ran before in that cache.
+# Each entry is therefore whole: its check, its loop over the runs of games.
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def step_games_parallel(state, tables, actions, selected, check, out, runs):
+    """``step_games`` over the cores, in ``runs`` equal runs of games (one per thread: each run
+    views the buffers once, and a step's work varies little from game to game). (``runs`` comes
+    from the caller: ``numba.get_num_threads`` here would keep this from the cache.)"""
+    scratch = np.empty(_tables(tables).A if check else 0, dtype=np.bool_)
+    bad = _first_refusing(state, tables, actions, selected, check, scratch)
+    if bad < 0:
+        B = len(actions)
+        runs = max(1, min(B, runs))
+        for r in prange(runs):
+            _advance(state, tables, B, actions, selected, out, r * B // runs, (r + 1) * B // runs)
+    return bad
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -796,13 +805,20 @@ def step_one(state, tables, action, out):
 
 
 @njit(cache=True, nogil=True)
-def legal_games(state, tables, out, runs):
-    """Every game's legal actions into ``out`` (``bool[B, A]``); ``runs`` > 1: over the cores."""
-    B, no_actions, every_game = len(out), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
-    if runs > 1:
-        _advance_parallel(state, tables, B, no_actions, every_game, out, runs)
-    else:
-        _advance(state, tables, B, no_actions, every_game, out, 0, B)
+def legal_games(state, tables, out):
+    """Every game's legal actions into ``out`` (``bool[B, A]``), one game after the other."""
+    B = len(out)
+    _advance(state, tables, B, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_), out, 0, B)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def legal_games_parallel(state, tables, out, runs):
+    """``legal_games`` over the cores, in ``runs`` runs of games (as ``step_games_parallel``). (The
+    empty arrays are made by ``np.empty``: ``np.zeros`` would be a parallel loop of its own.)"""
+    B, no_actions, every_game = len(out), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_)
+    runs = max(1, min(B, runs))
+    for r in prange(runs):
+        _advance(state, tables, B, no_actions, every_game, out, r * B // runs, (r + 1) * B // runs)
 
 
 @njit(cache=True, nogil=True)
