@@ -54,6 +54,7 @@ from cluedo_env.core.actions import ActionLayout
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.editions import Edition
 from cluedo_env.core.game import init, legal_action_mask, rules_for, step
+from cluedo_env.core.rng import SEED_BOUND
 from cluedo_env.core.state import State
 from cluedo_env.transcript import describe_event
 
@@ -75,6 +76,10 @@ __all__ = [
 FORMAT = "cluedo-replay"
 VERSION = 2  # 2: the end line (steps, finished, sha256)
 EVENT_WIDTH = len(ev.EVENT_FIELDS)
+EVENT_MIN, EVENT_MAX = int(np.iinfo(np.int16).min), int(np.iinfo(np.int16).max)  # events are int16 rows
+HEADER_FIELDS = ("format", "version", "config", "seed", "initial_events")
+STEP_FIELDS = ("step", "player", "action", "action_text", "events")
+SHOWN_CHARS = 80  # of a value from the file quoted in a message
 RANDOM_ACCUSE_RATE = 0.01  # record_random_game accuses with this probability when it may
 GIF_FRAME_MS = 250
 GIF_LAST_FRAME_MS = 2500
@@ -209,23 +214,57 @@ def _config_to_json(config: GameConfig) -> dict:
     return values
 
 
-def _config_from_json(values: dict) -> GameConfig:
+def _config_from_json(values: object) -> GameConfig:
+    """The ``GameConfig`` of a header's ``config``; ``ValueError`` naming a field that is not one."""
+    if not isinstance(values, dict):
+        raise ValueError(f"config must be a JSON object of GameConfig fields, got {_shown(values)}")
     values = dict(values)
-    edition = values.get("edition")
-    if isinstance(edition, dict):
-        values["edition"] = Edition(**{k: v if isinstance(v, str) else tuple(v) for k, v in edition.items()})
     known = {f.name for f in fields(GameConfig) if f.init}
     unknown = sorted(set(values) - known)
     if unknown:
-        raise ValueError(f"unknown config field(s) {unknown}; fields are {sorted(known)}")
-    return GameConfig(**values)
+        raise ValueError(f"unknown config field(s) {_shown(unknown)}; fields are {sorted(known)}")
+    edition = values.get("edition")
+    if isinstance(edition, dict):  # spelled out: each field checked by Edition itself
+        names = [f.name for f in fields(Edition)]
+        if sorted(edition) != sorted(names):
+            raise ValueError(f"config edition must have the fields {names}, got {_shown(sorted(edition))}")
+        values["edition"] = Edition(**{k: tuple(v) if isinstance(v, list) else v for k, v in edition.items()})
+    return GameConfig(**values)  # checks every value (types, ranges), naming the field
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, cut to ``SHOWN_CHARS``: a message quotes the file, never all of a long value."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+def _integer(value: object, name: str, low: int, high: int) -> int:
+    """``value`` if it is an int (not a bool, a float or a string) in ``[low, high)``; else ``ValueError``."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value < high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}), got {_shown(value)}")
+    return value
 
 
 def _event_rows(value: object, where: str) -> np.ndarray:
-    rows = np.asarray(value if value else np.empty((0, EVENT_WIDTH)), dtype=np.int64)
-    if rows.ndim != 2 or rows.shape[1] != EVENT_WIDTH:
-        raise ValueError(f"{where}: events must be a list of rows of {EVENT_WIDTH} integers")
-    return rows.astype(np.int16)
+    """``int16[n, 7]`` events from a JSON list of rows of 7 integers, each in int16's range."""
+    expected = f"events must be a list of rows of {EVENT_WIDTH} integers in [{EVENT_MIN}, {EVENT_MAX}]"
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: {expected}, got {_shown(value)}")
+    for k, row in enumerate(value):
+        if not isinstance(row, list) or len(row) != EVENT_WIDTH:
+            raise ValueError(f"{where}: {expected}; row {k} is {_shown(row)}")
+        for column, entry in enumerate(row):
+            if not isinstance(entry, int) or isinstance(entry, bool) or not EVENT_MIN <= entry <= EVENT_MAX:
+                raise ValueError(f"{where}: {expected}; row {k}, column {column} is {_shown(entry)}")
+    return np.array(value, dtype=np.int16).reshape(len(value), EVENT_WIDTH)
+
+
+def _json_line(line: bytes) -> object:
+    """A line's JSON value; ``ValueError`` when it is not JSON (or nests or counts beyond the parser's limits)."""
+    try:
+        return json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        raise ValueError(f"not JSON ({type(error).__name__}: {_shown(str(error))})") from None
 
 
 def load_jsonl(path: str | Path) -> Replay:
@@ -235,7 +274,10 @@ def load_jsonl(path: str | Path) -> Replay:
         FileNotFoundError: No file at ``path``.
         IncompleteRecord: The file ends before its end line (it was cut).
         AlteredRecord: A line was changed, added or removed (the digest or the step count
-            of the end line disagrees, or a line is not a step in order).
+            of the end line disagrees), or a line does not hold what it should: a header field,
+            a step out of order, a value of the wrong type or out of range (a player, an
+            action, an event that is not an int16, a seed that is not an integer in
+            ``[0, 2**63)``), an ``action_text`` that is not its action's.
         ValueError: The file is not a cluedo-replay record (the message names the
             path, the line and what was expected there).
     """
@@ -250,27 +292,17 @@ def load_jsonl(path: str | Path) -> Replay:
     if not data.strip():
         raise ValueError(f"{path}: the file is empty; expected {expected}")
     try:
-        header = json.loads(lines[0])
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}, line 1: not JSON ({error}); expected {expected}") from None
+        header = _json_line(lines[0])
+    except ValueError as error:
+        raise ValueError(f"{path}, line 1: {error}; expected {expected}") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ValueError(f"{path}, line 1: not a {FORMAT} header; expected {expected}")
-    if header.get("version") != VERSION:
+    version = header.get("version")
+    if type(version) is not int or version != VERSION:
         raise ValueError(
-            f"{path}, line 1: version {header.get('version')!r} is not supported; expected {VERSION} "
+            f"{path}, line 1: version {_shown(version)} is not supported; expected {VERSION} "
             "(version 1 records have no end line to check them by: record the game again)"
         )
-    try:
-        record = Replay(
-            config=_config_from_json(header["config"]),
-            seed=int(header["seed"]),
-            initial_events=_event_rows(header["initial_events"], f"{path}, line 1"),
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        raise ValueError(
-            f"{path}, line 1: bad header ({error!r}); expected config, seed, initial_events"
-        ) from None
-
     ends = [number for number, line in enumerate(lines) if _end_of(line) is not None]
     if not ends:
         cut = "" if data.endswith(b"\n") else ", the last one cut short"
@@ -285,26 +317,58 @@ def load_jsonl(path: str | Path) -> Replay:
     body = b"".join(lines[:last])
     if end.get("sha256") != _digest(body):
         raise AlteredRecord(f"{path}: altered: the lines before the end line do not match its sha256 digest")
-    if end.get("steps") != last - 1 or not isinstance(end.get("finished"), bool):
+    steps, finished = end.get("steps"), end.get("finished")
+    if type(steps) is not int or steps != last - 1 or not isinstance(finished, bool) or len(end) != 3:
         raise AlteredRecord(
-            f"{path}, line {last + 1}: altered: the end line says {end.get('steps')!r} steps, "
-            f"the file holds {last - 1}"
+            f"{path}, line {last + 1}: altered: the end line says {_shown(steps)} steps (finished: "
+            f"{_shown(finished)}), the file holds {last - 1}; expected {{'steps', 'finished', 'sha256'}}"
         )
-    record.finished = end["finished"]
+    try:
+        if sorted(header) != sorted(HEADER_FIELDS):
+            raise ValueError(f"the header's fields are {_shown(sorted(header))}")
+        config = _config_from_json(header["config"])
+        record = Replay(
+            config=config,
+            seed=_integer(header["seed"], "seed", 0, SEED_BOUND),
+            initial_events=_event_rows(header["initial_events"], "initial_events"),
+        )
+    except (TypeError, ValueError) as error:
+        raise AlteredRecord(
+            f"{path}, line 1: altered: bad header ({error}); expected the fields {', '.join(HEADER_FIELDS)}"
+        ) from None
+    record.finished = finished
+    layout = ActionLayout(record.config)
     for number, line in enumerate(lines[1:last], start=2):
         where = f"{path}, line {number}"
         try:
-            entry = json.loads(line)
-            if entry["step"] != number - 2:
-                raise ValueError(f"step {entry['step']} out of order, expected step {number - 2}")
-            record.players.append(int(entry["player"]))
-            record.actions.append(int(entry["action"]))
-            record.events.append(_event_rows(entry["events"], where))
-        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as error:
+            player, action, events = _step_of(_json_line(line), number - 2, record.config, layout)
+        except ValueError as error:
             raise AlteredRecord(
-                f"{where}: altered: bad step ({error!r}); expected {{'step', 'player', 'action', 'events'}}"
+                f"{where}: altered: bad step ({error}); expected {{{', '.join(map(repr, STEP_FIELDS))}}}"
             ) from None
+        record.players.append(player)
+        record.actions.append(action)
+        record.events.append(events)
     return record
+
+
+def _step_of(
+    entry: object, step: int, config: GameConfig, layout: ActionLayout
+) -> tuple[int, int, np.ndarray]:
+    """(player, action, events) of step line number ``step``, each field type- and range-checked."""
+    if not isinstance(entry, dict) or sorted(entry) != sorted(STEP_FIELDS):
+        shown = _shown(sorted(entry)) if isinstance(entry, dict) else _shown(entry)
+        raise ValueError(f"a step line is a JSON object of the fields {list(STEP_FIELDS)}, got {shown}")
+    if type(entry["step"]) is not int or entry["step"] != step:
+        raise ValueError(f"step {_shown(entry['step'])} out of order, expected step {step}")
+    player = _integer(entry["player"], "player", 0, config.num_players)
+    action = _integer(entry["action"], "action", 0, layout.num_actions)
+    text = layout.action_to_string(action)
+    if entry["action_text"] != text:
+        raise ValueError(
+            f"action_text {_shown(entry['action_text'])} is not the text of action {action} ({text!r})"
+        )
+    return player, action, _event_rows(entry["events"], "events")
 
 
 def _end_of(line: bytes) -> dict | None:
@@ -312,8 +376,8 @@ def _end_of(line: bytes) -> dict | None:
     if not line.lstrip().startswith(b'{"end"'):  # steps are not parsed twice
         return None
     try:
-        entry = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        entry = _json_line(line)
+    except ValueError:
         return None
     if isinstance(entry, dict) and set(entry) == {"end"} and isinstance(entry["end"], dict):
         return entry["end"]

@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from cluedo_env import __version__
-from experiments.games_file import read_games
+from experiments.games_file import load_games, rejection_note
 
 __all__ = [
     "Z95",
@@ -557,6 +557,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         ]
     if meta.get("note"):
         lines += [f"**Note:** {meta['note']}.", ""]
+    for note in meta.get("rejected", []):
+        lines += [f"**Rejected:** {note}.", ""]
     for players in summary["by_players"]:
         lines += [f"## {players} players", "", _heading(summary, players) + ".", ""]
         lines += ["### Leaderboard", "", _markdown_table(leaderboard_rows(summary, players)), ""]
@@ -769,15 +771,42 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.output is None and len(args.runs) > 1:
         parser.error("--output is needed with several runs")
-    records = unique_games(record for run in args.runs for record in read_games(run / "games.jsonl"))
+    found, rejected = [], []
+    for run in args.runs:
+        games, bad = load_games(run / "games.jsonl")  # malformed records are rejected there, with the reason
+        found += games
+        if bad:
+            rejected.append(rejection_note(run / "games.jsonl", bad))
+    try:
+        records = unique_games(found)
+    except ValueError as error:  # two runs with different results for one game
+        parser.exit(2, f"error: {error}\n")
     out = args.output or args.runs[0]
     meta = {"runs": [str(r) for r in args.runs]}
-    previous = args.runs[0] / "stats.json"
-    if len(args.runs) == 1 and previous.exists():  # a run's report again: keep what the run recorded
-        meta = json.loads(previous.read_text()).get("meta", meta)
+    recorded = _recorded_meta(args.runs[0] / "stats.json") if len(args.runs) == 1 else None
+    if recorded is not None:  # a run's report again: keep what the run recorded
+        meta = recorded
+    meta = {k: v for k, v in meta.items() if k != "rejected"} | ({"rejected": rejected} if rejected else {})
     summary = write_report(records, out, meta=meta, plots=not args.no_plots)
     print(format_leaderboard(summary))
+    for note in rejected:
+        print(f"\n{note}")
     print(f"\nreport: {summary['paths']['report']}")
+
+
+def _recorded_meta(path: Path) -> dict | None:
+    """The ``meta`` of a run's earlier ``stats.json`` (how it was run: shown in the report), if it has one."""
+    if not path.exists():
+        return None
+    try:
+        meta = json.loads(path.read_bytes()).get("meta")
+    except (ValueError, AttributeError, RecursionError):
+        meta = None
+    if not isinstance(meta, dict):
+        warnings.warn(f"{path}: not a report of experiments.stats (no meta object); its run details are left out",
+                      RuntimeWarning, stacklevel=2)  # fmt: skip
+        return None
+    return meta
 
 
 if __name__ == "__main__":
