@@ -432,7 +432,8 @@ def test_counts_equal_an_independent_exact_model_counter(players: int, lineup: s
 
 
 def test_benchmark_beliefs_section_reports_figures() -> None:
-    from experiments.benchmark import SECTIONS, measure_beliefs
+    from experiments.benchmark import SECTIONS
+    from experiments.benchmark.belief_updates import measure_beliefs
 
     assert "beliefs" in SECTIONS
     row = measure_beliefs(4, "random", games=2, seed=0)

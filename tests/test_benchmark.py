@@ -1,4 +1,4 @@
-"""experiments/benchmark.py: the core sections at steady state, the machine probe and the ppo section (PPO training throughput at the shipped config)."""
+"""experiments/benchmark: the core sections at steady state, the machine probe and the ppo section (PPO training throughput at the shipped config)."""
 
 from __future__ import annotations
 
@@ -12,20 +12,15 @@ from omegaconf import OmegaConf
 pytest.importorskip("torch")
 
 from cluedo_env import core
-from experiments.benchmark import (
-    ENGINES,
-    SECTIONS,
-    BenchmarkConfig,
-    RandomBatch,
-    finished_games_per_update,
-    main_with,
-    measure_agents,
-    measure_core,
-    measure_env,
-    measure_rollouts,
-    measure_startup,
-    ppo_benchmark_config,
-)
+from experiments.benchmark import SECTIONS, BenchmarkConfig, main_with
+from experiments.benchmark.agent_decisions import measure_agents
+from experiments.benchmark.baseline import Baseline
+from experiments.benchmark.clone_rollouts import measure_rollouts
+from experiments.benchmark.core_steps import measure_core
+from experiments.benchmark.env_steps import measure_env
+from experiments.benchmark.random_play import RandomBatch
+from experiments.benchmark.startup import measure_startup
+from experiments.benchmark.training import finished_games_per_update, ppo_benchmark_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "experiments" / "configs"
@@ -149,14 +144,11 @@ def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
     report = json.loads(output.read_text())
     machine = report["machine"]
     assert machine["probe_us_per_call_before"] > 0 and machine["probe_us_per_call_after"] > 0
-    assert machine["numpy_core_one_pawn_table_fill_s"] > 0  # the numpy core's table, filled before timing
     (row,) = report["core"]
     assert row["batch"] == 8 and row["agent_steps_per_s"] > 0 and 0 < row["state_bytes_per_game"] <= 4096
-    # Side by side with the numpy core it replaced, in the same run.
-    assert row["numpy_agent_steps_per_s"] > 0
-    assert row["speedup"] == pytest.approx(row["agent_steps_per_s"] / row["numpy_agent_steps_per_s"])
+    assert "baseline_agent_steps_per_s" not in row  # no baseline named: this code's core alone
     (observed,) = report["observe"]
-    assert observed["observe"] and not row["observe"] and observed["numpy_agent_steps_per_s"] > 0
+    assert observed["observe"] and not row["observe"] and observed["agent_steps_per_s"] > 0
     # Steady state: timed after B games have finished, and the report says how far from a fresh deal.
     assert report["config"]["warmup_cycles"] == 1
     assert row["warmup_finished_games"] >= 8 and row["warmup_steps"] > 0
@@ -166,15 +158,30 @@ def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
     assert ages == sorted(ages) and 0 < row["age_max"] <= row["warmup_steps"]
 
 
-def test_the_numpy_core_kept_for_the_comparison_plays_the_same_games():
-    """The benchmark's legacy numpy core (experiments/legacy_numpy_core) deals and plays as the core."""
+NUMPY_CORE = "3cd9623"  # the last revision with the batched numpy core the compiled core replaced
+
+
+def test_a_baseline_revision_is_timed_by_the_same_loop_in_a_worker():
+    """baseline=<revision>: that revision's core, exported from git, plays the benchmark's random play
+    in a worker process; at the numpy core's revision it plays the very games this core plays."""
+    try:
+        baseline = Baseline(NUMPY_CORE)
+    except ValueError:
+        pytest.skip(f"revision {NUMPY_CORE} is not in this checkout's history (a shallow clone?)")
     config = core.GameConfig(num_players=4)
-    games = {engine: RandomBatch(config, 16, seed=3, engine=engine) for engine in ENGINES}
-    for _ in range(300):
-        for batch in games.values():
-            batch.step()
-    compiled, numpy_core = (games[engine].state for engine in ("compiled", "numpy"))
-    assert compiled == numpy_core and games["compiled"].next_seed == games["numpy"].next_seed > 16
+    with baseline:
+        theirs = baseline.measure_core(
+            num_players=4, batch=16, steps=30, seed=3, observe=False, warmup_cycles=1
+        )
+    ours = measure_core(config, batch=16, steps=30, seed=3)
+    assert theirs["agent_steps_per_s"] > 0
+    for key in ("warmup_steps", "warmup_finished_games", "age_median", "redealt_fraction"):
+        assert theirs[key] == ours[key], key  # same deals, same random play, same games
+
+
+def test_a_baseline_that_is_no_revision_is_named():
+    with pytest.raises(ValueError, match="'no-such-revision' is neither a commit"):
+        Baseline("no-such-revision")
 
 
 @pytest.mark.slow  # a cold start compiles the core: a minute or more

@@ -1,0 +1,229 @@
+"""Speed of the rules core (beside the previous numpy core), observations, start-up, the env, the agents,
+PPO training (today's and the league's) and exact beliefs.
+
+    python -m experiments.benchmark                       # everything, as configured in experiments/configs/benchmark.yaml
+    python -m experiments.benchmark sections=[core,observe,env,startup]   # the core's figures
+    python -m experiments.benchmark sections=[core] players=[4] batch_sizes=[1024]
+
+Every figure is the median of ``repeats`` runs measured side by side in one
+process, so ratios are fair on a shared, noisy machine. The ``core`` and ``observe``
+sections time the compiled core (``cluedo_env.core``) and, with ``baseline=<git revision>``,
+run by run alternating with it, the core of that earlier revision of this repository
+(``experiments.benchmark.baseline``: its ``cluedo_env`` exported into a folder kept between
+runs, timed by the same loop in a worker process). ``baseline=3cd9623`` is the last revision
+with the batched numpy core that the compiled core replaced. The ``startup`` section
+times, in fresh processes, the import and the first steps with an empty numba cache
+(``NUMBA_CACHE_DIR`` a new temporary folder: everything is compiled) and again with
+that cache filled (what every later start costs). Random play: each
+decision is a uniformly random legal action other than an accusation, and an
+accusation (random triple) with probability 2% where one is legal (uniformly
+random accusations would end nearly every game on its first turn). Finished
+games are dealt again at once, so the batch stays full. Core time counts
+the legal actions + ``step`` + re-dealing; choosing the random actions is
+the agent's cost and is reported apart. The core's loop gets the legal
+actions as a training loop does, from the step itself (``step(..., mask=)`` and
+``reset(..., mask=)``, which update one mask array in the step's own pass); a
+baseline whose ``step`` takes no ``mask`` from ``legal_action_mask`` after each step.
+
+Figures are of steady state: a freshly dealt batch holds only games at their
+start, which step faster than games under way, so each batch is first played
+untimed until ``warmup_cycles`` x B games have finished (the first deal cycle is
+over; the batch holds games of every age); the report gives the warm-up's
+length, the spread of the games' ages when timing starts and, for comparison,
+what the same number of steps reads from a fresh deal. The env plays one game
+at a time and is timed over whole episodes (every age weighted as in a long
+run), after an untimed one. Results are printed as a table and written as JSON
+(``output``), section by section as they are measured.
+
+The ``ppo`` section times ``experiments.train_ppo.train`` at the shipped
+settings (``experiments/configs/train_ppo.yaml``, composed by hydra, so it follows the
+yaml): same games per rollout, steps, network, opponents and thread settings;
+only the budget is cut to ``ppo_warmup_updates`` warm-up updates (training
+starts with every game fresh: enough updates for the first deal cycle to end;
+the games finished during the warm-up are read from the run's TensorBoard log
+and reported) and ``ppo_updates`` measured ones, and evaluations, snapshots and
+periodic checkpoints are off (TensorBoard and the final checkpoint go to a
+temporary folder that is removed). Per run, the figure is the agent-steps
+(every player's decisions, ``num_envs`` per core step, as in ``charts/SPS``) of
+the measured updates over their time (rollout, update and logging); the median
+over ``repeats`` runs is reported, with the learner's decisions/s, the mean
+rollout and update seconds per update, and the agent-steps per second of the
+process's CPU time (``agent_steps_per_cpu_s``: what the run would reach alone on
+an idle core, since training runs on one thread; on a busy machine the wall-clock
+figure also counts the others' work).
+
+The ``league`` section times training the same way for the league run's config
+(``league_config``, ``experiments/configs/train_ppo_league.yaml``: SAT and belief
+opponents, snapshots, belief features) and, run by run alternating with it,
+today's shipped config, with the same ``league_overrides`` applied to both, over
+``league_repeats`` runs each; it reports both figures and their ratio. The budget
+is cut as above, so the measured updates lie at the end of the run's curriculum,
+where every opponent kind is in the pool.
+
+The ``beliefs`` section plays ``beliefs_games`` whole classic games per player
+count and lineup (every seat the same agent), then replays seat 0's view of
+each and times the incremental ``Beliefs`` update after every
+event (median, 99th percentile and maximum, per event and per record), a
+from-scratch ``beliefs`` call on the same histories, and the process's peak
+memory while replaying (``measure_beliefs``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import platform
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+try:  # modules of an extra: a core-only install is told which extra to install
+    import hydra
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
+except ModuleNotFoundError as error:
+    from experiments.extras import missing_extra
+
+    raise missing_extra(error) from error
+
+from cluedo_env import __version__
+from experiments import config as _config  # noqa: F401  (the version in the --help header)
+from experiments.benchmark import (
+    agent_decisions,
+    belief_updates,
+    clone_rollouts,
+    core_steps,
+    env_steps,
+    startup,
+    training,
+)
+from experiments.benchmark.machine import cpus, machine_probe
+
+SECTIONS = ("core", "observe", "startup", "env", "rollouts", "agents", "ppo", "league", "beliefs")
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+@dataclass
+class BenchmarkConfig:
+    """What to measure.
+
+    Attributes:
+        sections: Any of core, observe, startup, env, rollouts, agents, ppo, league, beliefs.
+        players: Player counts (classic board).
+        batch_sizes: Batch sizes of the core.
+        steps: Batch steps timed per measurement, after the warm-up.
+        warmup_cycles: Before timing, play each batch until this many games per batch slot have
+            finished (1: the first deal cycle is over and the batch holds games of every age).
+        min_agent_steps: At least this many agent-steps per measurement (small batches).
+        repeats: Runs per figure (the median is reported).
+        env_steps: Agent-steps per run of the PettingZoo env (whole episodes, after one untimed one).
+        rollout_clones: Clones per measurement of the rollouts section (``measure_rollouts``).
+        rollout_turn: The turn the cloned game has reached.
+        agent_games: Games per run when timing agents.
+        ppo_warmup_updates: PPO updates per run before the measured ones: enough for the first deal
+            cycle to end (reported as ``warmup_cycles``; training starts with every game fresh).
+        ppo_updates: Measured PPO updates per run (after the warm-up) at the shipped config.
+        ppo_overrides: Hydra overrides of experiments/configs/train_ppo.yaml for the ppo section (empty: the
+            shipped config, which is what the figure is meant to be; for tests and what-ifs).
+        league_config: The league run's training config (a file of experiments/configs) for the
+            league section.
+        league_overrides: Hydra overrides applied to both configs of the league section.
+        league_repeats: Runs of each config in the league section (the median is reported).
+        beliefs_games: Whole games per (players, lineup) in the beliefs section.
+        beliefs_lineups: Agents seated at every seat of those games (registered names).
+        seed: Seed of deals and random play.
+        baseline: An earlier revision of this repository (a commit) or a folder holding an earlier
+            ``cluedo_env``, whose core the core sections time beside this code's, runs alternating
+            (``experiments.benchmark.baseline``); None: this code's core alone.
+        output: JSON file written (relative to the working directory).
+    """
+
+    sections: list[str] = field(default_factory=lambda: list(SECTIONS))
+    players: list[int] = field(default_factory=lambda: [4, 6])
+    batch_sizes: list[int] = field(default_factory=lambda: [1, 64, 1024, 4096])
+    steps: int = 200
+    warmup_cycles: int = 1
+    min_agent_steps: int = 20000
+    repeats: int = 5
+    env_steps: int = 20000
+    rollout_clones: list[int] = field(default_factory=lambda: [64, 1024])
+    rollout_turn: int = 20
+    agent_games: int = 64
+    ppo_warmup_updates: int = 12
+    ppo_updates: int = 4
+    ppo_overrides: list[str] = field(default_factory=list)
+    league_config: str = "train_ppo_league"
+    league_overrides: list[str] = field(default_factory=list)
+    league_repeats: int = 1
+    beliefs_games: int = 1000
+    beliefs_lineups: list[str] = field(default_factory=lambda: ["random", "sat"])
+    seed: int = 0
+    baseline: str | None = None
+    output: str = "benchmark.json"
+
+
+ConfigStore.instance().store(name="benchmark_schema", node=BenchmarkConfig)
+
+# Each section: what it measures (its report entry) and how it prints it.
+SECTION_STEPS: dict[str, tuple[Callable[[BenchmarkConfig], Any], Callable[[BenchmarkConfig, Any], None]]] = {
+    "core": (lambda cfg: core_steps.rows(cfg, observe=False), core_steps.show),
+    "observe": (lambda cfg: core_steps.rows(cfg, observe=True), core_steps.show),
+    "startup": (startup.rows, startup.show),
+    "env": (env_steps.rows, env_steps.show),
+    "rollouts": (clone_rollouts.rows, clone_rollouts.show),
+    "agents": (agent_decisions.rows, agent_decisions.show),
+    "ppo": (training.ppo_rows, training.show_ppo),
+    "league": (training.measure_league, training.show_league),
+    "beliefs": (belief_updates.rows, belief_updates.show),
+}
+
+
+def main_with(cfg: BenchmarkConfig) -> dict:
+    """Measures the configured sections in order, printing each and writing the report as it goes."""
+    unknown = sorted(set(cfg.sections) - set(SECTIONS))
+    if unknown:
+        raise ValueError(f"sections must be among {list(SECTIONS)}, got {unknown}")
+    report: dict = {
+        "machine": {
+            "cpus": cpus(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "numba": numba.__version__,
+            "numba_threads": numba.get_num_threads(),
+            "probe_us_per_call_before": machine_probe(),
+        },
+        "config": asdict(cfg) if not OmegaConf.is_config(cfg) else OmegaConf.to_container(cfg),
+        "version": __version__,
+    }
+    output = Path(cfg.output)
+
+    def save() -> None:
+        output.write_text(json.dumps(report, indent=2))
+
+    for section in SECTIONS:  # in this order; each section's figures are saved as soon as they are in
+        if section in cfg.sections:
+            measure, show = SECTION_STEPS[section]
+            report[section] = measure(cfg)
+            save()
+            show(cfg, report[section])
+    report["machine"]["probe_us_per_call_after"] = machine_probe()
+    with contextlib.suppress(ValueError):  # (raised when no parallel call was made: no layer loaded)
+        report["machine"]["numba_threading_layer"] = numba.threading_layer()
+    save()
+    machine = report["machine"]
+    print(
+        f"\nmachine probe (a fixed loop of small numpy calls): {machine['probe_us_per_call_before']:.2f} us "
+        f"per call before, {machine['probe_us_per_call_after']:.2f} after"
+    )
+    print(f"wrote {output.resolve()}")
+    return report
+
+
+@hydra.main(config_path=str(CONFIGS), config_name="benchmark", version_base=None)
+def main(cfg: BenchmarkConfig) -> None:
+    """``python -m experiments.benchmark`` / ``cluedo-bench``."""
+    main_with(cfg)

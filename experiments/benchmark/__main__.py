@@ -1,0 +1,5 @@
+"""``python -m experiments.benchmark``."""
+
+from experiments.benchmark import main
+
+main()

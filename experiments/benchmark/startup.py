@@ -1,0 +1,66 @@
+"""The ``startup`` section: a fresh process's import and first steps, with numba's cache empty (cold) and filled (warm)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from experiments.benchmark import BenchmarkConfig
+
+
+def measure_startup(batch: int, cache_dir: str) -> dict:
+    """Seconds a fresh process takes to import the core and to play its first steps (init, mask, step
+    at a batch of one and of ``batch``, reset), with numba's cache in ``cache_dir`` (``NUMBA_CACHE_DIR``).
+
+    With an empty folder everything is compiled (a cold start, as on a first install); run again on
+    the same folder, the compiled code is loaded from it (a warm start, as every later run).
+    """
+
+    script = f"""
+import json, time
+start = time.perf_counter()
+from cluedo_env import core
+imported = time.perf_counter()
+for batch in (1, {batch}):
+    state = core.init(core.GameConfig(), list(range(batch)))
+    for _ in range(3):
+        mask = core.legal_action_mask(state)
+        core.step(state, mask.argmax(axis=1), check=False)
+    core.reset(state, [0], [batch])
+print(json.dumps({{"import_s": imported - start, "first_steps_s": time.perf_counter() - imported}}))
+"""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    return {**figures, "process_s": time.perf_counter() - start}
+
+
+def rows(cfg: BenchmarkConfig) -> list[dict]:
+    rows = []
+    for r in range(cfg.repeats):
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache_dir:
+            for start in ("cold", "warm"):  # an empty cache, then the same cache filled
+                rows.append({"start": start, "run": r, **measure_startup(max(cfg.batch_sizes), cache_dir)})
+    return rows
+
+
+def show(cfg: BenchmarkConfig, rows: list[dict]) -> None:
+    print("\nstart-up of a fresh process (numba cache empty: cold; filled by the cold run: warm)")
+    for start in ("cold", "warm"):
+        runs = [row for row in rows if row["start"] == start]
+        print(
+            f"  {start}: import {np.median([r['import_s'] for r in runs]):.2f} s, first steps "
+            f"{np.median([r['first_steps_s'] for r in runs]):.2f} s, whole process "
+            f"{np.median([r['process_s'] for r in runs]):.2f} s (median of {len(runs)})"
+        )
