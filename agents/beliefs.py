@@ -118,7 +118,7 @@ from agents.deduction import (
     _named_records,
     check_record,
 )
-from agents.records import RecordMaker, setup_of
+from agents.records import RecordMaker, check_events, setup_of
 from cluedo_env import core
 
 __all__ = ["MODELS", "Beliefs", "Posterior", "beliefs", "beliefs_from_events", "beliefs_named"]
@@ -1084,10 +1084,19 @@ def beliefs_from_events(
         events: ``int[n, 7]`` event rows of one game in order; a full log is filtered to the
             player's view here.
         model: ``"counting"`` or ``"weighted"``.
+
+    Raises:
+        ValueError: for a player not of the game, or rows that are not events of this game
+            (``agents.records.check_events``: naming the row and what is accepted).
     """
+    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
+        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player!r}")
+    if not 0 <= player < config.num_players:
+        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player}")
+    player = int(player)
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
-    view = core.private_view(np.asarray(events), player)
+    view = core.private_view(check_events(config, events), player)
     records = maker.add_events(view)
     return beliefs(setup, player, records, model=model)
 

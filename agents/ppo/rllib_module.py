@@ -20,6 +20,7 @@ unpickling anything.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
+from agents.ppo.model import MAX_PARAMETERS
 from agents.ppo.network import (
     MASKED_LOGIT,
     ActorCritic,
@@ -42,7 +44,7 @@ from agents.ppo.network import (
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space
 
-__all__ = ["CluedoPPOModule", "export_model", "masked_logits", "module_spec"]
+__all__ = ["CluedoPPOModule", "checked_model_config", "export_model", "masked_logits", "module_spec"]
 
 
 def masked_logits(
@@ -67,8 +69,7 @@ class CluedoPPOModule(TorchRLModule, ValueFunctionAPI):
             raise ValueError(
                 "CluedoPPOModule needs model_config['game'] (use agents.ppo.rllib_module.module_spec)"
             )
-        game = game_config_from_dict(dict(config["game"]))
-        self.network = ActorCritic(game, NetworkSettings(**dict(config.get("network") or {})))
+        self.network = ActorCritic(*checked_model_config(config))
         expected = self.network.num_actions
         if getattr(self.action_space, "n", expected) != expected:
             raise ValueError(
@@ -90,6 +91,37 @@ class CluedoPPOModule(TorchRLModule, ValueFunctionAPI):
         if embeddings is not None:
             return embeddings
         return self.network(batch[Columns.OBS]["observation"].float())[1]
+
+
+def checked_model_config(config: Mapping[str, Any]) -> tuple[core.GameConfig, NetworkSettings]:
+    """The rules and network settings of a ``model_config``, checked as a model file's are.
+
+    The settings are ``NetworkSettings``'s (bounded widths and layers, finite priors), and the
+    network they declare, built on the ``meta`` device (no memory), may have at most
+    ``agents.ppo.model.MAX_PARAMETERS`` weights: nothing is allocated for a config that asks for more.
+
+    Raises:
+        ValueError: naming the field of ``model_config`` and what is accepted.
+    """
+    try:
+        game = game_config_from_dict(dict(config["game"]))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"model_config['game']: {error}") from None
+    network = config.get("network") or {}
+    if not isinstance(network, Mapping):
+        raise ValueError(f"model_config['network'] must be a dict of NetworkSettings, got {network!r}")
+    try:
+        settings = NetworkSettings(**dict(network))
+    except (TypeError, ValueError) as error:  # an unknown field, or a bad value (named)
+        raise ValueError(f"model_config['network']: {error}") from None
+    with torch.device("meta"):  # the declared shapes, without allocating them
+        weights = sum(t.numel() for t in ActorCritic(game, settings).state_dict().values())
+    if weights > MAX_PARAMETERS:
+        raise ValueError(
+            f"model_config['network'] ({asdict(settings)}) makes a network of {weights:,} weights, more "
+            f"than the {MAX_PARAMETERS:,} a model may have"
+        )
+    return game, settings
 
 
 def module_spec(game: core.GameConfig, settings: NetworkSettings | None = None) -> RLModuleSpec:
