@@ -96,9 +96,22 @@ def _sections(text: str) -> dict[str, list[str]]:
     return sections
 
 
-def _cell(text: str) -> tuple[int, int]:
-    row, col = text.split(",")
-    return int(row), int(col)
+def _cell(text: str, line: str) -> tuple[int, int]:
+    """The ``row,col`` of ``text``, a cell of the grid (a ``ValueError`` naming ``line`` otherwise:
+    a negative index would wrap round the grid)."""
+    try:
+        row, col = (int(part) for part in text.split(","))
+    except ValueError:
+        raise ValueError(f"bad cell {text!r} in {line!r}: expected row,col") from None
+    if not (0 <= row < ROWS and 0 <= col < COLS):
+        raise ValueError(f"cell {text!r} in {line!r} is off the grid: row in [0, {ROWS}), col in [0, {COLS})")
+    return row, col
+
+
+def _room(name: str, room_names: tuple[str, ...], line: str) -> int:
+    if name not in room_names:
+        raise ValueError(f"unknown room {name!r} in {line!r}; rooms are {list(room_names)}")
+    return room_names.index(name)
 
 
 def parse_board(text: str) -> Board:
@@ -108,6 +121,9 @@ def parse_board(text: str) -> Board:
     if len(grid) != ROWS or any(len(line) != COLS for line in grid):
         raise ValueError(f"[grid] must have {ROWS} lines of {COLS} characters")
     legend = dict(line.split(" | ", 1) for line in sections["legend"])
+    missing = [letter for letter in ROOM_LETTERS if letter not in legend]
+    if missing:
+        raise ValueError(f"[legend] must name every room letter of {ROOM_LETTERS!r}, missing {missing}")
     room_names = tuple(legend[letter].removeprefix("room: ") for letter in ROOM_LETTERS)
 
     squares = tuple(
@@ -129,8 +145,8 @@ def parse_board(text: str) -> Board:
     door_cells: list[list[tuple[int, int]]] = [[] for _ in room_names]
     for line in sections["doors"]:
         name, room_cell, door_cell, _side = (f.strip() for f in line.split("|"))
-        room = room_names.index(name)
-        (rr, rc), (dr, dc) = _cell(room_cell), _cell(door_cell)
+        room = _room(name, room_names, line)
+        (rr, rc), (dr, dc) = _cell(room_cell, line), _cell(door_cell, line)
         if grid[rr][rc] != ROOM_LETTERS[room] or square_index[dr, dc] < 0 or abs(rr - dr) + abs(rc - dc) != 1:
             raise ValueError(f"bad door {line!r}")
         doors[room].append(int(square_index[dr, dc]))
@@ -139,16 +155,19 @@ def parse_board(text: str) -> Board:
     starts_by_digit = {}
     for line in sections["starts"]:
         digit, _suspect, cell, _edge = (f.strip() for f in line.split("|"))
-        starts_by_digit[int(digit)] = int(square_index[_cell(cell)])
+        square = int(square_index[_cell(cell, line)])
+        if square < 0 or int(digit) in starts_by_digit:
+            raise ValueError(f"bad start {line!r}: each start is one playable square, its digit not repeated")
+        starts_by_digit[int(digit)] = square
     starts = tuple(starts_by_digit[d] for d in sorted(starts_by_digit))
 
     passages = np.full(len(room_names), -1, dtype=np.int8)
     markers: list[tuple[int, int] | None] = [None] * len(room_names)
     for line in sections["passages"]:
         first_name, second_name, first_cell, second_cell = (f.strip() for f in line.split("|"))
-        first, second = room_names.index(first_name), room_names.index(second_name)
+        first, second = _room(first_name, room_names, line), _room(second_name, room_names, line)
         passages[first], passages[second] = second, first
-        markers[first], markers[second] = _cell(first_cell), _cell(second_cell)
+        markers[first], markers[second] = _cell(first_cell, line), _cell(second_cell, line)
 
     square_bits = np.zeros((len(squares), ROWS), dtype=np.uint32)
     for k, (r, c) in enumerate(squares):

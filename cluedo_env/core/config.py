@@ -9,7 +9,7 @@ import numpy as np
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.presets import PRESETS
 
-__all__ = ["MAX_TURNS", "GameConfig"]
+__all__ = ["CORNER_ROOMS", "MAX_TURNS", "GameConfig"]
 
 BOARDS = ("classic", "none")
 START_PLAYERS = ("dice", "scarlet", "random")
@@ -17,6 +17,7 @@ MOVEMENTS = ("compact", "squares")
 CLASSIC_BOARD_SUSPECTS = 6
 CLASSIC_BOARD_ROOMS = 9
 DUEL_FACE_DOWN_CARDS = 4
+CORNER_ROOMS = (0, 2, 6, 8)  # Kitchen, Conservatory, Lounge, Study: the duel's face-down cards
 MAX_TURNS = 2**15 - 1  # the turn number travels in int16 event fields
 INTEGER_FIELDS = ("num_players", "dice", "max_turns")
 BOOL_FIELDS = ("stay_in_room", "accuse_anywhere", "duel", "auto_refute")
@@ -107,6 +108,11 @@ class GameConfig:
             )
         if self.duel and self.num_hidden_cards < DUEL_FACE_DOWN_CARDS + 2:
             raise ValueError(f"duel needs at least 6 cards outside the envelope, got {self.num_hidden_cards}")
+        if self.duel and edition.num_rooms <= max(CORNER_ROOMS):
+            raise ValueError(
+                f"duel needs an edition with the corner rooms {list(CORNER_ROOMS)} (at least "
+                f"{max(CORNER_ROOMS) + 1} rooms), got edition {edition.name!r} with {edition.num_rooms}"
+            )
 
     @property
     def cards(self) -> Edition:

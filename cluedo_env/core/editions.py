@@ -11,13 +11,25 @@ of the classic board's rooms (Kitchen, Ballroom, Conservatory, Dining Room,
 Billiard Room, Library, Lounge, Hall, Study), so every edition plays on the
 same board. Nothing in the core assumes 6 suspects, 6 weapons or 9 rooms; the
 classic board does need 6 suspects and 9 rooms, which ``GameConfig`` checks.
+
+An ``Edition`` is checked when it is built (a custom one, or one read from a
+replay): the compiled rules index arrays with its numbers without bounds checks,
+so every name, count and room index is refused here, by name, before it can
+reach them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["EDITIONS", "Edition", "get_edition"]
+import numpy as np
+
+__all__ = ["CATEGORIES", "EDITIONS", "MAX_CARDS", "Edition", "get_edition"]
+
+CATEGORIES = ("suspects", "weapons", "rooms")
+# The state counts a step's events (up to one per card: the deal's) and holds a weapon's room in
+# int8 fields (``core/state.py``): an edition has at most 127 cards.
+MAX_CARDS = 127
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,12 @@ class Edition:
         weapons: Weapon names.
         rooms: Room names, in the classic board's room order.
         weapon_start_rooms: For each weapon, the index of the room it starts in.
+
+    Lists are taken for tuples (and numpy integers for ints). Anything the rules cannot play
+    raises ``ValueError`` naming the field and the value: a name that is not a non-empty
+    string, a category without cards (the envelope holds one of each), two cards of the same
+    name (``card_id`` ignores case), more than ``MAX_CARDS`` cards, or ``weapon_start_rooms``
+    not one room index in ``[0, num_rooms)`` per weapon.
     """
 
     name: str
@@ -37,6 +55,52 @@ class Edition:
     weapons: tuple[str, ...]
     rooms: tuple[str, ...]
     weapon_start_rooms: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"Edition name must be a non-empty string, got {self.name!r}")
+        where = f"Edition {self.name!r}"
+        for category in CATEGORIES:
+            names = _as_tuple(where, category, getattr(self, category))
+            if not names:
+                raise ValueError(
+                    f"{where}: {category} must name at least one card (the envelope holds one of "
+                    f"each category), got {names!r}"
+                )
+            for k, name in enumerate(names):
+                if not isinstance(name, str) or not name.strip():
+                    raise ValueError(f"{where}: {category}[{k}] must be a non-empty string, got {name!r}")
+            object.__setattr__(self, category, tuple(str(name) for name in names))
+        if self.num_cards > MAX_CARDS:
+            raise ValueError(
+                f"{where}: an edition has at most {MAX_CARDS} cards, got {self.num_cards} "
+                f"({self.num_suspects} suspects, {self.num_weapons} weapons, {self.num_rooms} rooms)"
+            )
+        first: dict[str, str] = {}
+        for card in self.cards:
+            if card.casefold() in first:
+                raise ValueError(
+                    f"{where}: card names must differ (ignoring case: card_id looks them up so), "
+                    f"got {first[card.casefold()]!r} and {card!r}"
+                )
+            first[card.casefold()] = card
+        starts = _as_tuple(where, "weapon_start_rooms", self.weapon_start_rooms)
+        if len(starts) != self.num_weapons:
+            raise ValueError(
+                f"{where}: weapon_start_rooms must give one room per weapon ({self.num_weapons}), "
+                f"got {len(starts)}: {starts!r}"
+            )
+        for k, room in enumerate(starts):
+            if not isinstance(room, int | np.integer) or isinstance(room, bool):
+                raise ValueError(
+                    f"{where}: weapon_start_rooms[{k}] must be an integer room index, got {room!r}"
+                )
+            if not 0 <= room < self.num_rooms:
+                raise ValueError(
+                    f"{where}: weapon_start_rooms[{k}] (the {self.weapons[k]}) must be a room index "
+                    f"in [0, {self.num_rooms}), got {room!r}"
+                )
+        object.__setattr__(self, "weapon_start_rooms", tuple(int(room) for room in starts))
 
     @property
     def num_suspects(self) -> int:
@@ -74,6 +138,13 @@ class Edition:
             raise ValueError(
                 f"unknown card {name!r} in edition {self.name!r}; cards are {list(self.cards)}"
             ) from None
+
+
+def _as_tuple(where: str, field: str, value: object) -> tuple:
+    """``value`` as a tuple if it is a tuple or a list (a string is refused: it is no list of names)."""
+    if isinstance(value, tuple | list):
+        return tuple(value)
+    raise ValueError(f"{where}: {field} must be a tuple (or list), got {value!r}")
 
 
 # Rooms of the classic board, in board order (see data/classic_board.txt).

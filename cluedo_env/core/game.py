@@ -31,7 +31,7 @@ import numpy as np
 from cluedo_env.core import play
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board, room_distances
-from cluedo_env.core.config import GameConfig
+from cluedo_env.core.config import CORNER_ROOMS, GameConfig
 from cluedo_env.core.events import MOVE_BLOCKED, MOVE_CHOOSE_ROOM, MOVE_PASSAGE, MOVE_STAY, MOVE_WALK
 from cluedo_env.core.movement import MAX_ROLL, MoveTables
 from cluedo_env.core.rng import SEED_BOUND
@@ -39,7 +39,6 @@ from cluedo_env.core.state import STATE_FIELDS, Phase, State, field_shapes
 
 __all__ = ["CORNER_ROOMS", "Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
 
-CORNER_ROOMS = (0, 2, 6, 8)  # Kitchen, Conservatory, Lounge, Study: duel face-down cards
 PARALLEL_BATCH = 256  # from this many games a step runs on every core (below, threads cost more)
 
 
@@ -284,7 +283,7 @@ def reset(
 
     Args:
         state: The batch; updated in place and returned.
-        games: Indices of the games to deal again.
+        games: Indices of the games to deal again, each at most once.
         seeds: One integer seed in ``[0, 2**63)`` per game of ``games``.
         mask: A ``bool[B, A]`` array as ``step`` takes it: the rows of ``games`` get the new
             games' legal actions (the other rows are left as they are), so that a mask kept up
@@ -345,9 +344,17 @@ def _check_games(games, batch_size: int) -> np.ndarray:
             f"games must be a list or 1-D integer array of game indices in [0, {batch_size}) "
             f"(for a bool mask, pass np.flatnonzero(mask)), got {games!r}"
         )
-    array = array.astype(np.int64)
     if len(array) and (array.min() < 0 or array.max() >= batch_size):
         raise ValueError(f"games must be indices in [0, {batch_size}), got {array.tolist()}")
+    array = array.astype(np.int64)
+    if len(array) > 1:
+        values, counts = np.unique(array, return_counts=True)
+        if len(values) < len(array):
+            repeated = int(np.flatnonzero(counts > 1)[0])
+            raise ValueError(
+                f"games must be distinct game indices (each is dealt once), got {array.tolist()}: "
+                f"game {int(values[repeated])} {int(counts[repeated])} times"
+            )
     return array
 
 
@@ -410,6 +417,7 @@ def step(
     """
     rules = rules_for(state.config)
     B = len(state.seed)
+    given = actions  # as the caller gave them, for the refusal's message
     if mask is None:
         mask = rules.no_mask
     else:
@@ -418,7 +426,7 @@ def step(
         # one game, as the single-game environments step it: one compiled call, no array made
         bad = play.step_one(state._buffer, rules.tables, action, mask)
     else:
-        actions = _as_actions(actions, B)
+        actions = _as_actions(actions, B, rules.A)
         selected = _ALL if games is None else _as_mask(games, B)
         runs = _runs(B)
         if runs > 1:
@@ -429,7 +437,8 @@ def step(
         live = state.phase != Phase.OVER
         if games is not None:
             live &= _as_mask(games, B)
-        _check(state, np.where(live, _as_actions(actions, B), 0), live)  # raises, naming the action
+        # raises, naming the action as given (a uint64 beyond int64 is not named as its int64 wrap)
+        _check(state, np.where(live, np.asarray(given), 0), live)
         raise AssertionError(f"game {bad}'s action was refused, yet it passes the check")
     return state
 
@@ -477,9 +486,18 @@ def _check_mask(mask: object, batch_size: int, num_actions: int) -> None:
         raise TypeError("mask must be a C-contiguous, writeable array (np.empty((B, A), dtype=bool))")
 
 
-def _as_actions(actions: object, batch_size: int) -> np.ndarray:
-    """``int64[B]`` of one action per game, from a list of ints or an integer array of shape ``(B,)``."""
+def _as_actions(actions: object, batch_size: int, num_actions: int | None = None) -> np.ndarray:
+    """``int64[B]`` of one action per game, from a list of ints or an integer array of shape ``(B,)``.
+
+    Python ints beyond 64 bits are refused (``ValueError``, naming the value and the range:
+    ``[0, num_actions)`` when given); a ``uint64`` beyond int64 is left to the step's refusal,
+    which names it as given."""
     array = np.asarray(actions)
+    if array.dtype.kind not in "iu" and isinstance(actions, list | tuple):  # (numpy made floats or objects)
+        for game, action in enumerate(actions):
+            if isinstance(action, int) and not isinstance(action, bool) and not -_INT64 <= action < _INT64:
+                accepted = f"[0, {num_actions})" if num_actions is not None else "[0, 2**63)"
+                raise ValueError(f"action must be in {accepted}, got {action} for game {game}")
     if array.dtype.kind not in "iu" and array.size:
         raise TypeError(
             f"actions must be integers (a list of ints or an integer array), got {array.dtype} values {actions!r}"
