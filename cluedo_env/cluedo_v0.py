@@ -385,7 +385,21 @@ class _TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
 
 
 class _AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` (``_ReadThrough``)."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` (``_ReadThrough``), whose ``AssertionError`` names
+    the action and the range (PettingZoo's own check casts a Python int to int64 first, so from
+    2**63 up it raised ``OverflowError``)."""
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        space = self.action_space(agent)
+        done = action is None and (self.terminations[agent] or self.truncations[agent])
+        beyond = type(action) is int and not 0 <= action < space.n  # (refused before the int64 cast)
+        if not done and (beyond or not space.contains(action)):
+            raise AssertionError(
+                f"action is not in action space: {agent} must step an int (or numpy integer) in "
+                f"[0, {space.n}), got {action!r}"
+            )
+        wrappers.BaseWrapper.step(self, action)  # (the check above is the wrapper's own)
 
 
 class _OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):

@@ -281,6 +281,15 @@ def _check_seat(learner_seat: int | str, num_players: int) -> None:
         )
 
 
+def _check_seed(seed: object, what: str = "seed", top: int = SEED_BOUND) -> int:
+    """``seed`` as a Python int if it is an integer (int or numpy integer, not a bool) in ``[0, top)``,
+    the core's game seeds; a ``ValueError`` naming it and the range otherwise (before any change)."""
+    if not isinstance(seed, int | np.integer) or isinstance(seed, bool) or not 0 <= seed < top:
+        bound = "2**63" if top == SEED_BOUND else f"2**63 - {SEED_BOUND - top}"
+        raise ValueError(f"{what} must be an int in [0, {bound}) (a game seed of the core), got {seed!r}")
+    return int(seed)
+
+
 class CluedoSingleAgentEnv(gymnasium.Env):
     """One game of Cluedo from one learner seat; the opponents play in between (see the module docstring).
 
@@ -337,7 +346,10 @@ class CluedoSingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Deal a game (``seed`` is the core's game seed; None draws one) and play up to the learner's decision."""
+        """Deal a game (``seed``: the core's game seed, an int in ``[0, 2**63)``; None draws one) and
+        play up to the learner's decision."""
+        if seed is not None:
+            seed = _check_seed(seed)  # refused before the generator is reseeded
         super().reset(seed=seed)
         self.table.learner_events = []
         seeds = None if seed is None else [seed]
@@ -487,14 +499,17 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
     def reset(
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Deal every game: ``seed`` gives game i the seed ``seed + i`` (or ``seed[i]`` for a list)."""
+        """Deal every game: ``seed`` gives game i the seed ``seed + i`` (or ``seed[i]`` for a list);
+        every game's seed is an int in ``[0, 2**63)``."""
         seeds = None
         if seed is not None:
-            seeds = np.asarray(seed, dtype=np.int64)
-            if seeds.ndim == 0:
-                seeds = int(seed) + np.arange(self.num_envs)
-            elif seeds.shape != (self.num_envs,):
+            if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+                first = _check_seed(seed, top=SEED_BOUND - self.num_envs + 1)  # seed + i, i < num_envs
+                seeds = first + np.arange(self.num_envs)
+            elif not isinstance(seed, Sequence | np.ndarray) or len(seed) != self.num_envs:
                 raise ValueError(f"seed must be an int or {self.num_envs} ints, got {seed!r}")
+            else:
+                seeds = np.array([_check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)], dtype=np.int64)
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seeds[0]))
         self.table.start(self._rows, self.np_random, seeds)
         return self._observations(), {}
