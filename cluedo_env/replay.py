@@ -19,7 +19,12 @@ boundary) lacks it and loads as *incomplete*; a changed, added or removed line
 breaks the digest or the step count and loads as *altered*, as does a step the
 rules would not allow (replayed by ``verify``, which also refuses steps after
 the game's end). The digest guards against accidents and casual edits, not
-against a forger who rewrites it: it is no signature.
+against a forger who rewrites it: it is no signature. So every value is also
+checked as it is read, before it is used: integers are JSON integers in their
+range (a seed in ``[0, 2**63)``, a player, an action id, events in int16's
+range; never a float, a bool or a string taken for one), the lines hold exactly
+their fields, and ``action_text`` is its action's; a forged value loads as
+*altered*, naming the line and the field.
 
 Typical use::
 

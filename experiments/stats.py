@@ -7,6 +7,10 @@ Input: game records as written by ``experiments.tournament`` (``games.jsonl``:
 ``players``, ``seats`` (agent label per seat), ``winner`` (label or null),
 ``winner_seat``, ``turns``, ``truncated``, ``accusations`` and
 ``wrong_accusations`` per seat, plus ``lineup``, ``deal``, ``rotation``).
+Each record is checked as the file is read (``experiments.games_file.load_games``:
+types, ranges, the seats of the line-up, ``winner`` against ``winner_seat``, the
+accusations against the rules); a malformed one is not counted, and the report says
+how many were rejected, from which file, line and field.
 
 What is reported, per player count (the fair share of a seat is ``1/N``):
 
