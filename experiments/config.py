@@ -8,13 +8,16 @@ then checks every value (rules, agents and their options, modes) and raises a
 ``ConfigError`` naming the field, the value and what is accepted, before any
 game is played.
 
-Files from elsewhere. An agent option that reaches the network, the file system or code
-(``agents.registry.outside_options``: an llm agent, its ``base_url``, ``api_key_env``,
-``prompts``, ``record_dir``; a model path; an agent by import path) is never taken from a file
-the user may have downloaded: a config file of a folder other than the project's own (Hydra's
-``--config-dir``), a training checkpoint or run folder. The command line must repeat it, or say
-``trust_files=true`` (read from the command line only); ``refuse_untrusted_options`` is the one
-check every command uses, and its error names the option and the file.
+Files from elsewhere. An option that reaches the network, the file system or code is never
+taken from a file the user may have downloaded: a config file of a folder other than the
+project's own (Hydra's ``--config-dir``), a training checkpoint or run folder. Of an agent, these
+are ``agents.registry.outside_options`` (an llm agent, its ``base_url``, ``api_key_env``,
+``prompts``, ``record_dir``; a model path; an agent by import path); of a command, the settings
+it names (a file it reads, a folder it writes, an endpoint, a solver by import path: ``init_from``,
+``runs_dir``, ``output_dir``, ``resume``, ...) when the file sets them to other than the command's
+own default. The command line must repeat them, or say ``trust_files=true`` (read from the command
+line only); ``refuse_untrusted_options`` is the one check every command uses, and its error names
+the option and the file.
 """
 
 from __future__ import annotations
@@ -50,10 +53,11 @@ __all__ = [
     "TournamentConfig",
     "UntrustedOption",
     "WritableFolders",
+    "check_run_name",
     "config_files_from_elsewhere",
     "config_hash",
     "load_config",
-    "refuse_agents_from_elsewhere",
+    "refuse_from_elsewhere",
     "refuse_untrusted_options",
     "refuse_unwritable",
     "trusted_by_command_line",
@@ -298,11 +302,12 @@ def refuse_untrusted_options(
     file: str | Path,
     confirmed: Callable[[str, str, str, Any], bool],
     how: str = "repeat them on the command line",
+    settings: Iterable[str] = (),
 ) -> None:
-    """Refuse what of agents given by ``file`` reaches outside the game, unless the command line confirms it.
+    """Refuse what ``file`` gives that reaches outside the game, unless the command line confirms it.
 
-    The one check of every command (tournament, train_ppo, imitate) for agents it reads from a
-    file it did not write: a user's config folder, a checkpoint.
+    The one check of every command (tournament, train_ppo, imitate, reasoning_bench, train_sb3,
+    train_rllib) for what it reads from a file it did not write: a user's config folder, a checkpoint.
 
     Args:
         entrants: ``(where, name, options)`` of each agent ``file`` gives; ``where`` is its place
@@ -311,6 +316,8 @@ def refuse_untrusted_options(
         confirmed: ``confirmed(where, name, key, value)``: the command line gives the same ``value``
             for ``key`` (``"name"`` or ``"options.<option>"``, see ``agents.registry.outside_options``).
         how: How the user confirms them, for the error.
+        settings: Keys of the command's own settings that reach outside (``init_from``,
+            ``output_dir``, ``llm.base_url``) that ``file`` gives and the command line does not.
 
     Raises:
         UntrustedOption: Naming every unconfirmed option and ``file``.
@@ -321,12 +328,13 @@ def refuse_untrusted_options(
             value = name if key == "name" else options[key.partition(".")[2]]
             if not confirmed(where, name, key, value):
                 refused.append(f"{where}.{key}")
+    refused += settings
     if refused:
         raise UntrustedOption(
-            f"{', '.join(refused)} given by {file}: agent options that reach the network, the file system "
-            "or code (an endpoint, the environment variable of a key, a path, an import path) are not taken "
-            f"from a file from elsewhere. If you trust {file}, {how} (e.g. {refused[0]}=...) "
-            f"or add {TRUST_FLAG}"
+            f"{', '.join(refused)} given by {file}: options that reach the network, the file system "
+            "or code (an endpoint, the environment variable of a key, a file read or a folder written, "
+            f"an import path) are not taken from a file from elsewhere. If you trust {file}, {how} "
+            f"(e.g. {refused[0]}=...) or add {TRUST_FLAG}"
         )
 
 
@@ -399,14 +407,22 @@ def trusted_by_command_line(cfg: DictConfig, hydra_config: Any) -> bool:
     return bool(cfg.get("trust_files")) and _given_by(_command_line_keys(hydra_config), "trust_files")
 
 
-def refuse_agents_from_elsewhere(cfg: DictConfig, hydra_config: Any, agents: Sequence[str]) -> None:
-    """Refuse agent options a user's config file gives and the command line does not repeat.
+def refuse_from_elsewhere(
+    cfg: DictConfig, hydra_config: Any, agents: Sequence[str] = (), settings: Sequence[str] = ()
+) -> None:
+    """Refuse what a user's config file gives that reaches outside and the command line does not repeat.
+
+    A file of a config group (``lineup/mine.yaml``) gives the keys of its package; a primary
+    config or a ``# @package _global_`` file gives every key. A setting the file leaves at the
+    command's own default (the schema's value) or null reads and writes nothing new and passes.
 
     Args:
         cfg: The composed config of a hydra command.
         hydra_config: Its ``HydraConfig.get()``.
         agents: Where its agents are: lists of ``{name, options}`` (``lineup.agents``) or one
             (``teacher``).
+        settings: Keys of its settings that reach the network, the file system or code in this
+            run (``output_dir``, ``init_from``, ``llm.base_url``).
 
     Raises:
         UntrustedOption: see ``refuse_untrusted_options``.
@@ -415,21 +431,67 @@ def refuse_agents_from_elsewhere(cfg: DictConfig, hydra_config: Any, agents: Seq
     if not elsewhere or trusted_by_command_line(cfg, hydra_config):
         return
     keys = _command_line_keys(hydra_config)
+    composed, own = _raw_config(cfg), _own_defaults(cfg, hydra_config)
+    changed = [
+        key
+        for key in settings
+        if not _given_by(keys, key)
+        and _raw(composed, key) is not None
+        and all(_raw(composed, key) != _raw(defaults, key) for defaults in own)
+    ]
+    specs = []
     for path in agents:
         node = OmegaConf.select(cfg, path)
         if node is None:
             continue
         node = OmegaConf.to_container(node, resolve=True)
-        specs = list(enumerate(node)) if isinstance(node, list) else [(None, node)]
-        for index, spec in specs:
-            where = path if index is None else f"{path}.{index}"
-            for package, file in elsewhere.items():
-                if package == "" or where == package or where.startswith(f"{package}."):
-                    refuse_untrusted_options(
-                        [(where, spec.get("name", ""), spec.get("options") or {})],
-                        file,
-                        lambda where, _name, key, _value: _given_by(keys, f"{where}.{key}"),
-                    )
+        for index, spec in list(enumerate(node)) if isinstance(node, list) else [(None, node)]:
+            specs.append((path if index is None else f"{path}.{index}", spec))
+    for package, file in elsewhere.items():
+        refuse_untrusted_options(
+            [
+                (where, spec.get("name", ""), spec.get("options") or {})
+                for where, spec in specs
+                if _in_package(where, package)
+            ],
+            file,
+            lambda where, _name, key, _value: _given_by(keys, f"{where}.{key}"),
+            settings=[key for key in changed if _in_package(key, package)],
+        )
+
+
+def _in_package(key: str, package: str) -> bool:
+    """Whether a file filling ``package`` (``""``: the whole config) gives ``key``."""
+    return package == "" or key == package or key.startswith(f"{package}.")
+
+
+def _own_defaults(cfg: DictConfig, hydra_config: Any) -> list[Any]:
+    """The command's own defaults, as written (interpolations unresolved): its schema dataclass and
+    its shipped primary config (``experiments/configs/<command>.yaml``), each without any other file."""
+    own = []
+    schema = OmegaConf.get_type(cfg)
+    if dataclasses.is_dataclass(schema):
+        own.append(_raw_config(OmegaConf.structured(schema)))
+    shipped = SHIPPED_CONFIGS / f"{hydra_config.job.name}.yaml"
+    if shipped.is_file():
+        own.append(_raw_config(OmegaConf.load(shipped)))
+    return own
+
+
+def _raw_config(cfg: DictConfig) -> Any:
+    return OmegaConf.to_container(cfg, resolve=False)
+
+
+def _raw(config: Any, key: str) -> Any:
+    """The value at dotted ``key`` of a plain config, as written (None: not there)."""
+    for part in key.split("."):
+        if isinstance(config, dict) and part in config:
+            config = config[part]
+        elif isinstance(config, list) and part.isdigit() and int(part) < len(config):
+            config = config[int(part)]
+        else:
+            return None
+    return config
 
 
 # -- output folders -----------------------------------------------------------------------------
@@ -487,6 +549,20 @@ def unwritable(folder: str | Path) -> str | None:
     except OSError as error:
         return f"{existing} cannot be written ({error.strerror or error})"
     return None
+
+
+def check_run_name(name: str, value: object) -> None:
+    """Refuse a name that becomes part of a run folder's name (``exp_name``) but is not a plain name.
+
+    A path separator would put the run outside ``runs_dir`` (``exp_name=../../elsewhere``).
+
+    Raises:
+        ConfigError: naming the field and the value.
+    """
+    if not isinstance(value, str) or not value or any(c in value for c in "/\\\0"):
+        raise ConfigError(
+            f"{name} must be a plain name (no /, \\ or NUL; it names the run folder inside runs_dir), got {value!r}"
+        )
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:

@@ -56,7 +56,8 @@ from experiments.config import (
     MAX_SEED,
     ConfigError,
     GameSettings,
-    refuse_agents_from_elsewhere,
+    check_run_name,
+    refuse_from_elsewhere,
     refuse_unwritable,
     trusted_by_command_line,
 )
@@ -114,12 +115,13 @@ class ImitateConfig:
     eval_deterministic: bool = True
     """evaluate the most likely action (as the imitation fits the teacher's choice) instead of sampling"""
     trust_files: bool = False
-    """use agent options that reach the network or files (llm base_url, api_key_env, prompts, record_dir;
-    model paths) that a config file of a folder of the user's gives and the command line does not repeat
-    (from the command line only; ``experiments.config.refuse_untrusted_options``)"""
+    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
+    model paths; init_from, runs_dir) that a config file of a folder of the user's gives and the command
+    line does not repeat (from the command line only; ``experiments.config.refuse_untrusted_options``)"""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
+        check_run_name("exp_name", self.exp_name)
         for name in ("games", "batch", "workers", "epochs", "minibatch", "torch_threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
@@ -278,9 +280,15 @@ def main(cfg: ImitateConfig) -> None:
     hydra_config = HydraConfig.get()
     args = OmegaConf.to_object(cfg)
     args.trust_files = trusted_by_command_line(cfg, hydra_config)
+    try:  # before any agent or file: what a user's config file names that reads or writes files
+        refuse_from_elsewhere(
+            cfg, hydra_config, ["teacher", "opponents", "eval_opponents"], ["init_from", "runs_dir"]
+        )
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
     refuse_unwritable({"runs_dir": args.runs_dir})
     try:
-        refuse_agents_from_elsewhere(cfg, hydra_config, ["teacher", "opponents", "eval_opponents"])
         run(args)
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)

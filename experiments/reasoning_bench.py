@@ -11,6 +11,13 @@ intervals), writes ``<output_dir>/<solver>/report.json``, ``report.md``,
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
 ``llm`` one, adds them to the report and its ``transcripts`` to
 ``transcripts.jsonl``), and appends one line to the leaderboard.
+
+Files from elsewhere. A config file of a folder of yours (``--config-dir DIR --config-name
+mine``) may not choose what reaches the network, the file system or code: a solver that does
+(``llm``, an import path), the llm solver's options that name a place (``base_url``,
+``api_key_env``, ``prompts``: ``agents.registry.OUTSIDE_OPTIONS``), or a path (``cache``,
+``output_dir``, ``leaderboard``) other than this command's own default. The command line must
+repeat them, or say ``trust_files=true`` (``experiments.config.refuse_untrusted_options``).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +42,8 @@ from agents.reasoning.generate import load_split
 from agents.reasoning.ladder import LABELS
 from agents.reasoning.score import public_view, score_answer, summarize
 from agents.reasoning.solvers import load_solver
-from experiments import config as _config  # noqa: F401  (registers ${cluedo_env_version:} for --help)
+from agents.registry import OUTSIDE_OPTIONS
+from experiments.config import ConfigError, refuse_from_elsewhere, trusted_by_command_line
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -62,6 +71,9 @@ class ReasoningBenchConfig:
         output_dir: Reports go to ``<output_dir>/<solver>/``.
         leaderboard: JSON Lines file one result line is appended to.
         progress: Show progress bars.
+        trust_files: Take the solver, its options that name a place and the paths from a config
+            file of a folder of the user's (``--config-dir``) too; read from the command line only
+            (see the module docstring).
     """
 
     solver: str = "beliefs"
@@ -75,6 +87,7 @@ class ReasoningBenchConfig:
     output_dir: str = "outputs/reasoning/v2-dev"
     leaderboard: str = "outputs/reasoning/leaderboard.jsonl"
     progress: bool = True
+    trust_files: bool = False
 
 
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
@@ -224,10 +237,31 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     return report
 
 
+def outside_settings(solver: object, llm: dict[str, Any]) -> list[str]:
+    """The keys of a run's settings that reach the network, the file system or code: the solver when
+    it does (``llm``, an import path), the llm solver's options that name a place, and the paths."""
+    keys = ["cache", "output_dir", "leaderboard"]
+    if solver == "llm":
+        keys += ["solver", *(f"llm.{key}" for key in OUTSIDE_OPTIONS["llm"][1] if key in llm)]
+    elif not isinstance(solver, str) or ":" in solver:
+        keys.append("solver")
+    return keys
+
+
 @hydra.main(config_path="configs", config_name="reasoning_bench", version_base=None)
 def main(cfg: ReasoningBenchConfig) -> None:
     """Entry point: ``python -m experiments.reasoning_bench solver=... split=...``."""
-    run(ReasoningBenchConfig(**OmegaConf.to_container(cfg, resolve=True)))
+    from hydra.core.hydra_config import HydraConfig
+
+    hydra_config = HydraConfig.get()
+    settings = ReasoningBenchConfig(**OmegaConf.to_container(cfg, resolve=True))
+    settings.trust_files = trusted_by_command_line(cfg, hydra_config)
+    try:  # before the solver is built: what a user's config file names that reaches outside
+        refuse_from_elsewhere(cfg, hydra_config, settings=outside_settings(settings.solver, settings.llm))
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
+    run(settings)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,8 @@ reaches the network or the file system (an llm agent and its ``base_url``, ``api
 ``prompts``, ``record_dir``; a model path; an agent by import path) is refused, naming the option
 and the file, unless the command line repeats it (``lineup.agents.1.options.base_url=...``) or
 says ``trust_files=true``: a downloaded line-up cannot send your keys anywhere
-(``experiments.config.refuse_untrusted_options``).
+(``experiments.config.refuse_untrusted_options``). So is an ``output_dir`` that such a file
+sets (a primary config of yours, a ``# @package _global_`` file) and the command line does not.
 
 Backends.
 
@@ -126,7 +127,7 @@ from experiments.config import (
     TournamentConfig,
     config_hash,
     load_config,
-    refuse_agents_from_elsewhere,
+    refuse_from_elsewhere,
 )
 from experiments.extras import WorkerLost, watch_parent
 from experiments.games_file import GameWriter, read_games
@@ -699,7 +700,7 @@ def main(cfg: DictConfig) -> None:
     warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        refuse_agents_from_elsewhere(cfg, hydra_config, ["lineup.agents"])  # before any agent is built
+        refuse_from_elsewhere(cfg, hydra_config, ["lineup.agents"], ["output_dir"])  # before any agent
         main_with(cfg, output_dir, overrides=list(HydraConfig.get().overrides.task))
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)

@@ -114,7 +114,7 @@ except ModuleNotFoundError as error:
 from agents.arena import play_batch
 from agents.ppo.agent import PPOAgent
 from agents.ppo.games import OUTCOMES, RETIRED, LearnerGames, OpponentKind
-from agents.ppo.model import SHIPPED, load_model, model_path
+from agents.ppo.model import SHIPPED, check_weights, load_model, model_path
 from agents.ppo.network import ActorCritic, NetworkSettings, model_record, save_model
 from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
@@ -123,7 +123,8 @@ from experiments.config import (
     MAX_SEED,
     ConfigError,
     GameSettings,
-    refuse_agents_from_elsewhere,
+    check_run_name,
+    refuse_from_elsewhere,
     refuse_untrusted_options,
     refuse_unwritable,
     trusted_by_command_line,
@@ -278,9 +279,9 @@ class TrainConfig:
     resume: str | None = None
     """a checkpoint, or a run folder (its latest checkpoint), to continue"""
     trust_files: bool = False
-    """use agent options that reach the network or files (llm base_url, api_key_env, prompts, record_dir;
-    model paths) that a resumed checkpoint, or a config file of a folder of the user's, gives and the
-    command line does not repeat; from the command line only, never saved"""
+    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
+    model paths; init_from, runs_dir, resume) that a resumed checkpoint, or a config file of a folder of
+    the user's, gives and the command line does not repeat; from the command line only, never saved"""
     init_from: str | None = None
     """a model file (or checkpoint), or the name of one in agents/ppo/shipped/, whose weights the network
     starts from (``agents.ppo.warm_start``: input columns it lacked, such as the belief pieces, start at zero)"""
@@ -291,6 +292,7 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
+        check_run_name("exp_name", self.exp_name)
         for name in (
             "num_envs",
             "num_steps",
@@ -350,10 +352,26 @@ ConfigStore.instance().store(name="train_ppo_schema", node=TrainConfig)
 # --- the pool of opponents --------------------------------------------------------------
 
 
-def snapshot_network(network: ActorCritic, weights: Mapping[str, Any]) -> ActorCritic:
-    """A frozen copy of ``network`` with other weights (tensors or numpy arrays): a snapshot."""
+def snapshot_network(
+    network: ActorCritic, weights: Mapping[str, Any], source: str = "a snapshot"
+) -> ActorCritic:
+    """A frozen copy of ``network`` with other weights (tensors or numpy arrays): a snapshot.
+
+    Raises:
+        ValueError: the weights do not fit ``network`` or are not finite, naming ``source`` and the
+            tensor (``agents.ppo.model.check_weights``).
+    """
+    expected = network.state_dict()
+    if isinstance(weights, Mapping):
+        # A scalar weight may be stored as one element (torch's load_state_dict takes both).
+        weights = {
+            k: torch.as_tensor(v).reshape(()) if k in expected and expected[k].dim() == 0 and np.size(v) == 1
+            else torch.as_tensor(v)
+            for k, v in weights.items()
+        }  # fmt: skip
+    check_weights(weights, expected, source, "the run's network settings and game")
     copied = copy.deepcopy(network).eval()
-    copied.load_state_dict({k: torch.as_tensor(v) for k, v in weights.items()})
+    copied.load_state_dict(weights)
     return copied
 
 
@@ -750,6 +768,33 @@ def named_by(given: TrainConfig) -> Callable[[str, str, str, Any], bool]:
     return confirmed
 
 
+def check_checkpoint_weights(checkpoint: Mapping[str, Any], network: ActorCritic, path: Path) -> None:
+    """Refuse a checkpoint whose learner or snapshot weights do not fit the run's network or are not finite.
+
+    Args:
+        checkpoint: The checkpoint read (``load_checkpoint``).
+        network: The run's network, built from the checkpoint's settings (the shapes the weights need).
+        path: The checkpoint file, for messages.
+
+    Raises:
+        ValueError: naming the file, the snapshot and the tensor (``agents.ppo.model.check_weights``).
+    """
+    model = checkpoint.get("model")
+    declared = "the run's network settings and game"
+    check_weights(model.get("state_dict") if isinstance(model, dict) else model, network.state_dict(),
+                  f"{path}: the learner", declared)  # fmt: skip
+    snapshots = checkpoint.get("snapshots")
+    if not isinstance(snapshots, list) or not all(isinstance(s, dict) for s in snapshots):
+        raise ValueError(f"{path}: its snapshots must be a list of dicts, got {type(snapshots).__name__}")
+    for index, snapshot in enumerate(snapshots):
+        label = snapshot.get("label")
+        if not isinstance(label, str) or not isinstance(snapshot.get("update"), int):
+            raise ValueError(f"{path}: snapshots.{index} needs a label (str) and an update (int)")
+        check_weights(
+            snapshot.get("state_dict"), network.state_dict(), f"{path}: snapshot {label!r}", declared
+        )
+
+
 def _plain(value: Any) -> Any:
     return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
 
@@ -873,6 +918,7 @@ def train(
         envs.start()
         start_update, global_step, elapsed_before = 1, 0, 0.0
     else:
+        check_checkpoint_weights(checkpoint, network, checkpoint_path)
         network.load_state_dict(checkpoint["model"]["state_dict"])
         optimizer.load_state_dict(checkpoint["optimizer"])
         generator.set_state(checkpoint["torch_rng"])
@@ -881,7 +927,10 @@ def train(
         if "league" in checkpoint:  # checkpoints of before the league have no estimates
             pool.load_state_dict(checkpoint["league"])
         envs.load_state_dict(
-            _arrays(checkpoint["games"]), network=lambda weights: snapshot_network(network, weights)
+            _arrays(checkpoint["games"]),
+            network=lambda weights: snapshot_network(
+                network, weights, f"{checkpoint_path}: a snapshot among its games' opponents"
+            ),
         )
         start_update, global_step = checkpoint["update"] + 1, checkpoint["global_step"]
         elapsed_before = checkpoint["elapsed"]
@@ -1145,9 +1194,15 @@ def main(cfg: TrainConfig) -> None:
     hydra_config = HydraConfig.get()
     args = OmegaConf.to_object(cfg)
     args.trust_files = trusted_by_command_line(cfg, hydra_config)
+    try:  # before any agent or file: what a user's config file names that reads or writes files
+        refuse_from_elsewhere(
+            cfg, hydra_config, ["opponents", "eval_opponents"], ["init_from", "runs_dir", "resume"]
+        )
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
     refuse_unwritable({"resume": _run_folder(args.resume)} if args.resume else {"runs_dir": args.runs_dir})
     try:
-        refuse_agents_from_elsewhere(cfg, hydra_config, ["opponents", "eval_opponents"])  # before any agent
         train(args, resume_overrides=list(hydra_config.overrides.task))
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)

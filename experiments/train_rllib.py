@@ -69,6 +69,7 @@ import json
 import math
 import random
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -103,7 +104,14 @@ from agents.ppo.network import ActorCritic, NetworkSettings, save_model
 from agents.registry import make_agent
 from cluedo_env import cluedo_v0, core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
-from experiments.config import AgentSpec, GameSettings
+from experiments.config import (
+    AgentSpec,
+    ConfigError,
+    GameSettings,
+    check_run_name,
+    refuse_from_elsewhere,
+    trusted_by_command_line,
+)
 from experiments.stats import wilson_interval
 from experiments.train_ppo import evaluate, knowledge_potential
 
@@ -133,6 +141,7 @@ RESUMABLE = (
     "final_eval_games",
     "checkpoint_every",
     "keep_checkpoints",
+    "trust_files",
 )
 DECISIONS = "cluedo_decisions"  # the env runners' metric: every player's decisions sampled (agent-steps)
 
@@ -210,6 +219,10 @@ class RLlibConfig:
     """iterations between checkpoints (the last iteration always gets one)"""
     keep_checkpoints: int = 3
     resume: str | None = None
+    trust_files: bool = False
+    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
+    model paths; runs_dir, resume, ray_address) that a config file of a folder of the user's (``--config-dir``) gives and the
+    command line does not repeat (from the command line only; ``experiments.config.refuse_untrusted_options``)"""
 
     def __post_init__(self) -> None:
         if self.policies not in POLICIES:
@@ -626,7 +639,20 @@ def train(cfg: RLlibConfig) -> Path:
 
 @hydra.main(config_path="configs", config_name="train_rllib", version_base=None)
 def main(cfg: RLlibConfig) -> None:
-    train(OmegaConf.to_object(cfg))
+    from hydra.core.hydra_config import HydraConfig
+
+    hydra_config = HydraConfig.get()
+    args = OmegaConf.to_object(cfg)
+    args.trust_files = trusted_by_command_line(cfg, hydra_config)
+    try:  # before any agent or file: what a user's config file names that reaches outside
+        refuse_from_elsewhere(
+            cfg, hydra_config, ["opponent", "eval_opponents"], ["runs_dir", "resume", "ray_address"]
+        )
+        check_run_name("exp_name", args.exp_name)
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
+    train(args)
 
 
 if __name__ == "__main__":

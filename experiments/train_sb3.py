@@ -50,6 +50,7 @@ tournament line-up), ``evaluations.json``, ``config.yaml``.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,7 +79,14 @@ from agents.sb3_agent import SB3Agent
 from agents.sb3_policy import POLICIES, card_policy_kwargs
 from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
-from experiments.config import AgentSpec, GameSettings
+from experiments.config import (
+    AgentSpec,
+    ConfigError,
+    GameSettings,
+    check_run_name,
+    refuse_from_elsewhere,
+    trusted_by_command_line,
+)
 from experiments.stats import wilson_interval
 from experiments.train_ppo import knowledge_potential, learner_out
 
@@ -131,6 +139,10 @@ class SB3Config:
     eval_games: int = 200
     final_eval_games: int = 1000
     eval_opponents: list[AgentSpec] = field(default_factory=_never_random)
+    trust_files: bool = False
+    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
+    model paths; runs_dir) that a config file of a folder of the user's (``--config-dir``) gives and the
+    command line does not repeat (from the command line only; ``experiments.config.refuse_untrusted_options``)"""
 
 
 ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)
@@ -322,7 +334,18 @@ def train(cfg: SB3Config) -> Path:
 
 @hydra.main(config_path="configs", config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
-    train(OmegaConf.to_object(cfg))
+    from hydra.core.hydra_config import HydraConfig
+
+    hydra_config = HydraConfig.get()
+    args = OmegaConf.to_object(cfg)
+    args.trust_files = trusted_by_command_line(cfg, hydra_config)
+    try:  # before any agent or file: what a user's config file names that reaches outside
+        refuse_from_elsewhere(cfg, hydra_config, ["opponent", "eval_opponents"], ["runs_dir"])
+        check_run_name("exp_name", args.exp_name)
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
+    train(args)
 
 
 if __name__ == "__main__":

@@ -175,6 +175,135 @@ def test_a_config_folder_of_ones_own_leaves_the_shipped_lineups_alone(tmp_path, 
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+# -- the reasoning benchmark's config --------------------------------------------------------------
+
+
+def bench(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess:
+    """The reasoning benchmark on one dev task, with the primary config ``mine/evil.yaml``."""
+    command = [
+        sys.executable, "-m", "experiments.reasoning_bench", "--config-dir", str(tmp_path / "mine"),
+        "--config-name", "evil", "limit=1", "resamples=10", "progress=false",
+        f"output_dir={tmp_path / 'out'}", f"leaderboard={tmp_path / 'board.jsonl'}",
+        f"hydra.run.dir={tmp_path / 'hydra'}", *overrides,
+    ]  # fmt: skip
+    env = {**os.environ, "SOME_SECRET": SECRET}
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def write_bench_config(tmp_path: Path, url: str) -> Path:
+    """``mine/evil.yaml``: the shipped config, with the llm solver pointed at the listener."""
+    path = tmp_path / "mine" / "evil.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    llm = {"base_url": url, "api_key_env": "SOME_SECRET", "network_retries": 0, "max_invalid_replies": 0,
+           "timeout_s": 10.0}  # fmt: skip
+    path.write_text(yaml.safe_dump({"defaults": ["reasoning_bench", "_self_"], "solver": "llm", "llm": llm}))
+    return path
+
+
+def test_a_downloaded_bench_config_cannot_send_the_key_to_its_address(tmp_path, listener):
+    file = write_bench_config(tmp_path, listener.url)
+    done = bench(tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("config error: solver, llm.base_url, llm.api_key_env given by ")
+    assert str(file) in line and "trust_files=true" in line
+    assert listener.requests == []
+    assert not (tmp_path / "out").exists() and not (tmp_path / "board.jsonl").exists()
+    # The solver alone repeated is not its endpoint and key.
+    half = bench(tmp_path, "solver=llm")
+    assert half.returncode == 2 and "llm.base_url, llm.api_key_env given by" in half.stderr
+    assert listener.requests == []
+
+
+def test_the_same_bench_config_runs_when_repeated_or_trusted(tmp_path, listener):
+    write_bench_config(tmp_path, listener.url)
+    repeated = bench(tmp_path, "solver=llm", f"llm.base_url={listener.url}", "llm.api_key_env=SOME_SECRET")
+    assert repeated.returncode == 0, repeated.stderr[-3000:]
+    assert listener.requests and set(listener.requests) == {f"Bearer {SECRET}"}
+    listener.requests.clear()
+    trusted = bench(tmp_path, "trust_files=true")
+    assert trusted.returncode == 0, trusted.stderr[-3000:]
+    assert listener.requests and set(listener.requests) == {f"Bearer {SECRET}"}
+
+
+def test_a_bench_config_of_ones_own_that_names_no_place_runs(tmp_path, listener):
+    # A built-in solver, the shipped llm options (unused) and paths: nothing to confirm.
+    path = tmp_path / "mine" / "evil.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump({"defaults": ["reasoning_bench", "_self_"], "solver": "notepad"}))
+    done = bench(tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "out" / "notepad" / "report.json").is_file()
+
+
+# -- the files and folders a command's own settings name ------------------------------------------
+
+
+def command(tmp_path: Path, module: str, *overrides: str) -> subprocess.CompletedProcess:
+    """``python -m experiments.<module> --config-dir mine --config-name evil ...``, in ``tmp_path``."""
+    command = [sys.executable, "-m", f"experiments.{module}", "--config-dir", str(tmp_path / "mine"),
+               "--config-name", "evil", *overrides]  # fmt: skip
+    env = {**os.environ, "SOME_SECRET": SECRET, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+
+def write_config(tmp_path: Path, module: str, **values: object) -> Path:
+    """``mine/evil.yaml``: the command's shipped config with ``values``."""
+    path = tmp_path / "mine" / "evil.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump({"defaults": [module, "_self_"], **values}))
+    return path
+
+
+SETTINGS = [  # (command, what the file sets, the keys refused)
+    ("train_ppo", {"init_from": "ELSEWHERE/model.pt", "runs_dir": "ELSEWHERE/runs"}, "init_from, runs_dir"),
+    ("train_ppo", {"resume": "ELSEWHERE/run"}, "resume"),
+    ("imitate", {"init_from": "ELSEWHERE/model.pt"}, "init_from"),
+    (
+        "tournament",
+        {"output_dir": "ELSEWHERE/results", "lineup": {"agents": [{"name": "random"}, {"name": "sat"}]}},
+        "output_dir",
+    ),
+    ("train_sb3", {"runs_dir": "ELSEWHERE/runs"}, "runs_dir"),
+    ("train_rllib", {"ray_address": "ray://127.0.0.1:1", "resume": "ELSEWHERE/run"}, "resume, ray_address"),
+]
+
+
+@pytest.mark.parametrize(("module", "values", "refused"), SETTINGS, ids=[f"{s[0]}-{s[2]}" for s in SETTINGS])
+def test_a_downloaded_config_cannot_name_the_files_a_command_reads_or_writes(
+    tmp_path, module, values, refused
+):
+    pytest.importorskip({"train_sb3": "sb3_contrib", "train_rllib": "ray.rllib"}.get(module, "torch"))
+    elsewhere = str(tmp_path / "elsewhere")
+    file = write_config(tmp_path, module, **{k: v.replace("ELSEWHERE", elsewhere) if isinstance(v, str) else v
+                                             for k, v in values.items()})  # fmt: skip
+    done = command(tmp_path, module)
+    assert done.returncode == 2, done.stderr[-2000:]
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith(f"config error: {refused} given by {file}: "), line
+    assert "Traceback" not in done.stderr
+    # Nothing read or written there (hydra makes a tournament's run folder before the check: removed).
+    assert not any(path.is_file() for path in Path(elsewhere).rglob("*"))
+    assert not Path(elsewhere, "results").exists()
+
+
+def test_a_primary_config_of_ones_own_needs_no_confirmation_of_the_commands_defaults(tmp_path):
+    # The shipped tournament's output folder and a line-up of agents that reach nothing: it plays.
+    lineup = {"agents": [{"name": "random"}, {"name": "notepad"}]}
+    write_config(tmp_path, "tournament", lineup=lineup, game={"num_players": 3, "max_turns": 2})
+    done = command(tmp_path, "tournament", "games_per_lineup=3", "workers=0", "progress=false", "plots=false")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(list(tmp_path.glob("results/tournament/*/games.jsonl"))) == 1
+
+
+def test_a_run_name_cannot_leave_the_runs_folder():
+    from experiments.config import ConfigError
+    from experiments.train_ppo import TrainConfig
+
+    with pytest.raises(ConfigError, match=r"exp_name must be a plain name .* got '\.\./\.\./elsewhere'"):
+        TrainConfig(exp_name="../../elsewhere").validate()
+
+
 # -- a training checkpoint -------------------------------------------------------------------------
 
 torch = pytest.importorskip("torch")
