@@ -118,7 +118,7 @@ from agents.deduction import (
     _named_records,
     check_record,
 )
-from agents.records import RecordMaker, check_events, setup_of
+from agents.records import RecordMaker, checked_private_view, setup_of
 from cluedo_env import core
 
 __all__ = ["MODELS", "Beliefs", "Posterior", "beliefs", "beliefs_from_events", "beliefs_named"]
@@ -1089,14 +1089,9 @@ def beliefs_from_events(
         ValueError: for a player not of the game, or rows that are not events of this game
             (``agents.records.check_events``: naming the row and what is accepted).
     """
-    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
-        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player!r}")
-    if not 0 <= player < config.num_players:
-        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player}")
-    player = int(player)
+    player, view = checked_private_view(config, player, events)
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
-    view = core.private_view(check_events(config, events), player)
     records = maker.add_events(view)
     return beliefs(setup, player, records, model=model)
 

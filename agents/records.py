@@ -25,6 +25,7 @@ __all__ = [
     "RECORD_KINDS",
     "RecordMaker",
     "check_events",
+    "checked_private_view",
     "deduce_from_events",
     "plain_record",
     "record_from_plain",
@@ -242,6 +243,18 @@ def _check_own_deal(index: int, row: list[int], hand: list[int], hand_size: int)
         raise ValueError(f"event row {index} {row} deals player {row[ev.PLAYER]} {wrong}")
 
 
+def checked_private_view(config: core.GameConfig, player: Any, events: Any) -> tuple[int, np.ndarray]:
+    """(``player`` as an int, its private view of ``events``), after checking that ``player`` is a
+    player of the game and the rows are events of it (``check_events``); a ``ValueError`` names
+    what is wrong."""
+    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
+        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player!r}")
+    if not 0 <= player < config.num_players:
+        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player}")
+    player = int(player)
+    return player, core.private_view(check_events(config, events), player)
+
+
 def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray) -> Knowledge:
     """Everything ``player`` can deduce from its view of a game's events.
 
@@ -263,14 +276,9 @@ def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray)
             (``check_events``), rows out of order (an answer with no suggestion) or
             dealing the player a card twice or more cards than its hand holds, each naming the row.
     """
-    if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)):
-        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player!r}")
-    if not 0 <= player < config.num_players:
-        raise ValueError(f"player must be an int in [0, {config.num_players}), got {player}")
-    player = int(player)
+    player, view = checked_private_view(config, player, events)
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
-    view = core.private_view(check_events(config, events), player)
     records = []
     for index, row in enumerate(view.tolist()):
         if row[ev.KIND] < 0:
