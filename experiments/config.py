@@ -41,6 +41,7 @@ from omegaconf.errors import MissingMandatoryValue
 
 from agents.registry import AGENTS, make_agent, outside_options
 from cluedo_env import __version__, core
+from experiments.games_file import DEAL_SEED_STRIDE
 
 __all__ = [
     "BACKENDS",
@@ -65,9 +66,8 @@ __all__ = [
 
 LINEUP_MODES = ("round_robin", "one_vs_field")
 BACKENDS = ("local", "ray")
-# Deal d of a run with seed s uses core seed s * DEAL_SEED_STRIDE + d, so runs with different seeds
-# never share a deal (up to this many deals per line-up).
-DEAL_SEED_STRIDE = 1_000_000_000
+# Deal d of a run with seed s uses core seed s * DEAL_SEED_STRIDE + d (games_file, the records' format,
+# holds the stride), so runs with different seeds never share a deal (up to this many deals per line-up).
 # The largest run seed whose deal seeds (seed * DEAL_SEED_STRIDE + deal, any deal below the stride) fit
 # the core's int64 seeds: 9,223,372,035.
 MAX_SEED = (2**63 - 1) // DEAL_SEED_STRIDE - 1

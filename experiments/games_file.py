@@ -77,9 +77,10 @@ RECORD_FIELDS = (
     "accusations",
     "wrong_accusations",
 )
-# Twins of experiments.config.DEAL_SEED_STRIDE and of the core's player counts, MAX_TURNS and seed
-# bound (tests/test_results_validation.py checks that they agree): this module imports neither.
+# Deal d of a run with seed s is dealt from core seed s * DEAL_SEED_STRIDE + d (experiments.config uses it).
 DEAL_SEED_STRIDE = 1_000_000_000
+# Twins of the core's player counts, MAX_TURNS and seed bound (tests/test_results_validation.py checks
+# that they agree): this module does not import the compiled core.
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 MAX_TURNS = 2**15 - 1
 SEED_BOUND = 2**63
