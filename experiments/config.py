@@ -55,10 +55,13 @@ __all__ = [
     "UntrustedOption",
     "WritableFolders",
     "check_run_name",
+    "checked_main",
     "config_files_from_elsewhere",
     "config_hash",
+    "hydra_actions_in",
     "load_config",
     "refuse_from_elsewhere",
+    "refuse_hydra_actions_from_elsewhere",
     "refuse_untrusted_options",
     "refuse_unwritable",
     "trusted_by_command_line",
@@ -579,3 +582,79 @@ def _check_int(name: str, value: object, low: int, high: int | None = None) -> N
 ConfigStore.instance().store(name="tournament_schema", node=TournamentConfig)
 # ``${cluedo_env_version:}``: the package version, in the --help header of every experiment command.
 OmegaConf.register_new_resolver("cluedo_env_version", lambda: __version__, replace=True)
+
+
+# What Hydra carries out while it composes a config, before any check of a command's own runs: its
+# own settings (``hydra:``: callbacks whose ``_target_`` it imports and calls, run folders), objects
+# to instantiate (``_target_``) and environment variables read into values (``oc.env``).
+HYDRA_ACTIONS = {
+    "hydra": "Hydra's own settings",
+    "_target_": "an object to instantiate",
+    "oc.env": "an environment variable",
+}
+
+
+def hydra_actions_in(folder: str | Path) -> list[str]:
+    """``"FILE: what"`` for each YAML file under ``folder`` that asks Hydra for one of ``HYDRA_ACTIONS``."""
+    import yaml
+
+    found = []
+    for path in sorted(Path(folder).expanduser().rglob("*.y*ml")):
+        try:
+            content = yaml.safe_load(path.read_text())
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # Hydra itself refuses a file it cannot read
+        asked: set[str] = set()
+        stack = [content]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Mapping):
+                asked |= {key for key in ("hydra", "_target_") if key in node}
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, str) and "oc.env" in node:
+                asked.add("oc.env")
+        found += [f"{path}: {HYDRA_ACTIONS[key]} ({key})" for key in sorted(asked)]
+    return found
+
+
+def refuse_hydra_actions_from_elsewhere(argv: Sequence[str]) -> None:
+    """Exit (status 2, one line) when a config folder of the command line (``--config-dir``/``-cd``,
+    ``--config-path``/``-cp``) holds a file asking Hydra for one of ``HYDRA_ACTIONS``: Hydra would
+    carry them out before ``refuse_untrusted_options`` could look. ``trust_files=true`` on the command
+    line lets them through."""
+    if any(arg.lower() == "trust_files=true" for arg in argv):
+        return
+    folders = []
+    for index, arg in enumerate(argv):
+        for flag in ("--config-dir", "-cd", "--config-path", "-cp"):
+            if arg == flag and index + 1 < len(argv):
+                folders.append(argv[index + 1])
+            elif arg.startswith(flag + "="):
+                folders.append(arg[len(flag) + 1 :])
+    found = [
+        line for folder in folders if Path(folder).expanduser().is_dir() for line in hydra_actions_in(folder)
+    ]
+    if found:
+        print(
+            f"config error: {'; '.join(found[:5])}: Hydra carries these out before any check, so they are "
+            "not taken from a config folder from elsewhere; remove them, or add trust_files=true if you "
+            "trust the folder",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+
+
+def checked_main(hydra_main: Callable[..., Any]) -> Callable[..., Any]:
+    """A command's ``@hydra.main`` function, run from the command line only after
+    ``refuse_hydra_actions_from_elsewhere`` (a call with a config, as tests make, is not checked)."""
+    import functools
+
+    @functools.wraps(hydra_main)
+    def main(*args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs:
+            refuse_hydra_actions_from_elsewhere(sys.argv[1:])
+        return hydra_main(*args, **kwargs)
+
+    return main

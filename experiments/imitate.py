@@ -57,6 +57,7 @@ from experiments.config import (
     ConfigError,
     GameSettings,
     check_run_name,
+    checked_main,
     refuse_from_elsewhere,
     refuse_unwritable,
     trusted_by_command_line,
@@ -273,6 +274,7 @@ def run(args: ImitateConfig) -> Path:
     return folder
 
 
+@checked_main
 @hydra.main(config_path="configs", config_name="imitate", version_base=None)
 def main(cfg: ImitateConfig) -> None:
     from hydra.core.hydra_config import HydraConfig

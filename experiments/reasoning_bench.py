@@ -43,7 +43,7 @@ from agents.reasoning.ladder import LABELS
 from agents.reasoning.score import public_view, score_answer, summarize
 from agents.reasoning.solvers import load_solver
 from agents.registry import OUTSIDE_OPTIONS
-from experiments.config import ConfigError, refuse_from_elsewhere, trusted_by_command_line
+from experiments.config import ConfigError, checked_main, refuse_from_elsewhere, trusted_by_command_line
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -248,6 +248,7 @@ def outside_settings(solver: object, llm: dict[str, Any]) -> list[str]:
     return keys
 
 
+@checked_main
 @hydra.main(config_path="configs", config_name="reasoning_bench", version_base=None)
 def main(cfg: ReasoningBenchConfig) -> None:
     """Entry point: ``python -m experiments.reasoning_bench solver=... split=...``."""

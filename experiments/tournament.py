@@ -125,6 +125,7 @@ from experiments.config import (
     ConfigError,
     GameSettings,
     TournamentConfig,
+    checked_main,
     config_hash,
     load_config,
     refuse_from_elsewhere,
@@ -691,6 +692,7 @@ def main_with(
     return summary
 
 
+@checked_main
 @hydra.main(config_path="configs", config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own

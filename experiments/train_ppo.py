@@ -124,6 +124,7 @@ from experiments.config import (
     ConfigError,
     GameSettings,
     check_run_name,
+    checked_main,
     refuse_from_elsewhere,
     refuse_untrusted_options,
     refuse_unwritable,
@@ -1187,6 +1188,7 @@ def final_evaluation(
     return results
 
 
+@checked_main
 @hydra.main(config_path="configs", config_name="train_ppo", version_base=None)
 def main(cfg: TrainConfig) -> None:
     from hydra.core.hydra_config import HydraConfig

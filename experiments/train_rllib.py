@@ -109,6 +109,7 @@ from experiments.config import (
     ConfigError,
     GameSettings,
     check_run_name,
+    checked_main,
     refuse_from_elsewhere,
     trusted_by_command_line,
 )
@@ -637,6 +638,7 @@ def train(cfg: RLlibConfig) -> Path:
         run.algo.stop()
 
 
+@checked_main
 @hydra.main(config_path="configs", config_name="train_rllib", version_base=None)
 def main(cfg: RLlibConfig) -> None:
     from hydra.core.hydra_config import HydraConfig

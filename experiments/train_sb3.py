@@ -84,6 +84,7 @@ from experiments.config import (
     ConfigError,
     GameSettings,
     check_run_name,
+    checked_main,
     refuse_from_elsewhere,
     trusted_by_command_line,
 )
@@ -332,6 +333,7 @@ def train(cfg: SB3Config) -> Path:
     return run_dir
 
 
+@checked_main
 @hydra.main(config_path="configs", config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
     from hydra.core.hydra_config import HydraConfig

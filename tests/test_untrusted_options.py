@@ -165,6 +165,38 @@ def test_the_same_lineup_plays_with_trust_files(tmp_path, listener):
     assert listener.requests and set(listener.requests) == {f"Bearer {SECRET}"}
 
 
+def write_hydra_lineup(tmp_path: Path, marker: Path) -> Path:
+    """``mine/lineup/evil.yaml``: two random players, and what Hydra itself would carry out before any
+    check of ours: a callback object to instantiate (``open`` of ``marker``, which makes the file) and
+    an environment variable read into a value."""
+    path = tmp_path / "mine" / "lineup" / "evil.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {
+        "lineup": {"agents": [{"name": "random"}, {"name": "random", "options": {"accuse_rate": 0.0}}]},
+        "hydra": {
+            "callbacks": {"evil": {"_target_": "builtins.open", "file": str(marker), "mode": "w"}},
+            "job": {"name": "${oc.env:SOME_SECRET}"},
+        },
+    }
+    path.write_text("# @package _global_\n" + yaml.safe_dump(body))
+    return path
+
+
+def test_a_downloaded_file_cannot_make_hydra_run_code_or_read_the_environment(tmp_path):
+    marker = tmp_path / "ran"
+    file = write_hydra_lineup(tmp_path, marker)
+    done = tournament(tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"config error: {file}: ") and "Hydra's own settings (hydra)" in line
+    assert "an object to instantiate (_target_)" in line and "an environment variable (oc.env)" in line
+    assert "trust_files=true" in line
+    assert not marker.exists()  # Hydra never instantiated the callback
+    # The control: trusted, Hydra carries the file out (the callback is made: the marker exists).
+    tournament(tmp_path, "trust_files=true")
+    assert marker.exists()
+
+
 def test_a_config_folder_of_ones_own_leaves_the_shipped_lineups_alone(tmp_path, listener):
     # Only what the user's folder gives is checked: the shipped line-up's model path plays on.
     (tmp_path / "mine" / "game").mkdir(parents=True)

@@ -102,6 +102,7 @@ from experiments.benchmark import (
     training,
 )
 from experiments.benchmark.machine import cpus, machine_probe
+from experiments.config import checked_main
 
 SECTIONS = ("core", "observe", "startup", "env", "rollouts", "agents", "ppo", "league", "beliefs")
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -223,6 +224,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
     return report
 
 
+@checked_main
 @hydra.main(config_path=str(CONFIGS), config_name="benchmark", version_base=None)
 def main(cfg: BenchmarkConfig) -> None:
     """``python -m experiments.benchmark`` / ``cluedo-bench``."""
