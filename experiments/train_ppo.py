@@ -660,6 +660,22 @@ def _read_checkpoint(path: Path) -> dict[str, Any]:
     return checkpoint
 
 
+def _refuse_interpolations(value: Any, key: str) -> None:
+    """Raise ``ValueError`` naming the first string of ``value`` (a checkpoint's plain data) that
+    OmegaConf would resolve as an interpolation."""
+    if isinstance(value, Mapping):
+        for name, item in value.items():
+            _refuse_interpolations(item, f"{key}.{name}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _refuse_interpolations(item, f"{key}[{index}]")
+    elif isinstance(value, str) and "${" in value:
+        raise ValueError(
+            f"the checkpoint's {key} is an interpolation ({value[:80]!r}): a saved config holds only "
+            "resolved values, so this one was not saved by train_ppo"
+        )
+
+
 def resumed_config(
     saved: Mapping[str, Any], args: TrainConfig, overrides: Iterable[str] | None
 ) -> TrainConfig:
@@ -673,8 +689,11 @@ def resumed_config(
 
     Raises:
         ValueError: An override of a value that would change what the run learns (not in
-            ``RESUMABLE``), naming it, both values and what may change.
+            ``RESUMABLE``), naming it, both values and what may change; or an interpolation
+            (``${...}``) in the checkpoint's config, which a saved config never holds (it is saved
+            resolved) and which could read an environment variable (``oc.env``).
     """
+    _refuse_interpolations(saved, "config")
     run = OmegaConf.merge(OmegaConf.structured(TrainConfig), saved)
     given = OmegaConf.structured(args)
     if overrides is None:

@@ -164,6 +164,17 @@ def test_a_checkpoint_cannot_make_a_resume_import_code(run_dir, tmp_path, monkey
     assert not marker.exists()
 
 
+def test_a_checkpoint_cannot_make_a_resume_read_an_environment_variable(run_dir, tmp_path, monkeypatch):
+    """A saved config holds resolved values: an interpolation (here ``oc.env``) is refused, by key."""
+    monkeypatch.setenv("SOME_SECRET", "the secret")
+    _, genuine = load_checkpoint(run_dir)
+    crafted = tmp_path / "env.pt"
+    torch.save({**genuine, "config": {**genuine["config"], "exp_name": "${oc.env:SOME_SECRET}"}}, crafted)
+    with pytest.raises(ValueError, match=r"checkpoint's config\.exp_name is an interpolation") as refused:
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+    assert "the secret" not in str(refused.value)
+
+
 # -- 5: what a resume may change; a cut checkpoint -------------------------------------------------
 
 
