@@ -340,11 +340,12 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
             yield records
         finished = True
     finally:
-        processes = list((pool._processes or {}).values())  # no public way to stop them before 3.14
-        pool.shutdown(wait=False, cancel_futures=True)
         if not finished:  # interrupted or failed: stop the chunks under way instead of waiting for them
-            for process in processes:
+            for process in (pool._processes or {}).values():  # no public way to stop them before 3.14
                 process.terminate()
+        # Waiting joins the pool's manager thread. Left running, it could close its wake-up pipe while
+        # the interpreter's exit writes to it (CPython 3.11: "OSError: Bad file descriptor" at SIGTERM).
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def ray_code_env(root: Path) -> dict:
