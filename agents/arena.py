@@ -48,7 +48,7 @@ class EventLog:
     """Every game's events from the deal on, gathered step by step: ``play_batch``'s ``on_step``.
 
     ``log[b]`` is game ``b``'s ``int16[n, 7]`` rows in order (``core.events.read_events``
-    reads them by name), ready for ``core.private_view``, ``agents.records`` or
+    reads them by name), ready for ``core.private_view``, ``cluedo_env.inference.from_events`` or
     ``cluedo_env.transcript.story``.
 
     Args:

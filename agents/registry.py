@@ -3,7 +3,7 @@
 ``OUTSIDE_OPTIONS`` names what of an agent reaches outside the game (the network, the
 environment's secrets, the file system, code): ``outside_options`` lists those of one agent's
 options, for the commands that must not take them from a file they did not write
-(``experiments.config.refuse_untrusted_options``).
+(``experiments.common.settings.refuse_untrusted_options``).
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ __all__ = ["AGENTS", "OUTSIDE_OPTIONS", "load_named", "make_agent", "outside_opt
 
 # name -> "module:Class"
 AGENTS = {
-    "random": "agents.random_agent:RandomAgent",
-    "notepad": "agents.notepad:NotepadAgent",
-    "sat": "agents.sat:SatAgent",
-    "belief": "agents.belief:BeliefAgent",
-    "determinize": "agents.determinize:DeterminizeAgent",
+    "random": "agents.baselines.random_agent:RandomAgent",
+    "notepad": "agents.baselines.notepad_agent:NotepadAgent",
+    "sat": "agents.reasoners.sat_agent:SatAgent",
+    "belief": "agents.reasoners.belief_agent:BeliefAgent",
+    "determinize": "agents.reasoners.determinize:DeterminizeAgent",
     "ppo": "agents.ppo.agent:PPOAgent",
-    "llm": "agents.llm:LLMAgent",
+    "llm": "agents.llm.llm_agent:LLMAgent",
     "human": "agents.human:HumanAgent",
-    "sb3": "agents.sb3_agent:SB3Agent",
-    "rllib": "agents.rllib_agent:RLlibAgent",
+    "sb3": "agents.integrations.sb3_agent:SB3Agent",
+    "rllib": "agents.integrations.rllib_agent:RLlibAgent",
 }
 
 # name -> (does the agent itself reach outside, its options that do). The llm agent sends requests

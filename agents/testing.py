@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.random_agent import RandomAgent
+from agents.baselines.random_agent import RandomAgent
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.table import Table

@@ -52,8 +52,10 @@ from agents.ppo.model import load_model, model_path, save_model
 from agents.ppo.network import ActorCritic, NetworkSettings
 from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
-from experiments.config import (
+from experiments.common.extras import WorkerLost, watch_parent
+from experiments.common.settings import (
     MAX_SEED,
+    SHIPPED_CONFIGS,
     ConfigError,
     GameSettings,
     check_run_name,
@@ -62,8 +64,7 @@ from experiments.config import (
     refuse_unwritable,
     trusted_by_command_line,
 )
-from experiments.extras import WorkerLost, watch_parent
-from experiments.stats import wilson_interval
+from experiments.common.stats import wilson_interval
 from experiments.train_ppo import OpponentSettings, evaluate, with_intervals
 
 DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
@@ -118,7 +119,7 @@ class ImitateConfig:
     trust_files: bool = False
     """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
     model paths; init_from, runs_dir) that a config file of a folder of the user's gives and the command
-    line does not repeat (from the command line only; ``experiments.config.refuse_untrusted_options``)"""
+    line does not repeat (from the command line only; ``experiments.common.settings.refuse_untrusted_options``)"""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
@@ -275,7 +276,7 @@ def run(args: ImitateConfig) -> Path:
 
 
 @checked_main
-@hydra.main(config_path="configs", config_name="imitate", version_base=None)
+@hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="imitate", version_base=None)
 def main(cfg: ImitateConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 

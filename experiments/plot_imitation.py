@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from experiments.extras import missing_extra
+from experiments.common.extras import missing_extra
 
 
 def load_run(folder: Path) -> dict:

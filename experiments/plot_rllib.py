@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from cluedo_env import __version__
-from experiments.extras import missing_extra
+from experiments.common.extras import missing_extra
 from experiments.plot_sb3 import ppo_run_points, sb3_points, shipped_points
 
 RLLIB = "RLlib PPO (experiments/train_rllib.py)"

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from cluedo_env import __version__
-from experiments.extras import missing_extra
-from experiments.stats import wilson_interval
+from experiments.common.extras import missing_extra
+from experiments.common.stats import wilson_interval
 
 SHIPPED = Path(__file__).resolve().parents[1] / "agents" / "ppo" / "shipped"
 

@@ -30,8 +30,8 @@ import numpy as np
 import yaml
 
 from cluedo_env import __version__
-from experiments.extras import missing_extra
-from experiments.stats import wilson_interval
+from experiments.common.extras import missing_extra
+from experiments.common.stats import wilson_interval
 
 EXPORTED_PREFIXES = ("charts/", "eval/", "losses/entropy", "losses/explained_variance")
 LABELS = {"random_never": "vs 3 random (never accuse)", "notepad": "vs 3 notepad"}

@@ -4,7 +4,7 @@
     python -m experiments.reasoning_bench solver=my_package.my_module:solve split=test
     python -m experiments.reasoning_bench solver=llm llm.base_url=http://127.0.0.1:8000/v1 llm.model=my-model limit=50
 
-The solver gets each task as a solver sees it (``agents.reasoning.score.public_view``:
+The solver gets each task as a solver sees it (``cluedo_env.reasoning.score.public_view``:
 its solver fields, without the answers or the deal seed) and returns an answer dict; a solver that raises is scored as an empty answer
 and the error reported. Prints the table (overall and per tier, 95% bootstrap
 intervals), writes ``<output_dir>/<solver>/report.json``, ``report.md``,
@@ -17,7 +17,7 @@ mine``) may not choose what reaches the network, the file system or code: a solv
 (``llm``, an import path), the llm solver's options that name a place (``base_url``,
 ``api_key_env``, ``prompts``: ``agents.registry.OUTSIDE_OPTIONS``), or a path (``cache``,
 ``output_dir``, ``leaderboard``) other than this command's own default. The command line must
-repeat them, or say ``trust_files=true`` (``experiments.config.refuse_untrusted_options``).
+repeat them, or say ``trust_files=true`` (``experiments.common.settings.refuse_untrusted_options``).
 """
 
 from __future__ import annotations
@@ -38,12 +38,19 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
-from agents.reasoning.generate import load_split
-from agents.reasoning.ladder import LABELS
-from agents.reasoning.score import public_view, score_answer, summarize
-from agents.reasoning.solvers import load_solver
 from agents.registry import OUTSIDE_OPTIONS
-from experiments.config import ConfigError, checked_main, refuse_from_elsewhere, trusted_by_command_line
+from agents.solvers import load_solver
+from cluedo_env.reasoning.ladder import LABELS
+from cluedo_env.reasoning.score import public_view, score_answer, summarize
+from cluedo_env.reasoning.splits import load_split
+from experiments.common.settings import (
+    SHIPPED_CONFIGS,
+    ConfigError,
+    checked_main,
+    refuse_from_elsewhere,
+    trusted_by_command_line,
+)
+from experiments.common.task_generation import generate
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -61,7 +68,7 @@ class ReasoningBenchConfig:
     Attributes:
         solver: A built-in solver (sat, beliefs, notepad, uniform, llm) or ``"package.module:function"``.
         llm: Options of the ``llm`` solver (``base_url``, ``model``, ...: the arguments of
-            ``agents.reasoning.llm_solver.LLMSolver``), used when ``solver=llm``.
+            ``agents.llm.solver.LLMSolver``), used when ``solver=llm``.
         version: Benchmark version (``v2``; ``v1`` stays available).
         split: ``dev`` or ``test``.
         limit: Score only the first ``limit`` tasks (None: all).
@@ -172,7 +179,7 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
 def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     """Score ``cfg.solver`` on the split, write the report and the leaderboard line; the report."""
     solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None)
-    tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress)
+    tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
     if cfg.limit is not None:
         if not isinstance(cfg.limit, int) or cfg.limit < 1:
             raise ValueError(f"limit must be a positive int or null, got {cfg.limit!r}")
@@ -249,7 +256,7 @@ def outside_settings(solver: object, llm: dict[str, Any]) -> list[str]:
 
 
 @checked_main
-@hydra.main(config_path="configs", config_name="reasoning_bench", version_base=None)
+@hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="reasoning_bench", version_base=None)
 def main(cfg: ReasoningBenchConfig) -> None:
     """Entry point: ``python -m experiments.reasoning_bench solver=... split=...``."""
     from hydra.core.hydra_config import HydraConfig

@@ -22,7 +22,7 @@ entry repeats. Entries:
   player's hand shown outside a refutation; ``end turn`` while refuting);
 - ``ambiguous``: two commands at once (``roll or end turn``);
 - ``answer``: for the reasoning benchmark's language-model solver
-  (``agents.reasoning.llm_solver``): a JSON answer, in a fenced block after
+  (``agents.llm.solver``): a JSON answer, in a fenced block after
   a sentence, claiming the cards of the view's ``Your cards:`` line as held by
   the player the view addresses (``You are P<k> ...``) and the envelope
   ``"not yet"`` (sound, and far from complete).

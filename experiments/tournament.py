@@ -5,9 +5,9 @@
     python -m experiments.tournament lineup=vs_field output_dir=results/vs_field
     python -m experiments.tournament lineup=with_ppo lineup.agents.3.options.checkpoint=runs/<run>/model.pt
     python -m experiments.tournament --multirun game.num_players=3,4,5,6 lineup=baselines output_dir=results/sweep
-    python -m experiments.stats results/sweep/*/ --output results/sweep/pooled   # one report of the sweep
+    python -m experiments.common.stats results/sweep/*/ --output results/sweep/pooled   # one report of the sweep
 
-Configuration: ``experiments/configs/tournament.yaml`` (``experiments/config.py`` has every
+Configuration: ``configs/tournament.yaml`` (``experiments/common/settings.py`` has every
 field). Any value can be overridden on the command line; an unknown key or a bad
 value stops the run with a message before any game is played, and so does an
 agent that cannot play the rules: each entrant is built once and asked
@@ -44,12 +44,12 @@ run with the command that resumes it; the games written are kept. Lines of
 ``games.jsonl`` that are not game records (torn, garbage) are moved to
 ``games.jsonl.rejected`` with a warning, and their games are played again.
 Ctrl-C or SIGTERM stops a run with one line giving that command (exit status 130 or 143); a
-killed run's pool workers exit by themselves (``experiments.extras.watch_parent``); a resumed run says how many games
+killed run's pool workers exit by themselves (``experiments.common.extras.watch_parent``); a resumed run says how many games
 it found, and a run asked for fewer games than its folder holds says that its
 report leaves the others out.
 Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
 (config hash, the code's git revision and dirty flag, each session), and the
-statistics of ``experiments.stats``: ``stats.json``, ``leaderboard.csv``,
+statistics of ``experiments.common.stats``: ``stats.json``, ``leaderboard.csv``,
 ``lineups.csv``, ``seats.csv``, ``head_to_head.csv``, ``report.md`` and PNG plots
 (``win_share``, ``ratings``, ``turns_to_win``, ``head_to_head``).
 
@@ -59,7 +59,7 @@ reaches the network or the file system (an llm agent and its ``base_url``, ``api
 ``prompts``, ``record_dir``; a model path; an agent by import path) is refused, naming the option
 and the file, unless the command line repeats it (``lineup.agents.1.options.base_url=...``) or
 says ``trust_files=true``: a downloaded line-up cannot send your keys anywhere
-(``experiments.config.refuse_untrusted_options``). So is an ``output_dir`` that such a file
+(``experiments.common.settings.refuse_untrusted_options``). So is an ``output_dir`` that such a file
 sets (a primary config of yours, a ``# @package _global_`` file) and the command line does not.
 
 Backends.
@@ -112,16 +112,19 @@ try:  # modules of an extra: a core-only install is told which extra to install
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import DictConfig, OmegaConf
 except ModuleNotFoundError as error:
-    from experiments.extras import missing_extra
+    from experiments.common.extras import missing_extra
 
     raise missing_extra(error) from error
 
 from agents.arena import BatchResult, play_batch
 from agents.registry import make_agent
 from cluedo_env import __version__, core
-from experiments import llm_report, stats
-from experiments.config import (
+from experiments.common import llm_report, stats
+from experiments.common.extras import WorkerLost, watch_parent
+from experiments.common.games_file import GameWriter, read_games
+from experiments.common.settings import (
     DEAL_SEED_STRIDE,
+    SHIPPED_CONFIGS,
     ConfigError,
     GameSettings,
     TournamentConfig,
@@ -130,8 +133,6 @@ from experiments.config import (
     load_config,
     refuse_from_elsewhere,
 )
-from experiments.extras import WorkerLost, watch_parent
-from experiments.games_file import GameWriter, read_games
 
 __all__ = [
     "Chunk",
@@ -496,7 +497,7 @@ def run_tournament(
             (default: the module's command with ``output_dir`` and "the same overrides").
 
     Returns:
-        The statistics (``experiments.stats.summarise``) with ``"paths"`` of the files written.
+        The statistics (``experiments.common.stats.summarise``) with ``"paths"`` of the files written.
 
     Raises:
         FolderInUse: Another run holds ``output_dir``.
@@ -694,7 +695,7 @@ def main_with(
 
 
 @checked_main
-@hydra.main(config_path="configs", config_name="tournament", version_base=None)
+@hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own
     # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).

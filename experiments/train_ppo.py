@@ -1,6 +1,6 @@
 """PPO on the batched Cluedo core, in one readable script (CleanRL's ``ppo.py`` is the model).
 
-    python -m experiments.train_ppo                                          # experiments/configs/train_ppo.yaml
+    python -m experiments.train_ppo                                          # configs/train_ppo.yaml
     python -m experiments.train_ppo total_timesteps=400000 num_envs=128 final_eval_games=200 exp_name=smoke
     python -m experiments.train_ppo resume=runs/cluedo_v0__ppo__1__1764540000  # continue a killed run
     tensorboard --logdir runs
@@ -107,7 +107,7 @@ try:  # modules of an extra: a core-only install is told which extra to install
     from torch import nn, optim
     from torch.utils.tensorboard import SummaryWriter
 except ModuleNotFoundError as error:
-    from experiments.extras import missing_extra
+    from experiments.common.extras import missing_extra
 
     raise missing_extra(error) from error
 
@@ -119,8 +119,9 @@ from agents.ppo.network import ActorCritic, NetworkSettings, model_record, save_
 from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
 from cluedo_env import core
-from experiments.config import (
+from experiments.common.settings import (
     MAX_SEED,
+    SHIPPED_CONFIGS,
     ConfigError,
     GameSettings,
     check_run_name,
@@ -179,7 +180,7 @@ def _default_opponents() -> list[OpponentSettings]:
 
 @dataclass
 class TrainConfig:
-    """PPO training on the batched core (``experiments/configs/train_ppo.yaml`` fills it)."""
+    """PPO training on the batched core (``configs/train_ppo.yaml`` fills it)."""
 
     exp_name: str = "ppo"
     """the name of this experiment (part of the run name)"""
@@ -194,7 +195,7 @@ class TrainConfig:
     progress: bool = True
     """show a tqdm progress bar"""
     game: GameSettings = field(default_factory=GameSettings)
-    """the rules (experiments/configs/game/*.yaml)"""
+    """the rules (configs/game/*.yaml)"""
     network: NetworkSettings = field(default_factory=NetworkSettings)
     """sizes of the actor-critic network"""
 
@@ -775,7 +776,7 @@ def checkpoint_agents(run: TrainConfig, games: Mapping[str, Any]) -> list[tuple[
 
 def named_by(given: TrainConfig) -> Callable[[str, str, str, Any], bool]:
     """Whether the config given now (the command line's) names an agent's value: the same agent with
-    the same option (``experiments.config.refuse_untrusted_options``'s ``confirmed``)."""
+    the same option (``experiments.common.settings.refuse_untrusted_options``'s ``confirmed``)."""
     named = [*given.opponents, *given.eval_opponents]
 
     def confirmed(where: str, name: str, key: str, value: Any) -> bool:
@@ -1166,7 +1167,7 @@ def train(
 def with_intervals(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``evaluate``'s results (updated in place; returned) with 95% Wilson intervals of the win and
     wrong-accusation rates: ``win_low``, ``win_high``, ``wrong_accusation_low``, ``wrong_accusation_high``."""
-    from experiments.stats import wilson_interval
+    from experiments.common.stats import wilson_interval
 
     for result in results.values():
         low, high = wilson_interval(result["wins"], result["games"])
@@ -1208,7 +1209,7 @@ def final_evaluation(
 
 
 @checked_main
-@hydra.main(config_path="configs", config_name="train_ppo", version_base=None)
+@hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_ppo", version_base=None)
 def main(cfg: TrainConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 

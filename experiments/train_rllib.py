@@ -1,6 +1,6 @@
 """Ray RLlib PPO (current API stack: RLModule, Learner, env runners) on Cluedo, illegal actions masked.
 
-    python -m experiments.train_rllib                                     # experiments/configs/train_rllib.yaml
+    python -m experiments.train_rllib                                     # configs/train_rllib.yaml
     python -m experiments.train_rllib total_timesteps=200000 exp_name=smoke
     python -m experiments.train_rllib opponent=null snapshot_every=10    # self-play on cluedo_v0
     python -m experiments.train_rllib ray_address=auto num_env_runners=32  # on a running Ray cluster
@@ -9,7 +9,7 @@
 
 What a run is:
 
-1. **Model.** ``agents.ppo.rllib_module.CluedoPPOModule``: the project's PPO
+1. **Model.** ``agents.integrations.rllib_module.CluedoPPOModule``: the project's PPO
    network (``agents/ppo/network.py``, sizes from ``network``) as an RLModule;
    the logits of illegal actions are -1e9 inside the model, so RLlib's
    categorical distribution never samples one.
@@ -94,9 +94,9 @@ try:  # modules of extras: a core-only install is told which extra to install
     from ray.tune.registry import register_env
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.ppo.rllib_module import module_spec
+    from agents.integrations.rllib_module import module_spec
 except ModuleNotFoundError as error:
-    from experiments.extras import missing_extra
+    from experiments.common.extras import missing_extra
 
     raise missing_extra(error) from error
 
@@ -104,7 +104,8 @@ from agents.ppo.network import ActorCritic, NetworkSettings, save_model
 from agents.registry import make_agent
 from cluedo_env import cluedo_v0, core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
-from experiments.config import (
+from experiments.common.settings import (
+    SHIPPED_CONFIGS,
     AgentSpec,
     ConfigError,
     GameSettings,
@@ -113,7 +114,7 @@ from experiments.config import (
     refuse_from_elsewhere,
     trusted_by_command_line,
 )
-from experiments.stats import wilson_interval
+from experiments.common.stats import wilson_interval
 from experiments.train_ppo import evaluate, knowledge_potential
 
 FIXED_ENV = "cluedo_rllib_fixed_opponents"
@@ -157,7 +158,7 @@ def _eval_opponents() -> list[AgentSpec]:
 
 @dataclass
 class RLlibConfig:
-    """RLlib PPO training (``experiments/configs/train_rllib.yaml`` fills it; see the module docstring)."""
+    """RLlib PPO training (``configs/train_rllib.yaml`` fills it; see the module docstring)."""
 
     exp_name: str = "rllib"
     seed: int = 1
@@ -223,7 +224,7 @@ class RLlibConfig:
     trust_files: bool = False
     """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
     model paths; runs_dir, resume, ray_address) that a config file of a folder of the user's (``--config-dir``) gives and the
-    command line does not repeat (from the command line only; ``experiments.config.refuse_untrusted_options``)"""
+    command line does not repeat (from the command line only; ``experiments.common.settings.refuse_untrusted_options``)"""
 
     def __post_init__(self) -> None:
         if self.policies not in POLICIES:
@@ -639,7 +640,7 @@ def train(cfg: RLlibConfig) -> Path:
 
 
 @checked_main
-@hydra.main(config_path="configs", config_name="train_rllib", version_base=None)
+@hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_rllib", version_base=None)
 def main(cfg: RLlibConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 

@@ -1,6 +1,6 @@
 """Stable-Baselines3 on Cluedo: sb3-contrib's ``MaskablePPO`` against fixed opponents, evaluated in the arena.
 
-    python -m experiments.train_sb3                                  # experiments/configs/train_sb3.yaml
+    python -m experiments.train_sb3                                  # configs/train_sb3.yaml
     python -m experiments.train_sb3 total_timesteps=200000 exp_name=smoke
     tensorboard --logdir runs
 
@@ -23,7 +23,7 @@ The recipe, as a user of SB3 would write it, with nothing hidden:
    right 68% of the time (``0.99**100 = 0.37 = 2 * 0.68 - 1``): the learner was paid
    for guessing (the README's curves).
 3. **Policy.** ``MaskablePPO(policy, env, ...)`` with the config's
-   hyperparameters. ``policy=card`` (default): ``agents.sb3_policy.CardPolicy``,
+   hyperparameters. ``policy=card`` (default): ``agents.integrations.sb3_policy.CardPolicy``,
    the project's card-aware network (``agents.ppo.network.ActorCritic``, sized
    by ``network``) in sb3-contrib's masked policy; ``policy=MultiInputPolicy``:
    SB3's MLP on the flat observation (``net_arch``), which does not learn to win
@@ -35,7 +35,7 @@ The recipe, as a user of SB3 would write it, with nothing hidden:
 5. **Evaluation.** Every ``eval_every`` agent-steps (and at the end, with
    ``final_eval_games``) the model is saved (``checkpoints/agent_steps_<n>.zip``) and
    played through the project's arena (``agents.arena.play_batch``) as an
-   ``agents.sb3_agent.SB3Agent`` against ``num_players - 1`` of each
+   ``agents.integrations.sb3_agent.SB3Agent`` against ``num_players - 1`` of each
    ``eval_opponents`` kind, on the fixed deals and rotated seats of
    ``train_ppo``'s evaluations. Win rates have 95% Wilson intervals and game
    counts; they go to TensorBoard (``eval/win_rate/<label>``) and to
@@ -68,18 +68,19 @@ try:  # modules of extras: a core-only install is told which extra to install
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
 except ModuleNotFoundError as error:
-    from experiments.extras import missing_extra
+    from experiments.common.extras import missing_extra
 
     raise missing_extra(error) from error
 
 from agents.arena import play_batch
+from agents.integrations.sb3_agent import SB3Agent
+from agents.integrations.sb3_policy import POLICIES, card_policy_kwargs
 from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
-from agents.sb3_agent import SB3Agent
-from agents.sb3_policy import POLICIES, card_policy_kwargs
 from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
-from experiments.config import (
+from experiments.common.settings import (
+    SHIPPED_CONFIGS,
     AgentSpec,
     ConfigError,
     GameSettings,
@@ -88,7 +89,7 @@ from experiments.config import (
     refuse_from_elsewhere,
     trusted_by_command_line,
 )
-from experiments.stats import wilson_interval
+from experiments.common.stats import wilson_interval
 from experiments.train_ppo import knowledge_potential, learner_out
 
 EVAL_SEED_BASE = 10**15  # the deals of experiments.train_ppo's evaluations
@@ -101,7 +102,7 @@ def _never_random() -> list[AgentSpec]:
 
 @dataclass
 class SB3Config:
-    """MaskablePPO training (``experiments/configs/train_sb3.yaml`` fills it)."""
+    """MaskablePPO training (``configs/train_sb3.yaml`` fills it)."""
 
     exp_name: str = "sb3"
     seed: int = 1
@@ -131,7 +132,7 @@ class SB3Config:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     policy: str = "card"
-    """``card``: ``agents.sb3_policy.CardPolicy`` (the project's card-aware network, sized by
+    """``card``: ``agents.integrations.sb3_policy.CardPolicy`` (the project's card-aware network, sized by
     ``network``); ``MultiInputPolicy``: SB3's MLP on the flat observation (sized by ``net_arch``)"""
     network: NetworkSettings = field(default_factory=NetworkSettings)
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
@@ -143,7 +144,7 @@ class SB3Config:
     trust_files: bool = False
     """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
     model paths; runs_dir) that a config file of a folder of the user's (``--config-dir``) gives and the
-    command line does not repeat (from the command line only; ``experiments.config.refuse_untrusted_options``)"""
+    command line does not repeat (from the command line only; ``experiments.common.settings.refuse_untrusted_options``)"""
 
 
 ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)
@@ -334,7 +335,7 @@ def train(cfg: SB3Config) -> Path:
 
 
 @checked_main
-@hydra.main(config_path="configs", config_name="train_sb3", version_base=None)
+@hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
     from hydra.core.hydra_config import HydraConfig
 

@@ -18,12 +18,12 @@ import pytest
 
 import cluedo_env
 from cluedo_env import __version__
-from experiments.extras import EXTRA_OF, missing_extra
+from experiments.common.extras import EXTRA_OF, missing_extra
 from experiments.tournament import git_revision, ray_code_env
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-CONFIGS = ROOT / "experiments" / "configs"
+CONFIGS = ROOT / "configs"
 
 
 def run(*command: str, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -48,8 +48,17 @@ def test_every_config_file_is_package_data():
         f for f in files if not any(fnmatch.fnmatch(f, p) and f.count("/") == p.count("/") for p in patterns)
     ]
     assert unshipped == []
-    assert (CONFIGS / "__init__.py").is_file()  # hydra finds pkg://experiments.configs in an installed copy
-    assert not (ROOT / "configs").exists()
+    assert (CONFIGS / "__init__.py").is_file()  # an installed copy holds them as experiments.configs
+    assert PYPROJECT["tool"]["setuptools"]["package-dir"] == {"experiments.configs": "configs"}
+
+
+def test_every_package_is_listed_for_the_wheel():
+    folders = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for top in ("cluedo_env", "agents", "experiments")
+        for init in (ROOT / top).rglob("__init__.py")
+    }
+    assert set(PYPROJECT["tool"]["setuptools"]["packages"]) == folders | {"experiments.configs"}
 
 
 @pytest.mark.parametrize("name", sorted(PYPROJECT["project"]["scripts"]))
@@ -122,7 +131,7 @@ def test_a_tournament_runs_from_any_folder_with_a_config_folder_of_the_users(tmp
         ("experiments.train_ppo", "torch", "train"),
         ("experiments.train_sb3", "sb3_contrib", "sb3"),
         ("cluedo_env.sb3", "stable_baselines3", "sb3"),
-        ("agents.sb3_agent", "sb3_contrib", "sb3"),
+        ("agents.integrations.sb3_agent", "sb3_contrib", "sb3"),
         ("experiments.train_rllib", "ray", "ray"),
     ],
 )

@@ -37,6 +37,6 @@ def test_a_layer_never_imports_the_layers_above_it(layer, above):
 
 def test_the_statistics_and_the_tournament_do_not_import_each_other():
     # the tournament uses the statistics; both use the results file
-    stats = imported_modules(ROOT / "experiments" / "stats.py")
+    stats = imported_modules(ROOT / "experiments" / "common" / "stats.py")
     assert "experiments.tournament" not in stats
-    assert {"experiments.games_file"} <= stats
+    assert {"experiments.common.games_file"} <= stats

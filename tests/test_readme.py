@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.simple import simple_actions
+from agents.baselines.simple import simple_actions
 from cluedo_env import core
 
 README = Path(__file__).resolve().parents[1] / "README.md"

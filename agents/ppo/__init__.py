@@ -17,8 +17,8 @@
   ``imitation_evaluation.json``, ``imitation_history.json``). A model argument may name
   either by its file name.
 
-Training: ``python -m experiments.train_ppo`` (``experiments/configs/train_ppo.yaml``) and
-``python -m experiments.imitate`` (``experiments/configs/imitate.yaml``).
+Training: ``python -m experiments.train_ppo`` (``configs/train_ppo.yaml``) and
+``python -m experiments.imitate`` (``configs/imitate.yaml``).
 """
 
 from agents.ppo.agent import DEFAULT_CHECKPOINT, PPOAgent

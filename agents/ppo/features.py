@@ -10,19 +10,19 @@ table: the core's ``core.observation_pieces(config)`` then these):
 piece                  shape       meaning
 =====================  ==========  ===============================================
 ``belief_envelope``    C           P(card c is in the envelope), exact
-                                   (``agents.beliefs``, the counting model)
+                                   (``cluedo_env.inference.beliefs``, the counting model)
 ``belief_players``     P x C       P(player j holds card c), player axis
                                    relative to the viewer as in the core
 ``belief_face_down``   C           P(card c lies face down) (duel; else 0)
 ``certain_envelope``   C           +1 entailed in the envelope, -1 entailed not,
-                                   0 open (the facts of ``agents.deduction``)
+                                   0 open (the facts of ``cluedo_env.inference``)
 ``certain_players``    P x C       the same for player j holding card c
 ``certain_face_down``  C           the same for lying face down (duel; else 0)
 =====================  ==========  ===============================================
 
-The facts are those the SAT notepad (``agents.deduction.Notepad``) entails:
+The facts are those the SAT notepad (``cluedo_env.inference.Notepad``) entails:
 exact counting gives a fact probability exactly 1 or 0 where, and only where,
-deduction entails it (``agents.beliefs``; ``tests/test_ppo_features.py``
+deduction entails it (``cluedo_env.inference.beliefs``; ``tests/agents/test_ppo_features.py``
 compares both on whole games), so they are read from the same posterior rather
 than from a second solver per game.
 
@@ -45,10 +45,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.beliefs import Beliefs
-from agents.deduction import HELD, NOT_HELD, Record
-from agents.records import RECORD_EVENT_KINDS, RecordMaker, plain_record, record_from_plain, setup_of
 from cluedo_env import core
+from cluedo_env.inference import HELD, NOT_HELD, Record
+from cluedo_env.inference.beliefs import Beliefs
+from cluedo_env.inference.from_events import (
+    RECORD_EVENT_KINDS,
+    RecordMaker,
+    plain_record,
+    record_from_plain,
+    setup_of,
+)
 
 __all__ = [
     "BELIEF_PIECES",
@@ -148,7 +154,7 @@ class BeliefFeatures:
         """``float32[len(games), size]``: the belief pieces of each game, in ``BELIEF_PIECES`` order.
 
         The passes of a suggestion still waiting for its refuter count (they are facts as soon as
-        they are announced, as in ``agents.records.deduce_from_events``).
+        they are announced, as in ``cluedo_env.inference.from_events.deduce_from_events``).
         """
         out = np.zeros((len(games), self.size), dtype=np.float32)
         for i, game in enumerate(np.asarray(games).tolist()):

@@ -16,7 +16,7 @@ Rewards arrive on the step that ends a game: +1 to the winner and -1 to every
 other player; -1 to everybody when every player accused wrongly; 0 to everybody
 when the game is truncated at ``max_turns``.
 
-The rules themselves are written once, for one game, in ``core/play.py`` and compiled;
+The rules themselves are written once, for one game, in ``core/rules.py`` and compiled;
 this module checks the input, builds each config's rule tables (``Rules``) and calls them.
 """
 
@@ -28,7 +28,7 @@ from typing import NoReturn
 import numba
 import numpy as np
 
-from cluedo_env.core import play
+from cluedo_env.core import rules as play
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board, room_distances
 from cluedo_env.core.config import CORNER_ROOMS, GameConfig

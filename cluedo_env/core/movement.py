@@ -11,7 +11,7 @@ distance 1..roll through free squares.
 Most moves need no fill: with no other pawn nearer than the roll they are read
 off distance tables; the others are flood-filled around the pawns, over
 bit-boards of the 25 rows (``fill``). ``reach`` is the compiled per-move rule the
-core calls (``core/play.py``); ``reachable`` and ``flood_fill`` run it over
+core calls (``core/rules.py``); ``reachable`` and ``flood_fill`` run it over
 several moves from Python (tests, tools).
 """
 
@@ -122,7 +122,7 @@ def _moves(tables: MoveTables, start, rolls, pawns, table_first: bool) -> tuple[
     return squares, rooms
 
 
-@njit(cache=True, nogil=True, _nrt=True)  # (explicitly: its callers in core/play.py count no references)
+@njit(cache=True, nogil=True, _nrt=True)  # (explicitly: its callers in core/rules.py count no references)
 def reach(
     stop_within, enter_within, distance_from, corridor, room_doors, square_row, square_col,
     door_room, door_square, start, roll, pawns, squares, rooms,

@@ -13,7 +13,7 @@ __all__ = ["GOLDEN", "M1", "M2", "SEED_BOUND", "die_faces", "draw", "draw_die", 
 
 SEED_BOUND = 2**63  # game seeds lie in [0, SEED_BOUND): ``State.seed`` stores them as int64
 
-# The mixer's constants (also read by the compiled rules, ``core/play.py``).
+# The mixer's constants (also read by the compiled rules, ``core/rules.py``).
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 M1 = np.uint64(0xBF58476D1CE4E5B9)
 M2 = np.uint64(0x94D049BB133111EB)

@@ -33,13 +33,13 @@ Everything else (pawns, weapons, turn, phase, passes, shows and accusations as
 public facts, the player's own hand and what it has seen) is public or the
 player's own and stays as it is. The result depends only on the player's view
 of the source game, ``deals``, ``seeds``, ``face_down`` and ``shown``: nothing
-of the true hidden cards passes into the clones (``tests/test_simulate.py``
+of the true hidden cards passes into the clones (``tests/core/test_simulate.py``
 checks this, and that a clone given the true deal and seed replays exactly).
 
-Where deals come from: ``agents.beliefs.Posterior.sample_deals(n, rng)`` draws
+Where deals come from: ``cluedo_env.inference.beliefs.Posterior.sample_deals(n, rng)`` draws
 deals exactly from a player's posterior; its owners are players ``0..P-1``,
 ``P`` for the envelope and ``P + 1`` for the table (face-down cards), which
-``agents.determinize.core_deals`` turns into this module's codes (``ENVELOPE``,
+``agents.reasoners.determinize.core_deals`` turns into this module's codes (``ENVELOPE``,
 ``FACE_DOWN``). The core checks the facts the state holds per card (the
 player's hand, cards shown to or peeked at by it, public passes, wrong
 accusations); the facts it holds only as events ("somebody showed one of these

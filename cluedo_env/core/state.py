@@ -45,7 +45,7 @@ def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
 
 # The fields of ``State`` (every array), in the order they lie in the state's byte buffer
 # (``State._buffer``), with their dtype and their shape after the batch dimension. The compiled
-# rules read the fields through that buffer (``core/play.py`` lays it out the same way), and a
+# rules read the fields through that buffer (``core/rules.py`` lays it out the same way), and a
 # batch of one game's ``observe`` gathers the first ones (``BUFFERED``) from it.
 STATE_FIELDS = (
     ("_owner", np.int8, "C"),

@@ -14,11 +14,11 @@ import sys
 import numpy as np
 
 from agents.arena import EventLog, play_batch
-from agents.beliefs import Beliefs
-from agents.information import answer_information, screen_information
-from agents.records import RecordMaker, setup_of
 from agents.registry import make_agent
 from cluedo_env import core
+from cluedo_env.inference.beliefs import Beliefs
+from cluedo_env.inference.from_events import RecordMaker, setup_of
+from cluedo_env.inference.information import answer_information, screen_information
 
 
 def main(players: int, games: int) -> None:

@@ -1,7 +1,7 @@
 """Speed of the rules core (beside the previous numpy core), observations, start-up, the env, the agents,
 PPO training (today's and the league's) and exact beliefs.
 
-    python -m experiments.benchmark                       # everything, as configured in experiments/configs/benchmark.yaml
+    python -m experiments.benchmark                       # everything, as configured in configs/benchmark.yaml
     python -m experiments.benchmark sections=[core,observe,env,startup]   # the core's figures
     python -m experiments.benchmark sections=[core] players=[4] batch_sizes=[1024]
 
@@ -36,7 +36,7 @@ run), after an untimed one. Results are printed as a table and written as JSON
 (``output``), section by section as they are measured.
 
 The ``ppo`` section times ``experiments.train_ppo.train`` at the shipped
-settings (``experiments/configs/train_ppo.yaml``, composed by hydra, so it follows the
+settings (``configs/train_ppo.yaml``, composed by hydra, so it follows the
 yaml): same games per rollout, steps, network, opponents and thread settings;
 only the budget is cut to ``ppo_warmup_updates`` warm-up updates (training
 starts with every game fresh: enough updates for the first deal cycle to end;
@@ -53,7 +53,7 @@ an idle core, since training runs on one thread; on a busy machine the wall-cloc
 figure also counts the others' work).
 
 The ``league`` section times training the same way for the league run's config
-(``league_config``, ``experiments/configs/train_ppo_league.yaml``: SAT and belief
+(``league_config``, ``configs/train_ppo_league.yaml``: SAT and belief
 opponents, snapshots, belief features) and, run by run alternating with it,
 today's shipped config, with the same ``league_overrides`` applied to both, over
 ``league_repeats`` runs each; it reports both figures and their ratio. The budget
@@ -86,12 +86,11 @@ try:  # modules of an extra: a core-only install is told which extra to install
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf
 except ModuleNotFoundError as error:
-    from experiments.extras import missing_extra
+    from experiments.common.extras import missing_extra
 
     raise missing_extra(error) from error
 
 from cluedo_env import __version__
-from experiments import config as _config  # noqa: F401  (the version in the --help header)
 from experiments.benchmark import (
     agent_decisions,
     belief_updates,
@@ -102,10 +101,13 @@ from experiments.benchmark import (
     training,
 )
 from experiments.benchmark.machine import cpus, machine_probe
-from experiments.config import checked_main
+from experiments.common.settings import (
+    SHIPPED_CONFIGS,  # (also: the version in the --help header)
+    checked_main,
+)
 
 SECTIONS = ("core", "observe", "startup", "env", "rollouts", "agents", "ppo", "league", "beliefs")
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = SHIPPED_CONFIGS
 
 
 @dataclass
@@ -128,9 +130,9 @@ class BenchmarkConfig:
         ppo_warmup_updates: PPO updates per run before the measured ones: enough for the first deal
             cycle to end (reported as ``warmup_cycles``; training starts with every game fresh).
         ppo_updates: Measured PPO updates per run (after the warm-up) at the shipped config.
-        ppo_overrides: Hydra overrides of experiments/configs/train_ppo.yaml for the ppo section (empty: the
+        ppo_overrides: Hydra overrides of configs/train_ppo.yaml for the ppo section (empty: the
             shipped config, which is what the figure is meant to be; for tests and what-ifs).
-        league_config: The league run's training config (a file of experiments/configs) for the
+        league_config: The league run's training config (a file of configs) for the
             league section.
         league_overrides: Hydra overrides applied to both configs of the league section.
         league_repeats: Runs of each config in the league section (the median is reported).

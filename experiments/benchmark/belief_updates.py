@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def measure_beliefs(num_players: int, lineup: str, games: int, seed: int) -> dict:
-    """Exact beliefs (``agents.beliefs``) of seat 0 through whole classic games of ``lineup`` agents.
+    """Exact beliefs (``cluedo_env.inference.beliefs``) of seat 0 through whole classic games of ``lineup`` agents.
 
     The games are played first; then seat 0's view of each is replayed event by event, timing the
     incremental update after each event: ``RecordMaker.add`` and, when the event completes a record,
@@ -27,10 +27,10 @@ def measure_beliefs(num_players: int, lineup: str, games: int, seed: int) -> dic
     played, where Linux allows), next to its size before: an upper bound on what any one update used.
     """
     from agents.arena import EventLog, play_batch
-    from agents.beliefs import Beliefs, beliefs
-    from agents.records import RecordMaker, setup_of
     from agents.registry import make_agent
     from cluedo_env.core.events import read_events
+    from cluedo_env.inference.beliefs import Beliefs, beliefs
+    from cluedo_env.inference.from_events import RecordMaker, setup_of
 
     config = core.GameConfig(num_players=num_players)
     setup = setup_of(config)

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from agents.random_agent import sample_legal
+from agents.baselines.random_agent import sample_legal
 from cluedo_env import core
 
 ACCUSE_RATE = 0.02

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def shipped_train_config(overrides: Sequence[str] = (), config_name: str = "train_ppo"):
-    """``experiments/configs/<config_name>.yaml`` (with hydra ``overrides``) as the ``TrainConfig`` that
+    """``configs/<config_name>.yaml`` (with hydra ``overrides``) as the ``TrainConfig`` that
     training gets."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
@@ -154,7 +154,7 @@ def ppo_rows(cfg: BenchmarkConfig) -> dict:
 
 def show_ppo(cfg: BenchmarkConfig, figure: dict) -> None:
     print(
-        f"\nPPO training (experiments/configs/train_ppo.yaml: {figure['num_envs']} games x "
+        f"\nPPO training (configs/train_ppo.yaml: {figure['num_envs']} games x "
         f"{figure['num_steps']} steps, {figure['num_players']} players, "
         f"torch_threads={figure['torch_threads']}, update_threads={figure['update_threads']}; median of "
         f"{cfg.repeats} runs of {cfg.ppo_warmup_updates} warm-up + {cfg.ppo_updates} measured updates)"

@@ -1,0 +1,178 @@
+"""``SB3Agent``: a masked Stable-Baselines3 policy (sb3-contrib's ``MaskablePPO``) behind the agent interface.
+
+    agent = SB3Agent(path="runs/<run>/model.zip")        # or make_agent("sb3", path=...)
+
+Plays any ``MaskablePPO`` model of ``"MultiInputPolicy"`` or of
+``agents.integrations.sb3_policy.CardPolicy`` saved with ``model.save`` from
+``CluedoSingleAgentEnv`` or ``cluedo_env.sb3.CluedoSB3VecEnv`` (observation
+type ``"player"``), in any batch of games at once: the observation dicts of the
+deciding games, one forward pass, masked sampling (or the most likely action).
+
+The zip is read without unpickling: SB3's own ``load`` restores pickled Python
+objects from it (which could run code from a downloaded file), so this agent
+reads only the policy's weights (``policy.pth``, with torch's
+``weights_only=True``) and the plain JSON of ``policy_kwargs`` (``net_arch``,
+``CardPolicy``'s ``game`` and ``network``, other numbers and lists), and rebuilds
+the policy, one of the two classes above by the name SB3 wrote next to the
+pickled class, for the game's spaces. A model of another policy class, or whose
+``policy_kwargs`` holds anything else (an activation function, a feature
+extractor class), is refused with a ``ValueError``; so are weights that do
+not fit the declared network (a ``net_arch`` far wider than the stored
+tensors is refused before it is allocated) or hold a NaN or an infinity.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+
+from agents.base import Agent
+from agents.integrations.sb3_policy import POLICIES, MaskableMultiInputActorCriticPolicy
+from agents.ppo.model import check_weights
+from cluedo_env import core
+from cluedo_env.cluedo_v0 import observation_space, observe_players
+
+__all__ = ["SB3Agent", "load_policy"]
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is JSON data SB3 stored as itself (not a pickled object)."""
+    if isinstance(value, dict):
+        return ":serialized:" not in value and all(_plain(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, bool | int | float | str)
+
+
+def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInputActorCriticPolicy:
+    """The policy of a ``MaskablePPO`` zip, rebuilt for ``config``'s spaces without unpickling.
+
+    Raises:
+        ValueError: the file is not such a zip, its policy is neither ``MultiInputPolicy`` nor
+            ``CardPolicy``, its ``policy_kwargs`` is not plain data, or its weights do not fit
+            ``config`` and the declared ``net_arch`` (checked, and bounded by
+            ``agents.ppo.model.MAX_PARAMETERS``, before the policy is allocated) or are not finite
+            (the message names the tensor).
+    """
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+            with archive.open("policy.pth") as file:
+                weights = torch.load(file, map_location="cpu", weights_only=True)
+    except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {error}") from error
+    policy_class = data.get("policy_class")
+    # SB3 keeps the class pickled and, next to it, the text of its attributes: read the text only
+    known = [
+        cls
+        for cls in POLICIES.values()
+        if isinstance(policy_class, dict)
+        and policy_class.get("__module__") == cls.__module__
+        and f"{cls.__name__}.__init__" in str(policy_class.get("__init__"))
+    ]
+    if not known:
+        raise ValueError(
+            f"{path}: the policy must be sb3-contrib's MaskablePPO 'MultiInputPolicy' or "
+            "agents.integrations.sb3_policy.CardPolicy"
+        )
+    kwargs = data.get("policy_kwargs", {})
+    if not (isinstance(kwargs, dict) and _plain(kwargs)):
+        raise ValueError(
+            f"{path}: policy_kwargs holds Python objects ({sorted(kwargs)}), which this agent does not "
+            "unpickle; only plain numbers, strings and lists (such as net_arch) can be read"
+        )
+    space = observation_space(config)
+    A = core.ActionLayout(config).num_actions
+
+    def build(cls: type[MaskableMultiInputActorCriticPolicy]) -> MaskableMultiInputActorCriticPolicy:
+        # lr_schedule builds the optimizer, which an agent that only plays never uses
+        return cls(space, spaces.Discrete(A), lambda _: 0.0, **kwargs)
+
+    # First on the meta device: the declared shapes, checked and bounded before any allocation. SB3 moves
+    # its layers to the policy's ``device``, which must then say meta too.
+    on_meta = type(known[0].__name__, (known[0],), {"device": property(lambda _: torch.device("meta"))})
+    try:
+        with torch.device("meta"):
+            expected = build(on_meta).state_dict()
+    except (RuntimeError, TypeError, ValueError) as error:
+        raise ValueError(f"{path}: the model does not fit the game {config}: {error}") from error
+    check_weights(weights, expected, str(path), f"the game {config} and its policy_kwargs ({_shown(kwargs)})")
+    policy = build(known[0])
+    policy.load_state_dict(weights)
+    return policy.eval()
+
+
+def _shown(kwargs: dict[str, Any]) -> str:
+    """``policy_kwargs`` for a message: at most 300 characters."""
+    text = json.dumps(kwargs)
+    return text if len(text) <= 300 else text[:300] + " ..."
+
+
+class SB3Agent(Agent):
+    """Plays by a ``MaskablePPO`` model: its own observation and the legal actions -> an action.
+
+    Stateless between steps (the observation carries what the player knows).
+
+    Args:
+        seed: Seeds the sampling generator (re-seeded by ``reset``).
+        path: The model zip (``model.save`` of ``MaskablePPO``; ``experiments/train_sb3.py``
+            writes ``model.zip``).
+        deterministic: Play the most likely legal action instead of sampling.
+    """
+
+    name = "sb3"
+
+    def __init__(self, seed: int = 0, path: str | Path | None = None, deterministic: bool = False) -> None:
+        super().__init__(seed)
+        if path is None:
+            raise ValueError("SB3Agent needs path=<a MaskablePPO model zip>")
+        if not Path(path).is_file():
+            raise ValueError(f"SB3Agent path {str(path)!r} is not a file")
+        self.path = str(path)
+        self.deterministic = bool(deterministic)
+        self.policy: MaskableMultiInputActorCriticPolicy | None = None
+        self._policy_config: core.GameConfig | None = None
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        if config != self._policy_config:
+            self.policy = load_policy(self.path, config)
+            self._policy_config = config
+        super().reset(config, seats, seed)
+
+    def action_probabilities(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``float[len(games), A]``: the policy's probabilities over the legal actions."""
+        games = np.asarray(games, dtype=np.int64)
+        if len(games) == 0:
+            return np.zeros(mask.shape, dtype=np.float32)
+        observations = {
+            "observation": torch.from_numpy(observe_players(state, self.seats[games], games=games)),
+            "action_mask": torch.from_numpy(np.asarray(mask, dtype=np.float32)),
+        }
+        with torch.no_grad():
+            distribution = self.policy.get_distribution(observations, action_masks=np.asarray(mask))
+            probs = distribution.distribution.probs.numpy().astype(np.float64)
+        return np.where(mask, probs, 0.0)
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        if len(games) == 0:
+            return np.zeros(0, dtype=np.int64)
+        probs = self.action_probabilities(state, games, mask)
+        if self.deterministic:
+            return probs.argmax(axis=1).astype(np.int64)
+        cumulative = probs.cumsum(axis=1)
+        draws = self.rng.random(len(games))[:, None] * cumulative[:, -1:]
+        chosen = (cumulative <= draws).sum(axis=1)
+        # a draw on the last legal action's edge: the last legal action
+        last_legal = mask.shape[1] - 1 - np.asarray(mask)[:, ::-1].argmax(axis=1)
+        return np.minimum(chosen, last_legal).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return f"SB3Agent(seed={self.seed}, path={self.path!r}, deterministic={self.deterministic})"

@@ -1,0 +1,429 @@
+"""A client for OpenAI-compatible chat-completions endpoints (hosted services, vLLM, llama.cpp, ...).
+
+``ChatClient(base_url, model).complete(messages)`` posts one
+``/chat/completions`` request and returns the reply's text with its token
+counts. The API key is read from the environment variable named by
+``api_key_env`` (never from a config file), and is only sent when set.
+
+Failures, and what they raise after the retries:
+
+- Network failures (connection errors, timeouts, HTTP 408/429/5xx) are
+  retried with exponential backoff, up to ``network_retries`` times, and
+  counted; when the last attempt failed so, ``ChatError``: the server is down
+  or overloaded, and a run should stop (and resume later) rather than play on
+  without it.
+- A reply that is not a usable chat completion (not JSON, no message text,
+  ``usage`` counts that are not whole numbers of tokens in
+  ``[0, MAX_USAGE_TOKENS]``, a body over ``max_reply_bytes``) is retried the
+  same way; when the last attempt got one, ``ChatReplyError`` (a
+  ``ChatError``): the server answers but misbehaves, and a player falls back
+  on its own move (``agents.llm.llm_agent``).
+- Other HTTP errors (a wrong model name, a bad key) raise ``ChatError`` at
+  once, since asking again cannot help.
+
+Bounds. Each attempt has a wall-clock deadline of ``timeout_s`` from sending
+the request to the last byte of the reply, whatever the server sends
+meanwhile (a server that sends one byte a second is cut off at the deadline:
+its socket is shut down); every attempt opens its own connection so that the
+deadline can reach it. A reply body over ``max_reply_bytes`` is refused
+without reading the rest; the request asks for no compression
+(``Accept-Encoding: identity``), and a gzip or deflate body sent anyway is
+bounded the same once uncompressed.
+
+Redaction. No message of this module repeats a credential: the API key's
+value (and any password in ``base_url``) and whatever follows ``Bearer`` /
+``Basic`` or an ``Authorization`` / ``api-key`` header name are replaced by
+``[redacted]`` in every error, and at most ``ECHO_CHARS`` characters of a
+server's answer are quoted. A reply's text is returned with the key's value
+redacted too, since transcripts are files people share.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import re
+import socket
+import threading
+import time
+import zlib
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import SplitResult, urlsplit, urlunsplit
+
+import httpx
+
+__all__ = [
+    "ECHO_CHARS",
+    "MAX_REPLY_BYTES",
+    "MAX_USAGE_TOKENS",
+    "ChatClient",
+    "ChatError",
+    "ChatReply",
+    "ChatReplyError",
+]
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MAX_REPLY_BYTES = 512 * 1024  # default bound of a reply body: a 4,096-token answer is ~20 KB of JSON
+MAX_USAGE_TOKENS = 100_000_000  # the most tokens one request may report (beyond any context window)
+ECHO_CHARS = 200  # the most characters of a server's answer an error quotes
+REDACTED = "[redacted]"
+# A credential after its scheme or header name, in headers a server echoes as text or as JSON.
+_CREDENTIALS = (
+    re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+"),
+    re.compile(
+        r"(?i)\b(authorization|proxy-authorization|x-api-key|api[-_]?key)([\"']?\s*[:=]\s*[\"']?)[^\"',;}\r\n]+"
+    ),
+)
+
+
+class ChatError(RuntimeError):
+    """A request that failed for good (after its retries, or at once for a client error).
+
+    Attributes:
+        network_retries: Attempts after the first one that it made before giving up.
+    """
+
+    def __init__(self, message: str, network_retries: int = 0) -> None:
+        super().__init__(message)
+        self.network_retries = network_retries
+
+
+class ChatReplyError(ChatError):
+    """The server answered, but its last answer was not a usable chat completion (see the module docstring)."""
+
+
+class _BadReply(ValueError):
+    """One attempt's answer is not a usable chat completion (internal: retried, then ``ChatReplyError``)."""
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One chat completion.
+
+    Attributes:
+        text: The assistant message's content.
+        prompt_tokens: Tokens of the prompt, as the server counted them (0 if it did not say).
+        completion_tokens: Tokens of the reply, as the server counted them.
+        network_retries: Requests that failed and were sent again before this one succeeded.
+    """
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    network_retries: int
+
+
+class _Deadline:
+    """Shuts down the sockets of one attempt when its time is up (they are learnt from httpcore's trace)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's ``trace`` extension: keep the socket of each connection made for the attempt."""
+        if event not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        sock = info["return_value"].get_extra_info("socket")
+        if sock is None:
+            return
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:
+            _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    """Wake any read blocked on ``sock`` (``shutdown``, unlike ``close``, does) and end the connection."""
+    with contextlib.suppress(OSError):  # closed already
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def _token_count(usage: dict[str, Any], name: str) -> int:
+    """A ``usage`` count: absent or null is 0, anything but an int in ``[0, MAX_USAGE_TOKENS]`` is refused."""
+    value = usage.get(name)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_USAGE_TOKENS:
+        shown = repr(value) if isinstance(value, int | float) else type(value).__name__
+        raise _BadReply(
+            f"usage.{name} must be a whole number of tokens in [0, {MAX_USAGE_TOKENS:,}], got {shown}"
+        )
+    return value
+
+
+def _completion(body: bytes) -> tuple[str, int, int]:
+    """The text and the prompt and completion token counts of a chat-completion body.
+
+    Raises:
+        _BadReply: naming what is wrong with it.
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, too deeply nested
+        raise _BadReply(f"not JSON ({type(error).__name__})") from None
+    if not isinstance(data, dict):
+        raise _BadReply(f"the body is a JSON {type(data).__name__}, not an object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise _BadReply("no choices[0]")
+    message = choices[0].get("message")
+    text = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(text, str):
+        raise _BadReply(f"choices[0].message.content is {type(text).__name__}, not text")
+    usage = data.get("usage")
+    if usage is None:
+        usage = {}
+    if not isinstance(usage, dict):
+        raise _BadReply(f"usage is a JSON {type(usage).__name__}, not an object")
+    return text, _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens")
+
+
+class ChatClient:
+    """Posts chat-completion requests to one endpoint and model (thread-safe: share it between threads).
+
+    Args:
+        base_url: The API root, e.g. ``http://127.0.0.1:8000/v1`` (vLLM) or ``https://api.openai.com/v1``.
+        model: The model name the server knows.
+        api_key_env: Name of the environment variable holding the API key (unset or empty: no key sent).
+        temperature: Sampling temperature.
+        max_tokens: Most tokens of one reply (``max_tokens`` of the request).
+        timeout_s: Seconds one attempt may take, from sending the request to the reply's last byte.
+        network_retries: Attempts after the first one when the network or server fails.
+        backoff_s: Wait before the first retry; it doubles each retry (capped at 60 s).
+        max_reply_bytes: Most bytes of a reply body (default ``MAX_REPLY_BYTES``); a longer one is a
+            failed attempt.
+
+    Attributes:
+        url: The endpoint, as messages show it (without any user, password or query of ``base_url``).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        temperature: float = 0.0,
+        max_tokens: int = 512,
+        timeout_s: float = 60.0,
+        network_retries: int = 5,
+        backoff_s: float = 1.0,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+    ) -> None:
+        parts = _http_url(base_url)
+        if parts is None:
+            raise ValueError(f"base_url must be an http(s) URL, got {_shown_url(base_url)!r}")
+        if not _number(timeout_s) or not 0 < timeout_s < math.inf:
+            raise ValueError(f"timeout_s must be a number of seconds > 0, got {timeout_s!r}")
+        if not _number(backoff_s) or not 0 <= backoff_s < math.inf:
+            raise ValueError(f"backoff_s must be a number >= 0, got {backoff_s!r}")
+        for name, value, low in (
+            ("max_tokens", max_tokens, 1),
+            ("network_retries", network_retries, 0),
+            ("max_reply_bytes", max_reply_bytes, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        # a query (``?api-version=...``) stays after the path
+        self._url = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/chat/completions"))
+        self.url = _shown_url(self._url)
+        self.model = model
+        self.temperature = float(temperature)
+        self.max_tokens = max_tokens
+        self.timeout_s = float(timeout_s)
+        self.network_retries = network_retries
+        self.backoff_s = float(backoff_s)
+        self.max_reply_bytes = max_reply_bytes
+        headers = {"Content-Type": "application/json", "Accept-Encoding": "identity"}
+        key = os.environ.get(api_key_env, "") if api_key_env else ""
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        self._secrets = tuple(s for s in (key, parts.password) if s)
+        # No kept-alive connections: each attempt's own connection is one its deadline can shut.
+        self._http = httpx.Client(
+            headers=headers, timeout=self.timeout_s, limits=httpx.Limits(max_keepalive_connections=0)
+        )
+
+    def complete(self, messages: list[dict[str, str]]) -> ChatReply:
+        """The assistant's reply to a conversation (``[{"role": ..., "content": ...}, ...]``).
+
+        Raises:
+            ChatReplyError: the last of ``network_retries + 1`` attempts got an answer that is not a usable
+                chat completion.
+            ChatError: the last attempt failed on the network (or timed out), or the server refused the
+                request.
+        """
+        body = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        failures: list[str] = []
+        bad_reply = False
+        for attempt in range(self.network_retries + 1):
+            if attempt:
+                time.sleep(min(self.backoff_s * 2 ** (attempt - 1), 60.0))
+            try:
+                status, answer = self._post(body)
+            except _BadReply as error:  # too large
+                failures.append(f"the reply was refused: {error}")
+                bad_reply = True
+                continue
+            except (httpx.TransportError, TimeoutError) as error:  # refused, reset, timed out, cut off
+                failures.append(
+                    str(error) if isinstance(error, TimeoutError) else f"{type(error).__name__}: {error}"
+                )
+                bad_reply = False
+                continue
+            if status in RETRY_STATUS:
+                failures.append(f"HTTP {status}: {self._echo(answer)}")
+                bad_reply = False
+                continue
+            if status != 200:
+                raise ChatError(self._redact(f"{self.url} answered HTTP {status}: {self._echo(answer)}"))
+            try:
+                text, prompt_tokens, completion_tokens = _completion(answer)
+            except _BadReply as error:
+                failures.append(f"not a chat completion ({error}): {self._echo(answer)}")
+                bad_reply = True
+                continue
+            return ChatReply(
+                text=self._redact_secrets(text),
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                network_retries=attempt,
+            )
+        error = ChatReplyError if bad_reply else ChatError
+        raise error(
+            self._redact(
+                f"{self.url} failed {len(failures)} times (network_retries={self.network_retries}); last: "
+                f"{failures[-1]}"
+            ),
+            network_retries=len(failures) - 1,
+        )
+
+    def _post(self, body: dict[str, Any]) -> tuple[int, bytes]:
+        """The status and the body of one attempt, within ``timeout_s`` and ``max_reply_bytes``.
+
+        Raises:
+            TimeoutError: the deadline passed before the reply's last byte.
+            _BadReply: the body is longer than ``max_reply_bytes`` (or compressed in a way not asked for).
+            httpx.TransportError: the connection failed.
+        """
+        deadline = _Deadline(self.timeout_s)
+        too_slow = TimeoutError(f"no complete reply within timeout_s={self.timeout_s:g} s")
+        limit = self.max_reply_bytes
+        try:
+            with self._http.stream(
+                "POST", self._url, json=body, extensions={"trace": deadline.trace}
+            ) as response:
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > limit:
+                    raise _BadReply(f"its Content-Length {int(declared):,} is over max_reply_bytes={limit:,}")
+                chunks, size = [], 0
+                for chunk in response.iter_raw():  # as sent: a compressed body is bounded below
+                    size += len(chunk)
+                    if size > limit:
+                        raise _BadReply(f"its body is over max_reply_bytes={limit:,}")
+                    if deadline.expired:
+                        raise too_slow
+                    chunks.append(chunk)
+                if deadline.expired:
+                    raise too_slow
+                return response.status_code, _decoded(b"".join(chunks), response.headers, limit)
+        except httpx.TransportError:
+            if deadline.expired:  # the deadline shut the socket
+                raise too_slow from None
+            raise
+        finally:
+            deadline.cancel()
+
+    def _echo(self, answer: bytes) -> str:
+        """At most ``ECHO_CHARS`` characters of a server's answer, credentials redacted, quoted."""
+        text = self._redact(answer.decode("utf-8", errors="replace"))
+        return repr(text[:ECHO_CHARS]) + (
+            f" ... ({len(text):,} characters)" if len(text) > ECHO_CHARS else ""
+        )
+
+    def _redact_secrets(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+    def _redact(self, text: str) -> str:
+        """``text`` with the key's value and anything that looks like a credential replaced by ``[redacted]``."""
+        text = self._redact_secrets(text)
+        for pattern in _CREDENTIALS:
+            text = pattern.sub(rf"\1\2{REDACTED}", text)
+        return text
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+
+def _decoded(raw: bytes, headers: httpx.Headers, limit: int) -> bytes:
+    """A body as sent, uncompressed (gzip or deflate; the request asks for none) to at most ``limit`` bytes."""
+    encoding = headers.get("content-encoding", "identity").strip().lower()
+    if encoding in ("", "identity"):
+        return raw
+    if encoding not in ("gzip", "deflate"):
+        raise _BadReply(f"its body is compressed with {encoding[:40]!r}, which the request did not accept")
+    decompressor = zlib.decompressobj(wbits=47)  # 47: a gzip or a zlib header
+    try:
+        body = decompressor.decompress(raw, limit + 1)
+    except zlib.error:
+        raise _BadReply(f"its {encoding} body does not decompress") from None
+    if len(body) > limit or decompressor.unconsumed_tail:
+        raise _BadReply(f"its body is over max_reply_bytes={limit:,} once decompressed")
+    return body
+
+
+def _http_url(value: object) -> SplitResult | None:
+    """The parts of an http(s) URL with a host (and a numeric port if any); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError:
+        return None
+    return parts if parts.scheme in ("http", "https") and parts.hostname else None
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value)
+
+
+def _shown_url(url: object) -> object:
+    """A URL without its user, password and query (where credentials go), for messages."""
+    if not isinstance(url, str):
+        return url
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        netloc = f"[{host}]" if ":" in host else host
+        if parts.port is not None:
+            netloc += f":{parts.port}"
+    except ValueError:
+        return "<an unparsable URL>"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -1,0 +1,278 @@
+"""Language-model players: any OpenAI-compatible chat-completions endpoint plays a seat, in words.
+
+At each decision the agent sends a conversation of two messages: a system
+message (the prompt template ``system.txt`` with the rules summary of
+``cluedo_env.text.rules_summary``, the same for every decision of a game) and a
+user message (``decision.txt`` with the player's ``text_view``: its hand, what it
+has seen, optionally its notepad, the board, the decision and its legal
+commands). The reply is read by ``cluedo_env.commands.parse_command``.
+
+Invalid replies. A reply that is not one legal action is answered with the
+parser's error (``retry.txt``: why, and the legal commands) in the same
+conversation, and the model answers again, up to ``max_invalid_replies``
+times. If it still has not given a legal command the agent takes its fallback
+action and counts it: ``fallback="random"`` (default) a uniformly random legal
+action that is not an accusation (an accusation only when nothing else is
+legal), from the agent's seeded generator; ``"first"`` the first such action in
+action order (roll, take the passage, ..., make no suggestion, show the first
+card, end turn). Every reply, invalid reply and fallback is counted per game.
+
+Network. Requests go through ``agents.llm.chat.ChatClient``: failures are retried
+with exponential backoff (counted). A server that answers but never with a
+usable reply (``ChatReplyError``: not a chat completion, malformed ``usage``,
+a reply over ``max_reply_bytes``) does not stop the run: the agent takes its
+fallback action, counted in ``fallbacks``, and the decision's record holds the
+error (credentials redacted). A request that fails for good on the network
+(the server is down, or every attempt ran past ``timeout_s``) raises
+``ChatError``, which stops the batch: the tournament has written every finished
+chunk, and resuming plays only the games that are missing.
+
+Records. ``game_reports()`` gives, per game of the batch, the counts
+(``decisions``, ``replies``, ``invalid_replies``, ``fallbacks``,
+``prompt_tokens``, ``completion_tokens``, ``network_retries``) and the
+transcript: the system message once, then per decision the turn, the messages
+after the system message (the view, every reply and every error), the action
+taken (id and command), whether it was a fallback and, for a fallback after a
+failed request, ``error``: why it failed. The game's deal seed and
+these actions replay the game. With ``record_dir`` set, each decision is also
+appended to ``<record_dir>/game<deal seed>-seed<agent's batch seed>-P<seat>.jsonl``
+as soon as it is taken.
+
+Concurrency. The decisions of the games of a batch that wait on this agent at
+the same step are sent together, ``concurrency`` requests at a time.
+
+Prompt templates are plain text files (``string.Template``: ``$rules``,
+``$view``, ``$error``) in ``agents/llm/prompts/<name>/`` (shipped: ``default``), or a
+folder of your own holding ``system.txt``, ``decision.txt`` and ``retry.txt``.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.llm.chat import ChatClient, ChatReplyError
+from cluedo_env import core
+from cluedo_env.commands import CommandError, command, parse_command
+from cluedo_env.core.state import Phase
+from cluedo_env.text import rules_summary, text_view
+
+__all__ = ["COUNTS", "FALLBACKS", "LLMAgent", "load_prompts"]
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+PROMPT_FILES = ("system", "decision", "retry")
+FALLBACKS = ("random", "first")
+COUNTS = (
+    "decisions",
+    "replies",
+    "invalid_replies",
+    "fallbacks",
+    "prompt_tokens",
+    "completion_tokens",
+    "network_retries",
+)
+
+
+def load_prompts(
+    prompts: str, root: Path = PROMPTS_DIR, files: tuple[str, ...] = PROMPT_FILES
+) -> dict[str, string.Template]:
+    """The templates ``files`` (default ``system``, ``decision``, ``retry``) of a prompt set shipped in ``root``, or of a folder."""
+    folder = root / prompts if (root / prompts).is_dir() else Path(prompts)
+    if not folder.is_dir():
+        shipped = sorted(p.name for p in root.iterdir() if p.is_dir())
+        raise ValueError(f"prompts must be one of {shipped} or a folder of templates, got {prompts!r}")
+    missing = [name for name in files if not (folder / f"{name}.txt").is_file()]
+    if missing:
+        raise ValueError(f"prompt folder {folder} lacks {[f'{m}.txt' for m in missing]}")
+    return {name: string.Template((folder / f"{name}.txt").read_text(encoding="utf-8")) for name in files}
+
+
+class LLMAgent(Agent):
+    """A seat played by a chat model (see the module docstring).
+
+    Args:
+        seed: Seed of the fallback's random choices.
+        base_url: The endpoint's API root (e.g. ``http://127.0.0.1:8000/v1`` for a local vLLM server).
+        model: The model name.
+        concurrency: Requests in flight at once across the games of a batch.
+        max_invalid_replies: Times an invalid reply is answered with the error and asked again.
+        fallback: ``"random"`` or ``"first"`` (see the module docstring).
+        notepad: Show the player's notepad in each view.
+        prompts: A shipped prompt set (``"default"``) or a folder of templates.
+        record_dir: Folder where each decision is appended as it is taken (None: in memory only).
+        **chat: Options of ``agents.llm.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
+            ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``); ``timeout_s`` defaults
+            to 120 here.
+    """
+
+    name = "llm"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        base_url: str = "http://127.0.0.1:8000/v1",
+        model: str = "default",
+        concurrency: int = 8,
+        max_invalid_replies: int = 2,
+        fallback: str = "random",
+        notepad: bool = True,
+        prompts: str = "default",
+        record_dir: str | None = None,
+        **chat: Any,
+    ) -> None:
+        super().__init__(seed)
+        if fallback not in FALLBACKS:
+            raise ValueError(f"fallback must be one of {list(FALLBACKS)}, got {fallback!r}")
+        if not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}")
+        if not isinstance(max_invalid_replies, int) or max_invalid_replies < 0:
+            raise ValueError(f"max_invalid_replies must be an integer >= 0, got {max_invalid_replies!r}")
+        self.client = ChatClient(base_url, model, **{"timeout_s": 120.0, **chat})
+        self.model = model
+        self.concurrency = concurrency
+        self.max_invalid_replies = max_invalid_replies
+        self.fallback = fallback
+        self.notepad = notepad
+        self.prompts = load_prompts(prompts)
+        self.record_dir = Path(record_dir) if record_dir is not None else None
+        self._pool: ThreadPoolExecutor | None = None
+        self._events: list[list[np.ndarray]] = []
+        self._counts: list[dict[str, int]] = []
+        self._transcripts: list[dict] = []
+        self._rngs: list[np.random.Generator] = []
+
+    # --- the batch ------------------------------------------------------------------
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        super().reset(config, seats, seed)
+        self.system = self.prompts["system"].substitute(rules=rules_summary(config))
+        self._batch_seed = self.seed if seed is None else seed
+        self._events, self._counts, self._transcripts, self._rngs = [], [], [], []
+        for b in range(len(self.seats)):
+            self._new_game(b)
+        if self.record_dir is not None:
+            self.record_dir.mkdir(parents=True, exist_ok=True)
+
+    def _new_game(self, b: int) -> None:
+        fresh = (
+            [],
+            dict.fromkeys(COUNTS, 0),
+            {"model": self.model, "seat": int(self.seats[b]), "system": self.system, "decisions": []},
+            np.random.default_rng([self._batch_seed, b]),
+        )
+        if b < len(self._events):
+            self._events[b], self._counts[b], self._transcripts[b], self._rngs[b] = fresh
+        else:
+            for store, value in zip((self._events, self._counts, self._transcripts, self._rngs), fresh):
+                store.append(value)
+
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        super().reset_games(games, seats)
+        for b in np.asarray(games).tolist():
+            self._new_game(b)
+
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        for b in range(len(self.seats)):
+            rows = events[b, : state.num_events[b]]
+            if len(rows):
+                self._events[b].append(np.array(rows))
+        for b in range(len(self.seats)):
+            self._transcripts[b].setdefault("seed", int(state.seed[b]))
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="llm")
+        decisions = self._pool.map(lambda job: self._decide(state, *job), zip(games.tolist(), mask))
+        return np.fromiter(decisions, dtype=np.int64, count=len(games))
+
+    # --- one decision ---------------------------------------------------------------
+
+    def _decide(self, state: core.State, b: int, legal: np.ndarray) -> int:
+        config = self.config
+        seat = int(self.seats[b])
+        counts = self._counts[b]
+        rows = self._events[b]
+        history = np.concatenate(rows) if rows else np.zeros((0, 7), dtype=np.int16)
+        view = text_view(state, seat, history, game=b, notepad=self.notepad)
+        messages = [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": self.prompts["decision"].substitute(view=view)},
+        ]
+        room = int(state.location[b, seat])
+        counts["decisions"] += 1
+        action, invalid, failure = None, 0, None
+        for attempt in range(self.max_invalid_replies + 1):
+            try:
+                reply = self.client.complete(messages)
+            except ChatReplyError as error:  # the server misbehaves: play the fallback, say why
+                failure = str(error)
+                counts["network_retries"] += error.network_retries
+                break
+            counts["replies"] += 1
+            counts["prompt_tokens"] += reply.prompt_tokens
+            counts["completion_tokens"] += reply.completion_tokens
+            counts["network_retries"] += reply.network_retries
+            messages.append({"role": "assistant", "content": reply.text})
+            try:
+                action = parse_command(config, reply.text, legal, room=room)
+                break
+            except CommandError as error:
+                invalid += 1
+                if attempt < self.max_invalid_replies:
+                    messages.append(
+                        {"role": "user", "content": self.prompts["retry"].substitute(error=error)}
+                    )
+        counts["invalid_replies"] += invalid
+        fallback = action is None
+        if fallback:
+            counts["fallbacks"] += 1
+            action = self._fallback(b, legal)
+        record = {
+            "turn": int(state.turn[b]),
+            "phase": Phase.NAMES[int(state.phase[b])],
+            "messages": messages[1:],
+            "action": int(action),
+            "command": command(config, action),
+            "invalid_replies": invalid,
+            "fallback": fallback,
+        }
+        if failure is not None:
+            record["error"] = failure
+        self._transcripts[b]["decisions"].append(record)
+        if self.record_dir is not None:
+            # The batch seed tells apart the same deal played by other line-ups and rotations.
+            path = self.record_dir / f"game{int(state.seed[b])}-seed{self._batch_seed}-P{seat}.jsonl"
+            with path.open("a", encoding="utf-8") as file:
+                file.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return int(action)
+
+    def _fallback(self, b: int, legal: np.ndarray) -> int:
+        layout = core.rules_for(self.config).layout
+        actions = np.flatnonzero(legal)
+        calm = actions[(actions < layout.ACCUSE) | (actions >= layout.ACCUSE + layout.sizes["accuse"])]
+        choices = calm if len(calm) else actions
+        if self.fallback == "first":
+            return int(choices[0])
+        return int(self._rngs[b].choice(choices))
+
+    # --- reports --------------------------------------------------------------------
+
+    def game_reports(self) -> list[tuple[dict[str, int], dict]]:
+        """Per game of the batch: the counts (``COUNTS``) and the transcript (see the module docstring)."""
+        return [(dict(c), t) for c, t in zip(self._counts, self._transcripts)]
+
+    def close(self) -> None:
+        """Stop the request threads and close the connections (the reports stay)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+        self.client.close()
+
+    def __repr__(self) -> str:
+        return f"LLMAgent(model={self.model!r}, url={self.client.url!r}, seed={self.seed})"

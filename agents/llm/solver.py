@@ -1,0 +1,175 @@
+"""A language-model solver of reasoning tasks: any OpenAI-compatible chat endpoint answers from the task's text.
+
+``LLMSolver(base_url=..., model=...)`` is a solver (``solve(task) -> answer``)
+like the built-in ones. For each task it sends two messages: a system message
+(``system.txt`` with the rules summary of the task's config, the one a
+language-model player gets) and a user message (``question.txt`` with the
+task's text, the names of the owners and cards, and the answer's form). The
+text is the task's ``text``: in ``v2`` tasks the text view a language-model
+player is shown at that decision (``cluedo_env.text.text_view``); ``v1`` tasks
+hold transcript sentences, shown as that view's hand and history.
+
+The reply must end with a JSON object (best in a fenced ``json`` block): the
+answer dict of ``cluedo_env.reasoning.score``. A reply holding no JSON object is
+answered with the reason (``retry.txt``) in the same conversation, up to
+``max_invalid_replies`` times; after that the task is unanswered (``None``,
+scored as an empty answer and reported by the scorer). What the object holds
+is left to the scorer: malformed facts or probabilities are scored as wrong or
+uniform, never crash.
+
+Counts (``counts``): tasks, replies, invalid replies, unanswered tasks, prompt
+and completion tokens, network retries; ``transcripts`` holds per task its id,
+the messages after the system message and whether it was answered. Requests go
+through ``agents.llm.chat.ChatClient`` (retries with backoff, a deadline and a size
+bound per attempt, strict ``usage`` counts; a request that fails for good
+raises ``ChatError``, or ``ChatReplyError`` for a misbehaving server, which the
+benchmark runner scores as an empty answer and reports).
+
+Prompt templates (``string.Template``: ``$rules``; ``$view``, ``$me``,
+``$owners``, ``$cards``; ``$error``) are the files of
+``agents/llm/solver_prompts/<name>/`` (shipped: ``default``) or of a folder of
+your own holding ``system.txt``, ``question.txt`` and ``retry.txt``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agents.llm.chat import ChatClient
+from agents.llm.llm_agent import load_prompts
+from cluedo_env import core
+from cluedo_env.text import rules_summary
+
+__all__ = ["COUNTS", "LLMSolver", "read_answer"]
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "solver_prompts"
+PROMPT_FILES = ("system", "question", "retry")
+COUNTS = (
+    "tasks",
+    "replies",
+    "invalid_replies",
+    "unanswered",
+    "prompt_tokens",
+    "completion_tokens",
+    "network_retries",
+)
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+
+
+def read_answer(reply: str) -> dict[str, Any]:
+    """The answer dict at the end of a reply: the last fenced JSON object, else the last outermost one.
+
+    Raises:
+        ValueError: the reply holds no JSON object.
+    """
+    fenced = _FENCED.findall(reply)
+    for candidate in reversed(fenced):
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    decoder, found, start = json.JSONDecoder(), None, reply.find("{")
+    while start >= 0:  # outermost objects, left to right: the last one wins
+        try:
+            value, end = decoder.raw_decode(reply, start)
+        except json.JSONDecodeError:
+            start = reply.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            found = value
+        start = reply.find("{", end)
+    if found is not None:
+        return found
+    raise ValueError("the reply holds no JSON object; end it with the answer object in a ```json block")
+
+
+def _view(task: Mapping[str, Any]) -> str:
+    """The task's text: the text view (``v2``), or a ``v1`` task's sentences under its hand."""
+    if isinstance(task["text"], str):
+        return task["text"]
+    me = task["players"][task["observer"]]
+    lines = "\n".join(f"- {line}" for line in task["text"]) or "- nothing yet"
+    return f"You are {me}.\n\nYour cards: {', '.join(task['hand']) or 'none'}.\n\nWhat you have seen so far:\n{lines}"
+
+
+class LLMSolver:
+    """Answers reasoning tasks with a chat model (see the module docstring).
+
+    Args:
+        base_url: The endpoint's API root (e.g. ``http://127.0.0.1:8000/v1`` for a local vLLM server).
+        model: The model name.
+        max_invalid_replies: Times a reply without a JSON object is answered with the reason and asked again.
+        prompts: A shipped prompt set (``"default"``) or a folder of templates.
+        **chat: Options of ``agents.llm.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
+            ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``); ``max_tokens`` defaults
+            to 4096 and
+            ``timeout_s`` to 300 here, since an answer lists many facts.
+    """
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8000/v1",
+        model: str = "default",
+        max_invalid_replies: int = 1,
+        prompts: str = "default",
+        **chat: Any,
+    ) -> None:
+        if not isinstance(max_invalid_replies, int) or max_invalid_replies < 0:
+            raise ValueError(f"max_invalid_replies must be an integer >= 0, got {max_invalid_replies!r}")
+        self.client = ChatClient(base_url, model, **{"max_tokens": 4096, "timeout_s": 300.0, **chat})
+        self.model = model
+        self.max_invalid_replies = max_invalid_replies
+        self.prompts = load_prompts(prompts, root=PROMPTS_DIR, files=PROMPT_FILES)
+        self.counts = dict.fromkeys(COUNTS, 0)
+        self.transcripts: list[dict[str, Any]] = []
+
+    def __call__(self, task: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The model's answer to one task (its public view), or None when it gave no readable answer."""
+        rules = task.get("rules") or rules_summary(core.GameConfig(**task["config"]))
+        owners = [*task["players"], "envelope"] + (["table"] if task["config"].get("duel") else [])
+        cards = [card for group in ("suspects", "weapons", "rooms") for card in task["cards"][group]]
+        question = self.prompts["question"].substitute(
+            view=_view(task),
+            me=task["players"][task["observer"]],
+            owners=", ".join(owners),
+            cards=", ".join(cards),
+        )
+        messages = [
+            {"role": "system", "content": self.prompts["system"].substitute(rules=rules)},
+            {"role": "user", "content": question},
+        ]
+        self.counts["tasks"] += 1
+        answer = None
+        for attempt in range(self.max_invalid_replies + 1):
+            reply = self.client.complete(messages)
+            for name in ("prompt_tokens", "completion_tokens", "network_retries"):
+                self.counts[name] += getattr(reply, name)
+            self.counts["replies"] += 1
+            messages.append({"role": "assistant", "content": reply.text})
+            try:
+                answer = read_answer(reply.text)
+                break
+            except ValueError as error:
+                self.counts["invalid_replies"] += 1
+                if attempt < self.max_invalid_replies:
+                    messages.append(
+                        {"role": "user", "content": self.prompts["retry"].substitute(error=error)}
+                    )
+        self.counts["unanswered"] += answer is None
+        self.transcripts.append(
+            {"id": task.get("id", ""), "messages": messages[1:], "answered": answer is not None}
+        )
+        return answer
+
+    def close(self) -> None:
+        """Close the connections (the counts and transcripts stay)."""
+        self.client.close()
+
+    def __repr__(self) -> str:
+        return f"LLMSolver(model={self.model!r}, url={self.client.url!r})"

@@ -1,0 +1,391 @@
+"""The belief agent: plays by the exact odds of every card's place (``cluedo_env.inference.beliefs``).
+
+Knowledge: one incremental ``beliefs.Beliefs`` per game (the counting model),
+fed with the records of the agent's own event views (``records.RecordMaker``),
+as the SAT agent feeds its solver. Everything derived from a posterior (the
+envelope's distribution, the value of suggestions) is cached until a record
+changes the posterior, so most decisions cost a dictionary look-up.
+
+What to ask: expected information (``info_suggestions=True``)
+    The value of suggesting ``(s, w, r)`` is the expected entropy reduction of
+    the envelope distribution, ``I(E; A) = H(E) - E_A[H(E | A)]``, over the
+    answers ``A`` it may receive (who shows which card, or nobody; a refuter
+    holding several of the named cards shows each alike), under the exact
+    posterior (``cluedo_env.inference.information``). Counting it exactly takes a few
+    conditioned posteriors per answer, so the agent screens first: the cheap
+    ``screen_information`` (the named cards' owners taken as independent)
+    values all suggestions of the room it is in, and the ``exact_candidates``
+    best of the screen are counted exactly; it makes the best of those. On
+    positions of SAT games (``docs/belief_vs_sat/screen_vs_exact.py``), the
+    screen's best 3 held the exact best of the room's 36 suggestions in 27
+    of 30 positions at 4 players and 21 of 24 at 6, losing 0.012 and 0.004
+    bits on average (the best is worth about 1 bit); counting all 36 costs 12
+    times as much. ``tests/agents/test_belief_agent.py`` checks that the choice is
+    the exact best when all are counted.
+
+    Where to go: a room is worth the screen's best suggestion there,
+    discounted by ``(1 - move_discount) ** moves`` to get there
+    (``agents.moves``, the movement the SAT agent uses, around standing pawns
+    in the duel): on the classic board two dice carry a pawn about seven moves
+    a turn, so the default 0.05 trades about 30% of a suggestion's
+    information for a turn of walking. With ``info_suggestions=False`` (the
+    ablation) it asks for the most likely envelope triple of the room instead,
+    and walks toward the room most likely in the envelope.
+
+When to accuse: a decision under risk (``risk_accusations=True``)
+    It accuses the most likely triple when its probability is 1. With the
+    risk rule it also accuses when that probability ``p`` beats its chance of
+    winning by waiting, an optimal-stopping estimate. Its own progress: each
+    turn of its own gains about ``bits_per_turn`` bits about the envelope, so
+    after ``k`` more turns the best triple's probability is about ``p_k =
+    min(1, p 2^(k bits_per_turn))``, and it is sure after ``T = ceil(H(E) /
+    bits_per_turn)`` turns (``H(E)`` the envelope's entropy; ``p_T = 1``). The
+    opponents' progress: each opponent still in the game accuses rightly on
+    its next turn with a hazard ``h_i(t)`` (``agents.reasoners.risk``), so the chance
+    that none does within ``k`` turns is ``S_k = prod over opponents i, over
+    t < k of (1 - h_i(t))``, and waiting is worth ``max over k = 1 .. T of
+    S_k p_k`` (waiting ``k`` turns, then accusing). It accuses when ``p`` is
+    larger. The hazard, ``risk_model``:
+
+    - ``"evidence"`` (default): read from what the agent sees of each
+      opponent, ``h_i = min(1, hazard_per_answer * answers_i +
+      hazard_unrefuted * unrefuted_i)``, held for the turns ahead:
+      ``answers_i`` counts the opponent's suggestions that somebody refuted
+      (the answers it received; each narrows its candidates), ``unrefuted_i``
+      those that nobody could (it may well be sure now). The rule so waits
+      where the opponents have learnt little, which is what a hard deal
+      looks like from outside. The hazards (0.02 and 0.1 per opponent per
+      turn) are set by the sweep ``lineup=belief_risk_sweep`` against SAT
+      agents (``docs/belief_vs_sat``; ``bits_per_turn`` 1.5 is the first
+      version's, not swept again):
+      half these hazards did better at 4 players, one and a half times them
+      at 6 (more opponents make waiting costlier), neither resolved by the
+      sweep's 200 and 120 games; the middle is kept. Measured against SAT
+      agents: 38.7% [36.6, 40.9] of 2,000 4-player games won (4.0% ended in
+      a wrong accusation), 28.8% [26.1, 31.7] of 1,002 6-player games (7.9%).
+    - ``"sat_hazard"``: a SAT agent's hazard by the turns the opponent has
+      taken (``agents.reasoners.risk.hazard``, measured in SAT self-play), the same
+      for every deal. Against SAT agents it accused too early, wrongly in 18%
+      of 4-player games and 54% of 6-player ones (``docs/belief_vs_sat``): in
+      a position still unsure late in the game, a hard deal, the opponents
+      are slower than the average hazard says. The v2 reasoning tasks were
+      generated with it (``bits_per_turn=1.0``).
+
+    On the last turn before ``max_turns`` it accuses the most likely triple
+    whatever its probability. Without the risk rule it accuses only when the
+    posterior is certain, so never wrongly.
+
+What to show: ``refute_strategy=True``
+    The card that reveals least (``agents.showing``, as the SAT agent); with
+    ``refute_strategy=False`` any matching card at random.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from agents.base import GameByGameAgent
+from agents.moves import choose_move
+from agents.reasoners.risk import RISK_MODELS, evidence_hazard, hazard
+from agents.routes import Routes
+from agents.showing import least_revealing
+from cluedo_env import core
+from cluedo_env.core import events as ev
+from cluedo_env.inference.beliefs import Beliefs, Posterior
+from cluedo_env.inference.from_events import (
+    RECORD_EVENT_KINDS,
+    RecordMaker,
+    plain_record,
+    record_from_plain,
+    setup_of,
+)
+from cluedo_env.inference.information import answer_information, screen_information
+
+__all__ = ["BeliefAgent"]
+
+
+def entropy_bits(p: np.ndarray) -> float:
+    """The entropy of a distribution, in bits."""
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+class BeliefAgent(GameByGameAgent):
+    """Plays by the exact posterior (see the module docstring).
+
+    Args:
+        seed: Seed for tie-breaking.
+        info_suggestions: Suggest and walk by expected information (else by the most likely triple).
+        risk_accusations: Accuse before certainty when the odds beat the risk of waiting.
+        refute_strategy: Show the card that reveals least (else any matching card at random).
+        exact_candidates: Suggestions of the room (the screen's best) whose information is counted
+            exactly before choosing.
+        move_discount: Fraction of a room's value lost per move needed to get there.
+        bits_per_turn: Envelope information the agent expects to gain per turn of its own.
+        risk_model: How it reads the opponents' progress (``agents.reasoners.risk.RISK_MODELS``): ``"evidence"``,
+            from their answers and unrefuted suggestions; ``"sat_hazard"``, a SAT agent's hazard by
+            the turns they have taken.
+        hazard_per_answer: ``"evidence"``: an opponent's hazard per suggestion of its that was refuted.
+        hazard_unrefuted: ``"evidence"``: the same, per suggestion of its that nobody could refute.
+    """
+
+    name = "belief"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        info_suggestions: bool = True,
+        risk_accusations: bool = True,
+        refute_strategy: bool = True,
+        exact_candidates: int = 3,
+        move_discount: float = 0.05,
+        bits_per_turn: float = 1.5,
+        risk_model: str = "evidence",
+        hazard_per_answer: float = 0.02,
+        hazard_unrefuted: float = 0.1,
+    ) -> None:
+        super().__init__(seed)
+        if (
+            not isinstance(exact_candidates, int)
+            or isinstance(exact_candidates, bool)
+            or exact_candidates < 1
+        ):
+            raise ValueError(f"exact_candidates must be an int >= 1, got {exact_candidates!r}")
+        if not 0.0 <= move_discount < 1.0:
+            raise ValueError(f"move_discount must be in [0, 1), got {move_discount!r}")
+        if not bits_per_turn > 0:
+            raise ValueError(f"bits_per_turn must be > 0, got {bits_per_turn!r}")
+        if risk_model not in RISK_MODELS:
+            raise ValueError(f"risk_model must be one of {RISK_MODELS}, got {risk_model!r}")
+        for option, value in (
+            ("hazard_per_answer", hazard_per_answer),
+            ("hazard_unrefuted", hazard_unrefuted),
+        ):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{option} must be in [0, 1], got {value!r}")
+        self.info_suggestions = bool(info_suggestions)
+        self.risk_accusations = bool(risk_accusations)
+        self.refute_strategy = bool(refute_strategy)
+        self.exact_candidates = exact_candidates
+        self.move_discount = move_discount
+        self.bits_per_turn = bits_per_turn
+        self.risk_model = risk_model
+        self.hazard_per_answer = hazard_per_answer
+        self.hazard_unrefuted = hazard_unrefuted
+
+    # -- knowledge ---------------------------------------------------------------
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        super().reset(config, seats, seed)
+        if self.risk_accusations and self.risk_model == "sat_hazard":
+            hazard(config.num_players, np.zeros(1))  # refuses, before any game, a table it has no model for
+        self.setup = setup_of(config)
+        self.rules = core.rules_for(config)
+        self.routes = Routes(config) if config.board == "classic" else None
+        B, P, C = len(self.seats), config.num_players, config.cards.num_cards
+        self.beliefs: list[Beliefs | None] = [None] * B
+        self.makers = [RecordMaker(self.setup, int(seat)) for seat in self.seats]
+        self.shown_to = np.zeros((B, P, C), dtype=bool)  # cards I showed to each player
+        self.turns_taken = np.zeros((B, P), dtype=np.int64)  # turns each player has begun
+        self.answers = np.zeros((B, P), dtype=np.int64)  # each player's suggestions that somebody refuted
+        self.unrefuted = np.zeros((B, P), dtype=np.int64)  # ... that nobody could refute
+        self.out = np.zeros((B, P), dtype=bool)  # accused wrongly
+        self._cache: list[tuple[Posterior, dict] | None] = [None] * B
+
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        super().reset_games(games, seats)
+        for game in np.asarray(games).tolist():
+            self.beliefs[game] = None
+            self.makers[game] = RecordMaker(self.setup, int(self.seats[game]))
+            self._cache[game] = None
+        for notes in (self.shown_to, self.turns_taken, self.answers, self.unrefuted, self.out):
+            notes[games] = 0
+
+    def state_dict(self) -> dict[str, Any]:
+        """Its records of each game (the posteriors are counted again from them), half-built records,
+        the cards it showed, the opponents' turns, answers and unrefuted suggestions, and who is out."""
+        return {
+            **super().state_dict(),
+            "records": [None if b is None else [plain_record(r) for r in b.records] for b in self.beliefs],
+            "makers": [maker.state_dict() for maker in self.makers],
+            "shown_to": self.shown_to.copy(),
+            "turns_taken": self.turns_taken.copy(),
+            "answers": self.answers.copy(),
+            "unrefuted": self.unrefuted.copy(),
+            "out": self.out.copy(),
+        }
+
+    def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(config, state)
+        self.beliefs = [
+            None if records is None else Beliefs(self.setup, int(seat), map(record_from_plain, records))
+            for seat, records in zip(self.seats, state["records"], strict=True)
+        ]
+        for maker, saved in zip(self.makers, state["makers"], strict=True):
+            maker.load_state_dict(saved)
+        self._cache = [None] * len(self.seats)
+        self.shown_to[...] = state["shown_to"]
+        self.turns_taken[...] = state["turns_taken"]
+        self.answers[...] = state["answers"]
+        self.unrefuted[...] = state["unrefuted"]
+        self.out[...] = state["out"]
+
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        kind = events[:, :, ev.KIND]
+        for game, row in zip(*np.nonzero(np.isin(kind, RECORD_EVENT_KINDS)), strict=True):
+            record = self.makers[game].add(events[game, row])
+            if record is not None:
+                if self.beliefs[game] is None:
+                    self.beliefs[game] = Beliefs(self.setup, int(self.seats[game]), [record])
+                else:
+                    self.beliefs[game].add(record)
+        game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, ev.PLAYER] == self.seats[:, None]))
+        self.shown_to[game, events[game, row, ev.SUGGESTER], events[game, row, ev.CARD]] = True
+        # The opponents' progress, as far as the risk rule reads it: their turns, the answers they
+        # received, their suggestions nobody refuted, and who is out.
+        game, row = np.nonzero(kind == ev.TURN)
+        np.add.at(self.turns_taken, (game, events[game, row, ev.PLAYER]), 1)
+        game, row = np.nonzero(kind == ev.SHOW)
+        np.add.at(self.answers, (game, events[game, row, ev.SUGGESTER]), 1)
+        game, row = np.nonzero(kind == ev.NO_REFUTE)
+        np.add.at(self.unrefuted, (game, events[game, row, ev.PLAYER]), 1)
+        game, row = np.nonzero((kind == ev.ACCUSE) & (events[:, :, ev.CORRECT] == 0))
+        self.out[game, events[game, row, ev.PLAYER]] = True
+
+    def _beliefs(self, game: int) -> Beliefs:
+        if self.beliefs[game] is None:
+            self.beliefs[game] = Beliefs(self.setup, int(self.seats[game]))
+        return self.beliefs[game]
+
+    def posterior(self, game: int) -> Posterior:
+        """The agent's exact posterior in one game."""
+        return self._beliefs(game).posterior()
+
+    def _derived(self, game: int) -> dict:
+        """What the decisions read from the posterior, computed once per posterior."""
+        posterior = self.posterior(game)
+        cached = self._cache[game]
+        if cached is None or cached[0] is not posterior:
+            joint = posterior.envelope()
+            cached = (posterior, {"envelope": joint, "solved": posterior.knowledge().solved(), "exact": {}})
+            self._cache[game] = cached
+        return cached[1]
+
+    def screen(self, game: int) -> np.ndarray:
+        """``float[S, W, R]``: the screen's value of every suggestion (bits; see the module docstring)."""
+        derived = self._derived(game)
+        if "screen" not in derived:
+            seat = int(self.seats[game])
+            derived["screen"] = screen_information(self.setup, seat, self.posterior(game).probabilities())
+        return derived["screen"]
+
+    def exact_value(self, game: int, suggestion: tuple[int, int, int]) -> float:
+        """The exact expected information of a suggestion (category-local indices), in bits."""
+        exact = self._derived(game)["exact"]
+        if suggestion not in exact:
+            offsets = [c.start for c in self.setup.deck.categories]
+            triple = tuple(i + o for i, o in zip(suggestion, offsets, strict=True))
+            exact[suggestion] = answer_information(self._beliefs(game), triple)
+        return exact[suggestion]
+
+    # -- decisions ---------------------------------------------------------------
+
+    def decide(self, state: core.State, game: int, legal: np.ndarray) -> int:
+        lay = self.rules.layout
+        phase = int(state.phase[game])
+        if phase == core.Phase.REFUTE:
+            return self._refute(state, game, legal)
+        accusation = self._accusation(state, game)
+        if accusation is not None and phase in (core.Phase.TURN, core.Phase.ACCUSE) and legal[accusation]:
+            return accusation
+        if phase == core.Phase.SUGGEST:
+            room = int(state.location[game, self.seats[game]])
+            s, w = self._suggestion(game, room)
+            return lay.SUGGEST + s * self.rules.W + w
+        if phase == core.Phase.ACCUSE:
+            return lay.END_TURN
+        if accusation is not None:  # only here because accusing needs a room: any room will do
+            room_value = np.ones(self.rules.R)
+        elif self.info_suggestions:
+            room_value = self.screen(game).max(axis=(0, 1))
+        else:
+            room_value = self._derived(game)["envelope"].sum(axis=(0, 1))
+        seat = int(self.seats[game])
+        return choose_move(
+            state, game, seat, legal, room_value, room_value, self.move_discount, self.routes, self.rng
+        )
+
+    def _suggestion(self, game: int, room: int) -> tuple[int, int]:
+        """The suspect and weapon to name in ``room`` (see the module docstring)."""
+        if not self.info_suggestions:
+            return np.unravel_index(
+                self._argmax(self._derived(game)["envelope"][:, :, room].reshape(-1)),
+                (self.rules.S, self.rules.W),
+            )
+        screen = self.screen(game)[:, :, room].reshape(-1)
+        candidates = np.argsort(-screen, kind="stable")[: self.exact_candidates]
+        exact = np.array([self.exact_value(game, (*divmod(int(q), self.rules.W), room)) for q in candidates])
+        return divmod(int(candidates[self._argmax(exact)]), self.rules.W)
+
+    def _accusation(self, state: core.State, game: int) -> int | None:
+        """The accusation action it would make now, or None to wait (see the module docstring)."""
+        derived = self._derived(game)
+        joint = derived["envelope"]
+        if derived["solved"] is not None:
+            s, w, r = np.unravel_index(int(joint.argmax()), joint.shape)
+        elif not self.risk_accusations:
+            return None
+        else:
+            best = int(joint.argmax())
+            p = float(joint.reshape(-1)[best])
+            last_turn = int(state.turn[game]) >= self.config.max_turns - 1
+            if not last_turn and p <= self.waiting_value(game, p):
+                return None
+            s, w, r = np.unravel_index(best, joint.shape)
+        return self.rules.layout.encode("accuse", int(s), int(w), int(r))
+
+    def waiting_value(self, game: int, p: float) -> float:
+        """The estimated chance of winning by waiting, when the best triple has probability ``p``.
+
+        ``max over k = 1 .. T`` of (no opponent accuses rightly in its next ``k`` turns) x (the
+        best triple's probability after ``k`` more turns of its own, ``min(1, p 2^(k b))``, and 1
+        at ``T``): see the module docstring.
+        """
+        b = self.bits_per_turn
+        turns = max(1, math.ceil(entropy_bits(self._derived(game)["envelope"]) / b - 1e-9))
+        others = np.ones(self.config.num_players, dtype=bool)
+        others[self.seats[game]] = False
+        others &= ~self.out[game]
+        if self.risk_model == "sat_hazard":
+            ahead = self.turns_taken[game, others][:, None] + np.arange(turns)[None, :]  # [opponents, T]
+            hazards = hazard(self.config.num_players, ahead)
+        else:  # "evidence": what it has seen of each opponent, held for the turns ahead
+            now = evidence_hazard(
+                self.answers[game, others],
+                self.unrefuted[game, others],
+                self.hazard_per_answer,
+                self.hazard_unrefuted,
+            )
+            hazards = np.repeat(now[:, None], turns, axis=1)
+        survive = np.cumprod(np.prod(1.0 - hazards, axis=0))  # [T]
+        k = np.arange(1, turns + 1)
+        later = np.minimum(1.0, p * 2.0 ** (k * b))
+        later[-1] = 1.0
+        return float((survive * later).max())
+
+    def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
+        lay = self.rules.layout
+        cards = np.flatnonzero(legal[lay.SHOW : lay.SHOW + self.setup.deck.num_cards])
+        if self.refute_strategy:
+            return lay.SHOW + least_revealing(
+                cards, self.shown_to[game], int(state.turn_player[game]), self.rng
+            )
+        return lay.SHOW + int(cards[self.rng.integers(len(cards))])
+
+    def _argmax(self, values: np.ndarray) -> int:
+        best = np.flatnonzero(values >= values.max() - 1e-12)
+        return int(best[self.rng.integers(len(best))])

@@ -1,0 +1,255 @@
+"""Records: what an observer may have noted (``OwnHand``, ``Suggestion``, ``Accusation``, ``Seen``) and ``check_record``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from cluedo_env.inference.cards import CATEGORY_NAMES, Setup
+
+
+def _ints(values: Iterable[int]) -> tuple[int, ...]:
+    return tuple(int(v) for v in values)
+
+
+@dataclass(frozen=True)
+class OwnHand:
+    """The observer's own hand.
+
+    Attributes:
+        player: The observer.
+        cards: All the cards dealt to them.
+    """
+
+    player: int
+    cards: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", _ints(self.cards))
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A suggestion and the answers to it.
+
+    Attributes:
+        suggester: The player who suggested.
+        cards: The suspect, weapon and room named (one of each category).
+        passed: The players asked who said they hold none, in the order asked:
+            clockwise from the suggester's left, so ``suggester + 1, suggester
+            + 2, ...`` (mod the number of players). Never the suggester, who is
+            not asked.
+        shown_by: The player who showed a card: the one asked right after the
+            last in ``passed``. None if nobody showed (``passed`` then lists
+            every other player), or while the answer is still pending (the
+            refuter is deciding; ``passed`` lists the passes announced so far,
+            which are facts already).
+        shown_card: The card shown, when the observer saw it (the observer is
+            the suggester or the refuter); None otherwise.
+    """
+
+    suggester: int
+    cards: tuple[int, int, int]
+    passed: tuple[int, ...] = ()
+    shown_by: int | None = None
+    shown_card: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", _ints(self.cards))
+        object.__setattr__(self, "passed", _ints(self.passed))
+        if self.shown_by is not None:
+            object.__setattr__(self, "shown_by", int(self.shown_by))
+        if self.shown_card is not None:
+            object.__setattr__(self, "shown_card", int(self.shown_card))
+
+
+@dataclass(frozen=True)
+class Accusation:
+    """An accusation and whether it was right.
+
+    Attributes:
+        player: The accuser.
+        cards: The suspect, weapon and room named (one of each category).
+        correct: Whether they are the envelope's three cards.
+    """
+
+    player: int
+    cards: tuple[int, int, int]
+    correct: bool
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", _ints(self.cards))
+        # bool("false") is True: only a boolean (or the 0/1 of an event row) says which.
+        flag = self.correct
+        if not isinstance(flag, (bool, np.bool_)) and not (
+            isinstance(flag, (int, np.integer)) and flag in (0, 1)
+        ):
+            raise TypeError(f"correct must be True or False (or 1 or 0), got {flag!r}")
+        object.__setattr__(self, "correct", bool(flag))
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The observer saw where a card lies.
+
+    Attributes:
+        card: The card.
+        owner: Its owner: a player who showed it, ``Setup.table`` for a
+            face-down card looked at (duel), ``Setup.envelope`` for a solution
+            revealed.
+    """
+
+    card: int
+    owner: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "card", int(self.card))
+        object.__setattr__(self, "owner", int(self.owner))
+
+
+Record = OwnHand | Suggestion | Accusation | Seen
+RECORD_TYPES = (OwnHand, Suggestion, Accusation, Seen)
+
+
+class RecordBook:
+    """The records one observer has noted of one game, with the game's set-up.
+
+    The base of what is built from records: ``Notepad`` (entailed knowledge) and
+    ``cluedo_env.inference.beliefs.Beliefs`` (the posterior).
+
+    Args:
+        setup: The game's set-up.
+        observer: The player who noted the records.
+
+    Raises:
+        ValueError: If ``observer`` is not a player of ``setup``.
+    """
+
+    def __init__(self, setup: Setup, observer: int) -> None:
+        setup.check_player(observer, "observer")
+        self._setup = setup
+        self._observer = int(observer)
+        self._records: list[Record] = []
+
+    @property
+    def setup(self) -> Setup:
+        """The game's set-up."""
+        return self._setup
+
+    @property
+    def observer(self) -> int:
+        """The player who noted the records."""
+        return self._observer
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        """The records added so far, in order."""
+        return tuple(self._records)
+
+
+def _check_triple(setup: Setup, cards: tuple[int, ...], what: str) -> None:
+    if len(cards) != len(CATEGORY_NAMES):
+        raise ValueError(f"{what} must name 3 cards, got {cards}")
+    categories = sorted(setup.deck.category(c) for c in cards)
+    if categories != [0, 1, 2]:
+        raise ValueError(f"{what} must name one suspect, one weapon and one room, got cards {cards}")
+
+
+def _asking_order(setup: Setup, suggester: int) -> tuple[int, ...]:
+    """The players asked to refute a suggestion, in order: clockwise from the suggester's left."""
+    return tuple((suggester + k) % setup.num_players for k in range(1, setup.num_players))
+
+
+def _check_refutation_order(setup: Setup, record: Suggestion) -> None:
+    """Players are asked clockwise from the suggester's left; the first who can refute shows, the rest are not asked."""
+    order = _asking_order(setup, record.suggester)
+    asked = record.passed + (() if record.shown_by is None else (record.shown_by,))
+    if asked != order[: len(asked)]:
+        raise ValueError(
+            f"impossible refutation order for a suggestion by player {record.suggester}: "
+            f"passed={record.passed}, shown_by={record.shown_by}; players are asked in the order "
+            f"{order}, so passed must be the first of them in that order and shown_by the one asked next"
+        )
+
+
+def check_record(setup: Setup, observer: int, record: Record) -> None:
+    """Checks that ``record`` is one that ``observer`` may have in this set-up.
+
+    Raises:
+        ValueError: Naming the bad field and what would be accepted.
+        TypeError: If ``record`` is not one of ``RECORD_TYPES``.
+    """
+    setup.check_player(observer, "observer")
+    check = next((check for kind, check in _CHECKS.items() if isinstance(record, kind)), None)
+    if check is None:
+        raise TypeError(f"unknown record {record!r}; records are {[t.__name__ for t in RECORD_TYPES]}")
+    check(setup, observer, record)
+
+
+def _check_accusation(setup: Setup, observer: int, record: Accusation) -> None:
+    setup.check_player(record.player, "accuser")
+    _check_triple(setup, record.cards, "an accusation")
+
+
+def _check_seen(setup: Setup, observer: int, record: Seen) -> None:
+    setup.deck.category(record.card)
+    setup.check_owner(record.owner)
+
+
+def _check_own_hand(setup: Setup, observer: int, record: OwnHand) -> None:
+    if record.player != observer:
+        raise ValueError(
+            f"OwnHand of player {record.player} given to observer {observer}; "
+            "another player's card is a Seen record"
+        )
+    for card in record.cards:
+        setup.deck.category(card)
+    if len(set(record.cards)) != len(record.cards):
+        raise ValueError(f"OwnHand cards must be distinct, got {record.cards}")
+    if len(record.cards) != setup.hand_sizes[observer]:
+        raise ValueError(
+            f"player {observer} was dealt {setup.hand_sizes[observer]} cards, "
+            f"OwnHand lists {len(record.cards)}: {record.cards}"
+        )
+
+
+def _check_suggestion(setup: Setup, observer: int, record: Suggestion) -> None:
+    setup.check_player(record.suggester, "suggester")
+    _check_triple(setup, record.cards, "a suggestion")
+    for player in record.passed:
+        setup.check_player(player, "a passing player")
+    if len(set(record.passed)) != len(record.passed):
+        raise ValueError(f"passed lists a player twice: {record.passed}")
+    if record.suggester in record.passed:
+        raise ValueError(
+            f"the suggester ({record.suggester}) is not asked, so cannot pass; passed={record.passed}"
+        )
+    if record.shown_by is not None:
+        setup.check_player(record.shown_by, "shown_by")
+        if record.shown_by == record.suggester or record.shown_by in record.passed:
+            raise ValueError(
+                f"shown_by ({record.shown_by}) must be a player asked who did not pass, "
+                f"not the suggester {record.suggester} or one of passed={record.passed}"
+            )
+    _check_refutation_order(setup, record)
+    if record.shown_card is None:
+        return
+    if record.shown_by is None:
+        raise ValueError(f"shown_card {record.shown_card} given without shown_by")
+    if record.shown_card not in record.cards:
+        raise ValueError(f"shown_card {record.shown_card} is not one of the named {record.cards}")
+    if observer not in (record.suggester, record.shown_by):
+        raise ValueError(
+            f"observer {observer} cannot know the card shown by {record.shown_by} to "
+            f"{record.suggester}; give shown_card=None"
+        )
+
+
+_CHECKS = {
+    Accusation: _check_accusation,
+    Seen: _check_seen,
+    OwnHand: _check_own_hand,
+    Suggestion: _check_suggestion,
+}

@@ -1,0 +1,301 @@
+"""The reasoning benchmark's splits: what each one is (``SplitSpec``), their pinned checksums, and their files.
+
+A split is a function of its ``SplitSpec`` only (``experiments.common.task_generation``
+plays it): batch ``k`` plays ``games_per_batch`` games of setting
+``settings[k % len(settings)]`` (rules and line-up) with deal seeds
+``seed * SEED_STRIDE + k * games_per_batch + b`` and the line-up rotated by ``k``.
+``checksum`` is the SHA-256 of the canonical JSON of the tasks, one line each, so
+two runs agree exactly when their tasks do.
+
+The pinned checksums live in ``data/checksums.json``. ``v1`` is frozen: its
+splits must regenerate to their checksums forever. ``v2`` follows its agents
+until it is released; ``python -m experiments.reasoning_splits`` regenerates,
+checks and re-pins a split. Task files are gzip JSON Lines: reading one executes nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cluedo_env import core
+
+__all__ = [
+    "CHECKSUMS",
+    "FROZEN_VERSIONS",
+    "SEED_STRIDE",
+    "SPLITS",
+    "Setting",
+    "SplitSpec",
+    "checksum",
+    "load_split",
+    "pin",
+    "read_tasks",
+    "write_tasks",
+]
+
+SEED_STRIDE = 1_000_000
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Rules and line-up of some of a split's games.
+
+    Attributes:
+        edition: An edition of ``core.EDITIONS``.
+        board: ``"classic"`` or ``"none"``.
+        lineup: One registered agent name per player (3 to 6).
+        max_turns: Games are truncated after this many turns.
+    """
+
+    edition: str
+    board: str
+    lineup: tuple[str, ...]
+    max_turns: int = 100
+
+    def __post_init__(self) -> None:
+        if not 3 <= len(self.lineup) <= 6:
+            raise ValueError(f"a line-up seats 3 to 6 agents, got {self.lineup!r}")
+
+    def config(self) -> core.GameConfig:
+        """The game rules of this setting."""
+        return core.GameConfig(
+            edition=self.edition, board=self.board, num_players=len(self.lineup), max_turns=self.max_turns
+        )
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    """Everything a split is generated from.
+
+    Attributes:
+        version: Benchmark version (``"v1"``, ``"v2"``).
+        name: Split name (``"dev"``, ``"test"``).
+        seed: Seed of the split's deals and cuts (different splits, different seeds).
+        num_tasks: Tasks in the split.
+        tasks_per_game: Cuts drawn per game (fewer when a game has fewer turns).
+        games_per_batch: Games played together on the batched core.
+        settings: The rules and line-ups, used in turn.
+        agent_options: Constructor options of the agents by registered name, named in full so that a
+            change of an agent's defaults leaves the split's games as they were.
+        schema: The task schema (``cluedo_env.reasoning.tasks``): ``"v1"`` or ``"v2"``.
+        shipped: The split's file ships in the package (``path``); else it is generated into a cache.
+    """
+
+    version: str
+    name: str
+    seed: int
+    num_tasks: int
+    tasks_per_game: int = 3
+    games_per_batch: int = 8
+    settings: tuple[Setting, ...] = field(default_factory=tuple)
+    agent_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    schema: str = "v2"
+    shipped: bool = False
+
+    def path(self) -> Path:
+        """Where a shipped split is stored: ``cluedo_env/reasoning/data/<version>/<name>.jsonl.gz``."""
+        return DATA / self.version / f"{self.name}.jsonl.gz"
+
+
+_V1_SETTINGS = (
+    Setting("classic", "classic", ("sat", "notepad", "random")),
+    Setting("classic", "none", ("notepad", "sat", "random", "notepad")),
+    Setting("classic_fr", "classic", ("sat", "random", "notepad", "sat", "random")),
+    Setting("de_2023", "none", ("random", "notepad", "sat", "random", "notepad", "sat")),
+    Setting("classic_fr_1999", "none", ("sat", "sat", "notepad")),
+    Setting("classic", "classic", ("notepad", "random", "sat", "notepad", "random", "sat")),
+    Setting("classic_fr_2000", "classic", ("random", "sat", "notepad", "sat")),
+    Setting("classic", "none", ("sat", "notepad", "notepad", "random", "sat")),
+)
+
+# v2: every agent of the registry that plays by itself (random, notepad, SAT, belief, PPO). The
+# shipped PPO model reads 4-player games of a 6-6-9 deck (``PPOAgent.check_config``); it is seated
+# only on the rules it was trained on (classic edition and board, 4 players, 500 turns), since
+# ``_game_events`` refuses an agent that warns it plays untested rules.
+_V2_SETTINGS = (
+    Setting("classic", "classic", ("ppo", "belief", "sat", "notepad"), max_turns=500),
+    Setting("classic", "none", ("belief", "notepad", "random")),
+    Setting("classic_fr", "classic", ("sat", "belief", "random", "notepad", "belief")),
+    Setting("de_2023", "none", ("random", "notepad", "sat", "belief", "notepad", "sat")),
+    Setting("classic", "classic", ("ppo", "random", "ppo", "belief"), max_turns=500),
+    Setting("classic_fr_1999", "classic", ("belief", "sat", "notepad")),
+    Setting("classic", "classic", ("notepad", "random", "belief", "sat", "random", "belief")),
+    Setting("classic_fr_2000", "none", ("belief", "random", "notepad", "sat")),
+    Setting("classic", "none", ("sat", "belief", "notepad", "random", "sat")),
+    Setting("classic", "classic", ("ppo", "sat", "notepad", "random"), max_turns=500),
+)
+
+# The belief agent of the v2 tasks: the options that were its defaults when they were pinned
+# (risk rule by the SAT agent's measured hazard; ``agents.reasoners.belief_agent``).
+_V2_AGENT_OPTIONS = {
+    "belief": {
+        "info_suggestions": True,
+        "risk_accusations": True,
+        "refute_strategy": True,
+        "exact_candidates": 3,
+        "move_discount": 0.05,
+        "bits_per_turn": 1.0,
+        "risk_model": "sat_hazard",
+        "hazard_per_answer": 0.02,  # read by risk_model "evidence" only
+        "hazard_unrefuted": 0.1,
+    }
+}
+
+# Released versions: their splits must regenerate to their pinned checksums forever. A change of
+# the generator that changes one of their tasks needs a new version.
+FROZEN_VERSIONS = ("v1",)
+CHECKSUMS_FILE = DATA / "checksums.json"
+CHECKSUMS = {tuple(key.split("/")): value for key, value in json.loads(CHECKSUMS_FILE.read_text()).items()}
+
+SPLITS = {
+    ("v1", "dev"): SplitSpec(
+        "v1", "dev", seed=1, num_tasks=500, settings=_V1_SETTINGS, schema="v1", shipped=True
+    ),
+    ("v1", "test"): SplitSpec("v1", "test", seed=2, num_tasks=10_000, settings=_V1_SETTINGS, schema="v1"),
+    ("v2", "dev"): SplitSpec(
+        "v2",
+        "dev",
+        seed=3,
+        num_tasks=500,
+        settings=_V2_SETTINGS,
+        agent_options=_V2_AGENT_OPTIONS,
+        shipped=True,
+    ),
+    ("v2", "test"): SplitSpec(
+        "v2", "test", seed=4, num_tasks=10_000, settings=_V2_SETTINGS, agent_options=_V2_AGENT_OPTIONS
+    ),
+}
+
+
+def _line(task: dict[str, Any]) -> str:
+    return json.dumps(task, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def checksum(tasks: Sequence[dict[str, Any]]) -> str:
+    """SHA-256 (hex) of the tasks' canonical JSON lines."""
+    digest = hashlib.sha256()
+    for task in tasks:
+        digest.update(_line(task).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def write_tasks(tasks: Sequence[dict[str, Any]], path: str | Path) -> str:
+    """Write tasks as gzip JSON Lines (reproducible bytes: no file name or time in the header); the checksum."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0) as out:
+        for task in tasks:
+            out.write((_line(task) + "\n").encode())
+    return checksum(tasks)
+
+
+def read_tasks(path: str | Path) -> list[dict[str, Any]]:
+    """Tasks from a gzip JSON Lines file (plain JSON: nothing is executed).
+
+    Raises:
+        ValueError: naming the file for a file that is not complete gzip of UTF-8 text
+            (truncated, corrupt, not gzip), and its line for a line that is not a JSON object.
+    """
+    tasks = []
+    number = 0
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                try:
+                    task = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}:{number} is not JSON: {error}") from error
+                if not isinstance(task, dict):
+                    raise ValueError(f"{path}:{number} is not a JSON object")
+                tasks.append(task)
+    except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as error:
+        raise ValueError(
+            f"task file {path} is truncated or corrupt after {number} line(s) "
+            f"({type(error).__name__}: {error}); a task file is gzip JSON Lines, one task per line: "
+            "regenerate it (python -m experiments.reasoning_splits)"
+        ) from error
+    return tasks
+
+
+def load_split(
+    version: str,
+    name: str,
+    cache: str | Path | None = None,
+    progress: bool = True,
+    generate: Callable[..., Iterable[dict[str, Any]]] | None = None,
+) -> list[dict]:
+    """The tasks of a split, checked against its pinned checksum.
+
+    A shipped split is read from the package (``SplitSpec.path``); another from
+    its copy in ``cache``, or, failing that, generated into ``cache`` (minutes
+    for ``test``).
+
+    Args:
+        version: ``"v1"`` or ``"v2"``.
+        name: ``"dev"`` or ``"test"``.
+        cache: Folder for splits not shipped with the package.
+        progress: Show a progress bar while generating.
+        generate: What generates a split that is neither shipped nor in ``cache``
+            (``experiments.common.task_generation.generate``: it plays the split's agents).
+
+    Raises:
+        ValueError: for an unknown split, or tasks whose checksum is not the pinned one.
+    """
+    if (version, name) not in SPLITS:
+        raise ValueError(f"unknown split {version}/{name}; splits are {sorted(SPLITS)}")
+    spec = SPLITS[version, name]
+    cached = None if cache is None else Path(cache) / version / f"{name}.jsonl.gz"
+    if spec.shipped:
+        tasks = read_tasks(spec.path())
+    elif cached is not None and cached.exists():
+        tasks = read_tasks(cached)
+    elif cached is not None and generate is not None:
+        tasks = list(generate(spec, progress=progress))
+        write_tasks(tasks, cached)
+    else:
+        raise ValueError(
+            f"split {version}/{name} is not shipped, and is not in the cache folder {cache}: generate it with "
+            f"python -m experiments.reasoning_splits --version {version} --split {name} --write --cache {cache}"
+        )
+    found = checksum(tasks)
+    pinned = CHECKSUMS.get((version, name))
+    if found != pinned:
+        raise ValueError(
+            f"split {version}/{name} has checksum {found}, the pinned one is {pinned}: "
+            + _STALE_ADVICE.format(version=version, name=name)
+        )
+    return tasks
+
+
+_STALE_ADVICE = (
+    "the file was altered, or the generator or an agent of the split's line-ups changed. "
+    "A released (frozen) version never changes: a changed generator needs a new version. "
+    "An unreleased one follows its agents: regenerate and re-pin it with "
+    "`nice -n 10 python -m experiments.reasoning_splits --version {version} --split {name} --write` "
+    "(see experiments/reasoning_splits.py)."
+)
+
+
+def pin(version: str, name: str, digest: str) -> None:
+    """Record ``digest`` as the pinned checksum of split ``version/name`` in ``data/checksums.json``.
+
+    Raises:
+        ValueError: for a frozen version whose pinned checksum differs (frozen splits never change).
+    """
+    if version in FROZEN_VERSIONS and CHECKSUMS.get((version, name)) != digest:
+        raise ValueError(
+            f"{version} is frozen: its split {name} must regenerate to {CHECKSUMS.get((version, name))}, "
+            f"got {digest}. A changed generator needs a new version."
+        )
+    CHECKSUMS[version, name] = digest
+    pinned = {f"{v}/{n}": d for (v, n), d in sorted(CHECKSUMS.items())}
+    CHECKSUMS_FILE.write_text(json.dumps(pinned, indent=1) + "\n")

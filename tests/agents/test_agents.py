@@ -1,0 +1,182 @@
+"""Baseline agents behind the one batched interface."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from agents.arena import play_batch
+from agents.baselines.random_agent import RandomAgent, sample_legal
+from agents.registry import AGENTS, make_agent
+from cluedo_env import core
+from cluedo_env.inference import HELD, Deck, Notepad, Setup
+
+CLASSIC = core.GameConfig(num_players=4)
+
+
+def test_sample_legal_is_uniform_over_legal_actions():
+    rng = np.random.default_rng(0)
+    mask = np.zeros((20000, 6), dtype=bool)
+    mask[:, [1, 3, 4]] = True
+    picks = sample_legal(rng, mask)
+    counts = np.bincount(picks, minlength=6)
+    assert counts[[0, 2, 5]].sum() == 0
+    assert np.allclose(counts[[1, 3, 4]] / 20000, 1 / 3, atol=0.02)
+    with pytest.raises(ValueError, match=r"no legal action \(rows \[0, 1\]\)"):
+        sample_legal(rng, np.zeros((2, 3), dtype=bool))
+
+
+def test_sample_legal_draws_what_the_numpy_formula_draws():
+    """The compiled sampler picks, draw for draw, what ``argmax(cumsum(mask) > floor(u * count))``
+    picks (so the random agents' games did not change when it was compiled)."""
+    rng = np.random.default_rng(3)
+    mask = rng.random((5000, 405)) < rng.random((5000, 1)) ** 3  # from a single legal action to all
+    mask[np.arange(5000), rng.integers(0, 405, 5000)] = True
+    picks = sample_legal(np.random.default_rng(11), mask)
+    u = np.random.default_rng(11).random(5000)
+    pick = (u * mask.sum(axis=1)).astype(np.int64)
+    expected = np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
+    assert np.array_equal(picks, expected)
+    assert mask[np.arange(5000), picks].all()
+
+
+def test_random_agent_accuse_modes():
+    with pytest.raises(ValueError, match="accuse must be one of"):
+        RandomAgent(accuse="sometimes")
+    never = [RandomAgent(seed=k, accuse="never") for k in range(4)]
+    result = play_batch(CLASSIC.replace(max_turns=60), never, np.arange(16))
+    assert result.accusations.sum() == 0 and result.truncated.all()
+    uniform = [RandomAgent(seed=k, accuse="uniform") for k in range(4)]
+    result = play_batch(CLASSIC, uniform, np.arange(16))
+    assert result.turns.mean() < 8  # 324 accusations beside one roll: out on the first turns
+
+
+def test_registry_builds_agents_and_names_the_known_ones():
+    assert isinstance(make_agent("random", seed=3), RandomAgent)
+    assert make_agent("agents.baselines.notepad_agent:NotepadAgent").name == "notepad"
+    with pytest.raises(ValueError, match="agent must be one of"):
+        make_agent("chess")
+    assert {"random", "notepad", "sat", "belief"} <= set(AGENTS)
+
+
+@pytest.mark.parametrize("name", ["random", "notepad", "sat"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        CLASSIC,
+        core.GameConfig(num_players=3, board="none"),
+        core.GameConfig(num_players=6, movement="squares", accuse_anywhere=False),
+        core.GameConfig(num_players=2, duel=True),
+        core.GameConfig(edition="classic_fr_1999", stay_in_room=False),
+    ],
+    ids=["classic4", "none3", "squares6", "duel", "fr7"],
+)
+def test_agents_play_complete_games_in_every_variant(name, config):
+    agents = [make_agent(name, seed=k) for k in range(config.num_players)]
+    result = play_batch(config.replace(max_turns=150), agents, np.arange(6), rotation=np.arange(6))
+    assert len(result.winner) == 6
+    if name != "random":
+        assert result.wrong_accusations.sum() == 0
+
+
+def test_agents_pickle():
+    for name in ("random", "notepad", "sat", "belief"):
+        agent = make_agent(name, seed=1)
+        agent.reset(CLASSIC, np.zeros(2, dtype=np.int64))
+        clone = pickle.loads(pickle.dumps(agent))
+        assert type(clone) is type(agent)
+
+
+def test_sat_knowledge_is_what_its_notepad_entails():
+    agents = [make_agent("sat", seed=0)] + [make_agent("random", seed=k) for k in range(1, 4)]
+    checked = 0
+
+    def check(state):
+        nonlocal checked
+        sat = agents[0]
+        for game in range(len(state.seed)):
+            knowledge = sat.knowledge(game)
+            seat = int(sat.seats[game])
+            owner = state._owner[game]
+            held = np.flatnonzero(knowledge.status[:, seat] == HELD)
+            assert set(held) <= set(np.flatnonzero(owner == seat))  # sound about its own hand
+            for card, who, holds in knowledge.facts():
+                truth = owner[card] == (who if who < 4 else core.ENVELOPE)
+                assert truth == holds, (game, card, who)  # every entailed fact is true
+            checked += 1
+
+    play_batch(CLASSIC.replace(max_turns=40), agents, np.arange(4), rotation=np.arange(4), on_step=check)
+    assert checked > 100
+
+
+def test_sat_deduction_matches_a_fresh_notepad():
+    setup = Setup.dealt(Deck(6, 6, 9), 4)
+    agents = [make_agent("sat", seed=0)] + [make_agent("notepad", seed=k) for k in range(1, 4)]
+    play_batch(CLASSIC.replace(max_turns=30), agents, [11])
+    sat = agents[0]
+    fresh = Notepad(setup, int(sat.seats[0]), sat.notepads[0].records)
+    assert fresh.knowledge() == sat.knowledge(0)
+
+
+def test_strength_in_a_small_run():
+    """The ordering the slow test checks on 2,000 games, on a few dozen."""
+    seeds = np.arange(48)
+    lineup = [make_agent("sat", seed=0)] + [make_agent("notepad", seed=k) for k in range(1, 4)]
+    result = play_batch(CLASSIC, lineup, seeds, rotation=seeds % 4)
+    assert (result.winner == 0).mean() > 0.25
+    lineup = [make_agent("notepad", seed=0)] + [make_agent("random", seed=k) for k in range(1, 4)]
+    result = play_batch(CLASSIC, lineup, seeds, rotation=seeds % 4)
+    assert (result.winner == 0).mean() > 0.5
+
+
+@pytest.mark.slow
+def test_sat_never_accuses_wrongly_in_2000_games():
+    seeds = np.arange(2000)
+    lineup = [make_agent("sat", seed=0)] + [
+        make_agent(n, seed=k) for k, n in enumerate(["notepad", "random", "sat"], 1)
+    ]
+    result = play_batch(CLASSIC, lineup, seeds, rotation=seeds % 4)
+    assert result.wrong_accusations[:, [0, 3]].sum() == 0
+
+
+@pytest.mark.slow
+def test_sat_always_wins_against_random_players_who_never_accuse():
+    seeds = np.arange(300)
+    lineup = [make_agent("sat", seed=0)] + [RandomAgent(seed=k, accuse="never") for k in range(1, 4)]
+    result = play_batch(CLASSIC, lineup, seeds, rotation=seeds % 4)
+    assert (result.winner == 0).all()
+
+
+def test_deduce_from_events_equals_brute_force_on_a_small_deck():
+    """Whole games of the core on a 3+2+3-card deck: every fact any player deduces is exactly brute force's."""
+    from cluedo_env.core.editions import Edition
+    from cluedo_env.inference import brute_force
+    from cluedo_env.inference.from_events import RecordMaker, deduce_from_events, setup_of
+
+    small = Edition("small", ("Red", "Blue", "Green"), ("Rope", "Knife"), ("Hall", "Den", "Attic"), (0, 1))
+    config = core.GameConfig(edition=small, board="none", num_players=3, max_turns=12)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(12):
+        state = core.init(config, [seed])
+        log = [state.events[0, : state.num_events[0]].copy()]
+        while not state.done[0]:
+            mask = core.legal_action_mask(state)
+            layout = core.rules_for(config).layout
+            calm = mask.copy()
+            calm[:, layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] = rng.random() < 0.05
+            calm &= mask
+            core.step(state, sample_legal(rng, calm if calm.any() else mask))
+            log.append(state.events[0, : state.num_events[0]].copy())
+        events = np.concatenate(log)
+        setup = setup_of(config)
+        for player in range(3):
+            maker = RecordMaker(setup, player)
+            records = [
+                r for r in (maker.add(row) for row in core.private_view(events, player)) if r is not None
+            ]
+            assert deduce_from_events(config, player, events) == brute_force(setup, player, records)
+            checked += 1
+    assert checked == 36

@@ -1,0 +1,177 @@
+"""The belief agent: its expected information against brute force, legal play, sure accusations, seeds."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from agents.arena import play_batch
+from agents.reasoners.belief_agent import BeliefAgent
+from agents.reasoners.risk import evidence_hazard, hazard
+from agents.registry import make_agent
+from cluedo_env import core
+from cluedo_env.core import events as ev
+
+CLASSIC = core.GameConfig(num_players=4)
+
+
+def test_it_makes_the_suggestion_of_most_exact_information_among_those_it_counts() -> None:
+    # Counting every suggestion of the room, the agent's choice is the exact best of all 36.
+    config = CLASSIC
+    agents = [BeliefAgent(seed=0, exact_candidates=36)] + [make_agent("sat", seed=k) for k in range(1, 4)]
+    chosen = []
+
+    class Spy(BeliefAgent):
+        def decide(self, state, game, legal):
+            action = super().decide(state, game, legal)
+            if int(state.phase[game]) == core.Phase.SUGGEST and len(chosen) < 2:
+                room = int(state.location[game, self.seats[game]])
+                values = [[self.exact_value(game, (s, w, room)) for w in range(6)] for s in range(6)]
+                chosen.append((divmod(action - self.rules.layout.SUGGEST, 6), np.array(values)))
+            return action
+
+    agents[0] = Spy(seed=0, exact_candidates=36)
+    play_batch(config.replace(max_turns=12), agents, np.arange(1))
+    assert chosen
+    for (s, w), values in chosen:
+        assert values[s, w] == pytest.approx(values.max(), abs=1e-12)
+        assert values.max() > 0
+
+
+def test_bad_options_are_rejected_with_the_reason() -> None:
+    with pytest.raises(ValueError, match="exact_candidates must be"):
+        BeliefAgent(exact_candidates=0)
+    with pytest.raises(ValueError, match="bits_per_turn must be"):
+        BeliefAgent(bits_per_turn=0.0)
+    with pytest.raises(ValueError, match="risk_model must be one of"):
+        BeliefAgent(risk_model="oracle")
+    with pytest.raises(ValueError, match="hazard_unrefuted must be in"):
+        BeliefAgent(hazard_unrefuted=1.5)
+    with pytest.raises(ValueError, match="no SAT hazard measured for 7 players"):
+        hazard(7, np.zeros(1))
+
+
+def test_the_sat_hazard_odds_of_waiting_fall_as_the_opponents_take_turns_and_with_more_opponents() -> None:
+    odds = []
+    for players in (4, 6):
+        agent = BeliefAgent(seed=0, risk_model="sat_hazard")
+        agent.reset(core.GameConfig(num_players=players), np.zeros(1, dtype=np.int64))
+        row = []
+        for turns in (0, 3, 6, 9):
+            agent.turns_taken[0] = turns
+            row.append(agent.waiting_value(0, 0.0))
+        assert all(a >= b for a, b in itertools.pairwise(row)) and row[0] > row[-1]
+        odds.append(row)
+        agent.out[0, 1:] = True  # nobody left to beat it: waiting is safe
+        assert agent.waiting_value(0, 0.0) == 1.0
+    assert all(six <= four for four, six in zip(*odds))  # at equal turns, five opponents beat three
+
+
+def test_the_evidence_odds_of_waiting_fall_with_the_answers_and_unrefuted_suggestions_it_sees() -> None:
+    agent = BeliefAgent(seed=0)  # risk_model="evidence", the default
+    agent.reset(CLASSIC, np.zeros(1, dtype=np.int64))
+    assert agent.waiting_value(0, 0.0) == 1.0  # nobody has been answered yet: waiting is safe
+    agent.turns_taken[0] = 9  # turns alone say nothing to this model
+    assert agent.waiting_value(0, 0.0) == 1.0
+    row = []
+    for answers in (0, 4, 8, 12):
+        agent.answers[0] = answers
+        row.append(agent.waiting_value(0, 0.0))
+    assert all(a > b for a, b in itertools.pairwise(row))
+    answered = row[-1]
+    agent.unrefuted[0, 2] = 1  # one opponent's suggestion went unrefuted: it may know the envelope
+    assert agent.waiting_value(0, 0.0) < answered
+    agent.out[0, 1:] = True
+    assert agent.waiting_value(0, 0.0) == 1.0
+    assert evidence_hazard(np.array([0, 10, 100]), np.array([2, 1, 0]), 0.02, 0.1).tolist() == pytest.approx(
+        [0.2, 0.3, 1.0]
+    )
+
+
+def test_it_counts_the_answers_and_unrefuted_suggestions_of_each_player_from_the_events() -> None:
+    class Counting(BeliefAgent):
+        def observe(self, state, events):
+            super().observe(state, events)
+            kind = events[0, :, 0]
+            for player in range(4):
+                seen["shown"][player] += int(((kind == ev.SHOW) & (events[0, :, 2] == player)).sum())
+                seen["alone"][player] += int(((kind == ev.NO_REFUTE) & (events[0, :, 1] == player)).sum())
+            final.update(answers=self.answers[0].copy(), unrefuted=self.unrefuted[0].copy())
+
+    seen, final = {"shown": [0] * 4, "alone": [0] * 4}, {}
+    agents = [Counting(seed=0)] + [make_agent("sat", seed=k) for k in range(1, 4)]
+    play_batch(CLASSIC.replace(max_turns=40), agents, np.arange(1))
+    assert final["answers"].tolist() == seen["shown"] and sum(seen["shown"]) > 0
+    assert final["unrefuted"].tolist() == seen["alone"]
+
+
+class Checked(BeliefAgent):
+    """The belief agent, with every action it takes checked against the legal mask."""
+
+    def act(self, state, games, mask):
+        actions = super().act(state, games, mask)
+        assert mask[np.arange(len(games)), actions].all(), "illegal action"
+        return actions
+
+
+def lineup(options: dict, opponents: str = "sat") -> list:
+    return [Checked(seed=0, **options)] + [make_agent(opponents, seed=k) for k in range(1, 4)]
+
+
+def test_registered_as_belief() -> None:
+    assert isinstance(make_agent("belief", risk_accusations=False), BeliefAgent)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        CLASSIC,
+        core.GameConfig(num_players=3, board="none"),
+        core.GameConfig(num_players=4, movement="squares", accuse_anywhere=False),
+        core.GameConfig(num_players=2, duel=True),
+    ],
+    ids=["classic4", "none3", "squares4", "duel"],
+)
+def test_legal_actions_and_sure_accusations_only_without_the_risk_rule(config) -> None:
+    P = config.num_players
+    agents = [Checked(seed=0, risk_accusations=False)] + [make_agent("sat", seed=k) for k in range(1, P)]
+    seeds = np.arange(16 if config.duel else 8)  # SAT, which looks at the face-down cards, wins most duels
+    result = play_batch(config.replace(max_turns=150), agents, seeds, rotation=seeds % P)
+    assert result.wrong_accusations[:, 0].sum() == 0
+    assert (result.winner == 0).any()
+
+
+def test_every_ablation_plays_legally() -> None:
+    seeds = np.arange(8)
+    for options in (
+        {"info_suggestions": False},
+        {"refute_strategy": False},
+        {"risk_accusations": True},
+        {"risk_model": "sat_hazard", "bits_per_turn": 1.0},
+    ):
+        result = play_batch(CLASSIC, lineup(options), seeds, rotation=seeds % 4)
+        assert not result.truncated.any()
+
+
+def test_deterministic_for_a_fixed_seed() -> None:
+    seeds = np.arange(6)
+    first = play_batch(CLASSIC, lineup({}), seeds, rotation=seeds % 4)
+    again = play_batch(CLASSIC, lineup({}), seeds, rotation=seeds % 4)
+    for field in ("winner", "turns", "decisions", "accusations"):
+        assert np.array_equal(getattr(first, field), getattr(again, field))
+
+
+def test_never_wrong_without_the_risk_rule_in_a_few_dozen_games() -> None:
+    seeds = np.arange(32)
+    result = play_batch(CLASSIC, lineup({"risk_accusations": False}), seeds, rotation=seeds % 4)
+    assert result.wrong_accusations[:, 0].sum() == 0
+    assert result.accusations[:, 0].sum() > 0
+
+
+@pytest.mark.slow
+def test_never_wrong_without_the_risk_rule_in_2000_games() -> None:
+    seeds = np.arange(2000)
+    result = play_batch(CLASSIC, lineup({"risk_accusations": False}), seeds, rotation=seeds % 4)
+    assert result.wrong_accusations[:, 0].sum() == 0

@@ -1,0 +1,78 @@
+"""The determinising agent and its helpers: deals in the core's codes, shown cards, rollouts, play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.arena import play_batch
+from agents.reasoners.determinize import DeterminizeAgent, core_deals, rollout_values, sample_shown
+from agents.registry import make_agent
+from cluedo_env import core
+from cluedo_env.inference import Deck, OwnHand, Setup, Suggestion
+
+
+def test_core_deals_maps_envelope_and_table_to_the_core_codes():
+    setup = Setup.dealt(Deck(2, 2, 3), num_players=2, num_face_down=1)  # owners 0, 1, envelope 2, table 3
+    deals = np.array([[0, 2, 1, 2, 2, 3, 0], [2, 0, 2, 1, 3, 0, 2]])
+    converted = core_deals(setup, deals)
+    assert converted.tolist() == [[0, -1, 1, -1, -1, -2, 0], [-1, 0, -1, 1, -2, 0, -1]]
+    with pytest.raises(ValueError, match=r"owners must be in \[0, 4\)"):
+        core_deals(setup, deals + 1)
+    with pytest.raises(ValueError, match=r"shape \(n, 7\)"):
+        core_deals(setup, deals[:, :3])
+
+
+def test_sample_shown_names_a_card_the_refuter_holds_each_equally_often():
+    setup = Setup.dealt(Deck(6, 6, 9), num_players=4)
+    records = [OwnHand(0, (0, 6, 12, 13, 14)), Suggestion(1, (1, 7, 15), (), shown_by=2)]
+    deals = np.full((2000, 21), 3, dtype=np.int8)
+    deals[:, [1, 7, 15]] = 2  # player 2 holds all three named cards
+    shown = sample_shown(setup, 0, records, deals, np.random.default_rng(0))
+    assert (shown[:, [0, 2, 3]] == -1).all()  # only the suggester was shown a card
+    picked = shown[:, 1, [1, 7, 15]] == 2
+    assert (picked.sum(axis=1) == 1).all()
+    assert (np.abs(picked.mean(axis=0) - 1 / 3) < 0.05).all()
+    seen = [OwnHand(0, (0, 6, 12, 13, 14)), Suggestion(0, (1, 7, 15), (), shown_by=2, shown_card=7)]
+    assert (sample_shown(setup, 0, seen, deals[:5], np.random.default_rng(0)) == -1).all()  # its own
+    deals[0, [1, 7, 15]] = 3
+    with pytest.raises(ValueError, match="gives player 2 none of"):
+        sample_shown(setup, 0, records, deals, np.random.default_rng(0))
+
+
+def test_rollout_values_are_the_players_final_rewards():
+    config = core.GameConfig(num_players=3)
+    state = core.init(config, range(8))
+    values = rollout_values(state, 0, np.random.default_rng(1))
+    done_or_out = state.done | state.eliminated[:, 0]
+    assert done_or_out.all()
+    # +1 for a win, 0 when truncated, -1 otherwise (another won, or the player is out)
+    expected = np.where(
+        state.winner == 0, 1.0, np.where(state.truncated & ~state.eliminated[:, 0], 0.0, -1.0)
+    )
+    assert np.array_equal(values, expected)
+
+
+def test_the_determinize_agent_is_registered_and_plays_legal_games():
+    config = core.GameConfig(num_players=4)
+    agent = make_agent("determinize", seed=3, samples=4, min_probability=0.05)
+    assert isinstance(agent, DeterminizeAgent) and agent.rollouts == 4
+    calls = []
+    evaluate = agent.waiting_values
+
+    def counted(state, game):
+        values = evaluate(state, game)
+        calls.append(values)
+        return values
+
+    agent.waiting_values = counted
+    field = [make_agent("sat", seed=k) for k in range(3)]
+    result = play_batch(config, [agent, *field], seeds=[11, 12])
+    assert (result.winner >= 0).all()
+    assert calls and all(v.shape == (4,) and (np.abs(v) <= 1).all() for v in calls)
+
+
+@pytest.mark.parametrize("options", [{"samples": 0}, {"min_probability": 1.5}])
+def test_the_determinize_agent_refuses_bad_options(options):
+    with pytest.raises(ValueError, match=r"samples|min_probability"):
+        DeterminizeAgent(**options)

@@ -1,0 +1,275 @@
+"""Language-model agents against a scripted OpenAI-compatible server over real HTTP on 127.0.0.1.
+
+The server (``experiments.scripted_chat_server``) answers each request by a
+script indexed by the attempt within a decision, so the counts the agent must
+report follow from the script exactly, whatever the order of the requests.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import numpy as np
+import pytest
+
+from agents.arena import play_batch
+from agents.baselines.notepad_agent import NotepadAgent
+from agents.llm.chat import ChatClient, ChatError
+from agents.llm.llm_agent import LLMAgent
+from agents.registry import make_agent
+from cluedo_env import core
+from cluedo_env.commands import parse_command
+from cluedo_env.text import text_view
+from experiments.common import llm_report
+from experiments.common.settings import AgentSpec, GameSettings, LineupConfig, TournamentConfig
+from experiments.scripted_chat_server import ScriptedChatServer, scripted_reply
+from experiments.tournament import GAMES_FILE, read_games, run_tournament
+
+CONFIG = core.GameConfig(num_players=3, max_turns=24)
+
+
+def play(server: ScriptedChatServer, seeds=(0, 1, 2), **options) -> tuple[LLMAgent, object]:
+    """One llm seat against two notepad players, a batch of games."""
+    agent = LLMAgent(seed=5, base_url=server.url, **{"backoff_s": 0.0, "concurrency": 3, **options})
+    try:
+        result = play_batch(CONFIG, [agent, NotepadAgent(1), NotepadAgent(2)], seeds=list(seeds))
+    finally:
+        agent.close()
+    return agent, result
+
+
+def totals(agent: LLMAgent) -> dict[str, int]:
+    counts = [c for c, _ in agent.game_reports()]
+    return {key: sum(c[key] for c in counts) for key in counts[0]}
+
+
+def test_valid_replies_play_whole_games_with_no_retry():
+    with ScriptedChatServer(["valid"]) as server:
+        agent, result = play(server)
+    t = totals(agent)
+    assert t["decisions"] > 0 and t["replies"] == t["decisions"]
+    assert t["invalid_replies"] == t["fallbacks"] == t["network_retries"] == 0
+    assert (result.turns > 0).all() and len(server.log) == t["replies"]
+
+
+def test_retries_are_counted_exactly_as_scripted():
+    # Each decision: a malformed reply, an illegal one, then reasoning with a final answer.
+    with ScriptedChatServer(["malformed", "illegal", "final"]) as server:
+        agent, _ = play(server, max_invalid_replies=2)
+    t = totals(agent)
+    first_asks = sum(entry["attempt"] == 0 for entry in server.log)
+    assert t["decisions"] == first_asks > 0
+    assert t["replies"] == 3 * t["decisions"] == len(server.log)
+    assert t["invalid_replies"] == 2 * t["decisions"]
+    assert t["fallbacks"] == 0
+    assert t["prompt_tokens"] == sum(e["prompt_tokens"] for e in server.log)
+    assert t["completion_tokens"] == sum(e["completion_tokens"] for e in server.log)
+
+
+def test_fallbacks_are_counted_exactly_as_scripted_and_legal():
+    with ScriptedChatServer(["ambiguous", "illegal", "malformed"]) as server:
+        agent, result = play(server, max_invalid_replies=2, fallback="first")
+    t = totals(agent)
+    assert t["fallbacks"] == t["decisions"] > 0
+    assert t["invalid_replies"] == t["replies"] == 3 * t["decisions"]
+    # The core checks every action: the games ran to their end on fallback actions alone.
+    assert (result.turns > 0).all()
+    for _, transcript in agent.game_reports():
+        for decision in transcript["decisions"]:
+            assert decision["fallback"] and not decision["command"].startswith("accuse")
+
+
+def test_no_reasking_when_max_invalid_replies_is_zero():
+    with ScriptedChatServer(["malformed", "valid"]) as server:
+        agent, _ = play(server, max_invalid_replies=0)
+    t = totals(agent)
+    assert t["replies"] == t["fallbacks"] == t["invalid_replies"] == t["decisions"]
+
+
+def test_transcripts_hold_every_prompt_and_reply():
+    with ScriptedChatServer(["malformed", "valid"]) as server:
+        agent, _ = play(server, seeds=(4, 5))
+    sent = {(e["last_user"], e["reply"]) for e in server.log}
+    recorded = set()
+    for counts, transcript in agent.game_reports():
+        assert transcript["system"].startswith("You are playing the board game Cluedo")
+        assert len(transcript["decisions"]) == counts["decisions"]
+        for decision in transcript["decisions"]:
+            messages = decision["messages"]
+            assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+            recorded |= {(messages[i]["content"], messages[i + 1]["content"]) for i in (0, 2)}
+            assert "could not be played" in messages[2]["content"]
+            assert decision["command"] == messages[3]["content"]
+    assert recorded == sent
+
+
+def test_replay_from_the_transcript_gives_the_same_game():
+    with ScriptedChatServer(["final"]) as server:
+        agent, result = play(server, seeds=(9,))
+    _, transcript = agent.game_reports()[0]
+    # The llm's recorded actions, with the same notepad opponents, replay the game.
+    replay_server_actions = [d["action"] for d in transcript["decisions"]]
+    assert transcript["seed"] == 9
+    replayed = []
+
+    class Recorded(LLMAgent):
+        def act(self, state, games, mask):
+            replayed.append(replay_server_actions[len(replayed)])
+            return np.array([replayed[-1]])
+
+    again = Recorded(base_url="http://127.0.0.1:9/v1")
+    second = play_batch(CONFIG, [again, NotepadAgent(1), NotepadAgent(2)], seeds=[9])
+    again.close()
+    assert replayed == replay_server_actions
+    assert second.turns.tolist() == result.turns.tolist() and second.winner.tolist() == result.winner.tolist()
+
+
+def test_record_dir_gets_each_decision_as_it_is_taken(tmp_path):
+    with ScriptedChatServer(["valid"]) as server:
+        agent, _ = play(server, seeds=(0,), record_dir=str(tmp_path / "records"))
+    files = list((tmp_path / "records").iterdir())
+    assert [f.name for f in files] == ["game0-seed5-P0.jsonl"]  # agent seed 5 + first deal seed 0
+    lines = [json.loads(line) for line in files[0].read_text().splitlines()]
+    assert lines == agent.game_reports()[0][1]["decisions"]
+
+
+def test_network_failures_are_retried_and_counted():
+    with ScriptedChatServer(["valid"], fail_first=3) as server:
+        agent, _ = play(server, seeds=(0,), concurrency=1)
+    t = totals(agent)
+    assert t["network_retries"] == 3 and t["invalid_replies"] == 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_dead_server_raises_after_its_retries():
+    client = ChatClient(
+        f"http://127.0.0.1:{free_port()}/v1", "m", network_retries=2, backoff_s=0.0, timeout_s=5
+    )
+    with pytest.raises(ChatError, match="failed 3 times"):
+        client.complete([{"role": "user", "content": "hi"}])
+    client.close()
+
+
+def test_a_refused_request_raises_at_once():
+    with ScriptedChatServer(["valid"]) as server:
+        client = ChatClient(server.url.replace("/v1", "/nowhere/v0"), "m", network_retries=5, backoff_s=10.0)
+        with pytest.raises(ChatError, match="HTTP 404"):
+            client.complete([{"role": "user", "content": "hi"}])
+        client.close()
+
+
+def test_the_api_key_comes_from_the_environment(monkeypatch):
+    with ScriptedChatServer(["valid"]) as server:
+        monkeypatch.setenv("CLUEDO_TEST_KEY", "sk-test-123")
+        client = ChatClient(server.url, "m", api_key_env="CLUEDO_TEST_KEY")
+        assert client._http.headers["authorization"] == "Bearer sk-test-123"
+        reply = client.complete([{"role": "user", "content": "Your legal commands:\n- roll\n"}])
+        assert (reply.text, reply.network_retries) == ("roll", 0) and reply.completion_tokens == 1
+        client.close()
+        monkeypatch.delenv("CLUEDO_TEST_KEY")
+        assert "authorization" not in ChatClient(server.url, "m", api_key_env="CLUEDO_TEST_KEY")._http.headers
+
+
+def test_bad_options_are_named():
+    with pytest.raises(ValueError, match="fallback must be one of"):
+        LLMAgent(fallback="guess")
+    with pytest.raises(ValueError, match="concurrency"):
+        LLMAgent(concurrency=0)
+    with pytest.raises(ValueError, match="base_url must be an http"):
+        LLMAgent(base_url="127.0.0.1:8000")
+    with pytest.raises(ValueError, match="prompts must be one of"):
+        LLMAgent(prompts="no-such-prompts")
+    assert isinstance(make_agent("llm", base_url="http://127.0.0.1:8000/v1"), LLMAgent)
+
+
+def test_scripted_replies_are_what_they_say():
+    config = core.GameConfig()
+    state = core.init(config, [0])
+    view = text_view(state, int(state.current_player[0]), state.events[0, : state.num_events[0]])
+    mask = core.legal_action_mask(state)[0]
+    for kind, legal in (("valid", True), ("final", True), ("malformed", False), ("illegal", False)):
+        reply = scripted_reply(kind, view)
+        if legal:
+            parse_command(config, reply, mask)
+        else:
+            with pytest.raises(ValueError):
+                parse_command(config, reply, mask)
+
+
+def test_a_small_tournament_reports_rates_and_tokens_and_resumes(tmp_path):
+    with ScriptedChatServer(["malformed", "final"]) as server:
+        spec = AgentSpec("llm", {"base_url": server.url, "backoff_s": 0.0})
+        settings = TournamentConfig(
+            game=GameSettings(num_players=3, max_turns=20),
+            lineup=LineupConfig(agents=[spec, AgentSpec("random")]),
+            games_per_lineup=3,
+            batch_size=3,
+            workers=0,
+            progress=False,
+            plots=False,
+        )
+        summary = run_tournament(settings, tmp_path)
+        requests = len(server.log)
+        again = run_tournament(settings, tmp_path)  # resumed: nothing left to play
+        assert len(server.log) == requests
+    games = read_games(tmp_path / GAMES_FILE)
+    assert len(games) == 6 and all("transcripts" not in g for g in games)
+    llm = summary["llm"]["llm"]
+    seat_games = sum(len(g["llm"]) for g in games)
+    assert llm["games"] == seat_games == sum(g["seats"].count("llm") for g in games)
+    assert llm["replies"] == requests == 2 * llm["decisions"]
+    assert llm["invalid_reply_rate"] == 0.5 and llm["fallback_rate"] == 0.0
+    assert llm["invalid_reply_low"] < 0.5 < llm["invalid_reply_high"]
+    tokens = sum(e["prompt_tokens"] + e["completion_tokens"] for e in server.log)
+    assert llm["tokens_per_game"] == pytest.approx(tokens / seat_games)
+    assert again["llm"] == summary["llm"]
+    transcripts = [
+        json.loads(line) for line in (tmp_path / llm_report.TRANSCRIPTS_FILE).read_text().splitlines()
+    ]
+    assert len(transcripts) == 6
+    assert (
+        sum(
+            len(d["messages"]) for t in transcripts for s in t["transcripts"].values() for d in s["decisions"]
+        )
+        == 2 * requests
+    )  # each request: its prompt and its reply
+    report = (tmp_path / "report.md").read_text()
+    assert "## Language-model seats" in report and "invalid replies [95% CI]" in report
+    assert "win share" in report
+
+
+def test_a_server_that_goes_down_loses_no_finished_game(tmp_path):
+    def settings(url: str) -> TournamentConfig:
+        spec = AgentSpec("llm", {"base_url": url, "network_retries": 1, "backoff_s": 0.0})
+        return TournamentConfig(
+            game=GameSettings(num_players=3, max_turns=12),
+            lineup=LineupConfig(agents=[spec, AgentSpec("random")]),
+            games_per_lineup=3,
+            batch_size=1,
+            workers=0,
+            progress=False,
+            plots=False,
+        )
+
+    with ScriptedChatServer(["valid"]) as full:  # how many requests the whole run takes
+        run_tournament(settings(full.url), tmp_path / "full")
+        needed = len(full.log)
+    with ScriptedChatServer(["valid"], fail_after=needed // 2) as down:
+        port = down.url.split(":")[-1].split("/")[0]
+        with pytest.raises(ChatError):
+            run_tournament(settings(down.url), tmp_path / "run")
+    kept = read_games(tmp_path / "run" / GAMES_FILE)
+    assert 0 < len(kept) < 6
+    with ScriptedChatServer(["valid"], port=int(port)) as back:  # the same URL: the same run
+        summary = run_tournament(settings(back.url), tmp_path / "run")
+        assert 0 < len(back.log) < needed
+    games = read_games(tmp_path / "run" / GAMES_FILE)
+    assert len(games) == 6 and games[: len(kept)] == kept and summary["games"] == 6
+    transcripts = (tmp_path / "run" / llm_report.TRANSCRIPTS_FILE).read_text().splitlines()
+    assert len(transcripts) == 6  # the games played before the failure kept theirs too

@@ -1,0 +1,275 @@
+"""Model files from anybody: what they declare is checked against what they hold, before any allocation.
+
+Each hostile file is a shipped model's record with one thing changed, written
+with ``torch.save`` of plain dicts and tensors (what a ``weights_only`` load
+accepts), so every refusal below is about the one change: a network declared
+far larger than its tensors, tensors of another shape, NaN or infinite
+weights. The shipped models themselves still load and play.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import resource
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.arena import play_batch
+from agents.integrations.rllib_agent import RLlibAgent
+from agents.ppo.agent import PPOAgent
+from agents.ppo.model import MAX_PARAMETERS, SHIPPED, load_model
+from agents.ppo.network import MAX_WIDTH
+from agents.registry import make_agent
+from cluedo_env import core
+
+SHIPPED_MODELS = sorted(SHIPPED.glob("*.pt"))
+MODEL = SHIPPED / "cluedo_ppo_4p.pt"
+
+
+def record() -> dict:
+    """The shipped model's record, as plain values (a fresh copy each call)."""
+    return torch.load(MODEL, map_location="cpu", weights_only=True)
+
+
+def written(tmp_path: Path, value: dict, name: str = "model.pt") -> Path:
+    path = tmp_path / name
+    torch.save(value, path)
+    return path
+
+
+def refused(path: Path) -> str:
+    """The message of the ``ValueError`` that loading ``path`` raises."""
+    with pytest.raises(ValueError) as error:
+        load_model(path)
+    return str(error.value)
+
+
+# --- the shipped models ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", SHIPPED_MODELS, ids=[p.name for p in SHIPPED_MODELS])
+def test_the_shipped_models_load_and_play(path):
+    network = load_model(path)
+    assert all(torch.isfinite(t).all() for t in network.state_dict().values())
+    agent = PPOAgent(checkpoint=path.name, seed=1)
+    others = [make_agent("random", seed=k, accuse="never") for k in range(1, 4)]
+    result = play_batch(network.game, [agent, *others], np.arange(2), rotation=np.arange(2))
+    assert len(result.winner) == 2 and (result.turns > 0).all()
+
+
+# --- declared sizes -------------------------------------------------------------------------------
+
+
+def test_a_small_file_declaring_huge_layers_is_refused_at_once_naming_the_field(tmp_path):
+    bad = record()
+    bad["network"]["hidden"] = [2_000_000, 2_000_000]
+    path = written(tmp_path, bad)
+    assert path.stat().st_size < 400_000  # the issue's 350 KB file
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+    start = time.monotonic()
+    message = refused(path)
+    assert time.monotonic() - start < 2.0  # the old code spent 41 s allocating 3.3 GB
+    assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak) * 1024 < 500_000_000
+    assert f"network.hidden must be a list of 1 to 64 whole widths in [1, {MAX_WIDTH:,}]" in message
+    assert "2000000" in message and str(path) in message
+
+
+def test_widths_within_their_bound_that_make_too_many_weights_are_refused_before_allocation(tmp_path):
+    bad = record()
+    bad["network"]["hidden"] = [MAX_WIDTH] * 3  # 8.6 billion weights
+    start = time.monotonic()
+    message = refused(written(tmp_path, bad))
+    assert time.monotonic() - start < 2.0
+    assert f"more than the {MAX_PARAMETERS:,} a model may have" in message
+    assert f"hidden=[{MAX_WIDTH}, {MAX_WIDTH}, {MAX_WIDTH}]" in message
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("hidden", [128.5, 128]),
+        ("hidden", "128"),
+        ("hidden", []),
+        ("hidden", [True, 128]),
+        ("card_hidden", 0),
+        ("card_embedding", 10**9),
+        ("activation", "gelu"),
+        ("accuse_prior", float("nan")),
+        ("belief_features", "yes"),
+    ],
+)
+def test_bad_network_settings_are_named(tmp_path, field, value):
+    bad = record()
+    bad["network"][field] = value
+    assert f"network.{field} must be" in refused(written(tmp_path, bad))
+
+
+def test_an_unknown_setting_is_named(tmp_path):
+    bad = record()
+    bad["network"]["depth"] = 3
+    assert "'depth'" in refused(written(tmp_path, bad))
+
+
+# --- tensors that do not fit ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "tensor", "shapes"),
+    [
+        ("hidden", [256, 128], "trunk.0.weight", "shape (128, 413), they need (256, 413)"),
+        ("hidden", [128], "trunk.2.weight", None),  # one layer fewer: its tensors are unexpected
+        ("card_embedding", 16, "card_embedding.weight", "shape (21, 8), they need (21, 16)"),
+        ("card_hidden", 64, "card_encoder.0.weight", "shape (32, 33), they need (64, 33)"),
+    ],
+)
+def test_settings_that_do_not_fit_the_stored_tensors_are_refused_naming_the_tensor(
+    tmp_path, field, value, tensor, shapes
+):
+    bad = record()
+    bad["network"][field] = value
+    message = refused(written(tmp_path, bad))
+    assert "the model does not fit its network settings" in message and repr(tensor) in message
+    if shapes:
+        assert shapes in message
+
+
+def test_a_stored_tensor_of_another_shape_is_named(tmp_path):
+    bad = record()
+    bad["state_dict"]["card_head.weight"] = torch.zeros(5, 31)
+    assert "tensor 'card_head.weight' has shape (5, 31), they need (5, 32)" in refused(written(tmp_path, bad))
+
+
+def test_a_missing_tensor_and_an_unexpected_one_are_named(tmp_path):
+    bad = record()
+    del bad["state_dict"]["value_head.bias"]
+    bad["state_dict"]["extra.weight"] = torch.zeros(3)
+    message = refused(written(tmp_path, bad))
+    assert "missing tensors ['value_head.bias']" in message and "unexpected ['extra.weight']" in message
+
+
+@pytest.mark.parametrize(
+    ("weight", "said"),
+    [
+        ([[0.0] * 32] * 5, "is a list, not a dense tensor"),
+        (torch.zeros(5, 32, dtype=torch.int64), "torch.int64"),
+    ],
+    ids=["list", "integers"],
+)
+def test_a_weight_that_is_not_a_floating_point_tensor_is_named(tmp_path, weight, said):
+    bad = record()
+    bad["state_dict"]["card_head.weight"] = weight
+    message = refused(written(tmp_path, bad))
+    assert "'card_head.weight'" in message and said in message
+
+
+# --- values ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "dtype"),
+    [
+        (math.nan, torch.float32),
+        (math.inf, torch.float32),
+        (-math.inf, torch.float32),
+        (1e300, torch.float64),
+    ],
+    ids=["nan", "inf", "-inf", "float64-past-float32"],
+)
+def test_nan_or_infinite_weights_are_refused_naming_the_tensor(tmp_path, value, dtype):
+    bad = record()
+    weights = bad["state_dict"]["trunk.2.weight"].to(dtype)
+    weights[3, 4] = value
+    bad["state_dict"]["trunk.2.weight"] = weights
+    message = refused(written(tmp_path, bad))
+    assert "tensor 'trunk.2.weight' holds 1 NaN or infinite values (of 16,384)" in message
+
+
+def test_control_nan_weights_loaded_without_the_check_poison_the_policy():
+    # What the check prevents: the old loader took these weights, and every logit came out NaN.
+    bad = record()
+    bad["state_dict"]["trunk.2.weight"][3, 4] = math.nan
+    network = load_model(MODEL)
+    network.load_state_dict(bad["state_dict"])
+    logits = network.logits(torch.zeros(1, network.obs_size))
+    assert torch.isnan(logits).any()
+
+
+def test_every_loader_refuses_them(tmp_path):
+    bad = record()
+    bad["state_dict"]["value_head.weight"][0, 0] = math.nan
+    model = written(tmp_path, bad)
+    checkpoint = written(tmp_path, {"model": bad, "update": 3}, "checkpoint.pt")  # a training checkpoint
+    for load in (
+        lambda: load_model(checkpoint),
+        lambda: PPOAgent(checkpoint=model),
+        lambda: RLlibAgent(path=model),
+        lambda: make_agent("ppo", checkpoint=str(checkpoint)),
+    ):
+        with pytest.raises(ValueError, match=re.escape("'value_head.weight' holds 1 NaN")):
+            load()
+
+
+# --- Stable-Baselines3 zips -----------------------------------------------------------------------
+
+
+def sb3_zip(tmp_path: Path, policy_kwargs: dict, weights: dict) -> Path:
+    """A MaskablePPO zip as ``model.save`` writes it, as far as the agent reads it (``data``, ``policy.pth``)."""
+    from agents.integrations.sb3_policy import MaskableMultiInputActorCriticPolicy as Policy
+
+    data = {
+        "policy_class": {
+            "__module__": Policy.__module__,
+            "__init__": f"<function {Policy.__name__}.__init__>",
+        },
+        "policy_kwargs": policy_kwargs,
+    }
+    path = tmp_path / "model.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("data", json.dumps(data))
+        with archive.open("policy.pth", "w") as file:
+            torch.save(weights, file)
+    return path
+
+
+@pytest.fixture
+def sb3_weights():
+    pytest.importorskip("sb3_contrib")
+    from gymnasium import spaces
+
+    from agents.integrations.sb3_policy import MaskableMultiInputActorCriticPolicy as Policy
+    from cluedo_env.cluedo_v0 import observation_space
+
+    config = core.GameConfig(num_players=3)
+    policy = Policy(
+        observation_space(config), spaces.Discrete(core.ActionLayout(config).num_actions), lambda _: 0.0
+    )
+    return config, {k: v.clone() for k, v in policy.state_dict().items()}
+
+
+def test_an_sb3_zip_declaring_a_huge_net_arch_is_refused_before_allocation(tmp_path, sb3_weights):
+    from agents.integrations.sb3_agent import load_policy
+
+    config, weights = sb3_weights
+    assert load_policy(sb3_zip(tmp_path, {}, weights), config) is not None  # the same zip, honest, loads
+    path = sb3_zip(tmp_path, {"net_arch": [2_000_000, 2_000_000]}, weights)
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=re.escape(f"more than the {MAX_PARAMETERS:,} a model may have")):
+        load_policy(path, config)
+    assert time.monotonic() - start < 2.0
+
+
+def test_an_sb3_zip_with_nan_weights_is_refused_naming_the_tensor(tmp_path, sb3_weights):
+    from agents.integrations.sb3_agent import load_policy
+
+    config, weights = sb3_weights
+    name = next(k for k in weights if k.endswith("action_net.weight"))
+    weights[name][0, 0] = math.nan
+    with pytest.raises(ValueError, match=re.escape(f"tensor '{name}' holds 1 NaN")):
+        load_policy(sb3_zip(tmp_path, {}, weights), config)

@@ -1,0 +1,243 @@
+"""PPO checkpoints: plain data only (a crafted file runs no code), exact continuation, what a resume may change."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.baselines.random_agent import sample_legal  # noqa: E402
+from agents.ppo.games import LearnerGames, OpponentKind  # noqa: E402
+from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
+from cluedo_env import core  # noqa: E402
+from experiments.common.settings import MAX_SEED, GameSettings  # noqa: E402
+from experiments.train_ppo import (  # noqa: E402
+    CHECKPOINT_FORMAT,
+    RESUMABLE,
+    TrainConfig,
+    _arrays,
+    _tensors,
+    load_checkpoint,
+    snapshot_network,
+    train,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL_NET = NetworkSettings(hidden=[16, 16], card_hidden=8)
+
+
+def tiny(runs: Path, updates: int = 2, **changes) -> TrainConfig:
+    """A run of a few updates of 8 games x 16 steps, checkpointed after each update."""
+    values = dict(
+        runs_dir=str(runs), exp_name="tiny", total_timesteps=updates * 8 * 16, num_envs=8, num_steps=16,
+        num_minibatches=2, update_epochs=1, network=SMALL_NET, game=GameSettings(max_turns=12),
+        eval_every=0, final_eval_games=0, checkpoint_every=1, keep_checkpoints=10, progress=False,
+    )  # fmt: skip
+    return TrainConfig(**{**values, **changes})
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    return train(tiny(tmp_path_factory.mktemp("runs")))
+
+
+def through_a_checkpoint_file(state: dict) -> dict:
+    """What a checkpoint gives back: saved with torch.save, read with weights_only=True."""
+    buffer = io.BytesIO()
+    torch.save({"games": _tensors(state)}, buffer)
+    buffer.seek(0)
+    return _arrays(torch.load(buffer, weights_only=True)["games"])
+
+
+# -- 1: plain data, exact continuation ------------------------------------------------------------
+
+
+def test_the_games_continue_exactly_from_their_plain_state():
+    config = core.GameConfig(max_turns=14)
+    torch.manual_seed(0)
+    learner = ActorCritic(config, SMALL_NET)
+    snapshot = snapshot_network(learner, {k: v + 0.01 for k, v in learner.state_dict().items()})
+    kinds = [
+        OpponentKind("random", "random"),
+        OpponentKind("notepad", "notepad"),
+        OpponentKind("sat", "sat"),
+        OpponentKind("snapshot_1", network=snapshot, group="snapshot"),
+    ]
+    games = LearnerGames(config, num_games=12, seed=5, wrong_accusation_penalty=-0.5)
+    games.set_pool(kinds, [1.0, 1.0, 1.0, 1.0])
+    games.start()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        _ids, _obs, mask = games.learner_turn()
+        games.step(sample_legal(rng, mask))
+    games.pop_finished()
+    state = through_a_checkpoint_file(games.state_dict())
+    assert all(not isinstance(v, torch.Tensor) for v in state.values())
+
+    resumed = LearnerGames(config, num_games=12, seed=5, wrong_accusation_penalty=-0.5)
+    resumed.load_state_dict(state, network=lambda weights: snapshot_network(learner, weights))
+    assert resumed.state == games.state
+    assert [kind.label for kind in resumed.table.kinds.values()] == ["random", "notepad", "sat", "snapshot_1"]
+    rng_a, rng_b = np.random.default_rng(2), np.random.default_rng(2)
+    redealt = 0
+    for _ in range(120):
+        ids_a, obs_a, mask_a = games.learner_turn()
+        ids_b, obs_b, mask_b = resumed.learner_turn()
+        assert (
+            np.array_equal(ids_a, ids_b) and np.array_equal(obs_a, obs_b) and np.array_equal(mask_a, mask_b)
+        )
+        reward_a, over_a = games.step(sample_legal(rng_a, mask_a))
+        reward_b, over_b = resumed.step(sample_legal(rng_b, mask_b))
+        assert np.array_equal(reward_a, reward_b) and np.array_equal(over_a, over_b)
+        assert resumed.state == games.state
+        redealt += int(over_a.sum())
+    finished_a, finished_b = games.pop_finished(), resumed.pop_finished()
+    assert all(np.array_equal(finished_a[k], finished_b[k]) for k in finished_a)
+    assert redealt > 12 and set(finished_a["group"]) >= {"random", "notepad", "sat"}
+
+
+def test_a_crafted_checkpoint_cannot_run_code(run_dir, tmp_path):
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {marker}",)
+
+    _, genuine = load_checkpoint(run_dir)
+    # The old format's hole: the games as a pickle inside an otherwise genuine checkpoint.
+    pickled = tmp_path / "pickled_games.pt"
+    torch.save({**genuine, "games": pickle.dumps(Payload())}, pickled)
+    with pytest.raises(ValueError, match="games are not plain data"):
+        train(tiny(tmp_path, resume=str(pickled)))
+    # An object with a side effect anywhere in the file: torch's weights_only reader refuses it.
+    crafted = tmp_path / "crafted.pt"
+    torch.save({**genuine, "games": {"state": Payload()}}, crafted)
+    with pytest.raises(ValueError, match="cannot be read as a checkpoint"):
+        train(tiny(tmp_path, resume=str(crafted)))
+    assert not marker.exists()
+    old = tmp_path / "old.pt"
+    torch.save({**genuine, "format": "cluedo-ppo-checkpoint-v1"}, old)
+    with pytest.raises(ValueError, match=f"not a training checkpoint of format {CHECKPOINT_FORMAT}"):
+        load_checkpoint(old)
+
+
+def test_a_checkpoint_cannot_make_a_resume_import_code(run_dir, tmp_path, monkeypatch):
+    marker = tmp_path / "imported"
+    (tmp_path / "planted.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).touch()\n"
+        "from agents.baselines.random_agent import RandomAgent as Agent\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _, genuine = load_checkpoint(run_dir)
+    planted = {
+        "name": "planted:Agent",
+        "options": {},
+        "label": "planted",
+        "weight": 1.0,
+        "start": 0.0,
+        "stop": 1.0,
+    }
+    config = {**genuine["config"], "opponents": [*genuine["config"]["opponents"], planted]}
+    crafted = tmp_path / "config.pt"
+    torch.save({**genuine, "config": config}, crafted)
+    with pytest.raises(ValueError, match=r"names agents by import path \['planted:Agent'\]"):
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+    kinds = genuine["games"]["table"]["kinds"]
+    games = {
+        **genuine["games"],
+        "table": {**genuine["games"]["table"], "kinds": [{**kinds[0], "name": "planted:Agent"}]},
+    }
+    crafted = tmp_path / "games.pt"
+    torch.save({**genuine, "games": games}, crafted)
+    with pytest.raises(
+        ValueError, match=r"games hold opponents .*'planted:Agent'.* that its config does not name"
+    ):
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+    assert not marker.exists()
+
+
+def test_a_checkpoint_cannot_make_a_resume_read_an_environment_variable(run_dir, tmp_path, monkeypatch):
+    """A saved config holds resolved values: an interpolation (here ``oc.env``) is refused, by key."""
+    monkeypatch.setenv("SOME_SECRET", "the secret")
+    _, genuine = load_checkpoint(run_dir)
+    crafted = tmp_path / "env.pt"
+    torch.save({**genuine, "config": {**genuine["config"], "exp_name": "${oc.env:SOME_SECRET}"}}, crafted)
+    with pytest.raises(ValueError, match=r"checkpoint's config\.exp_name is an interpolation") as refused:
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+    assert "the secret" not in str(refused.value)
+
+
+# -- 5: what a resume may change; a cut checkpoint -------------------------------------------------
+
+
+def test_resume_refuses_a_change_of_what_the_run_learns(run_dir):
+    with pytest.raises(
+        ValueError, match=r"cannot change learning_rate \(the run has 0.00025, got 0.001\)"
+    ) as error:
+        train(
+            tiny(run_dir.parent, resume=str(run_dir), learning_rate=1e-3),
+            resume_overrides=["learning_rate=0.001"],
+        )
+    assert all(name in str(error.value) for name in RESUMABLE)
+    with pytest.raises(ValueError, match=r"network.hidden \(the run has \[16, 16\], got \[32\]\)"):
+        train(tiny(run_dir.parent, resume=str(run_dir), network=NetworkSettings(hidden=[32])),
+              resume_overrides=["network.hidden=[32]"])  # fmt: skip
+    # Without a list of overrides (the Python API) every value that differs counts.
+    with pytest.raises(ValueError, match=r"cannot change num_envs \(the run has 8, got 16\)"):
+        train(tiny(run_dir.parent, resume=str(run_dir), num_envs=16))
+
+
+def test_resume_applies_a_larger_budget_from_the_command_line(run_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.train_ppo",
+        f"resume={copy}",
+        f"total_timesteps={3 * 8 * 16}",
+    ]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"resume: total_timesteps {2 * 8 * 16} -> {3 * 8 * 16}" in done.stdout
+    path, last = load_checkpoint(copy)
+    assert path.name == "update_000003.pt" and last["update"] == 3 and last["global_step"] == 3 * 8 * 16
+    assert last["config"]["total_timesteps"] == 3 * 8 * 16  # a later resume keeps the new budget
+
+    refused = subprocess.run([*command, "learning_rate=0.001", "num_steps=32"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=300)  # fmt: skip
+    assert refused.returncode != 0
+    assert (
+        "cannot change learning_rate (the run has 0.00025, got 0.001), num_steps (the run has 16, got 32)"
+        in (refused.stderr)
+    )
+
+
+def test_a_cut_latest_checkpoint_falls_back_to_the_one_before(run_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    latest = copy / "checkpoints" / "update_000002.pt"
+    data = latest.read_bytes()
+    latest.write_bytes(data[: len(data) // 2])
+    with pytest.warns(RuntimeWarning, match=r"update_000002.pt cannot be read .*the checkpoint before it"):
+        path, checkpoint = load_checkpoint(copy)
+    assert path.name == "update_000001.pt" and checkpoint["update"] == 1
+    with pytest.raises(ValueError, match=r"update_000002\.pt cannot be read as a checkpoint"):
+        load_checkpoint(latest)  # a file named explicitly is that file or nothing
+
+
+def test_training_seed_range():
+    with pytest.raises(ValueError, match=rf"seed must be an integer in \[0, {MAX_SEED}\]"):
+        tiny(Path("."), seed=MAX_SEED + 1).validate()

@@ -1,0 +1,404 @@
+"""The game in words: canonical commands round trip, replies parsed or refused, the text view's privacy, TextEnv."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test
+from test_privacy import scrambled
+
+from agents.baselines.random_agent import sample_legal
+from cluedo_env import core
+from cluedo_env.commands import CommandError, command, legal_commands_text, parse_command
+from cluedo_env.core import events as ev
+from cluedo_env.text import notepad_text, rules_summary, text_view
+from cluedo_env.text_env import CommandSpace, text_env
+from cluedo_env.transcript import story
+
+# Every player count, edition, board and movement mode, and the variant switches that change decisions.
+CONFIGS = [
+    core.GameConfig(num_players=2, duel=True),
+    core.GameConfig(num_players=3, edition="classic_fr", auto_refute=True),
+    core.GameConfig(num_players=4),
+    core.GameConfig(num_players=4, edition="de_2023", movement="squares", dice=1),
+    core.GameConfig(num_players=5, edition="classic_fr_1999", board="none"),
+    core.GameConfig(num_players=6, edition="classic_fr_2000", stay_in_room=False, accuse_anywhere=False),
+    core.GameConfig(num_players=3, edition="de_2023", board="none", duel=False),
+]
+
+
+def calm_actions(rng: np.random.Generator, config: core.GameConfig, mask: np.ndarray) -> np.ndarray:
+    """Random legal actions that accuse rarely, so that games reach every phase."""
+    layout = core.rules_for(config).layout
+    calm = mask.copy()
+    calm[:, layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] = False
+    rare = rng.random(len(mask)) < 0.02
+    calm[rare | ~calm.any(axis=1)] = mask[rare | ~calm.any(axis=1)]
+    return sample_legal(rng, calm)
+
+
+def random_states(config: core.GameConfig, games: int = 3, steps: int = 400, seed: int = 0):
+    """(state, event log per game, mask) at every step of random games."""
+    rng = np.random.default_rng(seed)
+    state = core.init(config, np.arange(seed, seed + games))
+    logs = [[state.events[g, : state.num_events[g]].copy()] for g in range(games)]
+    for _ in range(steps):
+        if state.done.all():
+            return
+        mask = core.legal_action_mask(state)
+        yield state, [np.concatenate(log) for log in logs], mask
+        mask[state.done] = True
+        core.step(state, calm_actions(rng, config, mask))
+        for g in range(games):
+            logs[g].append(state.events[g, : state.num_events[g]].copy())
+
+
+# --- round trip -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "config", CONFIGS, ids=lambda c: f"{c.num_players}p-{c.edition}-{c.board}-{c.movement}"
+)
+def test_every_legal_command_parses_to_its_action(config):
+    phases = set()
+    for state, _, mask in random_states(config, games=2, steps=160):
+        for g in np.flatnonzero(~state.done):
+            phases.add(int(state.phase[g]))
+            player = int(state.current_player[g])
+            room = int(state.location[g, player])
+            for action in np.flatnonzero(mask[g]):
+                assert parse_command(config, command(config, action), mask[g], room=room) == action
+    expected = {core.Phase.TURN, core.Phase.SUGGEST, core.Phase.ACCUSE, core.Phase.REFUTE}
+    if config.board == "classic":
+        expected.add(core.Phase.MOVE)
+    if config.auto_refute:
+        expected.discard(core.Phase.REFUTE)  # some refutations still ask, but not always in a short run
+    assert expected <= phases
+
+
+def test_canonical_commands_are_distinct_and_in_the_edition_names():
+    for name in core.EDITIONS:
+        config = core.GameConfig(edition=name, num_players=3, board="none")
+        layout = core.ActionLayout(config)
+        commands = [command(config, a) for a in range(layout.num_actions)]
+        assert len(set(commands)) == len(commands)
+        e = config.cards
+        assert command(config, layout.encode("accuse", 5, 4, 7)) == (
+            f"accuse {e.suspects[5]} with the {e.weapons[4]} in the {e.rooms[7]}"
+        )
+
+
+def test_the_commands_of_the_issue():
+    config = core.GameConfig()
+    lay = core.ActionLayout(config)
+    assert command(config, lay.encode("roll")) == "roll"
+    assert command(config, lay.encode("passage")) == "take the passage"
+    assert command(config, lay.encode("enter", 0)) == "enter the Kitchen"
+    assert command(config, lay.encode("toward", 7)) == "head toward the Hall"
+    assert command(config, lay.encode("suggest", 1, 4)) == "suggest Colonel Mustard with the Rope"
+    assert command(config, lay.encode("show", 6 + 4)) == "show the Rope"
+    assert command(config, lay.encode("show", 1)) == "show Colonel Mustard"
+    assert command(config, lay.encode("accuse", 5, 4, 7)) == "accuse Professor Plum with the Rope in the Hall"
+    assert command(config, lay.encode("end_turn")) == "end turn"
+    squares = core.GameConfig(movement="squares")
+    assert command(squares, core.ActionLayout(squares).encode("square", 0)).startswith("move to square ")
+
+
+# --- replies in free text ---------------------------------------------------------------------
+
+CLASSIC = core.GameConfig()
+LAY = core.ActionLayout(CLASSIC)
+KITCHEN, BALLROOM, HALL, STUDY = 0, 1, 7, 8
+ROPE, LEAD_PIPE = 4, 2
+MUSTARD, WHITE, PLUM = 1, 2, 5
+S, W = 6, 6
+
+
+def legal(*actions: int) -> np.ndarray:
+    mask = np.zeros(LAY.num_actions, dtype=bool)
+    mask[list(actions)] = True
+    return mask
+
+
+ALL_ACCUSATIONS = [LAY.ACCUSE + k for k in range(LAY.sizes["accuse"])]
+ALL_SUGGESTIONS = [LAY.SUGGEST + k for k in range(LAY.sizes["suggest"])]
+TURN = legal(LAY.encode("roll"), LAY.encode("passage"), *ALL_ACCUSATIONS)
+MOVE = legal(LAY.encode("enter", KITCHEN), LAY.encode("enter", HALL), LAY.encode("toward", STUDY))
+SUGGEST = legal(*ALL_SUGGESTIONS, LAY.encode("no_suggestion"))
+REFUTE = legal(LAY.encode("show", S + ROPE), LAY.encode("show", S + W + KITCHEN))
+ACCUSE = legal(LAY.encode("end_turn"), *ALL_ACCUSATIONS)
+
+PARAPHRASES = [
+    (TURN, "roll", LAY.encode("roll")),
+    (TURN, "Roll the dice.", LAY.encode("roll")),
+    (TURN, "I'll take the secret passage", LAY.encode("passage")),
+    (TURN, "Let me think about the Rope and Plum.\nFinal answer: ROLL", LAY.encode("roll")),
+    (TURN, "**Final answer:** take the passage", LAY.encode("passage")),
+    (TURN, "I could accuse, but not yet. Final answer:\n\n  roll", LAY.encode("roll")),
+    (TURN, "final answer - Roll.", LAY.encode("roll")),
+    (TURN, "<think>Accuse Plum? Or take the passage? No.</think>\nroll", LAY.encode("roll")),
+    (MOVE, "go to the kitchen", LAY.encode("enter", KITCHEN)),
+    (MOVE, "Enter the Hall!", LAY.encode("enter", HALL)),
+    (MOVE, "head towards the study", LAY.encode("toward", STUDY)),
+    (MOVE, "move toward the Study", LAY.encode("toward", STUDY)),
+    (MOVE, "Study", LAY.encode("toward", STUDY)),  # the only legal action naming the Study
+    (MOVE, "hall", LAY.encode("enter", HALL)),
+    (SUGGEST, "suggest Mustard with the rope", LAY.encode("suggest", MUSTARD, ROPE)),
+    (
+        SUGGEST,
+        "I suggest Colonel Mustard, with the Rope, in the Kitchen.",
+        LAY.encode("suggest", MUSTARD, ROPE),
+    ),
+    (SUGGEST, "Mrs White with the lead pipe", LAY.encode("suggest", WHITE, LEAD_PIPE)),
+    (SUGGEST, "make no suggestion", LAY.encode("no_suggestion")),
+    (SUGGEST, "No suggestion this time", LAY.encode("no_suggestion")),
+    (SUGGEST, "I don't want to suggest anything", LAY.encode("no_suggestion")),
+    (SUGGEST, "pass", LAY.encode("no_suggestion")),
+    (REFUTE, "show the rope", LAY.encode("show", S + ROPE)),
+    (REFUTE, "Rope", LAY.encode("show", S + ROPE)),
+    (REFUTE, "I will reveal the Kitchen card", LAY.encode("show", S + W + KITCHEN)),
+    (ACCUSE, "accuse plum with the rope in the hall", LAY.encode("accuse", PLUM, ROPE, HALL)),
+    (ACCUSE, "I accuse Professor Plum, with the Rope, in the Hall.", LAY.encode("accuse", PLUM, ROPE, HALL)),
+    (ACCUSE, "Final answer: `accuse Plum with the Rope in the Hall`", LAY.encode("accuse", PLUM, ROPE, HALL)),
+    (ACCUSE, "end my turn", LAY.encode("end_turn")),
+    (ACCUSE, "End turn without accusing.", LAY.encode("end_turn")),
+    (ACCUSE, "I won't accuse yet", LAY.encode("end_turn")),
+    (ACCUSE, "pass", LAY.encode("end_turn")),
+]
+
+
+@pytest.mark.parametrize(("mask", "reply", "action"), PARAPHRASES, ids=[p[1][:40] for p in PARAPHRASES])
+def test_paraphrases_give_the_action(mask, reply, action):
+    assert parse_command(CLASSIC, reply, mask, room=KITCHEN) == action
+
+
+BAD_REPLIES = [
+    (TURN, "", "empty"),
+    (TURN, "   \n", "empty"),
+    (TURN, "I am not sure what to do.", "is not a command"),
+    (TURN, "Roll, I think.\nFinal answer:", "empty"),  # only the final answer counts
+    (TURN, "roll or end turn", "several things"),
+    (TURN, "show the Rope", "'show the Rope' is not legal now"),
+    (TURN, "end turn", "not legal now"),
+    (MOVE, "enter the Ballroom", "not legal now"),
+    (MOVE, "enter the Kitchen or the Hall", "exactly one room"),
+    (MOVE, "go to the Kitchen with the Rope", "takes a room only"),
+    (SUGGEST, "suggest Mustard or Plum with the Rope", "exactly one suspect"),
+    (SUGGEST, "suggest Mustard with the Rope in the Hall", "the room your pawn is in"),
+    (SUGGEST, "suggest Mustard", "exactly one weapon"),
+    (SUGGEST, "Mrs", "is not a command"),  # a title is not a name
+    (REFUTE, "show the Rope and the Kitchen", "exactly one card"),
+    (REFUTE, "show the Wrench", "not legal now"),
+    (ACCUSE, "accuse Mustard with the Rope", "exactly one room"),
+    (ACCUSE, "Plum, Rope, Hall", "is not a command"),  # an accusation must say "accuse"
+]
+
+
+@pytest.mark.parametrize(
+    ("mask", "reply", "why"), BAD_REPLIES, ids=[b[1][:40] or "empty" for b in BAD_REPLIES]
+)
+def test_bad_replies_get_a_clear_error_listing_the_legal_commands(mask, reply, why):
+    with pytest.raises(CommandError) as caught:
+        parse_command(CLASSIC, reply, mask, room=KITCHEN)
+    assert why in caught.value.reason
+    assert "Legal commands now:" in str(caught.value)
+    assert str(caught.value).endswith(legal_commands_text(CLASSIC, mask))
+    assert isinstance(caught.value, ValueError)
+
+
+def test_bare_cards_never_accuse_and_ambiguity_asks_which():
+    # "Plum, Rope, Hall" in the suggest phase is a suggestion only if the pawn is in the Hall.
+    assert parse_command(CLASSIC, "Plum, Rope, Hall", SUGGEST, room=HALL) == LAY.encode("suggest", PLUM, ROPE)
+    with pytest.raises(CommandError, match="suggestion is made in the room"):
+        parse_command(CLASSIC, "suggest Plum with the Rope in the Hall", SUGGEST, room=KITCHEN)
+    both = legal(LAY.encode("suggest", PLUM, ROPE), LAY.encode("accuse", PLUM, ROPE, HALL))
+    assert parse_command(CLASSIC, "Plum Rope Hall", both, room=HALL) == LAY.encode("suggest", PLUM, ROPE)
+    # A card that could be shown or entered as a room: the legal one, or a question.
+    two = legal(LAY.encode("show", S + W + HALL), LAY.encode("enter", HALL))
+    with pytest.raises(CommandError, match="could mean 'show the Hall' or 'enter the Hall'"):
+        parse_command(CLASSIC, "the Hall", two, room=KITCHEN)
+
+
+def test_edition_names_accents_and_short_names():
+    fr = core.GameConfig(edition="classic_fr")
+    lay = core.ActionLayout(fr)
+    mask = np.ones(lay.num_actions, dtype=bool)
+    # Rose, Poignard, Véranda; Moutarde, Corde, Bibliothèque
+    assert parse_command(fr, "accuse Rose with the Poignard in the Veranda", mask) == lay.encode(
+        "accuse", 0, 0, 2
+    )
+    assert parse_command(fr, "ACCUSE moutarde WITH LA CORDE IN LA BIBLIOTHEQUE", mask) == lay.encode(
+        "accuse", 1, 4, 5
+    )
+    assert parse_command(fr, "show the Clé anglaise", mask) == lay.encode("show", 6 + 5)
+    assert parse_command(fr, "show the cle", mask) == lay.encode("show", 6 + 5)
+    de = core.GameConfig(edition="de_2023")
+    lay = core.ActionLayout(de)
+    mask = np.ones(lay.num_actions, dtype=bool)
+    assert parse_command(de, "show Köchin Weiß", mask) == lay.encode("show", 2)
+    assert parse_command(de, "show weiss", mask) == lay.encode("show", 2)
+    assert parse_command(de, "show the Kuche", mask) == lay.encode("show", 6 + 6 + 0)
+    with pytest.raises(CommandError, match="exactly one card"):
+        parse_command(de, "show the Kitchen", mask)  # English names are not this edition's
+
+
+def test_squares_by_row_and_column():
+    config = core.GameConfig(movement="squares")
+    lay = core.ActionLayout(config)
+    squares = core.classic_board().squares
+    k = 17
+    row, col = squares[k]
+    mask = legal_mask = np.zeros(lay.num_actions, dtype=bool)
+    legal_mask[lay.encode("square", k)] = True
+    for reply in (
+        f"move to square {row},{col}",
+        f"square ({row}, {col})",
+        f"Final answer: move to {row},{col}",
+    ):
+        assert parse_command(config, reply, mask) == lay.encode("square", k)
+    with pytest.raises(CommandError, match="not a square"):
+        parse_command(config, "move to square 0,0", mask)
+
+
+def test_legal_commands_text_lists_forms_for_full_sets():
+    text = legal_commands_text(CLASSIC, ACCUSE)
+    assert text.splitlines()[0] == "- end turn"
+    assert "- accuse <suspect> with the <weapon> in the <room>" in text
+    assert "rooms: Kitchen, Ballroom" in text
+    assert legal_commands_text(CLASSIC, REFUTE) == "- show the Rope\n- show the Kitchen"
+
+
+# --- the text view ----------------------------------------------------------------------------
+
+
+def test_the_view_has_every_part_and_nothing_of_other_hands():
+    config = core.GameConfig(num_players=4)
+    for state, logs, _ in random_states(config, games=1, steps=120):
+        player = int(state.current_player[0])
+        if state.phase[0] != core.Phase.REFUTE:
+            continue
+        text = text_view(state, player, logs[0], notepad=True, rules=True)
+        e = config.cards
+        hand = np.flatnonzero(state._owner[0] == player)
+        assert f"Your cards: {', '.join(e.cards[c] for c in hand)}." in text
+        assert rules_summary(config) in text
+        assert notepad_text(config, player, logs[0]) in text
+        assert "Your legal commands:\n- show " in text
+        for line in story(
+            config, core.private_view(logs[0], player), skip=(ev.DEAL, ev.TURN, ev.ROLL, ev.MOVE)
+        ):
+            if not line.startswith("the "):  # weapon moves are skipped too
+                assert line in text
+        others = [p for p in range(4) if p != player]
+        watcher = text_view(state, others[0], logs[0])
+        assert "It is not your decision" in watcher and "legal commands" not in watcher.lower()
+        return
+    pytest.fail("no refutation in the random game")
+
+
+def scrambled_log(log: np.ndarray, viewer: int, rng: np.random.Generator, num_cards: int) -> np.ndarray:
+    """The log with every card the viewer may not see replaced by a random card."""
+    hidden = core.private_view(log, viewer)[:, ev.CARD] < 0
+    other = log.copy()
+    other[hidden & (log[:, ev.CARD] >= 0), ev.CARD] = rng.integers(0, num_cards, size=hidden.sum())[
+        (log[hidden, ev.CARD] >= 0)
+    ]
+    return other
+
+
+def text_privacy_violations(view_fn, config: core.GameConfig, steps: int = 300) -> list[str]:
+    """Compare each viewer's text with the text of a twin world scrambled where it cannot see."""
+    rng = np.random.default_rng(0)
+    violations = []
+    for t, (state, logs, _) in enumerate(random_states(config, games=3, steps=steps, seed=7)):
+        if t % 11:
+            continue
+        for game in np.flatnonzero(~state.done)[:3]:
+            for viewer in range(config.num_players):
+                twin = scrambled(state, int(game), viewer, rng)
+                twin_log = scrambled_log(logs[game], viewer, rng, config.cards.num_cards)
+                if view_fn(state.take([game]), viewer, logs[game]) != view_fn(twin, viewer, twin_log):
+                    violations.append(f"text of P{viewer}, game {game}, step {t}")
+    return violations
+
+
+def player_text(state: core.State, viewer: int, log: np.ndarray) -> str:
+    return text_view(state, viewer, log, notepad=True, rules=True)
+
+
+def leaky_text(state: core.State, viewer: int, log: np.ndarray) -> str:
+    """A deliberately broken view: the history from the full log, not the viewer's private view."""
+    return player_text(state, viewer, log) + "\n".join(story(state.config, log))
+
+
+@pytest.mark.parametrize("config", CONFIGS[:4], ids=lambda c: f"{c.num_players}p-{c.edition}")
+def test_text_view_ignores_what_the_viewer_cannot_see(config):
+    assert text_privacy_violations(player_text, config) == []
+
+
+def test_a_leaky_text_view_is_caught():
+    assert text_privacy_violations(leaky_text, core.GameConfig(num_players=4), steps=80)
+
+
+# --- the text env -----------------------------------------------------------------------------
+
+# What api_test says of any env whose observations are dicts and whose action space is not Discrete.
+TEXT_ENV_WARNINGS = (
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably",
+    "Action space for each agent probably",
+    "Action mask numpy array is all zeros",
+)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(num_players=4),
+        dict(num_players=2, duel=True),
+        dict(num_players=5, edition="de_2023", movement="squares"),
+    ],
+    ids=["4p", "duel", "5p-de-squares"],
+)
+def test_text_env_passes_pettingzoo_api_test(kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(text_env(**kwargs), num_cycles=100)
+    unexpected = {str(w.message) for w in caught if not str(w.message).startswith(TEXT_ENV_WARNINGS)}
+    assert not unexpected, unexpected
+
+
+def test_text_env_plays_a_game_in_commands_and_refuses_bad_ones():
+    env = text_env(num_players=3, max_turns=30, notepad=True)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    observation, *_ = env.last()
+    assert "Your legal commands:" in observation["text"] and "Notepad" in observation["text"]
+    before = env.unwrapped.game_state.copy()
+    with pytest.raises(CommandError, match="not legal now"):
+        env.step("show the Rope")
+    with pytest.raises(TypeError):
+        env.step(0)
+    assert env.unwrapped.game_state == before and env.agent_selection == agent
+    steps = 0
+    for _ in env.agent_iter():
+        _, _, termination, truncation, info = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        commands = [c for c in info["legal_commands"] if not c.startswith("accuse")]
+        env.step(commands[steps % len(commands)])
+        steps += 1
+    assert env.unwrapped.game_state.done.all() and steps > 30
+    assert "The game is over." in env.observe("player_0")["text"]
+
+
+def test_command_space_samples_legal_commands():
+    config = core.GameConfig()
+    space = CommandSpace(config, seed=0)
+    mask = np.zeros(core.ActionLayout(config).num_actions, dtype=np.int8)
+    mask[[0, 1]] = 1
+    assert {space.sample(mask) for _ in range(20)} == {"roll", "take the passage"}
+    assert space.contains("anything") and not space.contains(3)

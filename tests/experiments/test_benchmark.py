@@ -1,0 +1,256 @@
+"""experiments/benchmark: the core sections at steady state, the machine probe and the ppo section (PPO training throughput at the shipped config)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+pytest.importorskip("torch")
+
+from cluedo_env import core
+from experiments.benchmark import SECTIONS, BenchmarkConfig, main_with
+from experiments.benchmark.agent_decisions import measure_agents
+from experiments.benchmark.baseline import Baseline
+from experiments.benchmark.clone_rollouts import measure_rollouts
+from experiments.benchmark.core_steps import measure_core
+from experiments.benchmark.env_steps import measure_env
+from experiments.benchmark.random_play import RandomBatch
+from experiments.benchmark.startup import measure_startup
+from experiments.benchmark.training import finished_games_per_update, ppo_benchmark_config
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = ROOT / "configs"
+TINY = [
+    "num_envs=8",
+    "num_steps=16",
+    "num_minibatches=2",
+    "update_epochs=1",
+    "network.hidden=[16]",
+    "network.card_hidden=8",
+]
+
+
+def test_default_benchmark_config_measures_ppo_at_the_shipped_config(tmp_path):
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+        cfg = compose("benchmark")
+    assert "ppo" in SECTIONS and "ppo" in cfg.sections
+    assert cfg.ppo_updates >= 1 and list(cfg.ppo_overrides) == []
+    assert cfg.warmup_cycles >= 1 and cfg.ppo_warmup_updates >= 1  # steady state by default
+
+    shipped = OmegaConf.load(CONFIGS / "train_ppo.yaml")
+    args = ppo_benchmark_config(
+        cfg.ppo_updates, str(tmp_path), cfg.ppo_overrides, warmup_updates=cfg.ppo_warmup_updates
+    )
+    for key in (
+        "num_envs",
+        "num_steps",
+        "torch_threads",
+        "update_threads",
+        "num_minibatches",
+        "update_epochs",
+    ):
+        assert getattr(args, key) == shipped[key], key
+    assert args.network.hidden == list(shipped.network.hidden)
+    assert [o.display for o in args.opponents] == [o.get("label") or o.name for o in shipped.opponents]
+    # only the budget is cut, and nothing but a temporary folder is written
+    assert args.num_updates == cfg.ppo_warmup_updates + cfg.ppo_updates
+    assert args.eval_every == args.final_eval_games == args.snapshot_every == args.checkpoint_every == 0
+    assert args.runs_dir == str(tmp_path)
+
+
+def benchmark_in(folder: Path, monkeypatch, **settings) -> dict:
+    """The JSON report of a benchmark run in ``folder`` (the working directory) with these settings."""
+    monkeypatch.chdir(folder)
+    output = folder / "benchmark.json"
+    main_with(BenchmarkConfig(output=str(output), **settings))
+    return json.loads(output.read_text())
+
+
+def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monkeypatch):
+    settings = dict(sections=["ppo"], repeats=1, ppo_warmup_updates=3, ppo_updates=2, ppo_overrides=TINY)
+    ppo = benchmark_in(tmp_path, monkeypatch, **settings)["ppo"]
+    assert ppo["num_envs"] == 8 and ppo["num_steps"] == 16 and ppo["measured_updates"] == 2
+    # How far the warm-up got, from the run's own log: games finished per game slot.
+    assert ppo["warmup_updates"] == 3
+    assert ppo["warmup_finished_games"] >= 0 and ppo["measured_finished_games"] >= 0
+    assert ppo["warmup_cycles"] == ppo["warmup_finished_games"] / 8
+    assert ppo["agent_steps_per_update"] == 8 * 16
+    for key in (
+        "agent_steps_per_s",
+        "learner_decisions_per_s",
+        "rollout_s_per_update",
+        "update_s_per_update",
+        "total_s_per_update",
+        "agent_steps_per_cpu_s",
+        "learner_decisions_per_update",
+    ):
+        assert ppo[key] > 0, key
+    assert ppo["learner_decisions_per_s"] < ppo["agent_steps_per_s"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]  # nothing left behind
+
+
+def test_league_section_times_the_league_config_beside_todays(tmp_path, monkeypatch):
+    assert "league" in SECTIONS and "league" in BenchmarkConfig().sections
+    overrides = [*TINY, "game.max_turns=10"]
+    settings = dict(sections=["league"], ppo_warmup_updates=2, ppo_updates=1, league_overrides=overrides)
+    league = benchmark_in(tmp_path, monkeypatch, **settings)["league"]
+    assert (league["today"]["config"], league["league"]["config"]) == ("train_ppo", "train_ppo_league")
+    for key in ("today", "league"):
+        assert league[key]["agent_steps_per_update"] == 8 * 16
+        assert league[key]["agent_steps_per_s"] > 0
+    assert league["slowdown"] == pytest.approx(
+        league["today"]["agent_steps_per_s"] / league["league"]["agent_steps_per_s"]
+    )
+    assert league["cpu_slowdown"] == pytest.approx(
+        league["today"]["agent_steps_per_cpu_s"] / league["league"]["agent_steps_per_cpu_s"]
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]
+
+
+def test_league_configs_are_the_league_run_and_its_two_ablations_at_one_budget(tmp_path):
+    league = ppo_benchmark_config(1, str(tmp_path), warmup_updates=1, config_name="train_ppo_league")
+    assert league.network.belief_features and league.pool_sampling == "pfsp"
+    assert {"random", "notepad", "sat", "belief"} <= {o.name for o in league.opponents}
+    assert {o.name for o in league.eval_opponents} == {"random", "notepad", "sat", "belief"}
+    budgets = set()
+    for name in ("train_ppo_league", "train_ppo_league_no_beliefs", "train_ppo_league_no_sat"):
+        with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+            cfg = OmegaConf.to_object(compose(name))
+        budgets.add(cfg.total_timesteps)
+        if name.endswith("no_beliefs"):
+            assert not cfg.network.belief_features and cfg.opponents == league.opponents
+        if name.endswith("no_sat"):
+            assert cfg.network.belief_features and "sat" not in {o.name for o in cfg.opponents}
+        assert cfg.game == league.game and cfg.game.num_players == 4
+    assert len(budgets) == 1
+
+
+def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
+    output = tmp_path / "benchmark.json"
+    cfg = BenchmarkConfig(
+        sections=["core", "observe"],
+        players=[3],
+        batch_sizes=[8],
+        steps=20,
+        min_agent_steps=0,
+        repeats=1,
+        output=str(output),
+    )
+    main_with(cfg)
+    report = json.loads(output.read_text())
+    machine = report["machine"]
+    assert machine["probe_us_per_call_before"] > 0 and machine["probe_us_per_call_after"] > 0
+    (row,) = report["core"]
+    assert row["batch"] == 8 and row["agent_steps_per_s"] > 0 and 0 < row["state_bytes_per_game"] <= 4096
+    assert "baseline_agent_steps_per_s" not in row  # no baseline named: this code's core alone
+    (observed,) = report["observe"]
+    assert observed["observe"] and not row["observe"] and observed["agent_steps_per_s"] > 0
+    # Steady state: timed after B games have finished, and the report says how far from a fresh deal.
+    assert report["config"]["warmup_cycles"] == 1
+    assert row["warmup_finished_games"] >= 8 and row["warmup_steps"] > 0
+    assert row["fresh_steps"] == min(20, row["warmup_steps"]) and row["fresh_agent_steps_per_s"] > 0
+    assert 0 < row["redealt_fraction"] <= 1
+    ages = [row[key] for key in ("age_min", "age_p10", "age_median", "age_p90", "age_max")]
+    assert ages == sorted(ages) and 0 < row["age_max"] <= row["warmup_steps"]
+
+
+NUMPY_CORE = "3cd9623"  # the last revision with the batched numpy core the compiled core replaced
+
+
+def test_a_baseline_revision_is_timed_by_the_same_loop_in_a_worker():
+    """baseline=<revision>: that revision's core, exported from git, plays the benchmark's random play
+    in a worker process; at the numpy core's revision it plays the very games this core plays."""
+    try:
+        baseline = Baseline(NUMPY_CORE)
+    except ValueError:
+        pytest.skip(f"revision {NUMPY_CORE} is not in this checkout's history (a shallow clone?)")
+    config = core.GameConfig(num_players=4)
+    with baseline:
+        theirs = baseline.measure_core(
+            num_players=4, batch=16, steps=30, seed=3, observe=False, warmup_cycles=1
+        )
+    ours = measure_core(config, batch=16, steps=30, seed=3)
+    assert theirs["agent_steps_per_s"] > 0
+    for key in ("warmup_steps", "warmup_finished_games", "age_median", "redealt_fraction"):
+        assert theirs[key] == ours[key], key  # same deals, same random play, same games
+
+
+def test_a_baseline_that_is_no_revision_is_named():
+    with pytest.raises(ValueError, match="'no-such-revision' is neither a commit"):
+        Baseline("no-such-revision")
+
+
+@pytest.mark.slow  # a cold start compiles the core: a minute or more
+def test_startup_is_timed_in_a_fresh_process_with_the_cache_given(tmp_path):
+    """Warm start on a cache folder filled by a cold start (both fresh processes)."""
+    cold = measure_startup(batch=2, cache_dir=str(tmp_path))
+    assert any(tmp_path.rglob("*.nbi"))  # the cold start filled the cache given
+    warm = measure_startup(batch=2, cache_dir=str(tmp_path))
+    for figures in (cold, warm):
+        assert figures["import_s"] > 0 and figures["first_steps_s"] > 0
+        assert figures["process_s"] > figures["import_s"] + figures["first_steps_s"]
+
+
+def test_core_timing_starts_once_the_first_deal_cycle_is_over():
+    config = core.GameConfig(num_players=3)
+    figures = measure_core(config, batch=32, steps=5, seed=0)
+    # As many games finished as the batch holds: most slots were dealt again, at different steps.
+    assert figures["warmup_finished_games"] >= 32
+    assert 0.5 <= figures["redealt_fraction"] < 1
+    assert figures["age_p10"] < figures["age_median"] < figures["age_p90"]
+    # Two cycles: the warm-up is longer still.
+    longer = measure_core(config, batch=32, steps=5, seed=0, warmup_cycles=2)
+    assert longer["warmup_finished_games"] >= 64 and longer["warmup_steps"] > figures["warmup_steps"]
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="warmup_cycles must be an int >= 1"):
+            measure_core(config, batch=4, steps=1, seed=0, warmup_cycles=bad)
+
+
+def test_random_batch_tracks_the_age_of_each_game():
+    games = RandomBatch(core.GameConfig(num_players=3), batch=16, seed=1)
+    finished = 0
+    for step in range(1, 400):
+        _, _, done = games.step()
+        finished += done
+        # A game's age is the decisions since its deal: the step count until it is dealt again.
+        assert (games.age[~games.redealt] == step).all()
+        assert (games.age <= step).all()
+    assert finished >= games.redealt.sum() > 0
+
+
+def test_rollouts_play_every_clone_of_a_game_under_way_to_its_end():
+    figures = measure_rollouts(core.GameConfig(num_players=3), n=16, turn=5, seed=2)
+    assert figures["clones"] == 16 and figures["rollouts_per_s"] > 0 and figures["setup_s"] > 0
+    # Every clone was played on from turn 5 to its end: at least a decision each.
+    assert figures["agent_steps"] >= 16 and figures["mean_decisions_per_rollout"] >= 1
+    assert figures["core_agent_steps_per_s"] > 0 and figures["choose_actions_s"] > 0
+
+
+def test_env_is_timed_over_whole_episodes_after_an_untimed_one():
+    figures = measure_env(3, wrapped=False, agent_steps=50, seed=0)
+    assert figures["warmup_episodes"] == 1 and figures["episodes"] >= 1
+    assert figures["agent_steps"] >= 50 and figures["agent_steps_per_s"] > 0
+
+
+def test_finished_games_are_read_per_update_from_the_training_log(tmp_path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(tmp_path / "run"))
+    writer.add_scalar("charts/SPS", 1000, 128)
+    assert finished_games_per_update(tmp_path, 128) == {}  # no game finished yet
+    for update, episodes in ((1, 2), (3, 5), (4, 1)):  # train_ppo logs at global_step = update * B * steps
+        writer.add_scalar("charts/episodes", episodes, update * 128)
+    writer.close()
+    assert finished_games_per_update(tmp_path, 128) == {1: 2, 3: 5, 4: 1}
+
+
+def test_agent_latency_is_reported_for_agents_that_do_not_follow_the_game():
+    # The random agent never observes (``observes`` false): its row says so instead of failing.
+    rows = {row["agent"]: row for row in measure_agents(4, games=1, seed=0)}
+    assert set(rows) == {"random", "notepad", "sat", "belief"}
+    assert rows["random"]["observe_median_ms"] is None and rows["random"]["observe_p99_ms"] is None
+    assert rows["belief"]["observe_median_ms"] > 0 and rows["belief"]["decision_p99_ms"] > 0

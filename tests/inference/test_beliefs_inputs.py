@@ -1,0 +1,78 @@
+"""``cluedo_env.inference.beliefs.beliefs_from_events`` refuses event rows that are not events of the game.
+
+It read the rows without checks: a row of a kind no event has, or a player or card out of range,
+was skipped or read as something else, and the posterior came out as if nothing were wrong. It
+now checks them as ``deduce_from_events`` does (``cluedo_env.inference.from_events.check_events``), naming the row
+and what is accepted. The control is the old reading, rows straight to the records: it takes the
+same rows without a word.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from cluedo_env import core
+from cluedo_env.inference.beliefs import beliefs, beliefs_from_events
+from cluedo_env.inference.from_events import RecordMaker, setup_of
+from experiments.common.task_generation import _game_events
+from tests.reasoning.test_reasoning_inputs import CONFIG, GARBAGE
+
+
+@pytest.fixture(scope="module")
+def game() -> np.ndarray:
+    """The full event log of a finished game of random, SAT and notepad agents."""
+    played, _ = _game_events(CONFIG, ("random", "sat", "notepad"), np.array([11]), rotation=0)
+    return played[0]
+
+
+def unchecked_beliefs(player: int, events: np.ndarray):
+    """The control: the old ``beliefs_from_events``, the rows read with no check."""
+    setup = setup_of(CONFIG)
+    records = RecordMaker(setup, player).add_events(core.private_view(np.asarray(events), player))
+    return beliefs(setup, player, records)
+
+
+def test_a_real_games_rows_give_the_posterior_they_gave_before(game):
+    for player in range(CONFIG.num_players):
+        checked, unchecked = beliefs_from_events(CONFIG, player, game), unchecked_beliefs(player, game)
+        assert checked.num_deals == unchecked.num_deals > 0
+        assert np.array_equal(checked.probabilities(), unchecked.probabilities())
+
+
+@pytest.mark.parametrize(("what", "row", "accepted"), GARBAGE, ids=[g[0] for g in GARBAGE])
+def test_a_garbage_row_is_refused_by_its_index_and_what_is_accepted(game, what, row, accepted):
+    at = len(game) // 2
+    events = np.insert(game, at, row, axis=0)
+    with pytest.raises(ValueError) as error:
+        beliefs_from_events(CONFIG, 0, events)
+    message = str(error.value)
+    assert f"event row {at} {row}" in message and accepted in message
+
+
+def test_the_unchecked_reading_takes_a_garbage_row_silently(game):
+    # The control: without the check, a kind no event has and a negative kind pass unnoticed.
+    for row in ([99, 0, 0, 0, 0, 0, 0], [-5, 0, 0, 0, 0, 0, 0]):
+        events = np.insert(game, len(game) // 2, row, axis=0)
+        assert unchecked_beliefs(0, events).num_deals == unchecked_beliefs(0, game).num_deals
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        (np.full((2, 7), 0.5), "integer array of shape (n, 7)"),
+        (np.zeros((2, 6), int), "got dtype int64 and shape (2, 6)"),
+        (np.full((1, 7), 2**64 - 1, np.uint64), "up to 2**63 - 1"),
+    ],
+)
+def test_rows_that_are_not_an_event_array_are_refused(events, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        beliefs_from_events(CONFIG, 0, events)
+
+
+@pytest.mark.parametrize("player", [3, -1, True, 1.0])
+def test_an_observer_not_of_the_game_is_refused(game, player):
+    with pytest.raises(ValueError, match=r"player must be an int in \[0, 3\)"):
+        beliefs_from_events(CONFIG, player, game)
