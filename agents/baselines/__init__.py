@@ -1,0 +1,1 @@
+"""The simple players: uniformly random, a stateless example, and the casual notepad player."""

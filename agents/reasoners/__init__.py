@@ -1,0 +1,1 @@
+"""The reasoning players: complete deduction (SAT), exact odds (belief), simulation (determinize)."""

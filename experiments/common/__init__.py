@@ -1,0 +1,1 @@
+"""What the commands of ``experiments`` share: settings, the results file, statistics, reports."""
