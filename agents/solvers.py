@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from agents.registry import load_named
-from cluedo_env.inference import HELD, NOT_HELD, UNKNOWN, Deck, Setup, _CardNames, _named_record
+from cluedo_env.inference import HELD, NOT_HELD, UNKNOWN, Deck, Setup
 from cluedo_env.inference.beliefs import beliefs_named
+from cluedo_env.inference.names import CardNames, named_record
 from cluedo_env.reasoning.ladder import LABELS, rung_status
 
 __all__ = ["SOLVERS", "load_solver"]
@@ -43,8 +44,8 @@ def _names(task: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
     return cards["suspects"], cards["weapons"], cards["rooms"]
 
 
-def _setup(task: Mapping[str, Any]) -> tuple[_CardNames, Setup, list[str]]:
-    cards = _CardNames(*_names(task))
+def _setup(task: Mapping[str, Any]) -> tuple[CardNames, Setup, list[str]]:
+    cards = CardNames(*_names(task))
     setup = Setup(Deck(*cards.deck.sizes), len(task["players"]), tuple(task["hand_sizes"]))
     owners = [setup.owner_name(o) for o in range(setup.num_owners)]
     return cards, setup, owners
@@ -74,7 +75,7 @@ def _uniform_over_possible(status: np.ndarray) -> np.ndarray:
 
 def _status_of_rung(task: Mapping[str, Any], rung: int) -> np.ndarray:
     cards, setup, _ = _setup(task)
-    records = [_named_record(entry, cards, setup, task["observer"]) for entry in task["history"]]
+    records = [named_record(entry, cards, setup, task["observer"]) for entry in task["history"]]
     return rung_status(setup, task["observer"], records, rung)
 
 

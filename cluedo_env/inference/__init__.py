@@ -1,15 +1,27 @@
 """Card deduction: what one observer of a Cluedo game can know about who holds which card.
 
-The library is independent of the rules core: it takes plain ints and knows
-nothing of boards, turns or ``cluedo_env``. A SAT-reasoning agent keeps one
-``Notepad`` per player; a reasoning benchmark calls ``deduce`` or
-``deduce_named``; tests check both against ``brute_force``.
+The deduction itself is independent of the rules core: it takes plain ints and
+knows nothing of boards or turns. A SAT-reasoning agent keeps one ``Notepad``
+per player; a reasoning benchmark calls ``deduce`` or ``deduce_named``; tests
+check both against ``brute_force``.
 
-Modules: ``cards`` (``Deck``, ``Setup``), ``records`` (what an observer notes, ``check_record``,
-and ``RecordBook``, the base of what is built from records), ``knowledge`` (``Knowledge`` and its three values), ``notepad``
-(``Notepad``, the incremental SAT knowledge, and ``deduce``), ``exhaustive``
-(``brute_force``) and ``names`` (``deduce_named``). Import the names from
-``cluedo_env.inference``.
+Modules:
+
+- ``cards`` (``Deck``, ``Setup``), ``records`` (what an observer notes, ``check_record``,
+  and ``RecordBook``, the base of what is built from records), ``knowledge``
+  (``Knowledge`` and its three values);
+- ``deduction`` (``Notepad``, the incremental SAT knowledge, and ``deduce``),
+  ``exhaustive`` (``brute_force``, and ``all_deals`` and ``consistent_with`` that it
+  enumerates with) and ``names`` (``deduce_named``, and ``CardNames``,
+  ``named_record`` and ``named_records`` that read a history written with card names);
+- ``beliefs`` (``Beliefs``, ``Posterior``: exact probabilities), counted by
+  ``constraints`` (the records as constraints, propagation), ``programme`` (the dynamic
+  programme that deals the cards) and ``counting`` (the counting problem);
+- ``from_events`` (a game's events to records, ``deduce_from_events``) and
+  ``information`` (what the answer to a suggestion is worth).
+
+The names below are importable from ``cluedo_env.inference``; every other name from
+its module.
 
 Cards and owners
     Card ids are suspects first, then weapons, then rooms (``Deck``). Every
@@ -51,13 +63,8 @@ Knowledge
 
 from cluedo_env.inference.cards import CATEGORY_NAMES, Deck, Setup
 from cluedo_env.inference.deduction import Notepad, deduce
-from cluedo_env.inference.exhaustive import _agrees as _agrees
-from cluedo_env.inference.exhaustive import _all_deals as _all_deals
 from cluedo_env.inference.exhaustive import brute_force
 from cluedo_env.inference.knowledge import HELD, NOT_HELD, UNKNOWN, Knowledge
-from cluedo_env.inference.names import _CardNames as _CardNames
-from cluedo_env.inference.names import _named_record as _named_record
-from cluedo_env.inference.names import _named_records as _named_records
 from cluedo_env.inference.names import deduce_named
 from cluedo_env.inference.records import (
     Accusation,
@@ -69,8 +76,6 @@ from cluedo_env.inference.records import (
     check_record,
 )
 
-# The underscored names (imported "as" themselves) are shared with cluedo_env.inference.beliefs,
-# cluedo_env.reasoning and the tests, which read them here since before the package.
 __all__ = [
     "CATEGORY_NAMES",
     "HELD",

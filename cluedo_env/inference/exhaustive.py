@@ -35,8 +35,11 @@ def _count_deals(setup: Setup) -> int:
 
 
 @lru_cache(maxsize=8)
-def _all_deals(setup: Setup) -> np.ndarray:
-    """``int8[deals, cards]``: the owner of every card, for every possible deal."""
+def all_deals(setup: Setup) -> np.ndarray:
+    """``int8[deals, cards]``: the owner of every card, for every possible deal (small decks only).
+
+    Owners are indexed as in ``Setup``; the result is cached (do not modify it).
+    """
     others = [o for o in range(setup.num_owners) if o != setup.envelope]
 
     def hands(cards: frozenset[int], owners: list[int]) -> Iterator[dict[int, int]]:
@@ -57,8 +60,8 @@ def _all_deals(setup: Setup) -> np.ndarray:
     return np.array(deals, dtype=np.int8).reshape(-1, setup.deck.num_cards)
 
 
-def _agrees(deals: np.ndarray, setup: Setup, record: Record) -> np.ndarray:
-    """``bool[deals]``: which deals could have produced the record."""
+def consistent_with(deals: np.ndarray, setup: Setup, record: Record) -> np.ndarray:
+    """``bool[deals]``: which deals (rows of ``all_deals``) could have produced the record."""
     if isinstance(record, OwnHand):
         mine = deals == record.player
         return mine[:, list(record.cards)].all(axis=1) & (mine.sum(axis=1) == len(record.cards))
@@ -101,9 +104,9 @@ def brute_force(setup: Setup, observer: int, records: Iterable[Record]) -> Knowl
     records = list(records)
     for record in records:
         check_record(setup, observer, record)
-    deals = _all_deals(setup)
+    deals = all_deals(setup)
     for record in records:
-        deals = deals[_agrees(deals, setup, record)]
+        deals = deals[consistent_with(deals, setup, record)]
     if len(deals) == 0:
         raise ValueError(f"no deal is consistent with the {len(records)} records of observer {observer}")
     status = np.full((setup.deck.num_cards, setup.num_owners), UNKNOWN, dtype=np.int8)

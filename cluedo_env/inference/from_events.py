@@ -18,7 +18,10 @@ import numpy as np
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.inference import Accusation, Deck, Knowledge, OwnHand, Record, Seen, Setup, Suggestion, deduce
+from cluedo_env.inference.cards import Deck, Setup
+from cluedo_env.inference.deduction import deduce
+from cluedo_env.inference.knowledge import Knowledge
+from cluedo_env.inference.records import Accusation, OwnHand, Record, Seen, Suggestion
 
 __all__ = [
     "RECORD_EVENT_KINDS",

@@ -42,8 +42,9 @@ import itertools
 
 import numpy as np
 
-from cluedo_env.inference import Setup
 from cluedo_env.inference.beliefs import Beliefs
+from cluedo_env.inference.cards import Setup
+from cluedo_env.inference.records import asking_order
 
 __all__ = [
     "ABOUT",
@@ -62,9 +63,8 @@ SIXTHS = 6
 
 
 def _asked(setup: Setup, suggester: int) -> list[int]:
-    """The players asked, in order: clockwise from the suggester's left."""
-    P = setup.num_players
-    return [(suggester + i) % P for i in range(1, P)]
+    """The players asked, in order: clockwise from the suggester's left (a list, to index arrays)."""
+    return list(asking_order(setup, suggester))
 
 
 def answer_deals(beliefs: Beliefs, triple: tuple[int, int, int]) -> dict[tuple, np.ndarray]:

@@ -17,7 +17,7 @@ from cluedo_env.inference.records import (
     Record,
     Seen,
     Suggestion,
-    _asking_order,
+    asking_order,
     check_record,
 )
 
@@ -29,8 +29,21 @@ def _fold(name: str) -> str:
     return " ".join(bare.casefold().split())
 
 
-class _CardNames:
-    """Card names of one edition <-> card ids."""
+class CardNames:
+    """Card names of one edition <-> card ids.
+
+    Args:
+        suspects: Suspect names (card ids follow this order).
+        weapons: Weapon names.
+        rooms: Room names.
+
+    Attributes:
+        deck: The ``Deck`` of these cards.
+        names: Every card's name, by card id.
+
+    Raises:
+        ValueError: If two names are the same once folded (case, accents, spacing).
+    """
 
     def __init__(self, suspects: Sequence[str], weapons: Sequence[str], rooms: Sequence[str]) -> None:
         self.deck = Deck(len(suspects), len(weapons), len(rooms))
@@ -43,11 +56,21 @@ class _CardNames:
             self._ids[key] = card
 
     def card(self, name: str) -> int:
+        """The id of the card of this name (matched case-, accent- and spacing-insensitively).
+
+        Raises:
+            ValueError: If no card has this name, listing the accepted names.
+        """
         if not isinstance(name, str) or _fold(name) not in self._ids:
             raise ValueError(f"unknown card name {name!r}; accepted names are {list(self.names)}")
         return self._ids[_fold(name)]
 
     def triple(self, names: Sequence[str], what: str) -> tuple[int, int, int]:
+        """The sorted ids of three named cards (``what`` names them in errors: "a suggestion").
+
+        Raises:
+            ValueError: If ``names`` is not three card names.
+        """
         if isinstance(names, str) or len(names) != len(CATEGORY_NAMES):
             raise ValueError(f"{what} must name a suspect, a weapon and a room, got {names!r}")
         return tuple(sorted(self.card(n) for n in names))
@@ -97,8 +120,16 @@ def _list(value: Any, what: str) -> list[Any]:
     return list(value)
 
 
-def _named_record(entry: Any, cards: _CardNames, setup: Setup, observer: int) -> Record:
-    """The record of one history entry of ``deduce_named``, its schema checked strictly."""
+def named_record(entry: Any, cards: CardNames, setup: Setup, observer: int) -> Record:
+    """The record of one history entry of ``deduce_named``, its schema checked strictly.
+
+    The entry is not checked against the set-up's rules (``check_record`` does that;
+    ``named_records`` does both).
+
+    Raises:
+        TypeError: If the entry is not a dict or a value has the wrong type.
+        ValueError: For a bad kind, key, card name or answer, naming what is accepted.
+    """
     if not isinstance(entry, Mapping):
         raise TypeError(f"an entry must be a dict; accepted forms: {list(_HISTORY_FORMS.values())}")
     kinds = [kind for kind in _HISTORY_KEYS if kind in entry]
@@ -128,7 +159,7 @@ def _named_record(entry: Any, cards: _CardNames, setup: Setup, observer: int) ->
         )
         shown_by = entry.get("shown_by")
         shown_by = None if shown_by is None else _player(setup, shown_by, '"shown_by"')
-        order = _asking_order(setup, suggester)
+        order = asking_order(setup, suggester)
         if shown_by is None and passed != order:
             raise ValueError(
                 f'nobody showed a card ("shown_by" is None), so every other player was asked and passed: '
@@ -155,15 +186,20 @@ def _named_record(entry: Any, cards: _CardNames, setup: Setup, observer: int) ->
     return Seen(cards.card(entry["seen"]), _owner_index(setup, owner))
 
 
-def _named_records(cards: _CardNames, setup: Setup, observer: int, history: Any) -> list[Record]:
-    """The records of a history written with card names, each checked (errors name the entry)."""
+def named_records(cards: CardNames, setup: Setup, observer: int, history: Any) -> list[Record]:
+    """The records of a history written with card names (``deduce_named``'s), each checked.
+
+    Raises:
+        TypeError, ValueError: As ``named_record`` and ``check_record``, naming the entry's
+            index and content.
+    """
     setup.check_player(observer, "observer")
     if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
         raise TypeError(f"history must be a list of entries (dicts), got {history!r}")
     records = []
     for index, entry in enumerate(history):
         try:
-            record = _named_record(entry, cards, setup, observer)
+            record = named_record(entry, cards, setup, observer)
             check_record(setup, observer, record)
         except (TypeError, ValueError) as error:
             raise type(error)(f"history entry {index} {entry!r}: {error}") from None
@@ -250,9 +286,9 @@ def deduce_named(
         >>> result["holds"]["Mustard"], result["solution"]
         ('envelope', ['Mustard', 'Knife', 'Hall'])
     """
-    cards = _CardNames(suspects, weapons, rooms)
+    cards = CardNames(suspects, weapons, rooms)
     setup = Setup(cards.deck, num_players, tuple(hand_sizes), num_face_down)
-    records = _named_records(cards, setup, observer, history)
+    records = named_records(cards, setup, observer, history)
     knowledge = deduce(setup, observer, records)
     holds, not_held = {}, {}
     for card, name in enumerate(cards.names):

@@ -157,14 +157,14 @@ def _check_triple(setup: Setup, cards: tuple[int, ...], what: str) -> None:
         raise ValueError(f"{what} must name one suspect, one weapon and one room, got cards {cards}")
 
 
-def _asking_order(setup: Setup, suggester: int) -> tuple[int, ...]:
+def asking_order(setup: Setup, suggester: int) -> tuple[int, ...]:
     """The players asked to refute a suggestion, in order: clockwise from the suggester's left."""
     return tuple((suggester + k) % setup.num_players for k in range(1, setup.num_players))
 
 
 def _check_refutation_order(setup: Setup, record: Suggestion) -> None:
     """Players are asked clockwise from the suggester's left; the first who can refute shows, the rest are not asked."""
-    order = _asking_order(setup, record.suggester)
+    order = asking_order(setup, record.suggester)
     asked = record.passed + (() if record.shown_by is None else (record.shown_by,))
     if asked != order[: len(asked)]:
         raise ValueError(

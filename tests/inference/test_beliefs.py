@@ -25,12 +25,11 @@ from cluedo_env.inference import (
     Seen,
     Setup,
     Suggestion,
-    _agrees,
-    _all_deals,
     brute_force,
     deduce,
 )
 from cluedo_env.inference.beliefs import Beliefs, beliefs, beliefs_from_events, beliefs_named
+from cluedo_env.inference.exhaustive import all_deals, consistent_with
 
 # ---------------------------------------------------------------------------
 # Brute force: every deal, with its weight
@@ -39,9 +38,9 @@ from cluedo_env.inference.beliefs import Beliefs, beliefs, beliefs_from_events, 
 
 def brute_posterior(setup: Setup, records: list[Record], model: str) -> dict:
     """Count, marginals and envelope joint by enumerating every deal (exact Fractions)."""
-    deals = _all_deals(setup)
+    deals = all_deals(setup)
     for record in records:
-        deals = deals[_agrees(deals, setup, record)]
+        deals = deals[consistent_with(deals, setup, record)]
     weights = [Fraction(1)] * len(deals)
     if model == "weighted":
         for record in records:
@@ -276,7 +275,7 @@ def test_sample_deals_follow_the_exact_marginals(name: str) -> None:
         assert deals.shape == (n, setup.deck.num_cards)
         # Every sample is a consistent deal.
         for record in records:
-            assert _agrees(deals, setup, record).all()
+            assert consistent_with(deals, setup, record).all()
         p = posterior.probabilities()
         for card in range(setup.deck.num_cards):
             possible = np.flatnonzero(p[card] > 0)

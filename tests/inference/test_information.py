@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from test_deduction import SMALL_SETUPS, play_random_game
 
-from cluedo_env.inference import Deck, Setup, _agrees, _all_deals
+from cluedo_env.inference import Deck, Setup
 from cluedo_env.inference.beliefs import Beliefs
+from cluedo_env.inference.exhaustive import all_deals, consistent_with
 from cluedo_env.inference.information import (
     NOBODY,
     answer_deals,
@@ -62,9 +63,9 @@ def positions(name: str, seed: int = 7):
     for num_turns in (0, 2, 5):
         _, views = play_random_game(setup, rng, num_turns, accuse_rate=0.0)
         observer = num_turns % setup.num_players
-        deals = _all_deals(setup)
+        deals = all_deals(setup)
         for record in views[observer]:
-            deals = deals[_agrees(deals, setup, record)]
+            deals = deals[consistent_with(deals, setup, record)]
         yield setup, observer, Beliefs(setup, observer, views[observer]), deals
 
 
@@ -117,7 +118,7 @@ def test_the_screen_sees_nothing_where_the_answer_is_known_and_something_where_i
 
 def test_weights_count_as_repeated_deals() -> None:
     setup = SMALL_SETUPS["2-2-3x3"]
-    deals = _all_deals(setup)
+    deals = all_deals(setup)
     doubled = expected_information(setup, 0, np.concatenate([deals, deals[:1]]))
     weights = np.ones(len(deals))
     weights[0] = 2.0
@@ -126,13 +127,13 @@ def test_weights_count_as_repeated_deals() -> None:
 
 def test_a_suggestion_of_known_cards_tells_nothing() -> None:
     setup = Setup.dealt(Deck(2, 2, 2), 3)
-    deal = _all_deals(setup)[:1]  # one deal: nothing left to learn
+    deal = all_deals(setup)[:1]  # one deal: nothing left to learn
     assert (expected_information(setup, 1, deal) == 0).all()
 
 
 def test_bad_input_is_rejected_with_the_reason() -> None:
     setup = SMALL_SETUPS["2-2-3x3"]
-    deals = _all_deals(setup)
+    deals = all_deals(setup)
     with pytest.raises(ValueError, match="about must be one of"):
         expected_information(setup, 0, deals, about="room")
     with pytest.raises(ValueError, match="deals must be"):

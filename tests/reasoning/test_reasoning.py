@@ -25,7 +25,8 @@ from agents.solvers import SOLVERS, load_solver
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.editions import Edition
-from cluedo_env.inference import UNKNOWN, Setup, _agrees, _all_deals, brute_force
+from cluedo_env.inference import UNKNOWN, Setup, brute_force
+from cluedo_env.inference.exhaustive import all_deals, consistent_with
 from cluedo_env.inference.from_events import RecordMaker, setup_of
 from cluedo_env.reasoning import splits as splits_module
 from cluedo_env.reasoning.ladder import LABELS, label_facts, rung_status
@@ -60,9 +61,9 @@ def records_of(config: core.GameConfig, observer: int, events: np.ndarray) -> li
 
 
 def brute_marginals(setup: Setup, records: list) -> np.ndarray:
-    deals = _all_deals(setup)
+    deals = all_deals(setup)
     for record in records:
-        deals = deals[_agrees(deals, setup, record)]
+        deals = deals[consistent_with(deals, setup, record)]
     counts = np.stack([(deals == o).sum(axis=0) for o in range(setup.num_owners)], axis=1)
     return np.vectorize(lambda m: Fraction(int(m), len(deals)), otypes=[object])(counts)
 
