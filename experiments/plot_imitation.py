@@ -1,7 +1,7 @@
 """Imitation runs side by side: held-out fit by epoch, and win rates with 95% intervals.
 
     python -m experiments.plot_imitation runs/imitate__imitate__1 runs/imitate__imitate_no_beliefs__1 \\
-        runs/imitate__imitate_no_sat__1 --png docs/imitation.png
+        runs/imitate__imitate_no_sat__1 --png docs/results/2026-12-02-learning-agent/imitation.png
 
 Left and middle: each run's held-out loss and agreement (the share of the teacher's
 held-out decisions where the network's most likely action is the teacher's) after

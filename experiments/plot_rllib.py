@@ -1,7 +1,7 @@
 """An RLlib run next to a ``train_ppo`` run: agent-steps/s and win rates over agent-steps, side by side.
 
     python -m experiments.plot_rllib runs/rllib__<run> --ppo-run runs/cluedo_v0__<run> \\
-        --png docs/rllib_vs_ppo.png --json docs/rllib_vs_ppo.json
+        --png docs/results/2026-12-01-rllib-vs-ppo/rllib_vs_ppo.png --json docs/results/2026-12-01-rllib-vs-ppo/rllib_vs_ppo.json
 
 Three panels over agent-steps (every player's decisions, the budget of both
 trainers): throughput (``charts/SPS`` of each run's TensorBoard file: agent-steps

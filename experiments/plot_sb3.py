@@ -1,7 +1,7 @@
 """The SB3 recipe's learning curve next to the project's PPO: win rate over agent-steps, with 95% intervals.
 
     python -m experiments.plot_sb3 runs/sb3__<run> --ppo-run runs/cluedo_v0__<run> \\
-        --png docs/sb3_vs_ppo.png --json docs/sb3_vs_ppo.json
+        --png docs/results/2026-12-01-sb3-vs-ppo/sb3_vs_ppo.png --json docs/results/2026-12-01-sb3-vs-ppo/sb3_vs_ppo.json
 
 Every point is an evaluation against ``num_players - 1`` opponents of one kind
 (default ``random_never``): its win rate, its 95% Wilson interval and, in the

@@ -1,9 +1,9 @@
 """Learning curves of a PPO run: export its TensorBoard scalars and plot them.
 
     python -m experiments.plot_training runs/<run folder>
-    python -m experiments.plot_training runs/<run folder> --png docs/ppo_learning_curve.png \\
+    python -m experiments.plot_training runs/<run folder> --png docs/results/2026-11-30-ppo-learning-curve/ppo_learning_curve.png \\
         --json agents/ppo/shipped/training_curves.json --title "Shipped PPO"
-    python -m experiments.plot_training agents/ppo/shipped --png docs/ppo_learning_curve.png --title "Shipped PPO"
+    python -m experiments.plot_training agents/ppo/shipped --png docs/results/2026-11-30-ppo-learning-curve/ppo_learning_curve.png --title "Shipped PPO"
 
 The source is a run folder of ``experiments.train_ppo`` (TensorBoard events,
 ``config.yaml``, ``evaluation.json``) or a folder holding exported curves

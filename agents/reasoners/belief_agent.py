@@ -16,7 +16,7 @@ What to ask: expected information (``info_suggestions=True``)
     ``screen_information`` (the named cards' owners taken as independent)
     values all suggestions of the room it is in, and the ``exact_candidates``
     best of the screen are counted exactly; it makes the best of those. On
-    positions of SAT games (``docs/belief_vs_sat/screen_vs_exact.py``), the
+    positions of SAT games (``docs/results/2026-12-01-belief-vs-sat/screen_vs_exact.py``), the
     screen's best 3 held the exact best of the room's 36 suggestions in 27
     of 30 positions at 4 players and 21 of 24 at 6, losing 0.012 and 0.004
     bits on average (the best is worth about 1 bit); counting all 36 costs 12
@@ -56,7 +56,7 @@ When to accuse: a decision under risk (``risk_accusations=True``)
       where the opponents have learnt little, which is what a hard deal
       looks like from outside. The hazards (0.02 and 0.1 per opponent per
       turn) are set by the sweep ``lineup=belief_risk_sweep`` against SAT
-      agents (``docs/belief_vs_sat``; ``bits_per_turn`` 1.5 is the first
+      agents (``docs/results/2026-12-01-belief-vs-sat``; ``bits_per_turn`` 1.5 is the first
       version's, not swept again):
       half these hazards did better at 4 players, one and a half times them
       at 6 (more opponents make waiting costlier), neither resolved by the
@@ -66,7 +66,7 @@ When to accuse: a decision under risk (``risk_accusations=True``)
     - ``"sat_hazard"``: a SAT agent's hazard by the turns the opponent has
       taken (``agents.reasoners.risk.hazard``, measured in SAT self-play), the same
       for every deal. Against SAT agents it accused too early, wrongly in 18%
-      of 4-player games and 54% of 6-player ones (``docs/belief_vs_sat``): in
+      of 4-player games and 54% of 6-player ones (``docs/results/2026-12-01-belief-vs-sat``): in
       a position still unsure late in the game, a hard deal, the opponents
       are slower than the average hazard says. The v2 reasoning tasks were
       generated with it (``bits_per_turn=1.0``).

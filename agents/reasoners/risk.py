@@ -34,7 +34,7 @@ candidates) and falls with the number of players (each hand is smaller, so
 the same answers place fewer cards: more turns are needed). Against SAT
 agents it overrates the opponents exactly where it matters: a position still
 unsure late in the game is a hard deal, where they are slower than average
-(``docs/belief_vs_sat``).
+(``docs/results/2026-12-01-belief-vs-sat``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Positions: seat 0's records at 20%, 45% and 70% of whole games of SAT agents (de
 random room each; the exact expected information (``answer_information``) of every suggestion of
 the room against the screen's order (``screen_information``).
 
-    python docs/belief_vs_sat/screen_vs_exact.py 4 10    # players, games
+    python docs/results/2026-12-01-belief-vs-sat/screen_vs_exact.py 4 10    # players, games
 """
 
 from __future__ import annotations
