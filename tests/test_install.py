@@ -20,8 +20,8 @@ import cluedo_env
 from cluedo_env import __version__
 from experiments.common.extras import EXTRA_OF, missing_extra
 from experiments.tournament import git_revision, ray_code_env
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CONFIGS = ROOT / "configs"
 
