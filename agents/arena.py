@@ -1,4 +1,8 @@
-"""Play a batch of games between agents on the batched core."""
+"""Play a batch of games between agents on the batched core.
+
+``play_batch`` seats an agent at every seat of a ``cluedo_env.table.Table`` and plays
+``Table.play`` steps until every game is over (or stopped).
+"""
 
 from __future__ import annotations
 
@@ -118,12 +122,12 @@ def play_batch(
     tell_everyone()
     stopped = np.zeros(B, dtype=bool)
     while not (state.done | stopped).all():
-        mask = core.legal_action_mask(state)
         live = ~state.done & ~stopped
-        actions = np.zeros(B, dtype=np.int64)
-        table.act(state, np.flatnonzero(live), mask, actions)
         decisions += live
-        core.step(state, actions, games=None if stop is None else live)
+        # every seat is a player's: they decide in every live game (the core checks them too)
+        table.play(
+            state, np.zeros(B, dtype=np.int64), games=None if stop is None else live, check=True, tell=False
+        )
         game, row = np.nonzero(state.events[:, :, ev.KIND] == ev.ACCUSE)
         accusation = state.events[game, row]
         accuser = agent_at[game, accusation[:, ev.PLAYER]]

@@ -193,6 +193,7 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.config import _check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
+from cluedo_env.rewards import REWARD_SCHEMES, final_rewards
 
 __all__ = [
     "PIECE_MEANINGS",
@@ -207,7 +208,6 @@ __all__ = [
     "register",
 ]
 
-REWARD_SCHEMES = ("win_loss", "win_only", "zero_sum")
 REGISTRY_ID = "cluedo/cluedo-v0"
 SEED_BOUND = core.SEED_BOUND  # game seeds lie in [0, 2**63), drawn ones too
 
@@ -294,29 +294,6 @@ def _markdown(rows: list[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
-
-
-def final_rewards(scheme: str, rewards: np.ndarray, winner: np.ndarray) -> np.ndarray:
-    """Rewards of the step that ends a game, under a reward scheme.
-
-    Args:
-        scheme: One of ``REWARD_SCHEMES`` (see the module docstring).
-        rewards: ``float32[B, P]`` the core's rewards of that step (``state.rewards``).
-        winner: ``int[B]`` the winner of each game, or -1.
-
-    Returns:
-        ``float32[B, P]``.
-    """
-    if scheme == "win_loss":
-        return rewards.astype(np.float32, copy=True)
-    if scheme == "win_only":
-        return np.maximum(rewards, 0).astype(np.float32)
-    if scheme == "zero_sum":
-        P = rewards.shape[1]
-        winner = np.asarray(winner)[:, None]
-        won = np.where(np.arange(P)[None, :] == winner, 1.0, -1.0 / (P - 1))
-        return np.where(winner >= 0, won, 0.0).astype(np.float32)
-    raise ValueError(f"reward_scheme must be one of {list(REWARD_SCHEMES)}, got {scheme!r}")
 
 
 def observation_space(config: core.GameConfig, kind: str = "player") -> spaces.Dict:

@@ -40,7 +40,7 @@ example -1), the learner's wrong accusation instead ends its episode at once
 Opponents: a list of ``num_players - 1`` agents (``agents.base.Agent``, or anything
 with the methods of ``cluedo_env.table.Player``) or agent names (``"sat"``,
 ``"module:Class"``, resolved by ``cluedo_env.table.make_player``), seated clockwise
-after the learner in list order and driven by ``cluedo_env.table.Table``; default
+after the learner in list order and driven by ``cluedo_env.table.LearnerTable``; default
 the registry's ``"random"`` agent with ``accuse="rarely"``. ``learner_seat`` is a player
 index or ``"random"`` (drawn at every reset). A game that ends before the
 learner's first decision (possible only with a tiny ``max_turns`` or opponents
@@ -76,18 +76,17 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from cluedo_env import cluedo_v0, core
-from cluedo_env.cluedo_v0 import REWARD_SCHEMES, SEED_BOUND, final_rewards, observation_space, observe_players
-from cluedo_env.core import events as ev
+from cluedo_env.cluedo_v0 import SEED_BOUND, observation_space, observe_players
 from cluedo_env.core.config import _check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
-from cluedo_env.table import Player, Table, make_player
+from cluedo_env.rewards import REWARD_SCHEMES
+from cluedo_env.table import LearnerTable, Player, Table, make_player, opponent_seats
 
 __all__ = ["GYM_ID", "ILLEGAL_ACTIONS", "CluedoSingleAgentEnv", "CluedoVectorEnv", "register_envs"]
 
 GYM_ID = "cluedo/Cluedo-v0"
 ILLEGAL_ACTIONS = ("terminate", "raise")
-MAX_REDEALS = 100  # deals in a row that end before the learner decides before giving up
 
 
 def register_envs() -> None:
@@ -128,113 +127,6 @@ def _opponents(config: core.GameConfig, opponents: Sequence[Player | str] | None
     return made
 
 
-class _Table:
-    """A batch of games, one learner seat per game; the opponents play until the learner must decide.
-
-    Invariant between calls: every game is over or waits for its learner
-    (``state.current_player == seat``).
-    """
-
-    def __init__(
-        self, config: core.GameConfig, opponents: list[Player], num_games: int, learner_seat: int | str
-    ) -> None:
-        self.config = config
-        self.opponents = opponents
-        self.num_games = num_games
-        self.learner_seat = learner_seat
-        self.P = config.num_players
-        self.state: core.State | None = None
-        self.seat = np.zeros(num_games, dtype=np.int64)
-        self.players = Table(opponents, self.opponent_seats(), self.P)
-        self.core_rewards = np.zeros((num_games, self.P), dtype=np.float32)  # summed over the episode's steps
-        self.learner_events: list[np.ndarray] | None = None  # the learner's event views, when recorded
-        self.decisions = 0  # every player's decisions played so far (agent-steps), learner's and opponents'
-
-    def opponent_seats(self) -> np.ndarray:
-        """``int64[P - 1, B]``: the seat of opponent ``k`` in every game, clockwise after the learner."""
-        return (self.seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P
-
-    def start(self, games: np.ndarray, rng: np.random.Generator, seeds: np.ndarray | None = None) -> None:
-        """Deal ``games`` (from ``seeds``, else drawn) and play until their learners decide."""
-        for _ in range(MAX_REDEALS):
-            if seeds is None:
-                seeds = rng.integers(SEED_BOUND, size=len(games))
-            self._deal(games, np.asarray(seeds, dtype=np.int64), rng)
-            self.advance()
-            games = games[self.state.done[games]]  # over before the learner's first decision: deal again
-            if not len(games):
-                return
-            seeds = None
-        raise RuntimeError(
-            f"{MAX_REDEALS} deals in a row ended before the learner's first decision "
-            f"(max_turns={self.config.max_turns}, learner_seat={self.learner_seat!r}); "
-            "raise max_turns or change the seat"
-        )
-
-    def _deal(self, games: np.ndarray, seeds: np.ndarray, rng: np.random.Generator) -> None:
-        if self.learner_seat == "random":
-            self.seat[games] = rng.integers(self.P, size=len(games))
-        else:
-            self.seat[games] = self.learner_seat
-        self.core_rewards[games] = 0.0
-        opponent_seats = self.opponent_seats()
-        self.players.seat(games, opponent_seats[:, games])
-        if self.state is None or len(games) == self.num_games:
-            self.state = core.init(self.config, seeds)
-            if self.learner_events is not None:
-                self.learner_events.clear()  # a deal that ended before the learner decided is forgotten
-            for k, agent in enumerate(self.opponents):
-                agent.reset(self.config, opponent_seats[k], seed=int(rng.integers(SEED_BOUND)))
-            self._tell(self.state.events)
-            return
-        core.reset(self.state, games, seeds)
-        self.players.reset_games(games)
-        events = np.full_like(self.state.events, -1)
-        events[games] = self.state.events[games]
-        self._tell(events)
-
-    def advance(self, skip: np.ndarray | None = None) -> None:
-        """Let the opponents decide until every game is over, waits for its learner or is in ``skip``."""
-        state = self.state
-        while True:
-            live = state.phase != Phase.OVER
-            waiting = live & (state.current_player != self.seat)
-            if skip is not None:
-                waiting &= ~skip
-            if not waiting.any():
-                return
-            mask = core.legal_action_mask(state)
-            actions = np.zeros(self.num_games, dtype=np.int64)
-            self.players.act(state, np.flatnonzero(waiting), mask, actions)
-            self.step(actions, paused=live & ~waiting)
-
-    def step(self, actions: np.ndarray, paused: np.ndarray | None = None) -> None:
-        """One core step of every live game except the ``paused`` ones; record rewards and tell the events."""
-        state = self.state
-        stepped = state.phase != Phase.OVER if paused is None else (state.phase != Phase.OVER) & ~paused
-        self.decisions += int(stepped.sum())
-        core.step(state, actions, check=False, games=None if paused is None else ~paused)
-        self.core_rewards += state.rewards
-        self._tell(state.events)
-
-    def _tell(self, events: np.ndarray) -> None:
-        self.players.tell(self.state, events)
-        if self.learner_events is not None:
-            rows = events[0, : self.state.num_events[0]]
-            rows = rows[rows[:, ev.KIND] >= 0]  # a redeal's events come padded
-            self.learner_events.append(core.private_view(rows, int(self.seat[0])))
-
-    def learner_out(self) -> np.ndarray:
-        """``bool[B]``: the learner accused wrongly in a game that goes on."""
-        state = self.state
-        return state.eliminated[np.arange(self.num_games), self.seat] & (state.phase != Phase.OVER)
-
-    def rewards(self, scheme: str) -> np.ndarray:
-        """``float32[B]``: the learner's reward of the episode so far (nonzero only once a game is over)."""
-        rewards = final_rewards(scheme, self.core_rewards, self.state.winner)
-        return rewards[np.arange(self.num_games), self.seat]
-
-
 def _check_common(
     observation_type: str, reward_scheme: str, illegal_action: str, render_mode: str | None, modes: list
 ) -> None:
@@ -269,7 +161,10 @@ def _set_up(
     env.elimination_reward = None if elimination_reward is None else float(elimination_reward)
     env.render_mode = render_mode
     env.layout = core.ActionLayout(env.config)
-    env.table = _Table(env.config, _opponents(env.config, opponents), num_games, learner_seat)
+    env._seat_choice = learner_seat  # a player index or "random", for LearnerTable.start
+    players = _opponents(env.config, opponents)
+    seats = opponent_seats(np.zeros(num_games, dtype=np.int64), env.config.num_players)
+    env.table = LearnerTable(env.config, num_games, Table(players, seats, env.config.num_players))
 
 
 def _check_seat(learner_seat: int | str, num_players: int) -> None:
@@ -353,7 +248,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         super().reset(seed=seed)
         self.table.learner_events = []
         seeds = None if seed is None else [seed]
-        self.table.start(np.zeros(1, dtype=np.int64), self.np_random, seeds)
+        self.table.start(np.zeros(1, dtype=np.int64), self.np_random, seeds, self._seat_choice)
         self._ended = False
         observation, info = self._observation(), self._info()
         if self.render_mode == "human":
@@ -511,7 +406,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
             else:
                 seeds = np.array([_check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)], dtype=np.int64)
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seeds[0]))
-        self.table.start(self._rows, self.np_random, seeds)
+        self.table.start(self._rows, self.np_random, seeds, self._seat_choice)
         return self._observations(), {}
 
     def step(
@@ -542,7 +437,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         infos: dict[str, Any] = {}
         if len(ended):
             infos = self._final_infos(ended, illegal, out)
-            table.start(ended, self.np_random)
+            table.start(ended, self.np_random, learner_seat=self._seat_choice)
         return self._observations(), rewards, terminations, truncations, infos
 
     def action_masks(self) -> np.ndarray:

@@ -1,14 +1,26 @@
-"""The table: players seated at a batch of games, each asked to act where it is its turn.
+"""The table: players seated at a batch of games, learners at the seats they leave free.
 
-The one driver of fixed players on the batched core. ``agents.arena.play_batch`` seats a
-player at every seat, the Gymnasium envs (``cluedo_env.gym_env``) at every seat but the
-learner's, and PPO training (``agents.ppo.games``) at every seat but the learner's with
-other players in other games. A player is anything with the ``Player`` methods (every
-``agents.base.Agent`` has them); the env layer needs nothing else of the agents.
+The one driver of players on the batched core. ``Table`` seats players (``players[i]``
+at seat ``seats[i, b]`` of game ``b``, or nowhere); a seat that no player of the table
+holds is a learner's, whose actions come from outside. ``Table.play`` is the one step:
+the table's players choose where they sit at the deciding seat, the core steps, every
+observing player is told the events. ``LearnerTable`` holds a batch with one learner seat
+per game and the players at the others: it deals, steps, lets the players play until every
+learner decides (``advance``) and sums the learner's rewards.
 
-Players are named through ``make_player``: a registered name or ``"module:Class"``,
-resolved by the function that ``PLAYER_REGISTRY`` names (the agents' registry), so that
-the env layer never imports ``agents``, as Gymnasium's registry names an env's entry point.
+- ``agents.arena.play_batch`` seats a player at every seat and calls ``Table.play``
+  until every game is over;
+- the Gymnasium envs (``cluedo_env.gym_env``) play the learner's action, then
+  ``LearnerTable.advance`` to its next decision;
+- PPO's games (``agents.ppo.games``) take one ``LearnerTable.step`` per rollout step
+  (the learner's games and the opponents' together), without ``advance``: a rollout
+  step holds the games where the learner decides at that core step.
+
+A player is anything with the ``Player`` methods (every ``agents.base.Agent`` has them);
+the env layer needs nothing else of the agents. Players are named through ``make_player``:
+a registered name or ``"module:Class"``, resolved by the function that ``PLAYER_REGISTRY``
+names (the agents' registry), so that the env layer never imports ``agents``, as
+Gymnasium's registry names an env's entry point.
 """
 
 from __future__ import annotations
@@ -20,11 +32,23 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from cluedo_env import core
+from cluedo_env.core import events as ev
+from cluedo_env.core.state import Phase
+from cluedo_env.rewards import final_rewards
 
-__all__ = ["PLAYER_REGISTRY", "Player", "Table", "make_player"]
+__all__ = [
+    "MAX_REDEALS",
+    "PLAYER_REGISTRY",
+    "LearnerTable",
+    "Player",
+    "Table",
+    "make_player",
+    "opponent_seats",
+]
 
 # "module:function": function(name, seed=..., **options) -> Player.
 PLAYER_REGISTRY = "agents.registry:make_agent"
+MAX_REDEALS = 100  # deals in a row that end before the learner decides before LearnerTable.start gives up
 
 
 @runtime_checkable
@@ -60,8 +84,14 @@ def make_player(name: str, seed: int = 0, **options: Any) -> Player:
     return make(name, seed=seed, **options)
 
 
+def opponent_seats(learner_seat: np.ndarray, num_players: int) -> np.ndarray:
+    """``int64[P - 1, B]``: the seat of opponent ``k`` in every game, clockwise after the learner's."""
+    learner_seat = np.asarray(learner_seat, dtype=np.int64)
+    return (learner_seat[None, :] + 1 + np.arange(num_players - 1)[:, None]) % num_players
+
+
 class Table:
-    """Players seated at a batch of games.
+    """Players seated at a batch of games; the seats none of them holds are learners'.
 
     Args:
         players: The players; the same object may not appear twice.
@@ -71,15 +101,20 @@ class Table:
     """
 
     def __init__(self, players: Sequence[Player], seats: np.ndarray, num_players: int) -> None:
+        self.num_players = num_players
+        self.seat_players(players, seats)
+
+    def seat_players(self, players: Sequence[Player], seats: np.ndarray) -> None:
+        """Seat another set of players at every game (``seats`` as the constructor's), e.g. once
+        players come or go; they are not reset."""
         if len({id(p) for p in players}) != len(players):
             raise ValueError("each seat needs its own player object")
         self.players = list(players)
         self.seats = np.array(seats, dtype=np.int64)
         if self.seats.ndim != 2 or len(self.seats) != len(self.players):
             raise ValueError(f"seats must be int[{len(self.players)}, B], got shape {self.seats.shape}")
-        self.num_players = num_players
         self.player_at = np.full(
-            (self.seats.shape[1], num_players), -1, dtype=np.int64
+            (self.seats.shape[1], self.num_players), -1, dtype=np.int64
         )  # [B, seat] -> player
         self.seat(np.arange(self.seats.shape[1]), self.seats)
         self.listeners = [i for i, player in enumerate(self.players) if player.observes]
@@ -101,6 +136,15 @@ class Table:
         nobody won or the winner's seat holds none of this table's players (a learner's)."""
         seat = state.winner.astype(np.int64)
         return np.where(seat >= 0, self.player_at[np.arange(len(seat)), np.maximum(seat, 0)], -1)
+
+    def deciding(self, state: core.State, games: np.ndarray | None = None) -> np.ndarray:
+        """``bool[B]``: the games still running (and in ``games``, a ``bool[B]``) where a player of
+        this table decides now; in the others a learner decides, or nobody."""
+        running = state.phase != Phase.OVER
+        if games is not None:
+            running &= games
+        seat = np.maximum(state.current_player.astype(np.int64), 0)  # -1 once over
+        return running & (self.player_at[np.arange(len(seat)), seat] >= 0)
 
     def reset_games(self, games: np.ndarray) -> None:
         """Tell the players of ``games``, dealt again, to forget them (``Player.reset_games``)."""
@@ -154,3 +198,190 @@ class Table:
             view = core.private_view(events, seats[:, None])
             view[absent] = -1
             self.players[i].observe(state, view)
+
+    def play(
+        self,
+        state: core.State,
+        actions: np.ndarray,
+        mask: np.ndarray | None = None,
+        games: np.ndarray | None = None,
+        check: bool = False,
+        tell: bool = True,
+    ) -> None:
+        """One step of the batch: the table's players choose where they decide, the core steps.
+
+        Args:
+            state: The batch, stepped in place.
+            actions: ``int64[B]``: the learners' actions in the games where a learner decides;
+                the table's players' are written in at the others (``deciding``).
+            mask: ``bool[B, A]``, the legal actions now (computed when None and a player decides).
+            games: ``bool[B]``: the games to step; the others wait (None: every game).
+            check: ``core.step``'s check of every action (``act`` checks the players' anyway).
+            tell: Then show the observing players the step's events (False: the caller does,
+                e.g. once the games that ended are dealt again).
+
+        Raises:
+            ValueError: A player chose an illegal action (``act``).
+        """
+        deciding = self.deciding(state, games)
+        if deciding.any():
+            if mask is None:
+                mask = core.legal_action_mask(state)
+            self.act(state, np.flatnonzero(deciding), mask, actions)
+        core.step(state, actions, check=check, games=None if games is None else np.flatnonzero(games))
+        if tell:
+            self.tell(state, state.events)
+
+
+class LearnerTable:
+    """A batch of games on the core, one learner seat in each, the players of a ``Table`` at the others.
+
+    The players must hold every seat but the learner's (``opponent_seats``). Between calls of
+    ``start`` and ``advance`` every game is over or waits for its learner
+    (``state.current_player == seat``).
+
+    Args:
+        config: The rules.
+        num_games: B.
+        players: The table of the other seats (kept: a caller may seat other players on it).
+    """
+
+    def __init__(self, config: core.GameConfig, num_games: int, players: Table) -> None:
+        self.config = config
+        self.num_games = num_games
+        self.P = config.num_players
+        self.players = players
+        self.state: core.State | None = None
+        self.seat = np.zeros(num_games, dtype=np.int64)  # the learner's seat in each game
+        self.core_rewards = np.zeros((num_games, self.P), dtype=np.float32)  # summed over the episode's steps
+        self.learner_events: list[np.ndarray] | None = None  # game 0's learner's event views, when recorded
+        self.decisions = 0  # every player's decisions played so far (agent-steps), learners' and others'
+
+    def opponent_seats(self) -> np.ndarray:
+        """``int64[P - 1, B]``: the seat of opponent ``k`` in every game, clockwise after the learner."""
+        return opponent_seats(self.seat, self.P)
+
+    def deal(self, games: np.ndarray, seeds: np.ndarray, seats: np.ndarray, whole: bool = False) -> bool:
+        """Deal ``games`` from ``seeds`` with the learner at ``seats`` (the players are neither seated
+        nor told: the caller does).
+
+        Args:
+            games: The games (indices).
+            seeds: Their deal seeds.
+            seats: The learner's seat in each.
+            whole: ``core.init`` a new batch when ``games`` are all the games (else ``core.reset`` them).
+
+        Returns:
+            Whether the batch is new (``core.init``: no game was dealt before, or ``whole``).
+        """
+        self.seat[games] = seats
+        self.core_rewards[games] = 0.0
+        if self.state is None or (whole and len(games) == self.num_games):
+            self.state = core.init(self.config, seeds)
+            if self.learner_events is not None:
+                self.learner_events.clear()  # a deal that ended before the learner decided is forgotten
+            return True
+        core.reset(self.state, games, seeds)
+        return False
+
+    def start(
+        self,
+        games: np.ndarray,
+        rng: np.random.Generator,
+        seeds: np.ndarray | None = None,
+        learner_seat: int | str = "random",
+    ) -> None:
+        """Deal ``games`` (from ``seeds``, else drawn from ``rng``) with the table's players kept at
+        every other seat, and play until their learners decide; a game over before that is dealt
+        again from a drawn seed.
+
+        ``learner_seat``: a player index, or ``"random"`` (drawn from ``rng`` for each deal). A new
+        batch resets every player (with a seed drawn from ``rng``); a deal of some games tells
+        their players to forget them.
+        """
+        for _ in range(MAX_REDEALS):
+            if seeds is None:
+                seeds = rng.integers(core.SEED_BOUND, size=len(games))
+            self.deal_players(games, np.asarray(seeds, dtype=np.int64), rng, learner_seat)
+            self.advance()
+            games = games[self.state.done[games]]  # over before the learner's first decision: deal again
+            if not len(games):
+                return
+            seeds = None
+        raise RuntimeError(
+            f"{MAX_REDEALS} deals in a row ended before the learner's first decision "
+            f"(max_turns={self.config.max_turns}, learner_seat={learner_seat!r}); "
+            "raise max_turns or change the seat"
+        )
+
+    def deal_players(
+        self, games: np.ndarray, seeds: np.ndarray, rng: np.random.Generator, learner_seat: int | str
+    ) -> None:
+        """``deal`` with the learner's seat chosen, the players seated after it, reset and told the deal."""
+        if learner_seat == "random":
+            seats = rng.integers(self.P, size=len(games))
+        else:
+            seats = np.full(len(games), learner_seat, dtype=np.int64)
+        self.seat[games] = seats
+        opponents = self.opponent_seats()
+        self.players.seat(games, opponents[:, games])
+        if self.deal(games, seeds, seats, whole=True):
+            for k, player in enumerate(self.players.players):
+                player.reset(self.config, opponents[k], seed=int(rng.integers(core.SEED_BOUND)))
+            self.tell(self.state.events)
+            return
+        self.players.reset_games(games)
+        events = np.full_like(self.state.events, -1)
+        events[games] = self.state.events[games]
+        self.tell(events)
+
+    def step(
+        self,
+        actions: np.ndarray,
+        paused: np.ndarray | None = None,
+        mask: np.ndarray | None = None,
+        tell: bool = True,
+    ) -> None:
+        """One core step of every running game but the ``paused`` ones: the learners' ``actions``
+        where they decide, the players' at the others (``Table.play``); the rewards are summed.
+
+        ``tell=False`` leaves telling the players (``tell``) to the caller.
+        """
+        state = self.state
+        stepped = state.phase != Phase.OVER if paused is None else (state.phase != Phase.OVER) & ~paused
+        self.decisions += int(stepped.sum())
+        self.players.play(state, actions, mask=mask, games=None if paused is None else ~paused, tell=False)
+        self.core_rewards += state.rewards
+        if tell:
+            self.tell(state.events)
+
+    def advance(self, skip: np.ndarray | None = None) -> None:
+        """Let the players decide until every game is over, waits for its learner or is in ``skip``."""
+        state = self.state
+        while True:
+            running = state.phase != Phase.OVER
+            waiting = running & (state.current_player != self.seat)
+            if skip is not None:
+                waiting &= ~skip
+            if not waiting.any():
+                return
+            self.step(np.zeros(self.num_games, dtype=np.int64), paused=running & ~waiting)
+
+    def tell(self, events: np.ndarray) -> None:
+        """Show the players ``events`` (``Table.tell``) and keep game 0's learner's view of them when recorded."""
+        self.players.tell(self.state, events)
+        if self.learner_events is not None:
+            rows = events[0, : self.state.num_events[0]]
+            rows = rows[rows[:, ev.KIND] >= 0]  # a redeal's events come padded
+            self.learner_events.append(core.private_view(rows, int(self.seat[0])))
+
+    def learner_out(self) -> np.ndarray:
+        """``bool[B]``: the learner accused wrongly in a game that goes on."""
+        state = self.state
+        return state.eliminated[np.arange(self.num_games), self.seat] & (state.phase != Phase.OVER)
+
+    def rewards(self, scheme: str) -> np.ndarray:
+        """``float32[B]``: the learner's reward of the episode so far under ``scheme``
+        (``cluedo_env.rewards``; nonzero only once a game is over)."""
+        rewards = final_rewards(scheme, self.core_rewards, self.state.winner)
+        return rewards[np.arange(self.num_games), self.seat]

@@ -9,11 +9,15 @@ so the batch stays full and no Python loop runs per game on the hot path:
     seats, obs, mask = games.learner_turn()     # the games where the learner decides now
     reward, over = games.step(learner_actions)  # opponents act, the core steps, games are re-dealt
 
-Opponents are ordinary batched agents (``agents.base.Agent``) driven by the table
-that ``agents.arena.play_batch`` uses (``cluedo_env.table.Table``): ``reset``, ``observe`` with their
-``core.private_view`` of every step's events, ``act`` where they decide. One
-agent object per (kind, opponent slot) covers the whole batch; when a game is
-dealt again, ``Agent.reset_games`` makes that object forget it.
+The games are a ``cluedo_env.table.LearnerTable``, the driver of the Gymnasium envs, and
+the opponents ordinary batched agents (``agents.base.Agent``) on its ``cluedo_env.table.Table``,
+the one ``agents.arena.play_batch`` uses: ``reset``, ``observe`` with their ``core.private_view``
+of every step's events, ``act`` where they decide. Unlike the Gymnasium envs, a step is one
+core step of every game (``LearnerTable.step``: the learner's games and the opponents'
+together, never ``advance``), so that each rollout step holds the games where the learner
+decides at that step; the deals (seeds and seats from the deal count, opponent kinds from the
+pool) and the rewards are these games' own. One agent object per (kind, opponent slot) covers
+the whole batch; when a game is dealt again, ``Agent.reset_games`` makes that object forget it.
 
 Rewards are the learner's only: ``state.rewards[:, seat]`` when a game ends
 (+1 win, -1 another player wins or everybody accused wrongly, 0 truncated),
@@ -42,7 +46,7 @@ from agents.ppo.features import BeliefFeatures, learner_observation
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.table import Table
+from cluedo_env.table import LearnerTable, Table, opponent_seats
 
 __all__ = ["OUTCOMES", "RETIRED", "LearnerGames", "OpponentKind", "OpponentTable"]
 
@@ -85,7 +89,8 @@ class OpponentTable:
     every game of kind ``label``; it is reset for the whole batch when the kind
     is first used, then game by game (``reset_games``) as games are dealt.
     ``players`` seats every kind's agents in the games of their kind
-    (``cluedo_env.table.Table``, which asks them to act and shows them events).
+    (``cluedo_env.table.Table``, which asks them to act and shows them events); it is
+    one object for good, its players seated anew as agents come or go.
     """
 
     def __init__(self, config: core.GameConfig, learner_seat: np.ndarray, seed: int) -> None:
@@ -97,9 +102,9 @@ class OpponentTable:
         self.labels: list[str] = []  # kind index -> label
         self.agents: dict[str, list[Agent]] = {}
         self.kind_of = np.full(self.batch, -1, dtype=np.int64)
-        self.seats = (learner_seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P  # [P-1, B]
+        self.seats = opponent_seats(learner_seat, self.P)  # [P-1, B]
         self.made = 0  # agents made so far (seeds)
-        self.players = self._players()
+        self.players = Table([], self._seat_rows(np.arange(self.batch)), self.P)
 
     def index(self, kind: OpponentKind) -> int:
         """The kind's index (registering it on first use)."""
@@ -121,17 +126,17 @@ class OpponentTable:
         ]
         return np.array(rows, dtype=np.int64).reshape(len(rows), len(games))
 
-    def _players(self) -> Table:
-        """A table of every kind's agents (after agents come or go)."""
+    def _seat_agents(self) -> None:
+        """Seat every kind's agents at ``players`` (after agents come or go)."""
         agents = [agent for kind in self.agents.values() for agent in kind]
-        return Table(agents, self._seat_rows(np.arange(self.batch)), self.P)
+        self.players.seat_players(agents, self._seat_rows(np.arange(self.batch)))
 
     def assign(
         self, games: np.ndarray, kinds: np.ndarray, learner_seat: np.ndarray, deal_seeds: np.ndarray
     ) -> None:
         """Seat opponents of kind ``kinds[i]`` (indices) in the newly dealt ``games[i]``."""
         self.kind_of[games] = kinds
-        self.seats[:, games] = (learner_seat[None, :] + 1 + np.arange(self.P - 1)[:, None]) % self.P
+        self.seats[:, games] = opponent_seats(learner_seat, self.P)
         fresh = []
         for k in np.unique(kinds):
             label = self.labels[k]
@@ -141,18 +146,10 @@ class OpponentTable:
                     agent.reset(self.config, self.seats[slot].copy(), seed=agent.seed + int(deal_seeds[0]))
                 fresh.append(k)
         if fresh:
-            self.players = self._players()
+            self._seat_agents()
         else:
             self.players.seat(games, self._seat_rows(games))
         self.players.reset_games(games[~np.isin(kinds, fresh)])
-
-    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
-        """Fill ``actions[games]`` for games where an opponent decides (``mask`` is the full batch's)."""
-        self.players.act(state, games, mask, actions)
-
-    def observe(self, state: core.State) -> None:
-        """Show every observing agent its view of the last step's events (only its own games' events)."""
-        self.players.tell(state, state.events)
 
     def state_dict(self) -> dict[str, Any]:
         """The kinds met so far (a snapshot's weights with it), every agent's memory, who sits where."""
@@ -204,7 +201,7 @@ class OpponentTable:
         self.kind_of[...] = state["kind_of"]
         self.seats[...] = state["seats"]
         self.made = int(state["made"])
-        self.players = self._players()
+        self._seat_agents()
 
     def drop_unused(self, keep: set[str]) -> None:
         """Forget the agents of kinds that no game uses and that are not in ``keep``."""
@@ -215,7 +212,7 @@ class OpponentTable:
                     agent.close()
                 # Keep the label (indices stay valid) but not a snapshot's network.
                 self.kinds[label] = replace(self.kinds[label], network=None, name=RETIRED)
-        self.players = self._players()
+        self._seat_agents()
 
 
 class LearnerGames:
@@ -249,12 +246,11 @@ class LearnerGames:
         self.end_episode_on_elimination = end_episode_on_elimination
         self.rng = np.random.default_rng(seed)
         self.next_deal = 0
-        self.learner_seat = np.zeros(num_games, dtype=np.int64)
-        self.table = OpponentTable(config, self.learner_seat, seed)
+        self.table = OpponentTable(config, np.zeros(num_games, dtype=np.int64), seed)
+        self.learner_table = LearnerTable(config, num_games, self.table.players)
         self.beliefs = BeliefFeatures(config, self.learner_seat) if belief_features else None
         self.pool: list[int] = []  # kind indices
         self.weights = np.zeros(0)
-        self.state: core.State | None = None
         # The current episode of each game.
         self.episode_return = np.zeros(num_games, dtype=np.float64)
         self.episode_length = np.zeros(num_games, dtype=np.int64)  # learner decisions (not forced ones)
@@ -262,6 +258,16 @@ class LearnerGames:
         self.finished: list[dict[str, np.ndarray]] = []
         self._mask: np.ndarray | None = None
         self._learner_games = self._forced = np.zeros(0, dtype=np.int64)
+
+    @property
+    def state(self) -> core.State | None:
+        """The batch (``LearnerTable.state``), once dealt."""
+        return self.learner_table.state
+
+    @property
+    def learner_seat(self) -> np.ndarray:
+        """``int64[B]``: the learner's seat in each game (``LearnerTable.seat``)."""
+        return self.learner_table.seat
 
     # -- pool and deals --------------------------------------------------------------
 
@@ -281,11 +287,7 @@ class LearnerGames:
         deals = self.next_deal + np.arange(n)
         self.next_deal += n
         seeds = self.seed * DEAL_SEED_STRIDE + deals
-        self.learner_seat[games] = deals % self.P
-        if self.state is None:
-            self.state = core.init(self.config, seeds)
-        else:
-            core.reset(self.state, games, seeds)
+        self.learner_table.deal(games, seeds, deals % self.P)
         kinds = np.asarray(self.pool)[self.rng.choice(len(self.pool), size=n, p=self.weights)]
         self.table.assign(games, kinds, self.learner_seat[games], seeds)
         if self.beliefs is not None:
@@ -303,7 +305,7 @@ class LearnerGames:
 
     def _observe(self) -> None:
         """Show the opponents (and the learner's belief features) the last step's events."""
-        self.table.observe(self.state)
+        self.learner_table.tell(self.state.events)
         if self.beliefs is not None:
             self.beliefs.observe(self.state.events)
 
@@ -338,11 +340,9 @@ class LearnerGames:
         actions = np.zeros(self.B, dtype=np.int64)
         actions[games] = learner_actions
         actions[forced] = np.argmax(self._mask[forced], axis=1)
-        others = np.ones(self.B, dtype=bool)
-        others[games] = others[forced] = False
-        self.table.act(state, np.flatnonzero(others), self._mask, actions)
         self.episode_length[games] += 1
-        core.step(state, actions, check=False)
+        # the opponents decide in the other games; they are told after the deals below
+        self.learner_table.step(actions, mask=self._mask, tell=False)
 
         reward = np.zeros(self.B, dtype=np.float32)
         kind, who = state.events[:, :, ev.KIND], state.events[:, :, ev.PLAYER]
@@ -432,8 +432,14 @@ class LearnerGames:
         self.next_deal = int(state["next_deal"])
         self.pool = [int(k) for k in state["pool"]]
         for name in self.ARRAYS:
-            setattr(self, name, np.array(state[name], dtype=getattr(self, name).dtype))
-        self.state = core.State(config=self.config, **{k: np.array(v) for k, v in state["state"].items()})
+            array = np.array(state[name], dtype=getattr(self, name).dtype)
+            if name == "learner_seat":
+                self.learner_table.seat[...] = array  # (the learner table's own array)
+            else:
+                setattr(self, name, array)
+        self.learner_table.state = core.State(
+            config=self.config, **{k: np.array(v) for k, v in state["state"].items()}
+        )
         self.finished = [dict(f) for f in state["finished"]]
         self.table.load_state_dict(state["table"], network or no_network)
         if (self.beliefs is not None) != ("learner_beliefs" in state):

@@ -745,7 +745,7 @@ def test_vector_env_with_stateful_opponents_forgets_redealt_games():
     )
     history = run_vector(environment, steps=150, seed=4)
     assert len(history) == 151
-    sat = environment.table.opponents[1] if hasattr(environment, "table") else None
+    sat = environment.table.players.players[1] if hasattr(environment, "table") else None
     if sat is not None:  # each game's SAT notepad holds exactly one hand record since its last deal
         for game in range(6):
             hands = [r for r in sat.notepads[game].records if type(r).__name__ == "OwnHand"]
