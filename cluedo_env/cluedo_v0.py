@@ -44,7 +44,8 @@ env.close()
 
 `env()` is `raw_env` wrapped in PettingZoo's `TerminateIllegalWrapper` (an
 illegal action ends the game with reward -1 for the player who made it and 0
-for the others), `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`.
+for the others), `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`
+(`cluedo_env.wrappers`: the same, reading the env below without a failed lookup).
 `raw_env` raises `ValueError` on an illegal action instead.
 
 `agent_selection` is the player who decides now: the turn player, or during a
@@ -186,7 +187,6 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
@@ -194,9 +194,12 @@ from cluedo_env.core.config import _check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
 from cluedo_env.rewards import REWARD_SCHEMES, final_rewards
+from cluedo_env.space_tables import PIECE_MEANINGS, RANGE_MEANINGS, action_table, observation_table
+from cluedo_env.wrappers import AssertOutOfBounds, OrderEnforcing, TerminateIllegal
 
 __all__ = [
     "PIECE_MEANINGS",
+    "RANGE_MEANINGS",
     "REWARD_SCHEMES",
     "action_table",
     "env",
@@ -210,90 +213,6 @@ __all__ = [
 
 REGISTRY_ID = "cluedo/cluedo-v0"
 SEED_BOUND = core.SEED_BOUND  # game seeds lie in [0, 2**63), drawn ones too
-
-# One line per observation piece, for the docstring's index table (``observation_table``); the
-# scales in braces are read from the core's tables of the config, so the text cannot drift from them.
-PIECE_MEANINGS = {
-    "hand": "1 for each card the viewer holds",
-    "unseen": "1 for each card the viewer has not seen (hand, shown, looked at)",
-    "shown_to_me": "player j showed the viewer card c",
-    "face_down_seen": "face-down cards the viewer looked at (duel)",
-    "passed": "player j passed on a suggestion naming card c",
-    "showed": "times (/ 4, at most 1) player j showed a card for a suggestion naming c",
-    "accused": "player j accused wrongly naming card c",
-    "eliminated": "player j is out (accused wrongly)",
-    "pawn_room": "room of each suspect's pawn (last column: in no room)",
-    "pawn_square": "(row / {last_row}, col / {last_col}) of a pawn on a square",
-    "weapon_room": "room of each weapon",
-    "room_distance": "moves from the viewer's pawn into each room / {max_room_distance} (0 inside)",
-    "phase": "one-hot phase: turn, move, suggest, refute, accuse, over",
-    "dice": "total of the last roll / 12 (0 before a roll)",
-    "turn_player": "whose turn it is",
-    "current_player": "who decides now (the refuter while refuting)",
-    "suggestion": "the three cards of the current suggestion",
-    "turn": "turn / max_turns",
-    "owner": "(seer only) who holds card c: players j, envelope, face down",
-}
-
-# One line per action range, for the docstring's action table.
-RANGE_MEANINGS = {
-    "roll": "roll the dice (start of a turn)",
-    "passage": "take the secret passage instead of rolling",
-    "stay": "stay in the room to suggest there again",
-    "no_move": "after a roll with every way blocked: stay put",
-    "enter": "enter room r (after a roll; with board='none': go to room r)",
-    "toward": "head toward room r (stop on the reachable square nearest to it)",
-    "square": "stop on playable square k",
-    "suggest": "suggest suspect s with weapon w, in this room (index s * W + w)",
-    "no_suggestion": "end the move without suggesting",
-    "show": "(refuter) show card c to the suggester",
-    "accuse": "accuse suspect s, weapon w, room r (index (s * W + w) * R + r)",
-    "end_turn": "end the turn without accusing",
-}
-
-
-def observation_table(config: core.GameConfig | None = None, kind: str = "player") -> str:
-    """The observation index table of a config, as Markdown (the docstring's table).
-
-    Args:
-        config: The rules (default: ``GameConfig()``).
-        kind: ``"player"`` or ``"seer"``.
-    """
-    config = core.GameConfig() if config is None else config
-    rules = core.rules_for(config)
-    scales = {"last_row": "-", "last_col": "-", "max_room_distance": "-"}  # board="none": always 0
-    if rules.classic:
-        scales = {
-            "last_row": len(rules.board.grid) - 1,
-            "last_col": len(rules.board.grid[0]) - 1,
-            "max_room_distance": f"{rules.max_room_distance:g}",
-        }
-    rows = [("indices", "piece", "shape", "meaning")]
-    for name, shape, offset in core.observation_pieces(config, kind):
-        size = int(np.prod(shape))
-        span = str(offset) if size == 1 else f"{offset}-{offset + size - 1}"
-        rows.append((span, f"`{name}`", " x ".join(map(str, shape)), PIECE_MEANINGS[name].format(**scales)))
-    return _markdown(rows)
-
-
-def action_table(config: core.GameConfig | None = None) -> str:
-    """The action range table of a config, as Markdown (the docstring's table)."""
-    config = core.GameConfig() if config is None else config
-    layout = core.ActionLayout(config)
-    rows = [("actions", "range", "size", "meaning")]
-    for name in core.RANGE_NAMES:
-        size, offset = layout.sizes[name], layout.offsets[name]
-        if size:
-            span = str(offset) if size == 1 else f"{offset}-{offset + size - 1}"
-            rows.append((span, f"`{name}`", str(size), RANGE_MEANINGS[name]))
-    return _markdown(rows)
-
-
-def _markdown(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
 
 
 def observation_space(config: core.GameConfig, kind: str = "player") -> spaces.Dict:
@@ -317,74 +236,10 @@ def observe_players(
 def env(**kwargs: Any) -> AECEnv:
     """The Cluedo AEC environment with PettingZoo's standard wrappers (see the module docstring)."""
     environment = raw_env(**kwargs)
-    environment = _TerminateIllegal(environment, illegal_reward=-1)
-    environment = _AssertOutOfBounds(environment)
-    environment = _OrderEnforcing(environment)
+    environment = TerminateIllegal(environment, illegal_reward=-1)
+    environment = AssertOutOfBounds(environment)
+    environment = OrderEnforcing(environment)
     return environment
-
-
-def _read_through(name: str) -> property:
-    """The attribute ``name`` of the env below, read at once (see ``_ReadThrough``)."""
-
-    def read(self: wrappers.BaseWrapper) -> Any:
-        if not self._reads_through:
-            return self.__getattr__(name)  # the wrapper's own answer (refused before reset)
-        return getattr(self.env, name)
-
-    return property(read, doc=f"``{name}`` of the env below.")
-
-
-class _ReadThrough:
-    """Mixin for PettingZoo's wrappers: the attributes every step reads, found at once.
-
-    A PettingZoo wrapper reads the env below through ``__getattr__``, which Python calls only
-    once the normal lookup has failed (an ``AttributeError`` raised and caught): through the
-    three wrappers of ``env()`` that cost about 3 µs a read, half of a step. These properties
-    read the same attributes of the same env below without the failed lookup; everything else
-    (and every method) is the wrapper's own.
-    """
-
-    _reads_through = True
-    agents = _read_through("agents")
-    agent_selection = _read_through("agent_selection")
-    rewards = _read_through("rewards")
-    _cumulative_rewards = _read_through("_cumulative_rewards")
-    terminations = _read_through("terminations")
-    truncations = _read_through("truncations")
-    infos = _read_through("infos")
-
-    def __str__(self) -> str:
-        return str(self.env)  # as each of the three wrappers shows itself
-
-
-class _TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` (``_ReadThrough``)."""
-
-
-class _AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` (``_ReadThrough``), whose ``AssertionError`` names
-    the action and the range (PettingZoo's own check casts a Python int to int64 first, so from
-    2**63 up it raised ``OverflowError``)."""
-
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        space = self.action_space(agent)
-        done = action is None and (self.terminations[agent] or self.truncations[agent])
-        beyond = type(action) is int and not 0 <= action < space.n  # (refused before the int64 cast)
-        if not done and (beyond or not space.contains(action)):
-            raise AssertionError(
-                f"action is not in action space: {agent} must step an int (or numpy integer) in "
-                f"[0, {space.n}), got {action!r}"
-            )
-        wrappers.BaseWrapper.step(self, action)  # (the check above is the wrapper's own)
-
-
-class _OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` (``_ReadThrough`` once reset: before, it refuses)."""
-
-    @property
-    def _reads_through(self) -> bool:
-        return self._has_reset
 
 
 class raw_env(AECEnv):
