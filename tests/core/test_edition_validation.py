@@ -23,7 +23,7 @@ from cluedo_env.core.board import classic_board, parse_board
 from cluedo_env.core.config import CORNER_ROOMS
 from cluedo_env.core.editions import MAX_CARDS, Edition
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, STATE_FIELDS
-from cluedo_env.replay import _config_from_json
+from cluedo_env.game_record import config_from_json as _config_from_json
 
 # Three suspects, two weapons, three rooms: the smallest kind of deck the reports used.
 SMALL = dict(
