@@ -24,7 +24,7 @@ Three stages, in one run folder (``runs/imitate__<exp_name>__<seed>``):
    ``make_agent("ppo", checkpoint=...)`` loads, and which ``train_ppo`` can
    continue from (``init_from=<run>/model.pt``).
 3. **Evaluation.** ``final_eval_games`` games against each of ``eval_opponents``
-   (``experiments.train_ppo.evaluate``: fixed deals, seats rotated, the most likely
+   (``experiments.learning.evaluation.evaluate``: fixed deals, seats rotated, the most likely
    action with ``eval_deterministic``), with Wilson intervals, in ``evaluation.json``.
 """
 
@@ -53,19 +53,14 @@ from agents.ppo.network import ActorCritic, NetworkSettings
 from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
 from experiments.common.extras import WorkerLost, watch_parent
-from experiments.common.settings import (
-    MAX_SEED,
-    SHIPPED_CONFIGS,
-    ConfigError,
-    GameSettings,
-    check_run_name,
-    checked_main,
-    refuse_from_elsewhere,
-    refuse_unwritable,
-    trusted_by_command_line,
-)
-from experiments.common.stats import wilson_interval
-from experiments.train_ppo import OpponentSettings, evaluate, with_intervals
+from experiments.common.intervals import wilson_interval
+from experiments.common.output_folders import refuse_unwritable
+from experiments.common.settings import MAX_SEED, GameSettings
+from experiments.common.shipped_configs import SHIPPED_CONFIGS
+from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
+from experiments.common.value_checks import ConfigError, check_run_name
+from experiments.learning.evaluation import evaluate, with_intervals
+from experiments.learning.league import OpponentSettings
 
 DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
 
@@ -119,7 +114,7 @@ class ImitateConfig:
     trust_files: bool = False
     """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
     model paths; init_from, runs_dir) that a config file of a folder of the user's gives and the command
-    line does not repeat (from the command line only; ``experiments.common.settings.refuse_untrusted_options``)"""
+    line does not repeat (from the command line only; ``experiments.common.trust.refuse_untrusted_options``)"""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming a bad field, its value and what is accepted."""

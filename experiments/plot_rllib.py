@@ -35,7 +35,7 @@ SHIPPED_RUN = "project PPO, the shipped model's run (curriculum)"
 
 def throughput(run_dir: Path) -> dict[str, list[float]]:
     """``{"agent_steps": [...], "agent_steps_per_second": [...]}`` of a run's ``charts/SPS``."""
-    from experiments.plot_training import scalars
+    from experiments.learning.run_logs import scalars
 
     steps, sps = scalars(run_dir)["charts/SPS"]
     # a resumed run repeats the steps after its checkpoint: keep the points that move forward

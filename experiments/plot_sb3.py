@@ -85,7 +85,7 @@ def _eval_games(config: Path) -> int:
 
 def ppo_run_points(run_dir: Path, label: str) -> list[dict]:
     """The evaluations of an ``experiments.train_ppo`` run (TensorBoard, then ``evaluation.json``)."""
-    from experiments.plot_training import scalars
+    from experiments.learning.run_logs import scalars
 
     games = _eval_games(run_dir / "config.yaml")
     curves = scalars(run_dir)

@@ -31,33 +31,12 @@ import yaml
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
-from experiments.common.stats import wilson_interval
+from experiments.common.intervals import wilson_interval
+from experiments.learning.run_logs import CURVES_FILE, scalars
 
 EXPORTED_PREFIXES = ("charts/", "eval/", "losses/entropy", "losses/explained_variance")
 LABELS = {"random_never": "vs 3 random (never accuse)", "notepad": "vs 3 notepad"}
-CURVES_FILE = "training_curves.json"
 CONFIG_FILES = ("config.yaml", "train_ppo.yaml")  # a run folder's, a shipped model's
-
-
-def scalars(run_dir: str | Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """``{tag: (steps, values)}`` of every scalar logged in a run folder (or of its exported curves)."""
-    run_dir = Path(run_dir)
-    if not any(run_dir.glob("events.out.tfevents.*")):
-        if (run_dir / CURVES_FILE).exists():
-            exported = json.loads((run_dir / CURVES_FILE).read_text())
-            return {tag: (np.array(steps), np.array(values)) for tag, (steps, values) in exported.items()}
-        raise FileNotFoundError(f"no TensorBoard event file and no {CURVES_FILE} in {run_dir}")
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
-    events.Reload()
-    return {
-        tag: (
-            np.array([e.step for e in events.Scalars(tag)]),
-            np.array([e.value for e in events.Scalars(tag)]),
-        )
-        for tag in events.Tags()["scalars"]
-    }
 
 
 def run_config(run_dir: str | Path) -> dict[str, Any]:

@@ -79,20 +79,14 @@ from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
-from experiments.common.settings import (
-    SHIPPED_CONFIGS,
-    AgentSpec,
-    ConfigError,
-    GameSettings,
-    check_run_name,
-    checked_main,
-    refuse_from_elsewhere,
-    trusted_by_command_line,
-)
-from experiments.common.stats import wilson_interval
-from experiments.train_ppo import knowledge_potential, learner_out
+from experiments.common.intervals import wilson_interval
+from experiments.common.settings import AgentSpec, GameSettings
+from experiments.common.shipped_configs import SHIPPED_CONFIGS
+from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
+from experiments.common.value_checks import ConfigError, check_run_name
+from experiments.learning.evaluation import EVAL_SEED_BASE, learner_out
+from experiments.learning.shaping import knowledge_potential
 
-EVAL_SEED_BASE = 10**15  # the deals of experiments.train_ppo's evaluations
 EVAL_BATCH = 500
 
 
@@ -144,7 +138,7 @@ class SB3Config:
     trust_files: bool = False
     """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
     model paths; runs_dir) that a config file of a folder of the user's (``--config-dir``) gives and the
-    command line does not repeat (from the command line only; ``experiments.common.settings.refuse_untrusted_options``)"""
+    command line does not repeat (from the command line only; ``experiments.common.trust.refuse_untrusted_options``)"""
 
 
 ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)

@@ -32,15 +32,9 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from agents.ppo.model import MAX_PARAMETERS
-from agents.ppo.network import (
-    MASKED_LOGIT,
-    ActorCritic,
-    NetworkSettings,
-    game_config_from_dict,
-    game_config_to_dict,
-    save_model,
-)
+from agents.ppo.distributions import MASKED_LOGIT
+from agents.ppo.model import MAX_PARAMETERS, game_config_from_dict, game_config_to_dict, save_model
+from agents.ppo.network import ActorCritic, NetworkSettings
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space
 

@@ -46,7 +46,8 @@ except ModuleNotFoundError as error:
         name=error.name,
     ) from error
 
-from agents.ppo.network import ActorCritic, NetworkSettings, game_config_from_dict, game_config_to_dict
+from agents.ppo.model import game_config_from_dict, game_config_to_dict
+from agents.ppo.network import ActorCritic, NetworkSettings
 from cluedo_env import core
 
 __all__ = ["POLICIES", "CardNetwork", "CardPolicy", "ObservationVector", "card_policy_kwargs"]

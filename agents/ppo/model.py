@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
-if TYPE_CHECKING:
-    from agents.ppo.network import ActorCritic
+from agents.ppo.network import ActorCritic, NetworkSettings
 from cluedo_env import core
 
 __all__ = [
@@ -145,9 +144,6 @@ def network_from_record(record: dict[str, Any], source: str = "the model record"
     Raises:
         ValueError: naming the field or the tensor that is wrong.
     """
-    # Imported here: agents.ppo.network imports this module (and re-exports its names).
-    from agents.ppo.network import ActorCritic, NetworkSettings
-
     if not isinstance(record, Mapping) or record.get("format") != MODEL_FORMAT:
         found = record.get("format") if isinstance(record, Mapping) else type(record).__name__
         raise ValueError(f"{source}: not a model record of format {MODEL_FORMAT!r} (got {str(found)[:80]!r})")

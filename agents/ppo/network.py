@@ -41,8 +41,9 @@ structure of the game as an inductive bias:
   (``agents.ppo.warm_start``).
 
 
-The action distributions it returns are in ``agents.ppo.distributions``, the model files
-in ``agents.ppo.model``.
+The action distributions it returns are in ``agents.ppo.distributions``; the model files, which
+rebuild a network from its settings and weights, in ``agents.ppo.model`` (which imports this
+module, never the other way round).
 """
 
 from __future__ import annotations
@@ -57,19 +58,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-# The distributions and the model files had their home here: their names stay importable from
-# this module (the "as" imports).
-from agents.ppo.distributions import MASKED_LOGIT as MASKED_LOGIT
 from agents.ppo.distributions import ActionStructure, PolicyParts, StructuredCategorical
-from agents.ppo.distributions import MaskedCategorical as MaskedCategorical
 from agents.ppo.features import learner_observation_size, learner_pieces
-from agents.ppo.model import MODEL_FORMAT as MODEL_FORMAT
-from agents.ppo.model import game_config_from_dict as game_config_from_dict
-from agents.ppo.model import game_config_to_dict as game_config_to_dict
-from agents.ppo.model import load_model as load_model
-from agents.ppo.model import model_record as model_record
-from agents.ppo.model import network_from_record as network_from_record
-from agents.ppo.model import save_model as save_model
 from cluedo_env import core
 
 __all__ = ["GLOBAL_OUTPUTS", "MAX_LAYERS", "MAX_WIDTH", "ActorCritic", "NetworkSettings"]

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from experiments.benchmark.machine import median_of
@@ -23,19 +22,10 @@ if TYPE_CHECKING:
 
 def shipped_train_config(overrides: Sequence[str] = (), config_name: str = "train_ppo"):
     """``configs/<config_name>.yaml`` (with hydra ``overrides``) as the ``TrainConfig`` that
-    training gets."""
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
+    training gets (``experiments.learning.ppo_training.train_config``)."""
+    from experiments.learning.ppo_training import train_config
 
-    import experiments.train_ppo  # noqa: F401  (registers train_ppo_schema)
-    from experiments.benchmark import CONFIGS
-
-    if GlobalHydra.instance().is_initialized():  # inside this script's hydra app: its configs are searched
-        cfg = compose(config_name, overrides=list(overrides))
-    else:
-        with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
-            cfg = compose(config_name, overrides=list(overrides))
-    return OmegaConf.to_object(cfg)
+    return train_config(overrides, config_name)
 
 
 def ppo_benchmark_config(
@@ -90,7 +80,7 @@ def measure_ppo(
     """
     import torch
 
-    from experiments.train_ppo import train
+    from experiments.learning.ppo_training import train
 
     if updates < 1:
         raise ValueError(f"ppo_updates must be >= 1, got {updates}")

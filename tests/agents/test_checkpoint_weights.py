@@ -18,7 +18,8 @@ torch = pytest.importorskip("torch")
 
 from agents.ppo.network import NetworkSettings  # noqa: E402
 from experiments.common.settings import GameSettings  # noqa: E402
-from experiments.train_ppo import TrainConfig, load_checkpoint, train  # noqa: E402
+from experiments.learning.checkpoints import load_checkpoint  # noqa: E402
+from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
 
 
 def tiny(runs: Path, updates: int, **changes) -> TrainConfig:
@@ -29,7 +30,7 @@ def tiny(runs: Path, updates: int, **changes) -> TrainConfig:
         game=GameSettings(max_turns=3), eval_every=0, final_eval_games=0, checkpoint_every=1, progress=False,
         snapshot_every=1, snapshot_start=0.0,
     )  # fmt: skip
-    return TrainConfig(**{**values, **changes})
+    return train_config(**{**values, **changes})
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,8 @@ from agents.ppo.imitation import Recorder, imitate  # noqa: E402
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from cluedo_env import core  # noqa: E402
-from experiments.imitate import ImitateConfig, OpponentSettings, run  # noqa: E402
+from experiments.imitate import ImitateConfig, run  # noqa: E402
+from experiments.learning.league import OpponentSettings  # noqa: E402
 
 CONFIG = core.GameConfig()
 SEEDS = np.arange(6)

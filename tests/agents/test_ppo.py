@@ -195,7 +195,7 @@ def test_learner_games_reward_and_redeal_and_opponents_forget_old_games():
 
 
 def test_gae_follows_each_games_own_decisions():
-    from experiments.train_ppo import Rollout, compute_gae
+    from experiments.learning.advantages import Rollout, compute_gae
 
     rollout = Rollout(num_envs=2, capacity=8)
     zeros = torch.zeros(1)
@@ -264,7 +264,7 @@ def run_training(*overrides: str) -> subprocess.CompletedProcess:
 def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from experiments.train_ppo import find_checkpoint
+    from experiments.learning.checkpoints import find_checkpoint
 
     runs = tmp_path / "runs"
     tiny = [
@@ -347,9 +347,9 @@ def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tm
 
 
 def test_training_config_errors_name_the_field():
-    from experiments.train_ppo import TrainConfig
+    from experiments.learning.ppo_training import train_config
 
     with pytest.raises(ValueError, match="total_timesteps must be at least"):
-        TrainConfig(total_timesteps=10).validate()
+        train_config(total_timesteps=10).validate()
     with pytest.raises(ValueError, match="num_envs must be >= 1"):
-        TrainConfig(num_envs=0).validate()
+        train_config(num_envs=0).validate()

@@ -19,16 +19,10 @@ from agents.ppo.games import LearnerGames, OpponentKind  # noqa: E402
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from cluedo_env import core  # noqa: E402
 from experiments.common.settings import MAX_SEED, GameSettings  # noqa: E402
-from experiments.train_ppo import (  # noqa: E402
-    CHECKPOINT_FORMAT,
-    RESUMABLE,
-    TrainConfig,
-    _arrays,
-    _tensors,
-    load_checkpoint,
-    snapshot_network,
-    train,
-)
+from experiments.learning.checkpoints import CHECKPOINT_FORMAT, load_checkpoint, to_arrays, to_tensors  # noqa: E402
+from experiments.learning.league import snapshot_network  # noqa: E402
+from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
+from experiments.learning.resume import RESUMABLE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL_NET = NetworkSettings(hidden=[16, 16], card_hidden=8)
@@ -41,7 +35,7 @@ def tiny(runs: Path, updates: int = 2, **changes) -> TrainConfig:
         num_minibatches=2, update_epochs=1, network=SMALL_NET, game=GameSettings(max_turns=12),
         eval_every=0, final_eval_games=0, checkpoint_every=1, keep_checkpoints=10, progress=False,
     )  # fmt: skip
-    return TrainConfig(**{**values, **changes})
+    return train_config(**{**values, **changes})
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +46,9 @@ def run_dir(tmp_path_factory) -> Path:
 def through_a_checkpoint_file(state: dict) -> dict:
     """What a checkpoint gives back: saved with torch.save, read with weights_only=True."""
     buffer = io.BytesIO()
-    torch.save({"games": _tensors(state)}, buffer)
+    torch.save({"games": to_tensors(state)}, buffer)
     buffer.seek(0)
-    return _arrays(torch.load(buffer, weights_only=True)["games"])
+    return to_arrays(torch.load(buffer, weights_only=True)["games"])
 
 
 # -- 1: plain data, exact continuation ------------------------------------------------------------

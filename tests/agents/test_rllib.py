@@ -19,21 +19,21 @@ from ray.rllib.core.columns import Columns
 from agents.baselines.random_agent import RandomAgent
 from agents.integrations.rllib_agent import RLlibAgent, exported_model
 from agents.integrations.rllib_module import module_spec
-from agents.ppo.network import MASKED_LOGIT, NetworkSettings, load_model
+from agents.ppo.distributions import MASKED_LOGIT
+from agents.ppo.model import load_model
+from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
 from experiments.common.settings import load_config
-from experiments.tournament import run_tournament
-from experiments.train_rllib import (
+from experiments.common.tournament_run import run_tournament
+from experiments.learning.rllib_algorithm import (
     DECISIONS,
-    RLlibConfig,
-    Run,
     decisions_sampled,
     make_fixed_opponents_env,
     network_of,
-    train,
 )
+from experiments.train_rllib import RLlibConfig, Run, train
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SMALL_GAME = {"num_players": 3, "max_turns": 40}  # short games keep the tests quick

@@ -19,13 +19,14 @@ from agents.arena import play_batch
 from agents.baselines.random_agent import RandomAgent
 from agents.integrations.sb3_agent import SB3Agent
 from agents.integrations.sb3_policy import CardPolicy, card_policy_kwargs
-from agents.ppo.network import NetworkSettings, StructuredCategorical
+from agents.ppo.distributions import StructuredCategorical
+from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv, CluedoVectorEnv
 from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.common.settings import load_config
-from experiments.tournament import run_tournament
+from experiments.common.tournament_run import run_tournament
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SMALL_GAME = {"num_players": 3, "max_turns": 40}  # short games keep the tests quick
@@ -391,7 +392,7 @@ def test_the_recipe_trains_evaluates_and_saves_a_model_the_agent_plays(tmp_path)
 def test_knowledge_shaping_adds_up_to_the_cards_seen_and_leaves_the_game_return_to_the_monitor():
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from experiments.train_ppo import knowledge_potential
+    from experiments.learning.shaping import knowledge_potential
     from experiments.train_sb3 import KnowledgeShaping
 
     game = core.GameConfig(**SMALL_GAME)

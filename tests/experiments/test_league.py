@@ -11,7 +11,8 @@ torch = pytest.importorskip("torch")
 
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from experiments.common.settings import GameSettings  # noqa: E402
-from experiments.train_ppo import OpponentPool, OpponentSettings, TrainConfig, train  # noqa: E402
+from experiments.learning.league import OpponentPool, OpponentSettings  # noqa: E402
+from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
 
 SMALL_NET = NetworkSettings(hidden=[16, 16], card_hidden=8)
 LEAGUE = [
@@ -21,7 +22,7 @@ LEAGUE = [
 
 
 def pool_of(**changes) -> tuple[OpponentPool, ActorCritic]:
-    args = TrainConfig(opponents=LEAGUE, network=SMALL_NET, **changes)
+    args = train_config(opponents=LEAGUE, network=SMALL_NET, **changes)
     return OpponentPool(args), ActorCritic(args.game.to_game_config(), SMALL_NET)
 
 
@@ -73,11 +74,11 @@ def test_pfsp_estimates_forget_old_games_at_the_decay():
 )
 def test_league_settings_are_checked(change, message):
     with pytest.raises(ValueError, match=message):
-        TrainConfig(**change).validate()
+        train_config(**change).validate()
 
 
 def tiny_league(runs: Path, updates: int) -> TrainConfig:
-    return TrainConfig(
+    return train_config(
         runs_dir=str(runs), exp_name="league", total_timesteps=updates * 6 * 16, num_envs=6, num_steps=16,
         num_minibatches=2, update_epochs=1, game=GameSettings(max_turns=10),
         network=NetworkSettings(hidden=[16, 16], card_hidden=8, belief_features=True),

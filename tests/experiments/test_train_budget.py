@@ -18,7 +18,8 @@ from agents.baselines.random_agent import RandomAgent  # noqa: E402
 from agents.ppo.agent import PPOAgent  # noqa: E402
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from cluedo_env import core  # noqa: E402
-from experiments.train_ppo import OpponentSettings, evaluate  # noqa: E402
+from experiments.learning.evaluation import evaluate  # noqa: E402
+from experiments.learning.league import OpponentSettings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIC = core.GameConfig(num_players=4)

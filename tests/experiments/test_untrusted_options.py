@@ -342,7 +342,9 @@ torch = pytest.importorskip("torch")
 
 from agents.ppo.network import NetworkSettings  # noqa: E402
 from experiments.common.settings import GameSettings, UntrustedOption  # noqa: E402
-from experiments.train_ppo import OpponentSettings, TrainConfig, load_checkpoint, train  # noqa: E402
+from experiments.learning.checkpoints import load_checkpoint  # noqa: E402
+from experiments.learning.league import OpponentSettings  # noqa: E402
+from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
 
 
 def tiny(runs: Path, updates: int, **changes) -> TrainConfig:
@@ -351,7 +353,7 @@ def tiny(runs: Path, updates: int, **changes) -> TrainConfig:
         num_minibatches=1, update_epochs=1, network=NetworkSettings(hidden=[16], card_hidden=8),
         game=GameSettings(max_turns=3), eval_every=0, final_eval_games=0, checkpoint_every=1, progress=False,
     )  # fmt: skip
-    return TrainConfig(**{**values, **changes})
+    return train_config(**{**values, **changes})
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,184 @@
+"""A PPO run's checkpoint files: ``checkpoints/update_<n>.pt`` of its run folder.
+
+A checkpoint holds the network, the optimizer, the update index, the global step, the generator
+states, the pool's snapshots and win-rate estimates, the games in progress with their opponents'
+memory and the learner's records, the config and the time spent: all tensors, numbers, strings,
+lists and dicts, read back with torch's ``weights_only=True``, so a checkpoint runs no code,
+whoever made it. A run folder's latest checkpoint that cannot be read (cut short by a full
+disk, say) is skipped for the one before, with a warning. What a resume makes of one is
+``experiments.learning.resume``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.ppo.games import LearnerGames
+from agents.ppo.model import check_weights
+from agents.ppo.network import ActorCritic
+from experiments.learning.league import OpponentPool, snapshot_network
+
+CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v2"  # v2: the games as arrays and plain data, no pickle
+
+
+def find_checkpoint(path: str | Path) -> Path:
+    """A checkpoint file, or the latest checkpoint of a run folder."""
+    return _checkpoint_candidates(path)[-1]
+
+
+def _checkpoint_candidates(path: str | Path) -> list[Path]:
+    path = Path(path)
+    if path.is_dir():
+        found = sorted((path / "checkpoints").glob("update_*.pt")) or sorted(path.glob("update_*.pt"))
+        if not found:
+            raise FileNotFoundError(f"no checkpoints/update_*.pt under {path}")
+        return found
+    if not path.is_file():
+        raise FileNotFoundError(f"resume: no checkpoint or run folder at {path}")
+    return [path]
+
+
+def load_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """A checkpoint file, or the latest readable checkpoint of a run folder, and its contents.
+
+    Only tensors and plain data are read (torch's ``weights_only``): a crafted file cannot run
+    code. A run folder's latest checkpoint that cannot be read (cut short by a full disk, say)
+    is skipped for the one before, with a warning.
+
+    Raises:
+        FileNotFoundError: Nothing at ``path``, or a folder without checkpoints.
+        ValueError: The file (or no checkpoint of the folder) is a readable training checkpoint.
+    """
+    candidates = _checkpoint_candidates(path)
+    errors = []
+    for candidate in reversed(candidates):
+        try:
+            return candidate, _read_checkpoint(candidate)
+        except ValueError as error:
+            errors.append(str(error))
+            if candidate != candidates[0]:
+                warnings.warn(
+                    f"{error}; resuming from the checkpoint before it", RuntimeWarning, stacklevel=2
+                )
+    raise ValueError("; ".join(errors))
+
+
+def _read_checkpoint(path: Path) -> dict[str, Any]:
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # a cut file, or one holding more than tensors and plain data
+        raise ValueError(f"{path} cannot be read as a checkpoint ({type(error).__name__}: {error})") from None
+    if not isinstance(checkpoint, dict) or checkpoint.get("format") != CHECKPOINT_FORMAT:
+        found = checkpoint.get("format") if isinstance(checkpoint, dict) else type(checkpoint).__name__
+        raise ValueError(
+            f"{path} is not a training checkpoint of format {CHECKPOINT_FORMAT} (found {found!r})"
+        )
+    if not isinstance(checkpoint.get("games"), dict):
+        raise ValueError(
+            f"{path}: its games are not plain data (format {CHECKPOINT_FORMAT} stores no pickle)"
+        )
+    return checkpoint
+
+
+def check_checkpoint_weights(checkpoint: Mapping[str, Any], network: ActorCritic, path: Path) -> None:
+    """Refuse a checkpoint whose learner or snapshot weights do not fit the run's network or are not finite.
+
+    Args:
+        checkpoint: The checkpoint read (``load_checkpoint``).
+        network: The run's network, built from the checkpoint's settings (the shapes the weights need).
+        path: The checkpoint file, for messages.
+
+    Raises:
+        ValueError: naming the file, the snapshot and the tensor (``agents.ppo.model.check_weights``).
+    """
+    model = checkpoint.get("model")
+    declared = "the run's network settings and game"
+    check_weights(model.get("state_dict") if isinstance(model, dict) else model, network.state_dict(),
+                  f"{path}: the learner", declared)  # fmt: skip
+    snapshots = checkpoint.get("snapshots")
+    if not isinstance(snapshots, list) or not all(isinstance(s, dict) for s in snapshots):
+        raise ValueError(f"{path}: its snapshots must be a list of dicts, got {type(snapshots).__name__}")
+    for index, snapshot in enumerate(snapshots):
+        label = snapshot.get("label")
+        if not isinstance(label, str) or not isinstance(snapshot.get("update"), int):
+            raise ValueError(f"{path}: snapshots.{index} needs a label (str) and an update (int)")
+        check_weights(
+            snapshot.get("state_dict"), network.state_dict(), f"{path}: snapshot {label!r}", declared
+        )
+
+
+def restore_run(
+    checkpoint: Mapping[str, Any],
+    path: Path,
+    network: ActorCritic,
+    optimizer: torch.optim.Optimizer,
+    generator: torch.Generator,
+    pool: OpponentPool,
+    games: LearnerGames,
+) -> tuple[int, int, float]:
+    """Put a run back as ``checkpoint`` (read from ``path``) left it: the network (its weights checked
+    first, ``check_checkpoint_weights``), the optimizer, the generators, the pool's snapshots and
+    estimates, the games in progress. Returns the next update, the global step and the seconds spent.
+    """
+    check_checkpoint_weights(checkpoint, network, path)
+    network.load_state_dict(checkpoint["model"]["state_dict"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    generator.set_state(checkpoint["torch_rng"])
+    torch.set_rng_state(checkpoint["torch_global_rng"])
+    pool.snapshots = checkpoint["snapshots"]
+    if "league" in checkpoint:  # checkpoints of before the league have no estimates
+        pool.load_state_dict(checkpoint["league"])
+    games.load_state_dict(
+        to_arrays(checkpoint["games"]),
+        network=lambda weights: snapshot_network(
+            network, weights, f"{path}: a snapshot among its games' opponents"
+        ),
+    )
+    return checkpoint["update"] + 1, checkpoint["global_step"], checkpoint["elapsed"]
+
+
+def to_tensors(value: Any) -> Any:
+    """Plain data with numpy arrays as tensors (what ``torch.load(weights_only=True)`` reads back)."""
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    if isinstance(value, dict):
+        return {k: to_tensors(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(to_tensors(v) for v in value)
+    return value
+
+
+def to_arrays(value: Any) -> Any:
+    """The inverse of ``to_tensors``: tensors back to numpy arrays."""
+    if isinstance(value, torch.Tensor):
+        return value.numpy()
+    if isinstance(value, dict):
+        return {k: to_arrays(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(to_arrays(v) for v in value)
+    return value
+
+
+def save_checkpoint(run_dir: Path, keep: int, **contents: Any) -> Path:
+    """Write ``checkpoints/update_<contents["update"]>.pt`` (through a partial file), keeping the latest ``keep``."""
+    folder = run_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"update_{contents['update']:06d}.pt"
+    partial = path.with_suffix(".partial")
+    torch.save({"format": CHECKPOINT_FORMAT, **contents}, partial)
+    partial.replace(path)  # a run killed while writing leaves the previous checkpoints intact
+    for old in sorted(folder.glob("update_*.pt"))[:-keep]:
+        old.unlink()
+    return path
+
+
+def run_folder(resume: str | Path) -> Path:
+    """The folder a resume writes to: a run folder, or a checkpoint file's run folder."""
+    path = Path(resume)
+    return path if path.is_dir() or not path.exists() else path.parent.parent

@@ -1,0 +1,494 @@
+"""PPO training on the batched Cluedo core, CleanRL's ``ppo.py`` in shape: the config, the rollout and
+update loop.
+
+``experiments/train_ppo.py`` is the command (its docstring documents the run: what one update does,
+opponents, logs, files); ``experiments/benchmark/training.py`` times ``train``. ``TrainConfig`` declares
+the settings and their types; every value, default included, is ``configs/train_ppo.yaml``'s (the YAML
+starts from the schema ``train_ppo_schema``), and ``train_config`` composes it in code. What ``train``
+stands on is in the modules beside this one: the league (``league``), advantages, reward shaping,
+evaluation, checkpoints and resume.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING, OmegaConf
+from torch import nn, optim
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from agents.ppo.games import OUTCOMES, LearnerGames
+from agents.ppo.model import SHIPPED, load_model, model_path, model_record, save_model
+from agents.ppo.network import ActorCritic, NetworkSettings
+from agents.ppo.warm_start import warm_start
+from experiments.common.settings import MAX_SEED, GameSettings
+from experiments.common.shipped_configs import SHIPPED_CONFIGS
+from experiments.common.value_checks import check_run_name
+from experiments.learning.advantages import Rollout, compute_gae
+from experiments.learning.checkpoints import restore_run, save_checkpoint, to_tensors
+from experiments.learning.evaluation import evaluate, final_evaluation
+from experiments.learning.league import OpponentPool, OpponentSettings, check_opponents, check_pool_sampling
+from experiments.learning.resume import resume_run
+from experiments.learning.shaping import knowledge_potential
+
+ENV_ID = "cluedo_v0"
+
+
+@dataclass
+class TrainConfig:
+    """PPO training on the batched core: the fields and their types; ``configs/train_ppo.yaml`` gives
+    every value (``train_config`` composes it in code)."""
+
+    exp_name: str = MISSING
+    """the name of this experiment (part of the run name)"""
+    seed: int = MISSING
+    """seed of the experiment: network init, sampling, deals, opponent draws"""
+    torch_threads: int = MISSING
+    """torch.set_num_threads in the rollouts: one thread is fastest for the small batches of the net"""
+    update_threads: int | None = MISSING
+    """torch.set_num_threads in the updates (null: torch_threads); more threads help only on idle cores"""
+    runs_dir: str = MISSING
+    """folder of the run folders"""
+    progress: bool = MISSING
+    """show a tqdm progress bar"""
+    game: GameSettings = MISSING
+    """the rules (configs/game/*.yaml)"""
+    network: NetworkSettings = MISSING
+    """sizes of the actor-critic network"""
+
+    # Algorithm
+    total_timesteps: int = MISSING
+    """total agent-steps (decisions of every player in every game) of the experiment"""
+    learning_rate: float = MISSING
+    """the learning rate of the optimizer"""
+    anneal_lr: bool = MISSING
+    """anneal the learning rate linearly to 0 over the updates"""
+    num_envs: int = MISSING
+    """games played at once on the batched core"""
+    num_steps: int = MISSING
+    """core steps per rollout (each one decision in every game)"""
+    gamma: float = MISSING
+    """discount per learner decision"""
+    gae_lambda: float = MISSING
+    """lambda of generalized advantage estimation"""
+    num_minibatches: int = MISSING
+    """minibatches per epoch (the rollout's learner decisions are split into this many)"""
+    update_epochs: int = MISSING
+    """epochs of updates over each rollout"""
+    norm_adv: bool = MISSING
+    """normalize advantages per minibatch"""
+    clip_coef: float = MISSING
+    """the surrogate clipping coefficient"""
+    clip_vloss: bool = MISSING
+    """use a clipped value loss"""
+    ent_coef: float = MISSING
+    """coefficient of the entropy bonus"""
+    vf_coef: float = MISSING
+    """coefficient of the value loss"""
+    max_grad_norm: float = MISSING
+    """maximum norm of the gradient"""
+    target_kl: float | None = MISSING
+    """stop an update's epochs early past this approximate KL (null: never)"""
+
+    # Rewards
+    wrong_accusation_penalty: float = MISSING
+    """added to the learner's reward when it accuses wrongly (shaping)"""
+    end_episode_on_elimination: bool = MISSING
+    """a wrong accusation ends the learner's episode with -1 and the game is dealt again"""
+    knowledge_shaping: float = MISSING
+    """c of the potential-based shaping gamma * phi(next) - phi(now), phi = -c * (unseen cards - 3) / (C - 3):
+    a reward for each card seen, returned at the episode's end (optimal policies unchanged)"""
+
+    # Opponents
+    opponents: list[OpponentSettings] = MISSING
+    """the pool: kinds of opponent with weights and curriculum windows"""
+    snapshot_every: int = MISSING
+    """add a frozen copy of the learner to the pool every this many updates (0: never)"""
+    snapshot_start: float = MISSING
+    """fraction of training after which snapshots are taken"""
+    max_snapshots: int = MISSING
+    """snapshots kept in the pool (the latest)"""
+    snapshot_weight: float = MISSING
+    """pool weight shared by the snapshots"""
+    pool_sampling: str = MISSING
+    """how a newly dealt game's opponents are drawn: "weights" (proportional to the weights) or "pfsp"
+    (the weights times max(pfsp_floor, (1 - learner's win rate against them) ** pfsp_power))"""
+    pfsp_power: float = MISSING
+    """p of pfsp: the larger, the more the opponents the learner beats least dominate"""
+    pfsp_floor: float = MISSING
+    """the smallest pfsp factor (keeps beaten opponents in the pool)"""
+    pfsp_decay: float = MISSING
+    """factor applied per update to the pool's win counts (the estimate's memory)"""
+
+    # Evaluation, checkpoints
+    eval_every: int = MISSING
+    """updates between evaluations against eval_opponents (0: never)"""
+    eval_games: int = MISSING
+    """games per opponent kind in each evaluation"""
+    eval_opponents: list[OpponentSettings] = MISSING
+    """the fixed evaluation set: the learner against num_players - 1 agents of each kind"""
+    eval_deterministic: bool = MISSING
+    """evaluate the most likely action instead of sampling"""
+    final_eval_games: int = MISSING
+    """games per evaluation opponent after training, written to evaluation.json (0: none)"""
+    checkpoint_every: int = MISSING
+    """updates between checkpoints (0: only the last)"""
+    keep_checkpoints: int = MISSING
+    """checkpoints kept (the latest)"""
+    resume: str | None = MISSING
+    """a checkpoint, or a run folder (its latest checkpoint), to continue"""
+    trust_files: bool = MISSING
+    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
+    model paths; init_from, runs_dir, resume) that a resumed checkpoint, or a config file of a folder of
+    the user's, gives and the command line does not repeat; from the command line only, never saved"""
+    init_from: str | None = MISSING
+    """a model file (or checkpoint), or the name of one in agents/ppo/shipped/, whose weights the network
+    starts from (``agents.ppo.warm_start``: input columns it lacked, such as the belief pieces, start at zero)"""
+
+    @property
+    def num_updates(self) -> int:
+        return self.total_timesteps // (self.num_envs * self.num_steps)
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
+        check_run_name("exp_name", self.exp_name)
+        for name in (
+            "num_envs",
+            "num_steps",
+            "num_minibatches",
+            "update_epochs",
+            "torch_threads",
+            "eval_games",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(
+                f"seed must be an integer in [0, {MAX_SEED}] (deal seeds derive from it), got {self.seed!r}"
+            )
+        check_pool_sampling(self)
+        if self.update_threads is not None and self.update_threads < 1:
+            raise ValueError(f"update_threads must be >= 1 or null, got {self.update_threads!r}")
+        for name in ("snapshot_every", "eval_every", "checkpoint_every", "final_eval_games", "max_snapshots"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if self.init_from is not None and not model_path(self.init_from).is_file():
+            shipped = sorted(path.name for path in SHIPPED.glob("*.pt"))
+            raise ValueError(
+                f"init_from must be a model file or one of the shipped models {shipped}, got {self.init_from!r}"
+            )
+        if self.num_updates < 1:
+            raise ValueError(
+                f"total_timesteps must be at least num_envs * num_steps = {self.num_envs * self.num_steps}, "
+                f"got {self.total_timesteps}"
+            )
+        if self.keep_checkpoints < 1:
+            raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints!r}")
+        check_opponents(self)
+
+
+ConfigStore.instance().store(name="train_ppo_schema", node=TrainConfig)
+
+
+def train_config(overrides: Sequence[str] = (), config_name: str = "train_ppo", **values: Any) -> TrainConfig:
+    """``configs/<config_name>.yaml`` composed with hydra ``overrides``, as the command composes it,
+    then with ``values`` (Python objects: ``network=NetworkSettings(...)``) replacing its fields.
+
+    Inside a hydra app (the benchmark's) its config folders are searched; elsewhere ``configs/``.
+    """
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    if GlobalHydra.instance().is_initialized():
+        cfg = compose(config_name, overrides=list(overrides))
+    else:
+        with initialize_config_dir(config_dir=str(SHIPPED_CONFIGS), version_base=None):
+            cfg = compose(config_name, overrides=list(overrides))
+    return replace(OmegaConf.to_object(cfg), **values)
+
+
+def hyperparameter_table(config: dict[str, Any], prefix: str = "") -> list[str]:
+    """The rows ``|key|value|`` of a config (nested keys dotted), for TensorBoard's text table."""
+    rows = []
+    for key, value in config.items():
+        if isinstance(value, dict):
+            rows += hyperparameter_table(value, f"{prefix}{key}.")
+        else:
+            rows.append(f"|{prefix}{key}|{value}|")
+    return rows
+
+
+# --- training ---------------------------------------------------------------------------
+
+
+def train(
+    args: TrainConfig,
+    on_update: Callable[[dict[str, Any]], None] | None = None,
+    resume_overrides: Iterable[str] | None = None,
+) -> Path:
+    """Train (or resume) a run; returns its folder.
+
+    With ``args.resume`` the run's config is the checkpoint's; ``resume_overrides`` names the
+    values of ``args`` meant to replace it (the command line's keys; None: every value of
+    ``args`` that differs). Only ``RESUMABLE`` ones may (``experiments.learning.resume``).
+
+    ``on_update``, if given, is called after each update's logging (before snapshots, evaluation and
+    checkpoints) with its timing: ``update``, ``agent_steps``, ``learner_decisions`` and the seconds
+    ``rollout_s`` (pool, core steps, network inference), ``update_s`` (advantages, PPO epochs) and
+    ``total_s`` (both and the logging). ``experiments/benchmark/training.py`` measures throughput with it.
+    """
+    checkpoint = None
+    if args.resume:
+        args, checkpoint_path, checkpoint = resume_run(args, resume_overrides)
+        run_dir = checkpoint_path.parent.parent
+    else:
+        run_name = f"{ENV_ID}__{args.exp_name}__{args.seed}__{int(time.time())}"
+        run_dir = Path(args.runs_dir) / run_name
+    args.validate()
+    config_dict = OmegaConf.to_container(OmegaConf.structured(args), resolve=True)
+    config_dict["resume"] = None  # a checkpoint's config starts like the original run
+    config_dict["trust_files"] = False  # a checkpoint never vouches for itself
+
+    # Seeding
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    generator = torch.Generator().manual_seed(args.seed)
+
+    game = args.game.to_game_config()
+    network = ActorCritic(game, args.network)
+    optimizer = optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
+    pool = OpponentPool(args)
+    num_updates = args.num_updates
+    envs = LearnerGames(
+        game,
+        args.num_envs,
+        args.seed,
+        args.wrong_accusation_penalty,
+        args.end_episode_on_elimination,
+        belief_features=args.network.belief_features,
+    )
+    if checkpoint is None:
+        if args.init_from:
+            warm_start(network, load_model(args.init_from))
+        envs.set_pool(*pool.kinds(network, 0.0))
+        envs.start()
+        start_update, global_step, elapsed_before = 1, 0, 0.0
+    else:
+        start_update, global_step, elapsed_before = restore_run(
+            checkpoint, checkpoint_path, network, optimizer, generator, pool, envs
+        )
+
+    writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if checkpoint else None)
+    if checkpoint is None:
+        rows = "\n".join(hyperparameter_table(config_dict))
+        writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{rows}")
+        (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(config_dict))
+    print(f"run folder: {run_dir}")
+
+    start_time, start_step = time.time(), global_step
+    learner_decisions = 0
+    progress = tqdm(
+        range(start_update, num_updates + 1),
+        initial=start_update - 1,
+        total=num_updates,
+        disable=not args.progress,
+        unit="update",
+    )
+    for update in progress:
+        update_start = time.perf_counter()
+        fraction = (update - 1) / num_updates
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = (1.0 - fraction) * args.learning_rate
+        kinds, weights = pool.kinds(network, fraction)
+        envs.set_pool(kinds, weights)
+
+        # Rollout: num_steps core steps of every game; the learner decides where it is to act.
+        rollout = Rollout(args.num_envs, args.num_envs * args.num_steps)
+        network.eval()
+        torch.set_num_threads(args.torch_threads)
+        for _ in range(args.num_steps):
+            games, obs, mask = envs.learner_turn()
+            with torch.no_grad():
+                dist, value = network.policy(torch.from_numpy(obs), torch.from_numpy(mask))
+                action = dist.sample(generator)
+            rollout.add(games, obs, mask, action, dist.log_prob(action), value)
+            reward, over = envs.step(action.numpy())
+            rollout.record(reward, over)
+            global_step += args.num_envs
+        final_obs = envs.observe_learner()
+        with torch.no_grad():
+            bootstrap = network(torch.from_numpy(final_obs))[1].numpy()
+        learner_decisions += rollout.size
+        rollout_end = time.perf_counter()
+
+        b_obs = torch.from_numpy(np.concatenate(rollout.obs))
+        b_masks = torch.from_numpy(np.concatenate(rollout.masks))
+        b_actions = torch.cat(rollout.actions)
+        b_logprobs = torch.cat(rollout.logprobs)
+        values = torch.cat(rollout.values).numpy()
+        if args.knowledge_shaping:
+            potential = knowledge_potential(b_obs.numpy(), game, args.knowledge_shaping)
+            bootstrap_potential = knowledge_potential(final_obs, game, args.knowledge_shaping)
+        else:
+            potential = bootstrap_potential = None
+        advantages = compute_gae(
+            rollout, values, bootstrap, args.gamma, args.gae_lambda, potential, bootstrap_potential
+        )
+        b_advantages = torch.from_numpy(advantages)
+        b_returns = torch.from_numpy(advantages + values)
+        b_values = torch.from_numpy(values)
+
+        # Optimizing the policy and value network
+        network.train()
+        torch.set_num_threads(args.update_threads or args.torch_threads)
+        batch_size = rollout.size
+        minibatch_size = -(-batch_size // args.num_minibatches)
+        clipfracs = []
+        for _epoch in range(args.update_epochs):
+            order = torch.randperm(batch_size, generator=generator)
+            for start in range(0, batch_size, minibatch_size):
+                mb = order[start : start + minibatch_size]
+                dist, newvalue = network.policy(b_obs[mb], b_masks[mb], check=False)  # checked in the rollout
+                newlogprob = dist.log_prob(b_actions[mb])
+                entropy = dist.entropy()
+                logratio = newlogprob - b_logprobs[mb]
+                ratio = logratio.exp()
+
+                with torch.no_grad():
+                    # calculate approx_kl http://joschu.net/blog/kl-approx.html
+                    old_approx_kl = (-logratio).mean()
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs += [((ratio - 1.0).abs() > args.clip_coef).float().mean().item()]
+
+                mb_advantages = b_advantages[mb]
+                if args.norm_adv:
+                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
+
+                # Policy loss
+                pg_loss1 = -mb_advantages * ratio
+                pg_loss2 = -mb_advantages * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
+                pg_loss = torch.max(pg_loss1, pg_loss2).mean()
+
+                # Value loss
+                if args.clip_vloss:
+                    v_loss_unclipped = (newvalue - b_returns[mb]) ** 2
+                    v_clipped = b_values[mb] + torch.clamp(
+                        newvalue - b_values[mb], -args.clip_coef, args.clip_coef
+                    )
+                    v_loss_clipped = (v_clipped - b_returns[mb]) ** 2
+                    v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
+
+                entropy_loss = entropy.mean()
+                loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
+
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
+                optimizer.step()
+
+            if args.target_kl is not None and approx_kl > args.target_kl:
+                break
+
+        y_pred, y_true = values, b_returns.numpy()
+        var_y = np.var(y_true)
+        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+        update_end = time.perf_counter()
+
+        # Logging
+        elapsed = time.time() - start_time
+        sps = int((global_step - start_step) / elapsed)
+        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
+        writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
+        writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
+        writer.add_scalar("losses/entropy", entropy_loss.item(), global_step)
+        writer.add_scalar("losses/old_approx_kl", old_approx_kl.item(), global_step)
+        writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
+        writer.add_scalar("losses/clipfrac", np.mean(clipfracs), global_step)
+        writer.add_scalar("losses/explained_variance", explained_var, global_step)
+        writer.add_scalar("charts/SPS", sps, global_step)
+        writer.add_scalar("charts/learner_SPS", int(learner_decisions / elapsed), global_step)
+        writer.add_scalar("charts/learner_decisions_per_update", batch_size, global_step)
+        episodes = envs.pop_finished()
+        postfix = {"SPS": sps}
+        if len(episodes["outcome"]):
+            outcome = episodes["outcome"]
+            writer.add_scalar("charts/episodic_return", episodes["return"].mean(), global_step)
+            writer.add_scalar("charts/episodic_length", episodes["length"].mean(), global_step)
+            writer.add_scalar("charts/game_turns", episodes["turns"].mean(), global_step)
+            writer.add_scalar("charts/episodes", len(outcome), global_step)
+            wrong = float((outcome == OUTCOMES.index("wrong_accusation")).mean())
+            writer.add_scalar("charts/wrong_accusation_rate", wrong, global_step)
+            postfix["wrong"] = f"{wrong:.2f}"
+            for group in sorted(set(episodes["group"])):
+                won = outcome[episodes["group"] == group] == OUTCOMES.index("win")
+                writer.add_scalar(f"charts/win_rate/{group}", won.mean(), global_step)
+                postfix[group] = f"{won.mean():.2f}"
+        pool.record(episodes["kind"], episodes["outcome"] == OUTCOMES.index("win"))
+        pool.log(writer, kinds, weights, global_step)
+        progress.set_postfix(postfix)
+        if on_update is not None:
+            on_update(
+                {
+                    "update": update,
+                    "agent_steps": args.num_envs * args.num_steps,
+                    "learner_decisions": batch_size,
+                    "rollout_s": rollout_end - update_start,
+                    "update_s": update_end - rollout_end,
+                    "total_s": time.perf_counter() - update_start,
+                }
+            )
+
+        # Snapshots of the learner join the pool
+        if (
+            args.snapshot_every
+            and update % args.snapshot_every == 0
+            and update / num_updates >= args.snapshot_start
+        ):
+            pool.add_snapshot(network, update)
+        # Rating: win rates against the fixed evaluation set
+        if args.eval_every and (update % args.eval_every == 0 or update == num_updates):
+            results = evaluate(network, game, args.eval_opponents, args.eval_games, args.eval_deterministic)
+            for label, result in results.items():
+                writer.add_scalar(f"eval/win_rate/{label}", result["win_rate"], global_step)
+                writer.add_scalar(
+                    f"eval/wrong_accusation_rate/{label}", result["wrong_accusation_rate"], global_step
+                )
+        if (args.checkpoint_every and update % args.checkpoint_every == 0) or update == num_updates:
+            save_checkpoint(
+                run_dir,
+                args.keep_checkpoints,
+                update=update,
+                global_step=global_step,
+                model=model_record(network),
+                optimizer=optimizer.state_dict(),
+                torch_rng=generator.get_state(),
+                torch_global_rng=torch.get_rng_state(),
+                snapshots=pool.snapshots,
+                league=pool.state_dict(),
+                games=to_tensors(envs.state_dict()),
+                config=config_dict,
+                elapsed=elapsed_before + elapsed,
+            )
+            writer.flush()
+
+    model_file = save_model(
+        run_dir / "model.pt", network, update=num_updates, global_step=global_step, train_config=config_dict
+    )
+    print(f"model: {model_file}")
+    if args.final_eval_games:
+        final_evaluation(network, game, args, run_dir, writer, global_step)
+    writer.close()
+    return run_dir

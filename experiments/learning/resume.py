@@ -1,0 +1,209 @@
+"""What a resumed PPO run is: its checkpoint's config, with only the values that may change changed.
+
+``resume=<checkpoint or run dir>`` continues a run exactly as it would have gone on. The run's
+config comes from the checkpoint; of the command line's other values only those that change how
+the run goes on, not what it learns, are applied (``RESUMABLE``: the budget ``total_timesteps``,
+threads, logging, checkpoints and evaluations); any other changed value stops the resume with a
+message. A checkpoint is plain data, but the agents it names are code and options: an agent named
+by import path, or an option that reaches the network or files, is used only if the command line
+names it too (or gives ``trust_files=true``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from agents.ppo.games import RETIRED
+from experiments.common.shipped_configs import SHIPPED_CONFIGS
+from experiments.common.trust import refuse_untrusted_options
+from experiments.learning.checkpoints import load_checkpoint
+
+# What a resume may change: how the run goes on (budget, threads, logging, checkpoints, evaluations),
+# never what it learns from (every other field is the checkpoint's).
+RESUMABLE = (
+    "total_timesteps",
+    "progress",
+    "torch_threads",
+    "update_threads",
+    "checkpoint_every",
+    "keep_checkpoints",
+    "eval_every",
+    "eval_games",
+    "final_eval_games",
+)
+# The values a checkpoint of an older version, saved before a setting existed, gets for it.
+SHIPPED_CONFIG = SHIPPED_CONFIGS / "train_ppo.yaml"
+
+
+def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, dict[str, Any]]:
+    """The config of the run that ``given.resume`` continues, its checkpoint file and the checkpoint.
+
+    Args:
+        given: The config given now (``experiments.train_ppo.TrainConfig``), ``resume`` set.
+        overrides: The keys whose values in ``given`` are meant (``resumed_config``).
+
+    Raises:
+        FileNotFoundError, ValueError: No readable checkpoint (``load_checkpoint``), a change a
+            resume may not make (``resumed_config``), code only the checkpoint names
+            (``check_named_code``), or a budget that ends before the checkpoint.
+        experiments.common.trust.UntrustedOption: Options only the checkpoint names that reach
+            outside the game (without ``trust_files``).
+    """
+    checkpoint_path, checkpoint = load_checkpoint(given.resume)
+    args = resumed_config(checkpoint["config"], given, overrides)
+    check_named_code(args, given, checkpoint["games"])
+    if not given.trust_files:
+        refuse_untrusted_options(
+            checkpoint_agents(args, checkpoint["games"]),
+            checkpoint_path,
+            confirmed=named_by(given),
+            how="give the same opponents and eval_opponents on the command line",
+        )
+    args.trust_files = given.trust_files
+    args.resume = str(checkpoint_path)
+    if args.num_updates < checkpoint["update"]:
+        raise ValueError(
+            f"resume: total_timesteps={args.total_timesteps} makes {args.num_updates} updates, "
+            f"but the checkpoint is at update {checkpoint['update']}"
+        )
+    return args, checkpoint_path, checkpoint
+
+
+def _refuse_interpolations(value: Any, key: str) -> None:
+    """Raise ``ValueError`` naming the first string of ``value`` (a checkpoint's plain data) that
+    OmegaConf would resolve as an interpolation."""
+    if isinstance(value, Mapping):
+        for name, item in value.items():
+            _refuse_interpolations(item, f"{key}.{name}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _refuse_interpolations(item, f"{key}[{index}]")
+    elif isinstance(value, str) and "${" in value:
+        raise ValueError(
+            f"the checkpoint's {key} is an interpolation ({value[:80]!r}): a saved config holds only "
+            "resolved values, so this one was not saved by train_ppo"
+        )
+
+
+def resumed_config(saved: Mapping[str, Any], args: Any, overrides: Iterable[str] | None) -> Any:
+    """The config of a resumed run: the checkpoint's, with the overrides that may change applied.
+
+    Args:
+        saved: The checkpoint's config.
+        args: The config given now (a ``TrainConfig``; the resumed config is of its type). A value the
+            checkpoint lacks (saved before the setting existed) is ``configs/train_ppo.yaml``'s.
+        overrides: The keys (dotted, as on the command line) whose values in ``args`` are meant;
+            None: every value where ``args`` differs from ``saved``.
+
+    Raises:
+        ValueError: An override of a value that would change what the run learns (not in
+            ``RESUMABLE``), naming it, both values and what may change; or an interpolation
+            (``${...}``) in the checkpoint's config, which a saved config never holds (it is saved
+            resolved) and which could read an environment variable (``oc.env``).
+    """
+    _refuse_interpolations(saved, "config")
+    schema = type(args)
+    shipped = OmegaConf.masked_copy(
+        OmegaConf.load(SHIPPED_CONFIG), [f.name for f in dataclasses.fields(schema) if f.name != "game"]
+    )
+    run = OmegaConf.merge(OmegaConf.structured(schema), shipped, saved)
+    given = OmegaConf.structured(args)
+    if overrides is None:
+        keys = [f.name for f in dataclasses.fields(schema)]
+    else:
+        keys = [o.partition("=")[0].lstrip("+~") for o in overrides]
+    changes, refused = {}, []
+    for key in keys:
+        if key in ("resume", "trust_files"):  # about this command, not the run
+            continue
+        before, after = _plain(OmegaConf.select(run, key)), _plain(OmegaConf.select(given, key))
+        if before == after:
+            continue
+        if key in RESUMABLE:
+            changes[key] = after
+        else:
+            refused.append(f"{key} (the run has {before!r}, got {after!r})")
+    if refused:
+        raise ValueError(
+            f"resume: cannot change {', '.join(refused)}: the run would no longer be the one checkpointed. "
+            f"A resume may change only {', '.join(RESUMABLE)}; start a new run to change the rest"
+        )
+    for key, value in changes.items():
+        print(f"resume: {key} {_plain(OmegaConf.select(run, key))!r} -> {value!r}")
+        OmegaConf.update(run, key, value)
+    return OmegaConf.to_object(run)
+
+
+def check_named_code(run: Any, given: Any, games: Mapping[str, Any]) -> None:
+    """Refuse to import code that only a checkpoint names (an agent given as ``module:Class``).
+
+    Tensors and plain data cannot run code, but an opponent named by import path is imported
+    and run: a checkpoint's config may name one only if the config given now names it too, and
+    its games may hold opponents of the configured kinds (and snapshots of the learner) only.
+
+    Raises:
+        ValueError: Naming the agents that only the checkpoint names.
+    """
+    named = {o.name for o in [*given.opponents, *given.eval_opponents]}
+    unconfirmed = sorted({o.name for o in [*run.opponents, *run.eval_opponents] if ":" in o.name} - named)
+    if unconfirmed:
+        raise ValueError(
+            f"resume: the checkpoint's config names agents by import path {unconfirmed}; resuming would "
+            "import and run that code. If you trust the checkpoint, give the same opponents and "
+            "eval_opponents on the command line"
+        )
+    configured = {o.display: (o.name, dict(o.options)) for o in run.opponents}
+    for kind in games["table"]["kinds"]:
+        if (
+            kind["network"] is None
+            and kind["name"] != RETIRED
+            and configured.get(kind["label"])
+            != (
+                kind["name"],
+                dict(kind["options"]),
+            )
+        ):
+            raise ValueError(
+                f"resume: the checkpoint's games hold opponents {kind['label']!r} ({kind['name']!r} with "
+                f"{kind['options']}) that its config does not name"
+            )
+
+
+def checkpoint_agents(run: Any, games: Mapping[str, Any]) -> list[tuple[str, str, dict]]:
+    """``(where, name, options)`` of every agent a checkpoint names: its config's opponents and
+    evaluation opponents, and the kinds of its games' opponent table (snapshots aside)."""
+    agents = [
+        (f"{group}.{index}", o.name, dict(o.options))
+        for group in ("opponents", "eval_opponents")
+        for index, o in enumerate(getattr(run, group))
+    ]
+    agents += [
+        (f"games.table.kinds.{kind['label']}", kind["name"], dict(kind["options"]))
+        for kind in games["table"]["kinds"]
+        if kind["network"] is None and kind["name"] != RETIRED
+    ]
+    return agents
+
+
+def named_by(given: Any) -> Callable[[str, str, str, Any], bool]:
+    """Whether the config given now (the command line's) names an agent's value: the same agent with
+    the same option (``experiments.common.trust.refuse_untrusted_options``'s ``confirmed``)."""
+    named = [*given.opponents, *given.eval_opponents]
+
+    def confirmed(where: str, name: str, key: str, value: Any) -> bool:
+        option = key.partition(".")[2]
+        return any(
+            o.name == name and (key == "name" or (option in o.options and _plain(o.options[option]) == value))
+            for o in named
+        )
+
+    return confirmed
+
+
+def _plain(value: Any) -> Any:
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
