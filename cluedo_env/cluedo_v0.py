@@ -253,7 +253,7 @@ class raw_env(AECEnv):
             ``"classic"``, ``"fr_1996"``, ``"de_2023"``, ``"de_2023_duel"``).
         observation_type: ``"player"`` (what the player may know) or ``"seer"``
             (everything, for debugging and oracles).
-        reward_scheme: One of ``REWARD_SCHEMES``.
+        reward_scheme: One of ``REWARD_SCHEMES`` (``cluedo_env.rewards``).
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
         **rules: Fields of ``core.GameConfig`` (``edition``, ``num_players``, ``board``,
             ... as in the module's "Variants" table), changing the preset's (``None``: the

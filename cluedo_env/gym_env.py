@@ -25,7 +25,7 @@ Spaces (both envs; the vector env's ``single_*`` spaces):
   ``{"observation": float32[B, D], "action_mask": int8[B, A]}``.
 - action: ``Discrete(A)`` (``MultiDiscrete`` of B of them for the vector env).
 
-Rewards are the learner's, under ``reward_scheme`` (``cluedo_v0.REWARD_SCHEMES``),
+Rewards are the learner's, under ``reward_scheme`` (``cluedo_env.rewards.REWARD_SCHEMES``),
 on the step that ends the game; 0 otherwise. An illegal action, with
 ``illegal_action="terminate"`` (default), ends the episode with
 ``illegal_reward`` (default -1) and ``terminated=True`` without playing it;
@@ -193,7 +193,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         opponents: ``num_players - 1`` agents or agent names (default: random agents that
             accuse rarely), seated clockwise after the learner.
         observation_type: ``"player"`` or ``"seer"``.
-        reward_scheme: One of ``cluedo_v0.REWARD_SCHEMES``.
+        reward_scheme: One of ``cluedo_env.rewards.REWARD_SCHEMES``.
         illegal_action: ``"terminate"`` (end the episode with ``illegal_reward``) or ``"raise"``.
         illegal_reward: The reward of an illegal action with ``illegal_action="terminate"``.
         elimination_reward: None (default: after a wrong accusation the learner refutes until the

@@ -101,3 +101,25 @@ def test_table_seats_and_asks_only_the_player_whose_turn_it_is():
         Table(players, np.array([[0], [0]]), num_players=3)
     with pytest.raises(ValueError, match="its own player object"):
         Table([players[0], players[0]], np.array([[0], [1]]), num_players=3)
+
+
+def test_play_asks_the_table_only_where_it_holds_the_deciding_seat_and_keeps_the_learners_actions():
+    config = core.GameConfig(num_players=3, board="none")
+    state = core.init(config, np.arange(4))
+    deciding = state.current_player.astype(np.int64)
+    # player 0 sits at the deciding seat of games 0 and 1; games 2 and 3 wait for a learner there
+    seats = np.array([[deciding[0], deciding[1], (deciding[2] + 1) % 3, (deciding[3] + 1) % 3]])
+    table = Table([FirstLegal()], seats, num_players=3)
+    assert table.deciding(state).tolist() == [True, True, False, False]
+    mask = core.legal_action_mask(state)
+    learner = np.array([np.flatnonzero(mask[g])[-1] for g in (2, 3)])  # the learner's: its last legal one
+    actions = np.zeros(4, dtype=np.int64)
+    actions[2:] = learner
+    expected = actions.copy()
+    expected[:2] = np.argmax(mask[:2], axis=1)
+    reference = state.copy()
+    table.play(state, actions, games=np.array([True, True, True, False]))
+    core.step(reference, expected, games=[0, 1, 2])
+    assert np.array_equal(state.events, reference.events) and state.turn.tolist() == reference.turn.tolist()
+    table.seat_players([FirstLegal(), FirstLegal()], np.array([[0, 0, 0, 0], [1, 1, 1, 1]]))
+    assert table.player_at[:, :2].tolist() == [[0, 1]] * 4 and (table.player_at[:, 2] == -1).all()
