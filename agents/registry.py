@@ -3,7 +3,7 @@
 ``OUTSIDE_OPTIONS`` names what of an agent reaches outside the game (the network, the
 environment's secrets, the file system, code): ``outside_options`` lists those of one agent's
 options, for the commands that must not take them from a file they did not write
-(``experiments.common.settings.refuse_untrusted_options``).
+(``experiments.common.trust.refuse_untrusted_options``).
 """
 
 from __future__ import annotations

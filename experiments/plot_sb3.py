@@ -23,7 +23,7 @@ import numpy as np
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
-from experiments.common.stats import wilson_interval
+from experiments.common.intervals import wilson_interval
 
 SHIPPED = Path(__file__).resolve().parents[1] / "agents" / "ppo" / "shipped"
 

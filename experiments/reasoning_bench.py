@@ -17,7 +17,7 @@ mine``) may not choose what reaches the network, the file system or code: a solv
 (``llm``, an import path), the llm solver's options that name a place (``base_url``,
 ``api_key_env``, ``prompts``: ``agents.registry.OUTSIDE_OPTIONS``), or a path (``cache``,
 ``output_dir``, ``leaderboard``) other than this command's own default. The command line must
-repeat them, or say ``trust_files=true`` (``experiments.common.settings.refuse_untrusted_options``).
+repeat them, or say ``trust_files=true`` (``experiments.common.trust.refuse_untrusted_options``).
 """
 
 from __future__ import annotations
@@ -43,14 +43,10 @@ from agents.solvers import load_solver
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import public_view, score_answer, summarize
 from cluedo_env.reasoning.splits import load_split
-from experiments.common.settings import (
-    SHIPPED_CONFIGS,
-    ConfigError,
-    checked_main,
-    refuse_from_elsewhere,
-    trusted_by_command_line,
-)
+from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
+from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
+from experiments.common.value_checks import ConfigError
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt

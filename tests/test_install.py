@@ -18,8 +18,9 @@ import pytest
 
 import cluedo_env
 from cluedo_env import __version__
+from experiments.common.backends import ray_code_env
+from experiments.common.code_revision import git_revision
 from experiments.common.extras import EXTRA_OF, missing_extra
-from experiments.tournament import git_revision, ray_code_env
 from tests.conftest import ROOT
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())

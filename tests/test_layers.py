@@ -279,10 +279,14 @@ def test_every_registered_player_is_a_class_defined_in_agents():
 
 
 def test_the_statistics_and_the_tournament_do_not_import_each_other():
-    # the tournament uses the statistics; both use the results file
-    stats = {i.name for i in imports(ROOT / "experiments" / "common" / "stats.py")}
-    assert "experiments.tournament" not in stats
-    assert {"experiments.common.games_file"} <= stats
+    # the tournament's run uses the statistics (its report); both use the results file
+    common = ROOT / "experiments" / "common"
+    run = {"experiments.tournament"} | {f"experiments.common.{m}" for m in ("tournament_run", "chunks")}
+    for name in ("stats", "summary", "report", "report_tables", "report_plots"):
+        found = {i.name for i in imports(common / f"{name}.py")}
+        assert not found & run, f"experiments/common/{name}.py imports {sorted(found & run)}"
+    for name in ("stats", "tournament_run"):
+        assert "experiments.common.games_file" in {i.name for i in imports(common / f"{name}.py")}
 
 
 # -- cycles ---------------------------------------------------------------------------------------

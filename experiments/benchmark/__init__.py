@@ -101,10 +101,8 @@ from experiments.benchmark import (
     training,
 )
 from experiments.benchmark.machine import cpus, machine_probe
-from experiments.common.settings import (
-    SHIPPED_CONFIGS,  # (also: the version in the --help header)
-    checked_main,
-)
+from experiments.common.shipped_configs import SHIPPED_CONFIGS
+from experiments.common.trust import checked_main
 
 SECTIONS = ("core", "observe", "startup", "env", "rollouts", "agents", "ppo", "league", "beliefs")
 CONFIGS = SHIPPED_CONFIGS

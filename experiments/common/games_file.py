@@ -1,15 +1,15 @@
 """The results file of a tournament, ``games.jsonl``: one game record (a JSON object) per line.
 
 ``load_games`` reads it back and is the one place a game record is checked: every reader
-(``experiments.common.stats``, the tournament's resume and report, ``experiments.common.llm_report``
+(``cluedo-stats``, the tournament's resume and report, ``experiments.common.llm_report``
 through them) gets only well-formed records. A line that is not one is rejected, counted
 and named with the reason (line and field), and with ``repair`` moved aside;
 ``read_games`` is ``load_games`` without the list of rejections. ``GameWriter`` appends
 records, synced per chunk so that a killed run loses at most the line it was writing.
-``experiments.tournament`` writes the file and ``experiments.common.stats`` reads it; neither
-imports the other.
+``experiments.common.tournament_run`` writes the file and ``experiments.common.stats`` (``cluedo-stats``)
+reads it; neither imports the other.
 
-A game record (``experiments.tournament.game_record``), checked field by field
+A game record (``experiments.common.chunks.game_record``), checked field by field
 (``check_game_record``):
 
 =====================  =============================================================================
@@ -34,7 +34,7 @@ A game record (``experiments.tournament.game_record``), checked field by field
 
 Across the file, two lines with different results for one game (config, line-up, deal,
 rotation) are both rejected: which one is true cannot be told, so the game is missing and a
-resumed run plays it again. Identical copies are kept for ``experiments.common.stats.unique_games``,
+resumed run plays it again. Identical copies are kept for ``experiments.common.summary.unique_games``,
 which counts a game once.
 """
 
@@ -77,7 +77,7 @@ RECORD_FIELDS = (
     "accusations",
     "wrong_accusations",
 )
-# Deal d of a run with seed s is dealt from core seed s * DEAL_SEED_STRIDE + d (experiments.common.settings uses it).
+# Deal d of a run with seed s is dealt from core seed s * DEAL_SEED_STRIDE + d (chunks.deal_seed; settings.MAX_SEED).
 DEAL_SEED_STRIDE = 1_000_000_000
 # Twins of the core's player counts, MAX_TURNS and seed bound (tests/experiments/test_results_validation.py checks
 # that they agree): this module does not import the compiled core.

@@ -29,8 +29,8 @@ from agents.llm.chat import ECHO_CHARS, MAX_USAGE_TOKENS, ChatClient, ChatError,
 from agents.llm.llm_agent import LLMAgent
 from cluedo_env import core
 from experiments.common.settings import AgentSpec, GameSettings, LineupConfig, TournamentConfig
+from experiments.common.tournament_run import run_tournament
 from experiments.scripted_chat_server import ScriptedChatServer
-from experiments.tournament import run_tournament
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 HI = [{"role": "user", "content": "Your legal commands:\n- roll\n"}]

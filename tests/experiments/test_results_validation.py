@@ -17,10 +17,13 @@ from test_tournament import settings
 
 from agents.llm.llm_agent import COUNTS
 from cluedo_env import core
-from experiments.common import games_file, stats
-from experiments.common import settings as tournament_config
+from experiments.common import games_file
+from experiments.common.chunks import deal_seed, record_key
 from experiments.common.games_file import REJECTED_SUFFIX, check_game_record, load_games, read_games
-from experiments.tournament import record_key, run_tournament
+from experiments.common.report import json_ready
+from experiments.common.stats import main as stats_main
+from experiments.common.summary import summarise
+from experiments.common.tournament_run import run_tournament
 
 # random, notepad and sat at one table: sat wins most games, random hardly any.
 RUN = (
@@ -79,14 +82,14 @@ def test_the_report_of_valid_results_read_again_is_the_runs_own(run, tmp_path, c
     again.mkdir()
     for name in ("games.jsonl", "stats.json"):
         shutil.copy(run / name, again / name)
-    stats.main([str(again), "--no-plots"])
+    stats_main([str(again), "--no-plots"])
     assert "rejected" not in capsys.readouterr().out
     for name in REPORT_FILES:
         assert (again / name).read_bytes() == (run / name).read_bytes(), name
 
 
 def test_the_bounds_agree_with_the_rules_and_the_tournament():
-    assert games_file.DEAL_SEED_STRIDE == tournament_config.DEAL_SEED_STRIDE
+    assert deal_seed(1, 0) == games_file.DEAL_SEED_STRIDE  # the tournament deals with the file's stride
     assert games_file.MAX_TURNS == core.config.MAX_TURNS
     assert games_file.SEED_BOUND == core.SEED_BOUND
     assert (games_file.MIN_PLAYERS, games_file.MAX_PLAYERS) == (2, 6)
@@ -217,9 +220,9 @@ def test_a_message_quotes_a_long_value_cut_short(games, tmp_path):
 def test_the_control_a_tampered_winner_seat_would_move_the_leaderboard(games):
     """What the tampering did when counted: random gains a win, with no warning."""
     target = a_win_of(games, "sat")
-    honest = stats.summarise(games)
+    honest = summarise(games)
     move_the_win_to_random(games[target])
-    counted = stats.summarise(games)
+    counted = summarise(games)
     assert wins(counted, "random") == wins(honest, "random") + 1
 
 
@@ -236,13 +239,13 @@ def test_the_tampered_leaderboard_is_the_honest_one_minus_the_rejected_games(gam
     folder.mkdir()
     write_lines(folder / "games.jsonl", games)
     with pytest.warns(RuntimeWarning, match=r"4 line\(s\) are not game records"):
-        stats.main([str(folder), "--no-plots"])
+        stats_main([str(folder), "--no-plots"])
     assert "4 malformed record(s) rejected from" in capsys.readouterr().out
     report = (folder / "report.md").read_text()
     assert "**Rejected:** 4 malformed record(s) rejected from" in report
     assert "deal must be an integer" in report and "is not the seed of deal 7" in report
     summary = json.loads((folder / "stats.json").read_text())
-    expected = json.loads(json.dumps(stats._json_ready(stats.summarise(honest))))
+    expected = json.loads(json.dumps(json_ready(summarise(honest))))
     for part in ("games", "by_players", "agents", "seats", "head_to_head", "lineups", "ratings"):
         assert summary[part] == expected[part], part
     assert summary["by_players"]["3"]["deals"] == 4  # no extra deal
@@ -264,7 +267,7 @@ def test_an_identical_copy_is_kept_for_the_statistics_to_count_once(games, tmp_p
     records, rejected = load_games(path)
     assert rejected == [] and len(records) == len(games) + 1
     with pytest.warns(RuntimeWarning, match="1 duplicate game record"):
-        assert stats.summarise(records)["games"] == len(games)
+        assert summarise(records)["games"] == len(games)
 
 
 def test_a_resumed_tournament_sets_a_tampered_record_aside_and_plays_its_game_again(run, games, tmp_path):
@@ -293,5 +296,5 @@ def test_a_stats_json_that_is_not_a_report_is_left_out_with_a_warning(run, tmp_p
     shutil.copy(run / "games.jsonl", folder / "games.jsonl")
     (folder / "stats.json").write_text("[1, 2]")
     with pytest.warns(RuntimeWarning, match="not a report of experiments.common.stats"):
-        stats.main([str(folder), "--no-plots"])
+        stats_main([str(folder), "--no-plots"])
     assert json.loads((folder / "stats.json").read_text())["meta"] == {"runs": [str(folder)]}

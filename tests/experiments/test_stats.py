@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from experiments.common import stats
+from experiments.common.intervals import wilson_interval
+from experiments.common.report import write_report
+from experiments.common.report_plots import AGENT_COLOURS, OTHER_COLOURS, agent_colour
+from experiments.common.summary import summarise
 from experiments.plot_training import can_win, figure
 
 
@@ -20,33 +23,33 @@ def game(seats, winner_seat, deal=0, turns=30):
 def test_head_to_head_compares_seat_for_seat():
     # S against three copies of N: S wins 2 games, an N seat wins 2, one game without a winner.
     records = [game(("S", "N", "N", "N"), w, deal=d) for d, w in enumerate([0, 0, 1, 3, None])]
-    h2h = {(h["agent"], h["opponent"]): h for h in stats.summarise(records)["head_to_head"]}
+    h2h = {(h["agent"], h["opponent"]): h for h in summarise(records)["head_to_head"]}
     s_vs_n = h2h["S", "N"]
     assert (s_vs_n["games"], s_vs_n["decisive_games"]) == (5, 4)
     # Each S win puts S's seat ahead of 3 N seats; each N win puts one N seat ahead of S's.
     assert s_vs_n["ahead_share"] == pytest.approx(6 / 8)
     assert h2h["N", "S"]["ahead_share"] == pytest.approx(2 / 8)
-    assert (s_vs_n["ahead_low"], s_vs_n["ahead_high"]) == pytest.approx(stats.wilson_interval(3, 4))
+    assert (s_vs_n["ahead_low"], s_vs_n["ahead_high"]) == pytest.approx(wilson_interval(3, 4))
 
 
 def test_head_to_head_at_one_table_is_not_the_win_share():
     # Four agents at one table: "A won, B at the table" would be A's win share in every cell.
     winners = [0] * 5 + [1] * 3 + [2] * 2
     records = [game(("A", "B", "C", "D"), w, deal=d) for d, w in enumerate(winners)]
-    h2h = {(h["agent"], h["opponent"]): h["ahead_share"] for h in stats.summarise(records)["head_to_head"]}
+    h2h = {(h["agent"], h["opponent"]): h["ahead_share"] for h in summarise(records)["head_to_head"]}
     assert h2h["A", "B"] == pytest.approx(5 / 8) and h2h["A", "C"] == pytest.approx(5 / 7)
     assert h2h["A", "D"] == 1.0
 
 
 def test_agent_colours_do_not_depend_on_the_other_entrants():
-    assert stats.agent_colour("sat") == stats.AGENT_COLOURS["sat"]
-    assert stats.agent_colour("my_agent") == stats.agent_colour("my_agent") in stats.OTHER_COLOURS
+    assert agent_colour("sat") == AGENT_COLOURS["sat"]
+    assert agent_colour("my_agent") == agent_colour("my_agent") in OTHER_COLOURS
 
 
 def test_plots_keep_to_the_data(tmp_path):
     records = [game(("sat", "random", "random"), 0, deal=d) for d in range(20)]
     records += [game(("notepad", "random", "random"), 0 if d % 2 else None, deal=d) for d in range(20)]
-    summary = stats.write_report(records, tmp_path, plots=True)
+    summary = write_report(records, tmp_path, plots=True)
     for name in ("win_share", "lineups", "ratings", "turns_to_win", "head_to_head"):
         assert (tmp_path / f"{name}.png").stat().st_size > 10_000, name
     assert "A ahead of B, seat for seat" in (tmp_path / "report.md").read_text()

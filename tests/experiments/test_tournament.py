@@ -16,15 +16,16 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 
 from cluedo_env import core
-from experiments.common import stats
-from experiments.common.settings import ConfigError, GameSettings, TournamentConfig, config_hash, load_config
-from experiments.tournament import (
-    lineups,
-    plan_chunks,
-    read_games,
-    record_key,
-    run_tournament,
-)
+from experiments.common.chunks import lineups, plan_chunks, record_key
+from experiments.common.games_file import read_games
+from experiments.common.intervals import mean_interval, student_t_quantile, wilson_interval
+from experiments.common.ratings import openskill_ratings
+from experiments.common.report import write_report
+from experiments.common.report_tables import format_leaderboard
+from experiments.common.settings import GameSettings, TournamentConfig, config_hash, load_config
+from experiments.common.summary import summarise
+from experiments.common.tournament_run import run_tournament
+from experiments.common.value_checks import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
@@ -58,24 +59,24 @@ def sorted_games(path: Path) -> list[dict]:
     [(5, 10, 0.2366, 0.7634), (1, 10, 0.0179, 0.4042), (0, 10, 0.0, 0.2775), (10, 10, 0.7225, 1.0)],
 )
 def test_wilson_interval_matches_known_values(successes, trials, low, high):
-    assert stats.wilson_interval(successes, trials) == pytest.approx((low, high), abs=1e-4)
+    assert wilson_interval(successes, trials) == pytest.approx((low, high), abs=1e-4)
 
 
 def test_wilson_interval_edges():
-    assert stats.wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError, match="successes <= trials"):
-        stats.wilson_interval(3, 2)
+        wilson_interval(3, 2)
 
 
 @pytest.mark.parametrize(
     ("df", "t"), [(1, 12.706), (2, 4.303), (3, 3.182), (5, 2.571), (10, 2.228), (30, 2.042)]
 )
 def test_student_t_quantile_matches_the_table(df, t):
-    assert stats.student_t_quantile(df) == pytest.approx(t, abs=0.005)
+    assert student_t_quantile(df) == pytest.approx(t, abs=0.005)
 
 
 def test_mean_interval():
-    mean, low, high = stats.mean_interval([1.0, 2.0, 3.0])
+    mean, low, high = mean_interval([1.0, 2.0, 3.0])
     assert mean == 2.0
     assert (high - low) / 2 == pytest.approx(4.303 / 3**0.5, abs=1e-3)  # t(2) * sd / sqrt(n), sd = 1
 
@@ -104,12 +105,12 @@ def test_statistics_on_hand_made_games():
     records = [game(("A", "B", "C"), 0, turns=20 + d, deal=d) for d in range(6)]
     records += [game(("B", "A", "C"), 0, turns=40, deal=d) for d in range(2)]  # B wins twice
     records += [game(("C", "C", "B"), None, wrong=[1, 0, 0], deal=9)]  # nobody wins; C seated twice
-    summary = stats.summarise(records)
+    summary = summarise(records)
     rows = {a["agent"]: a for a in summary["agents"]}
     assert [a["agent"] for a in summary["agents"]] == ["A", "B", "C"]  # best win share first
     assert (rows["A"]["wins"], rows["A"]["seats_played"]) == (6, 8)
     assert (rows["C"]["wins"], rows["C"]["seats_played"]) == (0, 10)  # two seats in the last game
-    assert rows["A"]["win_low"] == pytest.approx(stats.wilson_interval(6, 8)[0])
+    assert rows["A"]["win_low"] == pytest.approx(wilson_interval(6, 8)[0])
     assert rows["A"]["turns_to_win_mean"] == pytest.approx(22.5)
     assert rows["C"]["wrong_accusation_rate"] == pytest.approx(1 / 10)
     assert rows["A"]["fair_share"] == pytest.approx(1 / 3)
@@ -130,12 +131,12 @@ def test_statistics_on_hand_made_games():
 
 def test_ratings_do_not_depend_on_the_order_games_finished():
     records = [game(("A", "B", "C"), d % 3, deal=d, rotation=d % 3) for d in range(12)]
-    assert stats.openskill_ratings(records) == stats.openskill_ratings(records[::-1])
+    assert openskill_ratings(records) == openskill_ratings(records[::-1])
 
 
 def test_report_files(tmp_path):
     records = [game(("A", "B", "C"), d % 2, deal=d) for d in range(10)]
-    summary = stats.write_report(records, tmp_path, meta={"config_hash": "abc"}, plots=True)
+    summary = write_report(records, tmp_path, meta={"config_hash": "abc"}, plots=True)
     names = (
         "stats",
         "leaderboard",
@@ -150,7 +151,7 @@ def test_report_files(tmp_path):
         assert Path(summary["paths"][name]).exists(), name
     assert "| A |" in (tmp_path / "report.md").read_text()
     assert json.loads((tmp_path / "stats.json").read_text())["meta"]["config_hash"] == "abc"
-    assert "A" in stats.format_leaderboard(summary)
+    assert "A" in format_leaderboard(summary)
 
 
 # -- configs ----------------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ from hydra import compose, initialize_config_dir
 
 from agents.ppo.agent import PPOAgent
 from cluedo_env import core
-from experiments.common.settings import ConfigError, load_config
-from experiments.tournament import read_games
+from experiments.common.games_file import read_games
+from experiments.common.settings import load_config
+from experiments.common.value_checks import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = [

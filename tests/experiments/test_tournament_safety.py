@@ -17,20 +17,13 @@ from hydra import compose, initialize_config_dir
 from test_tournament import SMALL
 
 from agents.baselines.random_agent import RandomAgent
-from experiments.common import stats
-from experiments.common.games_file import REJECTED_SUFFIX
-from experiments.common.settings import DEAL_SEED_STRIDE, MAX_SEED, ConfigError, load_config
-from experiments.tournament import (
-    FolderInUse,
-    Job,
-    deal_seed,
-    lock_folder,
-    plan_chunks,
-    play_chunk,
-    read_games,
-    record_key,
-    run_tournament,
-)
+from experiments.common.chunks import Job, deal_seed, plan_chunks, play_chunk, record_key
+from experiments.common.folder_lock import FolderInUse, lock_folder
+from experiments.common.games_file import DEAL_SEED_STRIDE, REJECTED_SUFFIX, read_games
+from experiments.common.settings import MAX_SEED, load_config
+from experiments.common.summary import summarise
+from experiments.common.tournament_run import run_tournament
+from experiments.common.value_checks import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,12 +106,12 @@ def test_statistics_count_a_duplicated_game_once_and_refuse_two_results_for_one_
     run_tournament(settings(*SMALL, "workers=0"), tmp_path)
     games = read_games(tmp_path / "games.jsonl")
     with pytest.warns(RuntimeWarning, match=f"{len(games)} duplicate game record"):
-        doubled = stats.summarise(games + games)
-    assert doubled == stats.summarise(games)
+        doubled = summarise(games + games)
+    assert doubled == summarise(games)
     assert doubled["games"] == len(games)
     changed = {**games[0], "turns": games[0]["turns"] + 1}
     with pytest.raises(ValueError, match=rf"two different results for one game .*deal {games[0]['deal']}"):
-        stats.summarise([*games, changed])
+        summarise([*games, changed])
 
 
 # -- 3: a worker that dies -------------------------------------------------------------------------

@@ -329,7 +329,7 @@ def test_a_primary_config_of_ones_own_needs_no_confirmation_of_the_commands_defa
 
 
 def test_a_run_name_cannot_leave_the_runs_folder():
-    from experiments.common.settings import ConfigError
+    from experiments.common.value_checks import ConfigError
     from experiments.train_ppo import TrainConfig
 
     with pytest.raises(ConfigError, match=r"exp_name must be a plain name .* got '\.\./\.\./elsewhere'"):
@@ -341,7 +341,8 @@ def test_a_run_name_cannot_leave_the_runs_folder():
 torch = pytest.importorskip("torch")
 
 from agents.ppo.network import NetworkSettings  # noqa: E402
-from experiments.common.settings import GameSettings, UntrustedOption  # noqa: E402
+from experiments.common.settings import GameSettings  # noqa: E402
+from experiments.common.trust import UntrustedOption  # noqa: E402
 from experiments.learning.checkpoints import load_checkpoint  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
 from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402

@@ -1,0 +1,122 @@
+"""Where a tournament's chunks are played: in this process, a local process pool, or Ray.
+
+Both backends play the same chunks (``experiments.common.chunks``) and yield each chunk's records
+as it finishes, so the games are the same whichever plays them; only the calling process writes
+results.
+
+- ``run_local``: a process pool of ``workers`` processes (``workers=0`` plays in this process).
+- ``run_ray``: one Ray task per chunk, joining a cluster (``address``) or starting Ray here; the
+  project's code travels with the job (``ray_code_env``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from experiments.common.chunks import Chunk, Job, play_chunk
+from experiments.common.code_revision import REPO_ROOT
+from experiments.common.extras import WorkerLost, watch_parent
+
+__all__ = ["RAY_EXCLUDES", "ray_code_env", "run_local", "run_ray"]
+
+# Shipped to a remote Ray cluster with the code (working_dir) minus these.
+RAY_EXCLUDES = [".git", ".venv", "results", "outputs", "multirun", "runs", "**/__pycache__"]
+
+
+def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict]]:
+    """Play chunks in this process (``workers=0``) or a pool of processes; yields each chunk's records.
+
+    Raises:
+        WorkerLost: A pool process died; its chunk (and those not yet finished) were not played.
+    """
+    if workers == 0:
+        for chunk in chunks:
+            yield play_chunk(job, chunk)
+        return
+    context = multiprocessing.get_context("spawn")  # clean workers, as on Ray
+    # Unlike multiprocessing.Pool, which waits forever for the task of a worker that died,
+    # the executor marks itself broken and fails every pending future.
+    # Ctrl-C reaches every process of the terminal: the workers ignore it and this process stops them.
+    # A worker exits when this process is gone, even killed (watch_parent): nobody else would stop it.
+    pool = ProcessPoolExecutor(
+        min(workers, len(chunks)), mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
+    )
+    finished = False
+    try:
+        # The workers start during the first submissions. With SIGINT blocked meanwhile (they inherit
+        # the mask), a Ctrl-C cannot reach one before its initializer ignores it; this process gets
+        # it once the mask is restored.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            futures = [pool.submit(play_chunk, job, chunk) for chunk in chunks]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for future in as_completed(futures):
+            try:
+                records = future.result()
+            except BrokenProcessPool as error:
+                raise WorkerLost(f"a worker process of the pool died ({error})") from error
+            yield records
+        finished = True
+    finally:
+        if not finished:  # interrupted or failed: stop the chunks under way instead of waiting for them
+            for process in (pool._processes or {}).values():  # no public way to stop them before 3.14
+                process.terminate()
+        # Waiting joins the pool's manager thread. Left running, it could close its wake-up pipe while
+        # the interpreter's exit writes to it (CPython 3.11: "OSError: Bad file descriptor" at SIGTERM).
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def ray_code_env(root: Path) -> dict:
+    """The Ray ``runtime_env`` that ships this project's code to a cluster's nodes.
+
+    From a checkout, its folder (``working_dir``) minus ``RAY_EXCLUDES``; from an installed
+    package (``root`` is then site-packages), the project's three packages (``py_modules``).
+    """
+    if (root / "pyproject.toml").is_file():
+        return {"working_dir": str(root), "excludes": RAY_EXCLUDES}
+    import agents
+    import cluedo_env
+    import experiments
+
+    return {"py_modules": [cluedo_env, agents, experiments]}
+
+
+def _start_worker(parent: int) -> None:
+    """A pool worker's start: it ignores Ctrl-C (``parent`` stops it) and exits when ``parent`` is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent(parent)
+
+
+def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) -> Iterator[list[dict]]:
+    """Play chunks as Ray tasks (joining ``address`` or starting Ray here); yields each chunk's records."""
+    import ray
+
+    started = False
+    if not ray.is_initialized():
+        if address:
+            # The cluster's nodes get this project's code with the job (they need its dependencies).
+            ray.init(address=address, runtime_env=ray_code_env(REPO_ROOT), log_to_driver=False)
+        else:
+            # Local workers import this project from the repository, like the driver does.
+            path = os.environ.get("PYTHONPATH", "")
+            os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), path) if p)
+            ray.init(num_cpus=workers or None, include_dashboard=False, log_to_driver=False)
+        started = True
+    try:
+        play = ray.remote(num_cpus=1)(play_chunk)
+        job_ref = ray.put(job)
+        pending = [play.remote(job_ref, chunk) for chunk in chunks]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()

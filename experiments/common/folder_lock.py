@@ -1,0 +1,66 @@
+"""One tournament at a time in an output folder: the folder's OS lock (``tournament.lock``)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["LOCK_FILE", "FolderInUse", "lock_folder"]
+
+LOCK_FILE = "tournament.lock"
+
+
+class FolderInUse(RuntimeError):
+    """Another tournament is writing into the same ``output_dir``."""
+
+
+@contextmanager
+def lock_folder(out: Path) -> Iterator[None]:
+    """Hold an exclusive OS lock on ``out/tournament.lock`` for the block.
+
+    The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows), so it ends
+    with the process that holds it: a killed run leaves the file but never a held lock. The file
+    says who holds it, for the message of a run that finds it taken.
+
+    Raises:
+        FolderInUse: Another process holds the lock.
+    """
+    path = out / LOCK_FILE
+    file = path.open("a+", encoding="utf-8")
+    try:
+        try:
+            _lock(file)
+        except OSError:
+            file.seek(0)
+            holder = file.read().strip() or "another process"
+            raise FolderInUse(
+                f"{out} is in use by another tournament ({holder}); running two into one output_dir would "
+                "play every game twice. Wait for it to finish, or choose another output_dir"
+            ) from None
+        file.seek(0)
+        file.truncate()
+        file.write(
+            f"pid {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%dT%H:%M:%S')}"
+        )
+        file.flush()
+        yield
+    finally:
+        file.close()  # closing the file releases the lock
+
+
+def _lock(file) -> None:
+    """Take an exclusive, non-blocking lock on an open file (``OSError`` when another process holds it)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        file.seek(0)
+        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

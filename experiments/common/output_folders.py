@@ -1,0 +1,73 @@
+"""Output folders a command must be able to write: checked before it starts, told in one line.
+
+``WritableFolders`` is the Hydra callback of a command whose YAML lists it
+(``hydra.callbacks.writable_folders``, ``_target_: experiments.common.output_folders.WritableFolders``);
+``refuse_unwritable`` is the check, for commands that make their folders themselves too.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig
+
+__all__ = ["WritableFolders", "refuse_unwritable", "unwritable"]
+
+
+class WritableFolders(Callback):
+    """A hydra callback: a command whose output folder cannot be written stops at once, in one line.
+
+    For a command whose output folder hydra creates (``hydra.run.dir: ${output_dir}``): listed in
+    its YAML (``hydra.callbacks.writable_folders``) with the folders by the key that sets them
+    (``{output_dir: ${output_dir}}``), checked by ``refuse_unwritable`` when the run or sweep
+    starts, before hydra creates anything.
+    """
+
+    def __init__(self, folders: Mapping[str, str] | None = None) -> None:
+        self.folders = dict(folders or {})
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Check the folders of a single run."""
+        refuse_unwritable(self.folders)
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Check the folders of a sweep."""
+        refuse_unwritable(self.folders)
+
+
+def refuse_unwritable(folders: Mapping[str, str | Path]) -> None:
+    """Stop a command whose output folder cannot be written, with one line instead of a traceback.
+
+    Each folder (by the key that sets it, ``{"runs_dir": "runs"}``), or the nearest part of its
+    path that exists, must be a folder this user may write. Otherwise this prints
+    ``error: cannot write <key>=<folder>: <why>; ...`` and exits with status 1.
+    """
+    for key, folder in folders.items():
+        problem = unwritable(folder)
+        if problem:
+            print(
+                f"error: cannot write {key}={folder}: {problem}; give {key}= a folder you may write",
+                file=sys.stderr,
+            )
+            sys.exit(1)
+
+
+def unwritable(folder: str | Path) -> str | None:
+    """Why ``folder`` cannot be created or written by this process (None: it can)."""
+    path = Path(folder).absolute()
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    try:  # a file made and removed at once: the test that holds for every user and file system
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        return f"{existing} cannot be written ({error.strerror or error})"
+    return None

@@ -1,0 +1,53 @@
+"""OpenSkill ratings of tournament agents (Plackett-Luce), from their game records.
+
+The match model: each game is one match, each seat a team of one; the winner ranks first and
+everybody else ties second (no winner: all tie). Copies of one agent in a game share its rating and
+their updates are averaged. Games are rated in a fixed order (players, deal, rotation, line-up) so
+that ratings do not depend on which process finished first. ``mu``, ``sigma`` (its uncertainty) and
+``ordinal = mu - 3 sigma``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["RATING_ORDINAL_SIGMAS", "openskill_ratings"]
+
+RATING_ORDINAL_SIGMAS = 3
+
+
+def openskill_ratings(records: Iterable[dict]) -> dict[str, dict]:
+    """OpenSkill Plackett-Luce ratings of the agents (see the module docstring for the match model)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rating: dict[str, object] = {}
+    played: dict[str, int] = defaultdict(int)
+    for record in sorted(records, key=lambda r: (r["players"], r["deal"], r["rotation"], r["lineup"])):
+        seats = record["seats"]
+        for label in seats:
+            if label not in rating:
+                rating[label] = model.rating(name=label)
+        winner = record["winner_seat"]
+        ranks = [1 if winner is None or seat == winner else 2 for seat in range(len(seats))]
+        updated = model.rate([[rating[label]] for label in seats], ranks=ranks)
+        for label in set(seats):
+            mine = [updated[s][0] for s, other in enumerate(seats) if other == label]
+            rating[label] = model.rating(
+                mu=float(np.mean([r.mu for r in mine])),
+                sigma=float(np.mean([r.sigma for r in mine])),
+                name=label,
+            )
+            played[label] += 1
+    return {
+        label: {
+            "mu": r.mu,
+            "sigma": r.sigma,
+            "ordinal": r.mu - RATING_ORDINAL_SIGMAS * r.sigma,
+            "games": played[label],
+        }
+        for label, r in rating.items()
+    }

@@ -1,0 +1,132 @@
+"""The files of a tournament report: ``stats.json``, CSV tables, ``report.md`` and PNG plots.
+
+``write_report`` writes them for some game records (a run's, or several runs' pooled) into a folder;
+``experiments.tournament`` calls it after each run and ``cluedo-stats`` (``experiments.common.stats``)
+on folders of earlier runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from experiments.common.report_plots import write_plots
+from experiments.common.report_tables import (
+    head_to_head_rows,
+    leaderboard_rows,
+    lineup_rows,
+    markdown_table,
+    players_heading,
+    seat_rows,
+)
+from experiments.common.summary import summarise
+
+__all__ = ["json_ready", "write_report"]
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="") as file:
+        if not rows:
+            return
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def json_ready(value):
+    """``value`` for ``json.dumps``: NaN as null, keys as strings, tuples as lists (nested)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    return value
+
+
+def write_report(
+    records: Sequence[dict], out: Path | str, meta: dict | None = None, plots: bool = True
+) -> dict:
+    """Write ``stats.json``, CSV tables, ``report.md`` and PNG plots of some games into ``out``.
+
+    Returns:
+        The summary (``summarise``) with ``"paths"``: name -> file written.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarise(records)
+    meta = meta or {}
+    paths = {
+        "games": out / "games.jsonl",
+        "stats": out / "stats.json",
+        "leaderboard": out / "leaderboard.csv",
+        "seats": out / "seats.csv",
+        "head_to_head": out / "head_to_head.csv",
+        "lineups": out / "lineups.csv",
+        "report": out / "report.md",
+    }
+    (out / "stats.json").write_text(
+        json.dumps(
+            json_ready({"meta": meta, **{k: v for k, v in summary.items() if k != "turns_to_win"}}), indent=2
+        )
+    )
+    _write_csv(paths["leaderboard"], summary["agents"])
+    _write_csv(paths["seats"], summary["seats"] + [{**s, "agent": "*"} for s in summary["seat_advantage"]])
+    _write_csv(paths["head_to_head"], summary["head_to_head"])
+    _write_csv(paths["lineups"], summary["lineups"])
+    figures = write_plots(summary, out) if plots and summary["games"] else {}
+    paths.update(figures)
+    paths["report"].write_text(_markdown_report(summary, meta, figures))
+    summary["paths"] = {name: str(path) for name, path in paths.items() if path.exists()}
+    return summary
+
+
+def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str:
+    lines = ["# Tournament report", ""]
+    if meta.get("runs"):
+        lines += ["Pooled games of: " + ", ".join(f"`{run}`" for run in meta["runs"]), ""]
+    if meta.get("config_hash"):
+        git = meta.get("git", {})
+        dirty = " (uncommitted changes)" if git.get("dirty") else ""
+        lines += [
+            f"- config hash `{meta.get('config_hash', '?')}`, cluedo-env {meta.get('version', '?')}, "
+            f"code revision `{git.get('revision', '?')}`{dirty}",
+            f"- rules: {', '.join(f'{k}={v}' for k, v in meta.get('game', {}).items())}",
+            "- agents: "
+            + "; ".join(
+                f"**{label}** = {a['name']} {a['options'] or ''}".strip()
+                for label, a in meta.get("agents", {}).items()
+            ),
+            f"- line-ups ({meta.get('mode', '?')}): {', '.join(meta.get('lineups', []))}",
+            f"- {meta.get('deals_per_lineup', '?')} deals per line-up, each under every seat rotation; run seed {meta.get('seed', '?')}",
+            "",
+        ]
+    if meta.get("note"):
+        lines += [f"**Note:** {meta['note']}.", ""]
+    for note in meta.get("rejected", []):
+        lines += [f"**Rejected:** {note}.", ""]
+    for players in summary["by_players"]:
+        lines += [f"## {players} players", "", players_heading(summary, players) + ".", ""]
+        lines += ["### Leaderboard", "", markdown_table(leaderboard_rows(summary, players)), ""]
+        lines += ["### By line-up", "", markdown_table(lineup_rows(summary, players)), ""]
+        lines += ["### Win share by seat", "", markdown_table(seat_rows(summary, players)), ""]
+        lines += ["### Head to head", "", markdown_table(head_to_head_rows(summary, players)), ""]
+    for name, path in figures.items():
+        lines += [f"![{name}]({path.name})", ""]
+    lines += [
+        "## Method",
+        "",
+        "Win shares count seats (an agent seated twice in a game counts twice); the fair share is 1/N. "
+        "Intervals are 95%: Wilson score intervals for shares, Student t for mean turns to win (games the "
+        "agent won). A wrong accusation eliminates the accuser; its rate is per seat played. Ratings: "
+        "OpenSkill Plackett-Luce, winner first and all others tied, games rated in a fixed order; "
+        "ordinal = mu - 3 sigma. Head to head: in the games with A and B at the table that one of them won, "
+        "the share of seat-for-seat comparisons (each seat of A against each seat of B) that A's seat won; "
+        "50% is even, the interval counts the games one of them won. "
+        "Every line-up plays the same deals under every seat rotation; intervals treat games as independent.",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,195 @@
+"""The PNG plots of a tournament report: win shares, line-ups, ratings, turns to win, head to head.
+
+Drawn by ``write_plots`` with matplotlib (Agg) from a summary (``experiments.common.summary.summarise``);
+each agent keeps its colour in every plot of every run (``agent_colour``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+
+from experiments.common.intervals import mean_interval
+from experiments.common.report_tables import interval_text
+
+__all__ = ["AGENT_COLOURS", "HISTOGRAM_BINS", "OTHER_COLOURS", "agent_colour", "write_plots"]
+
+HISTOGRAM_BINS = 40  # at most, of whole turns each
+
+# One colour per agent name in every plot of every run: the project's agents have their own,
+# any other label a colour drawn from the rest of the palette by a hash of the name.
+AGENT_COLOURS = {"random": "#7f7f7f", "notepad": "#ff7f0e", "sat": "#1f77b4", "ppo": "#2ca02c"}
+OTHER_COLOURS = ("#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939")
+
+
+def agent_colour(label: str) -> str:
+    """The plot colour of an agent label: the same in every run."""
+    if label in AGENT_COLOURS:
+        return AGENT_COLOURS[label]
+    digest = hashlib.blake2b(label.encode(), digest_size=4).digest()
+    return OTHER_COLOURS[int.from_bytes(digest, "little") % len(OTHER_COLOURS)]
+
+
+def write_plots(summary: dict, out: Path) -> dict[str, Path]:
+    """Write the PNG plots of a summary into ``out`` (matplotlib, Agg): win shares, line-ups, ratings,
+    turns to win, head to head; returns ``"<name>_plot"`` -> file written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.ticker import PercentFormatter
+
+    colour = {label: agent_colour(label) for label in summary["ratings"]}
+    counts = list(summary["by_players"])
+    figures = {}
+
+    def save(fig, name: str) -> None:
+        fig.tight_layout()
+        figures[f"{name}_plot"] = out / f"{name}.png"
+        fig.savefig(figures[f"{name}_plot"], dpi=110)
+        plt.close(fig)
+
+    # Win shares: per agent (left), per seat (right), one row per player count.
+    n_agents = max(sum(a["players"] == p for a in summary["agents"]) for p in counts)
+    fig, axes = plt.subplots(
+        len(counts), 2, figsize=(13, (1.6 + 0.55 * n_agents) * len(counts) + 0.6), squeeze=False
+    )
+    for row, players in enumerate(counts):
+        agents = [a for a in summary["agents"] if a["players"] == players][::-1]  # best on top
+        ax = axes[row, 0]
+        y = np.arange(len(agents))
+        share = np.array([a["win_share"] for a in agents])
+        err = np.array([share - [a["win_low"] for a in agents], [a["win_high"] for a in agents] - share])
+        err = np.maximum(err, 0)
+        ax.barh(y, share, xerr=err, color=[colour[a["agent"]] for a in agents], alpha=0.85, capsize=4)
+        for i, a in enumerate(agents):
+            ax.text(a["win_high"] + 0.01, i, f"{100 * a['win_share']:.1f}%", va="center", fontsize=9)
+        ax.axvline(1 / players, color="black", linestyle="--", linewidth=1, label=f"fair share 1/{players}")
+        ax.set_yticks(y, [a["agent"] for a in agents])
+        ax.set_xlim(0, min(1.05, max(1 / players, *(a["win_high"] for a in agents)) + 0.12))
+        ax.set_xlabel("win share of the seats played (bars: 95% Wilson interval)")
+        ax.set_title(f"{players} players: win share")
+        ax.legend(loc="lower right", fontsize=8)
+        ax = axes[row, 1]
+        width = 0.8 / len(agents)
+        for i, a in enumerate(agents[::-1]):
+            cells = [s for s in summary["seats"] if s["players"] == players and s["agent"] == a["agent"]]
+            x = np.array([c["seat"] for c in cells]) + (i - (len(agents) - 1) / 2) * width
+            vals = np.array([c["win_share"] for c in cells])
+            errs = np.array([vals - [c["win_low"] for c in cells], [c["win_high"] for c in cells] - vals])
+            errs = np.maximum(errs, 0)
+            ax.bar(
+                x, vals, width, yerr=errs, capsize=2, color=colour[a["agent"]], alpha=0.85, label=a["agent"]
+            )
+        ax.axhline(1 / players, color="black", linestyle="--", linewidth=1)
+        ax.set_xticks(range(players), [f"seat {s}" for s in range(players)])
+        ax.set_ylabel("win share")
+        ax.set_title(f"{players} players: win share by seat (player index)")
+        ax.legend(fontsize=8, ncols=min(len(agents), 4), loc="upper right")
+        ax.set_ylim(0, min(1.05, ax.get_ylim()[1] * 1.12))
+    save(fig, "win_share")
+
+    # Line-ups: each agent's win share per seat in each line-up.
+    rows = summary["lineups"]
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.32 * len(rows) + 0.25 * len(summary["by_players"])))
+    y, ticks, names = 0.0, [], []
+    for players in counts:
+        for lineup in dict.fromkeys(x["lineup"] for x in rows if x["players"] == players):
+            mine = [x for x in rows if x["players"] == players and x["lineup"] == lineup]
+            top = y
+            for x in mine:
+                err = np.maximum([[x["win_share"] - x["win_low"]], [x["win_high"] - x["win_share"]]], 0)
+                ax.barh(
+                    y, x["win_share"], xerr=err, height=0.8, color=colour[x["agent"]], alpha=0.85, capsize=2
+                )
+                copies = f" x{x['copies']}" if x["copies"] > 1 else ""
+                # Labels in a column right of the axis: clear of the bars and of the fair-share lines.
+                ax.text(1.02, y, f"{x['agent']}{copies} {interval_text(x['win_share'], x['win_low'], x['win_high'])}",
+                        va="center", fontsize=8, transform=ax.get_yaxis_transform())  # fmt: skip
+                y += 1
+            ax.plot([1 / players] * 2, [top - 0.5, y - 0.5], color="black", linestyle="--", linewidth=1)
+            ticks.append((top + y - 1) / 2)
+            names.append(f"{lineup} ({players}p)" if len(counts) > 1 else lineup)
+            y += 0.6
+    ax.set_yticks(ticks, names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("win share per seat in the line-up (bars: 95% Wilson interval; dashed: fair share 1/N)")
+    ax.set_title("Win share by line-up")
+    save(fig, "lineups")
+
+    # Ratings: mu -/+ sigma (thick) and -/+ 3 sigma (thin); the ordinal is the left end of the thin bar.
+    ratings = sorted(summary["ratings"].items(), key=lambda item: item[1]["mu"])
+    fig, ax = plt.subplots(figsize=(8, 1.3 + 0.55 * len(ratings)))
+    for i, (label, r) in enumerate(ratings):
+        ax.errorbar(r["mu"], i, xerr=3 * r["sigma"], fmt="none", ecolor="tab:gray", elinewidth=1, capsize=3,
+                    label="mu ± 3 sigma" if i == 0 else None)  # fmt: skip
+        ax.errorbar(r["mu"], i, xerr=r["sigma"], fmt="o", color=colour[label], elinewidth=5, capsize=0,
+                    label="mu ± sigma" if i == 0 else None)  # fmt: skip
+        ax.annotate(f"{r['mu']:.1f} ± {r['sigma']:.2f}  (ordinal {r['ordinal']:.1f})", (r["mu"], i),
+                    textcoords="offset points", xytext=(0, 8), ha="center", fontsize=9)  # fmt: skip
+    ax.set_yticks(range(len(ratings)), [label for label, _ in ratings])
+    ax.set_ylim(-0.6, len(ratings) - 0.1)
+    ax.set_xlabel("OpenSkill Plackett-Luce rating (start 25 ± 8.33)")
+    ax.set_title("Ratings: ordinal = mu - 3 sigma")
+    ax.legend(fontsize=8, loc="lower right")
+    save(fig, "ratings")
+
+    # Turns to win: one histogram per agent (with wins) and player count, on a shared axis.
+    panels = [(p, label, t) for p in counts for label, t in summary["turns_to_win"][p].items() if t]
+    if panels:
+        fig, axes = plt.subplots(
+            len(panels), 1, figsize=(9, 0.8 + 1.7 * len(panels)), sharex=True, squeeze=False
+        )
+        longest = max(max(t) for _, _, t in panels)
+        width = max(1, math.ceil(longest / HISTOGRAM_BINS))  # whole turns per bin, no aliasing
+        bins = np.arange(0, longest + 2 * width, width) - 0.5
+        for ax, (players, label, turns) in zip(axes[:, 0], panels):
+            ax.hist(turns, bins=bins, color=colour[label], alpha=0.85)
+            mean, low, high = mean_interval(turns)
+            ax.axvline(mean, color="black", linewidth=1)
+            if not math.isnan(low):
+                ax.axvspan(max(low, 0.0), high, color="black", alpha=0.15, linewidth=0, zorder=0)  # behind
+            ax.set_title(
+                f"{label}, {players} players: {len(turns)} wins, mean "
+                f"{interval_text(mean, max(low, 0.0), high, percent=False)}, median {np.median(turns):.0f} turns",
+                fontsize=9,
+                loc="left",
+            )
+            ax.set_ylabel("games")
+        axes[-1, 0].set_xlabel(
+            "game length in turns, games the agent won (line: mean; band: its 95% Student t interval)"
+        )
+        save(fig, "turns_to_win")
+
+    # Head to head: seat-for-seat share of the decisive games that the row agent won (white: even).
+    side = 2.6 + 1.3 * n_agents
+    fig, axes = plt.subplots(1, len(counts), figsize=(side * len(counts), side * 0.85), squeeze=False)
+    for ax, players in zip(axes[0], counts):
+        labels = [a["agent"] for a in summary["agents"] if a["players"] == players]
+        cells = {(h["agent"], h["opponent"]): h for h in summary["head_to_head"] if h["players"] == players}
+        matrix = np.full((len(labels), len(labels)), np.nan)
+        for (i, a), (j, b) in itertools.product(enumerate(labels), repeat=2):
+            if (a, b) in cells:
+                matrix[i, j] = cells[a, b]["ahead_share"]
+        image = ax.imshow(matrix, cmap="RdYlGn", norm=TwoSlopeNorm(vmin=0, vcenter=0.5, vmax=1))
+        fig.colorbar(image, ax=ax, shrink=0.8, label="A ahead of B, seat for seat (50%: even)")
+        for (i, a), (j, b) in itertools.product(enumerate(labels), repeat=2):
+            h = cells.get((a, b))
+            if h and h["decisive_games"]:
+                text = (f"{100 * h['ahead_share']:.1f}%\n[{100 * h['ahead_low']:.1f}, {100 * h['ahead_high']:.1f}]"
+                        f"\nof {h['decisive_games']}")  # fmt: skip
+                ax.text(j, i, text, ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_xlabel("B")
+        ax.set_ylabel("A")
+        ax.set_title(f"{players} players: A ahead of B [95% CI]\nof the games one of them won", fontsize=10)
+    save(fig, "head_to_head")
+    return figures

@@ -1,0 +1,213 @@
+"""The statistics of tournament games: win shares with intervals, turns, accusations, ratings, head to head.
+
+Input: game records as written by ``experiments.tournament`` (``games.jsonl``:
+``players``, ``seats`` (agent label per seat), ``winner`` (label or null),
+``winner_seat``, ``turns``, ``truncated``, ``accusations`` and
+``wrong_accusations`` per seat, plus ``lineup``, ``deal``, ``rotation``), checked as
+the file is read (``experiments.common.games_file.load_games``).
+
+What ``summarise`` reports, per player count (the fair share of a seat is ``1/N``):
+
+- **Win share** of each agent: games won / seats played (an agent seated twice
+  in a game counts twice), with a 95% Wilson score interval; also per seat.
+- **Turns to win**: the game's length in the games an agent won (correct
+  accusation), mean with a 95% Student t interval, and median.
+- **Wrong accusations**: share of an agent's seats that made a wrong
+  accusation (which eliminates the player), with a Wilson interval.
+- **OpenSkill ratings** (Plackett-Luce, ``experiments.common.ratings``): each game is one
+  match, each seat a team of one; the winner ranks first and everybody else ties second (no
+  winner: all tie). Copies of one agent in a game share its rating and their
+  updates are averaged. Games are rated in a fixed order (deal, rotation,
+  line-up) so that ratings do not depend on which process finished first.
+  ``mu``, ``sigma`` (its uncertainty) and ``ordinal = mu - 3 sigma``.
+- **Head to head**: for each pair of agents, in the games where both sat and
+  one of them won, how often A's seat finished ahead of B's, seat for seat:
+  each seat of A against each seat of B is one comparison, which the winner's
+  seat wins (so an agent seated three times is not credited three chances).
+  50% is even. The 95% Wilson interval takes the games one of them won as the
+  trials (comparisons within one game are not independent).
+
+The intervals (``experiments.common.intervals``) treat games as independent draws. Duplicate deals
+and seat rotations balance luck between agents but make games of one deal correlated,
+so the intervals are, if anything, slightly optimistic for a single agent's share.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from experiments.common.intervals import mean_interval, wilson_interval
+from experiments.common.ratings import openskill_ratings
+
+__all__ = ["summarise", "unique_games"]
+
+
+def unique_games(records: Iterable[dict]) -> list[dict]:
+    """The records with each game once: a game is (config, line-up, deal, rotation).
+
+    A game recorded twice (two runs wrote into one folder, or one folder was pooled twice)
+    would count twice and narrow every interval: an identical copy is dropped with a
+    ``RuntimeWarning``; two different results for one game raise ``ValueError``.
+    """
+    kept: dict[tuple, dict] = {}
+    copies = 0
+    for record in records:
+        key = (record.get("config"), record["lineup"], record["deal"], record["rotation"])
+        if key not in kept:
+            kept[key] = record
+        elif kept[key] == record:
+            copies += 1
+        else:
+            raise ValueError(
+                f"two different results for one game (config {key[0]}, line-up {key[1]}, deal {key[2]}, "
+                f"rotation {key[3]}): {kept[key]} and {record}; the results are not from one run"
+            )
+    if copies:
+        warnings.warn(
+            f"{copies} duplicate game record(s) dropped: each game counts once", RuntimeWarning, stacklevel=2
+        )
+    return list(kept.values())
+
+
+def summarise(records: Sequence[dict]) -> dict:
+    """All statistics of a list of game records (see the module docstring).
+
+    Returns:
+        ``{"games", "by_players": {N: {...}}, "agents": [rows], "seats": [rows],
+        "seat_advantage": [rows], "head_to_head": [rows], "lineups": [rows: one per agent of each line-up],
+        "ratings": {label: {...}},
+        "turns_to_win": {N: {label: [turns]}}}``; rows carry ``players``.
+        Duplicate records of a game count once (``unique_games``).
+    """
+    records = unique_games(records)
+    agents, seats, seat_advantage, head_to_head, by_lineup = [], [], [], [], []
+    by_players, turns_by_players = {}, {}
+    ratings = openskill_ratings(records)
+    for players in sorted({r["players"] for r in records}):
+        games = [r for r in records if r["players"] == players]
+        labels = sorted({label for r in games for label in r["seats"]})
+        seat_games = defaultdict(int)
+        seat_wins = defaultdict(int)
+        wrong = defaultdict(int)
+        accusations = defaultdict(int)
+        turns_to_win = defaultdict(list)
+        for r in games:
+            for seat, label in enumerate(r["seats"]):
+                seat_games[label, seat] += 1
+                seat_wins[label, seat] += r["winner_seat"] == seat
+                wrong[label] += r["wrong_accusations"][seat] > 0
+                accusations[label] += r["accusations"][seat]
+            if r["winner"] is not None:
+                turns_to_win[r["winner"]].append(r["turns"])
+
+        wins_of = {label: sum(seat_wins[label, s] for s in range(players)) for label in labels}
+        seats_of = {label: sum(seat_games[label, s] for s in range(players)) for label in labels}
+        labels.sort(
+            key=lambda label: (-wins_of[label] / seats_of[label], label)
+        )  # best first, in every table
+        for label in labels:
+            n = sum(seat_games[label, s] for s in range(players))
+            k = sum(seat_wins[label, s] for s in range(players))
+            mean, low, high = mean_interval(turns_to_win[label])
+            low = max(low, 0.0)  # turns are never negative (the t interval of a few wins can be)
+            agents.append(
+                {
+                    "players": players,
+                    "agent": label,
+                    "seats_played": n,
+                    "wins": k,
+                    "win_share": k / n,
+                    "win_low": wilson_interval(k, n)[0],
+                    "win_high": wilson_interval(k, n)[1],
+                    "fair_share": 1 / players,
+                    "turns_to_win_mean": mean,
+                    "turns_to_win_low": low,
+                    "turns_to_win_high": high,
+                    "turns_to_win_median": float(np.median(turns_to_win[label]))
+                    if turns_to_win[label]
+                    else math.nan,
+                    "wrong_accusation_rate": wrong[label] / n,
+                    "wrong_accusation_low": wilson_interval(wrong[label], n)[0],
+                    "wrong_accusation_high": wilson_interval(wrong[label], n)[1],
+                    "accusations_per_game": accusations[label] / n,
+                    **{f"rating_{key}": ratings[label][key] for key in ("mu", "sigma", "ordinal")},
+                }
+            )
+            for seat in range(players):
+                n, k = seat_games[label, seat], seat_wins[label, seat]
+                if n:
+                    low, high = wilson_interval(k, n)
+                    seats.append(
+                        {"players": players, "agent": label, "seat": seat, "games": n, "wins": k,
+                         "win_share": k / n, "win_low": low, "win_high": high}
+                    )  # fmt: skip
+        for seat in range(players):
+            k = sum(r["winner_seat"] == seat for r in games)
+            low, high = wilson_interval(k, len(games))
+            seat_advantage.append(
+                {"players": players, "seat": seat, "games": len(games), "wins": k,
+                 "win_share": k / len(games), "win_low": low, "win_high": high}
+            )  # fmt: skip
+        for a in labels:
+            for b in labels:
+                if a == b:
+                    continue
+                together = [r for r in games if a in r["seats"] and b in r["seats"]]
+                if not together:
+                    continue
+                a_wins = sum(r["winner"] == a for r in together)
+                b_wins = sum(r["winner"] == b for r in together)
+                # Seat-for-seat comparisons: the winning seat of A is ahead of every seat of B.
+                ahead = sum(r["seats"].count(b) for r in together if r["winner"] == a)
+                behind = sum(r["seats"].count(a) for r in together if r["winner"] == b)
+                decisive = a_wins + b_wins
+                share = ahead / (ahead + behind) if decisive else math.nan
+                low, high = (
+                    wilson_interval(round(share * decisive), decisive) if decisive else (math.nan,) * 2
+                )
+                head_to_head.append(
+                    {"players": players, "agent": a, "opponent": b, "games": len(together),
+                     "agent_wins": a_wins, "opponent_wins": b_wins, "decisive_games": decisive,
+                     "ahead_share": share, "ahead_low": low, "ahead_high": high}
+                )  # fmt: skip
+        for lineup in sorted(
+            {r["lineup"] for r in games}, key=lambda x: [labels.index(a) for a in x.split("+")]
+        ):
+            played = [r for r in games if r["lineup"] == lineup]
+            for label in sorted(set(played[0]["seats"]), key=labels.index):
+                n = sum(r["seats"].count(label) for r in played)
+                k = sum(r["winner"] == label for r in played)
+                low, high = wilson_interval(k, n)
+                by_lineup.append(
+                    {"players": players, "lineup": lineup, "games": len(played), "agent": label,
+                     "copies": played[0]["seats"].count(label), "seats_played": n, "wins": k,
+                     "win_share": k / n, "win_low": low, "win_high": high,
+                     "no_winner_share": sum(r["winner"] is None for r in played) / len(played),
+                     "mean_turns": float(np.mean([r["turns"] for r in played]))}
+                )  # fmt: skip
+        no_winner = sum(r["winner"] is None for r in games)
+        by_players[players] = {
+            "games": len(games),
+            "lineups": len({r["lineup"] for r in games}),
+            "deals": len({r["deal"] for r in games}),
+            "no_winner_share": no_winner / len(games),
+            "truncated_share": sum(r["truncated"] for r in games) / len(games),
+            "mean_turns": float(np.mean([r["turns"] for r in games])),
+        }
+        turns_by_players[players] = {label: turns_to_win[label] for label in labels}
+    return {
+        "games": len(records),
+        "by_players": by_players,
+        "agents": agents,
+        "seats": seats,
+        "seat_advantage": seat_advantage,
+        "head_to_head": head_to_head,
+        "lineups": by_lineup,
+        "ratings": ratings,
+        "turns_to_win": turns_by_players,
+    }

@@ -1,0 +1,212 @@
+"""A tournament run into its output folder: lock it, resume its games, play the missing ones, report.
+
+Each game is appended to ``<output_dir>/games.jsonl`` as its chunk finishes (one JSON object per
+line, flushed and synced), so a killed run loses at most the chunks in flight; a run into the same
+folder again plays only the missing games (``resume``), refusing games of another config. Lines
+that are not game records are set aside (``experiments.common.games_file.read_games``) and their
+games played again. Beside ``games.jsonl``: ``config.yaml``, ``run.json`` (config hash, the code's
+git revision, each session) and the report of ``experiments.common.report``.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import socket
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from omegaconf import OmegaConf
+from tqdm import tqdm
+
+from cluedo_env import __version__
+from experiments.common import llm_report
+from experiments.common.backends import run_local, run_ray
+from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks, record_key
+from experiments.common.code_revision import git_revision
+from experiments.common.extras import WorkerLost
+from experiments.common.folder_lock import lock_folder
+from experiments.common.games_file import GameWriter, read_games
+from experiments.common.report import write_report
+from experiments.common.settings import TournamentConfig, config_hash
+from experiments.common.value_checks import ConfigError
+
+__all__ = ["GAMES_FILE", "run_tournament", "subset_note"]
+
+GAMES_FILE = "games.jsonl"
+
+
+def run_tournament(
+    settings: TournamentConfig,
+    output_dir: Path | str,
+    resolved_config: str | None = None,
+    resume_command: str | None = None,
+) -> dict:
+    """Play the games of a tournament missing from ``output_dir``, then write its statistics.
+
+    The folder is locked for the run (``tournament.lock``, an OS lock that ends with the
+    process, so a killed run never leaves it locked): a second run into it refuses to start.
+
+    Args:
+        settings: A validated config (``load_config``).
+        output_dir: Where results go (created).
+        resolved_config: YAML of the config to save as ``config.yaml`` (default: ``settings``).
+        resume_command: The command that continues this run, told when a worker dies
+            (default: the module's command with ``output_dir`` and "the same overrides").
+
+    Returns:
+        The statistics (``experiments.common.summary.summarise``) with ``"paths"`` of the files written.
+
+    Raises:
+        FolderInUse: Another run holds ``output_dir``.
+        WorkerLost: A worker process died; the games finished are kept and the message says how to resume.
+    """
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if resume_command is None:
+        resume_command = (
+            f"python -m experiments.tournament output_dir={out} (with this run's other overrides)"
+        )
+    with lock_folder(out):
+        return _run_locked(settings, out, resolved_config, resume_command)
+
+
+def _run_locked(
+    settings: TournamentConfig, out: Path, resolved_config: str | None, resume_command: str
+) -> dict:
+    digest = config_hash(settings)
+    games_path = out / GAMES_FILE
+    if not settings.resume and games_path.exists():
+        games_path.unlink()
+    existing = read_games(games_path, repair=True)
+    foreign = sorted({r.get("config") for r in existing} - {digest}, key=str)
+    if foreign:
+        raise ConfigError(
+            f"{games_path} holds games of another configuration (hash {foreign}, this one {digest}); "
+            "use another output_dir, or resume=false to start over"
+        )
+    done = {record_key(r) for r in existing}
+    chunks = plan_chunks(settings)
+    todo = [c for c in chunks if not all(k in done for k in c.game_keys())]
+    missing = sum(sum(k not in done for k in c.game_keys()) for c in todo)
+    planned = {k for c in chunks for k in c.game_keys()}
+    beyond = [r for r in existing if record_key(r) not in planned]
+    if existing:
+        print(
+            f"resuming: {len(existing) - len(beyond)} of the {len(planned)} games found in {games_path}; "
+            f"{missing} to play"
+        )
+    if beyond:
+        print(f"note: {subset_note(len(beyond), len(existing), settings, existing)}")
+
+    yaml = (
+        resolved_config if resolved_config is not None else OmegaConf.to_yaml(OmegaConf.structured(settings))
+    )
+    (out / "config.yaml").write_text(yaml)
+    session = {
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "version": __version__,
+        "git": git_revision(),
+        "backend": settings.backend,
+        "workers": settings.workers,
+        "host": socket.gethostname(),
+        "python": platform.python_version(),
+        "command": sys.argv,
+        "games_found": len(existing),
+        "games_to_play": missing,
+    }
+    run_info = _read_json(out / "run.json")
+    if not existing or run_info is None or run_info.get("config_hash") != digest:
+        run_info = {"config_hash": digest, "sessions": []}
+    run_info["sessions"].append(session)
+    run_info["git"] = session["git"]
+    _write_json(out / "run.json", run_info)
+
+    job = Job(
+        game=asdict(settings.game),
+        agents={s.display: (s.name, dict(s.options)) for s in settings.lineup.agents},
+        seed=settings.seed,
+        config_hash=digest,
+    )
+    start = time.perf_counter()
+    played = 0
+    if todo:
+        if settings.backend == "ray":
+            results = run_ray(job, todo, settings.ray_address, settings.workers)
+        else:
+            results = run_local(job, todo, settings.workers)
+        writer = GameWriter(games_path)
+        transcripts: GameWriter | None = None  # opened at the first game with a transcript
+        bar = tqdm(
+            total=missing, unit=" games", desc="tournament", disable=not settings.progress, smoothing=0.1
+        )
+        try:
+            for records in results:
+                new = [r for r in records if record_key(r) not in done]
+                lines = llm_report.pop_transcripts(new)
+                if lines:
+                    transcripts = transcripts or GameWriter(out / llm_report.TRANSCRIPTS_FILE)
+                    transcripts.write(lines)
+                writer.write(new)
+                done.update(record_key(r) for r in new)
+                played += len(new)
+                bar.update(len(new))
+        except WorkerLost as error:
+            raise WorkerLost(
+                f"{error}. The {len(done & planned)} of {len(planned)} games finished are saved in "
+                f"{games_path}; the others are played by resuming: {resume_command}"
+            ) from error
+        finally:
+            bar.close()
+            writer.close()
+            if transcripts is not None:
+                transcripts.close()
+            if hasattr(results, "close"):
+                results.close()
+    elapsed = time.perf_counter() - start
+    session.update(
+        games_played=played, elapsed_s=round(elapsed, 3), finished=time.strftime("%Y-%m-%dT%H:%M:%S")
+    )
+    _write_json(out / "run.json", run_info)
+
+    games = [r for r in read_games(games_path) if record_key(r) in planned]
+    meta = {
+        "config_hash": digest,
+        "git": session["git"],
+        "version": __version__,
+        "game": asdict(settings.game),
+        "agents": {s.display: {"name": s.name, "options": dict(s.options)} for s in settings.lineup.agents},
+        "mode": settings.lineup.mode,
+        "lineups": [lineup_id(lineup) for lineup in lineups(settings)],
+        "deals_per_lineup": settings.deals_per_lineup,
+        "seed": settings.seed,
+        "games_played_now": played,
+        "elapsed_s": elapsed,
+    }
+    if beyond:
+        meta["note"] = subset_note(len(beyond), len(existing), settings, existing)
+    summary = write_report(games, out, meta=meta, plots=settings.plots)
+    llm = llm_report.summarise(games)
+    if llm:  # invalid-reply and fallback rates, tokens per game
+        summary["llm"] = llm
+        summary["paths"].update(llm_report.write(llm, out))
+    return summary
+
+
+def subset_note(beyond: int, found: int, settings: TournamentConfig, games: list[dict]) -> str:
+    """What a report leaves out when ``games.jsonl`` holds more deals than ``games_per_lineup`` plans."""
+    deals = max(r["deal"] for r in games) + 1
+    return (
+        f"{beyond} of the {found} games in games.jsonl are beyond games_per_lineup={settings.games_per_lineup} "
+        f"and left out of this report; games_per_lineup={deals * settings.game.num_players} reports them all"
+    )
+
+
+def _read_json(path: Path) -> dict | None:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _write_json(path: Path, value: dict) -> None:
+    path.write_text(json.dumps(value, indent=2) + "\n")

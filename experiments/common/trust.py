@@ -1,0 +1,330 @@
+"""Files from elsewhere: what a command takes from a file it did not write, and what it refuses.
+
+An option that reaches the network, the file system or code is never
+taken from a file the user may have downloaded: a config file of a folder other than the
+project's own (Hydra's ``--config-dir``; ``experiments.common.shipped_configs.SHIPPED_CONFIGS`` is the
+project's), a training checkpoint or run folder. Of an agent, these
+are ``agents.registry.outside_options`` (an llm agent, its ``base_url``, ``api_key_env``,
+``prompts``, ``record_dir``; a model path; an agent by import path); of a command, the settings
+it names (a file it reads, a folder it writes, an endpoint, a solver by import path: ``init_from``,
+``runs_dir``, ``output_dir``, ``resume``, ...) when the file sets them to other than the command's
+own default. The command line must repeat them, or say ``trust_files=true`` (read from the command
+line only); ``refuse_untrusted_options`` is the one check every command uses, and its error names
+the option and the file.
+
+What Hydra itself carries out while it composes a config (``HYDRA_ACTIONS``: its own settings,
+objects to instantiate, environment variables) comes before any of these checks: a command wrapped
+in ``checked_main`` refuses a config folder of the command line that asks for one
+(``refuse_hydra_actions_from_elsewhere``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.resources
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from agents.registry import outside_options
+from experiments.common.shipped_configs import SHIPPED_CONFIGS
+from experiments.common.value_checks import ConfigError
+
+__all__ = [
+    "HYDRA_ACTIONS",
+    "TRUST_FLAG",
+    "Entrant",
+    "UntrustedOption",
+    "checked_main",
+    "config_files_from_elsewhere",
+    "hydra_actions_in",
+    "refuse_from_elsewhere",
+    "refuse_hydra_actions_from_elsewhere",
+    "refuse_untrusted_options",
+    "trusted_by_command_line",
+]
+
+
+class UntrustedOption(ConfigError):
+    """An agent option that reaches outside the game, given by a file the command line did not confirm."""
+
+
+TRUST_FLAG = "trust_files=true"
+Entrant = tuple[str, str, Mapping[str, Any]]  # (where in the config, agent name, options)
+
+
+def refuse_untrusted_options(
+    entrants: Iterable[Entrant],
+    file: str | Path,
+    confirmed: Callable[[str, str, str, Any], bool],
+    how: str = "repeat them on the command line",
+    settings: Iterable[str] = (),
+) -> None:
+    """Refuse what ``file`` gives that reaches outside the game, unless the command line confirms it.
+
+    The one check of every command (tournament, train_ppo, imitate, reasoning_bench, train_sb3,
+    train_rllib) for what it reads from a file it did not write: a user's config folder, a checkpoint.
+
+    Args:
+        entrants: ``(where, name, options)`` of each agent ``file`` gives; ``where`` is its place
+            in the config (``lineup.agents.1``, ``opponents.0``).
+        file: The file they come from, named in the error.
+        confirmed: ``confirmed(where, name, key, value)``: the command line gives the same ``value``
+            for ``key`` (``"name"`` or ``"options.<option>"``, see ``agents.registry.outside_options``).
+        how: How the user confirms them, for the error.
+        settings: Keys of the command's own settings that reach outside (``init_from``,
+            ``output_dir``, ``llm.base_url``) that ``file`` gives and the command line does not.
+
+    Raises:
+        UntrustedOption: Naming every unconfirmed option and ``file``.
+    """
+    refused = []
+    for where, name, options in entrants:
+        for key in outside_options(name, options):
+            value = name if key == "name" else options[key.partition(".")[2]]
+            if not confirmed(where, name, key, value):
+                refused.append(f"{where}.{key}")
+    refused += settings
+    if refused:
+        raise UntrustedOption(
+            f"{', '.join(refused)} given by {file}: options that reach the network, the file system "
+            "or code (an endpoint, the environment variable of a key, a file read or a folder written, "
+            f"an import path) are not taken from a file from elsewhere. If you trust {file}, {how} "
+            f"(e.g. {refused[0]}=...) or add {TRUST_FLAG}"
+        )
+
+
+def config_files_from_elsewhere(hydra_config: Any) -> dict[str, str]:
+    """The config files of a hydra run read from a folder that is not the project's own.
+
+    The primary config and each group's chosen option are looked up as hydra does, in the
+    first source of its search path that has them; a file found outside ``configs``
+    (``--config-dir``, ``--config-path``, ``hydra.searchpath``) is from elsewhere.
+
+    Returns:
+        The package each such file fills (``""``: the whole config, as a primary config or a
+        ``# @package _global_`` file does; ``"lineup"``) -> the file.
+    """
+    runtime = hydra_config.runtime
+    wanted = [("", f"{hydra_config.job.config_name}.yaml")] + [
+        (group.replace("/", "."), f"{group}/{option}.yaml")
+        for group, option in runtime.choices.items()
+        if option is not None and not group.startswith("hydra/")
+    ]
+    folders = [_source_folder(source) for source in runtime.config_sources]
+    found = {}
+    for package, relative in wanted:
+        for folder in folders:
+            if folder is not None and (folder / relative).is_file():
+                if folder.resolve() != SHIPPED_CONFIGS:
+                    found[_package_of(folder / relative, package)] = str(folder / relative)
+                break
+    return found
+
+
+def _source_folder(source: Any) -> Path | None:
+    """The folder of a hydra config source (None: structured configs, hydra's own, unreadable)."""
+    if source.schema == "file":
+        return Path(source.path)
+    if source.schema == "pkg" and source.path != "hydra.conf":
+        try:
+            return Path(str(importlib.resources.files(source.path.replace("/", "."))))
+        except (ImportError, TypeError):  # a package that is not there provides nothing
+            return None
+    return None
+
+
+def _package_of(path: Path, default: str) -> str:
+    """The package a config file fills: its ``# @package`` header, else its group's."""
+    for line in path.read_text(errors="replace").splitlines()[:10]:
+        if line.startswith("# @package"):
+            package = line.removeprefix("# @package").strip()
+            return {"_global_": "", "_group_": default}.get(package, package)
+    return default
+
+
+def _command_line_keys(hydra_config: Any) -> set[str]:
+    """The keys whose values the command line gives (``lineup.agents.1.options.base_url``; no group choices)."""
+    keys = set()
+    for override in hydra_config.overrides.task:
+        key = override.partition("=")[0]
+        if key.startswith("~") or key in hydra_config.runtime.choices:
+            continue
+        keys.add(re.sub(r"\[(\d+)\]", r".\1", key.lstrip("+")))
+    return keys
+
+
+def _given_by(keys: set[str], path: str) -> bool:
+    return any(path == key or path.startswith(f"{key}.") for key in keys)
+
+
+def trusted_by_command_line(cfg: DictConfig, hydra_config: Any) -> bool:
+    """``trust_files`` as the command line says it (a file cannot vouch for itself)."""
+    return bool(cfg.get("trust_files")) and _given_by(_command_line_keys(hydra_config), "trust_files")
+
+
+def refuse_from_elsewhere(
+    cfg: DictConfig, hydra_config: Any, agents: Sequence[str] = (), settings: Sequence[str] = ()
+) -> None:
+    """Refuse what a user's config file gives that reaches outside and the command line does not repeat.
+
+    A file of a config group (``lineup/mine.yaml``) gives the keys of its package; a primary
+    config or a ``# @package _global_`` file gives every key. A setting the file leaves at the
+    command's own default (the schema's value) or null reads and writes nothing new and passes.
+
+    Args:
+        cfg: The composed config of a hydra command.
+        hydra_config: Its ``HydraConfig.get()``.
+        agents: Where its agents are: lists of ``{name, options}`` (``lineup.agents``) or one
+            (``teacher``).
+        settings: Keys of its settings that reach the network, the file system or code in this
+            run (``output_dir``, ``init_from``, ``llm.base_url``).
+
+    Raises:
+        UntrustedOption: see ``refuse_untrusted_options``.
+    """
+    elsewhere = config_files_from_elsewhere(hydra_config)
+    if not elsewhere or trusted_by_command_line(cfg, hydra_config):
+        return
+    keys = _command_line_keys(hydra_config)
+    composed, own = _raw_config(cfg), _own_defaults(cfg, hydra_config)
+    changed = [
+        key
+        for key in settings
+        if not _given_by(keys, key)
+        and _raw(composed, key) is not None
+        and all(_raw(composed, key) != _raw(defaults, key) for defaults in own)
+    ]
+    specs = []
+    for path in agents:
+        node = OmegaConf.select(cfg, path)
+        if node is None:
+            continue
+        node = OmegaConf.to_container(node, resolve=True)
+        for index, spec in list(enumerate(node)) if isinstance(node, list) else [(None, node)]:
+            specs.append((path if index is None else f"{path}.{index}", spec))
+    for package, file in elsewhere.items():
+        refuse_untrusted_options(
+            [
+                (where, spec.get("name", ""), spec.get("options") or {})
+                for where, spec in specs
+                if _in_package(where, package)
+            ],
+            file,
+            lambda where, _name, key, _value: _given_by(keys, f"{where}.{key}"),
+            settings=[key for key in changed if _in_package(key, package)],
+        )
+
+
+def _in_package(key: str, package: str) -> bool:
+    """Whether a file filling ``package`` (``""``: the whole config) gives ``key``."""
+    return package == "" or key == package or key.startswith(f"{package}.")
+
+
+def _own_defaults(cfg: DictConfig, hydra_config: Any) -> list[Any]:
+    """The command's own defaults, as written (interpolations unresolved): its schema dataclass and
+    its shipped primary config (``configs/<command>.yaml``), each without any other file."""
+    own = []
+    schema = OmegaConf.get_type(cfg)
+    if dataclasses.is_dataclass(schema):
+        own.append(_raw_config(OmegaConf.structured(schema)))
+    shipped = SHIPPED_CONFIGS / f"{hydra_config.job.name}.yaml"
+    if shipped.is_file():
+        own.append(_raw_config(OmegaConf.load(shipped)))
+    return own
+
+
+def _raw_config(cfg: DictConfig) -> Any:
+    return OmegaConf.to_container(cfg, resolve=False)
+
+
+def _raw(config: Any, key: str) -> Any:
+    """The value at dotted ``key`` of a plain config, as written (None: not there)."""
+    for part in key.split("."):
+        if isinstance(config, dict) and part in config:
+            config = config[part]
+        elif isinstance(config, list) and part.isdigit() and int(part) < len(config):
+            config = config[int(part)]
+        else:
+            return None
+    return config
+
+
+# What Hydra carries out while it composes a config, before any check of a command's own runs: its
+# own settings (``hydra:``: callbacks whose ``_target_`` it imports and calls, run folders), objects
+# to instantiate (``_target_``) and environment variables read into values (``oc.env``).
+HYDRA_ACTIONS = {
+    "hydra": "Hydra's own settings",
+    "_target_": "an object to instantiate",
+    "oc.env": "an environment variable",
+}
+
+
+def hydra_actions_in(folder: str | Path) -> list[str]:
+    """``"FILE: what"`` for each YAML file under ``folder`` that asks Hydra for one of ``HYDRA_ACTIONS``."""
+    import yaml
+
+    found = []
+    for path in sorted(Path(folder).expanduser().rglob("*.y*ml")):
+        try:
+            content = yaml.safe_load(path.read_text())
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue  # Hydra itself refuses a file it cannot read
+        asked: set[str] = set()
+        stack = [content]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Mapping):
+                asked |= {key for key in ("hydra", "_target_") if key in node}
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, str) and "oc.env" in node:
+                asked.add("oc.env")
+        found += [f"{path}: {HYDRA_ACTIONS[key]} ({key})" for key in sorted(asked)]
+    return found
+
+
+def refuse_hydra_actions_from_elsewhere(argv: Sequence[str]) -> None:
+    """Exit (status 2, one line) when a config folder of the command line (``--config-dir``/``-cd``,
+    ``--config-path``/``-cp``) holds a file asking Hydra for one of ``HYDRA_ACTIONS``: Hydra would
+    carry them out before ``refuse_untrusted_options`` could look. ``trust_files=true`` on the command
+    line lets them through."""
+    if any(arg.lower() == "trust_files=true" for arg in argv):
+        return
+    folders = []
+    for index, arg in enumerate(argv):
+        for flag in ("--config-dir", "-cd", "--config-path", "-cp"):
+            if arg == flag and index + 1 < len(argv):
+                folders.append(argv[index + 1])
+            elif arg.startswith(flag + "="):
+                folders.append(arg[len(flag) + 1 :])
+    found = [
+        line for folder in folders if Path(folder).expanduser().is_dir() for line in hydra_actions_in(folder)
+    ]
+    if found:
+        print(
+            f"config error: {'; '.join(found[:5])}: Hydra carries these out before any check, so they are "
+            "not taken from a config folder from elsewhere; remove them, or add trust_files=true if you "
+            "trust the folder",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+
+
+def checked_main(hydra_main: Callable[..., Any]) -> Callable[..., Any]:
+    """A command's ``@hydra.main`` function, run from the command line only after
+    ``refuse_hydra_actions_from_elsewhere`` (a call with a config, as tests make, is not checked)."""
+
+    @functools.wraps(hydra_main)
+    def main(*args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs:
+            refuse_hydra_actions_from_elsewhere(sys.argv[1:])
+        return hydra_main(*args, **kwargs)
+
+    return main

@@ -1,0 +1,44 @@
+"""Checks of configuration values: ``ConfigError``, the one error every command's settings raise.
+
+A bad value stops a command before it plays, trains or writes anything, with a message naming the
+field, the value and what is accepted (``experiments.common.settings`` for tournaments, the
+training and benchmark commands for theirs).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ConfigError", "check_int", "check_run_name"]
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used (the message names field, value and what is accepted)."""
+
+
+def check_run_name(name: str, value: object) -> None:
+    """Refuse a name that becomes part of a run folder's name (``exp_name``) but is not a plain name.
+
+    A path separator would put the run outside ``runs_dir`` (``exp_name=../../elsewhere``).
+
+    Raises:
+        ConfigError: naming the field and the value.
+    """
+    if not isinstance(value, str) or not value or any(c in value for c in "/\\\0"):
+        raise ConfigError(
+            f"{name} must be a plain name (no /, \\ or NUL; it names the run folder inside runs_dir), got {value!r}"
+        )
+
+
+def check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    """Refuse a value that is not an integer (a bool is not) of ``[low, high]`` (no ``high``: ``>= low``).
+
+    Raises:
+        ConfigError: naming the field, the value and the range accepted.
+    """
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or value < low
+        or (high is not None and value > high)
+    ):
+        accepted = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ConfigError(f"{name} must be an integer {accepted}, got {value!r}")
