@@ -30,11 +30,12 @@ AGENTS = {
 }
 
 # name -> (does the agent itself reach outside, its options that do). The llm agent sends requests
-# (to its default endpoint, with its default key variable, even without options); its base_url is
-# where, api_key_env the environment variable sent, prompts a folder read, record_dir one written.
+# (to its default endpoint, with its default key variable, even without options; model=local starts a
+# server on 127.0.0.1); its base_url is where, api_key_env the environment variable sent, prompts a
+# folder read, record_dir one written, model_file the GGUF the local server reads.
 # A model path is a file read. An agent by import path runs code, and all its options count.
 OUTSIDE_OPTIONS: dict[str, tuple[bool, tuple[str, ...]]] = {
-    "llm": (True, ("base_url", "api_key_env", "prompts", "record_dir")),
+    "llm": (True, ("base_url", "api_key_env", "prompts", "record_dir", "model_file")),
     "ppo": (False, ("checkpoint",)),
     "sb3": (False, ("path",)),
     "rllib": (False, ("path",)),

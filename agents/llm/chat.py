@@ -2,7 +2,13 @@
 
 ``ChatClient(base_url, model).complete(messages)`` posts one
 ``/chat/completions`` request and returns the reply's text with its token
-counts. The API key is read from the environment variable named by
+counts. With ``api="completions"`` (a base model, which has no chat template)
+the same conversation is sent to ``/completions`` as one plain prompt
+(``plain_prompt``: the messages' texts one after the other, each reply after
+the prompt it answers), cut at ``stop``. ``score_next(prompt)`` asks
+``/completions`` for one token with its ``top_logprobs`` (whatever ``api``
+says): the likelihood a base model gives to each short answer
+(``agents.llm.likelihood``). The API key is read from the environment variable named by
 ``api_key_env`` (never from a config file), and is only sent when set.
 
 Failures, and what they raise after the retries:
@@ -49,7 +55,7 @@ import socket
 import threading
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
@@ -63,7 +69,10 @@ __all__ = [
     "ChatError",
     "ChatReply",
     "ChatReplyError",
+    "plain_prompt",
 ]
+
+APIS = ("chat", "completions")
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_REPLY_BYTES = 512 * 1024  # default bound of a reply body: a 4,096-token answer is ~20 KB of JSON
@@ -108,12 +117,15 @@ class ChatReply:
         prompt_tokens: Tokens of the prompt, as the server counted them (0 if it did not say).
         completion_tokens: Tokens of the reply, as the server counted them.
         network_retries: Requests that failed and were sent again before this one succeeded.
+        top_logprobs: ``score_next`` only: the most likely first tokens of the reply, token -> natural
+            log of its probability (empty otherwise).
     """
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     network_retries: int
+    top_logprobs: dict[str, float] = field(default_factory=dict)
 
 
 class _Deadline:
@@ -197,6 +209,58 @@ def _completion(body: bytes) -> tuple[str, int, int]:
     return text, _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens")
 
 
+def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float]]:
+    """The text, the token counts and the first token's ``top_logprobs`` of a ``/completions`` body.
+
+    Raises:
+        _BadReply: naming what is wrong with it.
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as error:
+        raise _BadReply(f"not JSON ({type(error).__name__})") from None
+    if not isinstance(data, dict):
+        raise _BadReply(f"the body is a JSON {type(data).__name__}, not an object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise _BadReply("no choices[0]")
+    text = choices[0].get("text")
+    if not isinstance(text, str):
+        raise _BadReply(f"choices[0].text is {type(text).__name__}, not text")
+    usage = data.get("usage") or {}
+    if not isinstance(usage, dict):
+        raise _BadReply(f"usage is a JSON {type(usage).__name__}, not an object")
+    top: dict[str, float] = {}
+    logprobs = choices[0].get("logprobs")
+    if isinstance(logprobs, dict) and isinstance(logprobs.get("top_logprobs"), list):
+        first = logprobs["top_logprobs"][0] if logprobs["top_logprobs"] else None
+        if not isinstance(first, dict):
+            raise _BadReply("choices[0].logprobs.top_logprobs[0] is not an object")
+        for token, value in first.items():
+            if not _number(value) or not -math.inf <= value <= 0:
+                raise _BadReply(f"a top logprob is not a number <= 0: {value!r}")
+            top[str(token)] = float(value)
+    counts = _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens")
+    return text, *counts, top
+
+
+def plain_prompt(messages: list[dict[str, str]]) -> str:
+    """A conversation as one plain prompt for a base model: the texts in order, a reply after its prompt.
+
+    A message from the user (or the system) starts a new paragraph; an assistant's reply follows the
+    text it answers on the same line (the prompts for base models end with ``Final answer:``, which
+    the reply completes).
+    """
+    text = ""
+    for message in messages:
+        content = str(message.get("content", ""))
+        if message.get("role") == "assistant":
+            text += " " + content.strip()
+        else:
+            text += ("\n\n" if text else "") + content.strip()
+    return text
+
+
 class ChatClient:
     """Posts chat-completion requests to one endpoint and model (thread-safe: share it between threads).
 
@@ -211,6 +275,10 @@ class ChatClient:
         backoff_s: Wait before the first retry; it doubles each retry (capped at 60 s).
         max_reply_bytes: Most bytes of a reply body (default ``MAX_REPLY_BYTES``); a longer one is a
             failed attempt.
+        api: ``"chat"`` (``/chat/completions``, for chat models) or ``"completions"`` (``/completions``
+            with ``plain_prompt``, for base models).
+        stop: Strings that end a reply (``stop`` of the request; None: ``["\\n"]`` with
+            ``api="completions"``, where a command is one line, and none with ``"chat"``).
 
     Attributes:
         url: The endpoint, as messages show it (without any user, password or query of ``base_url``).
@@ -227,7 +295,15 @@ class ChatClient:
         network_retries: int = 5,
         backoff_s: float = 1.0,
         max_reply_bytes: int = MAX_REPLY_BYTES,
+        api: str = "chat",
+        stop: list[str] | tuple[str, ...] | None = None,
     ) -> None:
+        if api not in APIS:
+            raise ValueError(f"api must be one of {list(APIS)}, got {api!r}")
+        if stop is not None and (
+            isinstance(stop, str) or not all(isinstance(s, str) and s for s in stop) or len(stop) > 4
+        ):
+            raise ValueError(f"stop must be a list of at most 4 non-empty strings, got {stop!r}")
         parts = _http_url(base_url)
         if parts is None:
             raise ValueError(f"base_url must be an http(s) URL, got {_shown_url(base_url)!r}")
@@ -243,8 +319,13 @@ class ChatClient:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
         # a query (``?api-version=...``) stays after the path
-        self._url = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/chat/completions"))
+        root = parts.path.rstrip("/")
+        self._chat_url = urlunsplit(parts._replace(path=root + "/chat/completions"))
+        self._completions_url = urlunsplit(parts._replace(path=root + "/completions"))
+        self._url = self._chat_url if api == "chat" else self._completions_url
         self.url = _shown_url(self._url)
+        self.api = api
+        self.stop = list(stop) if stop is not None else (["\n"] if api == "completions" else None)
         self.model = model
         self.temperature = float(temperature)
         self.max_tokens = max_tokens
@@ -271,19 +352,44 @@ class ChatClient:
             ChatError: the last attempt failed on the network (or timed out), or the server refused the
                 request.
         """
-        body = {
+        body: dict[str, Any] = {
             "model": self.model,
-            "messages": messages,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+        if self.api == "chat":
+            body["messages"] = messages
+        else:
+            body["prompt"] = plain_prompt(messages)
+        if self.stop:
+            body["stop"] = self.stop
+        return self._request(self._url, body)
+
+    def score_next(self, prompt: str, top: int = 20) -> ChatReply:
+        """One token after ``prompt`` (``/completions``, temperature 0) with the ``top`` most likely ones.
+
+        Returns:
+            The reply, whose ``top_logprobs`` maps each of the most likely first tokens to the natural
+            log of its probability.
+
+        Raises:
+            ChatReplyError, ChatError: as ``complete`` does (a reply without ``logprobs`` is refused).
+        """
+        if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 100:
+            raise ValueError(f"top must be an integer in [1, 100], got {top!r}")
+        body = {"model": self.model, "prompt": prompt, "temperature": 0.0, "max_tokens": 1, "logprobs": top}
+        return self._request(self._completions_url, body, logprobs=True)
+
+    def _request(self, url: str, body: dict[str, Any], logprobs: bool = False) -> ChatReply:
+        """One request, with its retries (see the module docstring)."""
+        shown = _shown_url(url)
         failures: list[str] = []
         bad_reply = False
         for attempt in range(self.network_retries + 1):
             if attempt:
                 time.sleep(min(self.backoff_s * 2 ** (attempt - 1), 60.0))
             try:
-                status, answer = self._post(body)
+                status, answer = self._post(url, body)
             except _BadReply as error:  # too large
                 failures.append(f"the reply was refused: {error}")
                 bad_reply = True
@@ -299,11 +405,17 @@ class ChatClient:
                 bad_reply = False
                 continue
             if status != 200:
-                raise ChatError(self._redact(f"{self.url} answered HTTP {status}: {self._echo(answer)}"))
+                raise ChatError(self._redact(f"{shown} answered HTTP {status}: {self._echo(answer)}"))
             try:
-                text, prompt_tokens, completion_tokens = _completion(answer)
+                if url == self._chat_url:
+                    text, prompt_tokens, completion_tokens = _completion(answer)
+                    top: dict[str, float] = {}
+                else:
+                    text, prompt_tokens, completion_tokens, top = _text_completion(answer)
+                    if logprobs and not top:
+                        raise _BadReply("no choices[0].logprobs.top_logprobs")
             except _BadReply as error:
-                failures.append(f"not a chat completion ({error}): {self._echo(answer)}")
+                failures.append(f"not a completion ({error}): {self._echo(answer)}")
                 bad_reply = True
                 continue
             return ChatReply(
@@ -311,17 +423,18 @@ class ChatClient:
                 prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens,
                 network_retries=attempt,
+                top_logprobs=top,
             )
         error = ChatReplyError if bad_reply else ChatError
         raise error(
             self._redact(
-                f"{self.url} failed {len(failures)} times (network_retries={self.network_retries}); last: "
+                f"{shown} failed {len(failures)} times (network_retries={self.network_retries}); last: "
                 f"{failures[-1]}"
             ),
             network_retries=len(failures) - 1,
         )
 
-    def _post(self, body: dict[str, Any]) -> tuple[int, bytes]:
+    def _post(self, url: str, body: dict[str, Any]) -> tuple[int, bytes]:
         """The status and the body of one attempt, within ``timeout_s`` and ``max_reply_bytes``.
 
         Raises:
@@ -333,9 +446,7 @@ class ChatClient:
         too_slow = TimeoutError(f"no complete reply within timeout_s={self.timeout_s:g} s")
         limit = self.max_reply_bytes
         try:
-            with self._http.stream(
-                "POST", self._url, json=body, extensions={"trace": deadline.trace}
-            ) as response:
+            with self._http.stream("POST", url, json=body, extensions={"trace": deadline.trace}) as response:
                 declared = response.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > limit:
                     raise _BadReply(f"its Content-Length {int(declared):,} is over max_reply_bytes={limit:,}")

@@ -1,4 +1,4 @@
-"""Language-model players: any OpenAI-compatible chat-completions endpoint plays a seat, in words.
+"""Language-model players: any OpenAI-compatible endpoint plays a seat, in words.
 
 At each decision the agent sends a conversation of two messages: a system
 message (the prompt template ``system.txt`` with the rules summary of
@@ -6,6 +6,14 @@ message (the prompt template ``system.txt`` with the rules summary of
 user message (``decision.txt`` with the player's ``text_view``: its hand, what it
 has seen, optionally its notepad, the board, the decision and its legal
 commands). The reply is read by ``cluedo_env.commands.parse_command``.
+
+Base models. ``api="completions"`` sends the same conversation to
+``/completions`` as one plain prompt (``agents.llm.chat.plain_prompt``), cut
+at the end of the line, with the prompt set ``base`` (its decision prompt ends
+with ``Final answer:``, which the model completes with a command).
+``model="local"`` plays the local model (``agents.llm.local_model``: the
+packaged Gemma 3 270M, a base model, on a llama.cpp server this process starts
+on 127.0.0.1 and stops at its exit) this way.
 
 Invalid replies. A reply that is not one legal action is answered with the
 parser's error (``retry.txt``: why, and the legal commands) in the same
@@ -16,6 +24,16 @@ action that is not an accusation (an accusation only when nothing else is
 legal), from the agent's seeded generator; ``"first"`` the first such action in
 action order (roll, take the passage, ..., make no suggestion, show the first
 card, end turn). Every reply, invalid reply and fallback is counted per game.
+
+Forfeit (like TextArena's rule for invalid moves). With ``forfeit_after=N``,
+a seat whose replies were invalid ``N`` times in one game forfeits it: the
+model is asked nothing more in that game, and at its next decision where an
+accusation is legal the seat accuses a triple that names a card of its own
+hand, which is wrong for sure and so puts it out of the game by the rules
+(it still shows cards when it must, as every player out of the game does);
+its decisions from the forfeit on are taken by the fallback (counted in
+``fallbacks``, their records say ``"forfeit": true``). ``forfeited`` counts
+the games forfeited. ``None`` (default): never.
 
 Network. Requests go through ``agents.llm.chat.ChatClient``: failures are retried
 with exponential backoff (counted). A server that answers but never with a
@@ -29,7 +47,9 @@ chunk, and resuming plays only the games that are missing.
 
 Records. ``game_reports()`` gives, per game of the batch, the counts
 (``decisions``, ``replies``, ``invalid_replies``, ``fallbacks``,
-``prompt_tokens``, ``completion_tokens``, ``network_retries``) and the
+``prompt_tokens``, ``completion_tokens``, ``network_retries``,
+``milliseconds``: the wall-clock time spent waiting on the model, and
+``forfeited``) and the
 transcript: the system message once, then per decision the turn, the messages
 after the system message (the view, every reply and every error), the action
 taken (id and command), whether it was a fallback and, for a fallback after a
@@ -42,14 +62,16 @@ Concurrency. The decisions of the games of a batch that wait on this agent at
 the same step are sent together, ``concurrency`` requests at a time.
 
 Prompt templates are plain text files (``string.Template``: ``$rules``,
-``$view``, ``$error``) in ``agents/llm/prompts/<name>/`` (shipped: ``default``), or a
-folder of your own holding ``system.txt``, ``decision.txt`` and ``retry.txt``.
+``$view``, ``$error``) in ``agents/llm/prompts/<name>/`` (shipped: ``default`` for chat
+models, ``base`` for base models), or a folder of your own holding ``system.txt``,
+``decision.txt`` and ``retry.txt``.
 """
 
 from __future__ import annotations
 
 import json
 import string
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -58,8 +80,10 @@ import numpy as np
 
 from agents.base import Agent
 from agents.llm.chat import ChatClient, ChatReplyError
+from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
 from cluedo_env.commands import CommandError, command, parse_command
+from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
 from cluedo_env.text import rules_summary, text_view
 
@@ -76,6 +100,8 @@ COUNTS = (
     "prompt_tokens",
     "completion_tokens",
     "network_retries",
+    "milliseconds",
+    "forfeited",
 )
 
 
@@ -94,21 +120,28 @@ def load_prompts(
 
 
 class LLMAgent(Agent):
-    """A seat played by a chat model (see the module docstring).
+    """A seat played by a language model (see the module docstring).
 
     Args:
         seed: Seed of the fallback's random choices.
         base_url: The endpoint's API root (e.g. ``http://127.0.0.1:8000/v1`` for a local vLLM server).
-        model: The model name.
+        model: The model name; ``"local"``: the local model (``agents.llm.local_model``), served by this
+            process, whatever ``base_url`` says.
         concurrency: Requests in flight at once across the games of a batch.
         max_invalid_replies: Times an invalid reply is answered with the error and asked again.
         fallback: ``"random"`` or ``"first"`` (see the module docstring).
         notepad: Show the player's notepad in each view.
-        prompts: A shipped prompt set (``"default"``) or a folder of templates.
+        prompts: A shipped prompt set (``"default"``, ``"base"``) or a folder of templates (None:
+            ``"base"`` with ``api="completions"``, else ``"default"``).
         record_dir: Folder where each decision is appended as it is taken (None: in memory only).
+        api: ``"chat"`` or ``"completions"`` (a base model; None: ``"completions"`` for
+            ``model="local"``, else ``"chat"``).
+        forfeit_after: Invalid replies in one game after which the seat forfeits it (None: never).
+        model_file: ``model="local"``: the GGUF to serve (None: the packaged model).
         **chat: Options of ``agents.llm.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
-            ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``); ``timeout_s`` defaults
-            to 120 here.
+            ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``, ``stop``);
+            ``timeout_s`` defaults to 120 here, and ``max_tokens`` to 32 with ``api="completions"``
+            (a command is one short line).
     """
 
     name = "llm"
@@ -122,8 +155,11 @@ class LLMAgent(Agent):
         max_invalid_replies: int = 2,
         fallback: str = "random",
         notepad: bool = True,
-        prompts: str = "default",
+        prompts: str | None = None,
         record_dir: str | None = None,
+        api: str | None = None,
+        forfeit_after: int | None = None,
+        model_file: str | None = None,
         **chat: Any,
     ) -> None:
         super().__init__(seed)
@@ -133,7 +169,17 @@ class LLMAgent(Agent):
             raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}")
         if not isinstance(max_invalid_replies, int) or max_invalid_replies < 0:
             raise ValueError(f"max_invalid_replies must be an integer >= 0, got {max_invalid_replies!r}")
-        self.client = ChatClient(base_url, model, **{"timeout_s": 120.0, **chat})
+        if forfeit_after is not None and (not isinstance(forfeit_after, int) or forfeit_after < 1):
+            raise ValueError(f"forfeit_after must be an integer >= 1 or None, got {forfeit_after!r}")
+        if api is None:
+            api = "completions" if model == LOCAL_MODEL_NAME else "chat"
+        defaults = {"timeout_s": 120.0, **({"max_tokens": 32} if api == "completions" else {})}
+        self.client = ChatClient(base_url, model, api=api, **{**defaults, **chat})  # checks the options
+        # model=local: the server is started at the first game (not by a config check that builds agents)
+        self._local = (model_file, api, {**defaults, **chat}) if model == LOCAL_MODEL_NAME else None
+        if prompts is None:
+            prompts = "base" if api == "completions" else "default"
+        self.forfeit_after = forfeit_after
         self.model = model
         self.concurrency = concurrency
         self.max_invalid_replies = max_invalid_replies
@@ -151,6 +197,11 @@ class LLMAgent(Agent):
 
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         super().reset(config, seats, seed)
+        if self._local is not None:  # the local model's server (started once per process)
+            model_file, api, options = self._local
+            self.client.close()
+            self.client = ChatClient(*local_endpoint(model_file), api=api, **options)
+            self._local = None
         self.system = self.prompts["system"].substitute(rules=rules_summary(config))
         self._batch_seed = self.seed if seed is None else seed
         self._events, self._counts, self._transcripts, self._rngs = [], [], [], []
@@ -197,6 +248,8 @@ class LLMAgent(Agent):
         config = self.config
         seat = int(self.seats[b])
         counts = self._counts[b]
+        if counts["forfeited"]:
+            return self._forfeit_decision(state, b, legal)
         rows = self._events[b]
         history = np.concatenate(rows) if rows else np.zeros((0, 7), dtype=np.int16)
         view = text_view(state, seat, history, game=b, notepad=self.notepad)
@@ -207,6 +260,7 @@ class LLMAgent(Agent):
         room = int(state.location[b, seat])
         counts["decisions"] += 1
         action, invalid, failure = None, 0, None
+        started = time.perf_counter()
         for attempt in range(self.max_invalid_replies + 1):
             try:
                 reply = self.client.complete(messages)
@@ -224,11 +278,22 @@ class LLMAgent(Agent):
                 break
             except CommandError as error:
                 invalid += 1
+                if (
+                    self.forfeit_after is not None
+                    and counts["invalid_replies"] + invalid >= self.forfeit_after
+                ):
+                    break  # the forfeit: asked no more
                 if attempt < self.max_invalid_replies:
                     messages.append(
                         {"role": "user", "content": self.prompts["retry"].substitute(error=error)}
                     )
+        counts["milliseconds"] += round(1000 * (time.perf_counter() - started))
         counts["invalid_replies"] += invalid
+        forfeit = self.forfeit_after is not None and counts["invalid_replies"] >= self.forfeit_after
+        if forfeit and action is None:
+            counts["forfeited"] = 1
+            counts["decisions"] -= 1  # counted again as the forfeit's decision
+            return self._forfeit_decision(state, b, legal, messages[1:], invalid)
         fallback = action is None
         if fallback:
             counts["fallbacks"] += 1
@@ -244,13 +309,59 @@ class LLMAgent(Agent):
         }
         if failure is not None:
             record["error"] = failure
+        self._keep(state, b, record)
+        return int(action)
+
+    def _keep(self, state: core.State, b: int, record: dict) -> None:
+        """Add a decision's record to the game's transcript (and to its file under ``record_dir``)."""
         self._transcripts[b]["decisions"].append(record)
         if self.record_dir is not None:
             # The batch seed tells apart the same deal played by other line-ups and rotations.
+            seat = int(self.seats[b])
             path = self.record_dir / f"game{int(state.seed[b])}-seed{self._batch_seed}-P{seat}.jsonl"
             with path.open("a", encoding="utf-8") as file:
                 file.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def _forfeit_decision(
+        self, state: core.State, b: int, legal: np.ndarray, messages: list | None = None, invalid: int = 0
+    ) -> int:
+        """A decision of a forfeited game: a sure-wrong accusation where one is legal, else the fallback."""
+        counts = self._counts[b]
+        counts["decisions"] += 1
+        counts["fallbacks"] += 1
+        action = self._wrong_accusation(b, legal)
+        if action is None:
+            action = self._fallback(b, legal)
+        record = {
+            "turn": int(state.turn[b]),
+            "phase": Phase.NAMES[int(state.phase[b])],
+            "messages": messages or [],
+            "action": int(action),
+            "command": command(self.config, action),
+            "invalid_replies": invalid,
+            "fallback": True,
+            "forfeit": True,
+        }
+        self._keep(state, b, record)
         return int(action)
+
+    def _wrong_accusation(self, b: int, legal: np.ndarray) -> int | None:
+        """A legal accusation naming a card of this seat's hand (wrong for sure), or None if there is none."""
+        rules = core.rules_for(self.config)
+        layout = rules.layout
+        low, high = layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"]
+        accusations = [a for a in np.flatnonzero(legal).tolist() if low <= a < high]
+        rows = np.concatenate(self._events[b]) if self._events[b] else np.zeros((0, 7), dtype=np.int16)
+        mine = (
+            (rows[:, ev.KIND] == ev.DEAL)
+            & (rows[:, ev.PLAYER] == int(self.seats[b]))
+            & (rows[:, ev.CARD] >= 0)
+        )
+        hand = set(rows[mine, ev.CARD].tolist())
+        for action in accusations:
+            if hand & set(rules.accuse_cards[action - low].tolist()):
+                return int(action)
+        return None
 
     def _fallback(self, b: int, legal: np.ndarray) -> int:
         layout = core.rules_for(self.config).layout

@@ -1,4 +1,4 @@
-"""A language-model solver of reasoning tasks: any OpenAI-compatible chat endpoint answers from the task's text.
+"""A language-model solver of reasoning tasks: any OpenAI-compatible endpoint answers from the task's text.
 
 ``LLMSolver(base_url=..., model=...)`` is a solver (``solve(task) -> answer``)
 like the built-in ones. For each task it sends two messages: a system message
@@ -25,6 +25,15 @@ bound per attempt, strict ``usage`` counts; a request that fails for good
 raises ``ChatError``, or ``ChatReplyError`` for a misbehaving server, which the
 benchmark runner scores as an empty answer and reports).
 
+Likelihood scoring (``scoring="likelihood"``, for base models): no reply is
+read; the model's probability of each card's owner, asked through
+``/completions`` logprobs and normalised, is the answer
+(``agents.llm.likelihood``), scored by its log-loss and calibration against the
+exact posterior. Its counts are those of ``agents.llm.likelihood.COUNTS``.
+``model="local"`` answers with the local model (``agents.llm.local_model``),
+by likelihood unless ``scoring`` says otherwise (it is a base model: asked
+for JSON it only rambles).
+
 Prompt templates (``string.Template``: ``$rules``; ``$view``, ``$me``,
 ``$owners``, ``$cards``; ``$error``) are the files of
 ``agents/llm/solver_prompts/<name>/`` (shipped: ``default``) or of a folder of
@@ -40,7 +49,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.llm.chat import ChatClient
+from agents.llm.likelihood import LikelihoodScorer
 from agents.llm.llm_agent import load_prompts
+from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
 from cluedo_env.text import rules_summary
 
@@ -48,6 +59,7 @@ __all__ = ["COUNTS", "LLMSolver", "read_answer"]
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "solver_prompts"
 PROMPT_FILES = ("system", "question", "retry")
+SCORINGS = ("generation", "likelihood")
 COUNTS = (
     "tasks",
     "replies",
@@ -89,6 +101,11 @@ def read_answer(reply: str) -> dict[str, Any]:
     raise ValueError("the reply holds no JSON object; end it with the answer object in a ```json block")
 
 
+def _rules(task: Mapping[str, Any]) -> str:
+    """The rules summary of a task's config (the task's own when it holds one)."""
+    return task.get("rules") or rules_summary(core.GameConfig(**task["config"]))
+
+
 def _view(task: Mapping[str, Any]) -> str:
     """The task's text: the text view (``v2``), or a ``v1`` task's sentences under its hand."""
     if isinstance(task["text"], str):
@@ -105,7 +122,14 @@ class LLMSolver:
         base_url: The endpoint's API root (e.g. ``http://127.0.0.1:8000/v1`` for a local vLLM server).
         model: The model name.
         max_invalid_replies: Times a reply without a JSON object is answered with the reason and asked again.
-        prompts: A shipped prompt set (``"default"``) or a folder of templates.
+        prompts: A shipped prompt set (``"default"``: ``default``, or ``likelihood`` when scoring so) or a
+            folder of templates.
+        scoring: ``"generation"`` (a JSON answer in words) or ``"likelihood"`` (see the module docstring;
+            None: ``"likelihood"`` for ``model="local"``, else ``"generation"``).
+        api: ``"chat"`` or ``"completions"`` for generation (None: ``"completions"`` for the local model).
+        top: Likelihood: the most likely first tokens asked for per card.
+        fact_threshold: Likelihood: the probability from which a fact is claimed (None: no facts).
+        model_file: ``model="local"``: the GGUF to serve (None: the packaged model).
         **chat: Options of ``agents.llm.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
             ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``); ``max_tokens`` defaults
             to 4096 and
@@ -118,20 +142,51 @@ class LLMSolver:
         model: str = "default",
         max_invalid_replies: int = 1,
         prompts: str = "default",
+        scoring: str | None = None,
+        api: str | None = None,
+        top: int = 20,
+        fact_threshold: float | None = 0.99,
+        model_file: str | None = None,
         **chat: Any,
     ) -> None:
         if not isinstance(max_invalid_replies, int) or max_invalid_replies < 0:
             raise ValueError(f"max_invalid_replies must be an integer >= 0, got {max_invalid_replies!r}")
-        self.client = ChatClient(base_url, model, **{"max_tokens": 4096, "timeout_s": 300.0, **chat})
+        local = model == LOCAL_MODEL_NAME
+        scoring = scoring or ("likelihood" if local else "generation")
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {list(SCORINGS)}, got {scoring!r}")
+        api = api or ("completions" if local else "chat")
+        options = {"max_tokens": 4096, "timeout_s": 300.0, **chat}
+        self.client = ChatClient(base_url, model, api=api, **options)  # checks the options
+        if local:  # started once the options are known to be good
+            self.client.close()
+            base_url, model = local_endpoint(model_file)
+            self.client = ChatClient(base_url, model, api=api, **options)
         self.model = model
+        self.scoring = scoring
         self.max_invalid_replies = max_invalid_replies
+        if scoring == "likelihood":
+            self.prompts = load_prompts(
+                "likelihood" if prompts == "default" else prompts,
+                root=PROMPTS_DIR,
+                files=("system", "question"),
+            )
+            self.scorer: LikelihoodScorer | None = LikelihoodScorer(
+                self.client, self.prompts, _rules, _view, top=top, fact_threshold=fact_threshold
+            )
+            self.counts = self.scorer.counts
+            self.transcripts = self.scorer.transcripts
+            return
+        self.scorer = None
         self.prompts = load_prompts(prompts, root=PROMPTS_DIR, files=PROMPT_FILES)
         self.counts = dict.fromkeys(COUNTS, 0)
         self.transcripts: list[dict[str, Any]] = []
 
     def __call__(self, task: Mapping[str, Any]) -> dict[str, Any] | None:
         """The model's answer to one task (its public view), or None when it gave no readable answer."""
-        rules = task.get("rules") or rules_summary(core.GameConfig(**task["config"]))
+        if self.scorer is not None:
+            return self.scorer(task)
+        rules = _rules(task)
         owners = [*task["players"], "envelope"] + (["table"] if task["config"].get("duel") else [])
         cards = [card for group in ("suspects", "weapons", "rooms") for card in task["cards"][group]]
         question = self.prompts["question"].substitute(
@@ -172,4 +227,4 @@ class LLMSolver:
         self.client.close()
 
     def __repr__(self) -> str:
-        return f"LLMSolver(model={self.model!r}, url={self.client.url!r})"
+        return f"LLMSolver(model={self.model!r}, url={self.client.url!r}, scoring={self.scoring!r})"

