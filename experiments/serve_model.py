@@ -28,11 +28,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--model-file", default=None, help="a GGUF to serve (default: the packaged model)")
-    parser.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens (default 4096)")
+    parser.add_argument("--n-ctx", type=int, default=8192, help="context window in tokens (default 8192)")
+    parser.add_argument(
+        "--no-logprobs", action="store_true", help="no logprobs (likelihood scoring), prompts read faster"
+    )
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: llama.cpp's)")
     parser.add_argument("--check", action="store_true", help="ask one completion and print it and its time")
     args = parser.parse_args(argv)
-    server = LocalServer(args.model_file, port=args.port, n_ctx=args.n_ctx, n_threads=args.threads)
+    server = LocalServer(
+        args.model_file,
+        port=args.port,
+        n_ctx=args.n_ctx,
+        n_threads=args.threads,
+        logprobs=not args.no_logprobs,
+    )
     started = time.perf_counter()
     try:
         server.start()

@@ -160,7 +160,7 @@ class LLMSolver:
         self.client = ChatClient(base_url, model, api=api, **options)  # checks the options
         if local:  # started once the options are known to be good
             self.client.close()
-            base_url, model = local_endpoint(model_file)
+            base_url, model = local_endpoint(model_file, logprobs=scoring == "likelihood")
             self.client = ChatClient(base_url, model, api=api, **options)
         self.model = model
         self.scoring = scoring
