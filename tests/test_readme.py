@@ -1,34 +1,36 @@
-"""The README's examples, run exactly as printed, play real games; ``simple_actions`` plays by the rules."""
+"""The README's example, run exactly as printed, plays real games; its leaderboard and links hold;
+``simple_actions`` plays by the rules. The guides' examples run in ``tests/test_docs.py``."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents.baselines.simple import simple_actions
 from cluedo_env import core
-from tests.conftest import ROOT
 
+ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+
+
+def python_blocks(page: Path) -> list[str]:
+    """Every python code block of a Markdown page, in order."""
+    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+
+
+def page_block(page: Path, starting: str) -> str:
+    """The page's one python block whose code contains ``starting``."""
+    blocks = [b for b in python_blocks(page) if starting in b]
+    assert len(blocks) == 1, f"one {page.name} python block with {starting!r}, found {len(blocks)}"
+    return blocks[0]
 
 
 def readme_block(starting: str) -> str:
     """The README's python block whose code contains ``starting``."""
-    blocks = [b for b in re.findall(r"```python\n(.*?)```", README.read_text(), re.S) if starting in b]
-    assert len(blocks) == 1, f"one README python block with {starting!r}, found {len(blocks)}"
-    return blocks[0]
-
-
-def test_readme_core_loop_ends_with_a_winner_in_most_games(capsys):
-    namespace: dict = {}
-    exec(readme_block("core.init(config"), namespace)
-    state = namespace["state"]
-    assert state.done.all()
-    assert (state.winner >= 0).mean() > 0.9
-    assert not state.eliminated.any()  # it accuses only the envelope its observation pins down
-    assert "of the games have a winner" in capsys.readouterr().out
+    return page_block(README, starting)
 
 
 def test_readme_env_loop_ends_with_a_winner():
@@ -39,6 +41,37 @@ def test_readme_env_loop_ends_with_a_winner():
         exec(code.replace("seed=42", f"seed={42 + seed}").replace("print(env.render())", ""), namespace)
         winners.append(int(namespace["env"].unwrapped.game_state.winner[0]))
     assert sum(w >= 0 for w in winners) >= 7, winners
+
+
+def test_readme_reads_in_five_minutes_and_its_links_resolve():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    targets = re.findall(r"\]\((?!https?://)([^)#\s]+)", text)
+    assert targets and [t for t in targets if not (ROOT / t).exists()] == []
+    for command in ("python -m experiments.tournament", "python -m pytest"):
+        assert f'python -m pip install -e ".[dev]" && {command}\n' in text
+
+
+def test_readme_leaderboard_is_the_default_tournaments_report():
+    """Each agent's win share in the README's table is its report's, interval and all, over 1,600 seats."""
+    text = README.read_text(encoding="utf-8")
+    report = (ROOT / "docs/results/2026-12-02-learning-agent/default/report.md").read_text(encoding="utf-8")
+    leaderboard = report.split("### Leaderboard", 1)[1].split("###", 1)[0]
+    reported = {
+        cells[1].strip(): (cells[2].strip(), cells[4].strip())
+        for cells in (row.split("|") for row in leaderboard.splitlines() if row.startswith("| "))
+        if cells[1].strip() != "agent"
+    }
+    table = text.split("## The agents' leaderboard", 1)[1].split("\n\n")[2]
+    rows = {
+        cells[1].strip(" `"): cells[3].strip(" *")
+        for cells in (r.split("|") for r in table.splitlines())
+        if len(cells) > 3 and cells[1].startswith(" `")
+    }
+    assert set(rows) == set(reported)
+    assert rows == {agent: share for agent, (_seats, share) in reported.items()}
+    assert {seats for seats, _share in reported.values()} == {"1600"}
+    assert "each agent sits in 1,600 of the 2,000 games" in " ".join(text.split())
 
 
 @pytest.mark.parametrize("players", [2, 3, 6])
