@@ -36,14 +36,14 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import hydra
 import numpy as np
 import torch
 from hydra.core.config_store import ConfigStore
-from omegaconf import OmegaConf
+from omegaconf import MISSING, OmegaConf
 from tqdm import tqdm
 
 from agents.arena import play_batch
@@ -65,53 +65,41 @@ from experiments.learning.league import OpponentSettings
 DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
 
 
-def _sat() -> list[OpponentSettings]:
-    return [OpponentSettings("sat")]
-
-
-def _eval_opponents() -> list[OpponentSettings]:
-    return [
-        OpponentSettings("random", {"accuse": "never"}, "random_never"),
-        OpponentSettings("notepad"),
-        OpponentSettings("sat"),
-        OpponentSettings("belief"),
-    ]
-
-
 @dataclass
 class ImitateConfig:
-    """Settings of ``experiments.imitate`` (documented in the module docstring)."""
+    """Settings of ``experiments.imitate`` (documented in the module docstring); their values are those of
+    ``configs/imitate.yaml``, the one place of the defaults (``train_config(config_name="imitate")``)."""
 
-    exp_name: str = "imitate"
-    seed: int = 1
-    runs_dir: str = "runs"
-    progress: bool = True
-    game: GameSettings = field(default_factory=GameSettings)
-    teacher: OpponentSettings = field(default_factory=lambda: OpponentSettings("belief"))
+    exp_name: str = MISSING
+    seed: int = MISSING
+    runs_dir: str = MISSING
+    progress: bool = MISSING
+    game: GameSettings = MISSING
+    teacher: OpponentSettings = MISSING
     """the agent imitated"""
-    opponents: list[OpponentSettings] = field(default_factory=_sat)
+    opponents: list[OpponentSettings] = MISSING
     """the kinds of agent the teacher plays against, batch by batch in turn"""
-    games: int = 9600
+    games: int = MISSING
     """games the teacher plays"""
-    batch: int = 50
+    batch: int = MISSING
     """games per batch (per file)"""
-    workers: int = 2
+    workers: int = MISSING
     """processes playing the batches"""
-    network: NetworkSettings = field(default_factory=lambda: NetworkSettings(belief_features=True))
-    init_from: str | None = "cluedo_ppo_4p.pt"
+    network: NetworkSettings = MISSING
+    init_from: str | None = MISSING
     """a model file, or the name of a shipped one, to warm-start the network from (null: from scratch)"""
-    epochs: int = 12
-    learning_rate: float = 1e-3
-    minibatch: int = 512
-    holdout: float = 0.1
+    epochs: int = MISSING
+    learning_rate: float = MISSING
+    minibatch: int = MISSING
+    holdout: float = MISSING
     """share of the decisions (the last batches) kept apart for the held-out figures"""
-    torch_threads: int = 1
-    eval_opponents: list[OpponentSettings] = field(default_factory=_eval_opponents)
-    final_eval_games: int = 2000
+    torch_threads: int = MISSING
+    eval_opponents: list[OpponentSettings] = MISSING
+    final_eval_games: int = MISSING
     """games against each evaluation opponent (0: none)"""
-    eval_deterministic: bool = True
+    eval_deterministic: bool = MISSING
     """evaluate the most likely action (as the imitation fits the teacher's choice) instead of sampling"""
-    trust_files: bool = False
+    trust_files: bool = MISSING
     """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
     model paths; init_from, runs_dir) that a config file of a folder of the user's gives and the command
     line does not repeat (from the command line only; ``experiments.common.trust.refuse_untrusted_options``)"""

@@ -18,8 +18,9 @@ from agents.ppo.imitation import Recorder, imitate  # noqa: E402
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from cluedo_env import core  # noqa: E402
-from experiments.imitate import ImitateConfig, run  # noqa: E402
+from experiments.imitate import run  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
+from experiments.learning.ppo_training import train_config  # noqa: E402
 
 CONFIG = core.GameConfig()
 SEEDS = np.arange(6)
@@ -56,8 +57,8 @@ def test_imitation_learns_the_recorded_choices():
 
 
 def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
-    args = ImitateConfig(
-        exp_name="t", runs_dir=str(tmp_path), progress=False, teacher=OpponentSettings("notepad"),
+    args = train_config(
+        config_name="imitate", exp_name="t", runs_dir=str(tmp_path), progress=False, teacher=OpponentSettings("notepad"),
         opponents=[OpponentSettings("random")], games=8, batch=4, workers=1, init_from=None,
         network=NetworkSettings(hidden=[16], card_hidden=4, belief_features=True), epochs=1,
         eval_opponents=[OpponentSettings("random")], final_eval_games=4,
@@ -78,9 +79,9 @@ def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
 
 def test_bad_settings_are_refused_by_name():
     with pytest.raises(ValueError, match="games must be >= 1"):
-        ImitateConfig(games=0).validate()
+        train_config(config_name="imitate", games=0).validate()
     with pytest.raises(ValueError, match="init_from"):
-        ImitateConfig(init_from="no_such_model.pt").validate()
+        train_config(config_name="imitate", init_from="no_such_model.pt").validate()
 
 
 def test_the_shipped_learning_agent_loads_by_name_and_conforms():
