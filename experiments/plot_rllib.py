@@ -26,7 +26,7 @@ import numpy as np
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
-from experiments.plot_sb3 import ppo_run_points, sb3_points, shipped_points
+from experiments.learning.curves import ppo_run_points, sb3_points, shipped_points
 
 RLLIB = "RLlib PPO (experiments/train_rllib.py)"
 PPO = "project PPO (experiments/train_ppo.py)"

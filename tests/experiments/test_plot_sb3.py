@@ -9,7 +9,8 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("omegaconf")
 
-from experiments.plot_sb3 import earlier_series, main
+from experiments.learning.curves import earlier_series
+from experiments.plot_sb3 import main
 
 
 def sb3_run(tmp_path, policy: str):

@@ -1,0 +1,97 @@
+"""Learning curves read from runs: win rate over agent-steps, with 95% Wilson intervals, per evaluation.
+
+The SB3 points come from a run's ``evaluations.json`` (``experiments/train_sb3.py``); the PPO
+points from a ``train_ppo`` run folder (``eval/win_rate/<label>`` in its TensorBoard file,
+``eval_games`` from its ``config.yaml``, the final evaluation from ``evaluation.json``) and/or
+from the shipped model's curves (``agents/ppo/shipped/training_curves.json`` with its
+``train_ppo.yaml``). ``experiments.plot_sb3`` and ``experiments.plot_rllib`` plot them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from experiments.common.intervals import wilson_interval
+
+SHIPPED = Path(__file__).resolve().parents[2] / "agents" / "ppo" / "shipped"
+
+
+def _point(steps: int, wins: int, games: int) -> dict:
+    low, high = wilson_interval(wins, games)
+    return {
+        "agent_steps": int(steps),
+        "wins": wins,
+        "games": games,
+        "win_rate": wins / games,
+        "low": low,
+        "high": high,
+    }
+
+
+def sb3_points(run_dir: Path, label: str) -> list[dict]:
+    """The evaluations of an ``experiments.train_sb3`` run."""
+    lines = (run_dir / "evaluations.json").read_text().splitlines()
+    points = []
+    for line in map(json.loads, lines):
+        result = line["results"][label]
+        points.append(_point(line["agent_steps"], result["wins"], result["games"]))
+    return points
+
+
+def sb3_name(run_dir: Path) -> str:
+    """The series name of a ``train_sb3`` run: its policy and discount (``config.yaml``)."""
+    from omegaconf import OmegaConf
+
+    config = OmegaConf.load(run_dir / "config.yaml")
+    policy = "CardPolicy" if config.policy == "card" else config.policy
+    return f"SB3 MaskablePPO, {policy}, gamma {config.gamma:g} (train_sb3)"
+
+
+def earlier_series(path: Path, renames: list[str]) -> dict[str, list[dict]]:
+    """The series of an earlier ``--json`` file, renamed by ``OLD=NEW`` pairs (a file that
+    already has NEW, such as this script's own output, needs no renaming).
+
+    Raises:
+        ValueError: a rename is not ``OLD=NEW`` or the file has neither OLD nor NEW.
+    """
+    series = json.loads(path.read_text())
+    for rename in renames:
+        old, sep, new = rename.partition("=")
+        if sep and new in series and old not in series:
+            continue
+        if not sep or old not in series:
+            raise ValueError(f"--rename {rename!r}: expected OLD=NEW with OLD one of {sorted(series)}")
+        series[new] = series.pop(old)
+    return series
+
+
+def _eval_games(config: Path) -> int:
+    from omegaconf import OmegaConf
+
+    return int(OmegaConf.load(config)["eval_games"])
+
+
+def ppo_run_points(run_dir: Path, label: str) -> list[dict]:
+    """The evaluations of an ``experiments.train_ppo`` run (TensorBoard, then ``evaluation.json``)."""
+    from experiments.learning.run_logs import scalars
+
+    games = _eval_games(run_dir / "config.yaml")
+    curves = scalars(run_dir)
+    steps, rates = curves[f"eval/win_rate/{label}"]
+    points = [_point(s, round(r * games), games) for s, r in zip(steps.tolist(), rates.tolist())]
+    final = run_dir / "evaluation.json"
+    if final.exists():
+        result = json.loads(final.read_text())["results"][label]
+        step = int(curves[f"eval/final_win_rate/{label}"][0][-1])
+        points = [p for p in points if p["agent_steps"] != step]  # the final one has more games
+        points.append(_point(step, result["wins"], result["games"]))
+    return points
+
+
+def shipped_points(label: str, max_steps: float) -> list[dict]:
+    """The shipped PPO model's evaluations during its 50M-step run, up to ``max_steps``."""
+    curves = json.loads((SHIPPED / "training_curves.json").read_text())
+    games = _eval_games(SHIPPED / "train_ppo.yaml")
+    steps, rates = curves[f"eval/win_rate/{label}"]
+    return [_point(s, round(r * games), games) for s, r in zip(steps, rates) if s <= max_steps]
