@@ -151,7 +151,7 @@ def rollout_values(
             mine = clones.current_player[games] == player
             observation[np.ix_(mine, unseen + np.flatnonzero(ruled_out))] = 0.0
         actions[games] = simple_actions(observation, mask, config, rng)
-        core.step(clones, actions, games=live)
+        core.step(clones, actions, games=games)
         over = live & clones.done
         value[over] = clones.rewards[over, player]
         out = live & ~clones.done & clones.eliminated[:, player]

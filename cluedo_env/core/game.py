@@ -16,8 +16,12 @@ Rewards arrive on the step that ends a game: +1 to the winner and -1 to every
 other player; -1 to everybody when every player accused wrongly; 0 to everybody
 when the game is truncated at ``max_turns``.
 
-The rules themselves are written once, for one game, in ``core/rules.py`` and compiled;
-this module checks the input, builds each config's rule tables (``Rules``) and calls them.
+The rules themselves are written once, for one game, in ``core/rules.py`` and compiled; this module
+checks the input, builds each config's rule tables (``Rules``) and calls the compiled entry points
+over the batch (``core/batched.py``).
+
+``games=`` always takes game indices, a list or 1-D integer array (``state.game_indices`` checks
+them): the games to deal again (``reset``), to step (``step``), to observe (``observe``).
 """
 
 from __future__ import annotations
@@ -28,16 +32,18 @@ from typing import NoReturn
 import numba
 import numpy as np
 
-from cluedo_env.core import rules as play
+from cluedo_env.core import batched, layout
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board, room_distances
 from cluedo_env.core.config import CORNER_ROOMS, GameConfig
 from cluedo_env.core.events import MOVE_BLOCKED, MOVE_CHOOSE_ROOM, MOVE_PASSAGE, MOVE_STAY, MOVE_WALK
+from cluedo_env.core.layout import STATE_FIELDS
 from cluedo_env.core.movement import MAX_ROLL, MoveTables
 from cluedo_env.core.rng import SEED_BOUND
-from cluedo_env.core.state import STATE_FIELDS, Phase, State, field_shapes
+from cluedo_env.core.rules import START_PLAYERS
+from cluedo_env.core.state import Phase, State, field_shapes, game_indices
 
-__all__ = ["CORNER_ROOMS", "Rules", "init", "legal_action_mask", "reset", "rules_for", "step"]
+__all__ = ["CORNER_ROOMS", "Rules", "check_seeds", "init", "legal_action_mask", "reset", "rules_for", "step"]
 
 PARALLEL_BATCH = 256  # from this many games a step runs on every core (below, threads cost more)
 
@@ -45,8 +51,8 @@ PARALLEL_BATCH = 256  # from this many games a step runs on every core (below, t
 class Rules:
     """Tables derived once from a config; shared by every state of that config (see ``rules_for``).
 
-    ``tables`` is what the compiled rules read (``play.pack_tables``); the other attributes are
-    for Python code (observations, agents, tools).
+    ``tables`` is what the compiled rules read (the buffer of ``layout.pack_tables``); the other
+    attributes are for Python code (observations, agents, tools).
     """
 
     def __init__(self, config: GameConfig) -> None:
@@ -75,10 +81,12 @@ class Rules:
             axis=1,
         )
         self.passages = self.board.passages if self.classic else np.full(self.R, -1, dtype=np.int8)
-        self.tables = play.pack_tables(self._dims(), self._tables())
+        batched.check_cache()  # (before the first compiled call of the process)
+        self.tables = layout.pack_tables(self._numbers(), self._tables())
         self.no_mask = np.zeros((0, self.A), dtype=bool)  # the compiled rules' "no mask wanted"
 
-    def _dims(self) -> dict[str, int]:
+    def _numbers(self) -> dict[str, int]:
+        """The numbers of ``layout.NUMBERS``."""
         config, lay = self.config, self.layout
         return {
             "S": self.S,
@@ -98,14 +106,14 @@ class Rules:
             "stay_in_room": int(config.stay_in_room),
             "accuse_anywhere": int(config.accuse_anywhere),
             "compact": int(config.movement == "compact"),
-            "start_player": play.START_PLAYERS.index(config.start_player),
+            "start_player": START_PLAYERS.index(config.start_player),
             "num_face_down": config.num_face_down,
             **{name: lay.offsets[name.lower()] for name in ("PASSAGE", "STAY", "NO_MOVE", "ENTER")},
             **{name: lay.offsets[name.lower()] for name in ("TOWARD", "SQUARE", "SHOW")},
         }
 
     def _tables(self) -> dict[str, np.ndarray]:
-        """The tables of ``play.TABLES``."""
+        """The tables of ``layout.TABLE_FIELDS``."""
         lay, A, R, N = self.layout, self.A, self.R, self.N
         # Per action: its range index and its argument within the range (and "no action" at A).
         kind = np.full(A + 1, -1, dtype=np.int8)
@@ -261,11 +269,11 @@ def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:
         events, ``START`` and the first ``TURN``) in ``state.events``.
     """
     rules = rules_for(config)
-    seeds = _check_seeds(seeds)
+    seeds = check_seeds(seeds)
     B = len(seeds)
     shapes = field_shapes(config, B)
     state = State(config=config, **{name: np.zeros(shapes[name], dtype) for name, dtype, _ in STATE_FIELDS})
-    play.deal_games(state._buffer, rules.tables, B, np.arange(B), seeds, rules.no_mask)
+    batched.deal_games(state._buffer, rules.tables, np.arange(B), seeds, rules.no_mask)
     return state
 
 
@@ -283,26 +291,27 @@ def reset(
 
     Args:
         state: The batch; updated in place and returned.
-        games: Indices of the games to deal again, each at most once.
+        games: Indices of the games to deal again, each at most once (a list or 1-D integer array;
+            a bool mask is refused: pass ``np.flatnonzero(mask)``).
         seeds: One integer seed in ``[0, 2**63)`` per game of ``games``.
         mask: A ``bool[B, A]`` array as ``step`` takes it: the rows of ``games`` get the new
             games' legal actions (the other rows are left as they are), so that a mask kept up
             to date by ``step(..., mask=mask)`` stays so.
     """
     rules = rules_for(state.config)
-    games = _check_games(games, state.batch_size)
-    seeds = _check_seeds(seeds)
+    games = game_indices(games, state.batch_size, distinct=True)
+    seeds = check_seeds(seeds)
     if len(seeds) != len(games):
         raise ValueError(f"seeds must have one entry per game of games ({len(games)}), got {len(seeds)}")
     if mask is None:
         mask = rules.no_mask
     else:
         _check_mask(mask, state.batch_size, rules.A)
-    play.deal_games(state._buffer, rules.tables, state.batch_size, games, seeds, mask)
+    batched.deal_games(state._buffer, rules.tables, games, seeds, mask)
     return state
 
 
-def _check_seeds(seeds) -> np.ndarray:
+def check_seeds(seeds) -> np.ndarray:
     """``int64[n]`` of integer seeds in ``[0, SEED_BOUND)`` (an int, a list or a 1-D integer array)."""
     try:
         array = np.atleast_1d(np.asarray(seeds))
@@ -332,32 +341,6 @@ def _bad_seeds(seeds: object) -> NoReturn:
     )
 
 
-def _check_games(games, batch_size: int) -> np.ndarray:
-    """``int64[n]`` of game indices in ``[0, batch_size)`` (a list or a 1-D integer array; not a mask)."""
-    array = np.asarray(games)
-    if (
-        array.ndim != 1
-        or not (np.issubdtype(array.dtype, np.integer) or len(array) == 0)
-        or array.dtype == bool
-    ):
-        raise ValueError(
-            f"games must be a list or 1-D integer array of game indices in [0, {batch_size}) "
-            f"(for a bool mask, pass np.flatnonzero(mask)), got {games!r}"
-        )
-    if len(array) and (array.min() < 0 or array.max() >= batch_size):
-        raise ValueError(f"games must be indices in [0, {batch_size}), got {array.tolist()}")
-    array = array.astype(np.int64)
-    if len(array) > 1:
-        values, counts = np.unique(array, return_counts=True)
-        if len(values) < len(array):
-            repeated = int(np.flatnonzero(counts > 1)[0])
-            raise ValueError(
-                f"games must be distinct game indices (each is dealt once), got {array.tolist()}: "
-                f"game {int(values[repeated])} {int(counts[repeated])} times"
-            )
-    return array
-
-
 def legal_action_mask(state: State, out: np.ndarray | None = None) -> np.ndarray:
     """``bool[B, A]``: the acting player's legal actions; all False once a game is over.
 
@@ -375,9 +358,9 @@ def legal_action_mask(state: State, out: np.ndarray | None = None) -> np.ndarray
         _check_mask(out, B, rules.A)
     runs = _runs(B)
     if runs > 1:
-        play.legal_games_parallel(state._buffer, rules.tables, out, runs)
+        batched.legal_games_parallel(state._buffer, rules.tables, out, runs)
     else:
-        play.legal_games(state._buffer, rules.tables, out)
+        batched.legal_games(state._buffer, rules.tables, out)
     return out
 
 
@@ -385,7 +368,7 @@ def step(
     state: State,
     actions: np.ndarray | list[int],
     check: bool = True,
-    games: np.ndarray | None = None,
+    games: np.ndarray | list[int] | None = None,
     mask: np.ndarray | None = None,
 ) -> State:
     """Apply the acting player's action in every game still running (or in ``games`` only).
@@ -401,8 +384,9 @@ def step(
             still refused before anything changes, but an action of the right kind that the mask
             forbids (entering a room out of reach, showing a card not held) is played as given
             and leaves that game outside the rules.
-        games: ``bool[B]`` mask of the games to step; the others wait (default: all). Indices
-            are refused (``TypeError``): build the mask, e.g. ``np.isin(np.arange(B), indices)``.
+        games: Indices of the games to step, each at most once, a list or 1-D integer array; the
+            others wait (default: all). A bool mask is refused (``TypeError``): pass
+            ``np.flatnonzero(mask)``.
         mask: A C-contiguous, writeable ``bool[B, A]`` array into which the legal actions after
             the step are written (``legal_action_mask(state)``, computed game by game in the
             step's own pass): a loop that steps, then chooses from the mask, needs no second
@@ -424,19 +408,21 @@ def step(
         _check_mask(mask, B, rules.A)
     if games is None and not check and B == 1 and (action := _one_action(actions)) is not None:
         # one game, as the single-game environments step it: one compiled call, no array made
-        bad = play.step_one(state._buffer, rules.tables, action, mask)
+        bad = batched.step_one(state._buffer, rules.tables, action, mask)
     else:
         actions = _as_actions(actions, B, rules.A)
-        selected = _ALL if games is None else _as_mask(games, B)
+        selected = _ALL if games is None else _selected(games, B)
         runs = _runs(B)
         if runs > 1:
-            bad = play.step_games_parallel(state._buffer, rules.tables, actions, selected, check, mask, runs)
+            bad = batched.step_games_parallel(
+                state._buffer, rules.tables, actions, selected, check, mask, runs
+            )
         else:
-            bad = play.step_games(state._buffer, rules.tables, actions, selected, check, mask)
+            bad = batched.step_games(state._buffer, rules.tables, actions, selected, check, mask)
     if bad >= 0:  # refused before anything changed: out of range, another phase's, or illegal
         live = state.phase != Phase.OVER
         if games is not None:
-            live &= _as_mask(games, B)
+            live &= _selected(games, B)
         # raises, naming the action as given (a uint64 beyond int64 is not named as its int64 wrap)
         _check(state, np.where(live, np.asarray(given), 0), live)
         raise AssertionError(f"game {bad}'s action was refused, yet it passes the check")
@@ -459,7 +445,7 @@ def _one_action(actions: object) -> int | None:
 def _runs(batch_size: int) -> int:
     """Runs of games a batch is played in: one per thread of numba's from ``PARALLEL_BATCH``
     games (by the compiled rules' parallel entries, which only Python calls: see
-    ``play.step_games_parallel``), else one (on this thread)."""
+    ``batched.step_games_parallel``), else one (on this thread)."""
     return numba.get_num_threads() if batch_size >= PARALLEL_BATCH else 1
 
 
@@ -509,17 +495,11 @@ def _as_actions(actions: object, batch_size: int, num_actions: int | None = None
     return array.astype(np.int64, copy=False)
 
 
-def _as_mask(games: object, batch_size: int) -> np.ndarray:
-    """``bool[B]``: the games ``step`` steps, from a bool mask of shape ``(B,)``."""
-    array = np.asarray(games)
-    if array.dtype != bool:
-        raise TypeError(
-            f"games must be a bool mask of shape ({batch_size},), got {array.dtype} values {games!r}; "
-            "for game indices pass np.isin(np.arange(state.batch_size), indices)"
-        )
-    if array.shape != (batch_size,):
-        raise ValueError(f"games must be a bool mask of shape ({batch_size},), got shape {array.shape}")
-    return array
+def _selected(games: object, batch_size: int) -> np.ndarray:
+    """``bool[B]``: the games ``step`` steps, from their indices (``game_indices``, each at most once)."""
+    selected = np.zeros(batch_size, dtype=bool)
+    selected[game_indices(games, batch_size, distinct=True)] = True
+    return selected
 
 
 def _check(state: State, actions: np.ndarray, live: np.ndarray) -> None:

@@ -122,7 +122,7 @@ def _moves(tables: MoveTables, start, rolls, pawns, table_first: bool) -> tuple[
     return squares, rooms
 
 
-@njit(cache=True, nogil=True, _nrt=True)  # (explicitly: its callers in core/rules.py count no references)
+@njit(cache=True, nogil=True, _nrt=True)  # (explicitly: its callers, core/batched.py, count none)
 def reach(
     stop_within, enter_within, distance_from, corridor, room_doors, square_row, square_col,
     door_room, door_square, start, roll, pawns, squares, rooms,

@@ -47,7 +47,7 @@ from numba import njit, prange
 
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.game import PARALLEL_BATCH, Rules, rules_for
-from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State
+from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, game_indices
 
 __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "observe"]
 
@@ -303,7 +303,8 @@ def observe(
         players: The viewer of each selected game (an integer array), or one viewer for all (an
             int), in ``[0, P)``.
         games: Indices of the games to observe, a list or 1-D integer array (default: all, in
-            order).
+            order; a game may be observed more than once). A bool mask is refused: pass
+            ``np.flatnonzero(mask)``.
         kind: ``"player"`` (what the viewer may know) or ``"seer"`` (everything).
         out: Where to write the result: a C-contiguous, writeable ``float32[len(games),
             observation_size(config, kind)]`` array (its contents are overwritten), or ``None``
@@ -336,7 +337,7 @@ def observe(
         if viewers.size and (viewers.min() < 0 or viewers.max() >= P):
             _bad_viewers(state, viewers, P, games)
         viewers = np.ascontiguousarray(np.broadcast_to(viewers, (n,)), dtype=np.int64)
-    games = np.arange(n) if games is None else _as_games(games, state.batch_size)
+    games = np.arange(n) if games is None else game_indices(games, state.batch_size)
     if out is None:
         out = np.empty((n, tables.size), dtype=np.float32)
     else:
@@ -372,17 +373,3 @@ def _bad_viewers(state: State, viewers: np.ndarray | int, P: int, games: object)
         f"players must be in [0, {P}), got {viewers[(viewers < 0) | (viewers >= P)][:10].tolist()} "
         f"for games {bad[:10].tolist()}{over}"
     )
-
-
-def _as_games(games: object, batch_size: int) -> np.ndarray:
-    """``int64[n]`` of game indices in ``[0, batch_size)``, from a list or a 1-D integer array."""
-    array = np.asarray(games)
-    if array.ndim != 1 or (array.dtype.kind not in "iu" and array.size):
-        raise TypeError(
-            f"games must be a list or 1-D integer array of game indices (for a bool mask, pass "
-            f"np.flatnonzero(mask)), got {array.dtype} of shape {array.shape}"
-        )
-    array = np.ascontiguousarray(array, dtype=np.int64)  # the compiled writer's layout
-    if array.size and (array.min() < 0 or array.max() >= batch_size):
-        raise ValueError(f"games must be indices in [0, {batch_size}), got {array[:10].tolist()}")
-    return array

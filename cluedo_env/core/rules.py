@@ -2,42 +2,26 @@
 game over and the legal actions (docs/RULES.md).
 
 Each rule is plain scalar code for game ``i`` of a batch, compiled by numba (``cache=True``:
-compiled on the first use in an environment, then loaded from numba's cache). The entry
-points at the bottom run a rule over the games of the batch, in parallel (``prange``) for
-large batches. ``core/game.py`` checks the input and calls them.
-
-They take two byte buffers rather than dozens of arrays (a compiled call costs about 50 ns
-per array argument, which would dominate a step of one game):
-
-- the state's ``State._buffer``, which holds every field of the batch (``state.py``);
-  ``_fields`` views it back as a ``Fields`` tuple (``g.location[i, s]`` ...);
-- the config's rule tables (``Rules.tables``, packed by ``pack_tables``); ``_tables`` views
-  them as a ``Tables`` tuple (``t.passage_to[room]`` ...).
-
-The views are made with ``carray`` and hold no reference to their buffer (``_at``). The entry
-points view the buffers once per run of games (``_advance``, ``step_one``, ``deal_games``) and
-inline the rules of a game (``play``, ``legal``) into their loop: handing a compiled rule the
-two tuples copies them (about 4 KB), which costs more than most rules. A step writes each
-game's legal actions right after its move, while the game is in the cache (``step_games``).
+compiled on the first use in an environment, then loaded from numba's cache). A rule reads and
+writes the batch's state through ``g`` (a ``layout.Fields`` tuple: ``g.location[i, s]`` ...) and
+reads the config's numbers and tables through ``t`` (a ``layout.Tables`` tuple: ``t.R``,
+``t.passage_to[room]`` ...); both are views of byte buffers (``core/layout.py``, ``core/views.py``).
+The entry points of ``core/batched.py`` run the rules over the games of a batch, the rules of a
+game (``play``, ``legal``) inlined into their loop; ``core/game.py`` checks the input and calls them.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
-from numba import carray, njit, prange, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import RANGE_NAMES
-from cluedo_env.core.board import ROWS
-from cluedo_env.core.movement import MAX_ROLL, reach
+from cluedo_env.core.movement import reach
 from cluedo_env.core.rng import GOLDEN, M1, M2
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase
 
-__all__ = ["DIMS", "TABLES", "Fields", "Tables", "buffer_size", "pack_tables"]
+__all__ = ["START_PLAYERS", "deal", "draw", "legal", "play"]
 
 # Draw counters: the cards' shuffle keys use 0..C-1, the starting rolls the next ones, turn dice
 # count up from DICE_DRAWS.
@@ -50,247 +34,9 @@ MAX_KEY = np.uint64(2**64 - 1)
 KIND_ROLL, KIND_PASSAGE, KIND_STAY, KIND_NO_MOVE, KIND_ENTER, KIND_TOWARD, KIND_SQUARE = range(7)
 KIND_SUGGEST, KIND_NO_SUGGESTION, KIND_SHOW, KIND_ACCUSE, KIND_END_TURN = range(7, 12)
 assert RANGE_NAMES[KIND_END_TURN] == "end_turn" and RANGE_NAMES[KIND_SQUARE] == "square"
-NO_ACTION = -1  # a game that does not move this step (over, or not selected)
 TURN, MOVE, SUGGEST, REFUTE, ACCUSE, OVER = (
     Phase.TURN, Phase.MOVE, Phase.SUGGEST, Phase.REFUTE, Phase.ACCUSE, Phase.OVER
 )  # fmt: skip
-
-# The config's numbers, then its tables (name, dtype, shape in terms of the numbers).
-DIMS = (
-    "S", "W", "R", "C", "P", "N", "A", "E", "num_doors", "classic", "dice", "max_turns", "duel",
-    "auto_refute", "stay_in_room", "accuse_anywhere", "compact", "start_player", "num_face_down",
-    "PASSAGE", "STAY", "NO_MOVE", "ENTER", "TOWARD", "SQUARE", "SHOW",
-)  # fmt: skip
-TABLES = (
-    ("action_kind", np.int8, "A + 1"),  # range index of each action (-1: no action)
-    ("action_arg", np.int32, "A + 1"),  # index within its range
-    ("phase_bits", np.uint8, "A + 1"),  # bit p: the action's kind is played in phase p
-    ("move_how", np.int16, "12"),  # per move kind: the MOVE event's "how"
-    ("move_phase", np.int8, "12"),  # per move kind: the phase after it
-    ("suggest_cards", np.int64, "S * W, 2"),  # suspect, weapon card of each suggestion
-    ("accuse_cards", np.int64, "S * W * R, 3"),  # the three cards of each accusation
-    ("passages", np.int8, "R"),  # where a room's secret passage leads (-1: none)
-    ("passage_to", np.int16, "R + N + 1"),  # the same by location (itself where none)
-    ("mask_rows", np.bool_, "12, A"),  # legal actions of each phase that do not depend on the game
-    ("weapon_start", np.int8, "W"),
-    ("pawn_start", np.int16, "S"),
-    ("corner_rooms", np.int64, "4"),  # the duel's face-down cards lie on these rooms
-    ("stop_within", np.bool_, "(R + N) * 13, N"),  # movement tables (core/movement.py)
-    ("enter_within", np.bool_, "(R + N) * 13, R"),
-    ("distance_from", np.int16, "R + N, N"),
-    ("distance_by_room", np.uint8, "R, N"),
-    ("corridor", np.int64, "25"),
-    ("room_doors", np.int64, "R, 25"),
-    ("square_row", np.int64, "N"),
-    ("square_col", np.int64, "N"),
-    ("door_room", np.int64, "num_doors"),
-    ("door_square", np.int64, "num_doors"),
-)
-assert len(RANGE_NAMES) == 12 and MAX_ROLL + 1 == 13 and ROWS == 25
-Tables = namedtuple("Tables", [*DIMS, *(name for name, _, _ in TABLES)])
-
-# The state's fields in buffer order (``state.STATE_FIELDS``): name, dtype, shape after the batch.
-Fields = namedtuple(
-    "Fields",
-    "owner shown_to peeked passed showed accused eliminated location weapon_room phase turn_player "
-    "current_player suggestion seed turn dice may_suggest summoned reachable enterable terminated "
-    "truncated winner rewards events num_events key draws envelope face_down",
-)
-
-
-def pack_tables(dims: dict[str, int], tables: dict[str, np.ndarray]) -> np.ndarray:
-    """The ``uint8`` buffer ``_tables`` reads: the numbers ``DIMS``, the byte offset of each
-    table of ``TABLES``, then the tables (each cast to its dtype, checked against its shape)."""
-    header = np.array([dims[name] for name in DIMS] + [0] * len(TABLES), dtype=np.int64)
-    parts, end = [], header.nbytes
-    for name, dtype, shape in TABLES:
-        array = np.ascontiguousarray(tables[name], dtype=dtype)
-        want = eval(f"({shape},)", {}, dict(dims))
-        if array.shape != want:
-            raise AssertionError(f"table {name} has shape {array.shape}, the compiled rules read {want}")
-        end += -end % 8
-        header[len(DIMS) + len(parts)] = end
-        parts.append((end, array))
-        end += array.nbytes
-    buffer = np.zeros(end, dtype=np.uint8)
-    buffer[: header.nbytes] = header.view(np.uint8)
-    for offset, array in parts:
-        buffer[offset : offset + array.nbytes] = array.reshape(-1).view(np.uint8)
-    return buffer
-
-
-# --- the two buffers, viewed ------------------------------------------------------------------
-
-
-@intrinsic
-def _address(typingctx, integer):
-    """The ``void *`` of an integer address (for ``carray``)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(integer), codegen
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _at(buffer, offset):
-    """The address ``offset`` bytes into ``buffer``. Arrays made on it by ``carray`` hold no
-    reference to the buffer: handing them from rule to rule costs no reference counting (an
-    atomic operation per array and call, which shared by the threads of a parallel step would
-    cost more than the rules). The caller keeps the buffer alive for the call."""
-    return _address(buffer.ctypes.data + offset)
-
-
-# _nrt=True, explicitly: numba compiles a function without reference counting when its first caller
-# has none (_advance), and carray cannot be compiled so.
-@njit(cache=True, nogil=True, _nrt=True)
-def _tables(buffer):
-    h = carray(_at(buffer, 0), len(DIMS) + len(TABLES), np.int64)
-    S, W, R, N, A, doors = h[0], h[1], h[2], h[5], h[6], h[8]
-    o = h[len(DIMS) :]
-    return Tables(
-        h[0],
-        h[1],
-        h[2],
-        h[3],
-        h[4],
-        h[5],
-        h[6],
-        h[7],
-        h[8],
-        h[9],
-        h[10],
-        h[11],
-        h[12],
-        h[13],
-        h[14],
-        h[15],
-        h[16],
-        h[17],
-        h[18],
-        h[19],
-        h[20],
-        h[21],
-        h[22],
-        h[23],
-        h[24],
-        h[25],
-        carray(_at(buffer, o[0]), A + 1, np.int8),
-        carray(_at(buffer, o[1]), A + 1, np.int32),
-        carray(_at(buffer, o[2]), A + 1, np.uint8),
-        carray(_at(buffer, o[3]), 12, np.int16),
-        carray(_at(buffer, o[4]), 12, np.int8),
-        carray(_at(buffer, o[5]), (S * W, 2), np.int64),
-        carray(_at(buffer, o[6]), (S * W * R, 3), np.int64),
-        carray(_at(buffer, o[7]), R, np.int8),
-        carray(_at(buffer, o[8]), R + N + 1, np.int16),
-        carray(_at(buffer, o[9]), (12, A), np.bool_),
-        carray(_at(buffer, o[10]), W, np.int8),
-        carray(_at(buffer, o[11]), S, np.int16),
-        carray(_at(buffer, o[12]), 4, np.int64),
-        carray(_at(buffer, o[13]), ((R + N) * 13, N), np.bool_),
-        carray(_at(buffer, o[14]), ((R + N) * 13, R), np.bool_),
-        carray(_at(buffer, o[15]), (R + N, N), np.int16),
-        carray(_at(buffer, o[16]), (R, N), np.uint8),
-        carray(_at(buffer, o[17]), 25, np.int64),
-        carray(_at(buffer, o[18]), (R, 25), np.int64),
-        carray(_at(buffer, o[19]), N, np.int64),
-        carray(_at(buffer, o[20]), N, np.int64),
-        carray(_at(buffer, o[21]), doors, np.int64),
-        carray(_at(buffer, o[22]), doors, np.int64),
-    )
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _next(end, count, itemsize):
-    """The offset of a field of ``count`` items after ``end`` (aligned to its item size) and its end."""
-    start = end + (-end % itemsize)
-    return start, start + count * itemsize
-
-
-@njit(cache=True, nogil=True, _nrt=True)  # (explicitly: see _tables)
-def _fields(buffer, B, t):
-    """The state's fields as views of its buffer (laid out as ``state.pack`` lays them out)."""
-    P, C, S, W, R, N, E = t.P, t.C, t.S, t.W, t.R, t.N, t.E
-    o0, e = _next(0, B * C, 1)
-    o1, e = _next(e, B * P * C, 1)
-    o2, e = _next(e, B * P * C, 1)
-    o3, e = _next(e, B * P * C, 1)
-    o4, e = _next(e, B * P * C, 1)
-    o5, e = _next(e, B * P * C, 1)
-    o6, e = _next(e, B * P, 1)
-    o7, e = _next(e, B * S, 2)
-    o8, e = _next(e, B * W, 1)
-    o9, e = _next(e, B, 1)
-    o10, e = _next(e, B, 1)
-    o11, e = _next(e, B, 1)
-    o12, e = _next(e, B * 3, 2)
-    o13, e = _next(e, B, 8)
-    o14, e = _next(e, B, 4)
-    o15, e = _next(e, B * 2, 1)
-    o16, e = _next(e, B, 1)
-    o17, e = _next(e, B * P, 1)
-    o18, e = _next(e, B * N, 1)
-    o19, e = _next(e, B * R, 1)
-    o20, e = _next(e, B, 1)
-    o21, e = _next(e, B, 1)
-    o22, e = _next(e, B, 1)
-    o23, e = _next(e, B * P, 4)
-    o24, e = _next(e, B * E * 7, 2)
-    o25, e = _next(e, B, 1)
-    o26, e = _next(e, B, 8)
-    o27, e = _next(e, B, 4)
-    o28, e = _next(e, B * 3, 2)
-    o29, e = _next(e, B * R, 2)
-    return Fields(
-        carray(_at(buffer, o0), (B, C), np.int8),
-        carray(_at(buffer, o1), (B, P, C), np.int8),
-        carray(_at(buffer, o2), (B, P, C), np.bool_),
-        carray(_at(buffer, o3), (B, P, C), np.bool_),
-        carray(_at(buffer, o4), (B, P, C), np.uint8),
-        carray(_at(buffer, o5), (B, P, C), np.bool_),
-        carray(_at(buffer, o6), (B, P), np.bool_),
-        carray(_at(buffer, o7), (B, S), np.int16),
-        carray(_at(buffer, o8), (B, W), np.int8),
-        carray(_at(buffer, o9), B, np.int8),
-        carray(_at(buffer, o10), B, np.int8),
-        carray(_at(buffer, o11), B, np.int8),
-        carray(_at(buffer, o12), (B, 3), np.int16),
-        carray(_at(buffer, o13), B * 8, np.int64),
-        carray(_at(buffer, o14), B * 4, np.int32),
-        carray(_at(buffer, o15), (B, 2), np.int8),
-        carray(_at(buffer, o16), B, np.bool_),
-        carray(_at(buffer, o17), (B, P), np.bool_),
-        carray(_at(buffer, o18), (B, N), np.bool_),
-        carray(_at(buffer, o19), (B, R), np.bool_),
-        carray(_at(buffer, o20), B, np.bool_),
-        carray(_at(buffer, o21), B, np.bool_),
-        carray(_at(buffer, o22), B, np.int8),
-        carray(_at(buffer, o23), (B, P), np.float32),
-        carray(_at(buffer, o24), (B, E, 7), np.int16),
-        carray(_at(buffer, o25), B, np.int8),
-        carray(_at(buffer, o26), B * 8, np.uint64),
-        carray(_at(buffer, o27), B * 4, np.uint32),
-        carray(_at(buffer, o28), (B, 3), np.int16),
-        carray(_at(buffer, o29), (B, R), np.int16),
-    )
-
-
-@njit(cache=True, nogil=True)
-def buffer_size(B, tables):
-    """Bytes of the state buffer of ``B`` games as ``_fields`` lays it out (``state.pack`` must agree)."""
-    t = _tables(tables)
-    P, C, S, W, R, N, E = t.P, t.C, t.S, t.W, t.R, t.N, t.E
-    e = 0
-    for count, itemsize in (
-        (B * C, 1), (B * P * C, 1), (B * P * C, 1), (B * P * C, 1), (B * P * C, 1), (B * P * C, 1),
-        (B * P, 1), (B * S, 2), (B * W, 1), (B, 1), (B, 1), (B, 1), (B * 3, 2), (B, 8), (B, 4),
-        (B * 2, 1), (B, 1), (B * P, 1), (B * N, 1), (B * R, 1), (B, 1), (B, 1), (B, 1), (B * P, 4),
-        (B * E * 7, 2), (B, 1), (B, 8), (B, 4), (B * 3, 2), (B * R, 2),
-    ):  # fmt: skip
-        _, e = _next(e, count, itemsize)
-    return e
-
 
 # --- randomness (core/rng.py, one draw at a time) ---------------------------------------------
 
@@ -624,7 +370,7 @@ def _game_over(g, i, winner, reason, terminated):
 
 @njit(cache=True, nogil=True, inline="always")
 def play(g, t, i, action):
-    """Game ``i`` plays ``action`` (checked by ``_first_bad``): a roll, a move, a suggestion, the
+    """Game ``i`` plays ``action`` (checked by ``batched.step_games``): a roll, a move, a suggestion, the
     choice not to suggest, a card shown, an accusation, or the end of the turn."""
     kind, arg = t.action_kind[action], t.action_arg[action]
     if kind == KIND_ROLL:
@@ -684,150 +430,3 @@ def _copy(to, source, start):
     hundred entries (a mask row), which would be most of a step."""
     for k in range(len(source)):
         to[start + k] = source[k]
-
-
-# --- over the batch --------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _moves(g, selected, i):
-    """Whether game ``i`` plays its action this step: it is not over and it is ``selected`` (an
-    empty ``selected``: every game is)."""
-    return g.phase[i] != OVER and (len(selected) == 0 or selected[i])
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _refused(g, t, i, action):
-    """Whether game ``i`` refuses ``action`` even unchecked: out of range, or of a kind not played
-    in its phase."""
-    return not (0 <= action < t.A and (t.phase_bits[action] >> g.phase[i]) & 1 == 1)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _step_game(g, t, i, action, out):
-    """Game ``i``'s step: its events and rewards cleared, then ``action`` played (``NO_ACTION``:
-    none), then, with ``out`` (not empty), its legal actions written into ``out[i]`` while its
-    state is in the cache."""
-    g.events[i, : g.num_events[i]] = -1  # (the rows after them are unused: -1 already)
-    g.num_events[i] = 0
-    g.rewards[i] = 0.0
-    if action != NO_ACTION:
-        play(g, t, i, action)
-    if len(out):
-        legal(g, t, i, out[i])
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _advance(state, tables, B, actions, selected, out, first, last):
-    """Games ``first`` .. ``last - 1`` of a batch of ``B``: with ``actions`` (not empty), their
-    step (``_step_game``); without, their legal actions into ``out``. (One call for a run of
-    games: a compiled call copies the state's and the tables' tuples, which costs more than most
-    rules.)
-
-    Compiled without numba's reference counting (``_nrt=False``: the rules allocate nothing):
-    with it, each rule inlined into the loop counts a reference to each of the tuples' fifty
-    arrays on the way in and out, which cost about 80 ns per game, more than a whole step of
-    most games (their views hold no reference to count, see ``_at``)."""
-    t = _tables(tables)
-    g = _fields(state, B, t)
-    for i in range(first, last):
-        if len(actions):
-            _step_game(g, t, i, actions[i] if _moves(g, selected, i) else NO_ACTION, out)
-        else:
-            legal(g, t, i, out[i])
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _first_refusing(state, tables, actions, selected, check, scratch):
-    """The first game of ``step_games`` refusing its action, or -1 (``scratch``: ``bool[A]`` where a
-    game's legal actions are worked out for the check)."""
-    t = _tables(tables)
-    g = _fields(state, len(actions), t)
-    for i in range(len(actions)):
-        if _moves(g, selected, i):
-            if _refused(g, t, i, actions[i]):
-                return i
-            if check:
-                legal(g, t, i, scratch)
-                if not scratch[actions[i]]:
-                    return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def step_games(state, tables, actions, selected, check, out):
-    """Play ``actions[i]`` in game ``i`` (see ``_moves``), and with ``out`` (not empty) write the
-    legal actions after the step into it, one game after the other on this thread. Returns -1, or
-    the first game refusing its action (``_refused``, or with ``check`` not legal): then nothing
-    has changed."""
-    scratch = np.empty(_tables(tables).A if check else 0, dtype=np.bool_)
-    bad = _first_refusing(state, tables, actions, selected, check, scratch)
-    if bad < 0:
-        _advance(state, tables, len(actions), actions, selected, out, 0, len(actions))
-    return bad
-
-
-# The parallel entries: only these hold a prange, and no compiled function calls them (game.py does).
-# numba stores with a cached parallel function the call that starts its threads when it is loaded
-# from the cache, but not with a function compiled to call it once it was itself loaded from the
-# cache (numba#8578): that one, loaded by a later process, calls into threads never started (a
-# crash, rc 139), and which of them a process compiles depends on what ran before in that cache.
-# Each entry is therefore whole: its check, its loop over the runs of games.
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def step_games_parallel(state, tables, actions, selected, check, out, runs):
-    """``step_games`` over the cores, in ``runs`` equal runs of games (one per thread: each run
-    views the buffers once, and a step's work varies little from game to game). (``runs`` comes
-    from the caller: ``numba.get_num_threads`` here would keep this from the cache.)"""
-    scratch = np.empty(_tables(tables).A if check else 0, dtype=np.bool_)
-    bad = _first_refusing(state, tables, actions, selected, check, scratch)
-    if bad < 0:
-        B = len(actions)
-        runs = max(1, min(B, runs))
-        for r in prange(runs):
-            _advance(state, tables, B, actions, selected, out, r * B // runs, (r + 1) * B // runs)
-    return bad
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def step_one(state, tables, action, out):
-    """``step_games`` of a batch of one game without the check, from its action as an integer, in
-    one call (without reference counting, as ``_advance``)."""
-    t = _tables(tables)
-    g = _fields(state, 1, t)
-    if g.phase[0] == OVER:
-        action = NO_ACTION
-    elif _refused(g, t, 0, action):
-        return 0
-    _step_game(g, t, 0, action, out)
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def legal_games(state, tables, out):
-    """Every game's legal actions into ``out`` (``bool[B, A]``), one game after the other."""
-    B = len(out)
-    _advance(state, tables, B, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_), out, 0, B)
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def legal_games_parallel(state, tables, out, runs):
-    """``legal_games`` over the cores, in ``runs`` runs of games (as ``step_games_parallel``). (The
-    empty arrays are made by ``np.empty``: ``np.zeros`` would be a parallel loop of its own.)"""
-    B, no_actions, every_game = len(out), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_)
-    runs = max(1, min(B, runs))
-    for r in prange(runs):
-        _advance(state, tables, B, no_actions, every_game, out, r * B // runs, (r + 1) * B // runs)
-
-
-@njit(cache=True, nogil=True)
-def deal_games(state, tables, B, games, seeds, out):
-    """Deal game ``games[k]`` of a batch of ``B`` from ``seeds[k]``; with ``out`` (not empty)
-    write the new games' legal actions into their rows of ``out``."""
-    t = _tables(tables)
-    g = _fields(state, B, t)
-    for k in range(len(games)):
-        deal(g, t, games[k], seeds[k])
-        if len(out):
-            legal(g, t, games[k], out[games[k]])

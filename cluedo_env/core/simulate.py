@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from cluedo_env.core import events as ev
-from cluedo_env.core.game import _check_seeds
+from cluedo_env.core.game import check_seeds
 from cluedo_env.core.rng import draw, game_key
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
@@ -123,7 +123,7 @@ def redeal(
             f"games {np.flatnonzero(state.done).tolist()} are over: their envelope is public, nothing to redeal"
         )
     deals = _int_array(deals, "deals", (B, C), "one owner per card per game")
-    seeds = _check_seeds(seeds)
+    seeds = check_seeds(seeds)
     if len(seeds) != B:
         raise ValueError(f"seeds must be {B} integers in [0, 2**63), one per game, got {seeds.tolist()!r}")
     rooms = state._face_down.shape[1]

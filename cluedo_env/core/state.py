@@ -1,27 +1,19 @@
-"""The state of a batch of games: plain numpy arrays, batch dimension first."""
+"""The state of a batch of games: plain numpy arrays, batch dimension first, laid out in one byte buffer
+as ``core/layout.py`` says (``STATE_FIELDS``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from types import SimpleNamespace
 
 import numpy as np
 
+from cluedo_env.core import layout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
+from cluedo_env.core.layout import STATE_FIELDS
 
-__all__ = [
-    "BUFFERED",
-    "ENVELOPE",
-    "FACE_DOWN",
-    "NOBODY",
-    "STATE_FIELDS",
-    "Phase",
-    "State",
-    "byte_offsets",
-    "field_shapes",
-    "pack",
-    "put_rows",
-]
+__all__ = ["ENVELOPE", "FACE_DOWN", "NOBODY", "Phase", "State", "field_shapes", "game_indices", "put_rows"]
 
 
 def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
@@ -43,92 +35,59 @@ def put_rows(array: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
     array.reshape(len(array), -1).view(row)[rows, 0] = values.reshape(len(values), -1).view(row)[:, 0]
 
 
-# The fields of ``State`` (every array), in the order they lie in the state's byte buffer
-# (``State._buffer``), with their dtype and their shape after the batch dimension. The compiled
-# rules read the fields through that buffer (``core/rules.py`` lays it out the same way), and a
-# batch of one game's ``observe`` gathers the first ones (``BUFFERED``) from it.
-STATE_FIELDS = (
-    ("_owner", np.int8, "C"),
-    ("_shown_to", np.int8, "P, C"),
-    ("_peeked", np.bool_, "P, C"),
-    ("passed", np.bool_, "P, C"),
-    ("showed", np.uint8, "P, C"),
-    ("accused", np.bool_, "P, C"),
-    ("eliminated", np.bool_, "P"),
-    ("location", np.int16, "S"),
-    ("weapon_room", np.int8, "W"),
-    ("phase", np.int8, ""),
-    ("turn_player", np.int8, ""),
-    ("current_player", np.int8, ""),
-    ("suggestion", np.int16, "3"),
-    ("seed", np.int64, ""),
-    ("turn", np.int32, ""),
-    ("dice", np.int8, "2"),
-    ("may_suggest", np.bool_, ""),
-    ("summoned", np.bool_, "P"),
-    ("reachable", np.bool_, "N"),
-    ("enterable", np.bool_, "R"),
-    ("terminated", np.bool_, ""),
-    ("truncated", np.bool_, ""),
-    ("winner", np.int8, ""),
-    ("rewards", np.float32, "P"),
-    ("events", np.int16, "E, 7"),
-    ("num_events", np.int8, ""),
-    ("_key", np.uint64, ""),
-    ("_draws", np.uint32, ""),
-    ("_envelope", np.int16, "3"),
-    ("_face_down", np.int16, "R"),
-)
-BUFFERED = tuple(name for name, _, _ in STATE_FIELDS[:13])
-_DTYPES = {name: np.dtype(dtype) for name, dtype, _ in STATE_FIELDS}
-
-
 def field_shapes(config: GameConfig, batch_size: int) -> dict[str, tuple[int, ...]]:
-    """The shape of every array field of a state of ``batch_size`` games of ``config``."""
+    """The shape of every array field of a state of ``batch_size`` games of ``config`` (``STATE_FIELDS``)."""
     edition = config.cards
     C, P = edition.num_cards, config.num_players
-    sizes = {
-        "C": C,
-        "P": P,
-        "S": edition.num_suspects,
-        "W": edition.num_weapons,
-        "R": edition.num_rooms,
-        "N": classic_board().num_squares if config.board == "classic" else 0,
-        "E": max(C, P + 4),  # events of a step: a deal's, or a suggestion's (P + 4 at most)
-    }
-    return {
-        name: (
-            batch_size,
-            *(sizes[d] if d in sizes else int(d) for d in (p.strip() for p in shape.split(",")) if d),
-        )
-        for name, _, shape in STATE_FIELDS
-    }
+    sizes = SimpleNamespace(
+        C=C,
+        P=P,
+        S=edition.num_suspects,
+        W=edition.num_weapons,
+        R=edition.num_rooms,
+        N=classic_board().num_squares if config.board == "classic" else 0,
+        E=max(C, P + 4),  # events of a step: a deal's, or a suggestion's (P + 4 at most)
+    )
+    return {field.name: (batch_size, *field.shape(sizes)) for field in STATE_FIELDS}
 
 
-def byte_offsets(arrays: list[np.ndarray]) -> tuple[list[int], int]:
-    """Where ``pack`` puts each array in its buffer, and the buffer's size.
+def game_indices(games: object, batch_size: int, distinct: bool = False) -> np.ndarray:
+    """``int64[n]``: ``games`` as indices of games of a batch of ``batch_size``, checked.
 
-    Each array starts at a multiple of its item size, in the order given, so arrays of the
-    same shapes and dtypes always get the same offsets.
+    ``games`` is a list or 1-D integer array of indices in ``[0, batch_size)`` (each at most once
+    with ``distinct``); anything else raises, naming the value and what is accepted: a bool mask,
+    floats or another shape ``TypeError``, an index outside the batch or given twice ``ValueError``.
     """
-    offsets, end = [], 0
-    for array in arrays:
-        end += -end % array.itemsize
-        offsets.append(end)
-        end += array.nbytes
-    return offsets, end
+    array = np.asarray(games)
+    if array.ndim != 1 or array.dtype == bool or (array.dtype.kind not in "iu" and array.size):
+        what = "a bool mask" if array.dtype == bool else f"{array.dtype} of shape {array.shape}"
+        raise TypeError(
+            f"games must be a list or 1-D integer array of game indices in [0, {batch_size}) "
+            f"(for a bool mask, pass np.flatnonzero(mask)), got {what}: {_shown(games)}"
+        )
+    if array.size and (array.min() < 0 or array.max() >= batch_size):
+        raise ValueError(f"games must be indices in [0, {batch_size}), got {_shown(array.tolist())}")
+    array = np.ascontiguousarray(array, dtype=np.int64)
+    if distinct and len(array) > 1:
+        selected = np.zeros(batch_size, dtype=bool)
+        selected[array] = True
+        if np.count_nonzero(selected) < len(array):
+            values, counts = np.unique(array, return_counts=True)
+            repeated = int(np.flatnonzero(counts > 1)[0])
+            raise ValueError(
+                f"games must be distinct game indices (each at most once), got {_shown(array.tolist())}: "
+                f"game {int(values[repeated])} {int(counts[repeated])} times"
+            )
+    return array
 
 
-def pack(arrays: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Copies of ``arrays`` that share one ``uint8`` buffer (at ``byte_offsets``): ``(buffer, views)``."""
-    offsets, size = byte_offsets(arrays)
-    buffer = np.zeros(size, dtype=np.uint8)
-    views = []
-    for array, offset in zip(arrays, offsets):
-        view = buffer[offset : offset + array.nbytes].view(array.dtype).reshape(array.shape)
-        view[...] = array
-        views.append(view)
-    return buffer, views
+def _shown(value: object) -> str:
+    """``repr(value)``, cut to its first 200 characters."""
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+_FIELD_NAMES = frozenset(field.name for field in STATE_FIELDS)
 
 
 class Phase:
@@ -234,21 +193,21 @@ class State:
     def __post_init__(self) -> None:
         shapes = field_shapes(self.config, len(self.seed))
         arrays = []
-        for name, _, _ in STATE_FIELDS:
+        for name, dtype, _ in STATE_FIELDS:
             array = np.asarray(getattr(self, name))
             if array.shape != shapes[name]:
                 raise ValueError(
                     f"State.{name} must have shape {shapes[name]} for this config and batch, got {array.shape}"
                 )
-            arrays.append(array.astype(_DTYPES[name], copy=False))
-        buffer, views = pack(arrays)
+            arrays.append(array.astype(dtype, copy=False))
+        buffer, views = layout.pack(arrays)
         object.__setattr__(self, "_buffer", buffer)
         for (name, _, _), view in zip(STATE_FIELDS, views):
             object.__setattr__(self, name, view)
 
     def __setattr__(self, name: str, value: object) -> None:
         object.__setattr__(self, name, value)
-        if name in _DTYPES and "_buffer" in self.__dict__:  # a field replaced after construction
+        if name in _FIELD_NAMES and "_buffer" in self.__dict__:  # a field replaced after construction
             self.__post_init__()
 
     def __getstate__(self) -> dict:
@@ -287,16 +246,16 @@ class State:
         return State(config=self.config, **{k: v.copy() for k, v in self.arrays().items()})
 
     def take(self, games: np.ndarray | list[int]) -> State:
-        """The sub-batch of the given game indices, as a new state."""
-        games = np.asarray(games, dtype=np.int64)  # an empty list is a float array otherwise
+        """The sub-batch of the given game indices (``game_indices``; repeats allowed), as a new state."""
+        games = game_indices(games, self.batch_size)
         return State(config=self.config, **{k: v[games].copy() for k, v in self.arrays().items()})
 
     def put(self, games: np.ndarray | list[int], other: State) -> None:
-        """Overwrite the given games with the games of ``other`` (same config)."""
+        """Overwrite the games of the given indices (``game_indices``, each at most once) with the games
+        of ``other`` (same config), in order."""
         if other.config != self.config:
             raise ValueError("cannot put games of another config into this state")
-        games = np.asarray(games)
-        games = np.flatnonzero(games) if games.dtype == bool else games.astype(np.int64)
+        games = game_indices(games, self.batch_size, distinct=True)
         for name, array in self.arrays().items():
             put_rows(array, games, getattr(other, name))
 

@@ -43,7 +43,7 @@ def _digest(*arrays) -> str:
 
 
 def _state_digest(state) -> str:
-    from cluedo_env.core.state import STATE_FIELDS
+    from cluedo_env.core.layout import STATE_FIELDS
 
     return _digest(*(getattr(state, name) for name, _, _ in STATE_FIELDS))
 
@@ -64,7 +64,7 @@ def _play(state, mask, steps: int, seed: int) -> None:
         if not live.any():
             return
         actions[live] = agent.act(state, np.flatnonzero(live), mask[live])
-        half = np.arange(B) % 2 == k % 2 if k % 3 == 0 else None
+        half = np.arange(k % 2, B, 2) if k % 3 == 0 else None
         core.step(state, actions, check=k % 2 == 0, games=half, mask=mask)
 
 

@@ -21,7 +21,7 @@ import pytest
 from numba.core.registry import CPUDispatcher
 
 from agents.baselines import random_agent
-from cluedo_env.core import movement, rules, threading_layer
+from cluedo_env.core import batched, movement, rules, threading_layer
 
 MODULE = textwrap.dedent(
     """
@@ -68,7 +68,7 @@ def test_a_read_only_install_caches_in_the_user_wide_folder(tmp_path):
     assert value == "42" and int(hits) == 1, "the second process compiled again instead of loading"
 
 
-@pytest.mark.parametrize("module", [rules, movement])
+@pytest.mark.parametrize("module", [rules, batched, movement])
 def test_every_compiled_function_of_the_core_is_cached(module):
     compiled = [v for v in vars(module).values() if isinstance(v, CPUDispatcher)]
     assert compiled
@@ -78,7 +78,13 @@ def test_every_compiled_function_of_the_core_is_cached(module):
 
 
 # (core.observe is the function: the module is found by its name)
-COMPILED_MODULES = (rules, movement, importlib.import_module("cluedo_env.core.observe"), random_agent)
+COMPILED_MODULES = (
+    rules,
+    batched,
+    movement,
+    importlib.import_module("cluedo_env.core.observe"),
+    random_agent,
+)
 
 
 def test_only_python_calls_the_parallel_entries():

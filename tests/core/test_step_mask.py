@@ -41,7 +41,7 @@ def test_the_mask_kept_by_step_and_reset_is_the_legal_action_mask(config, batch)
     next_seed = batch
     for turn in range(60 if batch > 1 else 300):
         actions = choose(rng, mask)
-        games = rng.random(batch) < 0.8 if turn % 3 == 0 else None
+        games = np.flatnonzero(rng.random(batch) < 0.8) if turn % 3 == 0 else None
         if batch == 1 and games is None:
             actions = [int(actions[0])]  # the single-game call, as the environments make it
         core.step(state, actions, games=games, mask=mask)

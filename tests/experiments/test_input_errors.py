@@ -57,7 +57,7 @@ def test_an_action_of_a_finished_game_is_still_ignored():
     state = core.init(core.GameConfig(num_players=3, max_turns=1), [0, 1])
     first_game = np.array([True, False])
     while not state.done[0]:
-        core.step(state, core.legal_action_mask(state).argmax(axis=1), games=first_game)
+        core.step(state, core.legal_action_mask(state).argmax(axis=1), games=np.flatnonzero(first_game))
     over = arrays(state.take([0]))
     core.step(state, np.array([TOP, core.legal_action_mask(state)[1].argmax()], dtype=np.uint64))
     this_step = ("events", "num_events", "rewards")  # a game that does not move has none this step
