@@ -73,7 +73,7 @@ def test_a_seed_whose_deal_seeds_overflow_is_refused_naming_the_range():
 
 # -- 2: one run per folder; duplicate records count once -------------------------------------------
 
-HOLD_LOCK = "import sys, time; from pathlib import Path; from experiments.tournament import lock_folder\n" \
+HOLD_LOCK = "import sys, time; from pathlib import Path; from experiments.common.folder_lock import lock_folder\n" \
             "with lock_folder(Path(sys.argv[1])):\n    print('locked', flush=True); time.sleep(600)"  # fmt: skip
 
 
@@ -121,7 +121,7 @@ def test_a_dead_worker_stops_the_run_with_the_resume_command_and_loses_nothing(t
     marker, out = tmp_path / "died", tmp_path / "run"
     agents = f"lineup.agents=[{{name: 'test_tournament_safety:DyingAgent', label: dying, options: {{marker: '{marker}', die_at_deal: 2}}}}, {{name: notepad}}]"
     overrides = [*SMALL, agents, "games_per_lineup=12", "workers=1"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests" / "experiments"), str(ROOT)])}
     command = [sys.executable, "-m", "experiments.tournament", *overrides, f"output_dir={out}"]
     start = time.monotonic()
     died = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -140,11 +140,12 @@ def test_a_dead_worker_stops_the_run_with_the_resume_command_and_loses_nothing(t
                              capture_output=True, text=True, timeout=300)  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
     after = sorted_games(out / "games.jsonl")
-    sys.path.insert(0, str(ROOT / "tests"))  # the dying agent's module, for the in-process run
+    here = str(ROOT / "tests" / "experiments")
+    sys.path.insert(0, here)  # the dying agent's module, for the in-process run
     try:
         run_tournament(settings(*overrides, "workers=0"), tmp_path / "whole")  # the marker is there: no death
     finally:
-        sys.path.remove(str(ROOT / "tests"))
+        sys.path.remove(here)
     assert after == sorted_games(tmp_path / "whole/games.jsonl")
 
 
