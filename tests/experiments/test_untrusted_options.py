@@ -386,13 +386,12 @@ def crafted_checkpoint(genuine: dict, folder: Path, url: str) -> tuple[Path, lis
 
 
 def test_a_crafted_checkpoint_cannot_send_the_key_to_its_address(genuine, tmp_path, listener, monkeypatch):
-    run, _ = crafted_checkpoint(genuine, tmp_path, listener.url)
+    run, opponents = crafted_checkpoint(genuine, tmp_path, listener.url)
+    llm = f"opponents.{len(opponents) - 1}"  # the crafted opponent, after the YAML's own
     monkeypatch.setenv("SOME_SECRET", SECRET)
-    with pytest.raises(
-        UntrustedOption, match=r"opponents\.2\.name, opponents\.2\.options\.base_url, "
-    ) as error:
+    with pytest.raises(UntrustedOption, match=rf"{llm}\.name, {llm}\.options\.base_url, ") as error:
         train(tiny(tmp_path, updates=3, resume=str(run)), resume_overrides=[f"resume={run}"])
-    assert "update_000001.pt" in str(error.value) and "opponents.2.options.api_key_env" in str(error.value)
+    assert "update_000001.pt" in str(error.value) and f"{llm}.options.api_key_env" in str(error.value)
     assert "games.table.kinds.llm.options.base_url" in str(error.value)
     assert listener.requests == []
     # The command: one line, no traceback.
@@ -401,7 +400,7 @@ def test_a_crafted_checkpoint_cannot_send_the_key_to_its_address(genuine, tmp_pa
         cwd=ROOT, env={**os.environ, "SOME_SECRET": SECRET}, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr[-2000:]
-    assert done.stderr.strip().splitlines()[-1].startswith("config error: opponents.2.name, ")
+    assert done.stderr.strip().splitlines()[-1].startswith(f"config error: {llm}.name, ")
     assert "Traceback" not in done.stderr
     assert listener.requests == []
 
