@@ -248,7 +248,7 @@ def plain_prompt(messages: list[dict[str, str]]) -> str:
     """A conversation as one plain prompt for a base model: the texts in order, a reply after its prompt.
 
     A message from the user (or the system) starts a new paragraph; an assistant's reply follows the
-    text it answers on the same line (the prompts for base models end with ``Final answer:``, which
+    text it answers on the same line (the prompts for base models end with ``-``, a list item, which
     the reply completes).
     """
     text = ""
@@ -365,8 +365,10 @@ class ChatClient:
             body["stop"] = self.stop
         return self._request(self._url, body)
 
-    def score_next(self, prompt: str, top: int = 20) -> ChatReply:
+    def score_next(self, prompt: str, top: int = 20, candidates: tuple[str, ...] = ()) -> ChatReply:
         """One token after ``prompt`` (``/completions``, temperature 0) with the ``top`` most likely ones.
+
+        ``candidates`` is ignored: a server gives its top tokens only (``agents.llm.local_logits`` adds them).
 
         Returns:
             The reply, whose ``top_logprobs`` maps each of the most likely first tokens to the natural

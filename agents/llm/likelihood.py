@@ -76,7 +76,9 @@ class LikelihoodScorer:
     """Answers reasoning tasks by the likelihood a model gives each card's owner (see the module docstring).
 
     Args:
-        client: The endpoint (any ``api``: scoring always goes to ``/completions``).
+        client: The endpoint (any ``api``: scoring always goes to ``/completions``), or the local model
+            in this process (``agents.llm.local_logits.LocalLogits``, which also gives the letters' own
+            log-probabilities, so none is missing).
         prompts: Templates ``system`` and ``question`` (``agents.llm.llm_agent.load_prompts``).
         rules_of: The rules summary of a task (``task -> str``).
         view_of: The text of a task (``task -> str``).
@@ -110,6 +112,7 @@ class LikelihoodScorer:
         if len(owners) > len(LETTERS):
             raise ValueError(f"at most {len(LETTERS)} owners can be lettered, the task has {len(owners)}")
         letters = LETTERS[: len(owners)]
+        wanted = tuple(variant for letter in letters for variant in (letter, " " + letter))
         me = task["players"][task["observer"]]
         options = "\n".join(
             f"{letter}: {owner_label(owner)}" + (" (you)" if owner == me else "")
@@ -124,7 +127,7 @@ class LikelihoodScorer:
             question = self.prompts["question"].substitute(
                 view=self.view_of(task), options=options, card=card
             )
-            reply = self.client.score_next(f"{head}\n\n{question.rstrip()}", top=self.top)
+            reply = self.client.score_next(f"{head}\n\n{question.rstrip()}", top=self.top, candidates=wanted)
             self.counts["requests"] += 1
             for name in ("prompt_tokens", "completion_tokens", "network_retries"):
                 self.counts[name] += getattr(reply, name)

@@ -10,7 +10,7 @@ commands). The reply is read by ``cluedo_env.commands.parse_command``.
 Base models. ``api="completions"`` sends the same conversation to
 ``/completions`` as one plain prompt (``agents.llm.chat.plain_prompt``), cut
 at the end of the line, with the prompt set ``base`` (its decision prompt ends
-with ``Final answer:``, which the model completes with a command).
+with ``-``, as the list of legal commands does, and the model completes the line).
 ``model="local"`` plays the local model (``agents.llm.local_model``: the
 packaged Gemma 3 270M, a base model, on a llama.cpp server this process starts
 on 127.0.0.1 and stops at its exit) this way.

@@ -32,7 +32,10 @@ read; the model's probability of each card's owner, asked through
 exact posterior. Its counts are those of ``agents.llm.likelihood.COUNTS``.
 ``model="local"`` answers with the local model (``agents.llm.local_model``),
 by likelihood unless ``scoring`` says otherwise (it is a base model: asked
-for JSON it only rambles).
+for JSON it only rambles); its likelihoods are read in this process
+(``local_backend="in_process"``, ``agents.llm.local_logits``: 0.1-0.2 s a card)
+unless ``local_backend="server"`` asks its llama.cpp server's ``/v1/completions``
+logprobs (about 10 s a card on 2 loaded cores: see that module).
 
 Prompt templates (``string.Template``: ``$rules``; ``$view``, ``$me``,
 ``$owners``, ``$cards``; ``$error``) are the files of
@@ -130,6 +133,8 @@ class LLMSolver:
         top: Likelihood: the most likely first tokens asked for per card.
         fact_threshold: Likelihood: the probability from which a fact is claimed (None: no facts).
         model_file: ``model="local"``: the GGUF to serve (None: the packaged model).
+        local_backend: ``model="local"``, likelihood: ``"in_process"`` or ``"server"`` (see the module
+            docstring).
         **chat: Options of ``agents.llm.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
             ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``); ``max_tokens`` defaults
             to 4096 and
@@ -147,6 +152,7 @@ class LLMSolver:
         top: int = 20,
         fact_threshold: float | None = 0.99,
         model_file: str | None = None,
+        local_backend: str = "in_process",
         **chat: Any,
     ) -> None:
         if not isinstance(max_invalid_replies, int) or max_invalid_replies < 0:
@@ -158,10 +164,18 @@ class LLMSolver:
         api = api or ("completions" if local else "chat")
         options = {"max_tokens": 4096, "timeout_s": 300.0, **chat}
         self.client = ChatClient(base_url, model, api=api, **options)  # checks the options
-        if local:  # started once the options are known to be good
+        if local_backend not in ("in_process", "server"):
+            raise ValueError(f"local_backend must be 'in_process' or 'server', got {local_backend!r}")
+        scorer_client: Any = self.client
+        if local and scoring == "likelihood" and local_backend == "in_process":
+            from agents.llm.local_logits import LocalLogits
+
+            self.client.close()
+            self.client = scorer_client = LocalLogits(model_file)
+        elif local:  # started once the options are known to be good
             self.client.close()
             base_url, model = local_endpoint(model_file, logprobs=scoring == "likelihood")
-            self.client = ChatClient(base_url, model, api=api, **options)
+            self.client = scorer_client = ChatClient(base_url, model, api=api, **options)
         self.model = model
         self.scoring = scoring
         self.max_invalid_replies = max_invalid_replies
@@ -172,7 +186,7 @@ class LLMSolver:
                 files=("system", "question"),
             )
             self.scorer: LikelihoodScorer | None = LikelihoodScorer(
-                self.client, self.prompts, _rules, _view, top=top, fact_threshold=fact_threshold
+                scorer_client, self.prompts, _rules, _view, top=top, fact_threshold=fact_threshold
             )
             self.counts = self.scorer.counts
             self.transcripts = self.scorer.transcripts

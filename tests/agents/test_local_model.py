@@ -134,7 +134,7 @@ def test_a_base_model_plays_whole_games_through_completions():
     first = server.log[0]["body"]
     assert first["stop"] == ["\n"] and first["max_tokens"] == 32 and "messages" not in first
     assert server.log[0]["path"] == "/v1/completions"
-    assert first["prompt"].startswith("A game of Cluedo") and first["prompt"].endswith("Final answer:")
+    assert first["prompt"].startswith("A game of Cluedo") and first["prompt"].endswith("above:\n-")
 
 
 def test_the_forfeit_rule_stops_asking_and_accuses_wrongly():
