@@ -18,15 +18,16 @@ learner decides (``advance``) and sums the learner's rewards.
 
 A player is anything with the ``Player`` methods (every ``agents.base.Agent`` has them);
 the env layer needs nothing else of the agents. Players are named through ``make_player``:
-a registered name or ``"module:Class"``, resolved by the function that ``PLAYER_REGISTRY``
-names (the agents' registry), so that the env layer never imports ``agents``, as
-Gymnasium's registry names an env's entry point.
+a registered name or ``"module:Class"``, resolved by the function that an installed package
+declares in the entry-point group ``PLAYER_ENTRY_POINTS`` (this project's ``pyproject.toml``
+declares the agents' registry), so that the env layer never imports ``agents``, not even by
+naming it: the package metadata does.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -38,7 +39,7 @@ from cluedo_env.rewards import final_rewards
 
 __all__ = [
     "MAX_REDEALS",
-    "PLAYER_REGISTRY",
+    "PLAYER_ENTRY_POINTS",
     "LearnerTable",
     "Player",
     "Table",
@@ -46,8 +47,8 @@ __all__ = [
     "opponent_seats",
 ]
 
-# "module:function": function(name, seed=..., **options) -> Player.
-PLAYER_REGISTRY = "agents.registry:make_agent"
+# The entry-point group of the function make_player calls: function(name, seed=..., **options) -> Player.
+PLAYER_ENTRY_POINTS = "cluedo_env.players"
 MAX_REDEALS = 100  # deals in a row that end before the learner decides before LearnerTable.start gives up
 
 
@@ -78,9 +79,21 @@ class Player(Protocol):
 
 
 def make_player(name: str, seed: int = 0, **options: Any) -> Player:
-    """A player by registered name or ``"module:Class"``, through ``PLAYER_REGISTRY``."""
-    module_name, _, function_name = PLAYER_REGISTRY.partition(":")
-    make: Callable[..., Player] = getattr(importlib.import_module(module_name), function_name)
+    """A player by registered name or ``"module:Class"``, made by the one function an installed
+    package declares in the entry-point group ``PLAYER_ENTRY_POINTS`` (this project's agents:
+    ``agents.registry.make_agent``).
+
+    Raises:
+        RuntimeError: when no installed package, or more than one, declares that function.
+    """
+    declared = list(entry_points(group=PLAYER_ENTRY_POINTS))
+    if len(declared) != 1:
+        found = ", ".join(f"{point.name} = {point.value}" for point in declared) or "none"
+        raise RuntimeError(
+            f"players are made by the one function declared in the entry-point group {PLAYER_ENTRY_POINTS!r}, "
+            f"found {found}; install this project (python -m pip install -e .) to declare its agents"
+        )
+    make: Callable[..., Player] = declared[0].load()
     return make(name, seed=seed, **options)
 
 

@@ -123,3 +123,14 @@ def test_play_asks_the_table_only_where_it_holds_the_deciding_seat_and_keeps_the
     assert np.array_equal(state.events, reference.events) and state.turn.tolist() == reference.turn.tolist()
     table.seat_players([FirstLegal(), FirstLegal()], np.array([[0, 0, 0, 0], [1, 1, 1, 1]]))
     assert table.player_at[:, :2].tolist() == [[0, 1]] * 4 and (table.player_at[:, 2] == -1).all()
+
+
+def test_players_are_made_by_the_one_factory_the_installed_packages_declare(monkeypatch):
+    import cluedo_env.table as table
+
+    assert [point.value for point in table.entry_points(group=table.PLAYER_ENTRY_POINTS)] == [
+        "agents.registry:make_agent"
+    ]
+    monkeypatch.setattr(table, "entry_points", lambda group: [])
+    with pytest.raises(RuntimeError, match="entry-point group 'cluedo_env.players', found none"):
+        table.make_player("random")
