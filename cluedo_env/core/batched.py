@@ -82,7 +82,7 @@ def _advance(state, tables, actions, selected, out, first, last):
     arrays on the way in and out, which cost about 80 ns per game, more than a whole step of
     most games (their views hold no reference to count: ``core/views.py``)."""
     t = table_views(tables)
-    g = state_views(state)
+    g = state_views(state, t)
     for i in range(first, last):
         if len(actions):
             _step_game(g, t, i, actions[i] if _moves(g, selected, i) else NO_ACTION, out)
@@ -95,7 +95,7 @@ def _first_refusing(state, tables, actions, selected, check, scratch):
     """The first game of ``step_games`` refusing its action, or -1 (``scratch``: ``bool[A]`` where a
     game's legal actions are worked out for the check)."""
     t = table_views(tables)
-    g = state_views(state)
+    g = state_views(state, t)
     for i in range(len(actions)):
         if _moves(g, selected, i):
             if _refused(g, t, i, actions[i]):
@@ -148,7 +148,7 @@ def step_one(state, tables, action, out):
     """``step_games`` of a batch of one game without the check, from its action as an integer, in
     one call (without reference counting, as ``_advance``)."""
     t = table_views(tables)
-    g = state_views(state)
+    g = state_views(state, t)
     if g.phase[0] == OVER:
         action = NO_ACTION
     elif _refused(g, t, 0, action):
@@ -179,7 +179,7 @@ def deal_games(state, tables, games, seeds, out):
     """Deal game ``games[k]`` of a batch of ``B`` from ``seeds[k]``; with ``out`` (not empty)
     write the new games' legal actions into their rows of ``out``."""
     t = table_views(tables)
-    g = state_views(state)
+    g = state_views(state, t)
     for k in range(len(games)):
         deal(g, t, games[k], seeds[k])
         if len(out):
@@ -198,6 +198,7 @@ SOURCES = (
     "rng.py",
     "state.py",
     "actions.py",
+    "board.py",
 )
 
 

@@ -110,6 +110,12 @@ class Rules:
             "num_face_down": config.num_face_down,
             **{name: lay.offsets[name.lower()] for name in ("PASSAGE", "STAY", "NO_MOVE", "ENTER")},
             **{name: lay.offsets[name.lower()] for name in ("TOWARD", "SQUARE", "SHOW")},
+            "actions_and_none": self.A + 1,
+            "suggestions": self.S * self.W,
+            "accusations": self.S * self.W * self.R,
+            "locations": self.R + self.N,
+            "locations_and_off_board": self.R + self.N + 1,
+            "location_rolls": (self.R + self.N) * (MAX_ROLL + 1),
         }
 
     def _tables(self) -> dict[str, np.ndarray]:

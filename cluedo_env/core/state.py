@@ -4,7 +4,6 @@ as ``core/layout.py`` says (``STATE_FIELDS``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -39,16 +38,16 @@ def field_shapes(config: GameConfig, batch_size: int) -> dict[str, tuple[int, ..
     """The shape of every array field of a state of ``batch_size`` games of ``config`` (``STATE_FIELDS``)."""
     edition = config.cards
     C, P = edition.num_cards, config.num_players
-    sizes = SimpleNamespace(
-        C=C,
-        P=P,
-        S=edition.num_suspects,
-        W=edition.num_weapons,
-        R=edition.num_rooms,
-        N=classic_board().num_squares if config.board == "classic" else 0,
-        E=max(C, P + 4),  # events of a step: a deal's, or a suggestion's (P + 4 at most)
-    )
-    return {field.name: (batch_size, *field.shape(sizes)) for field in STATE_FIELDS}
+    sizes = {
+        "C": C,
+        "P": P,
+        "S": edition.num_suspects,
+        "W": edition.num_weapons,
+        "R": edition.num_rooms,
+        "N": classic_board().num_squares if config.board == "classic" else 0,
+        "E": max(C, P + 4),  # events of a step: a deal's, or a suggestion's (P + 4 at most)
+    }
+    return {field.name: (batch_size, *field.shape_for(sizes)) for field in STATE_FIELDS}
 
 
 def game_indices(games: object, batch_size: int, distinct: bool = False) -> np.ndarray:
@@ -200,7 +199,7 @@ class State:
                     f"State.{name} must have shape {shapes[name]} for this config and batch, got {array.shape}"
                 )
             arrays.append(array.astype(dtype, copy=False))
-        buffer, views = layout.pack(arrays)
+        buffer, views = layout.pack(arrays, numbers=[len(self.seed)])  # (the batch: layout.BATCH)
         object.__setattr__(self, "_buffer", buffer)
         for (name, _, _), view in zip(STATE_FIELDS, views):
             object.__setattr__(self, name, view)

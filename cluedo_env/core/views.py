@@ -1,14 +1,16 @@
-"""The compiled rules' views of the two buffers ``core/layout.py`` lays out: ``state_views`` (the state's
-fields, a ``layout.Fields`` tuple) and ``table_views`` (the numbers and the rule tables, a
-``layout.Tables`` tuple).
+"""The compiled rules' views of the two buffers ``core/layout.py`` lays out: ``table_views`` (the config's
+numbers and rule tables, a ``layout.Tables`` tuple) and ``state_views`` (the state's fields, a
+``layout.Fields`` tuple).
 
-Both are numba intrinsics made from the layout's spec when the calling function is compiled: the
-type of each field (its dtype and number of axes) comes from the spec, its place and shape from the
-buffer's header, read when the views are made. Like ``numba.carray``'s, the arrays hold no reference
-to their buffer: handing them from rule to rule costs no reference counting (an atomic operation
-per array and call, which shared by the threads of a parallel step would cost more than the rules),
-and a function compiled without reference counting (``_nrt=False``) can make them. The caller keeps
-the buffer alive for the call.
+Both are numba intrinsics made from the layout's spec when the calling function is compiled: each
+field's type (its dtype and number of axes) comes from the spec; its place from the buffer's header
+and its shape from the numbers its axes name, read when the views are made. A state field's axes are
+the numbers of the tables' tuple (``t.P``, ``t.C`` ...), the very values the rules read: the compiler
+sees that ``g.passed`` and ``g.showed`` have the same shape, and works out their addressing once.
+Like ``numba.carray``'s, the arrays hold no reference to their buffer: handing them from rule to rule
+costs no reference counting (an atomic operation per array and call, which shared by the threads of
+a parallel step would cost more than the rules), and a function compiled without reference counting
+(``_nrt=False``) can make them. The caller keeps the buffer alive for the call.
 """
 
 from __future__ import annotations
@@ -27,65 +29,75 @@ __all__ = ["state_views", "table_views"]
 _WORD = ir.IntType(64)
 
 
-def _views(name: str, tuple_class: type, numbers: int, arrays: list[tuple[type, int]]):
-    """An intrinsic viewing a ``uint8`` buffer laid out by ``layout.pack`` as a ``tuple_class`` tuple:
-    its first ``numbers`` header words as ``int64`` numbers, then one C-contiguous array per
-    ``(dtype, ndim)`` of ``arrays``."""
-    array_types = [types.Array(from_dtype(np.dtype(dtype)), ndim, "C") for dtype, ndim in arrays]
-    tuple_type = types.NamedTuple([types.int64] * numbers + array_types, tuple_class)
+def _array_type(field: layout.Field, batched: bool) -> types.Array:
+    return types.Array(from_dtype(np.dtype(field.dtype)), batched + len(field.shape), "C")
 
-    def codegen(context, builder, signature, args):
-        data = make_array(signature.args[0])(context, builder, args[0]).data  # i8*
-        header = builder.bitcast(data, _WORD.as_pointer())
 
-        def word(k):
-            return builder.load(builder.gep(header, [ir.Constant(_WORD, k)]))
+def _is_buffer(buffer: types.Type) -> bool:
+    return isinstance(buffer, types.Array) and buffer.dtype == types.uint8 and buffer.ndim == 1
 
-        members = [word(k) for k in range(numbers)]
-        for k, array_type in enumerate(array_types):
-            entry = numbers + layout.ENTRY * k
-            shape = [
-                context.cast(builder, word(entry + 1 + d), types.int64, types.intp)
-                for d in range(array_type.ndim)
-            ]
-            item = context.get_data_type(array_type.dtype)
-            itemsize = context.get_abi_sizeof(item)
-            strides, stride = [], cgutils.intp_t(itemsize)
-            for size in reversed(shape):  # C order: the last axis is contiguous
-                strides.insert(0, stride)
-                stride = builder.mul(stride, size)
-            pointer = builder.bitcast(builder.gep(data, [word(entry)]), item.as_pointer())
-            array = make_array(array_type)(context, builder)
-            populate_array(
-                array,
-                data=pointer,
-                shape=shape,
-                strides=strides,
-                itemsize=cgutils.intp_t(itemsize),
-                meminfo=None,
-            )
-            members.append(array._getvalue())
-        return context.make_tuple(builder, tuple_type, members)
 
-    def typer(typingctx, buffer):
-        if isinstance(buffer, types.Array) and buffer.dtype == types.uint8 and buffer.ndim == 1:
-            return tuple_type(buffer), codegen
+def _views(context, builder, buffer_type, buffer, array_types, fields, sizes, first_offset):
+    """The arrays of ``fields`` in ``buffer``: field ``k`` at the byte offset of header word
+    ``first_offset + k``, its axes' sizes from ``sizes`` (by name; the batch axis ``layout.BATCH``)."""
+    data = make_array(buffer_type)(context, builder, buffer).data  # i8*
+    header = builder.bitcast(data, _WORD.as_pointer())
+    arrays = []
+    for k, (field, array_type) in enumerate(zip(fields, array_types)):
+        axes = [layout.BATCH, *field.shape][-array_type.ndim :]
+        shape = [sizes[axis] if isinstance(axis, str) else cgutils.intp_t(axis) for axis in axes]
+        item = context.get_data_type(array_type.dtype)
+        itemsize = cgutils.intp_t(context.get_abi_sizeof(item))
+        strides, stride = [], itemsize
+        for size in reversed(shape):  # C order: the last axis is contiguous
+            strides.insert(0, stride)
+            stride = builder.mul(stride, size)
+        offset = builder.load(builder.gep(header, [ir.Constant(_WORD, first_offset + k)]))
+        array = make_array(array_type)(context, builder)
+        pointer = builder.bitcast(builder.gep(data, [offset]), item.as_pointer())
+        populate_array(array, data=pointer, shape=shape, strides=strides, itemsize=itemsize, meminfo=None)
+        arrays.append(array._getvalue())
+    return arrays
+
+
+_TABLE_ARRAYS = [_array_type(field, False) for field in layout.TABLE_FIELDS]
+_TABLES = types.NamedTuple([types.int64] * len(layout.NUMBERS) + _TABLE_ARRAYS, layout.Tables)
+_STATE_ARRAYS = [_array_type(field, True) for field in layout.STATE_FIELDS]
+_FIELDS = types.NamedTuple(_STATE_ARRAYS, layout.Fields)
+
+
+@intrinsic
+def table_views(typingctx, buffer):
+    """``table_views(Rules.tables)``: the numbers and the rule tables, a ``layout.Tables`` tuple (``t``)."""
+    if not _is_buffer(buffer):
         return None
 
-    typer.__name__ = typer.__qualname__ = name
-    return intrinsic(typer)
+    def codegen(context, builder, signature, args):
+        header = builder.bitcast(make_array(buffer)(context, builder, args[0]).data, _WORD.as_pointer())
+        numbers = [
+            builder.load(builder.gep(header, [ir.Constant(_WORD, k)])) for k in range(len(layout.NUMBERS))
+        ]
+        sizes = dict(zip(layout.NUMBERS, numbers))
+        tables = _views(
+            context, builder, buffer, args[0], _TABLE_ARRAYS, layout.TABLE_FIELDS, sizes, len(layout.NUMBERS)
+        )
+        return context.make_tuple(builder, _TABLES, numbers + tables)
+
+    return _TABLES(buffer), codegen
 
 
-state_views = _views(
-    "state_views", layout.Fields, 0, [(f.dtype, 1 + layout.ndim(f)) for f in layout.STATE_FIELDS]
-)
-state_views.__doc__ = "``state_views(State._buffer)``: the state's fields, a ``layout.Fields`` tuple (``g``)."
-table_views = _views(
-    "table_views",
-    layout.Tables,
-    len(layout.NUMBERS),
-    [(f.dtype, layout.ndim(f)) for f in layout.TABLE_FIELDS],
-)
-table_views.__doc__ = (
-    "``table_views(Rules.tables)``: the numbers and the rule tables, a ``layout.Tables`` tuple (``t``)."
-)
+@intrinsic
+def state_views(typingctx, buffer, tables):
+    """``state_views(State._buffer, t)``: the state's fields, a ``layout.Fields`` tuple (``g``), their
+    axes sized by the batch's games (the buffer's number) and the numbers of ``t`` (``table_views``)."""
+    if not (_is_buffer(buffer) and tables == _TABLES):
+        return None
+
+    def codegen(context, builder, signature, args):
+        header = builder.bitcast(make_array(buffer)(context, builder, args[0]).data, _WORD.as_pointer())
+        sizes = {name: builder.extract_value(args[1], k) for k, name in enumerate(layout.NUMBERS)}
+        sizes[layout.BATCH] = builder.load(header)
+        fields = _views(context, builder, buffer, args[0], _STATE_ARRAYS, layout.STATE_FIELDS, sizes, 1)
+        return context.make_tuple(builder, _FIELDS, fields)
+
+    return _FIELDS(buffer, tables), codegen

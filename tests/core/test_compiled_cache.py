@@ -146,3 +146,28 @@ def test_tbb_loads_where_the_dependency_installs_it():
     its library must load from where pip put it. (Elsewhere a failure only means the workqueue layer.)"""
     if (sys.platform, platform.machine()) == ("linux", "x86_64"):
         assert threading_layer.load_tbb()
+
+
+def test_the_compiled_rules_are_recompiled_when_the_sources_they_hold_change(monkeypatch):
+    """numba keys cached code on its own file; the entries of ``core/batched.py`` hold the rules, the
+    layout and the movement of other files: ``check_cache`` recompiles every compiled function of
+    ``rules`` and ``batched`` when the digest their code carries is not the sources' one."""
+    from cluedo_env import core
+
+    core.rules_for(core.GameConfig())  # (checks the cache once per process)
+    assert batched.compiled_digest() == batched.source_digest()  # what this process runs is current
+    recompiled = []
+    compiled = [
+        f for module in (rules, batched) for f in vars(module).values() if isinstance(f, CPUDispatcher)
+    ]
+    for function in compiled:
+        monkeypatch.setattr(function, "recompile", lambda f=function: recompiled.append(f))
+    monkeypatch.setattr(batched, "_checked", False)
+    batched.check_cache()
+    assert recompiled == []  # the same sources: nothing to do
+    monkeypatch.setattr(batched, "_checked", False)
+    monkeypatch.setattr(batched, "source_digest", lambda: -1)  # a source edited since
+    batched.check_cache()
+    assert set(recompiled) == set(compiled) and "step_games" in {f.__name__ for f in recompiled}
+    batched.check_cache()  # once per process
+    assert len(recompiled) == len(compiled)

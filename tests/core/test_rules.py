@@ -693,12 +693,12 @@ def test_state_fields_live_in_one_buffer_laid_out_as_the_compiled_rules_read_it(
     packed again (the compiled step then sees it); a field of the wrong shape is refused."""
     from numba import literally, njit
 
-    from cluedo_env.core.layout import NUMBERS, STATE_FIELDS, TABLE_FIELDS, Numbers
+    from cluedo_env.core.layout import NUMBERS, STATE_FIELDS, TABLE_FIELDS
     from cluedo_env.core.views import state_views, table_views
 
     @njit
-    def compiled_field(buffer, k):  # field k as the compiled rules see it
-        field = state_views(buffer)[literally(k)]
+    def compiled_field(buffer, tables, k):  # field k as the compiled rules see it
+        field = state_views(buffer, table_views(tables))[literally(k)]
         return field.ctypes.data, field.shape, field.itemsize
 
     @njit
@@ -718,17 +718,17 @@ def test_state_fields_live_in_one_buffer_laid_out_as_the_compiled_rules_read_it(
         for k, (name, _, _) in enumerate(STATE_FIELDS):
             field = getattr(state, name)
             address = field.ctypes.data if field.size else None  # (numpy's address of an empty view varies)
-            seen = compiled_field(state._buffer, k)
+            seen = compiled_field(state._buffer, core.rules_for(config).tables, k)
             assert (seen[0] if field.size else None, *seen[1:]) == (address, field.shape, field.itemsize), (
                 name
             )
         rules = core.rules_for(config)
         assert compiled_numbers(rules.tables) == (rules.A, rules.R, int(config.duel))
-        numbers = Numbers(**rules._numbers())
+        numbers = rules._numbers()
         start, end = rules.tables.ctypes.data, rules.tables.ctypes.data + rules.tables.nbytes
-        for k, (name, dtype, shape) in enumerate(TABLE_FIELDS):
+        for k, field in enumerate(TABLE_FIELDS):
             address, seen, itemsize = compiled_table(rules.tables, len(NUMBERS) + k)
-            assert (seen, itemsize) == (shape(numbers), np.dtype(dtype).itemsize), name
+            assert (seen, itemsize) == (field.shape_for(numbers), np.dtype(field.dtype).itemsize), field.name
             assert start <= address <= end - np.prod(seen) * itemsize, name
     state = core.init(CLASSIC, [0, 1])
     state.turn_player = np.array([2, 2])  # replaced: copied into a new buffer, read by the step
