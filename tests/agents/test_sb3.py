@@ -418,11 +418,3 @@ def test_knowledge_shaping_adds_up_to_the_cards_seen_and_leaves_the_game_return_
             shaped[i] = 0.0
             start[i] = knowledge_potential(observations["observation"][i : i + 1], game, 1.0)[0]
             episodes += 1
-
-
-def test_the_readmes_card_policy_block_learns_as_printed():
-    from tests.test_readme import readme_block
-
-    namespace: dict = {}
-    exec(readme_block("MaskablePPO(CardPolicy"), namespace)
-    assert namespace["model"].num_timesteps >= 256
