@@ -273,7 +273,7 @@ def test_core_matches_reference_scattered_pawns_slow(config, chunk):
 def test_batch_game_equals_game_alone(config):
     """Game i of a batch plays exactly as the same seed alone, step by step, every field.
 
-    A batch of one stepped unchecked takes the compiled single-game entry (``play.step_one``),
+    A batch of one stepped unchecked takes the compiled single-game entry (``batched.step_one``),
     a batch of several the batch loop: the whole state (hidden fields, knowledge planes and events
     included) and the mask must agree at every step.
     """
