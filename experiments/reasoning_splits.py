@@ -55,7 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     splits.pin(args.version, args.split, digest)
     path = spec.path() if spec.shipped else Path(args.cache) / args.version / f"{args.split}.jsonl.gz"
     splits.write_tasks(tasks, path)
-    print(f"wrote {path}; pinned in {splits.CHECKSUMS_FILE}" + ("" if digest == pinned else f" (was {pinned})"))
+    print(
+        f"wrote {path}; pinned in {splits.CHECKSUMS_FILE}" + ("" if digest == pinned else f" (was {pinned})")
+    )
     return 0
 
 

@@ -132,5 +132,5 @@ def test_players_are_made_by_the_one_factory_the_installed_packages_declare(monk
         "agents.registry:make_agent"
     ]
     monkeypatch.setattr(table, "entry_points", lambda group: [])
-    with pytest.raises(RuntimeError, match="entry-point group 'cluedo_env.players', found none"):
+    with pytest.raises(RuntimeError, match=r"entry-point group 'cluedo_env\.players', found none"):
         table.make_player("random")
