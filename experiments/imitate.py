@@ -58,7 +58,7 @@ from experiments.common.output_folders import refuse_unwritable
 from experiments.common.settings import MAX_SEED, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
-from experiments.common.value_checks import ConfigError, check_run_name
+from experiments.common.value_checks import ConfigError, check_all_set, check_run_name
 from experiments.learning.evaluation import evaluate, with_intervals
 from experiments.learning.league import OpponentSettings
 
@@ -213,6 +213,7 @@ def _check_reuse(folder: Path, args: ImitateConfig) -> None:
 
 def run(args: ImitateConfig) -> Path:
     """The three stages; returns the run folder."""
+    check_all_set(args, 'train_config(overrides, config_name="imitate", **values)')
     args.validate()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)

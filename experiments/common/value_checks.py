@@ -7,11 +7,37 @@ training and benchmark commands for theirs).
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "check_int", "check_run_name"]
+import dataclasses
+
+__all__ = ["ConfigError", "check_all_set", "check_int", "check_run_name"]
 
 
 class ConfigError(ValueError):
     """A configuration value that cannot be used (the message names field, value and what is accepted)."""
+
+
+def check_all_set(config: object, how: str) -> None:
+    """Refuse settings (a dataclass, nested ones included) of which a field was never given a value.
+
+    The settings' dataclasses declare fields only (omegaconf's ``MISSING``, ``"???"``); their values
+    come from the shipped YAML. Built by hand, a forgotten field would reach the run as ``"???"``.
+
+    Raises:
+        ConfigError: naming every unset field and ``how`` the settings are built with the YAML's values.
+    """
+    unset = []
+
+    def walk(value: object, prefix: str) -> None:
+        for field in dataclasses.fields(value):
+            item = getattr(value, field.name)
+            if isinstance(item, str) and item == "???":
+                unset.append(prefix + field.name)
+            elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+                walk(item, f"{prefix}{field.name}.")
+
+    walk(config, "")
+    if unset:
+        raise ConfigError(f"{type(config).__name__} has no value for {', '.join(unset)}: build it with {how}")
 
 
 def check_run_name(name: str, value: object) -> None:

@@ -32,7 +32,7 @@ from agents.ppo.network import ActorCritic, NetworkSettings
 from agents.ppo.warm_start import warm_start
 from experiments.common.settings import MAX_SEED, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.value_checks import check_run_name
+from experiments.common.value_checks import check_all_set, check_run_name
 from experiments.learning.advantages import Rollout, compute_gae
 from experiments.learning.checkpoints import restore_run, save_checkpoint, to_tensors
 from experiments.learning.evaluation import evaluate, final_evaluation
@@ -246,6 +246,7 @@ def train(
     ``rollout_s`` (pool, core steps, network inference), ``update_s`` (advantages, PPO epochs) and
     ``total_s`` (both and the logging). ``experiments/benchmark/training.py`` measures throughput with it.
     """
+    check_all_set(args, 'experiments.learning.ppo_training.train_config(overrides, **values)')
     checkpoint = None
     if args.resume:
         args, checkpoint_path, checkpoint = resume_run(args, resume_overrides)

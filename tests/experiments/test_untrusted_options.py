@@ -336,6 +336,21 @@ def test_a_run_name_cannot_leave_the_runs_folder():
         TrainConfig(exp_name="../../elsewhere").validate()
 
 
+def test_settings_built_by_hand_name_every_field_never_given_a_value(tmp_path):
+    """The dataclasses declare fields only (the YAML gives the values): a field left out is refused
+    before anything runs or is written, naming it and how the YAML's values are had."""
+    from experiments.common.value_checks import ConfigError
+    from experiments.imitate import ImitateConfig, run
+    from experiments.learning.ppo_training import train, train_config
+
+    with pytest.raises(ConfigError, match=r"TrainConfig has no value for seed, torch_threads, .*resume.*train_config"):
+        train(type(train_config())(exp_name="by_hand", runs_dir=str(tmp_path)))
+    with pytest.raises(ConfigError, match=r"ImitateConfig has no value for seed, .*config_name=\"imitate\""):
+        run(ImitateConfig(exp_name="by_hand", runs_dir=str(tmp_path)))
+    assert not any(tmp_path.iterdir())
+
+
+
 # -- a training checkpoint -------------------------------------------------------------------------
 
 torch = pytest.importorskip("torch")
