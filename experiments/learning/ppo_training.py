@@ -246,7 +246,7 @@ def train(
     ``rollout_s`` (pool, core steps, network inference), ``update_s`` (advantages, PPO epochs) and
     ``total_s`` (both and the logging). ``experiments/benchmark/training.py`` measures throughput with it.
     """
-    check_all_set(args, 'experiments.learning.ppo_training.train_config(overrides, **values)')
+    check_all_set(args, "experiments.learning.ppo_training.train_config(overrides, **values)")
     checkpoint = None
     if args.resume:
         args, checkpoint_path, checkpoint = resume_run(args, resume_overrides)

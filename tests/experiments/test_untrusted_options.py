@@ -343,12 +343,13 @@ def test_settings_built_by_hand_name_every_field_never_given_a_value(tmp_path):
     from experiments.imitate import ImitateConfig, run
     from experiments.learning.ppo_training import train, train_config
 
-    with pytest.raises(ConfigError, match=r"TrainConfig has no value for seed, torch_threads, .*resume.*train_config"):
+    with pytest.raises(
+        ConfigError, match=r"TrainConfig has no value for seed, torch_threads, .*resume.*train_config"
+    ):
         train(type(train_config())(exp_name="by_hand", runs_dir=str(tmp_path)))
     with pytest.raises(ConfigError, match=r"ImitateConfig has no value for seed, .*config_name=\"imitate\""):
         run(ImitateConfig(exp_name="by_hand", runs_dir=str(tmp_path)))
     assert not any(tmp_path.iterdir())
-
 
 
 # -- a training checkpoint -------------------------------------------------------------------------
