@@ -18,7 +18,7 @@ game ``i`` ends, ``dones[i]`` is True, the observation is the next game's first,
 game), which is how ``MaskablePPO`` reads the masks of a ``VecEnv``; ``has_attr``,
 ``get_attr`` and ``env_method`` otherwise reach the attributes of the wrapped
 ``CluedoVectorEnv``, one value per game. Needs the ``sb3`` extra
-(``pip install "cluedo-env[sb3]"``).
+(in a checkout, ``pip install -e ".[sb3]"``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ try:
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
         f"No module named {error.name!r}: cluedo_env.sb3 needs the 'sb3' extra of cluedo-env ('stable_baselines3', 'sb3_contrib'). "
-        'Install it with: pip install "cluedo-env[sb3]"',
+        'Install it in the checkout with: pip install -e ".[sb3]"',
         name=error.name,
     ) from error
 

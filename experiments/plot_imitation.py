@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         runs = [load_run(folder) for folder in args.runs]
     except ModuleNotFoundError as error:
-        raise missing_extra(error) from error
+        raise missing_extra(error, command=True) from error
     print(plot(runs, args.png))
 
 

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
         png = args.png or args.rllib_run / "rllib_vs_ppo.png"
         figure(speed, rates, args.labels).savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras
-        raise missing_extra(error) from error
+        raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
     if args.json:
         args.json.write_text(json.dumps({"throughput": speed, "win_rates": rates}, indent=1))

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
         png = args.png or args.sb3_run / "sb3_vs_ppo.png"
         figure(series, f"Win rate vs 3 x {args.label} (95% Wilson intervals)").savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras
-        raise missing_extra(error) from error
+        raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
     if args.json:
         args.json.write_text(json.dumps(series, indent=1))

@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> None:
         fig = figure(curves, run_config(args.run_dir), final_evaluation(args.run_dir), args.title)
         fig.savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard and matplotlib come with extras
-        raise missing_extra(error) from error
+        raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
     if args.json:
         export(curves, args.json)

@@ -81,7 +81,7 @@ try:  # modules of an extra: a core-only install is told which extra to install
 except ModuleNotFoundError as error:
     from experiments.common.extras import missing_extra
 
-    raise missing_extra(error) from error
+    raise missing_extra(error, command=__name__ == "__main__") from error
 
 from experiments.common.output_folders import refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS

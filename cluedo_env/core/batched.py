@@ -23,7 +23,7 @@ from numba import njit, prange, types
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
-from cluedo_env.core import rules
+from cluedo_env.core import compile_notice, rules
 from cluedo_env.core.rules import deal, legal, play
 from cluedo_env.core.state import Phase
 from cluedo_env.core.views import state_views, table_views
@@ -237,6 +237,7 @@ def check_cache() -> None:
     if _checked:
         return
     _checked = True
+    compile_notice.listen()
     if compiled_digest() != source_digest():
         for function in [*vars(rules).values(), *globals().values()]:
             if isinstance(function, CPUDispatcher):

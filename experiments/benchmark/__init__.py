@@ -73,6 +73,7 @@ from __future__ import annotations
 import contextlib
 import json
 import platform
+import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -88,7 +89,8 @@ try:  # modules of an extra: a core-only install is told which extra to install
 except ModuleNotFoundError as error:
     from experiments.common.extras import missing_extra
 
-    raise missing_extra(error) from error
+    # (``python -m experiments.benchmark`` imports this package while sys.argv[0] is still "-m")
+    raise missing_extra(error, command=sys.argv[0] == "-m") from error
 
 from cluedo_env import __version__
 from experiments.benchmark import (

@@ -2,7 +2,7 @@
 module, named in a clear error, and the processes of their worker pools.
 
 The library (``cluedo_env``, ``agents``) needs only the core dependencies; the commands of
-``experiments`` need extras (``pip install "cluedo-env[experiments,train]"``). This module uses
+``experiments`` need extras (in a checkout, ``pip install -e ".[experiments,train]"``). This module uses
 the standard library only: it runs where an extra's import has just failed.
 
 A pool's worker (``watch_parent``) exits when the command that started it is gone, killed
@@ -34,21 +34,25 @@ EXTRA_OF = {
 }
 
 
-def missing_extra(error: ModuleNotFoundError) -> ModuleNotFoundError:
+def missing_extra(error: ModuleNotFoundError, command: bool = False) -> BaseException:
     """``error`` restated with the extra that installs the missing module and the command to install it.
 
+    With ``command`` (the module runs as a command: ``__name__ == "__main__"``), a ``SystemExit`` whose
+    message is that one line: Python prints it, without a traceback, and exits with status 1. An
+    import from a user's own code gets the ``ModuleNotFoundError``, which it can catch.
     An error about a module that no extra provides is returned unchanged.
     """
     module = (error.name or "").partition(".")[0]
     extra = EXTRA_OF.get(module)
     if extra is None:
         return error
-    return ModuleNotFoundError(
+    named = ModuleNotFoundError(
         f"No module named {error.name!r}: it comes with the {extra!r} extra of cluedo-env. "
-        f'Install it with: pip install "cluedo-env[{extra}]" '
-        '(every command: pip install "cluedo-env[experiments,train]"; from a checkout: pip install -e ".[dev]")',
+        f'Install it in the checkout with: pip install -e ".[{extra}]" '
+        '(every command\'s extras: pip install -e ".[dev]")',
         name=error.name,
     )
+    return SystemExit(f"ModuleNotFoundError: {named}") if command else named
 
 
 class WorkerLost(RuntimeError):
