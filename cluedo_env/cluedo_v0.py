@@ -190,7 +190,7 @@ from pettingzoo import AECEnv
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.core.config import _check_choice
+from cluedo_env.core.config import check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
 from cluedo_env.rewards import REWARD_SCHEMES, final_rewards
@@ -287,9 +287,9 @@ class raw_env(AECEnv):
         self.config = base.replace(
             **{k: getattr(base, k, None) if v is None else v for k, v in rules.items()}
         )
-        _check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
-        _check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
-        _check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
+        check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
+        check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
+        check_choice("render_mode", render_mode, [None, *self.metadata["render_modes"]])
         self.observation_type = observation_type
         self.reward_scheme = reward_scheme
         self.render_mode = render_mode

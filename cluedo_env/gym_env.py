@@ -77,7 +77,7 @@ from gymnasium.vector.utils import batch_space
 
 from cluedo_env import cluedo_v0, core
 from cluedo_env.cluedo_v0 import SEED_BOUND, observation_space, observe_players
-from cluedo_env.core.config import _check_choice
+from cluedo_env.core.config import check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
 from cluedo_env.rewards import REWARD_SCHEMES
@@ -130,10 +130,10 @@ def _opponents(config: core.GameConfig, opponents: Sequence[Player | str] | None
 def _check_common(
     observation_type: str, reward_scheme: str, illegal_action: str, render_mode: str | None, modes: list
 ) -> None:
-    _check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
-    _check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
-    _check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-    _check_choice("render_mode", render_mode, [None, *modes])
+    check_choice("observation_type", observation_type, core.OBSERVATION_KINDS)
+    check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
+    check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+    check_choice("render_mode", render_mode, [None, *modes])
 
 
 def _set_up(

@@ -65,3 +65,27 @@ def test_reasoning_example_solver_is_scored():
     score = score_answer(task, namespace["solve"](public_view(task)))
     assert score["problems"] == []  # a well-formed answer: every part scored
     assert score["tp"] == score["claimed"]  # it claims only its own hand, which is certain
+
+
+def test_every_install_line_works_from_a_checkout():
+    """Each ``pip install`` of the README and the site installs this checkout (the package is on no
+    index) with extras that pyproject.toml declares."""
+    import re
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    lines = [
+        (page, line)
+        for page in [ROOT / "README.md", *PAGES]
+        for line in page.read_text().splitlines()
+        if "pip install" in line
+    ]
+    assert len(lines) >= 5
+    for page, line in lines:
+        for target in re.findall(r"pip install (?:-e )?[\"'`]?([^\s\"'`;)]+)", line):
+            path, _, named = target.partition("[")
+            assert path == ".", f"{page.name}: {line!r} installs {target!r}, not this checkout"
+            for extra in filter(None, named.rstrip("]").split(",")):
+                assert extra in extras, (
+                    f"{page.name}: {line!r} names the extra {extra!r}; pyproject has {sorted(extras)}"
+                )

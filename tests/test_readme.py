@@ -11,8 +11,8 @@ import pytest
 
 from agents.baselines.simple import simple_actions
 from cluedo_env import core
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.presets import PRESETS
 
-__all__ = ["CORNER_ROOMS", "MAX_TURNS", "GameConfig"]
+__all__ = ["CORNER_ROOMS", "MAX_TURNS", "GameConfig", "check_choice"]
 
 BOARDS = ("classic", "none")
 START_PLAYERS = ("dice", "scarlet", "random")
@@ -84,14 +84,14 @@ class GameConfig:
         for name in BOOL_FIELDS:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        _check_choice("board", self.board, BOARDS)
-        _check_choice("start_player", self.start_player, START_PLAYERS)
-        _check_choice("movement", self.movement, MOVEMENTS)
-        _check_choice("dice", self.dice, (1, 2))
+        check_choice("board", self.board, BOARDS)
+        check_choice("start_player", self.start_player, START_PLAYERS)
+        check_choice("movement", self.movement, MOVEMENTS)
+        check_choice("dice", self.dice, (1, 2))
         if self.duel:
-            _check_choice("num_players", self.num_players, (2,), " with duel=True")
+            check_choice("num_players", self.num_players, (2,), " with duel=True")
         else:
-            _check_choice("num_players", self.num_players, (3, 4, 5, 6), " (2 needs duel=True)")
+            check_choice("num_players", self.num_players, (3, 4, 5, 6), " (2 needs duel=True)")
         if not 1 <= self.max_turns <= MAX_TURNS:
             raise ValueError(f"max_turns must be an integer in [1, {MAX_TURNS}], got {self.max_turns!r}")
         if edition.num_suspects < self.num_players:
@@ -157,6 +157,11 @@ def _integer(name: str, value: object) -> int:
     raise ValueError(f"{name} must be an integer (int or numpy integer), got {value!r}")
 
 
-def _check_choice(name: str, value: object, allowed: tuple, extra: str = "") -> None:
+def check_choice(name: str, value: object, allowed: tuple, extra: str = "") -> None:
+    """Refuse ``value`` unless it is one of ``allowed`` (a bool is not a number here).
+
+    Raises:
+        ValueError: naming ``name``, the values accepted (then ``extra``) and the value given.
+    """
     if (isinstance(value, bool) and not all(isinstance(a, bool) for a in allowed)) or value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}{extra}, got {value!r}")

@@ -119,7 +119,7 @@ _V1_SETTINGS = (
 # v2: every agent of the registry that plays by itself (random, notepad, SAT, belief, PPO). The
 # shipped PPO model reads 4-player games of a 6-6-9 deck (``PPOAgent.check_config``); it is seated
 # only on the rules it was trained on (classic edition and board, 4 players, 500 turns), since
-# ``_game_events`` refuses an agent that warns it plays untested rules.
+# ``play_task_games`` refuses an agent that warns it plays untested rules.
 _V2_SETTINGS = (
     Setting("classic", "classic", ("ppo", "belief", "sat", "notepad"), max_turns=500),
     Setting("classic", "none", ("belief", "notepad", "random")),

@@ -53,10 +53,10 @@ from cluedo_env.core.state import Phase
 from cluedo_env.reasoning.splits import SEED_STRIDE, SplitSpec
 from cluedo_env.reasoning.tasks import make_task
 
-__all__ = ["batch_tasks", "generate"]
+__all__ = ["batch_tasks", "generate", "play_task_games"]
 
 
-def _game_events(
+def play_task_games(
     config: core.GameConfig,
     lineup: Sequence[str],
     seeds: np.ndarray,
@@ -151,7 +151,7 @@ def batch_tasks(spec: SplitSpec, batch: int) -> list[dict[str, Any]]:
     rotation = batch % config.num_players
     tasks = []
     v1 = spec.schema == "v1"
-    played, states = _game_events(
+    played, states = play_task_games(
         config, setting.lineup, seeds, rotation=rotation, snapshots=not v1, agent_options=spec.agent_options
     )
     for b, events in enumerate(played):

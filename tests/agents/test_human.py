@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +16,8 @@ from agents.arena import play_batch
 from agents.baselines.random_agent import RandomAgent
 from agents.human import HumanAgent
 from cluedo_env import core
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PROMPT = "\n> "  # the agent's prompt, on a line of its own ("<suspect> " ends in "> " too)
 
 

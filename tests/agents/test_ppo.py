@@ -6,7 +6,6 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,8 @@ from agents.ppo.model import load_model, save_model  # noqa: E402
 from agents.ppo.network import GLOBAL_OUTPUTS, ActorCritic, NetworkSettings  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from cluedo_env import core  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 CLASSIC = core.GameConfig(num_players=4)
 SMALL = NetworkSettings(hidden=[32, 32], card_hidden=8, card_embedding=4)
 

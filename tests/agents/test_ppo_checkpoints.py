@@ -23,8 +23,8 @@ from experiments.learning.checkpoints import CHECKPOINT_FORMAT, load_checkpoint,
 from experiments.learning.league import snapshot_network  # noqa: E402
 from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
 from experiments.learning.resume import RESUMABLE  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL_NET = NetworkSettings(hidden=[16, 16], card_hidden=8)
 
 

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import ROOT
+
 SMALL, LARGE = 3, 256  # LARGE: game.PARALLEL_BATCH, where the rules and observations go over the threads
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.rng import draw_die, game_key
 from cluedo_env.core.state import Phase
+from tests.conftest import ROOT
 from tests.scripted import (
     CLASSIC,
     ENVELOPE,
@@ -512,15 +512,13 @@ def test_hydra_game_configs_of_the_presets(name):
     """``game=<preset>`` in the experiments' Hydra configs is the preset, field for field."""
     from hydra import compose, initialize_config_dir
 
-    configs = Path(__file__).resolve().parents[2] / "configs"
+    configs = ROOT / "configs"
     with initialize_config_dir(config_dir=str(configs), version_base=None):
         game = compose(f"game/{name}").game
     assert core.GameConfig(**game) == core.GameConfig.preset(name)
 
 
 # --- the rules document --------------------------------------------------------------
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_rules_document_covers_every_switch_edition_and_preset():

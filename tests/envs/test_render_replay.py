@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,8 +25,7 @@ from cluedo_env.replay import (
     verify,
 )
 from cluedo_env.transcript import describe_event
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import ROOT
 
 CONFIGS = {
     "classic-4": core.GameConfig(num_players=4),

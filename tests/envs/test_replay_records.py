@@ -20,8 +20,8 @@ from cluedo_env.replay import (
     record_random_game,
     verify,
 )
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CONFIG = core.GameConfig(num_players=3, max_turns=30)
 
 

@@ -21,8 +21,8 @@ from experiments.benchmark.env_steps import measure_env
 from experiments.benchmark.random_play import RandomBatch
 from experiments.benchmark.startup import measure_startup
 from experiments.benchmark.training import finished_games_per_update, ppo_benchmark_config
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
 TINY = [
     "num_envs=8",

@@ -26,8 +26,8 @@ from experiments.common.settings import GameSettings, TournamentConfig, config_h
 from experiments.common.summary import summarise
 from experiments.common.tournament_run import run_tournament
 from experiments.common.value_checks import ConfigError
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
 # A small, quick tournament: random and notepad, 3 players, short games.
 SMALL = (

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
@@ -19,8 +18,8 @@ from cluedo_env import core
 from experiments.common.games_file import read_games
 from experiments.common.settings import load_config
 from experiments.common.value_checks import ConfigError
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL = [
     "lineup.agents=[{name: random}, {name: notepad}]",
     "game.num_players=3",

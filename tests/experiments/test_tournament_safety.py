@@ -24,8 +24,7 @@ from experiments.common.settings import MAX_SEED, load_config
 from experiments.common.summary import summarise
 from experiments.common.tournament_run import run_tournament
 from experiments.common.value_checks import ConfigError
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import ROOT
 
 
 def settings(*overrides: str):

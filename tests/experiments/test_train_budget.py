@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,8 @@ from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from cluedo_env import core  # noqa: E402
 from experiments.learning.evaluation import evaluate  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 CLASSIC = core.GameConfig(num_players=4)
 
 

@@ -23,8 +23,8 @@ import pytest
 import yaml
 
 from agents.registry import AGENTS, OUTSIDE_OPTIONS, outside_options
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-not-for-strangers-1234"
 REPLY = {
     "choices": [{"message": {"content": "I pass"}}],

@@ -43,7 +43,7 @@ from cluedo_env.reasoning.splits import (
 )
 from cluedo_env.reasoning.tasks import SOLVER_FIELDS, _task_from_view, make_task
 from cluedo_env.text import rules_summary, text_view
-from experiments.common.task_generation import _game_events, batch_tasks, generate
+from experiments.common.task_generation import batch_tasks, generate, play_task_games
 
 TINY = Edition(
     name="tiny",
@@ -78,7 +78,7 @@ def test_task_answers_equal_brute_force_on_a_small_deck(lineup):
     config = core.GameConfig(edition=TINY, board="none", num_players=3, max_turns=40)
     setup = setup_of(config)
     checked = 0
-    played, states = _game_events(config, lineup, np.arange(3), rotation=0, snapshots=True)
+    played, states = play_task_games(config, lineup, np.arange(3), rotation=0, snapshots=True)
     for events, at in zip(played, states):
         turns = np.flatnonzero(events[:, ev.KIND] == ev.TURN)
         for cut in turns[:: max(1, len(turns) // 4)]:
@@ -106,7 +106,7 @@ def test_task_answers_equal_brute_force_on_a_small_deck(lineup):
 def test_every_rung_finds_only_entailed_facts_and_no_less_than_the_rung_below():
     config = core.GameConfig(edition=TINY, board="none", num_players=3, max_turns=60)
     setup = setup_of(config)
-    for events in _game_events(config, ("random", "notepad", "sat"), np.arange(10, 14), rotation=1)[0]:
+    for events in play_task_games(config, ("random", "notepad", "sat"), np.arange(10, 14), rotation=1)[0]:
         for observer in range(3):
             records = records_of(config, observer, events)
             truth = brute_force(setup, observer, records).status
@@ -276,9 +276,9 @@ def test_the_v2_test_split_regenerates_to_its_pinned_checksum(tmp_path):
 def test_a_setting_seats_an_agent_only_on_rules_it_plays():
     four = ("ppo", "sat", "notepad", "random")
     with pytest.raises(ValueError, match="PPO model"):  # the shipped model reads 4-player games only
-        _game_events(core.GameConfig(num_players=3, board="none"), four[:3], np.arange(1), rotation=0)
+        play_task_games(core.GameConfig(num_players=3, board="none"), four[:3], np.arange(1), rotation=0)
     with pytest.raises(UserWarning, match="untested"):  # sizes fit, rules differ: refused too
-        _game_events(core.GameConfig(num_players=4, board="none"), four, np.arange(1), rotation=0)
+        play_task_games(core.GameConfig(num_players=4, board="none"), four, np.arange(1), rotation=0)
     with pytest.raises(ValueError, match="3 to 6"):
         Setting("classic", "none", ("sat", "sat"))
 
@@ -346,7 +346,7 @@ def test_a_task_does_not_change_when_the_unseen_world_does(version):
     config = core.GameConfig(num_players=4, board="none", max_turns=60)
     leaks = checked = 0
     lineup = ("random", "sat", "notepad", "belief")
-    played, states = _game_events(config, lineup, np.arange(2), rotation=0, snapshots=True)
+    played, states = play_task_games(config, lineup, np.arange(2), rotation=0, snapshots=True)
     for events, at in zip(played, states):
         cuts = sorted(at)
         for cut, observer in [
@@ -369,7 +369,7 @@ def test_a_task_does_not_change_when_the_unseen_world_does(version):
                 leaks += 1
     # Others' dealt cards alone (the text would name them): caught as well.
     events, at = (
-        x[0] for x in _game_events(config, ("random",) * 4, np.arange(1), rotation=0, snapshots=True)
+        x[0] for x in play_task_games(config, ("random",) * 4, np.arange(1), rotation=0, snapshots=True)
     )
     cut = max(c for c in at if c < np.flatnonzero(events[:, ev.KIND] == ev.SUGGEST)[0])
     state = at[cut] if version == "v2" else None
@@ -387,7 +387,7 @@ def test_a_task_does_not_change_when_the_unseen_world_does(version):
 
 def test_a_v2_tasks_text_is_the_text_view_at_its_decision():
     config = core.GameConfig(num_players=3, board="classic", edition="classic_fr_2000")
-    played, states = _game_events(
+    played, states = play_task_games(
         config, ("belief", "sat", "notepad"), np.arange(1), rotation=0, snapshots=True
     )
     events, at = played[0], states[0]
