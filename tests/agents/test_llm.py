@@ -229,6 +229,9 @@ def test_a_small_tournament_reports_rates_and_tokens_and_resumes(tmp_path):
     assert llm["invalid_reply_low"] < 0.5 < llm["invalid_reply_high"]
     tokens = sum(e["prompt_tokens"] + e["completion_tokens"] for e in server.log)
     assert llm["tokens_per_game"] == pytest.approx(tokens / seat_games)
+    assert llm["forfeit_rate"] == 0.0 and llm["forfeit_low"] == 0.0 < llm["forfeit_high"]
+    waited = sum(g["llm"][seat]["milliseconds"] for g in games for seat in g["llm"])
+    assert llm["seconds_per_decision"] == pytest.approx(waited / 1000 / llm["decisions"]) and waited > 0
     assert again["llm"] == summary["llm"]
     transcripts = [
         json.loads(line) for line in (tmp_path / llm_report.TRANSCRIPTS_FILE).read_text().splitlines()
@@ -274,3 +277,15 @@ def test_a_server_that_goes_down_loses_no_finished_game(tmp_path):
     assert len(games) == 6 and games[: len(kept)] == kept and summary["games"] == 6
     transcripts = (tmp_path / "run" / llm_report.TRANSCRIPTS_FILE).read_text().splitlines()
     assert len(transcripts) == 6  # the games played before the failure kept theirs too
+
+
+def test_the_report_counts_forfeited_games_with_an_interval():
+    counts = dict.fromkeys(("decisions", "replies", "invalid_replies", "fallbacks"), 4)
+    counts |= {"prompt_tokens": 10, "completion_tokens": 2, "milliseconds": 2000, "forfeited": 0}
+    games = [{"seats": ["llm", "sat"], "llm": {"0": {**counts, "forfeited": int(k < 3)}}} for k in range(4)]
+    llm = llm_report.summarise(games)["llm"]
+    assert llm["forfeited"] == 3 and llm["forfeit_rate"] == 0.75
+    assert llm["forfeit_low"] < 0.75 < llm["forfeit_high"]
+    assert llm["seconds_per_decision"] == 0.5  # 8 s over 16 decisions
+    table = llm_report.format_table({"llm": llm})
+    assert "games forfeited" in table and "75.0%" in table and "0.50" in table
