@@ -4,16 +4,20 @@ numba compiles the core the first time it runs on a machine (and again after the
 change); later runs load the machine code from numba's cache in seconds. Without a word, that first
 run looks hung: a progress bar would sit at 0% for minutes. numba announces each compilation as a
 ``numba:compile`` event (its event API, ``numba.core.event``); a loaded cache announces none, so the
-line is printed only when a compilation really starts.
+line is printed only when a compilation really starts. A process whose environment sets ``QUIET``
+(``CLUEDO_QUIET_COMPILE=1``) says nothing: the tournament's workers, whose parent has said it.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from numba.core import event
 
-__all__ = ["FirstCompileNotice", "listen"]
+__all__ = ["QUIET", "FirstCompileNotice", "listen"]
+
+QUIET = "CLUEDO_QUIET_COMPILE"  # the environment variable that silences the notice
 
 MESSAGE = (
     "cluedo_env: compiling the rules core for this machine (the first run, or the first after an update; "
@@ -41,8 +45,11 @@ class FirstCompileNotice(event.Listener):
         """Nothing to say when a compilation ends."""
 
 
-def listen() -> FirstCompileNotice:
-    """Install the notice for this process (``batched.check_cache`` does, before the first compiled call)."""
+def listen() -> FirstCompileNotice | None:
+    """Install the notice for this process (``batched.check_cache`` does, before the first compiled call),
+    unless its environment sets ``QUIET``."""
+    if os.environ.get(QUIET):
+        return None
     notice = FirstCompileNotice()
     event.register("numba:compile", notice)
     return notice

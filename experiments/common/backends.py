@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from cluedo_env.core import compile_notice
 from experiments.common.chunks import Chunk, Job, play_chunk
 from experiments.common.code_revision import REPO_ROOT
 from experiments.common.extras import WorkerLost, watch_parent
@@ -89,8 +90,10 @@ def ray_code_env(root: Path) -> dict:
 
 
 def _start_worker(parent: int) -> None:
-    """A pool worker's start: it ignores Ctrl-C (``parent`` stops it) and exits when ``parent`` is gone."""
+    """A pool worker's start: it ignores Ctrl-C (``parent`` stops it), exits when ``parent`` is gone, and
+    leaves the notice of a first compilation to the parent (``cluedo_env.core.compile_notice``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ[compile_notice.QUIET] = "1"
     watch_parent(parent)
 
 

@@ -7,7 +7,7 @@ import io
 from numba import njit
 from numba.core import event
 
-from cluedo_env.core.compile_notice import MESSAGE, FirstCompileNotice
+from cluedo_env.core.compile_notice import MESSAGE, QUIET, FirstCompileNotice, listen
 
 
 def test_the_first_compilation_of_the_package_is_told_once_and_others_are_not():
@@ -33,3 +33,14 @@ def test_the_first_compilation_of_the_package_is_told_once_and_others_are_not():
         event.unregister("numba:compile", control)
     assert said.getvalue() == MESSAGE + "\n"
     assert other.getvalue() == ""
+
+
+def test_a_process_told_to_be_quiet_installs_no_notice(monkeypatch):
+    monkeypatch.setenv(QUIET, "1")
+    assert listen() is None
+    monkeypatch.delenv(QUIET)
+    notice = listen()
+    try:
+        assert isinstance(notice, FirstCompileNotice)
+    finally:
+        event.unregister("numba:compile", notice)
