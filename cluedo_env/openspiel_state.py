@@ -236,6 +236,15 @@ class CluedoState(pyspiel.State):
         self.steps.append(self.core.step_events(0).copy())
         self._returns += self.core.rewards[0]
 
+    def resample_from_infostate(self, player_id: int, probability_sampler=None) -> CluedoState:
+        """A state drawn from ``player_id``'s posterior given its information
+        (``openspiel_resample``). ``probability_sampler`` (OpenSpiel's uniform sampler, called
+        once) seeds the draw; without it the draw uses fresh randomness."""
+        from cluedo_env.openspiel_resample import resample_state  # (it builds states of this module)
+
+        seed = None if probability_sampler is None else int(probability_sampler() * 2**53)
+        return resample_state(self, player_id, np.random.default_rng(seed))
+
     # --- views -------------------------------------------------------------------------------
 
     def private_events(self, player: int) -> np.ndarray:
