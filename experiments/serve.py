@@ -1,0 +1,51 @@
+"""Play Cluedo in a browser against agents: start the web app and open the address it prints.
+
+    python -m experiments.serve                      # http://127.0.0.1:8000/
+    python -m experiments.serve --port 8080 --replays results/web
+    cluedo-serve --host 0.0.0.0                      # the same, installed; reachable from other machines
+
+The page (``experiments/web``) deals a game with you at the seat you pick and agents at the
+others (default three ``sat`` agents), draws the board, your cards, each player's hand size, what
+you saw happen and your legal moves as buttons. Each finished game is saved as a replay
+(``cluedo_env.replay``'s format) in ``--replays``. The server sends the page only what your seat
+may know (``experiments/web/session.py``). Needs the web extra: ``pip install -e ".[web]"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from cluedo_env import __version__
+from experiments.common.extras import missing_extra
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Start the web app on ``--host``:``--port`` (127.0.0.1:8000 by default) and print its address."""
+    title, _, rest = __doc__.partition("\n")
+    parser = argparse.ArgumentParser(
+        description=f"{title} (cluedo-env {__version__})\n{rest}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--replays", default="results/web", help="folder for finished games' replays")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port < 65536:
+        parser.error(f"--port must be in [0, 65536), got {args.port}")
+    try:
+        import uvicorn
+
+        from experiments.web.app import create_app
+    except ModuleNotFoundError as error:  # fastapi and uvicorn come with the web extra
+        raise missing_extra(error, command=__name__ == "__main__") from None
+    app = create_app(args.replays)
+    print(f"Cluedo: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

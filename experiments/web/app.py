@@ -1,0 +1,143 @@
+"""The web app: a page to play Cluedo against agents, and its JSON API (FastAPI).
+
+=======================================  ==========================================================
+``GET /``                                the page (``static/index.html``, ``app.js``, ``style.css``)
+``GET /api/catalogue``                   the cards' names and the classic board's geometry (the same
+                                         for every game: no game data)
+``POST /api/games``                      a new game: ``{"agents": ["sat", "sat", "sat"], "seat": 0,
+                                         "seed": 7}`` (all optional) -> the person's view
+``GET /api/games/{game}``                the person's view of a game now
+``POST /api/games/{game}/actions``       play ``{"action": id}`` (one of the view's ``legal`` ids),
+                                         then the agents; -> the person's view
+=======================================  ==========================================================
+
+Every view is ``session.seat_view``'s (the person's private view; at the end the envelope and
+the hands). Bad input is answered 400 (an unknown agent, an illegal action) or 404 (an unknown
+game), with a ``detail`` naming the value and what is accepted. ``create_app(view=...)`` takes
+another view function only for the privacy test's leaky control.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+
+from cluedo_env import core
+from cluedo_env.board_view import board_layout, classic_room_cells, door_edges, passage_markers
+from cluedo_env.core.board import COLS, ROWS, classic_board
+from experiments.web.session import WEB_AGENTS, WebGame, seat_view
+
+__all__ = ["DEFAULT_AGENTS", "ActionRequest", "NewGame", "catalogue", "create_app"]
+
+STATIC = Path(__file__).parent / "static"
+DEFAULT_AGENTS = ("sat", "sat", "sat")
+MAX_GAMES = 64  # games kept in memory; the oldest finished ones go first
+
+
+class NewGame(BaseModel):
+    """A new game's settings: the agents at the other seats, in turn after the person's, the seat, the seed."""
+
+    agents: list[str] = list(DEFAULT_AGENTS)
+    seat: int = 0
+    seed: int | None = None
+
+
+class ActionRequest(BaseModel):
+    """The person's action: an id from the view's ``legal`` list."""
+
+    action: int
+
+
+def catalogue() -> dict:
+    """The classic edition's card names and the classic board's geometry, for drawing the page."""
+    e = core.GameConfig().cards
+    board = classic_board()
+    return {
+        "suspects": list(e.suspects),
+        "weapons": list(e.weapons),
+        "rooms": list(e.rooms),
+        "cards": list(e.cards),
+        "board": {
+            "rows": ROWS,
+            "cols": COLS,
+            "squares": [list(square) for square in board.squares],
+            "starts": [list(board.squares[s]) for s in board.starts],
+            "rooms": [[list(cell) for cell in cells] for cells in classic_room_cells()],
+            "labels": [list(box) for box in board_layout("classic", e.num_rooms).rooms],
+            "doors": [[list(cell), list(square)] for cell, square in door_edges()],
+            "passages": [
+                {"room": room, "cell": list(cell), "to": int(board.passages[room])}
+                for room, cell in passage_markers().items()
+            ],
+        },
+    }
+
+
+def create_app(
+    replay_dir: str | Path = "results/web", view: Callable[[WebGame], dict] = seat_view
+) -> FastAPI:
+    """The app; finished games are saved as replays (``cluedo_env.replay``'s format) in ``replay_dir``."""
+    app = FastAPI(title="Cluedo", docs_url=None, redoc_url=None)
+    games: dict[str, WebGame] = {}
+    lock = threading.Lock()
+    replays = Path(replay_dir)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.state.games = games
+
+    def find(game_id: str) -> WebGame:
+        game = games.get(game_id)
+        if game is None:
+            raise HTTPException(404, f"no game {game_id!r}: start one with POST /api/games")
+        return game
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/catalogue")
+    def get_catalogue() -> dict:
+        return catalogue()
+
+    @app.post("/api/games")
+    def new_game(settings: NewGame) -> dict:
+        game_id = secrets.token_hex(6)
+        seed = settings.seed if settings.seed is not None else secrets.randbelow(2**31)
+        try:
+            game = WebGame(game_id, settings.agents, settings.seat, seed, replays)
+        except ValueError as error:
+            raise HTTPException(400, str(error)) from error
+        with lock:
+            while len(games) >= MAX_GAMES:
+                oldest = next((g for g, kept in games.items() if kept.over), next(iter(games)))
+                del games[oldest]
+            games[game_id] = game
+        return view(game)
+
+    @app.get("/api/games/{game_id}")
+    def get_game(game_id: str) -> dict:
+        game = find(game_id)
+        with game.lock:
+            return view(game)
+
+    @app.post("/api/games/{game_id}/actions")
+    def act(game_id: str, request: ActionRequest) -> dict:
+        game = find(game_id)
+        with game.lock:
+            try:
+                game.play(request.action)
+            except ValueError as error:
+                raise HTTPException(400, str(error)) from error
+            return view(game)
+
+    @app.get("/api/agents")
+    def agents() -> dict:
+        return {"agents": list(WEB_AGENTS), "default": list(DEFAULT_AGENTS)}
+
+    return app

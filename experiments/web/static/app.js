@@ -1,0 +1,291 @@
+// The Cluedo page: draws the board from /api/catalogue, shows the person's view, plays its clicks.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const PAWN_COLOURS = ["#d7263d", "#f2c14e", "#f5f5f5", "#2e8b57", "#1f6fd1", "#7b3fa0"];
+const ROOM_COLOURS = ["#e8c9a0", "#d8c3e6", "#c9dfc0", "#f0d9b5", "#c8d8ea", "#e6cfcf", "#d9e4c6", "#e4d6ad", "#cfd6e6"];
+const KIND_TITLES = {
+  roll: "Turn", passage: "Turn", stay: "Turn", no_move: "Move", enter: "Enter a room",
+  toward: "Head toward a room", square: "Move to a square", suggest: "Suggest",
+  no_suggestion: "Suggest", show: "Show a card", accuse: "Accuse", end_turn: "End the turn",
+};
+let catalogue = null;
+let view = null;
+
+function el(tag, attrs = {}, text = "") {
+  const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text) node.textContent = text;
+  return node;
+}
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, options);
+  const data = await response.json();
+  if (!response.ok) throw new Error(typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
+  return data;
+}
+
+function status(text) { document.getElementById("status").textContent = text; }
+
+// --- the board -------------------------------------------------------------------------
+
+function drawBoard() {
+  const board = catalogue.board;
+  const svg = document.getElementById("board");
+  svg.setAttribute("viewBox", `0 0 ${board.cols} ${board.rows}`);
+  svg.replaceChildren();
+  const base = el("svg:g", { id: "base" });
+  for (const [r, c] of board.squares) base.append(el("svg:rect", { class: "square", x: c, y: r, width: 1, height: 1 }));
+  board.starts.forEach(([r, c], s) => base.append(el("svg:circle", {
+    class: "start", cx: c + 0.5, cy: r + 0.5, r: 0.32, stroke: PAWN_COLOURS[s],
+  })));
+  const roomOf = new Map();
+  board.rooms.forEach((cells, room) => {
+    for (const [r, c] of cells) {
+      roomOf.set(`${r},${c}`, room);
+      base.append(el("svg:rect", {
+        class: "room", x: c, y: r, width: 1.02, height: 1.02, fill: ROOM_COLOURS[room % ROOM_COLOURS.length],
+      }));
+    }
+  });
+  board.rooms.forEach((cells, room) => {
+    for (const [r, c] of cells) {
+      for (const [dr, dc] of [[-1, 0], [1, 0], [0, -1], [0, 1]]) {
+        if (roomOf.get(`${r + dr},${c + dc}`) === room) continue;
+        base.append(edge(r, c, dr, dc, "wall"));
+      }
+    }
+  });
+  for (const [[r, c], [dr, dc]] of board.doors) base.append(edge(r, c, dr - r, dc - c, "door"));
+  for (const { room, cell: [r, c], to } of board.passages) {
+    base.append(el("svg:rect", {
+      class: "passage", x: c + 0.1, y: r + 0.1, width: 0.8, height: 0.8, stroke: ROOM_COLOURS[to],
+    }));
+    base.append(el("svg:text", { class: "weapon", x: c + 0.5, y: r + 0.65, fill: "#fff" }, catalogue.rooms[to][0]));
+  }
+  board.labels.forEach(([top, left, , right], room) => base.append(el("svg:text", {
+    class: "label", x: (left + right) / 2, y: top + 0.75,
+  }, catalogue.rooms[room])));
+  svg.append(base, el("svg:g", { id: "marks" }), el("svg:g", { id: "pieces" }));
+}
+
+function edge(r, c, dr, dc, cls) {
+  const x0 = dc === 1 ? c + 1 : c, y0 = dr === 1 ? r + 1 : r;
+  const x1 = dr !== 0 ? c + 1 : x0, y1 = dc !== 0 ? r + 1 : y0;
+  return el("svg:line", { class: cls, x1: x0, y1: y0, x2: x1, y2: y1 });
+}
+
+function drawPieces() {
+  const board = catalogue.board;
+  const marks = document.getElementById("marks");
+  const pieces = document.getElementById("pieces");
+  marks.replaceChildren();
+  pieces.replaceChildren();
+  const actionFor = (kind, key, value) => view.legal.find((a) => a.kind === kind && JSON.stringify(a[key]) === JSON.stringify(value));
+  for (const room of view.enterable) {
+    const action = actionFor("enter", "room", room);
+    for (const [r, c] of board.rooms[room]) {
+      const cell = el("svg:rect", { class: "enterable", x: c, y: r, width: 1, height: 1, "data-room": room });
+      if (action) cell.addEventListener("click", () => play(action.id));
+      marks.append(cell);
+    }
+  }
+  for (const [r, c] of view.reachable) {
+    const action = actionFor("square", "square", [r, c]);
+    const mark = el("svg:rect", { class: "reach", x: c + 0.2, y: r + 0.2, width: 0.6, height: 0.6 });
+    if (action) mark.addEventListener("click", () => play(action.id));
+    marks.append(mark);
+  }
+  const inRoom = board.rooms.map(() => []);
+  view.pawns.forEach((place, suspect) => {
+    if (place.room !== undefined) { inRoom[place.room].push(suspect); return; }
+    const [r, c] = place.square;
+    pieces.append(pawn(c + 0.5, r + 0.5, suspect));
+  });
+  board.labels.forEach(([top, left, bottom, right], room) => {
+    const width = right - left;
+    inRoom[room].forEach((suspect, k) => {
+      pieces.append(pawn(left + width / 2 + (k - (inRoom[room].length - 1) / 2) * 0.9, top + 1.5, suspect));
+    });
+    const weapons = view.weapons.map((w, i) => [w, i]).filter(([w]) => w === room).map(([, i]) => catalogue.weapons[i]);
+    weapons.forEach((name, k) => pieces.append(el("svg:text", {
+      class: "weapon", x: left + width / 2, y: Math.min(top + 2.6 + k * 0.5, bottom - 0.2),
+    }, name)));
+  });
+}
+
+function pawn(x, y, suspect) {
+  const group = el("svg:g", { "data-suspect": suspect });
+  group.append(el("svg:title", {}, catalogue.suspects[suspect]));
+  group.append(el("svg:circle", { class: "pawn", cx: x, cy: y, r: 0.38, fill: PAWN_COLOURS[suspect] }));
+  return group;
+}
+
+// --- the panels ------------------------------------------------------------------------
+
+function label(action) {
+  const c = catalogue;
+  switch (action.kind) {
+    case "enter": return `enter the ${c.rooms[action.room]}`;
+    case "toward": return `head toward the ${c.rooms[action.room]}`;
+    case "square": return `move to square ${action.square.join(",")}`;
+    case "show": return `show ${c.cards[action.card]}`;
+    case "suggest": return `suggest ${c.suspects[action.suspect]} with the ${c.weapons[action.weapon]}`;
+    case "accuse": return `accuse ${c.suspects[action.suspect]} with the ${c.weapons[action.weapon]} in the ${c.rooms[action.room]}`;
+    default: return action.text;
+  }
+}
+
+function button(action) {
+  const node = el("button", { type: "button", "data-action-id": action.id, "data-kind": action.kind }, label(action));
+  node.addEventListener("click", () => play(action.id));
+  return node;
+}
+
+// A suggestion or an accusation: one menu per part, listing only the parts of legal actions.
+function form(kind, actions) {
+  const parts = kind === "accuse" ? ["suspect", "weapon", "room"] : ["suspect", "weapon"];
+  const names = { suspect: catalogue.suspects, weapon: catalogue.weapons, room: catalogue.rooms };
+  const box = el("div", { class: "form", "data-form": kind });
+  const menus = parts.map((part) => {
+    const menu = el("select", { "data-part": part, "aria-label": part });
+    for (const value of [...new Set(actions.map((a) => a[part]))].sort((a, b) => a - b)) {
+      menu.append(el("option", { value }, names[part][value]));
+    }
+    box.append(menu);
+    return menu;
+  });
+  const go = el("button", { type: "button", "data-kind": kind, "data-submit": kind }, kind === "accuse" ? "Accuse" : "Suggest");
+  go.addEventListener("click", () => {
+    const chosen = actions.find((a) => parts.every((part, k) => String(a[part]) === menus[k].value));
+    if (chosen) play(chosen.id); else status("that combination is not a legal choice");
+  });
+  box.append(go);
+  return box;
+}
+
+function renderActions() {
+  const box = document.getElementById("actions");
+  box.replaceChildren();
+  const groups = new Map();
+  for (const action of view.legal) {
+    const title = KIND_TITLES[action.kind] || action.kind;
+    if (!groups.has(title)) groups.set(title, []);
+    groups.get(title).push(action);
+  }
+  for (const [title, actions] of groups) {
+    const set = el("fieldset");
+    set.append(el("legend", {}, title));
+    for (const kind of ["suggest", "accuse"]) {
+      const members = actions.filter((a) => a.kind === kind);
+      if (members.length) set.append(form(kind, members));
+    }
+    for (const action of actions.filter((a) => a.kind !== "suggest" && a.kind !== "accuse")) set.append(button(action));
+    box.append(set);
+  }
+}
+
+function renderPanels() {
+  const c = catalogue;
+  const deciding = view.players[view.deciding];
+  let now = `Turn ${view.turn}. `;
+  if (view.over) now = "The game is over.";
+  else if (view.legal.length) now += `Your decision (${view.phase})` + (view.dice.length ? `; you rolled ${view.dice.reduce((a, b) => a + b, 0)}` : "") + ".";
+  else now += `${deciding.name} decides.`;
+  if (view.suggestion && !view.over) now += ` On the table: ${view.suggestion.cards.map((k) => c.cards[k]).join(", ")}.`;
+  document.getElementById("now").textContent = now;
+  document.getElementById("hand").replaceChildren(...view.hand.cards.map((k) => el("li", {}, c.cards[k])));
+  const players = document.getElementById("players-table");
+  players.replaceChildren(el("tr"));
+  players.firstChild.append(el("th", {}, "Player"), el("th", {}, "Agent"), el("th", {}, "Cards"));
+  for (const p of view.players) {
+    const row = el("tr", { class: (p.seat === view.seat ? "you " : "") + (p.out ? "out" : "") });
+    row.append(el("td", {}, p.name), el("td", {}, p.agent), el("td", {}, String(p.hand_size)));
+    players.append(row);
+  }
+  const notes = new Map(view.notes.map((n) => [n.card, n.note]));
+  const pad = document.getElementById("notepad");
+  pad.replaceChildren();
+  c.cards.forEach((name, k) => {
+    const row = el("tr");
+    row.append(el("td", {}, name), el("td", {}, notes.get(k) || "?"));
+    pad.append(row);
+  });
+  document.getElementById("story").replaceChildren(...view.story.map((line) => el("li", {}, line)));
+  const story = document.getElementById("story");
+  story.scrollTop = story.scrollHeight;
+  renderActions();
+  const end = document.getElementById("end");
+  end.hidden = !view.over;
+  if (view.over) {
+    document.getElementById("result").textContent = view.winner === view.seat ? "You won!"
+      : view.winner >= 0 ? `${view.winner_name} won.` : (view.truncated ? "Out of turns: nobody won." : "Nobody won.");
+    const reveal = document.getElementById("reveal");
+    reveal.replaceChildren(el("p", {}, "The envelope: " + view.envelope.cards.map((k) => c.cards[k]).join(", ") + "."));
+    for (const hand of view.hands) {
+      reveal.append(el("p", {}, `${view.players[hand.seat].name}: ` + hand.cards.map((k) => c.cards[k]).join(", ")));
+    }
+    if (view.replay) reveal.append(el("p", {}, `Saved as the replay ${view.replay}.`));
+  }
+}
+
+function render(next) {
+  view = next;
+  document.getElementById("setup").hidden = true;
+  document.getElementById("game").hidden = false;
+  drawPieces();
+  renderPanels();
+  status(view.over ? "game over" : view.legal.length ? "your move" : "");
+}
+
+async function play(action) {
+  status("the others are playing...");
+  try { render(await api(`/api/games/${view.game}/actions`, { action })); } catch (error) { status(error.message); }
+}
+
+// --- the setup -------------------------------------------------------------------------
+
+function setupChoices(agentNames, defaults) {
+  const players = Number(document.getElementById("players").value);
+  const seat = document.getElementById("seat");
+  const chosen = Math.min(Number(seat.value || 0), players - 1);
+  seat.replaceChildren(...Array.from({ length: players }, (_, k) => el("option", { value: k }, `P${k} (${catalogue.suspects[k]})`)));
+  seat.value = chosen;
+  const box = document.getElementById("agent-choices");
+  box.replaceChildren();
+  for (let k = 0; k < players - 1; k++) {
+    const menu = el("select", { "data-agent": k, "aria-label": `agent ${k + 1}` });
+    for (const name of agentNames) menu.append(el("option", { value: name }, name));
+    menu.value = defaults[k % defaults.length];
+    box.append(el("label", {}, `Agent ${k + 1} `), menu);
+  }
+}
+
+async function main() {
+  catalogue = await api("/api/catalogue");
+  const { agents, default: defaults } = await api("/api/agents");
+  drawBoard();
+  setupChoices(agents, defaults);
+  document.getElementById("players").addEventListener("change", () => setupChoices(agents, defaults));
+  document.getElementById("again").addEventListener("click", () => {
+    document.getElementById("setup").hidden = false;
+    document.getElementById("game").hidden = true;
+  });
+  document.getElementById("new-game").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const seed = document.getElementById("seed").value;
+    const body = {
+      agents: [...document.querySelectorAll("#agent-choices select")].map((m) => m.value),
+      seat: Number(document.getElementById("seat").value),
+      seed: seed === "" ? null : Number(seed),
+    };
+    status("dealing...");
+    try { render(await api("/api/games", body)); } catch (error) { status(error.message); }
+  });
+}
+
+main();
