@@ -11,11 +11,15 @@ resampled state:
 - deals each other player its cards in a uniformly random order (the player's own in the order it
   was dealt them), and lays the face-down cards it has not looked at on their rooms in a random
   order;
+- (while a refuter decides which card to show) counts that it holds one of the named cards,
+  which is public before any event says it;
 - replays the game's public history on that deal: the same starting player, the same actions and
   dice. A refuter in a suggestion between two other players shows a card it holds in the drawn
-  deal, uniformly among the named ones (the true choice was that player's, not chance; with
-  ``auto_refute`` a refuter with one named card shows it without a step, so a replay may skip or
-  add a refuting step there).
+  deal, uniformly among the named ones (the true choice was that player's, not chance).
+
+With ``auto_refute`` whether a refuter decided is public, and says whether it held one named card
+or several, a fact the inference library's records cannot state: resampling refuses such games
+(``ValueError``) rather than draw from a wider set than the posterior.
 
 The posterior is the inference library's counting model: every deal consistent with the events
 is equally likely, i.e. the other players' decisions are taken to carry no further information
@@ -46,9 +50,14 @@ def resample_state(state, player: int, rng: np.random.Generator | None = None, d
             ``sample_deals`` gives them; for tests).
 
     Raises:
-        ValueError: a player not of the game.
+        ValueError: a player not of the game, or a game with ``auto_refute=True``.
     """
     P = state.config.num_players
+    if state.config.auto_refute:
+        raise ValueError(
+            "resample_from_infostate needs auto_refute=False: with auto_refute=True whether a refuter "
+            "decided tells how many named cards it holds, which the posterior does not count"
+        )
     if isinstance(player, bool) or not isinstance(player, int | np.integer) or not 0 <= player < P:
         raise ValueError(f"player must be an int in [0, {P}), got {player!r}")
     rng = rng if rng is not None else np.random.default_rng()
@@ -61,11 +70,16 @@ def resample_state(state, player: int, rng: np.random.Generator | None = None, d
             new.apply_action(int(rng.choice(outcomes, p=probabilities)))
         return new
     events = np.concatenate(state.steps)
+    if _refuting(state):  # the refuter holds a named card: public, though no event says it yet
+        refuter = np.full((1, events.shape[1]), -1, dtype=events.dtype)
+        refuter[0, ev.KIND], refuter[0, ev.PLAYER] = ev.SHOW, state.current_player()
+        refuter[0, ev.SUGGESTER] = state.core.turn_player[0]
+        events = np.concatenate([events, refuter])
     if deal is None:
         deal = beliefs_from_events(state.config, int(player), events).sample_deals(1, rng)[0]
     for outcome in deal_outcomes(state, int(player), np.asarray(deal), rng):
         new.apply_action(outcome)
-    _replay(new, history[len(new.history()) :], state, int(player), rng)
+    _replay(new, history[len(new.history()) :], int(player), rng)
     return new
 
 
@@ -94,29 +108,14 @@ def deal_outcomes(state, player: int, deal: np.ndarray, rng: np.random.Generator
     return outcomes
 
 
-def _replay(new, actions: list[int], state, player: int, rng: np.random.Generator) -> None:
+def _replay(new, actions: list[int], player: int, rng: np.random.Generator) -> None:
     """Play ``actions`` (the true game's after its deal) on ``new``: a refuter's show between two
     other players is drawn from the cards it holds in ``new`` (module docstring)."""
-    layout = core.rules_for(state.config).layout
-    show_lo, show_hi = layout.SHOW, layout.SHOW + layout.sizes["show"]
-    k = 0
-    while k < len(actions) or (_refuting(new) and not _refuting(state)):
-        action = actions[k] if k < len(actions) else None
-        is_show = action is not None and show_lo <= action < show_hi
-        if new.is_chance_node():  # the dice: the same faces
-            new.apply_action(action)
-            k += 1
-            continue
+    for action in actions:
         if _refuting(new) and player not in (new.current_player(), int(new.core.turn_player[0])):
             legal = new.legal_actions()
-            new.apply_action(int(legal[rng.integers(len(legal))]))
-            k += is_show
-            continue
-        if is_show and not _refuting(new):  # (auto_refute: the drawn refuter showed without a step)
-            k += 1
-            continue
-        new.apply_action(action)
-        k += 1
+            action = legal[rng.integers(len(legal))]
+        new.apply_action(int(action))
 
 
 def _refuting(state) -> bool:

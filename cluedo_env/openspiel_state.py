@@ -26,6 +26,8 @@ core's state is touched.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import pyspiel
 
@@ -34,7 +36,7 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.rng import die_faces, draw, game_key
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase
 
-__all__ = ["CluedoState", "dice_faces", "key_for_roll"]
+__all__ = ["CluedoState", "dice_faces", "key_for_roll", "seed_for_start"]
 
 _SEARCH = 4096  # candidate keys tried at once when looking for a seed or a key
 _NO_REWARDS = None
@@ -45,6 +47,7 @@ def dice_faces(outcome: int, dice: int) -> tuple[int, ...]:
     return (outcome // 6 + 1, outcome % 6 + 1) if dice == 2 else (outcome + 1,)
 
 
+@cache
 def key_for_roll(faces: tuple[int, ...], draws: int) -> np.uint64:
     """The first key of the fixed sequence ``game_key(0, 1, ...)`` whose draws number ``draws``,
     ``draws + 1`` ... are the die faces ``faces`` (as ``core/rules.py``'s ``roll`` draws them)."""
@@ -52,10 +55,21 @@ def key_for_roll(faces: tuple[int, ...], draws: int) -> np.uint64:
         keys = game_key(np.arange(start, start + _SEARCH, dtype=np.uint64))
         hit = np.ones(_SEARCH, dtype=bool)
         for k, face in enumerate(faces):
-            hit &= die_faces(draw(keys, np.uint64(draws + k))) == face
+            hit &= die_faces(draw(keys, np.full(_SEARCH, draws + k, dtype=np.uint64))) == face
         if hit.any():
             return keys[int(np.argmax(hit))]
     raise AssertionError(f"no key rolls {faces} at draw {draws}")  # (odds below 1e-300)
+
+
+@cache
+def seed_for_start(config: core.GameConfig, start: int) -> int:
+    """The first seed from which the core deals a game of ``config`` that ``start`` begins."""
+    for first in range(0, 1 << 20, 64):
+        games = core.init(config, np.arange(first, first + 64))
+        hits = np.flatnonzero(games.current_player == start)
+        if len(hits):
+            return first + int(hits[0])
+    raise AssertionError(f"no seed of 2**20 lets player {start} start")  # (odds below 1e-300)
 
 
 class Chance:
@@ -209,12 +223,7 @@ class CluedoState(pyspiel.State):
 
     def _deal(self) -> None:
         """The core's game of the drawn deal and starting player."""
-        for start in range(0, 1 << 20, _SEARCH):
-            games = core.init(self.config, np.arange(start, start + _SEARCH))
-            hits = np.flatnonzero(games.current_player == self.start)
-            if len(hits):
-                state = games.take([int(hits[0])])
-                break
+        state = core.init(self.config, [seed_for_start(self.config, self.start)])
         F = self.config.num_face_down
         owner = np.full(self._edition.num_cards, ENVELOPE, dtype=np.int8)
         owner[self.order[:F]] = FACE_DOWN
