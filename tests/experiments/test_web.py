@@ -1,0 +1,241 @@
+"""The web app (experiments/web, python -m experiments.serve): whole games played through its HTTP
+API against real agents, privacy over every response (with leaky controls), clear errors for bad input.
+
+The privacy check reads every response of a game before its end, as JSON and as text, for a
+hidden card: one held by another player or in the envelope that the person was neither shown nor
+heard named in public (a suggestion, an accusation). Card ids go only under the keys ``card`` and
+``cards``; a hidden card's name may appear nowhere (but as a seated player's name: the players
+are suspects, in public).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi", reason="the web app needs the web extra: pip install -e '.[web]'")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from cluedo_env import core  # noqa: E402
+from cluedo_env.core import events as ev  # noqa: E402
+from cluedo_env.core.state import ENVELOPE  # noqa: E402
+from cluedo_env.replay import load_jsonl, verify  # noqa: E402
+from experiments.web.app import create_app  # noqa: E402
+from experiments.web.session import WebGame, seat_view  # noqa: E402
+
+CARDS = core.GameConfig().cards
+
+
+def leaky_envelope_view(game: WebGame) -> dict:
+    """A deliberately broken view: the person's view and the envelope's cards by id."""
+    return {
+        **seat_view(game),
+        "solution": {"cards": np.flatnonzero(game.state._owner[0] == ENVELOPE).tolist()},
+    }
+
+
+def leaky_names_view(game: WebGame) -> dict:
+    """A deliberately broken view: the next player's hand in a sentence of the story."""
+    view = seat_view(game)
+    other = (game.seat + 1) % game.config.num_players
+    held = ", ".join(CARDS.cards[c] for c in np.flatnonzero(game.state._owner[0] == other))
+    return {**view, "story": [*view["story"], f"P{other} holds {held}"]}
+
+
+def hidden_cards(game: WebGame) -> set[int]:
+    """The cards the person may not know of now, from the game's full record (not from its view)."""
+    record = game.recorder.record
+    rows = core.private_view(np.concatenate([record.initial_events, *record.events]), game.seat)
+    known = set(np.flatnonzero(game.state._owner[0] == game.seat).tolist())
+    for event in ev.read_events(rows):
+        if event.kind == ev.SHOW and event.suggester == game.seat and event.card >= 0:
+            known.add(event.card)
+        elif event.kind in (ev.SUGGEST, ev.ACCUSE):
+            known.update(event.cards)
+    return set(range(CARDS.num_cards)) - known
+
+
+def card_ids(value: object) -> list[int]:
+    """Every card id of a response: the values under the keys ``card`` and ``cards``."""
+    found = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "card":
+                found.append(item)
+            elif key == "cards":
+                found.extend(item)
+            else:
+                found.extend(card_ids(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(card_ids(item))
+    return found
+
+
+def leaks(response: dict, game: WebGame) -> list[str]:
+    """What of ``response`` names a card hidden from the person, by id or by name."""
+    hidden = hidden_cards(game)
+    text = json.dumps(response)
+    seated = {CARDS.suspects[p] for p in range(game.config.num_players)}
+    by_id = [f"card id {c} ({CARDS.cards[c]})" for c in card_ids(response) if c in hidden]
+    by_name = [
+        f"name {CARDS.cards[c]!r}"
+        for c in sorted(hidden)
+        if CARDS.cards[c] not in seated and CARDS.cards[c] in text
+    ]
+    return by_id + by_name
+
+
+def play_game(client: TestClient, settings: dict, choose) -> tuple[list[dict], list[list[str]], WebGame]:
+    """Play a game through the API, ``choose(view) -> action id`` for the person; every response
+    (the new game's, each action's and a fresh GET after it) with its leaks when read."""
+    response = client.post("/api/games", json=settings)
+    assert response.status_code == 200, response.text
+    view = response.json()
+    game = client.app.state.games[view["game"]]
+    views, found = [view], [leaks(view, game)]
+    while not view["over"]:
+        assert view["legal"], "the person's view came back without a decision while the game runs"
+        response = client.post(f"/api/games/{view['game']}/actions", json={"action": choose(view)})
+        assert response.status_code == 200, response.text
+        view = response.json()
+        again = client.get(f"/api/games/{view['game']}").json()
+        assert again == view
+        views.append(view)
+        found.append(leaks(view, game) if not view["over"] else [])
+        assert len(views) < 2000, "the game did not end"
+    return views, found, game
+
+
+def no_accusation(rng: np.random.Generator):
+    """A person who picks a random legal action, never an accusation unless nothing else is legal."""
+
+    def choose(view: dict) -> int:
+        calm = [a for a in view["legal"] if a["kind"] != "accuse"] or view["legal"]
+        return calm[int(rng.integers(len(calm)))]["id"]
+
+    return choose
+
+
+@pytest.fixture
+def client(tmp_path):
+    return TestClient(create_app(tmp_path / "replays"))
+
+
+def test_no_response_before_the_end_names_a_hidden_card(client):
+    views, found, game = play_game(
+        client, {"agents": ["notepad", "sat", "notepad"], "seed": 11}, no_accusation(np.random.default_rng(0))
+    )
+    assert views[-1]["over"] and len(views) > 10
+    assert [leak for leak in found if leak] == []
+    shown = [line for v in views for line in v["story"] if "shows" in line and "to P0" in line]
+    assert shown, "the person was never shown a card: the check saw no private information"
+
+
+@pytest.mark.parametrize("leaky", [leaky_envelope_view, leaky_names_view], ids=["envelope_ids", "hand_names"])
+def test_a_leaky_view_is_caught(tmp_path, leaky):
+    client = TestClient(create_app(tmp_path, view=leaky))
+    _views, found, _game = play_game(
+        client,
+        {"agents": ["notepad", "notepad", "notepad"], "seed": 11},
+        no_accusation(np.random.default_rng(0)),
+    )
+    assert found[0], "the first response, which holds the leak, passed the check"
+
+
+def test_a_whole_game_against_three_sat_agents_ends_with_the_reveal_and_a_replay(client, tmp_path):
+    views, _found, game = play_game(client, {"seed": 5}, no_accusation(np.random.default_rng(1)))
+    end = views[-1]
+    assert [p["agent"] for p in end["players"]] == ["you", "sat", "sat", "sat"]
+    assert end["winner"] >= 1 and end["winner_name"].startswith(
+        f"P{end['winner']} "
+    )  # the person never accused
+    envelope = end["envelope"]["cards"]
+    assert [CARDS.category(c) for c in envelope] == [0, 1, 2]
+    hands = [h["cards"] for h in end["hands"]]
+    assert sorted(envelope + sum(hands, [])) == list(range(CARDS.num_cards))
+    assert [len(h) for h in hands] == [p["hand_size"] for p in end["players"]]
+    assert hands[0] == end["hand"]["cards"]
+    record = load_jsonl(tmp_path / "replays" / end["replay"])
+    assert record.finished and record.seed == 5
+    final = verify(record)
+    assert int(final.winner[0]) == end["winner"]
+
+
+def test_the_first_legal_action_always_plays_a_game_to_its_end(client):
+    views, _found, _game = play_game(client, {"agents": ["random", "notepad"]}, lambda v: v["legal"][0]["id"])
+    assert views[-1]["over"] and len(views[0]["players"]) == 3
+
+
+def test_the_page_and_the_catalogue_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    catalogue = client.get("/api/catalogue").json()
+    assert catalogue["cards"] == list(CARDS.cards)
+    board = catalogue["board"]
+    assert len(board["rooms"]) == CARDS.num_rooms and len(board["doors"]) >= CARDS.num_rooms
+    assert len(board["passages"]) == 4 and len(board["starts"]) == CARDS.num_suspects
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"agents": ["sat", "bogus"]}, ["'bogus'", "'notepad'", "'sat'"]),
+        ({"agents": ["sat"]}, ["2 to 5 agents", "got 1"]),
+        ({"agents": ["sat", "sat"], "seat": 3}, ["seat must be in [0, 3)", "got 3"]),
+        ({"agents": ["sat", "sat"], "seed": -1}, ["seed must be in [0,", "got -1"]),
+        ({"agents": ["human", "sat"]}, ["'human'", "'random'"]),
+    ],
+)
+def test_bad_settings_are_refused_naming_the_value(client, settings, named):
+    response = client.post("/api/games", json=settings)
+    assert response.status_code == 400
+    for words in named:
+        assert words in response.json()["detail"]
+
+
+def test_bad_actions_and_unknown_games_are_refused_naming_the_value(client):
+    view = client.post("/api/games", json={"agents": ["notepad", "notepad"], "seed": 2}).json()
+    legal = [a["id"] for a in view["legal"]]
+    illegal = next(a for a in range(10_000) if a not in legal)
+    response = client.post(f"/api/games/{view['game']}/actions", json={"action": illegal})
+    assert response.status_code == 400
+    assert f"action {illegal} is not legal now" in response.json()["detail"]
+    assert str(legal) in response.json()["detail"]
+    assert client.post(f"/api/games/{view['game']}/actions", json={"action": "roll"}).status_code == 422
+    for path in ("/api/games/nosuchgame", "/api/games/nosuchgame/actions"):
+        response = client.post(path, json={"action": 0}) if path.endswith("actions") else client.get(path)
+        assert response.status_code == 404
+        assert (
+            "no game 'nosuchgame'" in response.json()["detail"]
+            and "POST /api/games" in response.json()["detail"]
+        )
+
+
+def test_an_action_after_the_end_is_refused(client):
+    views, _found, _game = play_game(
+        client, {"agents": ["notepad", "notepad"], "seed": 3}, lambda v: v["legal"][0]["id"]
+    )
+    response = client.post(f"/api/games/{views[-1]['game']}/actions", json={"action": 0})
+    assert response.status_code == 400 and "is over" in response.json()["detail"]
+
+
+def test_serve_binds_this_machine_by_default_and_prints_the_address(monkeypatch, capsys):
+    import uvicorn
+
+    from experiments import serve
+
+    started = {}
+    monkeypatch.setattr(
+        uvicorn, "run", lambda app, host, port, log_level: started.update(host=host, port=port)
+    )
+    serve.main([])
+    assert started == {"host": "127.0.0.1", "port": 8000}
+    assert "http://127.0.0.1:8000/" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        serve.main(["--port", "70000"])
+    assert "--port must be in [0, 65536), got 70000" in capsys.readouterr().err
