@@ -114,6 +114,15 @@ class CluedoGame(pyspiel.Game):
         """The first chance node of the deal."""
         return CluedoState(self)
 
+    def deserialize_state(self, text: str) -> CluedoState:
+        """The state whose ``serialize()`` is ``text``: its actions replayed from the first deal."""
+        state = self.new_initial_state()
+        for number, line in enumerate(text.splitlines()):
+            if not line.strip().isdigit():
+                raise ValueError(f"a python_cluedo state is one action id a line; line {number} is {line!r}")
+            state.apply_action(int(line))
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> CluedoObserver:
         """An observer: the information state when ``iig_obs_type.perfect_recall``, else the observation."""
         if params:

@@ -179,6 +179,11 @@ class CluedoState(pyspiel.State):
             return [0.0] * self.config.num_players
         return self.core.rewards[0].astype(float).tolist()
 
+    def serialize(self) -> str:
+        """The state as text: its action history, one action a line (``CluedoGame.deserialize_state``
+        replays it); nothing is pickled."""
+        return "".join(f"{action}\n" for action in self.history())
+
     def __str__(self) -> str:
         cards = self._edition.cards
         lines = ["envelope: " + ", ".join(cards[c] for c in self.envelope)]

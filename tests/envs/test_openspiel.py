@@ -1,0 +1,174 @@
+"""``python_cluedo``, Cluedo as an OpenSpiel game: OpenSpiel's own consistency test, the observers'
+privacy, serialisation by replay and resampling from the exact posterior.
+
+The simulation tests play ``max_turns=40`` (random players seldom last longer; it keeps the file
+well under a minute).
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from cluedo_env import core  # noqa: E402
+from cluedo_env.core.editions import Edition  # noqa: E402
+from cluedo_env.openspiel_game import CluedoGame, max_game_length  # noqa: E402
+from cluedo_env.openspiel_resample import resample_state  # noqa: E402
+
+CONFIGS = [
+    {"players": players, "board": board, "max_turns": 40, **({"duel": True} if players == 2 else {})}
+    for board in ("classic", "none")
+    for players in (2, 3, 4, 6)
+]
+
+
+@pytest.mark.parametrize("params", CONFIGS, ids=lambda p: f"{p['board']}-{p['players']}p")
+def test_random_sim_test_passes(params):
+    game = pyspiel.load_game("python_cluedo", params)
+    pyspiel.random_sim_test(game, num_sims=20, serialize=True, verbose=False)
+
+
+def test_game_info_is_the_configs():
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "board": "none", "max_turns": 7})
+    config = core.GameConfig(num_players=3, board="none", max_turns=7)
+    assert game.num_players() == 3
+    assert game.num_distinct_actions() == core.rules_for(config).A
+    assert game.max_game_length() == max_game_length(config) == 21 + 1 + 6 * 7
+    assert game.observation_tensor_size() == core.observation_size(config)
+    assert game.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"players": 2}, r"num_players must be one of \[3, 4, 5, 6\] \(2 needs duel=True\), got 2"),
+        ({"board": "hex"}, r"board must be one of \['classic', 'none'\], got 'hex'"),
+        ({"edition": "nope"}, r"edition must be one of"),
+    ],
+)
+def test_bad_parameters_get_the_configs_message(params, message):
+    with pytest.raises(Exception, match=message):
+        pyspiel.load_game("python_cluedo", params)
+
+
+def play(game, rng, steps, avoid_accusing=True):
+    """A state after ``steps`` random actions (chance by its probabilities; players avoid
+    accusing, so that games last)."""
+    state = game.new_initial_state()
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+            continue
+        legal = state.legal_actions()
+        layout = state.core_rules.layout
+        calm = [a for a in legal if not layout.ACCUSE <= a < layout.ACCUSE + layout.sizes["accuse"]]
+        state.apply_action(int(rng.choice(calm if calm and avoid_accusing else legal)))
+    return state
+
+
+def test_serialisation_is_the_action_history_replayed():
+    game = pyspiel.load_game("python_cluedo", {"players": 4, "max_turns": 40})
+    state = play(game, np.random.default_rng(3), 120)
+    text = state.serialize()
+    assert text.strip().split("\n") == [str(a) for a in state.history()]
+    again = game.deserialize_state(text)
+    assert again.history() == state.history()
+    assert str(again) == str(state)
+    assert again.core == state.core
+
+
+def views(state, player):
+    return (
+        state.information_state_string(player),
+        state.observation_string(player),
+        tuple(state.information_state_tensor(player)),
+        tuple(state.observation_tensor(player)),
+    )
+
+
+def leaky_views(state, player):
+    """A deliberately leaky view: every event with its true cards."""
+    return (*views(state, player), np.concatenate(state.steps).tobytes())
+
+
+@pytest.mark.parametrize("params", [{"players": 3}, {"players": 2, "duel": True}, {"players": 4, "board": "none"}])
+def test_a_players_views_never_show_other_players_hidden_cards(params):
+    """States that differ only in what the player cannot know (drawn from its posterior) look the
+    same to it; the leaky control tells them apart, so the check has teeth."""
+    game = pyspiel.load_game("python_cluedo", {**params, "max_turns": 60})
+    rng = np.random.default_rng(5)
+    caught = 0
+    for steps in (40, 90, 160):
+        state = play(game, rng, steps)
+        for player in range(game.num_players()):
+            for _ in range(4):
+                other = resample_state(state, player, rng)
+                assert views(other, player) == views(state, player)
+                if not np.array_equal(other.core._owner, state.core._owner):
+                    caught += leaky_views(other, player) != leaky_views(state, player)
+    assert caught > 0
+
+
+def test_resampled_states_keep_the_players_information():
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "max_turns": 60})
+    rng = np.random.default_rng(7)
+    state = play(game, rng, 150)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for player in range(3):
+        other = state.resample_from_infostate(player, sampler)
+        assert other.information_state_string(player) == state.information_state_string(player)
+        assert other.current_player() == state.current_player()
+        assert other.legal_actions() == state.legal_actions() or other.current_player() != player
+
+
+def small_game():
+    """3 players, 3 suspects, 3 weapons, 3 rooms, no board: 2 cards each, few consistent deals."""
+    edition = Edition(
+        name="tiny",
+        suspects=("Scarlett", "Mustard", "White"),
+        weapons=("Rope", "Knife", "Pipe"),
+        rooms=("Hall", "Study", "Lounge"),
+        weapon_start_rooms=(0, 1, 2),
+    )
+    return CluedoGame.from_config(core.GameConfig(edition=edition, num_players=3, board="none", max_turns=30))
+
+
+def test_resampled_deals_follow_the_posterior():
+    """Chi-square: every deal consistent with player 0's information is equally likely under the
+    counting posterior; resampled states' deals are spread so."""
+    from scipy.stats import chisquare
+
+    from cluedo_env.inference.beliefs import beliefs_from_events
+
+    game = small_game()
+    rng = np.random.default_rng(11)
+    state = play(game, rng, 14)  # the deal and a few decisions: some suggestions answered
+    posterior = beliefs_from_events(state.config, 0, np.concatenate(state.steps))
+    n = 40 * posterior.num_deals
+    counts = collections.Counter(
+        tuple(resample_state(state, 0, rng).core._owner[0].tolist()) for _ in range(n)
+    )
+    support = {tuple(d) for d in posterior.sample_deals(20 * posterior.num_deals, rng).tolist()}
+    assert set(counts) <= support and len(support) == posterior.num_deals > 2
+    observed = [counts.get(deal, 0) for deal in sorted(support)]
+    assert chisquare(observed).pvalue > 1e-3
+    # and card by card: the marginals match posterior.probabilities()
+    owners = np.array([deal for deal, k in counts.items() for _ in range(k)])
+    columns = posterior.setup.owners
+    frequencies = np.stack([(owners == o).mean(axis=0) for o in columns], axis=1)
+    assert np.abs(frequencies - posterior.probabilities()).max() < 0.08
+
+
+def test_auto_refute_games_are_not_resampled():
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "auto_refute": True, "max_turns": 20})
+    state = play(game, np.random.default_rng(1), 40)
+    with pytest.raises(ValueError, match="auto_refute=False"):
+        resample_state(state, 0)
