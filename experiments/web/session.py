@@ -175,7 +175,7 @@ def _notes(config: core.GameConfig, seat: int, view: np.ndarray) -> list[dict]:
             shown.setdefault(event.card, f"shown by P{event.refuter}")
         elif event.kind == ev.SUGGEST:
             named = event.cards
-        elif event.kind == ev.PASS:
+        elif event.kind == ev.PASS and event.player != seat:
             for card in named:
                 passed.setdefault(card, set()).add(event.player)
     notes = [{"card": c, "note": note} for c, note in sorted({**shown, **own}.items())]

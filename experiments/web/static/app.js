@@ -11,6 +11,7 @@ const KIND_TITLES = {
 };
 let catalogue = null;
 let view = null;
+let renders = 0; // views drawn: the page's tests wait for the next one
 
 function el(tag, attrs = {}, text = "") {
   const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -65,7 +66,7 @@ function drawBoard() {
     base.append(el("svg:rect", {
       class: "passage", x: c + 0.1, y: r + 0.1, width: 0.8, height: 0.8, stroke: ROOM_COLOURS[to],
     }));
-    base.append(el("svg:text", { class: "weapon", x: c + 0.5, y: r + 0.65, fill: "#fff" }, catalogue.rooms[to][0]));
+    base.append(el("svg:text", { class: "passage-label", x: c + 0.5, y: r + 0.68 }, catalogue.rooms[to][0]));
   }
   board.labels.forEach(([top, left, , right], room) => base.append(el("svg:text", {
     class: "label", x: (left + right) / 2, y: top + 0.75,
@@ -240,6 +241,7 @@ function render(next) {
   drawPieces();
   renderPanels();
   status(view.over ? "game over" : view.legal.length ? "your move" : "");
+  document.getElementById("game").dataset.renders = ++renders;
 }
 
 async function play(action) {

@@ -1,0 +1,113 @@
+"""The web page in a real browser: Debian's Chromium, driven by Playwright, clicks a whole game
+through against three agents, on the real server (uvicorn on 127.0.0.1).
+
+Skipped, saying why, where Chromium (``/usr/bin/chromium``, the Debian package ``chromium``) or
+Playwright (``pip install pytest-playwright``) is missing. Screenshots of the first move onto the board
+(``web-move.png``) and of the end screen (``web-end.png``) are saved in the test's temporary folder
+and, when ``$CLUEDO_ARTEFACTS`` names a folder, there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium", allow_module_level=True)
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="needs Playwright: pip install pytest-playwright"
+)
+uvicorn = pytest.importorskip("uvicorn", reason="the web app needs the web extra: pip install -e '.[web]'")
+
+from experiments.web.app import create_app  # noqa: E402
+
+MAX_CLICKS = 600
+WAIT_MS = 60_000
+
+
+@pytest.fixture
+def server(tmp_path):
+    """The app on a free port of 127.0.0.1, served by uvicorn in a thread; its address."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(tmp_path / "replays"), host="127.0.0.1", port=port, log_level="warning"
+    )
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not running.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    running.should_exit = True
+    thread.join(timeout=10)
+
+
+def next_click(page):
+    """What the person clicks next: an enterable room on the board, else the first legal choice
+    that is no accusation (a suggestion's menus as they come)."""
+    room = page.locator("#marks .enterable")
+    if room.count():
+        return room.first
+    choices = page.locator(
+        "#actions button[data-action-id]:not([data-kind=accuse]), #actions button[data-submit=suggest]"
+    )
+    return choices.first if choices.count() else None
+
+
+def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(server)
+        page.wait_for_selector("#board #base rect.room")
+        for menu in page.locator("#agent-choices select").all():
+            menu.select_option("notepad")
+        page.fill("#seed", "4")
+        page.click("#start")
+        page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+        assert page.locator("#hand li").count() == 5
+        assert page.locator("#board #pieces circle.pawn").count() == 6
+        clicks, entered = 0, False
+        while page.locator("#end[hidden]").count():
+            target = next_click(page)
+            assert target is not None, f"no legal choice on the page: {page.inner_text('#now')}"
+            if target.get_attribute("class") == "enterable" and not entered:
+                page.screenshot(path=str(tmp_path / "web-move.png"))  # the reachable squares and rooms
+                entered = True
+            drawn = page.get_attribute("#game", "data-renders")
+            target.click()
+            page.wait_for_function(
+                f"document.getElementById('game').dataset.renders !== '{drawn}'", timeout=WAIT_MS
+            )
+            clicks += 1
+            assert clicks < MAX_CLICKS, "the game did not end"
+        result = page.inner_text("#result")
+        assert result.endswith("won.") or result.endswith("won!") or "nobody" in result.lower()
+        assert "The envelope:" in page.inner_text("#reveal") and "Saved as the replay" in page.inner_text(
+            "#reveal"
+        )
+        assert entered, "no room was entered by a click on the board"
+        assert errors == []
+        shot = tmp_path / "web-end.png"
+        page.screenshot(path=str(shot), full_page=True)
+        browser.close()
+    assert shot.stat().st_size > 10_000
+    if os.environ.get("CLUEDO_ARTEFACTS"):
+        folder = Path(os.environ["CLUEDO_ARTEFACTS"])
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("web-move.png", "web-end.png"):
+            shutil.copy(tmp_path / name, folder / name)
+    assert list((tmp_path / "replays").glob("*.jsonl"))
