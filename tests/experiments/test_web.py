@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 pytest.importorskip("fastapi", reason="the web app needs the web extra: pip install -e '.[web]'")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from cluedo_env import core  # noqa: E402
-from cluedo_env.core import events as ev  # noqa: E402
-from cluedo_env.core.state import ENVELOPE  # noqa: E402
-from cluedo_env.replay import load_jsonl, verify  # noqa: E402
-from experiments.web.app import create_app  # noqa: E402
-from experiments.web.session import WebGame, seat_view  # noqa: E402
+from cluedo_env import core
+from cluedo_env.core import events as ev
+from cluedo_env.core.state import ENVELOPE
+from cluedo_env.replay import load_jsonl, verify
+from experiments.web.app import create_app
+from experiments.web.session import WebGame, seat_view
 
 CARDS = core.GameConfig().cards
 
@@ -125,7 +125,7 @@ def client(tmp_path):
 
 
 def test_no_response_before_the_end_names_a_hidden_card(client):
-    views, found, game = play_game(
+    views, found, _game = play_game(
         client, {"agents": ["notepad", "sat", "notepad"], "seed": 11}, no_accusation(np.random.default_rng(0))
     )
     assert views[-1]["over"] and len(views) > 10
@@ -146,7 +146,7 @@ def test_a_leaky_view_is_caught(tmp_path, leaky):
 
 
 def test_a_whole_game_against_three_sat_agents_ends_with_the_reveal_and_a_replay(client, tmp_path):
-    views, _found, game = play_game(client, {"seed": 5}, no_accusation(np.random.default_rng(1)))
+    views, _found, _game = play_game(client, {"seed": 5}, no_accusation(np.random.default_rng(1)))
     end = views[-1]
     assert [p["agent"] for p in end["players"]] == ["you", "sat", "sat", "sat"]
     assert end["winner"] >= 1 and end["winner_name"].startswith(
@@ -155,7 +155,7 @@ def test_a_whole_game_against_three_sat_agents_ends_with_the_reveal_and_a_replay
     envelope = end["envelope"]["cards"]
     assert [CARDS.category(c) for c in envelope] == [0, 1, 2]
     hands = [h["cards"] for h in end["hands"]]
-    assert sorted(envelope + sum(hands, [])) == list(range(CARDS.num_cards))
+    assert sorted(envelope + [c for hand in hands for c in hand]) == list(range(CARDS.num_cards))
     assert [len(h) for h in hands] == [p["hand_size"] for p in end["players"]]
     assert hands[0] == end["hand"]["cards"]
     record = load_jsonl(tmp_path / "replays" / end["replay"])
