@@ -27,6 +27,7 @@ AGENTS = {
     "human": "agents.human:HumanAgent",
     "sb3": "agents.integrations.sb3_agent:SB3Agent",
     "rllib": "agents.integrations.rllib_agent:RLlibAgent",
+    "openspiel": "agents.integrations.openspiel_agent:OpenSpielAgent",
 }
 
 # name -> (does the agent itself reach outside, its options that do). The llm agent sends requests

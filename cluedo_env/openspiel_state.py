@@ -97,6 +97,22 @@ class CluedoState(pyspiel.State):
         self.steps: list[np.ndarray] = []  # every core step's events (the deal's first), true cards
         self._returns = np.zeros(self.config.num_players)
 
+    @classmethod
+    def from_core(cls, game, state: core.State, steps: list[np.ndarray]) -> CluedoState:
+        """A state of ``game`` at one running core game (``state``, B=1, taken over), with
+        ``steps`` as its event log. Its history is empty: it is a root to search from (whose
+        ``resample_from_infostate`` needs a history; give a searcher a resampler of its own)."""
+        if state.batch_size != 1 or state.config != game.config:
+            raise ValueError(f"from_core takes one game of {game.config}, got {state.batch_size} of {state.config}")
+        new = cls(game)
+        owner = state._owner[0]
+        new.envelope = np.flatnonzero(owner == ENVELOPE).tolist()
+        new.order = np.flatnonzero(owner != ENVELOPE).tolist()
+        new.start = int(steps[0][steps[0][:, ev.KIND] == ev.START][0, ev.PLAYER]) if steps else 0
+        new.core = state
+        new.steps = list(steps)
+        return new
+
     # --- OpenSpiel's State -------------------------------------------------------------------
 
     def current_player(self) -> int:
