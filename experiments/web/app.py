@@ -9,11 +9,14 @@
 ``GET /api/games/{game}``                the person's view of a game now
 ``POST /api/games/{game}/actions``       play ``{"action": id}`` (one of the view's ``legal`` ids),
                                          then the agents; -> the person's view
+``GET /api/replays``                     the saved games (the replay folder's files, newest first)
+``GET /api/replays/{name}?step=&seat=``  a saved game after ``step`` steps from ``seat``'s view, or
+                                         ``seat=all``: everyone's, with the envelope and the hands
 =======================================  ==========================================================
 
 Every view is ``session.seat_view``'s (the person's private view; at the end the envelope and
-the hands). Bad input is answered 400 (an unknown agent, an illegal action) or 404 (an unknown
-game), with a ``detail`` naming the value and what is accepted. ``create_app(view=...)`` takes
+the hands). Bad input is answered 400 (an unknown agent, an illegal action, a step out of range)
+or 404 (an unknown game or replay), with a ``detail`` naming the value and what is accepted. ``create_app(view=...)`` takes
 another view function only for the privacy test's leaky control.
 """
 
@@ -32,6 +35,7 @@ from pydantic import BaseModel
 from cluedo_env import core
 from cluedo_env.board_view import board_layout, classic_room_cells, door_edges, passage_markers
 from cluedo_env.core.board import COLS, ROWS, classic_board
+from experiments.web.replay_view import list_replays, replay_view
 from experiments.web.session import WEB_AGENTS, WebGame, seat_view
 
 __all__ = ["DEFAULT_AGENTS", "ActionRequest", "NewGame", "catalogue", "create_app"]
@@ -135,6 +139,21 @@ def create_app(
             except ValueError as error:
                 raise HTTPException(400, str(error)) from error
             return view(game)
+
+    @app.get("/api/replays")
+    def replays_list() -> dict:
+        return {"replays": list_replays(replays)}
+
+    @app.get("/api/replays/{name}")
+    def replay_at(name: str, step: int = 0, seat: str = "all") -> dict:
+        if seat != "all" and not seat.isdigit():
+            raise HTTPException(400, f"seat must be a seat number or 'all', got {seat!r}")
+        try:
+            return replay_view(replays, name, step, None if seat == "all" else int(seat))
+        except FileNotFoundError as error:
+            raise HTTPException(404, str(error)) from error
+        except ValueError as error:  # a step or seat out of range, a cut or altered file
+            raise HTTPException(400, str(error)) from error
 
     @app.get("/api/agents")
     def agents() -> dict:

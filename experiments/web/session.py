@@ -30,7 +30,7 @@ from cluedo_env.table import Table
 from cluedo_env.text import HISTORY_SKIP
 from cluedo_env.transcript import player_name, story
 
-__all__ = ["WEB_AGENTS", "WebGame", "end_view", "seat_view"]
+__all__ = ["WEB_AGENTS", "WebGame", "end_view", "reveal", "seat_view"]
 
 # The agents a browser may seat by name: they play offline, from no file (an import path runs
 # code, the llm agent reaches the network, the trained agents read files).
@@ -242,6 +242,12 @@ def end_view(game: WebGame) -> dict:
     """The end screen, once the game is over: the winner, the envelope and every hand."""
     if not game.over:
         raise ValueError(f"game {game.game_id} is not over: the envelope and the hands stay hidden")
+    return reveal(game)
+
+
+def reveal(game: WebGame) -> dict:
+    """The result so far, the envelope and every hand: for the end screen and a replay's
+    omniscient view only (``end_view`` checks that the game is over)."""
     owner = game.state._owner[0]
     winner = int(game.state.winner[0])
     return {

@@ -47,10 +47,17 @@ def leaky_names_view(game: WebGame) -> dict:
 def hidden_cards(game: WebGame) -> set[int]:
     """The cards the person may not know of now, from the game's full record (not from its view)."""
     record = game.recorder.record
-    rows = core.private_view(np.concatenate([record.initial_events, *record.events]), game.seat)
-    known = set(np.flatnonzero(game.state._owner[0] == game.seat).tolist())
+    return hidden_after(
+        np.concatenate([record.initial_events, *record.events]), game.state._owner[0], game.seat
+    )
+
+
+def hidden_after(events: np.ndarray, owner: np.ndarray, seat: int) -> set[int]:
+    """The cards ``seat`` may not know of after the full ``events``, the deal being ``owner``."""
+    rows = core.private_view(events, seat)
+    known = set(np.flatnonzero(owner == seat).tolist())
     for event in ev.read_events(rows):
-        if event.kind == ev.SHOW and event.suggester == game.seat and event.card >= 0:
+        if event.kind == ev.SHOW and event.suggester == seat and event.card >= 0:
             known.add(event.card)
         elif event.kind in (ev.SUGGEST, ev.ACCUSE):
             known.update(event.cards)
@@ -74,9 +81,9 @@ def card_ids(value: object) -> list[int]:
     return found
 
 
-def leaks(response: dict, game: WebGame) -> list[str]:
-    """What of ``response`` names a card hidden from the person, by id or by name."""
-    hidden = hidden_cards(game)
+def leaks(response: dict, game: WebGame, hidden: set[int] | None = None) -> list[str]:
+    """What of ``response`` names a card hidden from the person (``hidden_cards``), by id or by name."""
+    hidden = hidden_cards(game) if hidden is None else hidden
     text = json.dumps(response)
     seated = {CARDS.suspects[p] for p in range(game.config.num_players)}
     by_id = [f"card id {c} ({CARDS.cards[c]})" for c in card_ids(response) if c in hidden]
@@ -239,3 +246,53 @@ def test_serve_binds_this_machine_by_default_and_prints_the_address(monkeypatch,
     with pytest.raises(SystemExit):
         serve.main(["--port", "70000"])
     assert "--port must be in [0, 65536), got 70000" in capsys.readouterr().err
+
+
+def test_a_replay_is_stepped_through_from_a_seat_without_a_leak_and_from_everyone_with_the_truth(client):
+    views, _found, game = play_game(
+        client, {"agents": ["notepad", "notepad"], "seed": 8}, lambda v: v["legal"][0]["id"]
+    )
+    name = views[-1]["replay"]
+    assert client.get("/api/replays").json()["replays"] == [name]
+    record = game.recorder.record
+    owner = game.state._owner[0]
+    for seat in range(3):
+        stories = []
+        for step in range(record.num_steps + 1):
+            view = client.get(f"/api/replays/{name}", params={"step": step, "seat": seat}).json()
+            assert (view["step"], view["steps"], view["viewer"], view["seat"]) == (
+                step,
+                record.num_steps,
+                seat,
+                seat,
+            )
+            if step < record.num_steps:
+                hidden = hidden_after(
+                    np.concatenate([record.initial_events, *record.events[:step]]), owner, seat
+                )
+                assert leaks(view, game, hidden) == [], (seat, step)
+            stories.append(len(view["story"]))
+        assert stories == sorted(stories) and stories[-1] > stories[0]  # the story grows step by step
+    assert view["over"] and view["winner"] == views[-1]["winner"]
+    everyone = client.get(f"/api/replays/{name}", params={"step": 0}).json()
+    assert everyone["viewer"] == "all" and everyone["envelope"] == views[-1]["envelope"]
+    assert everyone["hands"] == views[-1]["hands"] and not everyone["over"]
+
+
+def test_bad_replay_requests_are_refused_naming_the_value(client):
+    views, _found, _game = play_game(
+        client, {"agents": ["notepad", "notepad"], "seed": 9}, lambda v: v["legal"][0]["id"]
+    )
+    name = views[-1]["replay"]
+    steps = client.get(f"/api/replays/{name}").json()["steps"]
+    for params, words in [
+        ({"step": steps + 1}, f"step must be in [0, {steps}]"),
+        ({"step": -1}, "got -1"),
+        ({"seat": 3}, "seat must be in [0, 3) or 'all'"),
+        ({"seat": "me"}, "seat must be a seat number or 'all', got 'me'"),
+    ]:
+        response = client.get(f"/api/replays/{name}", params=params)
+        assert response.status_code == 400 and words in response.json()["detail"], response.text
+    for missing in ("nosuch.jsonl", "notes.txt"):
+        response = client.get(f"/api/replays/{missing}")
+        assert response.status_code == 404 and f"no replay {missing!r}" in response.json()["detail"]
