@@ -135,4 +135,5 @@ class CluedoGame(pyspiel.Game):
         """Length of the observation (and information state) tensor."""
         return observation_tensor_size(self.config)
 
+
 pyspiel.register_game(GAME_TYPE, CluedoGame)

@@ -39,7 +39,9 @@ from cluedo_env.inference.beliefs import beliefs_from_events
 __all__ = ["deal_outcomes", "resample_state"]
 
 
-def resample_state(state, player: int, rng: np.random.Generator | None = None, deal: np.ndarray | None = None):
+def resample_state(
+    state, player: int, rng: np.random.Generator | None = None, deal: np.ndarray | None = None
+):
     """A new state of ``state``'s game, consistent with ``player``'s information (module docstring).
 
     Args:

@@ -39,7 +39,6 @@ from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase
 __all__ = ["CluedoState", "dice_faces", "key_for_roll", "seed_for_start"]
 
 _SEARCH = 4096  # candidate keys tried at once when looking for a seed or a key
-_NO_REWARDS = None
 
 
 def dice_faces(outcome: int, dice: int) -> tuple[int, ...]:
@@ -103,7 +102,9 @@ class CluedoState(pyspiel.State):
         ``steps`` as its event log. Its history is empty: it is a root to search from (whose
         ``resample_from_infostate`` needs a history; give a searcher a resampler of its own)."""
         if state.batch_size != 1 or state.config != game.config:
-            raise ValueError(f"from_core takes one game of {game.config}, got {state.batch_size} of {state.config}")
+            raise ValueError(
+                f"from_core takes one game of {game.config}, got {state.batch_size} of {state.config}"
+            )
         new = cls(game)
         owner = state._owner[0]
         new.envelope = np.flatnonzero(owner == ENVELOPE).tolist()

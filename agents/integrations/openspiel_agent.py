@@ -14,7 +14,9 @@ OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``). The bot de
   simulation starts from a world drawn from the seat's exact posterior.
 
 The search state's event log is the seat's own view of the past, so IS-MCTS keys the other
-players' nodes on what the seat knows of their information, not on their hands.
+players' nodes on what the seat knows of their information, not on their hands: one such node
+may be reached in worlds where that player holds other cards and so has other legal actions
+(which card to show), and the bot is made with ``allow_inconsistent_action_sets=True``.
 """
 
 from __future__ import annotations
@@ -56,7 +58,12 @@ class OpenSpielAgent(GameByGameAgent):
     name = "openspiel"
 
     def __init__(
-        self, bot: str = "ismcts", simulations: int = 100, uct_c: float = 2.0, rollouts: int = 1, seed: int = 0
+        self,
+        bot: str = "ismcts",
+        simulations: int = 100,
+        uct_c: float = 2.0,
+        rollouts: int = 1,
+        seed: int = 0,
     ) -> None:
         super().__init__(seed)
         if bot not in BOTS:
@@ -104,7 +111,9 @@ class OpenSpielAgent(GameByGameAgent):
 
         seat = int(self.seats[game])
         view = np.concatenate(self.logs[game])
-        if state.phase[game] == Phase.REFUTE:  # the suggestion's record, completed: the refuter holds a named card
+        if (
+            state.phase[game] == Phase.REFUTE
+        ):  # the suggestion's record, completed: the refuter holds a named card
             pending = np.full((1, view.shape[1]), -1, dtype=view.dtype)
             pending[0, ev.KIND], pending[0, ev.PLAYER] = ev.SHOW, state.current_player[game]
             pending[0, ev.SUGGESTER] = state.turn_player[game]
@@ -128,7 +137,12 @@ class OpenSpielAgent(GameByGameAgent):
         random_state = np.random.RandomState(seed)
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=random_state)
         bot = ismcts.ISMCTSBot(
-            _game(self.config), evaluator, self.uct_c, self.simulations, random_state=random_state
+            _game(self.config),
+            evaluator,
+            self.uct_c,
+            self.simulations,
+            random_state=random_state,
+            allow_inconsistent_action_sets=True,  # (the other players' nodes: module docstring)
         )
         bot.set_resampler(self._resampler)
         return bot

@@ -8,15 +8,17 @@ import pytest
 
 pytest.importorskip("pyspiel")
 
-from agents.arena import play_batch  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from agents.testing import check_agent  # noqa: E402
-from cluedo_env import core  # noqa: E402
+from agents.arena import play_batch
+from agents.registry import make_agent
+from agents.testing import check_agent
+from cluedo_env import core
 
 
 @pytest.mark.parametrize("options", [{"bot": "random"}, {"bot": "ismcts", "simulations": 4}])
 def test_the_agent_keeps_the_interface(options):
-    check_agent("openspiel", core.GameConfig(num_players=3, board="none"), options=options, games=2, max_turns=8)
+    check_agent(
+        "openspiel", core.GameConfig(num_players=3, board="none"), options=options, games=2, max_turns=8
+    )
 
 
 def test_ismcts_plays_whole_games_against_sat_agents():

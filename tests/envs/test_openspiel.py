@@ -99,7 +99,9 @@ def leaky_views(state, player):
     return (*views(state, player), np.concatenate(state.steps).tobytes())
 
 
-@pytest.mark.parametrize("params", [{"players": 3}, {"players": 2, "duel": True}, {"players": 4, "board": "none"}])
+@pytest.mark.parametrize(
+    "params", [{"players": 3}, {"players": 2, "duel": True}, {"players": 4, "board": "none"}]
+)
 def test_a_players_views_never_show_other_players_hidden_cards(params):
     """States that differ only in what the player cannot know (drawn from its posterior) look the
     same to it; the leaky control tells them apart, so the check has teeth."""
