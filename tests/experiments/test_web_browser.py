@@ -1,9 +1,11 @@
 """The web page in a real browser: Debian's Chromium, driven by Playwright, clicks a whole game
-through against three agents, on the real server (uvicorn on 127.0.0.1).
+through against three agents, on the real server (uvicorn on 127.0.0.1), then steps through its
+replay and plays it to the end.
 
 Skipped, saying why, where Chromium (``/usr/bin/chromium``, the Debian package ``chromium``) or
 Playwright (``pip install pytest-playwright``) is missing. Screenshots of the first move onto the board
-(``web-move.png``) and of the end screen (``web-end.png``) are saved in the test's temporary folder
+(``web-move.png``), of the end screen (``web-end.png``) and of the replay's last step seen by
+everyone (``web-replay.png``) are saved in the test's temporary folder
 and, when ``$CLUEDO_ARTEFACTS`` names a folder, there.
 """
 
@@ -65,6 +67,30 @@ def next_click(page):
     return choices.first if choices.count() else None
 
 
+def step_through_the_replay(page, tmp_path):
+    """Back at the start: open the game just played from everyone's view, step on, play it to the end."""
+    page.click("#again")
+    page.wait_for_selector("#replay-name option", state="attached")
+    page.select_option("#replay-seat", "all")
+    page.click("#open")
+    page.wait_for_selector("#replay-bar:not([hidden])")
+    assert page.inner_text("#step-text").startswith("step 0 of ")
+    assert "Everyone's view" in page.inner_text("#result")
+    for expected in (1, 2):
+        page.click("#step-on")
+        page.wait_for_function(
+            f"document.getElementById('step-text').textContent.startsWith('step {expected} of')"
+        )
+    page.select_option("#speed", "100")
+    page.click("#play-replay")
+    steps = int(page.get_attribute("#step", "max"))
+    page.wait_for_function(
+        f"document.getElementById('step-text').textContent.startsWith('step {steps} of')", timeout=WAIT_MS * 2
+    )
+    assert page.inner_text("#result").endswith("won.")
+    page.screenshot(path=str(tmp_path / "web-replay.png"))
+
+
 def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
@@ -103,11 +129,13 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
         assert errors == []
         shot = tmp_path / "web-end.png"
         page.screenshot(path=str(shot), full_page=True)
+        step_through_the_replay(page, tmp_path)
+        assert errors == []
         browser.close()
     assert shot.stat().st_size > 10_000
     if os.environ.get("CLUEDO_ARTEFACTS"):
         folder = Path(os.environ["CLUEDO_ARTEFACTS"])
         folder.mkdir(parents=True, exist_ok=True)
-        for name in ("web-move.png", "web-end.png"):
+        for name in ("web-move.png", "web-end.png", "web-replay.png"):
             shutil.copy(tmp_path / name, folder / name)
     assert list((tmp_path / "replays").glob("*.jsonl"))

@@ -221,9 +221,10 @@ function renderPanels() {
   story.scrollTop = story.scrollHeight;
   renderActions();
   const end = document.getElementById("end");
-  end.hidden = !view.over;
-  if (view.over) {
-    document.getElementById("result").textContent = view.winner === view.seat ? "You won!"
+  end.hidden = !view.envelope;
+  if (view.envelope) { // the end, or a replay seen by everyone
+    document.getElementById("result").textContent = !view.over ? "Everyone's view: the envelope and the hands"
+      : view.winner === view.seat ? "You won!"
       : view.winner >= 0 ? `${view.winner_name} won.` : (view.truncated ? "Out of turns: nobody won." : "Nobody won.");
     const reveal = document.getElementById("reveal");
     reveal.replaceChildren(el("p", {}, "The envelope: " + view.envelope.cards.map((k) => c.cards[k]).join(", ") + "."));
@@ -237,6 +238,8 @@ function renderPanels() {
 function render(next) {
   view = next;
   document.getElementById("setup").hidden = true;
+  document.getElementById("saved").hidden = true;
+  document.getElementById("replay-bar").hidden = view.steps === undefined;
   document.getElementById("game").hidden = false;
   drawPieces();
   renderPanels();
@@ -247,6 +250,50 @@ function render(next) {
 async function play(action) {
   status("the others are playing...");
   try { render(await api(`/api/games/${view.game}/actions`, { action })); } catch (error) { status(error.message); }
+}
+
+// --- saved games ----------------------------------------------------------------------
+
+let playing = null;
+
+async function showStep(step) {
+  const name = document.getElementById("replay-name").value;
+  const seat = document.getElementById("replay-seat").value;
+  try {
+    render(await api(`/api/replays/${encodeURIComponent(name)}?step=${step}&seat=${seat}`));
+  } catch (error) { status(error.message); stopPlaying(); return; }
+  const slider = document.getElementById("step");
+  slider.max = view.steps;
+  slider.value = view.step;
+  document.getElementById("step-text").textContent = `step ${view.step} of ${view.steps}, seen by ` +
+    (view.viewer === "all" ? "everyone" : view.players[view.viewer].name);
+}
+
+function stopPlaying() {
+  clearInterval(playing);
+  playing = null;
+  document.getElementById("play-replay").textContent = "Play";
+}
+
+async function listReplays() {
+  const { replays } = await api("/api/replays");
+  const menu = document.getElementById("replay-name");
+  menu.replaceChildren(...replays.map((name) => el("option", { value: name }, name)));
+  document.getElementById("open").disabled = !replays.length;
+}
+
+function setupReplays() {
+  document.getElementById("open-replay").addEventListener("submit", (event) => { event.preventDefault(); showStep(0); });
+  document.getElementById("step").addEventListener("change", (event) => showStep(Number(event.target.value)));
+  document.getElementById("step-back").addEventListener("click", () => showStep(Math.max(0, view.step - 1)));
+  document.getElementById("step-on").addEventListener("click", () => showStep(Math.min(view.steps, view.step + 1)));
+  document.getElementById("play-replay").addEventListener("click", (event) => {
+    if (playing) { stopPlaying(); return; }
+    event.target.textContent = "Pause";
+    playing = setInterval(() => {
+      if (view.step >= view.steps) stopPlaying(); else showStep(view.step + 1);
+    }, Number(document.getElementById("speed").value));
+  });
 }
 
 // --- the setup -------------------------------------------------------------------------
@@ -274,9 +321,13 @@ async function main() {
   setupChoices(agents, defaults);
   document.getElementById("players").addEventListener("change", () => setupChoices(agents, defaults));
   document.getElementById("again").addEventListener("click", () => {
-    document.getElementById("setup").hidden = false;
-    document.getElementById("game").hidden = true;
+    stopPlaying();
+    for (const id of ["setup", "saved"]) document.getElementById(id).hidden = false;
+    for (const id of ["game", "replay-bar"]) document.getElementById(id).hidden = true;
+    listReplays();
   });
+  setupReplays();
+  await listReplays();
   document.getElementById("new-game").addEventListener("submit", async (event) => {
     event.preventDefault();
     const seed = document.getElementById("seed").value;
