@@ -13,10 +13,9 @@ OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``). The bot de
 - IS-MCTS's resampler (``set_resampler``) draws such a state afresh for every simulation, so each
   simulation starts from a world drawn from the seat's exact posterior.
 
-The search state's event log is the seat's own view of the past, so IS-MCTS keys the other
-players' nodes on what the seat knows of their information, not on their hands: one such node
-may be reached in worlds where that player holds other cards and so has other legal actions
-(which card to show), and the bot is made with ``allow_inconsistent_action_sets=True``.
+The search state's event log is the seat's view of the past with the cards it did not see filled
+in from the drawn world (``_world_log``), so IS-MCTS keys every player's nodes on that player's
+information in that world.
 """
 
 from __future__ import annotations
@@ -34,6 +33,41 @@ from cluedo_env.core.state import Phase
 __all__ = ["OpenSpielAgent"]
 
 BOTS = ("ismcts", "random")
+
+
+def _world_log(
+    log: list[np.ndarray],
+    seat: int,
+    deal: np.ndarray,
+    shown: np.ndarray,
+    face_down: np.ndarray,
+    rng: np.random.Generator,
+) -> list[np.ndarray]:
+    """The seat's event log with the cards it did not see filled in from a world: the other
+    players' dealt cards (their hands in ``deal``, in a random order), their peeks (``face_down``)
+    and the shows between two other players (a named card the refuter showed the suggester in
+    ``shown``), so that every player's information state is its own in that world."""
+    hands = {
+        q: rng.permutation(np.flatnonzero(deal == q)).tolist() for q in np.unique(deal[deal >= 0]).tolist()
+    }
+    named = ()
+    world = []
+    for rows in log:
+        rows = rows.copy()
+        for row in rows:
+            kind, who = int(row[ev.KIND]), int(row[ev.PLAYER])
+            if kind == ev.SUGGEST:
+                named = (int(row[ev.SUSPECT]), int(row[ev.WEAPON_CARD]), int(row[ev.ROOM_CARD]))
+            elif kind == ev.DEAL and who != seat:
+                row[ev.CARD] = hands[who].pop()
+            elif kind == ev.PEEK and who != seat:
+                row[ev.CARD] = face_down[row[ev.PEEKED_ROOM]]
+            elif kind == ev.SHOW and row[ev.CARD] < 0:
+                held = [c for c in named if deal[c] == who]
+                told = [c for c in held if shown[row[ev.SUGGESTER], c] == who]
+                row[ev.CARD] = (told or held)[0]
+        world.append(rows)
+    return world
 
 
 @cache
@@ -124,7 +158,8 @@ class OpenSpielAgent(GameByGameAgent):
         shown = sample_shown(setup, seat, records, deals, self.rng)
         seeds = self.rng.integers(0, core.SEED_BOUND - 1, size=1, dtype=np.int64)
         clone = core.redeal(core.clone(state, game, 1), seat, deals, seeds, shown=shown)
-        return CluedoState.from_core(_game(self.config), clone, self.logs[game])
+        log = _world_log(self.logs[game], seat, deals[0], shown[0], clone._face_down[0], self.rng)
+        return CluedoState.from_core(_game(self.config), clone, log)
 
     def _bot(self, seat: int):
         import pyspiel
@@ -142,7 +177,6 @@ class OpenSpielAgent(GameByGameAgent):
             self.uct_c,
             self.simulations,
             random_state=random_state,
-            allow_inconsistent_action_sets=True,  # (the other players' nodes: module docstring)
         )
         bot.set_resampler(self._resampler)
         return bot

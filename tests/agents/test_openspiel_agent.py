@@ -12,6 +12,7 @@ from agents.arena import play_batch
 from agents.registry import make_agent
 from agents.testing import check_agent
 from cluedo_env import core
+from cluedo_env.core import events as ev
 
 
 @pytest.mark.parametrize("options", [{"bot": "random"}, {"bot": "ismcts", "simulations": 4}])
@@ -41,6 +42,10 @@ def test_a_searched_world_looks_to_the_seat_as_the_true_game():
             seat = int(self.seats[game])
             assert np.array_equal(world.observation_tensor(seat), core.observe(state, seat, games=[game])[0])
             assert world.legal_actions() == np.flatnonzero(legal).tolist()
+            for q in range(config.num_players):  # every player's information is its own in the world
+                view = world.private_events(q)
+                dealt = view[(view[:, ev.KIND] == ev.DEAL) & (view[:, ev.PLAYER] == q), ev.CARD]
+                assert sorted(dealt.tolist()) == np.flatnonzero(world.core._owner[0] == q).tolist()
             worlds.append(not np.array_equal(world.core._owner[0], state._owner[game]))
             return super().decide(state, game, legal)
 

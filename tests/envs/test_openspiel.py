@@ -174,3 +174,22 @@ def test_auto_refute_games_are_not_resampled():
     state = play(game, np.random.default_rng(1), 40)
     with pytest.raises(ValueError, match="auto_refute=False"):
         resample_state(state, 0)
+
+
+def test_openspiels_python_ismcts_plays_a_game_with_the_states_resampler():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "board": "none", "max_turns": 20})
+    random_state = np.random.RandomState(0)
+    evaluator = mcts.RandomRolloutEvaluator(1, random_state)
+    bots = [ismcts.ISMCTSBot(game, evaluator, 2.0, 10, random_state=random_state) for _ in range(3)]
+    state = game.new_initial_state()
+    decisions = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes())
+            state.apply_action(int(random_state.choice(outcomes, p=probabilities)))
+        else:
+            state.apply_action(int(bots[state.current_player()].step(state)))
+            decisions += 1
+    assert decisions > 0 and max(state.returns()) <= 1.0
