@@ -26,6 +26,7 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.state import ENVELOPE, Phase
 from cluedo_env.game_record import GameRecorder
+from cluedo_env.inference.beliefs import beliefs_from_events
 from cluedo_env.table import Table
 from cluedo_env.text import HISTORY_SKIP
 from cluedo_env.transcript import player_name, story
@@ -187,12 +188,25 @@ def _notes(config: core.GameConfig, seat: int, view: np.ndarray) -> list[dict]:
     return notes
 
 
+def _beliefs(config: core.GameConfig, seat: int, view: np.ndarray) -> dict | None:
+    """The person's exact posterior from its own view (``cluedo_env.inference.beliefs``): for each
+    card in card order, the chance it lies with each player and in the envelope; None for nobody's seat."""
+    if seat < 0:
+        return None
+    chances = beliefs_from_events(config, seat, view).probabilities()
+    return {
+        "players": np.round(chances[:, : config.num_players], 4).tolist(),
+        "envelope": np.round(chances[:, ENVELOPE], 4).tolist(),
+    }
+
+
 def seat_view(game: WebGame) -> dict:
     """What the person at ``game.seat`` may know now, as JSON: the only game data the browser gets.
 
     Public fields of the state (turn, phase, dice, pawns, weapons, the suggestion on the table,
-    who is out), the person's hand, hand sizes, notepad and story from its private view of the
-    events, and its legal actions when it decides; ``end_view`` once the game is over.
+    who is out), the person's hand, hand sizes, notepad, exact posterior (``beliefs``) and story
+    from its private view of the events, and its legal actions when it decides; ``end_view``
+    once the game is over.
     """
     state, config, seat = game.state, game.config, game.seat
     view = game.history()
@@ -224,6 +238,7 @@ def seat_view(game: WebGame) -> dict:
         "suggestion": {"cards": suggestion} if suggestion[0] >= 0 else None,
         "story": story(config, view, skip=HISTORY_SKIP),
         "notes": _notes(config, seat, view),
+        "beliefs": _beliefs(config, seat, view),
         "legal": [_action(game, a) for a in game.legal()],
         "reachable": [],
         "enterable": [],

@@ -296,3 +296,21 @@ def test_bad_replay_requests_are_refused_naming_the_value(client):
     for missing in ("nosuch.jsonl", "notes.txt"):
         response = client.get(f"/api/replays/{missing}")
         assert response.status_code == 404 and f"no replay {missing!r}" in response.json()["detail"]
+
+
+def test_the_notepad_posterior_is_the_persons_and_what_it_makes_certain_is_true(client):
+    views, _found, game = play_game(
+        client, {"agents": ["notepad", "sat"], "seed": 12}, no_accusation(np.random.default_rng(2))
+    )
+    owner, seat = game.state._owner[0], game.seat
+    certain = 0
+    for view in views:
+        players, envelope = np.array(view["beliefs"]["players"]), np.array(view["beliefs"]["envelope"])
+        assert np.allclose(players.sum(axis=1) + envelope, 1, atol=1e-3)
+        assert np.allclose([envelope[c].sum() for c in (range(6), range(6, 12), range(12, 21))], 1, atol=1e-3)
+        assert (players[view["hand"]["cards"], seat] == 1).all()
+        for card, holder in zip(*np.nonzero(players == 1)):
+            assert owner[card] == holder
+        assert (owner[envelope == 1] == ENVELOPE).all()
+        certain += int((players == 1).sum() + (envelope == 1).sum())
+    assert certain > len(views) * len(views[0]["hand"]["cards"])  # more than its own hand became certain

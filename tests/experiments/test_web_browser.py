@@ -106,6 +106,8 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
         page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
         assert page.locator("#hand li").count() == 5
         assert page.locator("#board #pieces circle.pawn").count() == 6
+        assert page.locator("#notepad td.heat").count() == 21  # the chance of each card in the envelope
+        page.check("#auto-mark")
         clicks, entered = 0, False
         while page.locator("#end[hidden]").count():
             target = next_click(page)
@@ -120,6 +122,8 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
             )
             clicks += 1
             assert clicks < MAX_CLICKS, "the game did not end"
+        assert "(deduced)" in page.inner_text("#notepad")
+        assert not page.is_visible("#replay-bar")  # a live game has no replay controls
         result = page.inner_text("#result")
         assert result.endswith("won.") or result.endswith("won!") or "nobody" in result.lower()
         assert "The envelope:" in page.inner_text("#reveal") and "Saved as the replay" in page.inner_text(

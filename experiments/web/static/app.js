@@ -190,6 +190,13 @@ function renderActions() {
   }
 }
 
+// What the exact posterior makes certain of card k: "in the envelope (deduced)", "P2 has it (deduced)".
+function deduced(k) {
+  if (view.beliefs.envelope[k] === 1) return "in the envelope (deduced)";
+  const holder = view.beliefs.players[k].indexOf(1);
+  return holder >= 0 && holder !== view.seat ? `P${holder} has it (deduced)` : "";
+}
+
 function renderPanels() {
   const c = catalogue;
   const deciding = view.players[view.deciding];
@@ -210,10 +217,17 @@ function renderPanels() {
   }
   const notes = new Map(view.notes.map((n) => [n.card, n.note]));
   const pad = document.getElementById("notepad");
-  pad.replaceChildren();
+  const auto = document.getElementById("auto-mark").checked && view.beliefs;
+  pad.replaceChildren(el("tr"));
+  pad.firstChild.append(el("th", {}, "Card"), el("th", {}, "Your note"), el("th", {}, "In the envelope"));
   c.cards.forEach((name, k) => {
-    const row = el("tr");
-    row.append(el("td", {}, name), el("td", {}, notes.get(k) || "?"));
+    const row = el("tr", { "data-card": k });
+    let note = notes.get(k) || "?";
+    if (auto && !notes.has(k)) note = deduced(k) || note;
+    const chance = view.beliefs ? view.beliefs.envelope[k] : null;
+    const heat = el("td", { class: "heat" }, chance === null ? "" : `${Math.round(chance * 100)}%`);
+    if (chance !== null) heat.style.background = `rgba(200, 30, 30, ${chance.toFixed(3)})`;
+    row.append(el("td", {}, name), el("td", {}, note), heat);
     pad.append(row);
   });
   document.getElementById("story").replaceChildren(...view.story.map((line) => el("li", {}, line)));
@@ -320,6 +334,7 @@ async function main() {
   drawBoard();
   setupChoices(agents, defaults);
   document.getElementById("players").addEventListener("change", () => setupChoices(agents, defaults));
+  document.getElementById("auto-mark").addEventListener("change", () => { if (view) renderPanels(); });
   document.getElementById("again").addEventListener("click", () => {
     stopPlaying();
     for (const id of ["setup", "saved"]) document.getElementById(id).hidden = false;
