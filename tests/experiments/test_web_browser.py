@@ -98,7 +98,7 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(server)
-        page.wait_for_selector("#board #base rect.room")
+        page.wait_for_selector("#board #base rect.room", state="attached")
         for menu in page.locator("#agent-choices select").all():
             menu.select_option("notepad")
         page.fill("#seed", "4")
