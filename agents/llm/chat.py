@@ -182,8 +182,8 @@ def _token_count(usage: dict[str, Any], name: str) -> int:
     return value
 
 
-def _completion(body: bytes) -> tuple[str, int, int]:
-    """The text and the prompt and completion token counts of a chat-completion body.
+def _first_choice(body: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON object of a completion body and its ``choices[0]`` (chat and ``/completions`` alike).
 
     Raises:
         _BadReply: naming what is wrong with it.
@@ -197,16 +197,33 @@ def _completion(body: bytes) -> tuple[str, int, int]:
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise _BadReply("no choices[0]")
-    message = choices[0].get("message")
+    return data, choices[0]
+
+
+def _token_counts(usage: object) -> tuple[int, int]:
+    """The prompt and completion token counts of a reply's ``usage`` object.
+
+    Raises:
+        _BadReply: naming what is wrong with it.
+    """
+    if not isinstance(usage, dict):
+        raise _BadReply(f"usage is a JSON {type(usage).__name__}, not an object")
+    return _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens")
+
+
+def _completion(body: bytes) -> tuple[str, int, int]:
+    """The text and the prompt and completion token counts of a chat-completion body.
+
+    Raises:
+        _BadReply: naming what is wrong with it.
+    """
+    data, choice = _first_choice(body)
+    message = choice.get("message")
     text = message.get("content") if isinstance(message, dict) else None
     if not isinstance(text, str):
         raise _BadReply(f"choices[0].message.content is {type(text).__name__}, not text")
     usage = data.get("usage")
-    if usage is None:
-        usage = {}
-    if not isinstance(usage, dict):
-        raise _BadReply(f"usage is a JSON {type(usage).__name__}, not an object")
-    return text, _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens")
+    return text, *_token_counts({} if usage is None else usage)
 
 
 def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float]]:
@@ -215,23 +232,13 @@ def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float]]:
     Raises:
         _BadReply: naming what is wrong with it.
     """
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError) as error:
-        raise _BadReply(f"not JSON ({type(error).__name__})") from None
-    if not isinstance(data, dict):
-        raise _BadReply(f"the body is a JSON {type(data).__name__}, not an object")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise _BadReply("no choices[0]")
-    text = choices[0].get("text")
+    data, choice = _first_choice(body)
+    text = choice.get("text")
     if not isinstance(text, str):
         raise _BadReply(f"choices[0].text is {type(text).__name__}, not text")
-    usage = data.get("usage") or {}
-    if not isinstance(usage, dict):
-        raise _BadReply(f"usage is a JSON {type(usage).__name__}, not an object")
+    counts = _token_counts(data.get("usage") or {})
     top: dict[str, float] = {}
-    logprobs = choices[0].get("logprobs")
+    logprobs = choice.get("logprobs")
     if isinstance(logprobs, dict) and isinstance(logprobs.get("top_logprobs"), list):
         first = logprobs["top_logprobs"][0] if logprobs["top_logprobs"] else None
         if not isinstance(first, dict):
@@ -240,7 +247,6 @@ def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float]]:
             if not _number(value) or not -math.inf <= value <= 0:
                 raise _BadReply(f"a top logprob is not a number <= 0: {value!r}")
             top[str(token)] = float(value)
-    counts = _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens")
     return text, *counts, top
 
 
