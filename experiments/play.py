@@ -85,6 +85,11 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         config = core.GameConfig(num_players=players, board=args.board, duel=args.duel)
     except ValueError as error:
         parser.error(str(error))
+    for k, agent in enumerate(agents):  # before any game, as the tournament does
+        try:
+            agent.check_config(config)
+        except ValueError as error:
+            parser.error(f"--agents: seat {k} ({names[k]}) cannot play these rules: {error}")
     return args, config, names, agents
 
 

@@ -39,10 +39,11 @@ from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from agents.registry import OUTSIDE_OPTIONS
-from agents.solvers import load_solver
+from agents.solvers import SOLVERS, load_solver
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import public_view, score_answer, summarize
-from cluedo_env.reasoning.splits import load_split
+from cluedo_env.reasoning.splits import SPLITS, load_split
+from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
 from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
@@ -91,6 +92,27 @@ class ReasoningBenchConfig:
     leaderboard: str = "outputs/reasoning/leaderboard.jsonl"
     progress: bool = True
     trust_files: bool = False
+
+    def validate(self) -> None:
+        """Refuse an unknown solver name, split or limit before anything is built, played or written.
+
+        Raises:
+            ConfigError: naming the value and what is accepted.
+        """
+        known = [*sorted(SOLVERS), "llm"]
+        if not isinstance(self.solver, str) or (self.solver not in known and ":" not in self.solver):
+            raise ConfigError(
+                f"solver must be one of {known} or 'package.module:function', got {self.solver!r}"
+            )
+        if (self.version, self.split) not in SPLITS:
+            splits = ", ".join(f"version={v} split={n}" for v, n in sorted(SPLITS))
+            raise ConfigError(
+                f"no split version={self.version!r} split={self.split!r}; the splits are {splits}"
+            )
+        if self.limit is not None and (
+            not isinstance(self.limit, int) or isinstance(self.limit, bool) or self.limit < 1
+        ):
+            raise ConfigError(f"limit must be a positive integer or null, got {self.limit!r}")
 
 
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
@@ -174,11 +196,10 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
 
 def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     """Score ``cfg.solver`` on the split, write the report and the leaderboard line; the report."""
+    cfg.validate()
     solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None)
     tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
     if cfg.limit is not None:
-        if not isinstance(cfg.limit, int) or cfg.limit < 1:
-            raise ValueError(f"limit must be a positive int or null, got {cfg.limit!r}")
         tasks = tasks[: cfg.limit]
     scores = []
     start = time.perf_counter()
@@ -255,6 +276,7 @@ def outside_settings(solver: object, llm: dict[str, Any]) -> list[str]:
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="reasoning_bench", version_base=None)
 def main(cfg: ReasoningBenchConfig) -> None:
     """Entry point: ``python -m experiments.reasoning_bench solver=... split=...``."""
+    quiet_request_logs()
     from hydra.core.hydra_config import HydraConfig
 
     hydra_config = HydraConfig.get()
@@ -262,6 +284,7 @@ def main(cfg: ReasoningBenchConfig) -> None:
     settings.trust_files = trusted_by_command_line(cfg, hydra_config)
     try:  # before the solver is built: what a user's config file names that reaches outside
         refuse_from_elsewhere(cfg, hydra_config, settings=outside_settings(settings.solver, settings.llm))
+        settings.validate()
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)
         sys.exit(2)

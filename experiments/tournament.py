@@ -107,6 +107,7 @@ from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import FolderInUse
 from experiments.common.games_file import read_games
 from experiments.common.report_tables import format_leaderboard
+from experiments.common.request_logs import quiet_request_logs
 from experiments.common.settings import TournamentConfig, load_config
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.tournament_run import GAMES_FILE, run_tournament
@@ -162,6 +163,7 @@ def main_with(
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
     """The ``cluedo-tournament`` command: refuse options from elsewhere, run, and report in one line."""
+    quiet_request_logs()
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own
     # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).
     hydra_config = HydraConfig.get()

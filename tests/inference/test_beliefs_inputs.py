@@ -17,14 +17,14 @@ import pytest
 from cluedo_env import core
 from cluedo_env.inference.beliefs import beliefs, beliefs_from_events
 from cluedo_env.inference.from_events import RecordMaker, setup_of
-from experiments.common.task_generation import _game_events
+from experiments.common.task_generation import play_task_games
 from tests.reasoning.test_reasoning_inputs import CONFIG, GARBAGE
 
 
 @pytest.fixture(scope="module")
 def game() -> np.ndarray:
     """The full event log of a finished game of random, SAT and notepad agents."""
-    played, _ = _game_events(CONFIG, ("random", "sat", "notepad"), np.array([11]), rotation=0)
+    played, _ = play_task_games(CONFIG, ("random", "sat", "notepad"), np.array([11]), rotation=0)
     return played[0]
 
 

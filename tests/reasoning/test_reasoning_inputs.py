@@ -23,7 +23,7 @@ from cluedo_env.core import events as ev
 from cluedo_env.inference.from_events import check_events, deduce_from_events
 from cluedo_env.reasoning.score import score_answer, summarize
 from cluedo_env.reasoning.splits import SPLITS, load_split, read_tasks, write_tasks
-from experiments.common.task_generation import _game_events
+from experiments.common.task_generation import play_task_games
 
 CONFIG = core.GameConfig(num_players=3, board="none", max_turns=40)
 # Classic edition: suspects 0-5, weapons 6-11, rooms 12-20.
@@ -32,7 +32,7 @@ CONFIG = core.GameConfig(num_players=3, board="none", max_turns=40)
 @pytest.fixture(scope="module")
 def game() -> np.ndarray:
     """The full event log of a finished game of random, SAT and notepad agents."""
-    played, _ = _game_events(CONFIG, ("random", "sat", "notepad"), np.array([11]), rotation=0)
+    played, _ = play_task_games(CONFIG, ("random", "sat", "notepad"), np.array([11]), rotation=0)
     return played[0]
 
 

@@ -1,0 +1,62 @@
+"""A user's mistake on a command line is one clear line (what was wrong, what is accepted), exit
+status 2, no traceback: checked before anything is played, built or written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def command(tmp_path, module: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NUMBA_CACHE_DIR": str(tmp_path / "numba")},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["solver=nosuch"], "solver must be one of ['beliefs', 'notepad', 'sat', 'uniform', 'llm']"),
+        (["split=devv"], "no split version='v2' split='devv'; the splits are version=v1 split=dev"),
+        (["limit=0"], "limit must be a positive integer or null, got 0"),
+    ],
+)
+def test_the_reasoning_bench_refuses_a_bad_value_in_one_line(tmp_path, args, said):
+    done = command(tmp_path, "experiments.reasoning_bench", *args, "progress=false")
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith("config error: ") and said in lines[0]
+    written = [p for p in (tmp_path / "outputs").rglob("*") if p.is_file() and "hydra" not in p.parts]
+    assert written == []  # nothing but hydra's record of the run
+
+
+def test_play_refuses_an_agent_that_cannot_play_the_rules_before_any_game(tmp_path):
+    done = command(tmp_path, "experiments.play", "--agents", "sat,ppo,notepad", "--games", "1")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert "--agents: seat 1 (ppo) cannot play these rules" in last and "num_players=3 (trained: 4)" in last
+    assert done.stdout == ""  # no game was played
+
+
+def test_request_logs_are_quiet_unless_asked_for():
+    import logging
+
+    from experiments.common.request_logs import quiet_request_logs
+
+    httpx, httpcore = logging.getLogger("httpx"), logging.getLogger("httpcore")
+    before = httpx.level, httpcore.level
+    try:
+        httpx.setLevel(logging.NOTSET)
+        httpcore.setLevel(logging.DEBUG)  # as hydra.verbose=httpcore sets it
+        quiet_request_logs()
+        assert httpx.level == logging.WARNING and not httpx.isEnabledFor(logging.INFO)
+        assert httpcore.level == logging.DEBUG
+    finally:
+        httpx.setLevel(before[0])
+        httpcore.setLevel(before[1])
