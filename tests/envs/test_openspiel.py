@@ -193,3 +193,29 @@ def test_openspiels_python_ismcts_plays_a_game_with_the_states_resampler():
             state.apply_action(int(bots[state.current_player()].step(state)))
             decisions += 1
     assert decisions > 0 and max(state.returns()) <= 1.0
+
+
+def test_chance_outcomes_are_what_the_core_plays():
+    """The drawn deal is the core's hidden deal, the drawn starting player starts, and a dice
+    outcome is the roll the core makes."""
+    from cluedo_env.openspiel_state import dice_faces
+
+    game = pyspiel.load_game("python_cluedo", {"players": 4, "max_turns": 30})
+    rng = np.random.default_rng(2)
+    state = play(game, rng, 22)  # 21 cards and who starts
+    assert sorted(state.core._envelope[0].tolist()) == sorted(state.envelope)
+    dealt = state.order
+    assert [int(state.core._owner[0, c]) for c in dealt] == [k % 4 for k in range(len(dealt))]
+    assert state.core.current_player[0] == state.start
+    rolls = 0
+    while rolls < 20 and not state.is_terminal():
+        if state.is_chance_node():
+            outcome = int(rng.integers(36))
+            state.apply_action(outcome)
+            assert tuple(state.core.dice[0].tolist()) == dice_faces(outcome, 2)
+            rolls += 1
+        else:
+            layout = state.core_rules.layout
+            legal = state.legal_actions()
+            state.apply_action(layout.ROLL if layout.ROLL in legal else legal[-1])
+    assert rolls == 20
