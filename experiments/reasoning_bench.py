@@ -42,7 +42,7 @@ from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import SOLVERS, load_solver
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import public_view, score_answer, summarize
-from cluedo_env.reasoning.splits import SPLITS, load_split
+from cluedo_env.reasoning.splits import SPLITS, load_split, sample_tasks
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
@@ -118,19 +118,40 @@ class ReasoningBenchConfig:
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
 
 
-def _cell(metric: dict[str, float]) -> str:
+MIN_TASKS_FOR_INTERVAL = 10  # a group of fewer tasks shows its value without an interval
+
+
+def _cell(metric: dict[str, float], tasks: int) -> str:
     if not np.isfinite(metric["value"]):
         return "n/a"
+    if tasks < MIN_TASKS_FOR_INTERVAL:
+        return f"{metric['value']:.3f} (n<{MIN_TASKS_FOR_INTERVAL})"
     return f"{metric['value']:.3f} [{metric['low']:.3f}, {metric['high']:.3f}]"
 
 
+def calibration_line(calibration: dict[str, Any]) -> str:
+    """The calibration figure in words: ECE over how many cards, and what it does not measure."""
+    if not calibration["pairs"]:
+        return "calibration: no card on which the truth or the solver was uncertain (no ECE)"
+    return (
+        f"calibration ECE {calibration['ece']:.4f} over {calibration['pairs']} uncertain cards "
+        "(calibration only: a solver uniform over too many candidates can score near 0 here and "
+        "still have a poor log-loss)"
+    )
+
+
 def format_table(summary: dict[str, Any]) -> str:
-    """The summary as a Markdown table: one row per tier and overall, values with 95% intervals."""
+    """The summary as a Markdown table: one row per tier and overall, values with 95% intervals
+    (none for a group of fewer than ``MIN_TASKS_FOR_INTERVAL`` tasks)."""
     header = "| group | tasks | " + " | ".join(COLUMNS) + " |"
     lines = [header, "|" + "---|" * (len(COLUMNS) + 2)]
     groups = [(f"tier {t}", g) for t, g in summary["tiers"].items()] + [("overall", summary["overall"])]
     for name, group in groups:
-        lines.append(f"| {name} | {group['tasks']} | " + " | ".join(_cell(group[c]) for c in COLUMNS) + " |")
+        lines.append(
+            f"| {name} | {group['tasks']} | "
+            + " | ".join(_cell(group[c], group["tasks"]) for c in COLUMNS)
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -199,8 +220,8 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     cfg.validate()
     solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None)
     tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
-    if cfg.limit is not None:
-        tasks = tasks[: cfg.limit]
+    if cfg.limit is not None:  # a sample of the split's mix of tiers, not its first tasks
+        tasks = sample_tasks(tasks, cfg.limit, seed=cfg.seed)
     scores = []
     start = time.perf_counter()
     for task in tqdm(tasks, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
@@ -240,7 +261,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     table = format_table(summary)
     (out / "report.md").write_text(
         f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks)\n\n{table}\n\n"
-        f"Calibration ECE {summary['calibration']['ece']:.4f}; "
+        f"{calibration_line(summary['calibration'])}; "
         f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
         + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else "")
     )
@@ -254,7 +275,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         file.write(json.dumps(line) + "\n")
     print(f"{cfg.solver} on {cfg.version}/{cfg.split}: {len(tasks)} tasks in {seconds:.1f} s")
     print(table)
-    print(f"calibration ECE {summary['calibration']['ece']:.4f}; problems: {summary['problems']}")
+    print(f"{calibration_line(summary['calibration'])}; problems: {summary['problems']}")
     if "solver_counts" in report:
         print(f"solver counts: {report['solver_counts']}")
     print(f"report: {out}")

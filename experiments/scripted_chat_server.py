@@ -87,7 +87,7 @@ def scripted_reply(kind: str, message: str) -> str:
     if kind == "ambiguous":
         return "roll or end turn"
     if kind == "answer":
-        me = re.search(r"You are P(\d+)", message)
+        me = re.search(r"You are (?:P|player )(\d+)", message)  # v2 text views, v1 sentences
         hand = re.search(r"Your cards: ([^\n]*)\.", message)
         cards = hand.group(1).split(", ") if hand and hand.group(1) != "none" else []
         owner = f"player {me.group(1)}" if me else "player 0"

