@@ -28,6 +28,7 @@ game at a time (a batch of one).
 
 from __future__ import annotations
 
+import difflib
 import sys
 from typing import TextIO
 
@@ -35,7 +36,7 @@ import numpy as np
 
 from agents.base import Agent
 from cluedo_env import core
-from cluedo_env.commands import CommandError, parse_command
+from cluedo_env.commands import CommandError, command, legal_actions, parse_command
 from cluedo_env.core import events as ev
 from cluedo_env.text import HISTORY_SKIP, notepad_text, rules_summary, text_view
 from cluedo_env.transcript import story
@@ -119,6 +120,8 @@ class HumanAgent(Agent):
             quiet = (ev.DEAL, ev.ROLL, ev.WEAPON)
             for line in story(self.config, self.history, skip=quiet):
                 self._write(f"  {line}")
+            over = next(e for e in ev.read_events(rows) if e.kind == ev.GAME_OVER)
+            self._write("\n" + result_line(self.config, seat, over.player))
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         seat = int(self.seats[0])
@@ -147,3 +150,22 @@ class HumanAgent(Agent):
                     return np.array([parse_command(self.config, reply, mask[0], room=room)], dtype=np.int64)
                 except CommandError as error:
                     self._write(str(error))
+                    if guess := closest_command(self.config, reply, mask[0]):
+                        self._write(f"Did you mean: {guess}?")
+
+
+def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> str | None:
+    """The legal command nearest a reply that is none (``show scarlett`` -> ``show Miss Scarlet``),
+    by ``difflib``'s similarity of the lower-cased texts; None when nothing is close."""
+    commands = {command(config, a).casefold(): command(config, a) for a in legal_actions(mask)}
+    near = difflib.get_close_matches(reply.casefold().strip(), list(commands), n=1, cutoff=0.6)
+    return commands[near[0]] if near else None
+
+
+def result_line(config: core.GameConfig, seat: int, winner: int) -> str:
+    """The game's result in one line, for the person at ``seat`` (``winner``: a seat, or -1 for nobody)."""
+    if winner == seat:
+        return "*** You won. ***"
+    if winner < 0:
+        return "*** Nobody won. ***"
+    return f"*** You lost: P{winner} ({config.cards.suspects[winner]}) won. ***"

@@ -107,6 +107,7 @@ def test_a_human_plays_a_whole_game_in_the_terminal():
     assert "'dance a jig' is not a command" in out
     assert "=== The game is over. The story of the game, as you saw it ===" in out
     assert re.search(r"P\d \([^)]*\) wins\. It was ", out)
+    assert re.search(r"\*\*\* (You won|Nobody won|You lost: P\d \([^)]*\) won)\. \*\*\*", out)
     assert "=== summary: 1 games" in out
     assert out.count("is not legal now") == 0  # every command the test typed was legal
 
@@ -123,3 +124,31 @@ def test_the_end_of_the_input_stops_the_game_with_a_message():
 def test_a_human_plays_one_game_at_a_time():
     with pytest.raises(ValueError, match="one game at a time"):
         HumanAgent(stdout=io.StringIO()).reset(core.GameConfig(num_players=3), np.array([0, 0]))
+
+
+def test_a_near_miss_is_answered_with_the_legal_command_it_was_close_to():
+    from agents.human import closest_command
+    from cluedo_env.commands import command, legal_actions
+
+    config = core.GameConfig(num_players=3)
+    state = core.init(config, [0])
+    mask = core.legal_action_mask(state)[0]
+    roll = next(a for a in legal_actions(mask) if command(config, a) == "roll")
+    only = np.zeros_like(mask)
+    only[roll] = True
+    assert closest_command(config, "rol", only) == "roll"
+    assert closest_command(config, "dance a jig", only) is None
+    show = core.rules_for(config).layout  # the action ids
+    scarlet = config.cards.cards.index("Miss Scarlet")
+    shows = np.zeros_like(mask)
+    shows[show.encode("show", scarlet)] = True
+    assert closest_command(config, "show scarlett", shows) == command(config, show.encode("show", scarlet))
+
+
+def test_the_game_ends_with_its_result_in_one_line():
+    from agents.human import result_line
+
+    config = core.GameConfig(num_players=3)
+    assert result_line(config, 0, 0) == "*** You won. ***"
+    assert result_line(config, 0, -1) == "*** Nobody won. ***"
+    assert result_line(config, 0, 2) == f"*** You lost: P2 ({config.cards.suspects[2]}) won. ***"
