@@ -57,8 +57,8 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import refuse_unwritable
 from experiments.common.settings import MAX_SEED, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
-from experiments.common.value_checks import ConfigError, check_all_set, check_run_name
+from experiments.common.trust import checked_main, command_settings
+from experiments.common.value_checks import check_all_set, check_run_name, exit_on_config_error
 from experiments.learning.evaluation import evaluate, with_intervals
 from experiments.learning.league import OpponentSettings
 
@@ -262,24 +262,11 @@ def run(args: ImitateConfig) -> Path:
 @checked_main
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="imitate", version_base=None)
 def main(cfg: ImitateConfig) -> None:
-    from hydra.core.hydra_config import HydraConfig
-
-    hydra_config = HydraConfig.get()
-    args = OmegaConf.to_object(cfg)
-    args.trust_files = trusted_by_command_line(cfg, hydra_config)
-    try:  # before any agent or file: what a user's config file names that reads or writes files
-        refuse_from_elsewhere(
-            cfg, hydra_config, ["teacher", "opponents", "eval_opponents"], ["init_from", "runs_dir"]
-        )
-    except ConfigError as error:
-        print(f"config error: {error}", file=sys.stderr)
-        sys.exit(2)
+    args, _ = command_settings(cfg, ["teacher", "opponents", "eval_opponents"], ["init_from", "runs_dir"])
     refuse_unwritable({"runs_dir": args.runs_dir})
     try:
-        run(args)
-    except ConfigError as error:
-        print(f"config error: {error}", file=sys.stderr)
-        sys.exit(2)
+        with exit_on_config_error():
+            run(args)
     except WorkerLost as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)

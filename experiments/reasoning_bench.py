@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime
 import json
 import re
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +34,6 @@ import hydra
 import matplotlib
 import numpy as np
 from hydra.core.config_store import ConfigStore
-from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from agents.registry import OUTSIDE_OPTIONS
@@ -46,7 +44,7 @@ from cluedo_env.reasoning.splits import SPLITS, load_split, sample_tasks
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
-from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
+from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError
 
 matplotlib.use("Agg")
@@ -298,17 +296,11 @@ def outside_settings(solver: object, llm: dict[str, Any]) -> list[str]:
 def main(cfg: ReasoningBenchConfig) -> None:
     """Entry point: ``python -m experiments.reasoning_bench solver=... split=...``."""
     quiet_request_logs()
-    from hydra.core.hydra_config import HydraConfig
-
-    hydra_config = HydraConfig.get()
-    settings = ReasoningBenchConfig(**OmegaConf.to_container(cfg, resolve=True))
-    settings.trust_files = trusted_by_command_line(cfg, hydra_config)
-    try:  # before the solver is built: what a user's config file names that reaches outside
-        refuse_from_elsewhere(cfg, hydra_config, settings=outside_settings(settings.solver, settings.llm))
-        settings.validate()
-    except ConfigError as error:
-        print(f"config error: {error}", file=sys.stderr)
-        sys.exit(2)
+    settings, _ = command_settings(
+        cfg,
+        settings=lambda given: outside_settings(given.solver, given.llm),
+        check=ReasoningBenchConfig.validate,
+    )
     run(settings)
 
 

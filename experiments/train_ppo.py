@@ -71,11 +71,8 @@ command.
 
 from __future__ import annotations
 
-import sys
-
 try:  # modules of an extra: a core-only install is told which extra to install
     import hydra
-    from omegaconf import OmegaConf
 
     from experiments.learning.ppo_training import TrainConfig, train
 except ModuleNotFoundError as error:
@@ -85,32 +82,19 @@ except ModuleNotFoundError as error:
 
 from experiments.common.output_folders import refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
-from experiments.common.value_checks import ConfigError
+from experiments.common.trust import checked_main, command_settings
+from experiments.common.value_checks import exit_on_config_error
 from experiments.learning.checkpoints import run_folder
 
 
 @checked_main
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_ppo", version_base=None)
 def main(cfg: TrainConfig) -> None:
-    from hydra.core.hydra_config import HydraConfig
-
-    hydra_config = HydraConfig.get()
-    args = OmegaConf.to_object(cfg)
-    args.trust_files = trusted_by_command_line(cfg, hydra_config)
-    try:  # before any agent or file: what a user's config file names that reads or writes files
-        refuse_from_elsewhere(
-            cfg, hydra_config, ["opponents", "eval_opponents"], ["init_from", "runs_dir", "resume"]
-        )
-    except ConfigError as error:
-        print(f"config error: {error}", file=sys.stderr)
-        sys.exit(2)
+    settings = ["init_from", "runs_dir", "resume"]
+    args, hydra_config = command_settings(cfg, ["opponents", "eval_opponents"], settings)
     refuse_unwritable({"resume": run_folder(args.resume)} if args.resume else {"runs_dir": args.runs_dir})
-    try:
+    with exit_on_config_error():
         train(args, resume_overrides=list(hydra_config.overrides.task))
-    except ConfigError as error:
-        print(f"config error: {error}", file=sys.stderr)
-        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,8 +101,8 @@ from agents.ppo.network import ActorCritic, NetworkSettings
 from experiments.common.intervals import wilson_interval
 from experiments.common.settings import AgentSpec, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
-from experiments.common.value_checks import ConfigError, check_run_name
+from experiments.common.trust import checked_main, command_settings
+from experiments.common.value_checks import check_run_name
 from experiments.learning.evaluation import evaluate
 
 POLICIES = ("shared", "per_seat")
@@ -432,20 +431,13 @@ def train(cfg: RLlibConfig) -> Path:
 @checked_main
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_rllib", version_base=None)
 def main(cfg: RLlibConfig) -> None:
-    from hydra.core.hydra_config import HydraConfig
-
-    hydra_config = HydraConfig.get()
-    args = OmegaConf.to_object(cfg)
-    args.trust_files = trusted_by_command_line(cfg, hydra_config)
-    try:  # before any agent or file: what a user's config file names that reaches outside
-        refuse_from_elsewhere(
-            cfg, hydra_config, ["opponent", "eval_opponents"], ["runs_dir", "resume", "ray_address"]
-        )
-        check_run_name("exp_name", args.exp_name)
-    except ConfigError as error:
-        print(f"config error: {error}", file=sys.stderr)
-        sys.exit(2)
+    settings = ["runs_dir", "resume", "ray_address"]
+    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], settings, check=_check_name)
     train(args)
+
+
+def _check_name(args: RLlibConfig) -> None:
+    check_run_name("exp_name", args.exp_name)
 
 
 if __name__ == "__main__":

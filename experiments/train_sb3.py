@@ -50,7 +50,6 @@ tournament line-up), ``evaluations.json``, ``config.yaml``.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,8 +81,8 @@ from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.common.intervals import wilson_interval
 from experiments.common.settings import AgentSpec, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.trust import checked_main, refuse_from_elsewhere, trusted_by_command_line
-from experiments.common.value_checks import ConfigError, check_run_name
+from experiments.common.trust import checked_main, command_settings
+from experiments.common.value_checks import check_run_name
 from experiments.learning.evaluation import EVAL_SEED_BASE, learner_out
 from experiments.learning.shaping import knowledge_potential
 
@@ -331,18 +330,12 @@ def train(cfg: SB3Config) -> Path:
 @checked_main
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
-    from hydra.core.hydra_config import HydraConfig
-
-    hydra_config = HydraConfig.get()
-    args = OmegaConf.to_object(cfg)
-    args.trust_files = trusted_by_command_line(cfg, hydra_config)
-    try:  # before any agent or file: what a user's config file names that reaches outside
-        refuse_from_elsewhere(cfg, hydra_config, ["opponent", "eval_opponents"], ["runs_dir"])
-        check_run_name("exp_name", args.exp_name)
-    except ConfigError as error:
-        print(f"config error: {error}", file=sys.stderr)
-        sys.exit(2)
+    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"], check=_check_name)
     train(args)
+
+
+def _check_name(args: SB3Config) -> None:
+    check_run_name("exp_name", args.exp_name)
 
 
 if __name__ == "__main__":

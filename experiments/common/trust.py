@@ -33,7 +33,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from agents.registry import outside_options
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.value_checks import ConfigError
+from experiments.common.value_checks import ConfigError, exit_on_config_error
 
 __all__ = [
     "HYDRA_ACTIONS",
@@ -41,6 +41,7 @@ __all__ = [
     "Entrant",
     "UntrustedOption",
     "checked_main",
+    "command_settings",
     "config_files_from_elsewhere",
     "hydra_actions_in",
     "refuse_from_elsewhere",
@@ -219,6 +220,36 @@ def refuse_from_elsewhere(
             lambda where, _name, key, _value: _given_by(keys, f"{where}.{key}"),
             settings=[key for key in changed if _in_package(key, package)],
         )
+
+
+def command_settings(
+    cfg: DictConfig,
+    agents: Sequence[str] = (),
+    settings: Sequence[str] | Callable[[Any], Sequence[str]] = (),
+    check: Callable[[Any], None] | None = None,
+) -> tuple[Any, Any]:
+    """The settings of a hydra command's run, once what a user's config file gives has passed.
+
+    ``cfg`` as its schema's dataclass (``OmegaConf.to_object``), with ``trust_files`` as the command
+    line says it (``trusted_by_command_line``); then ``refuse_from_elsewhere`` of ``agents`` and
+    ``settings`` (a list, or a function of the settings giving it) and ``check`` of the settings.
+    A ``ConfigError`` of either exits with ``config error: ...`` and status 2 (``exit_on_config_error``).
+
+    Returns:
+        The settings and the run's ``HydraConfig.get()``.
+    """
+    from hydra.core.hydra_config import HydraConfig
+
+    hydra_config = HydraConfig.get()
+    args = OmegaConf.to_object(cfg)
+    args.trust_files = trusted_by_command_line(cfg, hydra_config)
+    with (
+        exit_on_config_error()
+    ):  # before any agent or file: what a user's config file names that reaches outside
+        refuse_from_elsewhere(cfg, hydra_config, agents, settings(args) if callable(settings) else settings)
+        if check is not None:
+            check(args)
+    return args, hydra_config
 
 
 def _in_package(key: str, package: str) -> bool:

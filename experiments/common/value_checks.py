@@ -7,13 +7,26 @@ training and benchmark commands for theirs).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sys
+from collections.abc import Iterator
 
-__all__ = ["ConfigError", "check_all_set", "check_int", "check_run_name"]
+__all__ = ["ConfigError", "check_all_set", "check_int", "check_run_name", "exit_on_config_error"]
 
 
 class ConfigError(ValueError):
     """A configuration value that cannot be used (the message names field, value and what is accepted)."""
+
+
+@contextlib.contextmanager
+def exit_on_config_error() -> Iterator[None]:
+    """A command's ``ConfigError`` as its one line ``config error: ...`` on stderr and exit status 2."""
+    try:
+        yield
+    except ConfigError as error:
+        print(f"config error: {error}", file=sys.stderr)
+        sys.exit(2)
 
 
 def check_all_set(config: object, how: str) -> None:
