@@ -103,7 +103,7 @@ from experiments.common.settings import AgentSpec, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import check_run_name
-from experiments.learning.evaluation import evaluate
+from experiments.learning.evaluation import evaluate, win_rate_line
 
 POLICIES = ("shared", "per_seat")
 # What a resume may change: the budget, resources, logging, checkpoints and evaluations, never what it learns from.
@@ -377,10 +377,7 @@ class Run:
         for label, result in results.items():
             result["win_low"], result["win_high"] = wilson_interval(result["wins"], result["games"])
             self.writer.add_scalar(f"eval/win_rate/{label}", result["win_rate"], self.agent_steps)
-            tqdm.write(
-                f"{self.agent_steps:>11,} agent-steps: vs {self.game.num_players - 1} x {label} win rate "
-                f"{result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}] over {result['games']} games"
-            )
+            tqdm.write(win_rate_line(self.agent_steps, self.game.num_players - 1, label, result))
         line = {
             "agent_steps": self.agent_steps,
             "iteration": self.iteration,

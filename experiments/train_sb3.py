@@ -83,7 +83,7 @@ from experiments.common.settings import AgentSpec, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import check_run_name
-from experiments.learning.evaluation import EVAL_SEED_BASE, learner_out
+from experiments.learning.evaluation import EVAL_SEED_BASE, learner_out, win_rate_line
 from experiments.learning.shaping import knowledge_potential
 
 EVAL_BATCH = 500
@@ -261,11 +261,7 @@ class AgentStepBudget(BaseCallback):
             file.write(json.dumps(line) + "\n")
         for label, result in results.items():
             self.logger.record(f"eval/win_rate/{label}", result["win_rate"])
-            tqdm.write(
-                f"{steps:>11,} agent-steps: vs {self.game.num_players - 1} x {label} win rate "
-                f"{result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}] "
-                f"over {result['games']} games; wrong accusations {result['wrong_accusation_rate']:.3f}"
-            )
+            tqdm.write(win_rate_line(steps, self.game.num_players - 1, label, result, wrong_accusations=True))
         return results
 
 

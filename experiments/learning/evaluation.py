@@ -91,6 +91,20 @@ def learner_out(state: core.State, seats: np.ndarray) -> np.ndarray:
     return state.eliminated[np.arange(len(seats)), seats[:, 0]]
 
 
+def win_rate_line(
+    agent_steps: int, num_opponents: int, label: str, result: dict[str, Any], wrong_accusations: bool = False
+) -> str:
+    """One evaluation's line for the console: the win rate against ``num_opponents`` of ``label`` with its
+    95% interval (``win_low``, ``win_high``) and game count; with ``wrong_accusations``, their rate too."""
+    line = (
+        f"{agent_steps:>11,} agent-steps: vs {num_opponents} x {label} win rate "
+        f"{result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}] over {result['games']} games"
+    )
+    if wrong_accusations:
+        line += f"; wrong accusations {result['wrong_accusation_rate']:.3f}"
+    return line
+
+
 def with_intervals(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``evaluate``'s results (updated in place; returned) with 95% Wilson intervals of the win and
     wrong-accusation rates: ``win_low``, ``win_high``, ``wrong_accusation_low``, ``wrong_accusation_high``."""
