@@ -47,7 +47,7 @@ def _names(task: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
 def _setup(task: Mapping[str, Any]) -> tuple[CardNames, Setup, list[str]]:
     cards = CardNames(*_names(task))
     setup = Setup(Deck(*cards.deck.sizes), len(task["players"]), tuple(task["hand_sizes"]))
-    owners = [setup.owner_name(o) for o in range(setup.num_owners)]
+    owners = [setup.owner_name(o) for o in setup.owners]  # the columns of a status grid
     return cards, setup, owners
 
 

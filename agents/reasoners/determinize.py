@@ -49,30 +49,7 @@ from agents.reasoners.belief_agent import BeliefAgent
 from cluedo_env import core
 from cluedo_env.inference import NOT_HELD, Record, Setup, Suggestion
 
-__all__ = ["DeterminizeAgent", "core_deals", "rollout_values", "sample_shown"]
-
-
-def core_deals(setup: Setup, deals: np.ndarray) -> np.ndarray:
-    """``Posterior.sample_deals``'s deals in the core's owner codes, for ``core.redeal``.
-
-    Args:
-        setup: The game's set-up (``cluedo_env.inference.from_events.setup_of(config)``).
-        deals: ``int[n, C]`` owners as in ``cluedo_env.inference``: players, ``setup.envelope``,
-            ``setup.table``.
-
-    Returns:
-        ``int8[n, C]``: players, ``core.ENVELOPE`` and ``core.FACE_DOWN``.
-    """
-    deals = np.asarray(deals)
-    if deals.ndim != 2 or deals.shape[1] != setup.deck.num_cards:
-        raise ValueError(f"deals must have shape (n, {setup.deck.num_cards}), got {deals.shape}")
-    if len(deals) and (deals.min() < 0 or deals.max() >= setup.num_owners):
-        raise ValueError(f"deals' owners must be in [0, {setup.num_owners}), got {np.unique(deals).tolist()}")
-    owners = deals.astype(np.int8)
-    owners[deals == setup.envelope] = core.ENVELOPE
-    if setup.table is not None:
-        owners[deals == setup.table] = core.FACE_DOWN
-    return owners
+__all__ = ["DeterminizeAgent", "rollout_values", "sample_shown"]
 
 
 def sample_shown(
@@ -87,7 +64,7 @@ def sample_shown(
         setup: The game's set-up.
         player: The observer whose records these are.
         records: Its records (``Beliefs.records``), in order.
-        deals: ``int[n, C]`` deals consistent with the records (either owner codes).
+        deals: ``int[n, C]`` deals consistent with the records (owner codes, as ``Posterior.sample_deals`` gives).
         rng: The generator of the choices.
 
     Returns:
@@ -201,7 +178,7 @@ class DeterminizeAgent(BeliefAgent):
         """``float[samples]``: the agent's final reward in each rollout where it does not accuse now."""
         seat = int(self.seats[game])
         posterior = self.posterior(game)
-        deals = core_deals(self.setup, posterior.sample_deals(self.rollouts, self.rng))
+        deals = posterior.sample_deals(self.rollouts, self.rng)  # in the core's owner codes
         records = self.beliefs[game].records if self.beliefs[game] is not None else ()
         shown = sample_shown(self.setup, seat, records, deals, self.rng)
         seeds = self.rng.integers(0, core.SEED_BOUND - 1, size=len(deals), dtype=np.int64)

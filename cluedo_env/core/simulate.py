@@ -37,10 +37,8 @@ of the true hidden cards passes into the clones (``tests/core/test_simulate.py``
 checks this, and that a clone given the true deal and seed replays exactly).
 
 Where deals come from: ``cluedo_env.inference.beliefs.Posterior.sample_deals(n, rng)`` draws
-deals exactly from a player's posterior; its owners are players ``0..P-1``,
-``P`` for the envelope and ``P + 1`` for the table (face-down cards), which
-``agents.reasoners.determinize.core_deals`` turns into this module's codes (``ENVELOPE``,
-``FACE_DOWN``). The core checks the facts the state holds per card (the
+deals exactly from a player's posterior, in this module's owner codes (players
+``0..P-1``, ``ENVELOPE``, ``FACE_DOWN``: the inference library uses the same). The core checks the facts the state holds per card (the
 player's hand, cards shown to or peeked at by it, public passes, wrong
 accusations); the facts it holds only as events ("somebody showed one of these
 three cards") are the sampler's to honour.

@@ -1,7 +1,8 @@
 """Card deduction: what one observer of a Cluedo game can know about who holds which card.
 
 The deduction itself is independent of the rules core: it takes plain ints and
-knows nothing of boards or turns. A SAT-reasoning agent keeps one ``Notepad``
+knows nothing of boards or turns; of the core it takes only the owner codes
+(``ENVELOPE``, ``FACE_DOWN``), so that both speak of a card's owner alike. A SAT-reasoning agent keeps one ``Notepad``
 per player; a reasoning benchmark calls ``deduce`` or ``deduce_named``; tests
 check both against ``brute_force``.
 
@@ -28,13 +29,19 @@ Cards and owners
     card lies in exactly one place, its *owner*:
 
     ============  ========================================================
-    owner index   meaning
+    owner code    meaning (the rules core's codes, ``cluedo_env.core.state``)
     ============  ========================================================
     ``0..P-1``    the players, in seat order (clockwise)
-    ``P``         the envelope (``Setup.envelope``)
-    ``P + 1``     the cards lying face down on rooms in the duel variant
-                  (``Setup.table``); only when ``num_face_down > 0``
+    ``-2``        the cards lying face down on rooms in the duel variant
+                  (``Setup.table``, ``core.FACE_DOWN``); only when
+                  ``num_face_down > 0``
+    ``-1``        the envelope (``Setup.envelope``, ``core.ENVELOPE``)
     ============  ========================================================
+
+    Arrays over owners have one column per owner in that order
+    (``Setup.owners``), so a code indexes its column directly: ``[:, -1]`` is
+    the envelope, ``[:, -2]`` the table; ``Setup.column`` gives the
+    non-negative index. Deals are arrays of owner codes, as in the core.
 
 Records (what an observer may have noted)
     ============  ========================================================

@@ -7,7 +7,7 @@ names; or a game's events) and returns a ``Posterior``:
 - ``num_deals``: the exact number of deals consistent with the records (a
   Python int);
 - ``probabilities()``: ``P(card c lies with owner o)`` for every card and owner
-  (owners as in ``cluedo_env.inference``: players, envelope, table), float64 by
+  (columns as in ``cluedo_env.inference``: players, table, envelope = ``[:, -1]``), float64 by
   default, ``fractions.Fraction`` with ``exact=True``;
 - ``envelope()``: the joint distribution of the envelope over its (suspect,
   weapon, room) triples;
@@ -146,8 +146,9 @@ class Posterior:
         """``n`` deals drawn exactly from the posterior (independently).
 
         Returns:
-            ``int8[n, num_cards]``: the owner of every card in each deal (the layout
-            of ``cluedo_env.inference``'s deals).
+            ``int8[n, num_cards]``: the owner of every card in each deal, in the
+            rules core's codes (players, ``-1`` the envelope, ``-2`` the table), so
+            ready for ``core.simulate``.
 
         Raises:
             ValueError: If ``n`` is not an int >= 0.
@@ -373,11 +374,7 @@ def beliefs_named(
     return {
         "deals": posterior.num_deals,
         "cards": {
-            name: {
-                setup.owner_name(o): probabilities[c, o]
-                for o in range(setup.num_owners)
-                if probabilities[c, o] != 0
-            }
+            name: {setup.owner_name(o): probabilities[c, o] for o in setup.owners if probabilities[c, o] != 0}
             for c, name in enumerate(cards.names)
         },
         "envelope": triples,

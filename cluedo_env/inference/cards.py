@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cluedo_env.core.state import ENVELOPE, FACE_DOWN
+
 CATEGORY_NAMES = ("suspects", "weapons", "rooms")
 
 
@@ -60,12 +62,31 @@ class Deck:
 class Setup:
     """Who holds how many cards in one game.
 
+    Owners are coded as in the rules core (``cluedo_env.core.state``): players
+    ``0 .. P-1``, the envelope ``-1`` (``core.ENVELOPE``, ``Setup.envelope``)
+    and the cards face down on the table ``-2`` (``core.FACE_DOWN``,
+    ``Setup.table``; None when the variant has none). Arrays over owners
+    (``int8[cards, num_owners]`` and the like) have their columns in the order
+    ``Setup.owners``: the players, then the table if there is one, then the
+    envelope, so that every owner code is also a valid index on that axis
+    (``status[:, -1]`` is the envelope's column), and deals (``Posterior.sample_deals``,
+    ``all_deals``) are in the core's own codes, ready for ``core.simulate``.
+    ``Setup.column`` gives the non-negative column of a code.
+
+    Why this code and not the former ``P`` for the envelope, ``P + 1`` for the
+    table: one code from the compiled rules to the deduction, with no
+    conversion between them; putting the envelope last keeps it at ``-1``
+    whether or not there is a table, and keeps the players and the table in
+    the order they had. (The observation vectors of ``core.observe`` are a
+    layout of their own, with the envelope at ``P`` and the face-down cards at
+    ``P + 1``; they are not owner codes.)
+
     Attributes:
         deck: The cards.
-        num_players: Number of players ``P``; owner ``P`` is the envelope.
+        num_players: Number of players ``P``.
         hand_sizes: Number of cards dealt to each player.
         num_face_down: Cards lying face down on rooms (duel variant); when
-            positive, owner ``P + 1`` is this table.
+            positive, the table (owner ``-2``) holds them.
     """
 
     deck: Deck
@@ -112,32 +133,43 @@ class Setup:
 
     @property
     def envelope(self) -> int:
-        """Owner index of the envelope."""
-        return self.num_players
+        """Owner code of the envelope: ``-1`` (``core.ENVELOPE``), its column's index from the end."""
+        return ENVELOPE
 
     @property
     def table(self) -> int | None:
-        """Owner index of the face-down cards, or None when there are none."""
-        return self.num_players + 1 if self.num_face_down > 0 else None
+        """Owner code of the face-down cards, ``-2`` (``core.FACE_DOWN``), or None when there are none."""
+        return FACE_DOWN if self.num_face_down > 0 else None
 
     @property
     def num_owners(self) -> int:
-        """Players, the envelope, and the table when there is one."""
+        """Players, the table when there is one, and the envelope."""
         return self.num_players + 1 + (self.num_face_down > 0)
+
+    @property
+    def owners(self) -> tuple[int, ...]:
+        """The owner codes in column order: the players, the table (``-2``) if any, the envelope (``-1``)."""
+        table = (FACE_DOWN,) if self.num_face_down > 0 else ()
+        return (*range(self.num_players), *table, ENVELOPE)
+
+    def column(self, owner: int) -> int:
+        """The non-negative column of an owner code on the owner axis (``num_owners - 1`` for the envelope)."""
+        self.check_owner(owner)
+        return int(owner) % self.num_owners
 
     def owner_name(self, owner: int) -> str:
         """``"player 2"``, ``"envelope"`` or ``"table"``."""
         self.check_owner(owner)
-        if owner < self.num_players:
+        if owner >= 0:
             return f"player {owner}"
-        return "envelope" if owner == self.envelope else "table"
+        return "envelope" if owner == ENVELOPE else "table"
 
     def owner_size(self, owner: int) -> int:
         """How many cards the owner holds."""
         self.check_owner(owner)
-        if owner < self.num_players:
+        if owner >= 0:
             return self.hand_sizes[owner]
-        return len(CATEGORY_NAMES) if owner == self.envelope else self.num_face_down
+        return len(CATEGORY_NAMES) if owner == ENVELOPE else self.num_face_down
 
     def check_player(self, player: int, what: str = "player") -> None:
         """Raises ValueError unless ``player`` is a player index."""
@@ -145,10 +177,10 @@ class Setup:
             raise ValueError(f"{what} must be a player in [0, {self.num_players}), got {player!r}")
 
     def check_owner(self, owner: int) -> None:
-        """Raises ValueError unless ``owner`` is an owner index."""
-        if not isinstance(owner, (int, np.integer)) or not 0 <= owner < self.num_owners:
+        """Raises ValueError unless ``owner`` is an owner code (``Setup.owners``)."""
+        if not isinstance(owner, (int, np.integer)) or int(owner) not in self.owners:
             raise ValueError(
-                f"owner must be in [0, {self.num_owners}) (players, {self.envelope} = envelope"
-                + (f", {self.table} = table" if self.table is not None else "")
-                + f"), got {owner!r}"
+                f"owner must be a player in [0, {self.num_players}), {ENVELOPE} = envelope"
+                + (f" or {FACE_DOWN} = table" if self.table is not None else "")
+                + f", got {owner!r}"
             )

@@ -89,7 +89,7 @@ def propagate(store: ConstraintStore, setup: Setup) -> bool:
     """Applies the unit rules until nothing changes; False if a contradiction shows up."""
     allowed = store.allowed
     envelope = setup.envelope
-    sizes = [setup.owner_size(o) for o in range(setup.num_owners)]
+    sizes = [setup.owner_size(o) for o in setup.owners]  # in column order: indexed by owner code
     categories = [list(cards) for cards in setup.deck.categories]
     changed = True
     while changed:
@@ -98,7 +98,7 @@ def propagate(store: ConstraintStore, setup: Setup) -> bool:
         if (options == 0).any():
             return False
         fixed = options == 1
-        for owner in range(setup.num_owners):
+        for owner in setup.owners:
             if owner == envelope:
                 continue
             held = fixed & allowed[:, owner]

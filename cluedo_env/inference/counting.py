@@ -110,7 +110,7 @@ class CountingProblem:
         unknown = [c for c in range(num_cards) if not self.fixed[c]]
         # Owners (players, table) that still get cards, and how many.
         self.owners, self.caps = [], []
-        for owner in range(setup.num_owners):
+        for owner in setup.owners:
             if owner == envelope:
                 continue
             left = setup.owner_size(owner) - int((self.fixed & allowed[:, owner]).sum())
@@ -193,7 +193,7 @@ class CountingProblem:
 
     def _step(self, cards: list[int], axis_of: dict[int, int], envelope: bool = False) -> DealStep:
         """A step of these cards; the envelope is one of its owners only if ``envelope``."""
-        places = np.flatnonzero(self.allowed[cards[0]]).tolist()
+        places = [self.setup.owners[column] for column in np.flatnonzero(self.allowed[cards[0]])]
         owners = [axis_of[o] for o in places if o in axis_of and (envelope or o != self.setup.envelope)]
         bumps: dict[int, list[int]] = {}
         if len(cards) == 1:
@@ -326,11 +326,11 @@ class CountingProblem:
         return Masses(total, cards_mass, envelope_mass)
 
     def sample(self, triple: tuple[int, int, int], n: int, rng: np.random.Generator) -> np.ndarray:
-        """``n`` deals with this envelope card triple, drawn exactly from the posterior given it."""
+        """``n`` deals with this envelope card triple, drawn exactly from the posterior given it (owner codes)."""
         setup = self.setup
-        deals = np.full((n, setup.deck.num_cards), -1, dtype=np.int8)
+        deals = np.zeros((n, setup.deck.num_cards), dtype=np.int8)  # every card is set below
         for card in np.flatnonzero(self.fixed).tolist():
-            deals[:, card] = int(np.argmax(self.allowed[card]))
+            deals[:, card] = setup.owners[int(np.argmax(self.allowed[card]))]
         deals[:, list(triple)] = setup.envelope
         # Given the triple, the envelope is full: the players (and the table) get the rest.
         caps = self.player_caps

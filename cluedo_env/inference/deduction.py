@@ -32,7 +32,7 @@ class Notepad(RecordBook):
 
     One boolean variable per (card, owner), keyed ``("holds", card, owner)`` in
     an ``IDPool``; these take ids ``1 .. num_cards * num_owners`` in card-major
-    order. The solver is kept between records: ``add`` only adds clauses, and
+    order, the owners in column order (``Setup.owners``). The solver is kept between records: ``add`` only adds clauses, and
     facts once entailed stay entailed, so they are cached and fed back to the
     solver as unit clauses.
 
@@ -103,7 +103,7 @@ class Notepad(RecordBook):
             self._add_exactly(solver, self._var[card], 1)
         for cards in setup.deck.categories:  # one card of each category in the envelope
             self._add_exactly(solver, self._var[list(cards), setup.envelope], 1)
-        for owner in range(setup.num_owners):  # exact hand sizes (and table size)
+        for owner in setup.owners:  # exact hand sizes (and table size)
             if owner != setup.envelope:
                 self._add_exactly(solver, self._var[:, owner], setup.owner_size(owner))
 

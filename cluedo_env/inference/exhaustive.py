@@ -28,7 +28,7 @@ def _count_deals(setup: Setup) -> int:
     envelopes = math.prod(setup.deck.sizes)
     rest = setup.deck.num_cards - len(CATEGORY_NAMES)
     hands = math.factorial(rest)
-    for owner in range(setup.num_owners):
+    for owner in setup.owners:
         if owner != setup.envelope:
             hands //= math.factorial(setup.owner_size(owner))
     return envelopes * hands
@@ -38,9 +38,10 @@ def _count_deals(setup: Setup) -> int:
 def all_deals(setup: Setup) -> np.ndarray:
     """``int8[deals, cards]``: the owner of every card, for every possible deal (small decks only).
 
-    Owners are indexed as in ``Setup``; the result is cached (do not modify it).
+    Owners are the codes of ``Setup`` (the core's: players, ``-1`` the envelope, ``-2``
+    the table); the result is cached (do not modify it).
     """
-    others = [o for o in range(setup.num_owners) if o != setup.envelope]
+    others = [o for o in setup.owners if o != setup.envelope]
 
     def hands(cards: frozenset[int], owners: list[int]) -> Iterator[dict[int, int]]:
         if not owners:
@@ -110,7 +111,7 @@ def brute_force(setup: Setup, observer: int, records: Iterable[Record]) -> Knowl
     if len(deals) == 0:
         raise ValueError(f"no deal is consistent with the {len(records)} records of observer {observer}")
     status = np.full((setup.deck.num_cards, setup.num_owners), UNKNOWN, dtype=np.int8)
-    for owner in range(setup.num_owners):
+    for owner in setup.owners:
         holds = deals == owner
         status[holds.all(axis=0), owner] = HELD
         status[~holds.any(axis=0), owner] = NOT_HELD

@@ -21,7 +21,8 @@ class Knowledge:
         setup: The game's set-up.
         status: ``int8[num_cards, num_owners]``: ``HELD`` (1) if the owner surely
             holds the card, ``NOT_HELD`` (0) if surely not, ``UNKNOWN`` (-1)
-            otherwise. Read-only.
+            otherwise; columns in ``Setup.owners`` order, so ``status[:, setup.envelope]``
+            is the envelope's. Read-only. Owners returned are owner codes (``Setup``).
     """
 
     setup: Setup
@@ -39,12 +40,12 @@ class Knowledge:
         """The card's owner if it is known, else None."""
         self.setup.deck.category(card)
         owners = np.flatnonzero(self.status[card] == HELD)
-        return int(owners[0]) if len(owners) else None
+        return self.setup.owners[owners[0]] if len(owners) else None
 
     def possible_owners(self, card: int) -> tuple[int, ...]:
         """The owners not ruled out for the card."""
         self.setup.deck.category(card)
-        return tuple(int(o) for o in np.flatnonzero(self.status[card] != NOT_HELD))
+        return tuple(self.setup.owners[o] for o in np.flatnonzero(self.status[card] != NOT_HELD))
 
     def envelope_candidates(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """The suspects, weapons and rooms not ruled out of the envelope."""
@@ -59,9 +60,10 @@ class Knowledge:
         return None
 
     def facts(self) -> list[tuple[int, int, bool]]:
-        """Every entailed fact as ``(card, owner, holds)``, by card then owner."""
-        cards, owners = np.nonzero(self.status != UNKNOWN)
-        return [(int(c), int(o), bool(self.status[c, o] == HELD)) for c, o in zip(cards, owners)]
+        """Every entailed fact as ``(card, owner, holds)``, by card then owner (column order)."""
+        cards, columns = np.nonzero(self.status != UNKNOWN)
+        owners = self.setup.owners
+        return [(int(c), owners[o], bool(self.status[c, o] == HELD)) for c, o in zip(cards, columns)]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Knowledge):

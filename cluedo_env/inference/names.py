@@ -78,7 +78,7 @@ class CardNames:
 
 def _owner_index(setup: Setup, owner: int | str) -> int:
     if isinstance(owner, str):
-        names = {_fold(setup.owner_name(o)): o for o in range(setup.num_owners)}
+        names = {_fold(setup.owner_name(o)): o for o in setup.owners}
         if _fold(owner) not in names:
             raise ValueError(
                 f"unknown owner {owner!r}; owners are {[setup.owner_name(o) for o in names.values()]}"
@@ -298,7 +298,7 @@ def deduce_named(
         else:
             ruled_out = np.flatnonzero(knowledge.status[card] == NOT_HELD)
             if len(ruled_out):
-                not_held[name] = [setup.owner_name(int(o)) for o in ruled_out]
+                not_held[name] = [setup.owner_name(setup.owners[o]) for o in ruled_out]
     candidates = knowledge.envelope_candidates()
     solution = knowledge.solved()
     return {

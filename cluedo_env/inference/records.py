@@ -96,8 +96,8 @@ class Seen:
 
     Attributes:
         card: The card.
-        owner: Its owner: a player who showed it, ``Setup.table`` for a
-            face-down card looked at (duel), ``Setup.envelope`` for a solution
+        owner: Its owner code: a player who showed it, ``Setup.table`` (-2) for a
+            face-down card looked at (duel), ``Setup.envelope`` (-1) for a solution
             revealed.
     """
 

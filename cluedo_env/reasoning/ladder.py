@@ -144,7 +144,7 @@ def rung_status(setup: Setup, observer: int, records: Sequence[Record], rung: in
                 if len(open_cards) == 1:
                     _rule_out(status, open_cards[0], env)
         if rung >= 4:
-            for owner in range(setup.num_owners):
+            for owner in setup.owners:
                 size = setup.owner_size(owner)
                 column = status[:, owner]
                 if (column == HELD).sum() == size:

@@ -189,14 +189,17 @@ def _task_from_view(
     status, label = label_facts(setup, observer, records)
     posterior = beliefs(setup, observer, records)
     probabilities = posterior.probabilities()
-    owners = [setup.owner_name(o) for o in range(setup.num_owners)]
+    # The task format lists owners as players, envelope, table (score.py reads it so): its
+    # columns, taken from the inference's (players, table, envelope) by owner code.
+    order = [*range(setup.num_players), setup.envelope] + ([setup.table] if setup.table is not None else [])
+    status, label, probabilities = status[:, order], label[:, order], probabilities[:, order]
+    owners = [setup.owner_name(o) for o in order]
     facts = [
         [names[c], owners[o], bool(status[c, o] == HELD), LABELS[label[c, o]]]
         for c, o in zip(*np.nonzero(status != UNKNOWN))
     ]
     unknown = [[names[c], owners[o]] for c, o in zip(*np.nonzero(status == UNKNOWN))]
-    env = setup.envelope
-    solved = [names[c] for c in np.flatnonzero(status[:, env] == HELD)]
+    solved = [names[c] for c in np.flatnonzero(status[:, setup.num_players] == HELD)]
     hand = next((r.cards for r in records if isinstance(r, OwnHand)), ())
     hardest = int(label.max())
     if version == "v1":
@@ -224,7 +227,7 @@ def _task_from_view(
             "unknown": unknown,
             "envelope": solved if len(solved) == 3 else "not yet",
             "probabilities": {
-                names[c]: {owners[o]: float(probabilities[c, o]) for o in range(setup.num_owners)}
+                names[c]: {owners[o]: float(probabilities[c, o]) for o in range(len(order))}
                 for c in range(len(names))
             },
             "num_deals": str(posterior.num_deals),

@@ -1,4 +1,4 @@
-"""The determinising agent and its helpers: deals in the core's codes, shown cards, rollouts, play."""
+"""The determinising agent and its helpers: sampled deals in the core's codes, shown cards, rollouts, play."""
 
 from __future__ import annotations
 
@@ -6,21 +6,21 @@ import numpy as np
 import pytest
 
 from agents.arena import play_batch
-from agents.reasoners.determinize import DeterminizeAgent, core_deals, rollout_values, sample_shown
+from agents.reasoners.determinize import DeterminizeAgent, rollout_values, sample_shown
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.inference import Deck, OwnHand, Setup, Suggestion
+from cluedo_env.inference.beliefs import Beliefs
 
 
-def test_core_deals_maps_envelope_and_table_to_the_core_codes():
-    setup = Setup.dealt(Deck(2, 2, 3), num_players=2, num_face_down=1)  # owners 0, 1, envelope 2, table 3
-    deals = np.array([[0, 2, 1, 2, 2, 3, 0], [2, 0, 2, 1, 3, 0, 2]])
-    converted = core_deals(setup, deals)
-    assert converted.tolist() == [[0, -1, 1, -1, -1, -2, 0], [-1, 0, -1, 1, -2, 0, -1]]
-    with pytest.raises(ValueError, match=r"owners must be in \[0, 4\)"):
-        core_deals(setup, deals + 1)
-    with pytest.raises(ValueError, match=r"shape \(n, 7\)"):
-        core_deals(setup, deals[:, :3])
+def test_sampled_deals_are_in_the_core_codes_ready_for_redeal():
+    setup = Setup.dealt(Deck(2, 2, 3), num_players=2, num_face_down=1)
+    assert (setup.envelope, setup.table, setup.owners) == (core.ENVELOPE, core.FACE_DOWN, (0, 1, -2, -1))
+    deals = Beliefs(setup, 0, [OwnHand(0, (0, 2))]).posterior().sample_deals(200, np.random.default_rng(0))
+    assert set(np.unique(deals).tolist()) == {0, 1, core.ENVELOPE, core.FACE_DOWN}
+    assert ((deals == core.ENVELOPE).sum(axis=1) == 3).all()
+    assert ((deals == core.FACE_DOWN).sum(axis=1) == 1).all()
+    assert (deals[:, [0, 2]] == 0).all()
 
 
 def test_sample_shown_names_a_card_the_refuter_holds_each_equally_often():

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from agents.baselines.simple import simple_actions
-from agents.reasoners.determinize import core_deals, sample_shown
+from agents.reasoners.determinize import sample_shown
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.inference import Suggestion
@@ -63,7 +63,7 @@ def posterior_deals(state, game, player, log, n, rng):
         refuter = int(state.current_player[game])
         records.append(Suggestion(pending.suggester, pending.cards, pending.passed, shown_by=refuter))
     beliefs = Beliefs(setup, player, records)
-    deals = core_deals(setup, beliefs.posterior().sample_deals(n, rng))
+    deals = beliefs.posterior().sample_deals(n, rng)
     return deals, sample_shown(setup, player, records, deals, rng), beliefs.posterior()
 
 

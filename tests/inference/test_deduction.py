@@ -138,7 +138,8 @@ def test_a_card_shown_to_me_in_my_suggestion_is_held_by_the_shower() -> None:
 
 def test_a_face_down_card_looked_at_is_not_in_the_envelope() -> None:
     duel = Setup.dealt(CLASSIC, num_players=2, num_face_down=4)
-    assert (duel.hand_sizes, duel.envelope, duel.table) == ((7, 7), 2, 3)
+    assert (duel.hand_sizes, duel.envelope, duel.table, duel.owners) == ((7, 7), -1, -2, (0, 1, -2, -1))
+    assert [duel.column(o) for o in duel.owners] == [0, 1, 2, 3] and GAME.column(GAME.envelope) == 4
     knowledge = deduce(duel, 0, [Seen(CARD["Lounge"], duel.table)])
     assert knowledge.owner_of(CARD["Lounge"]) == duel.table
     assert knowledge.status[CARD["Lounge"], duel.envelope] == NOT_HELD
@@ -168,7 +169,7 @@ def test_a_player_who_shows_holds_at_least_one_of_the_three() -> None:
 
 def test_each_card_is_in_exactly_one_place() -> None:
     knowledge = know(Seen(CARD["Revolver"], 1))
-    assert [status(knowledge, "Revolver", owner) for owner in range(GAME.num_owners)] == [
+    assert [status(knowledge, "Revolver", owner) for owner in GAME.owners] == [
         NOT_HELD,
         HELD,
         NOT_HELD,
@@ -503,7 +504,9 @@ def test_deduce_from_events_counts_the_passes_announced_while_the_refuter_decide
         (OwnHand(1, HANDS[1]), "OwnHand of player 1"),
         (Accusation(2, cards("Rope", "Rope", "Kitchen"), correct=False), "one suspect"),
         (Seen(21, 1), r"card must be an int in \[0, 21\)"),
-        (Seen(CARD["Rope"], 5), r"owner must be in \[0, 5\)"),
+        (Seen(CARD["Rope"], 5), r"owner must be a player in \[0, 4\), -1 = envelope, got 5"),
+        (Seen(CARD["Rope"], 4), r"-1 = envelope, got 4"),  # the former code of the envelope
+        (Seen(CARD["Rope"], -2), r"-1 = envelope, got -2"),  # no table in this game
     ],
 )
 def test_malformed_records_are_rejected_with_the_reason(record: Record, message: str) -> None:
@@ -613,8 +616,8 @@ def random_deal(setup: Setup, rng: np.random.Generator) -> np.ndarray:
     envelope = [int(rng.choice(category)) for category in setup.deck.categories]
     owner[envelope] = setup.envelope
     rest = rng.permutation([c for c in range(setup.deck.num_cards) if c not in envelope])
-    sizes = [setup.owner_size(o) for o in range(setup.num_owners) if o != setup.envelope]
-    owners = [o for o in range(setup.num_owners) if o != setup.envelope]
+    owners = [o for o in setup.owners if o != setup.envelope]
+    sizes = [setup.owner_size(o) for o in owners]
     owner[rest] = np.repeat(owners, sizes)
     return owner
 
