@@ -15,7 +15,7 @@ from tests.test_readme import ROOT, page_block, python_blocks
 PAGES = [ROOT / "docs" / "index.md", *sorted((ROOT / "docs" / "guides").glob("*.md"))]
 BLOCKS = [(page, i, code) for page in PAGES for i, code in enumerate(python_blocks(page))]
 # Blocks that need an extra the default install may lack: the module each imports first.
-NEEDS = {"sb3_contrib": "sb3", "pyspiel": "openspiel"}
+NEEDS = {"sb3_contrib": "sb3", "pyspiel": "openspiel", "fastapi": "web"}
 # Budgets cut for the suite (the rest of the block runs as printed): SB3's default rollout of 2,048
 # steps and 10,000 steps of learning took 14 minutes on the shared 2-core machine.
 SHORTER = {
