@@ -50,10 +50,12 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
     )
     finished = False
     try:
-        # The workers start during the first submissions. With SIGINT blocked meanwhile (they inherit
-        # the mask), a Ctrl-C cannot reach one before its initializer ignores it; this process gets
-        # it once the mask is restored.
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # The workers start during the first submissions. With SIGINT and SIGTERM blocked meanwhile
+        # (the workers inherit the mask), a Ctrl-C cannot reach a worker before its initializer
+        # ignores it, and this process cannot stop halfway through writing a worker's start-up data
+        # (the worker would fail reading it: "EOFError: Ran out of input"). This process gets either
+        # signal once the mask is restored; a worker gets SIGTERM once its initializer unblocks it.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             futures = [pool.submit(play_chunk, job, chunk) for chunk in chunks]
         finally:
@@ -90,9 +92,11 @@ def ray_code_env(root: Path) -> dict:
 
 
 def _start_worker(parent: int) -> None:
-    """A pool worker's start: it ignores Ctrl-C (``parent`` stops it), exits when ``parent`` is gone, and
-    leaves the notice of a first compilation to the parent (``cluedo_env.core.compile_notice``)."""
+    """A pool worker's start: it ignores Ctrl-C (``parent`` stops it), takes SIGTERM again, exits when
+    ``parent`` is gone, and leaves the notice of a first compilation to the parent
+    (``cluedo_env.core.compile_notice``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # blocked while the parent started it
     os.environ[compile_notice.QUIET] = "1"
     watch_parent(parent)
 
