@@ -24,6 +24,7 @@ import numpy as np
 
 from agents.arena import EventLog, play_batch
 from agents.base import Agent
+from agents.llm.errors import ChatUnreachable
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.core import events as ev
@@ -104,6 +105,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # Ctrl-C, at a human's prompt or in an agent's thinking: no traceback
         print("\ninterrupted: game abandoned", file=sys.stderr)
         sys.exit(130)
+    except ChatUnreachable as error:  # an llm seat's endpoint: a wrong URL or a server not started
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
     seating = ", ".join(f"P{k} {name}" for k, name in enumerate(names))
     quiet_kinds = (ev.DEAL, ev.ROLL, ev.MOVE, ev.WEAPON, ev.TURN)
     for game in range(args.games):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ import numpy as np
 from hydra.core.config_store import ConfigStore
 from tqdm import tqdm
 
+from agents.llm.errors import ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import SOLVERS, load_solver
 from cluedo_env.reasoning.ladder import LABELS
@@ -225,6 +227,8 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     for task in tqdm(tasks, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
         try:
             answer = solve(public_view(task))
+        except ChatUnreachable:  # nothing answers at the endpoint: no task could be scored, stop
+            raise
         except Exception as error:  # a solver's failure is scored as an empty answer, and reported
             answer = None
             failure = f"solver raised {type(error).__name__}"
@@ -301,7 +305,11 @@ def main(cfg: ReasoningBenchConfig) -> None:
         settings=lambda given: outside_settings(given.solver, given.llm),
         check=ReasoningBenchConfig.validate,
     )
-    run(settings)
+    try:
+        run(settings)
+    except ChatUnreachable as error:  # a wrong URL or a server not started: one line, the user's to fix
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

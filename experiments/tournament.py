@@ -101,6 +101,7 @@ except ModuleNotFoundError as error:
 
     raise missing_extra(error, command=__name__ == "__main__") from error
 
+from agents.llm.errors import ChatError, ChatUnreachable
 from experiments.common import llm_report
 from experiments.common.chunks import lineups
 from experiments.common.extras import WorkerLost
@@ -181,14 +182,25 @@ def main(cfg: DictConfig) -> None:
     except (FolderInUse, WorkerLost) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
+    except ChatUnreachable as error:  # a wrong URL or a server not started: the user's to fix
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except ChatError as error:  # the endpoint failed for good (its retries spent): stop, resume later
+        print(f"error: {error}\n{_kept(output_dir, hydra_config)}", file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt as stop:
-        found = len(read_games(output_dir / GAMES_FILE))
-        overrides = [o for o in hydra_config.overrides.task if not o.startswith("output_dir=")]
-        words = ["python", "-m", "experiments.tournament", *overrides, f"output_dir={output_dir}"]
-        command = " ".join(shlex.quote(word) for word in words)
         how = "terminated" if isinstance(stop, Terminated) else "interrupted"
-        print(f"\n{how}: {found} games kept in {output_dir / GAMES_FILE}; to resume: {command}")
+        print(f"\n{how}: {_kept(output_dir, hydra_config)}")
         sys.exit(128 + signal.SIGTERM if isinstance(stop, Terminated) else 130)
+
+
+def _kept(output_dir: Path, hydra_config: DictConfig) -> str:
+    """How many games a stopped run kept, and the command that resumes it."""
+    found = len(read_games(output_dir / GAMES_FILE))
+    overrides = [o for o in hydra_config.overrides.task if not o.startswith("output_dir=")]
+    words = ["python", "-m", "experiments.tournament", *overrides, f"output_dir={output_dir}"]
+    command = " ".join(shlex.quote(word) for word in words)
+    return f"{found} games kept in {output_dir / GAMES_FILE}; to resume: {command}"
 
 
 if __name__ == "__main__":

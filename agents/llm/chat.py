@@ -26,6 +26,12 @@ Failures, and what they raise after the retries:
   on its own move (``agents.llm.llm_agent``).
 - Other HTTP errors (a wrong model name, a bad key) raise ``ChatError`` at
   once, since asking again cannot help.
+- A refused connection before the endpoint ever answered (a wrong URL, a
+  server not started) is tried once more (after ``backoff_s``), then raises
+  ``ChatUnreachable`` (a ``ChatError``) naming the URL and how to start a
+  server, instead of backing off for half a minute. Once it has answered, a
+  refused connection is a network failure like the others (a restarting
+  server).
 
 Bounds. Each attempt has a wall-clock deadline of ``timeout_s`` from sending
 the request to the last byte of the reply, whatever the server sends
@@ -61,6 +67,8 @@ from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import httpx
 
+from agents.llm.errors import START_A_SERVER, ChatError, ChatReplyError, ChatUnreachable
+
 __all__ = [
     "ECHO_CHARS",
     "MAX_REPLY_BYTES",
@@ -69,6 +77,7 @@ __all__ = [
     "ChatError",
     "ChatReply",
     "ChatReplyError",
+    "ChatUnreachable",
     "plain_prompt",
 ]
 
@@ -86,22 +95,6 @@ _CREDENTIALS = (
         r"(?i)\b(authorization|proxy-authorization|x-api-key|api[-_]?key)([\"']?\s*[:=]\s*[\"']?)[^\"',;}\r\n]+"
     ),
 )
-
-
-class ChatError(RuntimeError):
-    """A request that failed for good (after its retries, or at once for a client error).
-
-    Attributes:
-        network_retries: Attempts after the first one that it made before giving up.
-    """
-
-    def __init__(self, message: str, network_retries: int = 0) -> None:
-        super().__init__(message)
-        self.network_retries = network_retries
-
-
-class ChatReplyError(ChatError):
-    """The server answered, but its last answer was not a usable chat completion (see the module docstring)."""
 
 
 class _BadReply(ValueError):
@@ -339,6 +332,7 @@ class ChatClient:
         self.network_retries = network_retries
         self.backoff_s = float(backoff_s)
         self.max_reply_bytes = max_reply_bytes
+        self._answered = False  # whether any request has had an HTTP answer (see ChatUnreachable)
         headers = {"Content-Type": "application/json", "Accept-Encoding": "identity"}
         key = os.environ.get(api_key_env, "") if api_key_env else ""
         if key:
@@ -407,7 +401,13 @@ class ChatClient:
                     str(error) if isinstance(error, TimeoutError) else f"{type(error).__name__}: {error}"
                 )
                 bad_reply = False
+                if isinstance(error, httpx.ConnectError) and not self._answered and len(failures) >= 2:
+                    raise ChatUnreachable(
+                        self._redact(f"nothing answers at {shown} ({failures[-1]}): {START_A_SERVER}"),
+                        network_retries=len(failures) - 1,
+                    ) from None
                 continue
+            self._answered = True
             if status in RETRY_STATUS:
                 failures.append(f"HTTP {status}: {self._echo(answer)}")
                 bad_reply = False

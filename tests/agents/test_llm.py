@@ -15,7 +15,7 @@ import pytest
 
 from agents.arena import play_batch
 from agents.baselines.notepad_agent import NotepadAgent
-from agents.llm.chat import ChatClient, ChatError
+from agents.llm.chat import ChatClient, ChatError, ChatUnreachable
 from agents.llm.llm_agent import LLMAgent
 from agents.registry import make_agent
 from cluedo_env import core
@@ -148,12 +148,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_dead_server_raises_after_its_retries():
-    client = ChatClient(
-        f"http://127.0.0.1:{free_port()}/v1", "m", network_retries=2, backoff_s=0.0, timeout_s=5
-    )
-    with pytest.raises(ChatError, match="failed 3 times"):
+def test_an_endpoint_that_never_answered_is_tried_twice_then_named_with_how_to_start_one():
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    client = ChatClient(url, "m", network_retries=5, backoff_s=0.0, timeout_s=5)
+    with pytest.raises(ChatUnreachable, match="nothing answers at") as caught:
         client.complete([{"role": "user", "content": "hi"}])
+    assert caught.value.network_retries == 1  # one retry, not five
+    assert f"{url}/chat/completions (ConnectError" in str(caught.value) and "[local-llm]" in str(caught.value)
+    client.close()
+
+
+def test_a_server_that_answered_and_went_down_raises_after_all_its_retries():
+    with ScriptedChatServer(["valid"]) as server:
+        client = ChatClient(server.url, "m", network_retries=2, backoff_s=0.0, timeout_s=5)
+        client.complete([{"role": "user", "content": "Your legal commands:\n- roll\n"}])
+    with pytest.raises(ChatError, match="failed 3 times") as caught:  # a restarting server: wait it out
+        client.complete([{"role": "user", "content": "hi"}])
+    assert not isinstance(caught.value, ChatUnreachable)
     client.close()
 
 

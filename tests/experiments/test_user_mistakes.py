@@ -60,3 +60,52 @@ def test_request_logs_are_quiet_unless_asked_for():
     finally:
         httpx.setLevel(before[0])
         httpcore.setLevel(before[1])
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("module", "args"),
+    [
+        ("experiments.reasoning_bench", ["solver=llm", "llm.base_url={url}", "llm.model=x", "limit=3"]),
+        (
+            "experiments.tournament",
+            [
+                "lineup.agents=[{name: llm, options: {base_url: '{url}', model: x}}, {name: random}, {name: notepad}]",
+                "lineup.field=[]",
+                "games_per_lineup=1",
+                "workers=0",
+                "progress=false",
+                "plots=false",
+                "output_dir=out",
+            ],
+        ),
+    ],
+)
+def test_an_endpoint_nobody_answers_at_stops_the_run_in_one_line(tmp_path, module, args):
+    """Two refused connections, then the URL and how to start a server; not half a minute of retries."""
+    import os
+
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    args = [arg.replace("{url}", url) for arg in args]
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    env["NUMBA_CACHE_DIR"] = os.environ.get("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: nothing answers at {url}/chat/completions (ConnectError"), last
+    assert 'pip install -e ".[local-llm]"' in last and "experiments.serve_model" in last
