@@ -85,6 +85,7 @@ def play_batch(
     rotation: Sequence[int] | np.ndarray | int = 0,
     on_step: Callable[[core.State], None] | None = None,
     stop: Callable[[core.State, np.ndarray], np.ndarray] | None = None,
+    on_action: Callable[[np.ndarray, np.ndarray, core.State], None] | None = None,
 ) -> BatchResult:
     """Play one game per seed; agent ``k`` sits at seat ``(k + rotation[b]) % P`` in game ``b``.
 
@@ -97,6 +98,9 @@ def play_batch(
         stop: ``stop(state, seats) -> bool[B]``, asked after every step (``seats[b, k]``: agent
             ``k``'s seat): games where it is True are left as they are, unfinished, e.g. an
             evaluation's games once the evaluated agent is out.
+        on_action: ``on_action(actions, stepped, state)`` after every step: ``actions[b]`` was
+            played in each game where ``stepped[b]`` (``bool[B]``), leading to ``state``; e.g. a
+            ``cluedo_env.game_record.GameRecorder`` per game.
     """
     P = config.num_players
     if len(agents) != P:
@@ -125,9 +129,10 @@ def play_batch(
         live = ~state.done & ~stopped
         decisions += live
         # every seat is a player's: they decide in every live game (the core checks them too)
-        table.play(
-            state, np.zeros(B, dtype=np.int64), games=None if stop is None else live, check=True, tell=False
-        )
+        actions = np.zeros(B, dtype=np.int64)
+        table.play(state, actions, games=None if stop is None else live, check=True, tell=False)
+        if on_action is not None:
+            on_action(actions, live, state)
         game, row = np.nonzero(state.events[:, :, ev.KIND] == ev.ACCUSE)
         accusation = state.events[game, row]
         accuser = agent_at[game, accusation[:, ev.PLAYER]]

@@ -5,6 +5,7 @@
     python -m experiments.play --duel --games 1                    # the 2-player duel: sat vs notepad
     cluedo-play --players 6 --board none --quiet                   # the same, installed as a command
     python -m experiments.play --human 0                           # play seat 0 yourself, in words
+    python -m experiments.play --games 2 --record games            # and save replays: games/game-0.jsonl
 
 Agent ``k`` of ``--agents`` sits at seat ``P{k}`` in every game. By default seat 0 is the SAT
 agent and the others alternate notepad and random players (who accuse only rarely), so the
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +30,7 @@ from agents.llm.errors import ChatUnreachable
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.core import events as ev
+from cluedo_env.game_record import GameRecorder
 from cluedo_env.transcript import story
 
 __all__ = ["default_agents", "main"]
@@ -58,6 +61,12 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     parser.add_argument("--board", default="classic", help="classic or none")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="save each game's replay as DIR/game-<seed>.jsonl (python -m cluedo_env.replay FILE --gif ...)",
+    )
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     parser.add_argument("--human", type=int, metavar="SEAT", help="play seat SEAT yourself (one game)")
     args = parser.parse_args(argv)
@@ -86,6 +95,12 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         config = core.GameConfig(num_players=players, board=args.board, duel=args.duel)
     except ValueError as error:
         parser.error(str(error))
+    if args.record is not None:  # before any game: a replay already there is never overwritten
+        if args.record.exists() and not args.record.is_dir():
+            parser.error(f"--record must be a folder, got the file {args.record}")
+        taken = [_record_path(args.record, seed) for seed in range(args.seed, args.seed + args.games)]
+        if any(path.exists() for path in taken):
+            parser.error(f"--record: {next(p for p in taken if p.exists())} exists; choose another folder")
     for k, agent in enumerate(agents):  # before any game, as the tournament does
         try:
             agent.check_config(config)
@@ -100,8 +115,14 @@ def main(argv: list[str] | None = None) -> None:
 
     logs = EventLog(args.games)
     seeds = np.arange(args.seed, args.seed + args.games)
+    recorders = [GameRecorder(config, int(seed)) for seed in seeds] if args.record is not None else []
+
+    def record(actions: np.ndarray, stepped: np.ndarray, state: core.State) -> None:
+        for game in np.flatnonzero(stepped).tolist():
+            recorders[game].append(int(actions[game]), state, game=game)
+
     try:
-        result = play_batch(config, agents, seeds, on_step=logs)
+        result = play_batch(config, agents, seeds, on_step=logs, on_action=record if recorders else None)
     except KeyboardInterrupt:  # Ctrl-C, at a human's prompt or in an agent's thinking: no traceback
         print("\ninterrupted: game abandoned", file=sys.stderr)
         sys.exit(130)
@@ -124,6 +145,19 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  outcomes: {dict(sorted(outcomes.items()))}")
     print(f"  turns: mean {result.turns.mean():.1f}, decisions per game: mean {result.decisions.mean():.1f}")
     print(f"  accusations: {int(result.accusations.sum())}, wrong: {int(result.wrong_accusations.sum())}")
+    if recorders:
+        args.record.mkdir(parents=True, exist_ok=True)
+        for seed, recorder in zip(seeds.tolist(), recorders, strict=True):
+            recorder.to_jsonl(_record_path(args.record, seed))
+        first = _record_path(args.record, int(seeds[0]))
+        print(
+            f"  replays: {len(recorders)} in {args.record}/ (python -m cluedo_env.replay {first} --gif game.gif)"
+        )
+
+
+def _record_path(folder: Path, seed: int) -> Path:
+    """Where ``--record`` saves the replay of the game of ``seed``."""
+    return folder / f"game-{seed}.jsonl"
 
 
 if __name__ == "__main__":

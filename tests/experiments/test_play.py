@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 import pytest
 
@@ -92,3 +93,25 @@ def test_version_is_printed(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert f"(cluedo-env {__version__})" in capsys.readouterr().out
+
+
+def test_record_saves_replays_that_verify_and_end_as_the_games_did(capsys, tmp_path):
+    from cluedo_env.game_record import load_jsonl
+    from cluedo_env.replay import verify
+
+    main(["--games", "3", "--seed", "5", "--quiet", "--record", str(tmp_path / "games")])
+    counts = outcomes(capsys.readouterr().out)
+    winners = Counter()
+    for seed in (5, 6, 7):
+        record = load_jsonl(tmp_path / "games" / f"game-{seed}.jsonl")
+        state = verify(record)  # replays to the recorded events, step by step
+        assert record.finished and int(state.seed[0]) == seed
+        winners[f"P{int(state.winner[0])} ({default_agents(4)[int(state.winner[0])]}) won"] += 1
+    assert dict(winners) == counts
+
+
+def test_record_never_overwrites_a_replay(capsys, tmp_path):
+    (tmp_path / "game-0.jsonl").write_text("kept")
+    message = usage_error(capsys, ["--games", "1", "--record", str(tmp_path)])
+    assert f"--record: {tmp_path / 'game-0.jsonl'} exists; choose another folder" in message
+    assert (tmp_path / "game-0.jsonl").read_text() == "kept"
