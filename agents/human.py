@@ -1,6 +1,6 @@
 """A seat played by a person at the terminal, in words.
 
-    python -m experiments.play --human 0 --players 4          # you are player 0 against random players
+    python -m experiments.play --human 0 --players 4          # you are P0, against notepad, random, notepad
 
 The person sees what its player may know: at the start the rules and its
 cards, during the game what happens as it happens (suggestions, who cannot

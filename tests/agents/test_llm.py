@@ -300,3 +300,29 @@ def test_the_report_counts_forfeited_games_with_an_interval():
     assert llm["seconds_per_decision"] == 0.5  # 8 s over 16 decisions
     table = llm_report.format_table({"llm": llm})
     assert "games forfeited" in table and "75.0%" in table and "0.50" in table
+
+
+def test_the_words_guide_example_exchange_is_what_the_scripted_server_says():
+    """docs/guides/words.md's exchange, line by line, against a game played with its script."""
+    from tests.conftest import ROOT
+
+    guide = (ROOT / "docs" / "guides" / "words.md").read_text()
+    block = guide.split("An example exchange:", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
+    assert "--script malformed,final" in guide.split("An example exchange:", 1)[1].split("```", 1)[0]
+    said: list[tuple[str, str]] = []  # (role, text) with continuation lines joined
+    for line in block.splitlines():
+        role, _, text = line.partition(":")
+        if role.strip() in ("user", "assistant") and not line.startswith(" "):
+            said.append((role.strip(), text.strip()))
+        else:
+            said[-1] = (said[-1][0], f"{said[-1][1]} {line.strip()}")
+    with ScriptedChatServer(["malformed", "final"]) as server:
+        agent, _ = play(server, seeds=(0,), concurrency=1, max_invalid_replies=1)
+    messages = agent.game_reports()[0][1]["decisions"][0]["messages"]
+    assert [role for role, _ in said] == [m["role"] for m in messages]
+    for (role, text), message in zip(said, messages, strict=True):
+        shown = " ".join(message["content"].split())  # the guide wraps lines
+        pieces = [piece.strip() for piece in text.split("...") if piece.strip()]
+        assert all(piece in shown for piece in pieces), (role, text, shown[-400:])
+        if role == "assistant":
+            assert text == shown  # the replies in full
