@@ -78,6 +78,14 @@ class HumanAgent(Agent):
         out.flush()
 
     def _read(self, prompt: str) -> str:
+        if self.stdin is None and self.stdout is None and sys.stdin.isatty():
+            # A person at a terminal: input() with readline gives line editing and history (arrows).
+            import readline  # noqa: F401  (imported for its effect on input())
+
+            try:
+                return input(prompt).strip()
+            except EOFError:
+                raise SystemExit("The input ended before the game did: game abandoned.") from None
         out = self.stdout or sys.stdout
         out.write(prompt)
         out.flush()

@@ -152,3 +152,23 @@ def test_the_game_ends_with_its_result_in_one_line():
     assert result_line(config, 0, 0) == "*** You won. ***"
     assert result_line(config, 0, -1) == "*** Nobody won. ***"
     assert result_line(config, 0, 2) == f"*** You lost: P2 ({config.cards.suspects[2]}) won. ***"
+
+
+def test_at_a_terminal_the_command_is_read_with_readline_editing(monkeypatch):
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    prompts = []
+    monkeypatch.setattr(sys, "stdin", Tty(""))
+    monkeypatch.setattr("builtins.input", lambda prompt: prompts.append(prompt) or "  roll ")
+    monkeypatch.delitem(sys.modules, "readline", raising=False)
+    assert HumanAgent()._read("> ") == "roll"
+    assert prompts == ["> "] and "readline" in sys.modules
+
+    def ended(prompt):
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", ended)
+    with pytest.raises(SystemExit, match="input ended"):
+        HumanAgent()._read("> ")
