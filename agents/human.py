@@ -121,6 +121,9 @@ class HumanAgent(Agent):
             ]
             cards = ", ".join(self.config.cards.cards[c] for c in sorted(hand))
             self._write(f"\nYou are P{seat} ({self.config.cards.suspects[seat]}). Your cards: {cards}.")
+            dealt = [e.player for e in ev.read_events(rows) if e.kind == ev.DEAL]
+            sizes = ", ".join(f"P{p} {dealt.count(p)}" for p in range(self.config.num_players))
+            self._write(f"Cards in each hand: {sizes}.")
         for line in story(self.config, rows, skip=LIVE_SKIP):
             self._write(f"  * {line}")
         if (rows[:, ev.KIND] == ev.GAME_OVER).any():

@@ -172,3 +172,13 @@ def test_at_a_terminal_the_command_is_read_with_readline_editing(monkeypatch):
     monkeypatch.setattr("builtins.input", ended)
     with pytest.raises(SystemExit, match="input ended"):
         HumanAgent()._read("> ")
+
+
+def test_the_human_is_told_how_many_cards_each_player_holds():
+    out = io.StringIO()
+    human = HumanAgent(stdin=io.StringIO(""), stdout=out)
+    with pytest.raises(SystemExit):
+        play_batch(
+            core.GameConfig(num_players=4), [human, RandomAgent(), RandomAgent(), RandomAgent()], seeds=[3]
+        )
+    assert "Cards in each hand: P0 5, P1 5, P2 4, P3 4." in out.getvalue()
