@@ -4,7 +4,9 @@ numba compiles the core the first time it runs on a machine (and again after the
 change); later runs load the machine code from numba's cache in seconds. Without a word, that first
 run looks hung: a progress bar would sit at 0% for minutes. numba announces each compilation as a
 ``numba:compile`` event (its event API, ``numba.core.event``); a loaded cache announces none, so the
-line is printed only when a compilation really starts. A process whose environment sets ``QUIET``
+line is printed only when a compilation really starts; while compilations go on, a line every ten
+seconds says for how long and how many functions are done, so no stretch is silent for longer. A
+process whose environment sets ``QUIET``
 (``CLUEDO_QUIET_COMPILE=1``) says nothing: the tournament's workers, whose parent has said it.
 """
 
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 
 from numba.core import event
 
@@ -26,23 +30,60 @@ MESSAGE = (
 
 
 class FirstCompileNotice(event.Listener):
-    """Prints ``MESSAGE`` to ``stream`` when the first compilation of a function of ``package`` starts."""
+    """Prints ``MESSAGE`` to ``stream`` when the first compilation of a function of ``package`` starts,
+    then a line every ``every`` seconds for as long as compilations of ``package`` go on."""
 
-    def __init__(self, package: str = "cluedo_env", stream=None) -> None:
+    def __init__(self, package: str = "cluedo_env", stream=None, every: float = 10.0) -> None:
         self.package = package
         self.stream = stream
+        self.every = every
         self.told = False
+        self.compiling = 0  # compilations of the package under way (numba nests a callee's in its caller's)
+        self.compiled = 0
+        self.started = 0.0
+        self._lock = threading.Lock()
+        self._ticker: threading.Thread | None = None
 
-    def on_start(self, ev: event.Event) -> None:
-        """Tell, once, when numba starts compiling one of ``package``'s functions."""
+    def _ours(self, ev: event.Event) -> bool:
         dispatcher = (ev.data or {}).get("dispatcher")
         module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
-        if not self.told and (module == self.package or module.startswith(self.package + ".")):
-            self.told = True
-            print(MESSAGE, file=self.stream or sys.stderr, flush=True)
+        return module == self.package or module.startswith(self.package + ".")
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.stream or sys.stderr, flush=True)
+
+    def on_start(self, ev: event.Event) -> None:
+        """Tell, once, when numba starts compiling one of ``package``'s functions, and keep a clock."""
+        if not self._ours(ev):
+            return
+        with self._lock:
+            self.compiling += 1
+            if not self.told:
+                self.told = True
+                self.started = time.monotonic()
+                self._say(MESSAGE)
+            if self._ticker is None:
+                self._ticker = threading.Thread(target=self._tick, name="compile-notice", daemon=True)
+                self._ticker.start()
 
     def on_end(self, ev: event.Event) -> None:
-        """Nothing to say when a compilation ends."""
+        """Count a finished compilation of one of ``package``'s functions."""
+        if self._ours(ev):
+            with self._lock:
+                self.compiling -= 1
+                self.compiled += 1
+
+    def _tick(self) -> None:
+        while True:
+            time.sleep(self.every)
+            with self._lock:
+                if self.compiling == 0:
+                    self._ticker = None
+                    return
+                elapsed = time.monotonic() - self.started
+                self._say(
+                    f"cluedo_env: still compiling ({elapsed:.0f} s, {self.compiled} of its functions compiled)"
+                )
 
 
 def listen() -> FirstCompileNotice | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 from numba import njit
 from numba.core import event
@@ -44,3 +45,31 @@ def test_a_process_told_to_be_quiet_installs_no_notice(monkeypatch):
         assert isinstance(notice, FirstCompileNotice)
     finally:
         event.unregister("numba:compile", notice)
+
+
+class Compiling:
+    """numba's event data for a compilation of a function of ``module``."""
+
+    def __init__(self, module: str) -> None:
+        self.data = {"dispatcher": type("Dispatcher", (), {"py_func": type("F", (), {"__module__": module})})}
+
+
+def test_a_long_compilation_says_it_is_still_going_until_it_ends():
+    said = io.StringIO()
+    notice = FirstCompileNotice(package="cluedo_env", stream=said, every=0.05)
+    ours, theirs = Compiling("cluedo_env.core.rules"), Compiling("numpy")
+    notice.on_start(ours)
+    notice.on_start(ours)  # a callee, compiled inside its caller
+    notice.on_end(ours)
+    time.sleep(0.3)
+    notice.on_end(ours)
+    lines = said.getvalue().splitlines()
+    assert lines[0] == MESSAGE
+    assert len(lines) >= 3 and all(line.startswith("cluedo_env: still compiling (") for line in lines[1:])
+    assert lines[-1].endswith(("1 of its functions compiled)", "2 of its functions compiled)"))
+    time.sleep(0.2)
+    told = said.getvalue()
+    notice.on_start(theirs)  # another package's compilation neither speaks nor keeps the clock going
+    time.sleep(0.2)
+    notice.on_end(theirs)
+    assert said.getvalue() == told and notice.compiling == 0
