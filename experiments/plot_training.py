@@ -15,7 +15,9 @@ fixed evaluation set of ``experiments/train_ppo.py``), each point with its 95%
 Wilson interval over the ``eval_games`` games it counts, the final evaluation
 (``final_eval_games`` games) as a diamond, and the fair share of the table for
 the opponents that can win (a never-accusing opponent cannot); and the
-learner's training return (``charts/episodic_return``). The JSON holds
+learner's training return (``charts/episodic_return``). Both panels mark the changes of the
+training opponents' pool (``curriculum_events``: a kind of opponent joining or leaving, snapshots of
+the learner joining), which explain the jumps of the return. The JSON holds
 ``{tag: [steps, values]}`` for the tags worth keeping beside a shipped model.
 """
 
@@ -69,6 +71,22 @@ def can_win(opponent: dict[str, Any]) -> bool:
     return (opponent.get("options") or {}).get("accuse") != "never"
 
 
+def curriculum_events(config: dict[str, Any]) -> list[tuple[float, str]]:
+    """The agent-steps at which the training opponents' pool changes, with what changes: each kind's
+    ``start`` and ``stop`` (fractions of ``total_timesteps``) inside the run, and ``snapshot_start``."""
+    total = float(config["total_timesteps"])
+    events = []
+    for o in config.get("opponents") or []:
+        name = o.get("label") or o["name"]
+        if float(o.get("start", 0.0)) > 0.0:
+            events.append((float(o["start"]) * total, f"{name} players join the pool"))
+        if float(o.get("stop", 1.0)) < 1.0:
+            events.append((float(o["stop"]) * total, f"{name} players leave the pool"))
+    if int(config.get("snapshot_every") or 0) > 0:
+        events.append((float(config.get("snapshot_start", 0.0)) * total, "snapshots of the learner join"))
+    return sorted(events)
+
+
 def figure(
     curves: dict[str, tuple[np.ndarray, np.ndarray]],
     config: dict[str, Any],
@@ -93,7 +111,7 @@ def figure(
     n = int(config["eval_games"])
     opponents = {o.get("label") or o["name"]: o for o in config["eval_opponents"]}
     last = max(int(steps.max()) for steps, _ in curves.values() if len(steps))
-    scale, unit = (1e6, "millions") if last >= 2e6 else (1e3, "thousands")
+    scale, unit, suffix = (1e6, "millions", "M") if last >= 2e6 else (1e3, "thousands", "k")
 
     fig, (wins, returns) = plt.subplots(1, 2, figsize=(12, 5.2), sharex=True)
     for index, name in enumerate(sorted(opponents)):
@@ -135,6 +153,22 @@ def figure(
     )
     for ax in (wins, returns):
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
+        for step, what in curriculum_events(config):
+            if 0 < step <= last:
+                ax.axvline(step / scale, color="grey", linestyle=":", linewidth=1)
+                if ax is returns:  # the labels once, where the return shows what they explain
+                    ax.annotate(
+                        f"{what} ({step / scale:.1f}{suffix})",
+                        (step / scale, 0.02),
+                        xycoords=("data", "axes fraction"),
+                        xytext=(3, 0),
+                        textcoords="offset points",
+                        rotation=90,
+                        va="bottom",
+                        fontsize=7,
+                        color="dimgrey",
+                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1},
+                    )
     fig.tight_layout()
     return fig
 

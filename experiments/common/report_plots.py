@@ -70,10 +70,16 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
         for i, a in enumerate(agents):
             ax.text(a["win_high"] + 0.01, i, f"{100 * a['win_share']:.1f}%", va="center", fontsize=9)
         ax.axvline(1 / players, color="black", linestyle="--", linewidth=1, label=f"fair share 1/{players}")
-        ax.set_yticks(y, [a["agent"] for a in agents])
+        lineups_of = {a["agent"]: {x["lineup"] for x in summary["lineups"] if x["players"] == players
+                                   and x["agent"] == a["agent"]} for a in agents}  # fmt: skip
+        ax.set_yticks(y, [f"{a['agent']}\n{a['seats_played']:,} seats, {len(lineups_of[a['agent']])} line-up"
+                          f"{'s' if len(lineups_of[a['agent']]) > 1 else ''}" for a in agents], fontsize=8)  # fmt: skip
         ax.set_xlim(0, min(1.05, max(1 / players, *(a["win_high"] for a in agents)) + 0.12))
         ax.set_xlabel("win share of the seats played (bars: 95% Wilson interval)")
-        ax.set_title(f"{players} players: win share")
+        pooled = len(set().union(*lineups_of.values()))
+        ax.set_title(f"{players} players: win share, each agent pooled over the line-ups it sat in\n"
+                     f"({pooled} line-ups, opponents differ between them: one by one in lineups.png)"
+                     if pooled > 1 else f"{players} players: win share", fontsize=10)  # fmt: skip
         ax.legend(loc="lower right", fontsize=8)
         ax = axes[row, 1]
         width = 0.8 / len(agents)

@@ -8,7 +8,7 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.report import write_report
 from experiments.common.report_plots import AGENT_COLOURS, OTHER_COLOURS, agent_colour
 from experiments.common.summary import summarise
-from experiments.plot_training import can_win, figure
+from experiments.plot_training import can_win, curriculum_events, figure
 
 
 def game(seats, winner_seat, deal=0, turns=30):
@@ -64,6 +64,9 @@ def test_training_curves_have_intervals_and_the_final_evaluation(tmp_path):
         "eval_games": 100,
         "eval_opponents": [{"name": "random", "options": {"accuse": "never"}, "label": "random_never"},
                            {"name": "notepad"}],
+        "total_timesteps": 2000,
+        "opponents": [{"name": "random", "start": 0.0, "stop": 0.75}, {"name": "notepad", "start": 0.25}],
+        "snapshot_every": 0,
     }  # fmt: skip
     curves = {
         "eval/win_rate/notepad": (np.array([1000, 2000]), np.array([0.2, 0.3])),
@@ -79,3 +82,12 @@ def test_training_curves_have_intervals_and_the_final_evaluation(tmp_path):
     assert len(wins.containers) == 3  # two evaluation curves and the final point, each with error bars
     assert wins.get_xlabel() == "agent-steps (thousands)"
     assert not can_win(config["eval_opponents"][0]) and can_win(config["eval_opponents"][1])
+    # the pool's changes are marked where they happen, and named on the return's panel
+    assert curriculum_events(config) == [(500.0, "notepad players join the pool"),
+                                         (1500.0, "random players leave the pool")]  # fmt: skip
+    marks = [line.get_xdata()[0] for line in fig.axes[1].lines[1:]]
+    assert marks == [0.5, 1.5]  # thousands
+    assert [t.get_text() for t in fig.axes[1].texts] == [
+        "notepad players join the pool (0.5k)", "random players leave the pool (1.5k)"]  # fmt: skip
+    assert curriculum_events({**config, "snapshot_every": 25, "snapshot_start": 0.5})[1] == (
+        1000.0, "snapshots of the learner join")  # fmt: skip
