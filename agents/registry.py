@@ -22,7 +22,8 @@ AGENTS = {
     "sat": "agents.reasoners.sat_agent:SatAgent",
     "belief": "agents.reasoners.belief_agent:BeliefAgent",
     "determinize": "agents.reasoners.determinize:DeterminizeAgent",
-    "ppo": "agents.ppo.agent:PPOAgent",
+    "ppo": "agents.ppo.agent:PPOAgent",  # any model file (checkpoint=...); default the first PPO model
+    "learned": "agents.ppo.learned:LearnedAgent",  # the shipped learning agent (the imitation model)
     "llm": "agents.llm.llm_agent:LLMAgent",
     "human": "agents.human:HumanAgent",
     "sb3": "agents.integrations.sb3_agent:SB3Agent",
@@ -38,6 +39,7 @@ AGENTS = {
 OUTSIDE_OPTIONS: dict[str, tuple[bool, tuple[str, ...]]] = {
     "llm": (True, ("base_url", "api_key_env", "prompts", "record_dir", "model_file")),
     "ppo": (False, ("checkpoint",)),
+    "learned": (False, ("checkpoint",)),
     "sb3": (False, ("path",)),
     "rllib": (False, ("path",)),
 }
