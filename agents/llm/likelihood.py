@@ -35,7 +35,16 @@ from typing import Any
 
 from agents.llm.chat import ChatClient
 
-__all__ = ["COUNTS", "LETTERS", "LikelihoodScorer", "letter_scores", "owner_label"]
+__all__ = [
+    "COUNTS",
+    "LETTERS",
+    "LikelihoodScorer",
+    "card_prompts",
+    "letter_scores",
+    "likelihood_answer",
+    "normalised",
+    "owner_label",
+]
 
 LETTERS = "ABCDEFGHIJ"
 COUNTS = (
@@ -70,6 +79,72 @@ def letter_scores(top_logprobs: Mapping[str, float], letters: str) -> tuple[list
             scores.append(floor)
             missing += 1
     return scores, missing
+
+
+def normalised(logprobs: list[float]) -> list[float]:
+    """Log-probabilities (or any log-scores) as probabilities summing to 1."""
+    peak = max(logprobs)
+    weights = [math.exp(s - peak) for s in logprobs]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def card_prompts(
+    task: Mapping[str, Any], prompts: Mapping[str, Template], rules_of: Any, view_of: Any
+) -> tuple[list[str], str, str, list[tuple[str, str]]]:
+    """What a task asks card by card (see the module docstring).
+
+    Returns:
+        The owners of the answers (``"player 0"``, ..., ``"envelope"``, ``"table"`` in a duel), their
+        letters, the options text, and each card with its prompt (ending ``Holder:``), in the order
+        suspects, weapons, rooms.
+
+    Raises:
+        ValueError: the task has more owners than letters.
+    """
+    owners = [*task["players"], "envelope"] + (["table"] if task["config"].get("duel") else [])
+    if len(owners) > len(LETTERS):
+        raise ValueError(f"at most {len(LETTERS)} owners can be lettered, the task has {len(owners)}")
+    letters = LETTERS[: len(owners)]
+    me = task["players"][task["observer"]]
+    options = "\n".join(
+        f"{letter}: {owner_label(owner)}" + (" (you)" if owner == me else "")
+        for letter, owner in zip(letters, owners)
+    )
+    head = prompts["system"].substitute(rules=rules_of(task)).strip()
+    view = view_of(task)
+    questions = [
+        (card, f"{head}\n\n{prompts['question'].substitute(view=view, options=options, card=card).rstrip()}")
+        for group in ("suspects", "weapons", "rooms")
+        for card in task["cards"][group]
+    ]
+    return owners, letters, options, questions
+
+
+def likelihood_answer(
+    task: Mapping[str, Any], probabilities: Mapping[str, Mapping[str, float]], fact_threshold: float | None
+) -> dict[str, Any]:
+    """The answer dict of ``cluedo_env.reasoning.score`` from each card's owner distribution: facts where a
+    holder's probability reaches ``fact_threshold`` (none with None), the envelope when each category's
+    most likely envelope card reaches it."""
+    answer: dict[str, Any] = {"facts": [], "envelope": "not yet", "probabilities": dict(probabilities)}
+    if fact_threshold is None:
+        return answer
+    for card, row in probabilities.items():
+        owner = max(row, key=row.get)
+        if row[owner] >= fact_threshold:
+            answer["facts"].append([card, owner, True])
+    groups = [
+        [c for c in task["cards"][group] if c in probabilities] for group in ("suspects", "weapons", "rooms")
+    ]
+    envelope = [
+        max(group, key=lambda c: probabilities[c]["envelope"])
+        for group in groups
+        if group and max(probabilities[c]["envelope"] for c in group) >= fact_threshold
+    ]
+    if len(envelope) == 3:
+        answer["envelope"] = envelope
+    return answer
 
 
 class LikelihoodScorer:
@@ -108,50 +183,21 @@ class LikelihoodScorer:
 
     def __call__(self, task: Mapping[str, Any]) -> dict[str, Any]:
         """The answer to one task (its public view): probabilities for every card, facts above the threshold."""
-        owners = [*task["players"], "envelope"] + (["table"] if task["config"].get("duel") else [])
-        if len(owners) > len(LETTERS):
-            raise ValueError(f"at most {len(LETTERS)} owners can be lettered, the task has {len(owners)}")
-        letters = LETTERS[: len(owners)]
+        owners, letters, options, questions = card_prompts(task, self.prompts, self.rules_of, self.view_of)
         wanted = tuple(variant for letter in letters for variant in (letter, " " + letter))
-        me = task["players"][task["observer"]]
-        options = "\n".join(
-            f"{letter}: {owner_label(owner)}" + (" (you)" if owner == me else "")
-            for letter, owner in zip(letters, owners)
-        )
-        head = self.prompts["system"].substitute(rules=self.rules_of(task)).strip()
-        groups = [task["cards"][group] for group in ("suspects", "weapons", "rooms")]
         started = time.perf_counter()
         probabilities: dict[str, dict[str, float]] = {}
         cards_record = []
-        for card in [card for group in groups for card in group]:
-            question = self.prompts["question"].substitute(
-                view=self.view_of(task), options=options, card=card
-            )
-            reply = self.client.score_next(f"{head}\n\n{question.rstrip()}", top=self.top, candidates=wanted)
+        for card, prompt in questions:
+            reply = self.client.score_next(prompt, top=self.top, candidates=wanted)
             self.counts["requests"] += 1
             for name in ("prompt_tokens", "completion_tokens", "network_retries"):
                 self.counts[name] += getattr(reply, name)
             scores, missing = letter_scores(reply.top_logprobs, letters)
             self.counts["missing"] += missing
-            peak = max(scores)
-            weights = [math.exp(s - peak) for s in scores]
-            total = sum(weights)
-            probabilities[card] = {owner: w / total for owner, w in zip(owners, weights)}
+            probabilities[card] = dict(zip(owners, normalised(scores)))
             cards_record.append({"card": card, "logprobs": dict(zip(owners, scores)), "missing": missing})
         self.counts["milliseconds"] += round(1000 * (time.perf_counter() - started))
         self.counts["tasks"] += 1
-        answer = {"facts": [], "envelope": "not yet", "probabilities": probabilities}
-        if self.fact_threshold is not None:
-            for card, row in probabilities.items():
-                owner = max(row, key=row.get)
-                if row[owner] >= self.fact_threshold:
-                    answer["facts"].append([card, owner, True])
-            envelope = [
-                max(group, key=lambda c: probabilities[c]["envelope"])
-                for group in groups
-                if max(probabilities[c]["envelope"] for c in group) >= self.fact_threshold
-            ]
-            if len(envelope) == 3:
-                answer["envelope"] = envelope
         self.transcripts.append({"id": task.get("id", ""), "options": options, "cards": cards_record})
-        return answer
+        return likelihood_answer(task, probabilities, self.fact_threshold)

@@ -49,6 +49,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from string import Template
 from typing import Any
 
 from agents.llm.chat import ChatClient
@@ -58,7 +59,7 @@ from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
 from cluedo_env.text import rules_summary
 
-__all__ = ["COUNTS", "LLMSolver", "read_answer"]
+__all__ = ["COUNTS", "LLMSolver", "read_answer", "solver_messages", "task_rules", "task_view"]
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "solver_prompts"
 PROMPT_FILES = ("system", "question", "retry")
@@ -104,18 +105,35 @@ def read_answer(reply: str) -> dict[str, Any]:
     raise ValueError("the reply holds no JSON object; end it with the answer object in a ```json block")
 
 
-def _rules(task: Mapping[str, Any]) -> str:
+def task_rules(task: Mapping[str, Any]) -> str:
     """The rules summary of a task's config (the task's own when it holds one)."""
     return task.get("rules") or rules_summary(core.GameConfig(**task["config"]))
 
 
-def _view(task: Mapping[str, Any]) -> str:
+def task_view(task: Mapping[str, Any]) -> str:
     """The task's text: the text view (``v2``), or a ``v1`` task's sentences under its hand."""
     if isinstance(task["text"], str):
         return task["text"]
     me = task["players"][task["observer"]]
     lines = "\n".join(f"- {line}" for line in task["text"]) or "- nothing yet"
     return f"You are {me}.\n\nYour cards: {', '.join(task['hand']) or 'none'}.\n\nWhat you have seen so far:\n{lines}"
+
+
+def solver_messages(task: Mapping[str, Any], prompts: Mapping[str, Template]) -> list[dict[str, str]]:
+    """The system and user messages that ask a model a task (its public view), from the templates
+    ``prompts`` (``system`` and ``question``; ``load_prompts`` of a set of ``PROMPTS_DIR``)."""
+    owners = [*task["players"], "envelope"] + (["table"] if task["config"].get("duel") else [])
+    cards = [card for group in ("suspects", "weapons", "rooms") for card in task["cards"][group]]
+    question = prompts["question"].substitute(
+        view=task_view(task),
+        me=task["players"][task["observer"]],
+        owners=", ".join(owners),
+        cards=", ".join(cards),
+    )
+    return [
+        {"role": "system", "content": prompts["system"].substitute(rules=task_rules(task))},
+        {"role": "user", "content": question},
+    ]
 
 
 class LLMSolver:
@@ -186,7 +204,7 @@ class LLMSolver:
                 files=("system", "question"),
             )
             self.scorer: LikelihoodScorer | None = LikelihoodScorer(
-                scorer_client, self.prompts, _rules, _view, top=top, fact_threshold=fact_threshold
+                scorer_client, self.prompts, task_rules, task_view, top=top, fact_threshold=fact_threshold
             )
             self.counts = self.scorer.counts
             self.transcripts = self.scorer.transcripts
@@ -200,19 +218,7 @@ class LLMSolver:
         """The model's answer to one task (its public view), or None when it gave no readable answer."""
         if self.scorer is not None:
             return self.scorer(task)
-        rules = _rules(task)
-        owners = [*task["players"], "envelope"] + (["table"] if task["config"].get("duel") else [])
-        cards = [card for group in ("suspects", "weapons", "rooms") for card in task["cards"][group]]
-        question = self.prompts["question"].substitute(
-            view=_view(task),
-            me=task["players"][task["observer"]],
-            owners=", ".join(owners),
-            cards=", ".join(cards),
-        )
-        messages = [
-            {"role": "system", "content": self.prompts["system"].substitute(rules=rules)},
-            {"role": "user", "content": question},
-        ]
+        messages = solver_messages(task, self.prompts)
         self.counts["tasks"] += 1
         answer = None
         for attempt in range(self.max_invalid_replies + 1):
