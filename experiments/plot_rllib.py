@@ -14,6 +14,14 @@ points as ``experiments.plot_sb3`` reads them. With ``--shipped``, the win-rate
 panels also show the evaluations of the run that trained the shipped PPO model
 (``agents/ppo/shipped/training_curves.json``: its curriculum of random players,
 notepad players and snapshots, 100 games a point) up to the RLlib run's budget.
+
+Throughput depends on how busy the machine was: ``--rllib-load`` and ``--ppo-load`` say under what
+load each run was timed (for example ``"load average 5 to 21"``), and the throughput panel names
+them ("not recorded" otherwise). ``--points`` redraws the figure from an earlier ``--json`` file,
+when the runs are no longer at hand:
+
+    python -m experiments.plot_rllib --points docs/results/2026-12-01-rllib-vs-ppo/rllib_vs_ppo.json \
+        --png docs/results/2026-12-01-rllib-vs-ppo/rllib_vs_ppo.png
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from experiments.learning.curves import ppo_run_points, sb3_points, shipped_poin
 RLLIB = "RLlib PPO (experiments/train_rllib.py)"
 PPO = "project PPO (experiments/train_ppo.py)"
 SHIPPED_RUN = "project PPO, the shipped model's run (curriculum)"
+NOT_RECORDED = "machine load not recorded"
 
 
 def throughput(run_dir: Path) -> dict[str, list[float]]:
@@ -43,8 +52,11 @@ def throughput(run_dir: Path) -> dict[str, list[float]]:
     return {"agent_steps": steps[forward].tolist(), "agent_steps_per_second": sps[forward].tolist()}
 
 
-def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labels: list[str]):
-    """Throughput and one win-rate panel per evaluation kind, one line per trainer."""
+def figure(
+    speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labels: list[str], loads: dict[str, str]
+):
+    """Throughput and one win-rate panel per evaluation kind, one line per trainer; ``loads`` says
+    under what machine load each trainer's throughput was measured."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -52,9 +64,12 @@ def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labe
 
     fig, axes = plt.subplots(1, 1 + len(labels), figsize=(5 * (1 + len(labels)), 4.2))
     for name, curve in speed.items():
-        axes[0].plot(np.array(curve["agent_steps"]) / 1e6, curve["agent_steps_per_second"], label=name)
+        load = loads.get(name, NOT_RECORDED)
+        axes[0].plot(
+            np.array(curve["agent_steps"]) / 1e6, curve["agent_steps_per_second"], label=f"{name}\n{load}"
+        )
     axes[0].set(
-        title="throughput",
+        title="throughput (timed under different loads: see each run)",
         xlabel="agent-steps (millions)",
         ylabel="agent-steps/s (since the start)",
         ylim=(0, None),
@@ -62,14 +77,23 @@ def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labe
     axes[0].legend(fontsize=8)
     for ax, label in zip(axes[1:], labels):
         for name, by_label in rates.items():
-            points = by_label[label]
+            points = by_label.get(label)
             if not points:  # e.g. the shipped run's first evaluation lies beyond the budget
                 continue
             x = np.array([p["agent_steps"] for p in points]) / 1e6
             y = np.array([p["win_rate"] for p in points])
             interval = np.array([[p["low"] for p in points], [p["high"] for p in points]])
             err = np.abs(interval - y)  # the distances below and above the rate
-            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
+            # two evaluations are two points, not a curve: joined only from three on
+            ax.errorbar(
+                x,
+                y,
+                yerr=err,
+                marker="o",
+                capsize=3,
+                linestyle="-" if len(points) > 2 else "none",
+                label=name,
+            )
         ax.axhline(0.9, color="grey", linestyle=":", linewidth=1, label="90%")
         ax.set(
             title=f"win rate vs 3 x {label} (95% Wilson)",
@@ -84,8 +108,9 @@ def figure(speed: dict[str, dict], rates: dict[str, dict[str, list[dict]]], labe
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {__doc__.partition(chr(10))[0]}")
-    parser.add_argument("rllib_run", type=Path, help="a run folder of experiments.train_rllib")
-    parser.add_argument("--ppo-run", type=Path, required=True, help="a run folder of experiments.train_ppo")
+    parser.add_argument("rllib_run", type=Path, nargs="?", help="a run folder of experiments.train_rllib")
+    parser.add_argument("--ppo-run", type=Path, help="a run folder of experiments.train_ppo")
+    parser.add_argument("--points", type=Path, help="redraw from this earlier --json file instead of runs")
     parser.add_argument(
         "--labels", nargs="+", default=["random_never", "notepad"], help="evaluation opponents"
     )
@@ -94,27 +119,44 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="also the shipped PPO model's evaluations, up to the RLlib run's agent-steps",
     )
+    parser.add_argument(
+        "--rllib-load", help='the machine load the RLlib run was timed under, e.g. "load average 5 to 21"'
+    )
+    parser.add_argument("--ppo-load", help="the machine load the train_ppo run was timed under")
     parser.add_argument("--png", type=Path, help="figure path (default: <rllib_run>/rllib_vs_ppo.png)")
     parser.add_argument("--json", type=Path, help="also write the points (with game counts) here")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
+    if (args.points is None) == (args.rllib_run is None and args.ppo_run is None):
+        parser.error("give either an RLlib run folder with --ppo-run, or --points FILE (an earlier --json)")
+    if args.points is None and (args.rllib_run is None or args.ppo_run is None):
+        parser.error("an RLlib run folder and --ppo-run go together")
+    if args.points is not None and (args.png is None or args.shipped):
+        parser.error("--points redraws what the file holds: give --png, and no --shipped")
     try:
-        speed = {RLLIB: throughput(args.rllib_run), PPO: throughput(args.ppo_run)}
-        # train_rllib's evaluations.json has train_sb3's layout (one line per evaluation)
-        rates = {
-            RLLIB: {label: sb3_points(args.rllib_run, label) for label in args.labels},
-            PPO: {label: ppo_run_points(args.ppo_run, label) for label in args.labels},
-        }
-        if args.shipped:
-            budget = max(speed[RLLIB]["agent_steps"])
-            rates[SHIPPED_RUN] = {label: shipped_points(label, budget) for label in args.labels}
+        if args.points is not None:
+            earlier = json.loads(args.points.read_text())
+            speed, rates, loads = earlier["throughput"], earlier["win_rates"], earlier.get("loads", {})
+        else:
+            speed = {RLLIB: throughput(args.rllib_run), PPO: throughput(args.ppo_run)}
+            # train_rllib's evaluations.json has train_sb3's layout (one line per evaluation)
+            rates = {
+                RLLIB: {label: sb3_points(args.rllib_run, label) for label in args.labels},
+                PPO: {label: ppo_run_points(args.ppo_run, label) for label in args.labels},
+            }
+            if args.shipped:
+                budget = max(speed[RLLIB]["agent_steps"])
+                rates[SHIPPED_RUN] = {label: shipped_points(label, budget) for label in args.labels}
+            loads = {}
+        loads |= {name: load for name, load in ((RLLIB, args.rllib_load), (PPO, args.ppo_load)) if load}
+        labels = [label for label in args.labels if any(label in by_label for by_label in rates.values())]
         png = args.png or args.rllib_run / "rllib_vs_ppo.png"
-        figure(speed, rates, args.labels).savefig(png, dpi=100)
+        figure(speed, rates, labels, loads).savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras
         raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
     if args.json:
-        args.json.write_text(json.dumps({"throughput": speed, "win_rates": rates}, indent=1))
+        args.json.write_text(json.dumps({"throughput": speed, "win_rates": rates, "loads": loads}, indent=1))
         print(f"points: {args.json}")
 
 

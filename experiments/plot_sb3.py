@@ -2,6 +2,8 @@
 
     python -m experiments.plot_sb3 runs/sb3__<run> --ppo-run runs/cluedo_v0__<run> \\
         --png docs/results/2026-12-01-sb3-vs-ppo/sb3_vs_ppo.png --json docs/results/2026-12-01-sb3-vs-ppo/sb3_vs_ppo.json
+    python -m experiments.plot_sb3 --earlier docs/results/2026-12-01-sb3-vs-ppo/sb3_vs_ppo.json \\
+        --png docs/results/2026-12-01-sb3-vs-ppo/sb3_vs_ppo.png   # redrawn from the points alone
 
 Every point is an evaluation against ``num_players - 1`` opponents of one kind
 (default ``random_never``): its win rate, its 95% Wilson interval and, in the
@@ -10,7 +12,8 @@ JSON, its game count. The SB3 points come from the run's ``evaluations.json``
 (``eval/win_rate/<label>`` in its TensorBoard file, ``eval_games`` from its
 ``config.yaml``, the final evaluation from ``evaluation.json``) and/or from the
 shipped model's curves (``agents/ppo/shipped/training_curves.json`` with its
-``train_ppo.yaml``), up to ``--max-steps`` agent-steps.
+``train_ppo.yaml``), up to ``--max-steps`` agent-steps. Evaluations are joined by a line only
+where a series has three or more: two points are drawn as points.
 """
 
 from __future__ import annotations
@@ -40,7 +43,10 @@ def figure(series: dict[str, list[dict]], title: str):
         err = np.array(
             [[p["win_rate"] - p["low"] for p in points], [p["high"] - p["win_rate"] for p in points]]
         )
-        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
+        # two evaluations are two points, not a curve: joined only from three on
+        ax.errorbar(
+            x, y, yerr=err, marker="o", capsize=3, linestyle="-" if len(points) > 2 else "none", label=name
+        )
     ax.axhline(0.8, color="grey", linestyle=":", linewidth=1, label="80%")
     ax.set(
         title=title, xlabel="agent-steps (millions, every player's decisions)", ylabel="win rate", ylim=(0, 1)
@@ -52,7 +58,9 @@ def figure(series: dict[str, list[dict]], title: str):
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {__doc__.partition(chr(10))[0]}")
-    parser.add_argument("sb3_run", type=Path, help="a run folder of experiments.train_sb3")
+    parser.add_argument(
+        "sb3_run", type=Path, nargs="?", help="a run folder of experiments.train_sb3 (or only --earlier)"
+    )
     parser.add_argument("--ppo-run", type=Path, help="a run folder of experiments.train_ppo (same budget)")
     parser.add_argument("--shipped", action="store_true", help="add the shipped PPO run's evaluations")
     parser.add_argument(
@@ -74,9 +82,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, help="also write the points (with game counts) here")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
+    if args.sb3_run is None and (args.earlier is None or args.png is None):
+        parser.error("give an SB3 run folder, or redraw an --earlier file with --png")
     try:
         series = earlier_series(args.earlier, args.rename) if args.earlier else {}
-        series[sb3_name(args.sb3_run)] = sb3_points(args.sb3_run, args.label)
+        if args.sb3_run is not None:
+            series[sb3_name(args.sb3_run)] = sb3_points(args.sb3_run, args.label)
         if args.ppo_run:
             series["project PPO, same budget (train_ppo)"] = ppo_run_points(args.ppo_run, args.label)
         if args.shipped:

@@ -91,3 +91,51 @@ def test_training_curves_have_intervals_and_the_final_evaluation(tmp_path):
         "notepad players join the pool (0.5k)", "random players leave the pool (1.5k)"]  # fmt: skip
     assert curriculum_events({**config, "snapshot_every": 25, "snapshot_start": 0.5})[1] == (
         1000.0, "snapshots of the learner join")  # fmt: skip
+
+
+def test_learning_plots_say_their_loads_and_draw_two_evaluations_as_points(tmp_path):
+    import json
+
+    from experiments import plot_rllib, plot_sb3
+
+    def point(steps, rate):
+        return {"agent_steps": steps, "wins": int(100 * rate), "games": 100, "win_rate": rate,
+                "low": rate - 0.1, "high": rate + 0.1}  # fmt: skip
+
+    many, two = (
+        [point(s, 0.1 * k) for k, s in enumerate((1e5, 2e5, 3e5), 1)],
+        [point(1e5, 0.5), point(4e5, 0.6)],
+    )
+    speed = {name: {"agent_steps": [1e5, 2e5], "agent_steps_per_second": [900.0, 1000.0]}
+             for name in (plot_rllib.RLLIB, plot_rllib.PPO)}  # fmt: skip
+    rates = {plot_rllib.RLLIB: {"notepad": many}, plot_rllib.PPO: {"notepad": two}}
+    fig = plot_rllib.figure(speed, rates, ["notepad"], {plot_rllib.RLLIB: "load average 5 to 21"})
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == [
+        f"{plot_rllib.RLLIB}\nload average 5 to 21",
+        f"{plot_rllib.PPO}\n{plot_rllib.NOT_RECORDED}",
+    ]
+    joined = {c.get_label(): c.lines[0].get_linestyle() for c in fig.axes[1].containers}
+    assert joined == {plot_rllib.RLLIB: "-", plot_rllib.PPO: "None"}
+
+    # redrawn from its own points file, the loads given once are kept
+    points = tmp_path / "points.json"
+    points.write_text(
+        json.dumps({"throughput": speed, "win_rates": rates, "loads": {plot_rllib.PPO: "load 4"}})
+    )
+    plot_rllib.main(
+        ["--points", str(points), "--png", str(tmp_path / "r.png"), "--json", str(tmp_path / "again.json")]
+    )
+    assert json.loads((tmp_path / "again.json").read_text())["loads"] == {plot_rllib.PPO: "load 4"}
+    assert (tmp_path / "r.png").stat().st_size > 10_000
+    with pytest.raises(SystemExit):
+        plot_rllib.main(["--points", str(points)])  # no --png: it would have nowhere to go
+
+    fig = plot_sb3.figure({"three": many, "two": two}, "t")
+    assert {c.get_label(): c.lines[0].get_linestyle() for c in fig.axes[0].containers} == {
+        "three": "-",
+        "two": "None",
+    }
+    (tmp_path / "sb3.json").write_text(json.dumps({"three": many, "two": two}))
+    plot_sb3.main(["--earlier", str(tmp_path / "sb3.json"), "--png", str(tmp_path / "s.png")])
+    assert (tmp_path / "s.png").stat().st_size > 10_000
