@@ -41,7 +41,7 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
     one_line = {  # called only for the event's own kind: each reads that kind's fields
         ev.DEAL: lambda: f"{who} is dealt {shown}",
         ev.START: lambda: f"{who} starts",
-        ev.TURN: lambda: f"turn {e.turn}: {who}",
+        ev.TURN: lambda: f"turn {e.turn + 1}: {who}",  # counted from 1, as the text view counts
         ev.ROLL: lambda: (
             f"{who} rolls {e.total}" + (f" ({e.dice[0]}+{e.dice[1]})" if len(e.dice) == 2 else "")
         ),

@@ -333,6 +333,20 @@ def leaky_text(state: core.State, viewer: int, log: np.ndarray) -> str:
     return player_text(state, viewer, log) + "\n".join(story(state.config, log))
 
 
+def test_the_view_and_the_story_count_turns_alike():
+    """People read "Turn 3." in the view and "turn 3: ..." in the story of the same moment: both count
+    from 1, the story's latest turn line is the view's turn."""
+    config = core.GameConfig(num_players=3)
+    seen = set()
+    for state, logs, _ in random_states(config, games=1, steps=300):
+        turn_lines = [line for line in story(config, logs[0]) if line.startswith("turn ")]
+        shown = int(text_view(state, 0, logs[0]).split("\n\nTurn ")[1].split(".")[0])
+        assert turn_lines[0].startswith("turn 1: ")
+        assert turn_lines[-1].startswith(f"turn {shown}: ")
+        seen.add(shown)
+    assert len(seen) > 3
+
+
 @pytest.mark.parametrize("config", CONFIGS[:4], ids=lambda c: f"{c.num_players}p-{c.edition}")
 def test_text_view_ignores_what_the_viewer_cannot_see(config):
     assert text_privacy_violations(player_text, config) == []
