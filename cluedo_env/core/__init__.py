@@ -26,6 +26,7 @@ from cluedo_env.core.game import CORNER_ROOMS, init, legal_action_mask, reset, r
 from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
 from cluedo_env.core.presets import PRESETS, Preset
 from cluedo_env.core.rng import SEED_BOUND
+from cluedo_env.core.rollout import Rollouts, play_out, rollout
 from cluedo_env.core.simulate import clone, redeal
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
@@ -49,6 +50,7 @@ __all__ = [
     "GameConfig",
     "Phase",
     "Preset",
+    "Rollouts",
     "State",
     "classic_board",
     "clone",
@@ -58,10 +60,12 @@ __all__ = [
     "observation_pieces",
     "observation_size",
     "observe",
+    "play_out",
     "private_view",
     "read_events",
     "redeal",
     "reset",
+    "rollout",
     "room_distances",
     "rules_for",
     "step",

@@ -1,0 +1,223 @@
+"""Compiled rollouts (``core.rollout``, ``core.play_out``): games played to their end in one compiled call.
+
+The compiled loop plays exactly the games the simple player (``agents.baselines.simple.simple_actions``)
+plays step by step from Python with the same draws: every byte of every game agrees, in every config
+of the differential test. Every game ends (or stops at ``max_steps``, or when the watched player is
+out), the rewards are a game's rewards, and a seed gives the same rollouts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.baselines.simple import simple_actions
+from cluedo_env import core
+from cluedo_env.core.rng import draw
+from cluedo_env.core.rollout import MAX_STEPS, final_rewards, rollout_keys
+from tests.core.test_differential import CONFIGS, config_id
+
+CLASSIC = core.GameConfig(num_players=4)
+
+
+class Draws:
+    """A stand-in for ``np.random.Generator`` handing ``simple_actions`` given uniforms, one per row."""
+
+    def __init__(self, u: np.ndarray) -> None:
+        self.u = u
+
+    def random(self, size: int) -> np.ndarray:
+        assert size == len(self.u), "simple_actions draws one uniform per row"
+        return self.u
+
+
+def uniforms(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
+    """The compiled policy's uniforms: the top 53 bits of ``rng.draw``."""
+    return (draw(keys, counters) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def step_by_step(state, keys, first=None, seen=None, stop_when_out=None, max_steps=MAX_STEPS):
+    """The reference: the games played on from Python, one ``core.step`` of all live games at a time,
+    by ``simple_actions`` on ``core.observe`` (``seen`` cleared from its ``unseen`` piece).
+
+    Returns the decisions of each game and the state of each as it left play (a step of the batch
+    clears the events and rewards of its games that do not move: each is kept as its last step left it).
+    """
+    config = state.config
+    unseen = next(o for name, _shape, o in core.observation_pieces(config) if name == "unseen")
+    steps = np.zeros(state.batch_size, dtype=np.int64)
+    final = state.copy()
+
+    def playing():
+        live = ~state.done & (steps < max_steps)
+        if stop_when_out is not None:
+            live &= ~state.eliminated[:, stop_when_out]
+        return live
+
+    live = playing()
+    while live.any():
+        games = np.flatnonzero(live)
+        mask = core.legal_action_mask(state)[games]
+        if first is not None:
+            mask[steps[games] == 0] &= first
+        players = state.current_player[games]
+        observation = core.observe(state, players, games=games)
+        if seen is not None:
+            rows, cards = np.nonzero(seen[players])
+            observation[rows, unseen + cards] = 0.0
+        actions = np.zeros(state.batch_size, dtype=np.int64)
+        draws = Draws(uniforms(keys[games], steps[games].astype(np.uint64)))
+        actions[games] = simple_actions(observation, mask, config, draws)
+        core.step(state, actions, games=games)
+        steps[games] += 1
+        left = np.flatnonzero(live & ~(live := playing()))
+        if len(left):
+            final.put(left, state.take(left))
+    return steps, final
+
+
+def game_under_way(config: core.GameConfig, seed: int, steps: int) -> core.State:
+    """One game played ``steps`` decisions by the compiled simple player (or to its last decision)."""
+    state = core.init(config, [seed])
+    for k in range(steps):
+        probe = state.copy()
+        core.play_out(probe, rollout_keys(seed + k, 1), max_steps=1)
+        if probe.done[0]:
+            break
+        state = probe
+    return state
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_the_compiled_rollouts_play_the_games_the_simple_player_plays_step_by_step(config):
+    start = core.init(config, np.arange(12))
+    keys = rollout_keys(3, 12)
+    compiled = start.copy()
+    steps = core.play_out(compiled, keys)
+    reference_steps, reference = step_by_step(start, keys)
+    assert np.array_equal(steps, reference_steps)
+    assert compiled == reference  # every field of every game, the last step's events included
+    assert compiled.done.all()
+
+
+def test_first_seen_and_stop_when_out_play_as_the_reference_does():
+    start = core.clone(game_under_way(CLASSIC, 11, 40), 0, 16)
+    layout = core.rules_for(CLASSIC).layout
+    first = np.ones(layout.num_actions, dtype=bool)
+    first[layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] = False
+    # Player 1 counts as seen every card but a triple that is not the envelope: it accuses it wrongly.
+    seen = np.zeros((4, CLASSIC.cards.num_cards), dtype=bool)
+    seen[1] = True
+    s, w, r = (int(c) for c in start._envelope[0])
+    seen[1, [(s + 1) % 6, 6 + (w - 5) % 6, 12 + (r - 11) % 9]] = False
+    keys = rollout_keys(5, 16)
+    compiled = start.copy()
+    kwargs = {"first": first, "seen": seen, "stop_when_out": 1}
+    steps = core.play_out(compiled, keys, **kwargs)
+    reference_steps, reference = step_by_step(start, keys, **kwargs)
+    assert np.array_equal(steps, reference_steps)
+    assert compiled == reference
+    assert (compiled.done | compiled.eliminated[:, 1]).all() and compiled.eliminated[:, 1].any()
+
+
+def test_max_steps_stops_every_game_there():
+    state = core.init(CLASSIC, np.arange(8))
+    keys = rollout_keys(0, 8)
+    reference_steps, reference = step_by_step(state.copy(), keys, max_steps=25)
+    steps = core.play_out(state, keys, max_steps=25)
+    assert (steps == 25).all() and not state.done.any()
+    assert np.array_equal(reference_steps, steps)
+    assert state == reference
+    more = core.play_out(state, keys, max_steps=10)  # played on: counters from 0 again
+    assert (more == 10).all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_every_rollout_ends_with_a_game_s_rewards(players):
+    config = core.GameConfig(num_players=players, duel=players == 2, max_turns=150)
+    result = core.rollout(game_under_way(config, players, 20), 0, 64, seed=1)
+    state, rewards = result.state, result.rewards
+    assert state.done.all() and (result.steps > 0).all()
+    assert not state.eliminated.any(), "the simple player accuses only the envelope its cards pin down"
+    won = state.winner >= 0
+    assert np.array_equal(won, state.terminated)
+    assert np.allclose(rewards[won].sum(axis=1), 2 - players)  # +1 to the winner, -1 to the others
+    assert (rewards[np.arange(64)[won], state.winner[won]] == 1.0).all()
+    assert (rewards[state.truncated] == 0.0).all()
+    assert np.array_equal(rewards, state.rewards)  # the last step's rewards: each game's final ones
+    assert won.any() and state.truncated.any(), "150 turns: some games end by a win, some by the bound"
+
+
+def test_final_rewards_of_a_game_where_everyone_accused_wrongly_are_minus_one():
+    state = core.init(core.GameConfig(num_players=3, board="none"), [0])
+    layout = core.rules_for(state.config).layout
+    envelope = tuple(int(c) for c in state._envelope[0])
+    wrong = layout.encode("accuse", (envelope[0] + 1) % 6, envelope[1] - 6, envelope[2] - 12)
+    while not state.done[0]:
+        mask = core.legal_action_mask(state)[0]
+        core.step(state, [wrong if mask[wrong] else int(np.flatnonzero(mask)[-1])])
+    assert state.terminated[0] and state.winner[0] < 0
+    assert (final_rewards(state) == -1.0).all()
+    core.step(state, [0])  # a finished game's step clears its rewards; its final ones stay
+    assert (state.rewards == 0).all() and (final_rewards(state) == -1.0).all()
+
+
+def test_a_seed_gives_the_same_rollouts_and_a_clone_s_does_not_depend_on_n():
+    state = game_under_way(CLASSIC, 2, 30)
+    one, again = core.rollout(state, 0, 16, seed=9), core.rollout(state, 0, 16, seed=9)
+    assert one.state == again.state and np.array_equal(one.steps, again.steps)
+    more = core.rollout(state, 0, 32, seed=9)
+    assert more.state.take(np.arange(16)) == one.state
+    other = core.rollout(state, 0, 16, seed=10)
+    assert not np.array_equal(other.steps, one.steps)
+    assert state.turn[0] < one.state.turn.min(), "the source game is left as it was"
+
+
+def test_redealt_rollouts_keep_the_player_s_view_and_roll_other_dice():
+    state = game_under_way(CLASSIC, 4, 30)
+    player = int(state.current_player[0])
+    deals = np.repeat(state._owner[:1], 8, axis=0)  # the true deal: one consistent with the view
+    result = core.rollout(state, 0, 8, seed=3, player=player, deals=deals)
+    assert np.array_equal(result.state._owner, deals)
+    assert len(set(result.state.seed.tolist())) == 8 and state.seed[0] not in result.state.seed
+    exact = core.rollout(state, 0, 8, seed=3)
+    assert (exact.state.seed == state.seed[0]).all()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda s: core.rollout(s, 0, 0, 1), "n must be an int >= 1, got 0"),
+        (lambda s: core.rollout(s, 1, 4, 1), r"game must be an int in \[0, 1\), got 1"),
+        (lambda s: core.rollout(s, 0, 4, -1), r"seed must be an int in \[0, 2\*\*63\), got -1"),
+        (lambda s: core.rollout(s, 0, 4, True), "seed must be an int"),
+        (lambda s: core.rollout(s, 0, 4, 1, max_steps=0), "max_steps must be an int >= 1, got 0"),
+        (
+            lambda s: core.rollout(s, 0, 4, 1, stop_when_out=4),
+            r"stop_when_out must be None or a player in \[0, 4\)",
+        ),
+        (lambda s: core.rollout(s, 0, 4, 1, player=0), "player 0: .*give their deals"),
+        (lambda s: core.rollout(s, 0, 4, 1, deals=np.zeros((4, 21), dtype=int)), "give player too"),
+        (lambda s: core.rollout(s, 0, 4, 1, first=np.ones(3, dtype=bool)), r"first must have shape \(405,\)"),
+        (
+            lambda s: core.rollout(s, 0, 4, 1, seen=np.ones((4, 20), dtype=bool)),
+            r"seen must have shape \(4, 21\)",
+        ),
+        (lambda s: core.play_out(s, np.zeros(2, dtype=np.uint64)), r"keys must be 1 integers"),
+        (
+            lambda s: core.play_out(s, [0], first=np.zeros(405, dtype=bool)),
+            "first leaves game 0 no legal action",
+        ),
+    ],
+)
+def test_bad_input_is_refused_naming_the_value(call, message):
+    with pytest.raises(ValueError, match=message):
+        call(core.init(CLASSIC, [0]))
+
+
+def test_a_finished_game_is_not_rolled_out():
+    state = core.rollout(core.init(CLASSIC, [0]), 0, 1, seed=0).state
+    with pytest.raises(ValueError, match="game 0 is over: nothing to roll out"):
+        core.rollout(state, 0, 4, 1)
+    with pytest.raises(TypeError, match="first must be a bool array"):
+        core.play_out(core.init(CLASSIC, [0]), [0], first=np.ones(405))
