@@ -1,4 +1,9 @@
-"""The ``rollouts`` section: a game under way cloned, redealt from the acting player's view and played to its end, as a search agent does."""
+"""The ``rollouts`` section: a game under way cloned, redealt from the acting player's view and played to its end, as a search agent does.
+
+Two ways, in the same run on the same clones: stepped from Python (the benchmark's random play, one
+batched ``core.step`` of all clones per decision) and compiled (``core.play_out``: every clone
+played to its end inside one compiled call, on one thread, by the simple policy).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cluedo_env import core
+from cluedo_env.core.rollout import rollout_keys
 from experiments.benchmark.machine import median_of
 from experiments.benchmark.random_play import RandomBatch, random_choice
 
@@ -26,7 +32,10 @@ def measure_rollouts(config: core.GameConfig, n: int, turn: int, seed: int) -> d
         ``rollouts_per_s`` (clones played to their end per second, all of it counted),
         ``setup_s`` (clone + redeal), ``agent_steps`` (decisions played in the clones),
         ``core_agent_steps_per_s`` (of the steps alone: mask + step), ``choose_actions_s`` (the
-        random play's share) and ``mean_decisions_per_rollout``.
+        random play's share) and ``mean_decisions_per_rollout``; and the same of the compiled rollouts
+        (``compiled_*``: ``core.play_out`` on clones redealt the same way, one thread, the simple
+        policy; ``compiled_agent_steps_per_s`` is of ``play_out`` alone, ``compiled_rollouts_per_s``
+        counts the clone and redeal too).
     """
     games = RandomBatch(config, 1, seed)
     while games.state.turn[0] < turn:
@@ -52,6 +61,7 @@ def measure_rollouts(config: core.GameConfig, n: int, turn: int, seed: int) -> d
         choose_time += stepped - chosen
         core_time += end - stepped
     total = setup + core_time + choose_time
+    compiled = _compiled_rollouts(state, player, n, seed)
     return {
         "clones": n,
         "rollouts_per_s": n / total,
@@ -60,6 +70,27 @@ def measure_rollouts(config: core.GameConfig, n: int, turn: int, seed: int) -> d
         "core_agent_steps_per_s": agent_steps / core_time,
         "choose_actions_s": choose_time,
         "mean_decisions_per_rollout": agent_steps / n,
+        **compiled,
+    }
+
+
+def _compiled_rollouts(state: core.State, player: int, n: int, seed: int) -> dict:
+    """``n`` clones of game 0 of ``state`` redealt as ``measure_rollouts`` does, played out by ``core.play_out``."""
+    start = time.perf_counter()
+    clones = core.clone(state, 0, n)
+    core.redeal(clones, player, np.repeat(state._owner[:1], n, axis=0), seed * 1_000_003 + np.arange(n))
+    keys = rollout_keys(seed, n)
+    played = time.perf_counter()
+    steps = core.play_out(clones, keys)
+    end = time.perf_counter()
+    if not clones.done.all():
+        raise AssertionError(f"play_out left {int((~clones.done).sum())} of {n} clones unfinished")
+    return {
+        "compiled_rollouts_per_s": n / (end - start),
+        "compiled_setup_s": played - start,
+        "compiled_agent_steps": int(steps.sum()),
+        "compiled_agent_steps_per_s": int(steps.sum()) / (end - played),
+        "compiled_mean_decisions_per_rollout": float(steps.mean()),
     }
 
 
@@ -83,4 +114,11 @@ def show(cfg: BenchmarkConfig, rows: list[dict]) -> None:
             f"  {row['players']} players, {row['clones']:5.0f} clones: {row['rollouts_per_s']:,.0f} rollouts/s "
             f"(setup {row['setup_s'] * 1e3:.2f} ms; core {row['core_agent_steps_per_s']:,.0f} agent-steps/s; "
             f"{row['mean_decisions_per_rollout']:.0f} decisions per rollout)"
+        )
+        print(
+            f"  {'':9}{'':13}compiled (core.play_out, simple policy, one thread): "
+            f"{row['compiled_rollouts_per_s']:,.0f} rollouts/s (setup {row['compiled_setup_s'] * 1e3:.2f} ms; "
+            f"{row['compiled_agent_steps_per_s']:,.0f} agent-steps/s, "
+            f"{row['compiled_agent_steps_per_s'] / row['core_agent_steps_per_s']:.1f}x the batched step's; "
+            f"{row['compiled_mean_decisions_per_rollout']:.0f} decisions per rollout)"
         )

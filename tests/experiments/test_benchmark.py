@@ -228,6 +228,10 @@ def test_rollouts_play_every_clone_of_a_game_under_way_to_its_end():
     # Every clone was played on from turn 5 to its end: at least a decision each.
     assert figures["agent_steps"] >= 16 and figures["mean_decisions_per_rollout"] >= 1
     assert figures["core_agent_steps_per_s"] > 0 and figures["choose_actions_s"] > 0
+    # The same clones played out in one compiled call, beside it.
+    assert figures["compiled_rollouts_per_s"] > 0 and figures["compiled_agent_steps_per_s"] > 0
+    assert figures["compiled_mean_decisions_per_rollout"] >= 1
+    assert figures["compiled_agent_steps"] == 16 * figures["compiled_mean_decisions_per_rollout"]
 
 
 def test_env_is_timed_over_whole_episodes_after_an_untimed_one():
