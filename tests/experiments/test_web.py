@@ -314,3 +314,18 @@ def test_the_notepad_posterior_is_the_persons_and_what_it_makes_certain_is_true(
         assert (owner[envelope == 1] == ENVELOPE).all()
         certain += int((players == 1).sum() + (envelope == 1).sum())
     assert certain > len(views) * len(views[0]["hand"]["cards"])  # more than its own hand became certain
+
+
+def test_the_weapons_are_where_the_suggestions_put_them(client):
+    views, _found, _game = play_game(
+        client, {"agents": ["notepad", "notepad"], "seed": 6}, no_accusation(np.random.default_rng(3))
+    )
+    rooms = CARDS.num_suspects + CARDS.num_weapons
+    suggested = [v for v in views if v["suggestion"] and not v["over"]]
+    assert suggested, "no suggestion was on the table in any view"
+    for view in views:
+        assert set(view["weapons"]) <= set(range(CARDS.num_rooms))  # every weapon lies in a room
+    for view in suggested:
+        suspect, weapon, room = view["suggestion"]["cards"]
+        assert view["weapons"][weapon - CARDS.num_suspects] == room - rooms
+        assert view["pawns"][suspect] == {"room": room - rooms}

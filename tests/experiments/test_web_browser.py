@@ -28,8 +28,10 @@ sync_api = pytest.importorskip(
 )
 uvicorn = pytest.importorskip("uvicorn", reason="the web app needs the web extra: pip install -e '.[web]'")
 
+from cluedo_env import core  # noqa: E402
 from experiments.web.app import create_app  # noqa: E402
 
+WEAPONS = core.GameConfig().cards.weapons
 MAX_CLICKS = 600
 WAIT_MS = 60_000
 
@@ -76,6 +78,7 @@ def step_through_the_replay(page, tmp_path):
     page.wait_for_selector("#replay-bar:not([hidden])")
     assert page.inner_text("#step-text").startswith("step 0 of ")
     assert "Everyone's view" in page.inner_text("#result")
+    assert page.locator("#board #pieces g.weapon").count() == len(WEAPONS)
     for expected in (1, 2):
         page.click("#step-on")
         page.wait_for_function(
@@ -106,6 +109,8 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
         page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
         assert page.locator("#hand li").count() == 5
         assert page.locator("#board #pieces circle.pawn").count() == 6
+        weapons = page.locator("#board #pieces g.weapon title")
+        assert sorted(weapons.all_text_contents()) == sorted(WEAPONS)  # each weapon's token, named
         assert page.locator("#notepad td.heat").count() == 21  # the chance of each card in the envelope
         page.check("#auto-mark")
         clicks, entered = 0, False

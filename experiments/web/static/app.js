@@ -9,6 +9,7 @@ const KIND_TITLES = {
   toward: "Head toward a room", square: "Move to a square", suggest: "Suggest",
   no_suggestion: "Suggest", show: "Show a card", accuse: "Accuse", end_turn: "End the turn",
 };
+const WEAPON_SIZE = [2.2, 0.6]; // a weapon token's width and height, in squares
 let catalogue = null;
 let view = null;
 let renders = 0; // views drawn: the page's tests wait for the next one
@@ -112,11 +113,29 @@ function drawPieces() {
     inRoom[room].forEach((suspect, k) => {
       pieces.append(pawn(left + width / 2 + (k - (inRoom[room].length - 1) / 2) * 0.9, top + 1.5, suspect));
     });
-    const weapons = view.weapons.map((w, i) => [w, i]).filter(([w]) => w === room).map(([, i]) => catalogue.weapons[i]);
-    weapons.forEach((name, k) => pieces.append(el("svg:text", {
-      class: "weapon", x: left + width / 2, y: Math.min(top + 2.6 + k * 0.5, bottom - 0.2),
-    }, name)));
+    const here = view.weapons.map((w, i) => [w, i]).filter(([w]) => w === room).map(([, i]) => i);
+    const across = Math.max(1, Math.floor(width / WEAPON_SIZE[0]));
+    const rows = Math.ceil(here.length / across);
+    here.forEach((weapon, k) => {
+      const row = Math.floor(k / across), inRow = Math.min(across, here.length - row * across);
+      const x = left + width / 2 + ((k % across) - (inRow - 1) / 2) * WEAPON_SIZE[0];
+      const y = Math.min(top + 2.5, bottom - rows * WEAPON_SIZE[1] - 0.1) + row * WEAPON_SIZE[1];
+      pieces.append(weaponToken(x, y, weapon));
+    });
   });
+}
+
+// A weapon's piece: a small labelled token in the room it lies in (the state's public weapon_room).
+function weaponToken(x, y, weapon) {
+  const [w, h] = WEAPON_SIZE;
+  const name = catalogue.weapons[weapon];
+  const group = el("svg:g", { class: "weapon", "data-weapon": weapon });
+  group.append(el("svg:title", {}, name));
+  group.append(el("svg:rect", { x: x - w / 2 + 0.05, y: y, width: w - 0.1, height: h - 0.08, rx: 0.14 }));
+  const text = el("svg:text", { x, y: y + h * 0.62 }, name);
+  if (name.length > 9) { text.setAttribute("textLength", w - 0.3); text.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
+  group.append(text);
+  return group;
 }
 
 function pawn(x, y, suspect) {
