@@ -1,0 +1,419 @@
+"""The expert games as a dataset: every decision of games between expert agents, in Parquet and Minari.
+
+    python -m experiments.expert_dataset --out datasets/expert-v1        # the full dataset (the defaults)
+    python -m experiments.expert_dataset --out /tmp/tiny --games 4 --shard-games 2 --minari-episodes 2
+    python -m experiments.expert_dataset --verify datasets/expert-v1     # checksums, then replay every game
+
+One folder, versioned by its card ``dataset.json`` (``DATASET_VERSION``):
+
+- ``decisions/shard-#####.parquet``: one row per decision of every seat
+  (``experiments.learning.expert_rows.DECISION_SCHEMA``: game, game seed, step, turn, seat, agent,
+  the learner observation of that seat (``agents.ppo.features``, with the belief pieces), legal
+  mask, action, the seat's reward of the game, winner, done, truncated);
+- ``games/shard-#####.parquet``: one row per game (``GAME_SCHEMA``);
+- ``minari/``: a Minari dataset (``MINARI_DATASETS_PATH``) of the single-agent Gymnasium env
+  ``cluedo/Cluedo-v0``, the first agent of ``--agents`` playing the learner seat against the others
+  (``experiments.learning.expert_minari``);
+- ``dataset.json``: version, settings, rules, agents, counts, win rates with 95% Wilson intervals,
+  the observation's index table, the sha256 of every file and how to load it.
+
+Agent ``k`` of ``--agents`` sits at seat ``(k + game) % P`` (seats rotate). Game ``g``'s deal is
+seed ``SEED_BASE + seed * 10**9 + g``, so a game is the same in any dataset of these settings;
+the agents are seeded per shard, so ``--shard-games`` is part of what the games are. Shards are
+written whole (a temporary file renamed) as they finish: the same command run again plays only
+the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. ``--verify``
+checks the card's checksums and replays every game through the core from its seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agents.registry import AGENTS
+from cluedo_env import __version__, core
+from cluedo_env.game_record import config_from_json, config_to_json
+from experiments.common.extras import WorkerLost, missing_extra, watch_parent
+from experiments.common.folder_lock import LOCK_FILE, FolderInUse, lock_folder
+from experiments.common.intervals import wilson_interval
+from experiments.common.output_folders import unwritable
+
+try:
+    import pyarrow.parquet as pq
+
+    from agents.ppo.features import learner_pieces
+    from experiments.learning.expert_checks import checksum_problems, replay_problems, sha256_of
+    from experiments.learning.expert_minari import MINARI_ID, stored_counts, write_minari
+    from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games
+except ModuleNotFoundError as error:
+    raise missing_extra(error, command=__name__ == "__main__") from error
+
+__all__ = ["CARD", "DATASET_VERSION", "DatasetSettings", "build", "main", "verify"]
+
+DATASET_VERSION = "1.0.0"
+CARD = "dataset.json"
+SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
+SEED_BASE = 10**14  # apart from training (small), imitation (10**13) and evaluation (10**15) deals
+MINARI_OFFSET = 5 * 10**8  # the Minari episodes' deals, after the games' (game g: SEED_BASE + ... + g)
+SKIPPED = (CARD, LOCK_FILE)  # not checksummed: the card itself, the folder's lock
+
+
+@dataclass(frozen=True)
+class DatasetSettings:
+    """What a dataset is made of (the command's options; the card keeps them).
+
+    Attributes:
+        agents: Registry names, one per seat (their count is the player count).
+        board: ``classic`` or ``none``.
+        seed: The dataset's seed (deals and agents derive from it).
+        games: Games recorded (a multiple of ``shard_games``).
+        shard_games: Games per Parquet shard, played as one batch.
+        minari_episodes: Episodes of the Minari dataset (0: none).
+    """
+
+    agents: tuple[str, ...] = ("belief", "determinize", "belief", "determinize")
+    board: str = "classic"
+    seed: int = 0
+    games: int = 2000
+    shard_games: int = 50
+    minari_episodes: int = 200
+
+    # Settings a shard's games depend on: a folder's shards are reused only under the same values.
+    RECORDING = ("agents", "board", "seed", "shard_games")
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming a bad setting, its value and what is accepted."""
+        unknown = [name for name in self.agents if name not in AGENTS]
+        if unknown:
+            raise ValueError(f"agents must be registry names from {sorted(AGENTS)}, got {unknown!r}")
+        if not 3 <= len(self.agents) <= 6:
+            raise ValueError(f"agents must name 3 to 6 agents (one per seat), got {len(self.agents)}")
+        if self.board not in ("classic", "none"):
+            raise ValueError(f"board must be 'classic' or 'none', got {self.board!r}")
+        if not 0 <= self.seed < 10**4:
+            raise ValueError(f"seed must be in [0, 10000), got {self.seed!r}")
+        if self.shard_games < 1 or self.games < 1 or self.games % self.shard_games:
+            raise ValueError(
+                f"games must be a positive multiple of shard_games (>= 1), got games={self.games!r}, "
+                f"shard_games={self.shard_games!r}"
+            )
+        if not 0 <= self.minari_episodes < MINARI_OFFSET:
+            raise ValueError(f"minari_episodes must be in [0, {MINARI_OFFSET}), got {self.minari_episodes!r}")
+
+    @property
+    def config(self) -> core.GameConfig:
+        """The rules: one player per agent, on ``board``."""
+        return core.GameConfig(num_players=len(self.agents), board=self.board)
+
+    def game_seeds(self, first: int, count: int) -> np.ndarray:
+        """The deal seeds of games ``first`` to ``first + count - 1``."""
+        return SEED_BASE + self.seed * 10**9 + first + np.arange(count, dtype=np.int64)
+
+    def recording(self) -> dict:
+        """The settings of ``RECORDING``, as plain data."""
+        values = asdict(self)
+        return {key: list(values[key]) if key == "agents" else values[key] for key in self.RECORDING}
+
+
+def shard_paths(folder: Path, index: int) -> tuple[Path, Path]:
+    """``(decisions, games)`` files of shard ``index``."""
+    name = f"shard-{index:05d}.parquet"
+    return folder / "decisions" / name, folder / "games" / name
+
+
+def _write(table: object, path: Path) -> None:
+    """``table`` to ``path`` whole or not at all (a temporary file renamed)."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    pq.write_table(table, temporary, compression="zstd")
+    os.replace(temporary, path)
+
+
+def play_shard(settings: DatasetSettings, index: int, folder: str) -> int:
+    """Shard ``index``: its games played and written (decisions first, games last); returns its decisions."""
+    n = settings.shard_games
+    first = index * n
+    decisions, games = play_expert_games(
+        settings.config, settings.agents, settings.game_seeds(first, n), first, settings.seed * 10**6 + first
+    )
+    decisions_path, games_path = shard_paths(Path(folder), index)
+    _write(decisions, decisions_path)
+    _write(games, games_path)  # last: a shard is done when its games file exists
+    return decisions.num_rows
+
+
+def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
+    """Refuse a folder whose shards were played with other recording settings."""
+    path = folder / SETTINGS
+    if not path.is_file():
+        return
+    before = json.loads(path.read_text())
+    changed = [key for key, value in settings.recording().items() if before.get(key) != value]
+    if changed:
+        raise ValueError(
+            f"{folder} holds games recorded with other {', '.join(changed)} ({before}); "
+            "choose another --out (or remove that folder)"
+        )
+
+
+def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress: bool) -> None:
+    """Play the shards not yet on disk, in ``workers`` processes (0: in this one)."""
+    from tqdm import tqdm
+
+    shards = settings.games // settings.shard_games
+    todo = [k for k in range(shards) if not shard_paths(folder, k)[1].exists()]
+    bar = tqdm(
+        total=shards, initial=shards - len(todo), unit=" shards", desc="expert games", disable=not progress
+    )
+    if workers == 0:
+        for k in todo:
+            play_shard(settings, k, str(folder))
+            bar.update(1)
+        bar.close()
+        return
+    with ProcessPoolExecutor(workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
+        try:
+            for future in as_completed([pool.submit(play_shard, settings, k, str(folder)) for k in todo]):
+                future.result()
+                bar.update(1)
+        except BrokenProcessPool:
+            bar.close()
+            done = sum(shard_paths(folder, k)[1].exists() for k in range(shards))
+            raise WorkerLost(
+                f"a worker process died (killed, or out of memory); {done} of the {shards} shards are saved "
+                f"in {folder}: run the same command again to play the others"
+            ) from None
+    bar.close()
+
+
+def _outcomes(games: object, names: tuple[str, ...]) -> dict:
+    """Each agent's wins over its seats, with a 95% Wilson interval; truncated games."""
+    outcomes = {}
+    for name in dict.fromkeys(names):
+        seats = wins = 0
+        for agents, winner in zip(games["agents"].to_pylist(), games["winner"].to_pylist(), strict=True):
+            seats += agents.count(name)
+            wins += winner >= 0 and agents[winner] == name
+        low, high = wilson_interval(wins, seats)
+        outcomes[name] = {"seats": seats, "wins": wins, "win_rate": wins / seats, "ci95": [low, high]}
+    return {"by_agent": outcomes, "truncated_games": int(sum(games["truncated"].to_pylist()))}
+
+
+def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
+    """The card: what the dataset is, its counts and checksums, and how to load it."""
+    from experiments.common.code_revision import git_revision
+
+    decisions = pq.read_table(folder / "decisions", columns=["agent"])
+    games = pq.read_table(folder / "games")
+    files = {
+        path.relative_to(folder).as_posix(): sha256_of(path)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.relative_to(folder).as_posix() not in SKIPPED
+    }
+    config = settings.config
+    agents = decisions["agent"].to_pylist()
+    return {
+        "name": "cluedo-expert-games",
+        "version": DATASET_VERSION,
+        "description": (
+            f"Every decision of {games.num_rows} games of Cluedo between {', '.join(settings.agents)} "
+            "(seats rotated), with the learner observation of the deciding seat, its legal actions, "
+            "the action and the game's outcome; and a Minari dataset of the single-agent Gymnasium env."
+        ),
+        "command": "python -m experiments.expert_dataset " + " ".join(_options(settings)),
+        "settings": {**asdict(settings), "agents": list(settings.agents)},
+        "rules": config_to_json(config),
+        "agents": list(settings.agents),
+        "seeds": {
+            "game": f"{SEED_BASE} + {settings.seed} * 10**9 + game",
+            "minari_episode": f"{SEED_BASE} + {settings.seed} * 10**9 + {MINARI_OFFSET} + episode",
+        },
+        "created_with": {"cluedo_env": __version__, "code": git_revision()},
+        "counts": {
+            "games": games.num_rows,
+            "decisions": len(agents),
+            "decisions_by_agent": {name: agents.count(name) for name in dict.fromkeys(settings.agents)},
+            "shards": settings.games // settings.shard_games,
+            "minari_episodes": minari["episodes"] if minari else 0,
+            "minari_steps": minari["steps"] if minari else 0,
+        },
+        "outcomes": _outcomes(games, settings.agents),
+        "schema": {"decisions": _schema(DECISION_SCHEMA), "games": _schema(GAME_SCHEMA)},
+        "observation_pieces": [
+            {"name": name, "shape": list(shape), "offset": offset}
+            for name, shape, offset in learner_pieces(config, True)
+        ],
+        "minari": {"dataset_id": MINARI_ID, "path": "minari"} if minari else None,
+        "files": files,
+        "load": {
+            "datasets": 'datasets.load_dataset("parquet", data_files={"train": "<folder>/decisions/*.parquet"})',
+            "pandas": 'pandas.read_parquet("<folder>/decisions")',
+            "minari": f'MINARI_DATASETS_PATH=<folder>/minari; minari.load_dataset("{MINARI_ID}")',
+        },
+    }
+
+
+def _schema(schema: object) -> dict[str, str]:
+    return {field.name: str(field.type) for field in schema}
+
+
+def _options(settings: DatasetSettings) -> list[str]:
+    """The command line options that give ``settings``."""
+    return [
+        "--agents", ",".join(settings.agents), "--board", settings.board, "--seed", str(settings.seed),
+        "--games", str(settings.games), "--shard-games", str(settings.shard_games),
+        "--minari-episodes", str(settings.minari_episodes), "--out", "<folder>",
+    ]  # fmt: skip
+
+
+def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: bool = True) -> dict:
+    """Write (or complete) the dataset of ``settings`` in ``folder``; returns its card.
+
+    Raises:
+        ValueError: a bad setting, or a folder recorded with other settings.
+        FolderInUse: another run writes into ``folder``.
+        WorkerLost: a worker died; the shards written are kept.
+    """
+    settings.validate()
+    folder.mkdir(parents=True, exist_ok=True)
+    for part in ("decisions", "games"):
+        (folder / part).mkdir(exist_ok=True)
+    with lock_folder(folder):
+        _check_reuse(folder, settings)
+        (folder / SETTINGS).write_text(json.dumps(settings.recording(), indent=1) + "\n")
+        (folder / CARD).unlink(missing_ok=True)  # the card says the folder is complete: not while writing
+        play_shards(settings, folder, workers, progress)
+        minari, root = stored_counts(folder / "minari"), folder / "minari"
+        if minari is not None and minari["episodes"] != settings.minari_episodes:
+            shutil.rmtree(root)  # another count of the same settings' episodes: written again
+            minari = None
+        if settings.minari_episodes and minari is None:
+            seeds = settings.game_seeds(MINARI_OFFSET, settings.minari_episodes)
+            minari = write_minari(root, settings.agents, seeds, settings.seed, settings.board, progress)
+        card = _card(settings, folder, minari)
+        temporary = folder / f"{CARD}.{os.getpid()}.tmp"
+        temporary.write_text(json.dumps(card, indent=1) + "\n")
+        os.replace(temporary, folder / CARD)
+    return card
+
+
+def verify(folder: Path, replay: bool = True) -> list[str]:
+    """What is wrong with the dataset in ``folder``: its card, its files' checksums, its games' replay."""
+    path = folder / CARD
+    if not path.is_file():
+        return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
+    card = json.loads(path.read_text())
+    problems = checksum_problems(folder, card.get("files", {}), skip=SKIPPED)
+    if problems or not replay:
+        return problems
+    config = config_from_json(card["rules"])
+    for games_file in sorted((folder / "games").glob("*.parquet")):
+        decisions = pq.read_table(folder / "decisions" / games_file.name)
+        problems += [
+            f"{games_file.name}: {line}"
+            for line in replay_problems(config, decisions, pq.read_table(games_file))
+        ]
+    return problems
+
+
+def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.ArgumentParser]:
+    title, _, rest = __doc__.partition("\n")
+    parser = argparse.ArgumentParser(
+        description=f"{title} (cluedo-env {__version__})\n{rest}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    default = DatasetSettings()
+    parser.add_argument("--out", type=Path, help="the dataset folder to write (or complete)")
+    parser.add_argument(
+        "--verify", type=Path, metavar="DIR", help="check a dataset folder instead of writing one"
+    )
+    parser.add_argument(
+        "--agents",
+        default=",".join(default.agents),
+        help=f"one per seat (default {','.join(default.agents)})",
+    )
+    parser.add_argument("--board", default=default.board, help=f"classic or none (default {default.board})")
+    parser.add_argument(
+        "--seed", type=int, default=default.seed, help=f"dataset seed (default {default.seed})"
+    )
+    parser.add_argument("--games", type=int, default=default.games, help=f"games (default {default.games})")
+    parser.add_argument(
+        "--shard-games",
+        type=int,
+        default=default.shard_games,
+        help=f"games per shard (default {default.shard_games})",
+    )
+    parser.add_argument(
+        "--minari-episodes",
+        type=int,
+        default=default.minari_episodes,
+        help=f"Minari episodes (default {default.minari_episodes}; 0: none)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes playing the shards (0: this one; default 1)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return parser.parse_args(argv), parser  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Write the dataset (``--out``) or check one (``--verify``); errors exit with one line."""
+    args, parser = _parse(argv)
+    if (args.out is None) == (args.verify is None):
+        parser.error("give --out DIR (write a dataset) or --verify DIR (check one)")
+    if args.verify is not None:
+        problems = verify(args.verify)
+        for line in problems:
+            print(f"problem: {line}", file=sys.stderr)
+        if problems:
+            sys.exit(1)
+        card = json.loads((args.verify / CARD).read_text())
+        counts = card["counts"]
+        print(f"{args.verify}: version {card['version']}, {counts['games']} games, {counts['decisions']} decisions, "
+              f"{counts['minari_episodes']} Minari episodes: checksums match, every game replays")  # fmt: skip
+        return
+    if args.workers < 0:
+        parser.error(f"--workers must be >= 0, got {args.workers}")
+    names = tuple(name.strip() for name in args.agents.split(","))
+    settings = DatasetSettings(
+        names, args.board, args.seed, args.games, args.shard_games, args.minari_episodes
+    )
+    try:
+        settings.validate()
+    except ValueError as error:
+        parser.error(str(error))
+    problem = unwritable(args.out)
+    if problem:
+        parser.error(f"cannot write --out {args.out}: {problem}")
+    start = time.time()
+    try:
+        card = build(settings, args.out, args.workers, progress=not args.no_progress)
+    except (ValueError, FolderInUse, WorkerLost) as error:
+        message = str(error)
+        if isinstance(error, FolderInUse):
+            message = (
+                f"{args.out} is being written by another run of this command (or a tournament); wait for it"
+            )
+        print(f"error: {message}", file=sys.stderr)
+        sys.exit(1)
+    counts = card["counts"]
+    print(f"{args.out}: {counts['games']} games, {counts['decisions']} decisions, {counts['minari_episodes']} "
+          f"Minari episodes, {len(card['files'])} files in {time.time() - start:.0f} s")  # fmt: skip
+    for name, row in card["outcomes"]["by_agent"].items():
+        low, high = row["ci95"]
+        print(
+            f"  {name}: won {row['wins']} of {row['seats']} seats, {row['win_rate']:.1%} [{low:.1%}, {high:.1%}]"
+        )
+
+
+if __name__ == "__main__":
+    main()
