@@ -149,7 +149,7 @@ def create_app(
         if seat != "all" and not seat.isdigit():
             raise HTTPException(400, f"seat must be a seat number or 'all', got {seat!r}")
         try:
-            return replay_view(replays, name, step, None if seat == "all" else int(seat))
+            return replay_view(replays, name, step, None if seat == "all" else int(seat), view)
         except FileNotFoundError as error:
             raise HTTPException(404, str(error)) from error
         except ValueError as error:  # a step or seat out of range, a cut or altered file

@@ -11,6 +11,7 @@ omniscient view (``seat=None``) reads the full events and adds the envelope and 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -71,8 +72,14 @@ class ReplayedGame:
         return np.zeros(0, dtype=np.int64)
 
 
-def replay_view(folder: Path, name: str, step: int, seat: int | None) -> dict:
+def replay_view(
+    folder: Path, name: str, step: int, seat: int | None, view: Callable[..., dict] = seat_view
+) -> dict:
     """The view of replay ``name`` of ``folder`` after ``step`` steps from ``seat`` (None: everyone).
+
+    A seat's view is ``view``'s (``session.seat_view``: only that seat's private view of the
+    recorded events feeds it, its notepad and its exact posterior ``beliefs``, the page's heat
+    map); another view function serves only the privacy test's leaky controls.
 
     Raises:
         FileNotFoundError: no replay of that name in the folder (naming it and how many there are).
@@ -84,10 +91,10 @@ def replay_view(folder: Path, name: str, step: int, seat: int | None) -> dict:
         )
     record = load_jsonl(folder / name)
     game = ReplayedGame(name, record, step, seat)
-    view = seat_view(game)
+    result = view(game)
     if seat is None:
-        view.update(reveal(game))
-    view.update(
+        result.update(reveal(game))
+    result.update(
         {"replay": name, "step": step, "steps": record.num_steps, "viewer": "all" if seat is None else seat}
     )
-    return view
+    return result

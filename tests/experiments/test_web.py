@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import ENVELOPE
+from cluedo_env.inference.beliefs import beliefs_from_events
 from cluedo_env.replay import load_jsonl, verify
 from experiments.web.app import create_app
 from experiments.web.session import WebGame, seat_view
@@ -42,6 +43,30 @@ def leaky_names_view(game: WebGame) -> dict:
     other = (game.seat + 1) % game.config.num_players
     held = ", ".join(CARDS.cards[c] for c in np.flatnonzero(game.state._owner[0] == other))
     return {**view, "story": [*view["story"], f"P{other} holds {held}"]}
+
+
+def leaky_posterior_view(game: WebGame) -> dict:
+    """A deliberately broken view: a "posterior" that is the deal itself (every card certain where it lies)."""
+    view = seat_view(game)
+    if view["beliefs"] is None:
+        return view
+    owner = game.state._owner[0]
+    players = [[float(owner[c] == p) for p in range(game.config.num_players)] for c in range(len(owner))]
+    return {**view, "beliefs": {"players": players, "envelope": [float(o == ENVELOPE) for o in owner]}}
+
+
+def posterior_leaks(view: dict, record, step: int, seat: int) -> list[str]:
+    """Where the heat map's payload (``beliefs``) of ``seat``'s view after ``step`` steps differs from
+    the exact posterior the test computes from that seat's private view of the recorded events alone."""
+    rows = core.private_view(np.concatenate([record.initial_events, *record.events[:step]]), seat)
+    chances = beliefs_from_events(record.config, seat, rows).probabilities()
+    expected = {"players": chances[:, : record.config.num_players], "envelope": chances[:, ENVELOPE]}
+    return [
+        f"{key} of card {card} ({CARDS.cards[card]}): sent {got}, the seat's own view gives {want}"
+        for key, want_all in expected.items()
+        for card, (got, want) in enumerate(zip(np.array(view["beliefs"][key]), want_all))
+        if not np.allclose(got, want, atol=1e-4)
+    ]
 
 
 def hidden_cards(game: WebGame) -> set[int]:
@@ -271,12 +296,27 @@ def test_a_replay_is_stepped_through_from_a_seat_without_a_leak_and_from_everyon
                     np.concatenate([record.initial_events, *record.events[:step]]), owner, seat
                 )
                 assert leaks(view, game, hidden) == [], (seat, step)
+            assert posterior_leaks(view, record, step, seat) == [], (seat, step)
             stories.append(len(view["story"]))
         assert stories == sorted(stories) and stories[-1] > stories[0]  # the story grows step by step
     assert view["over"] and view["winner"] == views[-1]["winner"]
     everyone = client.get(f"/api/replays/{name}", params={"step": 0}).json()
     assert everyone["viewer"] == "all" and everyone["envelope"] == views[-1]["envelope"]
     assert everyone["hands"] == views[-1]["hands"] and not everyone["over"]
+    assert everyone["beliefs"] is None  # everyone's view shows the truth, no seat's posterior
+
+
+def test_a_replay_posterior_from_the_deal_is_caught(tmp_path):
+    client = TestClient(create_app(tmp_path, view=leaky_posterior_view))
+    views, _found, game = play_game(
+        client, {"agents": ["notepad", "notepad"], "seed": 8}, lambda v: v["legal"][0]["id"]
+    )
+    record = game.recorder.record
+    for step in (0, record.num_steps // 2):
+        view = client.get(f"/api/replays/{views[-1]['replay']}", params={"step": step, "seat": 1}).json()
+        seen = np.concatenate([record.initial_events, *record.events[:step]])
+        assert leaks(view, game, hidden_after(seen, game.state._owner[0], 1)) == []  # no card id, no name
+        assert posterior_leaks(view, record, step, 1), "a posterior read from the deal passed the check"
 
 
 def test_bad_replay_requests_are_refused_naming_the_value(client):

@@ -5,7 +5,7 @@ replay and plays it to the end.
 Skipped, saying why, where Chromium (``/usr/bin/chromium``, the Debian package ``chromium``) or
 Playwright (``pip install pytest-playwright``) is missing. Screenshots of the first move onto the board
 (``web-move.png``), of the end screen (``web-end.png``) and of the replay's last step seen by
-everyone (``web-replay.png``) are saved in the test's temporary folder
+everyone (``web-replay.png``) and by P0 with its posterior's heat map (``web-posterior.png``) are saved in the test's temporary folder
 and, when ``$CLUEDO_ARTEFACTS`` names a folder, there.
 """
 
@@ -31,7 +31,8 @@ uvicorn = pytest.importorskip("uvicorn", reason="the web app needs the web extra
 from cluedo_env import core  # noqa: E402
 from experiments.web.app import create_app  # noqa: E402
 
-WEAPONS = core.GameConfig().cards.weapons
+CARDS = core.GameConfig().cards
+WEAPONS = CARDS.weapons
 MAX_CLICKS = 600
 WAIT_MS = 60_000
 
@@ -91,7 +92,26 @@ def step_through_the_replay(page, tmp_path):
         f"document.getElementById('step-text').textContent.startsWith('step {steps} of')", timeout=WAIT_MS * 2
     )
     assert page.inner_text("#result").endswith("won.")
+    assert not page.is_visible("#posterior")  # everyone's view shows the truth, no seat's posterior
     page.screenshot(path=str(tmp_path / "web-replay.png"))
+    page.select_option("#bar-seat", "0")
+    page.wait_for_function("document.getElementById('step-text').textContent.includes('seen by P0')")
+    assert page.is_visible("#posterior")
+    assert page.locator("#heatmap tr[data-card]").count() == len(CARDS.cards)
+    hand = set(page.locator("#hand li").all_inner_texts())
+    for row in page.locator("#heatmap tr[data-card]").all():
+        cells = row.locator("td").all_inner_texts()  # the card, then a percentage per player and the envelope
+        assert len(cells) == 1 + 4 + 1 and sum(map(int, cells[1:])) in range(97, 104), cells
+        if cells[0] in hand:
+            assert cells[1:] == ["100", "0", "0", "0", "0"], cells
+    page.click("#step-back")  # before the last step the game runs: P0 sees no envelope, no hands
+    page.wait_for_function(
+        f"document.getElementById('step-text').textContent.startsWith('step {steps - 1} of')"
+    )
+    assert page.is_visible("#posterior") and page.is_hidden("#end")
+    page.screenshot(path=str(tmp_path / "web-posterior.png"), full_page=True)
+    page.click("#close-replay")
+    page.wait_for_selector("#saved:not([hidden])")
 
 
 def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
@@ -145,6 +165,6 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
     if os.environ.get("CLUEDO_ARTEFACTS"):
         folder = Path(os.environ["CLUEDO_ARTEFACTS"])
         folder.mkdir(parents=True, exist_ok=True)
-        for name in ("web-move.png", "web-end.png", "web-replay.png"):
+        for name in ("web-move.png", "web-end.png", "web-replay.png", "web-posterior.png"):
             shutil.copy(tmp_path / name, folder / name)
     assert list((tmp_path / "replays").glob("*.jsonl"))

@@ -268,6 +268,32 @@ function renderPanels() {
   }
 }
 
+// A replay seen by one seat: that seat's exact posterior as a heat map, cards x owners.
+function renderPosterior() {
+  const section = document.getElementById("posterior");
+  section.hidden = view.steps === undefined || !view.beliefs;
+  if (section.hidden) return;
+  const c = catalogue;
+  document.getElementById("posterior-title").textContent = `${view.players[view.seat].name}'s exact posterior`;
+  const owners = [...view.players.map((p) => `P${p.seat}`), "Envelope"];
+  const table = document.getElementById("heatmap");
+  const head = el("tr");
+  head.append(el("th", {}, "Card"), ...owners.map((name) => el("th", {}, name)));
+  table.replaceChildren(head);
+  c.cards.forEach((name, k) => {
+    const row = el("tr", { "data-card": k });
+    row.append(el("td", {}, name));
+    [...view.beliefs.players[k], view.beliefs.envelope[k]].forEach((chance, owner) => {
+      const cell = el("td", { class: "heat", "data-owner": owner === owners.length - 1 ? "envelope" : owner },
+        `${Math.round(chance * 100)}`);
+      cell.style.background = `rgba(200, 30, 30, ${chance.toFixed(3)})`;
+      if (chance > 0.6) cell.style.color = "#fff";
+      row.append(cell);
+    });
+    table.append(row);
+  });
+}
+
 function render(next) {
   view = next;
   document.getElementById("setup").hidden = true;
@@ -276,6 +302,7 @@ function render(next) {
   document.getElementById("game").hidden = false;
   drawPieces();
   renderPanels();
+  renderPosterior();
   status(view.over ? "game over" : view.legal.length ? "your move" : "");
   document.getElementById("game").dataset.renders = ++renders;
 }
@@ -291,7 +318,7 @@ let playing = null;
 
 async function showStep(step) {
   const name = document.getElementById("replay-name").value;
-  const seat = document.getElementById("replay-seat").value;
+  const seat = document.getElementById("bar-seat").value || document.getElementById("replay-seat").value;
   try {
     render(await api(`/api/replays/${encodeURIComponent(name)}?step=${step}&seat=${seat}`));
   } catch (error) { status(error.message); stopPlaying(); return; }
@@ -300,6 +327,19 @@ async function showStep(step) {
   slider.value = view.step;
   document.getElementById("step-text").textContent = `step ${view.step} of ${view.steps}, seen by ` +
     (view.viewer === "all" ? "everyone" : view.players[view.viewer].name);
+  const seats = document.getElementById("bar-seat");
+  if (seats.options.length !== view.players.length + 1) { // this replay's seats, and everyone
+    seats.replaceChildren(el("option", { value: "all" }, "everyone"),
+      ...view.players.map((p) => el("option", { value: p.seat }, p.name)));
+  }
+  seats.value = String(view.viewer);
+}
+
+function closeReplay() {
+  stopPlaying();
+  for (const id of ["setup", "saved"]) document.getElementById(id).hidden = false;
+  for (const id of ["game", "replay-bar"]) document.getElementById(id).hidden = true;
+  listReplays();
 }
 
 function stopPlaying() {
@@ -316,7 +356,13 @@ async function listReplays() {
 }
 
 function setupReplays() {
-  document.getElementById("open-replay").addEventListener("submit", (event) => { event.preventDefault(); showStep(0); });
+  document.getElementById("open-replay").addEventListener("submit", (event) => {
+    event.preventDefault();
+    document.getElementById("bar-seat").replaceChildren(); // the seat chosen in the form, at first
+    showStep(0);
+  });
+  document.getElementById("bar-seat").addEventListener("change", () => showStep(view.step));
+  document.getElementById("close-replay").addEventListener("click", closeReplay);
   document.getElementById("step").addEventListener("change", (event) => showStep(Number(event.target.value)));
   document.getElementById("step-back").addEventListener("click", () => showStep(Math.max(0, view.step - 1)));
   document.getElementById("step-on").addEventListener("click", () => showStep(Math.min(view.steps, view.step + 1)));
@@ -354,12 +400,7 @@ async function main() {
   setupChoices(agents, defaults);
   document.getElementById("players").addEventListener("change", () => setupChoices(agents, defaults));
   document.getElementById("auto-mark").addEventListener("change", () => { if (view) renderPanels(); });
-  document.getElementById("again").addEventListener("click", () => {
-    stopPlaying();
-    for (const id of ["setup", "saved"]) document.getElementById(id).hidden = false;
-    for (const id of ["game", "replay-bar"]) document.getElementById(id).hidden = true;
-    listReplays();
-  });
+  document.getElementById("again").addEventListener("click", closeReplay);
   setupReplays();
   await listReplays();
   document.getElementById("new-game").addEventListener("submit", async (event) => {
