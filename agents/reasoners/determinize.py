@@ -17,15 +17,16 @@ Each is worth its mean final reward (+1 win, -1 loss, 0 truncated) over
   the best accusation;
 - going on: ``samples`` clones of the game, redealt from the sampled deals
   (``core.redeal``, with the other players' shown cards drawn by
-  ``sample_shown``), played to the end by ``agents.baselines.simple.simple_actions`` for
-  every player (random useful moves, suggesting unseen cards, accusing only
-  what its own observation pins down; the agent's policy also counts as seen
+  ``sample_shown``), played to the end in one compiled call (``core.play_out``) by
+  the simple policy of ``agents.baselines.simple.simple_actions`` for every player
+  (random useful moves, suggesting unseen cards, accusing only what its own
+  observation pins down; the agent's policy also counts as seen
   the cards its posterior rules out of the envelope now), the agent's first
   action being its non-accusing one. A clone in which the agent is out is
   worth -1 at once.
 
-It accuses when that beats waiting. Rollouts cost a few hundred steps of a
-small batch, so they run only where accusing might win: the most likely
+It accuses when that beats waiting. Rollouts cost a few thousand compiled
+steps, so they run only where accusing might win: the most likely
 triple's probability at least ``min_probability`` (below it, accusing is worth
 less than ``2 * min_probability - 1``, which waiting rarely is), and once per
 posterior and turn. A certain triple (probability 1) is accused at once; on
@@ -44,7 +45,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.baselines.simple import simple_actions
 from agents.reasoners.belief_agent import BeliefAgent
 from cluedo_env import core
 from cluedo_env.inference import NOT_HELD, Record, Setup, Suggestion
@@ -99,41 +99,31 @@ def rollout_values(
     ruled_out: np.ndarray | None = None,
     max_steps: int = 100_000,
 ) -> np.ndarray:
-    """``float[n]``: ``player``'s final reward in each clone, played on by ``simple_actions``.
+    """``float[n]``: ``player``'s final reward in each clone, played on by the simple policy.
+
+    The clones are played out in one compiled call (``core.play_out``: the compiled
+    ``simple_actions``, every player), each from its own key drawn from ``rng``.
 
     Args:
         clones: Games to play on (updated in place); some may be over already.
         player: Whose reward counts; a clone where it is out is over for it: -1.
-        rng: The generator of the rollouts' choices.
+        rng: The generator of the rollouts' keys.
         first: ``bool[A]``: the actions allowed in the clones' first decision (None: all).
         ruled_out: ``bool[C]`` cards ``player`` knows are not in the envelope: its policy
             reads them as seen (the simple policy otherwise knows only the cards it saw).
         max_steps: A bound on the steps (the games end by ``max_turns`` well before).
     """
     config = clones.config
-    unseen = next(o for name, _shape, o in core.observation_pieces(config) if name == "unseen")
-    value = np.where(clones.done, clones.rewards[:, player], 0.0).astype(np.float64)
-    value[~clones.done & clones.eliminated[:, player]] = -1.0
-    live = ~clones.done & ~clones.eliminated[:, player]
-    for step in range(max_steps):
-        games = np.flatnonzero(live)
-        if len(games) == 0:
-            break
-        mask = core.legal_action_mask(clones)[games]
-        if step == 0 and first is not None:
-            mask &= first
-        actions = np.zeros(clones.batch_size, dtype=np.int64)
-        observation = core.observe(clones, clones.current_player[games], games=games)
-        if ruled_out is not None:
-            mine = clones.current_player[games] == player
-            observation[np.ix_(mine, unseen + np.flatnonzero(ruled_out))] = 0.0
-        actions[games] = simple_actions(observation, mask, config, rng)
-        core.step(clones, actions, games=games)
-        over = live & clones.done
-        value[over] = clones.rewards[over, player]
-        out = live & ~clones.done & clones.eliminated[:, player]
-        value[out] = -1.0
-        live &= ~(over | out)
+    seen = None
+    if ruled_out is not None:
+        seen = np.zeros((config.num_players, config.cards.num_cards), dtype=bool)
+        seen[player] = ruled_out
+    over = clones.done.copy()
+    value = np.where(over, clones.rewards[:, player], 0.0).astype(np.float64)  # this step's, if it ended them
+    keys = rng.integers(0, core.SEED_BOUND, size=clones.batch_size, dtype=np.int64)
+    core.play_out(clones, keys, first=first, seen=seen, stop_when_out=player, max_steps=max_steps)
+    value[~over] = core.final_rewards(clones)[~over, player]
+    value[~over & clones.eliminated[:, player]] = -1.0
     return value
 
 

@@ -26,7 +26,7 @@ from cluedo_env.core.game import CORNER_ROOMS, init, legal_action_mask, reset, r
 from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
 from cluedo_env.core.presets import PRESETS, Preset
 from cluedo_env.core.rng import SEED_BOUND
-from cluedo_env.core.rollout import Rollouts, play_out, rollout
+from cluedo_env.core.rollout import Rollouts, final_rewards, play_out, rollout
 from cluedo_env.core.simulate import clone, redeal
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
@@ -54,6 +54,7 @@ __all__ = [
     "State",
     "classic_board",
     "clone",
+    "final_rewards",
     "get_edition",
     "init",
     "legal_action_mask",
