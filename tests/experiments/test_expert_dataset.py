@@ -1,0 +1,220 @@
+"""experiments/expert_dataset.py: the expert games as Parquet (Hugging Face datasets, pandas) and Minari,
+checksummed, and every recorded game replayed through the core from its seed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")  # the recorder is the imitation's (agents.ppo.imitation)
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+minari = pytest.importorskip("minari")
+datasets = pytest.importorskip("datasets")
+pandas = pytest.importorskip("pandas")
+
+from agents.ppo.features import learner_observation_size  # noqa: E402
+from cluedo_env import core  # noqa: E402
+from experiments.expert_dataset import (  # noqa: E402
+    CARD,
+    DATASET_VERSION,
+    SHIPPED_SPLIT,
+    DatasetSettings,
+    build,
+    main,
+    verify,
+)
+from experiments.learning.expert_checks import list_matrix, replay_problems  # noqa: E402
+from experiments.learning.expert_minari import MINARI_ID, datasets_path  # noqa: E402
+from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+
+TINY = DatasetSettings(agents=("belief", "determinize", "belief", "determinize"), games=2, shard_games=1,
+                       minari_episodes=2)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    """A dataset of 2 games (2 shards) and 2 Minari episodes, written by ``build``."""
+    folder = tmp_path_factory.mktemp("expert") / "tiny"
+    build(TINY, folder, workers=0, progress=False)
+    return folder
+
+
+def card_of(folder: Path) -> dict:
+    return json.loads((folder / CARD).read_text())
+
+
+def test_the_card_counts_and_describes_what_is_there(tiny):
+    card = card_of(tiny)
+    assert card["version"] == DATASET_VERSION and card["agents"] == list(TINY.agents)
+    games = pq.read_table(tiny / "games")
+    decisions = pq.read_table(tiny / "decisions")
+    assert card["counts"]["games"] == games.num_rows == 2 and card["counts"]["shards"] == 2
+    assert card["counts"]["decisions"] == decisions.num_rows == sum(games["decisions"].to_pylist())
+    assert decisions.schema.equals(DECISION_SCHEMA) and games.schema.equals(GAME_SCHEMA)
+    assert set(card["files"]) >= {"decisions/shard-00000.parquet", "games/shard-00001.parquet"}
+    assert any(name.startswith("minari/") for name in card["files"])
+    for row in card["outcomes"]["by_agent"].values():
+        low, high = row["ci95"]
+        assert row["seats"] == 4 and low <= row["win_rate"] <= high
+
+
+def test_every_seats_decisions_are_rows_in_order_with_the_games_outcome(tiny):
+    decisions = pq.read_table(tiny / "decisions").to_pandas()
+    games = pq.read_table(tiny / "games").to_pandas()
+    P = len(TINY.agents)
+    for game in games.itertuples():
+        rows = decisions[decisions.game == game.game]
+        assert list(rows.step) == list(range(game.decisions))
+        assert rows.done.tolist() == [False] * (game.decisions - 1) + [True]
+        assert (rows.game_seed == game.game_seed).all() and (rows.winner == game.winner).all()
+        for seat in range(P):  # agent k sits at seat (k + game) % P
+            assert game.agents[seat] == TINY.agents[(seat - game.game) % P]
+            mine = rows[rows.seat == seat]
+            assert len(mine) and (mine.agent == game.agents[seat]).all()
+            assert (mine.reward == game.rewards[seat]).all()
+    config = TINY.config
+    observations = list_matrix(pq.read_table(tiny / "decisions")["observation"], np.float32)
+    masks = list_matrix(pq.read_table(tiny / "decisions")["legal_mask"], bool)
+    assert observations.shape[1] == learner_observation_size(config, belief_features=True)
+    assert masks.shape[1] == core.ActionLayout(config).num_actions
+    assert masks[np.arange(len(masks)), decisions.action].all()  # every action was legal
+
+
+def test_it_loads_with_hugging_face_datasets_and_pandas(tiny, tmp_path):
+    loaded = datasets.load_dataset(
+        "parquet", data_files={"train": str(tiny / "decisions" / "*.parquet")}, cache_dir=str(tmp_path)
+    )["train"]
+    frame = pandas.read_parquet(tiny / "decisions")
+    assert loaded.num_rows == len(frame) == card_of(tiny)["counts"]["decisions"]
+    assert loaded.column_names == DECISION_SCHEMA.names == list(frame.columns)
+    first = loaded[0]
+    assert first["step"] == 0 and len(first["observation"]) == len(frame.observation[0])
+    assert np.allclose(first["observation"], frame.observation[0])
+    assert loaded["action"] == frame.action.tolist()
+    games = datasets.load_dataset(
+        "parquet", data_files={"train": str(tiny / "games" / "*.parquet")}, cache_dir=str(tmp_path)
+    )["train"]
+    assert games["game"] == [0, 1]
+
+
+def test_the_minari_dataset_loads_from_the_local_folder_and_replays_in_the_env(tiny):
+    with datasets_path(tiny / "minari"):
+        dataset = minari.load_dataset(MINARI_ID)
+        env = dataset.recover_environment()
+    card = card_of(tiny)
+    assert dataset.total_episodes == card["counts"]["minari_episodes"] == 2
+    assert dataset.total_steps == card["counts"]["minari_steps"]
+    seeds = [int(meta["seed"]) for meta in dataset.storage.get_episode_metadata(range(2))]
+    assert seeds == [int(s) for s in TINY.game_seeds(5 * 10**8, 2)]
+    for episode, seed in zip(dataset.iterate_episodes(), seeds, strict=True):
+        masks = episode.observations["action_mask"]
+        assert masks[np.arange(len(episode.actions)), episode.actions].all()  # the expert's legal actions
+        observation, _ = env.reset(seed=seed)
+        for t, action in enumerate(episode.actions):
+            assert np.array_equal(observation["observation"], episode.observations["observation"][t])
+            observation, reward, terminated, truncated, _ = env.step(int(action))
+            assert reward == episode.rewards[t] and terminated == episode.terminations[t]
+        assert terminated or truncated  # the episode ends where it was recorded to
+    env.close()
+
+
+def test_checksums_verify_and_every_game_replays(tiny, capsys):
+    assert verify(tiny) == []
+    main(["--verify", str(tiny)])
+    assert "checksums match, every game replays" in capsys.readouterr().out
+
+
+def test_a_corrupted_file_is_detected_by_its_checksum(tiny, tmp_path, capsys):
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    shard = copy / "decisions" / "shard-00001.parquet"
+    body = bytearray(shard.read_bytes())
+    body[len(body) // 2] ^= 0xFF
+    shard.write_bytes(bytes(body))
+    (copy / "games" / "stray.parquet").write_bytes(b"")
+    problems = verify(copy)
+    assert "decisions/shard-00001.parquet: sha256 differs from the card's (the file changed or is corrupt)" in problems
+    assert "games/stray.parquet: not listed in the card" in problems
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--verify", str(copy)])
+    assert exit_info.value.code == 1 and "sha256 differs" in capsys.readouterr().err
+
+
+def test_replay_catches_a_changed_action_mask_or_outcome(tiny):
+    decisions = pq.read_table(tiny / "decisions" / "shard-00000.parquet")
+    games = pq.read_table(tiny / "games" / "shard-00000.parquet")
+    config = TINY.config
+    assert replay_problems(config, decisions, games) == []
+
+    def changed(table, name, values):
+        column = values if isinstance(values, pa.Array) else pa.array(values, table.schema.field(name).type)
+        return table.set_column(table.schema.get_field_index(name), name, column)
+
+    actions = decisions["action"].to_numpy().copy()
+    masks = list_matrix(decisions["legal_mask"], bool)
+    other = int(np.flatnonzero(~masks[5])[0])
+    actions[5] = other  # an illegal action
+    problems = replay_problems(config, changed(decisions, "action", actions), games)
+    assert len(problems) == 1 and "step 5: a recorded action is refused" in problems[0]
+    masks[3, other] = ~masks[3, other]
+    mask_column = pa.array([row.tolist() for row in masks], pa.list_(pa.bool_()))
+    problems = replay_problems(config, changed(decisions, "legal_mask", mask_column), games)
+    assert problems == ["game 0 step 3: the legal mask differs"]
+    winner = games["winner"].to_numpy().copy()
+    winner[0] = (winner[0] + 1) % 4
+    problems = replay_problems(config, decisions, changed(games, "winner", winner))
+    assert problems == [f"game 0: winner {winner[0]} recorded, {(winner[0] + 3) % 4} replayed"]
+    problems = replay_problems(config, decisions.slice(0, decisions.num_rows - 1), games)
+    assert problems == ["the decision rows are not every decision of the games table's games in (game, step) order"]
+
+
+def test_a_second_run_keeps_the_shards_and_other_settings_are_refused(tiny, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    before = card_of(copy)["files"]
+    build(TINY, copy, workers=0, progress=False)  # nothing to play: the same files
+    assert card_of(copy)["files"] == before
+    more = dataclasses.replace(TINY, games=3)
+    build(more, copy, workers=0, progress=False)  # one more shard, the others kept
+    files = card_of(copy)["files"]
+    assert files["decisions/shard-00000.parquet"] == before["decisions/shard-00000.parquet"]
+    assert "decisions/shard-00002.parquet" in files and verify(copy) == []
+    with pytest.raises(ValueError, match="recorded with other seed"):
+        build(dataclasses.replace(TINY, seed=1), copy, workers=0, progress=False)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--games", "3", "--shard-games", "2"], "games must be a positive multiple of shard_games"),
+        (["--agents", "belief,chess,belief"], "agents must be registry names"),
+        (["--agents", "belief,belief"], "agents must name 3 to 6 agents"),
+        (["--board", "hex"], "board must be 'classic' or 'none', got 'hex'"),
+        ([], "give --out DIR"),
+    ],
+)
+def test_bad_options_are_refused_with_the_value_and_what_is_accepted(argv, message, tmp_path, capsys):
+    out = [] if argv == [] else ["--out", str(tmp_path / "never")]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, *out])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "never").exists()
+
+
+def test_the_shipped_split_is_small_verifies_and_is_package_data():
+    card = card_of(SHIPPED_SPLIT)
+    files = sorted(p.relative_to(SHIPPED_SPLIT).as_posix() for p in SHIPPED_SPLIT.rglob("*") if p.is_file())
+    assert sum((SHIPPED_SPLIT / name).stat().st_size for name in files) < 500_000
+    assert 200 <= card["counts"]["decisions"] <= 1000 and card["counts"]["minari_episodes"] >= 2
+    assert verify(SHIPPED_SPLIT) == []  # checksums, and every game replays through the core
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    shipped = {path for pattern in patterns["experiments"] for path in (ROOT / "experiments").glob(pattern)}
+    assert {SHIPPED_SPLIT / name for name in files} <= shipped  # every file of it goes into the wheel
