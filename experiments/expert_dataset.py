@@ -23,6 +23,10 @@ the agents are seeded per shard, so ``--shard-games`` is part of what the games 
 written whole (a temporary file renamed) as they finish: the same command run again plays only
 the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. ``--verify``
 checks the card's checksums and replays every game through the core from its seed.
+
+A small split ships with the package (``SHIPPED_SPLIT``, ``experiments/data/expert_small``: the
+defaults with ``--games 4 --shard-games 4 --minari-episodes 4``); the full one is the command's
+defaults, reproducible from its card.
 """
 
 from __future__ import annotations
@@ -58,14 +62,16 @@ try:
 except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
 
-__all__ = ["CARD", "DATASET_VERSION", "DatasetSettings", "build", "main", "verify"]
+__all__ = ["CARD", "DATASET_VERSION", "SHIPPED_SPLIT", "DatasetSettings", "build", "main", "verify"]
 
 DATASET_VERSION = "1.0.0"
 CARD = "dataset.json"
 SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
 SEED_BASE = 10**14  # apart from training (small), imitation (10**13) and evaluation (10**15) deals
 MINARI_OFFSET = 5 * 10**8  # the Minari episodes' deals, after the games' (game g: SEED_BASE + ... + g)
-SKIPPED = (CARD, LOCK_FILE)  # not checksummed: the card itself, the folder's lock
+SKIPPED = (CARD, LOCK_FILE)
+# The small split that ships (package data): --games 4 --shard-games 4 --minari-episodes 4 of the defaults.
+SHIPPED_SPLIT = Path(__file__).resolve().parent / "data" / "expert_small"  # not checksummed: the card itself, the folder's lock
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,7 @@ def write_minari(
     import minari
     from minari.data_collector import EpisodeBuffer
 
+    root = Path(root).absolute()  # Minari's own paths go wrong under a relative MINARI_DATASETS_PATH
     partial = root.with_name(root.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)  # a killed run's episodes: started again
     partial.mkdir(parents=True)
