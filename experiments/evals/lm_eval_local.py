@@ -1,0 +1,112 @@
+"""The local model as an lm-evaluation-harness model, ``cluedo-local``, and lm-eval's command line with it registered.
+
+    python -m experiments.evals.lm_eval_data --limit 10
+    python -m experiments.evals.lm_eval_local run --model cluedo-local \\
+        --include_path experiments/evals/lm_eval_tasks --tasks cluedo_reasoning \\
+        --log_samples --output_path outputs/evals/lm_eval
+
+``python -m experiments.evals.lm_eval_local ARGS`` is ``lm_eval ARGS`` (the same command line) once
+``cluedo-local`` is registered: lm-eval finds no model outside its own package otherwise.
+
+``cluedo-local`` answers loglikelihood requests with the local model (Gemma 3 270M, the packaged GGUF,
+or ``model_file=``) read in this process (``agents.llm.local_logits.LocalLogits``: llama.cpp without
+``logits_all``, a shared prefix evaluated once): the exact log-probability of a one-token
+continuation, and whether it is the most likely next token. The requests that share a context (a
+question's choices) are answered from one evaluation. A continuation of several tokens, rolling
+loglikelihoods and generation are refused with the reason: the reasoning task asks one token per
+choice. Why not lm-eval's ``local-completions`` on the local model's server: it asks ``echo`` logprobs
+of every prompt token, which llama-cpp-python's server computes by sorting the 262,144-token
+vocabulary once per token (about a third of a second each on 2 cores: minutes per request for a
+prompt of a thousand tokens), and it needs the model's tokenizer (Hugging Face or a server's
+``/tokenize``); it is the path for servers that serve prompt logprobs cheaply (vLLM).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+try:
+    from lm_eval.api.model import LM
+    from lm_eval.api.registry import register_model
+except ModuleNotFoundError as error:  # pragma: no cover - the message is the point
+    raise ModuleNotFoundError(
+        f"No module named {error.name!r}: lm-evaluation-harness comes with the 'evals' extra of cluedo-env. "
+        'Install it in the checkout with: pip install -e ".[evals]"',
+        name=error.name,
+    ) from None
+
+__all__ = ["LocalModelLM", "main"]
+
+
+@register_model("cluedo-local")
+class LocalModelLM(LM):
+    """The local model for lm-eval's loglikelihood requests (see the module docstring).
+
+    Args:
+        model_file: The GGUF (None: the packaged model).
+        n_ctx: Context window in tokens.
+        n_threads: CPU threads (None: llama.cpp's default).
+        **unused: What lm-eval passes every model (``batch_size``, ``device``, ...): ignored.
+    """
+
+    def __init__(
+        self, model_file: str | None = None, n_ctx: int = 8192, n_threads: int | None = None, **unused: Any
+    ) -> None:
+        super().__init__()
+        from agents.llm.local_logits import LocalLogits
+
+        self.logits = LocalLogits(
+            model_file, n_ctx=int(n_ctx), n_threads=None if n_threads is None else int(n_threads)
+        )
+        self.evaluations = 0  # contexts read
+
+    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
+        """``(log p(continuation | context), greedy)`` of each request (``request.args``: context, continuation).
+
+        Raises:
+            ValueError: a continuation that is not one token of the model.
+        """
+        results: list[tuple[float, bool] | None] = [None] * len(requests)
+        by_context: dict[str, list[int]] = {}
+        for index, request in enumerate(requests):
+            by_context.setdefault(request.args[0], []).append(index)
+        for context, indices in by_context.items():  # in order of first appearance: a task's cards in a row
+            wanted = tuple(dict.fromkeys(requests[i].args[1] for i in indices))
+            reply = self.logits.score_next(context, top=1, candidates=wanted)
+            self.evaluations += 1
+            best = max(reply.top_logprobs.values())
+            for i in indices:
+                continuation = requests[i].args[1]
+                if continuation not in reply.top_logprobs:
+                    raise ValueError(
+                        f"cluedo-local scores one-token continuations only; {continuation!r} is not one token"
+                    )
+                value = reply.top_logprobs[continuation]
+                results[i] = (value, value >= best)
+        return results  # type: ignore[return-value]
+
+    def loglikelihood_rolling(self, requests: list[Any], disable_tqdm: bool = False) -> list[float]:
+        """Refused: ``cluedo-local`` scores next tokens only (see the module docstring)."""
+        raise NotImplementedError(
+            "cluedo-local answers loglikelihood requests of one-token continuations only"
+        )
+
+    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+        """Refused: ``cluedo-local`` scores next tokens only (see the module docstring)."""
+        raise NotImplementedError(
+            "cluedo-local does not generate; for generation serve the model (python -m experiments.serve_model) "
+            "and use lm-eval's local-completions"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: lm-eval's command line (``run``, ``ls``, ``validate``) with ``cluedo-local`` registered."""
+    from lm_eval.__main__ import cli_evaluate
+
+    sys.argv = ["lm_eval", *(sys.argv[1:] if argv is None else argv)]
+    cli_evaluate()
+
+
+if __name__ == "__main__":
+    main()

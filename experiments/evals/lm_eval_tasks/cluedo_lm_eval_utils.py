@@ -1,0 +1,78 @@
+"""The lm-evaluation-harness task ``cluedo_reasoning``'s results: each card's choices, scored per task by the project's scorer.
+
+``process_results`` keeps, for each question (one card of a task), the loglikelihood of each choice
+(the owner's letter after ``Holder:``) with the card and the task it belongs to, and ``acc``: whether
+the most likely choice is ``target``, the owner most likely under the exact posterior. The other
+metrics are aggregated per task: a card's owner distribution is its choices' likelihoods normalised
+(``agents.llm.likelihood.normalised``), a task's answer is what the likelihood solver answers from
+them (``agents.llm.likelihood.likelihood_answer``: facts and envelope from probability 0.99), scored
+by ``cluedo_env.reasoning.score.score_answer`` against the split's answer key and pooled by
+``summarize``: ``log_loss``, ``brier``, ``excess_log_loss``, ``recall``, ``solved``, each with its 95%
+bootstrap interval over tasks (``_low``, ``_high``), and ``tasks``, the tasks scored.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from agents.llm.likelihood import likelihood_answer, normalised
+from cluedo_env.reasoning.score import score_answer, summarize
+from experiments.evals.benchmark_tasks import split_key
+
+FACT_THRESHOLD = 0.99  # the likelihood solver's default (agents.llm.solver.LLMSolver)
+POOLED = ("log_loss", "brier", "excess_log_loss", "recall", "solved")
+
+
+def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
+    """One question's metrics: ``acc`` and, for every pooled metric, the item its aggregation reads."""
+    lls = tuple(float(r[0] if isinstance(r, (tuple, list)) else r) for r in results)
+    item = (doc["version"], doc["split"], doc["task_id"], doc["card"], tuple(doc["owners"]), lls)
+    best = max(range(len(lls)), key=lls.__getitem__)
+    figures: dict[str, Any] = {"acc": float(best == int(doc["target"]))}
+    for name in POOLED:
+        for key in (name, f"{name}_low", f"{name}_high"):
+            figures[key] = item
+    figures["tasks"] = item
+    return figures
+
+
+def task_answers(items: list[tuple] | tuple[tuple, ...]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each task of the items with the likelihood solver's answer from its cards' choices, in task order."""
+    cards: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}
+    for version, split, task_id, card, owners, lls in items:
+        cards.setdefault((version, split, task_id), {})[card] = dict(zip(owners, normalised(list(lls))))
+    answers = []
+    for (version, split, task_id), probabilities in cards.items():
+        task = split_key(version, split)[task_id]
+        answers.append((task, likelihood_answer(task, probabilities, FACT_THRESHOLD)))
+    return answers
+
+
+@cache
+def _summary(items: tuple[tuple, ...]) -> dict[str, Any]:
+    pairs = task_answers(items)
+    scores = [score_answer(task, answer) for task, answer in pairs]
+    return summarize(scores, [task["tier"] for task, _ in pairs])["overall"]
+
+
+def _figure(name: str, part: str):
+    def aggregate(items: list[tuple]) -> float:
+        return _summary(tuple(items))[name][part]
+
+    aggregate.__name__ = name if part == "value" else f"{name}_{part}"
+    return aggregate
+
+
+log_loss, log_loss_low, log_loss_high = (_figure("log_loss", p) for p in ("value", "low", "high"))
+brier, brier_low, brier_high = (_figure("brier", p) for p in ("value", "low", "high"))
+excess_log_loss, excess_log_loss_low, excess_log_loss_high = (
+    _figure("excess_log_loss", p) for p in ("value", "low", "high")
+)
+recall, recall_low, recall_high = (_figure("recall", p) for p in ("value", "low", "high"))
+solved, solved_low, solved_high = (_figure("solved", p) for p in ("value", "low", "high"))
+
+
+def tasks(items: list[tuple]) -> int:
+    """The number of tasks the items come from."""
+    return _summary(tuple(items))["tasks"]
