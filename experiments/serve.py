@@ -7,8 +7,9 @@
 The page (``experiments/web``) deals a game with you at the seat you pick and agents at the
 others (default three ``sat`` agents), draws the board, your cards, each player's hand size, what
 you saw happen and your legal moves as buttons. Each finished game is saved as a replay
-(``cluedo_env.replay``'s format) in ``--replays``. The server sends the page only what your seat
-may know (``experiments/web/session.py``). Needs the web extra: ``pip install -e ".[web]"``.
+(``cluedo_env.replay``'s format) in ``--replays``, where uploaded replays are kept too. The
+server sends the page only what your seat may know (``experiments/web/session.py``). Needs the
+web extra: ``pip install -e ".[web]"``.
 """
 
 from __future__ import annotations

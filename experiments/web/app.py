@@ -12,11 +12,14 @@
 ``GET /api/replays``                     the saved games (the replay folder's files, newest first)
 ``GET /api/replays/{name}?step=&seat=``  a saved game after ``step`` steps from ``seat``'s view, or
                                          ``seat=all``: everyone's, with the envelope and the hands
+``POST /api/replays``                    upload a replay file (the request's body, at most
+                                         ``upload.MAX_UPLOAD_BYTES``): checked and replayed on the
+                                         core (``upload.store_upload``) -> ``{"replay": name}``
 =======================================  ==========================================================
 
 Every view is ``session.seat_view``'s (the person's private view; at the end the envelope and
 the hands). Bad input is answered 400 (an unknown agent, an illegal action, a step out of range)
-or 404 (an unknown game or replay), with a ``detail`` naming the value and what is accepted. ``create_app(view=...)`` takes
+or 404 (an unknown game or replay), an upload that is no valid replay 400 and one too big 413, with a ``detail`` naming the value and what is accepted. ``create_app(view=...)`` takes
 another view function only for the privacy test's leaky control.
 """
 
@@ -27,16 +30,18 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from cluedo_env import core
 from cluedo_env.board_view import board_layout, classic_room_cells, door_edges, passage_markers
 from cluedo_env.core.board import COLS, ROWS, classic_board
 from experiments.web.replay_view import list_replays, replay_view
 from experiments.web.session import WEB_AGENTS, WebGame, seat_view
+from experiments.web.upload import MAX_UPLOAD_BYTES, UploadRefused, store_upload
 
 __all__ = ["DEFAULT_AGENTS", "ActionRequest", "NewGame", "catalogue", "create_app"]
 
@@ -154,6 +159,24 @@ def create_app(
             raise HTTPException(404, str(error)) from error
         except ValueError as error:  # a step or seat out of range, a cut or altered file
             raise HTTPException(400, str(error)) from error
+
+    @app.post("/api/replays")
+    async def upload(request: Request) -> dict:
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES:
+            raise HTTPException(
+                413, f"the upload is {declared} bytes; at most {MAX_UPLOAD_BYTES} bytes are accepted"
+            )
+        data = bytearray()
+        async for chunk in request.stream():  # a body without a length is cut off at the limit too
+            data += chunk
+            if len(data) > MAX_UPLOAD_BYTES:
+                raise HTTPException(413, f"the upload is over the limit of {MAX_UPLOAD_BYTES} bytes")
+        try:
+            name = await run_in_threadpool(store_upload, replays, bytes(data))
+        except UploadRefused as error:
+            raise HTTPException(error.status, str(error)) from error
+        return {"replay": name}
 
     @app.get("/api/agents")
     def agents() -> dict:

@@ -29,6 +29,7 @@ sync_api = pytest.importorskip(
 uvicorn = pytest.importorskip("uvicorn", reason="the web app needs the web extra: pip install -e '.[web]'")
 
 from cluedo_env import core  # noqa: E402
+from cluedo_env.replay import record_random_game  # noqa: E402
 from experiments.web.app import create_app  # noqa: E402
 
 CARDS = core.GameConfig().cards
@@ -168,3 +169,31 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
         for name in ("web-move.png", "web-end.png", "web-replay.png", "web-posterior.png"):
             shutil.copy(tmp_path / name, folder / name)
     assert list((tmp_path / "replays").glob("*.jsonl"))
+
+
+def test_a_replay_uploaded_in_chromium_is_watched_from_a_seat(server, tmp_path):
+    good, bad = tmp_path / "game.jsonl", tmp_path / "notes.jsonl"
+    record = record_random_game(core.GameConfig(num_players=3), seed=21, path=good, rng_seed=4)
+    bad.write_text("not a replay\n")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(server)
+        page.wait_for_selector("#board #base rect.room", state="attached")
+        page.set_input_files("#upload", str(bad))
+        page.wait_for_function("document.getElementById('status').textContent.includes('refused')")
+        assert "line 1: not JSON" in page.inner_text("#status")
+        assert page.locator("#replay-name option").count() == 0
+        page.set_input_files("#upload", str(good))
+        page.wait_for_function("document.getElementById('status').textContent.includes('uploaded as')")
+        name = page.input_value("#replay-name")
+        assert name.startswith("upload-") and page.inner_text("#status").endswith(name)
+        page.select_option("#replay-seat", "2")
+        page.click("#open")
+        page.wait_for_selector("#replay-bar:not([hidden])")
+        assert page.inner_text("#step-text") == f"step 0 of {record.num_steps}, seen by P2 (Mrs White)"
+        assert page.locator("#heatmap tr[data-card]").count() == len(CARDS.cards)
+        assert errors == []
+        browser.close()

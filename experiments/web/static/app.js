@@ -355,6 +355,22 @@ async function listReplays() {
   document.getElementById("open").disabled = !replays.length;
 }
 
+// An uploaded replay: the server checks it (replaying it on the rules core) and keeps it under a name of its own.
+async function uploadReplay(input) {
+  const file = input.files[0];
+  if (!file) return;
+  status(`checking ${file.name}...`);
+  try {
+    const response = await fetch("/api/replays", { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body: file });
+    const data = await response.json();
+    if (!response.ok) throw new Error(typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
+    await listReplays();
+    document.getElementById("replay-name").value = data.replay;
+    status(`${file.name} uploaded as ${data.replay}`);
+  } catch (error) { status(`${file.name} refused: ${error.message}`); }
+  input.value = "";
+}
+
 function setupReplays() {
   document.getElementById("open-replay").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -363,6 +379,8 @@ function setupReplays() {
   });
   document.getElementById("bar-seat").addEventListener("change", () => showStep(view.step));
   document.getElementById("close-replay").addEventListener("click", closeReplay);
+  document.getElementById("upload").addEventListener("change", (event) => uploadReplay(event.target));
+  document.getElementById("upload-replay").addEventListener("submit", (event) => event.preventDefault());
   document.getElementById("step").addEventListener("change", (event) => showStep(Number(event.target.value)));
   document.getElementById("step-back").addEventListener("click", () => showStep(Math.max(0, view.step - 1)));
   document.getElementById("step-on").addEventListener("click", () => showStep(Math.min(view.steps, view.step + 1)));
