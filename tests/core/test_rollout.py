@@ -8,6 +8,9 @@ out), the rewards are a game's rewards, and a seed gives the same rollouts.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -221,3 +224,12 @@ def test_a_finished_game_is_not_rolled_out():
         core.rollout(state, 0, 4, 1)
     with pytest.raises(TypeError, match="first must be a bool array"):
         core.play_out(core.init(CLASSIC, [0]), [0], first=np.ones(405))
+
+
+def test_the_simulation_page_s_compiled_rollouts_example_runs():
+    page = Path(__file__).resolve().parents[2] / "docs" / "simulation.md"
+    blocks = re.findall(r"```py\n(.*?)```", page.read_text(), re.S)
+    assert len(blocks) == 1
+    namespace: dict = {}
+    exec(blocks[0], namespace)
+    assert namespace["result"].state.done.all() and namespace["mine"].rewards.shape == (256, 4)
