@@ -2,6 +2,7 @@
 
     python -m experiments.serve                      # http://127.0.0.1:8000/
     python -m experiments.serve --port 8080 --replays results/web
+    python -m experiments.serve --results results/web-games  # games join tournament results as 'human'
     cluedo-serve --host 0.0.0.0                      # the same, installed; reachable from other machines
 
 The page (``experiments/web``) deals a game with you at the seat you pick and agents at the
@@ -34,6 +35,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--replays", default="results/web", help="folder for finished games' replays")
+    parser.add_argument(
+        "--results",
+        help="folder whose games.jsonl each finished game joins as a tournament game record, you as the "
+        "agent 'human' (report it with python -m experiments.common.stats FOLDER)",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port < 65536:
         parser.error(f"--port must be in [0, 65536), got {args.port}")
@@ -43,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
         from experiments.web.app import create_app
     except ModuleNotFoundError as error:  # fastapi and uvicorn come with the web extra
         raise missing_extra(error, command=__name__ == "__main__") from None
-    app = create_app(args.replays)
+    app = create_app(args.replays, results_dir=args.results)
     print(f"Cluedo: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

@@ -90,15 +90,21 @@ def catalogue() -> dict:
 
 
 def create_app(
-    replay_dir: str | Path = "results/web", view: Callable[[WebGame], dict] = seat_view
+    replay_dir: str | Path = "results/web",
+    view: Callable[[WebGame], dict] = seat_view,
+    results_dir: str | Path | None = None,
 ) -> FastAPI:
-    """The app; finished games are saved as replays (``cluedo_env.replay``'s format) in ``replay_dir``."""
+    """The app; finished games are saved as replays (``cluedo_env.replay``'s format) in ``replay_dir``
+    and, given ``results_dir``, appended to its ``games.jsonl`` as tournament game records with the
+    person as the agent ``human`` (``experiments.web.results``)."""
     app = FastAPI(title="Cluedo", docs_url=None, redoc_url=None)
     games: dict[str, WebGame] = {}
     lock = threading.Lock()
     replays = Path(replay_dir)
+    results = Path(results_dir) if results_dir is not None else None
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.games = games
+    app.state.results_dir = results
 
     def find(game_id: str) -> WebGame:
         game = games.get(game_id)
@@ -119,7 +125,7 @@ def create_app(
         game_id = secrets.token_hex(6)
         seed = settings.seed if settings.seed is not None else secrets.randbelow(2**31)
         try:
-            game = WebGame(game_id, settings.agents, settings.seat, seed, replays)
+            game = WebGame(game_id, settings.agents, settings.seat, seed, replays, results)
         except ValueError as error:
             raise HTTPException(400, str(error)) from error
         with lock:

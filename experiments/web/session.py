@@ -30,6 +30,7 @@ from cluedo_env.inference.beliefs import beliefs_from_events
 from cluedo_env.table import Table
 from cluedo_env.text import HISTORY_SKIP
 from cluedo_env.transcript import player_name, story
+from experiments.web.results import append_result, game_result
 
 __all__ = ["WEB_AGENTS", "WebGame", "end_view", "reveal", "seat_view"]
 
@@ -47,6 +48,8 @@ class WebGame:
         seat: The person's seat.
         seed: The deal's seed.
         replay_dir: Where the finished game's replay is saved (``<game_id>.jsonl``), or None.
+        results_dir: Where the finished game's record is appended to ``games.jsonl``, the
+            person as the agent ``human`` (``experiments.web.results``), or None.
 
     Raises:
         ValueError: an unknown agent name, a count of agents or a seat out of range (naming the
@@ -54,7 +57,13 @@ class WebGame:
     """
 
     def __init__(
-        self, game_id: str, agent_names: list[str], seat: int, seed: int, replay_dir: Path | None
+        self,
+        game_id: str,
+        agent_names: list[str],
+        seat: int,
+        seed: int,
+        replay_dir: Path | None,
+        results_dir: Path | None = None,
     ) -> None:
         for name in agent_names:
             if name not in WEB_AGENTS:
@@ -71,6 +80,8 @@ class WebGame:
         self.seed = seed
         self.replay_dir = replay_dir
         self.replay_path: Path | None = None
+        self.results_dir = results_dir
+        self.saved = False  # the finished game's replay and result are written once
         self.config = core.GameConfig(num_players=players)
         self.layout = core.rules_for(self.config).layout
         others = [s for s in range(players) if s != seat]
@@ -106,10 +117,18 @@ class WebGame:
         """Let the agents play until the person decides or the game is over; save a finished game."""
         while not self.over and int(self.state.current_player[0]) != self.seat:
             self._step(0)
-        if self.over and self.replay_dir is not None and self.replay_path is None:
+        if not self.over or self.saved:
+            return
+        self.saved = True
+        if self.replay_dir is not None:
             self.replay_dir.mkdir(parents=True, exist_ok=True)
             self.replay_path = self.replay_dir / f"{self.game_id}.jsonl"
             self.recorder.to_jsonl(self.replay_path)
+        if self.results_dir is not None:
+            record = self.recorder.record
+            append_result(
+                self.results_dir, game_result(self.game_id, self.seat, self.names, record, self.state)
+            )
 
     def legal(self) -> np.ndarray:
         """The person's legal action ids now (none when it is not the person's decision)."""
