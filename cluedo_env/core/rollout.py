@@ -29,6 +29,7 @@ checks that every byte of every game agrees.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 from typing import NamedTuple
@@ -36,7 +37,6 @@ from typing import NamedTuple
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
 from cluedo_env.core import batched
@@ -191,25 +191,19 @@ def _play_out(state, tables, keys, first, seen, stop, max_steps, suggest_at, acc
 
 # --- numba's cache: _play_out holds the rules inlined, from other files --------------------------
 
-_SOURCES = ("batched.py", *batched.SOURCES)
-
 
 def _source_digest() -> int:
-    """A 63-bit digest of the files whose code ``_play_out`` holds (the rules, the step kernel)."""
-    digest = hashlib.sha256()
-    for name in _SOURCES:
-        digest.update((Path(__file__).parent / name).read_bytes())
-    return int.from_bytes(digest.digest()[:8], "little") >> 1
+    """A 63-bit digest of the files whose code ``_play_out`` holds: the rules' (``batched.SOURCES``)
+    and the step kernel's, ``batched.py``."""
+    kernel = hashlib.sha256(Path(batched.__file__).read_bytes()).digest()
+    return batched.source_digest() ^ (int.from_bytes(kernel[:8], "little") >> 1)
 
 
 @intrinsic
 def _digest_when_compiled(typingctx):
     """``_source_digest()`` as it was when the calling function was compiled (a constant of its code)."""
-
-    def codegen(context, builder, signature, args):
-        return ir.Constant(ir.IntType(64), _source_digest())
-
-    return types.int64(), codegen
+    digest = ir.Constant(ir.IntType(64), _source_digest())
+    return types.int64(), lambda context, builder, signature, args: digest
 
 
 @njit(cache=True, nogil=True)
@@ -217,20 +211,13 @@ def _compiled_digest():
     return _digest_when_compiled()
 
 
-_checked = False
-
-
+@functools.cache
 def _check_cache() -> None:
     """Recompile this module's compiled code when numba's cache holds it compiled from other sources
-    (numba sees changes to this file only), once per process before its first compiled call."""
-    global _checked
-    if _checked:
-        return
-    _checked = True
+    (numba sees changes to this file only): once per process, before its first compiled call."""
     if _compiled_digest() != _source_digest():
-        for function in list(globals().values()):
-            if isinstance(function, CPUDispatcher):
-                function.recompile()
+        for function in (_play_out, _compiled_digest):
+            function.recompile()
 
 
 # --- the public calls -----------------------------------------------------------------------------

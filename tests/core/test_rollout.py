@@ -8,8 +8,8 @@ out), the rewards are a game's rewards, and a seed gives the same rollouts.
 
 from __future__ import annotations
 
+import importlib
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +18,7 @@ from agents.baselines.simple import simple_actions
 from cluedo_env import core
 from cluedo_env.core.rng import draw
 from cluedo_env.core.rollout import MAX_STEPS, final_rewards, rollout_keys
+from tests.conftest import ROOT
 from tests.core.test_differential import CONFIGS, config_id
 
 CLASSIC = core.GameConfig(num_players=4)
@@ -227,9 +228,23 @@ def test_a_finished_game_is_not_rolled_out():
 
 
 def test_the_simulation_page_s_compiled_rollouts_example_runs():
-    page = Path(__file__).resolve().parents[2] / "docs" / "simulation.md"
-    blocks = re.findall(r"```py\n(.*?)```", page.read_text(), re.S)
-    assert len(blocks) == 1
+    (example,) = re.findall(r"```py\n(.*?)```", (ROOT / "docs" / "simulation.md").read_text(), re.S)
     namespace: dict = {}
-    exec(blocks[0], namespace)
+    exec(example, namespace)
     assert namespace["result"].state.done.all() and namespace["mine"].rewards.shape == (256, 4)
+
+
+def test_compiled_rollouts_from_other_sources_of_the_rules_are_recompiled(monkeypatch):
+    """``_play_out`` holds the rules and the step kernel inlined, from files whose changes numba does
+    not see: its code is recompiled when the digest it was compiled with differs from the files'."""
+    module = importlib.import_module("cluedo_env.core.rollout")  # (core.rollout is the function)
+    module.play_out(core.init(CLASSIC, [0]), [0], max_steps=1)
+    assert module._compiled_digest() == module._source_digest()  # the code in use is of these sources
+    recompiled = []
+    for function in (module._play_out, module._compiled_digest):
+        monkeypatch.setattr(function, "recompile", lambda name=function.__name__: recompiled.append(name))
+    monkeypatch.setattr(module, "_source_digest", lambda: 12345)  # as if rules.py had changed
+    module._check_cache.cache_clear()
+    module._check_cache()
+    module._check_cache.cache_clear()  # (checked again, with the true digest, at the next call)
+    assert sorted(recompiled) == ["_compiled_digest", "_play_out"]
