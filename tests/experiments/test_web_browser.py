@@ -115,7 +115,9 @@ def step_through_the_replay(page, tmp_path):
     page.wait_for_selector("#saved:not([hidden])")
 
 
-def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
+@pytest.fixture
+def chromium(server):
+    """Chromium on the served page, the board drawn: the page and the list of its script errors."""
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -123,45 +125,50 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(server)
         page.wait_for_selector("#board #base rect.room", state="attached")
-        for menu in page.locator("#agent-choices select").all():
-            menu.select_option("notepad")
-        page.fill("#seed", "4")
-        page.click("#start")
-        page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
-        assert page.locator("#hand li").count() == 5
-        assert page.locator("#board #pieces circle.pawn").count() == 6
-        weapons = page.locator("#board #pieces g.weapon title")
-        assert sorted(weapons.all_text_contents()) == sorted(WEAPONS)  # each weapon's token, named
-        assert page.locator("#notepad td.heat").count() == 21  # the chance of each card in the envelope
-        page.check("#auto-mark")
-        clicks, entered = 0, False
-        while page.locator("#end[hidden]").count():
-            target = next_click(page)
-            assert target is not None, f"no legal choice on the page: {page.inner_text('#now')}"
-            if target.get_attribute("class") == "enterable" and not entered:
-                page.screenshot(path=str(tmp_path / "web-move.png"))  # the reachable squares and rooms
-                entered = True
-            drawn = page.get_attribute("#game", "data-renders")
-            target.click()
-            page.wait_for_function(
-                f"document.getElementById('game').dataset.renders !== '{drawn}'", timeout=WAIT_MS
-            )
-            clicks += 1
-            assert clicks < MAX_CLICKS, "the game did not end"
-        assert "(deduced)" in page.inner_text("#notepad")
-        assert not page.is_visible("#replay-bar")  # a live game has no replay controls
-        result = page.inner_text("#result")
-        assert result.endswith("won.") or result.endswith("won!") or "nobody" in result.lower()
-        assert "The envelope:" in page.inner_text("#reveal") and "Saved as the replay" in page.inner_text(
-            "#reveal"
-        )
-        assert entered, "no room was entered by a click on the board"
-        assert errors == []
-        shot = tmp_path / "web-end.png"
-        page.screenshot(path=str(shot), full_page=True)
-        step_through_the_replay(page, tmp_path)
-        assert errors == []
+        yield page, errors
         browser.close()
+
+
+def test_a_whole_game_clicked_through_in_chromium(chromium, tmp_path):
+    page, errors = chromium
+    for menu in page.locator("#agent-choices select").all():
+        menu.select_option("notepad")
+    page.fill("#seed", "4")
+    page.click("#start")
+    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    assert page.locator("#hand li").count() == 5
+    assert page.locator("#board #pieces circle.pawn").count() == 6
+    weapons = page.locator("#board #pieces g.weapon title")
+    assert sorted(weapons.all_text_contents()) == sorted(WEAPONS)  # each weapon's token, named
+    assert page.locator("#notepad td.heat").count() == 21  # the chance of each card in the envelope
+    page.check("#auto-mark")
+    clicks, entered = 0, False
+    while page.locator("#end[hidden]").count():
+        target = next_click(page)
+        assert target is not None, f"no legal choice on the page: {page.inner_text('#now')}"
+        if target.get_attribute("class") == "enterable" and not entered:
+            page.screenshot(path=str(tmp_path / "web-move.png"))  # the reachable squares and rooms
+            entered = True
+        drawn = page.get_attribute("#game", "data-renders")
+        target.click()
+        page.wait_for_function(
+            f"document.getElementById('game').dataset.renders !== '{drawn}'", timeout=WAIT_MS
+        )
+        clicks += 1
+        assert clicks < MAX_CLICKS, "the game did not end"
+    assert "(deduced)" in page.inner_text("#notepad")
+    assert not page.is_visible("#replay-bar")  # a live game has no replay controls
+    result = page.inner_text("#result")
+    assert result.endswith("won.") or result.endswith("won!") or "nobody" in result.lower()
+    assert "The envelope:" in page.inner_text("#reveal") and "Saved as the replay" in page.inner_text(
+        "#reveal"
+    )
+    assert entered, "no room was entered by a click on the board"
+    assert errors == []
+    shot = tmp_path / "web-end.png"
+    page.screenshot(path=str(shot), full_page=True)
+    step_through_the_replay(page, tmp_path)
+    assert errors == []
     assert shot.stat().st_size > 10_000
     if os.environ.get("CLUEDO_ARTEFACTS"):
         folder = Path(os.environ["CLUEDO_ARTEFACTS"])
@@ -171,29 +178,22 @@ def test_a_whole_game_clicked_through_in_chromium(server, tmp_path):
     assert list((tmp_path / "replays").glob("*.jsonl"))
 
 
-def test_a_replay_uploaded_in_chromium_is_watched_from_a_seat(server, tmp_path):
+def test_a_replay_uploaded_in_chromium_is_watched_from_a_seat(chromium, tmp_path):
+    page, errors = chromium
     good, bad = tmp_path / "game.jsonl", tmp_path / "notes.jsonl"
     record = record_random_game(core.GameConfig(num_players=3), seed=21, path=good, rng_seed=4)
     bad.write_text("not a replay\n")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(server)
-        page.wait_for_selector("#board #base rect.room", state="attached")
-        page.set_input_files("#upload", str(bad))
-        page.wait_for_function("document.getElementById('status').textContent.includes('refused')")
-        assert "line 1: not JSON" in page.inner_text("#status")
-        assert page.locator("#replay-name option").count() == 0
-        page.set_input_files("#upload", str(good))
-        page.wait_for_function("document.getElementById('status').textContent.includes('uploaded as')")
-        name = page.input_value("#replay-name")
-        assert name.startswith("upload-") and page.inner_text("#status").endswith(name)
-        page.select_option("#replay-seat", "2")
-        page.click("#open")
-        page.wait_for_selector("#replay-bar:not([hidden])")
-        assert page.inner_text("#step-text") == f"step 0 of {record.num_steps}, seen by P2 (Mrs White)"
-        assert page.locator("#heatmap tr[data-card]").count() == len(CARDS.cards)
-        assert errors == []
-        browser.close()
+    page.set_input_files("#upload", str(bad))
+    page.wait_for_function("document.getElementById('status').textContent.includes('refused')")
+    assert "line 1: not JSON" in page.inner_text("#status")
+    assert page.locator("#replay-name option").count() == 0
+    page.set_input_files("#upload", str(good))
+    page.wait_for_function("document.getElementById('status').textContent.includes('uploaded as')")
+    name = page.input_value("#replay-name")
+    assert name.startswith("upload-") and page.inner_text("#status").endswith(name)
+    page.select_option("#replay-seat", "2")
+    page.click("#open")
+    page.wait_for_selector("#replay-bar:not([hidden])")
+    assert page.inner_text("#step-text") == f"step 0 of {record.num_steps}, seen by P2 (Mrs White)"
+    assert page.locator("#heatmap tr[data-card]").count() == len(CARDS.cards)
+    assert errors == []
