@@ -5,6 +5,8 @@
 - ``model``: model files (save, load, the record a checkpoint holds);
 - ``agent``: ``PPOAgent``, a trained network behind the batched agent interface
   (``agents.registry`` name ``"ppo"``);
+- ``learned``: ``LearnedAgent``, the shipped learning agent (``agents.registry`` name ``"learned"``:
+  the imitation model below, its most likely action);
 - ``games``: the learner's batch of games against a pool of opponents (training);
 - ``features``: the belief pieces a learner may read (exact marginals, entailed facts);
 - ``warm_start``: a network that starts as a trained one, new input columns at zero;
