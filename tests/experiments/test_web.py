@@ -122,12 +122,18 @@ def leaks(response: dict, game: WebGame, hidden: set[int] | None = None) -> list
 
 def play_game(client: TestClient, settings: dict, choose) -> tuple[list[dict], list[list[str]], WebGame]:
     """Play a game through the API, ``choose(view) -> action id`` for the person; every response
-    (the new game's, each action's and a fresh GET after it) with its leaks when read."""
+    (the new game's, each action's and a fresh GET after it) with its leaks when read: hidden
+    cards by id or name (``leaks``), a posterior unlike the seat's own (``posterior_leaks``)."""
     response = client.post("/api/games", json=settings)
     assert response.status_code == 200, response.text
     view = response.json()
     game = client.app.state.games[view["game"]]
-    views, found = [view], [leaks(view, game)]
+    record = game.recorder.record
+
+    def read(view: dict) -> list[str]:  # card ids and names, and the posterior against the seat's own view
+        return leaks(view, game) + posterior_leaks(view, record, record.num_steps, game.seat)
+
+    views, found = [view], [read(view)]
     while not view["over"]:
         assert view["legal"], "the person's view came back without a decision while the game runs"
         response = client.post(f"/api/games/{view['game']}/actions", json={"action": choose(view)})
@@ -136,7 +142,7 @@ def play_game(client: TestClient, settings: dict, choose) -> tuple[list[dict], l
         again = client.get(f"/api/games/{view['game']}").json()
         assert again == view
         views.append(view)
-        found.append(leaks(view, game) if not view["over"] else [])
+        found.append(read(view) if not view["over"] else [])
         assert len(views) < 2000, "the game did not end"
     return views, found, game
 
@@ -166,7 +172,11 @@ def test_no_response_before_the_end_names_a_hidden_card(client):
     assert shown, "the person was never shown a card: the check saw no private information"
 
 
-@pytest.mark.parametrize("leaky", [leaky_envelope_view, leaky_names_view], ids=["envelope_ids", "hand_names"])
+@pytest.mark.parametrize(
+    "leaky",
+    [leaky_envelope_view, leaky_names_view, leaky_posterior_view],
+    ids=["envelope_ids", "hand_names", "posterior_from_the_deal"],
+)
 def test_a_leaky_view_is_caught(tmp_path, leaky):
     client = TestClient(create_app(tmp_path, view=leaky))
     _views, found, _game = play_game(
