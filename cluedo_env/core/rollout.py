@@ -17,6 +17,8 @@ it has not seen are one suspect, one weapon and one room (they are then the enve
 accuses wrongly); otherwise it plays a uniformly random legal action other than an accusation (any
 legal action where only accusations are legal). "Seen" is what ``core.observe``'s ``unseen`` piece
 says: its own hand, the cards shown to it, the face-down cards it looked at, and what ``seen`` adds.
+A policy given as a table instead (``weights``: one number per action) draws each decision's action
+among the legal ones with probability proportional to its weight.
 
 Randomness is counter-based (``core/rng.py``): game ``i``'s ``k``-th decision draws
 ``u = draw(keys[i], k) / 2**64`` (53 bits) and plays the ``floor(u * count)``-th action, in action
@@ -56,6 +58,7 @@ OVER = Phase.OVER
 _UNIT = 2.0**-53
 _NONE = np.zeros(0, dtype=np.bool_)
 _NO_SEEN = np.zeros((0, 0), dtype=np.bool_)
+_NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 
 
 class Rollouts(NamedTuple):
@@ -161,10 +164,41 @@ def _simple_action(g, t, i, row, seen, unseen, suggest_at, accuse_at, u):
     return -1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _weighted_action(t, row, weights, u):
+    """A legal action of ``row`` drawn with probability ``weights[a]`` over the legal actions' sum,
+    from a uniform ``u``: the first whose running sum (in action order) exceeds ``u`` times the sum;
+    the ``floor(u * count)``-th legal action where their weights sum to 0; -1 where none is legal."""
+    total, count = 0.0, 0
+    for a in range(t.A):
+        if row[a]:
+            total += weights[a]
+            count += 1
+    if total > 0.0:
+        target, running, last = u * total, 0.0, -1
+        for a in range(t.A):
+            if row[a] and weights[a] > 0.0:
+                running += weights[a]
+                last = a
+                if running > target:
+                    return a
+        return last  # (u * total rounded up to the sum)
+    pick = np.int64(u * count)
+    for a in range(t.A):
+        if row[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
 @njit(cache=True, nogil=True, _nrt=False)
-def _play_out(state, tables, keys, first, seen, stop, max_steps, suggest_at, accuse_at, masks, unseen, steps):
+def _play_out(
+    state, tables, keys, first, seen, weights, stop, max_steps, suggest_at, accuse_at, masks, unseen, steps
+):
     """Play every game of the batch to its end (or to ``max_steps`` decisions, or until player
-    ``stop`` >= 0 is out) with the simple policy; ``masks``: ``bool[B, A]`` scratch (each game's legal
+    ``stop`` >= 0 is out) with the simple policy, or with ``weights`` (not empty) the table policy;
+    ``masks``: ``bool[B, A]`` scratch (each game's legal
     actions), ``unseen``: ``bool[C]`` scratch; decisions into ``steps``. Returns -1, or the first game
     whose first decision ``first`` leaves without an action (then it and the games after it are unplayed)."""
     t = table_views(tables)
@@ -179,7 +213,10 @@ def _play_out(state, tables, keys, first, seen, stop, max_steps, suggest_at, acc
                 for a in range(t.A):
                     row[a] = row[a] and first[a]
             u = np.float64(draw_one(keys[i], k) >> np.uint64(11)) * _UNIT
-            action = _simple_action(g, t, i, row, seen, unseen, suggest_at, accuse_at, u)
+            if len(weights):
+                action = _weighted_action(t, row, weights, u)
+            else:
+                action = _simple_action(g, t, i, row, seen, unseen, suggest_at, accuse_at, u)
             if action < 0:
                 steps[i] = k
                 return i
@@ -237,10 +274,11 @@ def play_out(
     *,
     first: np.ndarray | None = None,
     seen: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
     stop_when_out: int | None = None,
     max_steps: int = MAX_STEPS,
 ) -> np.ndarray:
-    """Play every game of ``state`` to its end with the simple policy, in one compiled call (in place).
+    """Play every game of ``state`` to its end with the simple policy (or a table), in one compiled call (in place).
 
     Args:
         state: The games (clones, usually); those already over are left as they are.
@@ -249,6 +287,9 @@ def play_out(
             (None: every legal one), as ``rollout_values`` of the determinising agent does.
         seen: ``bool[P, C]``: cards each player's policy counts as seen besides those it has
             seen (None: none), e.g. the cards a player's deductions rule out of the envelope.
+        weights: ``float[A]`` (>= 0, finite): the table policy instead of the simple one: each decision
+            a legal action drawn with probability ``weights[a]`` over the legal actions' sum (uniformly
+            where they sum to 0); None: the simple policy.
         stop_when_out: A player: a game stops once it is out (accused wrongly), its game over
             for that player (None: games are played to the end).
         max_steps: At most this many decisions per game, an int >= 1.
@@ -270,6 +311,12 @@ def play_out(
     keys = keys.astype(np.uint64)
     first = _NONE if first is None else _bool_array(first, "first", (A,), "the actions allowed first")
     seen = _NO_SEEN if seen is None else _bool_array(seen, "seen", (P, C), "cards counted as seen")
+    if weights is None:
+        weights = _NO_WEIGHTS
+    elif len(seen):
+        raise ValueError("seen is read by the simple policy only: give seen or weights, not both")
+    else:
+        weights = _weights(weights, A)
     if stop_when_out is None:
         stop = -1
     elif (
@@ -288,7 +335,7 @@ def play_out(
     unseen = np.zeros(C, dtype=np.bool_)
     lay = rules.layout
     bad = _play_out(
-        state._buffer, rules.tables, keys, first, seen, stop, int(max_steps), lay.SUGGEST, lay.ACCUSE,
+        state._buffer, rules.tables, keys, first, seen, weights, stop, int(max_steps), lay.SUGGEST, lay.ACCUSE,
         masks, unseen, steps,
     )  # fmt: skip
     if bad >= 0:
@@ -318,6 +365,7 @@ def rollout(
     shown: np.ndarray | None = None,
     first: np.ndarray | None = None,
     seen: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
     stop_when_out: int | None = None,
     max_steps: int = MAX_STEPS,
 ) -> Rollouts:
@@ -334,7 +382,7 @@ def rollout(
         deals: ``int[n, C]`` (with ``player``): the card owners of each clone, consistent with
             what ``player`` knows (``Posterior.sample_deals``).
         shown: ``int[n, P, C]`` or None: ``core.redeal``'s ``shown``.
-        first, seen, stop_when_out, max_steps: As ``play_out``'s.
+        first, seen, weights, stop_when_out, max_steps: As ``play_out``'s.
 
     Returns:
         ``Rollouts``: the clones played out, their final rewards and decisions.
@@ -353,7 +401,15 @@ def rollout(
         dice = draw(_key(seed), 2 * np.arange(n, dtype=np.uint64) + np.uint64(1))
         redeal(clones, player, deals, (dice >> np.uint64(1)).astype(np.int64), shown=shown)
     keys = rollout_keys(seed, n)
-    steps = play_out(clones, keys, first=first, seen=seen, stop_when_out=stop_when_out, max_steps=max_steps)
+    steps = play_out(
+        clones,
+        keys,
+        first=first,
+        seen=seen,
+        weights=weights,
+        stop_when_out=stop_when_out,
+        max_steps=max_steps,
+    )
     return Rollouts(clones, final_rewards(clones), steps)
 
 
@@ -366,6 +422,18 @@ def _seed(seed: object) -> int:
     if not isinstance(seed, int | np.integer) or isinstance(seed, bool) or not 0 <= seed < SEED_BOUND:
         raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
     return int(seed)
+
+
+def _weights(values: object, A: int) -> np.ndarray:
+    array = np.asarray(values)
+    if array.dtype.kind not in "iuf" or array.dtype == np.bool_:
+        raise TypeError(f"weights must be numbers (one per action), got {array.dtype}")
+    if array.shape != (A,):
+        raise ValueError(f"weights must have shape ({A},) (one per action), got {array.shape}")
+    if not np.isfinite(array).all() or (array < 0).any():
+        bad = int(np.flatnonzero(~np.isfinite(array) | (array < 0))[0])
+        raise ValueError(f"weights must be finite and >= 0, got {array[bad]!r} for action {bad}")
+    return np.ascontiguousarray(array, dtype=np.float64)
 
 
 def _bool_array(values: object, name: str, shape: tuple[int, ...], what: str) -> np.ndarray:

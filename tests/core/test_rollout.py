@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pytest
 
+from agents.baselines.random_agent import sample_legal
 from agents.baselines.simple import simple_actions
 from cluedo_env import core
 from cluedo_env.core.rng import draw
@@ -40,9 +41,21 @@ def uniforms(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
     return (draw(keys, counters) >> np.uint64(11)).astype(np.float64) * 2.0**-53
 
 
-def step_by_step(state, keys, first=None, seen=None, stop_when_out=None, max_steps=MAX_STEPS):
+def table_actions(weights: np.ndarray, mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The table policy in numpy: per row, the first legal action whose running sum of weights exceeds
+    ``u`` times their sum (the last with weight where rounding reaches it); uniform where the sum is 0."""
+    running = np.cumsum(np.where(mask, weights, 0.0), axis=1)
+    total = running[:, -1]
+    actions = np.array([np.searchsorted(r, x, side="right") for r, x in zip(running, u * total, strict=True)])
+    last = mask.shape[1] - 1 - np.argmax((mask & (weights > 0))[:, ::-1], axis=1)
+    uniform = Draws(u)
+    return np.where(total == 0, sample_legal(uniform, mask), np.minimum(actions, last))
+
+
+def step_by_step(state, keys, first=None, seen=None, stop_when_out=None, max_steps=MAX_STEPS, weights=None):
     """The reference: the games played on from Python, one ``core.step`` of all live games at a time,
-    by ``simple_actions`` on ``core.observe`` (``seen`` cleared from its ``unseen`` piece).
+    by ``simple_actions`` on ``core.observe`` (``seen`` cleared from its ``unseen`` piece), or by
+    ``table_actions`` with ``weights``.
 
     Returns the decisions of each game and the state of each as it left play (a step of the batch
     clears the events and rewards of its games that do not move: each is kept as its last step left it).
@@ -71,7 +84,10 @@ def step_by_step(state, keys, first=None, seen=None, stop_when_out=None, max_ste
             observation[rows, unseen + cards] = 0.0
         actions = np.zeros(state.batch_size, dtype=np.int64)
         draws = Draws(uniforms(keys[games], steps[games].astype(np.uint64)))
-        actions[games] = simple_actions(observation, mask, config, draws)
+        if weights is None:
+            actions[games] = simple_actions(observation, mask, config, draws)
+        else:
+            actions[games] = table_actions(weights, mask, draws.u)
         core.step(state, actions, games=games)
         steps[games] += 1
         left = np.flatnonzero(live & ~(live := playing()))
@@ -122,6 +138,22 @@ def test_first_seen_and_stop_when_out_play_as_the_reference_does():
     assert np.array_equal(steps, reference_steps)
     assert compiled == reference
     assert (compiled.done | compiled.eliminated[:, 1]).all() and compiled.eliminated[:, 1].any()
+
+
+@pytest.mark.parametrize("config", CONFIGS[:6], ids=config_id)
+def test_a_policy_given_as_a_table_plays_as_the_same_table_in_numpy(config):
+    layout = core.rules_for(config).layout
+    weights = np.random.default_rng(0).random(layout.num_actions)
+    weights[layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] *= 1e-4  # accusing rarely
+    weights[layout.SHOW : layout.SHOW + layout.sizes["show"]] = 0.0  # a refuter's choice: the uniform case
+    start = core.init(config, np.arange(8))
+    keys = rollout_keys(4, 8)
+    compiled = start.copy()
+    steps = core.play_out(compiled, keys, weights=weights)
+    reference_steps, reference = step_by_step(start, keys, weights=weights)
+    assert np.array_equal(steps, reference_steps)
+    assert compiled == reference and compiled.done.all()
+    assert compiled.eliminated.any()  # its accusations were played (wrong ones, mostly)
 
 
 def test_max_steps_stops_every_game_there():
