@@ -69,9 +69,9 @@ CARD = "dataset.json"
 SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
 SEED_BASE = 10**14  # apart from training (small), imitation (10**13) and evaluation (10**15) deals
 MINARI_OFFSET = 5 * 10**8  # the Minari episodes' deals, after the games' (game g: SEED_BASE + ... + g)
-SKIPPED = (CARD, LOCK_FILE)
+SKIPPED = (CARD, LOCK_FILE)  # not checksummed: the card itself, the folder's lock
 # The small split that ships (package data): --games 4 --shard-games 4 --minari-episodes 4 of the defaults.
-SHIPPED_SPLIT = Path(__file__).resolve().parent / "data" / "expert_small"  # not checksummed: the card itself, the folder's lock
+SHIPPED_SPLIT = Path(__file__).resolve().parent / "data" / "expert_small"
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,10 @@ def test_a_corrupted_file_is_detected_by_its_checksum(tiny, tmp_path, capsys):
     shard.write_bytes(bytes(body))
     (copy / "games" / "stray.parquet").write_bytes(b"")
     problems = verify(copy)
-    assert "decisions/shard-00001.parquet: sha256 differs from the card's (the file changed or is corrupt)" in problems
+    assert (
+        "decisions/shard-00001.parquet: sha256 differs from the card's (the file changed or is corrupt)"
+        in problems
+    )
     assert "games/stray.parquet: not listed in the card" in problems
     with pytest.raises(SystemExit) as exit_info:
         main(["--verify", str(copy)])
@@ -173,7 +176,9 @@ def test_replay_catches_a_changed_action_mask_or_outcome(tiny):
     problems = replay_problems(config, decisions, changed(games, "winner", winner))
     assert problems == [f"game 0: winner {winner[0]} recorded, {(winner[0] + 3) % 4} replayed"]
     problems = replay_problems(config, decisions.slice(0, decisions.num_rows - 1), games)
-    assert problems == ["the decision rows are not every decision of the games table's games in (game, step) order"]
+    assert problems == [
+        "the decision rows are not every decision of the games table's games in (game, step) order"
+    ]
 
 
 def test_a_second_run_keeps_the_shards_and_other_settings_are_refused(tiny, tmp_path):
