@@ -22,7 +22,8 @@ among the legal ones with probability proportional to its weight.
 
 Randomness is counter-based (``core/rng.py``): game ``i``'s ``k``-th decision draws
 ``u = draw(keys[i], k) / 2**64`` (53 bits) and plays the ``floor(u * count)``-th action, in action
-order, of the ``count`` it chooses among (``sample_legal``'s rule), so a game's rollout depends
+order, of the ``count`` it chooses among (``sample_legal``'s rule; the table policy: the first legal
+action whose running sum of weights exceeds ``u`` times their sum), so a game's rollout depends
 only on its state and its key, not on the other games of the batch. ``rollout`` derives the keys
 (and the clones' dice seeds, when it redeals) from its ``seed``. ``tests/core/test_rollout.py``
 plays the same games step by step in Python with ``simple_actions`` and the same draws, and
@@ -387,6 +388,8 @@ def rollout(
     Returns:
         ``Rollouts``: the clones played out, their final rewards and decisions.
     """
+    if not isinstance(state, State):
+        raise TypeError(f"state must be a core.State, got {type(state).__name__}")
     seed = _seed(seed)
     if not isinstance(game, int | np.integer) or isinstance(game, bool) or not 0 <= game < state.batch_size:
         raise ValueError(f"game must be an int in [0, {state.batch_size}), got {game!r}")

@@ -255,6 +255,8 @@ def test_a_finished_game_is_not_rolled_out():
     state = core.rollout(core.init(CLASSIC, [0]), 0, 1, seed=0).state
     with pytest.raises(ValueError, match="game 0 is over: nothing to roll out"):
         core.rollout(state, 0, 4, 1)
+    with pytest.raises(TypeError, match=r"state must be a core\.State, got list"):
+        core.rollout([], 0, 4, 1)
     with pytest.raises(TypeError, match="first must be a bool array"):
         core.play_out(core.init(CLASSIC, [0]), [0], first=np.ones(405))
 
