@@ -223,3 +223,22 @@ def test_the_shipped_split_is_small_verifies_and_is_package_data():
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     shipped = {path for pattern in patterns["experiments"] for path in (ROOT / "experiments").glob(pattern)}
     assert {SHIPPED_SPLIT / name for name in files} <= shipped  # every file of it goes into the wheel
+
+
+def test_the_command_makes_the_shipped_split_again(tmp_path):
+    card = card_of(SHIPPED_SPLIT)
+    settings = DatasetSettings(**{**card["settings"], "agents": tuple(card["settings"]["agents"])})
+    again = tmp_path / "again"
+    build(settings, again, workers=0, progress=False)
+    remake = f"python -m experiments.expert_dataset {' '.join(card['command'].split()[3:])}"
+    for part in ("decisions", "games"):
+        assert pq.read_table(again / part).equals(pq.read_table(SHIPPED_SPLIT / part)), (
+            f"the agents now play other games than the shipped split's: write it again ({remake}, "
+            f"<folder> = {SHIPPED_SPLIT}) and raise DATASET_VERSION"
+        )
+    episodes = sorted(
+        p.relative_to(SHIPPED_SPLIT).as_posix() for p in SHIPPED_SPLIT.glob("minari/**/*.parquet")
+    )
+    assert episodes and all(
+        pq.read_table(again / name).equals(pq.read_table(SHIPPED_SPLIT / name)) for name in episodes
+    )
