@@ -10,3 +10,16 @@
 
 See ``docs/guides/harnesses.md``.
 """
+
+from __future__ import annotations
+
+__all__ = ["missing_harness"]
+
+
+def missing_harness(error: ModuleNotFoundError, harness: str) -> ModuleNotFoundError:
+    """``error`` (a harness's import failing) restated with the extra that installs ``harness``."""
+    return ModuleNotFoundError(
+        f"No module named {error.name!r}: {harness} comes with the 'evals' extra of cluedo-env. "
+        'Install it in the checkout with: pip install -e ".[evals]"',
+        name=error.name,
+    )

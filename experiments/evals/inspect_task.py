@@ -32,6 +32,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from experiments.evals import missing_harness
+
 try:
     from inspect_ai import Task, task
     from inspect_ai.dataset import MemoryDataset, Sample
@@ -39,11 +41,7 @@ try:
     from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
     from inspect_ai.solver import Generate, TaskState, solver
 except ModuleNotFoundError as error:  # pragma: no cover - the message is the point
-    raise ModuleNotFoundError(
-        f"No module named {error.name!r}: Inspect AI comes with the 'evals' extra of cluedo-env. "
-        'Install it in the checkout with: pip install -e ".[evals]"',
-        name=error.name,
-    ) from None
+    raise missing_harness(error, "Inspect AI") from None
 
 from agents.llm.chat import plain_prompt
 from agents.llm.llm_agent import load_prompts

@@ -26,15 +26,13 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from experiments.evals import missing_harness
+
 try:
     from lm_eval.api.model import LM
     from lm_eval.api.registry import register_model
 except ModuleNotFoundError as error:  # pragma: no cover - the message is the point
-    raise ModuleNotFoundError(
-        f"No module named {error.name!r}: lm-evaluation-harness comes with the 'evals' extra of cluedo-env. "
-        'Install it in the checkout with: pip install -e ".[evals]"',
-        name=error.name,
-    ) from None
+    raise missing_harness(error, "lm-evaluation-harness") from None
 
 __all__ = ["LocalModelLM", "main"]
 

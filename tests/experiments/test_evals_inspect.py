@@ -171,3 +171,18 @@ def test_the_local_model_answers_through_inspect_and_is_scored_by_the_projects_s
         sent = event.call.request["prompt"]  # what reached the server: the solver's plain prompt
         assert sent == plain_prompt(solver_messages(public_view(key[sample.id]), prompts))
         assert event.output.usage.input_tokens > 100
+
+
+@pytest.mark.parametrize(
+    ("module", "blocked"),
+    [("experiments.evals.inspect_task", "inspect_ai"), ("experiments.evals.lm_eval_local", "lm_eval")],
+)
+def test_a_missing_harness_names_the_extra_that_installs_it(module, blocked):
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.modules[{blocked!r}] = None; import {module}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and last.startswith(f"ModuleNotFoundError: No module named '{blocked}")
+    assert "the 'evals' extra of cluedo-env" in last and 'pip install -e ".[evals]"' in last
