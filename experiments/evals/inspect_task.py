@@ -15,7 +15,8 @@ tier and version. The solver asks the model as ``agents.llm.solver.LLMSolver`` d
 no JSON object is answered with the reason (``retry.txt``) up to ``max_invalid_replies`` times.
 ``prompt="plain"`` sends the conversation as one plain prompt (``agents.llm.chat.plain_prompt``), the
 form a base model is asked in through ``/v1/completions`` (Inspect's ``openai-api-completions``
-provider takes a single user message); ``"chat"`` sends the messages to a chat model.
+provider takes a single user message); ``"chat"`` sends the messages to a chat model. A reply may
+have 4096 tokens, the solver's default (``--max-tokens`` overrides it).
 
 The scorer reads the answer of the last reply holding one (``agents.llm.solver.read_answer``; none:
 an empty answer) and scores it with ``cluedo_env.reasoning.score.score_answer`` against the split's
@@ -37,7 +38,13 @@ from experiments.evals import missing_harness
 try:
     from inspect_ai import Task, task
     from inspect_ai.dataset import MemoryDataset, Sample
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model
+    from inspect_ai.model import (
+        ChatMessageAssistant,
+        ChatMessageSystem,
+        ChatMessageUser,
+        GenerateConfig,
+        get_model,
+    )
     from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
     from inspect_ai.solver import Generate, TaskState, solver
 except ModuleNotFoundError as error:  # pragma: no cover - the message is the point
@@ -61,6 +68,9 @@ __all__ = [
 
 PROMPT_FORMS = ("chat", "plain")
 # The pooled figures the metric reports (those of python -m experiments.reasoning_bench's table).
+# Tokens a reply may have: the LLM solver's default (an answer lists many facts). Some providers
+# default to far fewer (openai-api-completions: one token).
+SOLVER_MAX_TOKENS = 4096
 POOLED = ("precision", "recall", "f1", "solved", "brier", "log_loss", "excess_log_loss")
 
 
@@ -194,5 +204,6 @@ def cluedo_reasoning(
         dataset=MemoryDataset([_sample(item, templates) for item in tasks], name=f"cluedo-{version}-{split}"),
         solver=ask_as_the_llm_solver(templates["retry"].template, prompt, max_invalid_replies),
         scorer=project_scorer(version, split, cache_dir),
+        config=GenerateConfig(max_tokens=SOLVER_MAX_TOKENS),  # --max-tokens overrides it
         metadata={"version": version, "split": split, "limit": limit, "seed": seed},
     )

@@ -94,6 +94,7 @@ def test_samples_are_the_solvers_prompts_and_the_benchmark_runners_draw():
     chosen = split_tasks("v2", "dev", limit=4)
     prompts = load_prompts("default", root=PROMPTS_DIR, files=PROMPT_FILES)
     assert [s.id for s in task.dataset] == [t["id"] for t in chosen]
+    assert task.config.max_tokens == 4096  # the solver's, where a provider would give far fewer
     for sample, item in zip(task.dataset, chosen):
         expected = solver_messages(public_view(item), prompts)
         assert [(m.role, m.text) for m in sample.input] == [(m["role"], m["content"]) for m in expected]
@@ -170,6 +171,7 @@ def test_the_local_model_answers_through_inspect_and_is_scored_by_the_projects_s
         [event] = [e for e in sample.events if e.event == "model"]
         sent = event.call.request["prompt"]  # what reached the server: the solver's plain prompt
         assert sent == plain_prompt(solver_messages(public_view(key[sample.id]), prompts))
+        assert event.call.request["max_tokens"] == 48  # the command's, over the task's 4096
         assert event.output.usage.input_tokens > 100
 
 
