@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 import pytest
+from numba.core.registry import CPUDispatcher
 
 from agents.baselines.random_agent import sample_legal
 from agents.baselines.simple import simple_actions
@@ -272,6 +273,8 @@ def test_compiled_rollouts_from_other_sources_of_the_rules_are_recompiled(monkey
     """``_play_out`` holds the rules and the step kernel inlined, from files whose changes numba does
     not see: its code is recompiled when the digest it was compiled with differs from the files'."""
     module = importlib.import_module("cluedo_env.core.rollout")  # (core.rollout is the function)
+    compiled = [f for f in vars(module).values() if isinstance(f, CPUDispatcher)]
+    assert all(type(f._cache).__name__ == "FunctionCache" and f.targetoptions.get("nogil") for f in compiled)
     module.play_out(core.init(CLASSIC, [0]), [0], max_steps=1)
     assert module._compiled_digest() == module._source_digest()  # the code in use is of these sources
     recompiled = []
