@@ -3,8 +3,11 @@
 Minari records one agent's episodes, so the dataset is of ``cluedo/Cluedo-v0``
 (``cluedo_env.gym_env.CluedoSingleAgentEnv``): the expert (an ``agents.registry`` agent) plays
 the learner seat (drawn by the env at each reset) through ``EnvExpert``, against opponents named
-in the env's own arguments, and ``minari.DataCollector`` keeps the env's observations (the core's
-observation and the action mask), the expert's actions and the learner's rewards.
+in the env's own arguments. Each episode keeps what ``minari.DataCollector`` keeps of a step: the
+env's observations (the core's observation and the action mask), the expert's actions, the
+learner's rewards, terminations and truncations, and the reset's seed. They are written with
+``minari.create_dataset_from_buffers`` (the same files): the collector needs jax
+(``minari[create]``) only to append a step's arrays.
 
 ``write_minari`` stores it under ``root`` (Minari's ``MINARI_DATASETS_PATH``), whole or not at
 all: the episodes are written into ``root.partial`` and the folder renamed when done. Load it with::
@@ -23,7 +26,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import gymnasium
+import minari
 import numpy as np
+from minari.data_collector import EpisodeBuffer
 from tqdm import tqdm
 
 from agents.base import Agent
@@ -107,9 +112,6 @@ def write_minari(
     Returns:
         ``episodes`` and ``steps`` (the expert's decisions) of the dataset.
     """
-    import minari
-    from minari.data_collector import EpisodeBuffer
-
     root = Path(root).absolute()  # Minari's own paths go wrong under a relative MINARI_DATASETS_PATH
     partial = root.with_name(root.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)  # a killed run's episodes: started again
@@ -119,7 +121,7 @@ def write_minari(
     episodes = []
     try:
         for seed in tqdm(list(seeds), desc="minari episodes", unit=" episodes", disable=not progress):
-            episodes.append(_episode(env, expert, len(episodes), int(seed), EpisodeBuffer))
+            episodes.append(_episode(env, expert, len(episodes), int(seed)))
         with datasets_path(partial), warnings.catch_warnings():
             # Minari asks for a link to the code and an author's email: the card names the command.
             warnings.filterwarnings("ignore", message="`(code_permalink|author_email)` is set to None")
@@ -145,7 +147,7 @@ def write_minari(
     return counts
 
 
-def _episode(env: gymnasium.Env, expert: EnvExpert, index: int, seed: int, buffer: type) -> object:
+def _episode(env: gymnasium.Env, expert: EnvExpert, index: int, seed: int) -> EpisodeBuffer:
     """One episode of ``expert`` from ``seed``, as a Minari ``EpisodeBuffer`` (observations, actions,
     rewards, terminations, truncations: what ``minari.DataCollector`` keeps of a step)."""
     observation, info = env.reset(seed=seed)
@@ -162,7 +164,7 @@ def _episode(env: gymnasium.Env, expert: EnvExpert, index: int, seed: int, buffe
         if terminated or truncated:
             break
         expert.see(env, info)
-    return buffer(
+    return EpisodeBuffer(
         id=index,
         seed=seed,
         observations={key: np.stack([o[key] for o in observations]) for key in observation},

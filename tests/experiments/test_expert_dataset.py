@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -241,4 +243,17 @@ def test_the_command_makes_the_shipped_split_again(tmp_path):
     )
     assert episodes and all(
         pq.read_table(again / name).equals(pq.read_table(SHIPPED_SPLIT / name)) for name in episodes
+    )
+
+
+@pytest.mark.parametrize("blocked", ["minari", "pyarrow"])
+def test_without_the_dataset_extra_the_command_says_so_in_one_line(blocked, tmp_path):
+    code = f"import runpy, sys; sys.modules[{blocked!r}] = None; sys.argv[0] = '-m'; "
+    code += "runpy.run_module('experiments.expert_dataset', run_name='__main__', alter_sys=True)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    (line,) = done.stderr.strip().splitlines()
+    assert (
+        line.startswith(f"ModuleNotFoundError: No module named '{blocked}")
+        and 'pip install -e ".[dataset]"' in line
     )
