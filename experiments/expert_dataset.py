@@ -297,6 +297,9 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
         _check_reuse(folder, settings)
         (folder / SETTINGS).write_text(json.dumps(settings.recording(), indent=1) + "\n")
         (folder / CARD).unlink(missing_ok=True)  # the card says the folder is complete: not while writing
+        for leftover in [*folder.glob("decisions/*.tmp"), *folder.glob("games/*.tmp")]:
+            leftover.unlink()  # a killed run's half-written shard (its lock is ours now)
+        shutil.rmtree(folder / "minari.partial", ignore_errors=True)
         play_shards(settings, folder, workers, progress)
         minari, root = stored_counts(folder / "minari"), folder / "minari"
         if minari is not None and minari["episodes"] != settings.minari_episodes:

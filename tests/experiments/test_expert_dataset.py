@@ -183,12 +183,20 @@ def test_replay_catches_a_changed_action_mask_or_outcome(tiny):
     ]
 
 
-def test_a_second_run_keeps_the_shards_and_other_settings_are_refused(tiny, tmp_path):
+def test_a_second_run_plays_only_what_is_missing_and_other_settings_are_refused(tiny, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(tiny, copy)
     before = card_of(copy)["files"]
     build(TINY, copy, workers=0, progress=False)  # nothing to play: the same files
     assert card_of(copy)["files"] == before
+    # As a run killed while writing shard 1 leaves it: its decisions, a temporary file, no games file.
+    (copy / "games" / "shard-00001.parquet").unlink()
+    (copy / "games" / "shard-00001.parquet.999.tmp").write_bytes(b"half")
+    shutil.rmtree(copy / "minari")
+    (copy / "minari.partial").mkdir()
+    build(TINY, copy, workers=0, progress=False)  # plays shard 1 again, and the Minari episodes
+    assert card_of(copy)["files"] == before and verify(copy) == []
+    assert not (copy / "minari.partial").exists()
     more = dataclasses.replace(TINY, games=3)
     build(more, copy, workers=0, progress=False)  # one more shard, the others kept
     files = card_of(copy)["files"]
