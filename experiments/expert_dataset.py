@@ -16,6 +16,8 @@ One folder, versioned by its card ``dataset.json`` (``DATASET_VERSION``):
   (``experiments.learning.expert_minari``);
 - ``dataset.json``: version, settings, rules, agents, counts, win rates with 95% Wilson intervals,
   the observation's index table, the sha256 of every file and how to load it.
+- ``README.md``: a Hugging Face dataset card naming the two tables (``datasets.load_dataset(folder)``
+  gives the decisions, ``datasets.load_dataset(folder, "games")`` the games).
 
 Agent ``k`` of ``--agents`` sits at seat ``(k + game) % P`` (seats rotate). Game ``g``'s deal is
 seed ``SEED_BASE + seed * 10**9 + g``, so a game is the same in any dataset of these settings;
@@ -58,6 +60,7 @@ try:
     from agents.ppo.features import learner_pieces
     from experiments.learning.expert_checks import checksum_problems, replay_problems, sha256_of
     from experiments.learning.expert_minari import MINARI_ID, stored_counts, write_minari
+    from experiments.learning.expert_readme import readme_text
     from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games
 except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
@@ -66,6 +69,7 @@ __all__ = ["CARD", "DATASET_VERSION", "SHIPPED_SPLIT", "DatasetSettings", "build
 
 DATASET_VERSION = "1.0.0"
 CARD = "dataset.json"
+README = "README.md"  # the Hugging Face dataset card (experiments.learning.expert_readme)
 SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
 SEED_BASE = 10**14  # apart from training (small), imitation (10**13) and evaluation (10**15) deals
 MINARI_OFFSET = 5 * 10**8  # the Minari episodes' deals, after the games' (game g: SEED_BASE + ... + g)
@@ -261,7 +265,8 @@ def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
         "minari": {"dataset_id": MINARI_ID, "path": "minari"} if minari else None,
         "files": files,
         "load": {
-            "datasets": 'datasets.load_dataset("parquet", data_files={"train": "<folder>/decisions/*.parquet"})',
+            "datasets": 'datasets.load_dataset("<folder>") (its README.md names the tables; "games" for the games), '
+            'or datasets.load_dataset("parquet", data_files={"train": "<folder>/decisions/*.parquet"})',
             "pandas": 'pandas.read_parquet("<folder>/decisions")',
             "minari": f'MINARI_DATASETS_PATH=<folder>/minari; minari.load_dataset("{MINARI_ID}")',
         },
@@ -308,7 +313,10 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
         if settings.minari_episodes and minari is None:
             seeds = settings.game_seeds(MINARI_OFFSET, settings.minari_episodes)
             minari = write_minari(root, settings.agents, seeds, settings.seed, settings.board, progress)
+        (folder / README).unlink(missing_ok=True)
         card = _card(settings, folder, minari)
+        (folder / README).write_text(readme_text(card))  # for Hugging Face: datasets.load_dataset(folder)
+        card["files"][README] = sha256_of(folder / README)
         temporary = folder / f"{CARD}.{os.getpid()}.tmp"
         temporary.write_text(json.dumps(card, indent=1) + "\n")
         os.replace(temporary, folder / CARD)

@@ -265,3 +265,15 @@ def test_without_the_dataset_extra_the_command_says_so_in_one_line(blocked, tmp_
         line.startswith(f"ModuleNotFoundError: No module named '{blocked}")
         and 'pip install -e ".[dataset]"' in line
     )
+
+
+def test_its_readme_lets_datasets_load_the_folder_by_name(tiny, tmp_path):
+    decisions = datasets.load_dataset(str(tiny), cache_dir=str(tmp_path))["train"]
+    games = datasets.load_dataset(str(tiny), "games", cache_dir=str(tmp_path))["train"]
+    card = card_of(tiny)
+    assert (
+        decisions.num_rows == card["counts"]["decisions"] and decisions.column_names == DECISION_SCHEMA.names
+    )
+    assert games.num_rows == card["counts"]["games"] and games.column_names == GAME_SCHEMA.names
+    text = (tiny / "README.md").read_text()
+    assert f"# Cluedo expert games, version {DATASET_VERSION}" in text and "| `legal_mask` |" in text
