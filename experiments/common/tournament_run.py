@@ -29,6 +29,7 @@ from experiments.common.code_revision import git_revision
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import lock_folder
 from experiments.common.games_file import GameWriter, read_games
+from experiments.common.provisional import ProvisionalLeaderboard
 from experiments.common.report import write_report
 from experiments.common.settings import TournamentConfig, config_hash
 from experiments.common.value_checks import ConfigError
@@ -142,6 +143,8 @@ def _run_locked(
         bar = tqdm(
             total=missing, unit=" games", desc="tournament", disable=not settings.progress, smoothing=0.1
         )
+        board = ProvisionalLeaderboard(chunks)  # an early look, line by line above the bar
+        board.add(existing)
         try:
             for records in results:
                 new = [r for r in records if record_key(r) not in done]
@@ -153,6 +156,9 @@ def _run_locked(
                 done.update(record_key(r) for r in new)
                 played += len(new)
                 bar.update(len(new))
+                provisional = board.add(new)
+                if provisional and settings.progress:
+                    bar.write(provisional)
         except WorkerLost as error:
             raise WorkerLost(
                 f"{error}. The {len(done & planned)} of {len(planned)} games finished are saved in "
