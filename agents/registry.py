@@ -22,6 +22,7 @@ AGENTS = {
     "sat": "agents.reasoners.sat_agent:SatAgent",
     "belief": "agents.reasoners.belief_agent:BeliefAgent",
     "determinize": "agents.reasoners.determinize:DeterminizeAgent",
+    "ismcts": "agents.reasoners.ismcts:ISMCTSAgent",  # information-set MCTS on the compiled rollouts
     "ppo": "agents.ppo.agent:PPOAgent",  # any model file (checkpoint=...); default the first PPO model
     "learned": "agents.ppo.learned:LearnedAgent",  # the shipped learning agent (the imitation model)
     "llm": "agents.llm.llm_agent:LLMAgent",

@@ -1,0 +1,316 @@
+"""The information-set MCTS agent: a search over its own decisions, from deals drawn from its posterior.
+
+Single-observer information-set Monte Carlo tree search (Cowling, Powley and Whitehouse,
+2012) on the core's compiled rollouts (``core.play_out``). At each decision with a choice,
+the agent grows one tree over *its own* decisions, keyed by the sequence of its actions
+from the decision (an information set of its own: what it did, not what the clone hides),
+and runs ``iterations`` iterations, each:
+
+1. **Determinisation**: a deal drawn exactly from its posterior
+   (``Posterior.sample_deals``; the other players' shown cards by
+   ``agents.reasoners.determinize.sample_shown``), the game cloned and redealt from it
+   (``core.clone``, ``core.redeal``, with fresh dice).
+2. **Selection and expansion**: from the root, among the candidates (below) legal in
+   this clone, an untried one first (in the order of the belief agent's preference, its
+   own choice first), else the one of highest UCB1 value ``mean + c sqrt(ln(available)
+   / visits)`` (``available``: the iterations in which the candidate was legal, the
+   subset-armed bandit of IS-MCTS; ``c`` is ``exploration``). The chosen action is
+   played in the clone with the core's step; the descent stops at a node just expanded
+   (one per iteration), at the end of the agent's turn (``end_turn``, an accusation,
+   the game over), or after its suggestion: its answer changes the agent's posterior,
+   which the tree does not follow (the candidates of a node come from the posterior of
+   the decision searched).
+3. **Simulation**: the clone played to its end in one compiled call (``core.play_out``)
+   by the *simple* policy for every player (``agents.baselines.simple.simple_actions``:
+   it enters rooms, suggests unseen cards and accuses only what its own observation pins
+   down), the agent's own policy counting as seen the cards its posterior rules out of
+   the envelope now, as the determinising agent's rollouts do. This is the opponent
+   model, and the agent's model of itself after the tree.
+4. **Back-up**: the agent's final reward (+1 win, -1 loss or out, 0 truncated) added to
+   every node of the descent.
+
+The iterations run in waves of ``wave`` clones (one clone, redeal and ``play_out`` call
+per wave); the nodes a wave passes are counted visited as it descends (no value yet, a
+"virtual loss" of 0), so the clones of a wave spread over the candidates. It plays the
+root candidate visited most (ties: the higher mean, then the belief agent's order).
+
+Candidates (the progressive limits that keep the tree narrow):
+
+- **accusations**: only the posterior's most likely triple, and only when its
+  probability is at least ``min_probability`` (else not at all); a triple the posterior
+  is sure of is accused at once without search, and on the last turn before
+  ``max_turns`` the most likely one is, as the belief agent does. So the agent never
+  accuses a triple its posterior does not rank first, and accuses it only where the
+  tree values accusing (``+1`` in the deals whose envelope it names, ``-1`` in the
+  others: ``2 p - 1`` on average) above every way of going on;
+- **suggestions**: the ``suggestions`` best of the room by the belief agent's screen of
+  expected information (``screen_information``), the belief agent's own choice first;
+- **movement**: every legal movement action but the ``square`` ones (``movement="squares"``:
+  only the square the belief agent's ``choose_move`` picks among them);
+- **showing**: every card it may show, the least revealing first (``agents.showing``).
+
+A decision with one candidate (most decisions: rolling the dice, ending a turn when no
+accusation is plausible) is made without search. With ``time_ms`` the search also
+stops after the first wave that ends past that many milliseconds; such a search
+depends on the machine's speed, so only the iteration budget is deterministic under
+the seed (``time_ms=None``, the default).
+
+Known biases: the simple policy is a weaker player than the agent and than its SAT or
+belief opponents, so the rollouts value the future against slower opponents and a
+slower self (the determinising agent's bias); the tree does not see what a suggestion's
+answer would teach (it stops there and lets the rollout play on).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from agents.moves import choose_move
+from agents.reasoners.belief_agent import BeliefAgent
+from agents.reasoners.determinize import sample_shown
+from agents.showing import least_revealing
+from cluedo_env import core
+from cluedo_env.inference import NOT_HELD
+
+__all__ = ["ISMCTSAgent", "SearchResult"]
+
+
+class SearchResult:
+    """The root of one search: its candidates, their visits and mean values, the iterations run.
+
+    Attributes:
+        candidates: ``int[k]``: the root's candidate actions, in the belief agent's order.
+        visits: ``int[k]``: iterations that chose each.
+        values: ``float[k]``: each one's mean reward over its visits (0 where never visited).
+        iterations: Iterations run.
+        action: The action played.
+    """
+
+    def __init__(self, candidates, visits, values, iterations, action) -> None:
+        self.candidates = np.asarray(candidates, dtype=np.int64)
+        self.visits = np.asarray(visits, dtype=np.int64)
+        self.values = np.asarray(values, dtype=np.float64)
+        self.iterations = int(iterations)
+        self.action = int(action)
+
+    def __repr__(self) -> str:
+        rows = ", ".join(
+            f"{a}: {n} x {v:+.2f}" for a, n, v in zip(self.candidates, self.visits, self.values, strict=True)
+        )
+        return f"SearchResult(action={self.action}, iterations={self.iterations}, {rows})"
+
+
+def _positive_int(name: str, value: object) -> int:
+    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    return int(value)
+
+
+class ISMCTSAgent(BeliefAgent):
+    """Information-set MCTS over its own decisions (see the module docstring).
+
+    Args:
+        seed: Seed of its generator (deals, dice of the clones, rollouts, ties).
+        iterations: Iterations (determinisations, rollouts) per searched decision, an int >= 1.
+        time_ms: None, or a time budget per searched decision in milliseconds (> 0): the
+            search stops after the first wave that ends past it (not deterministic).
+        exploration: UCB1's constant ``c`` (>= 0; rewards are in [-1, 1]).
+        wave: Clones played out per compiled call, an int >= 1 (at most ``iterations``).
+        suggestions: Suggestions of the room searched: the screen's best, an int >= 1.
+        min_probability: An accusation is a candidate only when the most likely triple is at
+            least this likely (in [0, 1]).
+        **options: The belief agent's options (``move_discount``, ``exact_candidates``, ...),
+            used for its preferences and its fast paths.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        iterations: int = 64,
+        time_ms: float | None = None,
+        exploration: float = 0.7,
+        wave: int = 16,
+        suggestions: int = 3,
+        min_probability: float = 0.3,
+        **options,
+    ) -> None:
+        super().__init__(seed, **options)
+        self.iterations = _positive_int("iterations", iterations)
+        self.wave = _positive_int("wave", wave)
+        self.suggestions = _positive_int("suggestions", suggestions)
+        if time_ms is not None and (
+            isinstance(time_ms, bool) or not isinstance(time_ms, int | float) or not time_ms > 0
+        ):
+            raise ValueError(f"time_ms must be None or a number of milliseconds > 0, got {time_ms!r}")
+        if isinstance(exploration, bool) or not isinstance(exploration, int | float) or not exploration >= 0:
+            raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
+        if isinstance(min_probability, bool) or not 0.0 <= min_probability <= 1.0:
+            raise ValueError(f"min_probability must be in [0, 1], got {min_probability!r}")
+        self.time_ms = None if time_ms is None else float(time_ms)
+        self.exploration = float(exploration)
+        self.min_probability = float(min_probability)
+        self.last_search: SearchResult | None = None
+
+    # -- decisions ---------------------------------------------------------------
+
+    def decide(self, state: core.State, game: int, legal: np.ndarray) -> int:
+        if int(state.phase[game]) in (core.Phase.TURN, core.Phase.ACCUSE):
+            sure = self._derived(game)["solved"] is not None
+            accusation = self.rules.layout.ACCUSE + int(self._derived(game)["envelope"].argmax())
+            if (sure or int(state.turn[game]) >= self.config.max_turns - 1) and legal[accusation]:
+                return accusation
+        candidates = self._candidates(state, game, game, legal, root=True)
+        if len(candidates) == 1:
+            return candidates[0]
+        return self.search(state, game, candidates).action
+
+    def search(self, state: core.State, game: int, candidates: list[int] | None = None) -> SearchResult:
+        """Search the agent's decision in game ``game`` (see the module docstring); ``candidates``:
+        the root's (None: ``_candidates``'). The result is also kept as ``last_search``."""
+        seat = int(self.seats[game])
+        if candidates is None:
+            candidates = self._candidates(state, game, game, core.legal_action_mask(state)[game], root=True)
+        posterior = self._sampled_posterior(state, game)
+        records = self.beliefs[game].records if self.beliefs[game] is not None else ()
+        seen = np.zeros((self.config.num_players, self.setup.deck.num_cards), dtype=bool)
+        seen[seat] = posterior.knowledge().status[:, self.setup.envelope] == NOT_HELD
+        tree: dict[tuple[int, ...], dict[int, list]] = {}
+        start, done = time.perf_counter(), 0
+        # Drawn at once (the sampler's cost is per envelope triple drawn), in random order: the
+        # sampler groups them by triple, and a search stopped by time uses the first ones only.
+        all_deals = posterior.sample_deals(self.iterations, self.rng)
+        all_deals = all_deals[self.rng.permutation(len(all_deals))]
+        all_shown = sample_shown(self.setup, seat, records, all_deals, self.rng)
+        all_seeds = self.rng.integers(0, core.SEED_BOUND - 1, size=self.iterations, dtype=np.int64)
+        while done < self.iterations:
+            n = min(self.wave, self.iterations - done)
+            wave = slice(done, done + n)
+            clones = core.redeal(
+                core.clone(state, game, n), seat, all_deals[wave], all_seeds[wave], shown=all_shown[wave]
+            )
+            masks = core.legal_action_mask(clones)
+            paths = [self._descend(clones, masks, i, game, tree, candidates) for i in range(n)]
+            keys = self.rng.integers(0, core.SEED_BOUND, size=n, dtype=np.int64)
+            core.play_out(clones, keys, seen=seen, stop_when_out=seat)
+            rewards = core.final_rewards(clones)[:, seat].astype(np.float64)
+            rewards[clones.eliminated[:, seat]] = -1.0
+            for path, reward in zip(paths, rewards.tolist(), strict=True):
+                for key, action in path:
+                    tree[key][action][1] += reward
+            done += n
+            if self.time_ms is not None and (time.perf_counter() - start) * 1e3 > self.time_ms:
+                break
+        root = tree[()]
+        visits = [root[a][0] for a in candidates]
+        values = [root[a][1] / root[a][0] if root[a][0] else 0.0 for a in candidates]
+        best = max(range(len(candidates)), key=lambda k: (visits[k], values[k], -k))
+        self.last_search = SearchResult(candidates, visits, values, done, candidates[best])
+        return self.last_search
+
+    def _sampled_posterior(self, state: core.State, game: int):
+        """The posterior the deals are drawn from: the agent's, and the passes of a suggestion still
+        being answered (public in the state, not yet in its records, which a suggestion enters whole)."""
+        posterior = self.posterior(game)
+        passed = state.passed[game]  # [P, C]
+        if not passed.any():
+            return posterior
+        allowed = np.ones((self.setup.deck.num_cards, self.setup.num_owners), dtype=bool)
+        for q in range(self.config.num_players):
+            allowed[passed[q], self.setup.column(q)] = False
+        given = self._beliefs(game).given(allowed)
+        if given is None:
+            raise ValueError(f"game {game}: the public passes contradict the agent's records")
+        return given
+
+    def _descend(self, clones, masks, i, game, tree, root_candidates) -> list[tuple[tuple[int, ...], int]]:
+        """Select and expand down the tree in clone ``i``, stepping it; the ``(node, action)`` path."""
+        seat, lay = int(self.seats[game]), self.rules.layout
+        stops = (
+            lay.SUGGEST,
+            lay.SUGGEST + lay.sizes["suggest"],
+            lay.ACCUSE,
+            lay.ACCUSE + lay.sizes["accuse"],
+        )
+        actions = np.zeros(clones.batch_size, dtype=np.int64)
+        key: tuple[int, ...] = ()
+        path = []
+        while clones.phase[i] != core.Phase.OVER and int(clones.current_player[i]) == seat:
+            here = root_candidates if not key else self._candidates(clones, game, i, masks[i])
+            node = tree.setdefault(key, {})
+            for action in here:
+                node.setdefault(action, [0, 0.0, 0])[2] += 1
+            untried = [action for action in here if node[action][0] == 0]
+            # an untried one first, else the best UCB1 (the first of ties, in the belief agent's order)
+            action = untried[0] if untried else max(here, key=lambda a: self._ucb(node[a]))
+            node[action][0] += 1
+            path.append((key, action))
+            actions[i] = action
+            core.step(clones, actions, check=False, games=[i], mask=masks)
+            key = (*key, action)
+            informed = stops[0] <= action < stops[1] or stops[2] <= action < stops[3]
+            if untried or informed or action == lay.END_TURN:
+                break
+        return path
+
+    def _ucb(self, stats: list) -> float:
+        """UCB1 of a child ``[visits, total reward, times available]`` (visited at least once)."""
+        visits, total, available = stats
+        return total / visits + self.exploration * math.sqrt(math.log(available) / visits)
+
+    def _candidates(
+        self, state: core.State, game: int, at: int, legal: np.ndarray, root: bool = False
+    ) -> list[int]:
+        """The candidate actions of the agent's decision in game ``at`` of ``state`` (a clone's
+        index in the search; ``game`` itself at the root), in the belief agent's order, its
+        choice first (see the module docstring); ``game``: the real game (its posterior); ``root``:
+        the decision searched (its suggestion is the belief agent's, counted exactly)."""
+        rules, lay = self.rules, self.rules.layout
+        phase = int(state.phase[at])
+        seat = int(self.seats[game])
+        if phase == core.Phase.REFUTE:
+            cards = np.flatnonzero(legal[lay.SHOW : lay.SHOW + rules.C])
+            first = least_revealing(cards, self.shown_to[game], int(state.turn_player[at]), self.rng)
+            return [lay.SHOW + int(first)] + [lay.SHOW + int(c) for c in cards if c != first]
+        if phase == core.Phase.SUGGEST:
+            room = int(state.location[at, seat])
+            screen = self.screen(game)[:, :, room].reshape(-1)
+            if root:  # the root: the belief agent's exact choice first
+                s, w = self._suggestion(game, room)
+                chosen = int(s) * rules.W + int(w)
+            else:  # in the tree, the screen's best (counting exactly in every room reached costs too much)
+                chosen = int(np.argmax(screen))
+            ranked = [int(q) for q in np.argsort(-screen, kind="stable") if q != chosen]
+            order = [lay.SUGGEST + q for q in [chosen, *ranked[: self.suggestions - 1]]]
+            return [a for a in order if legal[a]] or [int(np.flatnonzero(legal)[0])]
+        joint = self._derived(game)["envelope"]
+        accusation = lay.ACCUSE + int(joint.argmax())
+        going_on = legal.copy()
+        going_on[lay.ACCUSE : lay.ACCUSE + lay.sizes["accuse"]] = False
+        order: list[int] = []
+        if phase == core.Phase.ACCUSE:
+            order = [lay.END_TURN] if going_on[lay.END_TURN] else []
+        elif going_on.any():
+            room_value = self.screen(game).max(axis=(0, 1))
+            preferred = int(
+                choose_move(
+                    state,
+                    at,
+                    seat,
+                    going_on,
+                    room_value,
+                    room_value,
+                    self.move_discount,
+                    self.routes,
+                    self.rng,
+                )
+            )
+            going_on[lay.offsets["square"] : lay.offsets["square"] + lay.sizes["square"]] = False
+            order = [preferred] + [int(a) for a in np.flatnonzero(going_on) if a != preferred]
+        if legal[accusation] and float(joint.max()) >= self.min_probability:
+            order.append(accusation)
+        return order or [int(np.flatnonzero(legal)[0])]
