@@ -328,8 +328,13 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     path = folder / CARD
     if not path.is_file():
         return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
-    card = json.loads(path.read_text())
-    problems = checksum_problems(folder, card.get("files", {}), skip=SKIPPED)
+    try:
+        card = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        return [f"{path}: not a JSON card ({error})"]
+    if not isinstance(card, dict) or not isinstance(card.get("files"), dict) or "rules" not in card:
+        return [f"{path}: not a dataset card (no files and rules)"]
+    problems = checksum_problems(folder, card["files"], skip=SKIPPED)
     if problems or not replay:
         return problems
     config = config_from_json(card["rules"])
@@ -345,6 +350,7 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
 def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.ArgumentParser]:
     title, _, rest = __doc__.partition("\n")
     parser = argparse.ArgumentParser(
+        prog="python -m experiments.expert_dataset",
         description=f"{title} (cluedo-env {__version__})\n{rest}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -379,6 +385,7 @@ def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.Argumen
         "--workers", type=int, default=1, help="processes playing the shards (0: this one; default 1)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     return parser.parse_args(argv), parser  # fmt: skip
 
 

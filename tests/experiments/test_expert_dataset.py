@@ -151,6 +151,11 @@ def test_a_corrupted_file_is_detected_by_its_checksum(tiny, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["--verify", str(copy)])
     assert exit_info.value.code == 1 and "sha256 differs" in capsys.readouterr().err
+    (copy / CARD).write_text("{not json")
+    (problem,) = verify(copy)
+    assert problem.startswith(f"{copy / CARD}: not a JSON card")
+    (copy / CARD).unlink()
+    assert verify(copy) == [f"{copy / CARD}: no card (an unfinished dataset, or not a dataset folder)"]
 
 
 def test_replay_catches_a_changed_action_mask_or_outcome(tiny):
