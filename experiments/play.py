@@ -2,6 +2,7 @@
 
     python -m experiments.play --games 3                          # sat, notepad, random, notepad
     python -m experiments.play --agents sat,random,random --seed 7 # one name per seat: 3 players
+    python -m experiments.play --agents learned,sat,sat,sat --quiet # the learning agent against 3 SAT agents
     python -m experiments.play --duel --games 1                    # the 2-player duel: sat vs notepad
     cluedo-play --players 6 --board none --quiet                   # the same, installed as a command
     python -m experiments.play --human 0                           # play seat 0 yourself, in words
