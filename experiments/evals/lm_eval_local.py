@@ -26,6 +26,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from tqdm import tqdm
+
 from experiments.evals import missing_harness
 
 try:
@@ -69,7 +71,8 @@ class LocalModelLM(LM):
         by_context: dict[str, list[int]] = {}
         for index, request in enumerate(requests):
             by_context.setdefault(request.args[0], []).append(index)
-        for context, indices in by_context.items():  # in order of first appearance: a task's cards in a row
+        questions = tqdm(by_context.items(), desc="cluedo-local", unit="question", disable=disable_tqdm)
+        for context, indices in questions:  # in order of first appearance: a task's cards in a row
             wanted = tuple(dict.fromkeys(requests[i].args[1] for i in indices))
             reply = self.logits.score_next(context, top=1, candidates=wanted)
             self.evaluations += 1

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("inspect_ai", reason='Inspect AI comes with the evals extra: pip install -e ".[evals]"')
 
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from agents.llm.chat import plain_prompt
@@ -168,6 +168,7 @@ def test_the_local_model_answers_through_inspect_and_is_scored_by_the_projects_s
     prompts = load_prompts("default", root=PROMPTS_DIR, files=PROMPT_FILES)
     key = split_key("v2", "dev")
     for sample in log.samples:
+        sample = resolve_sample_attachments(sample, "full")  # the log keeps long texts apart
         [event] = [e for e in sample.events if e.event == "model"]
         sent = event.call.request["prompt"]  # what reached the server: the solver's plain prompt
         assert sent == plain_prompt(solver_messages(public_view(key[sample.id]), prompts))
