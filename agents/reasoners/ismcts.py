@@ -75,7 +75,10 @@ from agents.showing import least_revealing
 from cluedo_env import core
 from cluedo_env.inference import NOT_HELD
 
-__all__ = ["ISMCTSAgent", "SearchResult"]
+__all__ = ["ACCUSE_RULES", "ISMCTSAgent", "SearchResult"]
+
+ACCUSE_RULES = ("risk", "probability")  # when the most likely triple's accusation is a candidate
+SELECTIONS = ("puct", "ucb1")  # how a node chooses among its candidates
 
 
 class SearchResult:
@@ -133,10 +136,13 @@ class ISMCTSAgent(BeliefAgent):
         seed: int = 0,
         iterations: int = 64,
         time_ms: float | None = None,
-        exploration: float = 0.7,
+        exploration: float = 1.0,
         wave: int = 16,
         suggestions: int = 3,
         min_probability: float = 0.3,
+        accuse_rule: str = "risk",
+        selection: str = "puct",
+        prior: float = 0.5,
         **options,
     ) -> None:
         super().__init__(seed, **options)
@@ -153,7 +159,16 @@ class ISMCTSAgent(BeliefAgent):
             raise ValueError(f"min_probability must be in [0, 1], got {min_probability!r}")
         self.time_ms = None if time_ms is None else float(time_ms)
         self.exploration = float(exploration)
+        if accuse_rule not in ACCUSE_RULES:
+            raise ValueError(f"accuse_rule must be one of {ACCUSE_RULES}, got {accuse_rule!r}")
         self.min_probability = float(min_probability)
+        self.accuse_rule = accuse_rule
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+        if isinstance(prior, bool) or not isinstance(prior, int | float) or not 0.0 < prior <= 1.0:
+            raise ValueError(f"prior must be a number in (0, 1], got {prior!r}")
+        self.selection = selection
+        self.prior = float(prior)
         self.last_search: SearchResult | None = None
 
     # -- decisions ---------------------------------------------------------------
@@ -164,17 +179,29 @@ class ISMCTSAgent(BeliefAgent):
             accusation = self.rules.layout.ACCUSE + int(self._derived(game)["envelope"].argmax())
             if (sure or int(state.turn[game]) >= self.config.max_turns - 1) and legal[accusation]:
                 return accusation
-        candidates = self._candidates(state, game, game, legal, root=True)
+        accuse = self.may_accuse(state, game)
+        candidates = self._candidates(state, game, game, legal, accuse, root=True)
         if len(candidates) == 1:
             return candidates[0]
-        return self.search(state, game, candidates).action
+        return self.search(state, game).action
 
-    def search(self, state: core.State, game: int, candidates: list[int] | None = None) -> SearchResult:
-        """Search the agent's decision in game ``game`` (see the module docstring); ``candidates``:
-        the root's (None: ``_candidates``'). The result is also kept as ``last_search``."""
+    def may_accuse(self, state: core.State, game: int) -> bool:
+        """Whether the most likely triple's accusation is a candidate of this turn's decisions:
+        ``accuse_rule="risk"``, where the belief agent's risk rule would accuse it (its chance beats
+        the estimated chance of winning by waiting); ``"probability"``, where its chance is at least
+        ``min_probability``."""
+        if self.accuse_rule == "risk":
+            return self._accusation(state, game) is not None  # the belief agent's rule
+        return float(self._derived(game)["envelope"].max()) >= self.min_probability
+
+    def search(self, state: core.State, game: int) -> SearchResult:
+        """Search the agent's decision in game ``game`` (see the module docstring); the result is
+        also kept as ``last_search``."""
         seat = int(self.seats[game])
-        if candidates is None:
-            candidates = self._candidates(state, game, game, core.legal_action_mask(state)[game], root=True)
+        accuse = self.may_accuse(state, game)
+        candidates = self._candidates(
+            state, game, game, core.legal_action_mask(state)[game], accuse, root=True
+        )
         posterior = self._sampled_posterior(state, game)
         records = self.beliefs[game].records if self.beliefs[game] is not None else ()
         seen = np.zeros((self.config.num_players, self.setup.deck.num_cards), dtype=bool)
@@ -194,7 +221,7 @@ class ISMCTSAgent(BeliefAgent):
                 core.clone(state, game, n), seat, all_deals[wave], all_seeds[wave], shown=all_shown[wave]
             )
             masks = core.legal_action_mask(clones)
-            paths = [self._descend(clones, masks, i, game, tree, candidates) for i in range(n)]
+            paths = [self._descend(clones, masks, i, game, tree, candidates, accuse) for i in range(n)]
             keys = self.rng.integers(0, core.SEED_BOUND, size=n, dtype=np.int64)
             core.play_out(clones, keys, seen=seen, stop_when_out=seat)
             rewards = core.final_rewards(clones)[:, seat].astype(np.float64)
@@ -227,7 +254,9 @@ class ISMCTSAgent(BeliefAgent):
             raise ValueError(f"game {game}: the public passes contradict the agent's records")
         return given
 
-    def _descend(self, clones, masks, i, game, tree, root_candidates) -> list[tuple[tuple[int, ...], int]]:
+    def _descend(
+        self, clones, masks, i, game, tree, root_candidates, accuse
+    ) -> list[tuple[tuple[int, ...], int]]:
         """Select and expand down the tree in clone ``i``, stepping it; the ``(node, action)`` path."""
         seat, lay = int(self.seats[game]), self.rules.layout
         stops = (
@@ -240,13 +269,12 @@ class ISMCTSAgent(BeliefAgent):
         key: tuple[int, ...] = ()
         path = []
         while clones.phase[i] != core.Phase.OVER and int(clones.current_player[i]) == seat:
-            here = root_candidates if not key else self._candidates(clones, game, i, masks[i])
+            here = root_candidates if not key else self._candidates(clones, game, i, masks[i], accuse)
             node = tree.setdefault(key, {})
             for action in here:
                 node.setdefault(action, [0, 0.0, 0])[2] += 1
-            untried = [action for action in here if node[action][0] == 0]
-            # an untried one first, else the best UCB1 (the first of ties, in the belief agent's order)
-            action = untried[0] if untried else max(here, key=lambda a: self._ucb(node[a]))
+            action = self._select(node, here)
+            untried = node[action][0] == 0
             node[action][0] += 1
             path.append((key, action))
             actions[i] = action
@@ -257,13 +285,33 @@ class ISMCTSAgent(BeliefAgent):
                 break
         return path
 
-    def _ucb(self, stats: list) -> float:
-        """UCB1 of a child ``[visits, total reward, times available]`` (visited at least once)."""
-        visits, total, available = stats
-        return total / visits + self.exploration * math.sqrt(math.log(available) / visits)
+    def _select(self, node: dict[int, list], here: list[int]) -> int:
+        """The candidate to follow among ``here`` (the belief agent's order; each child's stats are
+        ``[visits, total reward, times available]``): see the module docstring."""
+        c = self.exploration
+        if self.selection == "ucb1":
+            for action in here:  # an untried one first
+                if node[action][0] == 0:
+                    return action
+            return max(  # the first of ties, in the belief agent's order
+                here,
+                key=lambda a: node[a][1] / node[a][0] + c * math.sqrt(math.log(node[a][2]) / node[a][0]),
+            )
+        visits = sum(node[a][0] for a in here)
+        first = sum(node[a][1] for a in here) / visits if visits else 0.0  # an unvisited child's value
+        rest = (1.0 - self.prior) / (len(here) - 1) if len(here) > 1 else 0.0
+        best, best_score = here[0], -math.inf
+        for k, action in enumerate(here):
+            n, total, available = node[action]
+            score = (total / n if n else first) + c * (self.prior if k == 0 else rest) * math.sqrt(
+                available
+            ) / (1 + n)
+            if score > best_score:
+                best, best_score = action, score
+        return best
 
     def _candidates(
-        self, state: core.State, game: int, at: int, legal: np.ndarray, root: bool = False
+        self, state: core.State, game: int, at: int, legal: np.ndarray, accuse: bool, root: bool = False
     ) -> list[int]:
         """The candidate actions of the agent's decision in game ``at`` of ``state`` (a clone's
         index in the search; ``game`` itself at the root), in the belief agent's order, its
@@ -311,6 +359,6 @@ class ISMCTSAgent(BeliefAgent):
             )
             going_on[lay.offsets["square"] : lay.offsets["square"] + lay.sizes["square"]] = False
             order = [preferred] + [int(a) for a in np.flatnonzero(going_on) if a != preferred]
-        if legal[accusation] and float(joint.max()) >= self.min_probability:
-            order.append(accusation)
+        if accuse and legal[accusation]:  # the belief agent's choice under its risk rule
+            order = [accusation, *order] if self.accuse_rule == "risk" else [*order, accusation]
         return order or [int(np.flatnonzero(legal)[0])]
