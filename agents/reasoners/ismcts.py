@@ -79,6 +79,7 @@ __all__ = ["ACCUSE_RULES", "ISMCTSAgent", "SearchResult"]
 
 ACCUSE_RULES = ("risk", "probability")  # when the most likely triple's accusation is a candidate
 SELECTIONS = ("puct", "ucb1")  # how a node chooses among its candidates
+DECISIONS = ("turn", "move", "suggest", "refute", "accuse")  # the kinds of decision it may search (phases)
 
 
 class SearchResult:
@@ -143,6 +144,7 @@ class ISMCTSAgent(BeliefAgent):
         accuse_rule: str = "risk",
         selection: str = "puct",
         prior: float = 0.5,
+        searched: tuple[str, ...] | list[str] = DECISIONS,
         **options,
     ) -> None:
         super().__init__(seed, **options)
@@ -169,6 +171,10 @@ class ISMCTSAgent(BeliefAgent):
             raise ValueError(f"prior must be a number in (0, 1], got {prior!r}")
         self.selection = selection
         self.prior = float(prior)
+        if isinstance(searched, str) or not all(kind in DECISIONS for kind in searched):
+            raise ValueError(f"searched must be a list of decision kinds among {DECISIONS}, got {searched!r}")
+        self.searched = tuple(searched)
+        self._phases = {DECISIONS.index(kind) for kind in self.searched}  # the phases' numbers
         self.last_search: SearchResult | None = None
 
     # -- decisions ---------------------------------------------------------------
@@ -181,8 +187,8 @@ class ISMCTSAgent(BeliefAgent):
                 return accusation
         accuse = self.may_accuse(state, game)
         candidates = self._candidates(state, game, game, legal, accuse, root=True)
-        if len(candidates) == 1:
-            return candidates[0]
+        if len(candidates) == 1 or int(state.phase[game]) not in self._phases:
+            return candidates[0]  # the belief agent's choice
         return self.search(state, game).action
 
     def may_accuse(self, state: core.State, game: int) -> bool:

@@ -1,0 +1,115 @@
+"""The information-set MCTS agent: conformance, determinism, its budget, its options, and accusations it finds or avoids."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from agents.arena import play_batch
+from agents.reasoners.ismcts import ISMCTSAgent
+from agents.registry import make_agent
+from agents.testing import check_agent
+from cluedo_env import core
+
+CONFIG = core.GameConfig(num_players=4)
+
+
+class _Capturing(ISMCTSAgent):
+    """Plays as the belief agent would without its risk rule (no search) and keeps its ``state_dict`` and the game at its
+    first turn-start decision where ``wanted(p, solved)`` holds (``p``: the best triple's probability)."""
+
+    def __init__(self, wanted, **options) -> None:
+        super().__init__(searched=(), risk_accusations=False, **options)  # accuses only when sure
+        self.wanted = wanted
+        self.captured = None
+
+    def decide(self, state, game, legal):
+        derived = self._derived(game)
+        p, solved = float(derived["envelope"].max()), derived["solved"] is not None
+        if self.captured is None and state.phase[game] == core.Phase.TURN and self.wanted(p, solved):
+            self.captured = (self.seed, copy.deepcopy(self.state_dict()), core.clone(state, game, 1))
+        return super().decide(state, game, legal)
+
+
+def _position(wanted, seeds=range(20)):
+    """The first position of a 4-player game against random agents (long games) where ``wanted`` holds (see ``_Capturing``)."""
+    for seed in seeds:
+        agent = _Capturing(wanted, seed=seed)
+        play_batch(CONFIG, [agent, *(make_agent("random", seed=k) for k in range(3))], seeds=[seed])
+        if agent.captured is not None:
+            return agent.captured
+    raise AssertionError("no game reached the position")
+
+
+def _searcher(captured, **options):
+    """A searching agent with ``options`` that knows what the captured one knew, and the captured game
+    (a batch of one); its accusation is a candidate at any probability (unless ``options`` say otherwise)."""
+    seed, saved, state = captured
+    agent = ISMCTSAgent(seed=seed, **{"accuse_rule": "probability", "min_probability": 0.0, **options})
+    agent.load_state_dict(CONFIG, copy.deepcopy(saved))
+    return agent, state
+
+
+def test_ismcts_passes_the_conformance_check():
+    check_agent("ismcts", options={"iterations": 8, "wave": 4}, games=4, steps=300)
+
+
+def test_ismcts_is_registered_and_beats_nobody_illegally():
+    agent = make_agent("ismcts", seed=2, iterations=16)
+    assert isinstance(agent, ISMCTSAgent)
+    result = play_batch(CONFIG, [agent, *(make_agent("sat", seed=k) for k in range(3))], seeds=[3, 4])
+    assert (result.winner >= 0).all()  # play_batch checks every action against the mask
+
+
+def test_the_same_seed_searches_alike_and_the_budget_is_respected():
+    captured = _position(lambda p, solved: not solved and p >= 0.2)
+    runs = []
+    for _ in range(2):
+        agent, state = _searcher(captured, iterations=24, wave=8)
+        agent.rng = np.random.default_rng(5)
+        runs.append(agent.search(state, 0))
+    a, b = runs
+    assert a.action == b.action and np.array_equal(a.visits, b.visits) and np.allclose(a.values, b.values)
+    assert a.iterations == 24 and a.visits.sum() == 24  # every iteration passes the root once
+    assert (np.abs(a.values) <= 1).all()
+    timed, state = _searcher(captured, iterations=1000, wave=4, time_ms=1e-3)
+    assert timed.search(state, 0).iterations == 4  # stopped after its first wave
+
+
+def test_search_accuses_a_likely_triple_and_not_an_unlikely_one():
+    lay = core.rules_for(CONFIG).layout
+    likely = _position(lambda p, solved: not solved and p >= 0.8)
+    agent, state = _searcher(likely, iterations=64)
+    accusation = lay.ACCUSE + int(agent._derived(0)["envelope"].argmax())
+    result = agent.search(state, 0)
+    assert accusation in result.candidates.tolist()
+    assert result.action == accusation, result  # about 2p - 1 >= 0.6, above going on
+    unlikely = _position(lambda p, solved: 0 < p <= 0.05, seeds=range(1))
+    agent, state = _searcher(unlikely, iterations=32)
+    accusation = lay.ACCUSE + int(agent._derived(0)["envelope"].argmax())
+    result = agent.search(state, 0)
+    k = result.candidates.tolist().index(accusation)
+    assert result.action != accusation and result.values[k] < -0.5, result  # about 2p - 1 <= -0.9
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"iterations": 0}, "iterations"),
+        ({"wave": 1.5}, "wave"),
+        ({"suggestions": True}, "suggestions"),
+        ({"time_ms": 0}, "time_ms"),
+        ({"exploration": -1}, "exploration"),
+        ({"min_probability": 2}, "min_probability"),
+        ({"accuse_rule": "always"}, "accuse_rule"),
+        ({"selection": "greedy"}, "selection"),
+        ({"prior": 0}, "prior"),
+        ({"searched": ["moves"]}, "searched"),
+        ({"searched": "move"}, "searched"),
+    ],
+)
+def test_bad_options_are_named(options, named):
+    with pytest.raises(ValueError, match=named):
+        ISMCTSAgent(**options)
