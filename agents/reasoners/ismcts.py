@@ -73,12 +73,14 @@ from agents.reasoners.belief_agent import BeliefAgent
 from agents.reasoners.determinize import sample_shown
 from agents.showing import least_revealing
 from cluedo_env import core
-from cluedo_env.inference import NOT_HELD
+from cluedo_env.inference import NOT_HELD, Suggestion
+from cluedo_env.inference.beliefs import Beliefs
 
 __all__ = ["ACCUSE_RULES", "ISMCTSAgent", "SearchResult"]
 
 ACCUSE_RULES = ("risk", "probability")  # when the most likely triple's accusation is a candidate
 SELECTIONS = ("puct", "ucb1")  # how a node chooses among its candidates
+DETERMINIZATIONS = ("posterior", "uniform")  # where the deals come from
 DECISIONS = ("turn", "move", "suggest", "refute", "accuse")  # the kinds of decision it may search (phases)
 
 
@@ -105,6 +107,14 @@ class SearchResult:
             f"{a}: {n} x {v:+.2f}" for a, n, v in zip(self.candidates, self.visits, self.values, strict=True)
         )
         return f"SearchResult(action={self.action}, iterations={self.iterations}, {rows})"
+
+
+def _seen_only(record):
+    """``record`` without the fact the observer did not see: a show between two other players becomes
+    the passes before it (the form of an answer still pending: the refuter holds one of the cards no more)."""
+    if isinstance(record, Suggestion) and record.shown_by is not None and record.shown_card is None:
+        return Suggestion(record.suggester, record.cards, record.passed)
+    return record
 
 
 def _positive_int(name: str, value: object) -> int:
@@ -145,6 +155,7 @@ class ISMCTSAgent(BeliefAgent):
         selection: str = "puct",
         prior: float = 0.5,
         searched: tuple[str, ...] | list[str] = DECISIONS,
+        determinization: str = "posterior",
         **options,
     ) -> None:
         super().__init__(seed, **options)
@@ -174,6 +185,9 @@ class ISMCTSAgent(BeliefAgent):
         if isinstance(searched, str) or not all(kind in DECISIONS for kind in searched):
             raise ValueError(f"searched must be a list of decision kinds among {DECISIONS}, got {searched!r}")
         self.searched = tuple(searched)
+        if determinization not in DETERMINIZATIONS:
+            raise ValueError(f"determinization must be one of {DETERMINIZATIONS}, got {determinization!r}")
+        self.determinization = determinization
         self._phases = {DECISIONS.index(kind) for kind in self.searched}  # the phases' numbers
         self.last_search: SearchResult | None = None
 
@@ -211,14 +225,17 @@ class ISMCTSAgent(BeliefAgent):
         posterior = self._sampled_posterior(state, game)
         records = self.beliefs[game].records if self.beliefs[game] is not None else ()
         seen = np.zeros((self.config.num_players, self.setup.deck.num_cards), dtype=bool)
-        seen[seat] = posterior.knowledge().status[:, self.setup.envelope] == NOT_HELD
+        seen[seat] = self.posterior(game).knowledge().status[:, self.setup.envelope] == NOT_HELD
         tree: dict[tuple[int, ...], dict[int, list]] = {}
         start, done = time.perf_counter(), 0
         # Drawn at once (the sampler's cost is per envelope triple drawn), in random order: the
         # sampler groups them by triple, and a search stopped by time uses the first ones only.
         all_deals = posterior.sample_deals(self.iterations, self.rng)
         all_deals = all_deals[self.rng.permutation(len(all_deals))]
-        all_shown = sample_shown(self.setup, seat, records, all_deals, self.rng)
+        if self.determinization == "posterior":
+            all_shown = sample_shown(self.setup, seat, records, all_deals, self.rng)
+        else:  # a refuter may hold none of the cards it showed: the clones' players keep only what it showed them
+            all_shown = np.full((len(all_deals), *seen.shape), -1, dtype=np.int8)
         all_seeds = self.rng.integers(0, core.SEED_BOUND - 1, size=self.iterations, dtype=np.int64)
         while done < self.iterations:
             n = min(self.wave, self.iterations - done)
@@ -248,14 +265,21 @@ class ISMCTSAgent(BeliefAgent):
     def _sampled_posterior(self, state: core.State, game: int):
         """The posterior the deals are drawn from: the agent's, and the passes of a suggestion still
         being answered (public in the state, not yet in its records, which a suggestion enters whole)."""
-        posterior = self.posterior(game)
+        beliefs = self._beliefs(game)
+        if self.determinization == "uniform":
+            derived = self._derived(game)
+            if "uniform" not in derived:  # its records less what it did not see of the shows
+                derived["uniform"] = Beliefs(
+                    self.setup, int(self.seats[game]), map(_seen_only, beliefs.records)
+                )
+            beliefs = derived["uniform"]
         passed = state.passed[game]  # [P, C]
         if not passed.any():
-            return posterior
+            return beliefs.posterior()
         allowed = np.ones((self.setup.deck.num_cards, self.setup.num_owners), dtype=bool)
         for q in range(self.config.num_players):
             allowed[passed[q], self.setup.column(q)] = False
-        given = self._beliefs(game).given(allowed)
+        given = beliefs.given(allowed)
         if given is None:
             raise ValueError(f"game {game}: the public passes contradict the agent's records")
         return given

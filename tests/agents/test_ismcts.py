@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from agents.arena import play_batch
-from agents.reasoners.ismcts import ISMCTSAgent
+from agents.reasoners.ismcts import ISMCTSAgent, _seen_only
 from agents.registry import make_agent
 from agents.testing import check_agent
 from cluedo_env import core
+from cluedo_env.inference import OwnHand, Suggestion
 
 CONFIG = core.GameConfig(num_players=4)
 
@@ -94,6 +95,36 @@ def test_search_accuses_a_likely_triple_and_not_an_unlikely_one():
     assert result.action != accusation and result.values[k] < -0.5, result  # about 2p - 1 <= -0.9
 
 
+def test_uniform_determinization_forgets_the_shows_it_did_not_see_only():
+    unseen = Suggestion(1, (1, 7, 15), (2,), shown_by=3)
+    seen = Suggestion(0, (1, 7, 15), (1,), shown_by=2, shown_card=7)
+    assert _seen_only(unseen) == Suggestion(1, (1, 7, 15), (2,))  # the pass stays a fact
+    assert _seen_only(seen) == seen and _seen_only(OwnHand(0, (0, 6))) == OwnHand(0, (0, 6))
+    agent = make_agent("ismcts", seed=1, determinization="uniform", iterations=8, wave=4)
+    result = play_batch(CONFIG, [agent, *(make_agent("sat", seed=k) for k in range(3))], seeds=[7])
+    assert result.winner[0] >= 0 and agent.last_search is not None and agent.last_search.iterations == 8
+
+
+class _Refuting(ISMCTSAgent):
+    """Searches its refutations only, and counts the searches made while another player's pass was pending."""
+
+    def __init__(self, **options) -> None:
+        super().__init__(searched=("refute",), **options)
+        self.pending = 0
+
+    def search(self, state, game):
+        self.pending += bool(
+            state.passed[game].any()
+        )  # the passes are public in the state, not yet in its records
+        return super().search(state, game)
+
+
+def test_a_refutation_after_passes_draws_deals_that_honour_them():
+    agent = _Refuting(seed=0, iterations=8, wave=4)
+    play_batch(CONFIG, [agent, *(make_agent("random", seed=k) for k in range(3))], seeds=range(4))
+    assert agent.pending > 0  # redeal refuses deals that contradict a pass: none was drawn
+
+
 @pytest.mark.parametrize(
     ("options", "named"),
     [
@@ -108,6 +139,7 @@ def test_search_accuses_a_likely_triple_and_not_an_unlikely_one():
         ({"prior": 0}, "prior"),
         ({"searched": ["moves"]}, "searched"),
         ({"searched": "move"}, "searched"),
+        ({"determinization": "exact"}, "determinization"),
     ],
 )
 def test_bad_options_are_named(options, named):
