@@ -8,13 +8,22 @@ and runs ``iterations`` iterations, each:
 
 1. **Determinisation**: a deal drawn exactly from its posterior
    (``Posterior.sample_deals``; the other players' shown cards by
-   ``agents.reasoners.determinize.sample_shown``), the game cloned and redealt from it
-   (``core.clone``, ``core.redeal``, with fresh dice).
+   ``agents.reasoners.determinize.sample_shown``; while a suggestion is being answered,
+   the posterior given the passes already announced), the game cloned and redealt from
+   it (``core.clone``, ``core.redeal``, with fresh dice). ``determinization="uniform"``
+   (the ablation) draws from the posterior of its records less what it did not see of
+   the shows (a show between two other players keeps only its passes: the refuter no
+   longer holds one of the named cards), and the clones' players keep only what the
+   agent showed them.
 2. **Selection and expansion**: from the root, among the candidates (below) legal in
-   this clone, an untried one first (in the order of the belief agent's preference, its
-   own choice first), else the one of highest UCB1 value ``mean + c sqrt(ln(available)
-   / visits)`` (``available``: the iterations in which the candidate was legal, the
-   subset-armed bandit of IS-MCTS; ``c`` is ``exploration``). The chosen action is
+   this clone, the one of highest PUCT score ``mean + c P sqrt(available) / (1 +
+   visits)`` (``selection="puct"``): ``P`` the prior, ``prior`` for the belief agent's own
+   choice (the first candidate) and the rest shared evenly by the others, so the search
+   leaves the belief agent's choice only where the rollouts find another better;
+   ``available`` the iterations in which the candidate was legal (the subset-armed
+   bandit of IS-MCTS); an unvisited candidate's mean is the node's mean so far; ``c`` is
+   ``exploration``. ``selection="ucb1"``: an untried candidate first (in the belief agent's
+   order), else the highest ``mean + c sqrt(ln(available) / visits)``. The chosen action is
    played in the clone with the core's step; the descent stops at a node just expanded
    (one per iteration), at the end of the agent's turn (``end_turn``, an accusation,
    the game over), or after its suggestion: its answer changes the agent's posterior,
@@ -34,31 +43,42 @@ per wave); the nodes a wave passes are counted visited as it descends (no value 
 "virtual loss" of 0), so the clones of a wave spread over the candidates. It plays the
 root candidate visited most (ties: the higher mean, then the belief agent's order).
 
-Candidates (the progressive limits that keep the tree narrow):
+Candidates (the progressive limits that keep the tree narrow), the belief agent's choice first:
 
-- **accusations**: only the posterior's most likely triple, and only when its
-  probability is at least ``min_probability`` (else not at all); a triple the posterior
-  is sure of is accused at once without search, and on the last turn before
-  ``max_turns`` the most likely one is, as the belief agent does. So the agent never
-  accuses a triple its posterior does not rank first, and accuses it only where the
-  tree values accusing (``+1`` in the deals whose envelope it names, ``-1`` in the
-  others: ``2 p - 1`` on average) above every way of going on;
+- **accusations**: only the posterior's most likely triple, and only when the accusation
+  rule admits it this turn (``accuse_rule``): ``"risk"`` (default), where the belief agent's
+  risk rule would accuse it (its probability beats the estimated chance of winning by
+  waiting; it is then the belief agent's choice); ``"probability"``, where its probability
+  is at least ``min_probability``. A triple the posterior is sure of is accused at once
+  without search, and on the last turn before ``max_turns`` the most likely one is, as
+  the belief agent does. So the agent never accuses a triple its posterior does not rank
+  first, and accuses it only where the rule admits it and the tree values accusing
+  (``+1`` in the deals whose envelope it names, ``-1`` in the others: ``2 p - 1`` on
+  average) above every way of going on;
 - **suggestions**: the ``suggestions`` best of the room by the belief agent's screen of
-  expected information (``screen_information``), the belief agent's own choice first;
-- **movement**: every legal movement action but the ``square`` ones (``movement="squares"``:
-  only the square the belief agent's ``choose_move`` picks among them);
+  expected information (``screen_information``), the belief agent's own choice first (in
+  the tree below the root, the screen's best);
+- **movement** (and the start of a turn: roll, passage, stay): every legal action but the
+  ``square`` ones (``movement="squares"``: only the square the belief agent's
+  ``choose_move`` picks among them), its choice first;
 - **showing**: every card it may show, the least revealing first (``agents.showing``).
 
 A decision with one candidate (most decisions: rolling the dice, ending a turn when no
-accusation is plausible) is made without search. With ``time_ms`` the search also
-stops after the first wave that ends past that many milliseconds; such a search
-depends on the machine's speed, so only the iteration budget is deterministic under
-the seed (``time_ms=None``, the default).
+accusation is admitted), or of a kind not in ``searched``, gets the belief agent's choice
+without search. With ``time_ms`` the search also stops after the first wave that ends past
+that many milliseconds; such a search depends on the machine's speed, so only the iteration
+budget is deterministic under the seed (``time_ms=None``, the default).
 
 Known biases: the simple policy is a weaker player than the agent and than its SAT or
 belief opponents, so the rollouts value the future against slower opponents and a
 slower self (the determinising agent's bias); the tree does not see what a suggestion's
-answer would teach (it stops there and lets the rollout play on).
+answer would teach (it stops there and lets the rollout play on). ``docs/guides/agents.md``
+has its measured strength and latency.
+
+The determinising agent (``agents.reasoners.determinize``) is close to a special case:
+a search of the accuse-or-wait decision only, by flat Monte Carlo over the same
+determinisations and rollouts (``searched=("turn", "accuse")``, ``accuse_rule="probability"``
+and a flat ``ucb1`` search come near it; it is kept as the simulation API's example).
 """
 
 from __future__ import annotations
@@ -76,7 +96,7 @@ from cluedo_env import core
 from cluedo_env.inference import NOT_HELD, Suggestion
 from cluedo_env.inference.beliefs import Beliefs
 
-__all__ = ["ACCUSE_RULES", "ISMCTSAgent", "SearchResult"]
+__all__ = ["ACCUSE_RULES", "DECISIONS", "DETERMINIZATIONS", "SELECTIONS", "ISMCTSAgent", "SearchResult"]
 
 ACCUSE_RULES = ("risk", "probability")  # when the most likely triple's accusation is a candidate
 SELECTIONS = ("puct", "ucb1")  # how a node chooses among its candidates
@@ -131,11 +151,21 @@ class ISMCTSAgent(BeliefAgent):
         iterations: Iterations (determinisations, rollouts) per searched decision, an int >= 1.
         time_ms: None, or a time budget per searched decision in milliseconds (> 0): the
             search stops after the first wave that ends past it (not deterministic).
-        exploration: UCB1's constant ``c`` (>= 0; rewards are in [-1, 1]).
+        exploration: The selection's constant ``c`` (>= 0; rewards are in [-1, 1]).
         wave: Clones played out per compiled call, an int >= 1 (at most ``iterations``).
         suggestions: Suggestions of the room searched: the screen's best, an int >= 1.
-        min_probability: An accusation is a candidate only when the most likely triple is at
-            least this likely (in [0, 1]).
+        min_probability: ``accuse_rule="probability"``: an accusation is a candidate only when
+            the most likely triple is at least this likely (in [0, 1]).
+        accuse_rule: When the most likely triple's accusation is a candidate (``ACCUSE_RULES``):
+            ``"risk"``, where the belief agent's risk rule would accuse; ``"probability"``.
+        selection: ``"puct"`` (the belief agent's choice as prior) or ``"ucb1"`` (``SELECTIONS``).
+        prior: ``"puct"``: the prior of the belief agent's choice, in (0, 1]; the other
+            candidates share the rest.
+        searched: The kinds of decision searched (``DECISIONS``: ``"turn"``, ``"move"``,
+            ``"suggest"``, ``"refute"``, ``"accuse"``, the phases); the others get the belief
+            agent's choice.
+        determinization: ``"posterior"`` (exact) or ``"uniform"`` (``DETERMINIZATIONS``; see the
+            module docstring).
         **options: The belief agent's options (``move_discount``, ``exact_candidates``, ...),
             used for its preferences and its fast paths.
     """
