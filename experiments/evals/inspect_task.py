@@ -1,9 +1,8 @@
 """The reasoning benchmark as an Inspect AI task, ``cluedo_reasoning``, scored by the project's own scorer.
 
     pip install -e ".[evals]"
-    inspect eval experiments/cluedo_reasoning -T limit=5 --model mockllm/model
     python -m experiments.serve_model --no-logprobs --port 8011     # the local model, in another shell
-    LOCAL_API_KEY=none inspect eval experiments/cluedo_reasoning -T limit=20 -T prompt=plain \\
+    LOCAL_API_KEY=none inspect eval cluedo_reasoning -T limit=20 -T prompt=plain \\
         --model openai-api-completions/local/local --model-base-url http://127.0.0.1:8011/v1 --max-tokens 256
 
 One sample per task of a split (``cluedo_env.reasoning.splits.load_split``; ``limit`` draws the same
