@@ -4,6 +4,7 @@ PPO training (today's and the league's) and exact beliefs.
     python -m experiments.benchmark                       # everything, as configured in configs/benchmark.yaml
     python -m experiments.benchmark sections=[core,observe,env,startup]   # the core's figures
     python -m experiments.benchmark sections=[core] players=[4] batch_sizes=[1024]
+    python -m experiments.benchmark sections=[user_loop] players=[4] batch_sizes=[256,1024] repeats=3
 
 Every figure is the median of ``repeats`` runs measured side by side in one
 process, so ratios are fair on a shared, noisy machine. The ``core`` and ``observe``
@@ -24,6 +25,10 @@ the agent's cost and is reported apart. The core's loop gets the legal
 actions as a training loop does, from the step itself (``step(..., mask=)`` and
 ``reset(..., mask=)``, which update one mask array in the step's own pass); a
 baseline whose ``step`` takes no ``mask`` from ``legal_action_mask`` after each step.
+The ``user_loop`` section (``experiments.benchmark.user_loop``) times, runs alternating,
+the loop as users write it (a numpy random policy, ``legal_action_mask`` called apart
+from ``step``), the same policy over the fused ``step(..., mask=)``, and the core
+section's compiled-sampler loop, so the gap between them shows.
 
 Figures are of steady state: a freshly dealt batch holds only games at their
 start, which step faster than games under way, so each batch is first played
@@ -101,12 +106,24 @@ from experiments.benchmark import (
     env_steps,
     startup,
     training,
+    user_loop,
 )
 from experiments.benchmark.machine import cpus, machine_probe
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main
 
-SECTIONS = ("core", "observe", "startup", "env", "rollouts", "agents", "ppo", "league", "beliefs")
+SECTIONS = (
+    "core",
+    "observe",
+    "user_loop",
+    "startup",
+    "env",
+    "rollouts",
+    "agents",
+    "ppo",
+    "league",
+    "beliefs",
+)
 CONFIGS = SHIPPED_CONFIGS
 
 
@@ -115,7 +132,7 @@ class BenchmarkConfig:
     """What to measure.
 
     Attributes:
-        sections: Any of core, observe, startup, env, rollouts, agents, ppo, league, beliefs.
+        sections: Any of core, observe, user_loop, startup, env, rollouts, agents, ppo, league, beliefs.
         players: Player counts (classic board).
         batch_sizes: Batch sizes of the core.
         steps: Batch steps timed per measurement, after the warm-up.
@@ -175,6 +192,7 @@ ConfigStore.instance().store(name="benchmark_schema", node=BenchmarkConfig)
 SECTION_STEPS: dict[str, tuple[Callable[[BenchmarkConfig], Any], Callable[[BenchmarkConfig, Any], None]]] = {
     "core": (lambda cfg: core_steps.rows(cfg, observe=False), core_steps.show),
     "observe": (lambda cfg: core_steps.rows(cfg, observe=True), core_steps.show),
+    "user_loop": (user_loop.rows, user_loop.show),
     "startup": (startup.rows, startup.show),
     "env": (env_steps.rows, env_steps.show),
     "rollouts": (clone_rollouts.rows, clone_rollouts.show),

@@ -43,11 +43,19 @@ def measure_core(
         ``age_min``, ``age_p10``, ``age_median``, ``age_p90``, ``age_max``, and
         ``redealt_fraction`` (the share of games dealt during the warm-up).
     """
+    return steady_state(RandomBatch(config, batch, seed, observe), batch, steps, warmup_cycles)
+
+
+def steady_state(games: RandomBatch, batch: int, steps: int, warmup_cycles: int = 1) -> dict:
+    """``measure_core``'s figures of any batch of games stepped by ``games.step()`` (a
+    ``RandomBatch``: its policy, fused mask or not): warm-up until ``warmup_cycles * batch`` games
+    have finished, then ``steps`` timed steps. Besides ``measure_core``'s figures,
+    ``loop_agent_steps_per_s``: the agent-steps over core and choosing time together (the whole
+    loop, policy included)."""
     if isinstance(warmup_cycles, bool) or not isinstance(warmup_cycles, int) or warmup_cycles < 1:
         raise ValueError(
             f"warmup_cycles must be an int >= 1 (games finished per batch slot), got {warmup_cycles!r}"
         )
-    games = RandomBatch(config, batch, seed, observe)
     warmup_steps = warmup_finished = 0
     fresh_time = 0.0
     while warmup_finished < warmup_cycles * batch:
@@ -66,6 +74,7 @@ def measure_core(
         choose_time += choose_s
     return {
         "agent_steps_per_s": steps * batch / core_time,
+        "loop_agent_steps_per_s": steps * batch / (core_time + choose_time),
         "choose_actions_s_per_step": choose_time / steps,
         "core_s_per_step": core_time / steps,
         "state_bytes_per_game": (

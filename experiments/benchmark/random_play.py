@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -24,13 +25,34 @@ def random_choice(rng: np.random.Generator, mask: np.ndarray, accuse: slice) -> 
 class RandomBatch:
     """A batch of games under the benchmark's random play; finished games are dealt again at once.
 
+    Args:
+        config: The rules.
+        batch: Games in the batch.
+        seed: Seed of the deals and of the policy's generator.
+        observe: Whether each step also observes for the acting player (the ``observe`` section).
+        choose: The policy, ``choose(rng, mask, accuse) -> int[batch]`` (``accuse``: the slice of
+            accusation actions); default ``random_choice``, the compiled random player.
+        fused: Whether the mask comes from ``step(..., mask=)`` and ``reset(..., mask=)`` (True)
+            or from ``legal_action_mask`` before each step (False); None: fused where the core's
+            ``step`` takes a mask (a baseline revision's may not).
+        check: ``step``'s ``check`` (users' loops keep its default, True).
+
     Attributes:
         state: The batch.
         age: ``int[batch]``: decisions each game has played since its deal.
         redealt: ``bool[batch]``: whether the game in each slot was dealt after the first deal.
     """
 
-    def __init__(self, config: core.GameConfig, batch: int, seed: int, observe: bool = False) -> None:
+    def __init__(
+        self,
+        config: core.GameConfig,
+        batch: int,
+        seed: int,
+        observe: bool = False,
+        choose: Callable[[np.random.Generator, np.ndarray, slice], np.ndarray] | None = None,
+        fused: bool | None = None,
+        check: bool = False,
+    ) -> None:
         layout = core.rules_for(config).layout
         self.accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
         self.observe = observe
@@ -41,7 +63,10 @@ class RandomBatch:
         self.redealt = np.zeros(batch, dtype=bool)
         # The core keeps the legal actions up to date with each step and re-deal (a baseline revision
         # whose step takes no mask computes them after each step instead).
-        fused = "mask" in inspect.signature(core.step).parameters
+        if fused is None:
+            fused = "mask" in inspect.signature(core.step).parameters
+        self.choose = random_choice if choose is None else choose
+        self.check = check
         self.mask = core.legal_action_mask(self.state) if fused else None
         self.observe_into = "out" in inspect.signature(core.observe).parameters
         # Observations into one array, as a training loop passes ``out`` (no allocation per step).
@@ -61,9 +86,9 @@ class RandomBatch:
             else:  # (a baseline revision whose observe writes no given array)
                 core.observe(state, state.current_player)
         middle = time.perf_counter()
-        actions = random_choice(self.rng, mask, self.accuse)
+        actions = self.choose(self.rng, mask, self.accuse)
         chosen = time.perf_counter()
-        core.step(state, actions, check=False, **({"mask": mask} if fused else {}))
+        core.step(state, actions, check=self.check, **({"mask": mask} if fused else {}))
         done = state.done.nonzero()[0]  # (np.flatnonzero costs 1.5 µs more, most of a B = 1 step)
         if len(done):
             seeds = np.arange(self.next_seed, self.next_seed + len(done))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
@@ -21,6 +22,7 @@ from experiments.benchmark.env_steps import measure_env
 from experiments.benchmark.random_play import RandomBatch
 from experiments.benchmark.startup import measure_startup
 from experiments.benchmark.training import finished_games_per_update, ppo_benchmark_config
+from experiments.benchmark.user_loop import LOOPS, numpy_choice
 from tests.conftest import ROOT
 
 CONFIGS = ROOT / "configs"
@@ -156,6 +158,41 @@ def test_core_sections_write_figures_and_the_machine_probe(tmp_path):
     assert 0 < row["redealt_fraction"] <= 1
     ages = [row[key] for key in ("age_min", "age_p10", "age_median", "age_p90", "age_max")]
     assert ages == sorted(ages) and 0 < row["age_max"] <= row["warmup_steps"]
+
+
+def test_user_loop_section_times_the_numpy_loops_beside_the_compiled_one(tmp_path, monkeypatch):
+    settings = dict(
+        sections=["user_loop"], players=[3], batch_sizes=[8], steps=10, min_agent_steps=0, repeats=2
+    )
+    report = benchmark_in(tmp_path, monkeypatch, **settings)
+    assert "user_loop" in SECTIONS and "user_loop" in BenchmarkConfig().sections
+    (row,) = report["user_loop"]
+    assert row["players"] == 3 and row["batch"] == 8 and row["repeats"] == 2
+    for name in LOOPS:
+        # the whole loop counts the policy's time too: never faster than the core's time alone
+        assert 0 < row[f"{name}_loop_agent_steps_per_s"] < row[f"{name}_agent_steps_per_s"], name
+    rates = {name: row[f"{name}_agent_steps_per_s"] for name in LOOPS}
+    assert row["fused_over_apart"] == pytest.approx(rates["fused"] / rates["apart"])
+    assert row["compiled_over_fused"] == pytest.approx(rates["compiled"] / rates["fused"])
+    assert report["machine"]["probe_us_per_call_after"] > 0
+
+
+def test_the_numpy_policy_picks_legal_actions_and_accuses_rarely():
+    config = core.GameConfig(num_players=4)
+    layout = core.rules_for(config).layout
+    accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    state = core.init(config, np.arange(256))
+    rng = np.random.default_rng(0)
+    accusations = decisions = 0
+    for _ in range(30):
+        mask = core.legal_action_mask(state)
+        actions = numpy_choice(rng, mask, accuse)
+        live = ~state.done
+        assert mask[np.arange(256)[live], actions[live]].all()
+        accusations += int(((actions >= accuse.start) & (actions < accuse.stop) & live).sum())
+        decisions += int(live.sum())
+        core.step(state, actions, check=False)
+    assert decisions > 0 and accusations / decisions < 0.05  # drawn at 2% where one is legal
 
 
 NUMPY_CORE = "3cd9623"  # the last revision with the batched numpy core the compiled core replaced
