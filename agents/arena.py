@@ -125,12 +125,14 @@ def play_batch(
 
     tell_everyone()
     stopped = np.zeros(B, dtype=bool)
+    mask = core.legal_action_mask(state)  # kept up to date by each step (Table.play: step(mask=))
     while not (state.done | stopped).all():
         live = ~state.done & ~stopped
         decisions += live
-        # every seat is a player's: they decide in every live game (the core checks them too)
+        # every seat is a player's: they decide in every live game, and Table.act checks each
+        # action against the mask (the core's check would work the legal actions out again)
         actions = np.zeros(B, dtype=np.int64)
-        table.play(state, actions, games=None if stop is None else live, check=True, tell=False)
+        table.play(state, actions, mask=mask, games=None if stop is None else live, tell=False)
         if on_action is not None:
             on_action(actions, live, state)
         game, row = np.nonzero(state.events[:, :, ev.KIND] == ev.ACCUSE)

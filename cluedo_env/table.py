@@ -220,7 +220,7 @@ class Table:
         games: np.ndarray | None = None,
         check: bool = False,
         tell: bool = True,
-    ) -> None:
+    ) -> np.ndarray:
         """One step of the batch: the table's players choose where they decide, the core steps.
 
         Args:
@@ -228,22 +228,35 @@ class Table:
             actions: ``int64[B]``: the learners' actions in the games where a learner decides;
                 the table's players' are written in at the others (``deciding``).
             mask: ``bool[B, A]``, the legal actions now (computed when None and a player decides).
+                The step writes the legal actions after it into this array
+                (``core.step(..., mask=)``, in the step's own pass), so a caller that keeps it
+                passes it again at the next step and no legal-action pass is repeated.
             games: ``bool[B]``: the games to step; the others wait (None: every game).
             check: ``core.step``'s check of every action (``act`` checks the players' anyway).
             tell: Then show the observing players the step's events (False: the caller does,
                 e.g. once the games that ended are dealt again).
 
+        Returns:
+            ``bool[B, A]``: the legal actions after the step (``mask`` itself when given; a game
+            dealt again after the step needs ``core.reset(..., mask=)`` to keep it so).
+
         Raises:
             ValueError: A player chose an illegal action (``act``).
         """
         deciding = self.deciding(state, games)
-        if deciding.any():
-            if mask is None:
+        if mask is None:
+            if deciding.any():
                 mask = core.legal_action_mask(state)
+            else:  # nothing to choose from it: the step fills it
+                mask = np.empty((state.batch_size, core.rules_for(state.config).A), dtype=bool)
+        if deciding.any():
             self.act(state, np.flatnonzero(deciding), mask, actions)
-        core.step(state, actions, check=check, games=None if games is None else np.flatnonzero(games))
+        core.step(
+            state, actions, check=check, games=None if games is None else np.flatnonzero(games), mask=mask
+        )
         if tell:
             self.tell(state, state.events)
+        return mask
 
 
 class LearnerTable:
@@ -264,11 +277,24 @@ class LearnerTable:
         self.num_games = num_games
         self.P = config.num_players
         self.players = players
-        self.state: core.State | None = None
+        self._state: core.State | None = None
         self.seat = np.zeros(num_games, dtype=np.int64)  # the learner's seat in each game
         self.core_rewards = np.zeros((num_games, self.P), dtype=np.float32)  # summed over the episode's steps
         self.learner_events: list[np.ndarray] | None = None  # game 0's learner's event views, when recorded
         self.decisions = 0  # every player's decisions played so far (agent-steps), learners' and others'
+        # the legal actions of every game as the last step and deals left them (None: not known)
+        self.mask: np.ndarray | None = None
+
+    @property
+    def state(self) -> core.State | None:
+        """The batch (None before the first deal). Setting it forgets ``mask``; a caller that steps
+        or deals it other than by ``step`` and ``deal`` sets ``mask`` to None."""
+        return self._state
+
+    @state.setter
+    def state(self, state: core.State | None) -> None:
+        self._state = state
+        self.mask = None
 
     def opponent_seats(self) -> np.ndarray:
         """``int64[P - 1, B]``: the seat of opponent ``k`` in every game, clockwise after the learner."""
@@ -290,11 +316,11 @@ class LearnerTable:
         self.seat[games] = seats
         self.core_rewards[games] = 0.0
         if self.state is None or (whole and len(games) == self.num_games):
-            self.state = core.init(self.config, seeds)
+            self.state = core.init(self.config, seeds)  # (forgets the mask)
             if self.learner_events is not None:
                 self.learner_events.clear()  # a deal that ended before the learner decided is forgotten
             return True
-        core.reset(self.state, games, seeds)
+        core.reset(self.state, games, seeds, mask=self.mask)  # (the mask, when known, kept up to date)
         return False
 
     def start(
@@ -354,19 +380,28 @@ class LearnerTable:
         paused: np.ndarray | None = None,
         mask: np.ndarray | None = None,
         tell: bool = True,
-    ) -> None:
+    ) -> np.ndarray:
         """One core step of every running game but the ``paused`` ones: the learners' ``actions``
         where they decide, the players' at the others (``Table.play``); the rewards are summed.
 
-        ``tell=False`` leaves telling the players (``tell``) to the caller.
+        ``mask``: the legal actions now (None: the ones the last step and deals left, ``self.mask``,
+        else worked out); the step writes those after it into the same array, which is returned
+        and kept as ``self.mask``. ``tell=False`` leaves telling the players (``tell``) to the caller.
         """
         state = self.state
         stepped = state.phase != Phase.OVER if paused is None else (state.phase != Phase.OVER) & ~paused
         self.decisions += int(stepped.sum())
-        self.players.play(state, actions, mask=mask, games=None if paused is None else ~paused, tell=False)
+        self.mask = self.players.play(
+            state,
+            actions,
+            mask=self.mask if mask is None else mask,
+            games=None if paused is None else ~paused,
+            tell=False,
+        )
         self.core_rewards += state.rewards
         if tell:
             self.tell(state.events)
+        return self.mask
 
     def advance(self, skip: np.ndarray | None = None) -> None:
         """Let the players decide until every game is over, waits for its learner or is in ``skip``."""

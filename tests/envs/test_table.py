@@ -9,7 +9,7 @@ from agents.arena import play_batch
 from agents.baselines.random_agent import RandomAgent
 from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv, CluedoVectorEnv
-from cluedo_env.table import Player, Table, make_player
+from cluedo_env.table import LearnerTable, Player, Table, make_player
 
 
 class FirstLegal:
@@ -123,6 +123,45 @@ def test_play_asks_the_table_only_where_it_holds_the_deciding_seat_and_keeps_the
     assert np.array_equal(state.events, reference.events) and state.turn.tolist() == reference.turn.tolist()
     table.seat_players([FirstLegal(), FirstLegal()], np.array([[0, 0, 0, 0], [1, 1, 1, 1]]))
     assert table.player_at[:, :2].tolist() == [[0, 1]] * 4 and (table.player_at[:, 2] == -1).all()
+
+
+def test_play_keeps_the_mask_it_is_given_up_to_date_through_the_step():
+    config = core.GameConfig(num_players=3, board="none")
+    state = core.init(config, np.arange(6))
+    table = Table([FirstLegal() for _ in range(3)], np.array([[0] * 6, [1] * 6, [2] * 6]), num_players=3)
+    mask = core.legal_action_mask(state)
+    for _ in range(40):
+        waiting = np.arange(6) % 2 == 1 if state.turn.max() < 3 else None  # some steps leave games waiting
+        after = table.play(state, np.zeros(6, dtype=np.int64), mask=mask, games=waiting, tell=False)
+        assert after is mask and np.array_equal(mask, core.legal_action_mask(state))
+    # without one: a new array, the legal actions after the step
+    after = table.play(state, np.zeros(6, dtype=np.int64), tell=False)
+    assert after is not mask and np.array_equal(after, core.legal_action_mask(state))
+
+
+def test_the_learner_table_keeps_the_legal_actions_of_its_steps_and_deals():
+    config = core.GameConfig(num_players=3, board="none")
+    players = Table([FirstLegal(), FirstLegal()], np.array([[1] * 8, [2] * 8]), num_players=3)
+    learners = LearnerTable(config, 8, players)
+    rng = np.random.default_rng(0)
+    learners.start(np.arange(8), rng, seeds=np.arange(8), learner_seat=0)
+    dealt = 0
+    for _ in range(30):
+        mask = core.legal_action_mask(learners.state)
+        if learners.mask is not None:
+            assert np.array_equal(learners.mask, mask)
+        learner = np.argmax(mask, axis=1)  # the learner's first legal action where it decides
+        learners.step(np.where(learners.state.done, 0, learner), tell=False)
+        assert np.array_equal(learners.mask, core.legal_action_mask(learners.state))
+        ended = np.flatnonzero(learners.state.done)
+        if len(ended):
+            learners.start(ended, rng, learner_seat=0)  # dealt again (core.reset keeps the mask)
+            dealt += len(ended)
+        else:
+            learners.advance()
+    assert dealt > 0
+    learners.state = learners.state.copy()  # a batch set from outside: its mask is not known
+    assert learners.mask is None
 
 
 def test_players_are_made_by_the_one_factory_the_installed_packages_declare(monkeypatch):
