@@ -183,7 +183,7 @@ class ISMCTSAgent(BeliefAgent):
         min_probability: float = 0.3,
         accuse_rule: str = "risk",
         selection: str = "puct",
-        prior: float = 0.5,
+        prior: float = 0.8,
         searched: tuple[str, ...] | list[str] = DECISIONS,
         determinization: str = "posterior",
         **options,
