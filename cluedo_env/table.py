@@ -227,8 +227,8 @@ class Table:
             state: The batch, stepped in place.
             actions: ``int64[B]``: the learners' actions in the games where a learner decides;
                 the table's players' are written in at the others (``deciding``).
-            mask: ``bool[B, A]``, the legal actions now (computed when None and a player decides).
-                The step writes the legal actions after it into this array
+            mask: ``bool[B, A]``, the legal actions now (computed when None and a player decides),
+                C-contiguous and writeable: the step writes the legal actions after it into it
                 (``core.step(..., mask=)``, in the step's own pass), so a caller that keeps it
                 passes it again at the next step and no legal-action pass is repeated.
             games: ``bool[B]``: the games to step; the others wait (None: every game).
