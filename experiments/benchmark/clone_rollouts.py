@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cluedo_env import core
-from cluedo_env.core.rollout import rollout_keys
 from experiments.benchmark.machine import median_of
 from experiments.benchmark.random_play import RandomBatch, random_choice
 
@@ -79,6 +78,9 @@ def _compiled_rollouts(state: core.State, player: int, n: int, seed: int) -> dic
     start = time.perf_counter()
     clones = core.clone(state, 0, n)
     core.redeal(clones, player, np.repeat(state._owner[:1], n, axis=0), seed * 1_000_003 + np.arange(n))
+    # imported here: the baseline worker imports this package over an earlier core, which has no rollout module
+    from cluedo_env.core.rollout import rollout_keys
+
     keys = rollout_keys(seed, n)
     played = time.perf_counter()
     steps = core.play_out(clones, keys)
