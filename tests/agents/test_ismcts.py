@@ -6,6 +6,7 @@ import copy
 
 import numpy as np
 import pytest
+from hydra import compose, initialize_config_dir
 
 from agents.arena import play_batch
 from agents.reasoners.ismcts import ISMCTSAgent, _seen_only
@@ -13,6 +14,9 @@ from agents.registry import make_agent
 from agents.testing import check_agent
 from cluedo_env import core
 from cluedo_env.inference import OwnHand, Suggestion
+from experiments.common.chunks import lineups
+from experiments.common.settings import load_config
+from tests.conftest import ROOT
 
 CONFIG = core.GameConfig(num_players=4)
 
@@ -125,6 +129,14 @@ def test_a_refutation_after_passes_draws_deals_that_honour_them():
     agent = _Refuting(seed=0, iterations=8, wave=4)
     play_batch(CONFIG, [agent, *(make_agent("random", seed=k) for k in range(3))], seeds=range(4))
     assert agent.pending > 0  # redeal refuses deals that contradict a pass: none was drawn
+
+
+@pytest.mark.parametrize("field", ["sat", "belief"])
+def test_the_lineups_seat_it_against_three_of_the_field(field):
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        cfg = load_config(compose("tournament", overrides=[f"lineup=ismcts_vs_{field}"]))
+    assert lineups(cfg) == [("ismcts", field, field, field)] and cfg.game.num_players == 4
+    assert cfg.lineup.agents[0].options == {"iterations": 64}
 
 
 @pytest.mark.parametrize(
