@@ -29,10 +29,11 @@ def location_name(config: GameConfig, location: int) -> str:
     return f"square ({row},{col})"
 
 
-def describe_event(config: GameConfig, event: Iterable[int]) -> str:
+def describe_event(config: GameConfig, event: Iterable[int], first_turn: int = 1) -> str:
     """One event row ``(kind, player, a, b, c, d, card)`` as a sentence.
 
-    A hidden card (``-1`` in a private view) reads as "a card".
+    A hidden card (``-1`` in a private view) reads as "a card". Turns are counted from ``first_turn``:
+    1, as the text view counts them; the released v1 reasoning tasks keep the 0 they were written with.
     """
     e = ev.Event.of(event)
     cards = config.cards.cards
@@ -41,7 +42,7 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
     one_line = {  # called only for the event's own kind: each reads that kind's fields
         ev.DEAL: lambda: f"{who} is dealt {shown}",
         ev.START: lambda: f"{who} starts",
-        ev.TURN: lambda: f"turn {e.turn + 1}: {who}",  # counted from 1, as the text view counts
+        ev.TURN: lambda: f"turn {e.turn + first_turn}: {who}",
         ev.ROLL: lambda: (
             f"{who} rolls {e.total}" + (f" ({e.dice[0]}+{e.dice[1]})" if len(e.dice) == 2 else "")
         ),
@@ -76,6 +77,9 @@ def describe_event(config: GameConfig, event: Iterable[int]) -> str:
     return f"game over ({ev.END_REASONS[e.reason]}), nobody wins. It was {named}."
 
 
-def story(config: GameConfig, events: np.ndarray, skip: tuple[int, ...] = ()) -> list[str]:
-    """Sentences for event rows (rows with kind -1 and kinds in ``skip`` are left out)."""
-    return [describe_event(config, e) for e in ev.read_events(events) if e.kind not in skip]
+def story(
+    config: GameConfig, events: np.ndarray, skip: tuple[int, ...] = (), first_turn: int = 1
+) -> list[str]:
+    """Sentences for event rows (rows with kind -1 and kinds in ``skip`` are left out; turns counted
+    from ``first_turn``, see ``describe_event``)."""
+    return [describe_event(config, e, first_turn) for e in ev.read_events(events) if e.kind not in skip]

@@ -203,7 +203,7 @@ def _task_from_view(
     hand = next((r.cards for r in records if isinstance(r, OwnHand)), ())
     hardest = int(label.max())
     if version == "v1":
-        text: Any = story(config, view, skip=TEXT_SKIPPED)
+        text: Any = story(config, view, skip=TEXT_SKIPPED, first_turn=0)  # v1's released wording
     else:
         text = text_view(state, observer, view, notepad=False)
     task = {
