@@ -101,6 +101,9 @@ __all__ = ["ACCUSE_RULES", "DECISIONS", "DETERMINIZATIONS", "SELECTIONS", "ISMCT
 ACCUSE_RULES = ("risk", "probability")  # when the most likely triple's accusation is a candidate
 SELECTIONS = ("puct", "ucb1")  # how a node chooses among its candidates
 DETERMINIZATIONS = ("posterior", "uniform")  # where the deals come from
+DEALS_PER_DRAW = (
+    64  # deals drawn at once (the sampler's cost is per envelope triple; a timed search draws no more)
+)
 DECISIONS = ("turn", "move", "suggest", "refute", "accuse")  # the kinds of decision it may search (phases)
 
 
@@ -257,21 +260,18 @@ class ISMCTSAgent(BeliefAgent):
         seen = np.zeros((self.config.num_players, self.setup.deck.num_cards), dtype=bool)
         seen[seat] = self.posterior(game).knowledge().status[:, self.setup.envelope] == NOT_HELD
         tree: dict[tuple[int, ...], dict[int, list]] = {}
-        start, done = time.perf_counter(), 0
-        # Drawn at once (the sampler's cost is per envelope triple drawn), in random order: the
-        # sampler groups them by triple, and a search stopped by time uses the first ones only.
-        all_deals = posterior.sample_deals(self.iterations, self.rng)
-        all_deals = all_deals[self.rng.permutation(len(all_deals))]
-        if self.determinization == "posterior":
-            all_shown = sample_shown(self.setup, seat, records, all_deals, self.rng)
-        else:  # a refuter may hold none of the cards it showed: the clones' players keep only what it showed them
-            all_shown = np.full((len(all_deals), *seen.shape), -1, dtype=np.int8)
-        all_seeds = self.rng.integers(0, core.SEED_BOUND - 1, size=self.iterations, dtype=np.int64)
+        start, done, drawn = time.perf_counter(), 0, 0
+        block = max(self.wave, DEALS_PER_DRAW)
         while done < self.iterations:
-            n = min(self.wave, self.iterations - done)
-            wave = slice(done, done + n)
+            if done == drawn:  # the next block of determinisations
+                deals, shown, seeds = self._determinizations(
+                    posterior, records, seat, min(block, self.iterations - done)
+                )
+                first, drawn = done, done + len(deals)
+            n = min(self.wave, drawn - done)
+            wave = slice(done - first, done - first + n)
             clones = core.redeal(
-                core.clone(state, game, n), seat, all_deals[wave], all_seeds[wave], shown=all_shown[wave]
+                core.clone(state, game, n), seat, deals[wave], seeds[wave], shown=shown[wave]
             )
             masks = core.legal_action_mask(clones)
             paths = [self._descend(clones, masks, i, game, tree, candidates, accuse) for i in range(n)]
@@ -291,6 +291,17 @@ class ISMCTSAgent(BeliefAgent):
         best = max(range(len(candidates)), key=lambda k: (visits[k], values[k], -k))
         self.last_search = SearchResult(candidates, visits, values, done, candidates[best])
         return self.last_search
+
+    def _determinizations(self, posterior, records, seat: int, n: int):
+        """``n`` deals from ``posterior`` in random order (the sampler groups them by envelope triple),
+        the other players' shown cards in each, and the clones' dice seeds."""
+        deals = posterior.sample_deals(n, self.rng)
+        deals = deals[self.rng.permutation(len(deals))]
+        if self.determinization == "posterior":
+            shown = sample_shown(self.setup, seat, records, deals, self.rng)
+        else:  # a refuter may hold none of the cards it showed: the clones' players keep only what it showed them
+            shown = np.full((n, self.config.num_players, self.setup.deck.num_cards), -1, dtype=np.int8)
+        return deals, shown, self.rng.integers(0, core.SEED_BOUND - 1, size=n, dtype=np.int64)
 
     def _sampled_posterior(self, state: core.State, game: int):
         """The posterior the deals are drawn from: the agent's, and the passes of a suggestion still

@@ -9,7 +9,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from agents.arena import play_batch
-from agents.reasoners.ismcts import ISMCTSAgent, _seen_only
+from agents.reasoners.ismcts import DEALS_PER_DRAW, ISMCTSAgent, _seen_only
 from agents.registry import make_agent
 from agents.testing import check_agent
 from cluedo_env import core
@@ -80,7 +80,11 @@ def test_the_same_seed_searches_alike_and_the_budget_is_respected():
     assert a.iterations == 24 and a.visits.sum() == 24  # every iteration passes the root once
     assert (np.abs(a.values) <= 1).all()
     timed, state = _searcher(captured, iterations=1000, wave=4, time_ms=1e-3)
+    drawn = []
+    determinizations = timed._determinizations
+    timed._determinizations = lambda *args: drawn.append(args[-1]) or determinizations(*args)
     assert timed.search(state, 0).iterations == 4  # stopped after its first wave
+    assert drawn == [DEALS_PER_DRAW]  # it drew the deals of one block, not of the 1,000 iterations
 
 
 def test_search_accuses_a_likely_triple_and_not_an_unlikely_one():
