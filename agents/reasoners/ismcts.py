@@ -96,7 +96,15 @@ from cluedo_env import core
 from cluedo_env.inference import NOT_HELD, Suggestion
 from cluedo_env.inference.beliefs import Beliefs
 
-__all__ = ["ACCUSE_RULES", "DECISIONS", "DETERMINIZATIONS", "SELECTIONS", "ISMCTSAgent", "SearchResult"]
+__all__ = [
+    "ACCUSE_RULES",
+    "DECISIONS",
+    "DETERMINIZATIONS",
+    "SEARCHED",
+    "SELECTIONS",
+    "ISMCTSAgent",
+    "SearchResult",
+]
 
 ACCUSE_RULES = ("risk", "probability")  # when the most likely triple's accusation is a candidate
 SELECTIONS = ("puct", "ucb1")  # how a node chooses among its candidates
@@ -105,6 +113,9 @@ DEALS_PER_DRAW = (
     64  # deals drawn at once (the sampler's cost is per envelope triple; a timed search draws no more)
 )
 DECISIONS = ("turn", "move", "suggest", "refute", "accuse")  # the kinds of decision it may search (phases)
+# Searched by default: the start and end of a turn (roll, passage or stay; accuse or not). Searching
+# movement, suggestions and shows too lost games against SAT agents (docs/guides/agents.md).
+SEARCHED = ("turn", "accuse")
 
 
 class SearchResult:
@@ -165,8 +176,8 @@ class ISMCTSAgent(BeliefAgent):
         prior: ``"puct"``: the prior of the belief agent's choice, in (0, 1]; the other
             candidates share the rest.
         searched: The kinds of decision searched (``DECISIONS``: ``"turn"``, ``"move"``,
-            ``"suggest"``, ``"refute"``, ``"accuse"``, the phases); the others get the belief
-            agent's choice.
+            ``"suggest"``, ``"refute"``, ``"accuse"``, the phases; default ``SEARCHED``: ``"turn"``
+            and ``"accuse"``); the others get the belief agent's choice.
         determinization: ``"posterior"`` (exact) or ``"uniform"`` (``DETERMINIZATIONS``; see the
             module docstring).
         **options: The belief agent's options (``move_discount``, ``exact_candidates``, ...),
@@ -187,7 +198,7 @@ class ISMCTSAgent(BeliefAgent):
         accuse_rule: str = "risk",
         selection: str = "puct",
         prior: float = 0.8,
-        searched: tuple[str, ...] | list[str] = DECISIONS,
+        searched: tuple[str, ...] | list[str] = SEARCHED,
         determinization: str = "posterior",
         **options,
     ) -> None:
