@@ -383,7 +383,11 @@ def rollout(
         deals: ``int[n, C]`` (with ``player``): the card owners of each clone, consistent with
             what ``player`` knows (``Posterior.sample_deals``).
         shown: ``int[n, P, C]`` or None: ``core.redeal``'s ``shown``.
-        first, seen, weights, stop_when_out, max_steps: As ``play_out``'s.
+        first: As ``play_out``'s.
+        seen: As ``play_out``'s.
+        weights: As ``play_out``'s.
+        stop_when_out: As ``play_out``'s.
+        max_steps: As ``play_out``'s.
 
     Returns:
         ``Rollouts``: the clones played out, their final rewards and decisions.

@@ -18,6 +18,8 @@ for package in PACKAGES:
         parts = path.relative_to(ROOT).with_suffix("").parts
         if any(part.startswith("_") and part != "__init__" for part in parts) or "data" in parts:
             continue
+        if not all((ROOT / Path(*parts[:i]) / "__init__.py").exists() for i in range(1, len(parts))):
+            continue  # a file in a folder that is no package (lm-eval's task folder, read by path)
         if parts[-1] == "__init__":
             parts = parts[:-1]
             page = Path(*parts, "index.md")
