@@ -770,6 +770,30 @@ def run_vector(environment, steps: int, seed: int):
     return history
 
 
+@pytest.mark.parametrize("elimination_reward", [None, -1.0])
+def test_vector_env_masks_are_the_cores_legal_actions_at_every_step(elimination_reward):
+    """The env reads the legal actions the table's fused steps and deals keep (not worked out again):
+    after every step they are the core's, in the observations, in ``action_masks`` and in the final
+    observations of the games that ended."""
+    environment = CluedoVectorEnv(
+        num_envs=6, num_players=4, max_turns=30, elimination_reward=elimination_reward
+    )
+    rng = np.random.default_rng(3)
+    observations, _ = environment.reset(seed=11)
+    ended_games = 0
+    for _ in range(250):
+        legal = core.legal_action_mask(environment.game_state)
+        np.testing.assert_array_equal(observations["action_mask"].astype(bool), legal)
+        np.testing.assert_array_equal(environment.action_masks(), legal)
+        # accusing now and then, so that games end by wins, wrong accusations and the turn limit
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in legal])
+        observations, _, terminations, truncations, infos = environment.step(actions)
+        for game in np.flatnonzero(terminations | truncations):
+            ended_games += 1
+            assert not infos["final_obs"][game]["action_mask"].any()  # the learner decides no more there
+    assert ended_games >= 6
+
+
 def test_vector_env_same_step_autoreset():
     B = 8
     environment = CluedoVectorEnv(num_envs=B, num_players=4, max_turns=25)
