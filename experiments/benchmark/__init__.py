@@ -144,6 +144,7 @@ class BenchmarkConfig:
         rollout_clones: Clones per measurement of the rollouts section (``measure_rollouts``).
         rollout_turn: The turn the cloned game has reached.
         agent_games: Games per run when timing agents.
+        agent_names: The agents timed (registered names, default options; ``ismcts`` at its default budget).
         ppo_warmup_updates: PPO updates per run before the measured ones: enough for the first deal
             cycle to end (reported as ``warmup_cycles``; training starts with every game fresh).
         ppo_updates: Measured PPO updates per run (after the warm-up) at the shipped config.
@@ -173,6 +174,7 @@ class BenchmarkConfig:
     rollout_clones: list[int] = field(default_factory=lambda: [64, 1024])
     rollout_turn: int = 20
     agent_games: int = 64
+    agent_names: list[str] = field(default_factory=lambda: ["random", "notepad", "sat", "belief", "ismcts"])
     ppo_warmup_updates: int = 12
     ppo_updates: int = 4
     ppo_overrides: list[str] = field(default_factory=list)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,8 +14,9 @@ if TYPE_CHECKING:
     from experiments.benchmark import BenchmarkConfig
 
 
-def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
-    """Each agent, seated with copies of itself: decision latency and games per second.
+def measure_agents(num_players: int, games: int, seed: int, names: Sequence[str]) -> list[dict]:
+    """Each agent of ``names`` (registered names, at their default options), seated with copies of
+    itself: decision latency and games per second.
 
     Latency is timed per decision on games played one at a time (a batch of one), so it is what
     one decision costs; games per second are measured on one batch of ``games`` games. The time an
@@ -26,7 +28,7 @@ def measure_agents(num_players: int, games: int, seed: int) -> list[dict]:
 
     config = core.GameConfig(num_players=num_players)
     rows = []
-    for name in ("random", "notepad", "sat", "belief"):
+    for name in names:
         latencies: list[float] = []
         observing: list[float] = []
         for game in range(games):
@@ -84,7 +86,7 @@ def _time_observe(agent, times: list[float]) -> None:
 
 
 def rows(cfg: BenchmarkConfig) -> list[dict]:
-    return [row for p in cfg.players for row in measure_agents(p, cfg.agent_games, cfg.seed)]
+    return [row for p in cfg.players for row in measure_agents(p, cfg.agent_games, cfg.seed, cfg.agent_names)]
 
 
 def show(cfg: BenchmarkConfig, rows: list[dict]) -> None:
