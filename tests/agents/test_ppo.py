@@ -171,6 +171,8 @@ def test_learner_games_reward_and_redeal_and_opponents_forget_old_games():
     episodes = []
     for _ in range(400):
         ids, obs, mask = games.learner_turn()
+        # the legal actions the table kept through its fused steps and deals are the core's
+        assert np.array_equal(mask, core.legal_action_mask(games.state)[ids])
         assert obs.shape == (len(ids), core.observation_size(config))
         assert (games.state.current_player[ids] == games.learner_seat[ids]).all()
         assert (mask.sum(axis=1) > 1).all()  # forced decisions are played by the games
