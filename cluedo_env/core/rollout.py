@@ -116,48 +116,18 @@ def _chosen(t, row, unseen, a, suggest_at, only_fresh):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _simple_action(g, t, i, row, seen, unseen, suggest_at, accuse_at, u):
-    """The simple policy's action in game ``i`` from its legal actions ``row`` and a uniform ``u``
-    (the module docstring); -1 when ``row`` has no legal action."""
-    envelope = _unseen_cards(g, t, i, g.current_player[i], seen, unseen)
-    if envelope >= 0 and row[accuse_at + envelope]:
-        return accuse_at + envelope
-    entering = 0
-    for r in range(t.R):
-        entering += row[t.ENTER + r]
-    if entering:  # only the rooms it can enter
-        pick = np.int64(u * entering)
-        for r in range(t.R):
-            if row[t.ENTER + r]:
-                if pick == 0:
-                    return t.ENTER + r
-                pick -= 1
-    fresh = False
-    for k in range(t.suggestions):
-        fresh |= row[suggest_at + k] and unseen[t.suggest_cards[k, 0]] and unseen[t.suggest_cards[k, 1]]
-    end = accuse_at + t.accusations  # accusations are left out: [0, accuse_at) and [end, A)
+def _count_legal(row, lo, hi):
+    """How many actions of ``[lo, hi)`` ``row`` holds legal."""
     count = 0
-    for a in range(accuse_at):
-        count += _chosen(t, row, unseen, a, suggest_at, fresh)
-    for a in range(end, t.A):
+    for a in range(lo, hi):
         count += row[a]
-    if count == 0:  # only accusations are legal: any of them
-        for a in range(accuse_at, end):
-            count += row[a]
-        pick = np.int64(u * count)
-        for a in range(accuse_at, end):
-            if row[a]:
-                if pick == 0:
-                    return a
-                pick -= 1
-        return -1
-    pick = np.int64(u * count)
-    for a in range(accuse_at):
-        if _chosen(t, row, unseen, a, suggest_at, fresh):
-            if pick == 0:
-                return a
-            pick -= 1
-    for a in range(end, t.A):
+    return count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _nth_legal(row, lo, hi, pick):
+    """The ``pick``-th (from 0) legal action of ``[lo, hi)`` in action order; -1 past the last."""
+    for a in range(lo, hi):
         if row[a]:
             if pick == 0:
                 return a
@@ -166,15 +136,43 @@ def _simple_action(g, t, i, row, seen, unseen, suggest_at, accuse_at, u):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _simple_action(g, t, i, row, seen, unseen, suggest_at, accuse_at, u):
+    """The simple policy's action in game ``i`` from its legal actions ``row`` and a uniform ``u``
+    (the module docstring); -1 when ``row`` has no legal action."""
+    envelope = _unseen_cards(g, t, i, g.current_player[i], seen, unseen)
+    if envelope >= 0 and row[accuse_at + envelope]:
+        return accuse_at + envelope
+    entering = _count_legal(row, t.ENTER, t.ENTER + t.R)
+    if entering:  # only the rooms it can enter
+        return _nth_legal(row, t.ENTER, t.ENTER + t.R, np.int64(u * entering))
+    fresh = False
+    for k in range(t.suggestions):
+        fresh |= row[suggest_at + k] and unseen[t.suggest_cards[k, 0]] and unseen[t.suggest_cards[k, 1]]
+    end = accuse_at + t.accusations  # accusations are left out: [0, accuse_at) and [end, A)
+    count = 0
+    for a in range(accuse_at):
+        count += _chosen(t, row, unseen, a, suggest_at, fresh)
+    count += _count_legal(row, end, t.A)
+    if count == 0:  # only accusations are legal: any of them
+        return _nth_legal(row, accuse_at, end, np.int64(u * _count_legal(row, accuse_at, end)))
+    pick = np.int64(u * count)
+    for a in range(accuse_at):
+        if _chosen(t, row, unseen, a, suggest_at, fresh):
+            if pick == 0:
+                return a
+            pick -= 1
+    return _nth_legal(row, end, t.A, pick)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _weighted_action(t, row, weights, u):
     """A legal action of ``row`` drawn with probability ``weights[a]`` over the legal actions' sum,
     from a uniform ``u``: the first whose running sum (in action order) exceeds ``u`` times the sum;
     the ``floor(u * count)``-th legal action where their weights sum to 0; -1 where none is legal."""
-    total, count = 0.0, 0
+    total = 0.0
     for a in range(t.A):
         if row[a]:
             total += weights[a]
-            count += 1
     if total > 0.0:
         target, running, last = u * total, 0.0, -1
         for a in range(t.A):
@@ -184,13 +182,7 @@ def _weighted_action(t, row, weights, u):
                 if running > target:
                     return a
         return last  # (u * total rounded up to the sum)
-    pick = np.int64(u * count)
-    for a in range(t.A):
-        if row[a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
+    return _nth_legal(row, 0, t.A, np.int64(u * _count_legal(row, 0, t.A)))
 
 
 @njit(cache=True, nogil=True, _nrt=False)
