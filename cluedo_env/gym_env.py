@@ -448,16 +448,9 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         """
         return self._mask.copy()
 
-    def _legal(self) -> np.ndarray:
-        """``bool[B, A]``: the batch's legal actions now, as the table's steps and deals keep them
-        (``LearnerTable.mask``, written by the core's step itself); worked out once where not known."""
-        if self.table.mask is None:
-            self.table.mask = core.legal_action_mask(self.table.state)
-        return self.table.mask
-
     def _observations(self) -> dict[str, np.ndarray]:
         state = self.table.state
-        self._mask = self._legal()
+        self._mask = self.table.legal_actions()
         return {
             "observation": observe_players(state, self.table.seat, kind=self.observation_type),
             "action_mask": self._mask.astype(np.int8),
@@ -472,7 +465,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         seats = self.table.seat[ended]
         observations = observe_players(state, seats, games=ended, kind=self.observation_type)
         # all zero unless ended by an illegal action (an out learner has no decision left)
-        masks = (self._legal() & ~out[:, None])[ended].astype(np.int8)
+        masks = (self.table.legal_actions() & ~out[:, None])[ended].astype(np.int8)
         final_obs = np.full(B, None, dtype=object)
         for i, game in enumerate(ended.tolist()):  # only the games that ended this step
             final_obs[game] = {"observation": observations[i], "action_mask": masks[i]}

@@ -243,14 +243,14 @@ class Table:
         Raises:
             ValueError: A player chose an illegal action (``act``).
         """
-        deciding = self.deciding(state, games)
+        deciding = np.flatnonzero(self.deciding(state, games))
         if mask is None:
-            if deciding.any():
+            if len(deciding):
                 mask = core.legal_action_mask(state)
             else:  # nothing to choose from it: the step fills it
                 mask = np.empty((state.batch_size, core.rules_for(state.config).A), dtype=bool)
-        if deciding.any():
-            self.act(state, np.flatnonzero(deciding), mask, actions)
+        if len(deciding):
+            self.act(state, deciding, mask, actions)
         core.step(
             state, actions, check=check, games=None if games is None else np.flatnonzero(games), mask=mask
         )
@@ -295,6 +295,13 @@ class LearnerTable:
     def state(self, state: core.State | None) -> None:
         self._state = state
         self.mask = None
+
+    def legal_actions(self) -> np.ndarray:
+        """``bool[B, A]``: every game's legal actions now: ``mask`` as the steps and deals keep it
+        (the core's step writes it), worked out and kept where it is not known."""
+        if self.mask is None:
+            self.mask = core.legal_action_mask(self.state)
+        return self.mask
 
     def opponent_seats(self) -> np.ndarray:
         """``int64[P - 1, B]``: the seat of opponent ``k`` in every game, clockwise after the learner."""

@@ -317,10 +317,8 @@ class LearnerGames:
         Decisions with a single legal action (mostly refuting with the one named
         card held) are left out: ``step`` plays them, as there is nothing to learn.
         """
-        state, table = self.state, self.learner_table
-        if table.mask is None:  # the table's steps and deals keep it (the core's step writes it)
-            table.mask = core.legal_action_mask(state)
-        self._mask = mask = table.mask
+        state = self.state
+        self._mask = mask = self.learner_table.legal_actions()  # as the table's steps and deals keep it
         learner = np.flatnonzero(state.current_player == self.learner_seat)
         choice = mask[learner].sum(axis=1) > 1
         games = learner[choice]

@@ -47,8 +47,9 @@ class ProvisionalLeaderboard:
             self.pending[block].append(record)
             self.left[block] -= 1
             if self.left[block] == 0:
-                self.complete += self.pending.pop(block)
-                self.last_deal = max(self.last_deal, max(r["deal"] for r in self.complete))
+                finished = self.pending.pop(block)
+                self.complete += finished
+                self.last_deal = max(self.last_deal, *(r["deal"] for r in finished))
                 completed = True
         if not completed or len(self.complete) == self.total:
             return None
