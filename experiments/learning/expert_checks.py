@@ -33,12 +33,15 @@ def sha256_of(path: Path) -> str:
 def checksum_problems(folder: Path, files: Mapping[str, str], skip: tuple[str, ...] = ()) -> list[str]:
     """What differs between ``folder``'s files and ``files`` (relative path -> sha256).
 
-    ``skip``: files not checksummed (the card itself, the lock file).
+    ``skip``: files not checksummed (the card itself, the lock file). A name that leads out of
+    ``folder`` (absolute, or through ``..``) is a problem, and no file is read for it.
     """
     problems = []
     for name, expected in sorted(files.items()):
         path = folder / name
-        if not path.is_file():
+        if Path(name).is_absolute() or ".." in Path(name).parts:  # a downloaded card names only its own files
+            problems.append(f"{name}: not a path inside the dataset folder (not read)")
+        elif not path.is_file():
             problems.append(f"{name}: missing")
         elif sha256_of(path) != expected:
             problems.append(f"{name}: sha256 differs from the card's (the file changed or is corrupt)")

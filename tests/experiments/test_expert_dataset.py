@@ -134,6 +134,20 @@ def test_checksums_verify_and_every_game_replays(tiny, capsys):
     assert "checksums match, every game replays" in capsys.readouterr().out
 
 
+def test_a_card_naming_files_outside_its_folder_reads_none_of_them(tiny, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not the dataset's")
+    card = json.loads((copy / CARD).read_text())
+    card["files"]["../secret.txt"] = "0" * 64
+    card["files"][str(outside)] = "0" * 64
+    (copy / CARD).write_text(json.dumps(card))
+    problems = verify(copy)
+    assert "../secret.txt: not a path inside the dataset folder (not read)" in problems
+    assert f"{outside}: not a path inside the dataset folder (not read)" in problems
+
+
 def test_a_corrupted_file_is_detected_by_its_checksum(tiny, tmp_path, capsys):
     copy = tmp_path / "copy"
     shutil.copytree(tiny, copy)
