@@ -23,6 +23,7 @@ repeat them, or say ``trust_files=true`` (``experiments.common.trust.refuse_untr
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import re
 import sys
@@ -75,6 +76,9 @@ class ReasoningBenchConfig:
         output_dir: Reports go to ``<output_dir>/<solver>/``.
         leaderboard: JSON Lines file one result line is appended to.
         progress: Show progress bars.
+        resume: Go on from the tasks already scored by a run of the same settings (solver, its
+            options, split, limit, seed), kept a line per task as they come in
+            ``<output_dir>/<solver>/scores-<hash of the settings>.jsonl``; ``false`` starts over.
         trust_files: Take the solver, its options that name a place and the paths from a config
             file of a folder of the user's (``--config-dir``) too; read from the command line only
             (see the module docstring).
@@ -91,6 +95,7 @@ class ReasoningBenchConfig:
     output_dir: str = "outputs/reasoning/v2-dev"
     leaderboard: str = "outputs/reasoning/leaderboard.jsonl"
     progress: bool = True
+    resume: bool = True
     trust_files: bool = False
 
     def validate(self) -> None:
@@ -215,32 +220,103 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
     plt.close(fig)
 
 
+def _run_settings(cfg: ReasoningBenchConfig) -> dict[str, Any]:
+    """What makes two runs' per-task lines interchangeable: the first line of ``scores.jsonl``."""
+    return {
+        "solver": cfg.solver,
+        "llm": json.loads(json.dumps(dict(cfg.llm), default=str)) if cfg.solver == "llm" else {},
+        "version": cfg.version,
+        "split": cfg.split,
+        "limit": cfg.limit,
+        "seed": cfg.seed,
+    }
+
+
+def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[str, dict[str, Any]]:
+    """The per-task lines of an earlier run of the same settings, by task id (none if ``resume`` is
+    off or there is no file); a file of other settings, or one that is not ours, stops the run."""
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        header = None
+    if header != {"settings": settings}:
+        raise ConfigError(
+            f"{path} holds a run of other settings ({lines[0][:200] if lines else 'empty'}); "
+            "move it away or pick another output_dir: it is not overwritten"
+        )
+    if not resume:
+        return {}
+    done = {}
+    for line in lines[1:]:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:  # a line cut short when the run was stopped: scored again
+            continue
+        done[row["id"]] = row
+    return done
+
+
+def _counts_delta(solve: Any, before: dict[str, int]) -> dict[str, int]:
+    return {k: v - before.get(k, 0) for k, v in solve.counts.items()} if hasattr(solve, "counts") else {}
+
+
 def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
-    """Score ``cfg.solver`` on the split, write the report and the leaderboard line; the report."""
+    """Score ``cfg.solver`` on the split, write the report and the leaderboard line; the report.
+
+    Each task's score goes to ``<output_dir>/<solver>/scores-<hash>.jsonl`` as it comes, so a
+    stopped run of the same settings goes on where it stopped (``resume``)."""
     cfg.validate()
-    solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None)
     tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
     if cfg.limit is not None:  # a sample of the split's mix of tiers, not its first tasks
         tasks = sample_tasks(tasks, cfg.limit, seed=cfg.seed)
-    scores = []
-    start = time.perf_counter()
-    for task in tqdm(tasks, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
-        try:
-            answer = solve(public_view(task))
-        except ChatUnreachable:  # nothing answers at the endpoint: no task could be scored, stop
-            raise
-        except Exception as error:  # a solver's failure is scored as an empty answer, and reported
-            answer = None
-            failure = f"solver raised {type(error).__name__}"
-        else:
-            failure = None
-        scored = score_answer(task, answer)
-        if failure:
-            scored["problems"] = [failure, *scored["problems"]]
-        scores.append(scored)
-    seconds = time.perf_counter() - start
-    if hasattr(solve, "close"):
+    out = Path(cfg.output_dir) / re.sub(r"[^A-Za-z0-9_.-]+", "_", cfg.solver)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = _run_settings(cfg)
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+    scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
+    done = _scored_before(scores_path, settings, cfg.resume)
+    todo = [t for t in tasks if t["id"] not in done]
+    if done:
+        print(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {out}")
+    solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None) if todo else None
+    with scores_path.open("a" if done else "w", encoding="utf-8") as file:
+        if not done:
+            file.write(json.dumps({"settings": settings}) + "\n")
+            file.flush()
+        for task in tqdm(todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
+            before = dict(getattr(solve, "counts", {}))
+            kept = len(getattr(solve, "transcripts", []))
+            start = time.perf_counter()
+            try:
+                answer = solve(public_view(task))
+            except ChatUnreachable:  # nothing answers at the endpoint: no task could be scored, stop
+                raise
+            except Exception as error:  # a solver's failure is scored as an empty answer, and reported
+                answer = None
+                failure = f"solver raised {type(error).__name__}"
+            else:
+                failure = None
+            scored = score_answer(task, answer)
+            if failure:
+                scored["problems"] = [failure, *scored["problems"]]
+            row = {
+                "id": task["id"],
+                "seconds": time.perf_counter() - start,
+                "scored": scored,
+                "counts": _counts_delta(solve, before),
+                "transcripts": getattr(solve, "transcripts", [])[kept:],
+            }
+            file.write(json.dumps(row, ensure_ascii=False) + "\n")
+            file.flush()
+            done[task["id"]] = json.loads(json.dumps(row))  # as a resumed run reads it back
+    if solve is not None and hasattr(solve, "close"):
         solve.close()
+    rows = [done[t["id"]] for t in tasks]
+    scores = [r["scored"] for r in rows]
+    seconds = sum(r["seconds"] for r in rows)
     summary = summarize(scores, [t["tier"] for t in tasks], resamples=cfg.resamples, seed=cfg.seed)
     report = {
         "solver": cfg.solver,
@@ -251,14 +327,14 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "summary": summary,
     }
-    if hasattr(solve, "counts"):
-        report["solver_counts"] = dict(solve.counts)
-    out = Path(cfg.output_dir) / re.sub(r"[^A-Za-z0-9_.-]+", "_", cfg.solver)
-    out.mkdir(parents=True, exist_ok=True)
-    if hasattr(solve, "transcripts"):
+    if any(r["counts"] for r in rows):
+        keys = dict.fromkeys(k for r in rows for k in r["counts"])
+        report["solver_counts"] = {k: sum(r["counts"].get(k, 0) for r in rows) for k in keys}
+    if any(r["transcripts"] for r in rows):
         with (out / "transcripts.jsonl").open("w", encoding="utf-8") as file:
-            for transcript in solve.transcripts:
-                file.write(json.dumps(transcript, ensure_ascii=False) + "\n")
+            for r in rows:
+                for transcript in r["transcripts"]:
+                    file.write(json.dumps(transcript, ensure_ascii=False) + "\n")
     (out / "report.json").write_text(json.dumps(report, indent=1))
     table = format_table(summary)
     (out / "report.md").write_text(

@@ -591,6 +591,44 @@ def test_the_runner_writes_report_plots_and_leaderboard(tmp_path, monkeypatch):
         run(ReasoningBenchConfig(solver="sat", progress=False, **dict(common, limit=0)))
 
 
+def test_a_stopped_run_goes_on_where_it_stopped(tmp_path, monkeypatch):
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+
+    seen = []
+
+    def stops_after_7(task):  # the beliefs solver's answers, and a user's Ctrl-C at the 8th task
+        if len(seen) == 7:
+            raise KeyboardInterrupt
+        seen.append(task["id"])
+        return SOLVERS["beliefs"](task)
+
+    monkeypatch.setitem(SOLVERS, "stops", stops_after_7)
+    common = dict(limit=20, resamples=50, progress=False, leaderboard=str(tmp_path / "board.jsonl"))
+    cfg = ReasoningBenchConfig(solver="stops", output_dir=str(tmp_path / "out"), **common)
+    with pytest.raises(KeyboardInterrupt):
+        run(cfg)
+    (scores,) = (tmp_path / "out" / "stops").glob("scores-*.jsonl")
+    assert len(scores.read_text().splitlines()) == 1 + 7  # the settings, then a line per task as it came
+    with scores.open("a") as file:
+        file.write('{"id": "cut sh')  # a line the stop cut short is scored again
+    seen.append("resumed")
+    monkeypatch.setitem(SOLVERS, "stops", lambda task: (seen.append(task["id"]), SOLVERS["beliefs"](task))[1])
+    resumed = run(cfg)
+    assert len(seen) == 7 + 1 + 13 and not set(seen[:7]) & set(seen[8:])  # only the 13 not scored yet
+    whole = run(ReasoningBenchConfig(solver="beliefs", output_dir=str(tmp_path / "whole"), **common))
+    same = json.dumps(whole["summary"])  # as text: a tier without facts of a kind has nan recall
+    assert json.dumps(resumed["summary"]) == same and resumed["tasks"] == 20
+    again = run(
+        ReasoningBenchConfig(solver="stops", output_dir=str(tmp_path / "out"), resume=False, **common)
+    )
+    assert len(seen) == 21 + 20 and json.dumps(again["summary"]) == same  # resume=false scores all again
+    other = run(
+        ReasoningBenchConfig(solver="stops", output_dir=str(tmp_path / "out"), **dict(common, seed=1))
+    )
+    assert len(seen) == 41 + 20 and other["tasks"] == 20  # other settings: their own file, nothing reused
+    assert len(list((tmp_path / "out" / "stops").glob("scores-*.jsonl"))) == 2
+
+
 # ---------------------------------------------------------------------------
 # The language-model solver, over real HTTP against the scripted server
 # ---------------------------------------------------------------------------
