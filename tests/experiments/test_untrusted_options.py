@@ -253,7 +253,7 @@ def test_the_same_bench_config_runs_when_repeated_or_trusted(tmp_path, listener)
     assert repeated.returncode == 0, repeated.stderr[-3000:]
     assert listener.requests and set(listener.requests) == {f"Bearer {SECRET}"}
     listener.requests.clear()
-    trusted = bench(tmp_path, "trust_files=true")
+    trusted = bench(tmp_path, "trust_files=true", "resume=false")  # the same settings would resume
     assert trusted.returncode == 0, trusted.stderr[-3000:]
     assert listener.requests and set(listener.requests) == {f"Bearer {SECRET}"}
 
