@@ -348,13 +348,45 @@ def refuse_hydra_actions_from_elsewhere(argv: Sequence[str]) -> None:
         raise SystemExit(2)
 
 
+# Hydra's flags that take the next argument as their value (not an override).
+_VALUE_FLAGS = (
+    *("--config-dir", "-cd", "--config-path", "-cp", "--config-name", "-cn", "--cfg", "-c"),
+    *("--package", "-p", "--info", "-i", "--experimental-rerun"),
+)
+
+
+def refuse_bad_override_syntax(argv: Sequence[str]) -> None:
+    """Exit (status 2, one line naming the argument) when a command-line override is not in Hydra's
+    override grammar, which Hydra would report in three lines with status 1."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    parser = OverridesParser.create()
+    for index, arg in enumerate(argv):
+        if arg.startswith("-") or (index and argv[index - 1] in _VALUE_FLAGS):
+            continue
+        try:
+            parser.parse_overrides([arg])
+        except OverrideParseException as error:
+            reason = str(error).splitlines()[0]
+            print(
+                f"config error: {arg!r} is not a setting Hydra can read ({reason}); write key=value, "
+                "quoting a value with spaces or brackets, e.g. 'key=\"a b\"' "
+                "(https://hydra.cc/docs/advanced/override_grammar/basic/)",
+                file=sys.stderr,
+            )
+            raise SystemExit(2) from None
+
+
 def checked_main(hydra_main: Callable[..., Any]) -> Callable[..., Any]:
     """A command's ``@hydra.main`` function, run from the command line only after
-    ``refuse_hydra_actions_from_elsewhere`` (a call with a config, as tests make, is not checked)."""
+    ``refuse_bad_override_syntax`` and ``refuse_hydra_actions_from_elsewhere`` (a call with a
+    config, as tests make, is not checked)."""
 
     @functools.wraps(hydra_main)
     def main(*args: Any, **kwargs: Any) -> Any:
         if not args and not kwargs:
+            refuse_bad_override_syntax(sys.argv[1:])
             refuse_hydra_actions_from_elsewhere(sys.argv[1:])
         return hydra_main(*args, **kwargs)
 

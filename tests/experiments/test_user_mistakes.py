@@ -24,6 +24,8 @@ def command(tmp_path, module: str, *args: str) -> subprocess.CompletedProcess:
         (["solver=nosuch"], "solver must be one of ['beliefs', 'notepad', 'sat', 'uniform', 'llm']"),
         (["split=devv"], "no split version='v2' split='devv'; the splits are version=v1 split=dev"),
         (["limit=0"], "limit must be a positive integer or null, got 0"),
+        (["limit=[1"], "'limit=[1' is not a setting Hydra can read (no viable alternative at input '[1')"),
+        (["--cfg", "job", "solver"], "'solver' is not a setting Hydra can read"),
     ],
 )
 def test_the_reasoning_bench_refuses_a_bad_value_in_one_line(tmp_path, args, said):
