@@ -43,7 +43,8 @@ from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import SOLVERS, load_solver
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import public_view, score_answer, summarize
-from cluedo_env.reasoning.splits import SPLITS, load_split, sample_tasks
+from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
+from experiments.common.folder_lock import FolderInUse, lock_folder
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
@@ -220,8 +221,9 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
     plt.close(fig)
 
 
-def _run_settings(cfg: ReasoningBenchConfig) -> dict[str, Any]:
-    """What makes two runs' per-task lines interchangeable: the first line of ``scores.jsonl``."""
+def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dict[str, Any]:
+    """What makes two runs' per-task lines interchangeable, the first line of their scores file:
+    the solver, its options and the very tasks (their checksum: a regenerated split is new)."""
     return {
         "solver": cfg.solver,
         "llm": json.loads(json.dumps(dict(cfg.llm), default=str)) if cfg.solver == "llm" else {},
@@ -229,22 +231,23 @@ def _run_settings(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         "split": cfg.split,
         "limit": cfg.limit,
         "seed": cfg.seed,
+        "tasks": checksum(tasks),
     }
 
 
 def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[str, dict[str, Any]]:
     """The per-task lines of an earlier run of the same settings, by task id (none if ``resume`` is
     off or there is no file); a file of other settings, or one that is not ours, stops the run."""
-    if not path.exists():
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    if not lines:  # no file, or one a stop emptied before its first line
         return {}
-    lines = path.read_text(encoding="utf-8").splitlines()
     try:
-        header = json.loads(lines[0]) if lines else None
+        header = json.loads(lines[0])
     except json.JSONDecodeError:
         header = None
     if header != {"settings": settings}:
         raise ConfigError(
-            f"{path} holds a run of other settings ({lines[0][:200] if lines else 'empty'}); "
+            f"{path} holds a run of other settings ({lines[0][:200]}); "
             "move it away or pick another output_dir: it is not overwritten"
         )
     if not resume:
@@ -259,8 +262,31 @@ def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[s
     return done
 
 
-def _counts_delta(solve: Any, before: dict[str, int]) -> dict[str, int]:
-    return {k: v - before.get(k, 0) for k, v in solve.counts.items()} if hasattr(solve, "counts") else {}
+def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:
+    """One task's line of the scores file: its score, seconds, and what the solver counted and
+    kept (``counts``, ``transcripts``) for it. A solver that raises is scored as an empty answer."""
+    before = dict(getattr(solve, "counts", {}))
+    kept = len(getattr(solve, "transcripts", []))
+    start = time.perf_counter()
+    try:
+        answer = solve(public_view(task))
+    except ChatUnreachable:  # nothing answers at the endpoint: no task could be scored, stop
+        raise
+    except Exception as error:  # a solver's failure is scored as an empty answer, and reported
+        answer = None
+        failure = f"solver raised {type(error).__name__}"
+    else:
+        failure = None
+    scored = score_answer(task, answer)
+    if failure:
+        scored["problems"] = [failure, *scored["problems"]]
+    return {
+        "id": task["id"],
+        "seconds": time.perf_counter() - start,
+        "scored": scored,
+        "counts": {k: v - before.get(k, 0) for k, v in getattr(solve, "counts", {}).items()},
+        "transcripts": getattr(solve, "transcripts", [])[kept:],
+    }
 
 
 def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
@@ -274,46 +300,28 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         tasks = sample_tasks(tasks, cfg.limit, seed=cfg.seed)
     out = Path(cfg.output_dir) / re.sub(r"[^A-Za-z0-9_.-]+", "_", cfg.solver)
     out.mkdir(parents=True, exist_ok=True)
-    settings = _run_settings(cfg)
-    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
-    scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
-    done = _scored_before(scores_path, settings, cfg.resume)
-    todo = [t for t in tasks if t["id"] not in done]
-    if done:
-        print(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {out}")
-    solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None) if todo else None
-    with scores_path.open("a" if done else "w", encoding="utf-8") as file:
-        if not done:
-            file.write(json.dumps({"settings": settings}) + "\n")
-            file.flush()
-        for task in tqdm(todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
-            before = dict(getattr(solve, "counts", {}))
-            kept = len(getattr(solve, "transcripts", []))
-            start = time.perf_counter()
-            try:
-                answer = solve(public_view(task))
-            except ChatUnreachable:  # nothing answers at the endpoint: no task could be scored, stop
-                raise
-            except Exception as error:  # a solver's failure is scored as an empty answer, and reported
-                answer = None
-                failure = f"solver raised {type(error).__name__}"
-            else:
-                failure = None
-            scored = score_answer(task, answer)
-            if failure:
-                scored["problems"] = [failure, *scored["problems"]]
-            row = {
-                "id": task["id"],
-                "seconds": time.perf_counter() - start,
-                "scored": scored,
-                "counts": _counts_delta(solve, before),
-                "transcripts": getattr(solve, "transcripts", [])[kept:],
-            }
-            file.write(json.dumps(row, ensure_ascii=False) + "\n")
-            file.flush()
-            done[task["id"]] = json.loads(json.dumps(row))  # as a resumed run reads it back
-    if solve is not None and hasattr(solve, "close"):
-        solve.close()
+    settings = _run_settings(cfg, tasks)
+    with lock_folder(out):  # one run at a time appends to its scores
+        digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+        scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
+        done = _scored_before(scores_path, settings, cfg.resume)
+        todo = [t for t in tasks if t["id"] not in done]
+        if done:
+            print(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {out}")
+        solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None) if todo else None
+        with scores_path.open("a" if done else "w", encoding="utf-8") as file:
+            if not done:
+                file.write(json.dumps({"settings": settings}) + "\n")
+                file.flush()
+            for task in tqdm(
+                todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress
+            ):
+                row = _score_one(solve, task)
+                file.write(json.dumps(row, ensure_ascii=False) + "\n")
+                file.flush()
+                done[task["id"]] = json.loads(json.dumps(row))  # as a resumed run reads it back
+        if solve is not None and hasattr(solve, "close"):
+            solve.close()
     rows = [done[t["id"]] for t in tasks]
     scores = [r["scored"] for r in rows]
     seconds = sum(r["seconds"] for r in rows)
@@ -383,7 +391,7 @@ def main(cfg: ReasoningBenchConfig) -> None:
     )
     try:
         run(settings)
-    except ChatUnreachable as error:  # a wrong URL or a server not started: one line, the user's to fix
+    except (ChatUnreachable, FolderInUse) as error:  # a wrong URL, a server not started, a busy folder
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
 

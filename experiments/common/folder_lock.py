@@ -1,4 +1,5 @@
-"""One tournament at a time in an output folder: the folder's OS lock (``tournament.lock``)."""
+"""One run at a time in an output folder (a tournament, the expert dataset, a reasoning run): the
+folder's OS lock (``tournament.lock``, its name from the first command that took it)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ LOCK_FILE = "tournament.lock"
 
 
 class FolderInUse(RuntimeError):
-    """Another tournament is writing into the same ``output_dir``."""
+    """Another run is writing into the same ``output_dir``."""
 
 
 @contextmanager
@@ -39,8 +40,8 @@ def lock_folder(out: Path) -> Iterator[None]:
             file.seek(0)
             holder = file.read().strip() or "another process"
             raise FolderInUse(
-                f"{out} is in use by another tournament ({holder}); running two into one output_dir would "
-                "play every game twice. Wait for it to finish, or choose another output_dir"
+                f"{out} is in use by another run ({holder}); two runs writing into one folder would do the "
+                "same work twice and mix their files. Wait for it to finish, or choose another output_dir"
             ) from None
         file.seek(0)
         file.truncate()

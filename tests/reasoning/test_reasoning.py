@@ -629,6 +629,20 @@ def test_a_stopped_run_goes_on_where_it_stopped(tmp_path, monkeypatch):
     assert len(list((tmp_path / "out" / "stops").glob("scores-*.jsonl"))) == 2
 
 
+def test_a_second_run_into_the_same_folder_is_refused_while_the_first_holds_it(tmp_path):
+    from experiments.common.folder_lock import FolderInUse, lock_folder
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+
+    cfg = ReasoningBenchConfig(
+        solver="uniform", limit=3, progress=False, output_dir=str(tmp_path), leaderboard=str(tmp_path / "b")
+    )
+    (tmp_path / "uniform").mkdir()
+    with lock_folder(tmp_path / "uniform"), pytest.raises(FolderInUse, match="another output_dir"):
+        run(cfg)
+    assert not list((tmp_path / "uniform").glob("scores-*"))  # nothing written by the refused run
+    assert run(cfg)["tasks"] == 3  # free again
+
+
 # ---------------------------------------------------------------------------
 # The language-model solver, over real HTTP against the scripted server
 # ---------------------------------------------------------------------------
