@@ -1,12 +1,16 @@
-"""PPO agents trained on the batched core (needs the ``train`` extra: torch).
+"""Agents by a trained actor-critic network; training needs the ``train`` extra (torch), playing the
+shipped learning agent does not.
 
-- ``network``: the actor-critic network;
-- ``distributions``: the masked categorical distributions over the actions;
-- ``model``: model files (save, load, the record a checkpoint holds);
-- ``agent``: ``PPOAgent``, a trained network behind the batched agent interface
+- ``wiring``: the network's settings and index tables (no torch);
+- ``network``: the actor-critic network (torch);
+- ``numpy_network``: the same network in numpy, for play without torch, and its ``.npz`` files;
+- ``distributions``: the masked categorical distributions over the actions (torch);
+- ``model``: model files (save, load, the record a checkpoint holds, the numpy export);
+- ``network_agent``: ``NetworkAgent``, what every player by such a network does;
+- ``agent``: ``PPOAgent``, a torch network behind the batched agent interface
   (``agents.registry`` name ``"ppo"``);
 - ``learned``: ``LearnedAgent``, the shipped learning agent (``agents.registry`` name ``"learned"``:
-  the imitation model below, its most likely action);
+  the imitation model below in numpy, its most likely action);
 - ``games``: the learner's batch of games against a pool of opponents (training);
 - ``features``: the belief pieces a learner may read (exact marginals, entailed facts);
 - ``warm_start``: a network that starts as a trained one, new input columns at zero;
@@ -16,24 +20,10 @@
   notepad players; ``train_ppo.yaml``, ``evaluation.json``, ``training_curves.json``)
   and ``cluedo_ppo_imitation_4p.pt``, the learning agent that beats the SAT agent
   (that model with belief features, fitted to the belief agent's play; ``imitate.yaml``,
-  ``imitation_evaluation.json``, ``imitation_history.json``). A model argument may name
-  either by its file name.
+  ``imitation_evaluation.json``, ``imitation_history.json``), with its numpy export
+  ``cluedo_ppo_imitation_4p.npz``. A model argument may name either by its file name.
 
+The package imports nothing itself, so that ``agents.ppo.learned`` loads without torch.
 Training: ``python -m experiments.train_ppo`` (``configs/train_ppo.yaml``) and
 ``python -m experiments.imitate`` (``configs/imitate.yaml``).
 """
-
-from agents.ppo.agent import DEFAULT_CHECKPOINT, PPOAgent
-from agents.ppo.distributions import MaskedCategorical
-from agents.ppo.model import load_model, save_model
-from agents.ppo.network import ActorCritic, NetworkSettings
-
-__all__ = [
-    "DEFAULT_CHECKPOINT",
-    "ActorCritic",
-    "MaskedCategorical",
-    "NetworkSettings",
-    "PPOAgent",
-    "load_model",
-    "save_model",
-]

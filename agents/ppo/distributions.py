@@ -15,15 +15,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 from torch.nn import functional as F
 
+from agents.ppo.wiring import MASKED_LOGIT, ActionTables
 from cluedo_env import core
 
 __all__ = ["MASKED_LOGIT", "ActionStructure", "MaskedCategorical", "PolicyParts", "StructuredCategorical"]
-
-MASKED_LOGIT = -1e9  # logit of an illegal action: exp underflows to exactly 0
 
 
 @dataclass
@@ -47,56 +45,19 @@ class PolicyParts:
 
 
 class ActionStructure:
-    """Lookup tables between the flat action space and ``PolicyParts``."""
+    """``ActionTables`` (``agents.ppo.wiring``) as tensors, and the flat view of ``PolicyParts``."""
 
-    def __init__(self, layout: core.ActionLayout, S: int, W: int, R: int) -> None:
-        self.layout = layout
-        self.S, self.W, self.R = S, W, R
-        A = layout.num_actions
-        self.blocks = {"suggest": (layout.SUGGEST, S * W), "accuse": (layout.ACCUSE, S * W * R)}
-        in_block = np.zeros(A, dtype=bool)
-        for lo, size in self.blocks.values():
-            in_block[lo : lo + size] = True
-        atoms = np.flatnonzero(~in_block)
-        self.K = K = len(atoms)
-        top = np.zeros(A, dtype=np.int64)
-        top[atoms] = np.arange(K)
-        kind = np.zeros(A, dtype=np.int64)  # 0 atom, 1 suggestion, 2 accusation
-        components = np.zeros((A, 3), dtype=np.int64)
-        for k, (name, (lo, size)) in enumerate(self.blocks.items(), start=1):
-            top[lo : lo + size] = K + k - 1
-            kind[lo : lo + size] = k
-            i = np.arange(size)
-            if name == "suggest":
-                components[lo : lo + size, 0], components[lo : lo + size, 1] = i // W, i % W
-            else:
-                components[lo : lo + size] = np.stack([i // (W * R), (i // R) % W, i % R], axis=1)
-        self.atoms = torch.as_tensor(atoms)
-        self.top_index = torch.as_tensor(top)
-        # The top-level mask columns: the atoms, then the first action of each block.
-        self.top_columns = torch.as_tensor(
-            np.concatenate([atoms, [lo for lo, _size in self.blocks.values()]])
-        )
-        # StructuredCategorical keeps its log-probabilities in one row per observation:
-        # [top (K + 2) | suggest S, W | accuse S, W, R | 0 | MASKED_LOGIT], the six parts ("segments") in order.
-        sizes = [K + 2, S, W, S, W, R]
-        starts = np.cumsum([0, *sizes])
-        zero, masked = starts[-1], starts[-1] + 1
-        # the (up to 4) log-probs that sum to an action's: the top level's, then its block's components
-        part_columns = np.full((A, 4), zero, dtype=np.int64)
-        part_columns[:, 0] = top
-        for k, segment in ((1, [1, 2]), (2, [3, 4, 5])):
-            for i, j in enumerate(segment):
-                part_columns[kind == k, 1 + i] = starts[j] + components[kind == k, i]
-        self.part_columns = torch.as_tensor(part_columns)
-        padded = np.full((len(sizes), max(sizes)), masked, dtype=np.int64)  # padded with probability 0
-        groups = np.zeros((masked + 1, 3), dtype=np.float32)  # 0/1: top level, suggestion, accusation
-        for j, (start, size) in enumerate(zip(starts, sizes)):
-            padded[j, :size] = np.arange(start, start + size)
-            groups[start : start + size, (0, 1, 1, 2, 2, 2)[j]] = 1.0
-        self.segment_columns = torch.as_tensor(padded.ravel())
-        self.segment_last = torch.as_tensor(sizes) - 1
-        self.segment_groups = torch.as_tensor(groups)
+    def __init__(self, tables: ActionTables) -> None:
+        self.layout = tables.layout
+        self.S, self.W, self.R, self.K = tables.S, tables.W, tables.R, tables.K
+        self.blocks = tables.blocks
+        self.atoms = torch.as_tensor(tables.atoms)
+        self.top_index = torch.as_tensor(tables.top_index)
+        self.top_columns = torch.as_tensor(tables.top_columns)
+        self.part_columns = torch.as_tensor(tables.part_columns)
+        self.segment_columns = torch.as_tensor(tables.segment_columns)
+        self.segment_last = torch.as_tensor(tables.segment_last)
+        self.segment_groups = torch.as_tensor(tables.segment_groups)
 
     def top_mask(self, mask: torch.Tensor, check: bool = True) -> torch.Tensor:
         """``bool[n, K + 2]``: the legal atoms and whether the suggestion / accusation blocks are legal.

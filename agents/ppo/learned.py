@@ -1,32 +1,41 @@
-"""``LearnedAgent``: the shipped learning agent under one name, ``learned``.
+"""``LearnedAgent``: the shipped learning agent under one name, ``learned``, played with numpy (no torch).
 
-The learning agent is the shipped imitation model (``shipped/cluedo_ppo_imitation_4p.pt``: a
-PPO network with belief features fitted to the belief agent's play by ``experiments/imitate.py``),
-played by its most likely action, as it was evaluated. ``make_agent("learned")``,
-``python -m experiments.play --agents learned,sat,sat,sat`` and a line-up's ``name: learned`` all
-give it; ``make_agent("ppo", checkpoint=...)`` plays any other model file.
+The learning agent is the shipped imitation model (a PPO network with belief features fitted to
+the belief agent's play by ``experiments/imitate.py``), played by its most likely action, as it
+was evaluated. It is read from ``shipped/cluedo_ppo_imitation_4p.npz``, the weights of
+``shipped/cluedo_ppo_imitation_4p.pt`` exported for ``agents.ppo.numpy_network`` (the test suite
+checks that the two files hold the same weights and choose the same actions), so it plays in an
+install without torch (the ``experiments`` extra alone).
+``make_agent("learned")``, ``python -m experiments.play --agents learned,sat,sat,sat`` and a
+line-up's ``name: learned`` all give it; ``make_agent("ppo", checkpoint=...)`` plays a torch model
+file of a training run (``agents.ppo.model.export_numpy_model`` writes one for this agent).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agents.ppo.agent import PPOAgent
-from agents.ppo.model import SHIPPED
+import numpy as np
+
+from agents.ppo.network_agent import NetworkAgent
+from agents.ppo.numpy_network import read_numpy_model
 
 __all__ = ["LEARNED_CHECKPOINT", "LearnedAgent"]
 
-LEARNED_CHECKPOINT = SHIPPED / "cluedo_ppo_imitation_4p.pt"
+SHIPPED = Path(__file__).resolve().parent / "shipped"
+LEARNED_CHECKPOINT = SHIPPED / "cluedo_ppo_imitation_4p.npz"
 
 
-class LearnedAgent(PPOAgent):
-    """The shipped learning agent: ``PPOAgent`` with the imitation model, most likely action by default.
+class LearnedAgent(NetworkAgent):
+    """The shipped learning agent: a network computed with numpy, most likely action by default.
 
     It plays the 4-player classic game (the model's rules; ``check_config`` refuses others).
 
     Args:
-        seed: Seeds the sampling generator (used only with ``deterministic=False``).
-        checkpoint: The model (default: the shipped imitation model).
+        seed: Seeds the sampling generator (used only with ``deterministic=False``; re-seeded by
+            ``reset``, as every agent's ``rng``).
+        checkpoint: A numpy model file (``.npz``; default: the shipped imitation model), as a path
+            or by the file name of a shipped one.
         deterministic: Play the most likely legal action (default) instead of sampling.
     """
 
@@ -35,4 +44,28 @@ class LearnedAgent(PPOAgent):
     def __init__(
         self, seed: int = 0, checkpoint: str | Path = LEARNED_CHECKPOINT, deterministic: bool = True
     ) -> None:
-        super().__init__(seed, checkpoint=checkpoint, deterministic=deterministic)
+        super().__init__(seed)
+        path = Path(checkpoint)
+        if not path.exists() and path.name == str(checkpoint) and (SHIPPED / path.name).is_file():
+            path = SHIPPED / path.name
+        if path.suffix == ".pt":
+            raise ValueError(
+                f"the learned agent plays numpy model files (.npz), got the torch model {checkpoint}: play it "
+                "with the ppo agent (make_agent('ppo', checkpoint=...)), or export it with "
+                "agents.ppo.model.export_numpy_model"
+            )
+        self.checkpoint = str(checkpoint)
+        self.network = read_numpy_model(path)
+        self.deterministic = bool(deterministic)
+
+    def _mode(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.network.mode(obs, mask)
+
+    def _sample(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.network.sample(obs, mask, self.rng)
+
+    def _probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.network.probabilities(obs, mask)
+
+    def __repr__(self) -> str:
+        return f"LearnedAgent(seed={self.seed}, checkpoint={self.checkpoint!r}, deterministic={self.deterministic})"

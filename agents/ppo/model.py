@@ -14,19 +14,21 @@ tensor must have the shape the declared network needs and hold only finite numbe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from agents.ppo.network import ActorCritic, NetworkSettings
-from cluedo_env import core
+from agents.ppo.numpy_network import write_numpy_model
+from agents.ppo.wiring import MAX_PARAMETERS, game_config_from_dict, game_config_to_dict
 
 __all__ = [
     "MAX_PARAMETERS",
     "MODEL_FORMAT",
     "check_weights",
+    "export_numpy_model",
     "game_config_from_dict",
     "game_config_to_dict",
     "load_model",
@@ -37,9 +39,6 @@ __all__ = [
 ]
 
 MODEL_FORMAT = "cluedo-ppo-model-v1"
-MAX_PARAMETERS = (
-    50_000_000  # the most weights a loaded network may have (200 MB of float32; shipped: ~90,000)
-)
 SHIPPED = Path(__file__).resolve().parent / "shipped"  # the models that ship with the package
 
 
@@ -52,24 +51,18 @@ def model_path(value: str | Path) -> Path:
     return path
 
 
-def game_config_to_dict(game: core.GameConfig) -> dict[str, Any]:
-    """The init fields of a game config as plain values (a registered edition by name)."""
-    values = {f.name: getattr(game, f.name) for f in fields(game) if f.init}
-    if not isinstance(values["edition"], str):
-        raise ValueError(f"only registered editions can be saved with a model, got {values['edition']!r}")
-    return values
-
-
-def game_config_from_dict(values: dict[str, Any]) -> core.GameConfig:
-    return core.GameConfig(**values)
-
-
 def save_model(path: str | Path, network: ActorCritic, **extra: Any) -> Path:
     """Write the small file an agent loads: weights, network settings, game config, sizes."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save({**model_record(network), **extra}, path)
     return path
+
+
+def export_numpy_model(path: str | Path, network: ActorCritic) -> Path:
+    """Write ``network`` as the ``.npz`` that ``agents.ppo.numpy_network`` plays without torch."""
+    weights = {name: tensor.detach().cpu().numpy() for name, tensor in network.state_dict().items()}
+    return write_numpy_model(path, network.game, network.settings, weights)
 
 
 def model_record(network: ActorCritic) -> dict[str, Any]:

@@ -41,7 +41,9 @@ structure of the game as an inductive bias:
   (``agents.ppo.warm_start``).
 
 
-The action distributions it returns are in ``agents.ppo.distributions``; the model files, which
+Its index tables (what each input column reads, where each output goes) and its settings are
+``agents.ppo.wiring``'s, shared with ``agents.ppo.numpy_network``, the same network in numpy for
+play without torch. The action distributions it returns are in ``agents.ppo.distributions``; the model files, which
 rebuild a network from its settings and weights, in ``agents.ppo.model`` (which imports this
 module, never the other way round).
 """
@@ -49,105 +51,27 @@ module, never the other way round).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from numbers import Integral, Real
 
-import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
 
 from agents.ppo.distributions import ActionStructure, PolicyParts, StructuredCategorical
-from agents.ppo.features import learner_observation_size, learner_pieces
+from agents.ppo.wiring import (
+    ACCUSE,
+    GLOBAL_OUTPUTS,
+    MAX_LAYERS,
+    MAX_WIDTH,
+    SHOW,
+    SUGGEST,
+    NetworkSettings,
+    Wiring,
+)
 from cluedo_env import core
 
 __all__ = ["GLOBAL_OUTPUTS", "MAX_LAYERS", "MAX_WIDTH", "ActorCritic", "NetworkSettings"]
 
-# Per-card score channels of the card head.
-ACCUSE, SUGGEST, SHOW, ENTER, TOWARD = range(5)
-# Outputs of the trunk's global head, before the squares of movement="squares".
-GLOBAL_OUTPUTS = (
-    "roll",
-    "passage",
-    "stay",
-    "no_move",
-    "no_suggestion",
-    "end_turn",
-    "accuse_gate",
-    "suggest_gate",
-)
-PLAYER_CARD_PIECES = ("shown_to_me", "passed", "showed", "accused")  # [P, C] pieces
-CARD_PIECES = ("hand", "unseen", "face_down_seen", "suggestion")  # [C] pieces
-TRUNK_CARD_PIECES = ("hand", "unseen", "suggestion")  # card pieces also given to the trunk as they are
-# With belief features (agents.ppo.features): their card pieces, the [P, C] ones and those also given
-# to the trunk.
-BELIEF_CARD_PIECES = ("belief_envelope", "belief_face_down", "certain_envelope", "certain_face_down")
-BELIEF_PLAYER_CARD_PIECES = ("belief_players", "certain_players")
-BELIEF_TRUNK_CARD_PIECES = ("belief_envelope", "certain_envelope")
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-# Bounds of the settings, far above any trained network's (128-wide layers): a model file that declares
-# more is refused before anything is allocated (``agents.ppo.model`` also bounds the total).
-MAX_WIDTH = 65_536
-MAX_LAYERS = 64
-
-
-@dataclass
-class NetworkSettings:
-    """Sizes of the actor-critic network (stored in every model file)."""
-
-    hidden: list[int] = field(default_factory=lambda: [128, 128])
-    """widths of the trunk MLP's hidden layers"""
-    card_hidden: int = 32
-    """width of the per-card encoder (one hidden layer shared by all cards)"""
-    card_embedding: int = 8
-    """size of the learned embedding of each card's identity"""
-    activation: str = "relu"
-    """activation of every hidden layer: tanh or relu"""
-    accuse_bias: float = 0.0
-    """initial bias of the accusation gate"""
-    accuse_prior: float = -2.0
-    """initial weight of log(candidate solutions) in the accusation gate (candidates: the product of
-    the unseen counts of the three categories); negative: the fewer candidates, the likelier an
-    accusation (a learned parameter; 0: no prior)"""
-    unseen_prior: float = 3.0
-    """initial bonus of unseen cards in the card scores of accusing, suggesting, entering and heading
-    toward a room (a learned parameter per score; 0: no prior)"""
-    belief_features: bool = False
-    """read the belief pieces (``agents.ppo.features``: exact marginals and entailed facts of every
-    card's place) appended to the core's observation: each card's encoder gets its rows, the trunk the
-    envelope's; the agent and the training games compute them"""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
-        hidden = (
-            list(self.hidden)
-            if isinstance(self.hidden, Sequence) and not isinstance(self.hidden, str)
-            else []
-        )
-        if not 1 <= len(hidden) <= MAX_LAYERS or not all(_width(h) for h in hidden):
-            raise ValueError(
-                f"hidden must be a list of 1 to {MAX_LAYERS} whole widths in [1, {MAX_WIDTH:,}], got {self.hidden!r}"
-            )
-        for name in ("card_hidden", "card_embedding"):
-            if not _width(getattr(self, name)):
-                raise ValueError(
-                    f"{name} must be a whole width in [1, {MAX_WIDTH:,}], got {getattr(self, name)!r}"
-                )
-        for name in ("accuse_bias", "accuse_prior", "unseen_prior"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number, got {value!r}")
-        if not isinstance(self.belief_features, bool):
-            raise ValueError(f"belief_features must be true or false, got {self.belief_features!r}")
-        self.hidden = [int(h) for h in hidden]
-        self.card_hidden, self.card_embedding = int(self.card_hidden), int(self.card_embedding)
-
-
-def _width(value: object) -> bool:
-    """Whether ``value`` is a layer width: a whole number in ``[1, MAX_WIDTH]``."""
-    return isinstance(value, Integral) and not isinstance(value, bool) and 1 <= value <= MAX_WIDTH
 
 
 def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -> nn.Linear:
@@ -169,68 +93,32 @@ class ActorCritic(nn.Module):
         super().__init__()
         self.game = game
         self.settings = settings = settings or NetworkSettings()
-        rules = core.rules_for(game)
-        self.layout = rules.layout
-        self.S, self.W, self.R, self.C, self.P = rules.S, rules.W, rules.R, rules.C, rules.P
-        self.obs_size = learner_observation_size(game, settings.belief_features)
-        self.num_actions = rules.A
-        self.pieces = {
-            name: (shape, offset) for name, shape, offset in learner_pieces(game, settings.belief_features)
-        }
-        card_pieces, player_card_pieces, trunk_card_pieces = (
-            CARD_PIECES,
-            PLAYER_CARD_PIECES,
-            TRUNK_CARD_PIECES,
-        )
-        if settings.belief_features:
-            card_pieces += BELIEF_CARD_PIECES
-            player_card_pieces += BELIEF_PLAYER_CARD_PIECES
-            trunk_card_pieces += BELIEF_TRUNK_CARD_PIECES
-        category = np.array([game.cards.category(c) for c in range(self.C)])
+        self.wiring = wiring = Wiring(game, settings)
+        self.layout = wiring.layout
+        self.S, self.W, self.R, self.C, self.P = wiring.S, wiring.W, wiring.R, wiring.C, wiring.P
+        self.obs_size, self.num_actions, self.pieces = wiring.obs_size, wiring.num_actions, wiring.pieces
         one_hot = torch.zeros(self.C, 3)
-        one_hot[torch.arange(self.C), torch.as_tensor(category)] = 1.0
+        one_hot[torch.arange(self.C), torch.as_tensor(wiring.category)] = 1.0
         self.register_buffer("category_one_hot", one_hot, persistent=False)
         self.register_buffer("category_size", one_hot.sum(dim=0), persistent=False)
-        self.category_sizes = [self.S, self.W, self.R]
+        self.category_sizes = wiring.category_sizes
         act = ACTIVATIONS[settings.activation]
-
         H = settings.card_hidden
-        # Source column of each card's features in [obs | unseen share per category | 0 | 1]: CARD_PIECES,
-        # PLAYER_CARD_PIECES (player by player), category one-hot, its category's unseen share, room distance
-        # (and with belief features, their card pieces after those of their kind).
-        card, zero, one = np.arange(self.C), self.obs_size + 3, self.obs_size + 4
-        columns = [self.pieces[name][1] + card for name in card_pieces]
-        columns += [
-            self.pieces[name][1] + p * self.C + card for name in player_card_pieces for p in range(self.P)
-        ]
-        columns += [np.where(category == k, one, zero) for k in range(3)]
-        columns.append(self.obs_size + category)
-        room = card - self.S - self.W
-        columns.append(np.where(room >= 0, self.pieces["room_distance"][1] + room, zero))
-        self.register_buffer(
-            "card_columns", torch.as_tensor(np.stack(columns, axis=1).ravel()), persistent=False
-        )
+        self.register_buffer("card_columns", torch.as_tensor(wiring.card_columns), persistent=False)
         self.register_buffer("zero_one", torch.tensor([[0.0, 1.0]]), persistent=False)
-        card_features = len(columns)
         self.card_embedding = nn.Embedding(self.C, settings.card_embedding)
         self.card_encoder = nn.Sequential(
-            layer_init(nn.Linear(card_features + settings.card_embedding, H)), act()
+            layer_init(nn.Linear(wiring.card_features + settings.card_embedding, H)), act()
         )
-        per_card = set(card_pieces + player_card_pieces) - set(trunk_card_pieces)
-        trunk_columns = [
-            torch.arange(offset, offset + math.prod(shape))
-            for name, (shape, offset) in self.pieces.items()
-            if name not in per_card
-        ]
-        self.register_buffer("trunk_columns", torch.cat(trunk_columns), persistent=False)
+        self.register_buffer("trunk_columns", torch.as_tensor(wiring.trunk_columns), persistent=False)
         layers: list[nn.Module] = []
-        width = len(self.trunk_columns) + 6 * H + 3
+        width = wiring.trunk_input
         for hidden in settings.hidden:
             layers += [layer_init(nn.Linear(width, hidden)), act()]
             width = hidden
         self.trunk = nn.Sequential(*layers)
         self.value_head = layer_init(nn.Linear(width, 1), std=1.0)
-        self.num_squares = self.layout.sizes["square"]
+        self.num_squares = wiring.num_squares
         self.global_head = layer_init(nn.Linear(width, len(GLOBAL_OUTPUTS) + self.num_squares), std=0.01)
         with torch.no_grad():
             self.global_head.bias[GLOBAL_OUTPUTS.index("accuse_gate")] = settings.accuse_bias
@@ -240,27 +128,9 @@ class ActorCritic(nn.Module):
         prior[SHOW] = 0.0
         self.unseen_prior = nn.Parameter(prior)  # [channel]: score bonus of an unseen card
         self.accuse_prior = nn.Parameter(torch.tensor(float(settings.accuse_prior)))
-        self.structure = ActionStructure(self.layout, self.S, self.W, self.R)
-        # top = [global outputs | card scores | accusation prior term] @ top_select (a 0/1 matrix): the
-        # atoms in flat order, the suggestion gate, the accusation gate plus its prior
-        sources = [*GLOBAL_OUTPUTS, *(["square"] * self.num_squares)]
-        channel = {"enter": ENTER, "toward": TOWARD, "show": SHOW}
-        select = torch.zeros(len(sources) + self.C * 5 + 1, self.structure.K + 2)
-        k = 0
-        for name in core.RANGE_NAMES:
-            size = self.layout.sizes[name]
-            if name in ("suggest", "accuse") or size == 0:
-                continue
-            if name in channel:
-                first = 0 if name == "show" else self.S + self.W  # show: every card; enter, toward: rooms
-                rows = [len(sources) + (first + i) * 5 + channel[name] for i in range(size)]
-            else:
-                rows = [sources.index(name) + i for i in range(size)]
-            select[rows, range(k, k + size)] = 1.0
-            k += size
-        select[sources.index("suggest_gate"), k] = 1.0
-        select[[sources.index("accuse_gate"), -1], k + 1] = 1.0
-        self.register_buffer("top_select", select, persistent=False)
+        self.structure = ActionStructure(wiring.actions)
+        # top = [global outputs | card scores | accusation prior term] @ top_select (Wiring.top_select)
+        self.register_buffer("top_select", torch.as_tensor(wiring.top_select), persistent=False)
 
     def _piece(self, obs: torch.Tensor, name: str) -> torch.Tensor:
         shape, offset = self.pieces[name]

@@ -31,7 +31,7 @@ def test_every_registered_agent_conforms(name):
     if name in NEEDS:
         pytest.skip(f"{name} needs {NEEDS[name]}")
     options = {}
-    if name in ("ppo", "learned"):
+    if name == "ppo":
         torch = pytest.importorskip("torch")
         torch.set_num_threads(1)  # the program sets torch's threads, not the agent
     with contextlib.ExitStack() as stack:
