@@ -19,7 +19,7 @@ import time
 
 from numba.core import event
 
-__all__ = ["QUIET", "FirstCompileNotice", "listen"]
+__all__ = ["QUIET", "FirstCompileNotice", "compiling_here", "listen"]
 
 QUIET = "CLUEDO_QUIET_COMPILE"  # the environment variable that silences the notice
 
@@ -86,6 +86,9 @@ class FirstCompileNotice(event.Listener):
                 )
 
 
+_LISTENING: list[FirstCompileNotice] = []  # the notice of this process, once ``listen`` installed it
+
+
 def listen() -> FirstCompileNotice | None:
     """Install the notice for this process (``batched.check_cache`` does, before the first compiled call),
     unless its environment sets ``QUIET``."""
@@ -93,4 +96,11 @@ def listen() -> FirstCompileNotice | None:
         return None
     notice = FirstCompileNotice()
     event.register("numba:compile", notice)
+    _LISTENING.append(notice)
     return notice
+
+
+def compiling_here() -> bool:
+    """Whether this process has compiled a function of the rules (numba's cache was cold or stale), as
+    its notice saw; False where the notice is silenced (``QUIET``) or not installed yet."""
+    return any(notice.told for notice in _LISTENING)

@@ -10,6 +10,7 @@ git revision, each session) and the report of ``experiments.common.report``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import socket
@@ -29,6 +30,7 @@ from experiments.common.code_revision import git_revision
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import lock_folder
 from experiments.common.games_file import GameWriter, read_games
+from experiments.common.progress_clock import ticking
 from experiments.common.provisional import ProvisionalLeaderboard
 from experiments.common.report import write_report
 from experiments.common.settings import TournamentConfig, config_hash
@@ -145,20 +147,22 @@ def _run_locked(
         )
         board = ProvisionalLeaderboard(chunks)  # an early look, line by line above the bar
         board.add(existing)
+        clock = ticking(bar) if settings.progress else contextlib.nullcontext()
         try:
-            for records in results:
-                new = [r for r in records if record_key(r) not in done]
-                lines = llm_report.pop_transcripts(new)
-                if lines:
-                    transcripts = transcripts or GameWriter(out / llm_report.TRANSCRIPTS_FILE)
-                    transcripts.write(lines)
-                writer.write(new)
-                done.update(record_key(r) for r in new)
-                played += len(new)
-                bar.update(len(new))
-                provisional = board.add(new)
-                if provisional and settings.progress:
-                    bar.write(provisional)
+            with clock:
+                for records in results:
+                    new = [r for r in records if record_key(r) not in done]
+                    lines = llm_report.pop_transcripts(new)
+                    if lines:
+                        transcripts = transcripts or GameWriter(out / llm_report.TRANSCRIPTS_FILE)
+                        transcripts.write(lines)
+                    writer.write(new)
+                    done.update(record_key(r) for r in new)
+                    played += len(new)
+                    bar.update(len(new))
+                    provisional = board.add(new)
+                    if provisional and settings.progress:
+                        bar.write(provisional)
         except WorkerLost as error:
             raise WorkerLost(
                 f"{error}. The {len(done & planned)} of {len(planned)} games finished are saved in "

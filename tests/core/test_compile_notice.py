@@ -73,3 +73,15 @@ def test_a_long_compilation_says_it_is_still_going_until_it_ends():
     time.sleep(0.2)
     notice.on_end(theirs)
     assert said.getvalue() == told and notice.compiling == 0
+
+
+def test_compiling_here_says_whether_this_processs_notice_saw_a_compilation(monkeypatch):
+    from cluedo_env.core import compile_notice
+
+    notice = FirstCompileNotice(stream=io.StringIO())
+    monkeypatch.setattr(compile_notice, "_LISTENING", [notice])
+    assert not compile_notice.compiling_here()
+    notice.told = True  # what on_start sets at the first compilation of the package
+    assert compile_notice.compiling_here()
+    monkeypatch.setattr(compile_notice, "_LISTENING", [])  # silenced (QUIET) or not installed
+    assert not compile_notice.compiling_here()
