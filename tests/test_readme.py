@@ -48,8 +48,8 @@ def test_readme_reads_in_five_minutes_and_its_links_resolve():
     assert len(text.splitlines()) <= 250
     targets = re.findall(r"\]\((?!https?://)([^)#\s]+)", text)
     assert targets and [t for t in targets if not (ROOT / t).exists()] == []
-    for command in ("python -m experiments.tournament", "python -m pytest"):
-        assert f'python -m pip install -e ".[dev]" && {command}\n' in text
+    for extra, command in (("experiments", "python -m experiments.tournament"), ("dev", "python -m pytest")):
+        assert f'python -m pip install -e ".[{extra}]" && {command}\n' in text
 
 
 def test_readme_leaderboard_is_the_default_tournaments_report():
