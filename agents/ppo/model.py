@@ -20,9 +20,9 @@ from typing import Any
 
 import torch
 
-from agents.ppo.network import ActorCritic, NetworkSettings
+from agents.ppo.network import ActorCritic
 from agents.ppo.numpy_network import write_numpy_model
-from agents.ppo.wiring import MAX_PARAMETERS, game_config_from_dict, game_config_to_dict
+from agents.ppo.wiring import MAX_PARAMETERS, declared_network, game_config_from_dict, game_config_to_dict
 
 __all__ = [
     "MAX_PARAMETERS",
@@ -137,22 +137,7 @@ def network_from_record(record: dict[str, Any], source: str = "the model record"
     Raises:
         ValueError: naming the field or the tensor that is wrong.
     """
-    if not isinstance(record, Mapping) or record.get("format") != MODEL_FORMAT:
-        found = record.get("format") if isinstance(record, Mapping) else type(record).__name__
-        raise ValueError(f"{source}: not a model record of format {MODEL_FORMAT!r} (got {str(found)[:80]!r})")
-    for key in ("network", "game", "state_dict"):
-        if not isinstance(record.get(key), dict):
-            raise ValueError(f"{source}: {key!r} must be a dict, got {type(record.get(key)).__name__}")
-    try:
-        settings = NetworkSettings(**record["network"])
-    except (TypeError, ValueError) as error:  # an unknown field, or a bad value (named)
-        raise ValueError(
-            f"{source}: network.{error}" if isinstance(error, ValueError) else f"{source}: {error}"
-        ) from None
-    try:
-        game = game_config_from_dict(record["game"])
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{source}: its game: {error}") from None
+    settings, game = declared_network(record, source, MODEL_FORMAT, ("network", "game", "state_dict"))
     declared = (
         f"its network settings ({', '.join(f'{k}={v!r}' for k, v in asdict(settings).items())}) and game"
     )

@@ -32,7 +32,7 @@ from agents.ppo.wiring import (
     SUGGEST,
     NetworkSettings,
     Wiring,
-    game_config_from_dict,
+    declared_network,
     game_config_to_dict,
 )
 from cluedo_env import core
@@ -216,22 +216,7 @@ def read_numpy_model(path: str | Path) -> NumpyNetwork:
         record = json.loads(str(arrays.pop("record")))
     except (KeyError, ValueError) as error:
         raise ValueError(f"{source}: no readable 'record' (the model's settings as JSON): {error}") from None
-    if not isinstance(record, dict) or record.get("format") != NUMPY_MODEL_FORMAT:
-        found = record.get("format") if isinstance(record, dict) else type(record).__name__
-        raise ValueError(f"{source}: not a model of format {NUMPY_MODEL_FORMAT!r} (got {str(found)[:80]!r})")
-    for key in ("network", "game"):
-        if not isinstance(record.get(key), dict):
-            raise ValueError(f"{source}: {key!r} must be a dict, got {type(record.get(key)).__name__}")
-    try:
-        settings = NetworkSettings(**record["network"])
-    except (TypeError, ValueError) as error:
-        raise ValueError(
-            f"{source}: network.{error}" if isinstance(error, ValueError) else f"{source}: {error}"
-        ) from None
-    try:
-        game = game_config_from_dict(record["game"])
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{source}: its game: {error}") from None
+    settings, game = declared_network(record, source, NUMPY_MODEL_FORMAT)
     wiring = Wiring(game, settings)
     if wiring.parameters > MAX_PARAMETERS:
         raise ValueError(

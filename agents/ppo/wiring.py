@@ -34,6 +34,7 @@ __all__ = [
     "ActionTables",
     "NetworkSettings",
     "Wiring",
+    "declared_network",
     "game_config_from_dict",
     "game_config_to_dict",
 ]
@@ -81,6 +82,39 @@ def game_config_to_dict(game: core.GameConfig) -> dict[str, Any]:
 def game_config_from_dict(values: dict[str, Any]) -> core.GameConfig:
     """The game config of ``game_config_to_dict``'s values."""
     return core.GameConfig(**values)
+
+
+def declared_network(
+    record: object, source: str, model_format: str, dicts: tuple[str, ...] = ("network", "game")
+) -> tuple[NetworkSettings, core.GameConfig]:
+    """The network settings and the game a model file's record declares, each checked.
+
+    Args:
+        record: What the file holds (its ``format``, ``network`` settings and ``game``).
+        source: The file, for messages.
+        model_format: The ``format`` the record must name.
+        dicts: The keys whose values must be dicts.
+
+    Raises:
+        ValueError: naming the file and the field that is wrong.
+    """
+    if not isinstance(record, dict) or record.get("format") != model_format:
+        found = record.get("format") if isinstance(record, dict) else type(record).__name__
+        raise ValueError(f"{source}: not a model record of format {model_format!r} (got {str(found)[:80]!r})")
+    for key in dicts:
+        if not isinstance(record.get(key), dict):
+            raise ValueError(f"{source}: {key!r} must be a dict, got {type(record.get(key)).__name__}")
+    try:
+        settings = NetworkSettings(**record["network"])
+    except (TypeError, ValueError) as error:  # an unknown field, or a bad value (named)
+        raise ValueError(
+            f"{source}: network.{error}" if isinstance(error, ValueError) else f"{source}: {error}"
+        ) from None
+    try:
+        game = game_config_from_dict(record["game"])
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{source}: its game: {error}") from None
+    return settings, game
 
 
 @dataclass

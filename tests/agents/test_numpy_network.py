@@ -180,7 +180,10 @@ def _nan(record, arrays):
     [
         (lambda r, a: r["network"].update(hidden=[65_536] * 3), "more than the 50,000,000 a model may have"),
         (lambda r, a: r["network"].update(activation="gelu"), "network.activation must be one of"),
-        (lambda r, a: r.update(format="something else"), "not a model of format 'cluedo-ppo-numpy-v1'"),
+        (
+            lambda r, a: r.update(format="something else"),
+            "not a model record of format 'cluedo-ppo-numpy-v1'",
+        ),
         (lambda r, a: r["game"].update(num_players=9), "its game:"),
         (
             lambda r, a: a.update({"card_head.bias": np.zeros(6, np.float32)}),
