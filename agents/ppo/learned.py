@@ -19,10 +19,10 @@ import numpy as np
 
 from agents.ppo.network_agent import NetworkAgent
 from agents.ppo.numpy_network import read_numpy_model
+from agents.ppo.wiring import SHIPPED, model_path
 
 __all__ = ["LEARNED_CHECKPOINT", "LearnedAgent"]
 
-SHIPPED = Path(__file__).resolve().parent / "shipped"
 LEARNED_CHECKPOINT = SHIPPED / "cluedo_ppo_imitation_4p.npz"
 
 
@@ -45,9 +45,7 @@ class LearnedAgent(NetworkAgent):
         self, seed: int = 0, checkpoint: str | Path = LEARNED_CHECKPOINT, deterministic: bool = True
     ) -> None:
         super().__init__(seed)
-        path = Path(checkpoint)
-        if not path.exists() and path.name == str(checkpoint) and (SHIPPED / path.name).is_file():
-            path = SHIPPED / path.name
+        path = model_path(checkpoint)
         if path.suffix == ".pt":
             raise ValueError(
                 f"the learned agent plays numpy model files (.npz), got the torch model {checkpoint}: play it "

@@ -22,7 +22,14 @@ import torch
 
 from agents.ppo.network import ActorCritic
 from agents.ppo.numpy_network import write_numpy_model
-from agents.ppo.wiring import MAX_PARAMETERS, declared_network, game_config_from_dict, game_config_to_dict
+from agents.ppo.wiring import (
+    MAX_PARAMETERS,
+    SHIPPED,
+    declared_network,
+    game_config_from_dict,
+    game_config_to_dict,
+    model_path,
+)
 
 __all__ = [
     "MAX_PARAMETERS",
@@ -39,16 +46,6 @@ __all__ = [
 ]
 
 MODEL_FORMAT = "cluedo-ppo-model-v1"
-SHIPPED = Path(__file__).resolve().parent / "shipped"  # the models that ship with the package
-
-
-def model_path(value: str | Path) -> Path:
-    """A model file given as a path, or by the name of a shipped model (``cluedo_ppo_4p.pt``,
-    ``cluedo_ppo_imitation_4p.pt``): the path when it exists, else the shipped file of that name."""
-    path = Path(value)
-    if not path.exists() and path.name == str(value) and (SHIPPED / path.name).is_file():
-        return SHIPPED / path.name
-    return path
 
 
 def save_model(path: str | Path, network: ActorCritic, **extra: Any) -> Path:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from numbers import Integral, Real
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,12 +32,14 @@ __all__ = [
     "MAX_LAYERS",
     "MAX_PARAMETERS",
     "MAX_WIDTH",
+    "SHIPPED",
     "ActionTables",
     "NetworkSettings",
     "Wiring",
     "declared_network",
     "game_config_from_dict",
     "game_config_to_dict",
+    "model_path",
 ]
 
 # Per-card score channels of the card head.
@@ -69,6 +72,16 @@ MAX_PARAMETERS = (
     50_000_000  # the most weights a loaded network may have (200 MB of float32; shipped: ~90,000)
 )
 MASKED_LOGIT = -1e9  # logit of an illegal action: exp underflows to exactly 0
+SHIPPED = Path(__file__).resolve().parent / "shipped"  # the models that ship with the package
+
+
+def model_path(value: str | Path) -> Path:
+    """A model file given as a path, or by the name of a shipped model (``cluedo_ppo_4p.pt``,
+    ``cluedo_ppo_imitation_4p.pt``): the path when it exists, else the shipped file of that name."""
+    path = Path(value)
+    if not path.exists() and path.name == str(value) and (SHIPPED / path.name).is_file():
+        return SHIPPED / path.name
+    return path
 
 
 def game_config_to_dict(game: core.GameConfig) -> dict[str, Any]:
