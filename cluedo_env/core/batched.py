@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 NO_ACTION = -1  # a game that does not move this step (over, or not selected)
+NO_STEP = np.int64(-2)  # ``_advance`` steps no game: it writes their legal actions
 OVER = Phase.OVER
 
 
@@ -57,13 +58,19 @@ def _refused(g, t, i, action):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _step_game(g, t, i, action, out):
-    """Game ``i``'s step: its events and rewards cleared, then ``action`` played (``NO_ACTION``:
-    none), then, with ``out`` (not empty), its legal actions written into ``out[i]`` while its
-    state is in the cache."""
+def _clear(g, i):
+    """Game ``i``'s events and rewards of the last step cleared, before its next."""
     g.events[i, : g.num_events[i]] = -1  # (the rows after them are unused: -1 already)
     g.num_events[i] = 0
     g.rewards[i] = 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step_game(g, t, i, action, out):
+    """Game ``i``'s step: its events and rewards cleared, then ``action`` played (``NO_ACTION``:
+    none), then, with ``out`` (not empty), its legal actions written into ``out[i]`` while its
+    state is in the cache (the step of ``core/rollout.py``'s games; ``_advance`` writes it out)."""
+    _clear(g, i)
     if action != NO_ACTION:
         play(g, t, i, action)
     if len(out):
@@ -71,22 +78,35 @@ def _step_game(g, t, i, action, out):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _advance(state, tables, actions, selected, out, first, last):
-    """Games ``first`` .. ``last - 1`` of a batch of ``B``: with ``actions`` (not empty), their
-    step (``_step_game``); without, their legal actions into ``out``. (One call for a run of
-    games: a compiled call copies the state's and the tables' tuples, which costs more than most
-    rules.)
+def _advance(state, tables, actions, action, selected, out, first, last):
+    """Games ``first`` .. ``last - 1`` of a batch of ``B`` step, with ``actions[i]`` (``actions`` not
+    empty) or with ``action`` (not ``NO_STEP``: ``step_one``), or without either do not; then, with
+    ``out`` (not empty), their legal actions are written into ``out[i]``, while each game's state is
+    in the cache. A game that steps has its events and rewards cleared, then, if it moves
+    (``_moves``), plays its action.
+
+    One call for a run of games: a compiled call copies the state's and the tables' tuples, which
+    costs more than most rules. The rules are inlined here only, once each (``play``, ``legal``),
+    whichever entry calls, and not through ``_step_game``: each copy, and each level of inlining,
+    costs seconds of a first run's compilation (numba inlines a function by copying its code into
+    the caller's, and the rules' code is large).
 
     Compiled without numba's reference counting (``_nrt=False``: the rules allocate nothing):
     with it, each rule inlined into the loop counts a reference to each of the tuples' fifty
     arrays on the way in and out, which cost about 80 ns per game, more than a whole step of
-    most games (their views hold no reference to count: ``core/views.py``)."""
+    most games (their views hold no reference to count: ``core/views.py``).
+
+    Its callers pass each integer as a run-time one (``np.int64(0)``, not ``0``): numba compiles a
+    function once more for each literal value a caller gives it (``Literal[int](0)``)."""
     t = table_views(tables)
     g = state_views(state, t)
+    steps = len(actions) > 0 or action != NO_STEP
     for i in range(first, last):
-        if len(actions):
-            _step_game(g, t, i, actions[i] if _moves(g, selected, i) else NO_ACTION, out)
-        else:
+        if steps:
+            _clear(g, i)
+            if _moves(g, selected, i):
+                play(g, t, i, actions[i] if len(actions) else action)
+        if len(out):
             legal(g, t, i, out[i])
 
 
@@ -116,7 +136,7 @@ def step_games(state, tables, actions, selected, check, out):
     scratch = np.empty(table_views(tables).A if check else 0, dtype=np.bool_)
     bad = _first_refusing(state, tables, actions, selected, check, scratch)
     if bad < 0:
-        _advance(state, tables, actions, selected, out, 0, len(actions))
+        _advance(state, tables, actions, NO_STEP, selected, out, np.int64(0), len(actions))
     return bad
 
 
@@ -139,21 +159,28 @@ def step_games_parallel(state, tables, actions, selected, check, out, runs):
         B = len(actions)
         runs = max(1, min(B, runs))
         for r in prange(runs):
-            _advance(state, tables, actions, selected, out, r * B // runs, (r + 1) * B // runs)
+            _advance(state, tables, actions, NO_STEP, selected, out, r * B // runs, (r + 1) * B // runs)
     return bad
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True)
 def step_one(state, tables, action, out):
     """``step_games`` of a batch of one game without the check, from its action as an integer, in
-    one call (without reference counting, as ``_advance``)."""
+    one call from Python."""
     t = table_views(tables)
     g = state_views(state, t)
-    if g.phase[0] == OVER:
-        action = NO_ACTION
-    elif _refused(g, t, 0, action):
+    if g.phase[0] != OVER and _refused(g, t, 0, action):
         return 0
-    _step_game(g, t, 0, action, out)
+    _advance(
+        state,
+        tables,
+        np.empty(0, dtype=np.int64),
+        action,
+        np.empty(0, dtype=np.bool_),
+        out,
+        np.int64(0),
+        np.int64(1),
+    )
     return -1
 
 
@@ -161,7 +188,9 @@ def step_one(state, tables, action, out):
 def legal_games(state, tables, out):
     """Every game's legal actions into ``out`` (``bool[B, A]``), one game after the other."""
     B = len(out)
-    _advance(state, tables, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_), out, 0, B)
+    _advance(
+        state, tables, np.empty(0, dtype=np.int64), NO_STEP, np.empty(0, dtype=np.bool_), out, np.int64(0), B
+    )
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -171,7 +200,7 @@ def legal_games_parallel(state, tables, out, runs):
     B, no_actions, every_game = len(out), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_)
     runs = max(1, min(B, runs))
     for r in prange(runs):
-        _advance(state, tables, no_actions, every_game, out, r * B // runs, (r + 1) * B // runs)
+        _advance(state, tables, no_actions, NO_STEP, every_game, out, r * B // runs, (r + 1) * B // runs)
 
 
 @njit(cache=True, nogil=True)
@@ -182,8 +211,10 @@ def deal_games(state, tables, games, seeds, out):
     g = state_views(state, t)
     for k in range(len(games)):
         deal(g, t, games[k], seeds[k])
-        if len(out):
-            legal(g, t, games[k], out[games[k]])
+    if len(out):  # (by _advance, where the rules are inlined: see there)
+        no_actions, every_game = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_)
+        for k in range(len(games)):
+            _advance(state, tables, no_actions, NO_STEP, every_game, out, games[k], games[k] + 1)
 
 
 # --- numba's cache -------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ QUIET = "CLUEDO_QUIET_COMPILE"  # the environment variable that silences the not
 
 MESSAGE = (
     "cluedo_env: compiling the rules core for this machine (the first run, or the first after an update; "
-    "about a minute on 2 idle cores). Later runs load it from numba's cache in seconds."
+    "about half a minute on 2 idle cores). Later runs load it from numba's cache in seconds."
 )
 
 

@@ -26,8 +26,9 @@ __all__ = ["START_PLAYERS", "deal", "draw", "legal", "play"]
 # Draw counters: the cards' shuffle keys use 0..C-1, the starting rolls the next ones, turn dice
 # count up from DICE_DRAWS.
 DICE_DRAWS = 1024
-START_ROLLS = 2  # rounds of starting rolls that nearly always settle who starts
-START_ROLL_ROUNDS = 16  # rounds drawn when those leave a tie
+# (np.int64, not int: numba would compile _highest_rolls once for each literal int it is given)
+START_ROLLS = np.int64(2)  # rounds of starting rolls that nearly always settle who starts
+START_ROLL_ROUNDS = np.int64(16)  # rounds drawn when those leave a tie
 START_PLAYERS = ("dice", "scarlet", "random")  # GameConfig.start_player, by its code here
 START_DICE, START_SCARLET, START_RANDOM = range(3)
 MAX_KEY = np.uint64(2**64 - 1)
@@ -94,7 +95,7 @@ def deal(g, t, i, seed):
         g.envelope[i, category] = best
     for category in range(3):
         card_key[g.envelope[i, category]] = MAX_KEY  # last, never dealt
-    order = np.argsort(card_key, kind="mergesort")  # stable: equal keys in card order
+    order = _card_order(card_key)
     g.owner[i, :] = ENVELOPE
     g.face_down[i, :] = -1
     for k in range(t.num_face_down):  # the duel: cards face down on the corner rooms
@@ -117,8 +118,10 @@ def deal(g, t, i, seed):
     g.turn_player[i] = first
     g.current_player[i] = first
     g.turn[i] = 0
-    g.location[i] = t.pawn_start
-    g.weapon_room[i] = t.weapon_start
+    for s in range(t.S):  # (element by element: an array's assignment compiles its shape check's
+        g.location[i, s] = t.pawn_start[s]  # message, about 2 s of a first run)
+    for w in range(t.W):
+        g.weapon_room[i, w] = t.weapon_start[w]
     g.dice[i] = -1
     g.suggestion[i] = -1
     g.may_suggest[i] = False
@@ -135,6 +138,21 @@ def deal(g, t, i, seed):
     g.accused[i] = False
     g.shown_to[i] = -1
     g.peeked[i] = False
+
+
+@njit(cache=True, nogil=True)
+def _card_order(card_key):
+    """The cards in ascending order of their keys, equal keys in card order (``np.argsort`` with
+    ``kind="mergesort"``, written as an insertion sort of the few cards: numba's sort compiles in
+    about a second and a half of a first run)."""
+    order = np.empty(len(card_key), dtype=np.int64)
+    for card in range(len(card_key)):
+        k = card
+        while k > 0 and card_key[order[k - 1]] > card_key[card]:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = card
+    return order
 
 
 @njit(cache=True, nogil=True)

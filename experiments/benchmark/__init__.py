@@ -15,7 +15,9 @@ runs, timed by the same loop in a worker process). ``baseline=3cd9623`` is the l
 with the batched numpy core that the compiled core replaced. The ``startup`` section
 times, in fresh processes, the import and the first steps with an empty numba cache
 (``NUMBA_CACHE_DIR`` a new temporary folder: everything is compiled) and again with
-that cache filled (what every later start costs). Random play: each
+that cache filled (what every later start costs), and the same for the Quickstart's main
+command (the default tournament, 8 games per line-up): its cold start's extra seconds are
+the compilation of everything the tournament uses. Random play: each
 decision is a uniformly random legal action other than an accusation, and an
 accusation (random triple) with probability 2% where one is legal (uniformly
 random accusations would end nearly every game on its first turn). Finished

@@ -1,4 +1,5 @@
-"""The ``startup`` section: a fresh process's import and first steps, with numba's cache empty (cold) and filled (warm)."""
+"""The ``startup`` section: a fresh process's import and first steps, and the Quickstart's main command
+(the default tournament, made small), with numba's cache empty (cold) and filled (warm)."""
 
 from __future__ import annotations
 
@@ -46,21 +47,66 @@ print(json.dumps({{"import_s": imported - start, "first_steps_s": time.perf_coun
     return {**figures, "process_s": time.perf_counter() - start}
 
 
+# The Quickstart's main command with the default line-up and its two workers, made small: the cold
+# start's extra seconds over the warm one are the workers' compilation of what the tournament uses.
+MAIN_COMMAND = (
+    "-m",
+    "experiments.tournament",
+    "games_per_lineup=8",
+    "batch_size=4",
+    "plots=false",
+    "progress=false",
+)
+
+
+def measure_main_command(cache_dir: str | None) -> dict:
+    """Seconds a fresh process takes to run ``MAIN_COMMAND`` (writing into a temporary folder), with
+    numba's cache in ``cache_dir`` (``None``: where this process's environment says)."""
+    with tempfile.TemporaryDirectory(prefix="tournament-") as output_dir:
+        env = dict(os.environ) if cache_dir is None else {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, *MAIN_COMMAND, f"output_dir={output_dir}"],
+            env=env,
+            capture_output=True,
+            check=True,
+        )
+        return {"process_s": time.perf_counter() - start}
+
+
 def rows(cfg: BenchmarkConfig) -> list[dict]:
     rows = []
     for r in range(cfg.repeats):
-        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache_dir:
-            for start in ("cold", "warm"):  # an empty cache, then the same cache filled
-                rows.append({"start": start, "run": r, **measure_startup(max(cfg.batch_sizes), cache_dir)})
+        for what in ("core", "main command"):
+            with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache_dir:
+                for start in ("cold", "warm"):  # an empty cache, then the same cache filled
+                    if what == "core":
+                        figures = measure_startup(max(cfg.batch_sizes), cache_dir)
+                    else:
+                        figures = measure_main_command(cache_dir)
+                    rows.append({"what": what, "start": start, "run": r, **figures})
     return rows
 
 
 def show(cfg: BenchmarkConfig, rows: list[dict]) -> None:
     print("\nstart-up of a fresh process (numba cache empty: cold; filled by the cold run: warm)")
+    core_rows = [row for row in rows if row.get("what", "core") == "core"]
     for start in ("cold", "warm"):
-        runs = [row for row in rows if row["start"] == start]
+        runs = [row for row in core_rows if row["start"] == start]
         print(
             f"  {start}: import {np.median([r['import_s'] for r in runs]):.2f} s, first steps "
             f"{np.median([r['first_steps_s'] for r in runs]):.2f} s, whole process "
             f"{np.median([r['process_s'] for r in runs]):.2f} s (median of {len(runs)})"
+        )
+    main = {
+        start: [
+            row["process_s"] for row in rows if row.get("what") == "main command" and row["start"] == start
+        ]
+        for start in ("cold", "warm")
+    }
+    if main["cold"]:
+        cold, warm = np.median(main["cold"]), np.median(main["warm"])
+        print(
+            f"  the main command ({' '.join(MAIN_COMMAND[1:])}): cold {cold:.1f} s, warm {warm:.1f} s, "
+            f"so {cold - warm:.1f} s of compilation (median of {len(main['cold'])})"
         )

@@ -2,7 +2,7 @@
 
 tqdm redraws a bar only when it is updated. A tournament's bar is updated when a chunk of games
 finishes, and the first chunk of a first run comes only after the workers have compiled the rules
-(about a minute on 2 cores; the workers stay quiet, ``cluedo_env.core.compile_notice``): the bar
+(about half a minute on 2 cores; the workers stay quiet, ``cluedo_env.core.compile_notice``): the bar
 would sit unchanged at 0 for that long. ``ticking`` redraws it every few seconds (its elapsed time
 moves) and, before the first game on a cold cache, says why it waits.
 """

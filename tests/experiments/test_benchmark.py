@@ -20,7 +20,7 @@ from experiments.benchmark.clone_rollouts import measure_rollouts
 from experiments.benchmark.core_steps import measure_core
 from experiments.benchmark.env_steps import measure_env
 from experiments.benchmark.random_play import RandomBatch
-from experiments.benchmark.startup import measure_startup
+from experiments.benchmark.startup import measure_main_command, measure_startup
 from experiments.benchmark.training import finished_games_per_update, ppo_benchmark_config
 from experiments.benchmark.user_loop import LOOPS, numpy_choice
 from tests.conftest import ROOT
@@ -230,6 +230,12 @@ def test_startup_is_timed_in_a_fresh_process_with_the_cache_given(tmp_path):
     for figures in (cold, warm):
         assert figures["import_s"] > 0 and figures["first_steps_s"] > 0
         assert figures["process_s"] > figures["import_s"] + figures["first_steps_s"]
+
+
+def test_the_main_command_timed_by_the_startup_section_runs():
+    """The tournament options of ``MAIN_COMMAND`` are still the tournament's (a changed option would
+    fail here, not in a benchmark run), timed in a fresh process on this process's numba cache."""
+    assert measure_main_command(cache_dir=None)["process_s"] > 0
 
 
 def test_core_timing_starts_once_the_first_deal_cycle_is_over():
