@@ -39,7 +39,7 @@ over; the batch holds games of every age); the report gives the warm-up's
 length, the spread of the games' ages when timing starts and, for comparison,
 what the same number of steps reads from a fresh deal. The env plays one game
 at a time and is timed over whole episodes (every age weighted as in a long
-run), after an untimed one. Results are printed as a table and written as JSON
+run), after an untimed one; with ``baseline=`` its runs alternate with the earlier revision's env. Results are printed as a table and written as JSON
 (``output``), section by section as they are measured.
 
 The ``ppo`` section times ``experiments.train_ppo.train`` at the shipped
@@ -160,8 +160,9 @@ class BenchmarkConfig:
         beliefs_lineups: Agents seated at every seat of those games (registered names).
         seed: Seed of deals and random play.
         baseline: An earlier revision of this repository (a commit) or a folder holding an earlier
-            ``cluedo_env``, whose core the core sections time beside this code's, runs alternating
-            (``experiments.benchmark.baseline``); None: this code's core alone.
+            ``cluedo_env``, whose core the core sections (and whose PettingZoo env the env section)
+            time beside this code's, runs alternating (``experiments.benchmark.baseline``); None:
+            this code's alone.
         output: JSON file written (relative to the working directory).
     """
 

@@ -2,9 +2,10 @@
 
 The revision's ``cluedo_env`` package is exported from this repository (``git archive``) into a folder
 kept between runs (``<temp>/cluedo-benchmark-baselines/<commit>``, so its numba cache is kept too), and
-a worker process (``baseline_worker``) imports it ahead of this checkout's: the worker runs this code's benchmark loop
-(``core_steps.measure_core``) over that core and answers one request per line on its standard streams.
-The core sections alternate runs of this code and of the worker, so both see the machine alike.
+a worker process (``baseline_worker``) imports it ahead of this checkout's: the worker runs this code's benchmark loops
+(``core_steps.measure_core``, and ``env_steps.measure_env`` over that revision's PettingZoo env) and
+answers one request per line on its standard streams. The core sections and the env section alternate
+runs of this code and of the worker, so both see the machine alike.
 
 ``baseline`` may also name a folder holding a ``cluedo_env`` package (an unpacked earlier release).
 The earlier core needs the API the loop uses: ``GameConfig``, ``init``, ``legal_action_mask``,
@@ -66,6 +67,15 @@ class Baseline:
     def measure_core(self, **job) -> dict:
         """``core_steps.measure_core`` of the baseline's core: ``num_players`` (classic board), ``batch``,
         ``steps``, ``seed``, ``observe``, ``warmup_cycles``."""
+        return self._ask(job)
+
+    def measure_env(self, **job) -> dict:
+        """``env_steps.measure_env`` of the baseline's PettingZoo env: ``num_players``, ``wrapped``,
+        ``agent_steps``, ``seed``."""
+        return self._ask({**job, "section": "env"})
+
+    def _ask(self, job: dict) -> dict:
+        """The worker's answer to one request."""
         if self._worker is None:
             raise RuntimeError("Baseline is a context manager: use it in a with statement")
         self._worker.stdin.write(json.dumps(job) + "\n")

@@ -1,14 +1,19 @@
-"""The ``env`` section: agent-steps/s of the PettingZoo AEC env (raw and wrapped) over whole episodes."""
+"""The ``env`` section: agent-steps/s of the PettingZoo AEC env (raw and wrapped) over whole episodes.
+
+With ``baseline=<revision>`` each run alternates with a run of that revision's env
+(``experiments.benchmark.baseline``) over the same episodes, and each row carries the ratio.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cluedo_env import core
-from experiments.benchmark.machine import median_of
+from experiments.benchmark.baseline import Baseline
 from experiments.benchmark.random_play import random_choice
 
 if TYPE_CHECKING:
@@ -67,14 +72,33 @@ def measure_env(
 
 
 def rows(cfg: BenchmarkConfig) -> list[dict]:
-    def figure(p: int, wrapped: bool) -> dict:
-        return median_of(cfg.repeats, lambda r: measure_env(p, wrapped, cfg.env_steps, cfg.seed + r))
+    """The section's rows: ``raw_env`` and ``env()`` for every player count of ``cfg``, each the
+    median of ``cfg.repeats`` runs (alternating with the baseline's, when given)."""
 
-    return [
-        {"players": p, "env": "env()" if wrapped else "raw_env", **figure(p, wrapped)}
-        for p in cfg.players
-        for wrapped in (False, True)
-    ]
+    def figure(p: int, wrapped: bool, baseline: Baseline | None) -> dict:
+        runs, baseline_rates = [], []
+        for r in range(cfg.repeats):
+            job = {"num_players": p, "wrapped": wrapped, "agent_steps": cfg.env_steps, "seed": cfg.seed + r}
+            runs.append(measure_env(**job))
+            if baseline is not None:
+                baseline_rates.append(baseline.measure_env(**job)["agent_steps_per_s"])
+        row = {key: float(np.median([run[key] for run in runs])) for key in runs[0]}
+        if baseline is not None:
+            rate = float(np.median(baseline_rates))
+            row |= {
+                "baseline": baseline.revision,
+                "baseline_agent_steps_per_s": rate,
+                "speedup": row["agent_steps_per_s"] / rate,
+            }
+        return row
+
+    with contextlib.ExitStack() as stack:
+        baseline = stack.enter_context(Baseline(cfg.baseline)) if cfg.baseline else None
+        return [
+            {"players": p, "env": "env()" if wrapped else "raw_env", **figure(p, wrapped, baseline)}
+            for p in cfg.players
+            for wrapped in (False, True)
+        ]
 
 
 def show(cfg: BenchmarkConfig, rows: list[dict]) -> None:
@@ -83,4 +107,11 @@ def show(cfg: BenchmarkConfig, rows: list[dict]) -> None:
         print(
             f"  {row['env']:8s} {row['players']} players: {row['agent_steps_per_s']:,.0f} agent-steps/s "
             f"({row['agent_steps']:,.0f} agent-steps in {row['episodes']:.0f} episodes)"
+            + (
+                f"; baseline {row['baseline_agent_steps_per_s']:,.0f}, speed-up {row['speedup']:.2f}x"
+                if "baseline" in row
+                else ""
+            )
         )
+    if rows and "baseline" in rows[0]:
+        print(f"  baseline: the env of revision {rows[0]['baseline']}, runs alternating with this code's")
