@@ -304,6 +304,7 @@ class raw_env(AECEnv):
         self.observation_spaces = {
             agent: observation_space(self.config, observation_type) for agent in self.possible_agents
         }
+        self._mask_shape = (1, A)  # the legal actions of the batch of one game, as core.step writes them
         self._no_actions = np.zeros(A, dtype=np.int8)
         self._no_actions.flags.writeable = False  # shared by every player that does not decide
         self._viewers = np.arange(P)[:, None]
@@ -373,8 +374,11 @@ class raw_env(AECEnv):
             raise ValueError(self._illegal_message(agent, action))
         self._cumulative_rewards[agent] = 0.0
         # The mask of this decision was computed after the previous step: no need for the core's check.
-        core.step(self.game_state, [int(action)], check=False)
-        self._after_core_step()
+        # The step writes the legal actions after it into a new array (the players' observations and
+        # infos of this step keep theirs), in its own pass: no second call works them out.
+        after = np.empty(self._mask_shape, dtype=bool)
+        core.step(self.game_state, [int(action)], check=False, mask=after)
+        self._after_core_step(after)
         if self.render_mode == "human":
             self.render()
 
@@ -412,11 +416,13 @@ class raw_env(AECEnv):
         for info in self.infos.values():
             info["action_mask"] = self._no_actions
 
-    def _after_core_step(self) -> None:
+    def _after_core_step(self, legal: np.ndarray | None = None) -> None:
         """Selection, mask, infos and, at the end of the game, rewards and terminations.
 
         Runs after ``reset`` and after every step of a live agent, so it is kept to a few array
-        calls: a game of one has Python scalars for its phase and players.
+        calls: a game of one has Python scalars for its phase and players. ``legal``: the
+        ``bool[1, A]`` legal actions the step wrote (``core.step(..., mask=)``); None (after a
+        deal): worked out here.
         """
         state = self.game_state
         views = self._event_views(state.step_events(0))
@@ -438,7 +444,9 @@ class raw_env(AECEnv):
             return
         # Before the step that ends the game every reward is 0 (set by reset, never changed):
         # nothing to clear.
-        mask = core.legal_action_mask(state)[0].view(np.int8)
+        if legal is None:
+            legal = core.legal_action_mask(state)
+        mask = legal[0].view(np.int8)
         mask.setflags(write=False)
         self._mask = mask
         player = state.current_player.item()

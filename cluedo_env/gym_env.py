@@ -299,11 +299,11 @@ class CluedoSingleAgentEnv(gymnasium.Env):
 
     def _observation(self) -> dict[str, np.ndarray]:
         state = self.table.state
-        observation = observe_players(state, self.table.seat, kind=self.observation_type)[0]
+        observation = observe_players(state, self.learner_seat, kind=self.observation_type)[0]
         if state.phase[0] == Phase.OVER:
             self._mask = np.zeros(self.layout.num_actions, dtype=np.int8)
-        else:
-            self._mask = core.legal_action_mask(state)[0].view(np.int8)
+        else:  # the mask the table's steps keep (core.step(..., mask=)), copied: the next step rewrites it
+            self._mask = self.table.legal_actions()[0].view(np.int8).copy()
         return {"observation": observation, "action_mask": self._mask}
 
     def _info(self) -> dict[str, Any]:

@@ -8,22 +8,23 @@ once (see ``ReadThrough``); ``AssertOutOfBounds`` also names the action and the 
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
+import numpy as np
+from gymnasium.spaces import Discrete
+from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 __all__ = ["AssertOutOfBounds", "OrderEnforcing", "ReadThrough", "TerminateIllegal", "read_through"]
 
 
 def read_through(name: str) -> property:
-    """The attribute ``name`` of the env below, read at once (see ``ReadThrough``)."""
-
-    def read(self: wrappers.BaseWrapper) -> Any:
-        if not self._reads_through:
-            return self.__getattr__(name)  # the wrapper's own answer (refused before reset)
-        return getattr(self.env, name)
-
-    return property(read, doc=f"``{name}`` of the env below.")
+    """The attribute ``name`` of the env at the bottom of the read-through wrappers (``_below``),
+    read at once (see ``ReadThrough``)."""
+    # attrgetter reads in C; with no _below yet (OrderEnforcing before reset) it raises
+    # AttributeError, and Python asks the wrapper's own __getattr__ instead.
+    return property(operator.attrgetter(f"_below.{name}"), doc=f"``{name}`` of the env below.")
 
 
 class ReadThrough:
@@ -31,12 +32,13 @@ class ReadThrough:
 
     A PettingZoo wrapper reads the env below through ``__getattr__``, which Python calls only
     once the normal lookup has failed (an ``AttributeError`` raised and caught): through the
-    three wrappers of ``cluedo_v0.env()`` that cost about 3 µs a read, half of a step. These properties
-    read the same attributes of the same env below without the failed lookup; everything else
-    (and every method) is the wrapper's own.
+    three wrappers of ``cluedo_v0.env()`` that cost about 3 µs a read, half of a step. These
+    properties read the same attributes without the failed lookup, and without going through
+    each wrapper in turn: ``_below`` is the env under the whole run of read-through wrappers
+    beneath this one (none of them holds these attributes itself). Everything else (and every
+    method) is the wrapper's own.
     """
 
-    _reads_through = True
     agents = read_through("agents")
     agent_selection = read_through("agent_selection")
     rewards = read_through("rewards")
@@ -45,8 +47,18 @@ class ReadThrough:
     truncations = read_through("truncations")
     infos = read_through("infos")
 
+    def __init__(self, env: AECEnv, **options: Any) -> None:
+        super().__init__(env, **options)
+        self._below = _bottom(env)
+
     def __str__(self) -> str:
         return str(self.env)  # as each of the three wrappers shows itself
+
+
+def _bottom(env: AECEnv) -> AECEnv:
+    """The env a read-through wrapper over ``env`` reads: ``env``'s own ``_below`` when ``env`` is a
+    read-through wrapper that reads through now, else ``env``."""
+    return env.__dict__.get("_below", env) if isinstance(env, ReadThrough) else env
 
 
 class TerminateIllegal(ReadThrough, wrappers.TerminateIllegalWrapper):
@@ -60,10 +72,14 @@ class AssertOutOfBounds(ReadThrough, wrappers.AssertOutOfBoundsWrapper):
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
-        space = self.action_space(agent)
-        done = action is None and (self.terminations[agent] or self.truncations[agent])
-        beyond = type(action) is int and not 0 <= action < space.n  # (refused before the int64 cast)
-        if not done and (beyond or not space.contains(action)):
+        space = self._below.action_space(agent)  # (the wrappers between do not change it)
+        if type(action) is int and type(space) is Discrete and space.start == 0 and space.dtype == np.int64:
+            inside = 0 <= action < space.n  # space.contains's answer, without its numpy calls
+        else:
+            done = action is None and (self.terminations[agent] or self.truncations[agent])
+            beyond = type(action) is int and not 0 <= action < space.n  # (refused before the int64 cast)
+            inside = done or (not beyond and space.contains(action))
+        if not inside:
             raise AssertionError(
                 f"action is not in action space: {agent} must step an int (or numpy integer) in "
                 f"[0, {space.n}), got {action!r}"
@@ -74,6 +90,11 @@ class AssertOutOfBounds(ReadThrough, wrappers.AssertOutOfBoundsWrapper):
 class OrderEnforcing(ReadThrough, wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` (``ReadThrough`` once reset: before, it refuses)."""
 
-    @property
-    def _reads_through(self) -> bool:
-        return self._has_reset
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._below_once_reset = self.__dict__.pop("_below")  # read through only from the first reset on
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # (set first: PettingZoo's wrapper counts as reset even when the env's reset raises)
+        self._below = self._below_once_reset
+        super().reset(seed=seed, options=options)

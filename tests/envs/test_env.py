@@ -770,6 +770,37 @@ def run_vector(environment, steps: int, seed: int):
     return history
 
 
+def test_single_and_pettingzoo_env_masks_are_the_cores_and_stay_as_handed_out():
+    """Both envs read the legal actions the core's fused step wrote (not worked out again): at every
+    step they are the core's, and an observation handed out earlier keeps its mask when the next
+    step writes the new legal actions."""
+    single = CluedoSingleAgentEnv(num_players=4, max_turns=40)
+    raw = cluedo_v0.raw_env(num_players=4, max_turns=40)
+    rng = np.random.default_rng(5)
+    for seed in range(3):
+        observation, _ = single.reset(seed=seed)
+        raw.reset(seed=seed)
+        ended = False
+        while not ended:
+            legal = core.legal_action_mask(single.game_state)[0]
+            np.testing.assert_array_equal(observation["action_mask"].astype(bool), legal)
+            np.testing.assert_array_equal(single.action_masks(), legal)
+            held, kept = observation["action_mask"], observation["action_mask"].copy()
+            observation, _, terminated, truncated, _ = single.step(int(rng.choice(np.flatnonzero(legal))))
+            np.testing.assert_array_equal(held, kept)
+            ended = terminated or truncated
+        for _agent in raw.agent_iter():
+            observation, _, terminated, truncated, _ = raw.last()
+            if terminated or truncated:
+                raw.step(None)
+                continue
+            legal = core.legal_action_mask(raw.game_state)[0]
+            np.testing.assert_array_equal(observation["action_mask"].astype(bool), legal)
+            held, kept = observation["action_mask"], observation["action_mask"].copy()
+            raw.step(int(rng.choice(np.flatnonzero(legal))))
+            np.testing.assert_array_equal(held, kept)
+
+
 @pytest.mark.parametrize("elimination_reward", [None, -1.0])
 def test_vector_env_masks_are_the_cores_legal_actions_at_every_step(elimination_reward):
     """The env reads the legal actions the table's fused steps and deals keep (not worked out again):
