@@ -33,6 +33,7 @@ __all__ = [
     "deal_games",
     "legal_games",
     "legal_games_parallel",
+    "recompiled_with_the_rules",
     "step_games",
     "step_games_parallel",
     "step_one",
@@ -258,6 +259,14 @@ def compiled_digest():
 
 
 _checked = False
+_ELSEWHERE: list[CPUDispatcher] = []  # compiled functions of other modules that view the buffers
+
+
+def recompiled_with_the_rules(*functions: CPUDispatcher) -> None:
+    """Have ``check_cache`` recompile ``functions`` of another module along with the rules: those
+    that view the state and the tables (``views.state_views``), whose code numba's cache keys on
+    their own file only (``core/observe.py``'s writer)."""
+    _ELSEWHERE.extend(functions)
 
 
 def check_cache() -> None:
@@ -270,6 +279,6 @@ def check_cache() -> None:
     _checked = True
     compile_notice.listen()
     if compiled_digest() != source_digest():
-        for function in [*vars(rules).values(), *globals().values()]:
+        for function in [*vars(rules).values(), *globals().values(), *_ELSEWHERE]:
             if isinstance(function, CPUDispatcher):
                 function.recompile()  # (forgets its cached code, then compiles what this process loaded)

@@ -45,9 +45,11 @@ from typing import NoReturn
 import numpy as np
 from numba import njit, prange
 
+from cluedo_env.core.batched import recompiled_with_the_rules
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.game import PARALLEL_BATCH, Rules, rules_for
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, game_indices
+from cluedo_env.core.views import flat_view, state_views, table_views
 
 __all__ = ["OBSERVATION_KINDS", "observation_pieces", "observation_size", "observe"]
 
@@ -57,6 +59,7 @@ SHOWED_SCALE = 4  # times shown are counted up to 4 (then read as 1)
 # the threads costs about what they save).
 PARALLEL_FROM = PARALLEL_BATCH  # the same threshold as the rules' parallel step
 _CHUNK = 32  # games per parallel task
+_PHASES = len(Phase.NAMES)  # columns of the phase piece
 
 # The pieces in their order. The compiled writer finds piece k at column ``at[k]`` of a row
 # (``at[OWNER]`` is -1 in the "player" kind), with k named by the constants below.
@@ -148,7 +151,8 @@ def observation_size(config: GameConfig, kind: str = "player") -> int:
 
 
 class _Tables:
-    """What the compiled writer needs of one (config, kind) besides the state, built once.
+    """What the compiled writer needs of one (config, kind) besides the state and the rules' tables,
+    built once.
 
     Attributes:
         at: ``int64[len(_PIECES)]`` the first column of each piece (-1: not in this kind).
@@ -183,98 +187,124 @@ def _tables(rules: Rules, kind: str) -> _Tables:
     return _Tables(rules, kind)
 
 
-def _fields(state: State) -> tuple[np.ndarray, ...]:
-    """The state's fields the observation reads, in the order ``_write_observation`` takes them."""
-    return (
-        state._owner,
-        state._shown_to,
-        state._peeked,
-        state.passed,
-        state.showed,
-        state.accused,
-        state.eliminated,
-        state.location,
-        state.weapon_room,
-        state.phase,
-        state.turn_player,
-        state.current_player,
-        state.suggestion,
-        state.dice,
-        state.turn,
-    )
-
-
 @njit(cache=True, inline="always")  # inlined into the loop over the games: no call per row
-def _write_observation(row, g, viewer, tables, fields):  # pragma: no cover - compiled
-    """Write into ``row`` the observation of game ``g`` by ``viewer``: the table of the module docstring.
+def _write_observation(row, g, t, i, viewer, tables):  # pragma: no cover - compiled
+    """Write into ``row`` the observation of game ``i`` by ``viewer``: the table of the module docstring.
 
-    ``tables`` is ``_Tables.compiled``; ``fields`` is ``_fields(state)``: whole fields (``owner`` is
-    ``state._owner``). ``row_<piece>`` is the row from that piece's first column on.
+    ``g`` and ``t`` are the state's fields and the rules' numbers (``views.state_views``,
+    ``views.table_views``); ``tables`` is ``_Tables.compiled``. Each piece is written through a
+    view of its own columns (``_piece``) by loops over contiguous runs of columns and of a field,
+    which the compiler turns into vector instructions: a piece of every player's cards is two
+    runs (the players from the viewer on, then those before it: the player axis starts at the
+    viewer). The one-hot pieces are cleared, then get their ones.
     """
     at, square_xy, room_distance, max_turns = tables
-    owner, shown_to, peeked, passed, showed, accused, eliminated = fields[:7]
-    location, weapon_room, phase, turn_player, current_player, suggestion, dice, turn = fields[7:]
-    C, P, S, W = owner.shape[1], eliminated.shape[1], location.shape[1], weapon_room.shape[1]
-    R = room_distance.shape[1]
-    row[:] = 0.0
-    row_hand, row_unseen, row_face_down_seen = row[at[HAND] :], row[at[UNSEEN] :], row[at[FACE_DOWN_SEEN] :]
+    C, P, S, W, R = t.C, t.P, t.S, t.W, t.R
+    owner, shown, peeked = g.owner[i], g.shown_to[i, viewer], g.peeked[i, viewer]
+    hand, unseen = _piece(row, at, HAND, C), _piece(row, at, UNSEEN, C)
     for c in range(C):
-        held = owner[g, c] == viewer
-        row_hand[c] = held
-        row_unseen[c] = not held and shown_to[g, viewer, c] == NOBODY and not peeked[g, viewer, c]
-        row_face_down_seen[c] = peeked[g, viewer, c]
-    row_shown_to_me, row_passed = row[at[SHOWN_TO_ME] :], row[at[PASSED] :]
-    row_showed, row_accused = row[at[SHOWED] :], row[at[ACCUSED] :]
+        hand[c] = owner[c] == viewer
+    for c in range(C):  # (& rather than "and": no branch per card)
+        unseen[c] = (owner[c] != viewer) & (shown[c] == NOBODY) & (peeked[c] == 0)
+    _copy(_piece(row, at, FACE_DOWN_SEEN, C), peeked)
+    shown_to_me = _cleared(row, at, SHOWN_TO_ME, P * C)
+    for c in range(C):  # the one of each card shown to the viewer, on the axis of the player who showed it
+        if shown[c] != NOBODY:
+            j = shown[c] - viewer
+            shown_to_me[(j + P if j < 0 else j) * C + c] = 1.0
+    later, earlier = (P - viewer) * C, viewer * C  # cards of the players from the viewer on, before it
+    for piece, field in ((PASSED, g.passed), (ACCUSED, g.accused)):
+        cards, columns = flat_view(field[i]), _piece(row, at, piece, P * C)
+        _copy(columns[:later], cards[earlier:])
+        _copy(columns[later:], cards[:earlier])
+    showed, columns = flat_view(g.showed[i]), _piece(row, at, SHOWED, P * C)
+    for piece_columns, times in ((columns[:later], showed[earlier:]), (columns[later:], showed[:earlier])):
+        for c in range(len(piece_columns)):
+            piece_columns[c] = min(times[c], SHOWED_SCALE) / SHOWED_SCALE
+    eliminated, turn_player = _piece(row, at, ELIMINATED, P), _piece(row, at, TURN_PLAYER, P)
+    current_player = _piece(row, at, CURRENT_PLAYER, P)
     for j in range(P):  # index j of a player axis
         player = (viewer + j) % P
-        for c in range(C):
-            k = j * C + c
-            row_shown_to_me[k] = shown_to[g, viewer, c] == player
-            row_passed[k] = passed[g, player, c]
-            row_showed[k] = min(showed[g, player, c], SHOWED_SCALE) / SHOWED_SCALE
-            row_accused[k] = accused[g, player, c]
-        row[at[ELIMINATED] + j] = eliminated[g, player]
-        row[at[TURN_PLAYER] + j] = player == turn_player[g]
-        row[at[CURRENT_PLAYER] + j] = player == current_player[g]  # nobody once the game is over
+        eliminated[j] = g.eliminated[i, player]
+        turn_player[j] = player == g.turn_player[i]
+        current_player[j] = player == g.current_player[i]  # nobody once the game is over
+    pawn_room, pawn_square = _cleared(row, at, PAWN_ROOM, S * (R + 1)), _piece(row, at, PAWN_SQUARE, 2 * S)
     for s in range(S):
-        where = location[g, s]
-        row[at[PAWN_ROOM] + s * (R + 1) + min(where, R)] = 1.0  # column R: in no room
-        row[at[PAWN_SQUARE] + 2 * s] = square_xy[where, 0]
-        row[at[PAWN_SQUARE] + 2 * s + 1] = square_xy[where, 1]
+        where = g.location[i, s]
+        pawn_room[s * (R + 1) + min(where, R)] = 1.0  # column R: in no room
+        pawn_square[2 * s] = square_xy[where, 0]
+        pawn_square[2 * s + 1] = square_xy[where, 1]
+    weapon_room = _cleared(row, at, WEAPON_ROOM, W * R)
     for w in range(W):
-        row[at[WEAPON_ROOM] + w * R + weapon_room[g, w]] = 1.0
-    for r in range(R):  # from the viewer's pawn: player p plays suspect p
-        row[at[ROOM_DISTANCE] + r] = room_distance[location[g, viewer], r]
-    row[at[PHASE] + phase[g]] = 1.0
-    row[at[DICE]] = (max(dice[g, 0], 0) + max(dice[g, 1], 0)) / 12  # a die of -1: not rolled
-    for card in suggestion[g]:
+        weapon_room[w * R + g.weapon_room[i, w]] = 1.0
+    # from the viewer's pawn: player p plays suspect p
+    _copy(_piece(row, at, ROOM_DISTANCE, R), room_distance[g.location[i, viewer]])
+    _cleared(row, at, PHASE, _PHASES)[g.phase[i]] = 1.0
+    row[at[DICE]] = (max(g.dice[i, 0], 0) + max(g.dice[i, 1], 0)) / 12  # a die of -1: not rolled
+    suggestion = _cleared(row, at, SUGGESTION, C)
+    for card in g.suggestion[i]:
         if card != NOBODY:
-            row[at[SUGGESTION] + card] = 1.0
-    row[at[TURN]] = turn[g] / max_turns
+            suggestion[card] = 1.0
+    row[at[TURN]] = g.turn[i] / max_turns
     if at[OWNER] >= 0:  # seer: holders by the viewer's player axis, then the envelope, then face down
+        holders = _cleared(row, at, OWNER, C * (P + 2))
         for c in range(C):
-            holder = owner[g, c]
+            holder = owner[c]
             column = P if holder == ENVELOPE else P + 1 if holder == FACE_DOWN else (holder - viewer) % P
-            row[at[OWNER] + c * (P + 2) + column] = 1.0
+            holders[c * (P + 2) + column] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _piece(row, at, piece, size):  # pragma: no cover - compiled
+    """The ``size`` columns of ``piece`` in ``row``, a view indexed from 0: a loop's index into it is
+    known not negative, so the compiler drops the check for an index from the end (which a column
+    worked out as ``at[piece] + k`` keeps at every write)."""
+    return row[at[piece] : at[piece] + size]
+
+
+@njit(cache=True, inline="always")
+def _cleared(row, at, piece, size):  # pragma: no cover - compiled
+    """``_piece``, its columns set to 0 (a one-hot piece, before its ones)."""
+    columns = row[at[piece] : at[piece] + size]
+    for k in range(size):
+        columns[k] = 0.0
+    return columns
+
+
+@njit(cache=True, inline="always")
+def _copy(columns, values):  # pragma: no cover - compiled
+    """``columns[k] = values[k]`` (as float32) for every column: one loop over contiguous runs."""
+    for k in range(len(columns)):
+        columns[k] = values[k]
 
 
 @njit(cache=True, _nrt=False)
-def _write_rows(out, games, viewers, tables, fields):  # pragma: no cover - compiled
-    """Row ``i`` of ``out``: game ``games[i]`` observed by ``viewers[i]``, one game after the other.
+def _write_rows(out, games, viewers, tables, state, rules):  # pragma: no cover - compiled
+    """Row ``k`` of ``out``: game ``games[k]`` observed by ``viewers[k]``, one game after the other.
 
-    Compiled without reference counting (it allocates nothing): with it, every view of a row and
-    every field handed to the inlined writer counts a reference, shared by the threads."""
-    for i in range(len(games)):
-        _write_observation(out[i], games[i], viewers[i], tables, fields)
+    ``state`` and ``rules`` are the two byte buffers of ``core/layout.py`` (``State._buffer``,
+    ``Rules.tables``), viewed here as the compiled rules view them: one argument each, where the
+    fields as arrays cost numba's dispatch about 50 ns apiece at every call. Compiled without
+    reference counting (it allocates nothing): with it, every view of a row and every field
+    handed to the inlined writer counts a reference, shared by the threads."""
+    t = table_views(rules)
+    g = state_views(state, t)
+    for k in range(len(games)):
+        _write_observation(out[k], g, t, games[k], viewers[k], tables)
 
 
 @njit(cache=True, parallel=True)
-def _write_rows_in_parallel(out, games, viewers, tables, fields):  # pragma: no cover - compiled
+def _write_rows_in_parallel(out, games, viewers, tables, state, rules):  # pragma: no cover - compiled
     """``_write_rows`` over chunks of ``_CHUNK`` rows shared among the threads."""
     n = len(games)
     for chunk in prange((n + _CHUNK - 1) // _CHUNK):
         rows = slice(chunk * _CHUNK, min(n, (chunk + 1) * _CHUNK))
-        _write_rows(out[rows], games[rows], viewers[rows], tables, fields)
+        _write_rows(out[rows], games[rows], viewers[rows], tables, state, rules)
+
+
+# The writer views the state through core/views.py and core/layout.py, whose changes numba's cache
+# does not see: the rules' cache check recompiles it with them.
+recompiled_with_the_rules(_write_rows, _write_rows_in_parallel)
 
 
 def observe(
@@ -319,7 +349,8 @@ def observe(
         TypeError: viewers or games that are not integers (a bool mask for ``games``, floats),
             or an ``out`` that is no writeable C-contiguous float32 array.
     """
-    tables = _tables(rules_for(state.config), kind)
+    rules = rules_for(state.config)
+    tables = _tables(rules, kind)
     P = state.config.num_players
     n = state.batch_size if games is None else len(games)
     if type(players) is int or isinstance(players, np.integer):  # one viewer for all
@@ -343,7 +374,7 @@ def observe(
     else:
         _check_out(out, (n, tables.size))
     write = _write_rows_in_parallel if n >= PARALLEL_FROM else _write_rows
-    write(out, games, viewers, tables.compiled, _fields(state))
+    write(out, games, viewers, tables.compiled, state._buffer, rules.tables)
     return out
 
 

@@ -24,7 +24,7 @@ from numba.np.arrayobj import make_array, populate_array
 
 from cluedo_env.core import layout
 
-__all__ = ["state_views", "table_views"]
+__all__ = ["flat_view", "state_views", "table_views"]
 
 _WORD = ir.IntType(64)
 
@@ -101,3 +101,27 @@ def state_views(typingctx, buffer, tables):
         return context.make_tuple(builder, _FIELDS, fields)
 
     return _FIELDS(buffer, tables), codegen
+
+
+@intrinsic
+def flat_view(typingctx, array):
+    """``flat_view(a)``: a C-contiguous array as one axis, a view holding no reference (as the fields'
+    own): ``g.passed[i]`` as ``P * C`` cards in a row, where numba's ``reshape`` calls a helper."""
+    if not (isinstance(array, types.Array) and array.layout == "C"):
+        return None
+    flat = array.copy(ndim=1)
+
+    def codegen(context, builder, signature, args):
+        source = make_array(array)(context, builder, args[0])
+        view = make_array(flat)(context, builder)
+        populate_array(
+            view,
+            data=source.data,
+            shape=[source.nitems],
+            strides=[source.itemsize],
+            itemsize=source.itemsize,
+            meminfo=None,
+        )
+        return view._getvalue()
+
+    return flat(array), codegen

@@ -151,7 +151,8 @@ def test_tbb_loads_where_the_dependency_installs_it():
 def test_the_compiled_rules_are_recompiled_when_the_sources_they_hold_change(monkeypatch):
     """numba keys cached code on its own file; the entries of ``core/batched.py`` hold the rules, the
     layout and the movement of other files: ``check_cache`` recompiles every compiled function of
-    ``rules`` and ``batched`` when the digest their code carries is not the sources' one."""
+    ``rules`` and ``batched``, and the observation writer (which views the state as they do), when
+    the digest their code carries is not the sources' one."""
     from cluedo_env import core
 
     core.rules_for(core.GameConfig())  # (checks the cache once per process)
@@ -160,6 +161,8 @@ def test_the_compiled_rules_are_recompiled_when_the_sources_they_hold_change(mon
     compiled = [
         f for module in (rules, batched) for f in vars(module).values() if isinstance(f, CPUDispatcher)
     ]
+    compiled += batched._ELSEWHERE
+    assert {f.__name__ for f in batched._ELSEWHERE} == {"_write_rows", "_write_rows_in_parallel"}
     for function in compiled:
         monkeypatch.setattr(function, "recompile", lambda f=function: recompiled.append(f))
     monkeypatch.setattr(batched, "_checked", False)
