@@ -6,9 +6,10 @@ Typical use::
     from cluedo_env import core
     config = core.GameConfig(num_players=4)
     state = core.init(config, seeds=range(1024))
+    mask = core.legal_action_mask(state)
     while not state.done.all():
-        mask = core.legal_action_mask(state)
-        state = core.step(state, choose(mask))
+        # the step writes the legal actions after it into mask, in its own pass over the games
+        state = core.step(state, choose(mask), check=False, mask=mask)
 
 The compiled rules run a large batch on every core, through numba's TBB threading layer where TBB
 is installed (a dependency on Linux and Windows x86-64) and its ``workqueue`` layer elsewhere,
