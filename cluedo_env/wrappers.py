@@ -3,7 +3,9 @@
 ``TerminateIllegal``, ``AssertOutOfBounds`` and ``OrderEnforcing`` are PettingZoo's
 ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` with the
 ``ReadThrough`` mixin: the attributes every step reads are properties reading the env below at
-once (see ``ReadThrough``); ``AssertOutOfBounds`` also names the action and the range.
+once (see ``ReadThrough``); ``AssertOutOfBounds`` also names the action and the range, and checks
+a Python int without numpy; ``TerminateIllegal`` plays a legal Python int without reading its
+attributes again. They play the same games as PettingZoo's own (``tests/envs/test_env.py``).
 """
 
 from __future__ import annotations
@@ -62,7 +64,34 @@ def _bottom(env: AECEnv) -> AECEnv:
 
 
 class TerminateIllegal(ReadThrough, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` (``ReadThrough``)."""
+    """PettingZoo's ``TerminateIllegalWrapper`` (``ReadThrough``), with a short way through its
+    ``observe`` and ``step`` for a live agent's legal action given as a Python int: what
+    PettingZoo's code does then, without reading each attribute again (any other step is
+    PettingZoo's own)."""
+
+    def observe(self, agent: str) -> Any:
+        observation = self.env.observe(agent)
+        if (
+            agent == self.agent_selection
+        ):  # the mask of the agent's next step, as PettingZoo's wrapper keeps it
+            self._prev_obs = observation
+            self._prev_info = self.infos.get(agent, {})
+        return observation
+
+    def step(self, action: int | None) -> None:
+        agent, observation = self.agent_selection, self._prev_obs
+        if (
+            type(action) is int
+            and type(observation) is dict
+            and not self._terminated
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
+            mask = observation.get("action_mask")
+            if mask is not None and 0 <= action < len(mask) and mask[action]:  # legal: played
+                self._prev_obs = self._prev_info = None
+                self.env.step(action)
+                return
+        super().step(action)
 
 
 class AssertOutOfBounds(ReadThrough, wrappers.AssertOutOfBoundsWrapper):

@@ -461,6 +461,56 @@ def test_env_wrappers_read_the_game_at_once_and_refuse_it_before_reset(monkeypat
     assert not set(forwarded) & {*read_every_step, "_cumulative_rewards"}
 
 
+def test_env_plays_as_pettingzoos_own_wrappers_do():
+    """``env()``'s wrappers take short ways through PettingZoo's (attributes read at once, a legal
+    Python int played without the wrappers' checks read again): the same games as PettingZoo's own
+    three wrappers over the raw env, step for step, with Python and numpy integer actions, an
+    illegal action ending one game and the dead agents' ``None`` steps."""
+    from pettingzoo.utils.wrappers import (
+        AssertOutOfBoundsWrapper,
+        OrderEnforcingWrapper,
+        TerminateIllegalWrapper,
+    )
+
+    def pettingzoos() -> pettingzoo.AECEnv:
+        raw = cluedo_v0.raw_env(num_players=4, max_turns=30)
+        return OrderEnforcingWrapper(
+            AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw, illegal_reward=-1))
+        )
+
+    illegal_played = False
+    for seed in range(4):
+        ours, theirs = cluedo_v0.env(num_players=4, max_turns=30), pettingzoos()
+        ours.reset(seed=seed)
+        theirs.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        steps = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (PettingZoo warns of the illegal move)
+            for agent, other in zip(ours.agent_iter(), theirs.agent_iter(), strict=True):
+                assert agent == other
+                mine, its = ours.last(), theirs.last()
+                np.testing.assert_array_equal(mine[0]["observation"], its[0]["observation"])
+                np.testing.assert_array_equal(mine[0]["action_mask"], its[0]["action_mask"])
+                assert mine[1:4] == its[1:4] and ours.rewards == theirs.rewards
+                if mine[2] or mine[3]:
+                    action = None
+                elif seed == 3 and steps == 40:
+                    action = int(np.flatnonzero(mine[0]["action_mask"] == 0)[0])  # illegal: the game ends
+                    illegal_played = True
+                else:  # accusing now and then (a numpy int64, or a Python int)
+                    legal = mine[0]["action_mask"].astype(bool)
+                    calm = legal.copy()
+                    calm[ours.unwrapped.layout.ACCUSE : -1] = False
+                    action = rng.choice(np.flatnonzero(calm if calm.any() and rng.random() > 0.05 else legal))
+                    action = int(action) if steps % 2 else action
+                ours.step(action)
+                theirs.step(action)
+                steps += 1
+        assert steps > 40 and not ours.agents and not theirs.agents
+    assert illegal_played
+
+
 @pytest.mark.parametrize(
     ("kwargs", "words"),
     [
