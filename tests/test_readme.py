@@ -43,6 +43,16 @@ def test_readme_env_loop_ends_with_a_winner():
     assert sum(w >= 0 for w in winners) >= 7, winners
 
 
+def test_readme_core_loop_keeps_the_mask_and_ends_with_winners(capsys):
+    """The README's core loop, as printed (1,024 games): the fused step, the mask it keeps."""
+    code = readme_block("core.init(config")
+    assert "check=False, mask=mask" in code and code.count("legal_action_mask") == 1
+    namespace: dict = {}
+    exec(code, namespace)
+    assert (namespace["state"].winner >= 0).mean() > 0.9
+    assert "of the games have a winner" in capsys.readouterr().out
+
+
 def test_readme_reads_in_five_minutes_and_its_links_resolve():
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 250
