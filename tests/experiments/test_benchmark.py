@@ -216,6 +216,21 @@ def test_a_baseline_revision_is_timed_by_the_same_loop_in_a_worker():
         assert theirs[key] == ours[key], key  # same deals, same random play, same games
 
 
+@pytest.mark.slow  # the worker compiles that revision's core on a cold cache: a minute or more
+def test_a_baseline_revisions_env_plays_the_same_episodes_in_the_worker():
+    """baseline= covers the env section: the worker runs ``measure_env`` over that revision's
+    PettingZoo env (d80bb8d, the env before issue #40's work), the same episodes as this one's."""
+    try:
+        baseline = Baseline("d80bb8d")
+    except ValueError:
+        pytest.skip("revision d80bb8d is not in this checkout's history (a shallow clone?)")
+    with baseline:
+        theirs = baseline.measure_env(num_players=3, wrapped=True, agent_steps=50, seed=0)
+    ours = measure_env(3, wrapped=True, agent_steps=50, seed=0)
+    assert theirs["agent_steps_per_s"] > 0
+    assert (theirs["agent_steps"], theirs["episodes"]) == (ours["agent_steps"], ours["episodes"])
+
+
 def test_a_baseline_that_is_no_revision_is_named():
     with pytest.raises(ValueError, match="'no-such-revision' is neither a commit"):
         Baseline("no-such-revision")
