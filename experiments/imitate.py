@@ -49,32 +49,28 @@ from tqdm import tqdm
 from agents.arena import play_batch
 from agents.ppo.imitation import Recorder, imitate
 from agents.ppo.model import load_model, model_path, save_model
-from agents.ppo.network import ActorCritic, NetworkSettings
+from agents.ppo.network import ActorCritic
 from agents.ppo.warm_start import warm_start
 from agents.registry import make_agent
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import refuse_unwritable
-from experiments.common.settings import MAX_SEED, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import check_all_set, check_run_name, exit_on_config_error
+from experiments.common.value_checks import check_all_set, exit_on_config_error
 from experiments.learning.evaluation import evaluate, with_intervals
 from experiments.learning.league import OpponentSettings
+from experiments.learning.run_settings import RunSettings
 
 DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
 
 
 @dataclass
-class ImitateConfig:
-    """Settings of ``experiments.imitate`` (documented in the module docstring); their values are those of
-    ``configs/imitate.yaml``, the one place of the defaults (``train_config(config_name="imitate")``)."""
+class ImitateConfig(RunSettings):
+    """Settings of ``experiments.imitate`` (documented in the module docstring): ``RunSettings``' and
+    these; their values are those of ``configs/imitate.yaml``, the one place of the defaults
+    (``train_config(config_name="imitate")``)."""
 
-    exp_name: str = MISSING
-    seed: int = MISSING
-    runs_dir: str = MISSING
-    progress: bool = MISSING
-    game: GameSettings = MISSING
     teacher: OpponentSettings = MISSING
     """the agent imitated"""
     opponents: list[OpponentSettings] = MISSING
@@ -85,7 +81,6 @@ class ImitateConfig:
     """games per batch (per file)"""
     workers: int = MISSING
     """processes playing the batches"""
-    network: NetworkSettings = MISSING
     init_from: str | None = MISSING
     """a model file, or the name of a shipped one, to warm-start the network from (null: from scratch)"""
     epochs: int = MISSING
@@ -93,29 +88,18 @@ class ImitateConfig:
     minibatch: int = MISSING
     holdout: float = MISSING
     """share of the decisions (the last batches) kept apart for the held-out figures"""
-    torch_threads: int = MISSING
     eval_opponents: list[OpponentSettings] = MISSING
-    final_eval_games: int = MISSING
-    """games against each evaluation opponent (0: none)"""
     eval_deterministic: bool = MISSING
     """evaluate the most likely action (as the imitation fits the teacher's choice) instead of sampling"""
-    trust_files: bool = MISSING
-    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
-    model paths; init_from, runs_dir) that a config file of a folder of the user's gives and the command
-    line does not repeat (from the command line only; ``experiments.common.trust.refuse_untrusted_options``)"""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
-        check_run_name("exp_name", self.exp_name)
-        for name in ("games", "batch", "workers", "epochs", "minibatch", "torch_threads"):
+        self.check_run()
+        for name in ("games", "batch", "workers", "epochs", "minibatch"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        if self.final_eval_games < 0:
-            raise ValueError(f"final_eval_games must be >= 0, got {self.final_eval_games!r}")
         if not 0 <= self.holdout < 1:
             raise ValueError(f"holdout must be in [0, 1), got {self.holdout!r}")
-        if not 0 <= self.seed <= MAX_SEED:
-            raise ValueError(f"seed must be an integer in [0, {MAX_SEED}], got {self.seed!r}")
         if not self.opponents:
             raise ValueError("opponents must name at least one kind of agent")
         if self.init_from is not None and not model_path(self.init_from).is_file():

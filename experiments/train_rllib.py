@@ -68,7 +68,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +77,7 @@ from tqdm import tqdm
 try:  # modules of extras: a core-only install is told which extra to install
     import hydra
     from hydra.core.config_store import ConfigStore
-    from omegaconf import OmegaConf
+    from omegaconf import MISSING, OmegaConf
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.integrations.rllib_module import module_spec
@@ -97,13 +97,14 @@ except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
 
 from agents.ppo.model import save_model
-from agents.ppo.network import ActorCritic, NetworkSettings
+from agents.ppo.network import ActorCritic
 from experiments.common.intervals import wilson_interval
-from experiments.common.settings import AgentSpec, GameSettings
+from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import check_run_name
+from experiments.common.value_checks import check_all_set
 from experiments.learning.evaluation import evaluate, win_rate_line
+from experiments.learning.run_settings import RunSettings
 
 POLICIES = ("shared", "per_seat")
 # What a resume may change: the budget, resources, logging, checkpoints and evaluations, never what it learns from.
@@ -131,85 +132,66 @@ RESUMABLE = (
 )
 
 
-def _never_random() -> AgentSpec:
-    return AgentSpec("random", {"accuse": "never"}, "random_never")
-
-
-def _eval_opponents() -> list[AgentSpec]:
-    return [_never_random(), AgentSpec("notepad")]
-
-
 @dataclass
-class RLlibConfig:
-    """RLlib PPO training (``configs/train_rllib.yaml`` fills it; see the module docstring)."""
+class RLlibConfig(RunSettings):
+    """RLlib PPO training: ``RunSettings``' fields and these; ``configs/train_rllib.yaml`` gives every value
+    (see the module docstring)."""
 
-    exp_name: str = "rllib"
-    seed: int = 1
-    runs_dir: str = "runs"
-    progress: bool = True
-    torch_threads: int = 1
-    """torch threads of the driver (the learner when num_learners is 0)"""
     # Ray
-    ray_address: str | None = None
+    ray_address: str | None = MISSING
     """null: start Ray here; "auto" or "ray://<head>:10001": join a running cluster"""
-    num_cpus: int | None = None
+    num_cpus: int | None = MISSING
     """CPUs of a local Ray (null: all); ignored on a cluster"""
-    num_env_runners: int = 1
-    num_envs_per_env_runner: int = 16
-    num_cpus_per_env_runner: float = 1.0
-    sample_timeout: float = 600.0
+    num_env_runners: int = MISSING
+    num_envs_per_env_runner: int = MISSING
+    num_cpus_per_env_runner: float = MISSING
+    sample_timeout: float = MISSING
     """seconds an iteration waits for the env runners' samples (RLlib's 60 s is short on a busy machine)"""
-    num_learners: int = 0
+    num_learners: int = MISSING
     """0: the learner runs in the driver; n: n remote learner actors"""
-    num_gpus_per_learner: float = 0.0
+    num_gpus_per_learner: float = MISSING
     # Env
-    game: GameSettings = field(default_factory=GameSettings)
-    opponent: AgentSpec | None = field(default_factory=_never_random)
+    opponent: AgentSpec | None = MISSING
     """the opponent in every other seat; null: self-play on cluedo_v0, every seat learns"""
-    policies: str = "shared"
+    policies: str = MISSING
     """self-play: shared (one module for all seats) or per_seat"""
-    snapshot_every: int = 0
+    snapshot_every: int = MISSING
     """self-play with shared: a frozen copy joins every this many iterations (0: never)"""
-    max_snapshots: int = 3
-    snapshot_share: float = 0.5
+    max_snapshots: int = MISSING
+    snapshot_share: float = MISSING
     """probability that a seat of a new game plays a snapshot (when there are any)"""
-    reward_scheme: str = "win_loss"
-    elimination_reward: float | None = -1.0
-    knowledge_shaping: float = 1.0
+    reward_scheme: str = MISSING
+    elimination_reward: float | None = MISSING
+    knowledge_shaping: float = MISSING
     # PPO
-    network: NetworkSettings = field(default_factory=NetworkSettings)
-    total_timesteps: int = 3_000_000
+    total_timesteps: int = MISSING
     """agent-steps: every player's decisions (as in train_ppo)"""
-    time_limit: float | None = None
+    time_limit: float | None = MISSING
     """minutes of training after which the run ends as at its budget (null: none)"""
-    train_batch_size: int = 4096
+    train_batch_size: int = MISSING
     """learner steps per iteration"""
-    minibatch_size: int = 1024
-    num_epochs: int = 4
-    learning_rate: float = 5e-4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_coef: float = 0.2
-    vf_clip: float = 10.0
-    ent_coef: float = 0.003
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    minibatch_size: int = MISSING
+    num_epochs: int = MISSING
+    learning_rate: float = MISSING
+    gamma: float = MISSING
+    gae_lambda: float = MISSING
+    clip_coef: float = MISSING
+    vf_clip: float = MISSING
+    ent_coef: float = MISSING
+    vf_coef: float = MISSING
+    max_grad_norm: float = MISSING
     # Evaluation and checkpoints
-    eval_every: int = 500_000
+    eval_every: int = MISSING
     """agent-steps between evaluations (0: only the final one)"""
-    eval_games: int = 200
-    final_eval_games: int = 1000
-    eval_opponents: list[AgentSpec] = field(default_factory=_eval_opponents)
-    checkpoint_every: int = 10
+    eval_games: int = MISSING
+    eval_opponents: list[AgentSpec] = MISSING
+    checkpoint_every: int = MISSING
     """iterations between checkpoints (the last iteration always gets one)"""
-    keep_checkpoints: int = 3
-    resume: str | None = None
-    trust_files: bool = False
-    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
-    model paths; runs_dir, resume, ray_address) that a config file of a folder of the user's (``--config-dir``) gives and the
-    command line does not repeat (from the command line only; ``experiments.common.trust.refuse_untrusted_options``)"""
+    keep_checkpoints: int = MISSING
+    resume: str | None = MISSING
 
     def __post_init__(self) -> None:
+        check_all_set(self, 'train_config(overrides, config_name="train_rllib", **values)')
         if self.policies not in POLICIES:
             raise ValueError(f"policies must be one of {POLICIES}, got {self.policies!r}")
         if self.snapshot_every and (self.opponent is not None or self.policies != "shared"):
@@ -429,12 +411,8 @@ def train(cfg: RLlibConfig) -> Path:
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_rllib", version_base=None)
 def main(cfg: RLlibConfig) -> None:
     settings = ["runs_dir", "resume", "ray_address"]
-    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], settings, check=_check_name)
+    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], settings, check=RLlibConfig.check_run)
     train(args)
-
-
-def _check_name(args: RLlibConfig) -> None:
-    check_run_name("exp_name", args.exp_name)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,7 @@ try:  # modules of extras: a core-only install is told which extra to install
     import hydra
     import torch
     from hydra.core.config_store import ConfigStore
-    from omegaconf import OmegaConf
+    from omegaconf import MISSING, OmegaConf
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
@@ -74,70 +74,52 @@ except ModuleNotFoundError as error:
 from agents.arena import play_batch
 from agents.integrations.sb3_agent import SB3Agent
 from agents.integrations.sb3_policy import POLICIES, card_policy_kwargs
-from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.common.intervals import wilson_interval
-from experiments.common.settings import AgentSpec, GameSettings
+from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import check_run_name
+from experiments.common.value_checks import check_all_set
 from experiments.learning.evaluation import EVAL_SEED_BASE, learner_out, win_rate_line
+from experiments.learning.run_settings import RunSettings
 from experiments.learning.shaping import knowledge_potential
 
 EVAL_BATCH = 500
 
 
-def _never_random() -> list[AgentSpec]:
-    return [AgentSpec("random", {"accuse": "never"}, "random_never")]
-
-
 @dataclass
-class SB3Config:
-    """MaskablePPO training (``configs/train_sb3.yaml`` fills it)."""
+class SB3Config(RunSettings):
+    """MaskablePPO training: ``RunSettings``' fields and these; ``configs/train_sb3.yaml`` gives every value."""
 
-    exp_name: str = "sb3"
-    seed: int = 1
-    torch_threads: int = 1
-    runs_dir: str = "runs"
-    progress: bool = True
-    game: GameSettings = field(default_factory=GameSettings)
-    opponent: AgentSpec = field(
-        default_factory=lambda: AgentSpec("random", {"accuse": "never"}, "random_never")
-    )
+    opponent: AgentSpec = MISSING
     """the opponent in every other seat (each seat its own agent, with its own seed)"""
-    elimination_reward: float | None = -1.0
-    reward_scheme: str = "win_loss"
-    knowledge_shaping: float = 1.0
+    elimination_reward: float | None = MISSING
+    reward_scheme: str = MISSING
+    knowledge_shaping: float = MISSING
     """coefficient of the potential-based reward for newly seen cards (``KnowledgeShaping``; 0: none)"""
-    total_timesteps: int = 7_000_000
+    total_timesteps: int = MISSING
     """agent-steps: every player's decisions (as in train_ppo)"""
-    num_envs: int = 64
-    n_steps: int = 128
-    batch_size: int = 2048
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 0.999
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    policy: str = "card"
+    num_envs: int = MISSING
+    n_steps: int = MISSING
+    batch_size: int = MISSING
+    n_epochs: int = MISSING
+    learning_rate: float = MISSING
+    gamma: float = MISSING
+    gae_lambda: float = MISSING
+    clip_range: float = MISSING
+    ent_coef: float = MISSING
+    vf_coef: float = MISSING
+    max_grad_norm: float = MISSING
+    policy: str = MISSING
     """``card``: ``agents.integrations.sb3_policy.CardPolicy`` (the project's card-aware network, sized by
     ``network``); ``MultiInputPolicy``: SB3's MLP on the flat observation (sized by ``net_arch``)"""
-    network: NetworkSettings = field(default_factory=NetworkSettings)
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    eval_every: int = 500_000
+    net_arch: list[int] = MISSING
+    eval_every: int = MISSING
     """agent-steps between evaluations (0: only the final one)"""
-    eval_games: int = 200
-    final_eval_games: int = 1000
-    eval_opponents: list[AgentSpec] = field(default_factory=_never_random)
-    trust_files: bool = False
-    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
-    model paths; runs_dir) that a config file of a folder of the user's (``--config-dir``) gives and the
-    command line does not repeat (from the command line only; ``experiments.common.trust.refuse_untrusted_options``)"""
+    eval_games: int = MISSING
+    eval_opponents: list[AgentSpec] = MISSING
 
 
 ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)
@@ -267,6 +249,7 @@ class AgentStepBudget(BaseCallback):
 
 def train(cfg: SB3Config) -> Path:
     """Train, evaluate and save as the module docstring says; returns the run folder."""
+    check_all_set(cfg, 'train_config(overrides, config_name="train_sb3", **values)')
     if cfg.policy not in POLICIES:
         raise ValueError(f"policy must be one of {sorted(POLICIES)}, got {cfg.policy!r}")
     torch.set_num_threads(cfg.torch_threads)
@@ -326,12 +309,8 @@ def train(cfg: SB3Config) -> Path:
 @checked_main
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
-    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"], check=_check_name)
+    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"], check=SB3Config.check_run)
     train(args)
-
-
-def _check_name(args: SB3Config) -> None:
-    check_run_name("exp_name", args.exp_name)
 
 
 if __name__ == "__main__":

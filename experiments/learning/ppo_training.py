@@ -28,42 +28,28 @@ from tqdm import tqdm
 
 from agents.ppo.games import OUTCOMES, LearnerGames
 from agents.ppo.model import SHIPPED, load_model, model_path, model_record, save_model
-from agents.ppo.network import ActorCritic, NetworkSettings
+from agents.ppo.network import ActorCritic
 from agents.ppo.warm_start import warm_start
-from experiments.common.settings import MAX_SEED, GameSettings
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.value_checks import check_all_set, check_run_name
+from experiments.common.value_checks import check_all_set
 from experiments.learning.advantages import Rollout, compute_gae
 from experiments.learning.checkpoints import restore_run, save_checkpoint, to_tensors
 from experiments.learning.evaluation import evaluate, final_evaluation
 from experiments.learning.league import OpponentPool, OpponentSettings, check_opponents, check_pool_sampling
 from experiments.learning.resume import resume_run
+from experiments.learning.run_settings import RunSettings
 from experiments.learning.shaping import knowledge_potential
 
 ENV_ID = "cluedo_v0"
 
 
 @dataclass
-class TrainConfig:
-    """PPO training on the batched core: the fields and their types; ``configs/train_ppo.yaml`` gives
-    every value (``train_config`` composes it in code)."""
+class TrainConfig(RunSettings):
+    """PPO training on the batched core: the fields and their types (``RunSettings``' and these);
+    ``configs/train_ppo.yaml`` gives every value (``train_config`` composes it in code)."""
 
-    exp_name: str = MISSING
-    """the name of this experiment (part of the run name)"""
-    seed: int = MISSING
-    """seed of the experiment: network init, sampling, deals, opponent draws"""
-    torch_threads: int = MISSING
-    """torch.set_num_threads in the rollouts: one thread is fastest for the small batches of the net"""
     update_threads: int | None = MISSING
     """torch.set_num_threads in the updates (null: torch_threads); more threads help only on idle cores"""
-    runs_dir: str = MISSING
-    """folder of the run folders"""
-    progress: bool = MISSING
-    """show a tqdm progress bar"""
-    game: GameSettings = MISSING
-    """the rules (configs/game/*.yaml)"""
-    network: NetworkSettings = MISSING
-    """sizes of the actor-critic network"""
 
     # Algorithm
     total_timesteps: int = MISSING
@@ -138,18 +124,12 @@ class TrainConfig:
     """the fixed evaluation set: the learner against num_players - 1 agents of each kind"""
     eval_deterministic: bool = MISSING
     """evaluate the most likely action instead of sampling"""
-    final_eval_games: int = MISSING
-    """games per evaluation opponent after training, written to evaluation.json (0: none)"""
     checkpoint_every: int = MISSING
     """updates between checkpoints (0: only the last)"""
     keep_checkpoints: int = MISSING
     """checkpoints kept (the latest)"""
     resume: str | None = MISSING
     """a checkpoint, or a run folder (its latest checkpoint), to continue"""
-    trust_files: bool = MISSING
-    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
-    model paths; init_from, runs_dir, resume) that a resumed checkpoint, or a config file of a folder of
-    the user's, gives and the command line does not repeat; from the command line only, never saved"""
     init_from: str | None = MISSING
     """a model file (or checkpoint), or the name of one in agents/ppo/shipped/, whose weights the network
     starts from (``agents.ppo.warm_start``: input columns it lacked, such as the belief pieces, start at zero)"""
@@ -160,25 +140,14 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
-        check_run_name("exp_name", self.exp_name)
-        for name in (
-            "num_envs",
-            "num_steps",
-            "num_minibatches",
-            "update_epochs",
-            "torch_threads",
-            "eval_games",
-        ):
+        self.check_run()
+        for name in ("num_envs", "num_steps", "num_minibatches", "update_epochs", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        if not 0 <= self.seed <= MAX_SEED:
-            raise ValueError(
-                f"seed must be an integer in [0, {MAX_SEED}] (deal seeds derive from it), got {self.seed!r}"
-            )
         check_pool_sampling(self)
         if self.update_threads is not None and self.update_threads < 1:
             raise ValueError(f"update_threads must be >= 1 or null, got {self.update_threads!r}")
-        for name in ("snapshot_every", "eval_every", "checkpoint_every", "final_eval_games", "max_snapshots"):
+        for name in ("snapshot_every", "eval_every", "checkpoint_every", "max_snapshots"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if self.init_from is not None and not model_path(self.init_from).is_file():

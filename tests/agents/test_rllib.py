@@ -27,6 +27,7 @@ from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
 from experiments.common.settings import load_config
 from experiments.common.tournament_run import run_tournament
+from experiments.common.value_checks import ConfigError
 from experiments.learning.rllib_algorithm import (
     DECISIONS,
     decisions_sampled,
@@ -258,11 +259,15 @@ def test_an_iteration_without_samples_counts_no_agent_steps():
 
 def test_the_config_refuses_what_it_cannot_do(tmp_path):
     with pytest.raises(ValueError, match="policies must be one of"):
-        RLlibConfig(policies="every_other_seat")
+        small_config(tmp_path, "policies=every_other_seat")
     with pytest.raises(ValueError, match="snapshot_every needs self-play"):
-        RLlibConfig(snapshot_every=5)  # the default has fixed opponents
+        small_config(tmp_path, "snapshot_every=5")  # the shipped config has fixed opponents
     with pytest.raises(ValueError, match="snapshot_share must be in"):
-        RLlibConfig(opponent=None, snapshot_share=1.5)
+        small_config(tmp_path, "opponent=null", "snapshot_share=1.5")
+    with pytest.raises(
+        ConfigError, match=r"RLlibConfig has no value for exp_name"
+    ):  # built by hand, without the YAML's values
+        RLlibConfig(policies="shared")
     with pytest.raises(FileNotFoundError, match="no RLlib checkpoint"):
         Run(small_config(tmp_path, f"resume={tmp_path}"))
 

@@ -342,13 +342,18 @@ def test_settings_built_by_hand_name_every_field_never_given_a_value(tmp_path):
     from experiments.common.value_checks import ConfigError
     from experiments.imitate import ImitateConfig, run
     from experiments.learning.ppo_training import train, train_config
+    from experiments.train_sb3 import SB3Config
+    from experiments.train_sb3 import train as train_sb3
 
     with pytest.raises(
-        ConfigError, match=r"TrainConfig has no value for seed, torch_threads, .*resume.*train_config"
+        ConfigError,
+        match=r"TrainConfig has no value for seed, progress, torch_threads, .*resume.*train_config",
     ):
         train(type(train_config())(exp_name="by_hand", runs_dir=str(tmp_path)))
     with pytest.raises(ConfigError, match=r"ImitateConfig has no value for seed, .*config_name=\"imitate\""):
         run(ImitateConfig(exp_name="by_hand", runs_dir=str(tmp_path)))
+    with pytest.raises(ConfigError, match=r"SB3Config has no value for seed, .*config_name=\"train_sb3\""):
+        train_sb3(SB3Config(exp_name="by_hand", runs_dir=str(tmp_path)))
     assert not any(tmp_path.iterdir())
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.core.editions import Edition
+from cluedo_env.core.editions import Edition, get_edition
 from cluedo_env.inference import (
     HELD,
     NOT_HELD,
@@ -36,41 +36,20 @@ from cluedo_env.inference import (
 from cluedo_env.inference.from_events import deduce_from_events, setup_of
 from tests.scripted import act, room, written_game
 
-SUSPECTS = ("Miss Scarlet", "Colonel Mustard", "Mrs White", "Reverend Green", "Mrs Peacock", "Professor Plum")
-WEAPONS = ("Candlestick", "Dagger", "Lead Pipe", "Revolver", "Rope", "Wrench")
-ROOMS = (
-    "Kitchen",
-    "Ballroom",
-    "Conservatory",
-    "Dining Room",
-    "Billiard Room",
-    "Library",
-    "Lounge",
-    "Hall",
-    "Study",
-)
+EDITION = get_edition("classic")
+SUSPECTS, WEAPONS, ROOMS = EDITION.suspects, EDITION.weapons, EDITION.rooms
 CARD = {name: card for card, name in enumerate(SUSPECTS + WEAPONS + ROOMS)}
 
-FR_SUSPECTS = (
-    "Mademoiselle Rose",
-    "Colonel Moutarde",
-    "Madame Leblanc",
-    "Révérend Olive",
-    "Madame Pervenche",
-    "Professeur Violet",
-)
-FR_WEAPONS = ("Chandelier", "Poignard", "Matraque", "Revolver", "Corde", "Clé anglaise")
-FR_ROOMS = (
-    "Cuisine",
-    "Salle de bal",
-    "Véranda",
-    "Salle à manger",
-    "Salle de billard",
-    "Bibliothèque",
-    "Salon",
-    "Hall",
-    "Bureau",
-)
+FR = get_edition("classic_fr")
+FR_SUSPECTS, FR_ROOMS = FR.suspects, FR.rooms
+FR_WEAPONS = (
+    "Chandelier",
+    "Poignard",
+    "Matraque",
+    "Revolver",
+    "Corde",
+    "Clé anglaise",
+)  # not the edition's order
 
 CLASSIC = Deck(6, 6, 9)
 GAME = Setup.dealt(CLASSIC, num_players=4)  # hands of 5, 5, 4 and 4 cards

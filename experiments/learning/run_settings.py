@@ -1,0 +1,59 @@
+"""``RunSettings``: the settings every training command shares, declared once.
+
+``train_ppo``, ``imitate``, ``train_sb3`` and ``train_rllib`` each name a run, seed it, write its
+folder under ``runs_dir``, play one game (``configs/game/*.yaml``) with a network of the project's
+shape, evaluate it at the end and refuse options from files of elsewhere unless trusted. Their
+settings classes extend this one with what is their own. Fields are declared only: each command's
+YAML (``configs/<command>.yaml``) gives every value, the one place of the defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from omegaconf import MISSING
+
+from agents.ppo.wiring import NetworkSettings
+from experiments.common.settings import MAX_SEED, GameSettings
+from experiments.common.value_checks import check_run_name
+
+__all__ = ["RunSettings"]
+
+
+@dataclass
+class RunSettings:
+    """The fields every training command's settings begin with; ``check_run`` checks them."""
+
+    exp_name: str = MISSING
+    """the name of this experiment (part of the run folder's name)"""
+    seed: int = MISSING
+    """seed of the experiment: network init, sampling, deals, opponent draws"""
+    runs_dir: str = MISSING
+    """folder of the run folders"""
+    progress: bool = MISSING
+    """show a progress bar"""
+    torch_threads: int = MISSING
+    """torch.set_num_threads while playing: one thread is fastest for the network's small batches"""
+    game: GameSettings = MISSING
+    """the rules (configs/game/*.yaml)"""
+    network: NetworkSettings = MISSING
+    """sizes of the network"""
+    final_eval_games: int = MISSING
+    """games against each evaluation opponent after training (0: none)"""
+    trust_files: bool = MISSING
+    """use options that reach the network or files (agents' llm base_url, api_key_env, prompts, record_dir,
+    model paths; the command's own folders and files, named in its module docstring) that a config file
+    of a folder of the user's, or a resumed checkpoint, gives and the command line does not repeat (from
+    the command line only, never saved; ``experiments.common.trust.refuse_untrusted_options``)"""
+
+    def check_run(self) -> None:
+        """Raise ``ValueError`` naming a bad shared field, its value and what is accepted."""
+        check_run_name("exp_name", self.exp_name)
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(
+                f"seed must be an integer in [0, {MAX_SEED}] (deal seeds derive from it), got {self.seed!r}"
+            )
+        if self.torch_threads < 1:
+            raise ValueError(f"torch_threads must be >= 1, got {self.torch_threads!r}")
+        if self.final_eval_games < 0:
+            raise ValueError(f"final_eval_games must be >= 0, got {self.final_eval_games!r}")
