@@ -365,12 +365,10 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         mask = self._mask
-        if (
-            not isinstance(action, int | np.integer)
-            or isinstance(action, bool)
-            or not 0 <= action < len(mask)
-            or not mask[action]
-        ):
+        integer = type(action) is int or (
+            isinstance(action, int | np.integer) and not isinstance(action, bool)
+        )
+        if not (integer and 0 <= action < len(mask) and mask[action]):
             raise ValueError(self._illegal_message(agent, action))
         self._cumulative_rewards[agent] = 0.0
         # The mask of this decision was computed after the previous step: no need for the core's check.
@@ -425,7 +423,7 @@ class raw_env(AECEnv):
         deal): worked out here.
         """
         state = self.game_state
-        views = self._event_views(state.step_events(0))
+        views = self._event_views(state.events[0][: state.num_events.item()])  # (state.step_events(0))
         no_actions = self._no_actions
         if state.phase.item() == Phase.OVER:
             self._mask = no_actions

@@ -113,15 +113,27 @@ class AssertOutOfBounds(ReadThrough, wrappers.AssertOutOfBoundsWrapper):
                 f"action is not in action space: {agent} must step an int (or numpy integer) in "
                 f"[0, {space.n}), got {action!r}"
             )
-        wrappers.BaseWrapper.step(self, action)  # (the check above is the wrapper's own)
+        self.env.step(action)  # (as BaseWrapper's step: the check above is the wrapper's own)
 
 
 class OrderEnforcing(ReadThrough, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` (``ReadThrough`` once reset: before, it refuses)."""
+    """PettingZoo's ``OrderEnforcingWrapper`` (``ReadThrough`` once reset: before, it refuses), which
+    once reset hands a step with live agents, and every observation, to the env below at once
+    (PettingZoo's code for everything else)."""
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._below_once_reset = self.__dict__.pop("_below")  # read through only from the first reset on
+
+    def step(self, action: int | None) -> None:
+        if self._has_reset and self.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        return self.env.observe(agent) if self._has_reset else super().observe(agent)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         # (set first: PettingZoo's wrapper counts as reset even when the env's reset raises)
