@@ -103,7 +103,8 @@ from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import check_all_set
-from experiments.learning.evaluation import evaluate, win_rate_line
+from experiments.learning.evaluation import append_evaluation, evaluate, win_rate_line
+from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import RunSettings
 
 POLICIES = ("shared", "per_seat")
@@ -242,9 +243,7 @@ class Run:
             self.run_dir = checkpoint.parent.parent
             _check_resumable(cfg, self.run_dir / "config.yaml")
         else:
-            self.run_dir = Path(cfg.runs_dir) / f"rllib__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-            (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-            (self.run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+            self.run_dir = new_run_folder(cfg, "rllib")
         register_envs()
         self.algo = rllib_setup(cfg, self.snapshots).build_algo()
         if checkpoint is not None:
@@ -369,8 +368,7 @@ class Run:
             "final": final,
             "results": results,
         }
-        with open(self.run_dir / "evaluations.json", "a") as file:
-            file.write(json.dumps(line) + "\n")
+        append_evaluation(self.run_dir, line)
         return results
 
 

@@ -49,7 +49,6 @@ tournament line-up), ``evaluations.json``, ``config.yaml``.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +61,7 @@ try:  # modules of extras: a core-only install is told which extra to install
     import hydra
     import torch
     from hydra.core.config_store import ConfigStore
-    from omegaconf import MISSING, OmegaConf
+    from omegaconf import MISSING
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
@@ -71,7 +70,6 @@ except ModuleNotFoundError as error:
 
     raise missing_extra(error, command=__name__ == "__main__") from error
 
-from agents.arena import play_batch
 from agents.integrations.sb3_agent import SB3Agent
 from agents.integrations.sb3_policy import POLICIES, card_policy_kwargs
 from agents.registry import make_agent
@@ -82,11 +80,10 @@ from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import check_all_set
-from experiments.learning.evaluation import EVAL_SEED_BASE, learner_out, win_rate_line
+from experiments.learning.evaluation import append_evaluation, play_against, win_rate_line
+from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import RunSettings
 from experiments.learning.shaping import knowledge_potential
-
-EVAL_BATCH = 500
 
 
 @dataclass
@@ -130,34 +127,22 @@ def evaluate(
 ) -> dict[str, dict[str, Any]]:
     """The model (as an ``SB3Agent``) against ``num_players - 1`` of each kind, fixed deals, seats rotated.
 
-    As in ``train_ppo``'s evaluations, a game stops once the learner is out (its wrong
-    accusation): it can no longer win, and against opponents that never accuse the rest would
-    run to ``max_turns``.
+    As in ``train_ppo``'s evaluations (``experiments.learning.evaluation.play_against``), a game
+    stops once the learner is out (its wrong accusation): it can no longer win, and against
+    opponents that never accuse the rest would run to ``max_turns``.
     """
-    P = game.num_players
+    played = play_against(lambda: SB3Agent(seed=seed, path=model_path), game, opponents, num_games, seed=seed)
     results = {}
-    for spec in opponents:
-        wins = wrong = turns = stopped = 0
-        for lo in range(0, num_games, EVAL_BATCH):
-            n = min(EVAL_BATCH, num_games - lo)
-            learner = SB3Agent(seed=seed, path=model_path)
-            others = [make_agent(spec.name, seed=seed + k, **spec.options) for k in range(1, P)]
-            deals = EVAL_SEED_BASE + lo + np.arange(n)
-            rotation = (lo + np.arange(n)) % P
-            result = play_batch(game, [learner, *others], deals, rotation=rotation, stop=learner_out)
-            wins += int((result.winner == 0).sum())
-            wrong += int((result.wrong_accusations[:, 0] > 0).sum())
-            turns += int(result.turns[~result.stopped].sum())
-            stopped += int(result.stopped.sum())
-        low, high = wilson_interval(wins, num_games)
-        results[spec.display] = {
+    for label, result in played.items():
+        low, high = wilson_interval(result["wins"], num_games)
+        results[label] = {
             "games": num_games,
-            "wins": wins,
-            "win_rate": wins / num_games,
+            "wins": result["wins"],
+            "win_rate": result["win_rate"],
             "win_low": low,
             "win_high": high,
-            "wrong_accusation_rate": wrong / num_games,
-            "mean_turns": turns / (num_games - stopped) if stopped < num_games else None,  # games played out
+            "wrong_accusation_rate": result["wrong_accusation_rate"],
+            "mean_turns": result["mean_turns"],  # of the games played to their end
         }
     return results
 
@@ -239,8 +224,7 @@ class AgentStepBudget(BaseCallback):
             "final": final,
             "results": results,
         }
-        with open(self.run_dir / "evaluations.json", "a") as file:
-            file.write(json.dumps(line) + "\n")
+        append_evaluation(self.run_dir, line)
         for label, result in results.items():
             self.logger.record(f"eval/win_rate/{label}", result["win_rate"])
             tqdm.write(win_rate_line(steps, self.game.num_players - 1, label, result, wrong_accusations=True))
@@ -265,9 +249,7 @@ def train(cfg: SB3Config) -> Path:
         config=game,
     )
     env.seed(cfg.seed)
-    run_dir = Path(cfg.runs_dir) / f"sb3__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+    run_dir = new_run_folder(cfg, "sb3")
     if cfg.policy == "card":
         policy_kwargs = card_policy_kwargs(game, cfg.network)
     else:

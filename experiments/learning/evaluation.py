@@ -2,9 +2,10 @@
 
 ``evaluate`` plays a network as agent 0 against ``num_players - 1`` agents of each kind of an
 evaluation set (``experiments.learning.league.OpponentSettings``), on the deals
-``EVAL_SEED_BASE + i`` (far from every training deal) with the seats rotated. ``train_ppo``'s
-periodic ratings and final evaluation, and the evaluations of ``imitate``, ``train_sb3`` and
-``train_rllib``, are on these deals. ``with_intervals`` adds 95% Wilson intervals;
+``EVAL_SEED_BASE + i`` (far from every training deal) with the seats rotated; ``play_against``
+plays any learner so (``train_sb3``'s model). ``train_ppo``'s periodic ratings and final
+evaluation, and the evaluations of ``imitate``, ``train_sb3`` and ``train_rllib``, are on these
+deals; ``append_evaluation`` adds one to a run's ``evaluations.json``. ``with_intervals`` adds 95% Wilson intervals;
 ``final_evaluation`` writes a run's ``evaluation.json``.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.arena import play_batch
+from agents.base import Agent
 from agents.ppo.agent import PPOAgent
 from agents.ppo.network import ActorCritic
 from agents.registry import make_agent
@@ -43,25 +46,47 @@ def evaluate(
     seed: int = 0,
     progress: bool = False,
 ) -> dict[str, dict[str, float]]:
-    """The learner against num_players - 1 agents of each kind, on fixed deals, seats rotated.
+    """The network (a ``PPOAgent``) against num_players - 1 agents of each kind, on fixed deals, seats
+    rotated (``play_against``)."""
+    frozen = copy.deepcopy(network).eval()
+    return play_against(
+        lambda: PPOAgent.from_network(frozen, seed=seed, deterministic=deterministic),
+        game,
+        opponents,
+        num_games,
+        seed=seed,
+        progress=progress,
+    )
+
+
+def play_against(
+    learner: Callable[[], Agent],
+    game: core.GameConfig,
+    opponents: Sequence[Any],
+    num_games: int,
+    seed: int = 0,
+    progress: bool = False,
+) -> dict[str, dict[str, Any]]:
+    """The learner (``learner()``, a fresh one for each batch of games) as agent 0 against
+    num_players - 1 agents of each kind of ``opponents`` (``name``, ``options``, ``display``), on
+    fixed deals, seats rotated; results by the kind's ``display``.
 
     A game is played until the learner's result is known: it stops as soon as the learner is
     out (a wrong accusation), since it can no longer win. Against opponents that never
     accuse, the rest of such a game would run to ``max_turns`` and cost most of the time.
     """
     P = game.num_players
-    frozen = copy.deepcopy(network).eval()
     results = {}
     bar = tqdm(total=num_games * len(opponents), disable=not progress, unit=" games", desc="evaluation")
     for spec in opponents:
         wins = wrong = truncated = turns = stopped = 0
         for lo in range(0, num_games, EVAL_BATCH):
             n = min(EVAL_BATCH, num_games - lo)
-            learner = PPOAgent.from_network(frozen, seed=seed, deterministic=deterministic)
+            agent = learner()
             others = [make_agent(spec.name, seed=seed + k, **spec.options) for k in range(1, P)]
             result = play_batch(
                 game,
-                [learner, *others],
+                [agent, *others],
                 EVAL_SEED_BASE + lo + np.arange(n),
                 rotation=(lo + np.arange(n)) % P,
                 stop=learner_out,
@@ -114,6 +139,13 @@ def with_intervals(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, An
         low, high = wilson_interval(result["wrong_accusations"], result["games"])
         result.update(wrong_accusation_low=low, wrong_accusation_high=high)
     return results
+
+
+def append_evaluation(run_dir: Path, line: dict[str, Any]) -> None:
+    """Add one evaluation (``line``: its counters and results) to ``run_dir/evaluations.json``, a JSON
+    object a line."""
+    with open(run_dir / "evaluations.json", "a") as file:
+        file.write(json.dumps(line) + "\n")
 
 
 def final_evaluation(

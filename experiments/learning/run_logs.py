@@ -1,4 +1,5 @@
-"""The scalars a training run logged: its TensorBoard events, or the curves exported beside a model.
+"""A training run's folder: a new one (``new_run_folder``, as ``train_sb3`` and ``train_rllib`` make it),
+and the scalars the run logged: its TensorBoard events, or the curves exported beside a model.
 
 ``experiments/plot_training.py`` plots them and exports ``training_curves.json``
 (``{tag: [steps, values]}``, as ``agents/ppo/shipped`` holds); ``plot_sb3`` and ``plot_rllib`` read
@@ -8,11 +9,24 @@ a PPO run's with ``scalars`` too.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 CURVES_FILE = "training_curves.json"
+
+
+def new_run_folder(settings: Any, prefix: str) -> Path:
+    """``<runs_dir>/<prefix>__<exp_name>__<seed>__<unix time>`` of ``settings`` (a command's dataclass),
+    made with its ``checkpoints`` folder and the settings written to its ``config.yaml``."""
+    from omegaconf import OmegaConf
+
+    run_dir = Path(settings.runs_dir) / f"{prefix}__{settings.exp_name}__{settings.seed}__{int(time.time())}"
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(settings)))
+    return run_dir
 
 
 def scalars(run_dir: str | Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
