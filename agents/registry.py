@@ -21,7 +21,7 @@ AGENTS = {
     "notepad": "agents.baselines.notepad_agent:NotepadAgent",
     "sat": "agents.reasoners.sat_agent:SatAgent",
     "belief": "agents.reasoners.belief_agent:BeliefAgent",
-    "determinize": "agents.reasoners.determinize:DeterminizeAgent",
+    "determinize": "agents.reasoners.ismcts:DeterminizeAgent",  # ismcts restricted to accuse or wait
     "ismcts": "agents.reasoners.ismcts:ISMCTSAgent",  # information-set MCTS on the compiled rollouts
     "ppo": "agents.ppo.agent:PPOAgent",  # any model file (checkpoint=...); default the first PPO model
     "learned": "agents.ppo.learned:LearnedAgent",  # the shipped learning agent (the imitation model)

@@ -1,1 +1,1 @@
-"""The reasoning players: complete deduction (SAT), exact odds (belief), simulation (determinize)."""
+"""The reasoning players: complete deduction (SAT), exact odds (belief), search (ismcts; determinize, its special case)."""

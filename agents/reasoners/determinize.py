@@ -1,42 +1,15 @@
-"""The determinising agent: when to accuse, by simulating the game from its own view.
+"""Determinisation from a player's view: the other players' shown cards of a sampled deal, and rollouts.
 
-An example of the core's simulation API (``core.clone``, ``core.redeal``;
-``docs/simulation.md``). It plays like the belief agent (``agents.reasoners.belief_agent``:
-exact posterior, suggestions by expected information, refutations that reveal
-least), except for the one decision it simulates: accuse now, or wait.
+The helpers of the simulation API's example (``docs/simulation.md``) and of the search agent
+(``agents.reasoners.ismcts``): ``sample_shown`` draws, in deals sampled from a player's posterior,
+the cards it did not see shown between other players (for ``core.redeal``'s ``shown``);
+``rollout_values`` plays clones to their end with the compiled simple policy (``core.play_out``)
+and reads one player's final reward.
 
-At each decision where it may accuse (start and end of its turn), the
-candidates are the legal actions: every accusation, and going on without one.
-Each is worth its mean final reward (+1 win, -1 loss, 0 truncated) over
-``samples`` deals drawn exactly from its posterior (determinisations):
-
-- an accusation ends the agent's game at once: +1 in the deals whose envelope
-  it names, -1 in the others, whatever happens next. Its mean over the sampled
-  deals estimates ``2 p - 1`` (``p`` its probability); the posterior gives that
-  value exactly, so the agent uses it, and only the most likely triple can be
-  the best accusation;
-- going on: ``samples`` clones of the game, redealt from the sampled deals
-  (``core.redeal``, with the other players' shown cards drawn by
-  ``sample_shown``), played to the end in one compiled call (``core.play_out``) by
-  the simple policy of ``agents.baselines.simple.simple_actions`` for every player
-  (random useful moves, suggesting unseen cards, accusing only what its own
-  observation pins down; the agent's policy also counts as seen
-  the cards its posterior rules out of the envelope now), the agent's first
-  action being its non-accusing one. A clone in which the agent is out is
-  worth -1 at once.
-
-It accuses when that beats waiting. Rollouts cost a few thousand compiled
-steps, so they run only where accusing might win: the most likely
-triple's probability at least ``min_probability`` (below it, accusing is worth
-less than ``2 * min_probability - 1``, which waiting rarely is), and once per
-posterior and turn. A certain triple (probability 1) is accused at once; on
-the last turn before ``max_turns`` it accuses the most likely one, as the
-belief agent does.
-
-Known biases of the rollouts: every player in them plays the simple policy,
-slower than the agent itself (which reads every deduction) and than a SAT
-opponent, so the value of waiting is estimated against weaker opponents and
-a weaker self.
+The determinising agent that lived here (the belief agent deciding when to accuse by the mean of
+such rollouts) is now a special case of the search agent: ``make_agent("determinize")`` builds
+``agents.reasoners.ismcts.DeterminizeAgent``, the IS-MCTS agent restricted to its accuse-or-wait
+decision with the former settings (``docs/guides/agents.md``).
 """
 
 from __future__ import annotations
@@ -45,11 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.reasoners.belief_agent import BeliefAgent
 from cluedo_env import core
-from cluedo_env.inference import NOT_HELD, Record, Setup, Suggestion
+from cluedo_env.inference import Record, Setup, Suggestion
 
-__all__ = ["DeterminizeAgent", "rollout_values", "sample_shown"]
+__all__ = ["rollout_values", "sample_shown"]
 
 
 def sample_shown(
@@ -125,56 +97,3 @@ def rollout_values(
     value[~over] = core.final_rewards(clones)[~over, player]
     value[~over & clones.eliminated[:, player]] = -1.0
     return value
-
-
-class DeterminizeAgent(BeliefAgent):
-    """The belief agent, deciding when to accuse by simulation (see the module docstring).
-
-    Args:
-        seed: Seed of its generator (deals drawn, rollouts, ties).
-        samples: Deals drawn, hence rollouts, per evaluation of waiting.
-        min_probability: Roll out only when the most likely triple is at least this likely.
-        **options: The belief agent's other options (``move_discount``, ...).
-    """
-
-    name = "determinize"
-
-    def __init__(self, seed: int = 0, samples: int = 16, min_probability: float = 0.25, **options) -> None:
-        super().__init__(seed, **options)
-        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-            raise ValueError(f"samples must be an int >= 1, got {samples!r}")
-        if not 0.0 <= min_probability <= 1.0:
-            raise ValueError(f"min_probability must be in [0, 1], got {min_probability!r}")
-        self.rollouts = samples
-        self.min_probability = min_probability
-
-    def _accusation(self, state: core.State, game: int) -> int | None:
-        derived = self._derived(game)
-        joint = derived["envelope"]
-        best = int(joint.argmax())
-        p = float(joint.reshape(-1)[best])
-        accusation = self.rules.layout.ACCUSE + best  # the accuse range is (s, w, r) in this order
-        last_turn = int(state.turn[game]) >= self.config.max_turns - 1
-        if derived["solved"] is not None or last_turn:
-            return accusation
-        if p < self.min_probability:
-            return None
-        key = ("wait", int(state.turn[game]))
-        if key not in derived:
-            derived[key] = float(self.waiting_values(state, game).mean())
-        return accusation if 2.0 * p - 1.0 > derived[key] else None
-
-    def waiting_values(self, state: core.State, game: int) -> np.ndarray:
-        """``float[samples]``: the agent's final reward in each rollout where it does not accuse now."""
-        seat = int(self.seats[game])
-        posterior = self.posterior(game)
-        deals = posterior.sample_deals(self.rollouts, self.rng)  # in the core's owner codes
-        records = self.beliefs[game].records if self.beliefs[game] is not None else ()
-        shown = sample_shown(self.setup, seat, records, deals, self.rng)
-        seeds = self.rng.integers(0, core.SEED_BOUND - 1, size=len(deals), dtype=np.int64)
-        clones = core.redeal(core.clone(state, game, len(deals)), seat, deals, seeds, shown=shown)
-        layout = self.rules.layout
-        first = np.ones(layout.num_actions, dtype=bool)
-        first[layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] = False
-        ruled_out = posterior.knowledge().status[:, self.setup.envelope] == NOT_HELD
-        return rollout_values(clones, seat, self.rng, first, ruled_out)

@@ -75,10 +75,10 @@ slower self (the determinising agent's bias); the tree does not see what a sugge
 answer would teach (it stops there and lets the rollout play on). ``docs/guides/agents.md``
 has its measured strength and latency.
 
-The determinising agent (``agents.reasoners.determinize``) is close to a special case:
-a search of the accuse-or-wait decision only, by flat Monte Carlo over the same
-determinisations and rollouts (``searched=("turn", "accuse")``, ``accuse_rule="probability"``
-and a flat ``ucb1`` search come near it; it is kept as the simulation API's example).
+The determinising agent (``DeterminizeAgent``, registered as ``determinize``) is a special case:
+this search restricted to accusing or waiting, with its former settings (16 iterations, an
+accusation a candidate where the most likely triple is at least 0.25 likely, ``ucb1`` selection,
+the start and end of its turns searched); ``DETERMINIZE`` holds those options.
 """
 
 from __future__ import annotations
@@ -100,8 +100,10 @@ __all__ = [
     "ACCUSE_RULES",
     "DECISIONS",
     "DETERMINIZATIONS",
+    "DETERMINIZE",
     "SEARCHED",
     "SELECTIONS",
+    "DeterminizeAgent",
     "ISMCTSAgent",
     "SearchResult",
 ]
@@ -116,6 +118,14 @@ DECISIONS = ("turn", "move", "suggest", "refute", "accuse")  # the kinds of deci
 # Searched by default: the start and end of a turn (roll, passage or stay; accuse or not). Searching
 # movement, suggestions and shows too lost games against SAT agents (docs/guides/agents.md).
 SEARCHED = ("turn", "accuse")
+# The determinising agent's settings (``DeterminizeAgent``): accuse or wait, by rollouts.
+DETERMINIZE = {
+    "iterations": 16,
+    "min_probability": 0.25,
+    "accuse_rule": "probability",
+    "selection": "ucb1",
+    "searched": SEARCHED,
+}
 
 
 class SearchResult:
@@ -444,3 +454,18 @@ class ISMCTSAgent(BeliefAgent):
         if accuse and legal[accusation]:  # the belief agent's choice under its risk rule
             order = [accusation, *order] if self.accuse_rule == "risk" else [*order, accusation]
         return order or [int(np.flatnonzero(legal)[0])]
+
+
+class DeterminizeAgent(ISMCTSAgent):
+    """The determinising agent: the search restricted to accusing or waiting (``DETERMINIZE``).
+
+    Args:
+        seed: Seed of its generator.
+        samples: Deals drawn, hence rollouts, per searched decision (``iterations``).
+        **options: ``ISMCTSAgent``'s other options, over ``DETERMINIZE``'s.
+    """
+
+    name = "determinize"
+
+    def __init__(self, seed: int = 0, samples: int = DETERMINIZE["iterations"], **options) -> None:
+        super().__init__(seed, **{**DETERMINIZE, "iterations": samples, **options})

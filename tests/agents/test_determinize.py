@@ -1,4 +1,5 @@
-"""The determinising agent and its helpers: sampled deals in the core's codes, shown cards, rollouts, play."""
+"""Determinisation helpers (sampled deals in the core's codes, shown cards, rollouts) and the determinising
+agent, the search agent restricted to accusing or waiting."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import numpy as np
 import pytest
 
 from agents.arena import play_batch
-from agents.reasoners.determinize import DeterminizeAgent, rollout_values, sample_shown
+from agents.reasoners.determinize import rollout_values, sample_shown
+from agents.reasoners.ismcts import DETERMINIZE, DeterminizeAgent, ISMCTSAgent
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.inference import Deck, OwnHand, Setup, Suggestion
@@ -53,26 +55,28 @@ def test_rollout_values_are_the_players_final_rewards():
     assert np.array_equal(values, expected)
 
 
-def test_the_determinize_agent_is_registered_and_plays_legal_games():
+def test_the_determinize_agent_is_the_search_restricted_to_accusing_or_waiting():
     config = core.GameConfig(num_players=4)
     agent = make_agent("determinize", seed=3, samples=4, min_probability=0.05)
-    assert isinstance(agent, DeterminizeAgent) and agent.rollouts == 4
-    calls = []
-    evaluate = agent.waiting_values
+    assert isinstance(agent, DeterminizeAgent) and isinstance(agent, ISMCTSAgent)
+    assert agent.iterations == 4 and agent.min_probability == 0.05
+    assert (agent.accuse_rule, agent.selection, agent.searched) == ("probability", "ucb1", DETERMINIZE["searched"])
+    searches = []
+    search = agent.search
 
     def counted(state, game):
-        values = evaluate(state, game)
-        calls.append(values)
-        return values
+        result = search(state, game)
+        searches.append(result)
+        return result
 
-    agent.waiting_values = counted
+    agent.search = counted
     field = [make_agent("sat", seed=k) for k in range(3)]
     result = play_batch(config, [agent, *field], seeds=[11, 12])
     assert (result.winner >= 0).all()
-    assert calls and all(v.shape == (4,) and (np.abs(v) <= 1).all() for v in calls)
+    assert searches and all(r.iterations == 4 and (np.abs(r.values) <= 1).all() for r in searches)
 
 
 @pytest.mark.parametrize("options", [{"samples": 0}, {"min_probability": 1.5}])
 def test_the_determinize_agent_refuses_bad_options(options):
-    with pytest.raises(ValueError, match=r"samples|min_probability"):
+    with pytest.raises(ValueError, match=r"iterations|min_probability"):
         DeterminizeAgent(**options)
