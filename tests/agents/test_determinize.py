@@ -60,7 +60,11 @@ def test_the_determinize_agent_is_the_search_restricted_to_accusing_or_waiting()
     agent = make_agent("determinize", seed=3, samples=4, min_probability=0.05)
     assert isinstance(agent, DeterminizeAgent) and isinstance(agent, ISMCTSAgent)
     assert agent.iterations == 4 and agent.min_probability == 0.05
-    assert (agent.accuse_rule, agent.selection, agent.searched) == ("probability", "ucb1", DETERMINIZE["searched"])
+    assert (agent.accuse_rule, agent.selection, agent.searched) == (
+        "probability",
+        "ucb1",
+        DETERMINIZE["searched"],
+    )
     searches = []
     search = agent.search
 
