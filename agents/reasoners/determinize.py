@@ -21,7 +21,7 @@ import numpy as np
 from cluedo_env import core
 from cluedo_env.inference import Record, Setup, Suggestion
 
-__all__ = ["rollout_values", "sample_shown"]
+__all__ = ["deduced_seen", "rollout_values", "sample_shown"]
 
 
 def sample_shown(
@@ -61,6 +61,63 @@ def sample_shown(
         which = np.argmax(np.cumsum(holds, axis=1) > pick[:, None], axis=1)
         shown[rows, suggester, named[which]] = refuter
     return shown
+
+
+def deduced_seen(
+    setup: Setup,
+    player: int,
+    records: Sequence[Record],
+    deals: np.ndarray,
+    shown: np.ndarray,
+    rounds: int = 2,
+) -> np.ndarray:
+    """The cards each other player can place outside the envelope in each deal, for ``core.play_out``'s ``seen``.
+
+    A model of deducing opponents for rollouts from ``player``'s determinisations: in a deal,
+    each other player ``q`` knows its hand and the cards shown to it (``shown``, and those
+    ``player`` showed it, in ``player``'s records); a show between two others names three
+    cards, and where ``q`` can rule out all but one of them for the refuter (its passes, a
+    holder ``q`` knows), ``q`` knows the refuter holds that one. ``rounds`` passes over the
+    shows (a card placed can pin another). Row ``player`` is left False (its own knowledge is
+    the caller's).
+
+    Args:
+        setup: The game's set-up.
+        player: The observer whose records these are.
+        records: Its records (``Beliefs.records``), in order.
+        deals: ``int[n, C]`` deals consistent with the records (owner codes).
+        shown: ``int8[n, P, C]``: the other players' shown cards in each deal (``sample_shown``).
+        rounds: Passes over the shows, an int >= 0.
+
+    Returns:
+        ``bool[n, P, C]``: ``True`` where player ``q`` knows who holds card ``c`` in deal ``b``.
+    """
+    deals = np.asarray(deals)
+    P = setup.num_players
+    seats = np.arange(P)[None, :, None]
+    holder = np.where(deals[:, None, :] == seats, seats, -1).astype(np.int8)  # [n, P, C]: the holder q knows
+    holder = np.where(np.asarray(shown) >= 0, shown, holder)
+    passed = np.zeros((P, setup.deck.num_cards), dtype=bool)  # public: q said it holds none of c
+    shows = []
+    for record in records:
+        if not isinstance(record, Suggestion):
+            continue
+        passed[np.ix_(list(record.passed), record.cards)] = True
+        if record.shown_by == player and record.shown_card is not None:  # what it showed the suggester
+            holder[:, record.suggester, record.shown_card] = player
+        elif record.shown_by is not None:
+            shows.append((record.suggester, record.shown_by, np.array(record.cards)))
+    for _ in range(rounds):
+        for suggester, refuter, cards in shows:
+            known = holder[:, :, cards]  # [n, P, 3]
+            possible = ~passed[refuter, cards] & ((known < 0) | (known == refuter))
+            learns = (possible.sum(axis=2) == 1) & ~(known == refuter).any(axis=2)
+            learns[:, [suggester, refuter, player]] = False
+            b, q = np.nonzero(learns)
+            holder[b, q, cards[np.argmax(possible[b, q], axis=1)]] = refuter
+    seen = holder >= 0
+    seen[:, player] = False
+    return seen
 
 
 def rollout_values(

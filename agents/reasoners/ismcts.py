@@ -34,7 +34,9 @@ and runs ``iterations`` iterations, each:
    it enters rooms, suggests unseen cards and accuses only what its own observation pins
    down), the agent's own policy counting as seen the cards its posterior rules out of
    the envelope now, as the determinising agent's rollouts do. This is the opponent
-   model, and the agent's model of itself after the tree.
+   model, and the agent's model of itself after the tree. ``opponents="deducing"``: each
+   other player's policy also counts as seen, in each deal, the holders it could deduce
+   from the shows and passes so far (``agents.reasoners.determinize.deduced_seen``).
 4. **Back-up**: the agent's final reward (+1 win, -1 loss or out, 0 truncated) added to
    every node of the descent.
 
@@ -90,7 +92,7 @@ import numpy as np
 
 from agents.moves import choose_move
 from agents.reasoners.belief_agent import BeliefAgent
-from agents.reasoners.determinize import sample_shown
+from agents.reasoners.determinize import deduced_seen, sample_shown
 from agents.showing import least_revealing
 from cluedo_env import core
 from cluedo_env.inference import NOT_HELD, Suggestion
@@ -101,6 +103,7 @@ __all__ = [
     "DECISIONS",
     "DETERMINIZATIONS",
     "DETERMINIZE",
+    "OPPONENTS",
     "SEARCHED",
     "SELECTIONS",
     "DeterminizeAgent",
@@ -111,6 +114,7 @@ __all__ = [
 ACCUSE_RULES = ("risk", "probability")  # when the most likely triple's accusation is a candidate
 SELECTIONS = ("puct", "ucb1")  # how a node chooses among its candidates
 DETERMINIZATIONS = ("posterior", "uniform")  # where the deals come from
+OPPONENTS = ("simple", "deducing")  # what the other players of the rollouts count as seen
 DEALS_PER_DRAW = (
     64  # deals drawn at once (the sampler's cost is per envelope triple; a timed search draws no more)
 )
@@ -190,6 +194,9 @@ class ISMCTSAgent(BeliefAgent):
             and ``"accuse"``); the others get the belief agent's choice.
         determinization: ``"posterior"`` (exact) or ``"uniform"`` (``DETERMINIZATIONS``; see the
             module docstring).
+        opponents: The other players' knowledge in the rollouts (``OPPONENTS``): ``"simple"``, the
+            cards they saw; ``"deducing"``, also the holders each one can deduce in the deal from
+            the shows and passes so far (``agents.reasoners.determinize.deduced_seen``).
         **options: The belief agent's options (``move_discount``, ``exact_candidates``, ...),
             used for its preferences and its fast paths.
     """
@@ -210,6 +217,7 @@ class ISMCTSAgent(BeliefAgent):
         prior: float = 0.8,
         searched: tuple[str, ...] | list[str] = SEARCHED,
         determinization: str = "posterior",
+        opponents: str = "simple",
         **options,
     ) -> None:
         super().__init__(seed, **options)
@@ -242,6 +250,9 @@ class ISMCTSAgent(BeliefAgent):
         if determinization not in DETERMINIZATIONS:
             raise ValueError(f"determinization must be one of {DETERMINIZATIONS}, got {determinization!r}")
         self.determinization = determinization
+        if opponents not in OPPONENTS:
+            raise ValueError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
+        self.opponents = opponents
         self._phases = {DECISIONS.index(kind) for kind in self.searched}  # the phases' numbers
         self.last_search: SearchResult | None = None
 
@@ -278,8 +289,7 @@ class ISMCTSAgent(BeliefAgent):
         )
         posterior = self._sampled_posterior(state, game)
         records = self.beliefs[game].records if self.beliefs[game] is not None else ()
-        seen = np.zeros((self.config.num_players, self.setup.deck.num_cards), dtype=bool)
-        seen[seat] = self.posterior(game).knowledge().status[:, self.setup.envelope] == NOT_HELD
+        ruled_out = self.posterior(game).knowledge().status[:, self.setup.envelope] == NOT_HELD
         tree: dict[tuple[int, ...], dict[int, list]] = {}
         start, done, drawn = time.perf_counter(), 0, 0
         block = max(self.wave, DEALS_PER_DRAW)
@@ -288,6 +298,13 @@ class ISMCTSAgent(BeliefAgent):
                 deals, shown, seeds = self._determinizations(
                     posterior, records, seat, min(block, self.iterations - done)
                 )
+                if self.opponents == "deducing":
+                    seen = deduced_seen(self.setup, seat, records, deals, shown)
+                else:
+                    seen = np.zeros(
+                        (len(deals), self.config.num_players, self.setup.deck.num_cards), dtype=bool
+                    )
+                seen[:, seat] = ruled_out
                 first, drawn = done, done + len(deals)
             n = min(self.wave, drawn - done)
             wave = slice(done - first, done - first + n)
@@ -297,7 +314,7 @@ class ISMCTSAgent(BeliefAgent):
             masks = core.legal_action_mask(clones)
             paths = [self._descend(clones, masks, i, game, tree, candidates, accuse) for i in range(n)]
             keys = self.rng.integers(0, core.SEED_BOUND, size=n, dtype=np.int64)
-            core.play_out(clones, keys, seen=seen, stop_when_out=seat)
+            core.play_out(clones, keys, seen=seen[wave], stop_when_out=seat)
             rewards = core.final_rewards(clones)[:, seat].astype(np.float64)
             rewards[clones.eliminated[:, seat]] = -1.0
             for path, reward in zip(paths, rewards.tolist(), strict=True):

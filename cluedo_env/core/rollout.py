@@ -58,7 +58,7 @@ MAX_STEPS = 100_000  # decisions per game by default: games end by ``max_turns``
 OVER = Phase.OVER
 _UNIT = 2.0**-53
 _NONE = np.zeros(0, dtype=np.bool_)
-_NO_SEEN = np.zeros((0, 0), dtype=np.bool_)
+_NO_SEEN = np.zeros((0, 0, 0), dtype=np.bool_)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 
 
@@ -82,13 +82,13 @@ class Rollouts(NamedTuple):
 @njit(cache=True, nogil=True, inline="always")
 def _unseen_cards(g, t, i, player, seen, unseen):
     """Write into ``unseen`` the cards ``player`` has not seen (``observe``'s ``unseen``, less
-    ``seen[player]``); return the envelope accusation they pin down (``(s, w, r)`` order of the
+    ``seen[i, player]``, or ``seen[0, player]`` for every game when it has one row); return the envelope accusation they pin down (``(s, w, r)`` order of the
     accuse range, from 0), or -1 unless they are one suspect, one weapon and one room."""
     suspects = weapons = rooms = 0
     suspect = weapon = room = 0
     for c in range(t.C):
         fresh = g.owner[i, c] != player and g.shown_to[i, player, c] == NOBODY and not g.peeked[i, player, c]
-        if len(seen) and seen[player, c]:
+        if len(seen) and seen[i if len(seen) > 1 else 0, player, c]:
             fresh = False
         unseen[c] = fresh
         if fresh:
@@ -279,7 +279,8 @@ def play_out(
         first: ``bool[A]``: the actions allowed at each game's first decision of this call
             (None: every legal one), as ``rollout_values`` of the determinising agent does.
         seen: ``bool[P, C]``: cards each player's policy counts as seen besides those it has
-            seen (None: none), e.g. the cards a player's deductions rule out of the envelope.
+            seen (None: none), e.g. the cards a player's deductions rule out of the envelope; or
+            ``bool[B, P, C]``, each game's.
         weights: ``float[A]`` (>= 0, finite): the table policy instead of the simple one: each decision
             a legal action drawn with probability ``weights[a]`` over the legal actions' sum (uniformly
             where they sum to 0); None: the simple policy.
@@ -303,7 +304,12 @@ def play_out(
         raise ValueError(f"keys must be {B} integers, one per game, got shape {keys.shape} of {keys.dtype}")
     keys = keys.astype(np.uint64)
     first = _NONE if first is None else _bool_array(first, "first", (A,), "the actions allowed first")
-    seen = _NO_SEEN if seen is None else _bool_array(seen, "seen", (P, C), "cards counted as seen")
+    if seen is None:
+        seen = _NO_SEEN
+    elif np.ndim(seen) == 3:
+        seen = _bool_array(seen, "seen", (B, P, C), "cards counted as seen in each game")
+    else:
+        seen = _bool_array(seen, "seen", (P, C), "cards counted as seen")[None]
     if weights is None:
         weights = _NO_WEIGHTS
     elif len(seen):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents.arena import play_batch
-from agents.reasoners.determinize import rollout_values, sample_shown
+from agents.reasoners.determinize import deduced_seen, rollout_values, sample_shown
 from agents.reasoners.ismcts import DETERMINIZE, DeterminizeAgent, ISMCTSAgent
 from agents.registry import make_agent
 from cluedo_env import core
@@ -40,6 +40,30 @@ def test_sample_shown_names_a_card_the_refuter_holds_each_equally_often():
     deals[0, [1, 7, 15]] = 3
     with pytest.raises(ValueError, match="gives player 2 none of"):
         sample_shown(setup, 0, records, deals, np.random.default_rng(0))
+
+
+def test_deduced_seen_places_what_each_other_player_can_deduce_from_the_shows_and_passes():
+    setup = Setup.dealt(Deck(6, 6, 9), num_players=4)
+    deals = np.array([[c % 4 for c in range(18)] + [core.ENVELOPE] * 3], dtype=np.int8)  # c to c % 4
+    records = [
+        OwnHand(0, (0, 4, 8, 12, 16)),
+        Suggestion(3, (2, 11, 18), (0, 1), shown_by=2),  # player 1 passed on card 2
+        Suggestion(2, (4, 6, 13), (3,), shown_by=0, shown_card=4),  # it showed player 2 card 4
+        Suggestion(0, (2, 7, 13), (), shown_by=1, shown_card=13),  # player 3 holds 7, 1 passed on 2: 13
+    ]
+    shown = np.full((1, 4, 21), -1, dtype=np.int8)
+    hands = deals[0] == np.arange(4)[:, None]  # [P, C]
+    seen = deduced_seen(setup, 0, records, deals, shown)
+    assert not seen[0, 0].any()  # its own row is the caller's
+    assert np.flatnonzero(seen[0, 1] & ~hands[1]).tolist() == []
+    assert np.flatnonzero(seen[0, 2] & ~hands[2]).tolist() == [4]  # what it was shown
+    assert np.flatnonzero(seen[0, 3] & ~hands[3]).tolist() == [13]  # deduced
+    assert (
+        np.flatnonzero(deduced_seen(setup, 0, records, deals, shown, rounds=0)[0, 3] & ~hands[3]).tolist()
+        == []
+    )
+    shown[0, 1, 7] = 3  # a show sample_shown drew: player 1 was shown card 7
+    assert deduced_seen(setup, 0, records, deals, shown)[0, 1, 7]
 
 
 def test_rollout_values_are_the_players_final_rewards():

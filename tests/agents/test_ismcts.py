@@ -61,6 +61,33 @@ def test_ismcts_passes_the_conformance_check():
     check_agent("ismcts", options={"iterations": 8, "wave": 4}, games=4, steps=300)
 
 
+def test_ismcts_with_deducing_opponents_passes_the_conformance_check():
+    check_agent("ismcts", options={"iterations": 8, "wave": 4, "opponents": "deducing"}, games=4, steps=300)
+
+
+def test_deducing_opponents_search_alike_under_a_seed_and_tell_their_rollouts_more():
+    captured = _position(lambda p, solved: not solved and p >= 0.2)
+    runs, seen, play_out = [], [], core.play_out
+    for opponents in ("deducing", "deducing", "simple"):
+        agent, state = _searcher(captured, iterations=16, wave=8, opponents=opponents)
+        agent.rng = np.random.default_rng(5)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(
+                core,
+                "play_out",
+                lambda clones, keys, **kw: seen.append(kw["seen"]) or play_out(clones, keys, **kw),
+            )
+            runs.append(agent.search(state, 0))
+    a, b, _ = runs
+    assert a.action == b.action and np.array_equal(a.visits, b.visits) and np.allclose(a.values, b.values)
+    deducing, simple = np.concatenate(seen[:2]), np.concatenate(seen[4:])
+    assert deducing.shape == simple.shape == (16, 4, 21)
+    seat = int(agent.seats[0])
+    assert np.array_equal(deducing[:, seat], simple[:, seat])  # its own row: what its posterior rules out
+    others = [q for q in range(4) if q != seat]
+    assert not simple[:, others].any() and deducing[:, others].any()
+
+
 def test_ismcts_is_registered_and_beats_nobody_illegally():
     agent = make_agent("ismcts", seed=2, iterations=16)
     assert isinstance(agent, ISMCTSAgent)
@@ -158,6 +185,7 @@ def test_the_lineups_seat_it_against_three_of_the_field(field):
         ({"searched": ["moves"]}, "searched"),
         ({"searched": "move"}, "searched"),
         ({"determinization": "exact"}, "determinization"),
+        ({"opponents": "sat"}, "opponents"),
     ],
 )
 def test_bad_options_are_named(options, named):

@@ -141,6 +141,18 @@ def test_first_seen_and_stop_when_out_play_as_the_reference_does():
     assert (compiled.done | compiled.eliminated[:, 1]).all() and compiled.eliminated[:, 1].any()
 
 
+def test_seen_given_per_game_plays_each_game_as_its_own_seen_does():
+    start = core.clone(game_under_way(CLASSIC, 11, 40), 0, 6)
+    seen = np.random.default_rng(2).random((6, 4, CLASSIC.cards.num_cards)) < 0.5
+    keys = rollout_keys(7, 6)
+    batch = start.copy()
+    steps = core.play_out(batch, keys, seen=seen)
+    for i in range(6):
+        alone = start.take([i])
+        assert core.play_out(alone, keys[i : i + 1], seen=seen[i]).tolist() == [steps[i]]
+        assert alone == batch.take([i])
+
+
 @pytest.mark.parametrize("config", CONFIGS[:6], ids=config_id)
 def test_a_policy_given_as_a_table_plays_as_the_same_table_in_numpy(config):
     layout = core.rules_for(config).layout
@@ -239,6 +251,10 @@ def test_redealt_rollouts_keep_the_player_s_view_and_roll_other_dice():
         (
             lambda s: core.rollout(s, 0, 4, 1, seen=np.ones((4, 20), dtype=bool)),
             r"seen must have shape \(4, 21\)",
+        ),
+        (
+            lambda s: core.play_out(s, [0], seen=np.ones((2, 4, 21), dtype=bool)),
+            r"seen must have shape \(1, 4, 21\)",
         ),
         (lambda s: core.play_out(s, np.zeros(2, dtype=np.uint64)), r"keys must be 1 integers"),
         (
