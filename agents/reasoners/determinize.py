@@ -116,6 +116,13 @@ def deduced_seen(
             b, q = np.nonzero(learns)
             holder[b, q, cards[np.argmax(possible[b, q], axis=1)]] = refuter
     seen = holder >= 0
+    if setup.num_face_down == 0:  # a card no other player can hold, nor ``q``, is in the envelope
+        others = np.ones((P, P), dtype=bool) ^ np.eye(P, dtype=bool)  # [q, r]: r is not q
+        nobody = ~((others[:, :, None] & ~passed[None]).any(axis=1))  # [q, C]: every other passed on c
+        envelope = nobody[None] & (holder < 0) & (deals[:, None, :] != seats)  # [n, P, C]
+        for category in setup.deck.categories:  # the rest of its category is then out of the envelope
+            cards = np.asarray(category)
+            seen[:, :, cards] |= envelope[:, :, cards].any(axis=2, keepdims=True) & ~envelope[:, :, cards]
     seen[:, player] = False
     return seen
 

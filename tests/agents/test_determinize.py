@@ -43,8 +43,10 @@ def test_sample_shown_names_a_card_the_refuter_holds_each_equally_often():
 
 
 def test_deduced_seen_places_what_each_other_player_can_deduce_from_the_shows_and_passes():
+    """Card ``c`` to player ``c % 4``, but 18 to player 2, 20 to player 3 and 5, 11, 19 the envelope."""
     setup = Setup.dealt(Deck(6, 6, 9), num_players=4)
-    deals = np.array([[c % 4 for c in range(18)] + [core.ENVELOPE] * 3], dtype=np.int8)  # c to c % 4
+    deals = np.array([[c % 4 for c in range(18)] + [2, core.ENVELOPE, 3]], dtype=np.int8)
+    deals[0, [5, 11]] = core.ENVELOPE
     records = [
         OwnHand(0, (0, 4, 8, 12, 16)),
         Suggestion(3, (2, 11, 18), (0, 1), shown_by=2),  # player 1 passed on card 2
@@ -56,6 +58,12 @@ def test_deduced_seen_places_what_each_other_player_can_deduce_from_the_shows_an
     seen = deduced_seen(setup, 0, records, deals, shown)
     assert not seen[0, 0].any()  # its own row is the caller's
     assert np.flatnonzero(seen[0, 1] & ~hands[1]).tolist() == []
+    records.append(
+        Suggestion(1, (1, 9, 19), (2, 3, 0))
+    )  # nobody refuted: player 1 knows room 19 is in the envelope
+    seen = deduced_seen(setup, 0, records, deals, shown)
+    assert np.flatnonzero(seen[0, 1] & ~hands[1]).tolist() == [12, 14, 15, 16, 18, 20]  # the other rooms
+    assert not (seen & (deals[:, None, :] == core.ENVELOPE)).any()
     assert np.flatnonzero(seen[0, 2] & ~hands[2]).tolist() == [4]  # what it was shown
     assert np.flatnonzero(seen[0, 3] & ~hands[3]).tolist() == [13]  # deduced
     assert (
