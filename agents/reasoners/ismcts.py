@@ -197,6 +197,10 @@ class ISMCTSAgent(BeliefAgent):
         opponents: The other players' knowledge in the rollouts (``OPPONENTS``): ``"simple"``, the
             cards they saw; ``"deducing"``, also the holders each one can deduce in the deal from
             the shows and passes so far (``agents.reasoners.determinize.deduced_seen``).
+        opponent_knowledge: The rollouts' opponent model (in [0, 4]): each other player of a clone
+            starts its rollout counting as seen, besides its hand and the cards shown to it, cards
+            of the clone's deal out of the envelope drawn at random, up to this times as many as the
+            agent rules out of the envelope now (``peer_seen``); 0: only what it has seen.
         **options: The belief agent's options (``move_discount``, ``exact_candidates``, ...),
             used for its preferences and its fast paths.
     """
@@ -218,6 +222,7 @@ class ISMCTSAgent(BeliefAgent):
         searched: tuple[str, ...] | list[str] = SEARCHED,
         determinization: str = "posterior",
         opponents: str = "simple",
+        opponent_knowledge: float = 0.0,
         **options,
     ) -> None:
         super().__init__(seed, **options)
@@ -253,6 +258,13 @@ class ISMCTSAgent(BeliefAgent):
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
         self.opponents = opponents
+        if (
+            isinstance(opponent_knowledge, bool)
+            or not isinstance(opponent_knowledge, int | float)
+            or not 0 <= opponent_knowledge <= 4
+        ):
+            raise ValueError(f"opponent_knowledge must be a number in [0, 4], got {opponent_knowledge!r}")
+        self.opponent_knowledge = float(opponent_knowledge)
         self._phases = {DECISIONS.index(kind) for kind in self.searched}  # the phases' numbers
         self.last_search: SearchResult | None = None
 
@@ -314,7 +326,10 @@ class ISMCTSAgent(BeliefAgent):
             masks = core.legal_action_mask(clones)
             paths = [self._descend(clones, masks, i, game, tree, candidates, accuse) for i in range(n)]
             keys = self.rng.integers(0, core.SEED_BOUND, size=n, dtype=np.int64)
-            core.play_out(clones, keys, seen=seen[wave], stop_when_out=seat)
+            known = seen[wave]
+            if self.opponent_knowledge:
+                known = self.peer_seen(known, seat, deals[wave], shown[wave])
+            core.play_out(clones, keys, seen=known, stop_when_out=seat)
             rewards = core.final_rewards(clones)[:, seat].astype(np.float64)
             rewards[clones.eliminated[:, seat]] = -1.0
             for path, reward in zip(paths, rewards.tolist(), strict=True):
@@ -329,6 +344,24 @@ class ISMCTSAgent(BeliefAgent):
         best = max(range(len(candidates)), key=lambda k: (visits[k], values[k], -k))
         self.last_search = SearchResult(candidates, visits, values, done, candidates[best])
         return self.last_search
+
+    def peer_seen(self, seen: np.ndarray, seat: int, deals: np.ndarray, shown: np.ndarray) -> np.ndarray:
+        """``bool[n, P, C]``: ``seen`` (``[n, P, C]``: what each player of each clone counts as seen; the
+        agent's row, what it rules out of the envelope), and for every other player cards out of the
+        envelope in the clone's deal (``deals``: ``int[n, C]`` owner codes; ``shown``: ``int8[n, P, C]``,
+        ``sample_shown``'s), drawn at random among those it has not seen, until it knows
+        ``opponent_knowledge`` times as many as the agent (at most all of them)."""
+        n, P, C = seen.shape
+        target = np.minimum(
+            np.round(self.opponent_knowledge * seen[:, seat].sum(axis=1)).astype(np.int64), C - 3
+        )
+        outside = (deals != core.ENVELOPE)[:, None, :]  # [n, 1, C]
+        known = (deals[:, None, :] == np.arange(P)[None, :, None]) | (shown >= 0) | seen  # [n, P, C]
+        fresh = outside & ~known
+        need = np.maximum(target[:, None] - (known & outside).sum(axis=2), 0)  # [n, P]
+        need[:, seat] = 0
+        order = np.where(fresh, self.rng.random((n, P, C)), 2.0).argsort(axis=2).argsort(axis=2)
+        return seen | (fresh & (order < need[:, :, None]))
 
     def _determinizations(self, posterior, records, seat: int, n: int):
         """``n`` deals from ``posterior`` in random order (the sampler groups them by envelope triple),
