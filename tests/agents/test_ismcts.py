@@ -88,6 +88,43 @@ def test_deducing_opponents_search_alike_under_a_seed_and_tell_their_rollouts_mo
     assert not simple[:, others].any() and deducing[:, others].any()
 
 
+def test_ismcts_with_an_opponent_model_passes_the_conformance_check():
+    check_agent("ismcts", options={"iterations": 8, "wave": 4, "opponent_knowledge": 1.0}, games=4, steps=300)
+
+
+def test_peer_seen_gives_each_opponent_as_many_cards_out_of_the_envelope_as_the_agent():
+    rng = np.random.default_rng(0)
+    C, P, seat, n = 21, 4, 1, 50
+    deals = np.stack(
+        [
+            rng.permutation(
+                [core.ENVELOPE] * 3 + [q for q in range(P) for _ in range(4)] + [core.FACE_DOWN] * 2
+            )
+            for _ in range(n)
+        ]
+    )
+    shown = np.full((n, P, C), -1, dtype=np.int8)
+    shown[:, 2, 0] = 3  # player 2 was shown card 0 (whoever holds it in the deal)
+    seen = np.zeros((P, C), dtype=bool)
+    seen[seat, :9] = True  # the agent rules 9 cards out
+    for scale, target in ((1.0, 9), (0.5, 4), (4.0, C - 3)):
+        agent = ISMCTSAgent(seed=3, opponent_knowledge=scale)
+        known = agent.peer_seen(np.repeat(seen[None], n, axis=0), seat, deals, shown)
+        again = ISMCTSAgent(seed=3, opponent_knowledge=scale).peer_seen(
+            np.repeat(seen[None], n, axis=0), seat, deals, shown
+        )
+        assert known.shape == (n, P, C) and np.array_equal(known, again)  # deterministic under the seed
+        assert (known[:, seat] == seen[seat]).all()  # the agent's own row as given
+        for q in (0, 2, 3):
+            extra = known[:, q]
+            assert not (extra & (deals == core.ENVELOPE)).any()  # never an envelope card
+            assert not (extra & (deals == q)).any()  # nor its own cards, which it sees anyway
+            own = ((deals == q) | (shown[:, q] >= 0)) & (deals != core.ENVELOPE)  # what it knows already
+            assert ((extra | own) & (deals != core.ENVELOPE)).sum(axis=1).tolist() == [
+                max(target, int(o.sum())) for o in own
+            ]
+
+
 def test_ismcts_is_registered_and_beats_nobody_illegally():
     agent = make_agent("ismcts", seed=2, iterations=16)
     assert isinstance(agent, ISMCTSAgent)
@@ -186,6 +223,8 @@ def test_the_lineups_seat_it_against_three_of_the_field(field):
         ({"searched": "move"}, "searched"),
         ({"determinization": "exact"}, "determinization"),
         ({"opponents": "sat"}, "opponents"),
+        ({"opponent_knowledge": -0.5}, "opponent_knowledge"),
+        ({"opponent_knowledge": True}, "opponent_knowledge"),
     ],
 )
 def test_bad_options_are_named(options, named):
