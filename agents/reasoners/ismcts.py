@@ -33,10 +33,13 @@ and runs ``iterations`` iterations, each:
    by the *simple* policy for every player (``agents.baselines.simple.simple_actions``:
    it enters rooms, suggests unseen cards and accuses only what its own observation pins
    down), the agent's own policy counting as seen the cards its posterior rules out of
-   the envelope now, as the determinising agent's rollouts do. This is the opponent
-   model, and the agent's model of itself after the tree. ``opponents="deducing"``: each
-   other player's policy also counts as seen, in each deal, the holders it could deduce
-   from the shows and passes so far (``agents.reasoners.determinize.deduced_seen``).
+   the envelope now. This is the opponent model, and the agent's model of itself after
+   the tree. ``opponents="deducing"``: each other player's policy also counts as seen, in
+   each deal, the holders it could deduce from the shows and passes so far
+   (``agents.reasoners.determinize.deduced_seen``). ``opponent_knowledge`` > 0 gives the
+   other players a head start on top (``peer_seen``): each also counts as seen random cards
+   of the clone's deal out of the envelope, until it knows that many times as many as the
+   agent does now (a reasoning opponent deduces about as much as the agent).
 4. **Back-up**: the agent's final reward (+1 win, -1 loss or out, 0 truncated) added to
    every node of the descent.
 
