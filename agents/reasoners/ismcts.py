@@ -204,6 +204,9 @@ class ISMCTSAgent(BeliefAgent):
             starts its rollout counting as seen, besides its hand and the cards shown to it, cards
             of the clone's deal out of the envelope drawn at random, up to this times as many as the
             agent rules out of the envelope now (``peer_seen``); 0: only what it has seen.
+        self_guess: None, or a probability in (0, 1]: the agent's own rollout policy also counts as
+            seen every card of a category but the most likely one where that one is at least this
+            likely (a self that accuses before certainty, wrongly where the guess is wrong).
         **options: The belief agent's options (``move_discount``, ``exact_candidates``, ...),
             used for its preferences and its fast paths.
     """
@@ -226,6 +229,7 @@ class ISMCTSAgent(BeliefAgent):
         determinization: str = "posterior",
         opponents: str = "simple",
         opponent_knowledge: float = 0.0,
+        self_guess: float | None = None,
         **options,
     ) -> None:
         super().__init__(seed, **options)
@@ -268,6 +272,11 @@ class ISMCTSAgent(BeliefAgent):
         ):
             raise ValueError(f"opponent_knowledge must be a number in [0, 4], got {opponent_knowledge!r}")
         self.opponent_knowledge = float(opponent_knowledge)
+        if self_guess is not None and (
+            isinstance(self_guess, bool) or not isinstance(self_guess, int | float) or not 0 < self_guess <= 1
+        ):
+            raise ValueError(f"self_guess must be None or a probability in (0, 1], got {self_guess!r}")
+        self.self_guess = None if self_guess is None else float(self_guess)
         self._phases = {DECISIONS.index(kind) for kind in self.searched}  # the phases' numbers
         self.last_search: SearchResult | None = None
 
@@ -305,6 +314,12 @@ class ISMCTSAgent(BeliefAgent):
         posterior = self._sampled_posterior(state, game)
         records = self.beliefs[game].records if self.beliefs[game] is not None else ()
         ruled_out = self.posterior(game).knowledge().status[:, self.setup.envelope] == NOT_HELD
+        if self.self_guess is not None:  # the rest of a category whose most likely card is likely enough
+            joint = self._derived(game)["envelope"]
+            for axis, cards in enumerate(self.setup.deck.categories):
+                marginal = joint.sum(axis=tuple(k for k in range(3) if k != axis))
+                if marginal.max() >= self.self_guess:
+                    ruled_out[np.asarray(cards)[np.arange(len(cards)) != marginal.argmax()]] = True
         tree: dict[tuple[int, ...], dict[int, list]] = {}
         start, done, drawn = time.perf_counter(), 0, 0
         block = max(self.wave, DEALS_PER_DRAW)

@@ -13,7 +13,7 @@ from agents.reasoners.ismcts import DEALS_PER_DRAW, ISMCTSAgent, _seen_only
 from agents.registry import make_agent
 from agents.testing import check_agent
 from cluedo_env import core
-from cluedo_env.inference import OwnHand, Suggestion
+from cluedo_env.inference import NOT_HELD, OwnHand, Suggestion
 from experiments.common.chunks import lineups
 from experiments.common.settings import load_config
 from tests.conftest import ROOT
@@ -125,6 +125,29 @@ def test_peer_seen_gives_each_opponent_as_many_cards_out_of_the_envelope_as_the_
             ]
 
 
+def test_self_guess_leaves_its_rollout_self_the_most_likely_card_of_each_likely_category():
+    captured = _position(lambda p, solved: not solved and p >= 0.2)
+    seen, play_out = [], core.play_out
+    for guess in (1e-9, 1.0):
+        agent, state = _searcher(captured, iterations=8, wave=8, self_guess=guess)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(
+                core,
+                "play_out",
+                lambda clones, keys, **kw: seen.append(kw["seen"]) or play_out(clones, keys, **kw),
+            )
+            agent.search(state, 0)
+    seat, joint = int(agent.seats[0]), agent._derived(0)["envelope"]
+    best = [
+        int(joint.sum(axis=(1, 2)).argmax()),
+        6 + int(joint.sum(axis=(0, 2)).argmax()),
+        12 + int(joint.sum(axis=(0, 1)).argmax()),
+    ]
+    assert (np.flatnonzero(~seen[0][0, seat]) == best).all()  # every category guessed: its best cards left
+    ruled_out = agent.posterior(0).knowledge().status[:, agent.setup.envelope] == NOT_HELD
+    assert np.array_equal(seen[1][0, seat], ruled_out)  # none is sure: nothing guessed
+
+
 def test_ismcts_is_registered_and_beats_nobody_illegally():
     agent = make_agent("ismcts", seed=2, iterations=16)
     assert isinstance(agent, ISMCTSAgent)
@@ -225,6 +248,8 @@ def test_the_lineups_seat_it_against_three_of_the_field(field):
         ({"opponents": "sat"}, "opponents"),
         ({"opponent_knowledge": -0.5}, "opponent_knowledge"),
         ({"opponent_knowledge": True}, "opponent_knowledge"),
+        ({"self_guess": 0}, "self_guess"),
+        ({"self_guess": True}, "self_guess"),
     ],
 )
 def test_bad_options_are_named(options, named):
