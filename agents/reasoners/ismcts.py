@@ -39,7 +39,9 @@ and runs ``iterations`` iterations, each:
    (``agents.reasoners.determinize.deduced_seen``). ``opponent_knowledge`` > 0 gives the
    other players a head start on top (``peer_seen``): each also counts as seen random cards
    of the clone's deal out of the envelope, until it knows that many times as many as the
-   agent does now (a reasoning opponent deduces about as much as the agent).
+   agent does now (a reasoning opponent deduces about as much as the agent). ``self_guess=p``:
+   the agent's own policy also counts as seen every card of a category but the most likely
+   where that one is at least ``p`` likely (each of these measured worse than the default).
 4. **Back-up**: the agent's final reward (+1 win, -1 loss or out, 0 truncated) added to
    every node of the descent.
 
