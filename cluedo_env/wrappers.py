@@ -59,8 +59,11 @@ class ReadThrough:
 
 def _bottom(env: AECEnv) -> AECEnv:
     """The env a read-through wrapper over ``env`` reads: ``env``'s own ``_below`` when ``env`` is a
-    read-through wrapper that reads through now, else ``env``."""
-    return env.__dict__.get("_below", env) if isinstance(env, ReadThrough) else env
+    read-through wrapper that reads through now (``OrderEnforcing`` holds None before its reset),
+    else ``env``."""
+    if isinstance(env, ReadThrough) and env._below is not None:
+        return env._below
+    return env
 
 
 class TerminateIllegal(ReadThrough, wrappers.TerminateIllegalWrapper):
@@ -123,7 +126,9 @@ class OrderEnforcing(ReadThrough, wrappers.OrderEnforcingWrapper):
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
-        self._below_once_reset = self.__dict__.pop("_below")  # read through only from the first reset on
+        # Read through only from the first reset on: before it, no env to read (the properties raise
+        # AttributeError), so PettingZoo's own __getattr__ answers, refusing.
+        self._below_once_reset, self._below = self._below, None
 
     def step(self, action: int | None) -> None:
         if self._has_reset and self.agents:

@@ -11,15 +11,18 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from experiments.learning.run_settings import RunSettings
 
 CURVES_FILE = "training_curves.json"
 
 
-def new_run_folder(settings: Any, prefix: str) -> Path:
-    """``<runs_dir>/<prefix>__<exp_name>__<seed>__<unix time>`` of ``settings`` (a command's dataclass),
+def new_run_folder(settings: RunSettings, prefix: str) -> Path:
+    """``<runs_dir>/<prefix>__<exp_name>__<seed>__<unix time>`` of ``settings`` (a command's settings),
     made with its ``checkpoints`` folder and the settings written to its ``config.yaml``."""
     from omegaconf import OmegaConf
 
