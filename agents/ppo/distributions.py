@@ -21,7 +21,14 @@ from torch.nn import functional as F
 from agents.ppo.wiring import MASKED_LOGIT, ActionTables
 from cluedo_env import core
 
-__all__ = ["MASKED_LOGIT", "ActionStructure", "MaskedCategorical", "PolicyParts", "StructuredCategorical"]
+__all__ = [
+    "MASKED_LOGIT",
+    "ActionStructure",
+    "MaskedCategorical",
+    "PolicyParts",
+    "StructuredCategorical",
+    "structured_kl",
+]
 
 
 @dataclass
@@ -222,3 +229,19 @@ class StructuredCategorical:
         suggest = [lp.argmax(dim=1) for lp in self.parts.suggest]
         accuse = [lp.argmax(dim=1) for lp in self.parts.accuse]
         return self._compose(top, suggest, accuse)
+
+
+def structured_kl(log_p: torch.Tensor, log_q: torch.Tensor, structure: ActionStructure) -> torch.Tensor:
+    """``KL(p || q)`` per row, from the ``log_probs`` rows of two ``StructuredCategorical`` over the same
+    legal actions (the same observations and masks), without the ``[n, A]`` flat tensor.
+
+    As the entropy: a suggestion's (accusation's) components are independent given the block, so
+    ``KL = KL_top + p_suggest * KL_suggest + p_accuse * KL_accuse``, each part's divergence summed
+    over its columns. Illegal atoms and blocks have probability exactly 0 under both and add 0.
+    PPO's anchor (``experiments.learning.ppo_training``) keeps a learner near a reference policy with it.
+    """
+    K = structure.K
+    p = log_p.exp()
+    d = (p * (log_p - log_q)) @ structure.segment_groups  # [n, 3]: top level, suggestion, accusation
+    return d[:, 0] + p[:, K] * d[:, 1] + p[:, K + 1] * d[:, 2]
+

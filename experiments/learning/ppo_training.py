@@ -26,6 +26,7 @@ from torch import nn, optim
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
+from agents.ppo.distributions import structured_kl
 from agents.ppo.games import OUTCOMES, LearnerGames
 from agents.ppo.model import SHIPPED, load_model, model_path, model_record, save_model
 from agents.ppo.network import ActorCritic
@@ -133,6 +134,14 @@ class TrainConfig(RunSettings):
     init_from: str | None = MISSING
     """a model file (or checkpoint), or the name of one in agents/ppo/shipped/, whose weights the network
     starts from (``agents.ppo.warm_start``: input columns it lacked, such as the belief pieces, start at zero)"""
+    anchor_coef: float = MISSING
+    """weight of the anchor ``KL(init_from's policy || learner's)`` in the loss (needs init_from; 0: none):
+    the learner stays near the policy it started from while its critic and advantages are young"""
+    anchor_until: float = MISSING
+    """fraction of training at which the anchor's weight, falling linearly from anchor_coef, reaches 0"""
+    critic_warmup: int = MISSING
+    """first updates of a run in which only the value head learns (the policy plays as it started): a
+    warm-started policy's value head knows nothing of it, and its advantages would be noise"""
 
     @property
     def num_updates(self) -> int:
@@ -160,6 +169,13 @@ class TrainConfig(RunSettings):
                 f"total_timesteps must be at least num_envs * num_steps = {self.num_envs * self.num_steps}, "
                 f"got {self.total_timesteps}"
             )
+        if self.anchor_coef < 0 or not 0 < self.anchor_until <= 1 or self.critic_warmup < 0:
+            raise ValueError(
+                "need anchor_coef >= 0, 0 < anchor_until <= 1 and critic_warmup >= 0, got "
+                f"{self.anchor_coef!r}, {self.anchor_until!r}, {self.critic_warmup!r}"
+            )
+        if self.anchor_coef and self.init_from is None:
+            raise ValueError(f"anchor_coef={self.anchor_coef!r} needs init_from (the policy to stay near), got None")
         if self.keep_checkpoints < 1:
             raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints!r}")
         check_opponents(self)
@@ -248,6 +264,11 @@ def train(
         args.end_episode_on_elimination,
         belief_features=args.network.belief_features,
     )
+    anchor = None
+    if args.anchor_coef:  # the policy the run started from, frozen (read again on a resume)
+        anchor = warm_start(ActorCritic(game, args.network), load_model(args.init_from)).eval()
+        anchor.requires_grad_(False)
+    value_head = {id(p) for p in network.value_head.parameters()}
     if checkpoint is None:
         if args.init_from:
             warm_start(network, load_model(args.init_from))
@@ -318,6 +339,14 @@ def train(
         b_advantages = torch.from_numpy(advantages)
         b_returns = torch.from_numpy(advantages + values)
         b_values = torch.from_numpy(values)
+        warming = update <= args.critic_warmup
+        anchor_coef = args.anchor_coef * max(0.0, 1.0 - fraction / args.anchor_until)
+        if anchor is not None and anchor_coef > 0 and not warming:
+            with torch.no_grad():
+                b_anchor = anchor.policy(b_obs, b_masks, check=False)[0].log_probs
+        else:
+            anchor_coef = 0.0
+        anchor_kl = torch.zeros(())
 
         # Optimizing the policy and value network
         network.train()
@@ -362,10 +391,20 @@ def train(
                     v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
 
                 entropy_loss = entropy.mean()
-                loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
+                if warming:  # the critic alone: the policy's parameters get no gradient below
+                    loss = v_loss * args.vf_coef
+                else:
+                    loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
+                if anchor_coef:
+                    anchor_kl = structured_kl(b_anchor[mb], dist.log_probs, network.structure).mean()
+                    loss = loss + anchor_coef * anchor_kl
 
                 optimizer.zero_grad()
                 loss.backward()
+                if warming:
+                    for parameter in network.parameters():
+                        if id(parameter) not in value_head:
+                            parameter.grad = None  # Adam leaves a parameter without a gradient as it is
                 nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
                 optimizer.step()
 
@@ -388,6 +427,8 @@ def train(
         writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
         writer.add_scalar("losses/clipfrac", np.mean(clipfracs), global_step)
         writer.add_scalar("losses/explained_variance", explained_var, global_step)
+        writer.add_scalar("losses/anchor_kl", anchor_kl.item(), global_step)
+        writer.add_scalar("charts/anchor_coef", anchor_coef, global_step)
         writer.add_scalar("charts/SPS", sps, global_step)
         writer.add_scalar("charts/learner_SPS", int(learner_decisions / elapsed), global_step)
         writer.add_scalar("charts/learner_decisions_per_update", batch_size, global_step)

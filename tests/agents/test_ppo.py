@@ -15,7 +15,12 @@ torch = pytest.importorskip("torch")
 from agents.arena import play_batch  # noqa: E402
 from agents.baselines.random_agent import sample_legal  # noqa: E402
 from agents.ppo.agent import DEFAULT_CHECKPOINT, PPOAgent  # noqa: E402
-from agents.ppo.distributions import MaskedCategorical, PolicyParts, StructuredCategorical  # noqa: E402
+from agents.ppo.distributions import (  # noqa: E402
+    MaskedCategorical,
+    PolicyParts,
+    StructuredCategorical,
+    structured_kl,
+)
 from agents.ppo.games import OUTCOMES, LearnerGames, OpponentKind  # noqa: E402
 from agents.ppo.model import load_model, save_model  # noqa: E402
 from agents.ppo.network import GLOBAL_OUTPUTS, ActorCritic, NetworkSettings  # noqa: E402
@@ -101,6 +106,25 @@ def test_structured_distribution_equals_the_masked_one_on_the_flat_logits(config
         generator = torch.Generator().manual_seed(2)
         samples = torch.stack([dist.sample(generator) for _ in range(50)], dim=1)
         assert mask.gather(1, samples).all()
+
+
+@pytest.mark.parametrize("config", [CLASSIC, core.GameConfig(num_players=3, board="none")], ids=["classic4", "none3"])
+def test_structured_kl_equals_the_kl_of_the_flat_distributions(config):
+    """PPO's anchor: KL(p || q) by parts is the sum over the legal flat actions of p log(p / q)."""
+    obs, mask = playout_batch(config)
+    p_network = random_network(config)
+    torch.manual_seed(1)
+    q_network = ActorCritic(config, SMALL)
+    with torch.no_grad():
+        p, _ = p_network.policy(obs, mask)
+        q, _ = q_network.policy(obs, mask)
+        flat_p = MaskedCategorical(p_network.logits(obs), mask).log_probs.double()
+        flat_q = MaskedCategorical(q_network.logits(obs), mask).log_probs.double()
+        flat = torch.where(mask, flat_p.exp() * (flat_p - flat_q), 0.0).sum(dim=1)
+        kl = structured_kl(p.log_probs, q.log_probs, p_network.structure)
+    assert torch.allclose(kl.double(), flat, atol=1e-4, rtol=1e-3)
+    assert flat.mean() > 0.1  # two different policies: the comparison says something
+    assert torch.allclose(structured_kl(p.log_probs, p.log_probs, p_network.structure), torch.zeros(len(obs)))
 
 
 def test_structured_distribution_samples_with_the_right_frequencies():
