@@ -108,7 +108,9 @@ def test_structured_distribution_equals_the_masked_one_on_the_flat_logits(config
         assert mask.gather(1, samples).all()
 
 
-@pytest.mark.parametrize("config", [CLASSIC, core.GameConfig(num_players=3, board="none")], ids=["classic4", "none3"])
+@pytest.mark.parametrize(
+    "config", [CLASSIC, core.GameConfig(num_players=3, board="none")], ids=["classic4", "none3"]
+)
 def test_structured_kl_equals_the_kl_of_the_flat_distributions(config):
     """PPO's anchor: KL(p || q) by parts is the sum over the legal flat actions of p log(p / q)."""
     obs, mask = playout_batch(config)

@@ -1,0 +1,93 @@
+"""PPO from a trained policy: the critic learns alone first, and a KL anchor holds the policy near its start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.ppo.distributions import structured_kl  # noqa: E402
+from agents.ppo.model import load_model, save_model  # noqa: E402
+from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
+from experiments.common.settings import GameSettings  # noqa: E402
+from experiments.learning.league import OpponentSettings  # noqa: E402
+from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
+from tests.agents.test_ppo import playout_batch  # noqa: E402
+
+SMALL_NET = NetworkSettings(hidden=[16, 16], card_hidden=8)
+GAME = GameSettings(max_turns=12)
+
+
+@pytest.fixture(scope="module")
+def start_model(tmp_path_factory) -> Path:
+    """A policy to start from: a small network with weights away from their initial values."""
+    torch.manual_seed(3)
+    network = ActorCritic(GAME.to_game_config(), SMALL_NET)
+    with torch.no_grad():
+        for parameter in network.parameters():
+            parameter.add_(0.3 * torch.randn_like(parameter))
+    return save_model(tmp_path_factory.mktemp("start") / "model.pt", network)
+
+
+def tiny(runs: Path, start: Path, updates: int = 3, **changes) -> TrainConfig:
+    """A run of a few updates of 16 games x 16 steps from ``start``, a high learning rate so that it moves."""
+    values = dict(
+        runs_dir=str(runs), exp_name="anchor", total_timesteps=updates * 16 * 16, num_envs=16, num_steps=16,
+        num_minibatches=2, update_epochs=2, network=SMALL_NET, game=GAME, learning_rate=3e-3, anneal_lr=False,
+        opponents=[OpponentSettings("random")], eval_every=0, final_eval_games=0, checkpoint_every=0,
+        progress=False, init_from=str(start), snapshot_every=0,
+    )  # fmt: skip
+    return train_config(**{**values, **changes})
+
+
+def trained(tmp_path: Path, start: Path, **changes) -> ActorCritic:
+    return load_model(train(tiny(tmp_path, start, **changes)) / "model.pt")
+
+
+@pytest.mark.parametrize("warmup, policy_moves", [(3, False), (0, True)], ids=["warmup", "control"])
+def test_in_the_critic_warmup_only_the_value_head_learns(tmp_path, start_model, warmup, policy_moves):
+    before = load_model(start_model).state_dict()
+    after = trained(tmp_path, start_model, critic_warmup=warmup).state_dict()
+    assert not torch.equal(after["value_head.weight"], before["value_head.weight"])
+    moved = [
+        name
+        for name in before
+        if not name.startswith("value_head.") and not torch.equal(after[name], before[name])
+    ]
+    assert bool(moved) == policy_moves, moved
+
+
+def test_the_anchor_keeps_the_policy_near_its_start(tmp_path, start_model):
+    config = GAME.to_game_config()
+    obs, mask = playout_batch(config, games=32, steps=20)
+    start = load_model(start_model)
+
+    def drift(network: ActorCritic) -> float:
+        with torch.no_grad():
+            p, _ = start.policy(obs, mask)
+            q, _ = network.policy(obs, mask)
+            return float(structured_kl(p.log_probs, q.log_probs, start.structure).mean())
+
+    free = drift(trained(tmp_path / "free", start_model, anchor_coef=0.0))
+    anchored = drift(trained(tmp_path / "anchored", start_model, anchor_coef=50.0, anchor_until=1.0))
+    assert free > 0.01  # without the anchor the policy goes somewhere
+    assert anchored < free / 3, (anchored, free)
+
+
+def test_the_from_imitation_config_is_valid_and_bad_values_are_named():
+    train_config(config_name="train_ppo_from_imitation").validate()
+    with pytest.raises(ValueError, match=r"anchor_coef=0\.5 needs init_from"):
+        train_config(anchor_coef=0.5).validate()
+    for field, value in (("anchor_coef", -1.0), ("anchor_until", 0.0), ("critic_warmup", -1)):
+        with pytest.raises(ValueError, match="need anchor_coef >= 0"):
+            train_config(**{field: value}).validate()
+
+
+def test_the_shipped_config_starts_from_the_imitation_policy():
+    args = train_config(config_name="train_ppo_from_imitation")
+    imitation = load_model(args.init_from)
+    assert imitation.settings == args.network and imitation.game == args.game.to_game_config()
+    assert args.anchor_coef > 0 and args.critic_warmup > 0
+    assert {o.name for o in args.opponents} >= {"sat", "belief"}
