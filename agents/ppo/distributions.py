@@ -244,4 +244,3 @@ def structured_kl(log_p: torch.Tensor, log_q: torch.Tensor, structure: ActionStr
     p = log_p.exp()
     d = (p * (log_p - log_q)) @ structure.segment_groups  # [n, 3]: top level, suggestion, accusation
     return d[:, 0] + p[:, K] * d[:, 1] + p[:, K + 1] * d[:, 2]
-

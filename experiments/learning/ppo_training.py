@@ -175,7 +175,9 @@ class TrainConfig(RunSettings):
                 f"{self.anchor_coef!r}, {self.anchor_until!r}, {self.critic_warmup!r}"
             )
         if self.anchor_coef and self.init_from is None:
-            raise ValueError(f"anchor_coef={self.anchor_coef!r} needs init_from (the policy to stay near), got None")
+            raise ValueError(
+                f"anchor_coef={self.anchor_coef!r} needs init_from (the policy to stay near), got None"
+            )
         if self.keep_checkpoints < 1:
             raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints!r}")
         check_opponents(self)
