@@ -4,6 +4,7 @@
     python -m experiments.plot_training runs/<run folder> --png docs/results/2026-11-30-ppo-learning-curve/ppo_learning_curve.png \\
         --json agents/ppo/shipped/training_curves.json --title "Shipped PPO"
     python -m experiments.plot_training agents/ppo/shipped --png docs/results/2026-11-30-ppo-learning-curve/ppo_learning_curve.png --title "Shipped PPO"
+    python -m experiments.plot_training runs/<run A> runs/<run B> --labels anchor "no anchor" --png compare.png
 
 The source is a run folder of ``experiments.train_ppo`` (TensorBoard events,
 ``config.yaml``, ``evaluation.json``) or a folder holding exported curves
@@ -19,6 +20,9 @@ learner's training return (``charts/episodic_return``). Both panels mark the cha
 training opponents' pool (``curriculum_events``: a kind of opponent joining or leaving, snapshots of
 the learner joining), which explain the jumps of the return. The JSON holds
 ``{tag: [steps, values]}`` for the tags worth keeping beside a shipped model.
+
+Given several runs (an ablation's arms), the figure is ``compare``'s instead: one panel per
+evaluation opponent, a line per run with the same intervals and final diamonds, side by side.
 """
 
 from __future__ import annotations
@@ -173,25 +177,90 @@ def figure(
     return fig
 
 
+def compare(
+    runs: list[tuple[str, dict[str, tuple[np.ndarray, np.ndarray]], dict[str, Any], dict]], title: str = "PPO"
+):
+    """Several runs' evaluation win rates side by side: a panel per evaluation opponent, a line per run.
+
+    Args:
+        runs: ``(label, curves, config, final evaluation)`` of each run (``scalars``, ``run_config``,
+            ``final_evaluation``); each run's points count its own ``eval_games``.
+        title: Title of the figure.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    opponents: dict[str, dict[str, Any]] = {}
+    for _label, _curves, config, _final in runs:
+        opponents.update({o.get("label") or o["name"]: o for o in config["eval_opponents"]})
+    names = sorted(opponents)
+    last = max(int(steps.max()) for _, curves, _, _ in runs for steps, _ in curves.values() if len(steps))
+    scale, unit = (1e6, "millions") if last >= 2e6 else (1e3, "thousands")
+    fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 4.8), squeeze=False)
+    for ax, name in zip(axes[0], names, strict=True):
+        for index, (label, curves, config, final) in enumerate(runs):
+            colour, n = f"C{index}", int(config["eval_games"])
+            if f"eval/win_rate/{name}" in curves:
+                steps, rates = curves[f"eval/win_rate/{name}"]
+                bounds = np.array([wilson_interval(int(w), n) for w in np.rint(rates * n).astype(int)]).T
+                ax.errorbar(steps / scale, rates, yerr=np.abs(bounds - rates), marker="o", markersize=3,
+                            capsize=2, color=colour, label=f"{label} ({n} games a point)")  # fmt: skip
+            if final and name in final:
+                games, wins = final[name]["games"], final[name]["wins"]
+                low, high = wilson_interval(wins, games)
+                ax.errorbar([(1.01 + 0.015 * index) * last / scale], [wins / games],
+                            yerr=[[wins / games - low], [high - wins / games]], marker="D", markersize=6,
+                            capsize=3, color=colour, markeredgecolor="black",
+                            label=f"{label}, final: {100 * wins / games:.1f}% of {games}")  # fmt: skip
+        if can_win(opponents[name]):
+            players = runs[0][2]["game"]["num_players"]
+            ax.axhline(
+                1 / players, color="black", linestyle="--", linewidth=1, label=f"fair share 1/{players}"
+            )
+        ax.set(
+            title=f"{title}: {LABELS.get(name, f'vs {name}')}",
+            xlabel=f"agent-steps ({unit})",
+            ylabel="win rate",
+        )
+        ax.set_xlim(0, 1.06 * last / scale)
+        ax.legend(fontsize=7, loc="best")
+    fig.suptitle("Evaluation win rates (bars: 95% Wilson intervals; diamonds: final evaluation)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def main(argv: list[str] | None = None) -> None:
     title = __doc__.partition("\n")[0]
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
     parser.add_argument(
-        "run_dir", type=Path, help=f"a run folder of experiments.train_ppo, or a folder with {CURVES_FILE}"
-    )
+        "run_dirs", type=Path, nargs="+", metavar="run_dir",
+        help=f"a run folder of experiments.train_ppo, or a folder with {CURVES_FILE}; several: compared",
+    )  # fmt: skip
+    parser.add_argument("--labels", nargs="+", help="the runs' names in a comparison (default: the folders')")
     parser.add_argument("--png", type=Path, help="figure path (default: <run_dir>/learning_curve.png)")
     parser.add_argument("--json", type=Path, help="also export the curves to this JSON file")
     parser.add_argument("--title", default="PPO", help="title of the win-rate panel")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
-    png = args.png or args.run_dir / "learning_curve.png"
+    labels = args.labels or [folder.name for folder in args.run_dirs]
+    if len(labels) != len(args.run_dirs):
+        parser.error(f"--labels names {len(labels)} runs, {len(args.run_dirs)} were given")
+    if len(args.run_dirs) > 1 and (args.json or not args.png):
+        parser.error("a comparison of several runs needs --png (and writes no --json)")
+    png = args.png or args.run_dirs[0] / "learning_curve.png"
     try:
-        curves = scalars(args.run_dir)
-        fig = figure(curves, run_config(args.run_dir), final_evaluation(args.run_dir), args.title)
+        runs = [
+            (label, scalars(d), run_config(d), final_evaluation(d))
+            for label, d in zip(labels, args.run_dirs, strict=True)
+        ]
+        fig = figure(*runs[0][1:], args.title) if len(runs) == 1 else compare(runs, args.title)
         fig.savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard and matplotlib come with extras
         raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
+    curves = runs[0][1]
     if args.json:
         export(curves, args.json)
         print(f"curves: {args.json}")
