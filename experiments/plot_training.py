@@ -198,6 +198,7 @@ def compare(
     names = sorted(opponents)
     last = max(int(steps.max()) for _, curves, _, _ in runs for steps, _ in curves.values() if len(steps))
     scale, unit = (1e6, "millions") if last >= 2e6 else (1e3, "thousands")
+    players = runs[0][2]["game"]["num_players"]
     fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 4.8), squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
         for index, (label, curves, config, final) in enumerate(runs):
@@ -215,12 +216,11 @@ def compare(
                             capsize=3, color=colour, markeredgecolor="black",
                             label=f"{label}, final: {100 * wins / games:.1f}% of {games}")  # fmt: skip
         if can_win(opponents[name]):
-            players = runs[0][2]["game"]["num_players"]
             ax.axhline(
                 1 / players, color="black", linestyle="--", linewidth=1, label=f"fair share 1/{players}"
             )
         ax.set(
-            title=f"{title}: {LABELS.get(name, f'vs {name}')}",
+            title=f"{title}: {LABELS.get(name, f'vs {players - 1} {name}')}",
             xlabel=f"agent-steps ({unit})",
             ylabel="win rate",
         )
