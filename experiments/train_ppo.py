@@ -58,7 +58,9 @@ values only ``RESUMABLE`` ones, the budget, threads, logging, checkpoints and ev
 applied, and any other changed value stops the resume with a message). ``init_from=<model file or
 shipped model name>`` starts a new run's network from a trained one (``agents.ppo.warm_start``:
 input columns it lacked, the belief pieces, start at zero), e.g. the learning agent of
-``experiments/imitate.py``. ``model.pt`` at the end (weights, network settings, game config, sizes:
+``experiments/imitate.py``; with it, ``critic_warmup`` first trains the value head alone and
+``anchor_coef`` keeps the policy near the one it started from (``configs/train_ppo_from_imitation.yaml``).
+``model.pt`` at the end (weights, network settings, game config, sizes:
 what ``agents.ppo.PPOAgent`` loads); with ``final_eval_games`` > 0 also ``evaluation.json`` (win
 rates with 95% Wilson intervals, ``experiments.learning.evaluation``).
 
