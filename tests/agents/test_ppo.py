@@ -354,7 +354,9 @@ def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tm
     assert curves["eval/win_rate/notepad"][0] == [1536, 3072]  # evaluated every 2 updates of 768 agent-steps
     assert "losses/policy_loss" not in curves
     # Runs compared side by side (here the run with itself): one panel per evaluation opponent.
-    plot_training.main([str(run_dir), str(run_dir), "--labels", "a", "b", "--png", str(tmp_path / "both.png")])
+    plot_training.main(
+        [str(run_dir), str(run_dir), "--labels", "a", "b", "--png", str(tmp_path / "both.png")]
+    )
     assert (tmp_path / "both.png").stat().st_size > 10_000
     with pytest.raises(SystemExit):
         plot_training.main([str(run_dir), str(run_dir), "--labels", "a", "--png", str(tmp_path / "x.png")])
