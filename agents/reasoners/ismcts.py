@@ -170,6 +170,11 @@ def _seen_only(record):
     return record
 
 
+def _number(value: object) -> bool:
+    """Whether ``value`` is an int or a float (a bool is not)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _positive_int(name: str, value: object) -> int:
     if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be an int >= 1, got {value!r}")
@@ -238,11 +243,9 @@ class ISMCTSAgent(BeliefAgent):
         self.iterations = _positive_int("iterations", iterations)
         self.wave = _positive_int("wave", wave)
         self.suggestions = _positive_int("suggestions", suggestions)
-        if time_ms is not None and (
-            isinstance(time_ms, bool) or not isinstance(time_ms, int | float) or not time_ms > 0
-        ):
+        if time_ms is not None and not (_number(time_ms) and time_ms > 0):
             raise ValueError(f"time_ms must be None or a number of milliseconds > 0, got {time_ms!r}")
-        if isinstance(exploration, bool) or not isinstance(exploration, int | float) or not exploration >= 0:
+        if not (_number(exploration) and exploration >= 0):
             raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
         if isinstance(min_probability, bool) or not 0.0 <= min_probability <= 1.0:
             raise ValueError(f"min_probability must be in [0, 1], got {min_probability!r}")
@@ -254,7 +257,7 @@ class ISMCTSAgent(BeliefAgent):
         self.accuse_rule = accuse_rule
         if selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
-        if isinstance(prior, bool) or not isinstance(prior, int | float) or not 0.0 < prior <= 1.0:
+        if not (_number(prior) and 0.0 < prior <= 1.0):
             raise ValueError(f"prior must be a number in (0, 1], got {prior!r}")
         self.selection = selection
         self.prior = float(prior)
@@ -267,16 +270,10 @@ class ISMCTSAgent(BeliefAgent):
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
         self.opponents = opponents
-        if (
-            isinstance(opponent_knowledge, bool)
-            or not isinstance(opponent_knowledge, int | float)
-            or not 0 <= opponent_knowledge <= 4
-        ):
+        if not (_number(opponent_knowledge) and 0 <= opponent_knowledge <= 4):
             raise ValueError(f"opponent_knowledge must be a number in [0, 4], got {opponent_knowledge!r}")
         self.opponent_knowledge = float(opponent_knowledge)
-        if self_guess is not None and (
-            isinstance(self_guess, bool) or not isinstance(self_guess, int | float) or not 0 < self_guess <= 1
-        ):
+        if self_guess is not None and not (_number(self_guess) and 0 < self_guess <= 1):
             raise ValueError(f"self_guess must be None or a probability in (0, 1], got {self_guess!r}")
         self.self_guess = None if self_guess is None else float(self_guess)
         self._phases = {DECISIONS.index(kind) for kind in self.searched}  # the phases' numbers

@@ -82,13 +82,15 @@ class Rollouts(NamedTuple):
 @njit(cache=True, nogil=True, inline="always")
 def _unseen_cards(g, t, i, player, seen, unseen):
     """Write into ``unseen`` the cards ``player`` has not seen (``observe``'s ``unseen``, less
-    ``seen[i, player]``, or ``seen[0, player]`` for every game when it has one row); return the envelope accusation they pin down (``(s, w, r)`` order of the
-    accuse range, from 0), or -1 unless they are one suspect, one weapon and one room."""
+    ``seen[i, player]``, or ``seen[0, player]`` for every game when it has one row); return the
+    envelope accusation they pin down (``(s, w, r)`` order of the accuse range, from 0), or -1 unless
+    they are one suspect, one weapon and one room."""
     suspects = weapons = rooms = 0
     suspect = weapon = room = 0
+    row = i if len(seen) > 1 else 0  # seen's row of this game (none when seen is empty)
     for c in range(t.C):
         fresh = g.owner[i, c] != player and g.shown_to[i, player, c] == NOBODY and not g.peeked[i, player, c]
-        if len(seen) and seen[i if len(seen) > 1 else 0, player, c]:
+        if len(seen) and seen[row, player, c]:
             fresh = False
         unseen[c] = fresh
         if fresh:
