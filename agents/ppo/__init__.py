@@ -10,18 +10,20 @@ shipped learning agent does not.
 - ``agent``: ``PPOAgent``, a torch network behind the batched agent interface
   (``agents.registry`` name ``"ppo"``);
 - ``learned``: ``LearnedAgent``, the shipped learning agent (``agents.registry`` name ``"learned"``:
-  the imitation model below in numpy, its most likely action);
+  the learned model below in numpy, its most likely action);
 - ``games``: the learner's batch of games against a pool of opponents (training);
 - ``features``: the belief pieces a learner may read (exact marginals, entailed facts);
 - ``warm_start``: a network that starts as a trained one, new input columns at zero;
 - ``imitation``: recording a teacher agent's decisions and fitting a network to them;
-- ``shipped/``: two 4-player classic models, each with the config of its run, its
-  2,000-game evaluation and its curves: ``cluedo_ppo_4p.pt`` (PPO against random and
-  notepad players; ``train_ppo.yaml``, ``evaluation.json``, ``training_curves.json``)
-  and ``cluedo_ppo_imitation_4p.pt``, the learning agent that beats the SAT agent
-  (that model with belief features, fitted to the belief agent's play; ``imitate.yaml``,
-  ``imitation_evaluation.json``, ``imitation_history.json``), with its numpy export
-  ``cluedo_ppo_imitation_4p.npz``. A model argument may name either by its file name.
+- ``shipped/``: three 4-player classic models, each with the config of its run:
+  ``cluedo_ppo_4p.pt`` (PPO against random and notepad players; ``train_ppo.yaml``,
+  ``evaluation.json``, ``training_curves.json``); ``cluedo_ppo_imitation_4p.pt`` (that model
+  with belief features, fitted to the belief agent's play; ``imitate.yaml``,
+  ``imitation_evaluation.json``, ``imitation_history.json``); and ``cluedo_learned_4p.pt``, the
+  learning agent (the imitation model trained further by PPO in a league of SAT and belief agents;
+  ``learned_from_imitation.yaml``, ``learned_fine_tune.yaml``, ``learned_training_curves.json``),
+  with the numpy exports ``cluedo_ppo_imitation_4p.npz`` and ``cluedo_learned_4p.npz``. A model
+  argument may name any of them by its file name.
 
 The package imports nothing itself, so that ``agents.ppo.learned`` loads without torch.
 Training: ``python -m experiments.train_ppo`` (``configs/train_ppo.yaml``) and

@@ -36,7 +36,7 @@ class PPOAgent(NetworkAgent):
     Args:
         seed: Seeds the sampling generator (re-seeded by ``reset``).
         checkpoint: A model file (``model.pt`` of a training run), a training checkpoint, or
-            the file name of a shipped model (``cluedo_ppo_imitation_4p.pt``: the network of the
+            the file name of a shipped model (``cluedo_learned_4p.pt``: the network of the
             learning agent, ``agents.ppo.learned``); default: the shipped 4-player classic PPO model.
         deterministic: Play the most likely legal action instead of sampling.
     """

@@ -1,11 +1,14 @@
 """``LearnedAgent``: the shipped learning agent under one name, ``learned``, played with numpy (no torch).
 
-The learning agent is the shipped imitation model (a PPO network with belief features fitted to
-the belief agent's play by ``experiments/imitate.py``), played by its most likely action, as it
-was evaluated. It is read from ``shipped/cluedo_ppo_imitation_4p.npz``, the weights of
-``shipped/cluedo_ppo_imitation_4p.pt`` exported for ``agents.ppo.numpy_network`` (the test suite
-checks that the two files hold the same weights and choose the same actions), so it plays in an
-install without torch (the ``experiments`` extra alone).
+The learning agent is a PPO network with belief features, fitted to the belief agent's play by
+``experiments/imitate.py`` (the imitation model, ``shipped/cluedo_ppo_imitation_4p.pt``), then
+trained further by PPO against SAT agents, belief agents, never-accusing random players and
+snapshots of itself (``shipped/learned_from_imitation.yaml``, then ``shipped/learned_fine_tune.yaml``;
+docs/results/2026-12-04-rl-from-imitation). It plays its most likely action, as it was evaluated.
+It is read from ``shipped/cluedo_learned_4p.npz``, the weights of ``shipped/cluedo_learned_4p.pt``
+exported for ``agents.ppo.numpy_network`` (the test suite checks that the two files hold the same
+weights and choose the same actions), so it plays in an install without torch (the ``experiments``
+extra alone). ``checkpoint="cluedo_ppo_imitation_4p.npz"`` plays the imitation model alone.
 ``make_agent("learned")``, ``python -m experiments.play --agents learned,sat,sat,sat`` and a
 line-up's ``name: learned`` all give it; ``make_agent("ppo", checkpoint=...)`` plays a torch model
 file of a training run (``agents.ppo.model.export_numpy_model`` writes one for this agent).
@@ -23,7 +26,7 @@ from agents.ppo.wiring import SHIPPED, model_path
 
 __all__ = ["LEARNED_CHECKPOINT", "LearnedAgent"]
 
-LEARNED_CHECKPOINT = SHIPPED / "cluedo_ppo_imitation_4p.npz"
+LEARNED_CHECKPOINT = SHIPPED / "cluedo_learned_4p.npz"
 
 
 class LearnedAgent(NetworkAgent):
@@ -34,7 +37,7 @@ class LearnedAgent(NetworkAgent):
     Args:
         seed: Seeds the sampling generator (used only with ``deterministic=False``; re-seeded by
             ``reset``, as every agent's ``rng``).
-        checkpoint: A numpy model file (``.npz``; default: the shipped imitation model), as a path
+        checkpoint: A numpy model file (``.npz``; default: the shipped learned model), as a path
             or by the file name of a shipped one.
         deterministic: Play the most likely legal action (default) instead of sampling.
     """

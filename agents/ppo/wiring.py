@@ -77,7 +77,7 @@ SHIPPED = Path(__file__).resolve().parent / "shipped"  # the models that ship wi
 
 def model_path(value: str | Path) -> Path:
     """A model file given as a path, or by the name of a shipped model (``cluedo_ppo_4p.pt``,
-    ``cluedo_ppo_imitation_4p.pt``): the path when it exists, else the shipped file of that name."""
+    ``cluedo_learned_4p.pt``): the path when it exists, else the shipped file of that name."""
     path = Path(value)
     if not path.exists() and path.name == str(value) and (SHIPPED / path.name).is_file():
         return SHIPPED / path.name

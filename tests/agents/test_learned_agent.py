@@ -25,15 +25,12 @@ def one_thread():
     torch.set_num_threads(1)  # the program sets torch's threads, not the agent
 
 
-def test_make_agent_learned_is_the_shipped_imitation_model_played_greedily():
+def test_make_agent_learned_is_the_shipped_learned_model_played_greedily():
     agent = make_agent("learned", seed=3)
     assert isinstance(agent, LearnedAgent) and agent.name == "learned"
-    assert (
-        agent.checkpoint == str(LEARNED_CHECKPOINT)
-        and LEARNED_CHECKPOINT.name == "cluedo_ppo_imitation_4p.npz"
-    )
+    assert agent.checkpoint == str(LEARNED_CHECKPOINT) and LEARNED_CHECKPOINT.name == "cluedo_learned_4p.npz"
     assert agent.deterministic
-    shipped = load_model("cluedo_ppo_imitation_4p.pt")  # the torch model it is the export of
+    shipped = load_model("cluedo_learned_4p.pt")  # the torch model it is the export of
     weights = shipped.state_dict()
     assert agent.network.weights.keys() == weights.keys()
     for name, tensor in weights.items():

@@ -31,7 +31,7 @@ from agents.registry import make_agent  # noqa: E402
 from cluedo_env import core  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED_MODELS = ("cluedo_ppo_4p.pt", "cluedo_ppo_imitation_4p.pt")
+SHIPPED_MODELS = ("cluedo_ppo_4p.pt", "cluedo_ppo_imitation_4p.pt", "cluedo_learned_4p.pt")
 
 
 @pytest.fixture(autouse=True)
@@ -113,7 +113,7 @@ def test_samples_follow_the_policys_probabilities():
 
 
 def test_the_shipped_numpy_model_is_the_export_of_the_torch_model():
-    shipped, torch_model = read_numpy_model(LEARNED_CHECKPOINT), load_model("cluedo_ppo_imitation_4p.pt")
+    shipped, torch_model = read_numpy_model(LEARNED_CHECKPOINT), load_model("cluedo_learned_4p.pt")
     assert shipped.game == torch_model.game and shipped.settings == torch_model.settings
     weights = torch_model.state_dict()
     assert shipped.weights.keys() == weights.keys()
@@ -129,7 +129,7 @@ def test_the_learned_agent_plays_the_same_games_as_the_torch_agent_on_its_model(
         return play_batch(config, [learner, *opponents], seeds, rotation=seeds % 4)
 
     numpy_games = play(LearnedAgent())
-    torch_games = play(PPOAgent(checkpoint="cluedo_ppo_imitation_4p.pt", deterministic=True))
+    torch_games = play(PPOAgent(checkpoint="cluedo_learned_4p.pt", deterministic=True))
     assert (numpy_games.winner == torch_games.winner).all()
     assert (numpy_games.turns == torch_games.turns).all()
     assert (numpy_games.decisions == torch_games.decisions).all()

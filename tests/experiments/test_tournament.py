@@ -165,7 +165,7 @@ def test_game_settings_mirror_every_game_config_field():
 
 def test_default_config_and_groups():
     default = settings()
-    assert default.labels == ["random", "notepad", "sat", "belief", "imitation"]
+    assert default.labels == ["random", "notepad", "sat", "belief", "learned"]
     assert len(lineups(default)) == 5  # five entrants, every four of them
     assert default.game.to_game_config() == core.GameConfig(num_players=4)
     assert settings("lineup=baselines").labels == ["random", "notepad", "sat"]
