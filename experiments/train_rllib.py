@@ -105,7 +105,7 @@ from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import check_all_set
 from experiments.learning.evaluation import append_evaluation, evaluate, win_rate_line
 from experiments.learning.run_logs import new_run_folder
-from experiments.learning.run_settings import RunSettings
+from experiments.learning.run_settings import PPOSettings
 
 POLICIES = ("shared", "per_seat")
 # What a resume may change: the budget, resources, logging, checkpoints and evaluations, never what it learns from.
@@ -134,8 +134,8 @@ RESUMABLE = (
 
 
 @dataclass
-class RLlibConfig(RunSettings):
-    """RLlib PPO training: ``RunSettings``' fields and these; ``configs/train_rllib.yaml`` gives every value
+class RLlibConfig(PPOSettings):
+    """RLlib PPO training: ``PPOSettings``' fields and these; ``configs/train_rllib.yaml`` gives every value
     (see the module docstring)."""
 
     # Ray
@@ -163,28 +163,18 @@ class RLlibConfig(RunSettings):
     """probability that a seat of a new game plays a snapshot (when there are any)"""
     reward_scheme: str = MISSING
     elimination_reward: float | None = MISSING
-    knowledge_shaping: float = MISSING
-    # PPO
-    total_timesteps: int = MISSING
-    """agent-steps: every player's decisions (as in train_ppo)"""
+    # PPO (the budget and the hyperparameters of train_ppo's names are PPOSettings')
     time_limit: float | None = MISSING
     """minutes of training after which the run ends as at its budget (null: none)"""
     train_batch_size: int = MISSING
     """learner steps per iteration"""
     minibatch_size: int = MISSING
     num_epochs: int = MISSING
-    learning_rate: float = MISSING
-    gamma: float = MISSING
-    gae_lambda: float = MISSING
     clip_coef: float = MISSING
     vf_clip: float = MISSING
-    ent_coef: float = MISSING
-    vf_coef: float = MISSING
-    max_grad_norm: float = MISSING
     # Evaluation and checkpoints
     eval_every: int = MISSING
     """agent-steps between evaluations (0: only the final one)"""
-    eval_games: int = MISSING
     eval_opponents: list[AgentSpec] = MISSING
     checkpoint_every: int = MISSING
     """iterations between checkpoints (the last iteration always gets one)"""

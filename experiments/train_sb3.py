@@ -82,40 +82,29 @@ from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import check_all_set
 from experiments.learning.evaluation import append_evaluation, play_against, win_rate_line
 from experiments.learning.run_logs import new_run_folder
-from experiments.learning.run_settings import RunSettings
+from experiments.learning.run_settings import PPOSettings
 from experiments.learning.shaping import knowledge_potential
 
 
 @dataclass
-class SB3Config(RunSettings):
-    """MaskablePPO training: ``RunSettings``' fields and these; ``configs/train_sb3.yaml`` gives every value."""
+class SB3Config(PPOSettings):
+    """MaskablePPO training: ``PPOSettings``' fields and these; ``configs/train_sb3.yaml`` gives every value."""
 
     opponent: AgentSpec = MISSING
     """the opponent in every other seat (each seat its own agent, with its own seed)"""
     elimination_reward: float | None = MISSING
     reward_scheme: str = MISSING
-    knowledge_shaping: float = MISSING
-    """coefficient of the potential-based reward for newly seen cards (``KnowledgeShaping``; 0: none)"""
-    total_timesteps: int = MISSING
-    """agent-steps: every player's decisions (as in train_ppo)"""
     num_envs: int = MISSING
     n_steps: int = MISSING
     batch_size: int = MISSING
     n_epochs: int = MISSING
-    learning_rate: float = MISSING
-    gamma: float = MISSING
-    gae_lambda: float = MISSING
     clip_range: float = MISSING
-    ent_coef: float = MISSING
-    vf_coef: float = MISSING
-    max_grad_norm: float = MISSING
     policy: str = MISSING
     """``card``: ``agents.integrations.sb3_policy.CardPolicy`` (the project's card-aware network, sized by
     ``network``); ``MultiInputPolicy``: SB3's MLP on the flat observation (sized by ``net_arch``)"""
     net_arch: list[int] = MISSING
     eval_every: int = MISSING
     """agent-steps between evaluations (0: only the final one)"""
-    eval_games: int = MISSING
     eval_opponents: list[AgentSpec] = MISSING
 
 

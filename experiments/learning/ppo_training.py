@@ -38,35 +38,27 @@ from experiments.learning.checkpoints import restore_run, save_checkpoint, to_te
 from experiments.learning.evaluation import evaluate, final_evaluation
 from experiments.learning.league import OpponentPool, OpponentSettings, check_opponents, check_pool_sampling
 from experiments.learning.resume import resume_run
-from experiments.learning.run_settings import RunSettings
+from experiments.learning.run_settings import PPOSettings
 from experiments.learning.shaping import knowledge_potential
 
 ENV_ID = "cluedo_v0"
 
 
 @dataclass
-class TrainConfig(RunSettings):
-    """PPO training on the batched core: the fields and their types (``RunSettings``' and these);
+class TrainConfig(PPOSettings):
+    """PPO training on the batched core: the fields and their types (``PPOSettings``' and these);
     ``configs/train_ppo.yaml`` gives every value (``train_config`` composes it in code)."""
 
     update_threads: int | None = MISSING
     """torch.set_num_threads in the updates (null: torch_threads); more threads help only on idle cores"""
 
     # Algorithm
-    total_timesteps: int = MISSING
-    """total agent-steps (decisions of every player in every game) of the experiment"""
-    learning_rate: float = MISSING
-    """the learning rate of the optimizer"""
     anneal_lr: bool = MISSING
     """anneal the learning rate linearly to 0 over the updates"""
     num_envs: int = MISSING
     """games played at once on the batched core"""
     num_steps: int = MISSING
     """core steps per rollout (each one decision in every game)"""
-    gamma: float = MISSING
-    """discount per learner decision"""
-    gae_lambda: float = MISSING
-    """lambda of generalized advantage estimation"""
     num_minibatches: int = MISSING
     """minibatches per epoch (the rollout's learner decisions are split into this many)"""
     update_epochs: int = MISSING
@@ -77,12 +69,6 @@ class TrainConfig(RunSettings):
     """the surrogate clipping coefficient"""
     clip_vloss: bool = MISSING
     """use a clipped value loss"""
-    ent_coef: float = MISSING
-    """coefficient of the entropy bonus"""
-    vf_coef: float = MISSING
-    """coefficient of the value loss"""
-    max_grad_norm: float = MISSING
-    """maximum norm of the gradient"""
     target_kl: float | None = MISSING
     """stop an update's epochs early past this approximate KL (null: never)"""
 
@@ -91,9 +77,6 @@ class TrainConfig(RunSettings):
     """added to the learner's reward when it accuses wrongly (shaping)"""
     end_episode_on_elimination: bool = MISSING
     """a wrong accusation ends the learner's episode with -1 and the game is dealt again"""
-    knowledge_shaping: float = MISSING
-    """c of the potential-based shaping gamma * phi(next) - phi(now), phi = -c * (unseen cards - 3) / (C - 3):
-    a reward for each card seen, returned at the episode's end (optimal policies unchanged)"""
 
     # Opponents
     opponents: list[OpponentSettings] = MISSING
@@ -119,8 +102,6 @@ class TrainConfig(RunSettings):
     # Evaluation, checkpoints
     eval_every: int = MISSING
     """updates between evaluations against eval_opponents (0: never)"""
-    eval_games: int = MISSING
-    """games per opponent kind in each evaluation"""
     eval_opponents: list[OpponentSettings] = MISSING
     """the fixed evaluation set: the learner against num_players - 1 agents of each kind"""
     eval_deterministic: bool = MISSING

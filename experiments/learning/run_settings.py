@@ -1,10 +1,13 @@
-"""``RunSettings``: the settings every training command shares, declared once.
+"""``RunSettings``: the settings every training command shares, declared once; ``PPOSettings``: those
+the three PPO commands share besides.
 
 ``train_ppo``, ``imitate``, ``train_sb3`` and ``train_rllib`` each name a run, seed it, write its
 folder under ``runs_dir``, play one game (``configs/game/*.yaml``) with a network of the project's
 shape, evaluate it at the end and refuse options from files of elsewhere unless trusted. Their
-settings classes extend this one with what is their own. Fields are declared only: each command's
-YAML (``configs/<command>.yaml``) gives every value, the one place of the defaults.
+settings classes extend this one with what is their own. ``train_ppo``, ``train_sb3`` and
+``train_rllib`` also share PPO's budget, its hyperparameters of the same names and meaning, the
+reward for seen cards and the evaluations' size (``PPOSettings``). Fields are declared only: each
+command's YAML (``configs/<command>.yaml``) gives every value, the one place of the defaults.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from agents.ppo.wiring import NetworkSettings
 from experiments.common.settings import MAX_SEED, GameSettings
 from experiments.common.value_checks import check_run_name
 
-__all__ = ["RunSettings"]
+__all__ = ["PPOSettings", "RunSettings"]
 
 
 @dataclass
@@ -57,3 +60,29 @@ class RunSettings:
             raise ValueError(f"torch_threads must be >= 1, got {self.torch_threads!r}")
         if self.final_eval_games < 0:
             raise ValueError(f"final_eval_games must be >= 0, got {self.final_eval_games!r}")
+
+
+@dataclass
+class PPOSettings(RunSettings):
+    """``RunSettings``' fields and those ``train_ppo``, ``train_sb3`` and ``train_rllib`` share: the same
+    names with the same meaning in the three (their values are each command's YAML's)."""
+
+    total_timesteps: int = MISSING
+    """agent-steps of the run: the decisions of every player (the opponents' included) in every game"""
+    learning_rate: float = MISSING
+    """the learning rate of the optimizer"""
+    gamma: float = MISSING
+    """discount per learner decision"""
+    gae_lambda: float = MISSING
+    """lambda of generalized advantage estimation"""
+    ent_coef: float = MISSING
+    """coefficient of the entropy bonus"""
+    vf_coef: float = MISSING
+    """coefficient of the value loss"""
+    max_grad_norm: float = MISSING
+    """maximum norm of the gradient"""
+    knowledge_shaping: float = MISSING
+    """c of the potential-based shaping gamma * phi(next) - phi(now), phi = -c * (unseen cards - 3) / (C - 3):
+    a reward for each card seen, returned at the episode's end (optimal policies unchanged; 0: none)"""
+    eval_games: int = MISSING
+    """games against each kind of evaluation opponent in each evaluation"""
