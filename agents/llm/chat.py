@@ -73,11 +73,13 @@ __all__ = [
     "ECHO_CHARS",
     "MAX_REPLY_BYTES",
     "MAX_USAGE_TOKENS",
+    "REPLY_COUNTS",
     "ChatClient",
     "ChatError",
     "ChatReply",
     "ChatReplyError",
     "ChatUnreachable",
+    "add_reply_counts",
     "plain_prompt",
 ]
 
@@ -119,6 +121,16 @@ class ChatReply:
     completion_tokens: int
     network_retries: int
     top_logprobs: dict[str, float] = field(default_factory=dict)
+
+
+# A reply's counts (``ChatReply``'s fields) that the client's users sum in their own counts.
+REPLY_COUNTS = ("prompt_tokens", "completion_tokens", "network_retries")
+
+
+def add_reply_counts(counts: dict[str, int], reply: ChatReply) -> None:
+    """Add ``reply``'s tokens and network retries (``REPLY_COUNTS``) to ``counts``, which has those keys."""
+    for name in REPLY_COUNTS:
+        counts[name] += getattr(reply, name)
 
 
 class _Deadline:

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from string import Template
 from typing import Any
 
-from agents.llm.chat import ChatClient
+from agents.llm.chat import REPLY_COUNTS, ChatClient, add_reply_counts
 
 __all__ = [
     "COUNTS",
@@ -47,15 +47,7 @@ __all__ = [
 ]
 
 LETTERS = "ABCDEFGHIJ"
-COUNTS = (
-    "tasks",
-    "requests",
-    "missing",
-    "prompt_tokens",
-    "completion_tokens",
-    "network_retries",
-    "milliseconds",
-)
+COUNTS = ("tasks", "requests", "missing", *REPLY_COUNTS, "milliseconds")
 
 
 def owner_label(owner: str) -> str:
@@ -191,8 +183,7 @@ class LikelihoodScorer:
         for card, prompt in questions:
             reply = self.client.score_next(prompt, top=self.top, candidates=wanted)
             self.counts["requests"] += 1
-            for name in ("prompt_tokens", "completion_tokens", "network_retries"):
-                self.counts[name] += getattr(reply, name)
+            add_reply_counts(self.counts, reply)
             scores, missing = letter_scores(reply.top_logprobs, letters)
             self.counts["missing"] += missing
             probabilities[card] = dict(zip(owners, normalised(scores)))

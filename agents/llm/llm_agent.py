@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.llm.chat import ChatClient, ChatReplyError
+from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatReplyError, add_reply_counts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
 from cluedo_env.commands import CommandError, command, parse_command
@@ -92,17 +92,7 @@ __all__ = ["COUNTS", "FALLBACKS", "LLMAgent", "load_prompts"]
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 PROMPT_FILES = ("system", "decision", "retry")
 FALLBACKS = ("random", "first")
-COUNTS = (
-    "decisions",
-    "replies",
-    "invalid_replies",
-    "fallbacks",
-    "prompt_tokens",
-    "completion_tokens",
-    "network_retries",
-    "milliseconds",
-    "forfeited",
-)
+COUNTS = ("decisions", "replies", "invalid_replies", "fallbacks", *REPLY_COUNTS, "milliseconds", "forfeited")
 
 
 def load_prompts(
@@ -269,9 +259,7 @@ class LLMAgent(Agent):
                 counts["network_retries"] += error.network_retries
                 break
             counts["replies"] += 1
-            counts["prompt_tokens"] += reply.prompt_tokens
-            counts["completion_tokens"] += reply.completion_tokens
-            counts["network_retries"] += reply.network_retries
+            add_reply_counts(counts, reply)
             messages.append({"role": "assistant", "content": reply.text})
             try:
                 action = parse_command(config, reply.text, legal, room=room)

@@ -52,7 +52,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from agents.llm.chat import ChatClient
+from agents.llm.chat import REPLY_COUNTS, ChatClient, add_reply_counts
 from agents.llm.likelihood import LikelihoodScorer
 from agents.llm.llm_agent import load_prompts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
@@ -64,15 +64,7 @@ __all__ = ["COUNTS", "LLMSolver", "read_answer", "solver_messages", "task_rules"
 PROMPTS_DIR = Path(__file__).resolve().parent / "solver_prompts"
 PROMPT_FILES = ("system", "question", "retry")
 SCORINGS = ("generation", "likelihood")
-COUNTS = (
-    "tasks",
-    "replies",
-    "invalid_replies",
-    "unanswered",
-    "prompt_tokens",
-    "completion_tokens",
-    "network_retries",
-)
+COUNTS = ("tasks", "replies", "invalid_replies", "unanswered", *REPLY_COUNTS)
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 
@@ -223,8 +215,7 @@ class LLMSolver:
         answer = None
         for attempt in range(self.max_invalid_replies + 1):
             reply = self.client.complete(messages)
-            for name in ("prompt_tokens", "completion_tokens", "network_retries"):
-                self.counts[name] += getattr(reply, name)
+            add_reply_counts(self.counts, reply)
             self.counts["replies"] += 1
             messages.append({"role": "assistant", "content": reply.text})
             try:
