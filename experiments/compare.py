@@ -1,0 +1,183 @@
+"""Two agents compared game by game: the same deals, the same seats, the same opponents.
+
+    python -m experiments.compare results/imitation_vs_sat results/learned_vs_sat
+    python -m experiments.compare runs/a runs/b --agents learned learned --names imitation learned --json
+
+Each folder is a tournament's output (``games.jsonl`` of ``experiments.tournament``; unzip a
+``games.jsonl.gz`` of ``docs/results`` first) in which the compared agent sits once in a game,
+as in ``lineup.mode=one_vs_field`` line-ups. A game of run A and a game of run B form a pair when
+they have the same deal seed, the same number of players and seat rotation, and every other seat
+holds the same label: the same deal, played by A's agent and by B's agent from the same seat
+against the same field. (The field's labels are compared, not its options: run both with one
+line-up file, as ``experiments.tournament lineup=learned_vs_sat "lineup.agents=[...]"`` does.)
+
+Each pair gives ``d = (B won) - (A won)``, in {-1, 0, 1}. The difference of the win rates is the
+mean of ``d`` with its 95% Student t interval (``experiments.common.intervals.mean_interval``):
+both agents meet the same deals, so the luck of the deal, which both share, drops out and the
+interval is narrower than that of two independent rates. Beside it: each agent's wins with a
+Wilson interval, the discordant pairs (only B won, only A won) with McNemar's exact test (the
+two-sided binomial test of the discordant pairs at 1/2), and each agent's wrong accusations.
+The games of one deal under several rotations are treated as independent, as everywhere in the
+tournament's statistics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+
+from cluedo_env import __version__
+from experiments.common.games_file import load_games, rejection_note
+from experiments.common.intervals import mean_interval, wilson_interval
+from experiments.common.summary import unique_games
+
+__all__ = ["compare", "main", "mcnemar_exact", "seated_once"]
+
+
+def seated_once(records: Sequence[dict]) -> list[str]:
+    """The labels that sit exactly once in every one of ``records`` (the candidates to compare)."""
+    if not records:
+        return []
+    common = None
+    for record in records:
+        once = {label for label in record["seats"] if record["seats"].count(label) == 1}
+        common = once if common is None else common & once
+    return sorted(common)
+
+
+def mcnemar_exact(only_b: int, only_a: int) -> float:
+    """Two-sided exact McNemar test: P(a split of the discordant pairs at least this uneven | 1/2 each)."""
+    n, low = only_a + only_b, min(only_a, only_b)
+    if n == 0:
+        return 1.0
+    tail = Fraction(sum(math.comb(n, k) for k in range(low + 1)), 2**n)
+    return float(min(Fraction(1), 2 * tail))
+
+
+def _key(record: dict, agent: str) -> tuple:
+    """What makes two games the same deal and table but for the compared agent."""
+    seats = tuple("*" if label == agent else label for label in record["seats"])
+    return record["seed"], record["players"], record["rotation"], seats
+
+
+def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) -> dict:
+    """The game-by-game comparison of ``agent_a`` in records ``a`` with ``agent_b`` in records ``b``.
+
+    Only games in which the agent sits exactly once count. Returns the counts, the rates and their
+    intervals (fractions, not percent), the paired difference ``B - A`` and McNemar's p-value.
+
+    Raises:
+        ValueError: if no game of ``a`` has a partner in ``b`` (other deals, or another field).
+    """
+    games_a = {_key(r, agent_a): r for r in a if r["seats"].count(agent_a) == 1}
+    games_b = {_key(r, agent_b): r for r in b if r["seats"].count(agent_b) == 1}
+    shared = sorted(games_a.keys() & games_b.keys())
+    if not shared:
+        raise ValueError(
+            f"no game of A ({len(games_a)} with {agent_a!r} seated once) has a partner in B ({len(games_b)} "
+            f"with {agent_b!r}): a pair needs the same deal seed, rotation and other seats' labels"
+        )
+    won_a = [games_a[k]["winner_seat"] == games_a[k]["seats"].index(agent_a) for k in shared]
+    won_b = [games_b[k]["winner_seat"] == games_b[k]["seats"].index(agent_b) for k in shared]
+    wrong_a = [games_a[k]["wrong_accusations"][games_a[k]["seats"].index(agent_a)] for k in shared]
+    wrong_b = [games_b[k]["wrong_accusations"][games_b[k]["seats"].index(agent_b)] for k in shared]
+    difference, low, high = mean_interval([int(y) - int(x) for x, y in zip(won_a, won_b)])
+    only_a = sum(x and not y for x, y in zip(won_a, won_b))
+    only_b = sum(y and not x for x, y in zip(won_a, won_b))
+    n = len(shared)
+
+    def side(agent: str, won: list[bool], wrong: list[int], total: int) -> dict:
+        return {
+            "agent": agent,
+            "games": total,
+            "wins": sum(won),
+            "win_rate": sum(won) / n,
+            "win_interval": wilson_interval(sum(won), n),
+            "wrong_accusations": sum(wrong),
+            "wrong_accusation_interval": wilson_interval(sum(wrong), n),
+        }
+
+    return {
+        "pairs": n,
+        "a": side(agent_a, won_a, wrong_a, len(games_a)),
+        "b": side(agent_b, won_b, wrong_b, len(games_b)),
+        "difference": difference,
+        "difference_interval": (low, high),
+        "only_a_won": only_a,
+        "only_b_won": only_b,
+        "mcnemar_p": mcnemar_exact(only_b, only_a),
+    }
+
+
+def _read(folder: Path, parser: argparse.ArgumentParser) -> list[dict]:
+    path = folder / "games.jsonl"
+    if not path.exists():
+        zipped = " (it holds games.jsonl.gz: gunzip it first)" if (folder / "games.jsonl.gz").exists() else ""
+        parser.exit(2, f"error: {folder} has no games.jsonl{zipped}\n")
+    games, bad = load_games(path)
+    if bad:
+        print(rejection_note(path, bad))
+    try:
+        return unique_games(games)
+    except ValueError as error:
+        parser.exit(2, f"error: {error}\n")
+
+
+def _agent(records: list[dict], given: str | None, folder: Path, parser: argparse.ArgumentParser) -> str:
+    if given is not None:
+        return given
+    candidates = seated_once(records)
+    if len(candidates) != 1:
+        parser.exit(
+            2, f"error: {folder}: say which agent to compare with --agents A B; seated once in every game: "
+            f"{', '.join(candidates) or 'none'}\n",
+        )  # fmt: skip
+    return candidates[0]
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Compare two tournament runs' agents game by game; print the paired difference of their win rates."""
+    title = __doc__.partition("\n")[0]
+    parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
+    parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
+    parser.add_argument("run_a", type=Path, help="tournament output folder (games.jsonl) of agent A")
+    parser.add_argument("run_b", type=Path, help="... of agent B, on the same deals")
+    parser.add_argument("--agents", nargs=2, metavar=("A", "B"), help="the labels to compare (default: the "
+                        "label seated once in every game of each run)")  # fmt: skip
+    parser.add_argument("--names", nargs=2, metavar=("A", "B"), help="names to print (default: the folders')")
+    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    args = parser.parse_args(argv)
+    a, b = _read(args.run_a, parser), _read(args.run_b, parser)
+    given = args.agents or (None, None)
+    agent_a, agent_b = _agent(a, given[0], args.run_a, parser), _agent(b, given[1], args.run_b, parser)
+    try:
+        result = compare(a, b, agent_a, agent_b)
+    except ValueError as error:
+        parser.exit(2, f"error: {error}\n")
+    names = args.names or (args.run_a.name, args.run_b.name)
+    if args.json:
+        print(json.dumps({"names": list(names), **result}, indent=2))
+        return
+    n = result["pairs"]
+    print(f"{n} pairs of games (the same deal, seat and field): {names[0]} {result['a']['games']} games, "
+          f"{names[1]} {result['b']['games']}")  # fmt: skip
+    for name, side in zip(names, (result["a"], result["b"])):
+        low, high = side["win_interval"]
+        print(f"  {name} ({side['agent']}): {side['wins']} wins of {n}, {_percent(side['win_rate'])} "
+              f"[{_percent(low)}, {_percent(high)}]; wrong accusations {side['wrong_accusations']}")  # fmt: skip
+    low, high = result["difference_interval"]
+    print(f"  {names[1]} - {names[0]}: {100 * result['difference']:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}] "
+          f"(95%, paired); only {names[1]} won {result['only_b_won']}, only {names[0]} won {result['only_a_won']}, "
+          f"McNemar exact p = {result['mcnemar_p']:.3g}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

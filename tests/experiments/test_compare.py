@@ -1,0 +1,112 @@
+"""experiments.compare: two agents game by game on the same deals, checked on games written by hand."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from fractions import Fraction
+
+import pytest
+
+from experiments.common.intervals import mean_interval
+from experiments.compare import compare, main, mcnemar_exact, seated_once
+
+
+def game(
+    deal: int, rotation: int, lineup: list[str], winner_agent: int | None, wrong: tuple[int, ...] = ()
+) -> dict:
+    """A well-formed one-vs-field record: agent k of ``lineup`` sits at seat (k + rotation) % 4."""
+    players = len(lineup)
+    seats = [""] * players
+    for k, label in enumerate(lineup):
+        seats[(k + rotation) % players] = label
+    winner_seat = None if winner_agent is None else (winner_agent + rotation) % players
+    accusations = [0] * players
+    wrong_accusations = [0] * players
+    for agent in wrong:
+        seat = (agent + rotation) % players
+        accusations[seat] = wrong_accusations[seat] = 1
+    if winner_seat is not None:
+        accusations[winner_seat] = 1
+    return {
+        "config": "abc" + lineup[0], "lineup": "+".join(lineup), "deal": deal, "seed": deal, "rotation": rotation,
+        "players": players, "seats": seats, "winner": None if winner_seat is None else seats[winner_seat],
+        "winner_seat": winner_seat, "turns": 20, "truncated": winner_seat is None and not wrong, "decisions": 50,
+        "accusations": accusations, "wrong_accusations": wrong_accusations,
+    }  # fmt: skip
+
+
+FIELD = ["sat", "sat", "sat"]
+# (deal, rotation): who wins with A seated (agent 0 = A), and with B seated.
+OUTCOMES = {(0, 0): (0, 0), (0, 1): (0, 1), (1, 0): (2, 0), (1, 1): (1, 0), (2, 0): (3, 3), (2, 1): (1, 2)}
+
+
+def runs():
+    a = [game(d, r, ["imitation", *FIELD], wa) for (d, r), (wa, _) in OUTCOMES.items()]
+    b = [
+        game(d, r, ["learned", *FIELD], wb, wrong=(0,) if wb else ()) for (d, r), (_, wb) in OUTCOMES.items()
+    ]
+    return a, b
+
+
+def test_pairs_are_the_same_deal_and_seat_and_the_difference_is_the_mean_of_the_pairs():
+    a, b = runs()
+    result = compare(a, b, "imitation", "learned")
+    # A wins (0,0) (0,1); B wins (0,0) (1,0) (1,1): both won one deal, only A one, only B two.
+    assert result["pairs"] == 6 and result["a"]["wins"] == 2 and result["b"]["wins"] == 3
+    assert (result["only_a_won"], result["only_b_won"]) == (1, 2)
+    differences = [int(wb == 0) - int(wa == 0) for wa, wb in OUTCOMES.values()]
+    assert (result["difference"], *result["difference_interval"]) == pytest.approx(mean_interval(differences))
+    assert result["difference"] == pytest.approx(1 / 6)
+    assert result["b"]["wrong_accusations"] == 3 and result["a"]["wrong_accusations"] == 0
+
+
+def test_games_of_other_deals_rotations_or_fields_are_not_paired():
+    a, b = runs()
+    b[0] = game(0, 0, ["learned", "sat", "sat", "notepad"], 0)  # another field: no partner
+    b[1] = game(9, 1, ["learned", *FIELD], 0)  # another deal
+    assert compare(a, b, "imitation", "learned")["pairs"] == 4
+    with pytest.raises(ValueError, match="no game of A"):
+        compare(a, [game(7, 0, ["learned", *FIELD], 0)], "imitation", "learned")
+
+
+def test_mcnemar_exact_is_the_two_sided_binomial_tail_by_enumeration():
+    for only_b, only_a in [(0, 0), (3, 0), (5, 2), (2, 5), (7, 7), (10, 1)]:
+        n = only_a + only_b
+        observed = abs(only_b - only_a)
+        splits = [sum(bits) for bits in itertools.product((0, 1), repeat=n)]  # every split, equally likely
+        as_uneven = Fraction(sum(abs(2 * k - n) >= observed for k in splits), 2**n)
+        assert mcnemar_exact(only_b, only_a) == pytest.approx(float(as_uneven)), (only_b, only_a)
+
+
+def test_seated_once_finds_the_one_agent_against_a_field():
+    a, _ = runs()
+    assert seated_once(a) == ["imitation"]
+    assert seated_once([game(0, 0, ["x", "y", "z", "w"], 0)]) == ["w", "x", "y", "z"]
+
+
+def test_the_command_prints_the_paired_difference_and_json(tmp_path, capsys):
+    a, b = runs()
+    for name, records in (("a", a), ("b", b)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    main([str(tmp_path / "a"), str(tmp_path / "b"), "--names", "imitation", "learned"])
+    out = capsys.readouterr().out
+    assert "6 pairs of games" in out and "learned - imitation: +16.7 points" in out
+    main([str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["pairs"] == 6 and math.isclose(result["difference"], 1 / 6)
+
+
+def test_the_command_refuses_a_folder_without_games_or_a_run_without_one_agent(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "games.jsonl.gz").write_bytes(b"")
+    with pytest.raises(SystemExit) as stop:
+        main([str(tmp_path / "empty"), str(tmp_path / "empty")])
+    assert stop.value.code == 2 and "gunzip it first" in capsys.readouterr().err
+    (tmp_path / "round").mkdir()
+    (tmp_path / "round" / "games.jsonl").write_text(json.dumps(game(0, 0, ["w", "x", "y", "z"], 0)) + "\n")
+    with pytest.raises(SystemExit) as stop:
+        main([str(tmp_path / "round"), str(tmp_path / "round")])
+    assert stop.value.code == 2 and "--agents A B" in capsys.readouterr().err
