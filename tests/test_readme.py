@@ -65,7 +65,7 @@ def test_readme_reads_in_five_minutes_and_its_links_resolve():
 def test_readme_leaderboard_is_the_default_tournaments_report():
     """Each agent's win share in the README's table is its report's, interval and all, over 1,600 seats."""
     text = README.read_text(encoding="utf-8")
-    report = (ROOT / "docs/results/2026-12-02-learning-agent/default/report.md").read_text(encoding="utf-8")
+    report = (ROOT / "docs/results/2026-12-04-learned/default/report.md").read_text(encoding="utf-8")
     leaderboard = report.split("### Leaderboard", 1)[1].split("###", 1)[0]
     reported = {
         cells[1].strip(): (cells[2].strip(), cells[4].strip())
