@@ -43,7 +43,7 @@ def compose_tournament(*overrides: str):
 
 def test_a_model_for_other_sizes_is_refused_before_any_game():
     with pytest.raises(
-        ConfigError, match=r"lineup.agents\[4\] \(imitation\) cannot play these rules.*827.*698"
+        ConfigError, match=r"lineup.agents\[4\] \(learned\) cannot play these rules.*827.*698"
     ):
         load_config(compose_tournament("lineup=all", "game.num_players=3"))
 
@@ -63,7 +63,7 @@ def test_a_failed_check_leaves_no_folder_and_no_log(tmp_path):
     out = tmp_path / "run"
     done = tournament("lineup=all", "game.num_players=3", f"output_dir={out}")
     assert done.returncode == 2
-    assert "config error: lineup.agents[4] (imitation) cannot play these rules" in done.stderr
+    assert "config error: lineup.agents[4] (learned) cannot play these rules" in done.stderr
     assert "Traceback" not in done.stderr
     assert not out.exists()
     ok = tournament(*SMALL, "games_per_lineup=3", "workers=0", f"output_dir={out}")
