@@ -40,13 +40,8 @@ __all__ = ["compare", "main", "mcnemar_exact", "seated_once"]
 
 def seated_once(records: Sequence[dict]) -> list[str]:
     """The labels that sit exactly once in every one of ``records`` (the candidates to compare)."""
-    if not records:
-        return []
-    common = None
-    for record in records:
-        once = {label for label in record["seats"] if record["seats"].count(label) == 1}
-        common = once if common is None else common & once
-    return sorted(common)
+    onces = ({label for label in r["seats"] if r["seats"].count(label) == 1} for r in records)
+    return sorted(set.intersection(*onces)) if records else []
 
 
 def mcnemar_exact(only_b: int, only_a: int) -> float:
@@ -62,6 +57,12 @@ def _key(record: dict, agent: str) -> tuple:
     """What makes two games the same deal and table but for the compared agent."""
     seats = tuple("*" if label == agent else label for label in record["seats"])
     return record["seed"], record["players"], record["rotation"], seats
+
+
+def _outcome(record: dict, agent: str) -> tuple[bool, int]:
+    """Whether ``agent``'s one seat won ``record``'s game, and whether it accused wrongly (0 or 1)."""
+    seat = record["seats"].index(agent)
+    return record["winner_seat"] == seat, record["wrong_accusations"][seat]
 
 
 def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) -> dict:
@@ -81,16 +82,14 @@ def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) ->
             f"no game of A ({len(games_a)} with {agent_a!r} seated once) has a partner in B ({len(games_b)} "
             f"with {agent_b!r}): a pair needs the same deal seed, rotation and other seats' labels"
         )
-    won_a = [games_a[k]["winner_seat"] == games_a[k]["seats"].index(agent_a) for k in shared]
-    won_b = [games_b[k]["winner_seat"] == games_b[k]["seats"].index(agent_b) for k in shared]
-    wrong_a = [games_a[k]["wrong_accusations"][games_a[k]["seats"].index(agent_a)] for k in shared]
-    wrong_b = [games_b[k]["wrong_accusations"][games_b[k]["seats"].index(agent_b)] for k in shared]
+    won_a, wrong_a = zip(*(_outcome(games_a[k], agent_a) for k in shared))
+    won_b, wrong_b = zip(*(_outcome(games_b[k], agent_b) for k in shared))
     difference, low, high = mean_interval([int(y) - int(x) for x, y in zip(won_a, won_b)])
     only_a = sum(x and not y for x, y in zip(won_a, won_b))
     only_b = sum(y and not x for x, y in zip(won_a, won_b))
     n = len(shared)
 
-    def side(agent: str, won: list[bool], wrong: list[int], total: int) -> dict:
+    def side(agent: str, won: Sequence[bool], wrong: Sequence[int], total: int) -> dict:
         return {
             "agent": agent,
             "games": total,
