@@ -131,6 +131,8 @@ class BeliefAgent(GameByGameAgent):
             the turns they have taken.
         hazard_per_answer: ``"evidence"``: an opponent's hazard per suggestion of its that was refuted.
         hazard_unrefuted: ``"evidence"``: the same, per suggestion of its that nobody could refute.
+        suggest_first: Make a risk accusation at the end of its turn, after its suggestion's
+            answer, rather than at the start (where accusations are allowed from anywhere).
     """
 
     name = "belief"
@@ -147,6 +149,7 @@ class BeliefAgent(GameByGameAgent):
         risk_model: str = "evidence",
         hazard_per_answer: float = 0.02,
         hazard_unrefuted: float = 0.1,
+        suggest_first: bool = False,
     ) -> None:
         super().__init__(seed)
         if (
@@ -176,6 +179,7 @@ class BeliefAgent(GameByGameAgent):
         self.risk_model = risk_model
         self.hazard_per_answer = hazard_per_answer
         self.hazard_unrefuted = hazard_unrefuted
+        self.suggest_first = bool(suggest_first)
 
     # -- knowledge ---------------------------------------------------------------
 
@@ -308,7 +312,7 @@ class BeliefAgent(GameByGameAgent):
             return lay.SUGGEST + s * self.rules.W + w
         if phase == core.Phase.ACCUSE:
             return lay.END_TURN
-        if accusation is not None:  # only here because accusing needs a room: any room will do
+        if accusation is not None and not self.config.accuse_anywhere:  # here to accuse: any room will do
             room_value = np.ones(self.rules.R)
         elif self.info_suggestions:
             room_value = self.screen(game).max(axis=(0, 1))
@@ -345,8 +349,16 @@ class BeliefAgent(GameByGameAgent):
             last_turn = int(state.turn[game]) >= self.config.max_turns - 1
             if not last_turn and p <= self.waiting_value(game, p):
                 return None
+            if self.suggest_first and not last_turn and self._may_suggest_first(state, game):
+                return None
             s, w, r = np.unravel_index(best, joint.shape)
         return self.rules.layout.encode("accuse", int(s), int(w), int(r))
+
+    def _may_suggest_first(self, state: core.State, game: int) -> bool:
+        """Whether a risk accusation can wait for this turn's suggestion: at the start of the turn,
+        where the end of the turn allows one anywhere (the answer can only sharpen the odds, and
+        nobody else plays in between)."""
+        return int(state.phase[game]) == core.Phase.TURN and bool(self.config.accuse_anywhere)
 
     def waiting_value(self, game: int, p: float) -> float:
         """The estimated chance of winning by waiting, when the best triple has probability ``p``.

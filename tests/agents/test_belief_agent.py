@@ -120,6 +120,30 @@ def lineup(options: dict, opponents: str = "sat") -> list:
     return [Checked(seed=0, **options)] + [make_agent(opponents, seed=k) for k in range(1, 4)]
 
 
+def test_with_suggest_first_a_risk_accusation_waits_for_the_end_of_the_turn() -> None:
+    # hazard_per_answer=1: once an opponent has had an answer, waiting is worth nothing, so the risk
+    # rule accuses at the first chance; with suggest_first that chance is the end of the turn, after
+    # the agent's own suggestion (the control, without it, accuses at the start of a turn too).
+    phases: dict[bool, list[int]] = {False: [], True: []}
+
+    class Spy(BeliefAgent):
+        def decide(self, state, game, legal):
+            action = super().decide(state, game, legal)
+            lay = self.rules.layout
+            unsure = self._derived(game)["solved"] is None
+            if lay.ACCUSE <= action < lay.ACCUSE + lay.sizes["accuse"] and unsure:
+                phases[self.suggest_first].append(int(state.phase[game]))
+            return action
+
+    seeds = np.arange(8)
+    for suggest_first in (False, True):
+        agents = [Spy(seed=0, suggest_first=suggest_first, hazard_per_answer=1.0)]
+        agents += [make_agent("sat", seed=k) for k in range(1, 4)]
+        play_batch(CLASSIC.replace(max_turns=60), agents, seeds, rotation=seeds % 4)
+    assert core.Phase.TURN in phases[False]
+    assert phases[True] and set(phases[True]) == {core.Phase.ACCUSE}
+
+
 def test_registered_as_belief() -> None:
     assert isinstance(make_agent("belief", risk_accusations=False), BeliefAgent)
 
@@ -150,6 +174,7 @@ def test_every_ablation_plays_legally() -> None:
         {"refute_strategy": False},
         {"risk_accusations": True},
         {"risk_model": "sat_hazard", "bits_per_turn": 1.0},
+        {"suggest_first": True},
     ):
         result = play_batch(CLASSIC, lineup(options), seeds, rotation=seeds % 4)
         assert not result.truncated.any()
