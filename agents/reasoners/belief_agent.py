@@ -75,11 +75,11 @@ When to accuse: a decision under risk (``risk_accusations=True``)
     start of the turn to its end, after the answer to the agent's own suggestion:
     nobody else plays in between, and the answer can only sharpen the odds
     (where the rules allow an accusation from anywhere; elsewhere it accuses at
-    the start of the turn as before). With it, and the hazards doubled (0.04 and 0.2), it won 44.1% of
-    2,000 games against three SAT agents (41.0% without either on the same games)
-    and 27.9% against three default belief agents, but lost 9 points against
-    players who never accuse, whose answers the hazards read as progress
-    (``docs/results/2026-12-04-suggest-first``).
+    the start of the turn as before). With it, and the hazards doubled (0.04
+    and 0.2), it won 44.1% of 2,000 games against three SAT agents (41.0%
+    without either on the same games) and 27.9% against three default belief
+    agents, but lost 9 points against players who never accuse, whose answers
+    the hazards read as progress (``docs/results/2026-12-04-suggest-first``).
 
     On the last turn before ``max_turns`` it accuses the most likely triple
     whatever its probability. Without the risk rule it accuses only when the
