@@ -149,6 +149,7 @@ _V2_AGENT_OPTIONS = {
         "risk_model": "sat_hazard",
         "hazard_per_answer": 0.02,  # read by risk_model "evidence" only
         "hazard_unrefuted": 0.1,
+        "suggest_first": False,
     }
 }
 
