@@ -357,18 +357,20 @@ class BeliefAgent(GameByGameAgent):
             best = int(joint.argmax())
             p = float(joint.reshape(-1)[best])
             last_turn = int(state.turn[game]) >= self.config.max_turns - 1
-            if not last_turn and p <= self.waiting_value(game, p):
-                return None
-            if self.suggest_first and not last_turn and self._may_suggest_first(state, game):
+            if not last_turn and (self._suggests_first(state, game) or p <= self.waiting_value(game, p)):
                 return None
             s, w, r = np.unravel_index(best, joint.shape)
         return self.rules.layout.encode("accuse", int(s), int(w), int(r))
 
-    def _may_suggest_first(self, state: core.State, game: int) -> bool:
-        """Whether a risk accusation can wait for this turn's suggestion: at the start of the turn,
-        where the end of the turn allows one anywhere (the answer can only sharpen the odds, and
-        nobody else plays in between)."""
-        return int(state.phase[game]) == core.Phase.TURN and bool(self.config.accuse_anywhere)
+    def _suggests_first(self, state: core.State, game: int) -> bool:
+        """Whether a risk accusation waits for this turn's suggestion (``suggest_first``): at the start
+        of the turn, where the end of the turn allows one anywhere (the answer can only sharpen the
+        odds, and nobody else plays in between)."""
+        return (
+            self.suggest_first
+            and int(state.phase[game]) == core.Phase.TURN
+            and bool(self.config.accuse_anywhere)
+        )
 
     def waiting_value(self, game: int, p: float) -> float:
         """The estimated chance of winning by waiting, when the best triple has probability ``p``.
