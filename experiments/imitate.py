@@ -20,7 +20,10 @@ Three stages, in one run folder (``runs/imitate__<exp_name>__<seed>``):
    (``agents.ppo.imitation.imitate``): ``epochs`` passes, the last ``holdout``
    share of the decisions kept apart to report held-out loss and agreement
    (the share of decisions where its most likely action is the teacher's), in
-   TensorBoard and ``history.json``. The result is ``model.pt``, which
+   TensorBoard and ``history.json``. ``targets=visits`` fits instead, where an
+   IS-MCTS teacher (``teacher={name: ismcts}``) searched, each root candidate
+   at its share of the visits: expert iteration's policy target (the batches
+   keep both). The result is ``model.pt``, which
    ``make_agent("ppo", checkpoint=...)`` loads, and which ``train_ppo`` can
    continue from (``init_from=<run>/model.pt``).
 3. **Evaluation.** ``final_eval_games`` games against each of ``eval_opponents``
@@ -47,7 +50,7 @@ from omegaconf import MISSING, OmegaConf
 from tqdm import tqdm
 
 from agents.arena import play_batch
-from agents.ppo.imitation import Recorder, imitate
+from agents.ppo.imitation import Recorder, imitate, one_hot_targets, stack_targets
 from agents.ppo.model import load_model, model_path, save_model
 from agents.ppo.network import ActorCritic
 from agents.ppo.warm_start import warm_start
@@ -62,6 +65,7 @@ from experiments.learning.evaluation import evaluate, with_intervals
 from experiments.learning.league import OpponentSettings
 from experiments.learning.run_settings import RunSettings
 
+TARGETS = ("action", "visits")  # what the network is fitted to (ImitateConfig.targets)
 DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
 
 
@@ -88,6 +92,9 @@ class ImitateConfig(RunSettings):
     minibatch: int = MISSING
     holdout: float = MISSING
     """share of the decisions (the last batches) kept apart for the held-out figures"""
+    targets: str = MISSING
+    """what the network is fitted to (``TARGETS``): "action", the teacher's; "visits", an IS-MCTS
+    teacher's root visit shares where it searched (its action elsewhere)"""
     eval_opponents: list[OpponentSettings] = MISSING
     eval_deterministic: bool = MISSING
     """evaluate the most likely action (as the imitation fits the teacher's choice) instead of sampling"""
@@ -100,6 +107,8 @@ class ImitateConfig(RunSettings):
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         if not 0 <= self.holdout < 1:
             raise ValueError(f"holdout must be in [0, 1), got {self.holdout!r}")
+        if self.targets not in TARGETS:
+            raise ValueError(f"targets must be one of {TARGETS}, got {self.targets!r}")
         if not self.opponents:
             raise ValueError("opponents must name at least one kind of agent")
         if self.init_from is not None and not model_path(self.init_from).is_file():
@@ -128,8 +137,10 @@ def play_batch_of_decisions(args: ImitateConfig, index: int, path: str) -> int:
         rotation=(first + np.arange(n)) % P,
     )
     observations, masks, actions = recorder.decisions()
+    target_actions, target_weights = recorder.policy_targets()
     temporary = f"{path}.{os.getpid()}.tmp.npz"
     np.savez_compressed(temporary, observations=observations, masks=masks, actions=actions,
+                        target_actions=target_actions, target_weights=target_weights,
                         teacher_wins=int((result.winner == 0).sum()))  # fmt: skip
     os.replace(temporary, path)  # whole or absent: a killed run leaves no half-written batch
     return int((result.winner == 0).sum())
@@ -170,12 +181,21 @@ def collect(args: ImitateConfig, folder: Path) -> dict[str, float]:
     return {"games": games, "teacher_wins": wins, "teacher_win_rate": wins / games, "ci95": [low, high]}
 
 
-def load_decisions(folder: Path, batches: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The first ``batches`` batch files of ``folder``, stacked: ``(observations, masks, actions)``."""
+def load_decisions(
+    folder: Path, batches: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The first ``batches`` batch files of ``folder``, stacked: ``(observations, masks, actions,
+    policy targets)`` (a batch written before the targets were kept: its actions, ``one_hot_targets``)."""
     parts = [np.load(folder / f"batch_{k:05d}.npz") for k in range(batches)]
-    return tuple(
+    observations, masks, actions = (
         np.concatenate([part[key] for part in parts]) for key in ("observations", "masks", "actions")
     )
+    targets = stack_targets([
+        (part["target_actions"], part["target_weights"]) if "target_actions" in part
+        else one_hot_targets(part["actions"])
+        for part in parts
+    ])  # fmt: skip
+    return observations, masks, actions, targets
 
 
 # What the recorded decisions depend on: a run folder's batches are reused only under the same values.
@@ -208,7 +228,7 @@ def run(args: ImitateConfig) -> Path:
     print(f"run folder: {folder}")
     start = time.time()
     teacher = collect(args, folder / "decisions")
-    observations, masks, actions = load_decisions(folder / "decisions", -(-args.games // args.batch))
+    observations, masks, actions, targets = load_decisions(folder / "decisions", -(-args.games // args.batch))
     print(f"{len(actions)} decisions of the teacher in {teacher['games']} games "
           f"(it won {teacher['teacher_win_rate']:.1%}), {time.time() - start:.0f} s")  # fmt: skip
 
@@ -221,7 +241,8 @@ def run(args: ImitateConfig) -> Path:
     writer = SummaryWriter(str(folder))
     history = []
     for row in tqdm(imitate(network, observations, masks, actions, args.epochs, args.minibatch,
-                            args.learning_rate, args.seed, args.holdout),
+                            args.learning_rate, args.seed, args.holdout,
+                            targets if args.targets == "visits" else None),
                     total=args.epochs, desc="imitation", unit=" epochs", disable=not args.progress):  # fmt: skip
         history.append(row)
         for key in ("loss", "holdout_loss", "holdout_agreement"):

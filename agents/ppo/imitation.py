@@ -3,11 +3,13 @@
 ``Recorder`` plays a seat with a teacher (the belief agent, say) and keeps, at
 each of the teacher's decisions, what a learner in that seat would read (the
 learner observation: the core's pieces and, with belief features, the belief
-pieces), the legal actions and the teacher's action. ``imitate`` fits a
-network to those decisions by maximum likelihood under the network's own
-masked action distribution: the start of a learner that then trains by PPO
-(``experiments/train_ppo.py``, ``init_from``), as AlphaStar's league starts
-from supervised play.
+pieces), the legal actions, the teacher's action and its policy target: the
+share of the root's visits of each candidate where an IS-MCTS teacher searched
+(expert iteration's target, Anthony, Tian and Barber 2017), else the action.
+``imitate`` fits a network to those decisions by maximum likelihood under the
+network's own masked action distribution, of the actions or of the targets:
+the start of a learner that then trains by PPO (``experiments/train_ppo.py``,
+``init_from``), as AlphaStar's league starts from supervised play.
 """
 
 from __future__ import annotations
@@ -21,9 +23,35 @@ import torch
 from agents.base import Agent
 from agents.ppo.features import BeliefFeatures, learner_observation
 from agents.ppo.network import ActorCritic
+from agents.reasoners.ismcts import ISMCTSAgent
 from cluedo_env import core
 
-__all__ = ["Recorder", "imitate"]
+__all__ = ["Recorder", "imitate", "one_hot_targets", "search_targets", "stack_targets"]
+
+
+def search_targets(teacher: Agent, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The policy targets of the teacher's last ``act``: ``(int64[n, k] actions, float32[n, k] weights)``.
+
+    Where an IS-MCTS teacher searched, its root candidates weighted by their share of the visits
+    (``SearchResult.policy``); elsewhere, and for any other teacher, the action taken with weight 1.
+    Rows are padded with their action at weight 0.
+    """
+    searches = teacher.searches if isinstance(teacher, ISMCTSAgent) else [None] * len(actions)
+    target_actions, weights = one_hot_targets(actions, max([1] + [len(s.candidates) for s in searches if s]))
+    for i, search in enumerate(searches):
+        if search is not None:
+            k = len(search.candidates)
+            target_actions[i, :k], weights[i, :k], weights[i, k:] = search.candidates, search.policy(), 0.0
+    return target_actions, weights
+
+
+def one_hot_targets(actions: np.ndarray, width: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Targets that are the actions themselves: each row its action at weight 1, padded to ``width``
+    columns with the action at weight 0."""
+    target_actions = np.repeat(np.asarray(actions, dtype=np.int64)[:, None], width, axis=1)
+    weights = np.zeros(target_actions.shape, dtype=np.float32)
+    weights[:, 0] = 1.0
+    return target_actions, weights
 
 
 class Recorder(Agent):
@@ -32,6 +60,7 @@ class Recorder(Agent):
     Attributes:
         observations, masks, actions: per batch of decisions, ``float32[n, obs]``, ``bool[n, A]``,
             ``int64[n]`` (``decisions`` stacks them).
+        targets: per batch, the policy targets (``search_targets``; ``policy_targets`` stacks them).
     """
 
     name = "recorder"
@@ -44,6 +73,7 @@ class Recorder(Agent):
         self.observations: list[np.ndarray] = []
         self.masks: list[np.ndarray] = []
         self.actions: list[np.ndarray] = []
+        self.targets: list[tuple[np.ndarray, np.ndarray]] = []
 
     @property
     def observes(self) -> bool:
@@ -70,11 +100,16 @@ class Recorder(Agent):
         self.observations.append(learner_observation(state, self.seats, games, self.features))
         self.masks.append(np.array(mask, dtype=bool))
         self.actions.append(actions.copy())
+        self.targets.append(search_targets(self.teacher, actions))
         return actions
 
     def decisions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every decision recorded so far: ``(observations, masks, actions)``."""
         return np.concatenate(self.observations), np.concatenate(self.masks), np.concatenate(self.actions)
+
+    def policy_targets(self) -> tuple[np.ndarray, np.ndarray]:
+        """The policy targets of every decision recorded so far, padded to one width (``search_targets``)."""
+        return stack_targets(self.targets)
 
     def state_dict(self) -> dict[str, Any]:
         raise NotImplementedError("a Recorder is for collecting decisions, not for checkpointed runs")
@@ -84,6 +119,18 @@ class Recorder(Agent):
 
     def close(self) -> None:
         self.teacher.close()
+
+
+def stack_targets(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Policy targets of several batches in one pair of arrays, each padded to the widest (its rows'
+    actions at weight 0)."""
+    width = max(actions.shape[1] for actions, _ in parts)
+    padded = [
+        (np.pad(actions, ((0, 0), (0, width - actions.shape[1])), mode="edge"),
+         np.pad(weights, ((0, 0), (0, width - weights.shape[1]))))
+        for actions, weights in parts
+    ]  # fmt: skip
+    return np.concatenate([a for a, _ in padded]), np.concatenate([w for _, w in padded])
 
 
 def imitate(
@@ -96,8 +143,11 @@ def imitate(
     learning_rate: float = 3e-4,
     seed: int = 0,
     holdout: float = 0.1,
+    targets: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Iterator[dict[str, float]]:
-    """Fit ``network``'s policy to the recorded decisions (cross-entropy of the teacher's actions).
+    """Fit ``network``'s policy to the recorded decisions: the cross-entropy of the teacher's actions,
+    or with ``targets`` (``(int64[n, k] actions, float32[n, k] weights)``, ``search_targets``) of
+    those weighted actions (``-sum_k w_k log p(a_k)``: with an IS-MCTS teacher, its visit shares).
 
     The last ``holdout`` share of the decisions is kept apart: each epoch reports the training loss
     and, on the held-out decisions, the loss and how often the network's most likely action is
@@ -109,6 +159,14 @@ def imitate(
     """
     generator = torch.Generator().manual_seed(seed)
     obs, mask, action = (torch.as_tensor(x) for x in (observations, masks, actions))
+    target_actions, weights = (torch.as_tensor(x) for x in (targets or one_hot_targets(actions)))
+
+    def loss_of(distribution, rows) -> torch.Tensor:
+        log_probs = torch.stack(
+            [distribution.log_prob(column) for column in target_actions[rows].unbind(1)], dim=1
+        )
+        return -(weights[rows] * log_probs).sum(dim=1).mean()
+
     n_train = len(obs) - int(len(obs) * holdout)
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate, eps=1e-5)
     for epoch in range(epochs):
@@ -118,7 +176,7 @@ def imitate(
         for lo in range(0, n_train, batch_size):
             index = order[lo : lo + batch_size]
             distribution, _value = network.policy(obs[index], mask[index])
-            loss = -distribution.log_prob(action[index]).mean()
+            loss = loss_of(distribution, index)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(network.parameters(), 0.5)
@@ -128,9 +186,7 @@ def imitate(
         with torch.no_grad():
             held = slice(n_train, len(obs))
             distribution, _value = network.policy(obs[held], mask[held])
-            held_loss = (
-                float(-distribution.log_prob(action[held]).mean()) if len(obs) > n_train else float("nan")
-            )
+            held_loss = float(loss_of(distribution, held)) if len(obs) > n_train else float("nan")
             agreement = (
                 float((distribution.mode() == action[held]).float().mean())
                 if len(obs) > n_train

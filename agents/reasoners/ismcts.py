@@ -48,7 +48,10 @@ and runs ``iterations`` iterations, each:
 The iterations run in waves of ``wave`` clones (one clone, redeal and ``play_out`` call
 per wave); the nodes a wave passes are counted visited as it descends (no value yet, a
 "virtual loss" of 0), so the clones of a wave spread over the candidates. It plays the
-root candidate visited most (ties: the higher mean, then the belief agent's order).
+root candidate visited most (ties: the higher mean, then the belief agent's order). Each
+search's root (``SearchResult``: candidates, visits, values) is kept for the decisions of
+the last ``act`` (``searches``); its visit shares (``SearchResult.policy``) are the policy
+targets of expert iteration (``agents.ppo.imitation``, ``experiments.imitate targets=visits``).
 
 Candidates (the progressive limits that keep the tree narrow), the belief agent's choice first:
 
@@ -154,6 +157,10 @@ class SearchResult:
         self.values = np.asarray(values, dtype=np.float64)
         self.iterations = int(iterations)
         self.action = int(action)
+
+    def policy(self) -> np.ndarray:
+        """``float[k]``: each candidate's share of the root's visits (expert iteration's policy target)."""
+        return self.visits / self.visits.sum()
 
     def __repr__(self) -> str:
         rows = ", ".join(
@@ -278,8 +285,20 @@ class ISMCTSAgent(BeliefAgent):
         self.self_guess = None if self_guess is None else float(self_guess)
         self._phases = {DECISIONS.index(kind) for kind in self.searched}  # the phases' numbers
         self.last_search: SearchResult | None = None
+        self.searches: list[SearchResult | None] = []
 
     # -- decisions ---------------------------------------------------------------
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One decision per game, in order (as ``GameByGameAgent.act``); ``searches`` then holds each
+        one's search, None where the decision was not searched."""
+        actions = np.empty(len(games), dtype=np.int64)
+        self.searches = []
+        for i, game in enumerate(games):
+            before = self.last_search
+            actions[i] = self.decide(state, int(game), mask[i])
+            self.searches.append(None if self.last_search is before else self.last_search)
+        return actions
 
     def decide(self, state: core.State, game: int, legal: np.ndarray) -> int:
         if int(state.phase[game]) in (core.Phase.TURN, core.Phase.ACCUSE):

@@ -1,6 +1,7 @@
 """Imitation (agents.ppo.imitation, experiments.imitate): the recorder plays exactly as its teacher and
-keeps what a learner in its seat would read; fitting the decisions makes the network choose them; the
-run writes its batches as they end and a second start reuses them."""
+keeps what a learner in its seat would read, and an IS-MCTS teacher's visit shares as policy targets;
+fitting the decisions makes the network choose them (fitting the shares, play by them); the run writes
+its batches as they end and a second start reuses them."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ torch = pytest.importorskip("torch")
 
 from agents.arena import play_batch  # noqa: E402
 from agents.ppo.features import learner_observation_size  # noqa: E402
-from agents.ppo.imitation import Recorder, imitate  # noqa: E402
+from agents.ppo.imitation import Recorder, imitate, one_hot_targets, stack_targets  # noqa: E402
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from cluedo_env import core  # noqa: E402
-from experiments.imitate import run  # noqa: E402
+from experiments.imitate import load_decisions, run  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
 from experiments.learning.ppo_training import train_config  # noqa: E402
 
@@ -37,6 +38,88 @@ def test_recorder_plays_as_its_teacher_and_records_each_decision():
     observations, masks, actions = recorder.decisions()
     assert observations.shape == (len(actions), learner_observation_size(CONFIG, True))
     assert masks[np.arange(len(actions)), actions].all()  # every recorded action was legal where taken
+
+
+def test_an_ismcts_teacher_is_recorded_with_its_visit_shares_where_it_searched():
+    def field():
+        return [make_agent("sat", seed=k) for k in (1, 2, 3)]
+
+    alone = play_batch(CONFIG, [make_agent("ismcts", seed=3, iterations=8, wave=4), *field()], SEEDS[:2])
+    teacher = make_agent("ismcts", seed=3, iterations=8, wave=4)
+    recorder = Recorder(teacher)
+    recorded = play_batch(CONFIG, [recorder, *field()], SEEDS[:2])
+    np.testing.assert_array_equal(recorded.winner, alone.winner)  # recording changes no decision
+    np.testing.assert_array_equal(recorded.turns, alone.turns)
+    _observations, masks, actions = recorder.decisions()
+    target_actions, weights = recorder.policy_targets()
+    assert target_actions.shape == weights.shape and len(weights) == len(actions)
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-6)
+    searched = weights[:, 0] < 1
+    assert 0 < searched.sum() < len(actions)  # some decisions were searched, most were not
+    rows = np.arange(len(actions))[:, None]
+    assert masks[rows, target_actions].all()  # every target is a legal action, padding included
+    for i in np.flatnonzero(searched):  # the action played is the candidate visited most
+        assert actions[i] == target_actions[i, np.argmax(weights[i])]
+        assert np.allclose(weights[i] * 8, np.round(weights[i] * 8))  # shares of the 8 iterations
+    unsearched = ~searched
+    assert (target_actions[unsearched, 0] == actions[unsearched]).all()
+    assert (weights[unsearched, 1:] == 0).all()
+
+
+def test_a_teacher_without_search_is_its_own_target():
+    recorder = Recorder(make_agent("notepad", seed=3))
+    play_batch(CONFIG, [recorder, *[make_agent("random", seed=k) for k in (1, 2, 3)]], SEEDS[:2])
+    _observations, _masks, actions = recorder.decisions()
+    target_actions, weights = recorder.policy_targets()
+    np.testing.assert_array_equal(target_actions, actions[:, None])
+    np.testing.assert_array_equal(weights, np.ones((len(actions), 1), dtype=np.float32))
+    wide, narrow = one_hot_targets(np.array([5, 6]), 3), one_hot_targets(np.array([7]))
+    stacked_actions, stacked_weights = stack_targets([wide, narrow])  # padded with its action at weight 0
+    np.testing.assert_array_equal(stacked_actions, [[5, 5, 5], [6, 6, 6], [7, 7, 7]])
+    np.testing.assert_array_equal(stacked_weights, [[1, 0, 0], [1, 0, 0], [1, 0, 0]])
+
+
+def _network():
+    torch.manual_seed(0)
+    return ActorCritic(CONFIG, NetworkSettings(hidden=[32, 32], card_hidden=8, belief_features=True))
+
+
+def test_fitting_visit_shares_makes_the_network_play_by_them():
+    """Cross-entropy with soft targets is least where the policy equals the targets: on one decision
+    repeated, the fitted probabilities are the shares (a fit of the action alone, the control, puts
+    nearly all on it)."""
+    recorder = Recorder(make_agent("notepad", seed=0))
+    play_batch(CONFIG, [recorder, *[make_agent("random", seed=k) for k in (1, 2, 3)]], SEEDS[:1])
+    observations, masks, _actions = recorder.decisions()
+    row = int(np.flatnonzero(masks.sum(axis=1) >= 3)[0])  # a decision with three legal actions or more
+    legal = np.flatnonzero(masks[row])[:3]
+    n = 256
+    obs, mask = (np.repeat(x[row : row + 1], n, axis=0) for x in (observations, masks))
+    shares = np.array([0.6, 0.3, 0.1], dtype=np.float32)
+    targets = (np.repeat(legal[None], n, axis=0), np.repeat(shares[None], n, axis=0))
+    fits = {}
+    for name, given in (("shares", targets), ("action", None)):
+        network = _network()
+        list(imitate(network, obs, mask, np.full(n, legal[0]), epochs=60, batch_size=64, learning_rate=3e-3,
+                     holdout=0.0, targets=given))  # fmt: skip
+        with torch.no_grad():
+            probs = network.policy(torch.as_tensor(obs[:1]), torch.as_tensor(mask[:1]))[0].probs[0].numpy()
+        fits[name] = probs[legal]
+    np.testing.assert_allclose(fits["shares"], shares, atol=0.03)
+    assert fits["action"][0] > 0.95
+
+
+def test_one_hot_targets_fit_exactly_as_the_actions():
+    recorder = Recorder(make_agent("notepad", seed=0))
+    play_batch(CONFIG, [recorder, *[make_agent("random", seed=k) for k in (1, 2, 3)]], SEEDS[:2])
+    observations, masks, actions = recorder.decisions()
+    runs = [
+        list(
+            imitate(_network(), observations, masks, actions, epochs=2, batch_size=64, holdout=0.2, targets=t)
+        )
+        for t in (None, one_hot_targets(actions, 3))
+    ]
+    assert runs[0] == runs[1]
 
 
 def test_imitation_learns_the_recorded_choices():
@@ -72,6 +155,8 @@ def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
     run(args)  # started again: the batches on disk are not played again
     assert [path.stat().st_mtime_ns for path in batches] == stamps
     assert (folder / "model.pt").is_file()
+    *_, actions, targets = load_decisions(folder / "decisions", 2)
+    np.testing.assert_array_equal(targets[1], np.ones((len(actions), 1)))  # a notepad teacher: its actions
     with pytest.raises(ValueError, match="other teacher"):  # another teacher may not reuse these decisions
         run(dataclasses.replace(args, teacher=OpponentSettings("random")))
     assert [path.stat().st_mtime_ns for path in batches] == stamps
@@ -80,6 +165,8 @@ def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
 def test_bad_settings_are_refused_by_name():
     with pytest.raises(ValueError, match="games must be >= 1"):
         train_config(config_name="imitate", games=0).validate()
+    with pytest.raises(ValueError, match=r"targets must be one of \('action', 'visits'\), got 'visit'"):
+        train_config(config_name="imitate", targets="visit").validate()
     with pytest.raises(ValueError, match="init_from"):
         train_config(config_name="imitate", init_from="no_such_model.pt").validate()
 
