@@ -54,7 +54,8 @@ from agents.ppo.imitation import Recorder, imitate, one_hot_targets, stack_targe
 from agents.ppo.model import load_model, model_path, save_model
 from agents.ppo.network import ActorCritic
 from agents.ppo.warm_start import warm_start
-from agents.registry import make_agent
+from agents.reasoners.ismcts import ISMCTSAgent
+from agents.registry import AGENTS, load_named, make_agent
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import refuse_unwritable
@@ -109,6 +110,13 @@ class ImitateConfig(RunSettings):
             raise ValueError(f"holdout must be in [0, 1), got {self.holdout!r}")
         if self.targets not in TARGETS:
             raise ValueError(f"targets must be one of {TARGETS}, got {self.targets!r}")
+        if self.targets == "visits" and not (
+            self.teacher.name in AGENTS
+            and issubclass(load_named(AGENTS[self.teacher.name], "the teacher"), ISMCTSAgent)
+        ):
+            raise ValueError(
+                f"targets=visits needs a searching teacher (ismcts, determinize), got teacher {self.teacher.name!r}"
+            )
         if not self.opponents:
             raise ValueError("opponents must name at least one kind of agent")
         if self.init_from is not None and not model_path(self.init_from).is_file():

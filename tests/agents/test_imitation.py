@@ -167,6 +167,10 @@ def test_bad_settings_are_refused_by_name():
         train_config(config_name="imitate", games=0).validate()
     with pytest.raises(ValueError, match=r"targets must be one of \('action', 'visits'\), got 'visit'"):
         train_config(config_name="imitate", targets="visit").validate()
+    with pytest.raises(ValueError, match=r"targets=visits needs a searching teacher .*got teacher 'belief'"):
+        train_config(config_name="imitate", targets="visits").validate()
+    searching = train_config(config_name="imitate", targets="visits", teacher=OpponentSettings("ismcts"))
+    searching.validate()  # accepted
     with pytest.raises(ValueError, match="init_from"):
         train_config(config_name="imitate", init_from="no_such_model.pt").validate()
 
