@@ -199,7 +199,7 @@ def compare(
     last = max(int(steps.max()) for _, curves, _, _ in runs for steps, _ in curves.values() if len(steps))
     scale, unit = (1e6, "millions") if last >= 2e6 else (1e3, "thousands")
     players = runs[0][2]["game"]["num_players"]
-    fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 4.8 + 0.25 * len(runs)), squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
         for index, (label, curves, config, final) in enumerate(runs):
             colour, n = f"C{index}", int(config["eval_games"])
@@ -225,7 +225,7 @@ def compare(
             ylabel="win rate",
         )
         ax.set_xlim(0, 1.06 * last / scale)
-        ax.legend(fontsize=7, loc="best")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14))  # below: over no point
     fig.suptitle("Evaluation win rates (bars: 95% Wilson intervals; diamonds: final evaluation)", fontsize=10)
     fig.tight_layout()
     return fig
