@@ -36,7 +36,9 @@ def search_targets(teacher: Agent, actions: np.ndarray) -> tuple[np.ndarray, np.
     (``SearchResult.policy``); elsewhere, and for any other teacher, the action taken with weight 1.
     Rows are padded with their action at weight 0.
     """
-    searches = teacher.searches if isinstance(teacher, ISMCTSAgent) else [None] * len(actions)
+    if not isinstance(teacher, ISMCTSAgent):
+        return one_hot_targets(actions)
+    searches = teacher.searches
     target_actions, weights = one_hot_targets(actions, max([1] + [len(s.candidates) for s in searches if s]))
     for i, search in enumerate(searches):
         if search is not None:
