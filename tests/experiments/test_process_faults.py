@@ -69,11 +69,20 @@ def start_tournament(out: Path) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def command_line(pid: int) -> bytes:
+    """The process's command line; empty once it has ended (a short-lived child may end between
+    listing the children and reading this)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def workers_of(process: subprocess.Popen) -> list[int]:
     """The pool's workers, once both run (the spawn workers, not the resource tracker)."""
 
     def spawned() -> list[int]:
-        pids = [p for p in children(process.pid) if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        pids = [p for p in children(process.pid) if b"spawn_main" in command_line(p)]
         return pids if len(pids) == 2 else []
 
     return wait_for(spawned, 120, "two pool workers")
