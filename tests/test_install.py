@@ -242,3 +242,21 @@ def test_the_wheel_checks_import_names_that_exist():
     for module, names in imports:
         for name in names.split(","):
             assert hasattr(importlib.import_module(module), name.strip()), f"{module}.{name.strip()}"
+
+
+@pytest.mark.parametrize(("cores", "workers"), [(1, 1), (2, 2), (4, 4), (64, 4)])
+def test_the_suite_on_every_core_starts_a_worker_per_core_up_to_four(monkeypatch, cores, workers):
+    """``pytest -n auto`` (the README's test command): one worker per core it may run on, at most 4."""
+    from tests.conftest import MAX_WORKERS, pytest_xdist_auto_num_workers
+
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    assert MAX_WORKERS == 4 and pytest_xdist_auto_num_workers(None) == workers
+
+
+def test_ci_runs_the_readme_test_command_and_pytest_xdist_is_in_the_dev_extra():
+    run = (ROOT / ".ci/run").read_text()
+    assert 'python -m pip install -q -e ".[dev]" && python -m pytest -n auto\n' in run
+    assert any(
+        dependency.startswith("pytest-xdist")
+        for dependency in PYPROJECT["project"]["optional-dependencies"]["dev"]
+    )

@@ -58,7 +58,10 @@ def test_readme_reads_in_five_minutes_and_its_links_resolve():
     assert len(text.splitlines()) <= 250
     targets = re.findall(r"\]\((?!https?://)([^)#\s]+)", text)
     assert targets and [t for t in targets if not (ROOT / t).exists()] == []
-    for extra, command in (("experiments", "python -m experiments.tournament"), ("dev", "python -m pytest")):
+    for extra, command in (
+        ("experiments", "python -m experiments.tournament"),
+        ("dev", "python -m pytest -n auto"),
+    ):
         assert f'python -m pip install -e ".[{extra}]" && {command}\n' in text
 
 
