@@ -143,6 +143,9 @@ class BeliefAgent(GameByGameAgent):
         hazard_unrefuted: ``"evidence"``: the same, per suggestion of its that nobody could refute.
         suggest_first: Make a risk accusation at the end of its turn, after its suggestion's
             answer, rather than at the start (where accusations are allowed from anywhere).
+        ignore_naive: Leave out of the risk rule the naive opponents: those that have repeated a
+            suggestion somebody had refuted, or named a suspect or weapon the agent had shown them
+            (players who keep no notes of what they are shown; reasoning players do neither).
     """
 
     name = "belief"
@@ -160,6 +163,7 @@ class BeliefAgent(GameByGameAgent):
         hazard_per_answer: float = 0.02,
         hazard_unrefuted: float = 0.1,
         suggest_first: bool = False,
+        ignore_naive: bool = False,
     ) -> None:
         super().__init__(seed)
         if (
@@ -190,6 +194,7 @@ class BeliefAgent(GameByGameAgent):
         self.hazard_per_answer = hazard_per_answer
         self.hazard_unrefuted = hazard_unrefuted
         self.suggest_first = bool(suggest_first)
+        self.ignore_naive = bool(ignore_naive)
 
     # -- knowledge ---------------------------------------------------------------
 
@@ -208,6 +213,15 @@ class BeliefAgent(GameByGameAgent):
         self.answers = np.zeros((B, P), dtype=np.int64)  # each player's suggestions that somebody refuted
         self.unrefuted = np.zeros((B, P), dtype=np.int64)  # ... that nobody could refute
         self.out = np.zeros((B, P), dtype=bool)  # accused wrongly
+        # Naive players: they repeated a refuted suggestion or named a suspect or weapon I had shown them.
+        # refuted[b, j, suspect, weapon card, room]: j's suggestions that somebody refuted; asking[b]: the
+        # suggestion being answered (suggester, suspect, weapon card, room).
+        self.naive = np.zeros((B, P), dtype=bool)
+        self.first_room = config.cards.num_suspects + config.cards.num_weapons
+        self.refuted = np.zeros(
+            (B, P, config.cards.num_suspects, self.first_room, config.cards.num_rooms), bool
+        )
+        self.asking = np.zeros((B, 4), dtype=np.int64)
         self._cache: list[tuple[Posterior, dict] | None] = [None] * B
 
     def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
@@ -216,12 +230,21 @@ class BeliefAgent(GameByGameAgent):
             self.beliefs[game] = None
             self.makers[game] = RecordMaker(self.setup, int(self.seats[game]))
             self._cache[game] = None
-        for notes in (self.shown_to, self.turns_taken, self.answers, self.unrefuted, self.out):
+        for notes in (
+            self.shown_to,
+            self.turns_taken,
+            self.answers,
+            self.unrefuted,
+            self.out,
+            self.naive,
+            self.refuted,
+        ):
             notes[games] = 0
 
     def state_dict(self) -> dict[str, Any]:
         """Its records of each game (the posteriors are counted again from them), half-built records,
-        the cards it showed, the opponents' turns, answers and unrefuted suggestions, and who is out."""
+        the cards it showed, the opponents' turns, answers and unrefuted suggestions, who is out and who
+        named a card it had been shown."""
         return {
             **super().state_dict(),
             "records": [None if b is None else [plain_record(r) for r in b.records] for b in self.beliefs],
@@ -231,6 +254,9 @@ class BeliefAgent(GameByGameAgent):
             "answers": self.answers.copy(),
             "unrefuted": self.unrefuted.copy(),
             "out": self.out.copy(),
+            "naive": self.naive.copy(),
+            "refuted": self.refuted.copy(),
+            "asking": self.asking.copy(),
         }
 
     def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
@@ -247,6 +273,9 @@ class BeliefAgent(GameByGameAgent):
         self.answers[...] = state["answers"]
         self.unrefuted[...] = state["unrefuted"]
         self.out[...] = state["out"]
+        self.naive[...] = state["naive"]
+        self.refuted[...] = state["refuted"]
+        self.asking[...] = state["asking"]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
         kind = events[:, :, ev.KIND]
@@ -257,8 +286,24 @@ class BeliefAgent(GameByGameAgent):
                     self.beliefs[game] = Beliefs(self.setup, int(self.seats[game]), [record])
                 else:
                     self.beliefs[game].add(record)
-        game, row = np.nonzero((kind == ev.SHOW) & (events[:, :, ev.PLAYER] == self.seats[:, None]))
-        self.shown_to[game, events[game, row, ev.SUGGESTER], events[game, row, ev.CARD]] = True
+        # Suggestions and shows in the order they came (a show may answer a suggestion of an earlier
+        # step): who repeats a suggestion already refuted, or names a suspect or weapon the agent had
+        # shown it (the room is where it stands), is naive; the cards the agent showed to each player.
+        for game, row in zip(*np.nonzero((kind == ev.SUGGEST) | (kind == ev.SHOW)), strict=True):
+            event = events[game, row]
+            if event[ev.KIND] == ev.SUGGEST:
+                player, suspect, weapon, room = event[[ev.PLAYER, ev.SUSPECT, ev.WEAPON_CARD, ev.ROOM_CARD]]
+                self.naive[game, player] |= bool(
+                    self.refuted[game, player, suspect, weapon, room - self.first_room]
+                    or self.shown_to[game, player, suspect]
+                    or self.shown_to[game, player, weapon]
+                )
+                self.asking[game] = player, suspect, weapon, room - self.first_room
+            else:
+                player, suspect, weapon, room = self.asking[game]
+                self.refuted[game, player, suspect, weapon, room] = True
+                if event[ev.PLAYER] == self.seats[game]:
+                    self.shown_to[game, player, event[ev.CARD]] = True
         # The opponents' progress, as far as the risk rule reads it: their turns, the answers they
         # received, their suggestions nobody refuted, and who is out.
         game, row = np.nonzero(kind == ev.TURN)
@@ -384,6 +429,8 @@ class BeliefAgent(GameByGameAgent):
         others = np.ones(self.config.num_players, dtype=bool)
         others[self.seats[game]] = False
         others &= ~self.out[game]
+        if self.ignore_naive:
+            others &= ~self.naive[game]
         if self.risk_model == "sat_hazard":
             ahead = self.turns_taken[game, others][:, None] + np.arange(turns)[None, :]  # [opponents, T]
             hazards = hazard(self.config.num_players, ahead)

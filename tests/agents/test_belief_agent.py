@@ -107,6 +107,50 @@ def test_it_counts_the_answers_and_unrefuted_suggestions_of_each_player_from_the
     assert final["unrefuted"].tolist() == seen["alone"]
 
 
+def test_players_who_repeat_a_refuted_suggestion_or_name_a_card_they_were_shown_are_spotted() -> None:
+    """``naive``: an opponent repeated a suggestion somebody had refuted, or named a suspect or weapon
+    the agent had shown it on an earlier step (both checked against the events by hand). Random
+    players do it in some games; SAT agents, who keep notes, never."""
+
+    class Spotting(BeliefAgent):
+        def observe(self, state, events):
+            for row in events[0, : int((events[0, :, 0] >= 0).sum())]:
+                if row[0] == ev.SUGGEST:
+                    player, triple = int(row[ev.PLAYER]), tuple(int(c) for c in row[2:5])
+                    if triple in refuted[player] or set(triple[:2]) & shown[player]:
+                        expected[player] = True
+                    asking[:] = [player, triple]
+                elif row[0] == ev.SHOW:
+                    refuted[asking[0]].add(asking[1])
+                    if row[ev.PLAYER] == self.seats[0]:
+                        shown[asking[0]].add(int(row[ev.CARD]))
+            super().observe(state, events)
+            flagged.append(self.naive[0].copy())
+
+    spotted = {}
+    for field, options in (("random", {"accuse": "never"}), ("sat", {})):
+        spotted[field] = 0
+        for seed in range(16):
+            shown, refuted, asking = [set() for _ in range(4)], [set() for _ in range(4)], [None, None]
+            expected, flagged = [False] * 4, []
+            agents = [Spotting(seed=0)] + [make_agent(field, seed=k, **options) for k in range(1, 4)]
+            play_batch(CLASSIC.replace(max_turns=100), agents, np.array([seed]))
+            assert flagged[-1].tolist() == expected
+            spotted[field] += sum(expected)
+    assert spotted["random"] >= 4 and spotted["sat"] == 0  # 7 of 48 random players when written
+
+
+def test_with_ignore_naive_the_risk_rule_does_not_fear_naive_opponents() -> None:
+    for ignore_naive in (False, True):
+        agent = BeliefAgent(seed=0, ignore_naive=ignore_naive)
+        agent.reset(CLASSIC, np.zeros(1, dtype=np.int64))
+        agent.answers[0] = 12
+        agent.naive[0, 1:] = True
+        assert (agent.waiting_value(0, 0.0) == 1.0) == ignore_naive  # the control still fears them
+        agent.naive[0, 2] = False  # one opponent keeps its notes: it counts again
+        assert agent.waiting_value(0, 0.0) < 1.0
+
+
 class Checked(BeliefAgent):
     """The belief agent, with every action it takes checked against the legal mask."""
 
