@@ -80,6 +80,13 @@ When to accuse: a decision under risk (``risk_accusations=True``)
     without either on the same games) and 27.9% against three default belief
     agents, but lost 9 points against players who never accuse, whose answers
     the hazards read as progress (``docs/results/2026-12-04-suggest-first``).
+    ``ignore_naive=True`` (off by default) leaves out of the rule the *naive*
+    opponents (``naive``): those that repeated a suggestion somebody had
+    refuted, or named a suspect or weapon the agent had shown them, which
+    players who keep notes never do. With the options above it won 94.8% of
+    2,000 games against players who never accuse (+5.4 points), and the same
+    games against SAT and notepad agents, whom it never flagged
+    (``docs/results/2026-12-05-ignore-naive``).
 
     On the last turn before ``max_turns`` it accuses the most likely triple
     whatever its probability. Without the risk rule it accuses only when the
