@@ -250,8 +250,8 @@ class BeliefAgent(GameByGameAgent):
 
     def state_dict(self) -> dict[str, Any]:
         """Its records of each game (the posteriors are counted again from them), half-built records,
-        the cards it showed, the opponents' turns, answers and unrefuted suggestions, who is out and who
-        named a card it had been shown."""
+        the cards it showed, the opponents' turns, answers and unrefuted suggestions, who is out, and what
+        ``naive`` reads (the refuted suggestions, the one being answered, the flags)."""
         return {
             **super().state_dict(),
             "records": [None if b is None else [plain_record(r) for r in b.records] for b in self.beliefs],
@@ -280,9 +280,10 @@ class BeliefAgent(GameByGameAgent):
         self.answers[...] = state["answers"]
         self.unrefuted[...] = state["unrefuted"]
         self.out[...] = state["out"]
-        self.naive[...] = state["naive"]
-        self.refuted[...] = state["refuted"]
-        self.asking[...] = state["asking"]
+        if "naive" in state:  # else saved before ignore_naive: no flags, read from the next events on
+            self.naive[...] = state["naive"]
+            self.refuted[...] = state["refuted"]
+            self.asking[...] = state["asking"]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
         kind = events[:, :, ev.KIND]

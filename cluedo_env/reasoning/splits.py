@@ -150,6 +150,7 @@ _V2_AGENT_OPTIONS = {
         "hazard_per_answer": 0.02,  # read by risk_model "evidence" only
         "hazard_unrefuted": 0.1,
         "suggest_first": False,
+        "ignore_naive": False,
     }
 }
 

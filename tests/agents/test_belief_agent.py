@@ -151,6 +151,24 @@ def test_with_ignore_naive_the_risk_rule_does_not_fear_naive_opponents() -> None
         assert agent.waiting_value(0, 0.0) < 1.0
 
 
+def test_the_naive_flags_are_saved_and_a_state_saved_before_them_still_loads() -> None:
+    agent = BeliefAgent(seed=0, ignore_naive=True)
+    opponents = [make_agent("random", seed=k, accuse="never") for k in range(1, 4)]
+    play_batch(CLASSIC.replace(max_turns=100), [agent, *opponents], np.arange(8))
+    saved = agent.state_dict()
+    assert agent.naive.any() and agent.refuted.any()
+    restored = BeliefAgent(seed=0, ignore_naive=True)
+    restored.reset(CLASSIC, agent.seats)
+    restored.load_state_dict(CLASSIC, saved)
+    for notes in ("naive", "refuted", "asking"):
+        assert np.array_equal(getattr(restored, notes), getattr(agent, notes))
+    older = {key: value for key, value in saved.items() if key not in ("naive", "refuted", "asking")}
+    restored = BeliefAgent(seed=0, ignore_naive=True)
+    restored.reset(CLASSIC, agent.seats)
+    restored.load_state_dict(CLASSIC, older)
+    assert not restored.naive.any() and np.array_equal(restored.shown_to, agent.shown_to)
+
+
 class Checked(BeliefAgent):
     """The belief agent, with every action it takes checked against the legal mask."""
 
