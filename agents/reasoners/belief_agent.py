@@ -112,6 +112,7 @@ from agents.routes import Routes
 from agents.showing import least_revealing
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.inference import Suggestion
 from cluedo_env.inference.beliefs import Beliefs, Posterior
 from cluedo_env.inference.from_events import (
     RECORD_EVENT_KINDS,
@@ -220,15 +221,9 @@ class BeliefAgent(GameByGameAgent):
         self.answers = np.zeros((B, P), dtype=np.int64)  # each player's suggestions that somebody refuted
         self.unrefuted = np.zeros((B, P), dtype=np.int64)  # ... that nobody could refute
         self.out = np.zeros((B, P), dtype=bool)  # accused wrongly
-        # Naive players: they repeated a refuted suggestion or named a suspect or weapon I had shown them.
-        # refuted[b, j, suspect, weapon card, room]: j's suggestions that somebody refuted; asking[b]: the
-        # suggestion being answered (suggester, suspect, weapon card, room).
-        self.naive = np.zeros((B, P), dtype=bool)
-        self.first_room = config.cards.num_suspects + config.cards.num_weapons
-        self.refuted = np.zeros(
-            (B, P, config.cards.num_suspects, self.first_room, config.cards.num_rooms), bool
-        )
-        self.asking = np.zeros((B, 4), dtype=np.int64)
+        self.naive = np.zeros(
+            (B, P), dtype=bool
+        )  # repeated a refuted suggestion, or named a card I showed it
         self._cache: list[tuple[Posterior, dict] | None] = [None] * B
 
     def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
@@ -237,21 +232,13 @@ class BeliefAgent(GameByGameAgent):
             self.beliefs[game] = None
             self.makers[game] = RecordMaker(self.setup, int(self.seats[game]))
             self._cache[game] = None
-        for notes in (
-            self.shown_to,
-            self.turns_taken,
-            self.answers,
-            self.unrefuted,
-            self.out,
-            self.naive,
-            self.refuted,
-        ):
+        for notes in (self.shown_to, self.turns_taken, self.answers, self.unrefuted, self.out, self.naive):
             notes[games] = 0
 
     def state_dict(self) -> dict[str, Any]:
         """Its records of each game (the posteriors are counted again from them), half-built records,
-        the cards it showed, the opponents' turns, answers and unrefuted suggestions, who is out, and what
-        ``naive`` reads (the refuted suggestions, the one being answered, the flags)."""
+        the cards it showed, the opponents' turns, answers and unrefuted suggestions, who is out and who is
+        naive."""
         return {
             **super().state_dict(),
             "records": [None if b is None else [plain_record(r) for r in b.records] for b in self.beliefs],
@@ -262,8 +249,6 @@ class BeliefAgent(GameByGameAgent):
             "unrefuted": self.unrefuted.copy(),
             "out": self.out.copy(),
             "naive": self.naive.copy(),
-            "refuted": self.refuted.copy(),
-            "asking": self.asking.copy(),
         }
 
     def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
@@ -280,38 +265,20 @@ class BeliefAgent(GameByGameAgent):
         self.answers[...] = state["answers"]
         self.unrefuted[...] = state["unrefuted"]
         self.out[...] = state["out"]
-        if "naive" in state:  # else saved before ignore_naive: no flags, read from the next events on
+        if "naive" in state:  # else saved before ignore_naive: no flags, read from the next answers on
             self.naive[...] = state["naive"]
-            self.refuted[...] = state["refuted"]
-            self.asking[...] = state["asking"]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
         kind = events[:, :, ev.KIND]
         for game, row in zip(*np.nonzero(np.isin(kind, RECORD_EVENT_KINDS)), strict=True):
             record = self.makers[game].add(events[game, row])
             if record is not None:
+                if isinstance(record, Suggestion):
+                    self._note_answer(game, record)
                 if self.beliefs[game] is None:
                     self.beliefs[game] = Beliefs(self.setup, int(self.seats[game]), [record])
                 else:
                     self.beliefs[game].add(record)
-        # Suggestions and shows in the order they came (a show may answer a suggestion of an earlier
-        # step): who repeats a suggestion already refuted, or names a suspect or weapon the agent had
-        # shown it (the room is where it stands), is naive; the cards the agent showed to each player.
-        for game, row in zip(*np.nonzero((kind == ev.SUGGEST) | (kind == ev.SHOW)), strict=True):
-            event = events[game, row]
-            if event[ev.KIND] == ev.SUGGEST:
-                player, suspect, weapon, room = event[[ev.PLAYER, ev.SUSPECT, ev.WEAPON_CARD, ev.ROOM_CARD]]
-                self.naive[game, player] |= bool(
-                    self.refuted[game, player, suspect, weapon, room - self.first_room]
-                    or self.shown_to[game, player, suspect]
-                    or self.shown_to[game, player, weapon]
-                )
-                self.asking[game] = player, suspect, weapon, room - self.first_room
-            else:
-                player, suspect, weapon, room = self.asking[game]
-                self.refuted[game, player, suspect, weapon, room] = True
-                if event[ev.PLAYER] == self.seats[game]:
-                    self.shown_to[game, player, event[ev.CARD]] = True
         # The opponents' progress, as far as the risk rule reads it: their turns, the answers they
         # received, their suggestions nobody refuted, and who is out.
         game, row = np.nonzero(kind == ev.TURN)
@@ -322,6 +289,22 @@ class BeliefAgent(GameByGameAgent):
         np.add.at(self.unrefuted, (game, events[game, row, ev.PLAYER]), 1)
         game, row = np.nonzero((kind == ev.ACCUSE) & (events[:, :, ev.CORRECT] == 0))
         self.out[game, events[game, row, ev.PLAYER]] = True
+
+    def _note_answer(self, game: int, record: Suggestion) -> None:
+        """A suggestion answered (before it joins the game's records): its suggester is naive if it had
+        made the same suggestion before and somebody refuted it, or named a suspect or weapon the agent
+        had shown it (the room is where it stands); the card the agent showed, if it did."""
+        player, (suspect, weapon, _room) = record.suggester, record.cards
+        earlier = self.beliefs[game].records if self.beliefs[game] is not None else ()
+        self.naive[game, player] |= bool(self.shown_to[game, player, [suspect, weapon]].any()) or any(
+            isinstance(r, Suggestion)
+            and r.suggester == player
+            and r.cards == record.cards
+            and r.shown_by is not None
+            for r in earlier
+        )
+        if record.shown_by == self.seats[game]:
+            self.shown_to[game, player, record.shown_card] = True
 
     def _beliefs(self, game: int) -> Beliefs:
         if self.beliefs[game] is None:
