@@ -135,6 +135,7 @@ def ppo_rows(cfg: BenchmarkConfig) -> dict:
         "num_players": args.game.num_players,
         "torch_threads": args.torch_threads,
         "update_threads": args.update_threads,
+        "precision": args.precision,
         "warmup_updates": cfg.ppo_warmup_updates,
         "measured_updates": cfg.ppo_updates,
         "overrides": list(cfg.ppo_overrides),
@@ -146,7 +147,8 @@ def show_ppo(cfg: BenchmarkConfig, figure: dict) -> None:
     print(
         f"\nPPO training (configs/train_ppo.yaml: {figure['num_envs']} games x "
         f"{figure['num_steps']} steps, {figure['num_players']} players, "
-        f"torch_threads={figure['torch_threads']}, update_threads={figure['update_threads']}; median of "
+        f"torch_threads={figure['torch_threads']}, update_threads={figure['update_threads']}, "
+        f"precision={figure['precision']}; median of "
         f"{cfg.repeats} runs of {cfg.ppo_warmup_updates} warm-up + {cfg.ppo_updates} measured updates)"
     )
     print(

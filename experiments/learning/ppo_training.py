@@ -29,7 +29,7 @@ from tqdm import tqdm
 from agents.ppo.distributions import structured_kl
 from agents.ppo.games import OUTCOMES, LearnerGames
 from agents.ppo.model import SHIPPED, load_model, model_path, model_record, save_model
-from agents.ppo.network import ActorCritic
+from agents.ppo.network import PRECISIONS, ActorCritic
 from agents.ppo.warm_start import warm_start
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.value_checks import check_all_set
@@ -51,6 +51,10 @@ class TrainConfig(PPOSettings):
 
     update_threads: int | None = MISSING
     """torch.set_num_threads in the updates (null: torch_threads); more threads help only on idle cores"""
+    precision: str = MISSING
+    """the network's arithmetic in the updates: float32, or bfloat16 (``ActorCritic.forward``: the layers under
+    torch.autocast, weights, optimizer, losses and the rollouts float32); bfloat16 is faster only on CPUs with
+    native bfloat16 (AVX-512 BF16, AMX)"""
 
     # Algorithm
     anneal_lr: bool = MISSING
@@ -135,6 +139,8 @@ class TrainConfig(PPOSettings):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         check_pool_sampling(self)
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
         if self.update_threads is not None and self.update_threads < 1:
             raise ValueError(f"update_threads must be >= 1 or null, got {self.update_threads!r}")
         for name in ("snapshot_every", "eval_every", "checkpoint_every", "max_snapshots"):
@@ -341,7 +347,7 @@ def train(
             order = torch.randperm(batch_size, generator=generator)
             for start in range(0, batch_size, minibatch_size):
                 mb = order[start : start + minibatch_size]
-                dist, newvalue = network.policy(b_obs[mb], b_masks[mb], check=False)  # checked in the rollout
+                dist, newvalue = network.policy(b_obs[mb], b_masks[mb], check=False, precision=args.precision)
                 newlogprob = dist.log_prob(b_actions[mb])
                 entropy = dist.entropy()
                 logratio = newlogprob - b_logprobs[mb]

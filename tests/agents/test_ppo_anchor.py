@@ -1,4 +1,5 @@
-"""PPO from a trained policy: the critic learns alone first, and a KL anchor holds the policy near its start."""
+"""PPO from a trained policy: the critic learns alone first, a KL anchor holds the policy near its start, and
+updates in bfloat16 move it as float32 ones do."""
 
 from __future__ import annotations
 
@@ -59,21 +60,39 @@ def test_in_the_critic_warmup_only_the_value_head_learns(tmp_path, start_model, 
     assert bool(moved) == policy_moves, moved
 
 
+def kl(p_network: ActorCritic, q_network: ActorCritic, obs: torch.Tensor, mask: torch.Tensor) -> float:
+    """The mean ``KL(p || q)`` of two networks' policies over the observations."""
+    with torch.no_grad():
+        p, _ = p_network.policy(obs, mask)
+        q, _ = q_network.policy(obs, mask)
+        return float(structured_kl(p.log_probs, q.log_probs, p_network.structure).mean())
+
+
 def test_the_anchor_keeps_the_policy_near_its_start(tmp_path, start_model):
-    config = GAME.to_game_config()
-    obs, mask = playout_batch(config, games=32, steps=20)
+    obs, mask = playout_batch(GAME.to_game_config(), games=32, steps=20)
     start = load_model(start_model)
-
-    def drift(network: ActorCritic) -> float:
-        with torch.no_grad():
-            p, _ = start.policy(obs, mask)
-            q, _ = network.policy(obs, mask)
-            return float(structured_kl(p.log_probs, q.log_probs, start.structure).mean())
-
-    free = drift(trained(tmp_path / "free", start_model, anchor_coef=0.0))
-    anchored = drift(trained(tmp_path / "anchored", start_model, anchor_coef=50.0, anchor_until=1.0))
+    free = kl(start, trained(tmp_path / "free", start_model, anchor_coef=0.0), obs, mask)
+    anchored = kl(
+        start, trained(tmp_path / "anchored", start_model, anchor_coef=50.0, anchor_until=1.0), obs, mask
+    )
     assert free > 0.01  # without the anchor the policy goes somewhere
     assert anchored < free / 3, (anchored, free)
+
+
+def test_updates_in_bfloat16_move_the_policy_where_float32_ones_do(tmp_path, start_model):
+    obs, mask = playout_batch(GAME.to_game_config(), games=32, steps=20)
+    start = load_model(start_model)
+    exact = trained(tmp_path / "float32", start_model)
+    fast = trained(tmp_path / "bfloat16", start_model, precision="bfloat16")
+    other_seed = trained(tmp_path / "seed", start_model, seed=2)
+    moved, apart, seed_apart = (
+        kl(start, exact, obs, mask),
+        kl(exact, fast, obs, mask),
+        kl(exact, other_seed, obs, mask),
+    )
+    assert moved > 0.01
+    # bfloat16 moves it apart from float32 (above 0: it did run), less than another seed does
+    assert 0 < apart < seed_apart / 4, (apart, seed_apart, moved)
 
 
 def test_the_from_imitation_config_is_valid_and_bad_values_are_named():

@@ -184,6 +184,14 @@ def test_resume_refuses_a_change_of_what_the_run_learns(run_dir):
     with pytest.raises(ValueError, match=r"network.hidden \(the run has \[16, 16\], got \[32\]\)"):
         train(tiny(run_dir.parent, resume=str(run_dir), network=NetworkSettings(hidden=[32])),
               resume_overrides=["network.hidden=[32]"])  # fmt: skip
+    # The precision is the run's too: its updates' arithmetic is part of what it learned.
+    with pytest.raises(
+        ValueError, match=r"cannot change precision \(the run has 'float32', got 'bfloat16'\)"
+    ):
+        train(
+            tiny(run_dir.parent, resume=str(run_dir), precision="bfloat16"),
+            resume_overrides=["precision=bfloat16"],
+        )
     # Without a list of overrides (the Python API) every value that differs counts.
     with pytest.raises(ValueError, match=r"cannot change num_envs \(the run has 8, got 16\)"):
         train(tiny(run_dir.parent, resume=str(run_dir), num_envs=16))

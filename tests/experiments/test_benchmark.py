@@ -52,6 +52,7 @@ def test_default_benchmark_config_measures_ppo_at_the_shipped_config(tmp_path):
         "num_steps",
         "torch_threads",
         "update_threads",
+        "precision",
         "num_minibatches",
         "update_epochs",
     ):
