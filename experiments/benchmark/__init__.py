@@ -112,7 +112,7 @@ from experiments.benchmark import (
 )
 from experiments.benchmark.machine import cpus, machine_probe
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.trust import checked_main
+from experiments.common.trust import checked_main, command_settings
 
 SECTIONS = (
     "core",
@@ -164,6 +164,10 @@ class BenchmarkConfig:
             time beside this code's, runs alternating (``experiments.benchmark.baseline``); None:
             this code's alone.
         output: JSON file written (relative to the working directory).
+        trust_files: Take the settings that reach outside the measurements (``outside_settings``: the
+            report's file, a baseline's code, training configs and overrides, agents named by import
+            path) from a config file of a folder of the user's (``--config-dir``) too; read from the
+            command line only (``experiments.common.trust``).
     """
 
     sections: list[str] = field(default_factory=lambda: list(SECTIONS))
@@ -189,6 +193,20 @@ class BenchmarkConfig:
     seed: int = 0
     baseline: str | None = None
     output: str = "benchmark.json"
+    trust_files: bool = False
+
+    def outside_settings(self) -> list[str]:
+        """The settings that reach outside the measurements, which a user's config file may give only if
+        the command line repeats them (``experiments.common.trust.command_settings``): the file the report
+        is written to, the earlier revision or folder whose code ``baseline`` imports and runs, the
+        training config and overrides the ppo and league sections read (an ``init_from`` model file, the
+        opponents), and agent names given by import path (code)."""
+        named_code = [
+            key
+            for key in ("agent_names", "beliefs_lineups")
+            if any(":" in name for name in getattr(self, key))
+        ]
+        return ["output", "baseline", "ppo_overrides", "league_config", "league_overrides", *named_code]
 
 
 ConfigStore.instance().store(name="benchmark_schema", node=BenchmarkConfig)
@@ -253,4 +271,5 @@ def main_with(cfg: BenchmarkConfig) -> dict:
 @hydra.main(config_path=str(CONFIGS), config_name="benchmark", version_base=None)
 def main(cfg: BenchmarkConfig) -> None:
     """``python -m experiments.benchmark`` / ``cluedo-bench``."""
-    main_with(cfg)
+    settings, _ = command_settings(cfg, settings=BenchmarkConfig.outside_settings)
+    main_with(settings)

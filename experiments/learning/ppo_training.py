@@ -347,7 +347,9 @@ def train(
             order = torch.randperm(batch_size, generator=generator)
             for start in range(0, batch_size, minibatch_size):
                 mb = order[start : start + minibatch_size]
-                dist, newvalue = network.policy(b_obs[mb], b_masks[mb], check=False, precision=args.precision)
+                dist, newvalue = network.policy(  # the masks were checked in the rollout
+                    b_obs[mb], b_masks[mb], check=False, precision=args.precision
+                )
                 newlogprob = dist.log_prob(b_actions[mb])
                 entropy = dist.entropy()
                 logratio = newlogprob - b_logprobs[mb]

@@ -298,6 +298,16 @@ SETTINGS = [  # (command, what the file sets, the keys refused)
     ),
     ("train_sb3", {"runs_dir": "ELSEWHERE/runs"}, "runs_dir"),
     ("train_rllib", {"ray_address": "ray://127.0.0.1:1", "resume": "ELSEWHERE/run"}, "resume, ray_address"),
+    # the speed benchmark: the report it writes, and the code a baseline folder holds
+    ("benchmark", {"output": "ELSEWHERE/benchmark.json", "baseline": "ELSEWHERE/old"}, "output, baseline"),
+    (
+        "benchmark",
+        {
+            "ppo_overrides": ["init_from=ELSEWHERE/model.pt"],
+            "agent_names": ["random", "elsewhere.module:Agent"],
+        },
+        "ppo_overrides, agent_names",
+    ),
 ]
 
 
@@ -326,6 +336,15 @@ def test_a_primary_config_of_ones_own_needs_no_confirmation_of_the_commands_defa
     done = command(tmp_path, "tournament", "games_per_lineup=3", "workers=0", "progress=false", "plots=false")
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(list(tmp_path.glob("results/tournament/*/games.jsonl"))) == 1
+
+
+def test_a_benchmark_config_of_ones_own_that_names_no_place_runs(tmp_path):
+    write_config(
+        tmp_path, "benchmark", sections=["agents"], agent_names=["random"], players=[4], agent_games=1
+    )
+    done = command(tmp_path, "benchmark")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads((tmp_path / "benchmark.json").read_text())["agents"][0]["agent"] == "random"
 
 
 def test_a_run_name_cannot_leave_the_runs_folder():
