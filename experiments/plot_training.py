@@ -224,7 +224,7 @@ def compare(
             xlabel=f"agent-steps ({unit})",
             ylabel="win rate",
         )
-        ax.set_xlim(0, 1.06 * last / scale)
+        ax.set_xlim(0, (1.03 + 0.015 * len(runs)) * last / scale)  # room for every run's final diamond
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14))  # below: over no point
     fig.suptitle("Evaluation win rates (bars: 95% Wilson intervals; diamonds: final evaluation)", fontsize=10)
     fig.tight_layout()

@@ -136,6 +136,7 @@ def ppo_rows(cfg: BenchmarkConfig) -> dict:
         "torch_threads": args.torch_threads,
         "update_threads": args.update_threads,
         "precision": args.precision,
+        "compile": args.compile,
         "warmup_updates": cfg.ppo_warmup_updates,
         "measured_updates": cfg.ppo_updates,
         "overrides": list(cfg.ppo_overrides),
@@ -148,7 +149,7 @@ def show_ppo(cfg: BenchmarkConfig, figure: dict) -> None:
         f"\nPPO training (configs/train_ppo.yaml: {figure['num_envs']} games x "
         f"{figure['num_steps']} steps, {figure['num_players']} players, "
         f"torch_threads={figure['torch_threads']}, update_threads={figure['update_threads']}, "
-        f"precision={figure['precision']}; median of "
+        f"precision={figure['precision']}, compile={figure['compile']}; median of "
         f"{cfg.repeats} runs of {cfg.ppo_warmup_updates} warm-up + {cfg.ppo_updates} measured updates)"
     )
     print(

@@ -3,7 +3,7 @@
 ``resume=<checkpoint or run dir>`` continues a run exactly as it would have gone on. The run's
 config comes from the checkpoint; of the command line's other values only those that change how
 the run goes on, not what it learns, are applied (``RESUMABLE``: the budget ``total_timesteps``,
-threads, logging, checkpoints and evaluations); any other changed value stops the resume with a
+threads, compilation, logging, checkpoints and evaluations); any other changed value stops the resume with a
 message. A checkpoint is plain data, but the agents it names are code and options: an agent named
 by import path, or an option that reaches the network or files, is used only if the command line
 names it too (or gives ``trust_files=true``).
@@ -23,13 +23,14 @@ from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import refuse_untrusted_options
 from experiments.learning.checkpoints import load_checkpoint
 
-# What a resume may change: how the run goes on (budget, threads, logging, checkpoints, evaluations),
+# What a resume may change: how the run goes on (budget, threads, compilation, logging, checkpoints, evaluations),
 # never what it learns from (every other field is the checkpoint's).
 RESUMABLE = (
     "total_timesteps",
     "progress",
     "torch_threads",
     "update_threads",
+    "compile",
     "checkpoint_every",
     "keep_checkpoints",
     "eval_every",

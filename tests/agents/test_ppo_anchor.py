@@ -1,5 +1,5 @@
 """PPO from a trained policy: the critic learns alone first, a KL anchor holds the policy near its start, and
-updates in bfloat16 move it as float32 ones do."""
+updates in bfloat16 or compiled move it as float32 eager ones do."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from agents.ppo.model import load_model, save_model  # noqa: E402
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from experiments.common.settings import GameSettings  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
-from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
+from experiments.learning.ppo_training import TrainConfig, cpp_compiler, train, train_config  # noqa: E402
 from tests.agents.test_ppo import playout_batch  # noqa: E402
 
 SMALL_NET = NetworkSettings(hidden=[16, 16], card_hidden=8)
@@ -79,34 +79,40 @@ def test_the_anchor_keeps_the_policy_near_its_start(tmp_path, start_model):
     assert anchored < free / 3, (anchored, free)
 
 
-def test_updates_in_bfloat16_move_the_policy_where_float32_ones_do(tmp_path, start_model):
+@pytest.fixture(scope="module")
+def float32_runs(tmp_path_factory, start_model) -> dict:
+    """Observations to compare policies on, and the start, a float32 run from it and the same run with
+    another seed (the distance two runs of one recipe end apart)."""
+    runs = tmp_path_factory.mktemp("float32_runs")
     obs, mask = playout_batch(GAME.to_game_config(), games=32, steps=20)
-    start = load_model(start_model)
-    exact = trained(tmp_path / "float32", start_model)
+    exact = trained(runs / "float32", start_model)
+    return {
+        "obs": obs,
+        "mask": mask,
+        "start": load_model(start_model),
+        "float32": exact,
+        "seed_apart": kl(exact, trained(runs / "seed", start_model, seed=2), obs, mask),
+    }
+
+
+def test_updates_in_bfloat16_move_the_policy_where_float32_ones_do(tmp_path, start_model, float32_runs):
+    obs, mask, exact = float32_runs["obs"], float32_runs["mask"], float32_runs["float32"]
     fast = trained(tmp_path / "bfloat16", start_model, precision="bfloat16")
-    other_seed = trained(tmp_path / "seed", start_model, seed=2)
-    moved, apart, seed_apart = (
-        kl(start, exact, obs, mask),
-        kl(exact, fast, obs, mask),
-        kl(exact, other_seed, obs, mask),
-    )
+    moved, apart = kl(float32_runs["start"], exact, obs, mask), kl(exact, fast, obs, mask)
     assert moved > 0.01
     # bfloat16 moves it apart from float32 (above 0: it did run), less than another seed does
-    assert 0 < apart < seed_apart / 4, (apart, seed_apart, moved)
+    assert 0 < apart < float32_runs["seed_apart"] / 4, (apart, float32_runs["seed_apart"], moved)
 
 
-def test_the_from_imitation_config_is_valid_and_bad_values_are_named():
-    train_config(config_name="train_ppo_from_imitation").validate()
-    with pytest.raises(ValueError, match=r"anchor_coef=0\.5 needs init_from"):
-        train_config(anchor_coef=0.5).validate()
-    for field, value in (("anchor_coef", -1.0), ("anchor_until", 0.0), ("critic_warmup", -1)):
-        with pytest.raises(ValueError, match="need anchor_coef >= 0"):
-            train_config(**{field: value}).validate()
+@pytest.mark.skipif(cpp_compiler() is None, reason="torch.compile needs a C++ compiler")
+def test_compiled_updates_move_the_policy_where_eager_ones_do(tmp_path, start_model, float32_runs):
+    obs, mask, exact = float32_runs["obs"], float32_runs["mask"], float32_runs["float32"]
+    compiled = trained(tmp_path / "compiled", start_model, compile=True)
+    assert kl(exact, compiled, obs, mask) < float32_runs["seed_apart"] / 20
 
 
-def test_the_shipped_config_starts_from_the_imitation_policy():
-    args = train_config(config_name="train_ppo_from_imitation")
-    imitation = load_model(args.init_from)
-    assert imitation.settings == args.network and imitation.game == args.game.to_game_config()
-    assert args.anchor_coef > 0 and args.critic_warmup > 0
-    assert {o.name for o in args.opponents} >= {"sat", "belief"}
+def test_compile_without_a_cpp_compiler_is_refused_by_name(monkeypatch):
+    monkeypatch.setenv("CXX", "no-such-compiler-here")
+    with pytest.raises(ValueError, match=r"compile=true needs a C\+\+ compiler .* found none"):
+        train_config(compile=True).validate()
+    train_config(compile=False).validate()  # the default needs none

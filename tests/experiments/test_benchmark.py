@@ -53,6 +53,7 @@ def test_default_benchmark_config_measures_ppo_at_the_shipped_config(tmp_path):
         "torch_threads",
         "update_threads",
         "precision",
+        "compile",
         "num_minibatches",
         "update_epochs",
     ):
