@@ -31,6 +31,7 @@ from agents.ppo.games import OpponentKind
 from agents.ppo.model import check_weights
 from agents.ppo.network import ActorCritic
 from agents.registry import make_agent
+from experiments.common.value_checks import ConfigError
 
 if TYPE_CHECKING:
     from torch.utils.tensorboard import SummaryWriter
@@ -61,29 +62,29 @@ class OpponentSettings:
 
 
 def check_pool_sampling(args: Any) -> None:
-    """Raise ``ValueError`` naming a bad ``pool_sampling`` or ``pfsp_*`` value of the run's config ``args``."""
+    """Raise ``ConfigError`` (a ``ValueError``) naming a bad ``pool_sampling`` or ``pfsp_*`` value of the run's config ``args``."""
     if args.pool_sampling not in POOL_SAMPLING:
-        raise ValueError(f"pool_sampling must be one of {list(POOL_SAMPLING)}, got {args.pool_sampling!r}")
+        raise ConfigError(f"pool_sampling must be one of {list(POOL_SAMPLING)}, got {args.pool_sampling!r}")
     if not args.pfsp_power >= 0 or not 0 <= args.pfsp_floor <= 1 or not 0 <= args.pfsp_decay <= 1:
-        raise ValueError(
+        raise ConfigError(
             "need pfsp_power >= 0, 0 <= pfsp_floor <= 1 and 0 <= pfsp_decay <= 1, got "
             f"{args.pfsp_power!r}, {args.pfsp_floor!r}, {args.pfsp_decay!r}"
         )
 
 
 def check_opponents(args: Any) -> None:
-    """Raise ``ValueError`` naming a bad kind of ``args.opponents`` or ``args.eval_opponents``: labels
+    """Raise ``ConfigError`` (a ``ValueError``) naming a bad kind of ``args.opponents`` or ``args.eval_opponents``: labels
     not distinct or taken by snapshots, a weight or window out of range, an unknown agent or option, or
     no kind in the pool from the start."""
     labels = [o.display for o in args.opponents]
     if len(set(labels)) != len(labels) or any(label.startswith("snapshot") for label in labels):
-        raise ValueError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
+        raise ConfigError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
     for o in [*args.opponents, *args.eval_opponents]:
         if o.weight < 0 or not 0.0 <= o.start <= o.stop <= 1.0:
-            raise ValueError(f"opponent {o.display}: need weight >= 0 and 0 <= start <= stop <= 1, got {o}")
+            raise ConfigError(f"opponent {o.display}: need weight >= 0 and 0 <= start <= stop <= 1, got {o}")
         make_agent(o.name, seed=0, **o.options)  # an unknown agent or option fails here
     if not any(o.start == 0.0 and o.weight > 0 for o in args.opponents):
-        raise ValueError("opponents: at least one kind needs start: 0 and a positive weight")
+        raise ConfigError("opponents: at least one kind needs start: 0 and a positive weight")
 
 
 def snapshot_network(

@@ -34,7 +34,7 @@ from agents.ppo.model import SHIPPED, load_model, model_path, model_record, save
 from agents.ppo.network import PRECISIONS, ActorCritic
 from agents.ppo.warm_start import warm_start
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.value_checks import check_all_set
+from experiments.common.value_checks import ConfigError, check_all_set
 from experiments.learning.advantages import Rollout, compute_gae
 from experiments.learning.checkpoints import restore_run, save_checkpoint, to_tensors
 from experiments.learning.evaluation import evaluate, final_evaluation
@@ -138,45 +138,45 @@ class TrainConfig(PPOSettings):
         return self.total_timesteps // (self.num_envs * self.num_steps)
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
+        """Raise ``ConfigError`` (a ``ValueError``) naming a bad field, its value and what is accepted."""
         self.check_run()
         for name in ("num_envs", "num_steps", "num_minibatches", "update_epochs", "eval_games"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         check_pool_sampling(self)
         if self.compile and cpp_compiler() is None:
-            raise ValueError(
+            raise ConfigError(
                 "compile=true needs a C++ compiler for torch.compile (the CXX variable, or c++, g++ or clang++ on "
                 "the PATH); found none: install one (Debian: apt install g++) or set compile=false"
             )
         if self.precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
+            raise ConfigError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
         if self.update_threads is not None and self.update_threads < 1:
-            raise ValueError(f"update_threads must be >= 1 or null, got {self.update_threads!r}")
+            raise ConfigError(f"update_threads must be >= 1 or null, got {self.update_threads!r}")
         for name in ("snapshot_every", "eval_every", "checkpoint_every", "max_snapshots"):
             if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if self.init_from is not None and not model_path(self.init_from).is_file():
             shipped = sorted(path.name for path in SHIPPED.glob("*.pt"))
-            raise ValueError(
+            raise ConfigError(
                 f"init_from must be a model file or one of the shipped models {shipped}, got {self.init_from!r}"
             )
         if self.num_updates < 1:
-            raise ValueError(
+            raise ConfigError(
                 f"total_timesteps must be at least num_envs * num_steps = {self.num_envs * self.num_steps}, "
                 f"got {self.total_timesteps}"
             )
         if self.anchor_coef < 0 or not 0 < self.anchor_until <= 1 or self.critic_warmup < 0:
-            raise ValueError(
+            raise ConfigError(
                 "need anchor_coef >= 0, 0 < anchor_until <= 1 and critic_warmup >= 0, got "
                 f"{self.anchor_coef!r}, {self.anchor_until!r}, {self.critic_warmup!r}"
             )
         if self.anchor_coef and self.init_from is None:
-            raise ValueError(
+            raise ConfigError(
                 f"anchor_coef={self.anchor_coef!r} needs init_from (the policy to stay near), got None"
             )
         if self.keep_checkpoints < 1:
-            raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints!r}")
+            raise ConfigError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints!r}")
         check_opponents(self)
 
 

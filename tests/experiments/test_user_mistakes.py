@@ -38,6 +38,25 @@ def test_the_reasoning_bench_refuses_a_bad_value_in_one_line(tmp_path, args, sai
     assert written == []  # nothing but hydra's record of the run
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["num_envs=0"], "num_envs must be >= 1, got 0"),
+        (["precision=half"], "precision must be one of ('float32', 'bfloat16'), got 'half'"),
+        (["pool_sampling=best"], "pool_sampling must be one of ['weights', 'pfsp'], got 'best'"),
+    ],
+)
+def test_ppo_training_refuses_a_bad_value_in_one_line(tmp_path, args, said):
+    done = command(
+        tmp_path, "experiments.train_ppo", *args, f"runs_dir={tmp_path / 'runs'}", "progress=false"
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0] == f"config error: {said}"
+    assert not (tmp_path / "runs").exists()
+
+
 def test_play_refuses_an_agent_that_cannot_play_the_rules_before_any_game(tmp_path):
     done = command(tmp_path, "experiments.play", "--agents", "sat,ppo,notepad", "--games", "1")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
