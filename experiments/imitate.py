@@ -61,7 +61,7 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import check_all_set, exit_on_config_error
+from experiments.common.value_checks import ConfigError, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import evaluate, with_intervals
 from experiments.learning.league import OpponentSettings
 from experiments.learning.run_settings import RunSettings
@@ -101,26 +101,26 @@ class ImitateConfig(RunSettings):
     """evaluate the most likely action (as the imitation fits the teacher's choice) instead of sampling"""
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming a bad field, its value and what is accepted."""
+        """Raise ``ConfigError`` (a ``ValueError``) naming a bad field, its value and what is accepted."""
         self.check_run()
         for name in ("games", "batch", "workers", "epochs", "minibatch"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         if not 0 <= self.holdout < 1:
-            raise ValueError(f"holdout must be in [0, 1), got {self.holdout!r}")
+            raise ConfigError(f"holdout must be in [0, 1), got {self.holdout!r}")
         if self.targets not in TARGETS:
-            raise ValueError(f"targets must be one of {TARGETS}, got {self.targets!r}")
+            raise ConfigError(f"targets must be one of {TARGETS}, got {self.targets!r}")
         if self.targets == "visits" and not (
             self.teacher.name in AGENTS
             and issubclass(load_named(AGENTS[self.teacher.name], "the teacher"), ISMCTSAgent)
         ):
-            raise ValueError(
+            raise ConfigError(
                 f"targets=visits needs a searching teacher (ismcts, determinize), got teacher {self.teacher.name!r}"
             )
         if not self.opponents:
-            raise ValueError("opponents must name at least one kind of agent")
+            raise ConfigError("opponents must name at least one kind of agent")
         if self.init_from is not None and not model_path(self.init_from).is_file():
-            raise ValueError(
+            raise ConfigError(
                 f"init_from must be a model file or a shipped model's name, got {self.init_from!r}"
             )
 

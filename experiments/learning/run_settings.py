@@ -18,7 +18,7 @@ from omegaconf import MISSING
 
 from agents.ppo.wiring import NetworkSettings
 from experiments.common.settings import MAX_SEED, GameSettings
-from experiments.common.value_checks import check_run_name
+from experiments.common.value_checks import ConfigError, check_run_name
 
 __all__ = ["PPOSettings", "RunSettings"]
 
@@ -50,16 +50,16 @@ class RunSettings:
     the command line only, never saved; ``experiments.common.trust.refuse_untrusted_options``)"""
 
     def check_run(self) -> None:
-        """Raise ``ValueError`` naming a bad shared field, its value and what is accepted."""
+        """Raise ``ConfigError`` (a ``ValueError``) naming a bad shared field, its value and what is accepted."""
         check_run_name("exp_name", self.exp_name)
         if not 0 <= self.seed <= MAX_SEED:
-            raise ValueError(
+            raise ConfigError(
                 f"seed must be an integer in [0, {MAX_SEED}] (deal seeds derive from it), got {self.seed!r}"
             )
         if self.torch_threads < 1:
-            raise ValueError(f"torch_threads must be >= 1, got {self.torch_threads!r}")
+            raise ConfigError(f"torch_threads must be >= 1, got {self.torch_threads!r}")
         if self.final_eval_games < 0:
-            raise ValueError(f"final_eval_games must be >= 0, got {self.final_eval_games!r}")
+            raise ConfigError(f"final_eval_games must be >= 0, got {self.final_eval_games!r}")
 
 
 @dataclass

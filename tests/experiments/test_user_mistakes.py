@@ -44,12 +44,13 @@ def test_the_reasoning_bench_refuses_a_bad_value_in_one_line(tmp_path, args, sai
         (["num_envs=0"], "num_envs must be >= 1, got 0"),
         (["precision=half"], "precision must be one of ('float32', 'bfloat16'), got 'half'"),
         (["pool_sampling=best"], "pool_sampling must be one of ['weights', 'pfsp'], got 'best'"),
+        (["torch_threads=0"], "torch_threads must be >= 1, got 0"),
+        (["holdout=1.5"], "holdout must be in [0, 1), got 1.5"),
     ],
 )
-def test_ppo_training_refuses_a_bad_value_in_one_line(tmp_path, args, said):
-    done = command(
-        tmp_path, "experiments.train_ppo", *args, f"runs_dir={tmp_path / 'runs'}", "progress=false"
-    )
+def test_training_refuses_a_bad_value_in_one_line(tmp_path, args, said):
+    module = "experiments.imitate" if args[0].startswith("holdout") else "experiments.train_ppo"
+    done = command(tmp_path, module, *args, f"runs_dir={tmp_path / 'runs'}", "progress=false")
     assert done.returncode == 2, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
