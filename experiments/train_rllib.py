@@ -102,7 +102,7 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import check_all_set
+from experiments.common.value_checks import ConfigError, check_all_set
 from experiments.learning.evaluation import append_evaluation, evaluate, win_rate_line
 from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import PPOSettings
@@ -184,13 +184,13 @@ class RLlibConfig(PPOSettings):
     def __post_init__(self) -> None:
         check_all_set(self, 'train_config(overrides, config_name="train_rllib", **values)')
         if self.policies not in POLICIES:
-            raise ValueError(f"policies must be one of {POLICIES}, got {self.policies!r}")
+            raise ConfigError(f"policies must be one of {POLICIES}, got {self.policies!r}")
         if self.snapshot_every and (self.opponent is not None or self.policies != "shared"):
-            raise ValueError(
+            raise ConfigError(
                 "snapshot_every needs self-play with one shared module (opponent=null policies=shared)"
             )
         if not 0.0 <= self.snapshot_share <= 1.0:
-            raise ValueError(f"snapshot_share must be in [0, 1], got {self.snapshot_share!r}")
+            raise ConfigError(f"snapshot_share must be in [0, 1], got {self.snapshot_share!r}")
         for name in (
             "total_timesteps",
             "train_batch_size",
@@ -199,9 +199,9 @@ class RLlibConfig(PPOSettings):
             "num_envs_per_env_runner",
         ):
             if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         if self.num_env_runners < 0 or self.num_learners < 0:
-            raise ValueError("num_env_runners and num_learners must be >= 0")
+            raise ConfigError("num_env_runners and num_learners must be >= 0")
 
     @property
     def self_play(self) -> bool:

@@ -79,7 +79,7 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import check_all_set
+from experiments.common.value_checks import ConfigError, check_all_set
 from experiments.learning.evaluation import append_evaluation, play_against, win_rate_line
 from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import PPOSettings
@@ -106,6 +106,12 @@ class SB3Config(PPOSettings):
     eval_every: int = MISSING
     """agent-steps between evaluations (0: only the final one)"""
     eval_opponents: list[AgentSpec] = MISSING
+
+    def validate(self) -> None:
+        """Raise ``ConfigError`` (a ``ValueError``) naming a bad field: the shared ones (``check_run``), ``policy``."""
+        self.check_run()
+        if self.policy not in POLICIES:
+            raise ConfigError(f"policy must be one of {sorted(POLICIES)}, got {self.policy!r}")
 
 
 ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)
@@ -223,8 +229,7 @@ class AgentStepBudget(BaseCallback):
 def train(cfg: SB3Config) -> Path:
     """Train, evaluate and save as the module docstring says; returns the run folder."""
     check_all_set(cfg, 'train_config(overrides, config_name="train_sb3", **values)')
-    if cfg.policy not in POLICIES:
-        raise ValueError(f"policy must be one of {sorted(POLICIES)}, got {cfg.policy!r}")
+    cfg.validate()
     torch.set_num_threads(cfg.torch_threads)
     game = cfg.game.to_game_config()
     P = game.num_players
@@ -280,7 +285,7 @@ def train(cfg: SB3Config) -> Path:
 @checked_main
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
-    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"], check=SB3Config.check_run)
+    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"], check=SB3Config.validate)
     train(args)
 
 

@@ -241,7 +241,8 @@ def command_settings(
     from hydra.core.hydra_config import HydraConfig
 
     hydra_config = HydraConfig.get()
-    args = OmegaConf.to_object(cfg)
+    with exit_on_config_error():  # a settings class's own checks (``__post_init__``), in one line too
+        args = OmegaConf.to_object(cfg)
     args.trust_files = trusted_by_command_line(cfg, hydra_config)
     with (
         exit_on_config_error()

@@ -38,19 +38,25 @@ def test_the_reasoning_bench_refuses_a_bad_value_in_one_line(tmp_path, args, sai
     assert written == []  # nothing but hydra's record of the run
 
 
+TRAINING_MISTAKES = [  # (command, what is given, what it says)
+    ("train_ppo", "num_envs=0", "num_envs must be >= 1, got 0"),
+    ("train_ppo", "precision=half", "precision must be one of ('float32', 'bfloat16'), got 'half'"),
+    ("train_ppo", "pool_sampling=best", "pool_sampling must be one of ['weights', 'pfsp'], got 'best'"),
+    ("train_ppo", "torch_threads=0", "torch_threads must be >= 1, got 0"),
+    ("imitate", "holdout=1.5", "holdout must be in [0, 1), got 1.5"),
+    ("train_sb3", "policy=nosuch", "policy must be one of ['MultiInputPolicy', 'card'], got 'nosuch'"),
+    ("train_rllib", "policies=nosuch", "policies must be one of ('shared', 'per_seat'), got 'nosuch'"),
+]
+
+
 @pytest.mark.parametrize(
-    ("args", "said"),
-    [
-        (["num_envs=0"], "num_envs must be >= 1, got 0"),
-        (["precision=half"], "precision must be one of ('float32', 'bfloat16'), got 'half'"),
-        (["pool_sampling=best"], "pool_sampling must be one of ['weights', 'pfsp'], got 'best'"),
-        (["torch_threads=0"], "torch_threads must be >= 1, got 0"),
-        (["holdout=1.5"], "holdout must be in [0, 1), got 1.5"),
-    ],
+    ("module", "given", "said"), TRAINING_MISTAKES, ids=[m[1] for m in TRAINING_MISTAKES]
 )
-def test_training_refuses_a_bad_value_in_one_line(tmp_path, args, said):
-    module = "experiments.imitate" if args[0].startswith("holdout") else "experiments.train_ppo"
-    done = command(tmp_path, module, *args, f"runs_dir={tmp_path / 'runs'}", "progress=false")
+def test_training_refuses_a_bad_value_in_one_line(tmp_path, module, given, said):
+    pytest.importorskip({"train_sb3": "sb3_contrib", "train_rllib": "ray.rllib"}.get(module, "torch"))
+    done = command(
+        tmp_path, f"experiments.{module}", given, f"runs_dir={tmp_path / 'runs'}", "progress=false"
+    )
     assert done.returncode == 2, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
