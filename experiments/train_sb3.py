@@ -79,7 +79,7 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import ConfigError, check_all_set
+from experiments.common.value_checks import ConfigError, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import append_evaluation, play_against, win_rate_line
 from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import PPOSettings
@@ -285,8 +285,9 @@ def train(cfg: SB3Config) -> Path:
 @checked_main
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
-    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"], check=SB3Config.validate)
-    train(args)
+    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"])
+    with exit_on_config_error():  # train() validates first, before anything is built or written
+        train(args)
 
 
 if __name__ == "__main__":

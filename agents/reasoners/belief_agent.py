@@ -221,9 +221,8 @@ class BeliefAgent(GameByGameAgent):
         self.answers = np.zeros((B, P), dtype=np.int64)  # each player's suggestions that somebody refuted
         self.unrefuted = np.zeros((B, P), dtype=np.int64)  # ... that nobody could refute
         self.out = np.zeros((B, P), dtype=bool)  # accused wrongly
-        self.naive = np.zeros(
-            (B, P), dtype=bool
-        )  # repeated a refuted suggestion, or named a card I showed it
+        # repeated a refuted suggestion, or named a suspect or weapon it was shown by me
+        self.naive = np.zeros((B, P), dtype=bool)
         self._cache: list[tuple[Posterior, dict] | None] = [None] * B
 
     def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:

@@ -79,6 +79,23 @@ def test_the_anchor_keeps_the_policy_near_its_start(tmp_path, start_model):
     assert anchored < free / 3, (anchored, free)
 
 
+def test_the_from_imitation_config_is_valid_and_bad_values_are_named():
+    train_config(config_name="train_ppo_from_imitation").validate()
+    with pytest.raises(ValueError, match=r"anchor_coef=0\.5 needs init_from"):
+        train_config(anchor_coef=0.5).validate()
+    for field, value in (("anchor_coef", -1.0), ("anchor_until", 0.0), ("critic_warmup", -1)):
+        with pytest.raises(ValueError, match="need anchor_coef >= 0"):
+            train_config(**{field: value}).validate()
+
+
+def test_the_shipped_config_starts_from_the_imitation_policy():
+    args = train_config(config_name="train_ppo_from_imitation")
+    imitation = load_model(args.init_from)
+    assert imitation.settings == args.network and imitation.game == args.game.to_game_config()
+    assert args.anchor_coef > 0 and args.critic_warmup > 0
+    assert {o.name for o in args.opponents} >= {"sat", "belief"}
+
+
 @pytest.fixture(scope="module")
 def float32_runs(tmp_path_factory, start_model) -> dict:
     """Observations to compare policies on, and the start, a float32 run from it and the same run with
