@@ -38,7 +38,7 @@ import numpy as np
 from hydra.core.config_store import ConfigStore
 from tqdm import tqdm
 
-from agents.llm.errors import ChatUnreachable
+from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import SOLVERS, load_solver
 from cluedo_env.reasoning.ladder import LABELS
@@ -70,9 +70,10 @@ class ReasoningBenchConfig:
             ``agents.llm.solver.LLMSolver``), used when ``solver=llm``.
         version: Benchmark version (``v2``; ``v1`` stays available).
         split: ``dev`` or ``test``.
-        limit: Score only the first ``limit`` tasks (None: all).
+        limit: Score a sample of ``limit`` tasks with the split's mix of tiers, drawn with ``seed``
+            (``cluedo_env.reasoning.splits.sample_tasks``; None: all).
         resamples: Bootstrap resamples.
-        seed: Bootstrap seed.
+        seed: Seed of the sample (``limit``) and of the bootstrap.
         cache: Folder where splits not shipped are generated.
         output_dir: Reports go to ``<output_dir>/<solver>/``.
         leaderboard: JSON Lines file one result line is appended to.
@@ -125,6 +126,7 @@ ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchC
 
 
 MIN_TASKS_FOR_INTERVAL = 10  # a group of fewer tasks shows its value without an interval
+ERROR_CHARS = 500  # of a solver's error kept in its task's line of the scores file
 
 
 def _cell(metric: dict[str, float], tasks: int) -> str:
@@ -264,29 +266,33 @@ def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[s
 
 def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:
     """One task's line of the scores file: its score, seconds, and what the solver counted and
-    kept (``counts``, ``transcripts``) for it. A solver that raises is scored as an empty answer."""
+    kept (``counts``, ``transcripts``) for it.
+
+    A solver that raises is scored as an empty answer, its error kept in the line (``error``), except
+    where the endpoint failed for good (``ChatError`` other than ``ChatReplyError``: nothing answers,
+    an HTTP error such as a wrong model name, the retries spent): that is raised, the task is not
+    written, and a resumed run asks it again. A server that answers but misbehaves
+    (``ChatReplyError``) is the solver's failure on that task, as it is a player's in a tournament."""
     before = dict(getattr(solve, "counts", {}))
     kept = len(getattr(solve, "transcripts", []))
     start = time.perf_counter()
+    error = None
     try:
         answer = solve(public_view(task))
-    except ChatUnreachable:  # nothing answers at the endpoint: no task could be scored, stop
-        raise
-    except Exception as error:  # a solver's failure is scored as an empty answer, and reported
-        answer = None
-        failure = f"solver raised {type(error).__name__}"
-    else:
-        failure = None
+    except ChatError as raised:
+        if not isinstance(raised, ChatReplyError):
+            raise
+        answer, error = None, raised
+    except Exception as raised:  # a solver's failure is scored as an empty answer, and reported
+        answer, error = None, raised
     scored = score_answer(task, answer)
-    if failure:
-        scored["problems"] = [failure, *scored["problems"]]
-    return {
-        "id": task["id"],
-        "seconds": time.perf_counter() - start,
-        "scored": scored,
-        "counts": {k: v - before.get(k, 0) for k, v in getattr(solve, "counts", {}).items()},
-        "transcripts": getattr(solve, "transcripts", [])[kept:],
-    }
+    row: dict[str, Any] = {"id": task["id"], "seconds": time.perf_counter() - start, "scored": scored}
+    if error is not None:
+        scored["problems"] = [f"solver raised {type(error).__name__}", *scored["problems"]]
+        row["error"] = str(error)[:ERROR_CHARS]
+    row["counts"] = {k: v - before.get(k, 0) for k, v in getattr(solve, "counts", {}).items()}
+    row["transcripts"] = getattr(solve, "transcripts", [])[kept:]
+    return row
 
 
 def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
@@ -394,6 +400,12 @@ def main(cfg: ReasoningBenchConfig) -> None:
     except (ChatUnreachable, FolderInUse) as error:  # a wrong URL, a server not started, a busy folder
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    except ChatError as error:  # the endpoint failed for good: the tasks scored are kept, a resume goes on
+        print(
+            f"error: {error}\nthe tasks scored so far are kept; the same command again goes on from them",
+            file=sys.stderr,
+        )
+        sys.exit(1)
 
 
 if __name__ == "__main__":

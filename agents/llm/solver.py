@@ -57,6 +57,7 @@ from agents.llm.likelihood import LikelihoodScorer
 from agents.llm.llm_agent import load_prompts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
+from cluedo_env.reasoning.score import ANSWER_KEYS
 from cluedo_env.text import rules_summary
 
 __all__ = ["COUNTS", "LLMSolver", "read_answer", "solver_messages", "task_rules", "task_view"]
@@ -69,18 +70,25 @@ _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 
 def read_answer(reply: str) -> dict[str, Any]:
-    """The answer dict at the end of a reply: the last fenced JSON object, else the last outermost one.
+    """The answer dict at the end of a reply: the last fenced JSON object, else the last outermost one,
+    that holds at least one of the answer's keys (``ANSWER_KEYS``: facts, envelope, probabilities).
+
+    An object that does not decode (cut short, or not JSON) is no answer; neither is a piece of it
+    (the ``probabilities`` of one card, say), so a reply cut at ``max_tokens`` asks again.
 
     Raises:
-        ValueError: the reply holds no JSON object.
+        ValueError: the reply holds no such JSON object.
     """
-    fenced = _FENCED.findall(reply)
-    for candidate in reversed(fenced):
+
+    def answer(value: Any) -> bool:
+        return isinstance(value, dict) and any(key in value for key in ANSWER_KEYS)
+
+    for candidate in reversed(_FENCED.findall(reply)):
         try:
             value = json.loads(candidate)
         except json.JSONDecodeError:
             continue
-        if isinstance(value, dict):
+        if answer(value):
             return value
     decoder, found, start = json.JSONDecoder(), None, reply.find("{")
     while start >= 0:  # outermost objects, left to right: the last one wins
@@ -89,12 +97,17 @@ def read_answer(reply: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             start = reply.find("{", start + 1)
             continue
-        if isinstance(value, dict):
+        if answer(value):
             found = value
-        start = reply.find("{", end)
+            start = reply.find("{", end)
+        else:  # not the answer: an object inside it may be (a reply that wraps its answer)
+            start = reply.find("{", start + 1)
     if found is not None:
         return found
-    raise ValueError("the reply holds no JSON object; end it with the answer object in a ```json block")
+    raise ValueError(
+        f"the reply holds no JSON object with any of the keys {', '.join(ANSWER_KEYS)}; "
+        "end it with the answer object in a ```json block"
+    )
 
 
 def task_rules(task: Mapping[str, Any]) -> str:

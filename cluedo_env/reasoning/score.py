@@ -50,8 +50,9 @@ import numpy as np
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.tasks import SOLVER_FIELDS
 
-__all__ = ["EPS", "METRICS", "public_view", "score_answer", "summarize"]
+__all__ = ["ANSWER_KEYS", "EPS", "METRICS", "public_view", "score_answer", "summarize"]
 
+ANSWER_KEYS = ("facts", "envelope", "probabilities")  # what an answer dict may hold
 EPS = 1e-6
 CALIBRATION_BINS = 10
 # Pooled metrics: name -> (numerator field, denominator field) of the per-task scores.
@@ -222,7 +223,7 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
     n = len(cards)
     if rejected:
         problems.append(f"probability rows rejected, uniform used: {rejected}")
-    unknown_cards = sorted(set(given) - set(cards)) if isinstance(given, Mapping) else []
+    unknown_cards = sorted(map(repr, set(given) - set(cards))) if isinstance(given, Mapping) else []
     if unknown_cards:
         problems.append(f"probabilities for unknown cards {unknown_cards[:3]}: ignored")
     scores.update(

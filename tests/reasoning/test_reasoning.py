@@ -509,6 +509,7 @@ def test_malformed_answers_are_scored_not_crashed_on(dev):
     answer["envelope"] = "who knows"
     answer["probabilities"][card] = {"player 0": float("nan")}
     answer["probabilities"]["Banana"] = {"player 0": 1.0}
+    answer["probabilities"][7] = {"player 0": 1.0}  # a Python solver's key that is not a card name
     score = score_answer(task, answer)
     assert score["tp"] == 5 and score["claimed"] == 8
     assert score["solved"] == 0.0
@@ -659,7 +660,13 @@ def test_an_answer_is_read_from_the_end_of_a_reply():
         "x": {"y": 1},
     }
     assert read_answer('```json\n{broken\n```\nthen {"envelope": "not yet"}') == {"envelope": "not yet"}
-    for reply in ("no idea", "```json\n[1, 2]\n```", "{oops"):
+    assert read_answer('Here: {"answer": {"envelope": "not yet"}}') == {"envelope": "not yet"}
+    cut = '```json\n{"facts": [["Rope", "player 1", true]], "probabilities": {"Rope": {"player 1": 1.0}, "Hall": {'
+    python_true = (
+        '```json\n{"facts": [["Rope", "player 1", True]], "probabilities": {"Rope": {"player 1": 1.0}}}\n```'
+    )
+    # A reply that does not decode is no answer, nor is a piece of it (one card's probabilities)
+    for reply in ("no idea", "```json\n[1, 2]\n```", "{oops", '{"cards": {"Rope": 1}}', cut, python_true):
         with pytest.raises(ValueError, match="JSON object"):
             read_answer(reply)
 
@@ -714,6 +721,41 @@ def test_the_llm_solver_is_scored_through_the_runner(tmp_path, version):
         silent = run(ReasoningBenchConfig(llm=options, **common))
     assert silent["solver_counts"]["unanswered"] == 5 and silent["summary"]["overall"]["recall"]["value"] == 0
     assert silent["summary"]["problems"]["tasks_with_problems"] == 5
+
+
+def test_an_endpoint_that_fails_for_good_stops_the_run_and_a_resume_asks_its_tasks_again(tmp_path):
+    from agents.llm.errors import ChatError, ChatUnreachable
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+    from experiments.scripted_chat_server import ScriptedChatServer
+
+    common = dict(
+        solver="llm",
+        limit=5,
+        resamples=50,
+        progress=False,
+        output_dir=str(tmp_path / "out"),
+        leaderboard=str(tmp_path / "board.jsonl"),
+    )
+    options = {"api_key_env": None, "network_retries": 0, "backoff_s": 0.0}
+    down = pytest.raises(ChatError, match="HTTP 500")
+    with (
+        ScriptedChatServer(script=("answer",), fail_after=3) as server,
+        down as stopped,
+    ):  # down after 3 tasks
+        run(ReasoningBenchConfig(llm={"base_url": server.url, **options}, **common))
+    assert not isinstance(stopped.value, ChatUnreachable)
+    assert not (tmp_path / "board.jsonl").exists()  # no result of a run that did not finish
+    (scores,) = (tmp_path / "out" / "llm").glob("scores-*.jsonl")
+    assert len(scores.read_text().splitlines()) == 1 + 3  # the settings, the tasks answered
+    port = int(server.url.rsplit(":", 1)[1].split("/")[0])  # the same settings: the server back up
+    with ScriptedChatServer(script=("answer",), port=port) as server:
+        report = run(ReasoningBenchConfig(llm={"base_url": server.url, **options}, **common))
+    assert len(server.log) == 2  # only the tasks not scored are asked
+    assert report["solver_counts"]["tasks"] == 5  # the run's, across the stop
+    assert not any("solver raised" in kind for kind in report["summary"]["problems"]["kinds"])
+    # A wrong path (HTTP 404) stops the run too, before any task is written
+    with ScriptedChatServer(script=("answer",)) as server, pytest.raises(ChatError, match="404"):
+        run(ReasoningBenchConfig(llm={"base_url": server.url + "/v2", **options}, **{**common, "limit": 2}))
 
 
 def test_solver_options_go_to_the_llm_solver_only():
