@@ -43,6 +43,7 @@ __all__ = [
     "checked_main",
     "command_settings",
     "config_files_from_elsewhere",
+    "config_folders_of",
     "hydra_actions_in",
     "refuse_from_elsewhere",
     "refuse_hydra_actions_from_elsewhere",
@@ -322,22 +323,46 @@ def hydra_actions_in(folder: str | Path) -> list[str]:
     return found
 
 
+def config_folders_of(argv: Sequence[str]) -> list[str]:
+    """The config folders a command line adds to Hydra's search path, read as Hydra reads them: its
+    own argument parser (``--config-dir``/``-cd``, ``--config-path``/``-cp``, and their abbreviations,
+    such as ``--config-d``) and the ``hydra.searchpath`` overrides (``file://`` entries and plain paths;
+    ``pkg://`` ones name installed packages)."""
+    from hydra._internal.utils import get_args_parser
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    flags, rest = get_args_parser().parse_known_args(list(argv))
+    folders = [folder for folder in (flags.config_dir, flags.config_path) if folder]
+    parser = OverridesParser.create()
+    for arg in [*flags.overrides, *(a for a in rest if not a.startswith("-"))]:
+        try:
+            (override,) = parser.parse_overrides([arg])
+        except HydraException:
+            continue  # Hydra refuses it before composing anything
+        if override.key_or_group != "hydra.searchpath" or override.is_delete():
+            continue
+        value = override.value()
+        for entry in value if isinstance(value, list) else [value]:
+            entry = str(entry)
+            if entry.startswith("file://"):
+                folders.append(entry[len("file://") :])
+            elif "://" not in entry:
+                folders.append(entry)
+    return folders
+
+
 def refuse_hydra_actions_from_elsewhere(argv: Sequence[str]) -> None:
-    """Exit (status 2, one line) when a config folder of the command line (``--config-dir``/``-cd``,
-    ``--config-path``/``-cp``) holds a file asking Hydra for one of ``HYDRA_ACTIONS``: Hydra would
-    carry them out before ``refuse_untrusted_options`` could look. ``trust_files=true`` on the command
-    line lets them through."""
+    """Exit (status 2, one line) when a config folder of the command line (``config_folders_of``)
+    holds a file asking Hydra for one of ``HYDRA_ACTIONS``: Hydra would carry them out before
+    ``refuse_untrusted_options`` could look. ``trust_files=true`` on the command line lets them through."""
     if any(arg.lower() == "trust_files=true" for arg in argv):
         return
-    folders = []
-    for index, arg in enumerate(argv):
-        for flag in ("--config-dir", "-cd", "--config-path", "-cp"):
-            if arg == flag and index + 1 < len(argv):
-                folders.append(argv[index + 1])
-            elif arg.startswith(flag + "="):
-                folders.append(arg[len(flag) + 1 :])
     found = [
-        line for folder in folders if Path(folder).expanduser().is_dir() for line in hydra_actions_in(folder)
+        line
+        for folder in config_folders_of(argv)
+        if Path(folder).expanduser().is_dir()
+        for line in hydra_actions_in(folder)
     ]
     if found:
         print(

@@ -99,10 +99,13 @@ def test_every_agent_option_that_names_a_place_is_classified():
 # -- a line-up YAML of a --config-dir -------------------------------------------------------------
 
 
-def tournament(tmp_path: Path, *overrides: str, secret: bool = True) -> subprocess.CompletedProcess:
+def tournament(
+    tmp_path: Path, *overrides: str, secret: bool = True, folder: str = "--config-dir {}"
+) -> subprocess.CompletedProcess:
+    """The tournament of ``lineup=evil`` from ``tmp_path / "mine"``, named on the command line as ``folder`` says."""
     env = {**os.environ, "SOME_SECRET": SECRET}
     command = [
-        sys.executable, "-m", "experiments.tournament", "--config-dir", str(tmp_path / "mine"), "lineup=evil",
+        sys.executable, "-m", "experiments.tournament", *folder.format(tmp_path / "mine").split(), "lineup=evil",
         "game.num_players=3", "game.max_turns=2", "games_per_lineup=3", "workers=0", "progress=false",
         "plots=false", f"output_dir={tmp_path / 'out'}", *overrides,
     ]  # fmt: skip
@@ -195,6 +198,17 @@ def test_a_downloaded_file_cannot_make_hydra_run_code_or_read_the_environment(tm
     # The control: trusted, Hydra carries the file out (the callback is made: the marker exists).
     tournament(tmp_path, "trust_files=true")
     assert marker.exists()
+
+
+@pytest.mark.parametrize(
+    "folder", ["--config-d={}", "-cd {}", "hydra.searchpath=[file://{}]", "+hydra.searchpath=[{}]"]
+)
+def test_every_way_of_naming_a_config_folder_is_checked_for_hydra_actions(tmp_path, folder):
+    marker = tmp_path / "ran"
+    file = write_hydra_lineup(tmp_path, marker)
+    done = tournament(tmp_path, folder=folder)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.startswith(f"config error: {file}: ") and not marker.exists()
 
 
 def test_a_config_folder_of_ones_own_leaves_the_shipped_lineups_alone(tmp_path, listener):
