@@ -11,8 +11,10 @@ Strings:
 
 - observation: the observation's nonzero entries, piece by piece;
 - information state (perfect recall): every event of the game as the player sees it
-  (``core.private_view``: other players' cards hidden), one per line, and whether the turn player
-  has chosen to roll. During the deal only how many cards have been placed.
+  (``core.private_view``: other players' cards hidden), one per line, then whether the turn player
+  has chosen to roll, or who decides now and in which phase (public; it tells apart decisions
+  that no event separates, such as a suggestion declined and the accusation that follows). During
+  the deal only how many cards have been placed.
 
 Only the player's own view is offered (``private_info`` ``SINGLE_PLAYER``); public-only or
 all-players observation types are refused.
@@ -25,6 +27,7 @@ import pyspiel
 
 from cluedo_env import core
 from cluedo_env.core.config import GameConfig
+from cluedo_env.core.state import Phase
 
 __all__ = ["CluedoObserver", "observation_tensor_size"]
 
@@ -84,6 +87,9 @@ def information_state_string(state, player: int) -> str:
         return "\n".join(lines)
     for event in core.read_events(state.private_events(player)):
         lines.append(str(event))
+    phase = int(state.core.phase[0])
     if state.rolling:
         lines.append("rolling")
+    elif phase != Phase.OVER:  # public, and apart from the events: declining to suggest writes none
+        lines.append(f"now: player {int(state.core.current_player[0])} decides ({Phase.NAMES[phase]})")
     return "\n".join(lines)

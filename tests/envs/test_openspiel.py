@@ -16,6 +16,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from cluedo_env import core  # noqa: E402
 from cluedo_env.core.editions import Edition  # noqa: E402
+from cluedo_env.core.state import Phase  # noqa: E402
 from cluedo_env.openspiel_game import CluedoGame, max_game_length  # noqa: E402
 from cluedo_env.openspiel_resample import resample_state  # noqa: E402
 
@@ -193,6 +194,50 @@ def test_openspiels_python_ismcts_plays_a_game_with_the_states_resampler():
             state.apply_action(int(bots[state.current_player()].step(state)))
             decisions += 1
     assert decisions > 0 and max(state.returns()) <= 1.0
+
+
+@pytest.mark.parametrize("params", [{"players": 3, "board": "none"}, {"players": 4}])
+def test_an_information_state_string_names_one_decision(params):
+    """OpenSpiel's search keys its tree on the string, so two decisions of a player with other legal
+    actions have other strings; declining to suggest writes no event, the phase tells them apart."""
+    game = pyspiel.load_game("python_cluedo", {**params, "max_turns": 30})
+    rng = np.random.default_rng(11)
+    legal_of: dict[str, list[int]] = {}
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probabilities = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+                continue
+            key = state.information_state_string(state.current_player())
+            assert legal_of.setdefault(key, state.legal_actions()) == state.legal_actions(), key
+            state.apply_action(calm_action(state, rng))
+    assert len(legal_of) > 100
+
+
+def calm_action(state, rng: np.random.Generator) -> int:
+    """A random legal action, an accusation only where nothing else is legal."""
+    layout = state.core_rules.layout
+    legal = state.legal_actions()
+    calm = [a for a in legal if not layout.ACCUSE <= a < layout.ACCUSE + layout.sizes["accuse"]]
+    return int(rng.choice(calm or legal))
+
+
+def test_openspiels_ismcts_searches_a_suggestion_and_the_accusation_after_declining():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "board": "none", "max_turns": 30})
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    state.apply_action(state.core_rules.layout.offsets["enter"])  # a room: a suggestion to make or decline
+    assert state.core.phase[0] == Phase.SUGGEST
+    random_state = np.random.RandomState(0)
+    bot = ismcts.ISMCTSBot(
+        game, mcts.RandomRolloutEvaluator(1, random_state), 2.0, 100, random_state=random_state
+    )
+    assert bot.step(state) in state.legal_actions()
 
 
 def test_chance_outcomes_are_what_the_core_plays():
