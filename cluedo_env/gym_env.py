@@ -170,7 +170,11 @@ def _set_up(
 def _check_seat(learner_seat: int | str, num_players: int) -> None:
     if learner_seat == "random":
         return
-    if not isinstance(learner_seat, int | np.integer) or not 0 <= learner_seat < num_players:
+    if (
+        not isinstance(learner_seat, int | np.integer)
+        or isinstance(learner_seat, bool)
+        or not 0 <= learner_seat < num_players
+    ):
         raise ValueError(
             f"learner_seat must be 'random' or a player in [0, {num_players}), got {learner_seat!r}"
         )
@@ -259,8 +263,11 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         """Play the learner's action, then the opponents' until the learner decides again or the game ends."""
         if self._ended:
             raise RuntimeError("the episode is over: call reset() before step()")
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()  # one integer in an array, as a policy's predict() returns it
         if (
             not isinstance(action, int | np.integer)
+            or isinstance(action, bool)
             or not 0 <= action < len(self._mask)
             or not self._mask[action]
         ):
@@ -269,9 +276,12 @@ class CluedoSingleAgentEnv(gymnasium.Env):
                     f"illegal action {action!r}; the legal actions are the 1s of observation['action_mask']"
                 )
             self._ended = True
+            observation = self._observation()
+            self._mask[:] = 0  # the episode is over: no legal action (in the observation too), no new events
+            self.table.learner_events = []
             info = self._info()
             info["illegal_action"] = True
-            return self._observation(), self.illegal_reward, True, False, info
+            return observation, self.illegal_reward, True, False, info
         self.table.learner_events = []
         self.table.step(np.array([action], dtype=np.int64))
         if self.elimination_reward is not None and self.table.learner_out()[0]:
@@ -397,6 +407,8 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         """Deal every game: ``seed`` gives game i the seed ``seed + i`` (or ``seed[i]`` for a list);
         every game's seed is an int in ``[0, 2**63)``."""
         seeds = None
+        if isinstance(seed, np.ndarray) and seed.shape == ():
+            seed = seed.item()  # one seed in an array: the first game's
         if seed is not None:
             if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
                 first = _check_seed(seed, top=SEED_BOUND - self.num_envs + 1)  # seed + i, i < num_envs

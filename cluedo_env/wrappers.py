@@ -110,7 +110,8 @@ class AssertOutOfBounds(ReadThrough, wrappers.AssertOutOfBoundsWrapper):
         else:
             done = action is None and (self.terminations[agent] or self.truncations[agent])
             beyond = type(action) is int and not 0 <= action < space.n  # (refused before the int64 cast)
-            inside = done or (not beyond and space.contains(action))
+            truth = isinstance(action, bool | np.bool_)  # space.contains takes True as 1
+            inside = done or (not beyond and not truth and space.contains(action))
         if not inside:
             raise AssertionError(
                 f"action is not in action space: {agent} must step an int (or numpy integer) in "

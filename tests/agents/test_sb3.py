@@ -111,7 +111,7 @@ def test_maskable_ppo_learns_on_the_single_env_without_a_wrapper_and_never_plays
         mask = get_action_masks(env)
         action, _ = model.predict(observation, action_masks=mask)
         assert mask[int(action)]
-        observation, _, terminated, truncated, _ = env.step(int(action))
+        observation, _, terminated, truncated, _ = env.step(action)  # as predict() gives it: an array
         if terminated or truncated:
             observation, _ = env.reset()
 

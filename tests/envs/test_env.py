@@ -648,6 +648,16 @@ def test_reset_refuses_a_seed_outside_the_range_before_any_change():
         assert env_snapshot(raw) == before
     raw.reset(seed=2**63 - 1)
     assert raw.game_state.seed[0] == 2**63 - 1
+    vector = CluedoVectorEnv(num_envs=2, num_players=3)
+    vector.reset(seed=np.array(5))  # one seed in an array: the first game's, as an int would be
+    assert vector.table.state.seed.tolist() == [5, 6]
+
+
+def test_the_wrapped_env_refuses_a_bool_action_in_one_line():
+    wrapped = cluedo_v0.env(num_players=3)
+    wrapped.reset(seed=1)
+    with pytest.raises(AssertionError, match=r"must step an int .* got True"):
+        wrapped.step(True)
 
 
 def test_preset_keyword():
@@ -760,17 +770,23 @@ def test_single_agent_env_illegal_action_modes():
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
     _, reward, terminated, truncated, info = environment.step(illegal)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert not environment.action_masks().any() and not info["action_mask"].any()  # the episode is over
+    assert len(info["events"]) == 0  # nothing happened since the last decision
     with pytest.raises(RuntimeError, match="reset"):
         environment.step(0)
     strict = CluedoSingleAgentEnv(num_players=4, illegal_action="raise")
-    strict.reset(seed=2)
-    with pytest.raises(ValueError, match="illegal action"):
-        strict.step(illegal)
+    observation, _ = strict.reset(seed=2)
+    for wrong in (illegal, True, np.array([0]), np.float64(0)):
+        with pytest.raises(ValueError, match="illegal action"):
+            strict.step(wrong)
+    legal = int(np.flatnonzero(observation["action_mask"])[0])
+    strict.step(np.array(legal))  # one integer in an array, as SB3's predict() returns it
 
 
 def test_gym_env_arguments():
-    with pytest.raises(ValueError, match="learner_seat"):
-        CluedoSingleAgentEnv(num_players=3, learner_seat=3)
+    for seat in (3, True, -1):
+        with pytest.raises(ValueError, match="learner_seat"):
+            CluedoSingleAgentEnv(num_players=3, learner_seat=seat)
     with pytest.raises(ValueError, match="opponents"):
         CluedoSingleAgentEnv(num_players=3, opponents=[RandomAgent()])
     with pytest.raises(ValueError, match="illegal_action"):
