@@ -52,7 +52,8 @@ def resample_state(
             ``sample_deals`` gives them; for tests).
 
     Raises:
-        ValueError: a player not of the game, or a game with ``auto_refute=True``.
+        ValueError: a player not of the game, a game with ``auto_refute=True``, or a state without
+            the history to replay (``CluedoState.from_core``).
     """
     P = state.config.num_players
     if state.config.auto_refute:
@@ -62,10 +63,15 @@ def resample_state(
         )
     if isinstance(player, bool) or not isinstance(player, int | np.integer) or not 0 <= player < P:
         raise ValueError(f"player must be an int in [0, {P}), got {player!r}")
+    history = state.history()
+    if state.core is not None and not history:
+        raise ValueError(
+            "this state has no history to replay (CluedoState.from_core makes a root to search from): "
+            "resample the core game it was made from, with cluedo_env.inference's sample_deals and core.redeal"
+        )
     rng = rng if rng is not None else np.random.default_rng()
     game = state.get_game()
     new = game.new_initial_state()
-    history = state.history()
     if state.core is None:  # still dealing: nothing is known yet
         for _ in history:
             outcomes, probabilities = zip(*new.chance_outcomes())

@@ -125,7 +125,11 @@ class CluedoState(pyspiel.State):
         return int(self.core.current_player[0])
 
     def chance_kind(self) -> int:
-        """The ``Chance`` kind of the next chance node (call only at a chance node)."""
+        """The ``Chance`` kind of the next chance node (a ``ValueError`` elsewhere)."""
+        if not (self.core is None or self.rolling):
+            raise ValueError(
+                f"not a chance node: player {self.current_player()} is to act (or the game is over)"
+            )
         if self.rolling:
             return Chance.DICE
         if len(self.envelope) < 3:
@@ -135,7 +139,8 @@ class CluedoState(pyspiel.State):
         return Chance.START
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """``(outcome, probability)`` of the chance node: card ids, players or dice faces."""
+        """``(outcome, probability)`` of the chance node: card ids, players or dice faces (a
+        ``ValueError`` at a player's decision or the end, as OpenSpiel's own games refuse it)."""
         kind = self.chance_kind()
         e = self._edition
         if kind == Chance.ENVELOPE:

@@ -19,6 +19,7 @@ from cluedo_env.core.editions import Edition  # noqa: E402
 from cluedo_env.core.state import Phase  # noqa: E402
 from cluedo_env.openspiel_game import CluedoGame, max_game_length  # noqa: E402
 from cluedo_env.openspiel_resample import resample_state  # noqa: E402
+from cluedo_env.openspiel_state import CluedoState  # noqa: E402
 
 CONFIGS = [
     {"players": players, "board": board, "max_turns": 40, **({"duel": True} if players == 2 else {})}
@@ -238,6 +239,18 @@ def test_openspiels_ismcts_searches_a_suggestion_and_the_accusation_after_declin
         game, mcts.RandomRolloutEvaluator(1, random_state), 2.0, 100, random_state=random_state
     )
     assert bot.step(state) in state.legal_actions()
+
+
+def test_chance_outcomes_are_refused_where_no_chance_acts_and_a_root_without_history_is_not_resampled():
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "max_turns": 40})
+    state = play(game, np.random.default_rng(2), 60)
+    assert not state.is_chance_node()
+    with pytest.raises(ValueError, match="not a chance node"):
+        state.chance_outcomes()
+    root = CluedoState.from_core(game, core.clone(state.core, 0, 1), list(state.steps))
+    assert root.information_state_string(0) == state.information_state_string(0)
+    with pytest.raises(ValueError, match="no history to replay"):
+        root.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))
 
 
 def test_chance_outcomes_are_what_the_core_plays():
