@@ -247,7 +247,9 @@ def config_hash(settings: TournamentConfig) -> str:
     """Identity of the results: everything that decides a game's outcome, hashed (12 hex digits).
 
     ``games_per_lineup``, the backend, workers, output and display switches are left out:
-    they change how many games are played or where, never a game's result.
+    they change how many games are played or where, never a game's result (more games into a
+    folder whose last block of deals is short of ``batch_size`` are refused:
+    ``experiments.common.tournament_run.refuse_regrown_block``).
     """
     identity = {
         "version": RESULTS_VERSION,

@@ -76,6 +76,28 @@ def run_tournament(
         return _run_locked(settings, out, resolved_config, resume_command)
 
 
+def refuse_regrown_block(settings: TournamentConfig, existing: list[dict], games_path: Path) -> None:
+    """Refuse more deals than a folder holds where its last block of deals is short of ``batch_size``.
+
+    Deals are played in blocks of ``batch_size`` (``plan_chunks``), the last one shorter where the
+    deals do not fill it, and an agent draws its randomness for a whole block: that block played
+    again at its full size would give its games other results than the ones kept.
+    """
+    if not existing:
+        return
+    held, size = 1 + max(int(r["deal"]) for r in existing), settings.batch_size
+    if held % size and settings.deals_per_lineup > held:
+        players = settings.game.num_players
+        raise ConfigError(
+            f"{games_path} holds {held} deals per line-up, its last {held % size} played as a block shorter "
+            f"than batch_size={size}; games_per_lineup={settings.games_per_lineup} would play that block "
+            "again at its full size, and an agent draws its randomness for a whole block, so those games "
+            f"would get other results than the ones kept. Ask for at most {held * players} games per "
+            "line-up here, or play the larger run into another output_dir (a folder whose deals per "
+            "line-up are a multiple of batch_size takes more games)"
+        )
+
+
 def _run_locked(
     settings: TournamentConfig, out: Path, resolved_config: str | None, resume_command: str
 ) -> dict:
@@ -90,6 +112,7 @@ def _run_locked(
             f"{games_path} holds games of another configuration (hash {foreign}, this one {digest}); "
             "use another output_dir, or resume=false to start over"
         )
+    refuse_regrown_block(settings, existing, games_path)
     done = {record_key(r) for r in existing}
     chunks = plan_chunks(settings)
     todo = [c for c in chunks if not all(k in done for k in c.game_keys())]
@@ -98,7 +121,7 @@ def _run_locked(
     beyond = [r for r in existing if record_key(r) not in planned]
     if existing:
         print(
-            f"resuming: {len(existing) - len(beyond)} of the {len(planned)} games found in {games_path}; "
+            f"resuming: {len(done & planned)} of the {len(planned)} games found in {games_path}; "
             f"{missing} to play"
         )
     if beyond:

@@ -308,6 +308,25 @@ def test_a_torn_last_line_is_dropped_and_replayed(tmp_path):
     assert (torn / "games.jsonl").read_text().startswith("".join(whole[:3]))
 
 
+def test_more_games_into_a_folder_play_as_a_larger_run_would_or_are_refused(tmp_path):
+    """Deals are played in blocks of batch_size, an agent's draws are per block: a folder whose blocks
+    are full takes more games, the same games as a run of that size from the start; a folder whose last
+    block is short refuses them, since that block would be played again with other draws."""
+    small = [*SMALL, "batch_size=2"]
+    grown = tmp_path / "grown"
+    run_tournament(settings(*small, "games_per_lineup=6"), grown)  # 2 deals: one full block
+    run_tournament(settings(*small, "games_per_lineup=12"), grown)
+    run_tournament(settings(*small, "games_per_lineup=12"), tmp_path / "whole")
+    assert sorted_games(grown / "games.jsonl") == sorted_games(tmp_path / "whole/games.jsonl")
+    short = tmp_path / "short"
+    run_tournament(settings(*small, "games_per_lineup=9"), short)  # 3 deals: the last block holds one
+    kept = (short / "games.jsonl").read_text()
+    with pytest.raises(ConfigError, match=r"holds 3 deals per line-up, its last 1 .* at most 9 games"):
+        run_tournament(settings(*small, "games_per_lineup=12"), short)
+    assert (short / "games.jsonl").read_text() == kept
+    run_tournament(settings(*small, "games_per_lineup=9"), short)  # the same number resumes
+
+
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path):
     overrides = [*SMALL, "games_per_lineup=36", "workers=1", "game.max_turns=30"]
     out = tmp_path / "killed"
