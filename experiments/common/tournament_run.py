@@ -76,26 +76,34 @@ def run_tournament(
         return _run_locked(settings, out, resolved_config, resume_command)
 
 
-def refuse_regrown_block(settings: TournamentConfig, existing: list[dict], games_path: Path) -> None:
-    """Refuse more deals than a folder holds where its last block of deals is short of ``batch_size``.
+def refuse_regrown_block(
+    settings: TournamentConfig, existing: list[dict], plans: list[int], games_path: Path
+) -> None:
+    """Refuse more deals than a folder was played with where its last block of deals was short.
 
     Deals are played in blocks of ``batch_size`` (``plan_chunks``), the last one shorter where the
     deals do not fill it, and an agent draws its randomness for a whole block: that block played
-    again at its full size would give its games other results than the ones kept.
+    again at its full size would give its games other results than the ones kept. ``plans``: the
+    deals per line-up of the folder's earlier sessions (``run.json``; for a folder without them, one
+    past its last deal).
     """
-    if not existing:
-        return
-    held, size = 1 + max(int(r["deal"]) for r in existing), settings.batch_size
-    if held % size and settings.deals_per_lineup > held:
-        players = settings.game.num_players
-        raise ConfigError(
-            f"{games_path} holds {held} deals per line-up, its last {held % size} played as a block shorter "
-            f"than batch_size={size}; games_per_lineup={settings.games_per_lineup} would play that block "
-            "again at its full size, and an agent draws its randomness for a whole block, so those games "
-            f"would get other results than the ones kept. Ask for at most {held * players} games per "
-            "line-up here, or play the larger run into another output_dir (a folder whose deals per "
-            "line-up are a multiple of batch_size takes more games)"
-        )
+    size, deals = settings.batch_size, {int(r["deal"]) for r in existing}
+    for planned in plans or ([1 + max(deals)] if deals else []):
+        short = planned - planned % size  # the first deal of a short last block
+        if (
+            planned % size
+            and settings.deals_per_lineup > planned
+            and any(short <= d < planned for d in deals)
+        ):
+            raise ConfigError(
+                f"{games_path} was played with {planned} deals per line-up, its last {planned % size} as a "
+                f"block shorter than batch_size={size}; games_per_lineup={settings.games_per_lineup} would "
+                "play that block again at its full size, and an agent draws its randomness for a whole "
+                "block, so those games would get other results than the ones kept. Ask for at most "
+                f"{planned * settings.game.num_players} games per line-up here, or play the larger run "
+                "into another output_dir (a folder whose deals per line-up are a multiple of batch_size "
+                "takes more games)"
+            )
 
 
 def _run_locked(
@@ -112,7 +120,11 @@ def _run_locked(
             f"{games_path} holds games of another configuration (hash {foreign}, this one {digest}); "
             "use another output_dir, or resume=false to start over"
         )
-    refuse_regrown_block(settings, existing, games_path)
+    run_info = _read_json(out / "run.json")
+    if not existing or run_info is None or run_info.get("config_hash") != digest:
+        run_info = {"config_hash": digest, "sessions": []}
+    plans = [s["deals_per_lineup"] for s in run_info["sessions"] if "deals_per_lineup" in s]
+    refuse_regrown_block(settings, existing, plans, games_path)
     done = {record_key(r) for r in existing}
     chunks = plan_chunks(settings)
     todo = [c for c in chunks if not all(k in done for k in c.game_keys())]
@@ -142,10 +154,8 @@ def _run_locked(
         "command": sys.argv,
         "games_found": len(existing),
         "games_to_play": missing,
+        "deals_per_lineup": settings.deals_per_lineup,
     }
-    run_info = _read_json(out / "run.json")
-    if not existing or run_info is None or run_info.get("config_hash") != digest:
-        run_info = {"config_hash": digest, "sessions": []}
     run_info["sessions"].append(session)
     run_info["git"] = session["git"]
     _write_json(out / "run.json", run_info)

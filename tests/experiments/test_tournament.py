@@ -321,10 +321,17 @@ def test_more_games_into_a_folder_play_as_a_larger_run_would_or_are_refused(tmp_
     short = tmp_path / "short"
     run_tournament(settings(*small, "games_per_lineup=9"), short)  # 3 deals: the last block holds one
     kept = (short / "games.jsonl").read_text()
-    with pytest.raises(ConfigError, match=r"holds 3 deals per line-up, its last 1 .* at most 9 games"):
+    with pytest.raises(ConfigError, match=r"played with 3 deals per line-up, its last 1 .* at most 9 games"):
         run_tournament(settings(*small, "games_per_lineup=12"), short)
     assert (short / "games.jsonl").read_text() == kept
     run_tournament(settings(*small, "games_per_lineup=9"), short)  # the same number resumes
+    # A run stopped inside a block of its plan (here: before its last deal) takes its own plan again
+    stopped = tmp_path / "stopped"
+    run_tournament(settings(*small, "games_per_lineup=12"), stopped)
+    games = [r for r in read_games(stopped / "games.jsonl") if r["deal"] < 3]
+    (stopped / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in games))
+    run_tournament(settings(*small, "games_per_lineup=12"), stopped)
+    assert sorted_games(stopped / "games.jsonl") == sorted_games(tmp_path / "whole/games.jsonl")
 
 
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path):
