@@ -10,6 +10,8 @@ they have the same deal seed, the same number of players and seat rotation, and 
 holds the same label: the same deal, played by A's agent and by B's agent from the same seat
 against the same field. (The field's labels are compared, not its options: run both with one
 line-up file, as ``experiments.tournament lineup=learned_vs_sat "lineup.agents=[...]"`` does.)
+Runs whose ``config.yaml`` name other rules (its ``game`` section) are refused: a deal seed is the
+same deal only under the same rules.
 
 Each pair gives ``d = (B won) - (A won)``, in {-1, 0, 1}. The difference of the win rates is the
 mean of ``d`` with its 95% Student t interval (``experiments.common.intervals.mean_interval``):
@@ -31,7 +33,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from cluedo_env import __version__
-from experiments.common.games_file import load_games, rejection_note
+from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
 from experiments.common.intervals import mean_interval, wilson_interval
 from experiments.common.summary import unique_games
 
@@ -113,10 +115,9 @@ def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) ->
 
 
 def _read(folder: Path, parser: argparse.ArgumentParser) -> list[dict]:
-    path = folder / "games.jsonl"
-    if not path.exists():
-        zipped = " (it holds games.jsonl.gz: gunzip it first)" if (folder / "games.jsonl.gz").exists() else ""
-        parser.exit(2, f"error: {folder} has no games.jsonl{zipped}\n")
+    if (why := no_games_file(folder)) is not None:
+        parser.exit(2, f"error: {why}\n")
+    path = folder / GAMES_FILE
     games, bad = load_games(path)
     if bad:
         print(rejection_note(path, bad))
@@ -124,6 +125,18 @@ def _read(folder: Path, parser: argparse.ArgumentParser) -> list[dict]:
         return unique_games(games)
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
+
+
+def _rules(folder: Path) -> dict | None:
+    """The ``game`` section of a run's ``config.yaml`` (its rules), or None where the folder has none."""
+    import yaml
+
+    try:
+        config = yaml.safe_load((folder / "config.yaml").read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    game = config.get("game") if isinstance(config, dict) else None
+    return game if isinstance(game, dict) else None
 
 
 def _agent(records: list[dict], given: str | None, folder: Path, parser: argparse.ArgumentParser) -> str:
@@ -155,6 +168,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     args = parser.parse_args(argv)
     a, b = _read(args.run_a, parser), _read(args.run_b, parser)
+    rules_a, rules_b = _rules(args.run_a), _rules(args.run_b)
+    if rules_a is not None and rules_b is not None and rules_a != rules_b:
+        differ = sorted(k for k in rules_a.keys() | rules_b.keys() if rules_a.get(k) != rules_b.get(k))
+        shown = "; ".join(f"game.{k}: {rules_a.get(k)!r} in A, {rules_b.get(k)!r} in B" for k in differ[:4])
+        parser.exit(2, f"error: the runs were played under other rules ({shown}): a deal seed is the same deal "
+                       "only under the same rules\n")  # fmt: skip
     given = args.agents or (None, None)
     agent_a, agent_b = _agent(a, given[0], args.run_a, parser), _agent(b, given[1], args.run_b, parser)
     try:

@@ -106,12 +106,12 @@ from experiments.common import llm_report
 from experiments.common.chunks import lineups
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import FolderInUse
-from experiments.common.games_file import read_games
+from experiments.common.games_file import GAMES_FILE, read_games
 from experiments.common.report_tables import format_leaderboard
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.settings import TournamentConfig, load_config
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
-from experiments.common.tournament_run import GAMES_FILE, run_tournament
+from experiments.common.tournament_run import run_tournament
 from experiments.common.trust import checked_main, refuse_from_elsewhere
 from experiments.common.value_checks import ConfigError
 

@@ -47,6 +47,7 @@ from pathlib import Path
 
 __all__ = [
     "DEAL_SEED_STRIDE",
+    "GAMES_FILE",
     "LLM_COUNTS",
     "MAX_PLAYERS",
     "MAX_TURNS",
@@ -56,9 +57,12 @@ __all__ = [
     "GameWriter",
     "check_game_record",
     "load_games",
+    "no_games_file",
     "read_games",
     "rejection_note",
 ]
+
+GAMES_FILE = "games.jsonl"  # a tournament folder's game records, one JSON line a game
 
 REJECTED_SUFFIX = ".rejected"
 RECORD_FIELDS = (
@@ -154,6 +158,16 @@ def load_games(path: Path, repair: bool = False) -> tuple[list[dict], list[str]]
             os.fsync(file.fileno())
         partial.replace(path)  # a kill now leaves the old file or the clean one, never half of each
     return records, rejected
+
+
+def no_games_file(folder: Path) -> str | None:
+    """Why ``folder`` is not a tournament folder to read (``None``: it holds ``games.jsonl``)."""
+    if (folder / GAMES_FILE).is_file():
+        return None
+    if not folder.is_dir():
+        return f"{folder} is not a folder (name the tournament's output folder, which holds {GAMES_FILE})"
+    zipped = f" (it holds {GAMES_FILE}.gz: gunzip it first)" if (folder / f"{GAMES_FILE}.gz").exists() else ""
+    return f"{folder} has no {GAMES_FILE}{zipped}"
 
 
 def read_games(path: Path, repair: bool = False) -> list[dict]:

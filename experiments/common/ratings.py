@@ -26,7 +26,7 @@ def openskill_ratings(records: Iterable[dict]) -> dict[str, dict]:
     model = PlackettLuce()
     rating: dict[str, object] = {}
     played: dict[str, int] = defaultdict(int)
-    for record in sorted(records, key=lambda r: (r["players"], r["deal"], r["rotation"], r["lineup"])):
+    for record in sorted(records, key=_rating_order):
         seats = record["seats"]
         for label in seats:
             if label not in rating:
@@ -51,3 +51,15 @@ def openskill_ratings(records: Iterable[dict]) -> dict[str, dict]:
         }
         for label, r in rating.items()
     }
+
+
+def _rating_order(record: dict) -> tuple:
+    """Where a game comes in the rating: a total order of games, also of runs pooled in any order."""
+    return (
+        record["players"],
+        record["seed"],
+        record["deal"],
+        record["rotation"],
+        record["lineup"],
+        record["config"],
+    )

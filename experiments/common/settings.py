@@ -196,6 +196,9 @@ class TournamentConfig:
         labels = self.labels
         if len(labels) < 2:
             raise ConfigError(f"lineup.agents needs at least 2 entrants, got {labels}")
+        joined = [label for label in labels if not label.strip() or "+" in label]
+        if joined:  # a line-up is named by its labels joined with "+" (chunks.lineup_id)
+            raise ConfigError(f"lineup.agents: a label must be a name without '+', got {joined}")
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
             raise ConfigError(

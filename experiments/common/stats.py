@@ -24,12 +24,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cluedo_env import __version__
-from experiments.common.games_file import load_games, rejection_note
+from experiments.common.games_file import load_games, no_games_file, rejection_note
 from experiments.common.report import write_report
 from experiments.common.report_tables import format_leaderboard
 from experiments.common.summary import unique_games
 
-__all__ = ["main"]
+__all__ = ["SUBSET_META", "main"]
+
+# What a run's report says of the subset of games.jsonl it counted (games_per_lineup below what the file
+# holds: its ``note``); the report of every game of the file leaves it out.
+SUBSET_META = ("note", "deals_per_lineup")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -43,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.output is None and len(args.runs) > 1:
         parser.error("--output is needed with several runs")
+    for run in args.runs:  # every folder checked before anything is written
+        if (why := no_games_file(run)) is not None:
+            parser.exit(2, f"error: {why}\n")
     found, rejected = [], []
     for run in args.runs:
         games, bad = load_games(run / "games.jsonl")  # malformed records are rejected there, with the reason
@@ -56,9 +63,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     out = args.output or args.runs[0]
     meta = {"runs": [str(r) for r in args.runs]}
     recorded = _recorded_meta(args.runs[0] / "stats.json") if len(args.runs) == 1 else None
-    if recorded is not None:  # a run's report again: keep what the run recorded
-        meta = recorded
-    meta = {k: v for k, v in meta.items() if k != "rejected"} | ({"rejected": rejected} if rejected else {})
+    if recorded is not None:  # a run's report again: keep what the run recorded, but for its subset
+        subset = (
+            SUBSET_META if "note" in recorded else ()
+        )  # the run left games of the file out, this does not
+        meta = {k: v for k, v in recorded.items() if k not in ("rejected", *subset)}
+    meta |= {"rejected": rejected} if rejected else {}
     summary = write_report(records, out, meta=meta, plots=not args.no_plots)
     print(format_leaderboard(summary))
     for note in rejected:

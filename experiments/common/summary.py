@@ -17,8 +17,10 @@ What ``summarise`` reports, per player count (the fair share of a seat is ``1/N`
 - **OpenSkill ratings** (Plackett-Luce, ``experiments.common.ratings``): each game is one
   match, each seat a team of one; the winner ranks first and everybody else ties second (no
   winner: all tie). Copies of one agent in a game share its rating and their
-  updates are averaged. Games are rated in a fixed order (deal, rotation,
-  line-up) so that ratings do not depend on which process finished first.
+  updates are averaged. Games are rated in a fixed order (deal seed, deal, rotation,
+  line-up, config) so that ratings do not depend on which process finished first, nor
+  on the order in which pooled runs are given. The rows of a player count carry the ratings
+  from its games only; ``ratings`` (and its plot) rates all the games together.
   ``mu``, ``sigma`` (its uncertainty) and ``ordinal = mu - 3 sigma``.
 - **Head to head**: for each pair of agents, in the games where both sat and
   one of them won, how often A's seat finished ahead of B's, seat for seat:
@@ -90,6 +92,7 @@ def summarise(records: Sequence[dict]) -> dict:
     ratings = openskill_ratings(records)
     for players in sorted({r["players"] for r in records}):
         games = [r for r in records if r["players"] == players]
+        rated = ratings if len(games) == len(records) else openskill_ratings(games)
         labels = sorted({label for r in games for label in r["seats"]})
         seat_games = defaultdict(int)
         seat_wins = defaultdict(int)
@@ -135,7 +138,7 @@ def summarise(records: Sequence[dict]) -> dict:
                     "wrong_accusation_low": wilson_interval(wrong[label], n)[0],
                     "wrong_accusation_high": wilson_interval(wrong[label], n)[1],
                     "accusations_per_game": accusations[label] / n,
-                    **{f"rating_{key}": ratings[label][key] for key in ("mu", "sigma", "ordinal")},
+                    **{f"rating_{key}": rated[label][key] for key in ("mu", "sigma", "ordinal")},
                 }
             )
             for seat in range(players):

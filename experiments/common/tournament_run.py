@@ -29,16 +29,14 @@ from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks, reco
 from experiments.common.code_revision import git_revision
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import lock_folder
-from experiments.common.games_file import GameWriter, read_games
+from experiments.common.games_file import GAMES_FILE, GameWriter, read_games
 from experiments.common.progress_clock import ticking
 from experiments.common.provisional import ProvisionalLeaderboard
 from experiments.common.report import write_report
 from experiments.common.settings import TournamentConfig, config_hash
 from experiments.common.value_checks import ConfigError
 
-__all__ = ["GAMES_FILE", "run_tournament", "subset_note"]
-
-GAMES_FILE = "games.jsonl"
+__all__ = ["refuse_regrown_block", "run_tournament", "subset_note"]
 
 
 def run_tournament(

@@ -30,12 +30,11 @@ import numpy as np
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import State
 from cluedo_env.game_record import Replay
-from experiments.common.games_file import DEAL_SEED_STRIDE, GameWriter, check_game_record
+from experiments.common.games_file import DEAL_SEED_STRIDE, GAMES_FILE, GameWriter, check_game_record
 
-__all__ = ["GAMES_FILE", "HUMAN", "append_result", "game_result"]
+__all__ = ["HUMAN", "append_result", "game_result"]
 
 HUMAN = "human"  # the person's agent label in the results
-GAMES_FILE = "games.jsonl"
 _APPENDING = threading.Lock()  # games that end at once append one line each, whole
 
 

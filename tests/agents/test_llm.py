@@ -22,9 +22,9 @@ from cluedo_env import core
 from cluedo_env.commands import parse_command
 from cluedo_env.text import text_view
 from experiments.common import llm_report
-from experiments.common.games_file import read_games
+from experiments.common.games_file import GAMES_FILE, read_games
 from experiments.common.settings import AgentSpec, GameSettings, LineupConfig, TournamentConfig
-from experiments.common.tournament_run import GAMES_FILE, run_tournament
+from experiments.common.tournament_run import run_tournament
 from experiments.scripted_chat_server import ScriptedChatServer, scripted_reply
 
 CONFIG = core.GameConfig(num_players=3, max_turns=24)

@@ -110,3 +110,18 @@ def test_the_command_refuses_a_folder_without_games_or_a_run_without_one_agent(t
     with pytest.raises(SystemExit) as stop:
         main([str(tmp_path / "round"), str(tmp_path / "round")])
     assert stop.value.code == 2 and "--agents A B" in capsys.readouterr().err
+
+
+def test_the_command_refuses_runs_played_under_other_rules(tmp_path, capsys):
+    a, b = runs()
+    for name, records, board in (("a", a, "classic"), ("b", b, "none")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+        (tmp_path / name / "config.yaml").write_text(f"game:\n  num_players: 4\n  board: {board}\nseed: 0\n")
+    with pytest.raises(SystemExit) as stop:
+        main([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert stop.value.code == 2
+    assert "other rules (game.board: 'classic' in A, 'none' in B)" in capsys.readouterr().err
+    (tmp_path / "b" / "config.yaml").write_text("game:\n  num_players: 4\n  board: classic\nseed: 1\n")
+    main([str(tmp_path / "a"), str(tmp_path / "b")])  # the same rules (another run seed is no rule)
+    assert "6 pairs of games" in capsys.readouterr().out

@@ -7,6 +7,7 @@ that the same record, were it counted, would move the leaderboard.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -288,6 +289,37 @@ def test_a_resumed_tournament_sets_a_tampered_record_aside_and_plays_its_game_ag
     assert [json.loads(line) for line in set_aside] == games[target : target + 2]
     for name in REPORT_FILES:
         assert (out / name).read_bytes() == (run / name).read_bytes(), name
+
+
+def test_a_folder_without_games_is_refused_and_nothing_is_written(run, tmp_path, capsys):
+    zipped = tmp_path / "zipped"
+    zipped.mkdir()
+    (zipped / "games.jsonl.gz").write_bytes(gzip.compress((run / "games.jsonl").read_bytes()))
+    (zipped / "report.md").write_text("the run's report")
+    for argv, why in (
+        ([str(zipped)], "has no games.jsonl (it holds games.jsonl.gz: gunzip it first)"),
+        ([str(tmp_path / "typo")], "is not a folder"),
+        ([str(run / "games.jsonl")], "is not a folder"),
+        ([str(run), str(zipped), "--output", str(tmp_path / "pooled")], "has no games.jsonl"),
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            stats_main([*argv, "--no-plots"])
+        assert stopped.value.code == 2 and why in capsys.readouterr().err
+    assert (zipped / "report.md").read_text() == "the run's report"
+    assert not (tmp_path / "typo").exists() and not (tmp_path / "pooled").exists()
+
+
+def test_a_report_of_more_games_than_the_run_counted_drops_what_it_said_of_its_subset(run, tmp_path):
+    folder = tmp_path / "subset"
+    folder.mkdir()
+    shutil.copy(run / "games.jsonl", folder / "games.jsonl")
+    stats = json.loads((run / "stats.json").read_text())
+    stats["meta"] |= {"note": "6 of the 12 games are left out", "deals_per_lineup": 1}
+    (folder / "stats.json").write_text(json.dumps(stats))
+    stats_main([str(folder), "--no-plots"])
+    meta = json.loads((folder / "stats.json").read_text())["meta"]
+    assert "note" not in meta and "deals_per_lineup" not in meta and meta["seed"] == stats["meta"]["seed"]
+    assert "left out" not in (folder / "report.md").read_text()
 
 
 def test_a_stats_json_that_is_not_a_report_is_left_out_with_a_warning(run, tmp_path):

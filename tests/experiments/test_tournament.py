@@ -132,6 +132,22 @@ def test_statistics_on_hand_made_games():
 def test_ratings_do_not_depend_on_the_order_games_finished():
     records = [game(("A", "B", "C"), d % 3, deal=d, rotation=d % 3) for d in range(12)]
     assert openskill_ratings(records) == openskill_ratings(records[::-1])
+    # Two runs of other run seeds pooled: the same deals and rotations, other deal seeds and results
+    other = [
+        {**game(("A", "B", "C"), (d + 1) % 3, deal=d, rotation=d % 3), "seed": 100 + d} for d in range(12)
+    ]
+    assert openskill_ratings(records + other) == openskill_ratings(other + records)
+
+
+def test_each_player_counts_rows_carry_the_ratings_of_its_games():
+    three = [game(("A", "B", "C"), 0, deal=d) for d in range(6)]
+    four = [game(("A", "B", "C", "D"), 1, deal=d) for d in range(6)]
+    summary = summarise(three + four)
+    for players, records in ((3, three), (4, four)):
+        alone = openskill_ratings(records)
+        for row in (r for r in summary["agents"] if r["players"] == players):
+            assert row["rating_mu"] == alone[row["agent"]]["mu"]
+    assert summary["ratings"] == openskill_ratings(three + four)  # the plot's: every game
 
 
 def test_report_files(tmp_path):
@@ -227,6 +243,7 @@ def test_unknown_key_is_rejected_when_composing():
             r"lineup.agents\[0\].*speed",
         ),
         (["lineup.agents=[{name: random}, {name: random}]"], r"labels must differ.*\['random'\]"),
+        (['lineup.agents=[{name: random, label: "a+b"}, {name: sat}]'], r"without '\+', got \['a\+b'\]"),
         (["lineup.mode=swiss"], r"lineup.mode must be one of \['round_robin', 'one_vs_field'\], got 'swiss'"),
         (["lineup.mode=one_vs_field", "lineup.field=[minimax]"], r"lineup.field must name entrants"),
         (["backend=spark"], r"backend must be one of \['local', 'ray'\]"),
