@@ -59,9 +59,12 @@ class NewGame(BaseModel):
 
 
 class ActionRequest(BaseModel):
-    """The person's action: an id from the view's ``legal`` list."""
+    """The person's action: an id from the view's ``legal`` list, and the view's ``step`` (the actions
+    played in the game when the view was drawn): a request from an older view is refused (409), so a
+    click sent twice is not played at a later decision the person has not seen."""
 
     action: int
+    step: int
 
 
 def catalogue() -> dict:
@@ -145,6 +148,11 @@ def create_app(
     def act(game_id: str, request: ActionRequest) -> dict:
         game = find(game_id)
         with game.lock:
+            if request.step != game.steps:
+                raise HTTPException(
+                    409, f"action {request.action} refused: it answers the view at step {request.step}, "
+                    f"and the game is at step {game.steps}; draw the game again (GET /api/games/{game_id})"
+                )  # fmt: skip
             try:
                 game.play(request.action)
             except ValueError as error:

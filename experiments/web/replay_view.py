@@ -52,6 +52,7 @@ class ReplayedGame:
         self.seat = -1 if seat is None else seat  # -1: nobody's hand, everybody's events
         self.names = dict.fromkeys(range(players), "recorded")
         self.replay_path = None
+        self.steps = step  # the actions played up to the point shown
         for k, state in enumerate(replay(record)):
             if k == step:
                 self.state = state

@@ -101,6 +101,11 @@ class WebGame:
     def over(self) -> bool:
         return bool(self.state.done[0])
 
+    @property
+    def steps(self) -> int:
+        """The actions played in the game so far (anyone's)."""
+        return self.recorder.record.num_steps
+
     def _tell(self) -> None:
         state = self.state
         self.table.tell(state, state.events)
@@ -262,6 +267,7 @@ def seat_view(game: WebGame) -> dict:
         "reachable": [],
         "enterable": [],
         "over": game.over,
+        "step": game.steps,
     }
     if result["legal"] and phase == Phase.MOVE:  # the person's own roll: where it may go
         squares = classic_board().squares

@@ -136,7 +136,9 @@ def play_game(client: TestClient, settings: dict, choose) -> tuple[list[dict], l
     views, found = [view], [read(view)]
     while not view["over"]:
         assert view["legal"], "the person's view came back without a decision while the game runs"
-        response = client.post(f"/api/games/{view['game']}/actions", json={"action": choose(view)})
+        response = client.post(
+            f"/api/games/{view['game']}/actions", json={"action": choose(view), "step": view["step"]}
+        )
         assert response.status_code == 200, response.text
         view = response.json()
         again = client.get(f"/api/games/{view['game']}").json()
@@ -244,13 +246,21 @@ def test_bad_actions_and_unknown_games_are_refused_naming_the_value(client):
     view = client.post("/api/games", json={"agents": ["notepad", "notepad"], "seed": 2}).json()
     legal = [a["id"] for a in view["legal"]]
     illegal = next(a for a in range(10_000) if a not in legal)
-    response = client.post(f"/api/games/{view['game']}/actions", json={"action": illegal})
+    response = client.post(
+        f"/api/games/{view['game']}/actions", json={"action": illegal, "step": view["step"]}
+    )
     assert response.status_code == 400
     assert f"action {illegal} is not legal now" in response.json()["detail"]
     assert str(legal) in response.json()["detail"]
-    assert client.post(f"/api/games/{view['game']}/actions", json={"action": "roll"}).status_code == 422
+    assert (
+        client.post(f"/api/games/{view['game']}/actions", json={"action": "roll", "step": 0}).status_code
+        == 422
+    )
+    assert client.post(f"/api/games/{view['game']}/actions", json={"action": legal[0]}).status_code == 422
     for path in ("/api/games/nosuchgame", "/api/games/nosuchgame/actions"):
-        response = client.post(path, json={"action": 0}) if path.endswith("actions") else client.get(path)
+        response = (
+            client.post(path, json={"action": 0, "step": 0}) if path.endswith("actions") else client.get(path)
+        )
         assert response.status_code == 404
         assert (
             "no game 'nosuchgame'" in response.json()["detail"]
@@ -262,8 +272,21 @@ def test_an_action_after_the_end_is_refused(client):
     views, _found, _game = play_game(
         client, {"agents": ["notepad", "notepad"], "seed": 3}, lambda v: v["legal"][0]["id"]
     )
-    response = client.post(f"/api/games/{views[-1]['game']}/actions", json={"action": 0})
+    response = client.post(
+        f"/api/games/{views[-1]['game']}/actions", json={"action": 0, "step": views[-1]["step"]}
+    )
     assert response.status_code == 400 and "is over" in response.json()["detail"]
+
+
+def test_a_request_sent_twice_is_not_played_at_a_decision_the_person_has_not_seen(client):
+    view = client.post("/api/games", json={"agents": ["notepad"] * 3, "seed": 1}).json()
+    path = f"/api/games/{view['game']}/actions"
+    request = {"action": view["legal"][0]["id"], "step": view["step"]}
+    after = client.post(path, json=request).json()
+    assert after["step"] > view["step"]
+    response = client.post(path, json=request)  # the same click again: it answers the old view
+    assert response.status_code == 409 and f"the game is at step {after['step']}" in response.json()["detail"]
+    assert client.get(f"/api/games/{view['game']}").json() == after  # nothing played
 
 
 def test_serve_binds_this_machine_by_default_and_prints_the_address(monkeypatch, capsys):

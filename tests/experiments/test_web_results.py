@@ -29,7 +29,9 @@ def finish(client: TestClient, settings: dict, rng: np.random.Generator, accuse:
         accusations = [a for a in view["legal"] if a["kind"] == "accuse"]
         calm = [a for a in view["legal"] if a["kind"] != "accuse"] or view["legal"]
         chosen = accusations[0] if accuse and accusations else calm[int(rng.integers(len(calm)))]
-        view = client.post(f"/api/games/{view['game']}/actions", json={"action": chosen["id"]}).json()
+        view = client.post(
+            f"/api/games/{view['game']}/actions", json={"action": chosen["id"], "step": view["step"]}
+        ).json()
     return view
 
 

@@ -221,7 +221,8 @@ function renderPanels() {
   const deciding = view.players[view.deciding];
   let now = `Turn ${view.turn}. `;
   if (view.over) now = "The game is over.";
-  else if (view.legal.length) now += `Your decision (${view.phase})` + (view.dice.length ? `; you rolled ${view.dice.reduce((a, b) => a + b, 0)}` : "") + ".";
+  // the dice are the turn player's: the person's own only outside a refutation (of another's suggestion)
+  else if (view.legal.length) now += `Your decision (${view.phase})` + (view.dice.length && view.phase !== "refute" ? `; you rolled ${view.dice.reduce((a, b) => a + b, 0)}` : "") + ".";
   else now += `${deciding.name} decides.`;
   if (view.suggestion && !view.over) now += ` On the table: ${view.suggestion.cards.map((k) => c.cards[k]).join(", ")}.`;
   document.getElementById("now").textContent = now;
@@ -307,9 +308,14 @@ function render(next) {
   document.getElementById("game").dataset.renders = ++renders;
 }
 
+let sending = false;  // one request at a time: a click while one is on its way is ignored
+
 async function play(action) {
+  if (sending) return;
+  sending = true;
   status("the others are playing...");
-  try { render(await api(`/api/games/${view.game}/actions`, { action })); } catch (error) { status(error.message); }
+  try { render(await api(`/api/games/${view.game}/actions`, { action, step: view.step })); } catch (error) { status(error.message); }
+  finally { sending = false; }
 }
 
 // --- saved games ----------------------------------------------------------------------
