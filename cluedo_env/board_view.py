@@ -133,7 +133,8 @@ def status_lines(state: State, game: int) -> list[str]:
     config, e = state.config, state.config.cards
     phase = int(state.phase[game])
     turn_player = int(state.turn_player[game])
-    lines = [f"Turn {int(state.turn[game])}: {player_name(config, turn_player)}, phase {Phase.NAMES[phase]}"]
+    turn = int(state.turn[game]) + 1  # counted from 1, as the text view and the story count
+    lines = [f"Turn {turn}: {player_name(config, turn_player)}, phase {Phase.NAMES[phase]}"]
     deciding = int(state.current_player[game])
     if phase == Phase.REFUTE:
         lines.append(f"Deciding: {player_name(config, deciding)} (which card to show)")

@@ -23,6 +23,7 @@ import numpy as np
 from cluedo_env import core
 from cluedo_env.commands import legal_commands_text
 from cluedo_env.core import events as ev
+from cluedo_env.core.actions import ActionLayout
 from cluedo_env.core.state import Phase
 from cluedo_env.transcript import location_name, player_name, story
 
@@ -215,10 +216,13 @@ def _decision(state: core.State, game: int, player: int) -> str:
     location = int(state.location[game, player])
     where = location_name(config, location)
     in_room = location < e.num_rooms
+    mask = core.legal_action_mask(state.take([game]))[0]
+    layout = ActionLayout(config)
+    may_accuse = bool(mask[layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]].any())
     if phase == Phase.TURN:
         what = f"Your turn. You are {'in' if in_room else 'on'} {where}."
         if config.board == "none":
-            what += " Choose a room to go to, or accuse."
+            what += " Choose a room to go to, or accuse." if may_accuse else " Choose a room to go to."
     elif phase == Phase.MOVE:
         what = f"You rolled {int(state.dice[game, 0]) + max(int(state.dice[game, 1]), 0)}. Move your pawn."
         if config.movement == "compact":
@@ -236,7 +240,8 @@ def _decision(state: core.State, game: int, player: int) -> str:
             f"{player_name(config, suggester)} suggested {named}. You hold at least one of these cards: "
             f"show one of them to {player_name(config, suggester)} (only they will see it)."
         )
-    else:
+    elif may_accuse:
         what = "End of your move: accuse (suspect, weapon, room; a wrong accusation puts you out) or end your turn."
-    mask = core.legal_action_mask(state.take([game]))[0]
+    else:
+        what = "End of your move: end your turn (an accusation is made from a room, in these rules)."
     return f"Now: {what}\n\nYour legal commands:\n{legal_commands_text(config, mask)}"

@@ -137,6 +137,7 @@ class TextEnv(BaseWrapper):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             super().step(action)
+            self._record(events=False)
             return
         if not isinstance(action, str):
             raise TypeError(f"a TextEnv action is a command string, got {action!r}")
@@ -146,14 +147,14 @@ class TextEnv(BaseWrapper):
         mask = np.asarray(raw.infos[agent]["action_mask"], dtype=bool)
         chosen = parse_command(self.config, action, mask, room=int(state.location[0, player]))
         super().step(chosen)
-        if raw.game_state.num_events.item():
-            self._record()
+        self._record(events=bool(raw.game_state.num_events.item()))
 
-    def _record(self) -> None:
-        """Keep each player's view of the last step's events (``raw_env`` puts them in the infos)."""
+    def _record(self, events: bool = True) -> None:
+        """Keep each player's view of the last step's events (``raw_env`` puts them in the infos) where
+        it made some, and give every info its ``legal_commands`` (``raw_env`` writes the infos anew)."""
         raw = self.env.unwrapped
         for p, agent in enumerate(raw.possible_agents):
-            if agent in raw.infos:
+            if events and agent in raw.infos:
                 self._history[p].append(np.asarray(raw.infos[agent]["events"]))
         for agent in raw.infos:
             raw.infos[agent]["legal_commands"] = [

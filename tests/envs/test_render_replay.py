@@ -86,6 +86,7 @@ def test_ansi_shows_every_room_and_the_pawns(name):
     for room in config.cards.rooms:
         assert room in text
     assert f"phase {Phase.NAMES[int(state.phase[0])]}" in text
+    assert f"Turn {int(state.turn[0]) + 1}: " in text  # from 1, as the text view and the story count
     if config.board == "classic":
         grid = text.splitlines()[:25]
         assert all(len(line) == 24 for line in grid)

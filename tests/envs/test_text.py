@@ -13,6 +13,7 @@ from agents.baselines.random_agent import sample_legal
 from cluedo_env import core
 from cluedo_env.commands import CommandError, command, legal_commands_text, parse_command
 from cluedo_env.core import events as ev
+from cluedo_env.core.state import Phase
 from cluedo_env.text import notepad_text, rules_summary, text_view
 from cluedo_env.text_env import CommandSpace, text_env
 from cluedo_env.transcript import story
@@ -333,6 +334,22 @@ def leaky_text(state: core.State, viewer: int, log: np.ndarray) -> str:
     return player_text(state, viewer, log) + "\n".join(story(state.config, log))
 
 
+def test_the_view_offers_an_accusation_only_where_the_rules_allow_one():
+    """With accusations from a room only (de_2023), the end of a move on a square says so."""
+    config = core.GameConfig.preset("de_2023", num_players=3)
+    ends = {True: 0, False: 0}
+    states = (s for seed in range(3) for s in random_states(config, games=1, steps=400, seed=seed))
+    for state, logs, _ in states:
+        player = int(state.current_player[0])
+        if state.phase[0] != Phase.ACCUSE:
+            continue
+        view = text_view(state, player, core.private_view(logs[0], player))
+        may = any(line.startswith("- accuse") for line in view.split("Your legal commands:")[1].splitlines())
+        assert ("accuse (suspect, weapon, room" in view) == may
+        ends[may] += 1
+    assert ends[True] and ends[False]
+
+
 def test_the_view_and_the_story_count_turns_alike():
     """People read "Turn 3." in the view and "turn 3: ..." in the story of the same moment: both count
     from 1, the story's latest turn line is the view's turn."""
@@ -403,7 +420,8 @@ def test_text_env_plays_a_game_in_commands_and_refuses_bad_ones():
             env.step(None)
             continue
         commands = [c for c in info["legal_commands"] if not c.startswith("accuse")]
-        env.step(commands[steps % len(commands)])
+        declined = "make no suggestion" in commands  # a step without events: the infos still list commands
+        env.step("make no suggestion" if declined else commands[steps % len(commands)])
         steps += 1
     assert env.unwrapped.game_state.done.all() and steps > 30
     assert "The game is over." in env.observe("player_0")["text"]
