@@ -41,8 +41,8 @@ def main(argv: list[str] | None = None) -> None:
         "agent 'human' (report it with python -m experiments.common.stats FOLDER)",
     )
     args = parser.parse_args(argv)
-    if not 0 <= args.port < 65536:
-        parser.error(f"--port must be in [0, 65536), got {args.port}")
+    if not 0 < args.port < 65536:  # (0, "any free port", would leave the address to print unknown)
+        parser.error(f"--port must be in [1, 65536), got {args.port}")
     try:
         import uvicorn
 
@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> None:
     except ModuleNotFoundError as error:  # fastapi and uvicorn come with the web extra
         raise missing_extra(error, command=__name__ == "__main__") from None
     app = create_app(args.replays, results_dir=args.results)
-    print(f"Cluedo: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
+    host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL is bracketed
+    print(f"Cluedo: open http://{host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,7 +48,8 @@ __all__ = ["DEFAULT_AGENTS", "ActionRequest", "NewGame", "catalogue", "create_ap
 
 STATIC = Path(__file__).parent / "static"
 DEFAULT_AGENTS = ("sat", "sat", "sat")
-MAX_GAMES = 64  # games kept in memory; the oldest finished ones go first
+MAX_GAMES = 64  # games kept in memory; a new one makes room by dropping a finished or idle one
+IDLE_S = 3600.0  # a game not looked at for this long may be dropped to make room
 
 
 class NewGame(BaseModel):
@@ -113,6 +115,7 @@ def create_app(
         game = games.get(game_id)
         if game is None:
             raise HTTPException(404, f"no game {game_id!r}: start one with POST /api/games")
+        game.seen = time.monotonic()
         return game
 
     @app.get("/", include_in_schema=False)
@@ -133,8 +136,14 @@ def create_app(
             raise HTTPException(400, str(error)) from error
         with lock:
             while len(games) >= MAX_GAMES:
-                oldest = next((g for g, kept in games.items() if kept.over), next(iter(games)))
-                del games[oldest]
+                now = time.monotonic()
+                gone = [g for g, kept in games.items() if kept.over or now - kept.seen > IDLE_S]
+                if not gone:
+                    raise HTTPException(
+                        503, f"{len(games)} games are in play, the most kept at once ({MAX_GAMES}); "
+                        "finish one, or try again when one has been left idle for an hour"
+                    )  # fmt: skip
+                del games[min(gone, key=lambda g: games[g].seen)]  # finished or idle, the least recently seen
             games[game_id] = game
         return view(game)
 

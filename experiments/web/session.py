@@ -15,6 +15,7 @@ person saw happen), so that the privacy test can read every response for hidden 
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from cluedo_env import core
 from cluedo_env.commands import SIMPLE_COMMANDS
 from cluedo_env.core import events as ev
 from cluedo_env.core.board import classic_board
-from cluedo_env.core.state import ENVELOPE, Phase
+from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase
 from cluedo_env.game_record import GameRecorder
 from cluedo_env.inference.beliefs import beliefs_from_events
 from cluedo_env.table import Table
@@ -82,6 +83,7 @@ class WebGame:
         self.replay_path: Path | None = None
         self.results_dir = results_dir
         self.saved = False  # the finished game's replay and result are written once
+        self.seen = time.monotonic()  # when the game was last asked for (the app drops idle games first)
         self.config = core.GameConfig(num_players=players)
         self.layout = core.rules_for(self.config).layout
         others = [s for s in range(players) if s != seat]
@@ -190,12 +192,15 @@ def _action(game: WebGame, action: int) -> dict:
 
 
 def _notes(config: core.GameConfig, seat: int, view: np.ndarray) -> list[dict]:
-    """The person's notepad: a note for each card it has seen or seen passed on."""
+    """The person's notepad: a note for each card it has seen (held, shown, looked at face down) or
+    seen passed on."""
     own, shown, passed = {}, {}, {}
     named: tuple[int, ...] = ()
     for event in ev.read_events(view):
         if event.kind == ev.DEAL and event.player == seat and event.card >= 0:
             own[event.card] = "yours"
+        elif event.kind == ev.PEEK and event.player == seat and event.card >= 0:
+            shown.setdefault(event.card, "seen face down")
         elif event.kind == ev.SHOW and event.suggester == seat and event.card >= 0:
             shown.setdefault(event.card, f"shown by P{event.refuter}")
         elif event.kind == ev.SUGGEST:
@@ -298,5 +303,6 @@ def reveal(game: WebGame) -> dict:
         "hands": [
             {"seat": p, "cards": np.flatnonzero(owner == p).tolist()} for p in range(game.config.num_players)
         ],
+        "face_down": {"cards": np.flatnonzero(owner == FACE_DOWN).tolist()},  # the duel's cards on the rooms
         "replay": game.replay_path.name if game.replay_path is not None else None,
     }

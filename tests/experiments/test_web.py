@@ -301,9 +301,12 @@ def test_serve_binds_this_machine_by_default_and_prints_the_address(monkeypatch,
     serve.main([])
     assert started == {"host": "127.0.0.1", "port": 8000}
     assert "http://127.0.0.1:8000/" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        serve.main(["--port", "70000"])
-    assert "--port must be in [0, 65536), got 70000" in capsys.readouterr().err
+    for port in ("70000", "0"):
+        with pytest.raises(SystemExit):
+            serve.main(["--port", port])
+        assert f"--port must be in [1, 65536), got {port}" in capsys.readouterr().err
+    serve.main(["--host", "::1", "--port", "8001"])
+    assert "http://[::1]:8001/" in capsys.readouterr().out
 
 
 def test_a_replay_is_stepped_through_from_a_seat_without_a_leak_and_from_everyone_with_the_truth(client):
@@ -402,3 +405,56 @@ def test_the_weapons_are_where_the_suggestions_put_them(client):
         suspect, weapon, room = view["suggestion"]["cards"]
         assert view["weapons"][weapon - CARDS.num_suspects] == room - rooms
         assert view["pawns"][suspect] == {"room": room - rooms}
+
+
+def test_a_new_game_drops_only_a_finished_or_idle_game_to_make_room(tmp_path, monkeypatch):
+    import experiments.web.app as web_app
+
+    monkeypatch.setattr(web_app, "MAX_GAMES", 2)
+    client = TestClient(create_app(tmp_path / "replays"))
+    new = {"agents": ["notepad", "notepad"], "seed": 1}
+    first, second = (client.post("/api/games", json=new).json()["game"] for _ in range(2))
+    refused = client.post("/api/games", json=new)
+    assert refused.status_code == 503 and "2 games are in play" in refused.json()["detail"]
+    assert client.get(f"/api/games/{first}").status_code == 200  # both kept, still playable
+    client.app.state.games[first].seen -= web_app.IDLE_S + 1  # left alone for over an hour
+    third = client.post("/api/games", json=new).json()["game"]
+    assert set(client.app.state.games) == {second, third}
+
+
+def test_a_duel_replay_notes_the_cards_a_seat_looked_at_and_the_end_shows_the_face_down_cards(tmp_path):
+    from cluedo_env.core import events as ev
+    from cluedo_env.core.state import FACE_DOWN
+    from cluedo_env.replay import record_random_game
+
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    record = record_random_game(core.GameConfig(num_players=2, duel=True), seed=4, path=folder / "duel.jsonl")
+    client = TestClient(create_app(folder))
+    peeks = [
+        (step + 1, e)
+        for step, rows in enumerate(record.events)
+        for e in ev.read_events(rows)
+        if e.kind == ev.PEEK and e.card >= 0
+    ]
+    assert peeks, "no card looked at in this game: pick another seed"
+    step, peek = peeks[0]
+    view = client.get("/api/replays/duel.jsonl", params={"step": step, "seat": peek.player}).json()
+    assert {"card": peek.card, "note": "seen face down"} in view["notes"]
+    everyone = client.get("/api/replays/duel.jsonl", params={"step": 0}).json()
+    owner = replay_owner(record)
+    assert everyone["face_down"]["cards"] == [c for c in range(len(owner)) if owner[c] == FACE_DOWN]
+    assert everyone["face_down"]["cards"]
+
+
+def replay_owner(record) -> list[int]:
+    """Each card's owner in a recorded game (the deal's events)."""
+    from cluedo_env.replay import replay
+
+    return next(iter(replay(record)))._owner[0].tolist()
+
+
+def test_a_seed_sent_as_its_digits_is_kept_exactly(client):
+    """The page sends the seed field's digits (a JavaScript number would round it above 2**53)."""
+    view = client.post("/api/games", json={"agents": ["notepad"] * 2, "seed": "9007199254740993"}).json()
+    assert client.app.state.games[view["game"]].seed == 9007199254740993

@@ -265,6 +265,7 @@ function renderPanels() {
     for (const hand of view.hands) {
       reveal.append(el("p", {}, `${view.players[hand.seat].name}: ` + hand.cards.map((k) => c.cards[k]).join(", ")));
     }
+    if (view.face_down.cards.length) reveal.append(el("p", {}, "Face down on the rooms: " + view.face_down.cards.map((k) => c.cards[k]).join(", ")));
     if (view.replay) reveal.append(el("p", {}, `Saved as the replay ${view.replay}.`));
   }
 }
@@ -433,7 +434,7 @@ async function main() {
     const body = {
       agents: [...document.querySelectorAll("#agent-choices select")].map((m) => m.value),
       seat: Number(document.getElementById("seat").value),
-      seed: seed === "" ? null : Number(seed),
+      seed: seed === "" ? null : seed.trim(),  // its digits: a Number would round a seed above 2**53
     };
     status("dealing...");
     try { render(await api("/api/games", body)); } catch (error) { status(error.message); }
