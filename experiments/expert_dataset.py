@@ -67,7 +67,7 @@ except ModuleNotFoundError as error:
 
 __all__ = ["CARD", "DATASET_VERSION", "SHIPPED_SPLIT", "DatasetSettings", "build", "main", "verify"]
 
-DATASET_VERSION = "1.0.0"
+DATASET_VERSION = "1.1.0"  # 1.1.0: the games of the search agent as it plays since its redesign (#34)
 CARD = "dataset.json"
 README = "README.md"  # the Hugging Face dataset card (experiments.learning.expert_readme)
 SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
