@@ -173,6 +173,12 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
             f"{folder} holds games recorded with other {', '.join(changed)} ({before}); "
             "choose another --out (or remove that folder)"
         )
+    held = len(list((folder / "games").glob("shard-*.parquet")))
+    if held * settings.shard_games > settings.games:  # the card would count shards its settings leave out
+        raise ValueError(
+            f"{folder} holds {held * settings.shard_games} games ({held} shards), more than --games "
+            f"{settings.games}; give --games {held * settings.shard_games} or more, or choose another --out"
+        )
 
 
 def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress: bool) -> None:
@@ -332,12 +338,17 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
         card = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         return [f"{path}: not a JSON card ({error})"]
-    if not isinstance(card, dict) or not isinstance(card.get("files"), dict) or "rules" not in card:
-        return [f"{path}: not a dataset card (no files and rules)"]
+    if not isinstance(card, dict) or not all(
+        isinstance(card.get(k), dict) for k in ("files", "rules", "counts")
+    ):
+        return [f"{path}: not a dataset card (no files, rules and counts)"]
     problems = checksum_problems(folder, card["files"], skip=SKIPPED)
     if problems or not replay:
         return problems
-    config = config_from_json(card["rules"])
+    try:
+        config = config_from_json(card["rules"])
+    except (TypeError, ValueError) as error:
+        return [f"{path}: rules: {error}"]
     for games_file in sorted((folder / "games").glob("*.parquet")):
         decisions = pq.read_table(folder / "decisions" / games_file.name)
         problems += [
@@ -402,8 +413,9 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(1)
         card = json.loads((args.verify / CARD).read_text())
         counts = card["counts"]
-        print(f"{args.verify}: version {card['version']}, {counts['games']} games, {counts['decisions']} decisions, "
-              f"{counts['minari_episodes']} Minari episodes: checksums match, every game replays")  # fmt: skip
+        print(f"{args.verify}: version {card.get('version')}, {counts.get('games')} games, "
+              f"{counts.get('decisions')} decisions, {counts.get('minari_episodes')} Minari episodes: "
+              "checksums match, every game replays")  # fmt: skip
         return
     if args.workers < 0:
         parser.error(f"--workers must be >= 0, got {args.workers}")

@@ -165,6 +165,16 @@ def test_a_corrupted_file_is_detected_by_its_checksum(tiny, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["--verify", str(copy)])
     assert exit_info.value.code == 1 and "sha256 differs" in capsys.readouterr().err
+    clean = tmp_path / "clean"
+    shutil.copytree(tiny, clean)
+    card = json.loads((clean / CARD).read_text())
+    for broken, why in (
+        ({"rules": {"num_players": "x"}}, "rules: "),
+        ({"counts": None}, "no files, rules and counts"),
+    ):
+        (clean / CARD).write_text(json.dumps({**card, **broken}))  # a card that lies: named, no traceback
+        (problem,) = verify(clean)
+        assert problem.startswith(f"{clean / CARD}: ") and why in problem
     (copy / CARD).write_text("{not json")
     (problem,) = verify(copy)
     assert problem.startswith(f"{copy / CARD}: not a JSON card")
@@ -223,6 +233,9 @@ def test_a_second_run_plays_only_what_is_missing_and_other_settings_are_refused(
     assert "decisions/shard-00002.parquet" in files and verify(copy) == []
     with pytest.raises(ValueError, match="recorded with other seed"):
         build(dataclasses.replace(TINY, seed=1), copy, workers=0, progress=False)
+    with pytest.raises(ValueError, match=r"holds 3 games \(3 shards\), more than --games 2"):
+        build(TINY, copy, workers=0, progress=False)  # its card would count a shard it leaves out
+    assert card_of(copy)["files"] == files
 
 
 @pytest.mark.parametrize(
