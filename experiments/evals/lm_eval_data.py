@@ -36,8 +36,11 @@ __all__ = ["DEFAULT_OUT", "card_docs", "main", "write_docs"]
 DEFAULT_OUT = Path("outputs/evals/lm_eval/cluedo_reasoning.jsonl")  # where the shipped YAML reads
 
 
-def card_docs(item: Mapping[str, Any], split: str, prompts: str = "likelihood") -> Iterator[dict[str, Any]]:
-    """The lines of one task (see the module docstring); the prompt is built from its public view only."""
+def card_docs(
+    item: Mapping[str, Any], split: str, prompts: str = "likelihood", cache: str = DEFAULT_CACHE
+) -> Iterator[dict[str, Any]]:
+    """The lines of one task (see the module docstring); the prompt is built from its public view only.
+    ``cache``: the folder of generated splits the task came from, where the scorer reads its answer key."""
     templates = load_prompts(prompts, root=PROMPTS_DIR, files=("system", "question"))
     owners, letters, _, questions = card_prompts(public_view(item), templates, task_rules, task_view)
     posterior = item["answers"]["probabilities"]
@@ -54,19 +57,25 @@ def card_docs(item: Mapping[str, Any], split: str, prompts: str = "likelihood") 
             "owners": owners,
             "target": max(range(len(owners)), key=exact.__getitem__),
             "exact": exact,
+            "cache": str(cache),
         }
 
 
 def write_docs(
-    tasks: list[Mapping[str, Any]], split: str, out: str | Path, prompts: str = "likelihood"
+    tasks: list[Mapping[str, Any]],
+    split: str,
+    out: str | Path,
+    prompts: str = "likelihood",
+    cache: str = DEFAULT_CACHE,
 ) -> int:
-    """Write the lines of ``tasks`` to ``out`` (its folder made); the number of lines."""
+    """Write the lines of ``tasks`` (of a split generated into ``cache``, where not shipped) to ``out``
+    (its folder made); the number of lines."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     lines = 0
     with open(out, "w", encoding="utf-8") as file:
         for item in tasks:
-            for doc in card_docs(item, split, prompts):
+            for doc in card_docs(item, split, prompts, cache):
                 file.write(json.dumps(doc, ensure_ascii=False) + "\n")
                 lines += 1
     return lines
@@ -87,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         tasks = split_tasks(args.version, args.split, args.limit, args.seed, args.cache)
-        lines = write_docs(tasks, args.split, args.out, args.prompts)
+        lines = write_docs(tasks, args.split, args.out, args.prompts, args.cache)
     except (ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

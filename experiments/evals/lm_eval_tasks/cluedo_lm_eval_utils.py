@@ -2,7 +2,8 @@
 
 ``process_results`` keeps, for each question (one card of a task), the loglikelihood of each choice
 (the owner's letter after ``Holder:``) with the card and the task it belongs to, and ``acc``: whether
-the most likely choice is ``target``, the owner most likely under the exact posterior. The other
+the most likely choice is an owner most likely under the exact posterior (``exact``; where several
+tie, any of them is right, ``target`` being the first). The other
 metrics are aggregated per task: a card's owner distribution is its choices' likelihoods normalised
 (``agents.llm.likelihood.normalised``), a task's answer is what the likelihood solver answers from
 them (``agents.llm.likelihood.likelihood_answer``: facts and envelope from probability 0.99), scored
@@ -18,18 +19,21 @@ from typing import Any
 
 from agents.llm.likelihood import likelihood_answer, normalised
 from cluedo_env.reasoning.score import score_answer, summarize
-from experiments.evals.benchmark_tasks import split_key
+from experiments.evals.benchmark_tasks import DEFAULT_CACHE, split_key
 
 FACT_THRESHOLD = 0.99  # the likelihood solver's default (agents.llm.solver.LLMSolver)
 POOLED = ("log_loss", "brier", "excess_log_loss", "recall", "solved")
+TIE = 1e-9  # exact probabilities this close are a tie (they are fractions of deal counts)
 
 
 def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
     """One question's metrics: ``acc`` and, for every pooled metric, the item its aggregation reads."""
     lls = tuple(float(r[0] if isinstance(r, (tuple, list)) else r) for r in results)
-    item = (doc["version"], doc["split"], doc["task_id"], doc["card"], tuple(doc["owners"]), lls)
+    item = (doc["version"], doc["split"], doc.get("cache", DEFAULT_CACHE), doc["task_id"], doc["card"],
+            tuple(doc["owners"]), lls)  # fmt: skip
     best = max(range(len(lls)), key=lls.__getitem__)
-    figures: dict[str, Any] = {"acc": float(best == int(doc["target"]))}
+    exact = [float(p) for p in doc["exact"]]
+    figures: dict[str, Any] = {"acc": float(exact[best] >= max(exact) - TIE)}
     for name in POOLED:
         for key in (name, f"{name}_low", f"{name}_high"):
             figures[key] = item
@@ -39,12 +43,14 @@ def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
 
 def task_answers(items: list[tuple] | tuple[tuple, ...]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each task of the items with the likelihood solver's answer from its cards' choices, in task order."""
-    cards: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}
-    for version, split, task_id, card, owners, lls in items:
-        cards.setdefault((version, split, task_id), {})[card] = dict(zip(owners, normalised(list(lls))))
+    cards: dict[tuple[str, str, str, str], dict[str, dict[str, float]]] = {}
+    for version, split, folder, task_id, card, owners, lls in items:
+        cards.setdefault((version, split, folder, task_id), {})[card] = dict(
+            zip(owners, normalised(list(lls)))
+        )
     answers = []
-    for (version, split, task_id), probabilities in cards.items():
-        task = split_key(version, split)[task_id]
+    for (version, split, folder, task_id), probabilities in cards.items():
+        task = split_key(version, split, folder)[task_id]
         answers.append((task, likelihood_answer(task, probabilities, FACT_THRESHOLD)))
     return answers
 
