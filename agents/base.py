@@ -43,7 +43,15 @@ import numpy as np
 
 from cluedo_env.core import GameConfig, State
 
-__all__ = ["Agent", "GameByGameAgent"]
+__all__ = ["Agent", "GameByGameAgent", "last_own_turn"]
+
+
+def last_own_turn(state: State, game: int) -> bool:
+    """Whether the turn under way in ``game`` is its turn player's last before the game is truncated at
+    ``max_turns``: the turn passes round the players still in, so the next one of the same player would
+    come ``players still in`` turns later (sooner only if somebody is eliminated before)."""
+    players_in = int((~state.eliminated[game]).sum())
+    return int(state.turn[game]) + players_in >= state.config.max_turns
 
 
 class Agent(ABC):

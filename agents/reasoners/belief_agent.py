@@ -105,7 +105,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import GameByGameAgent
+from agents.base import GameByGameAgent, last_own_turn
 from agents.moves import choose_move
 from agents.reasoners.risk import RISK_MODELS, evidence_hazard, hazard
 from agents.routes import Routes
@@ -391,7 +391,7 @@ class BeliefAgent(GameByGameAgent):
         else:
             best = int(joint.argmax())
             p = float(joint.reshape(-1)[best])
-            last_turn = int(state.turn[game]) >= self.config.max_turns - 1
+            last_turn = last_own_turn(state, game)
             if not last_turn and (self._suggests_first(state, game) or p <= self.waiting_value(game, p)):
                 return None
             s, w, r = np.unravel_index(best, joint.shape)

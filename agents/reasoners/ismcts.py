@@ -98,6 +98,7 @@ import time
 
 import numpy as np
 
+from agents.base import last_own_turn
 from agents.moves import choose_move
 from agents.reasoners.belief_agent import BeliefAgent
 from agents.reasoners.determinize import deduced_seen, sample_shown
@@ -304,7 +305,7 @@ class ISMCTSAgent(BeliefAgent):
         if int(state.phase[game]) in (core.Phase.TURN, core.Phase.ACCUSE):
             sure = self._derived(game)["solved"] is not None
             accusation = self.rules.layout.ACCUSE + int(self._derived(game)["envelope"].argmax())
-            if (sure or int(state.turn[game]) >= self.config.max_turns - 1) and legal[accusation]:
+            if (sure or last_own_turn(state, game)) and legal[accusation]:
                 return accusation
         accuse = self.may_accuse(state, game)
         candidates = self._candidates(state, game, game, legal, accuse, root=True)

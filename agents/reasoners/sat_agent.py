@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import GameByGameAgent
+from agents.base import GameByGameAgent, last_own_turn
 from agents.moves import choose_move
 from agents.routes import Routes
 from agents.showing import least_revealing
@@ -204,7 +204,7 @@ class SatAgent(GameByGameAgent):
             return self._refute(state, game, legal)
         knowledge = self.knowledge(game)
         solution = knowledge.solved()
-        if solution is None and self.gamble_at_truncation and state.turn[game] == self.config.max_turns - 1:
+        if solution is None and self.gamble_at_truncation and last_own_turn(state, game):
             solution = self._guess(knowledge)
         if solution is not None and phase in (core.Phase.TURN, core.Phase.ACCUSE):
             s, w, r = solution

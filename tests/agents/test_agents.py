@@ -149,6 +149,21 @@ def test_sat_always_wins_against_random_players_who_never_accuse():
     assert (result.winner == 0).all()
 
 
+@pytest.mark.parametrize(
+    "name, options", [("belief", {}), ("ismcts", {}), ("sat", {"gamble_at_truncation": True})]
+)
+def test_an_agent_accuses_on_its_own_last_turn_before_truncation(name, options):
+    """Turns count every player's: an agent's last turn is the last before the count reaches max_turns
+    from its seat, not only the game's final turn, which one seat of four plays."""
+    config = core.GameConfig(num_players=4, board="none", max_turns=6)
+    seeds = np.arange(40)
+    lineup = [make_agent(name, seed=0, **options)] + [
+        RandomAgent(seed=k, accuse="never") for k in range(1, 4)
+    ]
+    result = play_batch(config, lineup, seeds, rotation=seeds % 4)
+    assert (result.accusations[:, 0] >= 1).all()
+
+
 def test_deduce_from_events_equals_brute_force_on_a_small_deck():
     """Whole games of the core on a 3+2+3-card deck: every fact any player deduces is exactly brute force's."""
     from cluedo_env.core.editions import Edition
