@@ -182,8 +182,18 @@ class BeliefAgent(GameByGameAgent):
             raise ValueError(f"exact_candidates must be an int >= 1, got {exact_candidates!r}")
         if not 0.0 <= move_discount < 1.0:
             raise ValueError(f"move_discount must be in [0, 1), got {move_discount!r}")
-        if not bits_per_turn > 0:
-            raise ValueError(f"bits_per_turn must be > 0, got {bits_per_turn!r}")
+        if not 0 < bits_per_turn < math.inf:
+            raise ValueError(f"bits_per_turn must be a finite number > 0, got {bits_per_turn!r}")
+        switches = {
+            "info_suggestions": info_suggestions,
+            "risk_accusations": risk_accusations,
+            "refute_strategy": refute_strategy,
+            "suggest_first": suggest_first,
+            "ignore_naive": ignore_naive,
+        }
+        for option, value in switches.items():
+            if not isinstance(value, bool | np.bool_):
+                raise ValueError(f"{option} must be True or False, got {value!r}")
         if risk_model not in RISK_MODELS:
             raise ValueError(f"risk_model must be one of {RISK_MODELS}, got {risk_model!r}")
         for option, value in (
@@ -416,6 +426,7 @@ class BeliefAgent(GameByGameAgent):
         """
         b = self.bits_per_turn
         turns = max(1, math.ceil(entropy_bits(self._derived(game)["envelope"]) / b - 1e-9))
+        turns = min(turns, self.config.max_turns)  # no game lasts longer
         others = np.ones(self.config.num_players, dtype=bool)
         others[self.seats[game]] = False
         others &= ~self.out[game]

@@ -253,8 +253,8 @@ class ISMCTSAgent(BeliefAgent):
         self.suggestions = _positive_int("suggestions", suggestions)
         if time_ms is not None and not (_number(time_ms) and time_ms > 0):
             raise ValueError(f"time_ms must be None or a number of milliseconds > 0, got {time_ms!r}")
-        if not (_number(exploration) and exploration >= 0):
-            raise ValueError(f"exploration must be a number >= 0, got {exploration!r}")
+        if not (_number(exploration) and 0 <= exploration < math.inf):
+            raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
         if isinstance(min_probability, bool) or not 0.0 <= min_probability <= 1.0:
             raise ValueError(f"min_probability must be in [0, 1], got {min_probability!r}")
         self.time_ms = None if time_ms is None else float(time_ms)
@@ -555,4 +555,6 @@ class DeterminizeAgent(ISMCTSAgent):
     name = "determinize"
 
     def __init__(self, seed: int = 0, samples: int = DETERMINIZE["iterations"], **options) -> None:
-        super().__init__(seed, **{**DETERMINIZE, "iterations": samples, **options})
+        if "iterations" in options:
+            raise ValueError("determinize takes samples (its iterations), not iterations; give samples only")
+        super().__init__(seed, **{**DETERMINIZE, "iterations": _positive_int("samples", samples), **options})

@@ -114,7 +114,9 @@ class SatAgent(GameByGameAgent):
         if not 0.0 <= move_discount < 1.0:
             raise ValueError(f"move_discount must be in [0, 1), got {move_discount!r}")
         self.move_discount = move_discount
-        self.gamble_at_truncation = gamble_at_truncation
+        if not isinstance(gamble_at_truncation, bool | np.bool_):
+            raise ValueError(f"gamble_at_truncation must be True or False, got {gamble_at_truncation!r}")
+        self.gamble_at_truncation = bool(gamble_at_truncation)
         self.notepads: list[Notepad] = []
 
     # -- knowledge ---------------------------------------------------------------

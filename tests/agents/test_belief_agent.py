@@ -43,8 +43,21 @@ def test_it_makes_the_suggestion_of_most_exact_information_among_those_it_counts
 def test_bad_options_are_rejected_with_the_reason() -> None:
     with pytest.raises(ValueError, match="exact_candidates must be"):
         BeliefAgent(exact_candidates=0)
-    with pytest.raises(ValueError, match="bits_per_turn must be"):
-        BeliefAgent(bits_per_turn=0.0)
+    for bits in (0.0, float("inf")):
+        with pytest.raises(ValueError, match="bits_per_turn must be"):
+            BeliefAgent(bits_per_turn=bits)
+    for option in (
+        "info_suggestions",
+        "risk_accusations",
+        "refute_strategy",
+        "suggest_first",
+        "ignore_naive",
+    ):
+        for value in ("false", 0.3, None):  # a switch is True or False, not anything truthy
+            with pytest.raises(ValueError, match=f"{option} must be True or False"):
+                BeliefAgent(**{option: value})
+    with pytest.raises(ValueError, match="gamble_at_truncation must be True or False"):
+        make_agent("sat", gamble_at_truncation="false")
     with pytest.raises(ValueError, match="risk_model must be one of"):
         BeliefAgent(risk_model="oracle")
     with pytest.raises(ValueError, match="hazard_unrefuted must be in"):

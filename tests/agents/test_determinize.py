@@ -114,5 +114,5 @@ def test_the_determinize_agent_is_the_search_restricted_to_accusing_or_waiting()
 
 @pytest.mark.parametrize("options", [{"samples": 0}, {"min_probability": 1.5}])
 def test_the_determinize_agent_refuses_bad_options(options):
-    with pytest.raises(ValueError, match=r"iterations|min_probability"):
+    with pytest.raises(ValueError, match=r"samples must be|min_probability"):
         DeterminizeAgent(**options)

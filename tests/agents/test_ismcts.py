@@ -238,6 +238,7 @@ def test_the_lineups_seat_it_against_three_of_the_field(field):
         ({"suggestions": True}, "suggestions"),
         ({"time_ms": 0}, "time_ms"),
         ({"exploration": -1}, "exploration"),
+        ({"exploration": float("inf")}, "exploration"),
         ({"min_probability": 2}, "min_probability"),
         ({"accuse_rule": "always"}, "accuse_rule"),
         ({"selection": "greedy"}, "selection"),
@@ -255,3 +256,10 @@ def test_the_lineups_seat_it_against_three_of_the_field(field):
 def test_bad_options_are_named(options, named):
     with pytest.raises(ValueError, match=named):
         ISMCTSAgent(**options)
+
+
+def test_determinize_names_its_own_option_and_takes_no_second_one():
+    with pytest.raises(ValueError, match="samples must be"):
+        make_agent("determinize", samples=0)
+    with pytest.raises(ValueError, match="not iterations"):
+        make_agent("determinize", samples=8, iterations=32)
