@@ -11,6 +11,7 @@ evaluation, checkpoints and resume.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import shutil
@@ -181,6 +182,16 @@ class TrainConfig(PPOSettings):
 
 
 ConfigStore.instance().store(name="train_ppo_schema", node=TrainConfig)
+
+
+def minibatch_starts(batch_size: int, minibatch_size: int) -> list[int]:
+    """Where each minibatch of an update's ``batch_size`` decisions starts: every ``minibatch_size``, a
+    last one of a single decision joined to the one before (a minibatch of one has no advantage spread
+    to normalise by, and one such step turned every weight into NaN)."""
+    starts = list(range(0, batch_size, max(minibatch_size, 1)))
+    if len(starts) > 1 and batch_size - starts[-1] < 2:
+        starts.pop()
+    return starts
 
 
 def cpp_compiler() -> str | None:
@@ -369,11 +380,12 @@ def train(
         torch.set_num_threads(args.update_threads or args.torch_threads)
         batch_size = rollout.size
         minibatch_size = -(-batch_size // args.num_minibatches)
+        starts = minibatch_starts(batch_size, minibatch_size)
         clipfracs = []
         for _epoch in range(args.update_epochs):
             order = torch.randperm(batch_size, generator=generator)
-            for start in range(0, batch_size, minibatch_size):
-                mb = order[start : start + minibatch_size]
+            for start, end in itertools.pairwise([*starts, batch_size]):
+                mb = order[start:end]
                 newlogprob, entropy, newvalue, log_probs = minibatch(b_obs[mb], b_masks[mb], b_actions[mb])
                 logratio = newlogprob - b_logprobs[mb]
                 ratio = logratio.exp()
@@ -385,7 +397,7 @@ def train(
                     clipfracs += [((ratio - 1.0).abs() > args.clip_coef).float().mean().item()]
 
                 mb_advantages = b_advantages[mb]
-                if args.norm_adv:
+                if args.norm_adv and len(mb) > 1:  # (one decision has no spread: an update of one)
                     mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
 
                 # Policy loss
@@ -421,6 +433,12 @@ def train(
                             parameter.grad = None  # Adam leaves a parameter without a gradient as it is
                 nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
                 optimizer.step()
+        if not all(torch.isfinite(parameter).all() for parameter in network.parameters()):
+            raise FloatingPointError(
+                f"update {update}: the network's weights are no longer finite (the losses diverged); the run "
+                "stops before they reach a checkpoint or the model file: lower learning_rate, or resume from "
+                "an earlier checkpoint"
+            )
 
             if args.target_kl is not None and approx_kl > args.target_kl:
                 break

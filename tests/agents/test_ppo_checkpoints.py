@@ -243,3 +243,16 @@ def test_a_cut_latest_checkpoint_falls_back_to_the_one_before(run_dir, tmp_path)
 def test_training_seed_range():
     with pytest.raises(ValueError, match=rf"seed must be an integer in \[0, {MAX_SEED}\]"):
         tiny(Path("."), seed=MAX_SEED + 1).validate()
+
+
+def test_a_last_minibatch_of_one_decision_joins_the_one_before(tmp_path):
+    """An update's decisions split every ceil(n / num_minibatches); a last minibatch of one has no
+    advantage spread, and its normalised advantages were NaN, then every weight."""
+    from experiments.learning.ppo_training import minibatch_starts
+
+    assert minibatch_starts(50, 7) == [0, 7, 14, 21, 28, 35, 42]  # 7 x 7 and 8, not 7 x 7 and 1
+    assert minibatch_starts(48, 6) == [0, 6, 12, 18, 24, 30, 36, 42]  # whole minibatches as before
+    assert minibatch_starts(1, 1) == [0]
+    run = train(tiny(tmp_path, updates=4, num_envs=4, num_steps=8, num_minibatches=8))
+    weights = torch.load(run / "model.pt", weights_only=True)["state_dict"].values()
+    assert weights and all(torch.isfinite(w).all() for w in weights)
