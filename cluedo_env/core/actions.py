@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 
-__all__ = ["RANGE_NAMES", "ActionLayout"]
+__all__ = ["INDEXED", "RANGE_NAMES", "ActionLayout"]
 
 RANGE_NAMES = (
     "roll",
@@ -48,6 +48,7 @@ RANGE_NAMES = (
     "accuse",
     "end_turn",
 )
+INDEXED = ("enter", "toward", "square", "show")  # one argument: a room, a square or a card (even of one)
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ class ActionLayout:
         dims = {
             "suggest": (e.num_suspects, e.num_weapons),
             "accuse": (e.num_suspects, e.num_weapons, e.num_rooms),
-        }.get(kind, (self.sizes[kind],) if self.sizes[kind] > 1 else ())
+        }.get(kind, (self.sizes[kind],) if kind in INDEXED else ())
         if len(args) != len(dims) or any(not 0 <= a < d for a, d in zip(args, dims, strict=True)):
             raise ValueError(f"{kind} takes arguments in ranges {dims}, got {args}")
         index = 0
@@ -126,7 +127,7 @@ class ActionLayout:
         if kind == "accuse":
             sw, r = divmod(index, e.num_rooms)
             return kind, (*divmod(sw, e.num_weapons), r)
-        return kind, ((index,) if self.sizes[kind] > 1 else ())
+        return kind, ((index,) if kind in INDEXED else ())
 
     def action_to_string(self, action: int) -> str:
         """A readable description in the edition's card names."""

@@ -81,6 +81,21 @@ def test_agents_play_complete_games_in_every_variant(name, config):
         assert result.wrong_accusations.sum() == 0
 
 
+@pytest.mark.parametrize("name", ["sat", "belief", "ismcts"])
+def test_agents_play_an_edition_of_one_room(name):
+    """``enter`` takes a room even where there is one (the layout encoded it with no argument)."""
+    from agents.testing import check_agent
+    from cluedo_env.core.editions import Edition
+
+    one_room = Edition(
+        "one room", ("Red", "Blue", "Green", "Pink", "Grey", "Teal"), ("Rope",), ("Hall",), (0,)
+    )
+    config = core.GameConfig(edition=one_room, board="none", num_players=3)
+    layout = core.ActionLayout(config)
+    assert layout.decode(layout.encode("enter", 0)) == ("enter", (0,))
+    check_agent(name, config)
+
+
 def test_agents_pickle():
     for name in ("random", "notepad", "sat", "belief"):
         agent = make_agent(name, seed=1)
