@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import load_named
+from cluedo_env.core import GameConfig
 from cluedo_env.inference import HELD, NOT_HELD, UNKNOWN, Deck, Setup
 from cluedo_env.inference.beliefs import beliefs_named
 from cluedo_env.inference.names import CardNames, named_record
@@ -44,9 +45,19 @@ def _names(task: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
     return cards["suspects"], cards["weapons"], cards["rooms"]
 
 
+def _face_down(task: Mapping[str, Any]) -> int:
+    """Cards lying face down on the rooms in the task's game (the duel's)."""
+    return GameConfig(**task["config"]).num_face_down
+
+
 def _setup(task: Mapping[str, Any]) -> tuple[CardNames, Setup, list[str]]:
     cards = CardNames(*_names(task))
-    setup = Setup(Deck(*cards.deck.sizes), len(task["players"]), tuple(task["hand_sizes"]))
+    setup = Setup(
+        Deck(*cards.deck.sizes),
+        len(task["players"]),
+        tuple(task["hand_sizes"]),
+        num_face_down=_face_down(task),
+    )
     owners = [setup.owner_name(o) for o in setup.owners]  # the columns of a status grid
     return cards, setup, owners
 
@@ -95,7 +106,13 @@ def solve_beliefs(task: Mapping[str, Any]) -> dict[str, Any]:
     """The exact posterior (``cluedo_env.inference.beliefs``) and the facts of probability 0 or 1."""
     cards, _, owners = _setup(task)
     posterior = beliefs_named(
-        *_names(task), len(task["players"]), task["hand_sizes"], task["observer"], task["history"], exact=True
+        *_names(task),
+        len(task["players"]),
+        task["hand_sizes"],
+        task["observer"],
+        task["history"],
+        num_face_down=_face_down(task),
+        exact=True,
     )
     q = np.zeros((len(cards.names), len(owners)))
     status = np.full(q.shape, NOT_HELD, dtype=np.int8)
@@ -125,8 +142,13 @@ def solve_notepad(task: Mapping[str, Any]) -> dict[str, Any]:
             status[c, entry["shown_by"]] = HELD
         elif "suggest" in entry and entry["by"] == me and entry.get("shown_by") is None:
             in_envelope.update(cards.card(n) for n in entry["suggest"])
+        elif "seen" in entry:  # a card looked at where it lies (the duel's face-down cards)
+            c = cards.card(entry["seen"])
+            status[c] = NOT_HELD
+            status[c, owners.index(entry["owner"])] = HELD
     crossed = (status == HELD).any(axis=1)
-    for c in in_envelope - set(np.flatnonzero(crossed).tolist()):
+    # an unrefuted card is in the envelope, unless cards lie face down on the table: it may be there
+    for c in in_envelope - set(np.flatnonzero(crossed).tolist()) if setup.table is None else ():
         status[c] = NOT_HELD
         status[c, env] = HELD
     for category in setup.deck.categories:
@@ -140,9 +162,10 @@ def solve_notepad(task: Mapping[str, Any]) -> dict[str, Any]:
             if (status[c] == HELD).any():
                 q[c] = status[c] == HELD
                 continue
-            q[c, env] = 1 / len(candidates) if c in candidates else 0.0
-            others = [o for o in range(setup.num_players) if status[c, o] != NOT_HELD]
-            q[c, others] = (1 - q[c, env]) / len(others)
+            others = [o for o in range(len(owners) - 1) if status[c, o] != NOT_HELD]  # all but the envelope
+            q[c, env] = 1 / len(candidates) if c in candidates and others else float(c in candidates)
+            if others:
+                q[c, others] = (1 - q[c, env]) / len(others)
     return _answer_from_status(task, status, q)
 
 

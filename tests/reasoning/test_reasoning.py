@@ -765,3 +765,18 @@ def test_solver_options_go_to_the_llm_solver_only():
         load_solver("llm", {"no_such_option": 1})
     with pytest.raises(ValueError, match="prompts"):
         load_solver("llm", {"prompts": "no-such-prompts"})
+
+
+def test_the_built_in_solvers_answer_a_task_of_the_duel():
+    """The duel's four face-down cards are an owner of their own (the table) for every solver."""
+    config = core.GameConfig(num_players=2, duel=True)
+    played, states = play_task_games(config, ("sat", "notepad"), np.arange(1), rotation=0, snapshots=True)
+    events, at = played[0], states[0]
+    cut = sorted(at)[len(at) // 2]
+    task = make_task(config, int(at[cut].current_player[0]), events[:cut], version="v1", state=at[cut])
+    for name, solve in SOLVERS.items():
+        scored = score_answer(task, solve(public_view(task)))
+        assert scored["tp"] == scored["claimed"], name  # what each claims is certain, is
+    exact = SOLVERS["beliefs"](public_view(task))["probabilities"]
+    for card, owners in task["answers"]["probabilities"].items():
+        assert exact[card] == pytest.approx(owners), card
