@@ -76,7 +76,9 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     names = [name.strip() for name in args.agents.split(",")] if args.agents is not None else None
     if names is not None and not all(names):
         parser.error(f"--agents needs comma-separated names, got {args.agents!r}")
-    players = args.players or (len(names) if names else 2 if args.duel else 4)
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    players = args.players if args.players is not None else len(names) if names else 2 if args.duel else 4
     if names is not None and len(names) != players:
         parser.error(f"--agents names {len(names)} agents for {players} players: give one per seat")
     names = names or default_agents(players)

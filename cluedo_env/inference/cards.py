@@ -101,7 +101,10 @@ class Setup:
             raise ValueError(f"num_face_down must be an int >= 0, got {self.num_face_down!r}")
         object.__setattr__(self, "num_players", int(self.num_players))
         object.__setattr__(self, "num_face_down", int(self.num_face_down))
-        object.__setattr__(self, "hand_sizes", tuple(int(h) for h in self.hand_sizes))
+        sizes = tuple(self.hand_sizes)
+        if not all(isinstance(h, (int, np.integer)) and not isinstance(h, bool) for h in sizes):
+            raise ValueError(f"hand_sizes must be ints (cards per player), got {list(sizes)}")
+        object.__setattr__(self, "hand_sizes", tuple(int(h) for h in sizes))
         if len(self.hand_sizes) != self.num_players:
             raise ValueError(
                 f"hand_sizes must have one entry per player ({self.num_players}), got {self.hand_sizes}"
@@ -173,7 +176,11 @@ class Setup:
 
     def check_player(self, player: int, what: str = "player") -> None:
         """Raises ValueError unless ``player`` is a player index."""
-        if not isinstance(player, (int, np.integer)) or not 0 <= player < self.num_players:
+        if (
+            not isinstance(player, (int, np.integer))
+            or isinstance(player, bool)
+            or not 0 <= player < self.num_players
+        ):
             raise ValueError(f"{what} must be a player in [0, {self.num_players}), got {player!r}")
 
     def check_owner(self, owner: int) -> None:

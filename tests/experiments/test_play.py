@@ -77,6 +77,8 @@ def test_duel_plays_two_players(capsys):
         (["--players", "2"], "2 players play the duel: add --duel"),
         (["--duel", "--players", "4"], "num_players must be one of [2] with duel=True, got 4"),
         (["--players", "7"], "num_players must be one of [3, 4, 5, 6]"),
+        (["--players", "0"], "num_players must be one of [3, 4, 5, 6]"),  # not the default's 4 players
+        (["--seed", "-1"], "--seed must be >= 0, got -1"),
         (["--board", "hex"], "board must be one of ['classic', 'none'], got 'hex'"),
         (["--games", "0"], "--games must be at least 1, got 0"),
     ],

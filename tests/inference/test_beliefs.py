@@ -205,6 +205,10 @@ def test_bad_input_is_rejected_with_the_reason() -> None:
         beliefs(GAME, 0, [OwnHand(1, HANDS[1])])
     with pytest.raises(ValueError, match="n must be an int"):
         beliefs(GAME, 0, []).sample_deals(-1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"hand_sizes must be ints .* got \[2.9, 2, 1\]"):
+        Setup(Deck(3, 2, 3), 3, (2.9, 2, 1))  # not cut down to 2 without a word
+    with pytest.raises(ValueError, match="observer must be a player in"):
+        beliefs(GAME, True, [])
 
 
 def test_beliefs_named() -> None:
