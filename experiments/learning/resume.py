@@ -2,9 +2,12 @@
 
 ``resume=<checkpoint or run dir>`` continues a run exactly as it would have gone on. The run's
 config comes from the checkpoint; of the command line's other values only those that change how
-the run goes on, not what it learns, are applied (``RESUMABLE``: the budget ``total_timesteps``,
-threads, compilation, logging, checkpoints and evaluations); any other changed value stops the resume with a
-message. A checkpoint is plain data, but the agents it names are code and options: an agent named
+the run goes on are applied (``RESUMABLE``: the budget ``total_timesteps``, threads, compilation,
+logging, checkpoints, how often it evaluates and the final evaluation's size); any other changed
+value stops the resume with a message. A new budget re-times what follows the fraction of training
+done (the learning rate's annealing, the opponents' windows, ``snapshot_start``, the anchor's fade);
+the size of the evaluations during training (``eval_games``) is kept, so that the learning curves,
+which read it from the run's ``config.yaml``, count every point's games right. A checkpoint is plain data, but the agents it names are code and options: an agent named
 by import path, or an option that reaches the network or files, is used only if the command line
 names it too (or gives ``trust_files=true``).
 """
@@ -23,8 +26,8 @@ from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import refuse_untrusted_options
 from experiments.learning.checkpoints import load_checkpoint
 
-# What a resume may change: how the run goes on (budget, threads, compilation, logging, checkpoints, evaluations),
-# never what it learns from (every other field is the checkpoint's).
+# What a resume may change: how the run goes on (budget, threads, compilation, logging, checkpoints, how often
+# it evaluates, the final evaluation), never what it learns from (every other field is the checkpoint's).
 RESUMABLE = (
     "total_timesteps",
     "progress",
@@ -34,7 +37,6 @@ RESUMABLE = (
     "checkpoint_every",
     "keep_checkpoints",
     "eval_every",
-    "eval_games",
     "final_eval_games",
 )
 # The values a checkpoint of an older version, saved before a setting existed, gets for it.

@@ -192,6 +192,9 @@ def test_resume_refuses_a_change_of_what_the_run_learns(run_dir):
             tiny(run_dir.parent, resume=str(run_dir), precision="bfloat16"),
             resume_overrides=["precision=bfloat16"],
         )
+    # The size of the evaluations during training: the learning curves read it from config.yaml.
+    with pytest.raises(ValueError, match=r"cannot change eval_games \(the run has"):
+        train(tiny(run_dir.parent, resume=str(run_dir), eval_games=12), resume_overrides=["eval_games=12"])
     # Without a list of overrides (the Python API) every value that differs counts.
     with pytest.raises(ValueError, match=r"cannot change num_envs \(the run has 8, got 16\)"):
         train(tiny(run_dir.parent, resume=str(run_dir), num_envs=16))
