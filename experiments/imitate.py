@@ -34,6 +34,7 @@ Three stages, in one run folder (``runs/imitate__<exp_name>__<seed>``):
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -119,6 +120,18 @@ class ImitateConfig(RunSettings):
             )
         if not self.opponents:
             raise ConfigError("opponents must name at least one kind of agent")
+        if not 0 < self.learning_rate < math.inf:
+            raise ConfigError(f"learning_rate must be a finite number > 0, got {self.learning_rate!r}")
+        named = [
+            ("teacher", self.teacher),
+            *((f"opponents.{k}", o) for k, o in enumerate(self.opponents)),
+            *((f"eval_opponents.{k}", o) for k, o in enumerate(self.eval_opponents)),
+        ]
+        for where, spec in named:  # before the teacher's games, not after them
+            try:
+                make_agent(spec.name, seed=0, **spec.options)
+            except (TypeError, ValueError) as error:
+                raise ConfigError(f"{where} ({spec.display}): {error}") from error
         if self.init_from is not None and not model_path(self.init_from).is_file():
             raise ConfigError(
                 f"init_from must be a model file or a shipped model's name, got {self.init_from!r}"

@@ -183,6 +183,7 @@ class RLlibConfig(PPOSettings):
 
     def __post_init__(self) -> None:
         check_all_set(self, 'train_config(overrides, config_name="train_rllib", **values)')
+        self.check_learning()
         if self.policies not in POLICIES:
             raise ConfigError(f"policies must be one of {POLICIES}, got {self.policies!r}")
         if self.snapshot_every and (self.opponent is not None or self.policies != "shared"):

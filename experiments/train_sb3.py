@@ -49,6 +49,7 @@ tournament line-up), ``evaluations.json``, ``config.yaml``.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,13 +75,13 @@ from agents.integrations.sb3_agent import SB3Agent
 from agents.integrations.sb3_policy import POLICIES, card_policy_kwargs
 from agents.registry import make_agent
 from cluedo_env import core
+from cluedo_env.rewards import REWARD_SCHEMES
 from cluedo_env.sb3 import CluedoSB3VecEnv
-from experiments.common.intervals import wilson_interval
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_all_set, exit_on_config_error
-from experiments.learning.evaluation import append_evaluation, play_against, win_rate_line
+from experiments.learning.evaluation import append_evaluation, play_against, win_rate_line, with_intervals
 from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import PPOSettings
 from experiments.learning.shaping import knowledge_potential
@@ -110,8 +111,26 @@ class SB3Config(PPOSettings):
     def validate(self) -> None:
         """Raise ``ConfigError`` (a ``ValueError``) naming a bad field: the shared ones (``check_run``), ``policy``."""
         self.check_run()
+        self.check_learning()
         if self.policy not in POLICIES:
             raise ConfigError(f"policy must be one of {sorted(POLICIES)}, got {self.policy!r}")
+        for name in ("num_envs", "n_steps", "batch_size", "n_epochs"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if not 0 < self.clip_range < math.inf:
+            raise ConfigError(f"clip_range must be a finite number > 0, got {self.clip_range!r}")
+        if self.reward_scheme not in REWARD_SCHEMES:
+            raise ConfigError(
+                f"reward_scheme must be one of {list(REWARD_SCHEMES)}, got {self.reward_scheme!r}"
+            )
+        for where, spec in (
+            ("opponent", self.opponent),
+            *((f"eval_opponents.{k}", o) for k, o in enumerate(self.eval_opponents)),
+        ):
+            try:
+                make_agent(spec.name, seed=0, **spec.options)
+            except (TypeError, ValueError) as error:
+                raise ConfigError(f"{where}: {error}") from error
 
 
 ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)
@@ -127,19 +146,7 @@ def evaluate(
     opponents that never accuse the rest would run to ``max_turns``.
     """
     played = play_against(lambda: SB3Agent(seed=seed, path=model_path), game, opponents, num_games, seed=seed)
-    results = {}
-    for label, result in played.items():
-        low, high = wilson_interval(result["wins"], num_games)
-        results[label] = {
-            "games": num_games,
-            "wins": result["wins"],
-            "win_rate": result["win_rate"],
-            "win_low": low,
-            "win_high": high,
-            "wrong_accusation_rate": result["wrong_accusation_rate"],
-            "mean_turns": result["mean_turns"],  # of the games played to their end
-        }
-    return results
+    return with_intervals(played)  # counts, rates and their 95% intervals, as train_ppo's evaluations
 
 
 class KnowledgeShaping(VecEnvWrapper):

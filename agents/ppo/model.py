@@ -165,7 +165,14 @@ def load_model(path: str | Path) -> ActorCritic:
     if not path.is_file():
         shipped = sorted(model.name for model in SHIPPED.glob("*.pt"))
         raise FileNotFoundError(f"no PPO model at {path} (nor a shipped model of that name: {shipped})")
-    record = torch.load(path, map_location="cpu", weights_only=True)
+    try:
+        record = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # whatever a file of another kind makes torch's reader raise
+        hint = " (a .npz is the learned agent's numpy model: make_agent('learned', checkpoint=...))"
+        raise ValueError(
+            f"{path} is not a PPO model file{hint if path.suffix == '.npz' else ''}: torch could not read it "
+            f"({type(error).__name__}: {str(error)[:200]})"
+        ) from error
     if isinstance(record, dict) and isinstance(record.get("model"), dict):  # a training checkpoint
         record = record["model"]
     if not isinstance(record, dict):

@@ -243,7 +243,10 @@ def command_settings(
 
     hydra_config = HydraConfig.get()
     with exit_on_config_error():  # a settings class's own checks (``__post_init__``), in one line too
-        args = OmegaConf.to_object(cfg)
+        try:
+            args = OmegaConf.to_object(cfg)
+        except ValueError as error:  # (a nested settings class's check, e.g. network.hidden)
+            raise ConfigError(str(error)) from error
     args.trust_files = trusted_by_command_line(cfg, hydra_config)
     with (
         exit_on_config_error()

@@ -82,9 +82,18 @@ def check_opponents(args: Any) -> None:
     for o in [*args.opponents, *args.eval_opponents]:
         if o.weight < 0 or not 0.0 <= o.start <= o.stop <= 1.0:
             raise ConfigError(f"opponent {o.display}: need weight >= 0 and 0 <= start <= stop <= 1, got {o}")
-        make_agent(o.name, seed=0, **o.options)  # an unknown agent or option fails here
-    if not any(o.start == 0.0 and o.weight > 0 for o in args.opponents):
-        raise ConfigError("opponents: at least one kind needs start: 0 and a positive weight")
+        try:
+            make_agent(o.name, seed=0, **o.options)  # an unknown agent or option fails here
+        except (TypeError, ValueError) as error:
+            raise ConfigError(f"opponent {o.display}: {error}") from error
+    playing = [o for o in args.opponents if o.weight > 0]
+    for fraction in sorted({0.0, *(o.stop for o in playing)} - {1.0}):  # where a window may leave none
+        if not any(o.start <= fraction < o.stop for o in playing):
+            raise ConfigError(
+                f"opponents: no kind with a positive weight plays from {fraction:g} of training on (their "
+                f"windows start-stop: {[(o.display, o.start, o.stop) for o in playing]}); the pool needs one "
+                "at every point"
+            )
 
 
 def snapshot_network(

@@ -12,6 +12,7 @@ evaluation, checkpoints and resume.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import random
 import shutil
@@ -31,7 +32,7 @@ from tqdm import tqdm
 
 from agents.ppo.distributions import structured_kl
 from agents.ppo.games import OUTCOMES, LearnerGames
-from agents.ppo.model import SHIPPED, load_model, model_path, model_record, save_model
+from agents.ppo.model import SHIPPED, load_model, model_record, save_model
 from agents.ppo.network import PRECISIONS, ActorCritic
 from agents.ppo.warm_start import warm_start
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
@@ -141,9 +142,19 @@ class TrainConfig(PPOSettings):
     def validate(self) -> None:
         """Raise ``ConfigError`` (a ``ValueError``) naming a bad field, its value and what is accepted."""
         self.check_run()
-        for name in ("num_envs", "num_steps", "num_minibatches", "update_epochs", "eval_games"):
+        self.check_learning()
+        for name in ("num_envs", "num_steps", "num_minibatches", "update_epochs"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if not 0 < self.clip_coef < math.inf:
+            raise ConfigError(f"clip_coef must be a finite number > 0, got {self.clip_coef!r}")
+        if self.target_kl is not None and not self.target_kl > 0:
+            raise ConfigError(f"target_kl must be > 0 or null (never stop early), got {self.target_kl!r}")
+        if self.snapshot_weight < 0 or not 0 <= self.snapshot_start <= 1:
+            raise ConfigError(
+                "need snapshot_weight >= 0 and snapshot_start in [0, 1], got "
+                f"{self.snapshot_weight!r} and {self.snapshot_start!r}"
+            )
         check_pool_sampling(self)
         if self.compile and cpp_compiler() is None:
             raise ConfigError(
@@ -157,11 +168,14 @@ class TrainConfig(PPOSettings):
         for name in ("snapshot_every", "eval_every", "checkpoint_every", "max_snapshots"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if self.init_from is not None and not model_path(self.init_from).is_file():
+        if self.init_from is not None:
             shipped = sorted(path.name for path in SHIPPED.glob("*.pt"))
-            raise ConfigError(
-                f"init_from must be a model file or one of the shipped models {shipped}, got {self.init_from!r}"
-            )
+            try:
+                load_model(self.init_from)
+            except (FileNotFoundError, ValueError) as error:
+                raise ConfigError(
+                    f"init_from must be a model file or one of the shipped models {shipped}: {error}"
+                ) from error
         if self.num_updates < 1:
             raise ConfigError(
                 f"total_timesteps must be at least num_envs * num_steps = {self.num_envs * self.num_steps}, "

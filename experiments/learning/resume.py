@@ -24,6 +24,7 @@ from omegaconf import OmegaConf
 from agents.ppo.games import RETIRED
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import refuse_untrusted_options
+from experiments.common.value_checks import ConfigError
 from experiments.learning.checkpoints import load_checkpoint
 
 # What a resume may change: how the run goes on (budget, threads, compilation, logging, checkpoints, how often
@@ -57,7 +58,10 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
         experiments.common.trust.UntrustedOption: Options only the checkpoint names that reach
             outside the game (without ``trust_files``).
     """
-    checkpoint_path, checkpoint = load_checkpoint(given.resume)
+    try:
+        checkpoint_path, checkpoint = load_checkpoint(given.resume)
+    except FileNotFoundError as error:
+        raise ConfigError(str(error)) from error
     args = resumed_config(checkpoint["config"], given, overrides)
     check_named_code(args, given, checkpoint["games"])
     if not given.trust_files:
@@ -70,7 +74,7 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
     args.trust_files = given.trust_files
     args.resume = str(checkpoint_path)
     if args.num_updates < checkpoint["update"]:
-        raise ValueError(
+        raise ConfigError(
             f"resume: total_timesteps={args.total_timesteps} makes {args.num_updates} updates, "
             f"but the checkpoint is at update {checkpoint['update']}"
         )
@@ -87,7 +91,7 @@ def _refuse_interpolations(value: Any, key: str) -> None:
         for index, item in enumerate(value):
             _refuse_interpolations(item, f"{key}[{index}]")
     elif isinstance(value, str) and "${" in value:
-        raise ValueError(
+        raise ConfigError(
             f"the checkpoint's {key} is an interpolation ({value[:80]!r}): a saved config holds only "
             "resolved values, so this one was not saved by train_ppo"
         )
@@ -132,7 +136,7 @@ def resumed_config(saved: Mapping[str, Any], args: Any, overrides: Iterable[str]
         else:
             refused.append(f"{key} (the run has {before!r}, got {after!r})")
     if refused:
-        raise ValueError(
+        raise ConfigError(
             f"resume: cannot change {', '.join(refused)}: the run would no longer be the one checkpointed. "
             f"A resume may change only {', '.join(RESUMABLE)}; start a new run to change the rest"
         )
@@ -155,7 +159,7 @@ def check_named_code(run: Any, given: Any, games: Mapping[str, Any]) -> None:
     named = {o.name for o in [*given.opponents, *given.eval_opponents]}
     unconfirmed = sorted({o.name for o in [*run.opponents, *run.eval_opponents] if ":" in o.name} - named)
     if unconfirmed:
-        raise ValueError(
+        raise ConfigError(
             f"resume: the checkpoint's config names agents by import path {unconfirmed}; resuming would "
             "import and run that code. If you trust the checkpoint, give the same opponents and "
             "eval_opponents on the command line"
@@ -171,7 +175,7 @@ def check_named_code(run: Any, given: Any, games: Mapping[str, Any]) -> None:
                 dict(kind["options"]),
             )
         ):
-            raise ValueError(
+            raise ConfigError(
                 f"resume: the checkpoint's games hold opponents {kind['label']!r} ({kind['name']!r} with "
                 f"{kind['options']}) that its config does not name"
             )

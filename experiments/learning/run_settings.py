@@ -12,6 +12,7 @@ command's YAML (``configs/<command>.yaml``) gives every value, the one place of 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from omegaconf import MISSING
@@ -86,3 +87,22 @@ class PPOSettings(RunSettings):
     a reward for each card seen, returned at the episode's end (optimal policies unchanged; 0: none)"""
     eval_games: int = MISSING
     """games against each kind of evaluation opponent in each evaluation"""
+
+    def check_learning(self) -> None:
+        """Raise ``ConfigError`` (a ``ValueError``) naming a shared learning value out of its range."""
+        ranges = {
+            "learning_rate": (self.learning_rate, 0 < self.learning_rate < math.inf, "a finite number > 0"),
+            "gamma": (self.gamma, 0 <= self.gamma <= 1, "in [0, 1]"),
+            "gae_lambda": (self.gae_lambda, 0 <= self.gae_lambda <= 1, "in [0, 1]"),
+            "ent_coef": (self.ent_coef, 0 <= self.ent_coef < math.inf, "a finite number >= 0"),
+            "vf_coef": (self.vf_coef, 0 <= self.vf_coef < math.inf, "a finite number >= 0"),
+            "max_grad_norm": (
+                self.max_grad_norm,
+                self.max_grad_norm > 0,
+                "> 0 (a negative one flips the gradient)",
+            ),
+            "eval_games": (self.eval_games, self.eval_games >= 1, ">= 1"),
+        }
+        for name, (value, inside, accepted) in ranges.items():
+            if not inside:
+                raise ConfigError(f"{name} must be {accepted}, got {value!r}")

@@ -43,10 +43,17 @@ TRAINING_MISTAKES = [  # (command, what is given, what it says)
     ("train_ppo", "precision=half", "precision must be one of ('float32', 'bfloat16'), got 'half'"),
     ("train_ppo", "pool_sampling=best", "pool_sampling must be one of ['weights', 'pfsp'], got 'best'"),
     ("train_ppo", "torch_threads=0", "torch_threads must be >= 1, got 0"),
+    ("train_ppo", "learning_rate=-1", "learning_rate must be a finite number > 0, got -1.0"),
+    ("train_ppo", "network.hidden=[]", "hidden must be a list of 1 to 64 whole widths in [1, 65,536], got []"),
+    ("train_ppo", "resume=nowhere", "resume: no checkpoint or run folder at nowhere"),
     ("imitate", "holdout=1.5", "holdout must be in [0, 1), got 1.5"),
+    ("imitate", "eval_opponents=[{name: sat, options: {speed: 1}}]",
+     "eval_opponents.0 (sat): SatAgent.__init__() got an unexpected keyword argument 'speed'"),
     ("train_sb3", "policy=nosuch", "policy must be one of ['MultiInputPolicy', 'card'], got 'nosuch'"),
+    ("train_sb3", "n_steps=0", "n_steps must be >= 1, got 0"),
     ("train_rllib", "policies=nosuch", "policies must be one of ('shared', 'per_seat'), got 'nosuch'"),
-]
+    ("train_rllib", "gamma=1.5", "gamma must be in [0, 1], got 1.5"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(
