@@ -4,8 +4,11 @@ A learner with belief features (``NetworkSettings.belief_features``) reads more
 observation columns than a model trained without them; ``warm_start`` copies
 every weight of the trained network into the new one and gives the new input
 columns (the belief pieces, in the card encoder's and the trunk's first
-layers) zero weights. The new network then computes exactly what the trained
-one does on the core's observation: training starts from its play (moving,
+layers) zero weights. The new network then computes what the trained one does
+on the core's observation but for its two priors, which count the cards that
+may still be in the envelope instead of the unseen ones (``agents.ppo.network``):
+the same values everywhere, the same policy wherever exact counting leaves
+exactly the unseen cards possible. Training starts from its play (moving,
 suggesting, showing, accusing) and learns what the new columns add.
 """
 
