@@ -9,9 +9,12 @@ options, for the commands that must not take them from a file they did not write
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Mapping
 
 from agents.base import Agent
+from cluedo_env.optional_modules import missing_extra_text
 
 __all__ = ["AGENTS", "OUTSIDE_OPTIONS", "load_named", "make_agent", "outside_options"]
 
@@ -67,9 +70,24 @@ def load_named(target: str, what: str) -> object:
     """
     module_name, _, attribute = target.partition(":")
     try:
-        return getattr(importlib.import_module(module_name), attribute)
+        return getattr(_import(module_name), attribute)
     except (ImportError, AttributeError) as error:
-        raise ValueError(f"cannot load {what}: {error}") from error
+        said = missing_extra_text(error.name) if isinstance(error, ModuleNotFoundError) else None
+        raise ValueError(f"cannot load {what}: {said or error}") from error
+
+
+def _import(module_name: str) -> object:
+    """The module, looked for in the current folder too, as ``python -m`` finds it there: an installed
+    ``cluedo-*`` command's script does not put the current folder on ``sys.path``."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        here = os.getcwd()
+        top = module_name.partition(".")[0]
+        if error.name != top or here in (os.path.abspath(p or ".") for p in sys.path):
+            raise
+        sys.path.append(here)  # after the installed packages: a file here never shadows one of them
+        return importlib.import_module(module_name)
 
 
 def make_agent(name: str, seed: int = 0, **options: object) -> Agent:

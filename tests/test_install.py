@@ -19,9 +19,10 @@ import pytest
 
 import cluedo_env
 from cluedo_env import __version__
+from cluedo_env.optional_modules import EXTRA_OF
 from experiments.common.backends import ray_code_env
 from experiments.common.code_revision import git_revision
-from experiments.common.extras import EXTRA_OF, missing_extra
+from experiments.common.extras import missing_extra
 from tests.conftest import ROOT
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())

