@@ -102,7 +102,8 @@ VERBS = {
 # Words that negate a verb just after them ("no suggestion", "don't accuse", "without accusing"):
 # "t" is what is left of "n't" once the apostrophe is gone.
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
-NEGATION_REACH = 3  # words before a verb that can negate it
+NEGATION_REACH = 3  # words before a verb that can negate it (in its sentence)
+SENTENCE_END = re.compile(r"([.!?;]+)(?:\s+|$)")  # where a negation's reach ends (the end kept)
 FINAL_ANSWER = re.compile(r"final\s+answer\s*[:\-=*]*", re.IGNORECASE)
 THINKING = re.compile(r"<think>.*?(</think>|$)", re.IGNORECASE | re.DOTALL)
 COORDINATES = re.compile(r"(\d{1,2})\s*[, ]\s*(\d{1,2})")
@@ -323,6 +324,30 @@ def _find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[s
     return cards, rest
 
 
+def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
+    """The verbs a reply asks for, and those it declines (a negation in the words before the verb, in
+    the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation). An
+    accusation in a question ("Should I accuse ...?") is neither."""
+    asked: set[str] = set()
+    declined: set[str] = set()
+    parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
+    for sentence, end in zip(parts[::2], [*parts[1::2], ""], strict=True):
+        words = _find_cards(config, normalise(sentence))[1]
+        for i, word in enumerate(words):
+            verb = VERBS.get(word)
+            if verb is None:
+                continue
+            before = words[max(0, i - NEGATION_REACH) : i]
+            negated = any(
+                w in NEGATIONS and not (w == "not" and j and before[j - 1] == "why")
+                for j, w in enumerate(before)
+            )
+            if verb == "accuse" and "?" in end:
+                continue  # "Should I accuse ...?" weighs an accusation, which would put it out if wrong
+            (declined if negated and verb in ("suggest", "accuse") else asked).add(verb)
+    return asked, declined
+
+
 def _candidates(config: GameConfig, words: list[str], cards: list[int], text: str, room, refuse) -> list[int]:
     """Every action the reply's words could mean (legal or not)."""
     layout = _layout(config)
@@ -331,14 +356,9 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     suspects = [c for c in cards if c < S]
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
-    verbs = set()
-    for i, word in enumerate(words):
-        verb = VERBS.get(word)
-        if verb is None:
-            continue
-        if any(w in NEGATIONS for w in words[max(0, i - NEGATION_REACH) : i]):
-            verb = {"suggest": "no_suggestion", "accuse": "end_turn"}.get(verb, verb)
-        verbs.add(verb)
+    verbs, declined = _verbs(config, text)
+    if not verbs:  # only declined ones: "no suggestion", "I won't accuse" (with another verb: dropped)
+        verbs = {{"suggest": "no_suggestion", "accuse": "end_turn"}.get(verb, verb) for verb in declined}
     if "stay" in verbs and "put" in words:
         verbs = (verbs - {"stay"}) | {"no_move"}
     if {"move", "walk"} & set(words) and not verbs:
@@ -366,13 +386,26 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     candidates: list[int] = []
     kinds = verbs or {"cards"}
     for kind in kinds:
-        if kind in ("roll", "passage", "end_turn"):
+        if (
+            kind == "passage"
+            and room is not None
+            and _passage_to(config, room) >= 0
+            and rooms == [_passage_to(config, room)]
+            and cards == [S + W + rooms[0]]
+        ):
+            candidates.append(layout.encode(kind))  # "take the passage to the Study": its own destination
+        elif kind in ("roll", "passage", "end_turn"):
             no_cards(kind)
             candidates.append(layout.encode(kind))
         elif kind == "pass":
             no_cards(kind)
             candidates += [layout.encode("no_suggestion"), layout.encode("end_turn")]
         elif kind == "no_suggestion":
+            if suspects and weapons:
+                raise refuse(
+                    "The reply declines to suggest but names a suspect and a weapon: give one command, a "
+                    "suggestion or 'make no suggestion'"
+                )
             candidates.append(layout.encode("no_suggestion"))
         elif kind in ("stay", "no_move"):
             if kind == "stay" and rooms and room is not None and rooms != [room]:
@@ -437,3 +470,10 @@ def _by_cards(config: GameConfig, suspects, weapons, rooms, room) -> list[int]:
     if len(suspects) == 1 and len(weapons) == 1 and (not rooms or rooms == [room]):
         out.append(layout.encode("suggest", suspects[0], weapons[0]))
     return out  # never an accusation: one that costs the game must say "accuse"
+
+
+def _passage_to(config: GameConfig, room: int) -> int:
+    """The room the secret passage from ``room`` leads to (-1: none, or no board)."""
+    if config.board != "classic" or not 0 <= room < config.cards.num_rooms:
+        return -1
+    return int(classic_board().passages[room])

@@ -22,6 +22,8 @@ entry repeats. Entries:
 - ``illegal``: a well-formed command that is not legal now (a card of the
   player's hand shown outside a refutation; ``end turn`` while refuting);
 - ``ambiguous``: two commands at once (``roll or end turn``);
+- ``cut``: reasoning cut off at the token limit (``finish_reason`` ``"length"``) that
+  names a legal command on the way (``... I could <legal command>, but``);
 - ``answer``: for the reasoning benchmark's language-model solver
   (``agents.llm.solver``): a JSON answer, in a fenced block after
   a sentence, claiming the cards of the view's ``Your cards:`` line as held by
@@ -52,7 +54,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 __all__ = ["REPLY_KINDS", "ScriptedChatServer", "scripted_reply"]
 
-REPLY_KINDS = ("valid", "final", "malformed", "illegal", "ambiguous", "answer")
+REPLY_KINDS = ("valid", "final", "malformed", "illegal", "ambiguous", "answer", "cut")
 HOST = "127.0.0.1"
 LEGAL_HEADER = re.compile(r"legal commands( now)?:\n", re.IGNORECASE)  # the view's and the errors' lists
 
@@ -110,6 +112,8 @@ def scripted_reply(kind: str, message: str) -> str:
         return (
             f"Let me think. Nobody showed me the Rope, and Mustard is still possible.\nFinal answer: {chosen}"
         )
+    if kind == "cut":
+        return f"Let me think step by step. I could {chosen}, but"
     return chosen
 
 
@@ -214,7 +218,11 @@ class ScriptedChatServer:
             "object": "chat.completion",
             "model": "scripted",
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply},
+                    "finish_reason": "length" if kind == "cut" else "stop",
+                }
             ],
             "usage": {
                 "prompt_tokens": prompt_tokens,

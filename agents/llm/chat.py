@@ -114,6 +114,7 @@ class ChatReply:
         network_retries: Requests that failed and were sent again before this one succeeded.
         top_logprobs: ``score_next`` only: the most likely first tokens of the reply, token -> natural
             log of its probability (empty otherwise).
+        cut: The server stopped the reply at ``max_tokens`` (``finish_reason`` ``"length"``).
     """
 
     text: str
@@ -121,6 +122,7 @@ class ChatReply:
     completion_tokens: int
     network_retries: int
     top_logprobs: dict[str, float] = field(default_factory=dict)
+    cut: bool = False
 
 
 # A reply's counts (``ChatReply``'s fields) that the client's users sum in their own counts.
@@ -216,8 +218,9 @@ def _token_counts(usage: object) -> tuple[int, int]:
     return _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens")
 
 
-def _completion(body: bytes) -> tuple[str, int, int]:
-    """The text and the prompt and completion token counts of a chat-completion body.
+def _completion(body: bytes) -> tuple[str, int, int, bool]:
+    """The text, the prompt and completion token counts of a chat-completion body, and whether the
+    server cut the reply at its token limit (``finish_reason`` ``"length"``).
 
     Raises:
         _BadReply: naming what is wrong with it.
@@ -228,7 +231,7 @@ def _completion(body: bytes) -> tuple[str, int, int]:
     if not isinstance(text, str):
         raise _BadReply(f"choices[0].message.content is {type(text).__name__}, not text")
     usage = data.get("usage")
-    return text, *_token_counts({} if usage is None else usage)
+    return text, *_token_counts({} if usage is None else usage), choice.get("finish_reason") == "length"
 
 
 def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float]]:
@@ -427,8 +430,9 @@ class ChatClient:
             if status != 200:
                 raise ChatError(self._redact(f"{shown} answered HTTP {status}: {self._echo(answer)}"))
             try:
+                cut = False
                 if url == self._chat_url:
-                    text, prompt_tokens, completion_tokens = _completion(answer)
+                    text, prompt_tokens, completion_tokens, cut = _completion(answer)
                     top: dict[str, float] = {}
                 else:
                     text, prompt_tokens, completion_tokens, top = _text_completion(answer)
@@ -444,6 +448,7 @@ class ChatClient:
                 completion_tokens=completion_tokens,
                 network_retries=attempt,
                 top_logprobs=top,
+                cut=cut,
             )
         error = ChatReplyError if bad_reply else ChatError
         raise error(

@@ -82,7 +82,7 @@ from agents.base import Agent
 from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatReplyError, add_reply_counts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
-from cluedo_env.commands import CommandError, command, parse_command
+from cluedo_env.commands import FINAL_ANSWER, CommandError, command, legal_commands_text, parse_command
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
 from cluedo_env.text import rules_summary, text_view
@@ -92,6 +92,8 @@ __all__ = ["COUNTS", "FALLBACKS", "LLMAgent", "load_prompts"]
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 PROMPT_FILES = ("system", "decision", "retry")
 FALLBACKS = ("random", "first")
+# Why a reply the server cut at its token limit before a final answer is asked again (it may end mid-thought).
+CUT_REPLY = "The reply was cut off at the token limit before its final answer: answer again, shorter"
 COUNTS = ("decisions", "replies", "invalid_replies", "fallbacks", *REPLY_COUNTS, "milliseconds", "forfeited")
 
 
@@ -262,6 +264,8 @@ class LLMAgent(Agent):
             add_reply_counts(counts, reply)
             messages.append({"role": "assistant", "content": reply.text})
             try:
+                if reply.cut and not FINAL_ANSWER.search(reply.text):
+                    raise CommandError(CUT_REPLY, reply.text, legal_commands_text(config, legal))
                 action = parse_command(config, reply.text, legal, room=room)
                 break
             except CommandError as error:

@@ -68,6 +68,18 @@ def test_retries_are_counted_exactly_as_scripted():
     assert t["completion_tokens"] == sum(e["completion_tokens"] for e in server.log)
 
 
+def test_a_reply_cut_at_the_token_limit_is_asked_again_not_played():
+    """A reply the server cut (finish_reason "length") may end mid-thought on a command it was
+    weighing ("I could accuse ..., but"): without a final answer it is an invalid reply."""
+    with ScriptedChatServer(["cut", "valid"]) as server:
+        agent, _ = play(server, max_invalid_replies=1)
+    t = totals(agent)
+    assert t["decisions"] > 0 and t["replies"] == 2 * t["decisions"] == len(server.log)
+    assert t["invalid_replies"] == t["decisions"] and t["fallbacks"] == 0
+    retries = [e["last_user"] for e in server.log if e["attempt"] == 1]
+    assert retries and all("cut off at the token limit" in text for text in retries)
+
+
 def test_fallbacks_are_counted_exactly_as_scripted_and_legal():
     with ScriptedChatServer(["ambiguous", "illegal", "malformed"]) as server:
         agent, result = play(server, max_invalid_replies=2, fallback="first")

@@ -112,7 +112,7 @@ def test_the_commands_of_the_issue():
 CLASSIC = core.GameConfig()
 LAY = core.ActionLayout(CLASSIC)
 KITCHEN, BALLROOM, HALL, STUDY = 0, 1, 7, 8
-ROPE, LEAD_PIPE = 4, 2
+ROPE, LEAD_PIPE, WRENCH = 4, 2, 5
 MUSTARD, WHITE, PLUM = 1, 2, 5
 S, W = 6, 6
 
@@ -167,6 +167,11 @@ PARAPHRASES = [
     (ACCUSE, "End turn without accusing.", LAY.encode("end_turn")),
     (ACCUSE, "I won't accuse yet", LAY.encode("end_turn")),
     (ACCUSE, "pass", LAY.encode("end_turn")),
+    # a negation reaches to the end of its sentence only, and "why not" is none
+    (SUGGEST, "I'm not sure. Suggest Plum with the Wrench", LAY.encode("suggest", PLUM, WRENCH)),
+    (SUGGEST, "Why not suggest Plum with the Rope?", LAY.encode("suggest", PLUM, ROPE)),
+    (TURN, "I won't accuse yet. Roll.", LAY.encode("roll")),  # a declined verb beside an asked one: dropped
+    (TURN, "Take the secret passage to the Study", LAY.encode("passage")),  # the Kitchen's passage
 ]
 
 
@@ -194,6 +199,10 @@ BAD_REPLIES = [
     (REFUTE, "show the Wrench", "not legal now"),
     (ACCUSE, "accuse Mustard with the Rope", "exactly one room"),
     (ACCUSE, "Plum, Rope, Hall", "is not a command"),  # an accusation must say "accuse"
+    # an accusation weighed in a question is not made (a wrong one puts the player out)
+    (ACCUSE, "Is it time to accuse Plum with the Rope in the Hall? Probably not yet", "is not a command"),
+    (SUGGEST, "Don't suggest Plum with the Rope", "declines to suggest but names a suspect and a weapon"),
+    (TURN, "Take the secret passage to the Lounge", "'passage' takes no card"),  # not where it leads
 ]
 
 
