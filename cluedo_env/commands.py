@@ -28,7 +28,9 @@ short name (``Mustard``, ``Plum``, ``Pipe``), synonyms of the verbs
 first and ends with a line ``Final answer: <command>`` (only that line is
 read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
 names two suspects, or asks for an illegal one raises ``CommandError`` saying
-why and listing what is legal now. Nothing is guessed: every canonical command
+why and listing what is legal now. A negation ("don't", "not", "no", ...) reaches the three
+words before a verb in its own sentence ("why not" is none); an accusation weighed in a question
+("Should I accuse ...?") is not made. Nothing is guessed: every canonical command
 of a legal action parses back to that action (tested for every phase, player
 count and edition).
 """
