@@ -13,7 +13,7 @@ says): the likelihood a base model gives to each short answer
 
 Failures, and what they raise after the retries:
 
-- Network failures (connection errors, timeouts, HTTP 408/429/5xx) are
+- Network failures (connection errors, timeouts, HTTP 408/409/425/429 and 5xx but 501 and 505) are
   retried with exponential backoff, up to ``network_retries`` times, and
   counted; when the last attempt failed so, ``ChatError``: the server is down
   or overloaded, and a run should stop (and resume later) rather than play on
@@ -85,7 +85,9 @@ __all__ = [
 
 APIS = ("chat", "completions")
 
-RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# Statuses worth asking again: a timeout, a conflict, too early or too many requests, and the server's
+# errors but "not implemented" (501) and "HTTP version not supported" (505), which asking again cannot mend.
+RETRY_STATUS = frozenset({408, 409, 425, 429, *range(500, 600)} - {501, 505})
 MAX_REPLY_BYTES = 512 * 1024  # default bound of a reply body: a 4,096-token answer is ~20 KB of JSON
 MAX_USAGE_TOKENS = 100_000_000  # the most tokens one request may report (beyond any context window)
 ECHO_CHARS = 200  # the most characters of a server's answer an error quotes
@@ -416,7 +418,8 @@ class ChatClient:
                     str(error) if isinstance(error, TimeoutError) else f"{type(error).__name__}: {error}"
                 )
                 bad_reply = False
-                if isinstance(error, httpx.ConnectError) and not self._answered and len(failures) >= 2:
+                last = len(failures) >= 2 or attempt == self.network_retries  # (no retry asked: at once)
+                if isinstance(error, httpx.ConnectError) and not self._answered and last:
                     raise ChatUnreachable(
                         self._redact(f"nothing answers at {shown} ({failures[-1]}): {START_A_SERVER}"),
                         network_retries=len(failures) - 1,

@@ -145,6 +145,11 @@ def test_record_dir_gets_each_decision_as_it_is_taken(tmp_path):
     assert [f.name for f in files] == ["game0-seed5-P0.jsonl"]  # agent seed 5 + first deal seed 0
     lines = [json.loads(line) for line in files[0].read_text().splitlines()]
     assert lines == agent.game_reports()[0][1]["decisions"]
+    # The same game played again (a tournament resumed after a stop) writes its file anew
+    with ScriptedChatServer(["valid"]) as server:
+        again, _ = play(server, seeds=(0,), record_dir=str(tmp_path / "records"))
+    lines = [json.loads(line) for line in files[0].read_text().splitlines()]
+    assert lines == again.game_reports()[0][1]["decisions"]
 
 
 def test_network_failures_are_retried_and_counted():
@@ -168,6 +173,11 @@ def test_an_endpoint_that_never_answered_is_tried_twice_then_named_with_how_to_s
     assert caught.value.network_retries == 1  # one retry, not five
     assert f"{url}/chat/completions (ConnectError" in str(caught.value) and "[local-llm]" in str(caught.value)
     client.close()
+    once = ChatClient(url, "m", network_retries=0, backoff_s=0.0, timeout_s=5)  # no retry asked: at once
+    with pytest.raises(ChatUnreachable, match="nothing answers at") as caught:
+        once.complete([{"role": "user", "content": "hi"}])
+    assert caught.value.network_retries == 0
+    once.close()
 
 
 def test_a_server_that_answered_and_went_down_raises_after_all_its_retries():
@@ -338,3 +348,10 @@ def test_the_words_guide_example_exchange_is_what_the_scripted_server_says():
         assert all(piece in shown for piece in pieces), (role, text, shown[-400:])
         if role == "assistant":
             assert text == shown  # the replies in full
+
+
+def test_every_server_error_is_worth_asking_again_but_those_asking_cannot_mend():
+    from agents.llm.chat import RETRY_STATUS
+
+    assert {500, 502, 503, 504, 520, 529, 408, 429} <= RETRY_STATUS  # 529: "overloaded" at some hosts
+    assert not {400, 401, 404, 501, 505} & RETRY_STATUS
