@@ -113,6 +113,7 @@ from experiments.benchmark import (
 from experiments.benchmark.machine import cpus, machine_probe
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
+from experiments.common.value_checks import ConfigError
 
 SECTIONS = (
     "core",
@@ -195,6 +196,23 @@ class BenchmarkConfig:
     output: str = "benchmark.json"
     trust_files: bool = False
 
+    def validate(self) -> None:
+        """Raise ``ConfigError`` (a ``ValueError``) naming a setting out of its range, before any measurement."""
+        unknown = sorted(set(self.sections) - set(SECTIONS))
+        if unknown:
+            raise ConfigError(f"sections must be among {list(SECTIONS)}, got {unknown}")
+        counts = ("steps", "warmup_cycles", "repeats", "env_steps", "agent_games", "ppo_warmup_updates")
+        for name in (*counts, "ppo_updates", "league_repeats", "beliefs_games"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be an int >= 1, got {value!r}")
+        for name in ("batch_sizes", "rollout_clones", "players"):
+            values = list(getattr(self, name))
+            if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+                raise ConfigError(f"{name} must be a list of ints >= 1, got {values}")
+        if self.min_agent_steps < 0:
+            raise ConfigError(f"min_agent_steps must be >= 0, got {self.min_agent_steps!r}")
+
     def outside_settings(self) -> list[str]:
         """The settings that reach outside the measurements, which a user's config file may give only if
         the command line repeats them (``experiments.common.trust.command_settings``): the file the report
@@ -228,9 +246,7 @@ SECTION_STEPS: dict[str, tuple[Callable[[BenchmarkConfig], Any], Callable[[Bench
 
 def main_with(cfg: BenchmarkConfig) -> dict:
     """Measures the configured sections in order, printing each and writing the report as it goes."""
-    unknown = sorted(set(cfg.sections) - set(SECTIONS))
-    if unknown:
-        raise ValueError(f"sections must be among {list(SECTIONS)}, got {unknown}")
+    cfg.validate()
     report: dict = {
         "machine": {
             "cpus": cpus(),
@@ -271,5 +287,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
 @hydra.main(config_path=str(CONFIGS), config_name="benchmark", version_base=None)
 def main(cfg: BenchmarkConfig) -> None:
     """``python -m experiments.benchmark`` / ``cluedo-bench``."""
-    settings, _ = command_settings(cfg, settings=BenchmarkConfig.outside_settings)
+    settings, _ = command_settings(
+        cfg, settings=BenchmarkConfig.outside_settings, check=BenchmarkConfig.validate
+    )
     main_with(settings)

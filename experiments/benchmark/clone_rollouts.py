@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from experiments.benchmark import BenchmarkConfig
 
 
-def measure_rollouts(config: core.GameConfig, n: int, turn: int, seed: int) -> dict:
+def measure_rollouts(config: core.GameConfig, n: int, turn: int, seed: int, warm: bool = True) -> dict:
     """Rollouts from a game under way, as a search agent makes them: one game is played (the benchmark's
     random play) to ``turn``; then, timed, it is cloned into ``n`` games (``core.clone``), their
     hidden cards and dice redealt from the acting player's view (``core.redeal``: the true deal, which
@@ -35,7 +35,12 @@ def measure_rollouts(config: core.GameConfig, n: int, turn: int, seed: int) -> d
         (``compiled_*``: ``core.play_out`` on clones redealt the same way, one thread, the simple
         policy; ``compiled_agent_steps_per_s`` is of ``play_out`` alone, ``compiled_rollouts_per_s``
         counts the clone and redeal too).
+
+    With ``warm`` the same is done first, untimed, with two clones: the first calls of the compiled
+    functions in a process cost milliseconds, which a single timing would count.
     """
+    if warm:
+        measure_rollouts(config, 2, turn, seed, warm=False)
     games = RandomBatch(config, 1, seed)
     while games.state.turn[0] < turn:
         games.step()  # (a game ending first is dealt again: its next game gets there)

@@ -56,6 +56,7 @@ def steady_state(games: RandomBatch, batch: int, steps: int, warmup_cycles: int 
         raise ValueError(
             f"warmup_cycles must be an int >= 1 (games finished per batch slot), got {warmup_cycles!r}"
         )
+    games.warm_up()  # the first calls of the core's functions, paid before any timing
     warmup_steps = warmup_finished = 0
     fresh_time = 0.0
     while warmup_finished < warmup_cycles * batch:

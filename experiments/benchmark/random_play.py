@@ -54,6 +54,7 @@ class RandomBatch:
         check: bool = False,
     ) -> None:
         layout = core.rules_for(config).layout
+        self.config = config
         self.accuse = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
         self.observe = observe
         self.rng = np.random.default_rng(seed)
@@ -71,6 +72,14 @@ class RandomBatch:
         self.observe_into = "out" in inspect.signature(core.observe).parameters
         # Observations into one array, as a training loop passes ``out`` (no allocation per step).
         self.observations = np.empty((batch, core.observation_size(config)), dtype=np.float32)
+
+    def warm_up(self) -> None:
+        """Make, untimed, the first calls of every core function this batch's steps make (the first call
+        of a compiled function in a process costs milliseconds, which a short timing would count), on a
+        throwaway batch of two games played until both were dealt again."""
+        spare = RandomBatch(self.config, 2, 0, self.observe, self.choose, self.mask is not None, self.check)
+        while not spare.redealt.all():
+            spare.step()
 
     def step(self) -> tuple[float, float, int]:
         """One decision in every game: (core seconds, seconds choosing the actions, games finished).

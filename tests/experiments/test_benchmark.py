@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -320,3 +321,19 @@ def test_agent_latency_is_reported_for_agents_that_do_not_follow_the_game():
     assert set(rows) == {"random", "belief", "ismcts"}
     assert rows["random"]["observe_median_ms"] is None and rows["random"]["observe_p99_ms"] is None
     assert rows["belief"]["observe_median_ms"] > 0 and rows["belief"]["decision_p99_ms"] > 0
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ({"repeats": 0}, "repeats must be an int >= 1, got 0"),
+        ({"batch_sizes": [0]}, "batch_sizes must be a list of ints >= 1, got [0]"),
+        ({"steps": 0}, "steps must be an int >= 1, got 0"),
+        ({"sections": ["cor"]}, "sections must be among"),
+    ],
+)
+def test_a_setting_out_of_range_is_refused_before_any_measurement(tmp_path, changes, said):
+    output = tmp_path / "never.json"
+    with pytest.raises(ValueError, match=re.escape(said)):
+        main_with(BenchmarkConfig(output=str(output), **changes))
+    assert not output.exists()
