@@ -113,6 +113,7 @@ from experiments.common.settings import TournamentConfig, load_config
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.tournament_run import run_tournament
 from experiments.common.trust import checked_main, refuse_from_elsewhere
+from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
 
 __all__ = ["Terminated", "main", "main_with"]
@@ -147,7 +148,7 @@ def main_with(
     if overrides is not None:
         kept = [shlex.quote(o) for o in overrides if o.partition("=")[0].lstrip("+~") != "output_dir"]
         command = shlex.join(["python", "-m", "experiments.tournament"]) + "".join(f" {o}" for o in kept)
-        command += f" {shlex.quote(f'output_dir={out}')}"
+        command = hide_url_credentials(command + f" {shlex.quote(f'output_dir={out}')}")
     summary = run_tournament(settings, out, resolved_config=resolved, resume_command=command)
     print()
     print(format_leaderboard(summary))
@@ -199,7 +200,7 @@ def _kept(output_dir: Path, hydra_config: DictConfig) -> str:
     found = len(read_games(output_dir / GAMES_FILE))
     overrides = [o for o in hydra_config.overrides.task if not o.startswith("output_dir=")]
     words = ["python", "-m", "experiments.tournament", *overrides, f"output_dir={output_dir}"]
-    command = " ".join(shlex.quote(word) for word in words)
+    command = hide_url_credentials(" ".join(shlex.quote(word) for word in words))
     return f"{found} games kept in {output_dir / GAMES_FILE}; to resume: {command}"
 
 

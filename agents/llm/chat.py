@@ -43,7 +43,8 @@ without reading the rest; the request asks for no compression
 bounded the same once uncompressed.
 
 Redaction. No message of this module repeats a credential: the API key's
-value (and any password in ``base_url``) and whatever follows ``Bearer`` /
+value (and any password in ``base_url``, and the values of its query of 8 characters or more)
+and whatever follows ``Bearer`` /
 ``Basic`` or an ``Authorization`` / ``api-key`` header name are replaced by
 ``[redacted]`` in every error, and at most ``ECHO_CHARS`` characters of a
 server's answer are quoted. A reply's text is returned with the key's value
@@ -63,7 +64,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import SplitResult, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
 
 import httpx
 
@@ -354,7 +355,8 @@ class ChatClient:
         key = os.environ.get(api_key_env, "") if api_key_env else ""
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        self._secrets = tuple(s for s in (key, parts.password) if s)
+        query = [value for _, value in parse_qsl(parts.query) if len(value) >= 8]  # (a key, not api-version)
+        self._secrets = tuple(s for s in (key, parts.password, *query) if s)
         # No kept-alive connections: each attempt's own connection is one its deadline can shut.
         self._http = httpx.Client(
             headers=headers, timeout=self.timeout_s, limits=httpx.Limits(max_keepalive_connections=0)

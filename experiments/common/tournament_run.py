@@ -34,6 +34,7 @@ from experiments.common.progress_clock import ticking
 from experiments.common.provisional import ProvisionalLeaderboard
 from experiments.common.report import write_report
 from experiments.common.settings import TournamentConfig, config_hash
+from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
 
 __all__ = ["refuse_regrown_block", "run_tournament", "subset_note"]
@@ -140,7 +141,7 @@ def _run_locked(
     yaml = (
         resolved_config if resolved_config is not None else OmegaConf.to_yaml(OmegaConf.structured(settings))
     )
-    (out / "config.yaml").write_text(yaml)
+    (out / "config.yaml").write_text(hide_url_credentials(yaml))
     session = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "version": __version__,
@@ -149,7 +150,7 @@ def _run_locked(
         "workers": settings.workers,
         "host": socket.gethostname(),
         "python": platform.python_version(),
-        "command": sys.argv,
+        "command": [hide_url_credentials(arg) for arg in sys.argv],
         "games_found": len(existing),
         "games_to_play": missing,
         "deals_per_lineup": settings.deals_per_lineup,

@@ -284,6 +284,11 @@ def echo(status: int) -> Callable[[BaseHTTPRequestHandler, threading.Event], Non
     return answer
 
 
+def echo_the_path(handler: BaseHTTPRequestHandler, stopping: threading.Event) -> None:
+    """A server refusing the request with its path and query in the message (some do)."""
+    send(handler, 404, json.dumps({"error": {"message": f"no route {handler.path}"}}).encode())
+
+
 def key_in_the_text(handler: BaseHTTPRequestHandler, stopping: threading.Event) -> None:
     token = handler.headers["Authorization"].split()[-1]
     send(handler, 200, completion(f"roll (your key is {token})"))
@@ -339,6 +344,24 @@ def test_a_password_in_the_url_is_never_shown():
     error, _ = timed(lambda: chat.complete(HI))
     assert isinstance(error, ChatError)
     assert "hunter2" not in str(error) and "hunter3" not in str(error)
+
+
+def test_a_query_credential_a_server_echoes_is_redacted():
+    with HostileServer(echo_the_path) as server:
+        chat = client(server.url + "?key=hunter3-query-secret")
+        error, _ = timed(lambda: chat.complete(HI))
+    assert isinstance(error, ChatError) and "hunter3" not in str(error) and "[redacted]" in str(error)
+
+
+def test_a_runs_records_and_resume_line_hide_a_urls_password():
+    from experiments.common.url_credentials import hide_url_credentials
+
+    given = "lineup.agents.1.options.base_url=http://alice:hunter2@127.0.0.1:8000/v1?api-version=1"
+    assert (
+        hide_url_credentials(given)
+        == "lineup.agents.1.options.base_url=http://[redacted]@127.0.0.1:8000/v1?api-version=1"
+    )
+    assert hide_url_credentials("base_url: https://example.org/v1") == "base_url: https://example.org/v1"
 
 
 # --- options ------------------------------------------------------------------------------------
