@@ -50,7 +50,7 @@ def measure_env(
                 action = int(random_choice(rng, mask, accuse)[0])
                 choose += time.perf_counter() - tick
             env.step(action)
-            steps += 1
+            steps += action is not None  # (a finished agent's closing None is no decision)
         return steps, choose
 
     for k in range(warmup_episodes):
