@@ -204,7 +204,10 @@ def test_ctrl_c_at_the_human_prompt_is_one_line():
             seen += chunk
         assert seen.endswith(b"> "), seen[-500:]
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=30)
+        # wait for the exit with stdin left open: communicate() would close it, and an end of input
+        # that the prompt reads before the signal is handled says "the input ended" instead
+        process.wait(timeout=30)
+        stderr = process.stderr.read()
     finally:
         process.kill()
         process.wait()

@@ -81,6 +81,7 @@ def test_ctrl_c_prints_one_line_with_the_command_that_resumes(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "experiments.tournament", *overrides, f"output_dir={out}"],
         cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # a hang is shown: SIGABRT prints every thread's stack
     )  # fmt: skip
     games = out / "games.jsonl"
     deadline = time.monotonic() + 120
@@ -88,7 +89,12 @@ def test_ctrl_c_prints_one_line_with_the_command_that_resumes(tmp_path):
         time.sleep(0.05)
     assert process.poll() is None, "the run ended before Ctrl-C"
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the run and its workers
-    stdout, stderr = process.communicate(timeout=120)
+    try:
+        stdout, stderr = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        stdout, stderr = process.communicate(timeout=60)
+        pytest.fail(f"the run had not stopped 120 s after Ctrl-C; its threads then:\n{stderr[-6000:]}")
     assert process.returncode == 130, stderr[-2000:]
     assert "Traceback" not in stderr + stdout, stderr
     interrupted = [line for line in (stdout + stderr).splitlines() if line.startswith("interrupted:")]
