@@ -8,6 +8,7 @@ this file holds constants and a hook only, no fixtures or state, for which the t
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -22,3 +23,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (pytest-xdist): a worker per core this process may run on, at most ``MAX_WORKERS``."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return min(MAX_WORKERS, cores)
+
+
+def sigint_as_from_a_shell() -> None:
+    """A child process's SIGINT as a shell starts a command: the default action, unblocked (``preexec_fn``).
+
+    The tests of Ctrl-C send it to a command they start; a process inherits an ignored SIGINT, and a
+    test run's process may ignore it (some test of the suite leaves it so in its xdist worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, sigint_as_from_a_shell
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 
@@ -193,6 +193,7 @@ def test_ctrl_c_at_the_human_prompt_is_one_line():
     process = subprocess.Popen(
         [sys.executable, "-m", "experiments.play", "--human", "0", "--players", "3"],
         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=sigint_as_from_a_shell,
     )  # fmt: skip
     try:
         seen = b""

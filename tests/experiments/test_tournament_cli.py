@@ -18,7 +18,7 @@ from cluedo_env import core
 from experiments.common.games_file import read_games
 from experiments.common.settings import load_config
 from experiments.common.value_checks import ConfigError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, sigint_as_from_a_shell
 
 SMALL = [
     "lineup.agents=[{name: random}, {name: notepad}]",
@@ -82,6 +82,7 @@ def test_ctrl_c_prints_one_line_with_the_command_that_resumes(tmp_path):
         [sys.executable, "-m", "experiments.tournament", *overrides, f"output_dir={out}"],
         cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # a hang is shown: SIGABRT prints every thread's stack
+        preexec_fn=sigint_as_from_a_shell,
     )  # fmt: skip
     games = out / "games.jsonl"
     deadline = time.monotonic() + 120
