@@ -388,13 +388,7 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     candidates: list[int] = []
     kinds = verbs or {"cards"}
     for kind in kinds:
-        if (
-            kind == "passage"
-            and room is not None
-            and _passage_to(config, room) >= 0
-            and rooms == [_passage_to(config, room)]
-            and cards == [S + W + rooms[0]]
-        ):
+        if kind == "passage" and (to := _passage_to(config, room)) >= 0 and cards == [S + W + to]:
             candidates.append(layout.encode(kind))  # "take the passage to the Study": its own destination
         elif kind in ("roll", "passage", "end_turn"):
             no_cards(kind)
@@ -474,8 +468,8 @@ def _by_cards(config: GameConfig, suspects, weapons, rooms, room) -> list[int]:
     return out  # never an accusation: one that costs the game must say "accuse"
 
 
-def _passage_to(config: GameConfig, room: int) -> int:
-    """The room the secret passage from ``room`` leads to (-1: none, or no board)."""
-    if config.board != "classic" or not 0 <= room < config.cards.num_rooms:
+def _passage_to(config: GameConfig, room: int | None) -> int:
+    """The room the secret passage from ``room`` leads to (-1: none, no board, or no room given)."""
+    if config.board != "classic" or room is None or not 0 <= room < config.cards.num_rooms:
         return -1
     return int(classic_board().passages[room])

@@ -23,7 +23,6 @@ import numpy as np
 from cluedo_env import core
 from cluedo_env.commands import legal_commands_text
 from cluedo_env.core import events as ev
-from cluedo_env.core.actions import ActionLayout
 from cluedo_env.core.state import Phase
 from cluedo_env.transcript import location_name, player_name, story
 
@@ -217,7 +216,7 @@ def _decision(state: core.State, game: int, player: int) -> str:
     where = location_name(config, location)
     in_room = location < e.num_rooms
     mask = core.legal_action_mask(state.take([game]))[0]
-    layout = ActionLayout(config)
+    layout = core.rules_for(config).layout
     may_accuse = bool(mask[layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]].any())
     if phase == Phase.TURN:
         what = f"Your turn. You are {'in' if in_room else 'on'} {where}."

@@ -62,7 +62,7 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import ConfigError, check_all_set, exit_on_config_error
+from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import evaluate, with_intervals
 from experiments.learning.league import OpponentSettings
 from experiments.learning.run_settings import RunSettings
@@ -127,11 +127,8 @@ class ImitateConfig(RunSettings):
             *((f"opponents.{k}", o) for k, o in enumerate(self.opponents)),
             *((f"eval_opponents.{k}", o) for k, o in enumerate(self.eval_opponents)),
         ]
-        for where, spec in named:  # before the teacher's games, not after them
-            try:
-                make_agent(spec.name, seed=0, **spec.options)
-            except (TypeError, ValueError) as error:
-                raise ConfigError(f"{where} ({spec.display}): {error}") from error
+        # before the teacher's games, not after them
+        check_agents((f"{where} ({spec.display})", spec.name, spec.options) for where, spec in named)
         if self.init_from is not None and not model_path(self.init_from).is_file():
             raise ConfigError(
                 f"init_from must be a model file or a shipped model's name, got {self.init_from!r}"

@@ -80,7 +80,7 @@ from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import ConfigError, check_all_set, exit_on_config_error
+from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import append_evaluation, play_against, win_rate_line, with_intervals
 from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import PPOSettings
@@ -123,14 +123,11 @@ class SB3Config(PPOSettings):
             raise ConfigError(
                 f"reward_scheme must be one of {list(REWARD_SCHEMES)}, got {self.reward_scheme!r}"
             )
-        for where, spec in (
+        named = [
             ("opponent", self.opponent),
             *((f"eval_opponents.{k}", o) for k, o in enumerate(self.eval_opponents)),
-        ):
-            try:
-                make_agent(spec.name, seed=0, **spec.options)
-            except (TypeError, ValueError) as error:
-                raise ConfigError(f"{where}: {error}") from error
+        ]
+        check_agents((where, spec.name, spec.options) for where, spec in named)
 
 
 ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)

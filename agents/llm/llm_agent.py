@@ -311,9 +311,8 @@ class LLMAgent(Agent):
             # The batch seed tells apart the same deal played by other line-ups and rotations.
             seat = int(self.seats[b])
             path = self.record_dir / f"game{int(state.seed[b])}-seed{self._batch_seed}-P{seat}.jsonl"
-            first = (
-                len(self._transcripts[b]["decisions"]) == 1
-            )  # a game played again (a resumed run) starts anew
+            # the game's first decision starts its file anew (a game played again by a resumed run)
+            first = len(self._transcripts[b]["decisions"]) == 1
             with path.open("w" if first else "a", encoding="utf-8") as file:
                 file.write(json.dumps(record, ensure_ascii=False) + "\n")
 

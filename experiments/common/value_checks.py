@@ -10,9 +10,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
-__all__ = ["ConfigError", "check_all_set", "check_int", "check_run_name", "exit_on_config_error"]
+__all__ = [
+    "ConfigError",
+    "check_agents",
+    "check_all_set",
+    "check_int",
+    "check_run_name",
+    "exit_on_config_error",
+]
 
 
 class ConfigError(ValueError):
@@ -81,3 +88,15 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> No
     ):
         accepted = f">= {low}" if high is None else f"in [{low}, {high}]"
         raise ConfigError(f"{name} must be an integer {accepted}, got {value!r}")
+
+
+def check_agents(named: Iterable[tuple[str, str, Mapping]]) -> None:
+    """Refuse an agent of a config that the registry cannot build: ``(where, name, options)`` each, the
+    ``ConfigError`` saying ``where: <the registry's error>`` (an unknown name or option)."""
+    from agents.registry import make_agent
+
+    for where, name, options in named:
+        try:
+            make_agent(name, seed=0, **options)
+        except (TypeError, ValueError) as error:
+            raise ConfigError(f"{where}: {error}") from error

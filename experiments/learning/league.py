@@ -30,8 +30,7 @@ import torch
 from agents.ppo.games import OpponentKind
 from agents.ppo.model import check_weights
 from agents.ppo.network import ActorCritic
-from agents.registry import make_agent
-from experiments.common.value_checks import ConfigError
+from experiments.common.value_checks import ConfigError, check_agents
 
 if TYPE_CHECKING:
     from torch.utils.tensorboard import SummaryWriter
@@ -75,17 +74,16 @@ def check_pool_sampling(args: Any) -> None:
 def check_opponents(args: Any) -> None:
     """Raise ``ConfigError`` (a ``ValueError``) naming a bad kind of ``args.opponents`` or ``args.eval_opponents``: labels
     not distinct or taken by snapshots, a weight or window out of range, an unknown agent or option, or
-    no kind in the pool from the start."""
+    a stretch of training with no kind in the pool."""
     labels = [o.display for o in args.opponents]
     if len(set(labels)) != len(labels) or any(label.startswith("snapshot") for label in labels):
         raise ConfigError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
     for o in [*args.opponents, *args.eval_opponents]:
         if o.weight < 0 or not 0.0 <= o.start <= o.stop <= 1.0:
             raise ConfigError(f"opponent {o.display}: need weight >= 0 and 0 <= start <= stop <= 1, got {o}")
-        try:
-            make_agent(o.name, seed=0, **o.options)  # an unknown agent or option fails here
-        except (TypeError, ValueError) as error:
-            raise ConfigError(f"opponent {o.display}: {error}") from error
+    check_agents(
+        (f"opponent {o.display}", o.name, o.options) for o in [*args.opponents, *args.eval_opponents]
+    )
     playing = [o for o in args.opponents if o.weight > 0]
     for fraction in sorted({0.0, *(o.stop for o in playing)} - {1.0}):  # where a window may leave none
         if not any(o.start <= fraction < o.stop for o in playing):

@@ -7,7 +7,8 @@ logging, checkpoints, how often it evaluates and the final evaluation's size); a
 value stops the resume with a message. A new budget re-times what follows the fraction of training
 done (the learning rate's annealing, the opponents' windows, ``snapshot_start``, the anchor's fade);
 the size of the evaluations during training (``eval_games``) is kept, so that the learning curves,
-which read it from the run's ``config.yaml``, count every point's games right. A checkpoint is plain data, but the agents it names are code and options: an agent named
+which read it from the run's ``config.yaml``, count every point's games right. A checkpoint is
+plain data, but the agents it names are code and options: an agent named
 by import path, or an option that reaches the network or files, is used only if the command line
 names it too (or gives ``trust_files=true``).
 """
