@@ -26,7 +26,7 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
 from cluedo_env.transcript import location_name, player_name, story
 
-__all__ = ["HISTORY_SKIP", "notepad_text", "rules_summary", "text_view"]
+__all__ = ["HISTORY_SKIP", "not_held_by", "notepad_notes", "notepad_text", "rules_summary", "text_view"]
 
 # Event kinds left out of the history by default: the hand is listed on its own, and the
 # rolls, walks and turn changes would fill a long game's text without telling much.
@@ -82,17 +82,16 @@ def rules_summary(config: core.GameConfig) -> str:
     return "\n".join(lines)
 
 
-def notepad_text(config: core.GameConfig, player: int, events: np.ndarray) -> str:
-    """The player's detective notepad from its view of the events: each card and what it has seen of it.
+def notepad_notes(player: int, view: np.ndarray) -> tuple[dict[int, str], dict[int, set[int]]]:
+    """What ``player`` writes on its detective notepad from its private view of the events.
 
-    A card is "yours", "shown by P2", or "seen face down"; a card nobody showed you
-    lists the players seen to pass on a suggestion naming it (they hold none of it).
+    Returns ``notes``, card -> "yours", "shown by P2" or "seen face down" (the first thing seen of
+    it), and ``passed``, card -> the other players seen to pass on a suggestion naming it (they hold
+    none of it), for every card some player passed on.
     """
-    view = core.private_view(np.asarray(events), player)
-    e = config.cards
     notes: dict[int, str] = {}
-    passed: dict[int, set[int]] = {c: set() for c in range(e.num_cards)}
-    suggestion: tuple[int, int, int] = (-1, -1, -1)
+    passed: dict[int, set[int]] = {}
+    suggestion: tuple[int, ...] = ()
     for event in ev.read_events(view):
         if event.kind == ev.DEAL and event.player == player and event.card >= 0:
             notes[event.card] = "yours"
@@ -102,9 +101,25 @@ def notepad_text(config: core.GameConfig, player: int, events: np.ndarray) -> st
             notes.setdefault(event.card, f"shown by P{event.refuter}")
         elif event.kind == ev.SUGGEST:
             suggestion = event.cards
-        elif event.kind == ev.PASS:
-            for named in suggestion:
-                passed[named].add(event.player)
+        elif event.kind == ev.PASS and event.player != player:
+            for card in suggestion:
+                passed.setdefault(card, set()).add(event.player)
+    return notes, passed
+
+
+def not_held_by(players: set[int]) -> str:
+    """The notepad's note for a card these players passed on: "not held by P1, P3"."""
+    return "not held by " + ", ".join(f"P{p}" for p in sorted(players))
+
+
+def notepad_text(config: core.GameConfig, player: int, events: np.ndarray) -> str:
+    """The player's detective notepad from its view of the events: each card and what it has seen of it.
+
+    A card is "yours", "shown by P2", or "seen face down"; a card nobody showed you
+    lists the other players seen to pass on a suggestion naming it (they hold none of it).
+    """
+    notes, passed = notepad_notes(player, core.private_view(np.asarray(events), player))
+    e = config.cards
     lines = ["Notepad (what you have seen):"]
     for title, first, last in (
         ("Suspects", 0, e.num_suspects),
@@ -113,10 +128,8 @@ def notepad_text(config: core.GameConfig, player: int, events: np.ndarray) -> st
     ):
         lines.append(f"  {title}:")
         for card in range(first, last):
-            note = notes.get(card, "")
-            if not note and passed[card]:
-                note = "not held by " + ", ".join(f"P{p}" for p in sorted(passed[card]))
-            lines.append(f"    {e.cards[card]}: {note or '?'}")
+            note = notes.get(card) or (not_held_by(passed[card]) if card in passed else "?")
+            lines.append(f"    {e.cards[card]}: {note}")
     return "\n".join(lines)
 
 

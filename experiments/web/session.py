@@ -29,7 +29,7 @@ from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase
 from cluedo_env.game_record import GameRecorder
 from cluedo_env.inference.beliefs import beliefs_from_events
 from cluedo_env.table import Table
-from cluedo_env.text import HISTORY_SKIP
+from cluedo_env.text import HISTORY_SKIP, not_held_by, notepad_notes
 from cluedo_env.transcript import player_name, story
 from experiments.web.results import append_result, game_result
 
@@ -191,30 +191,13 @@ def _action(game: WebGame, action: int) -> dict:
     return entry
 
 
-def _notes(config: core.GameConfig, seat: int, view: np.ndarray) -> list[dict]:
-    """The person's notepad: a note for each card it has seen (held, shown, looked at face down) or
-    seen passed on."""
-    own, shown, passed = {}, {}, {}
-    named: tuple[int, ...] = ()
-    for event in ev.read_events(view):
-        if event.kind == ev.DEAL and event.player == seat and event.card >= 0:
-            own[event.card] = "yours"
-        elif event.kind == ev.PEEK and event.player == seat and event.card >= 0:
-            shown.setdefault(event.card, "seen face down")
-        elif event.kind == ev.SHOW and event.suggester == seat and event.card >= 0:
-            shown.setdefault(event.card, f"shown by P{event.refuter}")
-        elif event.kind == ev.SUGGEST:
-            named = event.cards
-        elif event.kind == ev.PASS and event.player != seat:
-            for card in named:
-                passed.setdefault(card, set()).add(event.player)
-    notes = [{"card": c, "note": note} for c, note in sorted({**shown, **own}.items())]
-    notes += [
-        {"card": c, "note": "not held by " + ", ".join(f"P{p}" for p in sorted(players))}
-        for c, players in sorted(passed.items())
-        if c not in own and c not in shown
+def _notes(seat: int, view: np.ndarray) -> list[dict]:
+    """The person's notepad (``cluedo_env.text.notepad_notes``): a note for each card it has seen
+    (held, shown, looked at face down), then one for each other card seen passed on."""
+    notes, passed = notepad_notes(seat, view)
+    return [{"card": c, "note": note} for c, note in sorted(notes.items())] + [
+        {"card": c, "note": not_held_by(players)} for c, players in sorted(passed.items()) if c not in notes
     ]
-    return notes
 
 
 def _beliefs(config: core.GameConfig, seat: int, view: np.ndarray) -> dict | None:
@@ -266,7 +249,7 @@ def seat_view(game: WebGame) -> dict:
         "weapons": [int(room) for room in state.weapon_room[0]],
         "suggestion": {"cards": suggestion} if suggestion[0] >= 0 else None,
         "story": story(config, view, skip=HISTORY_SKIP),
-        "notes": _notes(config, seat, view),
+        "notes": _notes(seat, view),
         "beliefs": _beliefs(config, seat, view),
         "legal": [_action(game, a) for a in game.legal()],
         "reachable": [],

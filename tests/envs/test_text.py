@@ -308,6 +308,38 @@ def test_the_view_has_every_part_and_nothing_of_other_hands():
     pytest.fail("no refutation in the random game")
 
 
+@pytest.mark.parametrize("config", CONFIGS[:2], ids=["duel", "3p-auto-refute"])
+def test_every_note_on_the_notepad_is_true_of_the_deal(config):
+    """What a notepad says holds in the deal: your cards, a card shown by P2 is P2's, a card seen
+    face down lies face down, a card passed on is not held by those players (never the viewer)."""
+    e, checked = config.cards, 0
+    for t, (state, logs, _) in enumerate(random_states(config, games=2, steps=300, seed=3)):
+        if t % 25:
+            continue
+        for game in range(2):
+            owner = state._owner[game]
+            for viewer in range(config.num_players):
+                text = notepad_text(config, viewer, logs[game]).splitlines()
+                notes = dict(line.strip().split(": ", 1) for line in text if line.startswith("    "))
+                assert list(notes) == list(e.cards)
+                for card, note in enumerate(notes.values()):
+                    if note == "yours":
+                        assert owner[card] == viewer
+                    elif note.startswith("shown by P"):
+                        assert owner[card] == int(note.removeprefix("shown by P"))
+                    elif note == "seen face down":
+                        assert owner[card] == core.FACE_DOWN
+                    elif note.startswith("not held by "):
+                        players = {
+                            int(p.removeprefix("P")) for p in note.removeprefix("not held by ").split(", ")
+                        }
+                        assert viewer not in players and owner[card] not in players
+                    else:
+                        assert note == "?"
+                    checked += note != "?"
+    assert checked > 50
+
+
 def scrambled_log(log: np.ndarray, viewer: int, rng: np.random.Generator, num_cards: int) -> np.ndarray:
     """The log with every card the viewer may not see replaced by a random card."""
     hidden = core.private_view(log, viewer)[:, ev.CARD] < 0
