@@ -447,15 +447,15 @@ def train(
                             parameter.grad = None  # Adam leaves a parameter without a gradient as it is
                 nn.utils.clip_grad_norm_(network.parameters(), args.max_grad_norm)
                 optimizer.step()
+
+            if args.target_kl is not None and approx_kl > args.target_kl:
+                break
         if not all(torch.isfinite(parameter).all() for parameter in network.parameters()):
             raise FloatingPointError(
                 f"update {update}: the network's weights are no longer finite (the losses diverged); the run "
                 "stops before they reach a checkpoint or the model file: lower learning_rate, or resume from "
                 "an earlier checkpoint"
             )
-
-            if args.target_kl is not None and approx_kl > args.target_kl:
-                break
 
         y_pred, y_true = values, b_returns.numpy()
         var_y = np.var(y_true)

@@ -259,3 +259,13 @@ def test_a_last_minibatch_of_one_decision_joins_the_one_before(tmp_path):
     run = train(tiny(tmp_path, updates=4, num_envs=4, num_steps=8, num_minibatches=8))
     weights = torch.load(run / "model.pt", weights_only=True)["state_dict"].values()
     assert weights and all(torch.isfinite(w).all() for w in weights)
+
+
+@pytest.mark.parametrize(("target_kl", "steps"), [(None, 3 * 2), (1e-9, 2)])
+def test_target_kl_stops_an_updates_epochs_after_the_first_past_it(tmp_path, target_kl, steps):
+    """Adam counts the optimizer's steps: 3 epochs of 2 minibatches, or one epoch when the approximate KL
+    passes target_kl (after the first epoch's steps it is above 1e-9)."""
+    run = train(tiny(tmp_path, updates=1, update_epochs=3, target_kl=target_kl))
+    (checkpoint,) = run.glob("checkpoints/update_*.pt")
+    optimizer = torch.load(checkpoint, weights_only=True)["optimizer"]
+    assert {int(state["step"]) for state in optimizer["state"].values()} == {steps}
