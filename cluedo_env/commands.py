@@ -326,12 +326,13 @@ def _find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[s
     return cards, rest
 
 
-def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
-    """The verbs a reply asks for, and those it declines (a negation in the words before the verb, in
-    the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation). An
-    accusation in a question ("Should I accuse ...?") is neither."""
+def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
+    """The verbs a reply asks for, those it declines (a negation in the words before the verb, in
+    the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation) and
+    those it only asks about: an accusation in a question ("Should I accuse ...?") is not made."""
     asked: set[str] = set()
     declined: set[str] = set()
+    questioned: set[str] = set()
     parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
     for sentence, end in zip(parts[::2], [*parts[1::2], ""], strict=True):
         words = _find_cards(config, normalise(sentence))[1]
@@ -345,9 +346,10 @@ def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
                 for j, w in enumerate(before)
             )
             if verb == "accuse" and "?" in end:
-                continue  # "Should I accuse ...?" weighs an accusation, which would put it out if wrong
+                questioned.add(verb)  # "Should I accuse ...?" weighs an accusation, which would put it out
+                continue
             (declined if negated and verb in ("suggest", "accuse") else asked).add(verb)
-    return asked, declined
+    return asked, declined, questioned
 
 
 def _candidates(config: GameConfig, words: list[str], cards: list[int], text: str, room, refuse) -> list[int]:
@@ -358,7 +360,12 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     suspects = [c for c in cards if c < S]
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
-    verbs, declined = _verbs(config, text)
+    verbs, declined, questioned = _verbs(config, text)
+    if verbs & declined:  # "Accuse ... No, I won't accuse yet."
+        both = ", ".join(sorted(verbs & declined))
+        raise refuse(f"The reply both asks for and declines to {both}: give one command")
+    if questioned and not verbs and not declined:  # "Should I accuse ...?": no command, not the cards'
+        raise refuse("The reply only asks whether to accuse: give one command")
     if not verbs:  # only declined ones: "no suggestion", "I won't accuse" (with another verb: dropped)
         verbs = {{"suggest": "no_suggestion", "accuse": "end_turn"}.get(verb, verb) for verb in declined}
     if "stay" in verbs and "put" in words:

@@ -200,7 +200,23 @@ BAD_REPLIES = [
     (ACCUSE, "accuse Mustard with the Rope", "exactly one room"),
     (ACCUSE, "Plum, Rope, Hall", "is not a command"),  # an accusation must say "accuse"
     # an accusation weighed in a question is not made (a wrong one puts the player out)
-    (ACCUSE, "Is it time to accuse Plum with the Rope in the Hall? Probably not yet", "is not a command"),
+    (ACCUSE, "Is it time to accuse Plum with the Rope in the Hall? Probably not yet", "only asks whether"),
+    (
+        SUGGEST,
+        "Should I accuse Plum with the Rope in the Kitchen?",
+        "only asks whether to accuse",
+    ),  # not a suggestion
+    # a verb asked and then declined (or the other way round) is no command
+    (
+        ACCUSE,
+        "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
+        "asks for and declines",
+    ),
+    (
+        SUGGEST,
+        "Suggest Plum with the Rope. Actually, don't suggest.",
+        "both asks for and declines to suggest",
+    ),
     (SUGGEST, "Don't suggest Plum with the Rope", "declines to suggest but names a suspect and a weapon"),
     (TURN, "Take the secret passage to the Lounge", "'passage' takes no card"),  # not where it leads
 ]
