@@ -48,7 +48,8 @@ and whatever follows ``Bearer`` /
 ``Basic`` or an ``Authorization`` / ``api-key`` header name are replaced by
 ``[redacted]`` in every error, and at most ``ECHO_CHARS`` characters of a
 server's answer are quoted. A reply's text is returned with the key's value
-redacted too, since transcripts are files people share.
+and the password redacted too, since transcripts are files people share (not the query's
+values, which may be words a reply uses).
 """
 
 from __future__ import annotations
@@ -355,8 +356,10 @@ class ChatClient:
         key = os.environ.get(api_key_env, "") if api_key_env else ""
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        query = [value for _, value in parse_qsl(parts.query) if len(value) >= 8]  # (a key, not api-version)
-        self._secrets = tuple(s for s in (key, parts.password, *query) if s)
+        self._secrets = tuple(s for s in (key, parts.password) if s)
+        # base_url's query values of 8 characters or more (a key there, perhaps) stay out of errors, where a
+        # server that echoes the path puts them; a reply's text keeps them (a deployment may be named "Candlestick")
+        self._query_values = tuple(value for _, value in parse_qsl(parts.query) if len(value) >= 8)
         # No kept-alive connections: each attempt's own connection is one its deadline can shut.
         self._http = httpx.Client(
             headers=headers, timeout=self.timeout_s, limits=httpx.Limits(max_keepalive_connections=0)
@@ -511,8 +514,11 @@ class ChatClient:
         return text
 
     def _redact(self, text: str) -> str:
-        """``text`` with the key's value and anything that looks like a credential replaced by ``[redacted]``."""
+        """``text`` with the key's value, base_url's password and long query values, and anything that looks
+        like a credential replaced by ``[redacted]``."""
         text = self._redact_secrets(text)
+        for value in self._query_values:
+            text = text.replace(value, REDACTED)
         for pattern in _CREDENTIALS:
             text = pattern.sub(rf"\1\2{REDACTED}", text)
         return text

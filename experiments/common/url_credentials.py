@@ -12,8 +12,9 @@ import re
 __all__ = ["REDACTED", "hide_url_credentials"]
 
 REDACTED = "[redacted]"
-# scheme://userinfo@ : the userinfo ends at the first "@" before the host, and holds no "/" or space
-USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s@'\"]+@")
+# scheme://userinfo@ : the userinfo ends at the last "@" before the path, query or fragment (a password may
+# hold an "@"), and an "@" after them (a query's "user=me@example.com") is no userinfo's
+USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s'\"]*@")
 
 
 def hide_url_credentials(text: str) -> str:

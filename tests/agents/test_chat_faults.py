@@ -353,6 +353,18 @@ def test_a_query_credential_a_server_echoes_is_redacted():
     assert isinstance(error, ChatError) and "hunter3" not in str(error) and "[redacted]" in str(error)
 
 
+def candlestick_in_the_text(handler: BaseHTTPRequestHandler, stopping: threading.Event) -> None:
+    send(handler, 200, completion("accuse Plum with the Candlestick in the Hall"))
+
+
+def test_a_replys_words_that_are_a_query_value_of_the_url_stay():
+    """Only the key and the password are taken out of a reply's text: a query value is no credential
+    to hide there, and the deployment "Candlestick" is a card of the reply's command."""
+    with HostileServer(candlestick_in_the_text) as server:
+        reply = client(server.url + "?deployment=Candlestick").complete(HI)
+    assert reply.text == "accuse Plum with the Candlestick in the Hall"
+
+
 def test_a_runs_records_and_resume_line_hide_a_urls_password():
     from experiments.common.url_credentials import hide_url_credentials
 
@@ -362,6 +374,10 @@ def test_a_runs_records_and_resume_line_hide_a_urls_password():
         == "lineup.agents.1.options.base_url=http://[redacted]@127.0.0.1:8000/v1?api-version=1"
     )
     assert hide_url_credentials("base_url: https://example.org/v1") == "base_url: https://example.org/v1"
+    # a password may hold an "@"; an "@" in the query or fragment is no user's
+    assert hide_url_credentials("http://alice:p@ss@host/v1") == "http://[redacted]@host/v1"
+    for plain in ("http://host:8000?user=me@example.com", "http://host/v1#a@b"):
+        assert hide_url_credentials(plain) == plain
 
 
 # --- options ------------------------------------------------------------------------------------
