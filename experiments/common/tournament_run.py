@@ -75,31 +75,55 @@ def run_tournament(
         return _run_locked(settings, out, resolved_config, resume_command)
 
 
+def short_blocks(sessions: list[dict], deals: set[int], size: int) -> list[tuple[int, int]]:
+    """The blocks of deals ``(first, end)`` a folder's sessions played shorter than ``batch_size``, and
+    whose games it may hold.
+
+    A session records the short block it had to play (``short_block``, None for none). Sessions of
+    2026-12-05 recorded only their plan (``deals_per_lineup``): its short block counts where the
+    session had games to play. Earlier sessions recorded neither: one past the folder's last deal is
+    taken for their plan. A later session planning past a short block's end was let play because
+    the folder held none of that block's deals, and it plays that block at another size: the short
+    block is then no longer the folder's.
+    """
+    blocks: list[tuple[int, int]] = []
+    if (not sessions or any("deals_per_lineup" not in s for s in sessions)) and deals:
+        end = 1 + max(deals)
+        if end % size:
+            blocks.append((end - end % size, end))
+    for session in sessions:
+        if "deals_per_lineup" not in session:
+            continue
+        planned = int(session["deals_per_lineup"])
+        blocks = [(first, end) for first, end in blocks if planned <= end]
+        if "short_block" in session:
+            if session["short_block"] is not None:
+                first, end = session["short_block"]
+                blocks.append((int(first), int(end)))
+        elif planned % size and session.get("games_to_play", 1):
+            blocks.append((planned - planned % size, planned))
+    return blocks
+
+
 def refuse_regrown_block(
-    settings: TournamentConfig, existing: list[dict], plans: list[int], games_path: Path
+    settings: TournamentConfig, existing: list[dict], sessions: list[dict], games_path: Path
 ) -> None:
-    """Refuse more deals than a folder was played with where its last block of deals was short.
+    """Refuse more deals than a folder holds where a block of its deals was played short.
 
     Deals are played in blocks of ``batch_size`` (``plan_chunks``), the last one shorter where the
-    deals do not fill it, and an agent draws its randomness for a whole block: that block played
-    again at its full size would give its games other results than the ones kept. ``plans``: the
-    deals per line-up of the folder's earlier sessions (``run.json``; for a folder without them, one
-    past its last deal).
+    deals do not fill it, and an agent draws its randomness for a whole block: a short block's games
+    kept beside the rest of its block played at full size would not be the games of a run of that
+    size from the start. ``sessions``: the folder's earlier sessions (``run.json``, ``short_blocks``).
     """
     size, deals = settings.batch_size, {int(r["deal"]) for r in existing}
-    for planned in plans or ([1 + max(deals)] if deals else []):
-        short = planned - planned % size  # the first deal of a short last block
-        if (
-            planned % size
-            and settings.deals_per_lineup > planned
-            and any(short <= d < planned for d in deals)
-        ):
+    for first, end in short_blocks(sessions, deals, size):
+        if settings.deals_per_lineup > end and any(first <= d < end for d in deals):
             raise ConfigError(
-                f"{games_path} was played with {planned} deals per line-up, its last {planned % size} as a "
-                f"block shorter than batch_size={size}; games_per_lineup={settings.games_per_lineup} would "
-                "play that block again at its full size, and an agent draws its randomness for a whole "
-                "block, so those games would get other results than the ones kept. Ask for at most "
-                f"{planned * settings.game.num_players} games per line-up here, or play the larger run "
+                f"{games_path} holds deals {first} to {end - 1} played as a block of {end - first}, "
+                f"shorter than batch_size={size}; games_per_lineup={settings.games_per_lineup} would "
+                "play the rest of that block at its full size, and an agent draws its randomness for a "
+                "whole block, so the folder's games would not be those of a run of that size. Ask for at "
+                f"most {end * settings.game.num_players} games per line-up here, or play the larger run "
                 "into another output_dir (a folder whose deals per line-up are a multiple of batch_size "
                 "takes more games)"
             )
@@ -122,8 +146,7 @@ def _run_locked(
     run_info = _read_json(out / "run.json")
     if not existing or run_info is None or run_info.get("config_hash") != digest:
         run_info = {"config_hash": digest, "sessions": []}
-    plans = [s["deals_per_lineup"] for s in run_info["sessions"] if "deals_per_lineup" in s]
-    refuse_regrown_block(settings, existing, plans, games_path)
+    refuse_regrown_block(settings, existing, run_info["sessions"], games_path)
     done = {record_key(r) for r in existing}
     chunks = plan_chunks(settings)
     todo = [c for c in chunks if not all(k in done for k in c.game_keys())]
@@ -154,6 +177,9 @@ def _run_locked(
         "games_found": len(existing),
         "games_to_play": missing,
         "deals_per_lineup": settings.deals_per_lineup,
+        "short_block": next(
+            ([c.first_deal, c.first_deal + c.deals] for c in todo if c.deals < settings.batch_size), None
+        ),
     }
     run_info["sessions"].append(session)
     run_info["git"] = session["git"]

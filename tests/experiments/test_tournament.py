@@ -338,7 +338,7 @@ def test_more_games_into_a_folder_play_as_a_larger_run_would_or_are_refused(tmp_
     short = tmp_path / "short"
     run_tournament(settings(*small, "games_per_lineup=9"), short)  # 3 deals: the last block holds one
     kept = (short / "games.jsonl").read_text()
-    with pytest.raises(ConfigError, match=r"played with 3 deals per line-up, its last 1 .* at most 9 games"):
+    with pytest.raises(ConfigError, match=r"holds deals 2 to 2 played as a block of 1, .* at most 9 games"):
         run_tournament(settings(*small, "games_per_lineup=12"), short)
     assert (short / "games.jsonl").read_text() == kept
     run_tournament(settings(*small, "games_per_lineup=9"), short)  # the same number resumes
@@ -349,6 +349,38 @@ def test_more_games_into_a_folder_play_as_a_larger_run_would_or_are_refused(tmp_
     (stopped / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in games))
     run_tournament(settings(*small, "games_per_lineup=12"), stopped)
     assert sorted_games(stopped / "games.jsonl") == sorted_games(tmp_path / "whole/games.jsonl")
+
+
+def test_only_a_short_block_the_folder_holds_refuses_more_games(tmp_path):
+    """A smaller run into a whole folder plays nothing and leaves it whole; a short block a run had
+    to play but never reached (it was stopped) is played at full size by a larger run; a short block
+    of a folder from before sessions were recorded (run.json without plans) still refuses."""
+    small = [*SMALL, "batch_size=2"]
+    run_tournament(settings(*small, "games_per_lineup=18"), tmp_path / "whole")  # 6 deals
+    folder = tmp_path / "folder"
+    run_tournament(settings(*small, "games_per_lineup=12"), folder)  # 4 deals: whole blocks
+    run_tournament(settings(*small, "games_per_lineup=9"), folder)  # its first 3 deals: nothing to play
+    run_tournament(settings(*small, "games_per_lineup=12"), folder)  # the folder's own command again
+    run_tournament(settings(*small, "games_per_lineup=18"), folder)
+    assert sorted_games(folder / "games.jsonl") == sorted_games(tmp_path / "whole/games.jsonl")
+
+    stopped = tmp_path / "stopped"
+    run_tournament(settings(*small, "games_per_lineup=9"), stopped)  # 3 deals, the last a short block
+    games = [r for r in read_games(stopped / "games.jsonl") if r["deal"] < 2]  # as if stopped before it
+    (stopped / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in games))
+    run_tournament(settings(*small, "games_per_lineup=12"), stopped)  # deals 2 and 3 as one block
+    run_tournament(settings(*small, "games_per_lineup=18"), stopped)
+    assert sorted_games(stopped / "games.jsonl") == sorted_games(tmp_path / "whole/games.jsonl")
+
+    old = tmp_path / "old"
+    run_tournament(settings(*small, "games_per_lineup=9"), old)
+    run = json.loads((old / "run.json").read_text())
+    for session in run["sessions"]:  # what sessions recorded before 2026-12-05
+        del session["deals_per_lineup"], session["short_block"]
+    (old / "run.json").write_text(json.dumps(run))
+    run_tournament(settings(*small, "games_per_lineup=6"), old)  # a smaller run: allowed, recorded
+    with pytest.raises(ConfigError, match="holds deals 2 to 2 played as a block of 1"):
+        run_tournament(settings(*small, "games_per_lineup=12"), old)
 
 
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path):
