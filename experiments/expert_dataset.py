@@ -173,12 +173,22 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
             f"{folder} holds games recorded with other {', '.join(changed)} ({before}); "
             "choose another --out (or remove that folder)"
         )
-    held = len(list((folder / "games").glob("shard-*.parquet")))
-    if held * settings.shard_games > settings.games:  # the card would count shards its settings leave out
+    # The card would count shards its settings leave out: any shard past --games (a run killed part-way
+    # may have finished shards out of order).
+    shards = settings.games // settings.shard_games
+    beyond = sorted(p.name for p in (folder / "games").glob("shard-*.parquet") if _shard_index(p) >= shards)
+    if beyond:
+        needed = (max(_shard_index(folder / name) for name in beyond) + 1) * settings.shard_games
         raise ValueError(
-            f"{folder} holds {held * settings.shard_games} games ({held} shards), more than --games "
-            f"{settings.games}; give --games {held * settings.shard_games} or more, or choose another --out"
+            f"{folder} holds shards past --games {settings.games} ({', '.join(beyond)}); give --games "
+            f"{needed} or more, or choose another --out"
         )
+
+
+def _shard_index(path: Path) -> int:
+    """The index of ``shard-NNNNN.parquet`` (-1 for a name not of that form)."""
+    digits = path.name.removeprefix("shard-").removesuffix(".parquet")
+    return int(digits) if digits.isdigit() else -1
 
 
 def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress: bool) -> None:
