@@ -49,7 +49,14 @@ from cluedo_env.core.actions import ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 
-__all__ = ["CommandError", "command", "legal_actions", "legal_commands_text", "parse_command"]
+__all__ = [
+    "CommandError",
+    "command",
+    "final_answer_complete",
+    "legal_actions",
+    "legal_commands_text",
+    "parse_command",
+]
 
 # Words that are dropped from replies and card names alike before matching.
 ARTICLES = frozenset(
@@ -254,6 +261,18 @@ def final_answer(reply: str) -> str:
         if line.strip(" \t*`'\""):
             return line
     return ""
+
+
+def final_answer_complete(reply: str) -> bool:
+    """Whether a reply that was cut off (at a token limit) had written its final answer whole: a
+    ``Final answer:`` whose line of answer ends before the cut, with a line break. A cut reply
+    without one may end mid-thought ("Before my final answer: I could accuse ..., but")."""
+    reply = THINKING.sub(" ", reply)
+    matches = list(FINAL_ANSWER.finditer(reply))
+    if not matches:
+        return False
+    *ended, _cut = reply[matches[-1].end() :].split("\n")
+    return any(line.strip(" \t*`'\"") for line in ended)
 
 
 def parse_command(

@@ -82,7 +82,13 @@ from agents.base import Agent
 from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatReplyError, add_reply_counts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
-from cluedo_env.commands import FINAL_ANSWER, CommandError, command, legal_commands_text, parse_command
+from cluedo_env.commands import (
+    CommandError,
+    command,
+    final_answer_complete,
+    legal_commands_text,
+    parse_command,
+)
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
 from cluedo_env.text import rules_summary, text_view
@@ -264,7 +270,7 @@ class LLMAgent(Agent):
             add_reply_counts(counts, reply)
             messages.append({"role": "assistant", "content": reply.text})
             try:
-                if reply.cut and not FINAL_ANSWER.search(reply.text):
+                if reply.cut and not final_answer_complete(reply.text):
                     raise CommandError(CUT_REPLY, reply.text, legal_commands_text(config, legal))
                 action = parse_command(config, reply.text, legal, room=room)
                 break

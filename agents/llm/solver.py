@@ -66,22 +66,27 @@ PROMPTS_DIR = Path(__file__).resolve().parent / "solver_prompts"
 PROMPT_FILES = ("system", "question", "retry")
 SCORINGS = ("generation", "likelihood")
 COUNTS = ("tasks", "replies", "invalid_replies", "unanswered", *REPLY_COUNTS)
+ANSWER_FORMS = {"facts": list, "envelope": (list, str), "probabilities": dict}  # (read_answer)
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 
 def read_answer(reply: str) -> dict[str, Any]:
     """The answer dict at the end of a reply: the last fenced JSON object, else the last outermost one,
-    that holds at least one of the answer's keys (``ANSWER_KEYS``: facts, envelope, probabilities).
+    that holds at least one of the answer's keys (``ANSWER_KEYS``) with a value of its form: a list of
+    ``facts``, an ``envelope`` list or string, a dict of ``probabilities``.
 
     An object that does not decode (cut short, or not JSON) is no answer; neither is a piece of it
-    (the ``probabilities`` of one card, say), so a reply cut at ``max_tokens`` asks again.
+    (the ``probabilities`` of one card, whose owners may include ``"envelope"`` with a number), so a
+    reply cut at ``max_tokens`` asks again.
 
     Raises:
         ValueError: the reply holds no such JSON object.
     """
 
     def answer(value: Any) -> bool:
-        return isinstance(value, dict) and any(key in value for key in ANSWER_KEYS)
+        return isinstance(value, dict) and any(
+            isinstance(value.get(key), ANSWER_FORMS[key]) for key in ANSWER_KEYS
+        )
 
     for candidate in reversed(_FENCED.findall(reply)):
         try:

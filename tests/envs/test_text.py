@@ -11,7 +11,13 @@ from test_privacy import scrambled
 
 from agents.baselines.random_agent import sample_legal
 from cluedo_env import core
-from cluedo_env.commands import CommandError, command, legal_commands_text, parse_command
+from cluedo_env.commands import (
+    CommandError,
+    command,
+    final_answer_complete,
+    legal_commands_text,
+    parse_command,
+)
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
 from cluedo_env.text import notepad_text, rules_summary, text_view
@@ -232,6 +238,21 @@ def test_bad_replies_get_a_clear_error_listing_the_legal_commands(mask, reply, w
     assert "Legal commands now:" in str(caught.value)
     assert str(caught.value).endswith(legal_commands_text(CLASSIC, mask))
     assert isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("reply", "complete"),
+    [
+        ("Let me think.\nFinal answer: roll\n\nI roll because", True),
+        ("Final answer:\n\n  accuse Plum with the Rope in the Hall\n", True),
+        ("<think>Final answer: roll\n</think> I could accuse Plum", False),  # thinking is no answer
+        ("Final answer: accuse Plum with the Rope in the", False),  # cut inside its line
+        ("Before my final answer, let me think. I could accuse Plum with the Rope in the Hall, but", False),
+        ("I could accuse Plum with the Rope in the Hall, but", False),
+    ],
+)
+def test_a_cut_reply_counts_only_a_final_answer_it_wrote_whole(reply, complete):
+    assert final_answer_complete(reply) is complete
 
 
 def test_bare_cards_never_accuse_and_ambiguity_asks_which():

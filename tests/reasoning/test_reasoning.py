@@ -665,8 +665,18 @@ def test_an_answer_is_read_from_the_end_of_a_reply():
     python_true = (
         '```json\n{"facts": [["Rope", "player 1", True]], "probabilities": {"Rope": {"player 1": 1.0}}}\n```'
     )
+    # cut after a whole row of a card whose owners include the envelope
+    row = '{"probabilities": {"Miss Scarlet": {"player 1": 0.5, "envelope": 0.5}, "Colonel Mustard": {"player 1": 0.'
     # A reply that does not decode is no answer, nor is a piece of it (one card's probabilities)
-    for reply in ("no idea", "```json\n[1, 2]\n```", "{oops", '{"cards": {"Rope": 1}}', cut, python_true):
+    for reply in (
+        "no idea",
+        "```json\n[1, 2]\n```",
+        "{oops",
+        '{"cards": {"Rope": 1}}',
+        cut,
+        python_true,
+        row,
+    ):
         with pytest.raises(ValueError, match="JSON object"):
             read_answer(reply)
 
