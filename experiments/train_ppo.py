@@ -54,8 +54,9 @@ Files: ``checkpoints/update_<n>.pt`` every ``checkpoint_every`` updates (the lat
 back with torch's ``weights_only=True``, so a checkpoint runs no code, whoever made it).
 ``resume=<checkpoint or run dir>`` continues from one exactly as the run would have gone on
 (``experiments.learning.resume``: the run's config is the checkpoint's; of the command line's other
-values only ``RESUMABLE`` ones, the budget, threads, logging, checkpoints and evaluations, are
-applied, and any other changed value stops the resume with a message). ``init_from=<model file or
+values only ``RESUMABLE`` ones, the budget, threads, compilation, logging, checkpoints, how often it
+evaluates and the final evaluation's size, are applied, and any other changed value stops the resume
+with a message). ``init_from=<model file or
 shipped model name>`` starts a new run's network from a trained one (``agents.ppo.warm_start``:
 input columns it lacked, the belief pieces, start at zero), e.g. the learning agent of
 ``experiments/imitate.py``; with it, ``critic_warmup`` first trains the value head alone and

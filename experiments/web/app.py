@@ -7,8 +7,10 @@
 ``POST /api/games``                      a new game: ``{"agents": ["sat", "sat", "sat"], "seat": 0,
                                          "seed": 7}`` (all optional) -> the person's view
 ``GET /api/games/{game}``                the person's view of a game now
-``POST /api/games/{game}/actions``       play ``{"action": id}`` (one of the view's ``legal`` ids),
-                                         then the agents; -> the person's view
+``POST /api/games/{game}/actions``       play ``{"action": id, "step": n}`` (one of the view's
+                                         ``legal`` ids; ``step``, the view's: an action sent for an
+                                         older view is refused with 409), then the agents; -> the
+                                         person's view
 ``GET /api/replays``                     the saved games (the replay folder's files, newest first)
 ``GET /api/replays/{name}?step=&seat=``  a saved game after ``step`` steps from ``seat``'s view, or
                                          ``seat=all``: everyone's, with the envelope and the hands
@@ -19,7 +21,7 @@
 
 Every view is ``session.seat_view``'s (the person's private view; at the end the envelope and
 the hands). Bad input is answered 400 (an unknown agent, an illegal action, a step out of range)
-or 404 (an unknown game or replay), an upload that is no valid replay 400 and one too big 413, with a ``detail`` naming the value and what is accepted. ``create_app(view=...)`` takes
+or 404 (an unknown game or replay), an action for a view that is no longer the game's 409, an upload that is no valid replay 400 and one too big 413, with a ``detail`` naming the value and what is accepted. ``create_app(view=...)`` takes
 another view function only for the privacy test's leaky control.
 """
 
