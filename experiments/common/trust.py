@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.resources
+import importlib.util
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -329,8 +330,9 @@ def hydra_actions_in(folder: str | Path) -> list[str]:
 def config_folders_of(argv: Sequence[str]) -> list[str]:
     """The config folders a command line adds to Hydra's search path, read as Hydra reads them: its
     own argument parser (``--config-dir``/``-cd``, ``--config-path``/``-cp``, and their abbreviations,
-    such as ``--config-d``) and the ``hydra.searchpath`` overrides (``file://`` entries and plain paths;
-    ``pkg://`` ones name installed packages)."""
+    such as ``--config-d``) and the ``hydra.searchpath`` overrides (``file://`` entries and plain paths,
+    and the folder of a ``pkg://`` entry's package: a downloaded folder in the current one is a package
+    to ``python -m``)."""
     from hydra._internal.utils import get_args_parser
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
@@ -350,9 +352,21 @@ def config_folders_of(argv: Sequence[str]) -> list[str]:
             entry = str(entry)
             if entry.startswith("file://"):
                 folders.append(entry[len("file://") :])
+            elif entry.startswith("pkg://"):
+                folders += package_folders(entry[len("pkg://") :].replace("/", ".").rstrip("."))
             elif "://" not in entry:
                 folders.append(entry)
     return folders
+
+
+def package_folders(name: str) -> list[str]:
+    """The folders of package ``name`` as Hydra's ``pkg://`` finds it (none for a module or nothing),
+    located without running its code (a dotted name's parents are imported, as Hydra imports them)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return []
+    return list(spec.submodule_search_locations or []) if spec is not None else []
 
 
 def refuse_hydra_actions_from_elsewhere(argv: Sequence[str]) -> None:
@@ -364,7 +378,7 @@ def refuse_hydra_actions_from_elsewhere(argv: Sequence[str]) -> None:
     found = [
         line
         for folder in config_folders_of(argv)
-        if Path(folder).expanduser().is_dir()
+        if Path(folder).expanduser().is_dir() and not Path(folder).expanduser().samefile(SHIPPED_CONFIGS)
         for line in hydra_actions_in(folder)
     ]
     if found:

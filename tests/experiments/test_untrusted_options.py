@@ -103,7 +103,7 @@ def tournament(
     tmp_path: Path, *overrides: str, secret: bool = True, folder: str = "--config-dir {}"
 ) -> subprocess.CompletedProcess:
     """The tournament of ``lineup=evil`` from ``tmp_path / "mine"``, named on the command line as ``folder`` says."""
-    env = {**os.environ, "SOME_SECRET": SECRET}
+    env = {**os.environ, "SOME_SECRET": SECRET, "PYTHONPATH": str(tmp_path)}
     command = [
         sys.executable, "-m", "experiments.tournament", *folder.format(tmp_path / "mine").split(), "lineup=evil",
         "game.num_players=3", "game.max_turns=2", "games_per_lineup=3", "workers=0", "progress=false",
@@ -201,14 +201,29 @@ def test_a_downloaded_file_cannot_make_hydra_run_code_or_read_the_environment(tm
 
 
 @pytest.mark.parametrize(
-    "folder", ["--config-d={}", "-cd {}", "hydra.searchpath=[file://{}]", "+hydra.searchpath=[{}]"]
+    "folder",
+    [
+        "--config-d={}",
+        "-cd {}",
+        "hydra.searchpath=[file://{}]",
+        "+hydra.searchpath=[{}]",
+        "hydra.searchpath=[pkg://mine]",
+    ],
 )
 def test_every_way_of_naming_a_config_folder_is_checked_for_hydra_actions(tmp_path, folder):
     marker = tmp_path / "ran"
     file = write_hydra_lineup(tmp_path, marker)
+    (tmp_path / "mine" / "__init__.py").write_text("")  # a package, to pkg:// (on PYTHONPATH here)
     done = tournament(tmp_path, folder=folder)
     assert done.returncode == 2, done.stderr[-2000:]
     assert done.stderr.startswith(f"config error: {file}: ") and not marker.exists()
+
+
+def test_the_shipped_config_folder_named_on_the_command_line_is_no_folder_from_elsewhere(tmp_path):
+    from experiments.common.shipped_configs import SHIPPED_CONFIGS
+
+    done = tournament(tmp_path, "lineup=baselines", folder=f"--config-dir {SHIPPED_CONFIGS}")
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_a_config_folder_of_ones_own_leaves_the_shipped_lineups_alone(tmp_path, listener):
