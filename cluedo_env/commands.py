@@ -305,6 +305,10 @@ def parse_command(
     words = normalise(text)
     if not words:
         raise refuse("The reply is empty: answer with one of the commands")
+    text = _without_accusation_questions(config, text)
+    words = normalise(text)
+    if not words:
+        raise refuse("The reply only asks whether to accuse: give one command")
     # Exact canonical commands first (a card called like a verb cannot confuse them).
     exact = _canonical(config).get(tuple(words))
     if exact is not None:
@@ -345,15 +349,32 @@ def _find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[s
     return cards, rest
 
 
-def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
-    """The verbs a reply asks for, those it declines (a negation in the words before the verb, in
-    the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation) and
-    those it only asks about: an accusation in a question ("Should I accuse ...?") is not made."""
-    asked: set[str] = set()
-    declined: set[str] = set()
-    questioned: set[str] = set()
+def _sentences(text: str) -> list[tuple[str, str]]:
+    """``(sentence, its end)`` pairs of ``text`` (the end: its punctuation, "" for the last one)."""
     parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
-    for sentence, end in zip(parts[::2], [*parts[1::2], ""], strict=True):
+    return list(zip(parts[::2], [*parts[1::2], ""], strict=True))
+
+
+def _without_accusation_questions(config: GameConfig, text: str) -> str:
+    """``text`` less its sentences that weigh an accusation in a question ("Should I accuse Plum with
+    the Rope in the Hall?"): a wrong accusation puts the player out, so a question asks for none, and
+    the cards it names are not the reply's either."""
+    kept = [
+        sentence + end
+        for sentence, end in _sentences(text)
+        if "?" not in end
+        or not any(VERBS.get(w) == "accuse" for w in _find_cards(config, normalise(sentence))[1])
+    ]
+    return " ".join(kept)
+
+
+def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
+    """The verbs a reply asks for, and those it declines (a negation in the words before the verb, in
+    the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation). A verb
+    both asked and declined is what its last mention says ("Accuse ... No, I won't accuse yet." declines;
+    "I won't suggest that again, so I suggest ..." asks)."""
+    last: dict[str, bool] = {}  # verb -> asked at its last mention
+    for sentence, _end in _sentences(text):
         words = _find_cards(config, normalise(sentence))[1]
         for i, word in enumerate(words):
             verb = VERBS.get(word)
@@ -364,11 +385,8 @@ def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]
                 w in NEGATIONS and not (w == "not" and j and before[j - 1] == "why")
                 for j, w in enumerate(before)
             )
-            if verb == "accuse" and "?" in end:
-                questioned.add(verb)  # "Should I accuse ...?" weighs an accusation, which would put it out
-                continue
-            (declined if negated and verb in ("suggest", "accuse") else asked).add(verb)
-    return asked, declined, questioned
+            last[verb] = not (negated and verb in ("suggest", "accuse"))
+    return {v for v, asked in last.items() if asked}, {v for v, asked in last.items() if not asked}
 
 
 def _candidates(config: GameConfig, words: list[str], cards: list[int], text: str, room, refuse) -> list[int]:
@@ -379,12 +397,7 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     suspects = [c for c in cards if c < S]
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
-    verbs, declined, questioned = _verbs(config, text)
-    if verbs & declined:  # "Accuse ... No, I won't accuse yet."
-        both = ", ".join(sorted(verbs & declined))
-        raise refuse(f"The reply both asks for and declines to {both}: give one command")
-    if questioned and not verbs and not declined:  # "Should I accuse ...?": no command, not the cards'
-        raise refuse("The reply only asks whether to accuse: give one command")
+    verbs, declined = _verbs(config, text)
     if not verbs:  # only declined ones: "no suggestion", "I won't accuse" (with another verb: dropped)
         verbs = {{"suggest": "no_suggestion", "accuse": "end_turn"}.get(verb, verb) for verb in declined}
     if "stay" in verbs and "put" in words:

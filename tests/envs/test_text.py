@@ -177,6 +177,20 @@ PARAPHRASES = [
     (SUGGEST, "I'm not sure. Suggest Plum with the Wrench", LAY.encode("suggest", PLUM, WRENCH)),
     (SUGGEST, "Why not suggest Plum with the Rope?", LAY.encode("suggest", PLUM, ROPE)),
     (TURN, "I won't accuse yet. Roll.", LAY.encode("roll")),  # a declined verb beside an asked one: dropped
+    # a verb asked and declined is what its last mention says
+    (
+        SUGGEST,
+        "I won't suggest the same thing twice, so I suggest Mustard with the Rope.",
+        LAY.encode("suggest", MUSTARD, ROPE),
+    ),
+    (
+        ACCUSE,
+        "Not accusing would waste a turn, so I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    # a question weighing an accusation asks for nothing, and its cards are not the reply's
+    (SUGGEST, "Is it too early to accuse? Yes. Mustard with the Rope.", LAY.encode("suggest", MUSTARD, ROPE)),
+    (REFUTE, "Should I accuse? Not my turn. Rope.", LAY.encode("show", S + ROPE)),
     (TURN, "Take the secret passage to the Study", LAY.encode("passage")),  # the Kitchen's passage
 ]
 
@@ -206,23 +220,19 @@ BAD_REPLIES = [
     (ACCUSE, "accuse Mustard with the Rope", "exactly one room"),
     (ACCUSE, "Plum, Rope, Hall", "is not a command"),  # an accusation must say "accuse"
     # an accusation weighed in a question is not made (a wrong one puts the player out)
-    (ACCUSE, "Is it time to accuse Plum with the Rope in the Hall? Probably not yet", "only asks whether"),
+    (ACCUSE, "Is it time to accuse Plum with the Rope in the Hall? Probably not yet", "is not a command"),
     (
         SUGGEST,
         "Should I accuse Plum with the Rope in the Kitchen?",
         "only asks whether to accuse",
-    ),  # not a suggestion
-    # a verb asked and then declined (or the other way round) is no command
+    ),  # no suggestion
     (
         ACCUSE,
-        "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
-        "asks for and declines",
-    ),
-    (
-        SUGGEST,
-        "Suggest Plum with the Rope. Actually, don't suggest.",
-        "both asks for and declines to suggest",
-    ),
+        "Accuse Professor Plum with the Rope in the Hall?",
+        "only asks whether to accuse",
+    ),  # not the command
+    (SUGGEST, "Suggest Plum with the Rope. Actually, don't suggest.", "declines to suggest but names"),
+    (ACCUSE, "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.", "'end_turn' takes no"),
     (SUGGEST, "Don't suggest Plum with the Rope", "declines to suggest but names a suspect and a weapon"),
     (TURN, "Take the secret passage to the Lounge", "'passage' takes no card"),  # not where it leads
 ]
