@@ -81,13 +81,15 @@ def short_blocks(sessions: list[dict], deals: set[int], size: int) -> list[tuple
 
     A session records the short block it had to play (``short_block``, None for none). Sessions of
     2026-12-05 recorded only their plan (``deals_per_lineup``): its short block counts where the
-    session had games to play. Earlier sessions recorded neither: one past the folder's last deal is
-    taken for their plan. A later session planning past a short block's end was let play because
+    session had games to play. Earlier sessions recorded neither, and a folder whose first recorded session
+    found games already (its run.json lost or remade) holds games of unrecorded ones: one past the folder's
+    last deal is taken for their plan. A later session planning past a short block's end was let play because
     the folder held none of that block's deals, and it plays that block at another size: the short
     block is then no longer the folder's.
     """
     blocks: list[tuple[int, int]] = []
-    if (not sessions or any("deals_per_lineup" not in s for s in sessions)) and deals:
+    unrecorded = not sessions or sessions[0].get("games_found", 0) > 0
+    if (unrecorded or any("deals_per_lineup" not in s for s in sessions)) and deals:
         end = 1 + max(deals)
         if end % size:
             blocks.append((end - end % size, end))

@@ -12,9 +12,10 @@ import re
 __all__ = ["REDACTED", "hide_url_credentials"]
 
 REDACTED = "[redacted]"
-# scheme://userinfo@ : the userinfo ends at the last "@" before the path, query or fragment (a password may
-# hold an "@"), and an "@" after them (a query's "user=me@example.com") is no userinfo's
-USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s'\"]*@")
+# scheme://userinfo@ : the userinfo is all up to the last "@" before the path (a "/") or a space, so that a
+# password holding an "@", a "?" or a "#" is hidden whole. An "@" after a path is nobody's userinfo; one in a
+# query with no path before it ("http://host?user=me@example.com") reads as userinfo and is hidden too.
+USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^/\s'\"]*@")
 
 
 def hide_url_credentials(text: str) -> str:

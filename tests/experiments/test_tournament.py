@@ -381,6 +381,10 @@ def test_only_a_short_block_the_folder_holds_refuses_more_games(tmp_path):
     run_tournament(settings(*small, "games_per_lineup=6"), old)  # a smaller run: allowed, recorded
     with pytest.raises(ConfigError, match="holds deals 2 to 2 played as a block of 1"):
         run_tournament(settings(*small, "games_per_lineup=12"), old)
+    (old / "run.json").unlink()  # lost: the next session finds games no session of run.json played
+    run_tournament(settings(*small, "games_per_lineup=9"), old)
+    with pytest.raises(ConfigError, match="holds deals 2 to 2 played as a block of 1"):
+        run_tournament(settings(*small, "games_per_lineup=12"), old)
 
 
 def test_a_killed_run_resumes_without_losing_or_repeating_games(tmp_path):
