@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.resources
-import importlib.util
+import inspect
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -327,18 +327,30 @@ def hydra_actions_in(folder: str | Path) -> list[str]:
     return found
 
 
-def config_folders_of(argv: Sequence[str]) -> list[str]:
+def config_folders_of(argv: Sequence[str], command_folder: str | Path | None = None) -> list[str]:
     """The config folders a command line adds to Hydra's search path, read as Hydra reads them: its
-    own argument parser (``--config-dir``/``-cd``, ``--config-path``/``-cp``, and their abbreviations,
-    such as ``--config-d``) and the ``hydra.searchpath`` overrides (``file://`` entries and plain paths,
-    and the folder of a ``pkg://`` entry's package: a downloaded folder in the current one is a package
-    to ``python -m``)."""
+    own argument parser (``--config-dir``/``-cd``, from the current folder; ``--config-path``/``-cp``,
+    from ``command_folder``, the folder of the command's module; and their abbreviations, such as
+    ``--config-d``) and the ``hydra.searchpath`` overrides (``file://`` entries and plain paths), the
+    folder of a ``pkg://`` package in either (a downloaded folder in the current one is a package to
+    ``python -m``)."""
     from hydra._internal.utils import get_args_parser
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
+    def folders_of(entry: str, base: str | Path | None = None) -> list[str]:
+        if entry.startswith("pkg://"):
+            return package_folders(entry[len("pkg://") :].replace("/", ".").rstrip("."))
+        if entry.startswith("file://"):
+            return [entry[len("file://") :]]
+        if "://" in entry:
+            return []
+        return [str(Path(base) / entry) if base is not None else entry]
+
     flags, rest = get_args_parser().parse_known_args(list(argv))
-    folders = [folder for folder in (flags.config_dir, flags.config_path) if folder]
+    folders = folders_of(flags.config_dir) if flags.config_dir else []
+    if flags.config_path:
+        folders += folders_of(flags.config_path, command_folder)
     parser = OverridesParser.create()
     for arg in [*flags.overrides, *(a for a in rest if not a.startswith("-"))]:
         try:
@@ -349,35 +361,36 @@ def config_folders_of(argv: Sequence[str]) -> list[str]:
             continue
         value = override.value()
         for entry in value if isinstance(value, list) else [value]:
-            entry = str(entry)
-            if entry.startswith("file://"):
-                folders.append(entry[len("file://") :])
-            elif entry.startswith("pkg://"):
-                folders += package_folders(entry[len("pkg://") :].replace("/", ".").rstrip("."))
-            elif "://" not in entry:
-                folders.append(entry)
+            folders += folders_of(str(entry))
     return folders
 
 
 def package_folders(name: str) -> list[str]:
-    """The folders of package ``name`` as Hydra's ``pkg://`` finds it (none for a module or nothing),
-    located without running its code (a dotted name's parents are imported, as Hydra imports them)."""
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return []
-    return list(spec.submodule_search_locations or []) if spec is not None else []
+    """The folders of package ``name`` (dotted) as Hydra's ``pkg://`` finds it on ``sys.path``, none
+    for a module or nothing; found without importing anything (a package's ``__init__`` is code)."""
+    from importlib.machinery import PathFinder
+
+    locations: list[str] | None = None
+    for part in name.split("."):
+        spec = PathFinder.find_spec(part, locations) if part else None
+        if spec is None or not spec.submodule_search_locations:
+            return []
+        locations = list(spec.submodule_search_locations)
+    return locations or []
 
 
-def refuse_hydra_actions_from_elsewhere(argv: Sequence[str]) -> None:
+def refuse_hydra_actions_from_elsewhere(
+    argv: Sequence[str], command_folder: str | Path | None = None
+) -> None:
     """Exit (status 2, one line) when a config folder of the command line (``config_folders_of``)
     holds a file asking Hydra for one of ``HYDRA_ACTIONS``: Hydra would carry them out before
-    ``refuse_untrusted_options`` could look. ``trust_files=true`` on the command line lets them through."""
+    ``refuse_untrusted_options`` could look. ``trust_files=true`` on the command line lets them through.
+    ``command_folder``: the folder of the command's module, from which Hydra reads a relative ``-cp``."""
     if any(arg.lower() == "trust_files=true" for arg in argv):
         return
     found = [
         line
-        for folder in config_folders_of(argv)
+        for folder in config_folders_of(argv, command_folder)
         if Path(folder).expanduser().is_dir() and not Path(folder).expanduser().samefile(SHIPPED_CONFIGS)
         for line in hydra_actions_in(folder)
     ]
@@ -430,7 +443,8 @@ def checked_main(hydra_main: Callable[..., Any]) -> Callable[..., Any]:
     def main(*args: Any, **kwargs: Any) -> Any:
         if not args and not kwargs:
             refuse_bad_override_syntax(sys.argv[1:])
-            refuse_hydra_actions_from_elsewhere(sys.argv[1:])
+            command_folder = Path(inspect.getfile(inspect.unwrap(hydra_main))).parent  # (-cp is from there)
+            refuse_hydra_actions_from_elsewhere(sys.argv[1:], command_folder)
         return hydra_main(*args, **kwargs)
 
     return main

@@ -208,6 +208,7 @@ def test_a_downloaded_file_cannot_make_hydra_run_code_or_read_the_environment(tm
         "hydra.searchpath=[file://{}]",
         "+hydra.searchpath=[{}]",
         "hydra.searchpath=[pkg://mine]",
+        "-cp pkg://mine",
     ],
 )
 def test_every_way_of_naming_a_config_folder_is_checked_for_hydra_actions(tmp_path, folder):
@@ -217,6 +218,39 @@ def test_every_way_of_naming_a_config_folder_is_checked_for_hydra_actions(tmp_pa
     done = tournament(tmp_path, folder=folder)
     assert done.returncode == 2, done.stderr[-2000:]
     assert done.stderr.startswith(f"config error: {file}: ") and not marker.exists()
+
+
+def test_a_relative_config_path_is_checked_from_the_commands_folder_as_hydra_reads_it(tmp_path):
+    marker = tmp_path / "ran"
+    file = write_hydra_lineup(tmp_path, marker)
+    relative = os.path.relpath(
+        tmp_path / "mine", ROOT / "experiments"
+    )  # Hydra's -cp: from the module's folder
+    done = tournament(tmp_path, folder=f"-cp {relative}")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.startswith("config error: ") and str(file.name) in done.stderr and not marker.exists()
+
+
+def test_config_folders_are_read_from_where_hydra_reads_them(tmp_path):
+    from experiments.common.trust import config_folders_of
+
+    command = tmp_path / "experiments"
+    assert config_folders_of(["-cd", "mine", "-cp", "conf"], command) == ["mine", str(command / "conf")]
+    assert config_folders_of(["--config-path", "/abs/conf"], command) == ["/abs/conf"]
+    assert config_folders_of(["hydra.searchpath=[file:///a,b,pkg://no.such.package]"], command) == ["/a", "b"]
+
+
+def test_a_pkg_folder_is_found_without_running_the_package(tmp_path, monkeypatch):
+    from experiments.common.trust import package_folders
+
+    marker = tmp_path / "ran"
+    (tmp_path / "mine" / "conf").mkdir(parents=True)
+    (tmp_path / "mine" / "__init__.py").write_text(f"open({str(marker)!r}, 'w')\n")
+    (tmp_path / "mine" / "conf" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert package_folders("mine.conf") == [str(tmp_path / "mine" / "conf")]
+    assert package_folders("mine.nothing") == [] and package_folders("mine..conf") == []
+    assert not marker.exists()
 
 
 def test_the_shipped_config_folder_named_on_the_command_line_is_no_folder_from_elsewhere(tmp_path):
