@@ -258,7 +258,7 @@ def final_answer(reply: str) -> str:
     if not matches:
         return reply
     for line in reply[matches[-1].end() :].splitlines():
-        if line.strip(" \t*`'\""):
+        if line.strip(" \t\r*`'\""):
             return line
     return ""
 
@@ -272,7 +272,7 @@ def final_answer_complete(reply: str) -> bool:
     if not matches:
         return False
     *ended, _cut = reply[matches[-1].end() :].split("\n")
-    return any(line.strip(" \t*`'\"") for line in ended)
+    return any(line.strip(" \t\r*`'\"") for line in ended)
 
 
 def parse_command(

@@ -176,9 +176,14 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
     # The card would count shards its settings leave out: any shard past --games (a run killed part-way
     # may have finished shards out of order).
     shards = settings.games // settings.shard_games
-    beyond = sorted(p.name for p in (folder / "games").glob("shard-*.parquet") if _shard_index(p) >= shards)
+    beyond = sorted(
+        f"{p.parent.name}/{p.name}"
+        for part in ("decisions", "games")  # (a run killed while writing a shard leaves its decisions alone)
+        for p in (folder / part).glob("shard-*.parquet")
+        if _shard_index(p) >= shards
+    )
     if beyond:
-        needed = (max(_shard_index(folder / name) for name in beyond) + 1) * settings.shard_games
+        needed = (max(_shard_index(Path(name)) for name in beyond) + 1) * settings.shard_games
         raise ValueError(
             f"{folder} holds shards past --games {settings.games} ({', '.join(beyond)}); give --games "
             f"{needed} or more, or choose another --out"

@@ -257,6 +257,7 @@ def test_bad_replies_get_a_clear_error_listing_the_legal_commands(mask, reply, w
         ("Final answer:\n\n  accuse Plum with the Rope in the Hall\n", True),
         ("<think>Final answer: roll\n</think> I could accuse Plum", False),  # thinking is no answer
         ("Final answer: accuse Plum with the Rope in the", False),  # cut inside its line
+        ("Final answer:\r\n\r\nsuggest Mustard with the Ro", False),  # (blank lines of \r\n)
         ("Before my final answer, let me think. I could accuse Plum with the Rope in the Hall, but", False),
         ("I could accuse Plum with the Rope in the Hall, but", False),
     ],

@@ -233,13 +233,15 @@ def test_a_second_run_plays_only_what_is_missing_and_other_settings_are_refused(
     assert "decisions/shard-00002.parquet" in files and verify(copy) == []
     with pytest.raises(ValueError, match="recorded with other seed"):
         build(dataclasses.replace(TINY, seed=1), copy, workers=0, progress=False)
-    with pytest.raises(
-        ValueError, match=r"holds shards past --games 2 \(shard-00002.parquet\); give --games 3"
-    ):
+    past = r"holds shards past --games 2 \(decisions/shard-00002.parquet"
+    with pytest.raises(ValueError, match=past + r", games/shard-00002.parquet\); give --games 3"):
         build(TINY, copy, workers=0, progress=False)  # its card would count a shard it leaves out
     (copy / "games" / "shard-00001.parquet").unlink()  # as a parallel run killed part-way leaves it
-    with pytest.raises(ValueError, match=r"holds shards past --games 2 \(shard-00002.parquet\)"):
+    with pytest.raises(ValueError, match=past):
         build(TINY, copy, workers=0, progress=False)  # two shards' files, one of them past the second
+    (copy / "games" / "shard-00002.parquet").unlink()  # a shard killed while writing: its decisions only
+    with pytest.raises(ValueError, match=past + r"\)"):
+        build(TINY, copy, workers=0, progress=False)
     assert card_of(copy)["files"] == files  # a refused run writes no card
 
 
