@@ -42,7 +42,7 @@ from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import SOLVERS, load_solver
 from cluedo_env.reasoning.ladder import LABELS
-from cluedo_env.reasoning.score import public_view, score_answer, summarize
+from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
 from experiments.common.folder_lock import FolderInUse, lock_folder
 from experiments.common.request_logs import quiet_request_logs
@@ -331,7 +331,13 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     rows = [done[t["id"]] for t in tasks]
     scores = [r["scored"] for r in rows]
     seconds = sum(r["seconds"] for r in rows)
-    summary = summarize(scores, [t["tier"] for t in tasks], resamples=cfg.resamples, seed=cfg.seed)
+    summary = summarize(
+        scores,
+        [t["tier"] for t in tasks],
+        games=[task_game(t) for t in tasks],
+        resamples=cfg.resamples,
+        seed=cfg.seed,
+    )
     report = {
         "solver": cfg.solver,
         "version": cfg.version,

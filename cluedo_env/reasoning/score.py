@@ -35,7 +35,8 @@ Metrics (per task, then pooled over tasks):
   gap. A solver uniform over a superset of the candidates is calibrated on
   average but has little resolution: Brier and log-loss see it, ECE does not.
 
-Every pooled figure comes with a bootstrap 95% interval over tasks.
+Every pooled figure comes with a bootstrap 95% interval: over games where the tasks say which game
+they were cut from (``task_game``; the tasks of a game are not independent), else over tasks.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ import numpy as np
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.tasks import SOLVER_FIELDS
 
-__all__ = ["ANSWER_KEYS", "EPS", "METRICS", "public_view", "score_answer", "summarize"]
+__all__ = ["ANSWER_KEYS", "EPS", "METRICS", "public_view", "score_answer", "summarize", "task_game"]
 
 ANSWER_KEYS = ("facts", "envelope", "probabilities")  # what an answer dict may hold
 EPS = 1e-6
@@ -67,6 +68,13 @@ _RATIOS = {
     "excess_log_loss": ("excess_log_loss", "one"),
 }
 METRICS = ("precision", "recall", "f1", *list(_RATIOS)[2:], *(f"recall_{label}" for label in LABELS))
+
+
+def task_game(task: Mapping[str, Any]) -> int | None:
+    """The game a task was cut from, for ``summarize``'s bootstrap: its deal's seed (the tasks of one
+    deal share the hands, whatever the seats' rotation); None for a task that does not say."""
+    seed = (task.get("game") or {}).get("seed")
+    return None if seed is None else int(seed)
 
 
 def public_view(task: Mapping[str, Any]) -> dict[str, Any]:
@@ -254,32 +262,53 @@ def _pooled(table: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndar
 
 
 def summarize(
-    scores: Sequence[Mapping[str, Any]], tiers: Sequence[int], *, resamples: int = 1000, seed: int = 0
+    scores: Sequence[Mapping[str, Any]],
+    tiers: Sequence[int],
+    *,
+    games: Sequence[Any] | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Pooled metrics with bootstrap 95% intervals, overall and per tier, plus calibration and problems.
 
     Args:
         scores: ``score_answer`` results, one per task.
         tiers: Each task's tier.
-        resamples: Bootstrap resamples (of tasks, with replacement).
+        games: Each task's game (``task_game``; None: a game of its own). The tasks cut from one game
+            share its deal and its history, so they are not independent: the bootstrap then resamples
+            games, each drawn game with all its tasks (of the group). None: it resamples tasks.
+        resamples: Bootstrap resamples (with replacement).
         seed: Seed of the bootstrap.
 
     Returns:
         ``{"overall": {...}, "tiers": {tier: {...}}, "calibration": {...},
         "problems": {...}}``; each group maps a metric to ``{"value", "low",
-        "high"}`` and holds ``tasks``, its number of tasks.
+        "high"}`` and holds ``tasks``, its number of tasks, and ``games``, its number of games
+        (with ``games``).
     """
     if len(scores) != len(tiers) or not scores:
         raise ValueError(f"need one tier per score and at least one task, got {len(scores)} and {len(tiers)}")
+    if games is not None and len(games) != len(scores):
+        raise ValueError(f"need one game per score, got {len(games)} for {len(scores)} scores")
     keys = [k for k, v in scores[0].items() if isinstance(v, (int, float))]
     table = {k: np.array([s[k] for s in scores], dtype=np.float64) for k in keys}
     tiers = np.asarray(tiers)
+    if games is None:
+        units = np.arange(len(scores))
+    else:
+        names = [f"task {i}" if g is None else repr(g) for i, g in enumerate(games)]
+        _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
+        units = np.argsort(np.argsort(first))[inverse]  # numbered in the order the games first come
     rng = np.random.default_rng(seed)
 
     def group(rows: np.ndarray) -> dict[str, Any]:
         point = _pooled(table, rows)
-        boot = _pooled(table, rows[rng.integers(0, len(rows), size=(resamples, len(rows)))])
-        result: dict[str, Any] = {"tasks": len(rows)}
+        drawn, unit_of_row = np.unique(
+            units[rows], return_inverse=True
+        )  # the bootstrap's units: tasks or games
+        sums = {k: np.bincount(unit_of_row, weights=v[rows], minlength=len(drawn)) for k, v in table.items()}
+        boot = _pooled(sums, rng.integers(0, len(drawn), size=(resamples, len(drawn))))
+        result: dict[str, Any] = {"tasks": len(rows)} | ({} if games is None else {"games": len(drawn)})
         for name in METRICS:
             low, high = (
                 np.nanpercentile(boot[name], [2.5, 97.5]) if np.isfinite(boot[name]).any() else (np.nan,) * 2
@@ -291,7 +320,9 @@ def summarize(
     for tier in sorted(set(tiers.tolist())):
         summary["tiers"][int(tier)] = group(np.flatnonzero(tiers == tier))
     pairs = np.array([pair for s in scores for pair in s["pairs"]], dtype=np.float64).reshape(-1, 2)
-    edges = np.linspace(0, 1, CALIBRATION_BINS + 1)
+    edges = (
+        np.arange(CALIBRATION_BINS + 1) / CALIBRATION_BINS
+    )  # (linspace's 0.30000000000000004 put 0.3 below)
     which = np.clip(np.digitize(pairs[:, 0], edges[1:-1]), 0, CALIBRATION_BINS - 1)
     bins = []
     for b in range(CALIBRATION_BINS):

@@ -52,7 +52,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - the message is the po
 from agents.llm.chat import plain_prompt
 from agents.llm.llm_agent import load_prompts
 from agents.llm.solver import PROMPT_FILES, PROMPTS_DIR, read_answer, solver_messages
-from cluedo_env.reasoning.score import public_view, score_answer, summarize
+from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
 from experiments.evals.benchmark_tasks import DEFAULT_CACHE, split_key, split_tasks
 
 __all__ = [
@@ -131,7 +131,8 @@ def pooled() -> Metric:
         if not scores:  # Inspect asks before any sample is scored
             return {"tasks": 0.0}
         per_task = [s.score.metadata["scores"] for s in scores]
-        summary = summarize(per_task, [s.score.metadata["tier"] for s in scores])["overall"]
+        games = [s.score.metadata.get("game") for s in scores]
+        summary = summarize(per_task, [s.score.metadata["tier"] for s in scores], games=games)["overall"]
         figures: dict[str, float] = {"tasks": float(summary["tasks"])}
         for name in POOLED:
             for part, key in (("value", name), ("low", f"{name}_low"), ("high", f"{name}_high")):
@@ -157,7 +158,7 @@ def project_scorer(version: str = "v2", split: str = "dev", cache_dir: str = DEF
             value=figures["log_loss"],
             answer=json.dumps(answer) if answer is not None else "",
             explanation="; ".join(figures["problems"]) or "no problems",
-            metadata={"scores": figures, "tier": item["tier"]},
+            metadata={"scores": figures, "tier": item["tier"], "game": task_game(item)},
         )
 
     return score

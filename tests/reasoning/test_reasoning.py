@@ -30,7 +30,7 @@ from cluedo_env.inference.exhaustive import all_deals, consistent_with
 from cluedo_env.inference.from_events import RecordMaker, setup_of
 from cluedo_env.reasoning import splits as splits_module
 from cluedo_env.reasoning.ladder import LABELS, label_facts, rung_status
-from cluedo_env.reasoning.score import public_view, score_answer, summarize
+from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import (
     CHECKSUMS,
     SPLITS,
@@ -521,6 +521,30 @@ def test_malformed_answers_are_scored_not_crashed_on(dev):
     rescaled["probabilities"][card] = {o: 2 * p for o, p in rescaled["probabilities"][card].items()}
     assert score_answer(task, rescaled)["excess_log_loss"] == pytest.approx(0, abs=1e-12)
     assert json.dumps(summarize([score], [1], resamples=10))  # the summary stays JSON
+
+
+def test_the_bootstrap_resamples_games_whose_tasks_are_not_independent(dev):
+    """Two games of 50 tasks each, log-loss 0 in one and 1 in the other: resampling games, a draw holds
+    both, one or the other (pooled 0.5, 0 or 1), so the interval spans [0, 1]; resampling tasks, as if the
+    100 tasks were independent, it is narrow around 0.5. One game per task is the task bootstrap."""
+    score = score_answer(dev[0], perfect(dev[0]))
+    scores = [dict(score, log_loss=float(k >= 50), one=1.0) for k in range(100)]
+    tiers, games = [1] * 100, [k // 50 for k in range(100)]
+    by_game = summarize(scores, tiers, games=games, resamples=400)["overall"]
+    by_task = summarize(scores, tiers, resamples=400)["overall"]
+    assert by_game["log_loss"]["value"] == by_task["log_loss"]["value"] == 0.5
+    assert (by_game["log_loss"]["low"], by_game["log_loss"]["high"]) == (0.0, 1.0) and by_game["games"] == 2
+    assert 0.35 < by_task["log_loss"]["low"] < by_task["log_loss"]["high"] < 0.65 and "games" not in by_task
+    one_each = summarize(scores, tiers, games=list(range(100)), resamples=400)["overall"]
+    assert json.dumps({k: v for k, v in one_each.items() if k != "games"}) == json.dumps(by_task)
+    assert [task_game(t) for t in dev[:3]] == [t["game"]["seed"] for t in dev[:3]]
+
+
+def test_a_claimed_probability_on_a_bin_edge_falls_in_the_bin_above(dev):
+    score = score_answer(dev[0], perfect(dev[0]))
+    for edge in (0.3, 0.6, 0.7):
+        bins = summarize([dict(score, pairs=[[edge, edge]])], [1], resamples=10)["calibration"]["bins"]
+        assert [(b["low"], b["high"]) for b in bins] == [(edge, round(edge + 0.1, 1))]
 
 
 # ---------------------------------------------------------------------------

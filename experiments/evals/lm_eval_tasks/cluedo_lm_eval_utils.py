@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from agents.llm.likelihood import likelihood_answer, normalised
-from cluedo_env.reasoning.score import score_answer, summarize
+from cluedo_env.reasoning.score import score_answer, summarize, task_game
 from experiments.evals.benchmark_tasks import DEFAULT_CACHE, split_key
 
 FACT_THRESHOLD = 0.99  # the likelihood solver's default (agents.llm.solver.LLMSolver)
@@ -59,7 +59,8 @@ def task_answers(items: list[tuple] | tuple[tuple, ...]) -> list[tuple[dict[str,
 def _summary(items: tuple[tuple, ...]) -> dict[str, Any]:
     pairs = task_answers(items)
     scores = [score_answer(task, answer) for task, answer in pairs]
-    return summarize(scores, [task["tier"] for task, _ in pairs])["overall"]
+    tiers, games = [task["tier"] for task, _ in pairs], [task_game(task) for task, _ in pairs]
+    return summarize(scores, tiers, games=games)["overall"]
 
 
 def _figure(name: str, part: str):
