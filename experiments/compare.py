@@ -192,8 +192,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"  {name} ({side['agent']}): {side['wins']} wins of {n}, {_percent(side['win_rate'])} "
               f"[{_percent(low)}, {_percent(high)}]; wrong accusations {side['wrong_accusations']}")  # fmt: skip
     low, high = result["difference_interval"]
-    print(f"  {names[1]} - {names[0]}: {100 * result['difference']:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}] "
-          f"(95%, paired); only {names[1]} won {result['only_b_won']}, only {names[0]} won {result['only_a_won']}, "
+    interval = (
+        "no interval: every pair differs alike"
+        if math.isnan(low)
+        else f"[{100 * low:+.1f}, {100 * high:+.1f}] (95%, paired)"
+    )
+    print(f"  {names[1]} - {names[0]}: {100 * result['difference']:+.1f} points {interval}; only {names[1]} won "
+          f"{result['only_b_won']}, only {names[0]} won {result['only_a_won']}, "
           f"McNemar exact p = {result['mcnemar_p']:.3g}")  # fmt: skip
 
 

@@ -67,12 +67,15 @@ def student_t_quantile(df: int, z: float = Z95) -> float:
 
 
 def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
-    """Mean and its Student t interval ``mean -/+ t * sd / sqrt(n)``; NaN bounds below 2 values."""
+    """Mean and its Student t interval ``mean -/+ t * sd / sqrt(n)``; NaN bounds below 2 values, and where
+    every value is the same (no spread to estimate one from: a point would read as certainty, as twelve
+    paired games all tied, or six all won by one side, would)."""
     n = len(values)
     if n == 0:
         return math.nan, math.nan, math.nan
     mean = float(np.mean(values))
-    if n < 2:
+    sd = float(np.std(values, ddof=1)) if n > 1 else 0.0
+    if n < 2 or sd == 0:
         return mean, math.nan, math.nan
-    half = student_t_quantile(n - 1, z) * float(np.std(values, ddof=1)) / math.sqrt(n)
+    half = student_t_quantile(n - 1, z) * sd / math.sqrt(n)
     return mean, mean - half, mean + half

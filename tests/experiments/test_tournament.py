@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import signal
 import subprocess
@@ -79,6 +80,9 @@ def test_mean_interval():
     mean, low, high = mean_interval([1.0, 2.0, 3.0])
     assert mean == 2.0
     assert (high - low) / 2 == pytest.approx(4.303 / 3**0.5, abs=1e-3)  # t(2) * sd / sqrt(n), sd = 1
+    for same in ([0.0] * 12, [1.0] * 6, [5.0]):  # no spread to estimate from: no interval, not a point
+        mean, low, high = mean_interval(same)
+        assert mean == same[0] and math.isnan(low) and math.isnan(high)
 
 
 def game(seats, winner_seat, turns=30, wrong=None, deal=0, rotation=0):
