@@ -112,8 +112,11 @@ VERBS = {
 # "t" is what is left of "n't" once the apostrophe is gone.
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
 NEGATION_REACH = 3  # words before a verb that can negate it (in its sentence)
-SENTENCE_END = re.compile(r"([.!?;]+)(?:\s+|$)")  # where a negation's reach ends (the end kept)
-FINAL_ANSWER = re.compile(r"final\s+answer\s*[:\-=*]*", re.IGNORECASE)
+# Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
+SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
+# "Final answer:" with its separator (":", "-", "=", markup around it); prose such as "my final answer depends"
+# or "before my final answer, ..." is no marker.
+FINAL_ANSWER = re.compile(r"final\s+answer\s*\**\s*[:\-=]+\**", re.IGNORECASE)
 THINKING = re.compile(r"<think>.*?(</think>|$)", re.IGNORECASE | re.DOTALL)
 COORDINATES = re.compile(r"(\d{1,2})\s*[, ]\s*(\d{1,2})")
 
@@ -356,37 +359,44 @@ def _sentences(text: str) -> list[tuple[str, str]]:
 
 
 def _without_accusation_questions(config: GameConfig, text: str) -> str:
-    """``text`` less its sentences that weigh an accusation in a question ("Should I accuse Plum with
-    the Rope in the Hall?"): a wrong accusation puts the player out, so a question asks for none, and
-    the cards it names are not the reply's either."""
-    kept = [
-        sentence + end
-        for sentence, end in _sentences(text)
-        if "?" not in end
-        or not any(VERBS.get(w) == "accuse" for w in _find_cards(config, normalise(sentence))[1])
-    ]
+    """``text`` less its sentences that only weigh an accusation in a question ("Should I accuse Plum with
+    the Rope in the Hall?"): a wrong accusation puts the player out, so a question asks for none, and the
+    cards it names are not the reply's either. A question with another verb stays ("It's too early to
+    accuse, so why not suggest Mustard with the Rope?"); ``_verbs`` reads no accusation in it."""
+    kept = []
+    for sentence, end in _sentences(text):
+        verbs = {VERBS.get(w) for w in _find_cards(config, normalise(sentence))[1]} - {None}
+        if "?" not in end or verbs != {"accuse"}:
+            kept.append(sentence + end)
     return " ".join(kept)
 
 
 def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
     """The verbs a reply asks for, and those it declines (a negation in the words before the verb, in
-    the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation). A verb
-    both asked and declined is what its last mention says ("Accuse ... No, I won't accuse yet." declines;
-    "I won't suggest that again, so I suggest ..." asks)."""
+    the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation). An
+    accusation in a question is neither. A verb both asked and declined is what its last mention says
+    ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked and declined is
+    both, and refused ("I won't accuse yet: a wrong accusation puts me out" names it again without
+    asking: a wrong accusation puts the player out)."""
     last: dict[str, bool] = {}  # verb -> asked at its last mention
-    for sentence, _end in _sentences(text):
+    declined_accusation = False
+    for sentence, end in _sentences(text):
         words = _find_cards(config, normalise(sentence))[1]
         for i, word in enumerate(words):
             verb = VERBS.get(word)
-            if verb is None:
+            if verb is None or (verb == "accuse" and "?" in end):
                 continue
             before = words[max(0, i - NEGATION_REACH) : i]
             negated = any(
                 w in NEGATIONS and not (w == "not" and j and before[j - 1] == "why")
                 for j, w in enumerate(before)
             )
-            last[verb] = not (negated and verb in ("suggest", "accuse"))
-    return {v for v, asked in last.items() if asked}, {v for v, asked in last.items() if not asked}
+            asked = not (negated and verb in ("suggest", "accuse"))
+            declined_accusation |= verb == "accuse" and not asked
+            last[verb] = asked or (verb == "accuse" and last.get(verb, False))
+    asked = {v for v, a in last.items() if a}
+    declined = {v for v, a in last.items() if not a} | ({"accuse"} if declined_accusation else set())
+    return asked, declined
 
 
 def _candidates(config: GameConfig, words: list[str], cards: list[int], text: str, room, refuse) -> list[int]:
@@ -398,6 +408,8 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
     verbs, declined = _verbs(config, text)
+    if "accuse" in verbs & declined:  # "I won't accuse yet: a wrong accusation puts me out"
+        raise refuse("The reply both asks for and declines to accuse: give one command")
     if not verbs:  # only declined ones: "no suggestion", "I won't accuse" (with another verb: dropped)
         verbs = {{"suggest": "no_suggestion", "accuse": "end_turn"}.get(verb, verb) for verb in declined}
     if "stay" in verbs and "put" in words:

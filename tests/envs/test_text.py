@@ -183,13 +183,19 @@ PARAPHRASES = [
         "I won't suggest the same thing twice, so I suggest Mustard with the Rope.",
         LAY.encode("suggest", MUSTARD, ROPE),
     ),
-    (
-        ACCUSE,
-        "Not accusing would waste a turn, so I accuse Plum with the Rope in the Hall.",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
     # a question weighing an accusation asks for nothing, and its cards are not the reply's
     (SUGGEST, "Is it too early to accuse? Yes. Mustard with the Rope.", LAY.encode("suggest", MUSTARD, ROPE)),
+    (
+        SUGGEST,
+        "It's too early to accuse, so why not suggest Mustard with the Rope?",
+        LAY.encode("suggest", MUSTARD, ROPE),
+    ),
+    (TURN, "Too early for an accusation, so why not roll?", LAY.encode("roll")),
+    (
+        TURN,
+        "My final answer depends on the dice. Final answer: roll",
+        LAY.encode("roll"),
+    ),  # prose is no marker
     (REFUTE, "Should I accuse? Not my turn. Rope.", LAY.encode("show", S + ROPE)),
     (TURN, "Take the secret passage to the Study", LAY.encode("passage")),  # the Kitchen's passage
 ]
@@ -232,7 +238,24 @@ BAD_REPLIES = [
         "only asks whether to accuse",
     ),  # not the command
     (SUGGEST, "Suggest Plum with the Rope. Actually, don't suggest.", "declines to suggest but names"),
-    (ACCUSE, "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.", "'end_turn' takes no"),
+    # an accusation asked and declined is refused, whatever comes last (a wrong one puts the player out)
+    (
+        ACCUSE,
+        "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
+        "asks for and declines",
+    ),
+    (
+        ACCUSE,
+        "I won't accuse Plum with the Rope in the Hall now: a wrong accusation puts me out.",
+        "and declines",
+    ),
+    (ACCUSE, "Not accusing would waste a turn, so I accuse Plum with the Rope in the Hall.", "and declines"),
+    (ACCUSE, "**Should I accuse Plum with the Rope in the Hall?** Not yet.", "is not a command"),
+    (
+        ACCUSE,
+        "My final answer depends on one thing: should I accuse Plum with the Rope in the Hall now\nor wait?",
+        "only asks whether to accuse",
+    ),
     (SUGGEST, "Don't suggest Plum with the Rope", "declines to suggest but names a suspect and a weapon"),
     (TURN, "Take the secret passage to the Lounge", "'passage' takes no card"),  # not where it leads
 ]
@@ -259,6 +282,10 @@ def test_bad_replies_get_a_clear_error_listing_the_legal_commands(mask, reply, w
         ("Final answer: accuse Plum with the Rope in the", False),  # cut inside its line
         ("Final answer:\r\n\r\nsuggest Mustard with the Ro", False),  # (blank lines of \r\n)
         ("Before my final answer, let me think. I could accuse Plum with the Rope in the Hall, but", False),
+        (
+            "Before my final answer, let me think. I could accuse Plum with the Rope\nin the Hall, but I",
+            False,
+        ),
         ("I could accuse Plum with the Rope in the Hall, but", False),
     ],
 )
