@@ -35,6 +35,7 @@ from pathlib import Path
 from cluedo_env import __version__
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
 from experiments.common.intervals import mean_interval, wilson_interval
+from experiments.common.report import json_ready
 from experiments.common.summary import unique_games
 
 __all__ = ["compare", "main", "mcnemar_exact", "seated_once"]
@@ -182,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.exit(2, f"error: {error}\n")
     names = args.names or (args.run_a.name, args.run_b.name)
     if args.json:
-        print(json.dumps({"names": list(names), **result}, indent=2))
+        print(json.dumps(json_ready({"names": list(names), **result}), indent=2))  # (NaN: null)
         return
     n = result["pairs"]
     print(f"{n} pairs of games (the same deal, seat and field): {names[0]} {result['a']['games']} games, "

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.common.intervals import mean_interval, wilson_interval
+from experiments.common.report_tables import interval_text
 
 __all__ = ["TRANSCRIPTS_FILE", "add_reports", "format_table", "pop_transcripts", "summarise", "write"]
 
@@ -116,7 +117,13 @@ def format_table(summary: dict[str, dict], markdown: bool = False) -> str:
                 _rate(s["fallback_rate"], s["fallback_low"], s["fallback_high"]),
                 _rate(s["forfeit_rate"], s["forfeit_low"], s["forfeit_high"]),
                 f"{s['seconds_per_decision']:.2f}",
-                f"{s['tokens_per_game']:.0f} [{s['tokens_per_game_low']:.0f}, {s['tokens_per_game_high']:.0f}]",
+                interval_text(
+                    s["tokens_per_game"],
+                    s["tokens_per_game_low"],
+                    s["tokens_per_game_high"],
+                    percent=False,
+                    digits=0,
+                ),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]

@@ -8,6 +8,7 @@ report follow from the script exactly, whatever the order of the requests.
 from __future__ import annotations
 
 import json
+import math
 import socket
 
 import numpy as np
@@ -322,6 +323,8 @@ def test_the_report_counts_forfeited_games_with_an_interval():
     assert llm["seconds_per_decision"] == 0.5  # 8 s over 16 decisions
     table = llm_report.format_table({"llm": llm})
     assert "games forfeited" in table and "75.0%" in table and "0.50" in table
+    assert math.isnan(llm["tokens_per_game_low"])  # 12 tokens in every game: no spread, no interval
+    assert "nan" not in table and " 12 " in table
 
 
 def test_the_words_guide_example_exchange_is_what_the_scripted_server_says():

@@ -99,6 +99,11 @@ def test_the_command_prints_the_paired_difference_and_json(tmp_path, capsys):
     assert result["pairs"] == 6 and math.isclose(result["difference"], 1 / 6)
     main([str(tmp_path / "a"), str(tmp_path / "a"), "--names", "imitation", "imitation"])  # every pair tied
     assert "+0.0 points no interval: every pair differs alike;" in capsys.readouterr().out
+    main([str(tmp_path / "a"), str(tmp_path / "a"), "--json"])
+    assert json.loads(capsys.readouterr().out, parse_constant=pytest.fail)["difference_interval"] == [
+        None,
+        None,
+    ]
 
 
 def test_the_command_refuses_a_folder_without_games_or_a_run_without_one_agent(tmp_path, capsys):
