@@ -29,8 +29,10 @@ first and ends with a line ``Final answer: <command>`` (only that line is
 read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
 names two suspects, or asks for an illegal one raises ``CommandError`` saying
 why and listing what is legal now. A negation ("don't", "not", "no", ...) reaches the three
-words before a verb in its own sentence ("why not" is none); an accusation weighed in a question
-("Should I accuse ...?") is not made. Nothing is guessed: every canonical command
+words before a verb in its own sentence ("why not" is none). An accusation is made only where the
+reply asks for it with the verb, outside a question, and never declines it: not for a question
+("Should I accuse ...?"), a mention of the noun ("I'll hold off on the accusation"), or a reply that
+both asks and declines; for the other verbs the last mention counts. Nothing is guessed: every canonical command
 of a legal action parses back to that action (tested for every phase, player
 count and edition).
 """
@@ -391,6 +393,8 @@ def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
                 w in NEGATIONS and not (w == "not" and j and before[j - 1] == "why")
                 for j, w in enumerate(before)
             )
+            if word == "accusation" and not negated:
+                continue  # the noun alone asks for none: "I'll hold off on the accusation" ("no accusation" declines)
             asked = not (negated and verb in ("suggest", "accuse"))
             declined_accusation |= verb == "accuse" and not asked
             last[verb] = asked or (verb == "accuse" and last.get(verb, False))

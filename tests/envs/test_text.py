@@ -247,8 +247,9 @@ BAD_REPLIES = [
     (
         ACCUSE,
         "I won't accuse Plum with the Rope in the Hall now: a wrong accusation puts me out.",
-        "and declines",
+        "'end_turn' takes no card",
     ),
+    (ACCUSE, "It is Plum with the Rope in the Hall. I'll hold off on the accusation.", "is not a command"),
     (ACCUSE, "Not accusing would waste a turn, so I accuse Plum with the Rope in the Hall.", "and declines"),
     (ACCUSE, "**Should I accuse Plum with the Rope in the Hall?** Not yet.", "is not a command"),
     (
