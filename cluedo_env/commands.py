@@ -380,8 +380,7 @@ def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
     ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked and declined is
     both, and refused ("I won't accuse yet: a wrong accusation puts me out" names it again without
     asking: a wrong accusation puts the player out)."""
-    last: dict[str, bool] = {}  # verb -> asked at its last mention
-    declined_accusation = False
+    mentions: dict[str, list[bool]] = {}  # verb -> asked (True) or declined at each mention, in order
     for sentence, end in _sentences(text):
         words = _find_cards(config, normalise(sentence))[1]
         for i, word in enumerate(words):
@@ -395,11 +394,9 @@ def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
             )
             if word == "accusation" and not negated:
                 continue  # the noun alone asks for none: "I'll hold off on the accusation" ("no accusation" declines)
-            asked = not (negated and verb in ("suggest", "accuse"))
-            declined_accusation |= verb == "accuse" and not asked
-            last[verb] = asked or (verb == "accuse" and last.get(verb, False))
-    asked = {v for v, a in last.items() if a}
-    declined = {v for v, a in last.items() if not a} | ({"accuse"} if declined_accusation else set())
+            mentions.setdefault(verb, []).append(not (negated and verb in ("suggest", "accuse")))
+    asked = {v for v, m in mentions.items() if (any(m) if v == "accuse" else m[-1])}
+    declined = {v for v, m in mentions.items() if (not all(m) if v == "accuse" else not m[-1])}
     return asked, declined
 
 

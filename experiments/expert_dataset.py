@@ -177,16 +177,17 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
     # may have finished shards out of order).
     shards = settings.games // settings.shard_games
     beyond = sorted(
-        f"{p.parent.name}/{p.name}"
+        p
         for part in ("decisions", "games")  # (a run killed while writing a shard leaves its decisions alone)
         for p in (folder / part).glob("shard-*.parquet")
         if _shard_index(p) >= shards
     )
     if beyond:
-        needed = (max(_shard_index(Path(name)) for name in beyond) + 1) * settings.shard_games
+        names = ", ".join(f"{p.parent.name}/{p.name}" for p in beyond)
+        needed = (max(map(_shard_index, beyond)) + 1) * settings.shard_games
         raise ValueError(
-            f"{folder} holds shards past --games {settings.games} ({', '.join(beyond)}); give --games "
-            f"{needed} or more, or choose another --out"
+            f"{folder} holds shards past --games {settings.games} ({names}); give --games {needed} or more, "
+            "or choose another --out"
         )
 
 

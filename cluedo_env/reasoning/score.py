@@ -303,9 +303,8 @@ def summarize(
 
     def group(rows: np.ndarray) -> dict[str, Any]:
         point = _pooled(table, rows)
-        drawn, unit_of_row = np.unique(
-            units[rows], return_inverse=True
-        )  # the bootstrap's units: tasks or games
+        # the bootstrap's units (tasks or games) of the group, and each row's
+        drawn, unit_of_row = np.unique(units[rows], return_inverse=True)
         sums = {k: np.bincount(unit_of_row, weights=v[rows], minlength=len(drawn)) for k, v in table.items()}
         boot = _pooled(sums, rng.integers(0, len(drawn), size=(resamples, len(drawn))))
         result: dict[str, Any] = {"tasks": len(rows)} | ({} if games is None else {"games": len(drawn)})
@@ -320,9 +319,8 @@ def summarize(
     for tier in sorted(set(tiers.tolist())):
         summary["tiers"][int(tier)] = group(np.flatnonzero(tiers == tier))
     pairs = np.array([pair for s in scores for pair in s["pairs"]], dtype=np.float64).reshape(-1, 2)
-    edges = (
-        np.arange(CALIBRATION_BINS + 1) / CALIBRATION_BINS
-    )  # (linspace's 0.30000000000000004 put 0.3 below)
+    # (np.linspace's 0.30000000000000004 would put a claimed 0.3 in the bin below)
+    edges = np.arange(CALIBRATION_BINS + 1) / CALIBRATION_BINS
     which = np.clip(np.digitize(pairs[:, 0], edges[1:-1]), 0, CALIBRATION_BINS - 1)
     bins = []
     for b in range(CALIBRATION_BINS):
