@@ -354,10 +354,18 @@ def _find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[s
     return cards, rest
 
 
-def _sentences(text: str) -> list[tuple[str, str]]:
-    """``(sentence, its end)`` pairs of ``text`` (the end: its punctuation, "" for the last one)."""
+def _sentences(text: str) -> list[tuple[str, str, bool]]:
+    """``(sentence, its end, whether it asks)`` of each sentence of ``text`` (the end: its punctuation, ""
+    for the last one). A ";" ends a sentence (a negation does not reach past it) but not a question:
+    "Should I accuse Plum with the Rope in the Hall; or wait?" asks in both its parts."""
     parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
-    return list(zip(parts[::2], [*parts[1::2], ""], strict=True))
+    pairs = list(zip(parts[::2], [*parts[1::2], ""], strict=True))
+    asks, question = [], False
+    for _, end in reversed(pairs):  # a part asks if the first end after it other than ";" is a "?"
+        if set(end) & set(".!?"):
+            question = "?" in end
+        asks.append(question)
+    return [(sentence, end, ask) for (sentence, end), ask in zip(pairs, reversed(asks), strict=True)]
 
 
 def _without_accusation_questions(config: GameConfig, text: str) -> str:
@@ -366,9 +374,9 @@ def _without_accusation_questions(config: GameConfig, text: str) -> str:
     cards it names are not the reply's either. A question with another verb stays ("It's too early to
     accuse, so why not suggest Mustard with the Rope?"); ``_verbs`` reads no accusation in it."""
     kept = []
-    for sentence, end in _sentences(text):
+    for sentence, end, asks in _sentences(text):
         verbs = {VERBS.get(w) for w in _find_cards(config, normalise(sentence))[1]} - {None}
-        if "?" not in end or verbs != {"accuse"}:
+        if not asks or verbs != {"accuse"}:
             kept.append(sentence + end)
     return " ".join(kept)
 
@@ -381,11 +389,11 @@ def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
     both, and refused ("I won't accuse yet: a wrong accusation puts me out" names it again without
     asking: a wrong accusation puts the player out)."""
     mentions: dict[str, list[bool]] = {}  # verb -> asked (True) or declined at each mention, in order
-    for sentence, end in _sentences(text):
+    for sentence, _, asks in _sentences(text):
         words = _find_cards(config, normalise(sentence))[1]
         for i, word in enumerate(words):
             verb = VERBS.get(word)
-            if verb is None or (verb == "accuse" and "?" in end):
+            if verb is None or (verb == "accuse" and asks):
                 continue
             before = words[max(0, i - NEGATION_REACH) : i]
             negated = any(

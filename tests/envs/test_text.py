@@ -254,6 +254,11 @@ BAD_REPLIES = [
     (ACCUSE, "**Should I accuse Plum with the Rope in the Hall?** Not yet.", "is not a command"),
     (
         ACCUSE,
+        "Should I accuse Plum with the Rope in the Hall; or wait?",
+        "is not a command",
+    ),  # ";" in a question
+    (
+        ACCUSE,
         "My final answer depends on one thing: should I accuse Plum with the Rope in the Hall now\nor wait?",
         "only asks whether to accuse",
     ),
