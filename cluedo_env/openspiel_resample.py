@@ -12,7 +12,8 @@ resampled state:
   was dealt them), and lays the face-down cards it has not looked at on their rooms in a random
   order;
 - (while a refuter decides which card to show) counts that it holds one of the named cards,
-  which is public before any event says it;
+  which is public before any event says it; (once the game is over) keeps the envelope the end
+  showed everybody;
 - replays the game's public history on that deal: the same starting player, the same actions and
   dice. A refuter in a suggestion between two other players shows a card it holds in the drawn
   deal, uniformly among the named ones (the true choice was that player's, not chance).
@@ -83,6 +84,11 @@ def resample_state(
         refuter[0, ev.KIND], refuter[0, ev.PLAYER] = ev.SHOW, state.current_player()
         refuter[0, ev.SUGGESTER] = state.core.turn_player[0]
         events = np.concatenate([events, refuter])
+    over = events[events[:, ev.KIND] == ev.GAME_OVER]
+    if len(over):  # the end shows everybody the envelope: in the posterior's words, a right accusation
+        known = over[:1].copy()
+        known[0, ev.KIND], known[0, ev.PLAYER], known[0, ev.CORRECT] = ev.ACCUSE, player, 1
+        events = np.concatenate([events, known])
     if deal is None:
         deal = beliefs_from_events(state.config, int(player), events).sample_deals(1, rng)[0]
     for outcome in deal_outcomes(state, int(player), np.asarray(deal), rng):

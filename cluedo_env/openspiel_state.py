@@ -163,8 +163,8 @@ class CluedoState(pyspiel.State):
         if self.is_chance_node():
             self._apply_chance(int(action))
             return
-        if action == self.core_rules.layout.ROLL:
-            self.rolling = True
+        if action == self.core_rules.layout.ROLL and core.legal_action_mask(self.core)[0, action]:
+            self.rolling = True  # the dice are the next node (an illegal roll: the core refuses it below)
             return
         self._step(int(action))
 

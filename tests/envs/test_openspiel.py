@@ -133,6 +133,35 @@ def test_resampled_states_keep_the_players_information():
         assert other.legal_actions() == state.legal_actions() or other.current_player() != player
 
 
+def test_a_finished_game_resamples_to_the_envelope_it_revealed():
+    """The end shows everybody the envelope (``GAME_OVER``), after a truncation too."""
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "board": "none", "max_turns": 1})
+    state = play(game, np.random.default_rng(0), 1_000)
+    assert state.is_terminal() and state.returns() == [0.0, 0.0, 0.0]  # truncated: nobody accused
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for player in range(3):
+        for _ in range(5):
+            other = state.resample_from_infostate(player, sampler)
+            assert sorted(other.envelope) == sorted(state.envelope)
+            assert other.information_state_string(player) == state.information_state_string(player)
+
+
+def test_an_illegal_roll_is_refused_and_leaves_the_state_as_it_was():
+    for params in ({"players": 3, "board": "none", "max_turns": 40}, {"players": 3, "max_turns": 40}):
+        game = pyspiel.load_game("python_cluedo", params)
+        state = play(game, np.random.default_rng(1), 30)
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        roll = state.core_rules.layout.ROLL
+        if roll in state.legal_actions():  # the classic board: roll, then try again
+            state.apply_action(roll)
+            state.apply_action(state.chance_outcomes()[0][0])
+        history = state.history()
+        with pytest.raises(ValueError, match=r"illegal action \d+ \(roll\)"):
+            state.apply_action(roll)
+        assert state.history() == history and not state.is_chance_node()
+
+
 def small_game():
     """3 players, 3 suspects, 3 weapons, 3 rooms, no board: 2 cards each, few consistent deals."""
     edition = Edition(
