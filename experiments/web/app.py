@@ -131,7 +131,8 @@ def create_app(
     @app.post("/api/games")
     def new_game(settings: NewGame) -> dict:
         game_id = secrets.token_hex(6)
-        seed = settings.seed if settings.seed is not None else secrets.randbelow(2**31)
+        # drawn from every seed: a smaller range could be searched for the deal that matches one's hand
+        seed = settings.seed if settings.seed is not None else secrets.randbelow(core.SEED_BOUND)
         try:
             game = WebGame(game_id, settings.agents, settings.seat, seed, replays, results)
         except ValueError as error:

@@ -454,6 +454,16 @@ def replay_owner(record) -> list[int]:
     return next(iter(replay(record)))._owner[0].tolist()
 
 
+def test_a_game_without_a_seed_draws_one_from_every_seed(client):
+    """A seed below 2**31 could be found by dealing them all and matching one's hand and who starts."""
+    seeds = []
+    for _ in range(8):
+        view = client.post("/api/games", json={"agents": ["notepad"] * 2}).json()
+        seeds.append(client.app.state.games[view["game"]].seed)
+    assert all(0 <= seed < core.SEED_BOUND for seed in seeds)
+    assert max(seeds) >= 2**40  # all eight below it: a chance of 2**-184
+
+
 def test_a_seed_sent_as_its_digits_is_kept_exactly(client):
     """The page sends the seed field's digits (a JavaScript number would round it above 2**53)."""
     view = client.post("/api/games", json={"agents": ["notepad"] * 2, "seed": "9007199254740993"}).json()
