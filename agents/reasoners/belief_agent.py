@@ -154,6 +154,9 @@ class BeliefAgent(GameByGameAgent):
         ignore_naive: Leave out of the risk rule the naive opponents: those that have repeated a
             suggestion somebody had refuted, or named a suspect or weapon the agent had shown them
             (players who keep no notes of what they are shown; reasoning players do neither).
+        racer_prior: The prior chance that an opponent accuses as its hazard says (1: every one does).
+            Each turn it took without accusing, where its hazard was ``h``, weighs the odds that it
+            races by ``1 - h``; its hazard ahead is weighted by the chance that it does.
     """
 
     name = "belief"
@@ -172,6 +175,7 @@ class BeliefAgent(GameByGameAgent):
         hazard_unrefuted: float = 0.1,
         suggest_first: bool = False,
         ignore_naive: bool = False,
+        racer_prior: float = 1.0,
     ) -> None:
         super().__init__(seed)
         if (
@@ -199,6 +203,7 @@ class BeliefAgent(GameByGameAgent):
         for option, value in (
             ("hazard_per_answer", hazard_per_answer),
             ("hazard_unrefuted", hazard_unrefuted),
+            ("racer_prior", racer_prior),
         ):
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{option} must be in [0, 1], got {value!r}")
@@ -213,6 +218,7 @@ class BeliefAgent(GameByGameAgent):
         self.hazard_unrefuted = hazard_unrefuted
         self.suggest_first = bool(suggest_first)
         self.ignore_naive = bool(ignore_naive)
+        self.racer_prior = racer_prior
 
     # -- knowledge ---------------------------------------------------------------
 
@@ -233,6 +239,8 @@ class BeliefAgent(GameByGameAgent):
         self.out = np.zeros((B, P), dtype=bool)  # accused wrongly
         # repeated a refuted suggestion, or named a suspect or weapon it was shown by me
         self.naive = np.zeros((B, P), dtype=bool)
+        self.hazard_at_turn = np.zeros((B, P))  # each player's hazard when its last turn began
+        self.quiet = np.zeros((B, P))  # log of the chance a racer takes the turns it took without accusing
         self._cache: list[tuple[Posterior, dict] | None] = [None] * B
 
     def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
@@ -241,13 +249,14 @@ class BeliefAgent(GameByGameAgent):
             self.beliefs[game] = None
             self.makers[game] = RecordMaker(self.setup, int(self.seats[game]))
             self._cache[game] = None
-        for notes in (self.shown_to, self.turns_taken, self.answers, self.unrefuted, self.out, self.naive):
-            notes[games] = 0
+        notes = (self.shown_to, self.turns_taken, self.answers, self.unrefuted, self.out, self.naive)
+        for note in (*notes, self.hazard_at_turn, self.quiet):
+            note[games] = 0
 
     def state_dict(self) -> dict[str, Any]:
         """Its records of each game (the posteriors are counted again from them), half-built records,
-        the cards it showed, the opponents' turns, answers and unrefuted suggestions, who is out and who is
-        naive."""
+        the cards it showed, the opponents' turns, answers and unrefuted suggestions, who is out, who is
+        naive, and how quiet each has been."""
         return {
             **super().state_dict(),
             "records": [None if b is None else [plain_record(r) for r in b.records] for b in self.beliefs],
@@ -258,6 +267,8 @@ class BeliefAgent(GameByGameAgent):
             "unrefuted": self.unrefuted.copy(),
             "out": self.out.copy(),
             "naive": self.naive.copy(),
+            "hazard_at_turn": self.hazard_at_turn.copy(),
+            "quiet": self.quiet.copy(),
         }
 
     def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
@@ -276,6 +287,9 @@ class BeliefAgent(GameByGameAgent):
         self.out[...] = state["out"]
         if "naive" in state:  # else saved before ignore_naive: no flags, read from the next answers on
             self.naive[...] = state["naive"]
+        if "quiet" in state:  # else saved before racer_prior: every opponent counted quiet from here on
+            self.hazard_at_turn[...] = state["hazard_at_turn"]
+            self.quiet[...] = state["quiet"]
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
         kind = events[:, :, ev.KIND]
@@ -298,6 +312,14 @@ class BeliefAgent(GameByGameAgent):
         np.add.at(self.unrefuted, (game, events[game, row, ev.PLAYER]), 1)
         game, row = np.nonzero((kind == ev.ACCUSE) & (events[:, :, ev.CORRECT] == 0))
         self.out[game, events[game, row, ev.PLAYER]] = True
+        if self.racer_prior == 1:
+            return
+        # A player beginning a turn took its last one without accusing rightly, at the hazard it had then.
+        game, row = np.nonzero(kind == ev.TURN)
+        for g, player in zip(game.tolist(), events[game, row, ev.PLAYER].tolist(), strict=True):
+            with np.errstate(divide="ignore"):
+                self.quiet[g, player] += np.log1p(-self.hazard_at_turn[g, player])
+            self.hazard_at_turn[g, player] = self._hazards(g, np.array([player]), 1)[0, 0]
 
     def _note_answer(self, game: int, record: Suggestion) -> None:
         """A suggestion answered (before it joins the game's records): its suggester is naive if it had
@@ -432,22 +454,29 @@ class BeliefAgent(GameByGameAgent):
         others &= ~self.out[game]
         if self.ignore_naive:
             others &= ~self.naive[game]
-        if self.risk_model == "sat_hazard":
-            ahead = self.turns_taken[game, others][:, None] + np.arange(turns)[None, :]  # [opponents, T]
-            hazards = hazard(self.config.num_players, ahead)
-        else:  # "evidence": what it has seen of each opponent, held for the turns ahead
-            now = evidence_hazard(
-                self.answers[game, others],
-                self.unrefuted[game, others],
-                self.hazard_per_answer,
-                self.hazard_unrefuted,
-            )
-            hazards = np.repeat(now[:, None], turns, axis=1)
+        hazards = self._hazards(game, np.flatnonzero(others), turns)
+        if self.racer_prior < 1:  # weighted by the chance each races, given the turns it stayed quiet
+            racer = self.racer_prior * np.exp(self.quiet[game, others])
+            hazards *= (racer / (racer + 1 - self.racer_prior))[:, None]
         survive = np.cumprod(np.prod(1.0 - hazards, axis=0))  # [T]
         k = np.arange(1, turns + 1)
         later = np.minimum(1.0, p * 2.0 ** (k * b))
         later[-1] = 1.0
         return float((survive * later).max())
+
+    def _hazards(self, game: int, players: np.ndarray, turns: int) -> np.ndarray:
+        """``[players, turns]``: each player's chance to accuse rightly on each of its next ``turns`` turns,
+        by ``risk_model``."""
+        if self.risk_model == "sat_hazard":
+            ahead = self.turns_taken[game, players][:, None] + np.arange(turns)[None, :]
+            return hazard(self.config.num_players, ahead)
+        now = evidence_hazard(  # "evidence": what it has seen of each player, held for the turns ahead
+            self.answers[game, players],
+            self.unrefuted[game, players],
+            self.hazard_per_answer,
+            self.hazard_unrefuted,
+        )
+        return np.repeat(now[:, None], turns, axis=1).astype(float)
 
     def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
         lay = self.rules.layout

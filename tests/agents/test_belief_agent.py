@@ -62,6 +62,8 @@ def test_bad_options_are_rejected_with_the_reason() -> None:
         BeliefAgent(risk_model="oracle")
     with pytest.raises(ValueError, match="hazard_unrefuted must be in"):
         BeliefAgent(hazard_unrefuted=1.5)
+    with pytest.raises(ValueError, match="racer_prior must be in"):
+        BeliefAgent(racer_prior=-0.1)
     with pytest.raises(ValueError, match="no SAT hazard measured for 7 players"):
         hazard(7, np.zeros(1))
 
@@ -164,21 +166,73 @@ def test_with_ignore_naive_the_risk_rule_does_not_fear_naive_opponents() -> None
         assert agent.waiting_value(0, 0.0) < 1.0
 
 
-def test_the_naive_flags_are_saved_and_a_state_saved_before_them_still_loads() -> None:
-    agent = BeliefAgent(seed=0, ignore_naive=True)
+def test_with_racer_prior_an_opponent_is_feared_as_the_chance_it_races_given_its_quiet_turns() -> None:
+    """Hazards are linear in ``hazard_per_answer`` (below 1), so weighting them by the chance that an
+    opponent races is the same as a smaller ``hazard_per_answer``."""
+
+    def value(quiet: float = 0.0, **options) -> float:
+        agent = BeliefAgent(seed=0, **options)
+        agent.reset(CLASSIC, np.zeros(1, dtype=np.int64))
+        agent.answers[0] = 12
+        agent.quiet[0] = quiet
+        return agent.waiting_value(0, 0.1)
+
+    assert value(racer_prior=0.5) == pytest.approx(value(hazard_per_answer=0.01))  # no turn yet: 1/2
+    # quiet through turns a racer would have stayed quiet through with chance 1/2: 0.25 / (0.25 + 0.5)
+    assert value(np.log(0.5), racer_prior=0.5) == pytest.approx(value(hazard_per_answer=0.02 / 3))
+    assert value(-np.inf, racer_prior=0.99) == 1.0  # quiet where its hazard was 1: it does not race
+    assert value(-np.inf) == value()  # the default, racer_prior=1: every opponent races
+
+
+def test_quiet_turns_are_counted_from_the_events() -> None:
+    """``quiet``: each turn an opponent began after its first adds ``log(1 - h)``, ``h`` its evidence
+    hazard when its turn before began (its answers and unrefuted suggestions until then), counted
+    here by hand from the events, row by row."""
+
+    class Quiet(BeliefAgent):
+        def observe(self, state, events):
+            for row in events[0, : int((events[0, :, 0] >= 0).sum())]:
+                if row[0] == ev.SHOW:
+                    counts[int(row[ev.SUGGESTER])][0] += 1
+                elif row[0] == ev.NO_REFUTE:
+                    counts[int(row[ev.PLAYER])][1] += 1
+                elif row[0] == ev.TURN:
+                    player = int(row[ev.PLAYER])
+                    expected[player] += np.log1p(-before[player])
+                    answers, unrefuted = counts[player]
+                    before[player] = min(1.0, 0.04 * answers + 0.2 * unrefuted)
+            super().observe(state, events)
+
+    quiet = 0
+    for seed in range(4):
+        counts, before, expected = [[0, 0] for _ in range(4)], [0.0] * 4, np.zeros(4)
+        agent = Quiet(seed=0, hazard_per_answer=0.04, hazard_unrefuted=0.2, racer_prior=0.5)
+        opponents = [make_agent("random", seed=k, accuse="never") for k in range(1, 4)]
+        play_batch(CLASSIC.replace(max_turns=60), [agent, *opponents], np.array([seed]))
+        assert agent.quiet[0].tolist() == pytest.approx(expected.tolist())
+        quiet += int((agent.quiet[0, 1:] < 0).sum())
+    assert quiet >= 3  # opponents answered, then quiet for a turn at least
+
+
+def test_the_naive_flags_and_quiet_turns_are_saved_and_a_state_saved_before_them_still_loads() -> None:
+    options = {"ignore_naive": True, "racer_prior": 0.5}
+    agent = BeliefAgent(seed=0, **options)
     opponents = [make_agent("random", seed=k, accuse="never") for k in range(1, 4)]
     play_batch(CLASSIC.replace(max_turns=100), [agent, *opponents], np.arange(8))
     saved = agent.state_dict()
-    assert agent.naive.any()
-    restored = BeliefAgent(seed=0, ignore_naive=True)
+    assert agent.naive.any() and (agent.quiet < 0).any()
+    restored = BeliefAgent(seed=0, **options)
     restored.reset(CLASSIC, agent.seats)
     restored.load_state_dict(CLASSIC, saved)
     assert np.array_equal(restored.naive, agent.naive)
-    older = {key: value for key, value in saved.items() if key != "naive"}
-    restored = BeliefAgent(seed=0, ignore_naive=True)
+    assert np.array_equal(restored.quiet, agent.quiet)
+    assert np.array_equal(restored.hazard_at_turn, agent.hazard_at_turn)
+    older = {key: value for key, value in saved.items() if key not in ("naive", "quiet", "hazard_at_turn")}
+    restored = BeliefAgent(seed=0, **options)
     restored.reset(CLASSIC, agent.seats)
     restored.load_state_dict(CLASSIC, older)
-    assert not restored.naive.any() and np.array_equal(restored.shown_to, agent.shown_to)
+    assert not restored.naive.any() and not restored.quiet.any()
+    assert np.array_equal(restored.shown_to, agent.shown_to)
 
 
 class Checked(BeliefAgent):
