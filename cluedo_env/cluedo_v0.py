@@ -327,8 +327,9 @@ class raw_env(AECEnv):
         # players' observations and infos are read-only again, as ``_after_core_step`` made them.
         self.__dict__.update(fields)
         for info in self.infos.values() if hasattr(self, "infos") else ():
-            for array in info.values():
-                array.setflags(write=False)
+            for value in info.values():
+                if isinstance(value, np.ndarray):  # (a wrapper's infos may hold other values)
+                    value.setflags(write=False)
         for array in (self._no_actions, self._mask):
             array.setflags(write=False)
 

@@ -506,6 +506,9 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         state = self.table.state
+        if state is None:
+            gymnasium.logger.warn("You are calling render method before reset() has been called.")
+            return None
         if self.render_mode == "ansi":
             return tuple(render_ansi(state, game) for game in range(self.num_envs))
         return tuple(

@@ -431,9 +431,9 @@ class LearnerTable:
             self.learner_events.append(core.private_view(rows, int(self.seat[0])))
 
     def learner_out(self) -> np.ndarray:
-        """``bool[B]``: the learner accused wrongly in a game that goes on."""
-        state = self.state
-        return state.eliminated[np.arange(self.num_games), self.seat] & (state.phase != Phase.OVER)
+        """``bool[B]``: the learner accused wrongly (the game goes on, or ended with it when it was the
+        last player in)."""
+        return self.state.eliminated[np.arange(self.num_games), self.seat]
 
     def rewards(self, scheme: str) -> np.ndarray:
         """``float32[B]``: the learner's reward of the episode so far under ``scheme``

@@ -128,7 +128,7 @@ class TextEnv(BaseWrapper):
         super().reset(seed=seed, options=options)
         if seed is not None:
             for p, agent in enumerate(self.possible_agents):
-                self._action_spaces[agent].seed(seed + p)
+                self._action_spaces[agent].seed(int(seed) + p)  # (a space takes a Python int only)
         self._history = [[] for _ in self.possible_agents]
         self._record()
 

@@ -956,6 +956,8 @@ def test_vector_env_is_deterministic_and_illegal_actions_end_one_game():
 
 def test_vector_env_render_frames():
     environment = CluedoVectorEnv(num_envs=2, num_players=3, render_mode="ansi")
+    with pytest.warns(UserWarning, match="before reset"):
+        assert environment.render() is None  # as the single env (it raised AttributeError)
     environment.reset(seed=1)
     frames = environment.render()
     assert len(frames) == 2 and all(isinstance(f, str) for f in frames)
@@ -975,3 +977,52 @@ def test_every_game_config_field_is_a_keyword_of_the_env_and_a_row_of_its_varian
     assert cluedo_v0.raw_env(num_players=3, max_turns=None).config == core.GameConfig(num_players=3)
     with pytest.raises(ValueError, match="unknown GameConfig field"):
         cluedo_v0.raw_env(num_playerz=None)
+
+
+def last_player_accuses_wrongly(reset, step, seed: int):
+    """Play a game (learner at seat 0; opponents who accuse at their first chance, wrongly almost
+    always) until the opponents are all out, then accuse wrongly; the reset's env and that step's
+    result (None if an opponent guessed right)."""
+    environment, observation = reset(seed)
+    layout, cards = environment.layout, environment.config.cards
+    accusations = np.arange(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
+    rng = np.random.default_rng(seed)
+    while True:
+        state = environment.game_state
+        if state.phase[0] == Phase.OVER:
+            return None
+        legal = np.flatnonzero(observation["action_mask"].reshape(-1, layout.num_actions)[0])
+        if state.eliminated[0, 1:].all() and np.isin(accusations, legal).any():
+            s, w, r = state._envelope[0].tolist()
+            right = layout.encode(
+                "accuse", s, w - cards.num_suspects, r - cards.num_suspects - cards.num_weapons
+            )
+            return step(int(next(a for a in legal if a in accusations and a != right)))
+        calm = np.setdiff1d(legal, accusations)
+        observation = step(int(rng.choice(calm if len(calm) else legal)))[0]
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+def test_the_last_player_in_accusing_wrongly_gets_the_elimination_reward(vector):
+    """Its wrong accusation ends the game too (everybody is out), and still pays ``elimination_reward``
+    (it paid the reward scheme's 0 under ``win_only``)."""
+    opponents = [RandomAgent(seed=k, accuse="rarely", accuse_probability=1.0) for k in range(3)]
+    options = {
+        "opponents": opponents,
+        "reward_scheme": "win_only",
+        "elimination_reward": -0.5,
+        "learner_seat": 0,
+    }
+    environment = CluedoVectorEnv(1, **options) if vector else CluedoSingleAgentEnv(**options)
+
+    def reset(seed):
+        return environment, environment.reset(seed=seed)[0]
+
+    def step(action):
+        result = environment.step(np.array([action]) if vector else action)
+        return result if not vector else (result[0], float(result[1][0]), bool(result[2][0]), *result[3:])
+
+    ended = [last_player_accuses_wrongly(reset, step, seed) for seed in range(6)]
+    ended = [result for result in ended if result is not None]
+    assert len(ended) >= 3
+    assert all(reward == -0.5 and terminated for _, reward, terminated, *_ in ended)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import warnings
 
 import numpy as np
@@ -547,6 +549,22 @@ def test_text_env_plays_a_game_in_commands_and_refuses_bad_ones():
         steps += 1
     assert env.unwrapped.game_state.done.all() and steps > 30
     assert "The game is over." in env.observe("player_0")["text"]
+
+
+def test_text_env_copies_mid_game_and_takes_a_numpy_seed():
+    """Its infos hold the legal commands as a list (a copy made them read-only, arrays only); a seed
+    from ``rng.integers`` deals the same game as the Python int."""
+    env = text_env(num_players=3, max_turns=30)
+    env.reset(seed=np.int64(4))
+    same = text_env(num_players=3, max_turns=30)
+    same.reset(seed=4)
+    assert env.observe(env.agent_selection)["text"] == same.observe(same.agent_selection)["text"]
+    for _ in range(5):
+        env.step(env.infos[env.agent_selection]["legal_commands"][0])
+    for copied in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        agent = copied.agent_selection
+        assert copied.observe(agent)["text"] == env.observe(agent)["text"]
+        assert copied.infos[agent]["legal_commands"] == env.infos[agent]["legal_commands"]
 
 
 def test_command_space_samples_legal_commands():
