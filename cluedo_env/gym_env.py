@@ -66,6 +66,8 @@ gives the single env, ``gymnasium.make_vec`` the vector env) and PettingZoo's
 from __future__ import annotations
 
 import inspect
+import math
+import numbers
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -157,6 +159,11 @@ def _set_up(
     env.observation_type = observation_type
     env.reward_scheme = reward_scheme
     env.illegal_action = illegal_action
+    for name, value in (("illegal_reward", illegal_reward), ("elimination_reward", elimination_reward)):
+        if name == "elimination_reward" and value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
     env.illegal_reward = float(illegal_reward)
     env.elimination_reward = None if elimination_reward is None else float(elimination_reward)
     env.render_mode = render_mode
@@ -476,8 +483,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         state, B = self.table.state, self.num_envs
         seats = self.table.seat[ended]
         observations = observe_players(state, seats, games=ended, kind=self.observation_type)
-        # all zero unless ended by an illegal action (an out learner has no decision left)
-        masks = (self.table.legal_actions() & ~out[:, None])[ended].astype(np.int8)
+        masks = np.zeros((len(ended), self.layout.num_actions), dtype=np.int8)  # an ended episode: no decision
         final_obs = np.full(B, None, dtype=object)
         for i, game in enumerate(ended.tolist()):  # only the games that ended this step
             final_obs[game] = {"observation": observations[i], "action_mask": masks[i]}

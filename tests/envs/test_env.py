@@ -783,6 +783,31 @@ def test_single_agent_env_illegal_action_modes():
     strict.step(np.array(legal))  # one integer in an array, as SB3's predict() returns it
 
 
+def test_an_illegal_action_ends_a_vector_env_episode_as_the_single_envs():
+    """The final observation holds no legal action (the vector env kept the mask of the state)."""
+    environment = CluedoVectorEnv(2, num_players=3)
+    observations, _ = environment.reset(seed=0)
+    illegal = np.argmin(observations["action_mask"], axis=1)
+    _, rewards, terminations, _, infos = environment.step(illegal)
+    assert (
+        rewards.tolist() == [-1.0, -1.0]
+        and terminations.all()
+        and infos["final_info"]["illegal_action"].all()
+    )
+    assert not any(final["action_mask"].any() for final in infos["final_obs"])
+
+
+def test_rewards_must_be_finite_numbers():
+    for name, value in (
+        ("illegal_reward", float("nan")),
+        ("elimination_reward", float("inf")),
+        ("illegal_reward", None),
+    ):
+        for make in (CluedoSingleAgentEnv, lambda **kw: CluedoVectorEnv(2, **kw)):
+            with pytest.raises(ValueError, match=f"{name} must be a finite number, got {value!r}"):
+                make(**{name: value})
+
+
 def test_gym_env_arguments():
     for seat in (3, True, -1):
         with pytest.raises(ValueError, match="learner_seat"):
