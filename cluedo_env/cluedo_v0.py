@@ -171,7 +171,9 @@ value; the classic preset's values are:
 
 and `observation_type` (`"player"` or `"seer"`), `reward_scheme` (above) and
 `render_mode` (`"ansi"`: the board as text, `"rgb_array"`: a picture,
-`"human"`: the text printed after every step). A bad value raises `ValueError`
+`"human"`: the text printed after every step). The frames are a spectator's, not
+a player's: the picture names the card a refuter showed in the last step (the
+Gymnasium envs draw from the learner's seat). A bad value raises `ValueError`
 naming the value and what is accepted.
 
 ## Version History
