@@ -483,7 +483,8 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         state, B = self.table.state, self.num_envs
         seats = self.table.seat[ended]
         observations = observe_players(state, seats, games=ended, kind=self.observation_type)
-        masks = np.zeros((len(ended), self.layout.num_actions), dtype=np.int8)  # an ended episode: no decision
+        # an ended episode has no decision left (an illegal action's included)
+        masks = np.zeros((len(ended), self.layout.num_actions), dtype=np.int8)
         final_obs = np.full(B, None, dtype=object)
         for i, game in enumerate(ended.tolist()):  # only the games that ended this step
             final_obs[game] = {"observation": observations[i], "action_mask": masks[i]}

@@ -7,7 +7,7 @@
 The solver gets each task as a solver sees it (``cluedo_env.reasoning.score.public_view``:
 its solver fields, without the answers or the deal seed) and returns an answer dict; a solver that raises is scored as an empty answer
 and the error reported. Prints the table (overall and per tier, 95% bootstrap
-intervals), writes ``<output_dir>/<solver>/report.json``, ``report.md``,
+intervals), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
 ``llm`` one, adds them to the report and its ``transcripts`` to
 ``transcripts.jsonl``), and appends one line to the leaderboard.
@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import math
 import re
 import sys
 import time
@@ -75,7 +76,7 @@ class ReasoningBenchConfig:
         resamples: Bootstrap resamples.
         seed: Seed of the sample (``limit``) and of the bootstrap.
         cache: Folder where splits not shipped are generated.
-        output_dir: Reports go to ``<output_dir>/<solver>/``.
+        output_dir: Reports go to ``<output_dir>/<solver>/`` (``llm-<model>/`` for the llm solver).
         leaderboard: JSON Lines file one result line is appended to.
         progress: Show progress bars.
         resume: Go on from the tasks already scored by a run of the same settings (solver, its
@@ -120,6 +121,9 @@ class ReasoningBenchConfig:
             not isinstance(self.limit, int) or isinstance(self.limit, bool) or self.limit < 1
         ):
             raise ConfigError(f"limit must be a positive integer or null, got {self.limit!r}")
+        for name, value, least in (("resamples", self.resamples, 1), ("seed", self.seed, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
 
 
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
@@ -237,6 +241,23 @@ def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dic
     }
 
 
+def _solver_label(cfg: ReasoningBenchConfig) -> str:
+    """The run's folder name: the solver, and for ``llm`` its model (two models' reports apart)."""
+    return f"llm-{cfg.llm.get('model')}" if cfg.solver == "llm" and cfg.llm.get("model") else cfg.solver
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as None (``null``: strict JSON has no NaN), e.g. a recall of a
+    group without facts of that label."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[str, dict[str, Any]]:
     """The per-task lines of an earlier run of the same settings, by task id (none if ``resume`` is
     off or there is no file); a file of other settings, or one that is not ours, stops the run."""
@@ -261,6 +282,10 @@ def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[s
         except json.JSONDecodeError:  # a line cut short when the run was stopped: scored again
             continue
         done[row["id"]] = row
+    text = path.read_bytes()
+    if not text.endswith(b"\n"):  # the cut line goes, so that the next row starts a line of its own
+        with path.open("r+b") as file:
+            file.truncate(text.rfind(b"\n") + 1)
     return done
 
 
@@ -304,7 +329,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
     if cfg.limit is not None:  # a sample of the split's mix of tiers, not its first tasks
         tasks = sample_tasks(tasks, cfg.limit, seed=cfg.seed)
-    out = Path(cfg.output_dir) / re.sub(r"[^A-Za-z0-9_.-]+", "_", cfg.solver)
+    out = Path(cfg.output_dir) / re.sub(r"[^A-Za-z0-9_.-]+", "_", _solver_label(cfg))
     out.mkdir(parents=True, exist_ok=True)
     settings = _run_settings(cfg, tasks)
     with lock_folder(out):  # one run at a time appends to its scores
@@ -340,8 +365,11 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     )
     report = {
         "solver": cfg.solver,
+        **({"model": cfg.llm.get("model")} if cfg.solver == "llm" else {}),
         "version": cfg.version,
         "split": cfg.split,
+        "limit": cfg.limit,
+        "seed": cfg.seed,
         "tasks": len(tasks),
         "seconds": round(seconds, 2),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -355,7 +383,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
             for r in rows:
                 for transcript in r["transcripts"]:
                     file.write(json.dumps(transcript, ensure_ascii=False) + "\n")
-    (out / "report.json").write_text(json.dumps(report, indent=1))
+    (out / "report.json").write_text(json.dumps(_finite(report), indent=1, allow_nan=False))
     table = format_table(summary)
     (out / "report.md").write_text(
         f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks)\n\n{table}\n\n"
@@ -367,10 +395,13 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     _plot_calibration(summary, cfg.solver, out / "calibration.png")
     board = Path(cfg.leaderboard)
     board.parent.mkdir(parents=True, exist_ok=True)
-    line = {k: report[k] for k in ("solver", "version", "split", "tasks", "seconds", "date")}
+    line = {
+        k: report[k] for k in ("solver", "model", "version", "split", "limit", "seed", "tasks") if k in report
+    }
+    line.update({k: report[k] for k in ("seconds", "date")})
     line.update({c: summary["overall"][c] for c in COLUMNS})
     with board.open("a") as file:
-        file.write(json.dumps(line) + "\n")
+        file.write(json.dumps(_finite(line), allow_nan=False) + "\n")
     print(f"{cfg.solver} on {cfg.version}/{cfg.split}: {len(tasks)} tasks in {seconds:.1f} s")
     print(table)
     print(f"{calibration_line(summary['calibration'])}; problems: {summary['problems']}")

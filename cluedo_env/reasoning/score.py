@@ -41,6 +41,7 @@ they were cut from (``task_game``; the tasks of a game are not independent), els
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -82,9 +83,10 @@ def public_view(task: Mapping[str, Any]) -> dict[str, Any]:
 
     Left out: the answer key (``answers``, ``hardest``, ``tier``), the provenance
     (``game``, whose deal seed would re-deal the game) and any field not named in
-    ``SOLVER_FIELDS``.
+    ``SOLVER_FIELDS``. A deep copy: a solver that changes its view (``players.append(...)``) changes
+    nothing that scores it.
     """
-    return {k: task[k] for k in SOLVER_FIELDS if k in task}
+    return copy.deepcopy({k: task[k] for k in SOLVER_FIELDS if k in task})
 
 
 def _facts(claimed: Any, problems: list[str]) -> tuple[set, int]:

@@ -124,15 +124,17 @@ def answer_of(replies: list[str]) -> dict[str, Any] | None:
 
 
 @metric
-def pooled() -> Metric:
-    """The project's pooled figures (``summarize``) over the samples' per-task scores, with intervals."""
+def pooled(seed: int = 0) -> Metric:
+    """The project's pooled figures (``summarize``) over the samples' per-task scores, with intervals
+    bootstrapped with ``seed`` (the task's, as ``experiments.reasoning_bench`` bootstraps with its own)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         if not scores:  # Inspect asks before any sample is scored
             return {"tasks": 0.0}
         per_task = [s.score.metadata["scores"] for s in scores]
         games = [s.score.metadata.get("game") for s in scores]
-        summary = summarize(per_task, [s.score.metadata["tier"] for s in scores], games=games)["overall"]
+        tiers = [s.score.metadata["tier"] for s in scores]
+        summary = summarize(per_task, tiers, games=games, seed=seed)["overall"]
         figures: dict[str, float] = {"tasks": float(summary["tasks"])}
         for name in POOLED:
             for part, key in (("value", name), ("low", f"{name}_low"), ("high", f"{name}_high")):
@@ -204,6 +206,7 @@ def cluedo_reasoning(
         dataset=MemoryDataset([_sample(item, templates) for item in tasks], name=f"cluedo-{version}-{split}"),
         solver=ask_as_the_llm_solver(templates["retry"].template, prompt, max_invalid_replies),
         scorer=project_scorer(version, split, cache_dir),
+        metrics=[pooled(seed)],
         config=GenerateConfig(max_tokens=SOLVER_MAX_TOKENS),  # --max-tokens overrides it
         metadata={"version": version, "split": split, "limit": limit, "seed": seed},
     )

@@ -37,10 +37,15 @@ DEFAULT_OUT = Path("outputs/evals/lm_eval/cluedo_reasoning.jsonl")  # where the 
 
 
 def card_docs(
-    item: Mapping[str, Any], split: str, prompts: str = "likelihood", cache: str = DEFAULT_CACHE
+    item: Mapping[str, Any],
+    split: str,
+    prompts: str = "likelihood",
+    cache: str = DEFAULT_CACHE,
+    seed: int = 0,
 ) -> Iterator[dict[str, Any]]:
     """The lines of one task (see the module docstring); the prompt is built from its public view only.
-    ``cache``: the folder of generated splits the task came from, where the scorer reads its answer key."""
+    ``cache``: the folder of generated splits the task came from, where the scorer reads its answer key;
+    ``seed``: the draw's, with which the scorer bootstraps (as ``experiments.reasoning_bench``)."""
     templates = load_prompts(prompts, root=PROMPTS_DIR, files=("system", "question"))
     owners, letters, _, questions = card_prompts(public_view(item), templates, task_rules, task_view)
     posterior = item["answers"]["probabilities"]
@@ -58,6 +63,7 @@ def card_docs(
             "target": max(range(len(owners)), key=exact.__getitem__),
             "exact": exact,
             "cache": str(cache),
+            "seed": seed,
         }
 
 
@@ -67,6 +73,7 @@ def write_docs(
     out: str | Path,
     prompts: str = "likelihood",
     cache: str = DEFAULT_CACHE,
+    seed: int = 0,
 ) -> int:
     """Write the lines of ``tasks`` (of a split generated into ``cache``, where not shipped) to ``out``
     (its folder made); the number of lines."""
@@ -75,7 +82,7 @@ def write_docs(
     lines = 0
     with open(out, "w", encoding="utf-8") as file:
         for item in tasks:
-            for doc in card_docs(item, split, prompts, cache):
+            for doc in card_docs(item, split, prompts, cache, seed):
                 file.write(json.dumps(doc, ensure_ascii=False) + "\n")
                 lines += 1
     return lines
@@ -96,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         tasks = split_tasks(args.version, args.split, args.limit, args.seed, args.cache)
-        lines = write_docs(tasks, args.split, args.out, args.prompts, args.cache)
+        lines = write_docs(tasks, args.split, args.out, args.prompts, args.cache, args.seed)
     except (ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from agents.llm.chat import plain_prompt
 from agents.llm.llm_agent import load_prompts
 from agents.llm.solver import PROMPT_FILES, PROMPTS_DIR, read_answer, solver_messages
-from cluedo_env.reasoning.score import public_view, score_answer, summarize
+from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
 from experiments.evals.benchmark_tasks import split_key, split_tasks
 from experiments.evals.inspect_task import POOLED, cluedo_reasoning
 
@@ -50,10 +50,10 @@ def exact_answer(task: dict) -> dict:
     }
 
 
-def rescored(log: EvalLog) -> tuple[list[dict], dict]:
+def rescored(log: EvalLog, seed: int = 0) -> tuple[list[dict], dict]:
     """The answers read out of the log's replies, scored afresh by the project's scorer, and pooled."""
     key = split_key("v2", "dev")
-    scores, tiers = [], []
+    scores, tiers, games = [], [], []
     for sample in log.samples:
         answer = None
         for message in reversed([m for m in sample.messages if m.role == "assistant"]):
@@ -65,12 +65,13 @@ def rescored(log: EvalLog) -> tuple[list[dict], dict]:
         task = key[sample.metadata["id"]]
         scores.append(score_answer(task, answer))
         tiers.append(task["tier"])
-    return scores, summarize(scores, tiers)["overall"]
+        games.append(task_game(task))
+    return scores, summarize(scores, tiers, games=games, seed=seed)["overall"]
 
 
-def assert_scores_equal_the_projects(log: EvalLog) -> None:
+def assert_scores_equal_the_projects(log: EvalLog, seed: int = 0) -> None:
     assert log.status == "success", log.error
-    scores, pooled = rescored(log)
+    scores, pooled = rescored(log, seed)
     metrics = log.results.scores[0].metrics
     assert {"log_loss", "log_loss_low", "log_loss_high", "brier", "solved", "precision"} <= metrics.keys()
     assert metrics["tasks"].value == len(scores) == len(log.samples)
@@ -151,6 +152,27 @@ def test_scripted_replies_are_scored_as_the_projects_scorer_scores_them(tmp_path
 
 
 @real
+def test_the_intervals_are_bootstrapped_with_the_tasks_seed(tmp_path):
+    """As ``reasoning_bench seed=1`` bootstraps with 1 (the metric used 0 whatever the task's seed)."""
+    tasks = split_tasks("v2", "dev", limit=12, seed=1)
+    answers = [
+        exact_answer(t) if k % 3 == 0 else {"facts": exact_answer(t)["facts"][:k]}
+        for k, t in enumerate(tasks)
+    ]
+    model = get_model("mockllm/model", custom_outputs=[reply(json.dumps(a)) for a in answers])
+    [log] = inspect_eval(
+        "cluedo_reasoning",
+        task_args={"limit": 12, "seed": 1},
+        model=model,
+        max_samples=1,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert_scores_equal_the_projects(log, seed=1)
+    _, at_seed_0 = rescored(log, seed=0)
+    assert at_seed_0["log_loss"]["low"] != log.results.scores[0].metrics["log_loss_low"].value  # it can fail
+
+
 def test_the_local_model_answers_through_inspect_and_is_scored_by_the_projects_scorer(tmp_path, monkeypatch):
     from agents.llm.local_model import LocalServer
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 
+import pytest
+
+from cluedo_env.reasoning.score import score_answer, summarize, task_game
 from experiments.evals import benchmark_tasks
 from experiments.evals.lm_eval_data import card_docs
 from tests.conftest import ROOT
@@ -45,3 +48,21 @@ def test_the_answer_key_is_read_from_the_folder_the_questions_were_written_from(
     monkeypatch.setattr(utils, "split_key", key)
     items = [utils.process_results(doc, [0.0] * len(doc["choices"]))["tasks"] for doc in docs]
     assert utils.tasks(items) == 1 and set(asked) == {"elsewhere/splits"}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_intervals_are_bootstrapped_with_the_seed_the_questions_were_drawn_with(seed):
+    """As ``reasoning_bench seed=S`` bootstraps with S (the aggregation used 0 whatever the draw)."""
+    utils = load_utils()
+    tasks = benchmark_tasks.split_tasks("v2", "dev", 12, seed)
+    rng = __import__("random").Random(seed)
+    items = [
+        utils.process_results(doc, [rng.uniform(-5, 0) for _ in doc["choices"]])["log_loss"]
+        for item in tasks
+        for doc in card_docs(item, "dev", seed=seed)
+    ]
+    pairs = utils.task_answers(items)
+    scores = [score_answer(task, answer) for task, answer in pairs]
+    tiers, games = [task["tier"] for task, _ in pairs], [task_game(task) for task, _ in pairs]
+    expected = summarize(scores, tiers, games=games, seed=seed)["overall"]["log_loss"]
+    assert (utils.log_loss_low(items), utils.log_loss_high(items)) == (expected["low"], expected["high"])

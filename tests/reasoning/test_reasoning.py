@@ -580,6 +580,20 @@ def test_solvers_never_see_the_answers(dev):
     assert all("history" in v and "text" in v for v in seen)
 
 
+def test_a_solver_that_changes_its_view_changes_nothing_that_scores_it(dev):
+    """``owners = task["players"]; owners += ["envelope"]``: a slip that moved the exact posterior's
+    excess log-loss from 0 to 1.7 when the view shared the task's lists."""
+    task = copy.deepcopy(dev[0])
+    view = public_view(task)
+    view["players"] += ["envelope"]
+    view["config"]["duel"] = "changed"
+    view["history"].clear()
+    assert task == dev[0]
+    assert score_answer(task, SOLVERS["beliefs"](public_view(task)))["excess_log_loss"] == pytest.approx(
+        0, abs=1e-9
+    )
+
+
 def test_a_users_solver_by_import_path():
     assert load_solver("agents.solvers:solve_sat") is SOLVERS["sat"]
     for bad in ("sudoku", "no.such.module:solve", "agents.solvers:nothing", 3):
@@ -612,8 +626,21 @@ def test_the_runner_writes_report_plots_and_leaderboard(tmp_path, monkeypatch):
     assert failed["summary"]["overall"]["recall"]["value"] == 0
     lines = [json.loads(line) for line in (tmp_path / "board.jsonl").read_text().splitlines()]
     assert [line["solver"] for line in lines] == ["agents.solvers:solve_uniform", "broken"]
-    with pytest.raises(ValueError, match="limit"):
-        run(ReasoningBenchConfig(solver="sat", progress=False, **dict(common, limit=0)))
+    assert [(line["limit"], line["seed"]) for line in lines] == [(40, 0), (40, 0)]  # which run it was
+
+    def strict(constant):
+        raise ValueError(f"{constant} is not JSON")  # (Python's reader takes NaN; JavaScript's does not)
+
+    assert json.loads((folder / "report.json").read_text(), parse_constant=strict)["limit"] == 40
+    for line in (tmp_path / "board.jsonl").read_text().splitlines():
+        json.loads(line, parse_constant=strict)
+    for bad, message in (
+        ({"limit": 0}, "limit"),
+        ({"resamples": 0}, "resamples must be an integer >= 1, got 0"),
+        ({"seed": -1}, "seed must be an integer >= 0, got -1"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            run(ReasoningBenchConfig(solver="sat", progress=False, **dict(common, **bad)))
 
 
 def test_a_stopped_run_goes_on_where_it_stopped(tmp_path, monkeypatch):
@@ -640,6 +667,7 @@ def test_a_stopped_run_goes_on_where_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setitem(SOLVERS, "stops", lambda task: (seen.append(task["id"]), SOLVERS["beliefs"](task))[1])
     resumed = run(cfg)
     assert len(seen) == 7 + 1 + 13 and not set(seen[:7]) & set(seen[8:])  # only the 13 not scored yet
+    assert [json.loads(line)["id"] for line in scores.read_text().splitlines()[1:]] == seen[:7] + seen[8:]
     whole = run(ReasoningBenchConfig(solver="beliefs", output_dir=str(tmp_path / "whole"), **common))
     same = json.dumps(whole["summary"])  # as text: a tier without facts of a kind has nan recall
     assert json.dumps(resumed["summary"]) == same and resumed["tasks"] == 20
@@ -722,8 +750,9 @@ def test_the_llm_solver_is_scored_through_the_runner(tmp_path, version):
     )
     # Each task: a reply without JSON, the error sent back, then an answer claiming the observer's hand.
     with ScriptedChatServer(script=("malformed", "answer")) as server:
-        options = {"base_url": server.url, "api_key_env": None, "backoff_s": 0.0}
+        options = {"base_url": server.url, "api_key_env": None, "backoff_s": 0.0, "model": "scripted/1"}
         report = run(ReasoningBenchConfig(llm=options, **common))
+    assert report["model"] == "scripted/1"  # in the report, the leaderboard line and the folder's name
     assert report["solver_counts"] | {"prompt_tokens": 0, "completion_tokens": 0} == {
         "tasks": 5,
         "replies": 10,
@@ -745,7 +774,8 @@ def test_the_llm_solver_is_scored_through_the_runner(tmp_path, version):
         assert first.startswith(tasks[0]["text"]) and "Your legal commands:" in first
     assert "Owners: player 0, player 1" in first and "envelope" in first
     assert "no JSON object" in server.log[1]["last_user"]  # the retry says why
-    folder = tmp_path / "out" / "llm"
+    folder = tmp_path / "out" / "llm-scripted_1"
+    assert json.loads((tmp_path / "board.jsonl").read_text().splitlines()[0])["model"] == "scripted/1"
     transcripts = [json.loads(line) for line in (folder / "transcripts.jsonl").read_text().splitlines()]
     assert [t["id"] for t in transcripts] == [t["id"] for t in tasks]
     assert all(t["answered"] and len(t["messages"]) == 4 for t in transcripts)

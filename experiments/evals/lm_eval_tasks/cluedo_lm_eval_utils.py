@@ -30,7 +30,7 @@ def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
     """One question's metrics: ``acc`` and, for every pooled metric, the item its aggregation reads."""
     lls = tuple(float(r[0] if isinstance(r, (tuple, list)) else r) for r in results)
     item = (doc["version"], doc["split"], doc.get("cache", DEFAULT_CACHE), doc["task_id"], doc["card"],
-            tuple(doc["owners"]), lls)  # fmt: skip
+            tuple(doc["owners"]), lls, doc.get("seed", 0))  # fmt: skip
     best = max(range(len(lls)), key=lls.__getitem__)
     exact = [float(p) for p in doc["exact"]]
     figures: dict[str, Any] = {"acc": float(exact[best] >= max(exact) - TIE)}
@@ -44,7 +44,7 @@ def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
 def task_answers(items: list[tuple] | tuple[tuple, ...]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each task of the items with the likelihood solver's answer from its cards' choices, in task order."""
     cards: dict[tuple[str, str, str, str], dict[str, dict[str, float]]] = {}
-    for version, split, folder, task_id, card, owners, lls in items:
+    for version, split, folder, task_id, card, owners, lls, _seed in items:
         cards.setdefault((version, split, folder, task_id), {})[card] = dict(
             zip(owners, normalised(list(lls)))
         )
@@ -60,7 +60,7 @@ def _summary(items: tuple[tuple, ...]) -> dict[str, Any]:
     pairs = task_answers(items)
     scores = [score_answer(task, answer) for task, answer in pairs]
     tiers, games = [task["tier"] for task, _ in pairs], [task_game(task) for task, _ in pairs]
-    return summarize(scores, tiers, games=games)["overall"]
+    return summarize(scores, tiers, games=games, seed=items[0][-1] if items else 0)["overall"]
 
 
 def _figure(name: str, part: str):
