@@ -129,15 +129,17 @@ class ReasoningBenchConfig:
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
 
 
-MIN_TASKS_FOR_INTERVAL = 10  # a group of fewer tasks shows its value without an interval
+# a group from fewer games (the bootstrap's units) shows its value without an interval: resampling
+# a handful of games gives an interval that says more than they can
+MIN_GAMES_FOR_INTERVAL = 10
 ERROR_CHARS = 500  # of a solver's error kept in its task's line of the scores file
 
 
-def _cell(metric: dict[str, float], tasks: int) -> str:
+def _cell(metric: dict[str, float], games: int) -> str:
     if not np.isfinite(metric["value"]):
         return "n/a"
-    if tasks < MIN_TASKS_FOR_INTERVAL:
-        return f"{metric['value']:.3f} (n<{MIN_TASKS_FOR_INTERVAL})"
+    if games < MIN_GAMES_FOR_INTERVAL:
+        return f"{metric['value']:.3f} (games<{MIN_GAMES_FOR_INTERVAL})"
     return f"{metric['value']:.3f} [{metric['low']:.3f}, {metric['high']:.3f}]"
 
 
@@ -154,14 +156,14 @@ def calibration_line(calibration: dict[str, Any]) -> str:
 
 def format_table(summary: dict[str, Any]) -> str:
     """The summary as a Markdown table: one row per tier and overall, values with 95% intervals
-    (none for a group of fewer than ``MIN_TASKS_FOR_INTERVAL`` tasks)."""
+    (none for a group from fewer than ``MIN_GAMES_FOR_INTERVAL`` games; tasks where the games are not known)."""
     header = "| group | tasks | " + " | ".join(COLUMNS) + " |"
     lines = [header, "|" + "---|" * (len(COLUMNS) + 2)]
     groups = [(f"tier {t}", g) for t, g in summary["tiers"].items()] + [("overall", summary["overall"])]
     for name, group in groups:
         lines.append(
             f"| {name} | {group['tasks']} | "
-            + " | ".join(_cell(group[c], group["tasks"]) for c in COLUMNS)
+            + " | ".join(_cell(group[c], group.get("games", group["tasks"])) for c in COLUMNS)
             + " |"
         )
     return "\n".join(lines)

@@ -540,6 +540,22 @@ def test_the_bootstrap_resamples_games_whose_tasks_are_not_independent(dev):
     assert [task_game(t) for t in dev[:3]] == [t["game"]["seed"] for t in dev[:3]]
 
 
+def test_the_table_gives_no_interval_for_a_group_from_a_handful_of_games(dev):
+    """12 tasks of 4 games resample 4 units: an interval of them says more than they can."""
+    from experiments.reasoning_bench import format_table
+
+    by_game: dict = {}
+    for task in dev:
+        by_game.setdefault(repr(task_game(task)), []).append(task)
+    few = [t for tasks in list(by_game.values())[:4] for t in tasks][:12]
+    many = [tasks[0] for tasks in list(by_game.values())[:12]]
+    for tasks, shown in ((few, False), (many, True)):
+        scores = [score_answer(t, SOLVERS["uniform"](public_view(t))) for t in tasks]
+        summary = summarize(scores, [1] * len(tasks), games=[task_game(t) for t in tasks], resamples=50)
+        overall = format_table(summary).splitlines()[-1]
+        assert ("[" in overall) == shown and ("(games<10)" in overall) != shown, overall
+
+
 def test_a_claimed_probability_on_a_bin_edge_falls_in_the_bin_above(dev):
     score = score_answer(dev[0], perfect(dev[0]))
     for edge in (0.3, 0.6, 0.7):
