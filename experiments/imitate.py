@@ -93,7 +93,8 @@ class ImitateConfig(RunSettings):
     learning_rate: float = MISSING
     minibatch: int = MISSING
     holdout: float = MISSING
-    """share of the decisions (the last batches) kept apart for the held-out figures"""
+    """share of the decisions kept apart for the held-out figures: the last recorded, so the last batches
+    and part of the batch before, whose games then have early decisions fitted and late ones held out"""
     targets: str = MISSING
     """what the network is fitted to (``TARGETS``): "action", the teacher's; "visits", an IS-MCTS
     teacher's root visit shares where it searched (its action elsewhere)"""
@@ -107,6 +108,11 @@ class ImitateConfig(RunSettings):
         for name in ("games", "batch", "workers", "epochs", "minibatch"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.games % self.batch:
+            raise ConfigError(
+                f"games must be a multiple of batch (the games are played a batch at a time), got games="
+                f"{self.games} and batch={self.batch}"
+            )
         if not 0 <= self.holdout < 1:
             raise ConfigError(f"holdout must be in [0, 1), got {self.holdout!r}")
         if self.targets not in TARGETS:

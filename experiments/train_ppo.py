@@ -95,8 +95,8 @@ from experiments.learning.checkpoints import run_folder
 def main(cfg: TrainConfig) -> None:
     settings = ["init_from", "runs_dir", "resume"]
     args, hydra_config = command_settings(cfg, ["opponents", "eval_opponents"], settings)
-    refuse_unwritable({"resume": run_folder(args.resume)} if args.resume else {"runs_dir": args.runs_dir})
     with exit_on_config_error():
+        refuse_unwritable({"resume": run_folder(args.resume)} if args.resume else {"runs_dir": args.runs_dir})
         train(args, resume_overrides=list(hydra_config.overrides.task))
 
 

@@ -153,7 +153,10 @@ def imitate(
 
     The last ``holdout`` share of the decisions is kept apart: each epoch reports the training loss
     and, on the held-out decisions, the loss and how often the network's most likely action is
-    the teacher's. The value head is not trained (PPO fits it afterwards).
+    the teacher's (decisions with one legal action included). The cut falls where the share does,
+    not between games: the decisions of a batch are recorded step by step across its games, so
+    the batch it cuts has early decisions of its games fitted and late ones held out. The value
+    head is not trained (PPO fits it afterwards).
 
     Yields:
         After each epoch (the fit goes on as the caller takes them): ``epoch``, ``loss``,

@@ -11,6 +11,7 @@ disk, say) is skipped for the one before, with a warning. What a resume makes of
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +23,7 @@ import torch
 from agents.ppo.games import LearnerGames
 from agents.ppo.model import check_weights
 from agents.ppo.network import ActorCritic
+from experiments.common.value_checks import ConfigError
 from experiments.learning.league import OpponentPool, snapshot_network
 
 CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v2"  # v2: the games as arrays and plain data, no pickle
@@ -179,6 +181,37 @@ def save_checkpoint(run_dir: Path, keep: int, **contents: Any) -> Path:
 
 
 def run_folder(resume: str | Path) -> Path:
-    """The folder a resume writes to: a run folder, or a checkpoint file's run folder."""
+    """The folder a resume writes to: a run folder, or a checkpoint file's run folder.
+
+    Raises:
+        ConfigError: a checkpoint file not in a run folder's ``checkpoints/`` (its events, model and
+            checkpoints would go to the folder above, without the run's ``config.yaml``).
+    """
     path = Path(resume)
-    return path if path.is_dir() or not path.exists() else path.parent.parent
+    if path.is_dir() or not path.exists():
+        return path
+    if path.parent.name != "checkpoints":
+        raise ConfigError(
+            f"resume: {path} is not in a run folder's checkpoints/ (<run>/checkpoints/update_<n>.pt); "
+            "resume from the run folder, or copy the run folder with it"
+        )
+    return path.parent.parent
+
+
+def set_aside_later(run_dir: Path, update: int) -> list[Path]:
+    """Move the run's checkpoints of updates after ``update`` (those of a run resumed from an earlier
+    checkpoint, or unreadable ones skipped) into ``checkpoints/superseded_<time>/``: kept, but no
+    longer the run's latest, which a later ``resume=<run folder>`` would take. The paths moved to."""
+    folder = run_dir / "checkpoints"
+    later = [p for p in sorted(folder.glob("update_*.pt")) if _update_of(p) > update]
+    if not later:
+        return []
+    aside = folder / f"superseded_{int(time.time())}"
+    aside.mkdir(exist_ok=True)
+    return [path.replace(aside / path.name) for path in later]
+
+
+def _update_of(path: Path) -> int:
+    """The update number of ``update_<n>.pt`` (-1 for another name)."""
+    digits = path.stem.removeprefix("update_")
+    return int(digits) if digits.isdigit() else -1

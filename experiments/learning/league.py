@@ -20,6 +20,7 @@ The estimates are kept (and logged, ``OpponentPool.log``) with either rule.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -79,8 +80,10 @@ def check_opponents(args: Any) -> None:
     if len(set(labels)) != len(labels) or any(label.startswith("snapshot") for label in labels):
         raise ConfigError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
     for o in [*args.opponents, *args.eval_opponents]:
-        if o.weight < 0 or not 0.0 <= o.start <= o.stop <= 1.0:
-            raise ConfigError(f"opponent {o.display}: need weight >= 0 and 0 <= start <= stop <= 1, got {o}")
+        if not 0 <= o.weight < math.inf or not 0.0 <= o.start <= o.stop <= 1.0:
+            raise ConfigError(
+                f"opponent {o.display}: need a finite weight >= 0 and 0 <= start <= stop <= 1, got {o}"
+            )
     check_agents(
         (f"opponent {o.display}", o.name, o.options) for o in [*args.opponents, *args.eval_opponents]
     )

@@ -38,7 +38,13 @@ from agents.ppo.warm_start import warm_start
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.value_checks import ConfigError, check_all_set
 from experiments.learning.advantages import Rollout, compute_gae
-from experiments.learning.checkpoints import restore_run, save_checkpoint, to_tensors
+from experiments.learning.checkpoints import (
+    restore_run,
+    run_folder,
+    save_checkpoint,
+    set_aside_later,
+    to_tensors,
+)
 from experiments.learning.evaluation import evaluate, final_evaluation
 from experiments.learning.league import OpponentPool, OpponentSettings, check_opponents, check_pool_sampling
 from experiments.learning.resume import resume_run
@@ -150,10 +156,14 @@ class TrainConfig(PPOSettings):
             raise ConfigError(f"clip_coef must be a finite number > 0, got {self.clip_coef!r}")
         if self.target_kl is not None and not self.target_kl > 0:
             raise ConfigError(f"target_kl must be > 0 or null (never stop early), got {self.target_kl!r}")
-        if self.snapshot_weight < 0 or not 0 <= self.snapshot_start <= 1:
+        if not 0 <= self.snapshot_weight < math.inf or not 0 <= self.snapshot_start <= 1:
             raise ConfigError(
-                "need snapshot_weight >= 0 and snapshot_start in [0, 1], got "
+                "need snapshot_weight a finite number >= 0 and snapshot_start in [0, 1], got "
                 f"{self.snapshot_weight!r} and {self.snapshot_start!r}"
+            )
+        if not -math.inf < self.wrong_accusation_penalty < math.inf:
+            raise ConfigError(
+                f"wrong_accusation_penalty must be a finite number, got {self.wrong_accusation_penalty!r}"
             )
         check_pool_sampling(self)
         if self.compile and cpp_compiler() is None:
@@ -267,7 +277,9 @@ def train(
     checkpoint = None
     if args.resume:
         args, checkpoint_path, checkpoint = resume_run(args, resume_overrides)
-        run_dir = checkpoint_path.parent.parent
+        run_dir = run_folder(checkpoint_path)
+        for moved in set_aside_later(run_dir, checkpoint["update"]):
+            print(f"resume: {moved.name} (after the update resumed from) set aside in {moved.parent}")
     else:
         run_name = f"{ENV_ID}__{args.exp_name}__{args.seed}__{int(time.time())}"
         run_dir = Path(args.runs_dir) / run_name

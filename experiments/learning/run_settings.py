@@ -102,6 +102,11 @@ class PPOSettings(RunSettings):
                 "> 0 (a negative one flips the gradient)",
             ),
             "eval_games": (self.eval_games, self.eval_games >= 1, ">= 1"),
+            "knowledge_shaping": (
+                self.knowledge_shaping,
+                -math.inf < self.knowledge_shaping < math.inf,
+                "a finite number",
+            ),
         }
         for name, (value, inside, accepted) in ranges.items():
             if not inside:

@@ -165,6 +165,8 @@ def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
 def test_bad_settings_are_refused_by_name():
     with pytest.raises(ValueError, match="games must be >= 1"):
         train_config(config_name="imitate", games=0).validate()
+    with pytest.raises(ValueError, match=r"games must be a multiple of batch .* got games=15 and batch=10"):
+        train_config(config_name="imitate", games=15, batch=10).validate()  # it played and fitted 20
     with pytest.raises(ValueError, match=r"targets must be one of \('action', 'visits'\), got 'visit'"):
         train_config(config_name="imitate", targets="visit").validate()
     with pytest.raises(ValueError, match=r"targets=visits needs a searching teacher .*got teacher 'belief'"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -391,13 +392,18 @@ def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tm
         plot_training.main([str(run_dir), str(run_dir), "--labels", "a", "--png", str(tmp_path / "x.png")])
 
     # Resume a copy from update 2: the update counter goes on, and the run ends where the first one did.
+    # The checkpoints of updates 3 and 4 are set aside, kept but no longer the run's latest (the new ones
+    # were pruned before them, and resume=<run folder> took them after a stop).
     copy = tmp_path / "copy"
     shutil.copytree(run_dir, copy)
-    for later in ("update_000003.pt", "update_000004.pt"):
-        (copy / "checkpoints" / later).unlink()
     (copy / "model.pt").unlink()
     result = run_training(f"resume={copy / 'checkpoints' / 'update_000002.pt'}", "progress=false")
-    assert str(copy) in result.stdout
+    assert (
+        str(copy) in result.stdout
+        and "update_000004.pt (after the update resumed from) set aside" in result.stdout
+    )
+    aside = sorted(p.name for p in (copy / "checkpoints").glob("superseded_*/update_*.pt"))
+    assert aside == ["update_000003.pt", "update_000004.pt"]
     assert sorted(p.name for p in (copy / "checkpoints").glob("update_*.pt"))[-1] == "update_000004.pt"
     resumed = torch.load(copy / "checkpoints" / "update_000004.pt", weights_only=True)
     original = torch.load(run_dir / "checkpoints" / "update_000004.pt", weights_only=True)
@@ -409,6 +415,21 @@ def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tm
     assert find_checkpoint(copy) == copy / "checkpoints" / "update_000004.pt"  # resume=<run folder>
 
 
+def test_a_checkpoint_file_outside_a_run_folder_is_refused(tmp_path):
+    """Its run's events, model and checkpoints went to the folder above it, without a config.yaml."""
+    from experiments.learning.checkpoints import run_folder
+
+    loose = tmp_path / "saved" / "best" / "update_000002.pt"
+    loose.parent.mkdir(parents=True)
+    loose.write_bytes(b"")
+    with pytest.raises(ValueError, match=r"not in a run folder's checkpoints/"):
+        run_folder(loose)
+    (tmp_path / "run" / "checkpoints").mkdir(parents=True)
+    kept = tmp_path / "run" / "checkpoints" / "update_000002.pt"
+    kept.write_bytes(b"")
+    assert run_folder(kept) == tmp_path / "run" and run_folder(tmp_path / "run") == tmp_path / "run"
+
+
 def test_training_config_errors_name_the_field():
     from experiments.learning.ppo_training import train_config
 
@@ -418,3 +439,14 @@ def test_training_config_errors_name_the_field():
         train_config(num_envs=0).validate()
     with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\), got 'half'"):
         train_config(precision="half").validate()
+    # not finite: they failed later, under other names (numpy's "Probabilities contain NaN", a diverged update)
+    for name, said in (
+        ("snapshot_weight", "snapshot_weight a finite number >= 0"),
+        ("knowledge_shaping", "knowledge_shaping must be a finite number, got nan"),
+        ("wrong_accusation_penalty", "wrong_accusation_penalty must be a finite number, got nan"),
+    ):
+        with pytest.raises(ValueError, match=said):
+            train_config(**{name: float("nan")}).validate()
+    kinds = train_config().opponents
+    with pytest.raises(ValueError, match="need a finite weight >= 0"):
+        train_config(opponents=[dataclasses.replace(kinds[0], weight=float("inf")), *kinds[1:]]).validate()
