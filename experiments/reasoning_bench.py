@@ -199,8 +199,10 @@ def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
         [label.replace("_", "\n") for label in LABELS],
         "recall by the weakest reasoning that finds a fact",
     )
+    axes[0].set_ylim(0, 1.05)  # (F1 and recall are in [0, 1]; a solver with none is drawn at 0, not centred)
     axes[2].set_ylim(0, 1.05)
-    fig.suptitle(f"{solver}: {overall['tasks']} tasks, 95% bootstrap intervals", fontsize=11)
+    units = f"of {overall['games']} games, 95% bootstrap intervals over games" if "games" in overall else ""
+    fig.suptitle(f"{solver}: {overall['tasks']} tasks {units or ', 95% bootstrap intervals'}", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -393,8 +395,8 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
         + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else "")
     )
-    _plot_tiers(summary, cfg.solver, out / "tiers.png")
-    _plot_calibration(summary, cfg.solver, out / "calibration.png")
+    _plot_tiers(summary, _solver_label(cfg), out / "tiers.png")
+    _plot_calibration(summary, _solver_label(cfg), out / "calibration.png")
     board = Path(cfg.leaderboard)
     board.parent.mkdir(parents=True, exist_ok=True)
     line = {
