@@ -169,9 +169,12 @@ def format_table(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _bars(ax: Any, values: list[dict[str, float]], names: list[str], title: str) -> None:
+def _bars(ax: Any, values: list[dict[str, float]], names: list[str], title: str, games: list[int]) -> None:
+    """Bars of ``values`` with their intervals, but none for a group of fewer than
+    ``MIN_GAMES_FOR_INTERVAL`` games (``games``: each bar's), as in the table."""
     mid = np.array([v["value"] for v in values])
     err = np.array([[v["value"] - v["low"] for v in values], [v["high"] - v["value"] for v in values]])
+    err[:, np.asarray(games) < MIN_GAMES_FOR_INTERVAL] = np.nan
     shown = np.isfinite(mid)
     x = np.arange(len(values))
     ax.bar(x[shown], mid[shown], yerr=err[:, shown], capsize=4, color="tab:blue")
@@ -186,18 +189,21 @@ def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
     overall = summary["overall"]
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     names = [f"{t}\n(n={summary['tiers'][t]['tasks']})" for t in tiers]
-    _bars(axes[0], [summary["tiers"][t]["f1"] for t in tiers], names, "F1 on certain facts, by tier")
+    games = [summary["tiers"][t].get("games", summary["tiers"][t]["tasks"]) for t in tiers]
+    _bars(axes[0], [summary["tiers"][t]["f1"] for t in tiers], names, "F1 on certain facts, by tier", games)
     _bars(
         axes[1],
         [summary["tiers"][t]["excess_log_loss"] for t in tiers],
         names,
         "excess log-loss by tier (nats/card; 0 = exact)",
+        games,
     )
     _bars(
         axes[2],
         [overall[f"recall_{label}"] for label in LABELS],
         [label.replace("_", "\n") for label in LABELS],
         "recall by the weakest reasoning that finds a fact",
+        [overall.get("games", overall["tasks"])] * len(LABELS),
     )
     axes[0].set_ylim(0, 1.05)  # (F1 and recall are in [0, 1]; a solver with none is drawn at 0, not centred)
     axes[2].set_ylim(0, 1.05)
