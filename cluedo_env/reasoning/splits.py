@@ -151,6 +151,7 @@ _V2_AGENT_OPTIONS = {
         "hazard_unrefuted": 0.1,
         "suggest_first": False,
         "ignore_naive": False,
+        "racer_prior": 1.0,
     }
 }
 
