@@ -114,6 +114,27 @@ VERBS = {
 # "t" is what is left of "n't" once the apostrophe is gone.
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
 NEGATION_REACH = 3  # words before a verb that can negate it (in its sentence)
+# A part before a ";" asks with the question that ends after it only if it is put as one itself: "Should I
+# accuse ...; or wait?", not "I accuse ...; who else could it be?"
+ASKING_AUXILIARIES = frozenset(
+    {
+        "should",
+        "shall",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "do",
+        "does",
+        "is",
+        "are",
+        "am",
+        "will",
+        "would",
+    }
+)
+ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 # "Final answer:" with its separator (":", "-", "=", markup around it); prose such as "my final answer depends"
@@ -356,14 +377,22 @@ def _find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[s
 
 def _sentences(text: str) -> list[tuple[str, str, bool]]:
     """``(sentence, its end, whether it asks)`` of each sentence of ``text`` (the end: its punctuation, ""
-    for the last one). A ";" ends a sentence (a negation does not reach past it) but not a question:
-    "Should I accuse Plum with the Rope in the Hall; or wait?" asks in both its parts."""
+    for the last one). A ";" ends a sentence (a negation does not reach past it); the part before it asks
+    with the question after it when it is put as a question too: "Should I accuse Plum with the Rope in
+    the Hall; or wait?" asks in both its parts, "I accuse Plum with the Rope in the Hall; who else could
+    it be?" only in its second."""
     parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
     pairs = list(zip(parts[::2], [*parts[1::2], ""], strict=True))
     asks, question = [], False
-    for _, end in reversed(pairs):  # a part asks if the first end after it other than ";" is a "?"
+    for sentence, end in reversed(pairs):
         if set(end) & set(".!?"):
             question = "?" in end
+        else:  # ";" or the last part: asks with what follows only if put as a question
+            words = normalise(sentence)
+            question &= bool(words) and (
+                words[0] == "or"
+                or (words[0] in ASKING_AUXILIARIES and words[1:2] and words[1] in ASKING_SUBJECTS)
+            )
         asks.append(question)
     return [(sentence, end, ask) for (sentence, end), ask in zip(pairs, reversed(asks), strict=True)]
 
@@ -375,10 +404,20 @@ def _without_accusation_questions(config: GameConfig, text: str) -> str:
     accuse, so why not suggest Mustard with the Rope?"); ``_verbs`` reads no accusation in it."""
     kept = []
     for sentence, end, asks in _sentences(text):
-        verbs = {VERBS.get(w) for w in _find_cards(config, normalise(sentence))[1]} - {None}
-        if not asks or verbs != {"accuse"}:
+        words = _find_cards(config, normalise(sentence))[1]
+        verbs = {VERBS.get(w) for w in words} - {None}
+        declined = any(VERBS.get(w) == "accuse" and _negated(words, i) for i, w in enumerate(words))
+        if not asks or verbs != {"accuse"} or declined:  # "..., I won't accuse, or should I?" declines
             kept.append(sentence + end)
     return " ".join(kept)
+
+
+def _negated(words: list[str], i: int) -> bool:
+    """Whether a negation in the ``NEGATION_REACH`` words before ``words[i]`` negates it ("why not" does not)."""
+    before = words[max(0, i - NEGATION_REACH) : i]
+    return any(
+        w in NEGATIONS and not (w == "not" and j and before[j - 1] == "why") for j, w in enumerate(before)
+    )
 
 
 def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
@@ -393,13 +432,9 @@ def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
         words = _find_cards(config, normalise(sentence))[1]
         for i, word in enumerate(words):
             verb = VERBS.get(word)
-            if verb is None or (verb == "accuse" and asks):
+            negated = verb is not None and _negated(words, i)
+            if verb is None or (verb == "accuse" and asks and not negated):  # declining counts, asked or not
                 continue
-            before = words[max(0, i - NEGATION_REACH) : i]
-            negated = any(
-                w in NEGATIONS and not (w == "not" and j and before[j - 1] == "why")
-                for j, w in enumerate(before)
-            )
             if word == "accusation" and not negated:
                 continue  # the noun alone asks for none: "I'll hold off on the accusation" ("no accusation" declines)
             mentions.setdefault(verb, []).append(not (negated and verb in ("suggest", "accuse")))

@@ -171,6 +171,13 @@ PARAPHRASES = [
     (ACCUSE, "accuse plum with the rope in the hall", LAY.encode("accuse", PLUM, ROPE, HALL)),
     (ACCUSE, "I accuse Professor Plum, with the Rope, in the Hall.", LAY.encode("accuse", PLUM, ROPE, HALL)),
     (ACCUSE, "Final answer: `accuse Plum with the Rope in the Hall`", LAY.encode("accuse", PLUM, ROPE, HALL)),
+    # a statement before "; ...?" is no question ("Should I accuse ...; or wait?" is)
+    (
+        ACCUSE,
+        "I accuse Plum with the Rope in the Hall; who else could it be?",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (ACCUSE, "I won't accuse yet; why risk it?", LAY.encode("end_turn")),
     (ACCUSE, "end my turn", LAY.encode("end_turn")),
     (ACCUSE, "End turn without accusing.", LAY.encode("end_turn")),
     (ACCUSE, "I won't accuse yet", LAY.encode("end_turn")),
@@ -259,6 +266,12 @@ BAD_REPLIES = [
         "Should I accuse Plum with the Rope in the Hall; or wait?",
         "is not a command",
     ),  # ";" in a question
+    # declining in a question still declines (a wrong accusation puts the player out)
+    (
+        ACCUSE,
+        "Accuse Plum with the Rope in the Hall. Actually, I won't accuse, or should I?",
+        "asks for and declines",
+    ),
     (
         ACCUSE,
         "My final answer depends on one thing: should I accuse Plum with the Rope in the Hall now\nor wait?",
