@@ -329,7 +329,11 @@ class BeliefAgent(GameByGameAgent):
         for g, player in zip(game.tolist(), events[game, row, ev.PLAYER].tolist(), strict=True):
             with np.errstate(divide="ignore"):
                 self.quiet[g, player] += np.log1p(-self.hazard_at_turn[g, player])
-            self.hazard_at_turn[g, player] = self._hazards(g, np.array([player]), 1)[0, 0]
+            if self.risk_model == "sat_hazard":  # by the turns taken before this one (counted above)
+                now = hazard(self.config.num_players, self.turns_taken[g, player] - 1)
+            else:
+                now = self._hazards(g, np.array([player]), 1)[0, 0]
+            self.hazard_at_turn[g, player] = now
 
     def _note_answer(self, game: int, record: Suggestion) -> None:
         """A suggestion answered (before it joins the game's records): its suggester is naive if it had

@@ -214,6 +214,17 @@ def test_quiet_turns_are_counted_from_the_events() -> None:
     assert quiet >= 3  # opponents answered, then quiet for a turn at least
 
 
+def test_with_the_sat_hazard_a_quiet_turn_counts_the_hazard_of_that_turn():
+    """The n-th turn (from 0) of a player has the SAT table's hazard n: each turn begun after the first
+    adds ``log(1 - hazard(n))`` of the turn before."""
+    agent = BeliefAgent(seed=0, risk_model="sat_hazard", racer_prior=0.5)
+    opponents = [make_agent("random", seed=k, accuse="never") for k in range(1, 4)]
+    play_batch(CLASSIC.replace(max_turns=60), [agent, *opponents], np.array([0]))
+    turns = agent.turns_taken[0]
+    expected = [sum(np.log1p(-hazard(4, np.array(n))) for n in range(t - 1)) for t in turns.tolist()]
+    assert turns[1:].min() >= 3 and agent.quiet[0].tolist() == pytest.approx(expected)
+
+
 def test_the_naive_flags_and_quiet_turns_are_saved_and_a_state_saved_before_them_still_loads() -> None:
     options = {"ignore_naive": True, "racer_prior": 0.5}
     agent = BeliefAgent(seed=0, **options)
