@@ -278,8 +278,6 @@ def train(
     if args.resume:
         args, checkpoint_path, checkpoint = resume_run(args, resume_overrides)
         run_dir = run_folder(checkpoint_path)
-        for moved in set_aside_later(run_dir, checkpoint["update"]):
-            print(f"resume: {moved.name} (after the update resumed from) set aside in {moved.parent}")
     else:
         run_name = f"{ENV_ID}__{args.exp_name}__{args.seed}__{int(time.time())}"
         run_dir = Path(args.runs_dir) / run_name
@@ -332,6 +330,9 @@ def train(
         start_update, global_step, elapsed_before = restore_run(
             checkpoint, checkpoint_path, network, optimizer, generator, pool, envs
         )
+        # restored (a refused resume moves nothing): the later checkpoints are no longer the run's latest
+        for moved in set_aside_later(run_dir, checkpoint["update"]):
+            print(f"resume: {moved.name} (after the update resumed from) set aside in {moved.parent}")
 
     writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if checkpoint else None)
     if checkpoint is None:

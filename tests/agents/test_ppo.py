@@ -397,6 +397,13 @@ def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tm
     copy = tmp_path / "copy"
     shutil.copytree(run_dir, copy)
     (copy / "model.pt").unlink()
+    refused = subprocess.run(  # a resume refused after reading its checkpoint moves nothing
+        [sys.executable, "-m", "experiments.train_ppo", f"resume={copy / 'checkpoints' / 'update_000002.pt'}",
+         "keep_checkpoints=0", "progress=false"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "keep_checkpoints must be >= 1" in refused.stderr
+    assert not list((copy / "checkpoints").glob("superseded_*"))
     result = run_training(f"resume={copy / 'checkpoints' / 'update_000002.pt'}", "progress=false")
     assert (
         str(copy) in result.stdout
