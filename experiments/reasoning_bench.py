@@ -26,6 +26,7 @@ import datetime
 import hashlib
 import json
 import math
+import numbers
 import re
 import sys
 import time
@@ -122,7 +123,7 @@ class ReasoningBenchConfig:
         ):
             raise ConfigError(f"limit must be a positive integer or null, got {self.limit!r}")
         for name, value, least in (("resamples", self.resamples, 1), ("seed", self.seed, 0)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
 
 
@@ -252,8 +253,15 @@ def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dic
 
 
 def _solver_label(cfg: ReasoningBenchConfig) -> str:
-    """The run's folder name: the solver, and for ``llm`` its model (two models' reports apart)."""
+    """The run's label: the solver, and for ``llm`` its model (two models' reports apart)."""
     return f"llm-{cfg.llm.get('model')}" if cfg.solver == "llm" and cfg.llm.get("model") else cfg.solver
+
+
+def _folder_name(label: str) -> str:
+    """``label`` as a folder name; where characters had to be replaced, with a short hash of the label, so
+    that ``org/model:Q4`` and ``org_model_Q4`` keep their reports apart."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
+    return name if name == label else f"{name}-{hashlib.sha256(label.encode()).hexdigest()[:8]}"
 
 
 def _finite(value: Any) -> Any:
@@ -293,10 +301,23 @@ def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[s
             continue
         done[row["id"]] = row
     text = path.read_bytes()
-    if not text.endswith(b"\n"):  # the cut line goes, so that the next row starts a line of its own
+    if not text.endswith(b"\n"):  # the next row must start a line of its own
+        whole = _parses(lines[-1])
         with path.open("r+b") as file:
-            file.truncate(text.rfind(b"\n") + 1)
+            if whole:  # a last row written whole but for its newline: kept
+                file.seek(0, 2)
+                file.write(b"\n")
+            else:  # a row cut short: dropped (its task is scored again)
+                file.truncate(text.rfind(b"\n") + 1)
     return done
+
+
+def _parses(line: str) -> bool:
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:
@@ -339,7 +360,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
     if cfg.limit is not None:  # a sample of the split's mix of tiers, not its first tasks
         tasks = sample_tasks(tasks, cfg.limit, seed=cfg.seed)
-    out = Path(cfg.output_dir) / re.sub(r"[^A-Za-z0-9_.-]+", "_", _solver_label(cfg))
+    out = Path(cfg.output_dir) / _folder_name(_solver_label(cfg))
     out.mkdir(parents=True, exist_ok=True)
     settings = _run_settings(cfg, tasks)
     with lock_folder(out):  # one run at a time appends to its scores
@@ -401,8 +422,9 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
         + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else "")
     )
-    _plot_tiers(summary, _solver_label(cfg), out / "tiers.png")
-    _plot_calibration(summary, _solver_label(cfg), out / "calibration.png")
+    title = _solver_label(cfg).replace("$", r"\$")  # (matplotlib reads $...$ as mathematics)
+    _plot_tiers(summary, title, out / "tiers.png")
+    _plot_calibration(summary, title, out / "calibration.png")
     board = Path(cfg.leaderboard)
     board.parent.mkdir(parents=True, exist_ok=True)
     line = {

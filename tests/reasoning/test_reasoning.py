@@ -634,7 +634,7 @@ def test_the_runner_writes_report_plots_and_leaderboard(tmp_path, monkeypatch):
     )
     report = run(ReasoningBenchConfig(solver="agents.solvers:solve_uniform", progress=False, **common))
     assert report["tasks"] == 40 and report["summary"]["problems"]["tasks_with_problems"] == 0
-    folder = tmp_path / "out" / "agents.solvers_solve_uniform"
+    (folder,) = (tmp_path / "out").glob("agents.solvers_solve_uniform-*")  # ":" replaced: with a hash
     for name in ("report.json", "report.md", "tiers.png", "calibration.png"):
         assert (folder / name).stat().st_size > 0
     failed = run(ReasoningBenchConfig(solver="broken", progress=False, **common))
@@ -650,6 +650,10 @@ def test_the_runner_writes_report_plots_and_leaderboard(tmp_path, monkeypatch):
     assert json.loads((folder / "report.json").read_text(), parse_constant=strict)["limit"] == 40
     for line in (tmp_path / "board.jsonl").read_text().splitlines():
         json.loads(line, parse_constant=strict)
+    from experiments.reasoning_bench import _folder_name
+
+    assert len({_folder_name(n) for n in ("llm-org/model:Q4", "llm-org_model_Q4", "llm-org/model Q4")}) == 3
+    ReasoningBenchConfig(seed=np.int64(3), resamples=np.int64(5)).validate()  # numpy integers are integers
     for bad, message in (
         ({"limit": 0}, "limit"),
         ({"resamples": 0}, "resamples must be an integer >= 1, got 0"),
@@ -684,6 +688,10 @@ def test_a_stopped_run_goes_on_where_it_stopped(tmp_path, monkeypatch):
     resumed = run(cfg)
     assert len(seen) == 7 + 1 + 13 and not set(seen[:7]) & set(seen[8:])  # only the 13 not scored yet
     assert [json.loads(line)["id"] for line in scores.read_text().splitlines()[1:]] == seen[:7] + seen[8:]
+    scores.write_text(scores.read_text().rstrip("\n"))  # a last row whole but for its newline: kept
+    before = len(seen)
+    run(cfg)
+    assert len(seen) == before and len(scores.read_text().splitlines()) == 1 + 20
     whole = run(ReasoningBenchConfig(solver="beliefs", output_dir=str(tmp_path / "whole"), **common))
     same = json.dumps(whole["summary"])  # as text: a tier without facts of a kind has nan recall
     assert json.dumps(resumed["summary"]) == same and resumed["tasks"] == 20
@@ -766,9 +774,10 @@ def test_the_llm_solver_is_scored_through_the_runner(tmp_path, version):
     )
     # Each task: a reply without JSON, the error sent back, then an answer claiming the observer's hand.
     with ScriptedChatServer(script=("malformed", "answer")) as server:
-        options = {"base_url": server.url, "api_key_env": None, "backoff_s": 0.0, "model": "scripted/1"}
+        options = {"base_url": server.url, "api_key_env": None, "backoff_s": 0.0, "model": "scripted/$\\q$"}
         report = run(ReasoningBenchConfig(llm=options, **common))
-    assert report["model"] == "scripted/1"  # in the report, the leaderboard line and the folder's name
+    assert report["model"] == "scripted/$\\q$"  # in the report, the leaderboard line, the folder's name and
+    # the plots' titles (a "$" there was read as mathematics, and "\\q" is none: the plot raised)
     assert report["solver_counts"] | {"prompt_tokens": 0, "completion_tokens": 0} == {
         "tasks": 5,
         "replies": 10,
@@ -790,8 +799,8 @@ def test_the_llm_solver_is_scored_through_the_runner(tmp_path, version):
         assert first.startswith(tasks[0]["text"]) and "Your legal commands:" in first
     assert "Owners: player 0, player 1" in first and "envelope" in first
     assert "no JSON object" in server.log[1]["last_user"]  # the retry says why
-    folder = tmp_path / "out" / "llm-scripted_1"
-    assert json.loads((tmp_path / "board.jsonl").read_text().splitlines()[0])["model"] == "scripted/1"
+    (folder,) = (tmp_path / "out").glob("llm-scripted_q_-*")
+    assert json.loads((tmp_path / "board.jsonl").read_text().splitlines()[0])["model"] == "scripted/$\\q$"
     transcripts = [json.loads(line) for line in (folder / "transcripts.jsonl").read_text().splitlines()]
     assert [t["id"] for t in transcripts] == [t["id"] for t in tasks]
     assert all(t["answered"] and len(t["messages"]) == 4 for t in transcripts)
