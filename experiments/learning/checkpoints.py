@@ -11,6 +11,7 @@ disk, say) is skipped for the one before, with a warning. What a resume makes of
 
 from __future__ import annotations
 
+import tempfile
 import time
 import warnings
 from collections.abc import Mapping
@@ -200,14 +201,13 @@ def run_folder(resume: str | Path) -> Path:
 
 def set_aside_later(run_dir: Path, update: int) -> list[Path]:
     """Move the run's checkpoints of updates after ``update`` (those of a run resumed from an earlier
-    checkpoint, or unreadable ones skipped) into ``checkpoints/superseded_<time>/``: kept, but no
+    checkpoint, or unreadable ones skipped) into a new ``checkpoints/superseded_<time>_<...>/``: kept, but no
     longer the run's latest, which a later ``resume=<run folder>`` would take. The paths moved to."""
     folder = run_dir / "checkpoints"
     later = [p for p in sorted(folder.glob("update_*.pt")) if _update_of(p) > update]
     if not later:
         return []
-    aside = folder / f"superseded_{int(time.time())}"
-    aside.mkdir(exist_ok=True)
+    aside = Path(tempfile.mkdtemp(prefix=f"superseded_{int(time.time())}_", dir=folder))  # one per resume
     return [path.replace(aside / path.name) for path in later]
 
 
