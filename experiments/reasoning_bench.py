@@ -136,6 +136,11 @@ MIN_GAMES_FOR_INTERVAL = 10
 ERROR_CHARS = 500  # of a solver's error kept in its task's line of the scores file
 
 
+def _games(group: dict[str, Any]) -> int:
+    """The bootstrap's units of a summary group: its games (its tasks where the games are not known)."""
+    return group.get("games", group["tasks"])
+
+
 def _cell(metric: dict[str, float], games: int) -> str:
     if not np.isfinite(metric["value"]):
         return "n/a"
@@ -164,7 +169,7 @@ def format_table(summary: dict[str, Any]) -> str:
     for name, group in groups:
         lines.append(
             f"| {name} | {group['tasks']} | "
-            + " | ".join(_cell(group[c], group.get("games", group["tasks"])) for c in COLUMNS)
+            + " | ".join(_cell(group[c], _games(group)) for c in COLUMNS)
             + " |"
         )
     return "\n".join(lines)
@@ -190,7 +195,7 @@ def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
     overall = summary["overall"]
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     names = [f"{t}\n(n={summary['tiers'][t]['tasks']})" for t in tiers]
-    games = [summary["tiers"][t].get("games", summary["tiers"][t]["tasks"]) for t in tiers]
+    games = [_games(summary["tiers"][t]) for t in tiers]
     _bars(axes[0], [summary["tiers"][t]["f1"] for t in tiers], names, "F1 on certain facts, by tier", games)
     _bars(
         axes[1],
@@ -204,12 +209,12 @@ def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
         [overall[f"recall_{label}"] for label in LABELS],
         [label.replace("_", "\n") for label in LABELS],
         "recall by the weakest reasoning that finds a fact",
-        [overall.get("games", overall["tasks"])] * len(LABELS),
+        [_games(overall)] * len(LABELS),
     )
     axes[0].set_ylim(0, 1.05)  # (F1 and recall are in [0, 1]; a solver with none is drawn at 0, not centred)
     axes[2].set_ylim(0, 1.05)
-    units = f"of {overall['games']} games, 95% bootstrap intervals over games" if "games" in overall else ""
-    fig.suptitle(f"{solver}: {overall['tasks']} tasks {units or ', 95% bootstrap intervals'}", fontsize=11)
+    over = f" of {overall['games']} games, 95% bootstrap intervals over games" if "games" in overall else ""
+    fig.suptitle(f"{solver}: {overall['tasks']} tasks{over or ', 95% bootstrap intervals'}", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -279,7 +284,8 @@ def _finite(value: Any) -> Any:
 def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[str, dict[str, Any]]:
     """The per-task lines of an earlier run of the same settings, by task id (none if ``resume`` is
     off or there is no file); a file of other settings, or one that is not ours, stops the run."""
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    data = path.read_bytes() if path.exists() else b""
+    lines = data.decode("utf-8").splitlines()
     if not lines:  # no file, or one a stop emptied before its first line
         return {}
     try:
@@ -293,31 +299,22 @@ def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[s
         )
     if not resume:
         return {}
-    done = {}
+    done, cut = {}, False
     for line in lines[1:]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError:  # a line cut short when the run was stopped: scored again
+            cut = True
             continue
-        done[row["id"]] = row
-    text = path.read_bytes()
-    if not text.endswith(b"\n"):  # the next row must start a line of its own
-        whole = _parses(lines[-1])
+        done[row["id"]], cut = row, False
+    if not data.endswith(b"\n"):  # the next row must start a line of its own
         with path.open("r+b") as file:
-            if whole:  # a last row written whole but for its newline: kept
+            if cut:  # a last row cut short: dropped (its task is scored again)
+                file.truncate(data.rfind(b"\n") + 1)
+            else:  # a last row written whole but for its newline: kept
                 file.seek(0, 2)
                 file.write(b"\n")
-            else:  # a row cut short: dropped (its task is scored again)
-                file.truncate(text.rfind(b"\n") + 1)
     return done
-
-
-def _parses(line: str) -> bool:
-    try:
-        json.loads(line)
-    except json.JSONDecodeError:
-        return False
-    return True
 
 
 def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:

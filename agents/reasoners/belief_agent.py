@@ -315,25 +315,18 @@ class BeliefAgent(GameByGameAgent):
         # The opponents' progress, as far as the risk rule reads it: their turns, the answers they
         # received, their suggestions nobody refuted, and who is out.
         game, row = np.nonzero(kind == ev.TURN)
-        np.add.at(self.turns_taken, (game, events[game, row, ev.PLAYER]), 1)
+        player = events[game, row, ev.PLAYER]
+        if self.racer_prior < 1:  # a player beginning a turn took its last one without accusing rightly,
+            with np.errstate(divide="ignore"):  # at the hazard it had then; now the hazard of this one
+                self.quiet[game, player] += np.log1p(-self.hazard_at_turn[game, player])
+            self.hazard_at_turn[game, player] = self._hazards(game, player, 1)[:, 0]
+        np.add.at(self.turns_taken, (game, player), 1)
         game, row = np.nonzero(kind == ev.SHOW)
         np.add.at(self.answers, (game, events[game, row, ev.SUGGESTER]), 1)
         game, row = np.nonzero(kind == ev.NO_REFUTE)
         np.add.at(self.unrefuted, (game, events[game, row, ev.PLAYER]), 1)
         game, row = np.nonzero((kind == ev.ACCUSE) & (events[:, :, ev.CORRECT] == 0))
         self.out[game, events[game, row, ev.PLAYER]] = True
-        if self.racer_prior == 1:
-            return
-        # A player beginning a turn took its last one without accusing rightly, at the hazard it had then.
-        game, row = np.nonzero(kind == ev.TURN)
-        for g, player in zip(game.tolist(), events[game, row, ev.PLAYER].tolist(), strict=True):
-            with np.errstate(divide="ignore"):
-                self.quiet[g, player] += np.log1p(-self.hazard_at_turn[g, player])
-            if self.risk_model == "sat_hazard":  # by the turns taken before this one (counted above)
-                now = hazard(self.config.num_players, self.turns_taken[g, player] - 1)
-            else:
-                now = self._hazards(g, np.array([player]), 1)[0, 0]
-            self.hazard_at_turn[g, player] = now
 
     def _note_answer(self, game: int, record: Suggestion) -> None:
         """A suggestion answered (before it joins the game's records): its suggester is naive if it had
@@ -478,9 +471,9 @@ class BeliefAgent(GameByGameAgent):
         later[-1] = 1.0
         return float((survive * later).max())
 
-    def _hazards(self, game: int, players: np.ndarray, turns: int) -> np.ndarray:
+    def _hazards(self, game: int | np.ndarray, players: np.ndarray, turns: int) -> np.ndarray:
         """``[players, turns]``: each player's chance to accuse rightly on each of its next ``turns`` turns,
-        by ``risk_model``."""
+        by ``risk_model`` (``game``: one, or each player's)."""
         if self.risk_model == "sat_hazard":
             ahead = self.turns_taken[game, players][:, None] + np.arange(turns)[None, :]
             return hazard(self.config.num_players, ahead)
