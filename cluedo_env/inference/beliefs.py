@@ -60,7 +60,7 @@ from cluedo_env import core
 from cluedo_env.inference.cards import Setup
 from cluedo_env.inference.constraints import ConstraintStore, apply_record, propagate
 from cluedo_env.inference.counting import CountingProblem, Masses, draw_index
-from cluedo_env.inference.from_events import RecordMaker, checked_private_view, setup_of
+from cluedo_env.inference.from_events import records_from_events
 from cluedo_env.inference.knowledge import HELD, NOT_HELD, UNKNOWN, Knowledge
 from cluedo_env.inference.names import CardNames, named_records
 from cluedo_env.inference.records import Record, RecordBook, check_record
@@ -318,13 +318,11 @@ def beliefs_from_events(
         model: ``"counting"`` or ``"weighted"``.
 
     Raises:
-        ValueError: for a player not of the game, or rows that are not events of this game
-            (``cluedo_env.inference.from_events.check_events``: naming the row and what is accepted).
+        ValueError: as ``deduce_from_events`` (a player not of the game, rows that are not events
+            of this game, out of order, or dealing the player more cards than its hand holds, each
+            naming the row), or when no deal fits the events.
     """
-    player, view = checked_private_view(config, player, events)
-    setup = setup_of(config)
-    maker = RecordMaker(setup, player)
-    records = maker.add_events(view)
+    setup, records = records_from_events(config, player, events)
     return beliefs(setup, player, records, model=model)
 
 

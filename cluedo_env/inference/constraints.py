@@ -69,20 +69,25 @@ def apply_record(store: ConstraintStore, setup: Setup, record: Record) -> None:
         for player in record.passed:
             allowed[cards, player] = False
         if record.shown_card is not None:
-            allowed[record.shown_card] = False
-            allowed[record.shown_card, record.shown_by] = True
+            _only_with(allowed, [record.shown_card], record.shown_by)
             store.shows.append(SeenShow(record.shown_by, record.shown_card, record.cards))
         elif record.shown_by is not None:
             store.clauses.add((record.shown_by, frozenset(cards)))
     elif isinstance(record, Accusation):
         if record.correct:
-            allowed[list(record.cards)] = False
-            allowed[list(record.cards), setup.envelope] = True
+            _only_with(allowed, list(record.cards), setup.envelope)
         else:
             store.wrong.add(tuple(sorted(record.cards)))
     else:  # Seen
-        allowed[record.card] = False
-        allowed[record.card, record.owner] = True
+        _only_with(allowed, [record.card], record.owner)
+
+
+def _only_with(allowed: np.ndarray, cards: list[int], owner: int) -> None:
+    """Rules out every owner of ``cards`` but ``owner``, keeping what was known: a card already ruled
+    out for ``owner`` is left with no owner, the contradiction ``propagate`` reports."""
+    keep = allowed[cards, owner].copy()
+    allowed[cards] = False
+    allowed[cards, owner] = keep
 
 
 def propagate(store: ConstraintStore, setup: Setup) -> bool:

@@ -32,6 +32,7 @@ __all__ = [
     "deduce_from_events",
     "plain_record",
     "record_from_plain",
+    "records_from_events",
     "setup_of",
 ]
 
@@ -279,6 +280,16 @@ def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray)
             (``check_events``), rows out of order (an answer with no suggestion) or
             dealing the player a card twice or more cards than its hand holds, each naming the row.
     """
+    setup, records = records_from_events(config, player, events)
+    return deduce(setup, player, records)
+
+
+def records_from_events(
+    config: core.GameConfig, player: int, events: np.ndarray
+) -> tuple[Setup, list[Record]]:
+    """The game's ``Setup`` and the records of ``player``'s view of its events, checked as
+    ``deduce_from_events`` says (its ``Raises``), with the passes of a suggestion still waiting for
+    its refuter; what ``deduce_from_events`` and ``beliefs.beliefs_from_events`` read."""
     player, view = checked_private_view(config, player, events)
     setup = setup_of(config)
     maker = RecordMaker(setup, player)
@@ -297,4 +308,4 @@ def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray)
     pending = maker.pending_record()
     if pending is not None:
         records.append(pending)
-    return deduce(setup, player, records)
+    return setup, records

@@ -189,6 +189,31 @@ def test_inconsistent_histories_are_an_error_and_leave_the_beliefs_unchanged() -
         beliefs(small, 0, [Seen(5, 2), *wrongs])
 
 
+@pytest.mark.parametrize(
+    "records",
+    [
+        # player 1 passes on card 0, then shows it
+        [Suggestion(0, (0, 2, 4), passed=(1,), shown_by=2, shown_card=2), Suggestion(0, (0, 3, 5), (), 1, 0)],
+        [Seen(0, -1), Seen(0, 1)],  # seen in the envelope, then with player 1
+        [Seen(0, 2), Accusation(1, (0, 2, 4), True)],  # a right accusation naming a card player 2 holds
+    ],
+    ids=["shown after a pass", "seen with two owners", "right accusation of a held card"],
+)
+@pytest.mark.parametrize("model", ["counting", "weighted"])
+def test_a_record_adds_to_what_is_known_of_its_card(records, model) -> None:
+    """A seen card, a seen show and a right accusation rule out the card's other owners; they do not
+    undo an earlier record that ruled out theirs (which answered as if the later record alone
+    held: P(card 0 with player 1) = 1 where no deal fits). ``deduce`` refuses the same records."""
+    small = Setup.dealt(Deck(2, 2, 2), 3)
+    with pytest.raises(ValueError, match="no deal is consistent"):
+        deduce(small, 0, records)
+    with pytest.raises(ValueError, match="no deal is consistent"):
+        beliefs(small, 0, records, model=model)
+    state = Beliefs(small, 0, records[:1], model=model)
+    with pytest.raises(ValueError, match="no deal is consistent"):
+        state.add(records[1])
+
+
 def test_a_record_that_says_nothing_new_keeps_the_posterior() -> None:
     state = Beliefs(GAME, 0, [MY_HAND])
     before = state.posterior()
@@ -207,6 +232,13 @@ def test_bad_input_is_rejected_with_the_reason() -> None:
         beliefs(GAME, 0, []).sample_deals(-1, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"hand_sizes must be ints .* got \[2.9, 2, 1\]"):
         Setup(Deck(3, 2, 3), 3, (2.9, 2, 1))  # not cut down to 2 without a word
+    # a bool is no count (True was a one-player game)
+    with pytest.raises(ValueError, match="num_players must be an int >= 1, got True"):
+        Setup(Deck(2, 2, 2), True, (3,))
+    with pytest.raises(ValueError, match="num_face_down must be an int >= 0, got True"):
+        Setup(Deck(2, 2, 2), 1, (2,), num_face_down=True)
+    with pytest.raises(ValueError, match="number of suspects must be an int >= 1, got True"):
+        Deck(True, 2, 2)
     with pytest.raises(ValueError, match="observer must be a player in"):
         beliefs(GAME, True, [])
 

@@ -76,3 +76,30 @@ def test_rows_that_are_not_an_event_array_are_refused(events, message):
 def test_an_observer_not_of_the_game_is_refused(game, player):
     with pytest.raises(ValueError, match=r"player must be an int in \[0, 3\)"):
         beliefs_from_events(CONFIG, player, game)
+
+
+def test_the_events_read_as_deduce_from_events_reads_them():
+    """A suggestion waiting for its refuter: the passes already made count, in the beliefs as in the
+    deductions; and a player dealt more cards than its hand holds is refused by both. (Before, the
+    beliefs dropped such passes, P(Rope with player 0) 1/3 where it is 0, and took the extra card.)"""
+    from cluedo_env.core import events as ev
+    from cluedo_env.core.editions import Edition
+    from cluedo_env.inference.from_events import deduce_from_events
+    from tests.scripted import act, room, written_game
+
+    small = Edition("small", ("Red", "Blue", "Green"), ("Rope", "Knife"), ("Hall", "Den", "Attic"), (0, 1))
+    config = core.GameConfig(edition=small, board="none", num_players=3, max_turns=12)
+    hands = [["Blue", "Den"], ["Red", "Hall"], ["Rope"]]
+    state = written_game(config, ("Green", "Knife", "Attic"), hands, first=2)
+    log = [(ev.DEAL, p, -1, -1, -1, -1, small.card_id(n)) for p, hand in enumerate(hands) for n in hand]
+    log += act(state, "enter", room(config, "Hall"))
+    log += act(state, "suggest", "Red", "Rope")  # player 0 passes; player 1 is to show the Red
+    assert state.phase[0] == core.Phase.REFUTE
+    rope = small.card_id("Rope")
+    for observer in range(3):
+        posterior = beliefs_from_events(config, observer, np.array(log))
+        assert posterior.probabilities()[rope, 0] == 0
+        assert posterior.knowledge() == deduce_from_events(config, observer, np.array(log))
+    extra = np.array([*log[:5], (ev.DEAL, 0, -1, -1, -1, -1, small.card_id("Attic"))])
+    with pytest.raises(ValueError, match=r"deals player 0 more cards than its hand holds \(2\)"):
+        beliefs_from_events(config, 0, extra)
