@@ -32,7 +32,10 @@ why and listing what is legal now. A negation ("don't", "not", "no", ...) reache
 words before a verb in its own sentence ("why not" is none). An accusation is made only where the
 reply asks for it with the verb, outside a question, and never declines it: not for a question
 ("Should I accuse ...?"), a mention of the noun ("I'll hold off on the accusation"), or a reply that
-both asks and declines; for the other verbs the last mention counts. Nothing is guessed: every canonical command
+both asks and declines; nor where a hedge before it in its sentence makes it a thought ("I could accuse ...",
+"If I were sure I would accuse ...", "It's too risky to accuse ...": ``HEDGES``). For the other verbs the
+last mention counts, and a verb only declined ("Don't roll", "Not the Ballroom") is refused, as nothing says
+what to do instead. Nothing is guessed: every canonical command
 of a legal action parses back to that action (tested for every phase, player
 count and edition).
 """
@@ -114,6 +117,15 @@ VERBS = {
 # "t" is what is left of "n't" once the apostrophe is gone.
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
 NEGATION_REACH = 3  # words before a verb that can negate it (in its sentence)
+# Words before "accuse" in its sentence that make it a thought, not a request ("I could accuse ...", "If I
+# were sure I would accuse ...", "too risky to accuse ...", "I refuse to accuse ..."): a hedged accusation
+# asks for nothing and declines nothing (a wrong accusation puts the player out).
+HEDGES = frozenset(
+    {
+        "could", "would", "might", "d", "if", "whether", "unless", "refuse", "avoid", "too", "risky",
+        "before", "until", "consider", "considering", "tempted", "tempting", "maybe", "perhaps",
+    }
+)  # fmt: skip
 # A part before a ";" asks with the question that ends after it only if it is put as one itself: "Should I
 # accuse ...; or wait?", not "I accuse ...; who else could it be?"
 ASKING_AUXILIARIES = frozenset(
@@ -357,22 +369,41 @@ def parse_command(
 
 def _find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[str]]:
     """The cards a reply names (longest names first, in order, without repeats) and its other words."""
-    names = _names(config)
     cards: list[int] = []
     rest: list[str] = []
+    for i, card in _read_cards(config, words):
+        if card is None:
+            rest.append(words[i])
+        elif card not in cards:
+            cards.append(card)
+    return cards, rest
+
+
+def _read_cards(config: GameConfig, words: list[str]) -> list[tuple[int, int | None]]:
+    """``(where, card)`` of each card name in ``words`` (the longest first), ``(where, None)`` of each other word."""
+    names = _names(config)
+    read: list[tuple[int, int | None]] = []
     i = 0
     while i < len(words):
         for length in range(min(names.longest, len(words) - i), 0, -1):
             card = names.aliases.get(tuple(words[i : i + length]))
             if card is not None:
-                if card not in cards:
-                    cards.append(card)
+                read.append((i, card))
                 i += length
                 break
         else:
-            rest.append(words[i])
+            read.append((i, None))
             i += 1
-    return cards, rest
+    return read
+
+
+def _negates_a_card(config: GameConfig, text: str) -> bool:
+    """Whether a negation reaches a card name in its sentence ("Not the Ballroom"; see ``_negated``)."""
+    for sentence, _, _ in _sentences(text):
+        words = normalise(sentence)
+        if any(card is not None and _negated(words, i) for i, card in _read_cards(config, words)):
+            return True
+    return False
 
 
 def _sentences(text: str) -> list[tuple[str, str, bool]]:
@@ -423,7 +454,7 @@ def _negated(words: list[str], i: int) -> bool:
 def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
     """The verbs a reply asks for, and those it declines (a negation in the words before the verb, in
     the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation). An
-    accusation in a question is neither. A verb both asked and declined is what its last mention says
+    accusation in a question or after a hedge (``HEDGES``) is neither. A verb both asked and declined is what its last mention says
     ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked and declined is
     both, and refused ("I won't accuse yet: a wrong accusation puts me out" names it again without
     asking: a wrong accusation puts the player out)."""
@@ -432,12 +463,14 @@ def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
         words = _find_cards(config, normalise(sentence))[1]
         for i, word in enumerate(words):
             verb = VERBS.get(word)
-            negated = verb is not None and _negated(words, i)
-            if verb is None or (verb == "accuse" and asks and not negated):  # declining counts, asked or not
+            if verb is None:
                 continue
+            negated = _negated(words, i)
+            if verb == "accuse" and not negated and (asks or HEDGES.intersection(words[:i])):
+                continue  # a question or a hedge asks for no accusation (declining counts, asked or not)
             if word == "accusation" and not negated:
                 continue  # the noun alone asks for none: "I'll hold off on the accusation" ("no accusation" declines)
-            mentions.setdefault(verb, []).append(not (negated and verb in ("suggest", "accuse")))
+            mentions.setdefault(verb, []).append(not negated)
     asked = {v for v, m in mentions.items() if (any(m) if v == "accuse" else m[-1])}
     declined = {v for v, m in mentions.items() if (not all(m) if v == "accuse" else not m[-1])}
     return asked, declined
@@ -455,7 +488,16 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     if "accuse" in verbs & declined:  # "I won't accuse yet: a wrong accusation puts me out"
         raise refuse("The reply both asks for and declines to accuse: give one command")
     if not verbs:  # only declined ones: "no suggestion", "I won't accuse" (with another verb: dropped)
-        verbs = {{"suggest": "no_suggestion", "accuse": "end_turn"}.get(verb, verb) for verb in declined}
+        if declined - {"suggest", "accuse"}:  # "Don't roll": nothing says what to do instead
+            said = ", ".join(sorted(v.replace("_", " ") for v in declined))
+            raise refuse(f"The reply only declines ({said}): give the command to play")
+        if "accuse" in declined and cards:
+            raise refuse(
+                "The reply declines to accuse but names cards: give one command, 'end turn' or an accusation"
+            )
+        verbs = {{"suggest": "no_suggestion", "accuse": "end_turn"}[verb] for verb in declined}
+    if not verbs and cards and _negates_a_card(config, text):  # "Not the Ballroom"
+        raise refuse("The reply names cards with a negation: give one command")
     if "stay" in verbs and "put" in words:
         verbs = (verbs - {"stay"}) | {"no_move"}
     if {"move", "walk"} & set(words) and not verbs:

@@ -238,8 +238,9 @@ def _completion(body: bytes) -> tuple[str, int, int, bool]:
     return text, *_token_counts({} if usage is None else usage), choice.get("finish_reason") == "length"
 
 
-def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float]]:
-    """The text, the token counts and the first token's ``top_logprobs`` of a ``/completions`` body.
+def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float], bool]:
+    """The text, the token counts, the first token's ``top_logprobs`` of a ``/completions`` body, and
+    whether the server cut the text at its token limit (``finish_reason`` ``"length"``).
 
     Raises:
         _BadReply: naming what is wrong with it.
@@ -259,7 +260,7 @@ def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float]]:
             if not _number(value) or not -math.inf <= value <= 0:
                 raise _BadReply(f"a top logprob is not a number <= 0: {value!r}")
             top[str(token)] = float(value)
-    return text, *counts, top
+    return text, *counts, top, choice.get("finish_reason") == "length"
 
 
 def plain_prompt(messages: list[dict[str, str]]) -> str:
@@ -438,12 +439,11 @@ class ChatClient:
             if status != 200:
                 raise ChatError(self._redact(f"{shown} answered HTTP {status}: {self._echo(answer)}"))
             try:
-                cut = False
                 if url == self._chat_url:
                     text, prompt_tokens, completion_tokens, cut = _completion(answer)
                     top: dict[str, float] = {}
                 else:
-                    text, prompt_tokens, completion_tokens, top = _text_completion(answer)
+                    text, prompt_tokens, completion_tokens, top, cut = _text_completion(answer)
                     if logprobs and not top:
                         raise _BadReply("no choices[0].logprobs.top_logprobs")
             except _BadReply as error:

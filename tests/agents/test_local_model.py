@@ -66,6 +66,7 @@ class CompletionsServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 prompt = body["prompt"]
+                kind = "valid"
                 if body.get("logprobs"):
                     text, logprobs = "A", {"top_logprobs": [server.top_logprobs]}
                 else:
@@ -73,9 +74,10 @@ class CompletionsServer:
                     kind = server.script[min(attempt, len(server.script) - 1)]
                     text, logprobs = " " + scripted_reply(kind, prompt), None
                 server.log.append({"path": self.path, "body": body, "text": text})
+                finish = "length" if kind == "cut" else "stop"  # cut at max_tokens
                 data = json.dumps(
                     {
-                        "choices": [{"text": text, "logprobs": logprobs, "finish_reason": "stop"}],
+                        "choices": [{"text": text, "logprobs": logprobs, "finish_reason": finish}],
                         "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 1},
                     }
                 ).encode()
@@ -135,6 +137,19 @@ def test_a_base_model_plays_whole_games_through_completions():
     assert first["stop"] == ["\n"] and first["max_tokens"] == 32 and "messages" not in first
     assert server.log[0]["path"] == "/v1/completions"
     assert first["prompt"].startswith("A game of Cluedo") and first["prompt"].endswith("above:\n-")
+
+
+def test_a_completion_cut_at_the_token_limit_is_asked_again_not_played():
+    """As through the chat API (``test_llm``): a completion the server cut at ``max_tokens``
+    (``finish_reason`` "length": "... I could accuse X with the Y in the Z, but") is an invalid
+    reply, not the command it was weighing (it was played: the completions path never read it)."""
+    with CompletionsServer(["cut", "valid"]) as server:
+        agent, _ = play(server.url, seeds=(0,), concurrency=1)
+    t = totals(agent)
+    assert t["decisions"] > 0 and t["replies"] == 2 * t["decisions"] == len(server.log)
+    assert t["invalid_replies"] == t["decisions"] and t["fallbacks"] == 0
+    retries = [e["body"]["prompt"] for e in server.log if "could not be played" in e["body"]["prompt"]]
+    assert len(retries) == t["decisions"] and all("cut off at the token limit" in p for p in retries)
 
 
 def test_the_forfeit_rule_stops_asking_and_accuses_wrongly():

@@ -250,16 +250,30 @@ BAD_REPLIES = [
     # an accusation asked and declined is refused, whatever comes last (a wrong one puts the player out)
     (
         ACCUSE,
-        "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
+        "Accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
         "asks for and declines",
     ),
     (
         ACCUSE,
         "I won't accuse Plum with the Rope in the Hall now: a wrong accusation puts me out.",
-        "'end_turn' takes no card",
+        "declines to accuse but names cards",
     ),
     (ACCUSE, "It is Plum with the Rope in the Hall. I'll hold off on the accusation.", "is not a command"),
-    (ACCUSE, "Not accusing would waste a turn, so I accuse Plum with the Rope in the Hall.", "and declines"),
+    (ACCUSE, "Not accusing wastes a turn, so I accuse Plum with the Rope in the Hall.", "and declines"),
+    # a hedge makes an accusation a thought (a wrong one puts the player out)
+    (ACCUSE, "I could accuse Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "If I were sure I would accuse Plum with the Rope in the Hall, but I am not.", "is not a command"),
+    (ACCUSE, "It's too risky to accuse Plum with the Rope in the Hall yet.", "is not a command"),
+    (ACCUSE, "I refuse to accuse Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "I'll avoid accusing Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.", "declines to accuse but"),
+    # a verb only declined says nothing of what to do instead
+    (TURN, "Don't roll.", "only declines (roll)"),
+    (TURN, "I will not roll yet.", "only declines (roll)"),
+    (MOVE, "I don't want to enter the Hall.", "only declines (enter)"),
+    (MOVE, "Not the Hall.", "names cards with a negation"),
+    (REFUTE, "I won't show the Rope.", "only declines (show)"),
+    (REFUTE, "I'd rather not reveal the Kitchen.", "only declines (show)"),
     (ACCUSE, "**Should I accuse Plum with the Rope in the Hall?** Not yet.", "is not a command"),
     (
         ACCUSE,
