@@ -5,7 +5,7 @@
     python -m experiments.tournament lineup=vs_field output_dir=results/vs_field
     python -m experiments.tournament lineup=with_ppo lineup.agents.3.options.checkpoint=runs/<run>/model.pt
     python -m experiments.tournament --multirun game.num_players=3,4,5,6 lineup=baselines output_dir=results/sweep
-    python -m experiments.common.stats results/sweep/*/ --output results/sweep/pooled   # one report of the sweep
+    python -m experiments.common.stats results/sweep/*/ --output results/sweep_pooled   # one report of the sweep
 
 Configuration: ``configs/tournament.yaml`` (``experiments/common/settings.py`` has every
 field). Any value can be overridden on the command line; an unknown key or a bad
@@ -29,7 +29,11 @@ agents seeded from (run seed, line-up, rotation, first deal, agent index). A
 game's result therefore depends only on the config and its chunk, not on which
 process, backend or session played it: the local pool, Ray and a resumed run
 give identical games (``experiments.common.chunks``; the backends are
-``experiments.common.backends``).
+``experiments.common.backends``). The last chunk of a line-up is shorter where
+the deals do not fill ``batch_size``, and an agent draws its randomness for a
+whole chunk, so those deals play differently in a run with more deals: such
+runs share the config hash but not those games (``cluedo-stats`` refuses to
+pool them, and a folder does not grow past a short chunk).
 
 Results. Each game is appended to ``<output_dir>/games.jsonl`` as its chunk
 finishes (one JSON object per line, flushed and synced), so a killed run loses

@@ -36,14 +36,17 @@ class ProvisionalLeaderboard:
         self.pending: dict[int, list[dict]] = defaultdict(list)
         self.complete: list[dict] = []
         self.last_deal = -1
+        self.counted: set[tuple[str, int, int]] = set()  # (line-up, deal, rotation) of the games counted
 
     def add(self, records: Iterable[dict]) -> str | None:
         """Count finished games; the leaderboard line if they complete a block before the end."""
         completed = False
         for record in records:
-            block = self.block_of.get((record["lineup"], record["deal"], record["rotation"]))
-            if block is None:  # a game of another plan (resumed with fewer deals): not counted
-                continue
+            key = (record["lineup"], record["deal"], record["rotation"])
+            block = self.block_of.get(key)
+            if block is None or key in self.counted:  # another plan's game (resumed with fewer deals), or
+                continue  # a game recorded twice: counted once
+            self.counted.add(key)
             self.pending[block].append(record)
             self.left[block] -= 1
             if self.left[block] == 0:

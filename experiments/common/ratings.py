@@ -2,7 +2,7 @@
 
 The match model: each game is one match, each seat a team of one; the winner ranks first and
 everybody else ties second (no winner: all tie). Copies of one agent in a game share its rating and
-their updates are averaged. Games are rated in a fixed order (players, deal, rotation, line-up) so
+their updates are averaged. Games are rated in a fixed order (players, deal seed, deal, rotation, line-up, config) so
 that ratings do not depend on which process finished first. ``mu``, ``sigma`` (its uncertainty) and
 ``ordinal = mu - 3 sigma``.
 """

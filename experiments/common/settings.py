@@ -204,6 +204,9 @@ class TournamentConfig:
             raise ConfigError(
                 f"lineup.agents: labels must differ, {duplicates} repeated; set label: for each"
             )
+        repeated = sorted({label for label in self.lineup.field if self.lineup.field.count(label) > 1})
+        if repeated:
+            raise ConfigError(f"lineup.field names each entrant once, got {repeated} repeated")
         unknown = [label for label in self.lineup.field if label not in labels]
         if unknown:
             raise ConfigError(f"lineup.field must name entrants {labels}, got {unknown}")
@@ -250,9 +253,12 @@ def config_hash(settings: TournamentConfig) -> str:
     """Identity of the results: everything that decides a game's outcome, hashed (12 hex digits).
 
     ``games_per_lineup``, the backend, workers, output and display switches are left out:
-    they change how many games are played or where, never a game's result (more games into a
-    folder whose last block of deals is short of ``batch_size`` are refused:
-    ``experiments.common.tournament_run.refuse_regrown_block``).
+    they change how many games are played or where, never a game's result, but for one case:
+    where the deals of a line-up do not fill its last block of ``batch_size``, that short block's
+    games differ from those of a run with more deals (an agent draws its randomness for a whole
+    block). Such a folder takes no more games (``experiments.common.tournament_run.refuse_regrown_block``),
+    and ``cluedo-stats`` refuses to pool two runs that disagree on a game. (Hashing the short block
+    too would change every published run's hash.)
     """
     identity = {
         "version": RESULTS_VERSION,

@@ -17,7 +17,7 @@ What ``summarise`` reports, per player count (the fair share of a seat is ``1/N`
 - **OpenSkill ratings** (Plackett-Luce, ``experiments.common.ratings``): each game is one
   match, each seat a team of one; the winner ranks first and everybody else ties second (no
   winner: all tie). Copies of one agent in a game share its rating and their
-  updates are averaged. Games are rated in a fixed order (deal seed, deal, rotation,
+  updates are averaged. Games are rated in a fixed order (players, deal seed, deal, rotation,
   line-up, config) so that ratings do not depend on which process finished first, nor
   on the order in which pooled runs are given. The rows of a player count carry the ratings
   from its games only; ``ratings`` (and its plot) rates all the games together.
@@ -197,7 +197,7 @@ def summarise(records: Sequence[dict]) -> dict:
         by_players[players] = {
             "games": len(games),
             "lineups": len({r["lineup"] for r in games}),
-            "deals": len({r["deal"] for r in games}),
+            "deals": len({r["seed"] for r in games}),  # deal seeds: pooled runs of other seeds count apart
             "no_winner_share": no_winner / len(games),
             "truncated_share": sum(r["truncated"] for r in games) / len(games),
             "mean_turns": float(np.mean([r["turns"] for r in games])),

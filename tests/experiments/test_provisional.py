@@ -41,3 +41,11 @@ def test_games_found_at_a_resume_count_and_foreign_games_do_not():
     board = ProvisionalLeaderboard(CHUNKS)
     assert board.add(block(0)[:4] + [game(("sat", "random"), 9, 0, "sat")]) is None  # deal 9 is not planned
     assert board.add(block(0)[4:]).startswith("provisional, 8 of 16 games")
+
+
+def test_a_game_recorded_twice_counts_once():
+    """A resumed folder may hold a game twice (identical copies): half a block twice is half a block."""
+    board = ProvisionalLeaderboard(CHUNKS)
+    first = block(0)
+    assert board.add(first[:4] * 2) is None
+    assert board.add(first[4:]).startswith("provisional, 8 of 16 games")

@@ -41,6 +41,17 @@ def test_head_to_head_at_one_table_is_not_the_win_share():
     assert h2h["A", "D"] == 1.0
 
 
+def test_pooled_runs_of_two_seeds_count_their_deals_apart():
+    """Deal indices start at 0 in every run; the deals are told apart by their seeds (a pooled report
+    of seeds 0 and 1 said 10 deals for 20)."""
+    seed_0 = [game(("A", "B"), 0, deal=d) for d in range(10)]
+    seed_1 = [
+        game(("A", "B"), 1, deal=d) | {"seed": 1_000_000_000 + d, "config": "seed 1"} for d in range(10)
+    ]
+    assert summarise(seed_0 + seed_1)["by_players"][2]["deals"] == 20
+    assert summarise(seed_0)["by_players"][2]["deals"] == 10
+
+
 def test_agent_colours_do_not_depend_on_the_other_entrants():
     assert agent_colour("sat") == AGENT_COLOURS["sat"]
     assert agent_colour("my_agent") == agent_colour("my_agent") in OTHER_COLOURS

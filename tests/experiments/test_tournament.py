@@ -250,6 +250,7 @@ def test_unknown_key_is_rejected_when_composing():
         (['lineup.agents=[{name: random, label: "a+b"}, {name: sat}]'], r"without '\+', got \['a\+b'\]"),
         (["lineup.mode=swiss"], r"lineup.mode must be one of \['round_robin', 'one_vs_field'\], got 'swiss'"),
         (["lineup.mode=one_vs_field", "lineup.field=[minimax]"], r"lineup.field must name entrants"),
+        (["lineup.mode=one_vs_field", "lineup.field=[sat,sat]"], r"lineup.field names each entrant once"),
         (["backend=spark"], r"backend must be one of \['local', 'ray'\]"),
         (["games_per_lineup=0"], r"games_per_lineup must be an integer >= 1, got 0"),
     ],
