@@ -53,7 +53,8 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     parser.add_argument(
         "--agents",
         help=f"comma-separated agents, one per seat, from {sorted(AGENTS)} or 'package.module:Class' "
-        "(default: sat, then notepad and random in turn)",
+        "(default: sat, then notepad and random in turn; 'sb3' and 'rllib' need a trained model's path, "
+        "which a tournament line-up gives as options: {path: ...})",
     )
     parser.add_argument(
         "--players", type=int, help="players, 3 to 6 (default: one per --agents name, else 4; 2 with --duel)"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import re
 from dataclasses import asdict, dataclass
@@ -28,6 +29,7 @@ from omegaconf.errors import MissingMandatoryValue
 
 from agents.registry import AGENTS, make_agent
 from cluedo_env import core
+from cluedo_env.optional_modules import missing_extra_text
 from experiments.common.games_file import DEAL_SEED_STRIDE
 from experiments.common.value_checks import ConfigError, check_int
 
@@ -191,6 +193,13 @@ class TournamentConfig:
             )
         if self.backend not in BACKENDS:
             raise ConfigError(f"backend must be one of {list(BACKENDS)}, got {self.backend!r}")
+        # What the run needs after its games, said before any is played.
+        for needed, module, instead in (
+            (self.backend == "ray", "ray", "backend=local"),
+            (self.plots, "matplotlib", "plots=false"),
+        ):
+            if needed and importlib.util.find_spec(module) is None:
+                raise ConfigError(f"{missing_extra_text(module)}; or run with {instead}")
         if self.lineup.mode not in LINEUP_MODES:
             raise ConfigError(f"lineup.mode must be one of {list(LINEUP_MODES)}, got {self.lineup.mode!r}")
         labels = self.labels

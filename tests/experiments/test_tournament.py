@@ -260,6 +260,23 @@ def test_bad_values_are_named(overrides, message):
         settings(*overrides)
 
 
+@pytest.mark.parametrize(
+    ("overrides", "module", "instead"),
+    [(["backend=ray"], "ray", "backend=local"), (["plots=true"], "matplotlib", "plots=false")],
+)
+def test_a_missing_extra_the_run_needs_is_named_before_any_game(monkeypatch, overrides, module, instead):
+    """Ray's backend and the plots are imported after the games are played (or begin): without their
+    extra the run stopped on a bare ModuleNotFoundError, its folder and lock made."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a)
+    )
+    with pytest.raises(ConfigError, match=rf"No module named '{module}'.*\[dev\]\); or run with {instead}"):
+        settings(*overrides)
+
+
 def test_cli_reports_a_bad_value_before_playing(tmp_path):
     out = tmp_path / "run"
     done = subprocess.run(
