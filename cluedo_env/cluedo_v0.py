@@ -168,6 +168,7 @@ value; the classic preset's values are:
 | `max_turns`       | 500         | 1 to 32,767 (then the game is truncated)                         |
 | `movement`        | `"compact"` | `"squares"`: one action per reachable square                     |
 | `auto_refute`     | False       | True: a refuter holding one named card shows it without a step   |
+| `deal`            | `"keys"`    | `"uniform"`: a uniform shuffle (`"keys"`: as every published game; docs/RULES.md, Set-up) |
 
 and `observation_type` (`"player"` or `"seer"`), `reward_scheme` (above) and
 `render_mode` (`"ansi"`: the board as text, `"rgb_array"`: a picture,

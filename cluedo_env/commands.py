@@ -103,16 +103,9 @@ VERBS = {
     "done": "end_turn",
     "finish": "end_turn",
     # -ing forms, as in "end my turn without accusing"
-    "rolling": "roll",
-    "staying": "stay",
-    "entering": "enter",
-    "heading": "toward",
-    "suggesting": "suggest",
-    "showing": "show",
-    "accusing": "accuse",
-    "ending": "end_turn",
-    "passing": "pass",
-}
+    "rolling": "roll", "staying": "stay", "entering": "enter", "heading": "toward", "suggesting": "suggest",
+    "showing": "show", "accusing": "accuse", "ending": "end_turn", "passing": "pass",
+}  # fmt: skip
 # Words that negate a verb just after them ("no suggestion", "don't accuse", "without accusing"):
 # "t" is what is left of "n't" once the apostrophe is gone.
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
@@ -129,23 +122,9 @@ HEDGES = frozenset(
 # A part before a ";" asks with the question that ends after it only if it is put as one itself: "Should I
 # accuse ...; or wait?", not "I accuse ...; who else could it be?"
 ASKING_AUXILIARIES = frozenset(
-    {
-        "should",
-        "shall",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "do",
-        "does",
-        "is",
-        "are",
-        "am",
-        "will",
-        "would",
-    }
-)
+    {"should", "shall", "can", "could", "may", "might", "must", "do", "does", "is", "are", "am", "will",
+     "would"}
+)  # fmt: skip
 ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")

@@ -40,7 +40,7 @@ import numpy as np
 
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import ActionLayout
-from cluedo_env.core.config import GameConfig
+from cluedo_env.core.config import GameConfig, written_fields
 from cluedo_env.core.editions import Edition
 from cluedo_env.core.game import init
 from cluedo_env.core.rng import SEED_BOUND
@@ -193,8 +193,9 @@ def as_replay(record: Replay | GameRecorder) -> Replay:
 
 
 def config_to_json(config: GameConfig) -> dict:
-    """A header's ``config``: every ``GameConfig`` field, the edition by name or spelled out."""
-    values = {f.name: getattr(config, f.name) for f in fields(config) if f.init}
+    """A header's ``config``: every ``GameConfig`` field (those of ``LATER_FIELDS`` where they differ
+    from what files before them meant), the edition by name or spelled out."""
+    values = written_fields({f.name: getattr(config, f.name) for f in fields(config) if f.init})
     edition = config.edition
     if isinstance(edition, Edition):  # spelled out, so that the loaded config equals this one
         values["edition"] = {f.name: getattr(edition, f.name) for f in fields(edition)}

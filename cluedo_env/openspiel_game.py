@@ -7,7 +7,8 @@
 
 Parameters are ``GameConfig``'s fields: ``players`` (``num_players``), ``edition``, ``board``,
 ``dice``, ``stay_in_room``, ``accuse_anywhere``, ``start_player``, ``duel``, ``max_turns``,
-``movement`` and ``auto_refute``, validated by ``GameConfig`` (a bad value gets its message).
+``movement`` and ``auto_refute``, validated by ``GameConfig`` (a bad value gets its message). Not
+``deal``: the deal is chance nodes, each uniform over the cards left (``deal="uniform"``'s shuffle).
 
 The state (``openspiel_state.CluedoState``) is one game of the compiled core, its actions the
 core's action ids, with explicit chance nodes for the deal, the starting player and the dice.

@@ -31,6 +31,7 @@ FACE_DOWN_OWNER = -2
 DUEL_ROOMS = (0, 2, 6, 8)  # Kitchen, Conservatory, Lounge, Study
 START_ROLL_ROUNDS = 16
 TURN_DICE_COUNTER = 1024
+UNIFORM_DEAL_DRAWS = 384  # deal="uniform": card c's fresh key is draw 384 + c
 
 _BOARD_CACHE: dict[str, object] = {}
 
@@ -95,6 +96,8 @@ class ReferenceGame:
                     best = c
             self.envelope.append(best)
         rest = [c for c in range(C) if c not in self.envelope]
+        if config.deal == "uniform":  # dealt in the order of fresh keys: a uniform shuffle
+            keys = [self._draw(UNIFORM_DEAL_DRAWS + c) for c in range(C)]
         rest.sort(key=lambda c: (keys[c], c))
         self.owner = [None] * C
         for c in self.envelope:

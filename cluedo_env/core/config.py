@@ -9,11 +9,24 @@ import numpy as np
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
 from cluedo_env.core.presets import PRESETS
 
-__all__ = ["CORNER_ROOMS", "MAX_TURNS", "GameConfig", "check_choice"]
+__all__ = [
+    "CORNER_ROOMS",
+    "DEALS",
+    "LATER_FIELDS",
+    "MAX_TURNS",
+    "GameConfig",
+    "check_choice",
+    "written_fields",
+]
 
 BOARDS = ("classic", "none")
 START_PLAYERS = ("dice", "scarlet", "random")
 MOVEMENTS = ("compact", "squares")
+DEALS = ("keys", "uniform")
+# Fields added after configs were first written to files (game records, reasoning tasks, the hashes of
+# tournament runs), with the value every earlier file meant: a file writes such a field only where it
+# differs (``written_fields``), so that the files and hashes of everything played before stay the same.
+LATER_FIELDS = {"deal": "keys"}
 CLASSIC_BOARD_SUSPECTS = 6
 CLASSIC_BOARD_ROOMS = 9
 DUEL_FACE_DOWN_CARDS = 4
@@ -47,6 +60,13 @@ class GameConfig:
             head toward a room) or ``"squares"`` (every reachable square).
         auto_refute: Whether a refuter holding exactly one named card shows it
             without a decision step of its own.
+        deal: How the cards left after the envelope is filled are ordered for dealing:
+            ``"keys"`` (the default, kept so that every published game replays) deals them in
+            the order of the random keys that chose the envelope, whose largest key of each
+            category went there: the leftover suspects and weapons tend to come before the rooms,
+            so a seat's share of rooms depends slightly on where it sits (``docs/RULES.md``);
+            ``"uniform"`` deals them in the order of fresh keys, a uniform shuffle (the deal
+            exact beliefs assume).
     """
 
     edition: str | Edition = "classic"
@@ -60,6 +80,7 @@ class GameConfig:
     max_turns: int = 500
     movement: str = "compact"
     auto_refute: bool = False
+    deal: str = "keys"
     _edition: Edition = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -87,6 +108,7 @@ class GameConfig:
         check_choice("board", self.board, BOARDS)
         check_choice("start_player", self.start_player, START_PLAYERS)
         check_choice("movement", self.movement, MOVEMENTS)
+        check_choice("deal", self.deal, DEALS)
         check_choice("dice", self.dice, (1, 2))
         if self.duel:
             check_choice("num_players", self.num_players, (2,), " with duel=True")
@@ -165,3 +187,13 @@ def check_choice(name: str, value: object, allowed: tuple, extra: str = "") -> N
     """
     if (isinstance(value, bool) and not all(isinstance(a, bool) for a in allowed)) or value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}{extra}, got {value!r}")
+
+
+def written_fields(values: dict[str, object]) -> dict[str, object]:
+    """A config's fields by name, as files and hashes write them: less the ``LATER_FIELDS`` that hold
+    the value every file written before them meant."""
+    return {
+        name: value
+        for name, value in values.items()
+        if name not in LATER_FIELDS or LATER_FIELDS[name] != value
+    }

@@ -40,7 +40,7 @@ from cluedo_env.core.events import MOVE_BLOCKED, MOVE_CHOOSE_ROOM, MOVE_PASSAGE,
 from cluedo_env.core.layout import STATE_FIELDS
 from cluedo_env.core.movement import MAX_ROLL, MoveTables
 from cluedo_env.core.rng import SEED_BOUND
-from cluedo_env.core.rules import START_PLAYERS
+from cluedo_env.core.rules import DEALS, START_PLAYERS
 from cluedo_env.core.state import Phase, State, field_shapes, game_indices
 
 __all__ = ["CORNER_ROOMS", "Rules", "check_seeds", "init", "legal_action_mask", "reset", "rules_for", "step"]
@@ -108,6 +108,7 @@ class Rules:
             "compact": int(config.movement == "compact"),
             "start_player": START_PLAYERS.index(config.start_player),
             "num_face_down": config.num_face_down,
+            "deal": DEALS.index(config.deal),
             **{name: lay.offsets[name.lower()] for name in ("PASSAGE", "STAY", "NO_MOVE", "ENTER")},
             **{name: lay.offsets[name.lower()] for name in ("TOWARD", "SQUARE", "SHOW")},
             "actions_and_none": self.A + 1,

@@ -49,7 +49,7 @@ __all__ = [
 # (R + N + 1), and a location with a roll (locations * (MAX_ROLL + 1)).
 NUMBERS = (
     "S", "W", "R", "C", "P", "N", "A", "E", "num_doors", "classic", "dice", "max_turns", "duel",
-    "auto_refute", "stay_in_room", "accuse_anywhere", "compact", "start_player", "num_face_down",
+    "auto_refute", "stay_in_room", "accuse_anywhere", "compact", "start_player", "num_face_down", "deal",
     "PASSAGE", "STAY", "NO_MOVE", "ENTER", "TOWARD", "SQUARE", "SHOW",
     "actions_and_none", "suggestions", "accusations", "locations", "locations_and_off_board", "location_rolls",
 )  # fmt: skip

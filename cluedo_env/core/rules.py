@@ -21,11 +21,14 @@ from cluedo_env.core.movement import reach
 from cluedo_env.core.rng import GOLDEN, M1, M2
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase
 
-__all__ = ["START_PLAYERS", "deal", "draw", "legal", "play"]
+__all__ = ["DEALS", "START_PLAYERS", "deal", "draw", "legal", "play"]
 
-# Draw counters: the cards' shuffle keys use 0..C-1, the starting rolls the next ones, turn dice
-# count up from DICE_DRAWS.
+# Draw counters: the cards' keys use 0..C-1, the starting rolls the next ones (up to C + 191), the fresh
+# keys of deal="uniform" SHUFFLE_DRAWS..SHUFFLE_DRAWS + C - 1 (C <= 127), turn dice count up from DICE_DRAWS.
+SHUFFLE_DRAWS = 384
 DICE_DRAWS = 1024
+DEALS = ("keys", "uniform")  # GameConfig.deal, by its code here
+DEAL_KEYS, DEAL_UNIFORM = range(2)
 # (np.int64, not int: numba would compile _highest_rolls once for each literal int it is given)
 START_ROLLS = np.int64(2)  # rounds of starting rolls that nearly always settle who starts
 START_ROLL_ROUNDS = np.int64(16)  # rounds drawn when those leave a tie
@@ -82,7 +85,9 @@ def deal(g, t, i, seed):
     C, P = t.C, t.P
     key = _mix(np.uint64(seed) * GOLDEN + GOLDEN)
     # Every card gets a random key: in each category the largest goes into the envelope (the
-    # first of equal keys), the others are dealt in ascending order of their keys.
+    # first of equal keys), the others are dealt in ascending order of their keys ("keys"), or of
+    # fresh keys ("uniform": the envelope's keys leave the other keys of a category smaller, those
+    # of the small categories most, so "keys" deals suspects and weapons earlier than rooms).
     card_key = np.empty(C, dtype=np.uint64)
     for card in range(C):
         card_key[card] = draw(key, card)
@@ -93,6 +98,9 @@ def deal(g, t, i, seed):
             if card_key[card] > card_key[best]:
                 best = card
         g.envelope[i, category] = best
+    if t.deal == DEAL_UNIFORM:
+        for card in range(C):
+            card_key[card] = draw(key, SHUFFLE_DRAWS + card)
     for category in range(3):
         card_key[g.envelope[i, category]] = MAX_KEY  # last, never dealt
     order = _card_order(card_key)

@@ -29,6 +29,7 @@ from omegaconf.errors import MissingMandatoryValue
 
 from agents.registry import AGENTS, make_agent
 from cluedo_env import core
+from cluedo_env.core.config import written_fields
 from cluedo_env.optional_modules import missing_extra_text
 from experiments.common.games_file import DEAL_SEED_STRIDE
 from experiments.common.value_checks import ConfigError, check_int
@@ -271,7 +272,7 @@ def config_hash(settings: TournamentConfig) -> str:
     """
     identity = {
         "version": RESULTS_VERSION,
-        "game": asdict(settings.game),
+        "game": written_fields(asdict(settings.game)),
         "agents": [asdict(spec) for spec in settings.lineup.agents],
         "mode": settings.lineup.mode,
         "field": list(settings.lineup.field),

@@ -34,6 +34,8 @@ CONFIGS = [
     G(num_players=6, edition="classic_fr_2000", board="none", auto_refute=True, max_turns=60),
     G(num_players=4, max_turns=30, auto_refute=True, accuse_anywhere=False, start_player="scarlet"),
     G(num_players=5, edition="classic_fr_1999", board="none", movement="squares", dice=1, stay_in_room=False),
+    G(num_players=3, deal="uniform"),
+    G(num_players=2, duel=True, deal="uniform", start_player="random"),
 ]
 # Slow run: more configs (combinations), many more games.
 SLOW_CONFIGS = [
@@ -71,6 +73,7 @@ def config_id(config: core.GameConfig) -> str:
         "duel",
         "max_turns",
         "auto_refute",
+        "deal",
     ):
         value = getattr(config, name)
         if value != getattr(default, name):

@@ -262,11 +262,19 @@ BAD_REPLIES = [
     (ACCUSE, "Not accusing wastes a turn, so I accuse Plum with the Rope in the Hall.", "and declines"),
     # a hedge makes an accusation a thought (a wrong one puts the player out)
     (ACCUSE, "I could accuse Plum with the Rope in the Hall.", "is not a command"),
-    (ACCUSE, "If I were sure I would accuse Plum with the Rope in the Hall, but I am not.", "is not a command"),
+    (
+        ACCUSE,
+        "If I were sure I would accuse Plum with the Rope in the Hall, but I am not.",
+        "is not a command",
+    ),
     (ACCUSE, "It's too risky to accuse Plum with the Rope in the Hall yet.", "is not a command"),
     (ACCUSE, "I refuse to accuse Plum with the Rope in the Hall.", "is not a command"),
     (ACCUSE, "I'll avoid accusing Plum with the Rope in the Hall.", "is not a command"),
-    (ACCUSE, "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.", "declines to accuse but"),
+    (
+        ACCUSE,
+        "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
+        "declines to accuse but",
+    ),
     # a verb only declined says nothing of what to do instead
     (TURN, "Don't roll.", "only declines (roll)"),
     (TURN, "I will not roll yet.", "only declines (roll)"),
