@@ -57,3 +57,16 @@ def test_the_uniform_deal_gives_every_seat_its_share_of_rooms(config):
 def test_the_keys_deal_does_not_the_control(config):
     z = z_scores(config)  # deal="keys", the default
     assert config.deal == "keys" and np.abs(z).max() > 4, z
+
+
+def test_files_write_the_deal_only_where_it_is_not_the_default():
+    """Records, tasks and run hashes written before the field existed meant "keys": a default config
+    writes no ``deal`` (its files stay the same bytes), a uniform one does and reads back."""
+    from cluedo_env.game_record import config_from_json, config_to_json
+
+    assert "deal" not in config_to_json(core.GameConfig())
+    uniform = core.GameConfig(num_players=3, deal="uniform")
+    assert config_to_json(uniform)["deal"] == "uniform"
+    assert config_from_json(config_to_json(uniform)) == uniform
+    with pytest.raises(ValueError, match=r"deal must be one of \['keys', 'uniform'\], got 'shuffled'"):
+        core.GameConfig(deal="shuffled")
