@@ -24,6 +24,7 @@ import numpy as np
 
 from agents.ppo.features import learner_observation_size, learner_pieces
 from cluedo_env import core
+from cluedo_env.core.config import written_fields
 
 __all__ = [
     "ACTIVATION_NAMES",
@@ -85,8 +86,9 @@ def model_path(value: str | Path) -> Path:
 
 
 def game_config_to_dict(game: core.GameConfig) -> dict[str, Any]:
-    """The init fields of a game config as plain values (a registered edition by name)."""
-    values = {f.name: getattr(game, f.name) for f in fields(game) if f.init}
+    """The init fields of a game config as plain values (a registered edition by name; the
+    ``core.config.LATER_FIELDS`` only where they differ from what files before them meant)."""
+    values = written_fields({f.name: getattr(game, f.name) for f in fields(game) if f.init})
     if not isinstance(values["edition"], str):
         raise ValueError(f"only registered editions can be saved with a model, got {values['edition']!r}")
     return values
