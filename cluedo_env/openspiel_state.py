@@ -5,8 +5,9 @@ Chance is explicit, in three kinds of chance node (``Chance`` below):
 - **the deal**: one node per card placed, in the core's order: the envelope's suspect, weapon and
   room (each uniform in its category), then, of the cards left, the face-down ones (duel), then
   those dealt round the table from player 0, each drawn uniformly from the cards not yet placed.
-  This is the distribution the core deals from (``core/rules.py``: the largest random key of a
-  category goes into the envelope, the others are dealt in order of their keys).
+  This is the distribution the core deals from with ``deal="uniform"`` (``core/rules.py``: the
+  largest random key of a category goes into the envelope, the others are dealt in the order of
+  fresh keys); its default ``"keys"`` deals rooms slightly later (``docs/RULES.md``, Set-up).
 - **who starts** (unless ``start_player="scarlet"``): one node of ``P`` equally likely players.
   The core's ``"dice"`` rule (highest roll, ties rolled again) and ``"random"`` rule are uniform
   over the players up to a bias below 1e-15; the starting rolls appear in no event, so the

@@ -47,7 +47,7 @@ import hydra
 import numpy as np
 import torch
 from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING, OmegaConf
+from omegaconf import MISSING, DictConfig, OmegaConf
 from tqdm import tqdm
 
 from agents.arena import play_batch
@@ -57,6 +57,7 @@ from agents.ppo.network import ActorCritic
 from agents.ppo.warm_start import warm_start
 from agents.reasoners.ismcts import ISMCTSAgent
 from agents.registry import AGENTS, load_named, make_agent
+from cluedo_env.core.config import written_fields
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import refuse_unwritable
@@ -231,12 +232,19 @@ def _check_reuse(folder: Path, args: ImitateConfig) -> None:
     if not (folder / "config.yaml").is_file():
         return
     before, now = OmegaConf.load(folder / "config.yaml"), OmegaConf.structured(args)
-    changed = [key for key in RECORDING if OmegaConf.select(before, key) != OmegaConf.select(now, key)]
+    changed = [key for key in RECORDING if _recorded(before, key) != _recorded(now, key)]
     if changed:
         raise ValueError(
             f"{folder} holds decisions recorded with other {', '.join(changed)}; "
             "give this run another exp_name (or remove that folder)"
         )
+
+
+def _recorded(config: DictConfig, key: str) -> object:
+    """``key``'s value in a run's config; the game's as files write it (a folder recorded before a rule
+    field of ``core.config.LATER_FIELDS`` existed has it at the value meant then)."""
+    value = OmegaConf.select(config, key)
+    return written_fields(OmegaConf.to_container(value)) if key == "game" and value is not None else value
 
 
 def run(args: ImitateConfig) -> Path:

@@ -162,6 +162,27 @@ def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
     assert [path.stat().st_mtime_ns for path in batches] == stamps
 
 
+@pytest.mark.parametrize(("deal", "refused"), [(None, False), ("uniform", True)])
+def test_decisions_recorded_before_the_deal_field_are_reused_as_deal_keys(tmp_path, deal, refused):
+    """A run folder written before ``GameConfig.deal`` existed has no ``game.deal``: it was dealt as
+    "keys" is (the default), so its decisions are reused; a uniform one's are not."""
+    from omegaconf import OmegaConf
+
+    from experiments.imitate import _check_reuse
+
+    args = train_config(config_name="imitate", runs_dir=str(tmp_path))
+    before = OmegaConf.to_container(OmegaConf.structured(args))
+    del before["game"]["deal"]
+    if deal is not None:
+        before["game"]["deal"] = deal
+    (tmp_path / "config.yaml").write_text(OmegaConf.to_yaml(before))
+    if refused:
+        with pytest.raises(ValueError, match="other game"):
+            _check_reuse(tmp_path, args)
+    else:
+        _check_reuse(tmp_path, args)
+
+
 def test_bad_settings_are_refused_by_name():
     with pytest.raises(ValueError, match="games must be >= 1"):
         train_config(config_name="imitate", games=0).validate()

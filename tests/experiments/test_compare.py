@@ -132,3 +132,19 @@ def test_the_command_refuses_runs_played_under_other_rules(tmp_path, capsys):
     (tmp_path / "b" / "config.yaml").write_text("game:\n  num_players: 4\n  board: classic\nseed: 1\n")
     main([str(tmp_path / "a"), str(tmp_path / "b")])  # the same rules (another run seed is no rule)
     assert "6 pairs of games" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("deal", "refused"), [("keys", False), ("uniform", True)])
+def test_a_run_from_before_the_deal_field_compares_as_deal_keys(tmp_path, capsys, deal, refused):
+    """Runs recorded before ``GameConfig.deal`` existed write no ``deal``: they were dealt as "keys" is."""
+    a, b = runs()
+    for name, records, extra in (("a", a, ""), ("b", b, f"  deal: {deal}\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+        (tmp_path / name / "config.yaml").write_text(f"game:\n  num_players: 4\n{extra}seed: 0\n")
+    if refused:
+        with pytest.raises(SystemExit) as stop:
+            main([str(tmp_path / "a"), str(tmp_path / "b")])
+        assert stop.value.code == 2 and "game.deal: None in A, 'uniform' in B" in capsys.readouterr().err
+    else:
+        main([str(tmp_path / "a"), str(tmp_path / "b")])
