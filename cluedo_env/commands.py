@@ -29,11 +29,13 @@ first and ends with a line ``Final answer: <command>`` (only that line is
 read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
 names two suspects, or asks for an illegal one raises ``CommandError`` saying
 why and listing what is legal now. A negation ("don't", "not", "no", ...) reaches the three
-words before a verb in its own sentence ("why not" is none). An accusation is made only where the
+words before a verb in its own clause ("No, roll." rolls; "why not" is none), and any word before
+"accuse" in its clause ("I don't think I should accuse ..." declines). An accusation is made only where the
 reply asks for it with the verb, outside a question, and never declines it: not for a question
 ("Should I accuse ...?"), a mention of the noun ("I'll hold off on the accusation"), or a reply that
-both asks and declines; nor where a hedge before it in its sentence makes it a thought ("I could accuse ...",
-"If I were sure I would accuse ...", "It's too risky to accuse ...": ``HEDGES``). For the other verbs the
+both asks and declines; nor where a hedge before it in its clause, or a condition after it in its
+sentence, makes it a thought ("I could accuse ...", "It's too risky to accuse ...", "Accuse ..., if I
+were sure": ``reply_words.HEDGES``; "I'd like to accuse ..." asks). For the other verbs the
 last mention counts, and a verb only declined ("Don't roll", "Not the Ballroom") is refused, as nothing says
 what to do instead. Nothing is guessed: every canonical command
 of a legal action parses back to that action (tested for every phase, player
@@ -43,13 +45,12 @@ count and edition).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
+from cluedo_env import reply_words
 from cluedo_env.core.actions import ActionLayout
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
@@ -63,71 +64,6 @@ __all__ = [
     "parse_command",
 ]
 
-# Words that are dropped from replies and card names alike before matching.
-ARTICLES = frozenset(
-    {"the", "a", "an", "le", "la", "les", "l", "de", "du", "des", "der", "die", "das", "den"}
-)
-# Titles are not short names: "Mrs" or "Colonel" alone does not name a suspect.
-TITLES = frozenset(
-    {
-        "miss", "mrs", "mr", "ms", "colonel", "reverend", "professor", "dr", "doctor", "madame",
-        "mademoiselle", "monsieur", "professeur", "lady", "oberst", "von",
-        "kochin", "burgermeister", "anwaltin", "room", "salle",
-    }
-)  # fmt: skip
-# Verb words of the reply (after normalisation) and the action kinds they ask for.
-VERBS = {
-    "roll": "roll",
-    "rolls": "roll",
-    "dice": "roll",
-    "passage": "passage",
-    "stay": "stay",
-    "remain": "stay",
-    "enter": "enter",
-    "go": "enter",
-    "goes": "enter",
-    "head": "toward",
-    "toward": "toward",
-    "towards": "toward",
-    "approach": "toward",
-    "square": "square",
-    "suggest": "suggest",
-    "suggestion": "suggest",
-    "show": "show",
-    "reveal": "show",
-    "refute": "show",
-    "accuse": "accuse",
-    "accusation": "accuse",
-    "end": "end_turn",
-    "pass": "pass",
-    "done": "end_turn",
-    "finish": "end_turn",
-    # -ing forms, as in "end my turn without accusing"
-    "rolling": "roll", "staying": "stay", "entering": "enter", "heading": "toward", "suggesting": "suggest",
-    "showing": "show", "accusing": "accuse", "ending": "end_turn", "passing": "pass",
-}  # fmt: skip
-# Words that negate a verb just after them ("no suggestion", "don't accuse", "without accusing"):
-# "t" is what is left of "n't" once the apostrophe is gone.
-NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
-NEGATION_REACH = 3  # words before a verb that can negate it (in its sentence)
-# Words before "accuse" in its sentence that make it a thought, not a request ("I could accuse ...", "If I
-# were sure I would accuse ...", "too risky to accuse ...", "I refuse to accuse ..."): a hedged accusation
-# asks for nothing and declines nothing (a wrong accusation puts the player out).
-HEDGES = frozenset(
-    {
-        "could", "would", "might", "d", "if", "whether", "unless", "refuse", "avoid", "too", "risky",
-        "before", "until", "consider", "considering", "tempted", "tempting", "maybe", "perhaps",
-    }
-)  # fmt: skip
-# A part before a ";" asks with the question that ends after it only if it is put as one itself: "Should I
-# accuse ...; or wait?", not "I accuse ...; who else could it be?"
-ASKING_AUXILIARIES = frozenset(
-    {"should", "shall", "can", "could", "may", "might", "must", "do", "does", "is", "are", "am", "will",
-     "would"}
-)  # fmt: skip
-ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
-# Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
-SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 # "Final answer:" with its separator (":", "-", "=", markup around it); prose such as "my final answer depends"
 # or "before my final answer, ..." is no marker.
 FINAL_ANSWER = re.compile(r"final\s+answer\s*\**\s*[:\-=]+\**", re.IGNORECASE)
@@ -147,39 +83,6 @@ class CommandError(ValueError):
         super().__init__(f"{reason}. Legal commands now:\n{legal_text}")
         self.reason = reason
         self.reply = reply
-
-
-def normalise(text: str) -> list[str]:
-    """The words of ``text``: case-folded, accents and punctuation removed, articles dropped."""
-    text = text.replace("ß", "ss").replace("’", "'")
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
-    words = re.sub(r"[^a-z0-9]+", " ", text).split()
-    return [w for w in words if w not in ARTICLES]
-
-
-@dataclass(frozen=True)
-class _Names:
-    """The card names of an edition as word sequences: full names and unique short names."""
-
-    aliases: dict[tuple[str, ...], int]
-    longest: int
-
-
-@cache
-def _names(config: GameConfig) -> _Names:
-    cards = config.cards.cards
-    words = [normalise(name) for name in cards]
-    aliases: dict[tuple[str, ...], int] = {tuple(w): card for card, w in enumerate(words)}
-    counts: dict[str, int] = {}
-    for w in words:
-        for word in set(w):
-            counts[word] = counts.get(word, 0) + 1
-    for card, w in enumerate(words):
-        for word in w:
-            if counts[word] == 1 and word not in TITLES and not word.isdigit():
-                aliases.setdefault((word,), card)
-    return _Names(aliases, max(len(a) for a in aliases))
 
 
 def _card(config: GameConfig, card: int, article: bool = True) -> str:
@@ -229,7 +132,7 @@ def _layout(config: GameConfig) -> ActionLayout:
 @cache
 def _canonical(config: GameConfig) -> dict[tuple[str, ...], int]:
     """Every action by the words of its canonical command."""
-    return {tuple(normalise(command(config, a))): a for a in range(_layout(config).num_actions)}
+    return {tuple(reply_words.normalise(command(config, a))): a for a in range(_layout(config).num_actions)}
 
 
 def legal_actions(mask: np.ndarray | Sequence[int]) -> list[int]:
@@ -319,11 +222,11 @@ def parse_command(
         return CommandError(reason, reply, legal_commands_text(config, legal))
 
     text = final_answer(reply)
-    words = normalise(text)
+    words = reply_words.normalise(text)
     if not words:
         raise refuse("The reply is empty: answer with one of the commands")
-    text = _without_accusation_questions(config, text)
-    words = normalise(text)
+    text = reply_words.without_accusation_questions(config, text)
+    words = reply_words.normalise(text)
     if not words:
         raise refuse("The reply only asks whether to accuse: give one command")
     # Exact canonical commands first (a card called like a verb cannot confuse them).
@@ -332,7 +235,7 @@ def parse_command(
         if exact in legal_set:
             return exact
         raise refuse(f"'{command(config, exact)}' is not legal now")
-    cards, rest = _find_cards(config, words)
+    cards, rest = reply_words.find_cards(config, words)
     candidates = _candidates(config, rest, cards, text, room, refuse)
     chosen = [a for a in candidates if a in legal_set]
     if len(chosen) == 1:
@@ -346,115 +249,6 @@ def parse_command(
     raise refuse(f"The reply {text.strip()[:200]!r} is not a command")
 
 
-def _find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[str]]:
-    """The cards a reply names (longest names first, in order, without repeats) and its other words."""
-    cards: list[int] = []
-    rest: list[str] = []
-    for i, card in _read_cards(config, words):
-        if card is None:
-            rest.append(words[i])
-        elif card not in cards:
-            cards.append(card)
-    return cards, rest
-
-
-def _read_cards(config: GameConfig, words: list[str]) -> list[tuple[int, int | None]]:
-    """``(where, card)`` of each card name in ``words`` (the longest first), ``(where, None)`` of each other word."""
-    names = _names(config)
-    read: list[tuple[int, int | None]] = []
-    i = 0
-    while i < len(words):
-        for length in range(min(names.longest, len(words) - i), 0, -1):
-            card = names.aliases.get(tuple(words[i : i + length]))
-            if card is not None:
-                read.append((i, card))
-                i += length
-                break
-        else:
-            read.append((i, None))
-            i += 1
-    return read
-
-
-def _negates_a_card(config: GameConfig, text: str) -> bool:
-    """Whether a negation reaches a card name in its sentence ("Not the Ballroom"; see ``_negated``)."""
-    for sentence, _, _ in _sentences(text):
-        words = normalise(sentence)
-        if any(card is not None and _negated(words, i) for i, card in _read_cards(config, words)):
-            return True
-    return False
-
-
-def _sentences(text: str) -> list[tuple[str, str, bool]]:
-    """``(sentence, its end, whether it asks)`` of each sentence of ``text`` (the end: its punctuation, ""
-    for the last one). A ";" ends a sentence (a negation does not reach past it); the part before it asks
-    with the question after it when it is put as a question too: "Should I accuse Plum with the Rope in
-    the Hall; or wait?" asks in both its parts, "I accuse Plum with the Rope in the Hall; who else could
-    it be?" only in its second."""
-    parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
-    pairs = list(zip(parts[::2], [*parts[1::2], ""], strict=True))
-    asks, question = [], False
-    for sentence, end in reversed(pairs):
-        if set(end) & set(".!?"):
-            question = "?" in end
-        else:  # ";" or the last part: asks with what follows only if put as a question
-            words = normalise(sentence)
-            question &= bool(words) and (
-                words[0] == "or"
-                or (words[0] in ASKING_AUXILIARIES and words[1:2] and words[1] in ASKING_SUBJECTS)
-            )
-        asks.append(question)
-    return [(sentence, end, ask) for (sentence, end), ask in zip(pairs, reversed(asks), strict=True)]
-
-
-def _without_accusation_questions(config: GameConfig, text: str) -> str:
-    """``text`` less its sentences that only weigh an accusation in a question ("Should I accuse Plum with
-    the Rope in the Hall?"): a wrong accusation puts the player out, so a question asks for none, and the
-    cards it names are not the reply's either. A question with another verb stays ("It's too early to
-    accuse, so why not suggest Mustard with the Rope?"); ``_verbs`` reads no accusation in it."""
-    kept = []
-    for sentence, end, asks in _sentences(text):
-        words = _find_cards(config, normalise(sentence))[1]
-        verbs = {VERBS.get(w) for w in words} - {None}
-        declined = any(VERBS.get(w) == "accuse" and _negated(words, i) for i, w in enumerate(words))
-        if not asks or verbs != {"accuse"} or declined:  # "..., I won't accuse, or should I?" declines
-            kept.append(sentence + end)
-    return " ".join(kept)
-
-
-def _negated(words: list[str], i: int) -> bool:
-    """Whether a negation in the ``NEGATION_REACH`` words before ``words[i]`` negates it ("why not" does not)."""
-    before = words[max(0, i - NEGATION_REACH) : i]
-    return any(
-        w in NEGATIONS and not (w == "not" and j and before[j - 1] == "why") for j, w in enumerate(before)
-    )
-
-
-def _verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
-    """The verbs a reply asks for, and those it declines (a negation in the words before the verb, in
-    the same sentence: "I'm not sure. Suggest ..." suggests; "why not suggest" is no negation). An
-    accusation in a question or after a hedge (``HEDGES``) is neither. A verb both asked and declined is what its last mention says
-    ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked and declined is
-    both, and refused ("I won't accuse yet: a wrong accusation puts me out" names it again without
-    asking: a wrong accusation puts the player out)."""
-    mentions: dict[str, list[bool]] = {}  # verb -> asked (True) or declined at each mention, in order
-    for sentence, _, asks in _sentences(text):
-        words = _find_cards(config, normalise(sentence))[1]
-        for i, word in enumerate(words):
-            verb = VERBS.get(word)
-            if verb is None:
-                continue
-            negated = _negated(words, i)
-            if verb == "accuse" and not negated and (asks or HEDGES.intersection(words[:i])):
-                continue  # a question or a hedge asks for no accusation (declining counts, asked or not)
-            if word == "accusation" and not negated:
-                continue  # the noun alone asks for none: "I'll hold off on the accusation" ("no accusation" declines)
-            mentions.setdefault(verb, []).append(not negated)
-    asked = {v for v, m in mentions.items() if (any(m) if v == "accuse" else m[-1])}
-    declined = {v for v, m in mentions.items() if (not all(m) if v == "accuse" else not m[-1])}
-    return asked, declined
-
-
 def _candidates(config: GameConfig, words: list[str], cards: list[int], text: str, room, refuse) -> list[int]:
     """Every action the reply's words could mean (legal or not)."""
     layout = _layout(config)
@@ -463,7 +257,7 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     suspects = [c for c in cards if c < S]
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
-    verbs, declined = _verbs(config, text)
+    verbs, declined = reply_words.verbs(config, text)
     if "accuse" in verbs & declined:  # "I won't accuse yet: a wrong accusation puts me out"
         raise refuse("The reply both asks for and declines to accuse: give one command")
     if not verbs:  # only declined ones: "no suggestion", "I won't accuse" (with another verb: dropped)
@@ -475,7 +269,7 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
                 "The reply declines to accuse but names cards: give one command, 'end turn' or an accusation"
             )
         verbs = {{"suggest": "no_suggestion", "accuse": "end_turn"}[verb] for verb in declined}
-    if not verbs and cards and _negates_a_card(config, text):  # "Not the Ballroom"
+    if not verbs and cards and reply_words.negates_a_card(config, text):  # "Not the Ballroom"
         raise refuse("The reply names cards with a negation: give one command")
     if "stay" in verbs and "put" in words:
         verbs = (verbs - {"stay"}) | {"no_move"}

@@ -207,6 +207,41 @@ PARAPHRASES = [
     ),  # prose is no marker
     (REFUTE, "Should I accuse? Not my turn. Rope.", LAY.encode("show", S + ROPE)),
     (TURN, "Take the secret passage to the Study", LAY.encode("passage")),  # the Kitchen's passage
+    # a negation reaches to the end of its clause only: a comma, colon or line break ends it
+    (TURN, "No, roll.", LAY.encode("roll")),
+    (TURN, "Not sure, roll.", LAY.encode("roll")),
+    (TURN, "No new info\nRoll", LAY.encode("roll")),
+    (REFUTE, "No, show the Rope.", LAY.encode("show", S + ROPE)),
+    (ACCUSE, "No accusation, end turn.", LAY.encode("end_turn")),
+    (ACCUSE, "I can't accuse yet, end turn", LAY.encode("end_turn")),
+    (SUGGEST, "No suggestion, pass.", LAY.encode("no_suggestion")),
+    (TURN, "I don't know who has it, so I'll roll", LAY.encode("roll")),
+    # a hedge reaches to the end of its clause; "would like" asks
+    (
+        ACCUSE,
+        "I'd like to accuse Professor Plum with the Rope in the Hall",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "I would like to accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "Considering all the evidence, I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "As I said before, I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "I might need more information first\n\nAccuse Plum with the Rope in the Hall",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
 ]
 
 
@@ -275,6 +310,16 @@ BAD_REPLIES = [
         "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
         "declines to accuse but",
     ),
+    # any negation before "accuse" in its clause declines it; a condition after it hedges it
+    (ACCUSE, "I don't think I should accuse Plum with the Rope in the Hall.", "declines to accuse but"),
+    (ACCUSE, "I'm not confident enough to accuse Plum with the Rope in the Hall.", "declines to accuse but"),
+    (ACCUSE, "It is not the right time to accuse Plum with the Rope in the Hall.", "declines to accuse but"),
+    (ACCUSE, "It's premature to accuse Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "I will wait to accuse Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "Accuse Plum with the Rope in the Hall, if I were sure.", "is not a command"),
+    (ACCUSE, "Let me not rush: accuse Plum with the Rope in the Hall later.", "is not a command"),
+    (ACCUSE, "Accusing Plum with the Rope in the Hall now would be a gamble.", "is not a command"),
+    (ACCUSE, "Let me think. Accuse Plum with the Rope in the Hall is risky.", "is not a command"),
     # a verb only declined says nothing of what to do instead
     (TURN, "Don't roll.", "only declines (roll)"),
     (TURN, "I will not roll yet.", "only declines (roll)"),
