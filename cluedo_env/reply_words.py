@@ -75,21 +75,30 @@ VERBS = {
 # "t" is what is left of "n't" once the apostrophe is gone.
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
 NEGATION_REACH = 3  # words before a verb that can negate it (in its clause)
-# Words before "accuse" in its sentence that make it a thought, not a request ("I could accuse ...", "If I
-# were sure I would accuse ...", "too risky to accuse ...", "I refuse to accuse ..."): a hedged accusation
-# asks for nothing and declines nothing (a wrong accusation puts the player out).
-# Its clause's words before it count ("Considering the evidence, I accuse ..." asks; "would like" is a
-# request), and a condition anywhere after it in its sentence ("Accuse ..., if I were sure").
+# What makes "accuse" a thought, not a request (a wrong accusation puts the player out, so a hedged
+# accusation asks for nothing and declines nothing). HEDGES anywhere before it in its sentence ("I could
+# accuse ...", "If I'm right, I accuse ...", "I refuse to accuse ..."; "would like" and "'d like" ask), back
+# to a word of DECIDING ("Nobody could refute it, so I accuse ..." asks); SOFT_HEDGES before it in its
+# clause ("It's too risky to accuse ..."; "Considering all the evidence, I accuse ..." asks); CONDITIONS after
+# it in its sentence, also past a ";" ("Accuse ..., if I were sure", "I'd like to accuse ..., but not yet").
 HEDGES = frozenset(
     {
-        "could", "would", "might", "d", "if", "whether", "unless", "refuse", "avoid", "too", "risky",
-        "before", "until", "consider", "considering", "tempted", "tempting", "maybe", "perhaps", "wait",
-        "premature", "hesitant",
+        "could", "would", "might", "d", "if", "whether", "unless", "until", "maybe", "perhaps", "possibly",
+        "suppose", "guess", "refuse", "avoid", "wait", "premature", "hesitant", "tempted", "tempting",
+        "eventually", "soon", "hypothetically", "theory", "once", "when", "after",
     }
 )  # fmt: skip
+SOFT_HEDGES = frozenset({"consider", "considering", "before", "too", "risky"})
 CONDITIONS = frozenset(
-    {"if", "unless", "later", "would", "risky", "gamble"}
-)  # after it: "..., if I were sure"
+    {
+        "if", "unless", "until", "later", "would", "risky", "gamble", "but", "however", "though", "yet",
+        "wait", "first", "eventually", "next", "once", "when", "after", "provided", "soon",
+    }
+)  # fmt: skip
+DECIDING = frozenset({"so", "therefore", "thus", "hence"})
+PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line ends a sentence too
+# Abbreviations whose "." ends no sentence ("Accuse Mrs. White ..., if ...").
+ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "col", "prof", "rev", "st"})
 # Where a negation's (and a hedge's) reach ends inside a sentence: "No, roll." rolls.
 CLAUSE_END = re.compile(r"[,:\n]+")
 # A part before a ";" asks with the question that ends after it only if it is put as one itself: "Should I
@@ -183,8 +192,16 @@ def _sentences(text: str) -> list[tuple[str, str, bool]]:
     with the question after it when it is put as a question too: "Should I accuse Plum with the Rope in
     the Hall; or wait?" asks in both its parts, "I accuse Plum with the Rope in the Hall; who else could
     it be?" only in its second."""
-    parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
-    pairs = list(zip(parts[::2], [*parts[1::2], ""], strict=True))
+    parts = SENTENCE_END.split(PARAGRAPH.sub(".\n", text))  # sentence, its end, sentence, its end, ...
+    pairs: list[tuple[str, str]] = []
+    for sentence, end in zip(parts[::2], [*parts[1::2], ""], strict=True):
+        if (
+            pairs
+            and pairs[-1][1].strip() == "."
+            and normalise(pairs[-1][0])[-1:] in ([a] for a in ABBREVIATIONS)
+        ):
+            sentence, end = pairs.pop()[0] + ". " + sentence, end  # "Mrs. White" goes on
+        pairs.append((sentence, end))
     asks, question = [], False
     for sentence, end in reversed(pairs):
         if set(end) & set(".!?"):
@@ -193,7 +210,7 @@ def _sentences(text: str) -> list[tuple[str, str, bool]]:
             words = normalise(sentence)
             question &= bool(words) and (
                 words[0] == "or"
-                or (words[0] in ASKING_AUXILIARIES and words[1:2] and words[1] in ASKING_SUBJECTS)
+                or (words[0] in ASKING_AUXILIARIES and len(words) > 1 and words[1] in ASKING_SUBJECTS)
             )
         asks.append(question)
     return [(sentence, end, ask) for (sentence, end), ask in zip(pairs, reversed(asks), strict=True)]
@@ -222,15 +239,27 @@ def _negated(words: list[str], i: int, reach: int = NEGATION_REACH) -> bool:
     )
 
 
-def _hedged(before: list[str], after: list[str]) -> bool:
-    """Whether the words of a clause ``before`` an accusation, or those of its sentence ``after`` it,
-    make it a thought (``HEDGES``, ``CONDITIONS``); "would like" / "'d like" is a request."""
-    hedges = [
-        j
+def _declined_or_hedged(before: list[str], clause: list[str], after: list[str]) -> tuple[bool, bool]:
+    """Whether an accusation is declined (a negation in ``before``, its sentence's words before it back to
+    a word of ``DECIDING``; "no doubt" and "without any doubt" are none) or hedged (``HEDGES`` in ``before``,
+    ``SOFT_HEDGES`` in ``clause``, its clause's words before it, ``CONDITIONS`` in ``after``)."""
+    before = before[max((j + 1 for j, w in enumerate(before) if w in DECIDING), default=0) :]
+    clause = clause[max(0, len(clause) - len(before)) :]  # (its clause's words are the last of them)
+    declined = any(
+        w in NEGATIONS
+        and "doubt" not in before[j + 1 : j + 4]
+        and not (w == "not" and j and before[j - 1] == "why")
         for j, w in enumerate(before)
-        if w in HEDGES and not (w in ("would", "d") and before[j + 1 : j + 2] == ["like"])
-    ]
-    return bool(hedges) or bool(CONDITIONS.intersection(after))
+    )
+    hedged = (
+        any(
+            w in HEDGES and not (w in ("would", "d") and before[j + 1 : j + 2] == ["like"])
+            for j, w in enumerate(before)
+        )
+        or bool(SOFT_HEDGES.intersection(clause))
+        or bool(CONDITIONS.intersection(after))
+    )
+    return declined, hedged
 
 
 def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:
@@ -239,33 +268,41 @@ def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:
 
 
 def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
-    """The verbs a reply asks for, and those it declines (a negation in the words before the verb, in
-    the same clause: "I'm not sure. Suggest ..." and "No, roll." ask; "why not suggest" is no negation;
-    before "accuse" any negation of its clause declines it). An accusation in a question or hedged
-    (``hedged``) is neither. A verb both asked and declined is what its last mention says
-    ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked and declined is
-    both, and refused ("I won't accuse yet: a wrong accusation puts me out" names it again without
-    asking: a wrong accusation puts the player out)."""
+    """The verbs a reply asks for, and those it declines (a negation in the three words before the verb,
+    in its clause: "I'm not sure. Suggest ..." and "No, roll." ask; "why not suggest" is no negation; for
+    "accuse", see ``_declined_or_hedged``). An accusation in a question or hedged is neither. A verb both
+    asked and declined is what its last mention says ("I won't suggest that again, so I suggest ..."
+    asks), but an accusation both asked and declined is both, and refused ("I won't accuse yet: a wrong
+    accusation puts me out" names it again without asking: a wrong accusation puts the player out)."""
     mentions: dict[str, list[bool]] = {}  # verb -> asked (True) or declined at each mention, in order
-    for sentence, _, asks in _sentences(text):
+    sentences = _sentences(text)
+    for n, (sentence, _, asks) in enumerate(sentences):
         clauses = _clauses(config, sentence)
-        for k, words in enumerate(clauses):
-            for i, word in enumerate(words):
+        words = [w for clause in clauses for w in clause]
+        following: list[str] = []  # the words of the sentences a ";" joins to it
+        k = n
+        while sentences[k][1].strip() == ";" and k + 1 < len(sentences):
+            k += 1
+            following += find_cards(config, normalise(sentences[k][0]))[1]
+        first = 0
+        for clause in clauses:
+            for i, word in enumerate(clause):
                 verb = VERBS.get(word)
                 if verb is None:
                     continue
-                if (
-                    verb == "accuse"
-                ):  # any negation before it in its clause declines it ("I don't think I should")
-                    negated = _negated(words, i, reach=i)
-                    after = [*words[i + 1 :], *(w for later in clauses[k + 1 :] for w in later)]
-                    if not negated and (asks or _hedged(words[:i], after)):
+                if verb == "accuse":
+                    at = first + i
+                    negated, hedged = _declined_or_hedged(
+                        words[:at], clause[:i], [*words[at + 1 :], *following]
+                    )
+                    if not negated and (asks or hedged):
                         continue  # a question or a hedge asks for no accusation (declining counts, asked or not)
                 else:
-                    negated = _negated(words, i)
+                    negated = _negated(clause, i)
                 if word == "accusation" and not negated:
                     continue  # the noun alone asks for none: "I'll hold off on the accusation" ("no accusation" declines)
                 mentions.setdefault(verb, []).append(not negated)
+            first += len(clause)
     asked = {v for v, m in mentions.items() if (any(m) if v == "accuse" else m[-1])}
     declined = {v for v, m in mentions.items() if (not all(m) if v == "accuse" else not m[-1])}
     return asked, declined

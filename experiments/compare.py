@@ -33,7 +33,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from cluedo_env import __version__
-from cluedo_env.core.config import written_fields
+from cluedo_env.core.config import read_fields
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
 from experiments.common.intervals import mean_interval, wilson_interval
 from experiments.common.report import json_ready
@@ -138,7 +138,7 @@ def _rules(folder: Path) -> dict | None:
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     game = config.get("game") if isinstance(config, dict) else None
-    return written_fields(game) if isinstance(game, dict) else None  # a rule added since, at its old meaning
+    return read_fields(game) if isinstance(game, dict) else None  # a rule added since, at its old meaning
 
 
 def _agent(records: list[dict], given: str | None, folder: Path, parser: argparse.ArgumentParser) -> str:

@@ -57,7 +57,7 @@ from agents.ppo.network import ActorCritic
 from agents.ppo.warm_start import warm_start
 from agents.reasoners.ismcts import ISMCTSAgent
 from agents.registry import AGENTS, load_named, make_agent
-from cluedo_env.core.config import written_fields
+from cluedo_env.core.config import read_fields
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import refuse_unwritable
@@ -244,7 +244,7 @@ def _recorded(config: DictConfig, key: str) -> object:
     """``key``'s value in a run's config; the game's as files write it (a folder recorded before a rule
     field of ``core.config.LATER_FIELDS`` existed has it at the value meant then)."""
     value = OmegaConf.select(config, key)
-    return written_fields(OmegaConf.to_container(value)) if key == "game" and value is not None else value
+    return read_fields(OmegaConf.to_container(value)) if key == "game" and value is not None else value
 
 
 def run(args: ImitateConfig) -> Path:

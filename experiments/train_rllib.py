@@ -98,6 +98,7 @@ except ModuleNotFoundError as error:
 
 from agents.ppo.model import save_model
 from agents.ppo.network import ActorCritic
+from cluedo_env.core.config import read_fields
 from experiments.common.intervals import wilson_interval
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
@@ -367,6 +368,8 @@ def _check_resumable(cfg: RLlibConfig, saved: Path) -> None:
     """Refuse a resume whose command line changes what the run learns from (anything but ``RESUMABLE``)."""
     before = OmegaConf.to_container(OmegaConf.load(saved))
     now = OmegaConf.to_container(OmegaConf.structured(cfg))
+    if isinstance(before.get("game"), dict):  # a run saved before a rule field existed: at its value then
+        before["game"] = read_fields(before["game"])
     changed = [key for key in now if key not in RESUMABLE and key in before and before[key] != now[key]]
     if changed:
         raise ValueError(

@@ -197,3 +197,9 @@ def written_fields(values: dict[str, object]) -> dict[str, object]:
         for name, value in values.items()
         if name not in LATER_FIELDS or LATER_FIELDS[name] != value
     }
+
+
+def read_fields(values: dict[str, object]) -> dict[str, object]:
+    """A config's fields by name as a file holds them, with the ``LATER_FIELDS`` it lacks at the value it
+    meant (a file written before a field existed): ``written_fields``'s inverse, to compare files."""
+    return {**{name: value for name, value in LATER_FIELDS.items() if name not in values}, **values}

@@ -306,3 +306,22 @@ def test_the_exported_policy_plays_a_tournament(trained_run, tmp_path):
         json.loads(line)["seats"] for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()
     ]
     assert summary["games"] == len(seats) > 0 and all("rllib" in names for names in seats)
+
+
+@pytest.mark.parametrize(("deal", "refused"), [(None, False), ("uniform", True)])
+def test_a_run_saved_before_the_deal_field_resumes_as_deal_keys(tmp_path, deal, refused):
+    """A run's config.yaml written before ``GameConfig.deal`` existed has no ``game.deal``: it was dealt
+    as "keys" is, so a resume of it is no change of rules (it was refused as "other values of game")."""
+    from experiments.train_rllib import _check_resumable
+
+    cfg = small_config(tmp_path)
+    saved = OmegaConf.to_container(OmegaConf.structured(cfg))
+    del saved["game"]["deal"]
+    if deal is not None:
+        saved["game"]["deal"] = deal
+    (tmp_path / "config.yaml").write_text(OmegaConf.to_yaml(saved))
+    if refused:
+        with pytest.raises(ValueError, match="other values of game"):
+            _check_resumable(cfg, tmp_path / "config.yaml")
+    else:
+        _check_resumable(cfg, tmp_path / "config.yaml")

@@ -242,6 +242,28 @@ PARAPHRASES = [
         "I might need more information first\n\nAccuse Plum with the Rope in the Hall",
         LAY.encode("accuse", PLUM, ROPE, HALL),
     ),
+    # a negation before "accuse" reaches back to "so", "therefore" ...; "no doubt" is none
+    (
+        ACCUSE,
+        "There is no other possibility so I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "I have no doubt so I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "Without any doubt I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "Nobody else could hold it, so I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (TURN, "Roll. Should", LAY.encode("roll")),  # a lone asking word was a crash (TypeError)
 ]
 
 
@@ -317,7 +339,7 @@ BAD_REPLIES = [
     (ACCUSE, "It's premature to accuse Plum with the Rope in the Hall.", "is not a command"),
     (ACCUSE, "I will wait to accuse Plum with the Rope in the Hall.", "is not a command"),
     (ACCUSE, "Accuse Plum with the Rope in the Hall, if I were sure.", "is not a command"),
-    (ACCUSE, "Let me not rush: accuse Plum with the Rope in the Hall later.", "is not a command"),
+    (ACCUSE, "Let me not rush: accuse Plum with the Rope in the Hall later.", "declines to accuse but"),
     (ACCUSE, "Accusing Plum with the Rope in the Hall now would be a gamble.", "is not a command"),
     (ACCUSE, "Let me think. Accuse Plum with the Rope in the Hall is risky.", "is not a command"),
     # a verb only declined says nothing of what to do instead
@@ -346,6 +368,25 @@ BAD_REPLIES = [
     ),
     (SUGGEST, "Don't suggest Plum with the Rope", "declines to suggest but names a suspect and a weapon"),
     (TURN, "Take the secret passage to the Lounge", "'passage' takes no card"),  # not where it leads
+    # a condition earlier in the sentence hedges it, also across a comma, colon or line break
+    (ACCUSE, "If I'm right, I accuse Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "If my notes are right:\nAccuse Plum with the Rope in the Hall", "is not a command"),
+    (
+        ACCUSE,
+        "Unless someone shows me the Rope, I'll accuse Plum with the Rope in the Hall.",
+        "is not a command",
+    ),
+    (ACCUSE, "Maybe next turn, I'll accuse Plum with the Rope in the Hall.", "is not a command"),
+    # "would like" asks, but not when the sentence takes it back
+    (ACCUSE, "I'd like to accuse Plum with the Rope in the Hall, but it's too early.", "is not a command"),
+    (ACCUSE, "I'd like to accuse Plum with the Rope in the Hall next turn.", "is not a command"),
+    (ACCUSE, "I'd like to accuse Plum with the Rope in the Hall; but not yet.", "is not a command"),
+    (ACCUSE, "Accuse Plum with the Rope in the Hall, but not yet.", "is not a command"),
+    (ACCUSE, "I will accuse Plum with the Rope in the Hall once I'm sure.", "is not a command"),
+    (ACCUSE, "Accuse Mrs. White with the Rope in the Hall if nobody refutes.", "is not a command"),
+    # a lone asking word is no crash
+    (TURN, "should", "is not a command"),
+    (TURN, "Do", "is not a command"),
 ]
 
 

@@ -145,6 +145,6 @@ def test_a_run_from_before_the_deal_field_compares_as_deal_keys(tmp_path, capsys
     if refused:
         with pytest.raises(SystemExit) as stop:
             main([str(tmp_path / "a"), str(tmp_path / "b")])
-        assert stop.value.code == 2 and "game.deal: None in A, 'uniform' in B" in capsys.readouterr().err
+        assert stop.value.code == 2 and "game.deal: 'keys' in A, 'uniform' in B" in capsys.readouterr().err
     else:
         main([str(tmp_path / "a"), str(tmp_path / "b")])
