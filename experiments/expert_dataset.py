@@ -73,6 +73,9 @@ README = "README.md"  # the Hugging Face dataset card (experiments.learning.expe
 SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
 SEED_BASE = 10**14  # apart from training (small), imitation (10**13) and evaluation (10**15) deals
 MINARI_OFFSET = 5 * 10**8  # the Minari episodes' deals, after the games' (game g: SEED_BASE + ... + g)
+# Agents a dataset does not seat: they need a server (llm), a person at the terminal (human), or a model
+# file given as an option (sb3, rllib), and the dataset's command gives agents no options.
+NOT_RECORDED = frozenset({"llm", "human", "sb3", "rllib"})
 SKIPPED = (CARD, LOCK_FILE)  # not checksummed: the card itself, the folder's lock
 # The small split that ships (package data): --games 4 --shard-games 4 --minari-episodes 4 of the defaults.
 SHIPPED_SPLIT = Path(__file__).resolve().parent / "data" / "expert_small"
@@ -103,9 +106,12 @@ class DatasetSettings:
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming a bad setting, its value and what is accepted."""
-        unknown = [name for name in self.agents if name not in AGENTS]
+        unknown = [name for name in self.agents if name not in AGENTS or name in NOT_RECORDED]
         if unknown:
-            raise ValueError(f"agents must be registry names from {sorted(AGENTS)}, got {unknown!r}")
+            raise ValueError(
+                f"agents must be registry names from {sorted(set(AGENTS) - NOT_RECORDED)}, got {unknown!r} "
+                f"({', '.join(sorted(NOT_RECORDED))}: a server, a person or a model file of one's own)"
+            )
         if not 3 <= len(self.agents) <= 6:
             raise ValueError(f"agents must name 3 to 6 agents (one per seat), got {len(self.agents)}")
         if self.board not in ("classic", "none"):
@@ -130,9 +136,13 @@ class DatasetSettings:
         return SEED_BASE + self.seed * 10**9 + first + np.arange(count, dtype=np.int64)
 
     def recording(self) -> dict:
-        """The settings of ``RECORDING``, as plain data."""
+        """The settings of ``RECORDING``, as plain data, and the ``DATASET_VERSION`` that plays them (shards
+        of another version, or of a folder that names none, are other games)."""
         values = asdict(self)
-        return {key: list(values[key]) if key == "agents" else values[key] for key in self.RECORDING}
+        return {
+            **{key: list(values[key]) if key == "agents" else values[key] for key in self.RECORDING},
+            "version": DATASET_VERSION,
+        }
 
 
 def shard_paths(folder: Path, index: int) -> tuple[Path, Path]:

@@ -99,7 +99,8 @@ except ModuleNotFoundError as error:
     # (``python -m experiments.benchmark`` imports this package while sys.argv[0] is still "-m")
     raise missing_extra(error, command=sys.argv[0] == "-m") from error
 
-from cluedo_env import __version__
+from agents.registry import AGENTS
+from cluedo_env import __version__, core
 from experiments.benchmark import (
     agent_decisions,
     belief_updates,
@@ -110,7 +111,9 @@ from experiments.benchmark import (
     training,
     user_loop,
 )
+from experiments.benchmark.baseline import check_baseline
 from experiments.benchmark.machine import cpus, machine_probe
+from experiments.common.output_folders import unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError
@@ -212,6 +215,33 @@ class BenchmarkConfig:
                 raise ConfigError(f"{name} must be a list of ints >= 1, got {values}")
         if self.min_agent_steps < 0:
             raise ConfigError(f"min_agent_steps must be >= 0, got {self.min_agent_steps!r}")
+        if [p for p in self.players if not 3 <= p <= 6]:
+            raise ConfigError(f"players must be player counts from 3 to 6, got {list(self.players)}")
+        max_turns = core.GameConfig().max_turns  # the rollouts' game reaches rollout_turn before its end
+        if (
+            isinstance(self.rollout_turn, bool)
+            or not isinstance(self.rollout_turn, int)
+            or not 0 <= self.rollout_turn < max_turns
+        ):
+            raise ConfigError(f"rollout_turn must be an int in [0, {max_turns}), got {self.rollout_turn!r}")
+        for key in ("agent_names", "beliefs_lineups"):
+            unknown = [name for name in getattr(self, key) if name not in AGENTS and ":" not in name]
+            if unknown:
+                raise ConfigError(
+                    f"{key} must be among {sorted(AGENTS)} or 'package.module:Class', got {unknown}"
+                )
+        if "league" in self.sections and not (SHIPPED_CONFIGS / f"{self.league_config}.yaml").is_file():
+            raise ConfigError(
+                f"league_config must name a config of {SHIPPED_CONFIGS}, got {self.league_config!r}"
+            )
+        if self.baseline is not None:
+            try:
+                check_baseline(self.baseline)
+            except ValueError as error:
+                raise ConfigError(str(error)) from None
+        why = unwritable(Path(self.output).parent)
+        if why is not None:
+            raise ConfigError(f"output={self.output!r} cannot be written: {why}")
 
     def outside_settings(self) -> list[str]:
         """The settings that reach outside the measurements, which a user's config file may give only if
@@ -260,6 +290,7 @@ def main_with(cfg: BenchmarkConfig) -> dict:
         "version": __version__,
     }
     output = Path(cfg.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
 
     def save() -> None:
         output.write_text(json.dumps(report, indent=2))

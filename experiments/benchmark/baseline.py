@@ -91,11 +91,15 @@ class Baseline:
         return json.loads(line)
 
 
-def _tree(revision: str) -> tuple[str, Path]:
-    """(the commit or folder, a folder holding its ``cluedo_env``), exported on first use."""
+def check_baseline(revision: str) -> str | Path:
+    """The folder holding ``revision``'s ``cluedo_env``, or the commit it names in this checkout.
+
+    Raises:
+        ValueError: it is neither (naming it and what is accepted).
+    """
     given = Path(revision).expanduser()
     if (given / "cluedo_env" / "__init__.py").is_file():
-        return str(given.resolve()), given.resolve()
+        return given.resolve()
     found = subprocess.run(
         ["git", "-C", str(CHECKOUT), "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"],
         capture_output=True,
@@ -106,7 +110,14 @@ def _tree(revision: str) -> tuple[str, Path]:
             f"baseline={revision!r} is neither a commit of the git checkout at {CHECKOUT} nor a folder "
             "holding a cluedo_env package"
         )
-    commit = found.stdout.strip()
+    return found.stdout.strip()
+
+
+def _tree(revision: str) -> tuple[str, Path]:
+    """(the commit or folder, a folder holding its ``cluedo_env``), exported on first use."""
+    commit = check_baseline(revision)
+    if isinstance(commit, Path):
+        return str(commit), commit
     folder = Path(tempfile.gettempdir()) / "cluedo-benchmark-baselines" / commit
     if not (folder / "cluedo_env" / "__init__.py").is_file():
         archive = subprocess.run(

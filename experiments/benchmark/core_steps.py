@@ -124,7 +124,7 @@ def rows(cfg: BenchmarkConfig, observe: bool) -> list[dict]:
         baseline = stack.enter_context(Baseline(cfg.baseline)) if cfg.baseline else None
         for p, b in tqdm(jobs, desc="observe" if observe else "core", unit="config"):
             config = core.GameConfig(num_players=p)
-            steps = max(cfg.steps, cfg.min_agent_steps // b)
+            steps = max(cfg.steps, -(-cfg.min_agent_steps // b))  # (rounded up)
             row = {"players": p, "batch": b, "observe": observe, "decisions_per_game": lengths[p]}
             job = {
                 "num_players": p,

@@ -76,7 +76,7 @@ def rows(cfg: BenchmarkConfig) -> list[dict]:
     jobs = [(p, b) for p in cfg.players for b in cfg.batch_sizes]
     lengths = {p: game_length(core.GameConfig(num_players=p), 256, cfg.seed) for p in cfg.players}
     for p, b in tqdm(jobs, desc="user_loop", unit="config"):
-        steps = max(cfg.steps, cfg.min_agent_steps // b)
+        steps = max(cfg.steps, -(-cfg.min_agent_steps // b))  # (rounded up)
         row = {
             "players": p,
             "batch": b,

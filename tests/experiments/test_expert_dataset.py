@@ -233,6 +233,14 @@ def test_a_second_run_plays_only_what_is_missing_and_other_settings_are_refused(
     assert "decisions/shard-00002.parquet" in files and verify(copy) == []
     with pytest.raises(ValueError, match="recorded with other seed"):
         build(dataclasses.replace(TINY, seed=1), copy, workers=0, progress=False)
+    # shards of another version of the dataset's code (or of a folder that names none) are other games
+    settings = json.loads((copy / "settings.json").read_text())
+    for version in ("1.0.0", None):
+        written = {k: v for k, v in {**settings, "version": version}.items() if v is not None}
+        (copy / "settings.json").write_text(json.dumps(written))
+        with pytest.raises(ValueError, match="recorded with other version"):
+            build(more, copy, workers=0, progress=False)
+    (copy / "settings.json").write_text(json.dumps(settings))
     past = r"holds shards past --games 2 \(decisions/shard-00002.parquet"
     with pytest.raises(ValueError, match=past + r", games/shard-00002.parquet\); give --games 3"):
         build(TINY, copy, workers=0, progress=False)  # its card would count a shard it leaves out
@@ -250,6 +258,7 @@ def test_a_second_run_plays_only_what_is_missing_and_other_settings_are_refused(
     [
         (["--games", "3", "--shard-games", "2"], "games must be a positive multiple of shard_games"),
         (["--agents", "belief,chess,belief"], "agents must be registry names"),
+        (["--agents", "belief,llm,belief"], "got ['llm'] (human, llm, rllib, sb3: a server"),
         (["--agents", "belief,belief"], "agents must name 3 to 6 agents"),
         (["--board", "hex"], "board must be 'classic' or 'none', got 'hex'"),
         ([], "give --out DIR"),
