@@ -330,6 +330,14 @@ def test_agent_latency_is_reported_for_agents_that_do_not_follow_the_game():
         ({"batch_sizes": [0]}, "batch_sizes must be a list of ints >= 1, got [0]"),
         ({"steps": 0}, "steps must be an int >= 1, got 0"),
         ({"sections": ["cor"]}, "sections must be among"),
+        # refused only mid-run, a traceback after the sections before (or, rollout_turn=600, never ending)
+        ({"players": [7]}, "players must be player counts from 3 to 6, got [7]"),
+        ({"rollout_turn": 600}, "rollout_turn must be an int in [0, 500), got 600"),
+        ({"rollout_turn": -5}, "rollout_turn must be an int in [0, 500), got -5"),
+        ({"agent_names": ["bogus"]}, "agent_names must be among"),
+        ({"beliefs_lineups": ["bogus"]}, "beliefs_lineups must be among"),
+        ({"sections": ["league"], "league_config": "nonexistent"}, "league_config must name a config of"),
+        ({"baseline": "deadbeef"}, "baseline='deadbeef' is neither a commit"),
     ],
 )
 def test_a_setting_out_of_range_is_refused_before_any_measurement(tmp_path, changes, said):
@@ -337,3 +345,11 @@ def test_a_setting_out_of_range_is_refused_before_any_measurement(tmp_path, chan
     with pytest.raises(ValueError, match=re.escape(said)):
         main_with(BenchmarkConfig(output=str(output), **changes))
     assert not output.exists()
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_any_measurement(tmp_path):
+    """It was found when the first section's figures were saved (and lost)."""
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.raises(ValueError, match=r"output=.* cannot be written"):
+        main_with(BenchmarkConfig(output=str(blocked / "b.json")))
