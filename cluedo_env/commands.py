@@ -29,15 +29,14 @@ first and ends with a line ``Final answer: <command>`` (only that line is
 read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
 names two suspects, or asks for an illegal one raises ``CommandError`` saying
 why and listing what is legal now. A negation ("don't", "not", "no", ...) reaches the three
-words before a verb in its own clause ("No, roll." rolls; "why not" is none), and any word before
-"accuse" in its clause ("I don't think I should accuse ..." declines). An accusation is made only where the
-reply asks for it with the verb, outside a question, and never declines it: not for a question
-("Should I accuse ...?"), a mention of the noun ("I'll hold off on the accusation"), or a reply that
-both asks and declines; nor where a hedge before it in its clause, or a condition after it in its
-sentence, makes it a thought ("I could accuse ...", "It's too risky to accuse ...", "Accuse ..., if I
-were sure": ``reply_words.HEDGES``; "I'd like to accuse ..." asks). For the other verbs the
-last mention counts, and a verb only declined ("Don't roll", "Not the Ballroom") is refused, as nothing says
-what to do instead. Nothing is guessed: every canonical command
+words before a verb in its own clause ("No, roll." rolls; "why not" is none). An accusation, which
+puts the player out when wrong, is made only when asked plainly: a sentence of its own ("accuse Plum
+with the Rope in the Hall", "I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``),
+outside a question, with no hedge, condition or negation in the reply's other sentences nor after its
+``Final answer:`` line; a reply that names one otherwise ("I could accuse ...", "If I'm right, I accuse
+...", "Considering the evidence, I accuse ...") is refused, saying how to accuse, and one that declines
+it ("I won't accuse yet") ends the turn. For the other verbs the last mention counts, and a verb only
+declined ("Don't roll", "Not the Ballroom") is refused, as nothing says what to do instead. Nothing is guessed: every canonical command
 of a legal action parses back to that action (tested for every phase, player
 count and edition).
 """
@@ -183,6 +182,17 @@ def final_answer(reply: str) -> str:
     return ""
 
 
+def _after_answer(reply: str) -> str:
+    """What follows the line ``final_answer`` reads (nothing where the reply has no ``Final answer:``)."""
+    reply = THINKING.sub(" ", reply)
+    matches = list(FINAL_ANSWER.finditer(reply))
+    if not matches:
+        return ""
+    lines = reply[matches[-1].end() :].splitlines()
+    read = next((k for k, line in enumerate(lines) if line.strip(" \t\r*`'\"")), len(lines))
+    return "\n".join(lines[read + 1 :])
+
+
 def final_answer_complete(reply: str) -> bool:
     """Whether a reply that was cut off (at a token limit) had written its final answer whole: a
     ``Final answer:`` whose line of answer ends before the cut, with a line break. A cut reply
@@ -239,6 +249,11 @@ def parse_command(
     candidates = _candidates(config, rest, cards, text, room, refuse)
     chosen = [a for a in candidates if a in legal_set]
     if len(chosen) == 1:
+        if _layout(config).decode(chosen[0])[0] == "accuse" and reply_words.weighs(_after_answer(reply)):
+            raise refuse(  # "Final answer: accuse ...\n(only if nobody holds the Rope)"
+                "To accuse, give the accusation alone, with nothing that weighs it: 'accuse <suspect> with the "
+                "<weapon> in the <room>' (a wrong accusation puts you out of the game)"
+            )
         return chosen[0]
     if len(chosen) > 1:
         options = " or ".join(f"'{command(config, a)}'" for a in chosen[:4])
@@ -257,9 +272,14 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     suspects = [c for c in cards if c < S]
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
-    verbs, declined = reply_words.verbs(config, text)
+    verbs, declined, weighed = reply_words.verbs(config, text)
     if "accuse" in verbs & declined:  # "I won't accuse yet: a wrong accusation puts me out"
         raise refuse("The reply both asks for and declines to accuse: give one command")
+    if not verbs and not declined and weighed and cards:  # "Considering the evidence, I accuse ..."
+        raise refuse(
+            "To accuse, give the accusation alone, with nothing that weighs it: 'accuse <suspect> with the "
+            "<weapon> in the <room>' (a wrong accusation puts you out of the game)"
+        )
     if not verbs:  # only declined ones: "no suggestion", "I won't accuse" (with another verb: dropped)
         if declined - {"suggest", "accuse"}:  # "Don't roll": nothing says what to do instead
             said = ", ".join(sorted(v.replace("_", " ") for v in declined))
@@ -315,7 +335,12 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
             candidates.append(layout.encode("no_suggestion"))
         elif kind in ("stay", "no_move"):
             if kind == "stay" and rooms and room is not None and rooms != [room]:
-                raise refuse(f"You can only stay in the room you are in, the {e.rooms[room]}")
+                here = (
+                    f"the {e.rooms[room]}"
+                    if room is not None and 0 <= room < e.num_rooms
+                    else "none: you are not in one"
+                )
+                raise refuse(f"You can only stay in the room you are in ({here})")
             candidates += [layout.encode("stay"), layout.encode("no_move")] if kind == "stay" else []
             candidates += [layout.encode("no_move")] if kind == "no_move" else []
         elif kind in ("enter", "toward"):

@@ -25,6 +25,7 @@ __all__ = [
     "negates_a_card",
     "normalise",
     "verbs",
+    "weighs",
     "without_accusation_questions",
 ]
 
@@ -96,6 +97,19 @@ CONDITIONS = frozenset(
     }
 )  # fmt: skip
 DECIDING = frozenset({"so", "therefore", "thus", "hence"})
+# An accusation is asked only in a plain sentence of its own: one of these openings, "accuse" (or
+# "accusing"), the cards and these joining words; and with no hedge, condition or negation in the reply's
+# other sentences ("I'm sure. I accuse ..." asks; "Considering the evidence, I accuse ..." is refused, as a
+# wrong accusation puts the player out: the refusal says how to accuse).
+ACCUSE_OPENINGS = frozenset(
+    tuple(opening.split())
+    for opening in (
+        "", "i", "i ll", "i will", "i shall", "i now", "i will now", "i ll now", "now i", "so i", "then i",
+        "i hereby", "i d like to", "i would like to", "let me", "i want to", "i choose to", "i am going to",
+        "i m going to", "time to", "i m", "i am", "and", "i therefore",
+    )
+)  # fmt: skip
+ACCUSE_JOINING = frozenset({"with", "in", "and", "now", "please", "using", "by", "at"})
 PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line ends a sentence too
 # Abbreviations whose "." ends no sentence ("Accuse Mrs. White ..., if ...").
 ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "col", "prof", "rev", "st"})
@@ -239,6 +253,11 @@ def _negated(words: list[str], i: int, reach: int = NEGATION_REACH) -> bool:
     )
 
 
+def weighs(text: str) -> bool:
+    """Whether ``text`` has a hedge, a condition or a negation (``HEDGES``, ``CONDITIONS``, ``NEGATIONS``)."""
+    return bool((HEDGES | CONDITIONS | NEGATIONS).intersection(normalise(text)))
+
+
 def _declined_or_hedged(before: list[str], clause: list[str], after: list[str]) -> tuple[bool, bool]:
     """Whether an accusation is declined (a negation in ``before``, its sentence's words before it back to
     a word of ``DECIDING``; "no doubt" and "without any doubt" are none) or hedged (``HEDGES`` in ``before``,
@@ -267,15 +286,20 @@ def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:
     return [find_cards(config, normalise(clause))[1] for clause in CLAUSE_END.split(sentence)]
 
 
-def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
-    """The verbs a reply asks for, and those it declines (a negation in the three words before the verb,
-    in its clause: "I'm not sure. Suggest ..." and "No, roll." ask; "why not suggest" is no negation; for
-    "accuse", see ``_declined_or_hedged``). An accusation in a question or hedged is neither. A verb both
-    asked and declined is what its last mention says ("I won't suggest that again, so I suggest ..."
-    asks), but an accusation both asked and declined is both, and refused ("I won't accuse yet: a wrong
-    accusation puts me out" names it again without asking: a wrong accusation puts the player out)."""
+def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
+    """The verbs a reply asks for, those it declines, and whether it only weighs an accusation.
+
+    A negation in the three words before a verb, in its clause, declines it ("I'm not sure. Suggest ..."
+    and "No, roll." ask; "why not suggest" is no negation). An accusation is asked only in a plain
+    sentence of its own (``ACCUSE_OPENINGS``, ``ACCUSE_JOINING``) with no hedge, condition or negation in
+    the reply's other sentences, outside a question and unhedged (``_declined_or_hedged``, which also
+    says when it is declined); otherwise it is only weighed. A verb both asked and declined is what its
+    last mention says ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked
+    and declined is both, and refused (a wrong accusation puts the player out)."""
     mentions: dict[str, list[bool]] = {}  # verb -> asked (True) or declined at each mention, in order
+    weighed: set[str] = set()  # accusations named but neither asked nor declined
     sentences = _sentences(text)
+    doubtful = [weighs(sentence) for sentence, _, _ in sentences]
     for n, (sentence, _, asks) in enumerate(sentences):
         clauses = _clauses(config, sentence)
         words = [w for clause in clauses for w in clause]
@@ -295,8 +319,14 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
                     negated, hedged = _declined_or_hedged(
                         words[:at], clause[:i], [*words[at + 1 :], *following]
                     )
-                    if not negated and (asks or hedged):
-                        continue  # a question or a hedge asks for no accusation (declining counts, asked or not)
+                    plain = (
+                        tuple(words[:at]) in ACCUSE_OPENINGS
+                        and ACCUSE_JOINING.issuperset(words[at + 1 :])
+                        and not any(doubtful[:n] + doubtful[n + 1 :])
+                    )
+                    if not negated and (asks or hedged or not plain):
+                        weighed.add(verb)
+                        continue  # a question, a hedge or more than a plain request asks for no accusation
                 else:
                     negated = _negated(clause, i)
                 if word == "accusation" and not negated:
@@ -305,4 +335,4 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str]]:
             first += len(clause)
     asked = {v for v, m in mentions.items() if (any(m) if v == "accuse" else m[-1])}
     declined = {v for v, m in mentions.items() if (not all(m) if v == "accuse" else not m[-1])}
-    return asked, declined
+    return asked, declined, weighed - asked - declined

@@ -172,11 +172,6 @@ PARAPHRASES = [
     (ACCUSE, "I accuse Professor Plum, with the Rope, in the Hall.", LAY.encode("accuse", PLUM, ROPE, HALL)),
     (ACCUSE, "Final answer: `accuse Plum with the Rope in the Hall`", LAY.encode("accuse", PLUM, ROPE, HALL)),
     # a statement before "; ...?" is no question ("Should I accuse ...; or wait?" is)
-    (
-        ACCUSE,
-        "I accuse Plum with the Rope in the Hall; who else could it be?",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
     (ACCUSE, "I won't accuse yet; why risk it?", LAY.encode("end_turn")),
     (ACCUSE, "end my turn", LAY.encode("end_turn")),
     (ACCUSE, "End turn without accusing.", LAY.encode("end_turn")),
@@ -227,43 +222,13 @@ PARAPHRASES = [
         "I would like to accuse Plum with the Rope in the Hall.",
         LAY.encode("accuse", PLUM, ROPE, HALL),
     ),
-    (
-        ACCUSE,
-        "Considering all the evidence, I accuse Plum with the Rope in the Hall.",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
-    (
-        ACCUSE,
-        "As I said before, I accuse Plum with the Rope in the Hall.",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
-    (
-        ACCUSE,
-        "I might need more information first\n\nAccuse Plum with the Rope in the Hall",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
     # a negation before "accuse" reaches back to "so", "therefore" ...; "no doubt" is none
-    (
-        ACCUSE,
-        "There is no other possibility so I accuse Plum with the Rope in the Hall.",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
-    (
-        ACCUSE,
-        "I have no doubt so I accuse Plum with the Rope in the Hall.",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
-    (
-        ACCUSE,
-        "Without any doubt I accuse Plum with the Rope in the Hall.",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
-    (
-        ACCUSE,
-        "Nobody else could hold it, so I accuse Plum with the Rope in the Hall.",
-        LAY.encode("accuse", PLUM, ROPE, HALL),
-    ),
     (TURN, "Roll. Should", LAY.encode("roll")),  # a lone asking word was a crash (TypeError)
+    (
+        ACCUSE,
+        "I'm sure now.\n\nFinal answer: accuse Plum with the Rope in the Hall\nIt has to be.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
 ]
 
 
@@ -308,25 +273,33 @@ BAD_REPLIES = [
     (
         ACCUSE,
         "Accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
-        "asks for and declines",
+        "declines to accuse but names cards",
     ),
     (
         ACCUSE,
         "I won't accuse Plum with the Rope in the Hall now: a wrong accusation puts me out.",
         "declines to accuse but names cards",
     ),
-    (ACCUSE, "It is Plum with the Rope in the Hall. I'll hold off on the accusation.", "is not a command"),
-    (ACCUSE, "Not accusing wastes a turn, so I accuse Plum with the Rope in the Hall.", "and declines"),
+    (
+        ACCUSE,
+        "It is Plum with the Rope in the Hall. I'll hold off on the accusation.",
+        "give the accusation alone",
+    ),
+    (
+        ACCUSE,
+        "Not accusing wastes a turn, so I accuse Plum with the Rope in the Hall.",
+        "declines to accuse but",
+    ),
     # a hedge makes an accusation a thought (a wrong one puts the player out)
-    (ACCUSE, "I could accuse Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "I could accuse Plum with the Rope in the Hall.", "give the accusation alone"),
     (
         ACCUSE,
         "If I were sure I would accuse Plum with the Rope in the Hall, but I am not.",
-        "is not a command",
+        "give the accusation alone",
     ),
-    (ACCUSE, "It's too risky to accuse Plum with the Rope in the Hall yet.", "is not a command"),
-    (ACCUSE, "I refuse to accuse Plum with the Rope in the Hall.", "is not a command"),
-    (ACCUSE, "I'll avoid accusing Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "It's too risky to accuse Plum with the Rope in the Hall yet.", "give the accusation alone"),
+    (ACCUSE, "I refuse to accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (ACCUSE, "I'll avoid accusing Plum with the Rope in the Hall.", "give the accusation alone"),
     (
         ACCUSE,
         "I could accuse Plum with the Rope in the Hall. No, I won't accuse yet.",
@@ -336,12 +309,12 @@ BAD_REPLIES = [
     (ACCUSE, "I don't think I should accuse Plum with the Rope in the Hall.", "declines to accuse but"),
     (ACCUSE, "I'm not confident enough to accuse Plum with the Rope in the Hall.", "declines to accuse but"),
     (ACCUSE, "It is not the right time to accuse Plum with the Rope in the Hall.", "declines to accuse but"),
-    (ACCUSE, "It's premature to accuse Plum with the Rope in the Hall.", "is not a command"),
-    (ACCUSE, "I will wait to accuse Plum with the Rope in the Hall.", "is not a command"),
-    (ACCUSE, "Accuse Plum with the Rope in the Hall, if I were sure.", "is not a command"),
+    (ACCUSE, "It's premature to accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (ACCUSE, "I will wait to accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (ACCUSE, "Accuse Plum with the Rope in the Hall, if I were sure.", "give the accusation alone"),
     (ACCUSE, "Let me not rush: accuse Plum with the Rope in the Hall later.", "declines to accuse but"),
-    (ACCUSE, "Accusing Plum with the Rope in the Hall now would be a gamble.", "is not a command"),
-    (ACCUSE, "Let me think. Accuse Plum with the Rope in the Hall is risky.", "is not a command"),
+    (ACCUSE, "Accusing Plum with the Rope in the Hall now would be a gamble.", "give the accusation alone"),
+    (ACCUSE, "Let me think. Accuse Plum with the Rope in the Hall is risky.", "give the accusation alone"),
     # a verb only declined says nothing of what to do instead
     (TURN, "Don't roll.", "only declines (roll)"),
     (TURN, "I will not roll yet.", "only declines (roll)"),
@@ -359,7 +332,7 @@ BAD_REPLIES = [
     (
         ACCUSE,
         "Accuse Plum with the Rope in the Hall. Actually, I won't accuse, or should I?",
-        "asks for and declines",
+        "declines to accuse but names cards",
     ),
     (
         ACCUSE,
@@ -369,24 +342,73 @@ BAD_REPLIES = [
     (SUGGEST, "Don't suggest Plum with the Rope", "declines to suggest but names a suspect and a weapon"),
     (TURN, "Take the secret passage to the Lounge", "'passage' takes no card"),  # not where it leads
     # a condition earlier in the sentence hedges it, also across a comma, colon or line break
-    (ACCUSE, "If I'm right, I accuse Plum with the Rope in the Hall.", "is not a command"),
-    (ACCUSE, "If my notes are right:\nAccuse Plum with the Rope in the Hall", "is not a command"),
+    (ACCUSE, "If I'm right, I accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (ACCUSE, "If my notes are right:\nAccuse Plum with the Rope in the Hall", "give the accusation alone"),
     (
         ACCUSE,
         "Unless someone shows me the Rope, I'll accuse Plum with the Rope in the Hall.",
-        "is not a command",
+        "give the accusation alone",
     ),
-    (ACCUSE, "Maybe next turn, I'll accuse Plum with the Rope in the Hall.", "is not a command"),
+    (ACCUSE, "Maybe next turn, I'll accuse Plum with the Rope in the Hall.", "give the accusation alone"),
     # "would like" asks, but not when the sentence takes it back
-    (ACCUSE, "I'd like to accuse Plum with the Rope in the Hall, but it's too early.", "is not a command"),
-    (ACCUSE, "I'd like to accuse Plum with the Rope in the Hall next turn.", "is not a command"),
-    (ACCUSE, "I'd like to accuse Plum with the Rope in the Hall; but not yet.", "is not a command"),
-    (ACCUSE, "Accuse Plum with the Rope in the Hall, but not yet.", "is not a command"),
-    (ACCUSE, "I will accuse Plum with the Rope in the Hall once I'm sure.", "is not a command"),
-    (ACCUSE, "Accuse Mrs. White with the Rope in the Hall if nobody refutes.", "is not a command"),
+    (
+        ACCUSE,
+        "I'd like to accuse Plum with the Rope in the Hall, but it's too early.",
+        "give the accusation alone",
+    ),
+    (ACCUSE, "I'd like to accuse Plum with the Rope in the Hall next turn.", "give the accusation alone"),
+    (ACCUSE, "I'd like to accuse Plum with the Rope in the Hall; but not yet.", "give the accusation alone"),
+    (ACCUSE, "Accuse Plum with the Rope in the Hall, but not yet.", "give the accusation alone"),
+    (ACCUSE, "I will accuse Plum with the Rope in the Hall once I'm sure.", "give the accusation alone"),
+    (ACCUSE, "Accuse Mrs. White with the Rope in the Hall if nobody refutes.", "give the accusation alone"),
     # a lone asking word is no crash
     (TURN, "should", "is not a command"),
     (TURN, "Do", "is not a command"),
+    # an accusation is asked only plainly, alone (a wrong one puts the player out): the rest is refused
+    (ACCUSE, "I accuse Plum with the Rope in the Hall; who else could it be?", "give the accusation alone"),
+    (
+        ACCUSE,
+        "Considering all the evidence, I accuse Plum with the Rope in the Hall.",
+        "give the accusation alone",
+    ),
+    (ACCUSE, "As I said before, I accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (
+        ACCUSE,
+        "I might need more information first\n\nAccuse Plum with the Rope in the Hall",
+        "give the accusation alone",
+    ),
+    (
+        ACCUSE,
+        "There is no other possibility so I accuse Plum with the Rope in the Hall.",
+        "give the accusation alone",
+    ),
+    (ACCUSE, "I have no doubt so I accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (ACCUSE, "Without any doubt I accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (
+        ACCUSE,
+        "Nobody else could hold it, so I accuse Plum with the Rope in the Hall.",
+        "give the accusation alone",
+    ),
+    (ACCUSE, "If nobody shows a card... accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (
+        ACCUSE,
+        "If nobody has shown the Rope so far, I accuse Plum with the Rope in the Hall.",
+        "give the accusation alone",
+    ),
+    (ACCUSE, "I may accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (ACCUSE, "Accusing Plum with the Rope in the Hall now is a mistake.", "give the accusation alone"),
+    (ACCUSE, "Accuse Plum with the Rope in the Hall: no.", "give the accusation alone"),
+    (
+        ACCUSE,
+        "Option A: accuse Plum with the Rope in the Hall. Option B: wait. I pick B.",
+        "give the accusation alone",
+    ),
+    (TURN, "Stay in the Study", "You can only stay in the room you are in (the Kitchen)"),
+    (
+        ACCUSE,
+        "Final answer: accuse Plum with the Rope in the Hall\n(only if nobody has the Rope)",
+        "give the accusation alone",
+    ),
 ]
 
 
@@ -695,3 +717,9 @@ def test_command_space_samples_legal_commands():
     mask[[0, 1]] = 1
     assert {space.sample(mask) for _ in range(20)} == {"roll", "take the passage"}
     assert space.contains("anything") and not space.contains(3)
+
+
+def test_staying_in_a_room_from_a_square_is_refused_not_a_crash():
+    """With the pawn on a square (a location past the rooms) "stay in the Kitchen" raised IndexError."""
+    with pytest.raises(CommandError, match=r"only stay in the room you are in \(none: you are not in one\)"):
+        parse_command(CLASSIC, "I'll stay in the Kitchen", TURN, room=CLASSIC.cards.num_rooms + 5)
