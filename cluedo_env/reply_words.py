@@ -86,7 +86,8 @@ HEDGES = frozenset(
     {
         "could", "would", "might", "d", "if", "whether", "unless", "until", "maybe", "perhaps", "possibly",
         "suppose", "guess", "refuse", "avoid", "wait", "premature", "hesitant", "tempted", "tempting",
-        "eventually", "soon", "hypothetically", "theory", "once", "when", "after",
+        "eventually", "soon", "hypothetically", "theory", "once", "when", "after", "assuming", "case",
+        "provided", "providing", "supposing", "should", "were", "may", "probably", "likely",
     }
 )  # fmt: skip
 SOFT_HEDGES = frozenset({"consider", "considering", "before", "too", "risky"})
@@ -106,13 +107,19 @@ ACCUSE_OPENINGS = frozenset(
     for opening in (
         "", "i", "i ll", "i will", "i shall", "i now", "i will now", "i ll now", "now i", "so i", "then i",
         "i hereby", "i d like to", "i would like to", "let me", "i want to", "i choose to", "i am going to",
-        "i m going to", "time to", "i m", "i am", "and", "i therefore",
+        "i m going to", "time to", "i m", "i am", "and", "i therefore", "therefore", "so", "then", "now",
+        "finally", "yes", "ok", "okay", "let s", "it s time to", "it is time to", "i am ready to",
+        "i m ready to", "i can now",
     )
 )  # fmt: skip
-ACCUSE_JOINING = frozenset({"with", "in", "and", "now", "please", "using", "by", "at"})
+# Words an accusation's sentence may hold after the verb besides the cards (titles written short too).
+ACCUSE_JOINING = frozenset(
+    {"with", "in", "and", "now", "please", "using", "by", "at", "prof", "col", "rev", "dr", "mr", "mrs", "ms",
+     "mme", "mlle", "m"}
+)  # fmt: skip
 PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line ends a sentence too
 # Abbreviations whose "." ends no sentence ("Accuse Mrs. White ..., if ...").
-ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "col", "prof", "rev", "st"})
+ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "col", "prof", "rev", "st", "mme", "mlle", "m"})
 # Where a negation's (and a hedge's) reach ends inside a sentence: "No, roll." rolls.
 CLAUSE_END = re.compile(r"[,:\n]+")
 # A part before a ";" asks with the question that ends after it only if it is put as one itself: "Should I
@@ -254,8 +261,19 @@ def _negated(words: list[str], i: int, reach: int = NEGATION_REACH) -> bool:
 
 
 def weighs(text: str) -> bool:
-    """Whether ``text`` has a hedge, a condition or a negation (``HEDGES``, ``CONDITIONS``, ``NEGATIONS``)."""
-    return bool((HEDGES | CONDITIONS | NEGATIONS).intersection(normalise(text)))
+    """Whether ``text`` has a hedge, a condition or a negation (``HEDGES``, ``CONDITIONS``, ``NEGATIONS``;
+    "no doubt" and "without a doubt" are none)."""
+    return _weighing(normalise(text))
+
+
+def _weighing(words: list[str]) -> bool:
+    """``weighs`` of words."""
+    return any(
+        w in HEDGES
+        or w in CONDITIONS
+        or (w in NEGATIONS and not {"doubt", "doubts"} & set(words[j + 1 : j + 3]))
+        for j, w in enumerate(words)
+    )
 
 
 def _declined_or_hedged(before: list[str], clause: list[str], after: list[str]) -> tuple[bool, bool]:
@@ -319,9 +337,10 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
                     negated, hedged = _declined_or_hedged(
                         words[:at], clause[:i], [*words[at + 1 :], *following]
                     )
-                    plain = (
-                        tuple(words[:at]) in ACCUSE_OPENINGS
+                    plain = (  # its clause opens plainly, the earlier clauses and other sentences weigh nothing
+                        tuple(clause[:i]) in ACCUSE_OPENINGS
                         and ACCUSE_JOINING.issuperset(words[at + 1 :])
+                        and not _weighing(words[:first])
                         and not any(doubtful[:n] + doubtful[n + 1 :])
                     )
                     if not negated and (asks or hedged or not plain):

@@ -229,6 +229,29 @@ PARAPHRASES = [
         "I'm sure now.\n\nFinal answer: accuse Plum with the Rope in the Hall\nIt has to be.",
         LAY.encode("accuse", PLUM, ROPE, HALL),
     ),
+    # an accusation's clause opens plainly, and nothing before it weighs it
+    (
+        ACCUSE,
+        "Considering all the evidence, I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "As I said before, I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (
+        ACCUSE,
+        "Nobody refuted, so I accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (ACCUSE, "I'm confident: accuse Plum with the Rope in the Hall.", LAY.encode("accuse", PLUM, ROPE, HALL)),
+    (
+        ACCUSE,
+        "Without a doubt, accuse Plum with the Rope in the Hall.",
+        LAY.encode("accuse", PLUM, ROPE, HALL),
+    ),
+    (ACCUSE, "Accuse Col. Mustard with the Rope in the Hall.", LAY.encode("accuse", MUSTARD, ROPE, HALL)),
 ]
 
 
@@ -368,12 +391,6 @@ BAD_REPLIES = [
     (ACCUSE, "I accuse Plum with the Rope in the Hall; who else could it be?", "give the accusation alone"),
     (
         ACCUSE,
-        "Considering all the evidence, I accuse Plum with the Rope in the Hall.",
-        "give the accusation alone",
-    ),
-    (ACCUSE, "As I said before, I accuse Plum with the Rope in the Hall.", "give the accusation alone"),
-    (
-        ACCUSE,
         "I might need more information first\n\nAccuse Plum with the Rope in the Hall",
         "give the accusation alone",
     ),
@@ -407,6 +424,17 @@ BAD_REPLIES = [
     (
         ACCUSE,
         "Final answer: accuse Plum with the Rope in the Hall\n(only if nobody has the Rope)",
+        "give the accusation alone",
+    ),
+    (
+        ACCUSE,
+        "Assuming nobody has the Rope, accuse Plum with the Rope in the Hall.",
+        "give the accusation alone",
+    ),
+    (ACCUSE, "In case nobody refutes, accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    (
+        ACCUSE,
+        "Should nobody hold the Rope, accuse Plum with the Rope in the Hall.",
         "give the accusation alone",
     ),
 ]
