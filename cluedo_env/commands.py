@@ -30,12 +30,12 @@ read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a 
 names two suspects, or asks for an illegal one raises ``CommandError`` saying
 why and listing what is legal now. A negation ("don't", "not", "no", ...) reaches the three
 words before a verb in its own clause ("No, roll." rolls; "why not" is none). An accusation, which
-puts the player out when wrong, is made only when asked plainly: a sentence of its own ("accuse Plum
-with the Rope in the Hall", "I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``),
-outside a question, with no hedge, condition or negation in the reply's other sentences nor after its
-``Final answer:`` line; a reply that names one otherwise ("I could accuse ...", "If I'm right, I accuse
-...", "Considering the evidence, I accuse ...") is refused, saying how to accuse, and one that declines
-it ("I won't accuse yet") ends the turn. For the other verbs the last mention counts, and a verb only
+puts the player out when wrong, is made only when asked plainly: its clause opens plainly ("accuse
+Plum with the Rope in the Hall", "so I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``)
+and holds nothing but the cards, outside a question, with no hedge, condition or negation before it in its
+sentence, in the reply's other sentences, nor after its ``Final answer:`` line; a reply that names one
+otherwise ("I could accuse ...", "If I'm right, I accuse ...", "Accusing ... is a mistake") is refused,
+saying how to accuse, and one that declines it ("I won't accuse yet") ends the turn. For the other verbs the last mention counts, and a verb only
 declined ("Don't roll", "Not the Ballroom") is refused, as nothing says what to do instead. Nothing is guessed: every canonical command
 of a legal action parses back to that action (tested for every phase, player
 count and edition).
