@@ -98,10 +98,11 @@ CONDITIONS = frozenset(
     }
 )  # fmt: skip
 DECIDING = frozenset({"so", "therefore", "thus", "hence"})
-# An accusation is asked only in a plain sentence of its own: one of these openings, "accuse" (or
-# "accusing"), the cards and these joining words; and with no hedge, condition or negation in the reply's
-# other sentences ("I'm sure. I accuse ..." asks; "Considering the evidence, I accuse ..." is refused, as a
-# wrong accusation puts the player out: the refusal says how to accuse).
+# An accusation is asked only plainly: its clause opens with one of these, then "accuse" (or "accusing"),
+# the cards and ACCUSE_JOINING words; with no hedge, condition or negation before it in its sentence or in
+# the reply's other sentences ("I'm sure. I accuse ..." and "Nobody refuted, so I accuse ..." ask;
+# "Assuming nobody has the Rope, accuse ..." does not, as a wrong accusation puts the player out: the
+# refusal says how to accuse).
 ACCUSE_OPENINGS = frozenset(
     tuple(opening.split())
     for opening in (
@@ -308,9 +309,10 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
     """The verbs a reply asks for, those it declines, and whether it only weighs an accusation.
 
     A negation in the three words before a verb, in its clause, declines it ("I'm not sure. Suggest ..."
-    and "No, roll." ask; "why not suggest" is no negation). An accusation is asked only in a plain
-    sentence of its own (``ACCUSE_OPENINGS``, ``ACCUSE_JOINING``) with no hedge, condition or negation in
-    the reply's other sentences, outside a question and unhedged (``_declined_or_hedged``, which also
+    and "No, roll." ask; "why not suggest" is no negation). An accusation is asked only plainly
+    (its clause's opening in ``ACCUSE_OPENINGS``, then cards and ``ACCUSE_JOINING``) with no hedge,
+    condition or negation before it in its sentence or in the reply's other sentences, outside a question
+    and unhedged (``_declined_or_hedged``, which also
     says when it is declined); otherwise it is only weighed. A verb both asked and declined is what its
     last mention says ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked
     and declined is both, and refused (a wrong accusation puts the player out)."""
