@@ -35,7 +35,8 @@ Plum with the Rope in the Hall", "so I accuse ...", "I'd like to accuse ...": ``
 and holds nothing but the cards, outside a question, with no hedge, condition or negation before it in its
 sentence, in the reply's other sentences, nor after its ``Final answer:`` line; a reply that names one
 otherwise ("I could accuse ...", "If I'm right, I accuse ...", "Accusing ... is a mistake") is refused,
-saying how to accuse, and one that declines it ("I won't accuse yet") ends the turn. For the other verbs the last mention counts, and a verb only
+saying how to accuse, and one that declines it ("I won't accuse yet") ends the turn. A question asks
+for nothing ("Roll? No."; "why not roll?" proposes). For the other verbs the last mention counts, and a verb only
 declined ("Don't roll", "Not the Ballroom") is refused, as nothing says what to do instead. Nothing is guessed: every canonical command
 of a legal action parses back to that action (tested for every phase, player
 count and edition).
@@ -235,10 +236,10 @@ def parse_command(
     words = reply_words.normalise(text)
     if not words:
         raise refuse("The reply is empty: answer with one of the commands")
-    text = reply_words.without_accusation_questions(config, text)
+    text = reply_words.without_questions(config, text)
     words = reply_words.normalise(text)
     if not words:
-        raise refuse("The reply only asks whether to accuse: give one command")
+        raise refuse("The reply only asks whether to accuse or what to do: give one command")
     # Exact canonical commands first (a card called like a verb cannot confuse them).
     exact = _canonical(config).get(tuple(words))
     if exact is not None:
@@ -293,7 +294,10 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
         raise refuse("The reply names cards with a negation: give one command")
     if "stay" in verbs and "put" in words:
         verbs = (verbs - {"stay"}) | {"no_move"}
-    if {"move", "walk"} & set(words) and not verbs:
+    moving = [k for k, word in enumerate(words) if word in ("move", "walk")]
+    if moving and not verbs:
+        if reply_words.negated(words, moving[0]):  # "Don't move to 0,9"
+            raise refuse("The reply only declines (move): give the command to play")
         verbs = {"square"} if COORDINATES.search(text) else {"enter"}
     if "pass" in verbs and len(verbs) > 1:  # "pass: end my turn"
         verbs.discard("pass")

@@ -22,11 +22,12 @@ __all__ = [
     "Names",
     "card_names",
     "find_cards",
+    "negated",
     "negates_a_card",
     "normalise",
     "verbs",
     "weighs",
-    "without_accusation_questions",
+    "without_questions",
 ]
 
 # Words that are dropped from replies and card names alike before matching.
@@ -203,7 +204,7 @@ def negates_a_card(config: GameConfig, text: str) -> bool:
     for sentence, _, _ in _sentences(text):
         for clause in CLAUSE_END.split(sentence):
             words = normalise(clause)
-            if any(card is not None and _negated(words, i) for i, card in _read_cards(config, words)):
+            if any(card is not None and negated(words, i) for i, card in _read_cards(config, words)):
                 return True
     return False
 
@@ -238,22 +239,23 @@ def _sentences(text: str) -> list[tuple[str, str, bool]]:
     return [(sentence, end, ask) for (sentence, end), ask in zip(pairs, reversed(asks), strict=True)]
 
 
-def without_accusation_questions(config: GameConfig, text: str) -> str:
-    """``text`` less its sentences that only weigh an accusation in a question ("Should I accuse Plum with
-    the Rope in the Hall?"): a wrong accusation puts the player out, so a question asks for none, and the
-    cards it names are not the reply's either. A question with another verb stays ("It's too early to
-    accuse, so why not suggest Mustard with the Rope?"); ``verbs`` reads no accusation in it."""
+def without_questions(config: GameConfig, text: str) -> str:
+    """``text`` less its sentences that only weigh an action in a question ("Should I accuse Plum with the
+    Rope in the Hall?", "Roll? No."): a question asks for nothing, and the cards it names are not the reply's
+    either. A question that declines ("..., I won't accuse, or should I?") or proposes ("It's too early to
+    accuse, so why not suggest Mustard with the Rope?") stays; ``verbs`` reads no accusation in it."""
     kept = []
     for sentence, end, asks in _sentences(text):
         words = find_cards(config, normalise(sentence))[1]
-        verbs = {VERBS.get(w) for w in words} - {None}
-        declined = any(VERBS.get(w) == "accuse" and _negated(words, i) for i, w in enumerate(words))
-        if not asks or verbs != {"accuse"} or declined:  # "..., I won't accuse, or should I?" declines
+        named = [i for i, w in enumerate(words) if w in VERBS]
+        declined = any(VERBS[words[i]] == "accuse" and negated(words, i) for i in named)
+        proposed = any(words[max(0, i - 2) : i] == ["why", "not"] for i in named)
+        if not asks or not named or declined or proposed:
             kept.append(sentence + end)
     return " ".join(kept)
 
 
-def _negated(words: list[str], i: int, reach: int = NEGATION_REACH) -> bool:
+def negated(words: list[str], i: int, reach: int = NEGATION_REACH) -> bool:
     """Whether a negation in the ``reach`` words before ``words[i]`` negates it ("why not" does not)."""
     before = words[max(0, i - reach) : i]
     return any(
@@ -336,7 +338,7 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
                     continue
                 if verb == "accuse":
                     at = first + i
-                    negated, hedged = _declined_or_hedged(
+                    declines, hedged = _declined_or_hedged(
                         words[:at], clause[:i], [*words[at + 1 :], *following]
                     )
                     plain = (  # its clause opens plainly, the earlier clauses and other sentences weigh nothing
@@ -345,14 +347,16 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
                         and not _weighing(words[:first])
                         and not any(doubtful[:n] + doubtful[n + 1 :])
                     )
-                    if not negated and (asks or hedged or not plain):
+                    if not declines and (asks or hedged or not plain):
                         weighed.add(verb)
                         continue  # a question, a hedge or more than a plain request asks for no accusation
                 else:
-                    negated = _negated(clause, i)
-                if word == "accusation" and not negated:
+                    declines = negated(clause, i)
+                    if asks and not declines and clause[max(0, i - 2) : i] != ["why", "not"]:
+                        continue  # "Roll? No.": a question asks for nothing ("why not roll?" does)
+                if word == "accusation" and not declines:
                     continue  # the noun alone asks for none: "I'll hold off on the accusation" ("no accusation" declines)
-                mentions.setdefault(verb, []).append(not negated)
+                mentions.setdefault(verb, []).append(not declines)
             first += len(clause)
     asked = {v for v, m in mentions.items() if (any(m) if v == "accuse" else m[-1])}
     declined = {v for v, m in mentions.items() if (not all(m) if v == "accuse" else not m[-1])}

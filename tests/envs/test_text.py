@@ -437,6 +437,11 @@ BAD_REPLIES = [
         "Should nobody hold the Rope, accuse Plum with the Rope in the Hall.",
         "give the accusation alone",
     ),
+    # a question asks for nothing, and its cards are not the reply's ("why not roll?" proposes)
+    (TURN, "Roll? No.", "is not a command"),
+    (TURN, "Should I roll? Not sure.", "is not a command"),
+    (REFUTE, "Show the Rope? No.", "is not a command"),
+    (ACCUSE, "End turn? No.", "is not a command"),
 ]
 
 
@@ -751,3 +756,13 @@ def test_staying_in_a_room_from_a_square_is_refused_not_a_crash():
     """With the pawn on a square (a location past the rooms) "stay in the Kitchen" raised IndexError."""
     with pytest.raises(CommandError, match=r"only stay in the room you are in \(none: you are not in one\)"):
         parse_command(CLASSIC, "I'll stay in the Kitchen", TURN, room=CLASSIC.cards.num_rooms + 5)
+
+
+def test_a_declined_move_to_a_square_is_refused():
+    """"Don't move to 0,9" was played as the move (the coordinates' fallback did not read the negation)."""
+    squares = core.GameConfig(movement="squares")
+    layout = core.ActionLayout(squares)
+    mask = [layout.encode("square", k) for k in range(layout.sizes["square"])]
+    with pytest.raises(CommandError, match=r"only declines \(move\)"):
+        parse_command(squares, "Don't move to 0,9.", mask)
+    assert command(squares, parse_command(squares, "Move to 0,9.", mask)) == "move to square 0,9"
