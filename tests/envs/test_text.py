@@ -759,7 +759,7 @@ def test_staying_in_a_room_from_a_square_is_refused_not_a_crash():
 
 
 def test_a_declined_move_to_a_square_is_refused():
-    """"Don't move to 0,9" was played as the move (the coordinates' fallback did not read the negation)."""
+    """ "Don't move to 0,9" was played as the move (the coordinates' fallback did not read the negation)."""
     squares = core.GameConfig(movement="squares")
     layout = core.ActionLayout(squares)
     mask = [layout.encode("square", k) for k in range(layout.sizes["square"])]
