@@ -80,7 +80,8 @@ NEGATION_REACH = 3  # words before a verb that can negate it (in its clause)
 # What makes "accuse" a thought, not a request (a wrong accusation puts the player out, so a hedged
 # accusation asks for nothing and declines nothing). HEDGES anywhere before it in its sentence ("I could
 # accuse ...", "If I'm right, I accuse ...", "I refuse to accuse ..."; "would like" and "'d like" ask), back
-# to a word of DECIDING ("Nobody could refute it, so I accuse ..." asks); SOFT_HEDGES before it in its
+# to a word of DECIDING (for the declining and hedging here; ACCUSE_OPENINGS' rule still reads the whole
+# sentence before it, so "Nobody could refute it, so I accuse ..." is refused); SOFT_HEDGES before it in its
 # clause ("It's too risky to accuse ..."; "Considering all the evidence, I accuse ..." asks); CONDITIONS after
 # it in its sentence, also past a ";" ("Accuse ..., if I were sure", "I'd like to accuse ..., but not yet").
 HEDGES = frozenset(
