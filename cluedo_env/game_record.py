@@ -40,7 +40,7 @@ import numpy as np
 
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import ActionLayout
-from cluedo_env.core.config import GameConfig, written_fields
+from cluedo_env.core.config import GameConfig, config_fields
 from cluedo_env.core.editions import Edition
 from cluedo_env.core.game import init
 from cluedo_env.core.rng import SEED_BOUND
@@ -195,7 +195,7 @@ def as_replay(record: Replay | GameRecorder) -> Replay:
 def config_to_json(config: GameConfig) -> dict:
     """A header's ``config``: every ``GameConfig`` field (those of ``LATER_FIELDS`` where they differ
     from what files before them meant), the edition by name or spelled out."""
-    values = written_fields({f.name: getattr(config, f.name) for f in fields(config) if f.init})
+    values = config_fields(config)
     edition = config.edition
     if isinstance(edition, Edition):  # spelled out, so that the loaded config equals this one
         values["edition"] = {f.name: getattr(edition, f.name) for f in fields(edition)}

@@ -77,34 +77,25 @@ VERBS = {
 # "t" is what is left of "n't" once the apostrophe is gone.
 NEGATIONS = frozenset({"no", "not", "don", "dont", "t", "cannot", "without", "skip", "never"})
 NEGATION_REACH = 3  # words before a verb that can negate it (in its clause)
-# What makes "accuse" a thought, not a request (a wrong accusation puts the player out, so a hedged
-# accusation asks for nothing and declines nothing). HEDGES anywhere before it in its sentence ("I could
-# accuse ...", "If I'm right, I accuse ...", "I refuse to accuse ..."; "would like" and "'d like" ask), back
-# to a word of DECIDING (for the declining and hedging here; ACCUSE_OPENINGS' rule still reads the whole
-# sentence before it, so "Nobody could refute it, so I accuse ..." is refused); SOFT_HEDGES before it in its
-# clause ("It's too risky to accuse ..."; "Considering all the evidence, I accuse ..." asks); CONDITIONS after
-# it in its sentence, also past a ";" ("Accuse ..., if I were sure", "I'd like to accuse ..., but not yet").
-HEDGES = frozenset(
+# Words that weigh an accusation instead of asking for it ("I could accuse ...", "If I'm right, I accuse
+# ...", "Accuse ..., but not yet"): one in an accusation's sentence before its clause, or in the reply's other
+# sentences, and the accusation is not asked (a wrong accusation puts the player out).
+WEIGHING = frozenset(
     {
         "could", "would", "might", "d", "if", "whether", "unless", "until", "maybe", "perhaps", "possibly",
         "suppose", "guess", "refuse", "avoid", "wait", "premature", "hesitant", "tempted", "tempting",
         "eventually", "soon", "hypothetically", "theory", "once", "when", "after", "assuming", "case",
-        "provided", "providing", "supposing", "should", "were", "may", "probably", "likely",
+        "provided", "providing", "supposing", "should", "were", "may", "probably", "likely", "later",
+        "risky", "gamble", "but", "however", "though", "yet", "first", "next",
     }
 )  # fmt: skip
-SOFT_HEDGES = frozenset({"consider", "considering", "before", "too", "risky"})
-CONDITIONS = frozenset(
-    {
-        "if", "unless", "until", "later", "would", "risky", "gamble", "but", "however", "though", "yet",
-        "wait", "first", "eventually", "next", "once", "when", "after", "provided", "soon",
-    }
-)  # fmt: skip
+# A negation before "accuse" declines it back to one of these ("There is no other way, so I accuse ..."
+# is not declined).
 DECIDING = frozenset({"so", "therefore", "thus", "hence"})
 # An accusation is asked only plainly: its clause opens with one of these, then "accuse" (or "accusing"),
-# the cards and ACCUSE_JOINING words; with no hedge, condition or negation before it in its sentence or in
-# the reply's other sentences ("I'm sure. I accuse ..." and "Nobody refuted, so I accuse ..." ask;
-# "Assuming nobody has the Rope, accuse ..." does not, as a wrong accusation puts the player out: the
-# refusal says how to accuse).
+# the cards and ACCUSE_JOINING words; with nothing that weighs it (WEIGHING, NEGATIONS) before it in its
+# sentence or in the reply's other sentences ("I'm sure. I accuse ..." and "Nobody refuted, so I accuse ..."
+# ask; "Assuming nobody has the Rope, accuse ..." does not: the refusal says how to accuse).
 ACCUSE_OPENINGS = frozenset(
     tuple(opening.split())
     for opening in (
@@ -265,42 +256,29 @@ def negated(words: list[str], i: int, reach: int = NEGATION_REACH) -> bool:
 
 
 def weighs(text: str) -> bool:
-    """Whether ``text`` has a hedge, a condition or a negation (``HEDGES``, ``CONDITIONS``, ``NEGATIONS``;
-    "no doubt" and "without a doubt" are none)."""
+    """Whether ``text`` has a word that weighs an accusation (``WEIGHING``, ``NEGATIONS``; "no doubt" and
+    "without a doubt" are none)."""
     return _weighing(normalise(text))
 
 
 def _weighing(words: list[str]) -> bool:
     """``weighs`` of words."""
     return any(
-        w in HEDGES
-        or w in CONDITIONS
-        or (w in NEGATIONS and not {"doubt", "doubts"} & set(words[j + 1 : j + 3]))
+        w in WEIGHING or (w in NEGATIONS and not {"doubt", "doubts"} & set(words[j + 1 : j + 3]))
         for j, w in enumerate(words)
     )
 
 
-def _declined_or_hedged(before: list[str], clause: list[str], after: list[str]) -> tuple[bool, bool]:
-    """Whether an accusation is declined (a negation in ``before``, its sentence's words before it back to
-    a word of ``DECIDING``; "no doubt" and "without any doubt" are none) or hedged (``HEDGES`` in ``before``,
-    ``SOFT_HEDGES`` in ``clause``, its clause's words before it, ``CONDITIONS`` in ``after``)."""
+def _declined(before: list[str]) -> bool:
+    """Whether a negation in ``before``, an accusation's sentence's words before it back to a word of
+    ``DECIDING``, declines it ("no doubt" and "without any doubt" are none; "why not" is none)."""
     before = before[max((j + 1 for j, w in enumerate(before) if w in DECIDING), default=0) :]
-    clause = clause[max(0, len(clause) - len(before)) :]  # (its clause's words are the last of them)
-    declined = any(
+    return any(
         w in NEGATIONS
         and "doubt" not in before[j + 1 : j + 4]
         and not (w == "not" and j and before[j - 1] == "why")
         for j, w in enumerate(before)
     )
-    hedged = (
-        any(
-            w in HEDGES and not (w in ("would", "d") and before[j + 1 : j + 2] == ["like"])
-            for j, w in enumerate(before)
-        )
-        or bool(SOFT_HEDGES.intersection(clause))
-        or bool(CONDITIONS.intersection(after))
-    )
-    return declined, hedged
 
 
 def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:
@@ -313,10 +291,9 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
 
     A negation in the three words before a verb, in its clause, declines it ("I'm not sure. Suggest ..."
     and "No, roll." ask; "why not suggest" is no negation). An accusation is asked only plainly
-    (its clause's opening in ``ACCUSE_OPENINGS``, then cards and ``ACCUSE_JOINING``) with no hedge,
-    condition or negation before it in its sentence or in the reply's other sentences, outside a question
-    and unhedged (``_declined_or_hedged``, which also
-    says when it is declined); otherwise it is only weighed. A verb both asked and declined is what its
+    (its clause's opening in ``ACCUSE_OPENINGS``, then cards and ``ACCUSE_JOINING``), outside a question,
+    with nothing that weighs it (``weighs``) before its clause or in the reply's other sentences; a
+    negation before it declines it (``_declined``); otherwise it is only weighed. A verb both asked and declined is what its
     last mention says ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked
     and declined is both, and refused (a wrong accusation puts the player out)."""
     mentions: dict[str, list[bool]] = {}  # verb -> asked (True) or declined at each mention, in order
@@ -326,11 +303,6 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
     for n, (sentence, _, asks) in enumerate(sentences):
         clauses = _clauses(config, sentence)
         words = [w for clause in clauses for w in clause]
-        following: list[str] = []  # the words of the sentences a ";" joins to it
-        k = n
-        while sentences[k][1].strip() == ";" and k + 1 < len(sentences):
-            k += 1
-            following += find_cards(config, normalise(sentences[k][0]))[1]
         first = 0
         for clause in clauses:
             for i, word in enumerate(clause):
@@ -339,18 +311,16 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
                     continue
                 if verb == "accuse":
                     at = first + i
-                    declines, hedged = _declined_or_hedged(
-                        words[:at], clause[:i], [*words[at + 1 :], *following]
-                    )
+                    declines = _declined(words[:at])
                     plain = (  # its clause opens plainly, the earlier clauses and other sentences weigh nothing
                         tuple(clause[:i]) in ACCUSE_OPENINGS
                         and ACCUSE_JOINING.issuperset(words[at + 1 :])
                         and not _weighing(words[:first])
                         and not any(doubtful[:n] + doubtful[n + 1 :])
                     )
-                    if not declines and (asks or hedged or not plain):
+                    if not declines and (asks or not plain):
                         weighed.add(verb)
-                        continue  # a question, a hedge or more than a plain request asks for no accusation
+                        continue  # a question or more than a plain request asks for no accusation
                 else:
                     declines = negated(clause, i)
                     if asks and not declines and clause[max(0, i - 2) : i] != ["why", "not"]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import numpy as np
 
 from agents.ppo.features import learner_observation_size, learner_pieces
 from cluedo_env import core
-from cluedo_env.core.config import written_fields
+from cluedo_env.core.config import config_fields
 
 __all__ = [
     "ACTIVATION_NAMES",
@@ -88,7 +88,7 @@ def model_path(value: str | Path) -> Path:
 def game_config_to_dict(game: core.GameConfig) -> dict[str, Any]:
     """The init fields of a game config as plain values (a registered edition by name; the
     ``core.config.LATER_FIELDS`` only where they differ from what files before them meant)."""
-    values = written_fields({f.name: getattr(game, f.name) for f in fields(game) if f.init})
+    values = config_fields(game)
     if not isinstance(values["edition"], str):
         raise ValueError(f"only registered editions can be saved with a model, got {values['edition']!r}")
     return values

@@ -16,6 +16,8 @@ __all__ = [
     "MAX_TURNS",
     "GameConfig",
     "check_choice",
+    "config_fields",
+    "read_fields",
     "written_fields",
 ]
 
@@ -187,6 +189,11 @@ def check_choice(name: str, value: object, allowed: tuple, extra: str = "") -> N
     """
     if (isinstance(value, bool) and not all(isinstance(a, bool) for a in allowed)) or value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}{extra}, got {value!r}")
+
+
+def config_fields(config: GameConfig) -> dict[str, object]:
+    """``config``'s fields by name (the edition as given), as files and hashes write them (``written_fields``)."""
+    return written_fields({f.name: getattr(config, f.name) for f in fields(config) if f.init})
 
 
 def written_fields(values: dict[str, object]) -> dict[str, object]:

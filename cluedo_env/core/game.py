@@ -35,12 +35,12 @@ import numpy as np
 from cluedo_env.core import batched, layout
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board, room_distances
-from cluedo_env.core.config import CORNER_ROOMS, GameConfig
+from cluedo_env.core.config import CORNER_ROOMS, DEALS, GameConfig
 from cluedo_env.core.events import MOVE_BLOCKED, MOVE_CHOOSE_ROOM, MOVE_PASSAGE, MOVE_STAY, MOVE_WALK
 from cluedo_env.core.layout import STATE_FIELDS
 from cluedo_env.core.movement import MAX_ROLL, MoveTables
 from cluedo_env.core.rng import SEED_BOUND
-from cluedo_env.core.rules import DEALS, START_PLAYERS
+from cluedo_env.core.rules import START_PLAYERS
 from cluedo_env.core.state import Phase, State, field_shapes, game_indices
 
 __all__ = ["CORNER_ROOMS", "Rules", "check_seeds", "init", "legal_action_mask", "reset", "rules_for", "step"]

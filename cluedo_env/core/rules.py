@@ -17,18 +17,18 @@ from numba import njit
 
 from cluedo_env.core import events as ev
 from cluedo_env.core.actions import RANGE_NAMES
+from cluedo_env.core.config import DEALS
 from cluedo_env.core.movement import reach
 from cluedo_env.core.rng import GOLDEN, M1, M2
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase
 
-__all__ = ["DEALS", "START_PLAYERS", "deal", "draw", "legal", "play"]
+__all__ = ["START_PLAYERS", "deal", "draw", "legal", "play"]
 
 # Draw counters: the cards' keys use 0..C-1, the starting rolls the next ones (up to C + 191), the fresh
 # keys of deal="uniform" SHUFFLE_DRAWS..SHUFFLE_DRAWS + C - 1 (C <= 127), turn dice count up from DICE_DRAWS.
 SHUFFLE_DRAWS = 384
 DICE_DRAWS = 1024
-DEALS = ("keys", "uniform")  # GameConfig.deal, by its code here
-DEAL_KEYS, DEAL_UNIFORM = range(2)
+DEAL_UNIFORM = 1  # GameConfig.deal "uniform", by its index in config.DEALS (Rules' number "deal")
 # (np.int64, not int: numba would compile _highest_rolls once for each literal int it is given)
 START_ROLLS = np.int64(2)  # rounds of starting rolls that nearly always settle who starts
 START_ROLL_ROUNDS = np.int64(16)  # rounds drawn when those leave a tie
@@ -38,6 +38,7 @@ MAX_KEY = np.uint64(2**64 - 1)
 KIND_ROLL, KIND_PASSAGE, KIND_STAY, KIND_NO_MOVE, KIND_ENTER, KIND_TOWARD, KIND_SQUARE = range(7)
 KIND_SUGGEST, KIND_NO_SUGGESTION, KIND_SHOW, KIND_ACCUSE, KIND_END_TURN = range(7, 12)
 assert RANGE_NAMES[KIND_END_TURN] == "end_turn" and RANGE_NAMES[KIND_SQUARE] == "square"
+assert DEALS[DEAL_UNIFORM] == "uniform"
 TURN, MOVE, SUGGEST, REFUTE, ACCUSE, OVER = (
     Phase.TURN, Phase.MOVE, Phase.SUGGEST, Phase.REFUTE, Phase.ACCUSE, Phase.OVER
 )  # fmt: skip

@@ -42,14 +42,13 @@ The fields:
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 import numpy as np
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.core.config import written_fields
+from cluedo_env.core.config import config_fields
 from cluedo_env.inference import HELD, UNKNOWN, Accusation, OwnHand, Record, Seen, Suggestion
 from cluedo_env.inference.beliefs import beliefs
 from cluedo_env.inference.from_events import RecordMaker, setup_of
@@ -131,7 +130,7 @@ def named_history(config: core.GameConfig, records: list[Record]) -> list[dict[s
 
 
 def _config_dict(config: core.GameConfig) -> dict[str, Any]:
-    values = written_fields({f.name: getattr(config, f.name) for f in fields(config) if f.init})
+    values = config_fields(config)
     values["edition"] = config.cards.name  # an unregistered Edition is named too
     return values
 
