@@ -13,7 +13,9 @@ Parameters are ``GameConfig``'s fields: ``players`` (``num_players``), ``edition
 The state (``openspiel_state.CluedoState``) is one game of the compiled core, its actions the
 core's action ids, with explicit chance nodes for the deal, the starting player and the dice.
 Observers (``openspiel_observer``) give the core's observation by its named pieces, and the
-information state as the player's private view of every event so far. ``resample_from_infostate``
+information state as the player's private view of every event so far; OpenSpiel's factored types
+split either into its public and its private part (so ``generate_playthrough`` prints both).
+``resample_from_infostate``
 (``openspiel_resample``) draws a state exactly from the player's posterior.
 
 Rewards are the core's: +1 to the winner and -1 to the others; -1 to everybody when all accused
@@ -62,6 +64,7 @@ GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
+    provides_factored_observation_string=True,
     parameter_specification=PARAMETERS,
 )
 

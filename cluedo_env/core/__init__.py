@@ -22,7 +22,7 @@ from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import Board, classic_board, room_distances
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.editions import EDITIONS, Edition, get_edition
-from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, Event, private_view, read_events
+from cluedo_env.core.events import EVENT_FIELDS, EVENT_KINDS, Event, private_view, public_view, read_events
 from cluedo_env.core.game import CORNER_ROOMS, init, legal_action_mask, reset, rules_for, step
 from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, observation_size, observe
 from cluedo_env.core.presets import PRESETS, Preset
@@ -64,6 +64,7 @@ __all__ = [
     "observe",
     "play_out",
     "private_view",
+    "public_view",
     "read_events",
     "redeal",
     "reset",

@@ -57,6 +57,7 @@ __all__ = [
     "EVENT_KINDS",
     "Event",
     "private_view",
+    "public_view",
     "read_events",
 ]
 
@@ -255,4 +256,18 @@ def private_view(events: np.ndarray, player: int | np.ndarray) -> np.ndarray:
     view = np.empty((*visible.shape, events.shape[-1]), dtype=events.dtype)
     view[...] = events
     view[..., CARD] = np.where(visible, events[..., CARD], -1)
+    return view
+
+
+def public_view(events: np.ndarray) -> np.ndarray:
+    """Events as everyone sees them: a copy with the card of every ``DEAL``, ``PEEK`` and
+    ``SHOW`` replaced by -1 (what a watcher who is no player sees; ``private_view`` of any player
+    shows it at most its own cards more).
+
+    Args:
+        events: ``int16[..., 7]`` event rows (any leading shape).
+    """
+    kind = events[..., KIND]
+    view = np.array(events, copy=True)
+    view[..., CARD] = np.where((kind == DEAL) | (kind == PEEK) | (kind == SHOW), -1, events[..., CARD])
     return view

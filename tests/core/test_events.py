@@ -120,6 +120,27 @@ def test_the_named_columns_and_the_event_fields_agree_on_every_event_of_real_gam
     assert seen == set(COLUMNS) - ({"peeked_room"} if players > 2 else set())  # PEEK: duel only
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_public_view_hides_the_dealt_looked_at_and_shown_cards_and_a_player_sees_only_its_own_more(
+    players,
+):
+    config = core.GameConfig(num_players=players, duel=players == 2, max_turns=60)
+    logs = EventLog(4)
+    play_batch(config, [make_agent("notepad", seed=k) for k in range(players)], range(4), on_step=logs)
+    for log in logs:
+        public = core.public_view(log)
+        secret = np.isin(log[:, ev.KIND], (ev.DEAL, ev.PEEK, ev.SHOW))
+        assert secret.any() and (log[secret, ev.CARD] >= 0).all()
+        assert (public[secret, ev.CARD] == -1).all() and np.array_equal(public[~secret], log[~secret])
+        for player in range(players):
+            own = core.private_view(log, player)
+            more = own[:, ev.CARD] != public[:, ev.CARD]
+            assert np.array_equal(own[~more], public[~more]) and more.any()
+            shows = log[more, ev.KIND] == ev.SHOW
+            assert (log[more][~shows, ev.PLAYER] == player).all()  # its own cards dealt and looked at
+            assert ((log[more][shows][:, [ev.PLAYER, ev.SUGGESTER]] == player).any(axis=1)).all()
+
+
 def test_turns_played_and_the_winner_agree_with_the_events():
     config = core.GameConfig(num_players=3, max_turns=40)
     agents = [make_agent("notepad", seed=k) for k in range(3)]

@@ -18,6 +18,7 @@ from cluedo_env import core  # noqa: E402
 from cluedo_env.core.editions import Edition  # noqa: E402
 from cluedo_env.core.state import Phase  # noqa: E402
 from cluedo_env.openspiel_game import CluedoGame, max_game_length  # noqa: E402
+from cluedo_env.openspiel_observer import PRIVATE_PIECES, PUBLIC_PIECES  # noqa: E402
 from cluedo_env.openspiel_resample import resample_state  # noqa: E402
 from cluedo_env.openspiel_state import CluedoState  # noqa: E402
 
@@ -88,12 +89,33 @@ def test_serialisation_is_the_action_history_replayed():
 
 
 def views(state, player):
+    """Everything ``player`` is shown: its own view, and the public and private parts OpenSpiel's
+    factored types give (with and without perfect recall)."""
+    factored = []
+    for observer in factored_observers(state.get_game()):
+        observer.set_from(state, player)
+        factored += [observer.string_from(state, player), tuple(observer.tensor)]
     return (
         state.information_state_string(player),
         state.observation_string(player),
         tuple(state.information_state_tensor(player)),
         tuple(state.observation_tensor(player)),
+        *factored,
     )
+
+
+def factored_observers(game):
+    """Public-only and private-only observers, each without and with perfect recall."""
+    return [
+        game.make_py_observer(
+            pyspiel.IIGObservationType(perfect_recall=recall, public_info=public, private_info=private)
+        )
+        for public, private in [
+            (True, pyspiel.PrivateInfoType.NONE),
+            (False, pyspiel.PrivateInfoType.SINGLE_PLAYER),
+        ]
+        for recall in (False, True)
+    ]
 
 
 def leaky_views(state, player):
@@ -306,3 +328,60 @@ def test_chance_outcomes_are_what_the_core_plays():
             legal = state.legal_actions()
             state.apply_action(layout.ROLL if layout.ROLL in legal else legal[-1])
     assert rolls == 20
+
+
+def test_openspiels_playthrough_prints_the_public_and_private_views_and_replays(tmp_path):
+    """OpenSpiel's own regression record of a game (``generate_playthrough``, as its integration
+    tests keep one per game): it is written to the end and regenerates identically."""
+    from absl import flags
+    from open_spiel.python.algorithms import generate_playthrough
+
+    if not flags.FLAGS.is_parsed():  # (absltest parses them before OpenSpiel's tests; its defaults)
+        flags.FLAGS.mark_as_parsed()
+    text = generate_playthrough.playthrough("python_cluedo(board=none,max_turns=4,players=3)", None, seed=3)
+    path = tmp_path / "python_cluedo.txt"
+    path.write_text(text)
+    original, again = generate_playthrough.replay(str(path))
+    assert again == original == text
+    assert "GameType.provides_factored_observation_string = True" in text
+    lines = text.splitlines()
+    assert lines[-1].startswith("Returns() = ") and "IsTerminal() = True" in lines
+    assert lines.count('PublicObservationString() = "dealing: 0 cards placed"') == 1
+    assert sum(line.startswith('PrivateObservationString(2) = "hand ') for line in lines) > 0
+
+
+@pytest.mark.parametrize("params", [{"players": 3}, {"players": 2, "duel": True}])
+def test_the_public_view_is_everyones_and_the_private_one_adds_only_the_players_cards(params):
+    game = pyspiel.load_game("python_cluedo", {**params, "max_turns": 60})
+    public, public_recall, private, private_recall = factored_observers(game)
+    state = play(game, np.random.default_rng(8), 150)
+    assert not state.is_terminal()
+    players = range(game.num_players())
+    for observer in (public, public_recall):
+        texts = {observer.string_from(state, player) for player in players}
+        tensors = set()
+        for player in players:
+            observer.set_from(state, player)
+            tensors.add(tuple(observer.tensor))
+        assert len(texts) == len(tensors) == 1
+    events = public_recall.string_from(state, 0).splitlines()
+    assert events[-1].startswith("now: player ")
+    pieces = {name for name, _, _ in core.observation_pieces(game.config)}
+    assert set(PUBLIC_PIECES) | set(PRIVATE_PIECES) == pieces | ({"room_distance"} - pieces)
+    assert not set(PUBLIC_PIECES) & set(PRIVATE_PIECES)
+    for player in players:
+        own = state.information_state_string(player).splitlines()
+        assert own[0] == f"player {player}" and len(own) == len(events) + 1
+        mine = private_recall.string_from(state, player).splitlines()
+        assert mine[0] == f"player {player}" and len(mine) > 1 and set(mine) <= set(own)
+        # every event line is the public one but for the cards only this player sees
+        assert sum(a != b for a, b in zip(own[1:], events, strict=True)) == len(mine) - 1
+        assert len(public.tensor) + len(private.tensor) == game.observation_tensor_size()
+
+
+def test_every_players_private_information_at_once_is_refused():
+    game = pyspiel.load_game("python_cluedo", {"players": 3})
+    with pytest.raises(ValueError, match="private_info=SINGLE_PLAYER or NONE, got private_info="):
+        game.make_py_observer(
+            pyspiel.IIGObservationType(perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS)
+        )
