@@ -19,8 +19,8 @@ Strings:
 The default view is the player's own (``public_info=True``, ``private_info=SINGLE_PLAYER``).
 OpenSpiel's factored views split it in two (its playthroughs print both):
 
-- public (``private_info=NONE``): the pieces every player sees alike (``PUBLIC_PIECES``: who
-  passed, showed and accused naming which cards, the pawns, weapons, phase, dice, turn,
+- public (``private_info=NONE``): the pieces every player sees alike (all but
+  ``PRIVATE_PIECES``: who passed, showed and accused naming which cards, the pawns, weapons, phase, dice, turn,
   suggestion), with player axes in seat order (the view of seat 0), the same for every player;
   with perfect recall, every event with every dealt, looked-at or shown card hidden
   (``core.public_view``) and the line of who decides;
@@ -42,24 +42,9 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.state import Phase
 
-__all__ = ["PRIVATE_PIECES", "PUBLIC_PIECES", "CluedoObserver", "observation_tensor_size"]
+__all__ = ["PRIVATE_PIECES", "CluedoObserver", "observation_tensor_size"]
 
-PRIVATE_PIECES = ("hand", "unseen", "shown_to_me", "face_down_seen", "room_distance")
-PUBLIC_PIECES = (
-    "passed",
-    "showed",
-    "accused",
-    "eliminated",
-    "pawn_room",
-    "pawn_square",
-    "weapon_room",
-    "phase",
-    "dice",
-    "turn_player",
-    "current_player",
-    "suggestion",
-    "turn",
-)
+PRIVATE_PIECES = ("hand", "unseen", "shown_to_me", "face_down_seen", "room_distance")  # the others are public
 
 
 def observation_tensor_size(config: GameConfig) -> int:
@@ -82,8 +67,11 @@ class CluedoObserver:
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self.public = bool(iig_obs_type.public_info)
         self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        names = {*(PUBLIC_PIECES if self.public else ()), *(PRIVATE_PIECES if self.private else ())}
-        self.pieces = [piece for piece in core.observation_pieces(config) if piece[0] in names]
+        self.pieces = [
+            piece
+            for piece in core.observation_pieces(config)
+            if (self.private if piece[0] in PRIVATE_PIECES else self.public)
+        ]
         self.columns = np.concatenate(
             [np.arange(offset, offset + int(np.prod(shape))) for _, shape, offset in self.pieces] or [[]]
         ).astype(np.intp)
