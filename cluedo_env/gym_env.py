@@ -412,7 +412,9 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Deal every game: ``seed`` gives game i the seed ``seed + i`` (or ``seed[i]`` for a list);
-        every game's seed is an int in ``[0, 2**63)``."""
+        every game's seed is an int in ``[0, 2**63)``. The env's generator (the learners' seats with
+        ``learner_seat="random"``, the seeds of the games dealt later) is seeded by ``seed``, or by the
+        whole list (``np_random_seed`` is then -1, as Gymnasium says of a generator no one int seeds)."""
         seeds = None
         if isinstance(seed, np.ndarray) and seed.shape == ():
             seed = seed.item()  # one seed in an array: the first game's
@@ -424,7 +426,11 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
                 raise ValueError(f"seed must be an int or {self.num_envs} ints, got {seed!r}")
             else:
                 seeds = np.array([_check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)], dtype=np.int64)
-            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seeds[0]))
+            if isinstance(seed, int | np.integer):
+                self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seed))
+            else:  # every seed of the list seeds what comes after (seats, the next deals); no one int is its seed
+                self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seeds.tolist())))
+                self._np_random_seed = -1
         self.table.start(self._rows, self.np_random, seeds, self._seat_choice)
         return self._observations(), {}
 
