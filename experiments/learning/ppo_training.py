@@ -338,7 +338,10 @@ def train(
     if checkpoint is None:
         rows = "\n".join(hyperparameter_table(config_dict))
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{rows}")
-        (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(config_dict))
+    # the run's config as it goes on (a resume's new budget included), whole or not at all
+    partial = run_dir / "config.yaml.partial"
+    partial.write_text(OmegaConf.to_yaml(config_dict))
+    os.replace(partial, run_dir / "config.yaml")
     print(f"run folder: {run_dir}")
 
     start_time, start_step = time.time(), global_step

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 torch = pytest.importorskip("torch")
 
@@ -218,6 +219,9 @@ def test_resume_applies_a_larger_budget_from_the_command_line(run_dir, tmp_path)
     path, last = load_checkpoint(copy)
     assert path.name == "update_000003.pt" and last["update"] == 3 and last["global_step"] == 3 * 8 * 16
     assert last["config"]["total_timesteps"] == 3 * 8 * 16  # a later resume keeps the new budget
+    assert (
+        yaml.safe_load((copy / "config.yaml").read_text())["total_timesteps"] == 3 * 8 * 16
+    )  # as it goes on
 
     refused = subprocess.run([*command, "learning_rate=0.001", "num_steps=32"], cwd=ROOT, capture_output=True,
                              text=True, timeout=300)  # fmt: skip
@@ -226,6 +230,9 @@ def test_resume_applies_a_larger_budget_from_the_command_line(run_dir, tmp_path)
         "cannot change learning_rate (the run has 0.00025, got 0.001), num_steps (the run has 16, got 32)"
         in (refused.stderr)
     )
+    assert (
+        yaml.safe_load((copy / "config.yaml").read_text())["learning_rate"] == 0.00025
+    )  # refused: untouched
 
 
 def test_a_cut_latest_checkpoint_falls_back_to_the_one_before(run_dir, tmp_path):
