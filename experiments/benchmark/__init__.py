@@ -92,7 +92,9 @@ import numpy as np
 try:  # modules of an extra: a core-only install is told which extra to install
     import hydra
     from hydra.core.config_store import ConfigStore
+    from hydra.errors import HydraException
     from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
 except ModuleNotFoundError as error:
     from experiments.common.extras import missing_extra
 
@@ -234,6 +236,22 @@ class BenchmarkConfig:
             raise ConfigError(
                 f"league_config must name a config of {SHIPPED_CONFIGS}, got {self.league_config!r}"
             )
+        for key, section, names in (
+            ("ppo_overrides", "ppo", ["train_ppo"]),
+            ("league_overrides", "league", ["train_ppo", self.league_config]),
+        ):
+            if section in self.sections:
+                for name in names:  # found when the section began, after the sections before it
+                    try:
+                        settings = training.ppo_benchmark_config(
+                            1, "runs", getattr(self, key), warmup_updates=1, config_name=name
+                        )
+                        settings.validate()
+                    except (HydraException, OmegaConfBaseException, ValueError) as error:
+                        raise ConfigError(
+                            f"{key}={list(getattr(self, key))} do not make a training config of "
+                            f"configs/{name}.yaml: {error}"
+                        ) from None
         if self.baseline is not None:
             try:
                 check_baseline(self.baseline)

@@ -338,6 +338,15 @@ def test_agent_latency_is_reported_for_agents_that_do_not_follow_the_game():
         ({"beliefs_lineups": ["bogus"]}, "beliefs_lineups must be among"),
         ({"sections": ["league"], "league_config": "nonexistent"}, "league_config must name a config of"),
         ({"baseline": "deadbeef"}, "baseline='deadbeef' is neither a commit"),
+        (
+            {"sections": ["ppo"], "ppo_overrides": ["nope=1"]},
+            "ppo_overrides=['nope=1'] do not make a training",
+        ),
+        ({"sections": ["ppo"], "ppo_overrides": ["num_envs=0"]}, "configs/train_ppo.yaml: num_envs must be"),
+        (
+            {"sections": ["league"], "league_overrides": ["num_steps=x"]},
+            "league_overrides=['num_steps=x'] do not",
+        ),
     ],
 )
 def test_a_setting_out_of_range_is_refused_before_any_measurement(tmp_path, changes, said):
