@@ -177,7 +177,9 @@ def main(cfg: DictConfig) -> None:
     warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        refuse_from_elsewhere(cfg, hydra_config, ["lineup.agents"], ["output_dir"])  # before any agent
+        refuse_from_elsewhere(
+            cfg, hydra_config, ["lineup.agents"], ["output_dir", "ray_address"]
+        )  # before any agent
         main_with(cfg, output_dir, overrides=list(HydraConfig.get().overrides.task))
     except ConfigError as error:
         print(f"config error: {error}", file=sys.stderr)

@@ -101,7 +101,7 @@ except ModuleNotFoundError as error:
     # (``python -m experiments.benchmark`` imports this package while sys.argv[0] is still "-m")
     raise missing_extra(error, command=sys.argv[0] == "-m") from error
 
-from agents.registry import AGENTS
+from agents.registry import AGENTS, outside_options
 from cluedo_env import __version__, core
 from experiments.benchmark import (
     agent_decisions,
@@ -266,11 +266,11 @@ class BenchmarkConfig:
         the command line repeats them (``experiments.common.trust.command_settings``): the file the report
         is written to, the earlier revision or folder whose code ``baseline`` imports and runs, the
         training config and overrides the ppo and league sections read (an ``init_from`` model file, the
-        opponents), and agent names given by import path (code)."""
-        named_code = [
+        opponents), and agents given by import path (code) or that reach the network themselves (``llm``)."""
+        named_code = [  # an agent by import path, or one that reaches out by itself (the llm agent)
             key
             for key in ("agent_names", "beliefs_lineups")
-            if any(":" in name for name in getattr(self, key))
+            if any(outside_options(name, {}) for name in getattr(self, key))
         ]
         return ["output", "baseline", "ppo_overrides", "league_config", "league_overrides", *named_code]
 

@@ -359,6 +359,7 @@ SETTINGS = [  # (command, what the file sets, the keys refused)
         {"output_dir": "ELSEWHERE/results", "lineup": {"agents": [{"name": "random"}, {"name": "sat"}]}},
         "output_dir",
     ),
+    ("tournament", {"backend": "ray", "ray_address": "ray://127.0.0.1:1"}, "ray_address"),
     ("train_sb3", {"runs_dir": "ELSEWHERE/runs"}, "runs_dir"),
     ("train_rllib", {"ray_address": "ray://127.0.0.1:1", "resume": "ELSEWHERE/run"}, "resume, ray_address"),
     # the speed benchmark: the report it writes, and the code a baseline folder holds
@@ -371,6 +372,7 @@ SETTINGS = [  # (command, what the file sets, the keys refused)
         },
         "ppo_overrides, agent_names",
     ),
+    ("benchmark", {"sections": ["agents"], "agent_names": ["llm"]}, "agent_names"),
 ]
 
 
