@@ -4,7 +4,7 @@
     python -m experiments.train_rllib total_timesteps=200000 exp_name=smoke
     python -m experiments.train_rllib opponent=null snapshot_every=10    # self-play on cluedo_v0
     python -m experiments.train_rllib ray_address=auto num_env_runners=32  # on a running Ray cluster
-    python -m experiments.train_rllib resume=runs/<run folder>             # continue from its latest checkpoint
+    python -m experiments.train_rllib resume=runs/<run folder> trust_files=true  # continue your own run
     tensorboard --logdir runs
 
 What a run is:
@@ -59,8 +59,10 @@ format) and ``progress.json`` (agent-steps, iteration, snapshots); at the end
 ``model.pt`` (of the trained module; with ``policies: per_seat``, seat 0's; the same format: ``make_agent("rllib", path=<run folder>)`` or
 ``make_agent("ppo", checkpoint=<run>/model.pt)`` plays it, read with
 ``weights_only=True``) and ``evaluations.json``. ``resume=<run folder or
-checkpoint folder>`` restores RLlib's checkpoint (unpickling it: only your
-own) and continues in the same run folder; ``total_timesteps`` may change.
+checkpoint folder> trust_files=true`` restores RLlib's checkpoint and continues
+in the same run folder; ``total_timesteps`` may change. RLlib's checkpoint is
+unpickled, so a resume is refused unless the command line says
+``trust_files=true``: resume only your own runs.
 """
 
 from __future__ import annotations
@@ -228,6 +230,12 @@ class Run:
         self.snapshot_count = 0
         checkpoint = None
         if cfg.resume:
+            if not cfg.trust_files:  # before anything of it is read
+                raise ConfigError(
+                    f"resume={cfg.resume!r} restores RLlib's checkpoint, which unpickles its files (one from "
+                    "elsewhere can run code): resume only a run made on this machine, and say so with "
+                    "trust_files=true"
+                )
             checkpoint = find_checkpoint(cfg.resume)
             progress = json.loads((checkpoint / "progress.json").read_text())
             self.agent_steps, self.iteration = progress["agent_steps"], progress["iteration"]

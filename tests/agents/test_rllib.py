@@ -186,7 +186,7 @@ def test_one_iteration_trains_checkpoints_and_resumes_where_it_stopped(local_ray
     assert any(run_dir.glob("events.out.tfevents.*"))
     saved = load_model(checkpoint / "cluedo_model.pt").state_dict()
 
-    resumed = Run(small_config(tmp_path, f"resume={run_dir}", "total_timesteps=100000"))
+    resumed = Run(small_config(tmp_path, f"resume={run_dir}", "total_timesteps=100000", "trust_files=true"))
     try:
         restored = network_of(resumed.algo, "default_policy", resumed.cfg).state_dict()
         assert all(torch.equal(saved[name], restored[name]) for name in saved)  # the weights, exactly
@@ -200,9 +200,16 @@ def test_one_iteration_trains_checkpoints_and_resumes_where_it_stopped(local_ray
     finally:
         resumed.algo.stop()
     with pytest.raises(ValueError, match="other values of learning_rate"):
-        Run(small_config(tmp_path, f"resume={run_dir}", "learning_rate=0.1"))
+        Run(small_config(tmp_path, f"resume={run_dir}", "learning_rate=0.1", "trust_files=true"))
     latest = json.loads((run_dir / "checkpoints" / "iteration_000002" / "progress.json").read_text())
     assert latest["iteration"] == 2 and latest["agent_steps"] > progress["agent_steps"]
+
+
+def test_a_resume_unpickles_nothing_unless_the_command_line_trusts_the_files(tmp_path):
+    """RLlib's checkpoint is pickles: a run from elsewhere could run code when restored."""
+    crafted = tmp_path / "run"  # (not even read: refused before)
+    with pytest.raises(ConfigError, match=r"resume=.* unpickles its files .* trust_files=true"):
+        Run(small_config(tmp_path, f"resume={crafted}"))
 
 
 def test_self_play_shares_one_module_and_adds_snapshots(local_ray, tmp_path):
@@ -269,7 +276,7 @@ def test_the_config_refuses_what_it_cannot_do(tmp_path):
     ):  # built by hand, without the YAML's values
         RLlibConfig(policies="shared")
     with pytest.raises(FileNotFoundError, match="no RLlib checkpoint"):
-        Run(small_config(tmp_path, f"resume={tmp_path}"))
+        Run(small_config(tmp_path, f"resume={tmp_path}", "trust_files=true"))
 
 
 # -- the exported policy in the arena ------------------------------------------------------------------------
