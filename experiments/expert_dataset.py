@@ -50,7 +50,7 @@ from agents.registry import AGENTS
 from cluedo_env import __version__, core
 from cluedo_env.game_record import config_from_json, config_to_json
 from experiments.common.extras import WorkerLost, missing_extra, watch_parent
-from experiments.common.folder_lock import LOCK_FILE, FolderInUse, lock_folder
+from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder
 from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import unwritable
 
@@ -459,7 +459,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.time()
     try:
         card = build(settings, args.out, args.workers, progress=not args.no_progress)
-    except (ValueError, FolderInUse, WorkerLost) as error:
+    except (ValueError, FolderRefused, WorkerLost) as error:
         message = str(error)
         if isinstance(error, FolderInUse):
             message = (

@@ -46,7 +46,7 @@ from agents.solvers import SOLVERS, load_solver
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
-from experiments.common.folder_lock import FolderInUse, lock_folder
+from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
@@ -463,7 +463,7 @@ def main(cfg: ReasoningBenchConfig) -> None:
     )
     try:
         run(settings)
-    except (ChatUnreachable, FolderInUse) as error:  # a wrong URL, a server not started, a busy folder
+    except (ChatUnreachable, FolderRefused) as error:  # a wrong URL, a server not started, a busy folder
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     except ChatError as error:  # the endpoint failed for good: the tasks scored are kept, a resume goes on

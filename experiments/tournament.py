@@ -109,7 +109,7 @@ from agents.llm.errors import ChatError, ChatUnreachable
 from experiments.common import llm_report
 from experiments.common.chunks import lineups
 from experiments.common.extras import WorkerLost
-from experiments.common.folder_lock import FolderInUse
+from experiments.common.folder_lock import FolderRefused
 from experiments.common.games_file import GAMES_FILE, read_games
 from experiments.common.report_tables import format_leaderboard
 from experiments.common.request_logs import quiet_request_logs
@@ -186,7 +186,7 @@ def main(cfg: DictConfig) -> None:
         with contextlib.suppress(OSError):  # hydra made the folder for this run; remove it if still empty
             output_dir.rmdir()
         sys.exit(2)
-    except (FolderInUse, WorkerLost) as error:
+    except (FolderRefused, WorkerLost) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
     except ChatUnreachable as error:  # a wrong URL or a server not started: the user's to fix

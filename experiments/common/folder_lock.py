@@ -11,12 +11,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["LOCK_FILE", "FolderInUse", "lock_folder"]
+__all__ = ["LOCK_FILE", "FolderInUse", "FolderRefused", "FolderWithLinks", "links_in", "lock_folder"]
 
 LOCK_FILE = "tournament.lock"
 
 
-class FolderInUse(RuntimeError):
+class FolderRefused(RuntimeError):
+    """An output folder a run may not write into (``FolderInUse``, ``FolderWithLinks``)."""
+
+
+class FolderWithLinks(FolderRefused):
+    """The output folder holds symbolic links: a run's writes would follow them out of it."""
+
+
+class FolderInUse(FolderRefused):
     """Another run is writing into the same ``output_dir``."""
 
 
@@ -30,7 +38,16 @@ def lock_folder(out: Path) -> Iterator[None]:
 
     Raises:
         FolderInUse: Another process holds the lock.
+        FolderWithLinks: The folder holds symbolic links (checked first; a folder from elsewhere could
+            point the lock file, the records or the reports at any file of the user).
     """
+    links = links_in(out)
+    if links:
+        raise FolderWithLinks(
+            f"{out} holds symbolic links ({', '.join(map(str, links[:3]))}{', ...' if len(links) > 3 else ''}): "
+            "a run writes its files there, and through a link it would write wherever the link points. "
+            "Remove the links, or choose another output folder"
+        )
     path = out / LOCK_FILE
     file = path.open("a+", encoding="utf-8")
     try:
@@ -52,6 +69,19 @@ def lock_folder(out: Path) -> Iterator[None]:
         yield
     finally:
         file.close()  # closing the file releases the lock
+
+
+def links_in(folder: Path) -> list[Path]:
+    """The symbolic links in ``folder`` and below (not followed), as paths relative to it; ``folder``
+    itself may be one (the user named it)."""
+    links = []
+    for root, folders, files in os.walk(folder):
+        links += [
+            Path(root, name).relative_to(folder)
+            for name in folders + files
+            if os.path.islink(Path(root, name))
+        ]
+    return sorted(links)
 
 
 def _lock(file) -> None:

@@ -18,7 +18,7 @@ from test_tournament import SMALL
 
 from agents.baselines.random_agent import RandomAgent
 from experiments.common.chunks import Job, deal_seed, plan_chunks, play_chunk, record_key
-from experiments.common.folder_lock import FolderInUse, lock_folder
+from experiments.common.folder_lock import FolderInUse, FolderWithLinks, lock_folder
 from experiments.common.games_file import DEAL_SEED_STRIDE, REJECTED_SUFFIX, read_games
 from experiments.common.settings import MAX_SEED, load_config
 from experiments.common.summary import summarise
@@ -99,6 +99,28 @@ def test_the_lock_is_held_for_the_run_and_released_after(tmp_path):
     run_tournament(settings(*SMALL, "workers=0"), tmp_path)
     with lock_folder(tmp_path):  # free again after a run
         pass
+
+
+def test_a_folder_whose_links_point_elsewhere_is_refused_and_nothing_is_written_through_them(tmp_path):
+    """A downloaded folder's ``tournament.lock`` or ``games.jsonl.rejected`` could be a link to any file of
+    the user's: the run (and ``cluedo-stats``'s report into it) would truncate or append to that file."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file\n")
+    folder = tmp_path / "downloaded"
+    folder.mkdir()
+    (folder / "games.jsonl").write_text("echo not a game record\n")
+    (folder / "tournament.lock").symlink_to(victim)
+    (folder / ("games.jsonl" + REJECTED_SUFFIX)).symlink_to(victim)
+    with pytest.raises(
+        FolderWithLinks, match=r"downloaded holds symbolic links \(games.jsonl.rejected, tournament"
+    ):
+        run_tournament(settings(*SMALL, "workers=0"), folder)
+    done = subprocess.run([sys.executable, "-m", "experiments.common.stats", str(folder), "--no-plots"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 2 and "holds symbolic links" in done.stderr and "Traceback" not in done.stderr
+    assert victim.read_text() == "the user's own file\n"
+    assert (folder / "games.jsonl").read_text() == "echo not a game record\n"
+    assert not (folder / "stats.json").exists()
 
 
 def test_statistics_count_a_duplicated_game_once_and_refuse_two_results_for_one_game(tmp_path):
