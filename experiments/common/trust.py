@@ -24,6 +24,7 @@ import dataclasses
 import functools
 import importlib.resources
 import inspect
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -303,28 +304,53 @@ HYDRA_ACTIONS = {
 
 
 def hydra_actions_in(folder: str | Path) -> list[str]:
-    """``"FILE: what"`` for each YAML file under ``folder`` that asks Hydra for one of ``HYDRA_ACTIONS``."""
+    """``"FILE: what"`` for each YAML file under ``folder`` (linked sub-folders followed) that asks Hydra for
+    one of ``HYDRA_ACTIONS``; a choice of one of Hydra's own config groups (``override hydra/job_logging:
+    mine`` in a defaults list) and a file in a ``hydra/`` group folder are Hydra's own settings."""
     import yaml
 
-    found = []
-    for path in sorted(Path(folder).expanduser().rglob("*.y*ml")):
+    found, folder = [], Path(folder).expanduser()
+    for path in _yaml_files(folder):
         try:
             content = yaml.safe_load(path.read_text())
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue  # Hydra itself refuses a file it cannot read
-        asked: set[str] = set()
+        asked: set[str] = {"hydra"} if "hydra" in path.relative_to(folder).parts[:-1] else set()
         stack = [content]
         while stack:
             node = stack.pop()
             if isinstance(node, Mapping):
                 asked |= {key for key in ("hydra", "_target_") if key in node}
+                asked |= {"hydra" for key in node if isinstance(key, str) and _names_hydra_group(key)}
                 stack.extend(node.values())
             elif isinstance(node, list):
                 stack.extend(node)
-            elif isinstance(node, str) and "oc.env" in node:
-                asked.add("oc.env")
+            elif isinstance(node, str):
+                asked |= {"oc.env"} if "oc.env" in node else set()
+                asked |= {"hydra"} if _names_hydra_group(node) else set()
         found += [f"{path}: {HYDRA_ACTIONS[key]} ({key})" for key in sorted(asked)]
     return found
+
+
+def _yaml_files(folder: Path) -> list[Path]:
+    """The YAML files under ``folder``, through linked sub-folders too (as Hydra reads them), each
+    folder once."""
+    files, seen = [], set()
+    for root, folders, names in os.walk(folder, followlinks=True):
+        if os.path.realpath(root) in seen:
+            folders[:] = []
+            continue
+        seen.add(os.path.realpath(root))
+        files += [Path(root, name) for name in names if name.endswith((".yaml", ".yml"))]
+    return sorted(files)
+
+
+def _names_hydra_group(entry: str) -> bool:
+    """Whether a defaults-list entry (``override hydra/job_logging``, ``/hydra/launcher: x``) picks from
+    one of Hydra's own config groups."""
+    words = entry.split()
+    group = words[-1].lstrip("/") if words and words[0] in ("override", "optional") else entry.lstrip("/")
+    return group == "hydra" or group.startswith("hydra/")
 
 
 def config_folders_of(argv: Sequence[str], command_folder: str | Path | None = None) -> list[str]:

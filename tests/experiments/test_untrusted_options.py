@@ -200,6 +200,39 @@ def test_a_downloaded_file_cannot_make_hydra_run_code_or_read_the_environment(tm
     assert marker.exists()
 
 
+def test_hydras_own_config_groups_and_linked_folders_are_checked_too(tmp_path):
+    """Two routes the first check missed: a defaults list choosing a file for one of Hydra's own groups
+    (a logging file handler that truncates any file), and a file in a linked sub-folder."""
+    from experiments.common.trust import hydra_actions_in
+
+    mine = tmp_path / "mine"
+    logging = mine / "hydra" / "job_logging" / "evil.yaml"
+    logging.parent.mkdir(parents=True)
+    logging.write_text(
+        yaml.safe_dump({"handlers": {"file": {"class": "logging.FileHandler", "filename": "x"}}})
+    )
+    (mine / "evil.yaml").write_text(
+        yaml.safe_dump({"defaults": ["tournament", {"override hydra/job_logging": "evil"}]})
+    )
+    (mine / "plain.yaml").write_text(yaml.safe_dump({"defaults": ["tournament", {"lineup": "baselines"}]}))
+    found = hydra_actions_in(mine)
+    assert found == [
+        f"{mine / 'evil.yaml'}: Hydra's own settings (hydra)",
+        f"{logging}: Hydra's own settings (hydra)",
+    ]
+    # a linked sub-folder is read as Hydra reads it (its files are found; a loop is read once)
+    marker = tmp_path / "ran"
+    real = write_hydra_lineup(tmp_path / "real", marker).parent
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "lineup").symlink_to(real, target_is_directory=True)
+    (real / "loop").symlink_to(linked, target_is_directory=True)
+    files = [line.partition(": ")[0] for line in hydra_actions_in(linked)]
+    assert files == [str(linked / "lineup" / "evil.yaml")] * 3  # hydra, _target_, oc.env; once each
+    done = tournament(tmp_path, folder=f"--config-dir {linked}")
+    assert done.returncode == 2 and "Hydra's own settings (hydra)" in done.stderr and not marker.exists()
+
+
 @pytest.mark.parametrize(
     "folder",
     [
