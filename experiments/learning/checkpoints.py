@@ -11,6 +11,7 @@ disk, say) is skipped for the one before, with a warning. What a resume makes of
 
 from __future__ import annotations
 
+import pickle
 import tempfile
 import time
 import warnings
@@ -75,13 +76,23 @@ def load_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
 def _read_checkpoint(path: Path) -> dict[str, Any]:
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # a cut file, or one holding more than tensors and plain data
-        raise ValueError(f"{path} cannot be read as a checkpoint ({type(error).__name__}: {error})") from None
+    except (
+        pickle.UnpicklingError
+    ):  # (torch's message suggests weights_only=False: never for a file from elsewhere)
+        raise ValueError(
+            f"{path} cannot be read as a checkpoint: it holds more than tensors and plain data, which is "
+            "not unpickled"
+        ) from None
+    except Exception as error:  # a cut file, or not a torch file at all
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise ValueError(f"{path} cannot be read as a checkpoint ({type(error).__name__}: {first})") from None
     if not isinstance(checkpoint, dict) or checkpoint.get("format") != CHECKPOINT_FORMAT:
         found = checkpoint.get("format") if isinstance(checkpoint, dict) else type(checkpoint).__name__
         raise ValueError(
             f"{path} is not a training checkpoint of format {CHECKPOINT_FORMAT} (found {found!r})"
         )
+    if not isinstance(checkpoint.get("config"), dict):
+        raise ValueError(f"{path}: its config is not a mapping of settings")
     if not isinstance(checkpoint.get("games"), dict):
         raise ValueError(
             f"{path}: its games are not plain data (format {CHECKPOINT_FORMAT} stores no pickle)"

@@ -61,7 +61,7 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
     """
     try:
         checkpoint_path, checkpoint = load_checkpoint(given.resume)
-    except FileNotFoundError as error:
+    except (FileNotFoundError, ValueError) as error:  # nothing there, or nothing readable as a checkpoint
         raise ConfigError(str(error)) from error
     args = resumed_config(checkpoint["config"], given, overrides)
     check_named_code(args, given, checkpoint["games"])

@@ -124,6 +124,25 @@ def test_a_crafted_checkpoint_cannot_run_code(run_dir, tmp_path):
         load_checkpoint(old)
 
 
+@pytest.mark.parametrize("content", ["garbage", "crafted", "no config"])
+def test_a_file_that_is_no_checkpoint_stops_a_resume_in_one_line(run_dir, tmp_path, content):
+    """Not a traceback, and never torch's advice to load it with weights_only=False."""
+    _, genuine = load_checkpoint(run_dir)
+    path = tmp_path / "run" / "checkpoints" / "update_000001.pt"
+    path.parent.mkdir(parents=True)
+    if content == "garbage":
+        path.write_bytes(b"not a checkpoint at all")
+    elif content == "crafted":
+        torch.save({**genuine, "games": {"state": ValueError("an object")}}, path)
+    else:
+        torch.save({key: value for key, value in genuine.items() if key != "config"}, path)
+    done = subprocess.run([sys.executable, "-m", "experiments.train_ppo", f"resume={tmp_path / 'run'}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"config error: {path}") and "weights_only=False" not in line, line
+
+
 def test_a_checkpoint_cannot_make_a_resume_import_code(run_dir, tmp_path, monkeypatch):
     marker = tmp_path / "imported"
     (tmp_path / "planted.py").write_text(
