@@ -38,6 +38,7 @@ from agents.llm.chat import REPLY_COUNTS, ChatClient, add_reply_counts
 __all__ = [
     "COUNTS",
     "LETTERS",
+    "LIKELIHOOD_PROMPT_FILES",
     "LikelihoodScorer",
     "card_prompts",
     "letter_scores",
@@ -45,6 +46,9 @@ __all__ = [
     "normalised",
     "owner_label",
 ]
+
+# The templates of a likelihood prompt set, with the placeholders each may use (``card_prompts``).
+LIKELIHOOD_PROMPT_FILES = {"system": ("rules",), "question": ("view", "options", "card")}
 
 LETTERS = "ABCDEFGHIJ"
 COUNTS = ("tasks", "requests", "missing", *REPLY_COUNTS, "milliseconds")

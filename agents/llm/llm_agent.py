@@ -72,6 +72,7 @@ from __future__ import annotations
 import json
 import string
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,8 @@ from cluedo_env.text import rules_summary, text_view
 __all__ = ["COUNTS", "FALLBACKS", "LLMAgent", "load_prompts"]
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-PROMPT_FILES = ("system", "decision", "retry")
+# Each template of a prompt set, with the placeholders it may use.
+PROMPT_FILES = {"system": ("rules",), "decision": ("view",), "retry": ("error",)}
 FALLBACKS = ("random", "first")
 # Why a reply the server cut at its token limit before a final answer is asked again (it may end mid-thought).
 CUT_REPLY = "The reply was cut off at the token limit before its final answer: answer again, shorter"
@@ -104,9 +106,11 @@ COUNTS = ("decisions", "replies", "invalid_replies", "fallbacks", *REPLY_COUNTS,
 
 
 def load_prompts(
-    prompts: str, root: Path = PROMPTS_DIR, files: tuple[str, ...] = PROMPT_FILES
+    prompts: str, root: Path = PROMPTS_DIR, files: Mapping[str, tuple[str, ...]] = PROMPT_FILES
 ) -> dict[str, string.Template]:
-    """The templates ``files`` (default ``system``, ``decision``, ``retry``) of a prompt set shipped in ``root``, or of a folder."""
+    """The templates ``files`` (default ``system``, ``decision``, ``retry``) of a prompt set shipped in ``root``,
+    or of a folder, each checked for the placeholders ``files`` gives it (a typo is refused here, not at the
+    first decision of a run)."""
     folder = root / prompts if (root / prompts).is_dir() else Path(prompts)
     if not folder.is_dir():
         shipped = sorted(p.name for p in root.iterdir() if p.is_dir())
@@ -114,7 +118,19 @@ def load_prompts(
     missing = [name for name in files if not (folder / f"{name}.txt").is_file()]
     if missing:
         raise ValueError(f"prompt folder {folder} lacks {[f'{m}.txt' for m in missing]}")
-    return {name: string.Template((folder / f"{name}.txt").read_text(encoding="utf-8")) for name in files}
+    templates = {
+        name: string.Template((folder / f"{name}.txt").read_text(encoding="utf-8")) for name in files
+    }
+    for name, template in templates.items():
+        allowed = files[name]
+        unknown = sorted(set(template.get_identifiers()) - set(allowed))
+        if unknown or not template.is_valid():
+            said = f"uses {['$' + u for u in unknown]}" if unknown else "has a '$' that starts no placeholder"
+            raise ValueError(
+                f"prompt file {folder / f'{name}.txt'} {said}; its placeholders are {['$' + a for a in allowed]} "
+                "(write $$ for a dollar sign)"
+            )
+    return templates
 
 
 class LLMAgent(Agent):

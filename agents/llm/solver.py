@@ -53,7 +53,7 @@ from string import Template
 from typing import Any
 
 from agents.llm.chat import REPLY_COUNTS, ChatClient, add_reply_counts
-from agents.llm.likelihood import LikelihoodScorer
+from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, LikelihoodScorer
 from agents.llm.llm_agent import load_prompts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
@@ -63,7 +63,8 @@ from cluedo_env.text import rules_summary
 __all__ = ["COUNTS", "LLMSolver", "read_answer", "solver_messages", "task_rules", "task_view"]
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "solver_prompts"
-PROMPT_FILES = ("system", "question", "retry")
+# Each template of a prompt set, with the placeholders it may use.
+PROMPT_FILES = {"system": ("rules",), "question": ("view", "me", "owners", "cards"), "retry": ("error",)}
 SCORINGS = ("generation", "likelihood")
 COUNTS = ("tasks", "replies", "invalid_replies", "unanswered", *REPLY_COUNTS)
 ANSWER_FORMS = {"facts": list, "envelope": (list, str), "probabilities": dict}  # (read_answer)
@@ -211,7 +212,7 @@ class LLMSolver:
             self.prompts = load_prompts(
                 "likelihood" if prompts == "default" else prompts,
                 root=PROMPTS_DIR,
-                files=("system", "question"),
+                files=LIKELIHOOD_PROMPT_FILES,
             )
             self.scorer: LikelihoodScorer | None = LikelihoodScorer(
                 scorer_client, self.prompts, task_rules, task_view, top=top, fact_threshold=fact_threshold

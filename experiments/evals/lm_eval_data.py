@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from agents.llm.likelihood import card_prompts
+from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, card_prompts
 from agents.llm.llm_agent import load_prompts
 from agents.llm.solver import PROMPTS_DIR, task_rules, task_view
 from cluedo_env.reasoning.score import public_view
@@ -46,7 +46,7 @@ def card_docs(
     """The lines of one task (see the module docstring); the prompt is built from its public view only.
     ``cache``: the folder of generated splits the task came from, where the scorer reads its answer key;
     ``seed``: the draw's, with which the scorer bootstraps (as ``experiments.reasoning_bench``)."""
-    templates = load_prompts(prompts, root=PROMPTS_DIR, files=("system", "question"))
+    templates = load_prompts(prompts, root=PROMPTS_DIR, files=LIKELIHOOD_PROMPT_FILES)
     owners, letters, _, questions = card_prompts(public_view(item), templates, task_rules, task_view)
     posterior = item["answers"]["probabilities"]
     for card, prompt in questions:

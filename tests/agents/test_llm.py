@@ -223,6 +223,24 @@ def test_bad_options_are_named():
     assert isinstance(make_agent("llm", base_url="http://127.0.0.1:8000/v1"), LLMAgent)
 
 
+@pytest.mark.parametrize(
+    ("decision", "said"),
+    [("What now? $veiw", r"decision.txt uses \['\$veiw'\]; its placeholders are \['\$view'\]"),
+     ("Pay $5 to see $view", r"decision.txt has a '\$' that starts no placeholder")],
+)  # fmt: skip
+def test_a_prompt_folder_with_a_wrong_placeholder_is_refused_when_it_loads(tmp_path, decision, said):
+    """Before: a KeyError at the first decision of a tournament."""
+    from agents.llm.llm_agent import PROMPTS_DIR
+
+    for name in ("system", "retry"):
+        (tmp_path / f"{name}.txt").write_text((PROMPTS_DIR / "default" / f"{name}.txt").read_text())
+    (tmp_path / "decision.txt").write_text(decision)
+    with pytest.raises(ValueError, match=said):
+        LLMAgent(prompts=str(tmp_path))
+    (tmp_path / "decision.txt").write_text("Pay $$5 to see $view")
+    assert LLMAgent(prompts=str(tmp_path)).prompts["decision"].substitute(view="V") == "Pay $5 to see V"
+
+
 def test_scripted_replies_are_what_they_say():
     config = core.GameConfig()
     state = core.init(config, [0])

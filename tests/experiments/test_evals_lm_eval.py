@@ -27,7 +27,7 @@ from lm_eval.api.model import LM
 from lm_eval.tasks import TaskManager
 
 from agents.llm.chat import ChatReply
-from agents.llm.likelihood import LETTERS, LikelihoodScorer, likelihood_answer
+from agents.llm.likelihood import LETTERS, LIKELIHOOD_PROMPT_FILES, LikelihoodScorer, likelihood_answer
 from agents.llm.llm_agent import load_prompts
 from agents.llm.solver import PROMPTS_DIR, task_rules, task_view
 from cluedo_env.reasoning.score import public_view, score_answer, summarize
@@ -115,7 +115,7 @@ def assert_figures_equal_the_projects(results: dict, samples: list[dict], limit:
 def test_the_questions_are_the_likelihood_solvers_prompts():
     [task] = split_tasks("v2", "dev", limit=1)
     client = Recording()
-    prompts = load_prompts("likelihood", root=PROMPTS_DIR, files=("system", "question"))
+    prompts = load_prompts("likelihood", root=PROMPTS_DIR, files=LIKELIHOOD_PROMPT_FILES)
     answer = LikelihoodScorer(client, prompts, task_rules, task_view)(public_view(task))
     docs = list(card_docs(task, "dev"))
     assert [d["prompt"] for d in docs] == client.prompts  # what the project's solver sends, card by card
