@@ -16,6 +16,7 @@ import platform
 import socket
 import sys
 import time
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 
@@ -145,7 +146,7 @@ def _run_locked(
             f"{games_path} holds games of another configuration (hash {foreign}, this one {digest}); "
             "use another output_dir, or resume=false to start over"
         )
-    run_info = _read_json(out / "run.json")
+    run_info = _read_run_info(out / "run.json")
     if not existing or run_info is None or run_info.get("config_hash") != digest:
         run_info = {"config_hash": digest, "sessions": []}
     refuse_regrown_block(settings, existing, run_info["sessions"], games_path)
@@ -274,9 +275,45 @@ def subset_note(beyond: int, found: int, settings: TournamentConfig, games: list
     )
 
 
-def _read_json(path: Path) -> dict | None:
-    return json.loads(path.read_text()) if path.exists() else None
+def _read_run_info(path: Path) -> dict | None:
+    """The folder's ``run.json``, or None where it has none or it cannot be read as one: then it is set
+    aside (``run.json.unreadable``, with a warning) and the folder is taken as one whose sessions went
+    unrecorded (``short_blocks`` allows for them)."""
+    if not path.exists():
+        return None
+    try:
+        info = json.loads(path.read_bytes())
+        problem = _run_info_problem(info)
+    except (ValueError, RecursionError) as error:  # not JSON (UnicodeDecodeError is a ValueError)
+        problem = f"not JSON ({error})"
+    if problem is None:
+        return info
+    aside = path.with_name(path.name + ".unreadable")
+    path.replace(aside)
+    warnings.warn(f"{path}: {problem}; moved to {aside.name}, its sessions taken as unrecorded",
+                  RuntimeWarning, stacklevel=3)  # fmt: skip
+    return None
+
+
+def _run_info_problem(info: object) -> str | None:
+    """Why ``info`` is not a ``run.json`` this code reads, or None."""
+    if not isinstance(info, dict) or not isinstance(info.get("config_hash"), str):
+        return "not an object with a config_hash"
+    sessions = info.get("sessions")
+    if not isinstance(sessions, list) or not all(isinstance(s, dict) for s in sessions):
+        return "its sessions are not a list of objects"
+    for number, session in enumerate(sessions):
+        counts = [session.get(key, 0) for key in ("games_found", "games_to_play", "deals_per_lineup")]
+        block = session.get("short_block")
+        if not all(type(n) is int and n >= 0 for n in counts) or not (
+            block is None
+            or (isinstance(block, list) and len(block) == 2 and all(type(n) is int for n in block))
+        ):
+            return f"session {number} holds counts or a short_block that are not whole numbers"
+    return None
 
 
 def _write_json(path: Path, value: dict) -> None:
-    path.write_text(json.dumps(value, indent=2) + "\n")
+    partial = path.with_name(path.name + ".partial")  # whole or not at all: a kill leaves the old file
+    partial.write_text(json.dumps(value, indent=2) + "\n")
+    partial.replace(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -121,6 +122,22 @@ def test_a_folder_whose_links_point_elsewhere_is_refused_and_nothing_is_written_
     assert victim.read_text() == "the user's own file\n"
     assert (folder / "games.jsonl").read_text() == "echo not a game record\n"
     assert not (folder / "stats.json").exists()
+
+
+@pytest.mark.parametrize(
+    "damage", ['{"config_hash": "ab', "[]", '{"config_hash": "x", "sessions": [{"deals_per_lineup": "2"}]}']
+)
+def test_a_damaged_run_json_is_set_aside_and_the_run_resumes(tmp_path, damage):
+    """It stopped every resume with a traceback (a JSON error, or an AttributeError)."""
+    s = settings(*SMALL, "workers=0")
+    run_tournament(s, tmp_path)
+    played = sorted_games(tmp_path / "games.jsonl")
+    (tmp_path / "run.json").write_text(damage)
+    with pytest.warns(RuntimeWarning, match=r"run.json: .*moved to run.json.unreadable"):
+        run_tournament(s, tmp_path)
+    assert sorted_games(tmp_path / "games.jsonl") == played  # nothing lost, nothing played twice
+    assert (tmp_path / "run.json.unreadable").read_text() == damage
+    assert len(json.loads((tmp_path / "run.json").read_text())["sessions"]) == 1
 
 
 def test_statistics_count_a_duplicated_game_once_and_refuse_two_results_for_one_game(tmp_path):
