@@ -285,25 +285,21 @@ def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[s
     """The per-task lines of an earlier run of the same settings, by task id (none if ``resume`` is
     off or there is no file); a file of other settings, or one that is not ours, stops the run."""
     data = path.read_bytes() if path.exists() else b""
-    lines = data.decode("utf-8").splitlines()
+    lines = data.splitlines()  # bytes: a row cut inside a character spoils that row only
     if not lines:  # no file, or one a stop emptied before its first line
         return {}
-    try:
-        header = json.loads(lines[0])
-    except json.JSONDecodeError:
-        header = None
+    header = _json_line(lines[0])
     if header != {"settings": settings}:
         raise ConfigError(
-            f"{path} holds a run of other settings ({lines[0][:200]}); "
+            f"{path} holds a run of other settings ({lines[0][:200].decode('utf-8', 'replace')}); "
             "move it away or pick another output_dir: it is not overwritten"
         )
     if not resume:
         return {}
     done, cut = {}, False
     for line in lines[1:]:
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:  # a line cut short when the run was stopped: scored again
+        row = _json_line(line)
+        if not _is_score_row(row):  # a line cut short when the run was stopped (or spoilt): scored again
             cut = True
             continue
         done[row["id"]], cut = row, False
@@ -315,6 +311,24 @@ def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[s
                 file.seek(0, 2)
                 file.write(b"\n")
     return done
+
+
+def _json_line(line: bytes) -> Any:
+    """A line's JSON value, or None where it is not UTF-8 JSON."""
+    try:
+        return json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):  # (UnicodeDecodeError and JSONDecodeError are ValueErrors)
+        return None
+
+
+def _is_score_row(row: Any) -> bool:
+    """Whether ``row`` has what the report reads of a scored task (``_score_one``'s line)."""
+    return (
+        isinstance(row, dict)
+        and isinstance(row.get("id"), str)
+        and isinstance(row.get("scored"), dict)
+        and type(row.get("seconds")) in (int, float)
+    )
 
 
 def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:

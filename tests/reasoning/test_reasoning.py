@@ -681,17 +681,18 @@ def test_a_stopped_run_goes_on_where_it_stopped(tmp_path, monkeypatch):
         run(cfg)
     (scores,) = (tmp_path / "out" / "stops").glob("scores-*.jsonl")
     assert len(scores.read_text().splitlines()) == 1 + 7  # the settings, then a line per task as it came
-    with scores.open("a") as file:
-        file.write('{"id": "cut sh')  # a line the stop cut short is scored again
+    with scores.open("ab") as file:  # a spoilt line, and one the stop cut inside a character: scored again
+        file.write(b'[1, 2]\n{"id": "cut in caf\xc3')
     seen.append("resumed")
     monkeypatch.setitem(SOLVERS, "stops", lambda task: (seen.append(task["id"]), SOLVERS["beliefs"](task))[1])
     resumed = run(cfg)
     assert len(seen) == 7 + 1 + 13 and not set(seen[:7]) & set(seen[8:])  # only the 13 not scored yet
-    assert [json.loads(line)["id"] for line in scores.read_text().splitlines()[1:]] == seen[:7] + seen[8:]
+    rows = [json.loads(line) for line in scores.read_text().splitlines()[1:]]
+    assert rows[7] == [1, 2] and [row["id"] for row in rows[:7] + rows[8:]] == seen[:7] + seen[8:]
     scores.write_text(scores.read_text().rstrip("\n"))  # a last row whole but for its newline: kept
     before = len(seen)
     run(cfg)
-    assert len(seen) == before and len(scores.read_text().splitlines()) == 1 + 20
+    assert len(seen) == before and len(scores.read_text().splitlines()) == 1 + 1 + 20
     whole = run(ReasoningBenchConfig(solver="beliefs", output_dir=str(tmp_path / "whole"), **common))
     same = json.dumps(whole["summary"])  # as text: a tier without facts of a kind has nan recall
     assert json.dumps(resumed["summary"]) == same and resumed["tasks"] == 20
