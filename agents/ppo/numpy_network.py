@@ -196,6 +196,27 @@ def write_numpy_model(
     return path
 
 
+# The most bytes one array of a model file may declare: the largest network's weights in float64.
+MAX_ARRAY_BYTES = 8 * MAX_PARAMETERS
+
+
+def _declared_sizes(path: Path) -> dict[str, int]:
+    """The bytes each array of an ``.npz`` file declares in its header, read before any array is."""
+    sizes = {}
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.namelist():
+            with archive.open(member) as file:
+                version = np.lib.format.read_magic(file)
+                read_header = (
+                    np.lib.format.read_array_header_1_0
+                    if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0
+                )
+                shape, _, dtype = read_header(file)
+            sizes[member.removesuffix(".npy")] = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    return sizes
+
+
 def read_numpy_model(path: str | Path) -> NumpyNetwork:
     """The network of a ``.npz`` model file, checked first (see the module docstring).
 
@@ -208,6 +229,9 @@ def read_numpy_model(path: str | Path) -> NumpyNetwork:
         raise FileNotFoundError(f"no numpy model at {path}")
     source = str(path)
     try:
+        too_large = [name for name, size in _declared_sizes(path).items() if size > MAX_ARRAY_BYTES]
+        if too_large:  # (an array's header says its size; a small file can declare any)
+            raise ValueError(f"arrays {too_large[:5]} declare more than {MAX_ARRAY_BYTES:,} bytes")
         with np.load(path, allow_pickle=False) as stored:
             arrays = {name: stored[name] for name in stored.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:

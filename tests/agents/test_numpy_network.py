@@ -216,6 +216,21 @@ def test_a_numpy_model_holding_pickled_objects_is_refused_unread(tmp_path):
         read_numpy_model(tmp_path / "junk.npz")
 
 
+def test_a_small_file_declaring_a_huge_array_is_refused_before_it_is_allocated(tmp_path):
+    """An array's header gives its shape: 300 bytes could ask for 373 GiB (an out-of-memory crash)."""
+    import io
+    import zipfile
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False, "shape": (10**11,)})
+    path = tmp_path / "huge.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("trunk.0.weight.npy", b"\x93NUMPY\x01\x00" + header.getvalue()[8:] + b"\0" * 16)
+    assert path.stat().st_size < 1000
+    with pytest.raises(ValueError, match=r"not a numpy model file .*\['trunk.0.weight'\] declare more than"):
+        read_numpy_model(path)
+
+
 def test_the_learned_agent_refuses_a_torch_model_and_names_the_ppo_agent():
     with pytest.raises(ValueError, match="play it with the ppo agent"):
         LearnedAgent(checkpoint="cluedo_ppo_imitation_4p.pt")
