@@ -24,6 +24,7 @@ tensors is refused before it is allocated) or hold a NaN or an infinity.
 from __future__ import annotations
 
 import json
+import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -66,8 +67,15 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
             data = json.loads(archive.read("data"))
             with archive.open("policy.pth") as file:
                 weights = torch.load(file, map_location="cpu", weights_only=True)
-    except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {error}") from error
+    except pickle.UnpicklingError:  # (torch's message would suggest weights_only=False: never for this file)
+        raise ValueError(
+            f"{path}: its policy.pth holds more than tensors and plain data, which is not unpickled"
+        ) from None
+    except (OSError, KeyError, zipfile.BadZipFile, ValueError, RuntimeError, EOFError) as error:
+        first = (str(error).strip().splitlines() or [""])[0]  # (JSON, UTF-8 and torch's errors)
+        raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {first}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: its data is not a JSON object (model.save writes one)")
     policy_class = data.get("policy_class")
     # SB3 keeps the class pickled and, next to it, the text of its attributes: read the text only
     known = [
@@ -85,7 +93,7 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     kwargs = data.get("policy_kwargs", {})
     if not (isinstance(kwargs, dict) and _plain(kwargs)):
         raise ValueError(
-            f"{path}: policy_kwargs holds Python objects ({sorted(kwargs)}), which this agent does not "
+            f"{path}: policy_kwargs holds Python objects ({_shown(kwargs)}), which this agent does not "
             "unpickle; only plain numbers, strings and lists (such as net_arch) can be read"
         )
     space = observation_space(config)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -332,6 +333,28 @@ def test_the_sb3_agent_never_unpickles_python_objects_from_the_zip(tmp_path):
         SB3Agent(path=tmp_path / "not_a_model.zip").reset(core.GameConfig(**SMALL_GAME), np.zeros(1))
     with pytest.raises(ValueError, match="needs path="):
         SB3Agent()
+
+
+@pytest.mark.parametrize("damage", ["objects", "data list", "data not utf-8"])
+def test_a_damaged_or_crafted_zip_is_refused_in_one_message(tmp_path, damage):
+    """They raised an UnpicklingError or an AttributeError through a tournament."""
+    import zipfile
+
+    genuine = zipfile.ZipFile(saved_model(tmp_path))
+    members = {name: genuine.read(name) for name in genuine.namelist()}
+    if damage == "objects":
+        weights = io.BytesIO()
+        torch.save({"x": ValueError("an object")}, weights)
+        members["policy.pth"] = weights.getvalue()
+    else:
+        members["data"] = b"[1, 2]" if damage == "data list" else b"\xff\xfe"
+    path = tmp_path / "crafted.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    with pytest.raises(ValueError, match=r"crafted.zip(:| is not a)") as error:
+        SB3Agent(path=path).reset(core.GameConfig(**SMALL_GAME), np.zeros(1, dtype=np.int64))
+    assert "weights_only=False" not in str(error.value)
 
 
 def test_the_sb3_agent_refuses_a_policy_class_it_does_not_know(tmp_path):
