@@ -55,6 +55,7 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import unwritable
 
 try:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from agents.ppo.features import learner_pieces
@@ -376,11 +377,24 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     except (TypeError, ValueError) as error:
         return [f"{path}: rules: {error}"]
     for games_file in sorted((folder / "games").glob("*.parquet")):
-        decisions = pq.read_table(folder / "decisions" / games_file.name)
-        problems += [
-            f"{games_file.name}: {line}"
-            for line in replay_problems(config, decisions, pq.read_table(games_file))
+        try:
+            tables = pq.read_table(folder / "decisions" / games_file.name), pq.read_table(games_file)
+        except (OSError, pa.ArrowException) as error:
+            problems.append(f"{games_file.name}: not readable as Parquet ({error})")
+            continue
+        wrong = [
+            name
+            for name, table, schema in zip(
+                ("decisions", "games"), tables, (DECISION_SCHEMA, GAME_SCHEMA), strict=True
+            )
+            if not table.schema.remove_metadata().equals(schema)
         ]
+        if wrong:  # (the checksums are the card's own: a crafted folder passes them)
+            problems.append(
+                f"{games_file.name}: the {' and '.join(wrong)} table's columns are not the dataset's"
+            )
+            continue
+        problems += [f"{games_file.name}: {line}" for line in replay_problems(config, *tables)]
     return problems
 
 

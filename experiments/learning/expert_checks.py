@@ -69,6 +69,8 @@ def replay_problems(config: core.GameConfig, decisions: pa.Table, games: pa.Tabl
     count = games["decisions"].to_numpy().astype(np.int64)
     rows_game = decisions["game"].to_numpy()
     steps = decisions["step"].to_numpy().astype(np.int64)
+    if (count < 0).any() or count.sum() != len(rows_game):  # (before np.repeat allocates what count says)
+        return ["the games table's decision counts are not the decision rows it has"]
     starts = np.cumsum(count) - count
     expected_games = np.repeat(game_ids, count)
     if len(rows_game) != count.sum() or not (rows_game == expected_games).all() or not (

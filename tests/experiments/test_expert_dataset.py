@@ -148,6 +148,42 @@ def test_a_card_naming_files_outside_its_folder_reads_none_of_them(tiny, tmp_pat
     assert f"{outside}: not a path inside the dataset folder (not read)" in problems
 
 
+@pytest.mark.parametrize("craft", ["counts", "columns"])
+def test_a_crafted_folder_whose_card_matches_gets_problem_lines(tiny, tmp_path, craft):
+    """The checksums are the card's own, so a crafted folder passes them: a games table claiming 10**12
+    decisions ran np.repeat out of memory, a dropped column raised a KeyError."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from experiments.learning.expert_checks import sha256_of
+
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    name = sorted(p.name for p in (copy / "games").glob("*.parquet"))[0]
+    if craft == "counts":
+        path, table = copy / "games" / name, pq.read_table(copy / "games" / name)
+        counts = table["decisions"].to_pylist()
+        column = table.schema.get_field_index("decisions")
+        field = table.schema.field(column)
+        table = table.set_column(column, field, pa.array([10**9] + counts[1:], type=field.type))
+    else:
+        path, table = (
+            copy / "decisions" / name,
+            pq.read_table(copy / "decisions" / name).drop_columns(["seat"]),
+        )
+    pq.write_table(table, path)
+    card = json.loads((copy / CARD).read_text())
+    card["files"][path.relative_to(copy).as_posix()] = sha256_of(path)
+    (copy / CARD).write_text(json.dumps(card))
+    said = (
+        "decision counts are not the decision rows"
+        if craft == "counts"
+        else "decisions table's columns are not"
+    )
+    assert [line for line in verify(copy) if said in line] == [line for line in verify(copy)]
+    assert len(verify(copy)) == 1
+
+
 def test_a_corrupted_file_is_detected_by_its_checksum(tiny, tmp_path, capsys):
     copy = tmp_path / "copy"
     shutil.copytree(tiny, copy)
