@@ -69,14 +69,16 @@ def replay_problems(config: core.GameConfig, decisions: pa.Table, games: pa.Tabl
     count = games["decisions"].to_numpy().astype(np.int64)
     rows_game = decisions["game"].to_numpy()
     steps = decisions["step"].to_numpy().astype(np.int64)
+    out_of_order = [
+        "the decision rows are not every decision of the games table's games in (game, step) order"
+    ]
     if (count < 0).any() or count.sum() != len(rows_game):  # (before np.repeat allocates what count says)
-        return ["the games table's decision counts are not the decision rows it has"]
+        return out_of_order
     starts = np.cumsum(count) - count
-    expected_games = np.repeat(game_ids, count)
-    if len(rows_game) != count.sum() or not (rows_game == expected_games).all() or not (
+    if not (rows_game == np.repeat(game_ids, count)).all() or not (
         steps == np.arange(len(steps)) - np.repeat(starts, count)
     ).all():  # fmt: skip
-        return ["the decision rows are not every decision of the games table's games in (game, step) order"]
+        return out_of_order
     seats = decisions["seat"].to_numpy().astype(np.int64)
     actions = decisions["action"].to_numpy().astype(np.int64)
     masks = list_matrix(decisions["legal_mask"], bool)

@@ -176,7 +176,7 @@ def test_a_crafted_folder_whose_card_matches_gets_problem_lines(tiny, tmp_path, 
     card["files"][path.relative_to(copy).as_posix()] = sha256_of(path)
     (copy / CARD).write_text(json.dumps(card))
     said = (
-        "decision counts are not the decision rows"
+        "not every decision of the games table's games"
         if craft == "counts"
         else "decisions table's columns are not"
     )
