@@ -46,8 +46,10 @@ from pathlib import Path
 import hydra
 import numpy as np
 import torch
+import yaml
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 from tqdm import tqdm
 
 from agents.arena import play_batch
@@ -231,10 +233,21 @@ def _check_reuse(folder: Path, args: ImitateConfig) -> None:
     """Refuse to reuse ``folder``'s recorded batches when they were recorded under other settings."""
     if not (folder / "config.yaml").is_file():
         return
-    before, now = OmegaConf.load(folder / "config.yaml"), OmegaConf.structured(args)
-    changed = [key for key in RECORDING if _recorded(before, key) != _recorded(now, key)]
+    try:
+        before = OmegaConf.load(folder / "config.yaml")
+        if not isinstance(before, DictConfig):
+            raise ValueError("not a mapping of settings")
+        recorded = [_recorded(before, key) for key in RECORDING]
+    except (OSError, yaml.YAMLError, OmegaConfBaseException, TypeError, ValueError, AttributeError) as error:
+        raise ConfigError(
+            f"{folder / 'config.yaml'} cannot be read as a run's settings ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''}); give this run another exp_name (or remove that "
+            "folder)"
+        ) from None
+    now = OmegaConf.structured(args)
+    changed = [key for key, value in zip(RECORDING, recorded, strict=True) if value != _recorded(now, key)]
     if changed:
-        raise ValueError(
+        raise ConfigError(
             f"{folder} holds decisions recorded with other {', '.join(changed)}; "
             "give this run another exp_name (or remove that folder)"
         )

@@ -183,6 +183,21 @@ def test_decisions_recorded_before_the_deal_field_are_reused_as_deal_keys(tmp_pa
         _check_reuse(tmp_path, args)
 
 
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [("games: [unclosed", "cannot be read as a run's settings"), ("- a list", "cannot be read as a run's settings"),
+     ("game: {num_players: x}", "holds decisions recorded with other seed, game")],
+)  # fmt: skip
+def test_a_run_folder_whose_config_cannot_be_read_is_refused_in_one_config_error(tmp_path, content, said):
+    """It raised YAML's error, or a ValueError, as a traceback."""
+    from experiments.common.value_checks import ConfigError
+    from experiments.imitate import _check_reuse
+
+    (tmp_path / "config.yaml").write_text(content)
+    with pytest.raises(ConfigError, match=rf"{said}.*another exp_name"):
+        _check_reuse(tmp_path, train_config(config_name="imitate", runs_dir=str(tmp_path)))
+
+
 def test_bad_settings_are_refused_by_name():
     with pytest.raises(ValueError, match="games must be >= 1"):
         train_config(config_name="imitate", games=0).validate()
