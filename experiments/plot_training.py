@@ -50,14 +50,34 @@ def run_config(run_dir: str | Path) -> dict[str, Any]:
     for name in CONFIG_FILES:
         path = Path(run_dir) / name
         if path.exists():
-            return yaml.safe_load(path.read_text())
+            try:
+                config = yaml.safe_load(path.read_text())
+            except (yaml.YAMLError, UnicodeDecodeError) as error:
+                raise ValueError(f"{path}: not YAML ({error})") from None
+            if not isinstance(config, dict):
+                raise ValueError(f"{path}: not a mapping of settings")
+            return config
     raise FileNotFoundError(f"no {' or '.join(CONFIG_FILES)} in {run_dir}: the evaluation's size is unknown")
 
 
 def final_evaluation(run_dir: str | Path) -> dict[str, dict[str, Any]]:
     """The run's final evaluation (``evaluation.json``): ``{opponent: {"games", "wins", ...}}``; empty if none."""
     path = Path(run_dir) / "evaluation.json"
-    return json.loads(path.read_text())["results"] if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        results = json.loads(path.read_bytes()).get("results", {})  # (an imitation run's has none)
+    except (ValueError, AttributeError, RecursionError):
+        results = None
+    counts = ("games", "wins")
+    if not isinstance(results, dict) or not all(
+        isinstance(r, dict)
+        and all(type(r.get(k)) is int for k in counts)
+        and 0 <= r["wins"] <= r["games"] > 0
+        for r in results.values()
+    ):
+        raise ValueError(f"{path}: not an evaluation (results: per opponent, whole games > 0 and wins)")
+    return results
 
 
 def export(curves: dict[str, tuple[np.ndarray, np.ndarray]], path: str | Path) -> None:
@@ -259,6 +279,8 @@ def main(argv: list[str] | None = None) -> None:
         fig.savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard and matplotlib come with extras
         raise missing_extra(error, command=True) from error
+    except (FileNotFoundError, ValueError) as error:  # a folder that is not a run, or a file that is not its
+        parser.exit(2, f"error: {error}\n")
     print(f"figure: {png}")
     curves = runs[0][1]
     if args.json:

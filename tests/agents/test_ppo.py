@@ -390,6 +390,20 @@ def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tm
     assert (tmp_path / "both.png").stat().st_size > 10_000
     with pytest.raises(SystemExit):
         plot_training.main([str(run_dir), str(run_dir), "--labels", "a", "--png", str(tmp_path / "x.png")])
+    # A folder that is not a run, a run's evaluation that is not one: one line each, no traceback.
+    spoilt = tmp_path / "spoilt"
+    shutil.copytree(run_dir, spoilt)
+    for folder, content in (
+        (tmp_path / "absent", None),
+        (spoilt, "{bad"),
+        (spoilt, '{"results": {"x": {"games": 0}}}'),
+    ):
+        if content is not None:
+            (folder / "evaluation.json").write_text(content)
+        with pytest.raises(SystemExit) as stop:
+            plot_training.main([str(folder), "--png", str(tmp_path / "never.png")])
+        assert stop.value.code == 2
+    assert not (tmp_path / "never.png").exists()
 
     # Resume a copy from update 2: the update counter goes on, and the run ends where the first one did.
     # The checkpoints of updates 3 and 4 are set aside, kept but no longer the run's latest (the new ones
