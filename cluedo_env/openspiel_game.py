@@ -121,10 +121,13 @@ class CluedoGame(pyspiel.Game):
     def deserialize_state(self, text: str) -> CluedoState:
         """The state whose ``serialize()`` is ``text``: its actions replayed from the first deal."""
         state = self.new_initial_state()
+        top = max(self.num_distinct_actions(), self.max_chance_outcomes())
         for number, line in enumerate(text.splitlines()):
-            if not line.strip().isdigit():
-                raise ValueError(f"a python_cluedo state is one action id a line; line {number} is {line!r}")
-            state.apply_action(int(line))
+            if not line.strip().isdigit() or int(line) >= top:
+                raise ValueError(
+                    f"a python_cluedo state is one action id (below {top}) a line; line {number} is {line[:40]!r}"
+                )
+            state.apply_action(int(line))  # (an action the state refuses, or one after the end, raises)
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> CluedoObserver:

@@ -161,6 +161,8 @@ class CluedoState(pyspiel.State):
         return np.flatnonzero(core.legal_action_mask(self.core)[0]).tolist()
 
     def _apply_action(self, action: int) -> None:
+        if self.is_terminal():
+            raise ValueError(f"the game is over: no action ({action}) can be applied")
         if self.is_chance_node():
             self._apply_chance(int(action))
             return

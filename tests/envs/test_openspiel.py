@@ -88,6 +88,18 @@ def test_serialisation_is_the_action_history_replayed():
     assert again.core == state.core
 
 
+def test_a_serialised_state_with_actions_after_the_end_or_out_of_range_is_refused():
+    """They were taken silently (after the end), or raised pybind's TypeError (too large)."""
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "board": "none", "max_turns": 4})
+    state = play(game, np.random.default_rng(0), 400, avoid_accusing=False)
+    assert state.is_terminal()
+    with pytest.raises(ValueError, match=r"the game is over: no action \(5\)"):
+        game.deserialize_state(state.serialize() + "5\n")
+    with pytest.raises(ValueError, match=r"one action id \(below 405\) a line; line 0 is '9999"):
+        game.deserialize_state("99999999999999999999999\n")
+    assert game.deserialize_state(state.serialize()).history() == state.history()
+
+
 def views(state, player):
     """Everything ``player`` is shown: its own view, and the public and private parts OpenSpiel's
     factored types give (with and without perfect recall)."""
