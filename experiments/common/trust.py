@@ -305,29 +305,37 @@ HYDRA_ACTIONS = {
 
 def hydra_actions_in(folder: str | Path) -> list[str]:
     """``"FILE: what"`` for each YAML file under ``folder`` (linked sub-folders followed) that asks Hydra for
-    one of ``HYDRA_ACTIONS``; a choice of one of Hydra's own config groups (``override hydra/job_logging:
-    mine`` in a defaults list) and a file in a ``hydra/`` group folder are Hydra's own settings."""
+    one of ``HYDRA_ACTIONS``. A file that reaches Hydra's own settings otherwise asks for them too: one in a
+    ``hydra/`` group folder, one whose ``# @package`` header is ``hydra...`` (or ``_global_.hydra...``), and
+    a defaults list choosing from one of Hydra's groups (``override hydra/job_logging: mine``) or placing
+    a choice in its package (``/logs@_global_.hydra.job_logging: mine``)."""
     import yaml
 
     found, folder = [], Path(folder).expanduser()
     for path in _yaml_files(folder):
         try:
-            content = yaml.safe_load(path.read_text())
+            text = path.read_text()
+            content = yaml.safe_load(text)
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue  # Hydra itself refuses a file it cannot read
-        asked: set[str] = {"hydra"} if "hydra" in path.relative_to(folder).parts[:-1] else set()
+        asked: set[str] = set()
+        if "hydra" in path.relative_to(folder).parts[:-1] or _hydra_package(_package_header(text)):
+            asked.add("hydra")
+        defaults = content.get("defaults") if isinstance(content, Mapping) else None
+        for entry in defaults if isinstance(defaults, list) else []:
+            names = [entry] if isinstance(entry, str) else list(entry) if isinstance(entry, Mapping) else []
+            if any(isinstance(name, str) and _picks_into_hydra(name) for name in names):
+                asked.add("hydra")
         stack = [content]
         while stack:
             node = stack.pop()
             if isinstance(node, Mapping):
                 asked |= {key for key in ("hydra", "_target_") if key in node}
-                asked |= {"hydra" for key in node if isinstance(key, str) and _names_hydra_group(key)}
                 stack.extend(node.values())
             elif isinstance(node, list):
                 stack.extend(node)
-            elif isinstance(node, str):
-                asked |= {"oc.env"} if "oc.env" in node else set()
-                asked |= {"hydra"} if _names_hydra_group(node) else set()
+            elif isinstance(node, str) and "oc.env" in node:
+                asked.add("oc.env")
         found += [f"{path}: {HYDRA_ACTIONS[key]} ({key})" for key in sorted(asked)]
     return found
 
@@ -345,12 +353,31 @@ def _yaml_files(folder: Path) -> list[Path]:
     return sorted(files)
 
 
-def _names_hydra_group(entry: str) -> bool:
-    """Whether a defaults-list entry (``override hydra/job_logging``, ``/hydra/launcher: x``) picks from
-    one of Hydra's own config groups."""
+def _package_header(text: str) -> str:
+    """The package a file's ``# @package`` header gives ("" for none), from its leading comment lines."""
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+        match = re.match(r"\s*#\s*@package\s+(\S+)", line)
+        if match:
+            return match.group(1)
+    return ""
+
+
+def _picks_into_hydra(entry: str) -> bool:
+    """Whether a defaults-list entry (``override hydra/job_logging``, ``/logs@_global_.hydra.x``) chooses
+    from one of Hydra's own groups or places its choice in Hydra's package."""
     words = entry.split()
-    group = words[-1].lstrip("/") if words and words[0] in ("override", "optional") else entry.lstrip("/")
-    return group == "hydra" or group.startswith("hydra/")
+    name = words[-1] if words and words[0] in ("override", "optional") else entry.strip()
+    group, _, package = name.partition("@")
+    group = group.lstrip("/")
+    return group == "hydra" or group.startswith("hydra/") or _hydra_package(package)
+
+
+def _hydra_package(package: str) -> bool:
+    """Whether a package (``hydra.job_logging``, ``_global_.hydra``) is Hydra's own."""
+    package = package.strip().removeprefix("_global_.")
+    return package == "hydra" or package.startswith("hydra.")
 
 
 def config_folders_of(argv: Sequence[str], command_folder: str | Path | None = None) -> list[str]:

@@ -215,10 +215,19 @@ def test_hydras_own_config_groups_and_linked_folders_are_checked_too(tmp_path):
         yaml.safe_dump({"defaults": ["tournament", {"override hydra/job_logging": "evil"}]})
     )
     (mine / "plain.yaml").write_text(yaml.safe_dump({"defaults": ["tournament", {"lineup": "baselines"}]}))
+    # a choice placed into Hydra's package, by the defaults list or by the file's header
+    placed = mine / "lineup" / "placed.yaml"
+    placed.parent.mkdir()
+    placed.write_text(yaml.safe_dump({"defaults": [{"/logs@_global_.hydra.job_logging": "evil"}, "_self_"]}))
+    (mine / "lineup" / "header.yaml").write_text("# a comment\n# @package hydra.job_logging\nversion: 1\n")
+    # the control: "hydra" as a value is no choice of Hydra's (a label, a name)
+    (mine / "lineup" / "label.yaml").write_text(
+        yaml.safe_dump({"agents": [{"name": "random", "label": "hydra"}]})
+    )
     found = hydra_actions_in(mine)
     assert found == [
-        f"{mine / 'evil.yaml'}: Hydra's own settings (hydra)",
-        f"{logging}: Hydra's own settings (hydra)",
+        f"{mine / name}: Hydra's own settings (hydra)"
+        for name in ("evil.yaml", "hydra/job_logging/evil.yaml", "lineup/header.yaml", "lineup/placed.yaml")
     ]
     # a linked sub-folder is read as Hydra reads it (its files are found; a loop is read once)
     marker = tmp_path / "ran"
