@@ -374,7 +374,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     out = Path(cfg.output_dir) / _folder_name(_solver_label(cfg))
     out.mkdir(parents=True, exist_ok=True)
     settings = _run_settings(cfg, tasks)
-    with lock_folder(out):  # one run at a time appends to its scores
+    with lock_folder(out, within=Path(cfg.output_dir)):  # one run at a time appends to its scores
         digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
         scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
         done = _scored_before(scores_path, settings, cfg.resume)

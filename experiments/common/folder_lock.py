@@ -29,8 +29,12 @@ class FolderInUse(FolderRefused):
 
 
 @contextmanager
-def lock_folder(out: Path) -> Iterator[None]:
+def lock_folder(out: Path, within: Path | None = None) -> Iterator[None]:
     """Hold an exclusive OS lock on ``out/tournament.lock`` for the block.
+
+    ``within``: the folder the user named, where ``out`` is a sub-folder the command picks
+    (``<output_dir>/<solver>``); ``out`` and the folders between may not be links then (the named
+    folder itself may).
 
     The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows), so it ends
     with the process that holds it: a killed run leaves the file but never a held lock. The file
@@ -42,9 +46,16 @@ def lock_folder(out: Path) -> Iterator[None]:
             point the lock file, the records or the reports at any file of the user).
     """
     links = links_in(out)
+    if within is not None:  # the folders the command picked, from the named one down to out
+        parts = out.relative_to(within).parts
+        links += [
+            within.joinpath(*parts[: k + 1])
+            for k in range(len(parts))
+            if within.joinpath(*parts[: k + 1]).is_symlink()
+        ]
     if links:
         raise FolderWithLinks(
-            f"{out} holds symbolic links ({', '.join(map(str, links[:3]))}{', ...' if len(links) > 3 else ''}): "
+            f"{out} is or holds symbolic links ({', '.join(map(str, links[:3]))}{', ...' if len(links) > 3 else ''}): "
             "a run writes its files there, and through a link it would write wherever the link points. "
             "Remove the links, or choose another output folder"
         )

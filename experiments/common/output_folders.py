@@ -1,4 +1,5 @@
-"""Output folders a command must be able to write: checked before it starts, told in one line.
+"""Output folders a command must be able to write, holding no symbolic links: checked before it starts,
+told in one line.
 
 ``WritableFolders`` is the Hydra callback of a command whose YAML lists it
 (``hydra.callbacks.writable_folders``, ``_target_: experiments.common.output_folders.WritableFolders``);
@@ -16,7 +17,9 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
-__all__ = ["WritableFolders", "refuse_unwritable", "unwritable"]
+from experiments.common.folder_lock import links_in
+
+__all__ = ["WritableFolders", "refuse_links", "refuse_unwritable", "unwritable"]
 
 
 class WritableFolders(Callback):
@@ -34,10 +37,12 @@ class WritableFolders(Callback):
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
         """Check the folders of a single run."""
         refuse_unwritable(self.folders)
+        refuse_links(self.folders)
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        """Check the folders of a sweep."""
+        """Check the folders of a sweep (before Hydra writes its ``multirun.yaml`` there)."""
         refuse_unwritable(self.folders)
+        refuse_links(self.folders)
 
 
 def refuse_unwritable(folders: Mapping[str, str | Path]) -> None:
@@ -52,6 +57,21 @@ def refuse_unwritable(folders: Mapping[str, str | Path]) -> None:
         if problem:
             print(
                 f"error: cannot write {key}={folder}: {problem}; give {key}= a folder you may write",
+                file=sys.stderr,
+            )
+            sys.exit(1)
+
+
+def refuse_links(folders: Mapping[str, str | Path]) -> None:
+    """Stop a command whose output folder holds symbolic links (``folder_lock.links_in``), in one line:
+    the command and Hydra write there, and through a link they would write wherever it points."""
+    for key, folder in folders.items():
+        links = links_in(Path(folder)) if Path(folder).is_dir() else []
+        if links:
+            shown = ", ".join(map(str, links[:3])) + (", ..." if len(links) > 3 else "")
+            print(
+                f"error: {key}={folder} holds symbolic links ({shown}): the run's files would be written "
+                f"through them. Remove them, or give {key}= another folder",
                 file=sys.stderr,
             )
             sys.exit(1)

@@ -113,7 +113,7 @@ def test_a_folder_whose_links_point_elsewhere_is_refused_and_nothing_is_written_
     (folder / "tournament.lock").symlink_to(victim)
     (folder / ("games.jsonl" + REJECTED_SUFFIX)).symlink_to(victim)
     with pytest.raises(
-        FolderWithLinks, match=r"downloaded holds symbolic links \(games.jsonl.rejected, tournament"
+        FolderWithLinks, match=r"downloaded is or holds symbolic links \(games.jsonl.rejected, tournament"
     ):
         run_tournament(settings(*SMALL, "workers=0"), folder)
     done = subprocess.run([sys.executable, "-m", "experiments.common.stats", str(folder), "--no-plots"],
@@ -122,6 +122,15 @@ def test_a_folder_whose_links_point_elsewhere_is_refused_and_nothing_is_written_
     assert victim.read_text() == "the user's own file\n"
     assert (folder / "games.jsonl").read_text() == "echo not a game record\n"
     assert not (folder / "stats.json").exists()
+    # Hydra's own file of a sweep is written before the run's lock: the command checks the folder first.
+    (folder / "multirun.yaml").symlink_to(victim)
+    sweep = subprocess.run([sys.executable, "-m", "experiments.tournament", "--multirun", f"output_dir={folder}",
+                            "game.num_players=3", "games_per_lineup=3", "workers=0", "progress=false"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert (
+        sweep.returncode == 1 and "holds symbolic links" in sweep.stderr and "Traceback" not in sweep.stderr
+    )
+    assert victim.read_text() == "the user's own file\n" and not (folder / "0").exists()
 
 
 @pytest.mark.parametrize(

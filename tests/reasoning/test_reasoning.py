@@ -707,6 +707,39 @@ def test_a_stopped_run_goes_on_where_it_stopped(tmp_path, monkeypatch):
     assert len(list((tmp_path / "out" / "stops").glob("scores-*.jsonl"))) == 2
 
 
+def test_a_solver_folder_that_is_a_link_is_refused_and_nothing_is_written_through_it(tmp_path):
+    """The folder the user names may be a link; ``<output_dir>/<solver>``, which the run picks, may not
+    (a downloaded output folder's ``uniform`` pointed the report at a folder of the user's)."""
+    from experiments.common.folder_lock import FolderWithLinks
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "uniform").symlink_to(mine, target_is_directory=True)
+    cfg = ReasoningBenchConfig(
+        solver="uniform",
+        limit=2,
+        progress=False,
+        output_dir=str(tmp_path / "out"),
+        leaderboard=str(tmp_path / "b"),
+    )
+    with pytest.raises(FolderWithLinks, match=r"uniform is or holds symbolic links \(.*out/uniform\)"):
+        run(cfg)
+    assert list(mine.iterdir()) == []
+    (tmp_path / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    named = ReasoningBenchConfig(
+        solver="uniform",
+        limit=2,
+        progress=False,
+        output_dir=str(tmp_path / "linked"),
+        leaderboard=str(tmp_path / "b"),
+    )
+    assert run(named)["tasks"] == 2  # the named folder itself may be a link
+    assert (tmp_path / "elsewhere" / "uniform" / "report.md").exists()
+
+
 def test_a_second_run_into_the_same_folder_is_refused_while_the_first_holds_it(tmp_path):
     from experiments.common.folder_lock import FolderInUse, lock_folder
     from experiments.reasoning_bench import ReasoningBenchConfig, run
