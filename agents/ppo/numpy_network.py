@@ -196,8 +196,8 @@ def write_numpy_model(
     return path
 
 
-# The most bytes one array of a model file may declare: the largest network's weights in float64.
-MAX_ARRAY_BYTES = 8 * MAX_PARAMETERS
+# The most bytes a model file's arrays may declare in all: the largest network's weights in float64, and its record.
+MAX_MODEL_BYTES = 8 * MAX_PARAMETERS + 2**20
 
 
 def _declared_sizes(path: Path) -> dict[str, int]:
@@ -229,9 +229,11 @@ def read_numpy_model(path: str | Path) -> NumpyNetwork:
         raise FileNotFoundError(f"no numpy model at {path}")
     source = str(path)
     try:
-        too_large = [name for name, size in _declared_sizes(path).items() if size > MAX_ARRAY_BYTES]
-        if too_large:  # (an array's header says its size; a small file can declare any)
-            raise ValueError(f"arrays {too_large[:5]} declare more than {MAX_ARRAY_BYTES:,} bytes")
+        declared = sum(_declared_sizes(path).values())
+        if declared > MAX_MODEL_BYTES:  # (an array's header says its size; a small file can declare any)
+            raise ValueError(
+                f"its arrays declare {declared:,} bytes, more than the {MAX_MODEL_BYTES:,} a model may hold"
+            )
         with np.load(path, allow_pickle=False) as stored:
             arrays = {name: stored[name] for name in stored.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
