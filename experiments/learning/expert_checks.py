@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from cluedo_env import core
 
@@ -81,6 +82,22 @@ def replay_problems(config: core.GameConfig, decisions: pa.Table, games: pa.Tabl
         return out_of_order
     seats = decisions["seat"].to_numpy().astype(np.int64)
     actions = decisions["action"].to_numpy().astype(np.int64)
+    if ((seats < 0) | (seats >= config.num_players)).any():
+        return [f"a decision's seat is not a player of the game (0 to {config.num_players - 1})"]
+    widths = {
+        name: set(pc.list_value_length(decisions[name]).to_numpy(zero_copy_only=False).tolist())
+        for name in ("legal_mask", "observation")
+    }
+    actions_count, seen_size = core.ActionLayout(config).num_actions, core.observation_size(config)
+    if (
+        widths["legal_mask"] - {actions_count}
+        or len(widths["observation"]) > 1
+        or min(widths["observation"], default=seen_size) < seen_size
+    ):
+        return [
+            f"the legal masks are not {actions_count} wide or the observations not of one width of at least "
+            f"{seen_size} (the game's actions and observation)"
+        ]
     masks = list_matrix(decisions["legal_mask"], bool)
     observations = list_matrix(decisions["observation"], np.float32)
     state = core.init(config, games["game_seed"].to_numpy().astype(np.int64))
