@@ -281,9 +281,12 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[str, dict[str, Any]]:
+def _scored_before(
+    path: Path, settings: dict[str, Any], resume: bool, template: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
     """The per-task lines of an earlier run of the same settings, by task id (none if ``resume`` is
-    off or there is no file); a file of other settings, or one that is not ours, stops the run."""
+    off or there is no file); a file of other settings, or one that is not ours, stops the run.
+    ``template``: a task's ``score_answer``, whose figures every line's ``scored`` must have."""
     data = path.read_bytes() if path.exists() else b""
     lines = data.splitlines()  # bytes: a row cut inside a character spoils that row only
     if not lines:  # no file, or one a stop emptied before its first line
@@ -299,7 +302,9 @@ def _scored_before(path: Path, settings: dict[str, Any], resume: bool) -> dict[s
     done, cut = {}, False
     for line in lines[1:]:
         row = _json_line(line)
-        if not _is_score_row(row):  # a line cut short when the run was stopped (or spoilt): scored again
+        if not _is_score_row(
+            row, template
+        ):  # a line cut short when the run was stopped (or spoilt): scored again
             cut = True
             continue
         done[row["id"]], cut = row, False
@@ -321,14 +326,35 @@ def _json_line(line: bytes) -> Any:
         return None
 
 
-def _is_score_row(row: Any) -> bool:
-    """Whether ``row`` has what the report reads of a scored task (``_score_one``'s line)."""
-    return (
+def _is_score_row(row: Any, template: dict[str, Any]) -> bool:
+    """Whether ``row`` has all the report reads of a scored task (``_score_one``'s line): its ``scored``
+    the figures of ``template`` (a ``score_answer``), numbers where they are numbers."""
+    if not (
         isinstance(row, dict)
         and isinstance(row.get("id"), str)
+        and _is_number(row.get("seconds"))
+        and isinstance(row.get("counts"), dict)
+        and all(_is_number(v) for v in row["counts"].values())
+        and isinstance(row.get("transcripts"), list)
         and isinstance(row.get("scored"), dict)
-        and type(row.get("seconds")) in (int, float)
+        and row["scored"].keys() == template.keys()
+    ):
+        return False
+    scored = row["scored"]
+    return (
+        all(_is_number(scored[k]) for k, v in template.items() if _is_number(v))
+        and isinstance(scored["pairs"], list)
+        and all(
+            isinstance(pair, list) and len(pair) == 2 and all(map(_is_number, pair))
+            for pair in scored["pairs"]
+        )
+        and isinstance(scored["problems"], list)
+        and all(isinstance(problem, str) for problem in scored["problems"])
     )
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float)
 
 
 def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:
@@ -377,7 +403,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     with lock_folder(out, within=Path(cfg.output_dir)):  # one run at a time appends to its scores
         digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
         scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
-        done = _scored_before(scores_path, settings, cfg.resume)
+        done = _scored_before(scores_path, settings, cfg.resume, score_answer(tasks[0], {}))
         todo = [t for t in tasks if t["id"] not in done]
         if done:
             print(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {out}")
