@@ -54,10 +54,40 @@ def run_config(run_dir: str | Path) -> dict[str, Any]:
                 config = yaml.safe_load(path.read_text())
             except (yaml.YAMLError, UnicodeDecodeError) as error:
                 raise ValueError(f"{path}: not YAML ({error})") from None
-            if not isinstance(config, dict):
-                raise ValueError(f"{path}: not a mapping of settings")
+            problem = _config_problem(config)
+            if problem:
+                raise ValueError(f"{path}: not a PPO training config ({problem})")
             return config
     raise FileNotFoundError(f"no {' or '.join(CONFIG_FILES)} in {run_dir}: the evaluation's size is unknown")
+
+
+def _config_problem(config: Any) -> str | None:
+    """What of a training config the figures read is missing or of another type (None: nothing)."""
+    if not isinstance(config, dict):
+        return "not a mapping of settings"
+
+    def number(value: Any) -> bool:
+        return type(value) in (int, float)
+
+    def agents(value: Any) -> bool:
+        return isinstance(value, list) and all(
+            isinstance(o, dict) and isinstance(o.get("name"), str) and isinstance(o.get("label", ""), str | None)
+            and all(number(o[k]) for k in ("start", "stop") if k in o)
+            for o in value
+        )  # fmt: skip
+
+    checks = {
+        "total_timesteps": number(config.get("total_timesteps")),
+        "game.num_players": isinstance(config.get("game"), dict)
+        and type(config["game"].get("num_players")) is int,
+        "eval_games": type(config.get("eval_games")) is int,
+        "eval_opponents": agents(config.get("eval_opponents")),
+        "opponents": config.get("opponents") is None or agents(config["opponents"]),
+        "snapshot_every": type(config.get("snapshot_every", 0)) in (int, type(None)),
+        "snapshot_start": number(config.get("snapshot_start", 0.0)),
+    }
+    wrong = [key for key, ok in checks.items() if not ok]
+    return f"{', '.join(wrong)} missing or not of their kind" if wrong else None
 
 
 def final_evaluation(run_dir: str | Path) -> dict[str, dict[str, Any]]:

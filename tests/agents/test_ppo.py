@@ -404,6 +404,11 @@ def test_training_script_runs_writes_logs_checkpoints_and_resumes_identically(tm
             plot_training.main([str(folder), "--png", str(tmp_path / "never.png")])
         assert stop.value.code == 2
     assert not (tmp_path / "never.png").exists()
+    (spoilt / "evaluation.json").unlink()
+    (spoilt / "config.yaml").write_text("seed: 1\n")  # a mapping, but not a training run's settings
+    with pytest.raises(SystemExit) as stop:
+        plot_training.main([str(spoilt), "--png", str(tmp_path / "never.png")])
+    assert stop.value.code == 2 and not (tmp_path / "never.png").exists()
 
     # Resume a copy from update 2: the update counter goes on, and the run ends where the first one did.
     # The checkpoints of updates 3 and 4 are set aside, kept but no longer the run's latest (the new ones
