@@ -429,7 +429,8 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
             if isinstance(seed, int | np.integer):
                 self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seed))
             else:  # every seed of the list seeds what comes after (seats, the next deals); no one int is its seed
-                self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seeds.tolist())))
+                words = seeds.astype(np.uint64).view(np.uint32)  # two words a seed: no two lists alike
+                self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
                 self._np_random_seed = -1
         self.table.start(self._rows, self.np_random, seeds, self._seat_choice)
         return self._observations(), {}

@@ -657,12 +657,14 @@ def test_reset_refuses_a_seed_outside_the_range_before_any_change():
 def test_every_seed_of_a_list_seeds_the_games_dealt_later():
     """Two lists that differ past their first seed deal the later games differently."""
     later = []
-    for seeds in ([7, 8], [7, 9], [7, 9]):
+    for seeds in ([7, 8], [7, 9], [7, 9], [2**32, 0], [0, 1]):
         vector = CluedoVectorEnv(num_envs=2, num_players=3, learner_seat="random")
         vector.reset(seed=seeds)
         assert vector.table.state.seed.tolist() == seeds and vector.np_random_seed == -1
         later.append(vector.np_random.integers(2**63, size=4).tolist())
-    assert later[0] != later[1] == later[2]
+    assert (
+        later[0] != later[1] == later[2] and later[3] != later[4]
+    )  # (SeedSequence joins a list's 32-bit words)
 
 
 def test_the_wrapped_env_refuses_a_bool_action_in_one_line():
