@@ -717,26 +717,17 @@ def test_a_solver_folder_that_is_a_link_is_refused_and_nothing_is_written_throug
     mine.mkdir()
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "uniform").symlink_to(mine, target_is_directory=True)
-    cfg = ReasoningBenchConfig(
-        solver="uniform",
-        limit=2,
-        progress=False,
-        output_dir=str(tmp_path / "out"),
-        leaderboard=str(tmp_path / "b"),
-    )
+
+    def into(folder: str) -> ReasoningBenchConfig:
+        return ReasoningBenchConfig(solver="uniform", limit=2, progress=False, output_dir=str(tmp_path / folder),
+                                    leaderboard=str(tmp_path / "b"))  # fmt: skip
+
     with pytest.raises(FolderWithLinks, match=r"uniform is or holds symbolic links \(.*out/uniform\)"):
-        run(cfg)
+        run(into("out"))
     assert list(mine.iterdir()) == []
     (tmp_path / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     (tmp_path / "elsewhere").mkdir()
-    named = ReasoningBenchConfig(
-        solver="uniform",
-        limit=2,
-        progress=False,
-        output_dir=str(tmp_path / "linked"),
-        leaderboard=str(tmp_path / "b"),
-    )
-    assert run(named)["tasks"] == 2  # the named folder itself may be a link
+    assert run(into("linked"))["tasks"] == 2  # the named folder itself may be a link
     assert (tmp_path / "elsewhere" / "uniform" / "report.md").exists()
 
 
