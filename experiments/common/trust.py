@@ -305,10 +305,14 @@ HYDRA_ACTIONS = {
 
 def hydra_actions_in(folder: str | Path) -> list[str]:
     """``"FILE: what"`` for each YAML file under ``folder`` (linked sub-folders followed) that asks Hydra for
-    one of ``HYDRA_ACTIONS``. A file that reaches Hydra's own settings otherwise asks for them too: one in a
-    ``hydra/`` group folder, one whose ``# @package`` header is ``hydra...`` (or ``_global_.hydra...``), and
-    a defaults list choosing from one of Hydra's groups (``override hydra/job_logging: mine``) or placing
-    a choice in its package (``/logs@_global_.hydra.job_logging: mine``)."""
+    one of ``HYDRA_ACTIONS``.
+
+    Where a file's content lands (its package) is Hydra's to compute, from group folders, ``@package``
+    headers and the package parts of defaults-list entries, with rules of its own (``_global_``
+    anywhere in a package, renames after ``:``, the last header). So any file that could reach Hydra's
+    own settings is taken to: one whose folders, ``@package`` lines or defaults-list entries (groups and
+    packages, not the options chosen) name ``hydra`` at all, or with a key ``hydra`` or ``hydra.<...>``.
+    A folder that trips this without meaning it is still taken with ``trust_files=true``."""
     import yaml
 
     found, folder = [], Path(folder).expanduser()
@@ -319,18 +323,24 @@ def hydra_actions_in(folder: str | Path) -> list[str]:
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue  # Hydra itself refuses a file it cannot read
         asked: set[str] = set()
-        if "hydra" in path.relative_to(folder).parts[:-1] or _hydra_package(_package_header(text)):
-            asked.add("hydra")
+        packages = [line for line in text.splitlines() if re.match(r"\s*#\s*@package", line)]
         defaults = content.get("defaults") if isinstance(content, Mapping) else None
-        for entry in defaults if isinstance(defaults, list) else []:
-            names = [entry] if isinstance(entry, str) else list(entry) if isinstance(entry, Mapping) else []
-            if any(isinstance(name, str) and _picks_into_hydra(name) for name in names):
-                asked.add("hydra")
+        entries = [
+            name
+            for entry in (defaults if isinstance(defaults, list) else [])
+            for name in (
+                [entry] if isinstance(entry, str) else list(entry) if isinstance(entry, Mapping) else []
+            )
+        ]
+        named = [*path.relative_to(folder).parts[:-1], *packages, *map(str, entries)]
+        if any("hydra" in name.lower() for name in named):
+            asked.add("hydra")
         stack = [content]
         while stack:
             node = stack.pop()
             if isinstance(node, Mapping):
-                asked |= {key for key in ("hydra", "_target_") if key in node}
+                asked |= {"hydra" for key in node if key == "hydra" or str(key).startswith("hydra.")}
+                asked |= {"_target_"} if "_target_" in node else set()
                 stack.extend(node.values())
             elif isinstance(node, list):
                 stack.extend(node)
@@ -351,33 +361,6 @@ def _yaml_files(folder: Path) -> list[Path]:
         seen.add(os.path.realpath(root))
         files += [Path(root, name) for name in names if name.endswith((".yaml", ".yml"))]
     return sorted(files)
-
-
-def _package_header(text: str) -> str:
-    """The package a file's ``# @package`` header gives ("" for none), from its leading comment lines."""
-    for line in text.splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            break
-        match = re.match(r"\s*#\s*@package\s+(\S+)", line)
-        if match:
-            return match.group(1)
-    return ""
-
-
-def _picks_into_hydra(entry: str) -> bool:
-    """Whether a defaults-list entry (``override hydra/job_logging``, ``/logs@_global_.hydra.x``) chooses
-    from one of Hydra's own groups or places its choice in Hydra's package."""
-    words = entry.split()
-    name = words[-1] if words and words[0] in ("override", "optional") else entry.strip()
-    group, _, package = name.partition("@")
-    group = group.lstrip("/")
-    return group == "hydra" or group.startswith("hydra/") or _hydra_package(package)
-
-
-def _hydra_package(package: str) -> bool:
-    """Whether a package (``hydra.job_logging``, ``_global_.hydra``) is Hydra's own."""
-    package = package.strip().removeprefix("_global_.")
-    return package == "hydra" or package.startswith("hydra.")
 
 
 def config_folders_of(argv: Sequence[str], command_folder: str | Path | None = None) -> list[str]:

@@ -215,19 +215,30 @@ def test_hydras_own_config_groups_and_linked_folders_are_checked_too(tmp_path):
         yaml.safe_dump({"defaults": ["tournament", {"override hydra/job_logging": "evil"}]})
     )
     (mine / "plain.yaml").write_text(yaml.safe_dump({"defaults": ["tournament", {"lineup": "baselines"}]}))
-    # a choice placed into Hydra's package, by the defaults list or by the file's header
-    placed = mine / "lineup" / "placed.yaml"
-    placed.parent.mkdir()
-    placed.write_text(yaml.safe_dump({"defaults": [{"/logs@_global_.hydra.job_logging": "evil"}, "_self_"]}))
+    # a choice placed into Hydra's package, by the defaults list, a header or its group's folders, in any of the
+    # forms Hydra reads (_global_ anywhere, a rename after ':', its last header): Hydra computes the package
+    (mine / "lineup").mkdir()
+    placings = ["/logs@_global_.hydra.job_logging", "/logs@_global_.hydra:x", "/logs@a._global_.hydra",
+                "/logs@_global_Xhydra", "/q_global_Xhydra"]  # fmt: skip
+    for number, key in enumerate(placings):
+        (mine / "lineup" / f"placed{number}.yaml").write_text(
+            yaml.safe_dump({"defaults": [{key: "mine"}, "_self_"]})
+        )
+    (mine / "q_global_Xhydra").mkdir()
+    (mine / "q_global_Xhydra" / "mine.yaml").write_text("version: 1\n")
     (mine / "lineup" / "header.yaml").write_text("# a comment\n# @package hydra.job_logging\nversion: 1\n")
+    (mine / "lineup" / "headers.yaml").write_text(
+        "# @package lineup\n# @package x._global_.hydra\nversion: 1\n"
+    )
     # the control: "hydra" as a value is no choice of Hydra's (a label, a name)
     (mine / "lineup" / "label.yaml").write_text(
         yaml.safe_dump({"agents": [{"name": "random", "label": "hydra"}]})
     )
     found = hydra_actions_in(mine)
+    placed = [f"lineup/placed{number}.yaml" for number in range(len(placings))]
+    names = ["evil.yaml", "hydra/job_logging/evil.yaml", "lineup/header.yaml", "lineup/headers.yaml", *placed]
     assert found == [
-        f"{mine / name}: Hydra's own settings (hydra)"
-        for name in ("evil.yaml", "hydra/job_logging/evil.yaml", "lineup/header.yaml", "lineup/placed.yaml")
+        f"{mine / name}: Hydra's own settings (hydra)" for name in [*names, "q_global_Xhydra/mine.yaml"]
     ]
     # a linked sub-folder is read as Hydra reads it (its files are found; a loop is read once)
     marker = tmp_path / "ran"
