@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -200,11 +201,19 @@ def write_numpy_model(
 MAX_MODEL_BYTES = 8 * MAX_PARAMETERS + 2**20
 
 
-def _declared_sizes(path: Path) -> dict[str, int]:
-    """The bytes each array of an ``.npz`` file declares in its header, read before any array is."""
-    sizes = {}
+def _declared_size(path: Path) -> int:
+    """The bytes an ``.npz`` file's arrays declare in their headers, in all, read before any array is.
+
+    Raises:
+        ValueError: a member that is not a ``.npy`` array (``np.load`` would read one named ``w`` for
+            ``w.npy``), or two of one name.
+    """
+    total = 0
     with zipfile.ZipFile(path) as archive:
-        for member in archive.namelist():
+        names = archive.namelist()
+        if any(not name.endswith(".npy") for name in names) or len(set(names)) < len(names):
+            raise ValueError("its members must be .npy arrays, each name once")
+        for member in names:
             with archive.open(member) as file:
                 version = np.lib.format.read_magic(file)
                 read_header = (
@@ -213,8 +222,8 @@ def _declared_sizes(path: Path) -> dict[str, int]:
                     else np.lib.format.read_array_header_2_0
                 )
                 shape, _, dtype = read_header(file)
-            sizes[member.removesuffix(".npy")] = int(np.prod(shape, dtype=object)) * dtype.itemsize
-    return sizes
+            total += int(np.prod(shape, dtype=object)) * dtype.itemsize
+    return total
 
 
 def read_numpy_model(path: str | Path) -> NumpyNetwork:
@@ -229,15 +238,17 @@ def read_numpy_model(path: str | Path) -> NumpyNetwork:
         raise FileNotFoundError(f"no numpy model at {path}")
     source = str(path)
     try:
-        declared = sum(_declared_sizes(path).values())
+        declared = _declared_size(path)
         if declared > MAX_MODEL_BYTES:  # (an array's header says its size; a small file can declare any)
             raise ValueError(
                 f"its arrays declare {declared:,} bytes, more than the {MAX_MODEL_BYTES:,} a model may hold"
             )
         with np.load(path, allow_pickle=False) as stored:
             arrays = {name: stored[name] for name in stored.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise ValueError(f"{source}: not a numpy model file (.npz): {error}") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError) as error:
+        raise ValueError(
+            f"{source}: not a numpy model file (.npz): {error}"
+        ) from None  # (a member's compression)
     try:
         record = json.loads(str(arrays.pop("record")))
     except (KeyError, ValueError) as error:

@@ -235,6 +235,32 @@ def test_a_small_file_declaring_huge_arrays_is_refused_before_they_are_allocated
         read_numpy_model(path)
 
 
+def test_a_member_hidden_from_the_size_check_or_badly_compressed_is_refused(tmp_path):
+    """np.load reads a member ``w`` for ``w.npy`` (it escaped the declared sizes), and a broken deflate
+    stream raised zlib's error through a tournament."""
+    import io
+    import zipfile
+
+    array = io.BytesIO()
+    np.save(array, np.zeros(4, np.float32))
+    hidden = tmp_path / "hidden.npz"
+    with zipfile.ZipFile(hidden, "w") as archive:
+        archive.writestr("trunk.0.weight", array.getvalue())
+        archive.writestr("trunk.0.weight.npy", array.getvalue())
+    with pytest.raises(
+        ValueError, match=r"not a numpy model file .*members must be .npy arrays, each name once"
+    ):
+        read_numpy_model(hidden)
+    broken = tmp_path / "broken.npz"
+    with zipfile.ZipFile(broken, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("trunk.0.weight.npy", array.getvalue() * 50)
+    data = bytearray(broken.read_bytes())
+    data[60:90] = bytes(30)  # inside the compressed stream
+    broken.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="not a numpy model file"):
+        read_numpy_model(broken)
+
+
 def test_the_learned_agent_refuses_a_torch_model_and_names_the_ppo_agent():
     with pytest.raises(ValueError, match="play it with the ppo agent"):
         LearnedAgent(checkpoint="cluedo_ppo_imitation_4p.pt")
