@@ -98,6 +98,13 @@ def replay_problems(config: core.GameConfig, decisions: pa.Table, games: pa.Tabl
             f"the legal masks are not {actions_count} wide or the observations not of one width of at least "
             f"{seen_size} (the game's actions and observation)"
         ]
+    seeds = games["game_seed"]
+    if seeds.null_count or (seeds.to_numpy() < 0).any():
+        return ["a game's seed is missing or negative (the core's seeds are in [0, 2**63))"]
+    if set(pc.list_value_length(games["rewards"]).to_numpy(zero_copy_only=False).tolist()) - {
+        config.num_players
+    }:
+        return [f"a game's rewards are not {config.num_players}, one a player"]
     masks = list_matrix(decisions["legal_mask"], bool)
     observations = list_matrix(decisions["observation"], np.float32)
     state = core.init(config, games["game_seed"].to_numpy().astype(np.int64))

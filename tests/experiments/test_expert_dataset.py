@@ -164,6 +164,9 @@ CRAFTS = {  # how a crafted shard differs (its table, the column, the new values
         lambda v: [r[:10] for r in v],
         "observations not of one width",
     ),
+    "rewards": ("games", "rewards", lambda v: [r[:3] for r in v], "a game's rewards are not 4, one a player"),
+    "seed": ("games", "game_seed", lambda v: [-5] + v[1:], "a game's seed is missing or negative"),
+    "no seed": ("games", "game_seed", lambda v: [None] + v[1:], "a game's seed is missing or negative"),
 }
 
 
