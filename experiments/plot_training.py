@@ -72,15 +72,16 @@ def _config_problem(config: Any) -> str | None:
     def agents(value: Any) -> bool:
         return isinstance(value, list) and all(
             isinstance(o, dict) and isinstance(o.get("name"), str) and isinstance(o.get("label", ""), str | None)
-            and all(number(o[k]) for k in ("start", "stop") if k in o)
+            and isinstance(o.get("options") or {}, dict) and all(number(o[k]) for k in ("start", "stop") if k in o)
             for o in value
         )  # fmt: skip
 
     checks = {
         "total_timesteps": number(config.get("total_timesteps")),
         "game.num_players": isinstance(config.get("game"), dict)
-        and type(config["game"].get("num_players")) is int,
-        "eval_games": type(config.get("eval_games")) is int,
+        and type(config["game"].get("num_players")) is int
+        and 2 <= config["game"]["num_players"] <= 6,
+        "eval_games": type(config.get("eval_games")) is int and config["eval_games"] > 0,
         "eval_opponents": agents(config.get("eval_opponents")),
         "opponents": config.get("opponents") is None or agents(config["opponents"]),
         "snapshot_every": type(config.get("snapshot_every", 0)) in (int, type(None)),

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+import yaml
 
 torch = pytest.importorskip("torch")
 
@@ -476,3 +478,24 @@ def test_training_config_errors_name_the_field():
     kinds = train_config().opponents
     with pytest.raises(ValueError, match="need a finite weight >= 0"):
         train_config(opponents=[dataclasses.replace(kinds[0], weight=float("inf")), *kinds[1:]]).validate()
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [(lambda c: c["eval_opponents"][0].update(options=["x"]), "eval_opponents"),
+     (lambda c: c["game"].update(num_players=0), "game.num_players"),
+     (lambda c: c.update(eval_games=0), "eval_games"),
+     (lambda c: c.pop("total_timesteps"), "total_timesteps")],
+)  # fmt: skip
+def test_plot_training_refuses_a_config_that_is_not_a_training_runs_by_name(tmp_path, change, named):
+    """They raised AttributeError, ZeroDivisionError or KeyError while the figure was drawn."""
+    from experiments import plot_training
+
+    config = yaml.safe_load(
+        (ROOT / "docs/results/2026-12-04-rl-from-imitation/anchor/config.yaml").read_text()
+    )
+    assert plot_training.run_config(ROOT / "docs/results/2026-12-04-rl-from-imitation/anchor") == config
+    change(config)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(ValueError, match=rf"not a PPO training config \({re.escape(named)} missing"):
+        plot_training.run_config(tmp_path)
