@@ -354,7 +354,8 @@ def _is_score_row(row: Any, template: dict[str, Any]) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return type(value) in (int, float)
+    """A float (NaN included: a row keeps what it measured), or an int that a float holds."""
+    return type(value) is float or (type(value) is int and abs(value) <= 2**63)
 
 
 def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:

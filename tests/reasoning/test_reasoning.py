@@ -736,17 +736,18 @@ def test_rows_that_only_look_like_a_tasks_are_scored_again(tmp_path):
     from experiments.reasoning_bench import ReasoningBenchConfig, run
 
     cfg = ReasoningBenchConfig(
-        solver="uniform", limit=3, progress=False, output_dir=str(tmp_path), leaderboard=str(tmp_path / "b")
+        solver="uniform", limit=4, progress=False, output_dir=str(tmp_path), leaderboard=str(tmp_path / "b")
     )
     first = run(cfg)
     (scores,) = (tmp_path / "uniform").glob("scores-*.jsonl")
     header, *rows = [json.loads(line) for line in scores.read_text().splitlines()]
     del rows[0]["counts"]
     rows[1]["scored"] = {}
+    rows[2]["seconds"] = 10**400  # (no float holds it: the sum of seconds raised OverflowError)
     scores.write_text("".join(json.dumps(line) + "\n" for line in [header, *rows]))
     again = run(cfg)
     assert json.dumps(again["summary"]) == json.dumps(first["summary"])
-    assert len(scores.read_text().splitlines()) == 1 + 3 + 2  # the two spoilt rows' tasks scored again
+    assert len(scores.read_text().splitlines()) == 1 + 4 + 3  # the three spoilt rows' tasks scored again
 
 
 def test_a_second_run_into_the_same_folder_is_refused_while_the_first_holds_it(tmp_path):
