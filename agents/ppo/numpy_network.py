@@ -201,18 +201,19 @@ def write_numpy_model(
 MAX_MODEL_BYTES = 8 * MAX_PARAMETERS + 2**20
 
 
-def _declared_size(path: Path) -> int:
-    """The bytes an ``.npz`` file's arrays declare in their headers, in all, read before any array is.
+def _read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file by name, each member read as itself (not through ``np.load``'s
+    names, which map ``w.npy`` to two members), after the sizes their headers declare are added up
+    and bounded (``MAX_MODEL_BYTES``).
 
     Raises:
-        ValueError: a member that is not a ``.npy`` array (``np.load`` would read one named ``w`` for
-            ``w.npy``), or two of one name.
+        ValueError: a member that is not a ``.npy`` array, two of one name, or sizes past the bound.
     """
-    total = 0
     with zipfile.ZipFile(path) as archive:
         names = archive.namelist()
         if any(not name.endswith(".npy") for name in names) or len(set(names)) < len(names):
             raise ValueError("its members must be .npy arrays, each name once")
+        declared = 0
         for member in names:
             with archive.open(member) as file:
                 version = np.lib.format.read_magic(file)
@@ -222,8 +223,16 @@ def _declared_size(path: Path) -> int:
                     else np.lib.format.read_array_header_2_0
                 )
                 shape, _, dtype = read_header(file)
-            total += int(np.prod(shape, dtype=object)) * dtype.itemsize
-    return total
+            declared += int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if declared > MAX_MODEL_BYTES:  # (a header says its array's size; a small file can declare any)
+            raise ValueError(
+                f"its arrays declare {declared:,} bytes, more than the {MAX_MODEL_BYTES:,} a model may hold"
+            )
+        arrays = {}
+        for member in names:
+            with archive.open(member) as file:
+                arrays[member.removesuffix(".npy")] = np.lib.format.read_array(file, allow_pickle=False)
+        return arrays
 
 
 def read_numpy_model(path: str | Path) -> NumpyNetwork:
@@ -238,17 +247,18 @@ def read_numpy_model(path: str | Path) -> NumpyNetwork:
         raise FileNotFoundError(f"no numpy model at {path}")
     source = str(path)
     try:
-        declared = _declared_size(path)
-        if declared > MAX_MODEL_BYTES:  # (an array's header says its size; a small file can declare any)
-            raise ValueError(
-                f"its arrays declare {declared:,} bytes, more than the {MAX_MODEL_BYTES:,} a model may hold"
-            )
-        with np.load(path, allow_pickle=False) as stored:
-            arrays = {name: stored[name] for name in stored.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError) as error:
-        raise ValueError(
-            f"{source}: not a numpy model file (.npz): {error}"
-        ) from None  # (a member's compression)
+        arrays = _read_arrays(path)
+    except (
+        OSError,
+        ValueError,
+        zipfile.BadZipFile,
+        EOFError,
+        zlib.error,
+        NotImplementedError,
+        RuntimeError,
+    ) as error:
+        # (RuntimeError: a member marked encrypted; zlib and NotImplementedError: its compression)
+        raise ValueError(f"{source}: not a numpy model file (.npz): {error}") from None
     try:
         record = json.loads(str(arrays.pop("record")))
     except (KeyError, ValueError) as error:

@@ -259,6 +259,16 @@ def test_a_member_hidden_from_the_size_check_or_badly_compressed_is_refused(tmp_
     broken.write_bytes(bytes(data))
     with pytest.raises(ValueError, match="not a numpy model file"):
         read_numpy_model(broken)
+    encrypted = tmp_path / "encrypted.npz"  # a member marked encrypted: zipfile's RuntimeError
+    with zipfile.ZipFile(encrypted, "w") as archive:
+        archive.writestr("record.npy", array.getvalue())
+    data = bytearray(encrypted.read_bytes())
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # local and central headers' flags
+        at = data.find(signature) + flags
+        data[at] |= 1
+    encrypted.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"not a numpy model file .*encrypted"):
+        read_numpy_model(encrypted)
 
 
 def test_the_learned_agent_refuses_a_torch_model_and_names_the_ppo_agent():
