@@ -66,8 +66,8 @@ def _config_problem(config: Any) -> str | None:
     if not isinstance(config, dict):
         return "not a mapping of settings"
 
-    def number(value: Any) -> bool:
-        return type(value) in (int, float)
+    def number(value: Any) -> bool:  # (a float, or an int a float holds)
+        return type(value) is float or (type(value) is int and abs(value) <= 2**63)
 
     def agents(value: Any) -> bool:
         return isinstance(value, list) and all(

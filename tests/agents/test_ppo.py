@@ -485,7 +485,8 @@ def test_training_config_errors_name_the_field():
     [(lambda c: c["eval_opponents"][0].update(options=["x"]), "eval_opponents"),
      (lambda c: c["game"].update(num_players=0), "game.num_players"),
      (lambda c: c.update(eval_games=0), "eval_games"),
-     (lambda c: c.pop("total_timesteps"), "total_timesteps")],
+     (lambda c: c.pop("total_timesteps"), "total_timesteps"),
+     (lambda c: c.update(total_timesteps=10**400), "total_timesteps")],
 )  # fmt: skip
 def test_plot_training_refuses_a_config_that_is_not_a_training_runs_by_name(tmp_path, change, named):
     """They raised AttributeError, ZeroDivisionError or KeyError while the figure was drawn."""
