@@ -301,52 +301,66 @@ HYDRA_ACTIONS = {
     "_target_": "an object to instantiate",
     "oc.env": "an environment variable",
 }
+# The values of a command's config that Hydra's own settings of the shipped configs read (``hydra.run.dir:
+# ${output_dir}``): a file setting one moves Hydra's run folder before the command checks its settings.
+HYDRA_INPUTS = ("output_dir",)
 
 
-def hydra_actions_in(folder: str | Path) -> list[str]:
+def hydra_actions_in(folder: str | Path, given: Iterable[str] = ()) -> list[str]:
     """``"FILE: what"`` for each YAML file under ``folder`` (linked sub-folders followed) that asks Hydra for
-    one of ``HYDRA_ACTIONS``.
+    one of ``HYDRA_ACTIONS``, reads a config from outside the folder, or sets a value Hydra's own settings
+    read (``HYDRA_INPUTS``, such as ``output_dir``, its run folder) that the command line does not
+    give (``given``: the keys of its overrides).
 
     Where a file's content lands (its package) is Hydra's to compute, from group folders, ``@package``
     headers and the package parts of defaults-list entries, with rules of its own (``_global_``
     anywhere in a package, renames after ``:``, the last header). So any file that could reach Hydra's
     own settings is taken to: one whose folders, ``@package`` lines or defaults-list entries (groups and
     packages, not the options chosen) name ``hydra`` at all, or with a key ``hydra`` or ``hydra.<...>``.
-    A folder that trips this without meaning it is still taken with ``trust_files=true``."""
+    An option chosen with ``..`` reads a file outside the folder, which is not checked here. A folder
+    that trips these without meaning it is still taken with ``trust_files=true``."""
     import yaml
+    from omegaconf._utils import get_yaml_loader  # (Hydra's reading: no dates, for one)
 
     found, folder = [], Path(folder).expanduser()
+    inputs = sorted(set(HYDRA_INPUTS) - set(given))
     for path in _yaml_files(folder):
         try:
             text = path.read_text()
-            content = yaml.safe_load(text)
+            content = yaml.load(text, Loader=get_yaml_loader())  # (a safe loader: OmegaConf's)
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue  # Hydra itself refuses a file it cannot read
         asked: set[str] = set()
         packages = [line for line in text.splitlines() if re.match(r"\s*#\s*@package", line)]
         defaults = content.get("defaults") if isinstance(content, Mapping) else None
-        entries = [
-            name
-            for entry in (defaults if isinstance(defaults, list) else [])
-            for name in (
-                [entry] if isinstance(entry, str) else list(entry) if isinstance(entry, Mapping) else []
-            )
-        ]
-        named = [*path.relative_to(folder).parts[:-1], *packages, *map(str, entries)]
-        if any("hydra" in name.lower() for name in named):
+        entries = (
+            [entry for entry in defaults if isinstance(entry, str | Mapping)]
+            if isinstance(defaults, list)
+            else []
+        )
+        names = [str(name) for entry in entries for name in ([entry] if isinstance(entry, str) else entry)]
+        options = [str(o) for entry in entries if isinstance(entry, Mapping) for v in entry.values()
+                   for o in (v if isinstance(v, list) else [v])]  # fmt: skip
+        if any("hydra" in name.lower() for name in [*path.relative_to(folder).parts[:-1], *packages, *names]):
             asked.add("hydra")
-        stack = [content]
+        outside = any(".." in Path(name.split(":")[-1].strip()).parts for name in [*names, *options])
+        stack, setting = [content], set()
         while stack:
             node = stack.pop()
             if isinstance(node, Mapping):
                 asked |= {"hydra" for key in node if key == "hydra" or str(key).startswith("hydra.")}
                 asked |= {"_target_"} if "_target_" in node else set()
+                setting |= {key for key in inputs if key in node}
                 stack.extend(node.values())
             elif isinstance(node, list):
                 stack.extend(node)
             elif isinstance(node, str) and "oc.env" in node:
                 asked.add("oc.env")
         found += [f"{path}: {HYDRA_ACTIONS[key]} ({key})" for key in sorted(asked)]
+        found += [f"{path}: a config outside the folder (an option chosen with '..')"] * outside
+        found += [
+            f"{path}: {key}, which Hydra's own settings read (its run folder)" for key in sorted(setting)
+        ]
     return found
 
 
@@ -419,22 +433,28 @@ def refuse_hydra_actions_from_elsewhere(
     argv: Sequence[str], command_folder: str | Path | None = None
 ) -> None:
     """Exit (status 2, one line) when a config folder of the command line (``config_folders_of``)
-    holds a file asking Hydra for one of ``HYDRA_ACTIONS``: Hydra would carry them out before
-    ``refuse_untrusted_options`` could look. ``trust_files=true`` on the command line lets them through.
+    holds a file asking Hydra for one of ``HYDRA_ACTIONS``, choosing a config outside the folder or setting
+    one of ``HYDRA_INPUTS`` the command line does not give (``hydra_actions_in``): Hydra would carry them
+    out before ``refuse_untrusted_options`` could look. ``trust_files=true`` on the command line lets them through.
     ``command_folder``: the folder of the command's module, from which Hydra reads a relative ``-cp``."""
     if any(arg.lower() == "trust_files=true" for arg in argv):
         return
+    given = {  # the keys the command line's overrides set
+        arg.partition("=")[0].lstrip("+~")
+        for index, arg in enumerate(argv)
+        if "=" in arg and not arg.startswith("-") and not (index and argv[index - 1] in _VALUE_FLAGS)
+    }
     found = [
         line
         for folder in config_folders_of(argv, command_folder)
         if Path(folder).expanduser().is_dir() and not Path(folder).expanduser().samefile(SHIPPED_CONFIGS)
-        for line in hydra_actions_in(folder)
+        for line in hydra_actions_in(folder, given)
     ]
     if found:
         print(
             f"config error: {'; '.join(found[:5])}: Hydra carries these out before any check, so they are "
-            "not taken from a config folder from elsewhere; remove them, or add trust_files=true if you "
-            "trust the folder",
+            "not taken from a config folder from elsewhere; remove them (or give such a setting on the command "
+            "line), or add trust_files=true if you trust the folder",
             file=sys.stderr,
         )
         raise SystemExit(2)

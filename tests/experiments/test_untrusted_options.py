@@ -240,6 +240,20 @@ def test_hydras_own_config_groups_and_linked_folders_are_checked_too(tmp_path):
     assert found == [
         f"{mine / name}: Hydra's own settings (hydra)" for name in [*names, "q_global_Xhydra/mine.yaml"]
     ]
+    # an option chosen with '..' (a file outside the folder, not checked), a value Hydra's run folder reads
+    # (output_dir, unless the command line gives it), and a date Hydra reads as text (yaml's safe_load raised)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "outside.yaml").write_text(yaml.safe_dump({"defaults": [{"/extra": "../../other/evil"}]}))
+    (other / "moved.yaml").write_text("# @package _global_\noutput_dir: /somewhere/else\n")
+    (other / "dated.yaml").write_text("agents: [{name: random, label: 2024-02-30}]\n")
+    assert hydra_actions_in(other) == [
+        f"{other / 'moved.yaml'}: output_dir, which Hydra's own settings read (its run folder)",
+        f"{other / 'outside.yaml'}: a config outside the folder (an option chosen with '..')",
+    ]
+    assert hydra_actions_in(other, given=["output_dir"]) == [
+        f"{other / 'outside.yaml'}: a config outside the folder (an option chosen with '..')"
+    ]
     # a linked sub-folder is read as Hydra reads it (its files are found; a loop is read once)
     marker = tmp_path / "ran"
     real = write_hydra_lineup(tmp_path / "real", marker).parent
@@ -440,7 +454,10 @@ def test_a_downloaded_config_cannot_name_the_files_a_command_reads_or_writes(
     done = command(tmp_path, module)
     assert done.returncode == 2, done.stderr[-2000:]
     line = done.stderr.strip().splitlines()[-1]
-    assert line.startswith(f"config error: {refused} given by {file}: "), line
+    if module == "tournament" and "output_dir" in values:  # Hydra's run folder: refused before Hydra makes it
+        assert line.startswith(f"config error: {file}: output_dir, which Hydra's own settings read"), line
+    else:
+        assert line.startswith(f"config error: {refused} given by {file}: "), line
     assert "Traceback" not in done.stderr
     # Nothing read or written there (hydra makes a tournament's run folder before the check: removed).
     assert not any(path.is_file() for path in Path(elsewhere).rglob("*"))
