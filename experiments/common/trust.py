@@ -146,9 +146,9 @@ def _source_folder(source: Any) -> Path | None:
 def _package_of(path: Path, default: str) -> str:
     """The package a config file fills: its ``# @package`` header, else its group's."""
     for line in path.read_text(errors="replace").splitlines()[:10]:
-        if line.startswith("# @package"):
-            package = line.removeprefix("# @package").strip()
-            return {"_global_": "", "_group_": default}.get(package, package)
+        match = re.match(r"\s*#\s*@package\s+(\S+)", line)  # (one header, in the leading comments: checked
+        if match:  # before Hydra starts, hydra_actions_in)
+            return {"_global_": "", "_group_": default}.get(match.group(1), match.group(1))
     return default
 
 
@@ -300,81 +300,109 @@ HYDRA_ACTIONS = {
     "hydra": "Hydra's own settings",
     "_target_": "an object to instantiate",
     "oc.env": "an environment variable",
+    "resolver": "a resolver call in a value",
+    "interpolated entry": "a defaults entry Hydra resolves to a file of its choosing",
+    "..": "a config outside the folder, an option chosen with",
+    "@package": "a package line Hydra could read otherwise, more than one or after the leading comments",
 }
+# A plain interpolation of another value (``${lineup.field}``), which calls nothing.
+NODE_INTERPOLATION = re.compile(r"\$\{\s*[\w.\[\]-]*\s*\}")
 # The values of a command's config that Hydra's own settings of the shipped configs read (``hydra.run.dir:
 # ${output_dir}``): a file setting one moves Hydra's run folder before the command checks its settings.
 HYDRA_INPUTS = ("output_dir",)
 
 
 def hydra_actions_in(folder: str | Path, given: Iterable[str] = ()) -> list[str]:
-    """``"FILE: what"`` for each YAML file under ``folder`` (linked sub-folders followed) that asks Hydra for
-    one of ``HYDRA_ACTIONS``, reads a config from outside the folder, or sets a value Hydra's own settings
-    read (``HYDRA_INPUTS``, such as ``output_dir``, its run folder) that the command line does not
-    give (``given``: the keys of its overrides).
+    """``"FILE: what"`` for each file under ``folder`` that could make Hydra act while it composes a config
+    (``HYDRA_ACTIONS``), or that this reading cannot vouch for.
 
-    Where a file's content lands (its package) is Hydra's to compute, from group folders, ``@package``
-    headers and the package parts of defaults-list entries, with rules of its own (``_global_``
-    anywhere in a package, renames after ``:``, the last header). So any file that could reach Hydra's
-    own settings is taken to: one whose folders, ``@package`` lines or defaults-list entries (groups and
-    packages, not the options chosen) name ``hydra`` at all, or with a key ``hydra`` or ``hydra.<...>``.
-    An option chosen with ``..`` reads a file outside the folder, which is not checked here. A folder
-    that trips these without meaning it is still taken with ``trust_files=true``."""
+    Where a file's content lands (its package) and which files a defaults list loads are Hydra's to
+    compute, with rules of its own (``_global_`` anywhere in a package, renames after ``:``, headers,
+    interpolations resolved in defaults entries). This reading does not compute them again; it refuses
+    what could lead there:
+
+    - ``hydra`` named in a file's folders, ``@package`` lines or defaults-list entries (groups and
+      packages; the options chosen may), or a key ``hydra`` / ``hydra.<...>``;
+    - ``_target_`` keys; a resolver call in a value (``${name:...}``, ``oc.env`` among them; plain
+      ``${a.b}`` may), an interpolation in a defaults entry, an option chosen with ``..``;
+    - more than one ``@package`` line, or one after the leading comments;
+    - a value Hydra's own settings read (``HYDRA_INPUTS``: ``output_dir``, its run folder) that the
+      command line does not give (``given``: the keys of its overrides);
+    - symbolic links, and files or folders that cannot be read (Hydra may read what this cannot list).
+
+    A folder that trips these without meaning it is still taken with ``trust_files=true``."""
     import yaml
     from omegaconf._utils import get_yaml_loader  # (Hydra's reading: no dates, for one)
 
-    found, folder = [], Path(folder).expanduser()
+    folder = Path(folder).expanduser()
+    files, links, unreadable = _config_files(folder)
+    found = [f"{path}: a symbolic link (not followed in a config folder from elsewhere)" for path in links]
     inputs = sorted(set(HYDRA_INPUTS) - set(given))
-    for path in _yaml_files(folder):
+    for path in files:
         try:
             text = path.read_text()
             content = yaml.load(text, Loader=get_yaml_loader())  # (a safe loader: OmegaConf's)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            continue  # Hydra itself refuses a file it cannot read
-        asked: set[str] = set()
-        packages = [line for line in text.splitlines() if re.match(r"\s*#\s*@package", line)]
-        defaults = content.get("defaults") if isinstance(content, Mapping) else None
-        entries = (
-            [entry for entry in defaults if isinstance(entry, str | Mapping)]
-            if isinstance(defaults, list)
-            else []
-        )
-        names = [str(name) for entry in entries for name in ([entry] if isinstance(entry, str) else entry)]
-        options = [str(o) for entry in entries if isinstance(entry, Mapping) for v in entry.values()
-                   for o in (v if isinstance(v, list) else [v])]  # fmt: skip
-        if any("hydra" in name.lower() for name in [*path.relative_to(folder).parts[:-1], *packages, *names]):
-            asked.add("hydra")
-        outside = any(".." in Path(name.split(":")[-1].strip()).parts for name in [*names, *options])
-        stack, setting = [content], set()
-        while stack:
-            node = stack.pop()
-            if isinstance(node, Mapping):
-                asked |= {"hydra" for key in node if key == "hydra" or str(key).startswith("hydra.")}
-                asked |= {"_target_"} if "_target_" in node else set()
-                setting |= {key for key in inputs if key in node}
-                stack.extend(node.values())
-            elif isinstance(node, list):
-                stack.extend(node)
-            elif isinstance(node, str) and "oc.env" in node:
-                asked.add("oc.env")
-        found += [f"{path}: {HYDRA_ACTIONS[key]} ({key})" for key in sorted(asked)]
-        found += [f"{path}: a config outside the folder (an option chosen with '..')"] * outside
-        found += [
-            f"{path}: {key}, which Hydra's own settings read (its run folder)" for key in sorted(setting)
-        ]
-    return found
-
-
-def _yaml_files(folder: Path) -> list[Path]:
-    """The YAML files under ``folder``, through linked sub-folders too (as Hydra reads them), each
-    folder once."""
-    files, seen = [], set()
-    for root, folders, names in os.walk(folder, followlinks=True):
-        if os.path.realpath(root) in seen:
-            folders[:] = []
+        except (OSError, UnicodeDecodeError):
+            unreadable.append(path)
             continue
-        seen.add(os.path.realpath(root))
+        except yaml.YAMLError:
+            continue  # Hydra itself refuses a file it cannot parse
+        found += [f"{path}: {what}" for what in _asks_hydra(path.relative_to(folder), text, content, inputs)]
+    return found + [f"{path}: cannot be read here, so it is not checked" for path in unreadable]
+
+
+def _asks_hydra(relative: Path, text: str, content: Any, inputs: Sequence[str]) -> list[str]:
+    """What of ``hydra_actions_in``'s list one file (at ``relative`` in its folder) does."""
+    asked: set[str] = set()
+    lines = text.splitlines()
+    leading = next(
+        (i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), len(lines)
+    )
+    headers = [i for i, line in enumerate(lines) if re.match(r"\s*#\s*@package", line)]
+    if len(headers) > 1 or any(i >= leading for i in headers):
+        asked.add("@package")
+    defaults = content.get("defaults") if isinstance(content, Mapping) else None
+    entries = (
+        [entry for entry in defaults if isinstance(entry, str | Mapping)]
+        if isinstance(defaults, list)
+        else []
+    )
+    names = [str(name) for entry in entries for name in ([entry] if isinstance(entry, str) else entry)]
+    options = [str(o) for entry in entries if isinstance(entry, Mapping) for v in entry.values()
+               for o in (v if isinstance(v, list) else [v])]  # fmt: skip
+    if any("hydra" in name.lower() for name in [*relative.parts[:-1], *(lines[i] for i in headers), *names]):
+        asked.add("hydra")
+    if any("${" in name for name in [*names, *options]):
+        asked.add("interpolated entry")
+    if any(".." in Path(name.split(":")[-1].strip()).parts for name in [*names, *options]):
+        asked.add("..")
+    stack, setting = [content], set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            asked |= {"hydra" for key in node if key == "hydra" or str(key).startswith("hydra.")}
+            asked |= {"_target_"} if "_target_" in node else set()
+            setting |= {key for key in inputs if key in node}
+            stack.extend([*node.keys(), *node.values()])
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and "${" in NODE_INTERPOLATION.sub("", node):
+            asked.add("oc.env" if "oc.env" in node else "resolver")
+    return [f"{HYDRA_ACTIONS[key]} ({key})" for key in sorted(asked)] + [
+        f"{key}, which Hydra's own settings read (its run folder)" for key in sorted(setting)
+    ]
+
+
+def _config_files(folder: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """The YAML files under ``folder``, the symbolic links there (files and folders, not followed) and the
+    folders that cannot be listed."""
+    files, links, unreadable = [], [], []
+    for root, folders, names in os.walk(
+        folder, onerror=lambda error: unreadable.append(Path(error.filename))
+    ):
+        links += [Path(root, name) for name in folders + names if os.path.islink(Path(root, name))]
         files += [Path(root, name) for name in names if name.endswith((".yaml", ".yml"))]
-    return sorted(files)
+    return sorted(set(files) - set(links)), sorted(links), unreadable
 
 
 def config_folders_of(argv: Sequence[str], command_folder: str | Path | None = None) -> list[str]:

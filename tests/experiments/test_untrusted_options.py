@@ -203,7 +203,7 @@ def test_a_downloaded_file_cannot_make_hydra_run_code_or_read_the_environment(tm
 def test_hydras_own_config_groups_and_linked_folders_are_checked_too(tmp_path):
     """Two routes the first check missed: a defaults list choosing a file for one of Hydra's own groups
     (a logging file handler that truncates any file), and a file in a linked sub-folder."""
-    from experiments.common.trust import hydra_actions_in
+    from experiments.common.trust import HYDRA_ACTIONS, hydra_actions_in
 
     mine = tmp_path / "mine"
     logging = mine / "hydra" / "job_logging" / "evil.yaml"
@@ -237,9 +237,9 @@ def test_hydras_own_config_groups_and_linked_folders_are_checked_too(tmp_path):
     found = hydra_actions_in(mine)
     placed = [f"lineup/placed{number}.yaml" for number in range(len(placings))]
     names = ["evil.yaml", "hydra/job_logging/evil.yaml", "lineup/header.yaml", "lineup/headers.yaml", *placed]
-    assert found == [
+    assert set(found) == {
         f"{mine / name}: Hydra's own settings (hydra)" for name in [*names, "q_global_Xhydra/mine.yaml"]
-    ]
+    } | {f"{mine / 'lineup/headers.yaml'}: {HYDRA_ACTIONS['@package']} (@package)"}
     # an option chosen with '..' (a file outside the folder, not checked), a value Hydra's run folder reads
     # (output_dir, unless the command line gives it), and a date Hydra reads as text (yaml's safe_load raised)
     other = tmp_path / "other"
@@ -249,22 +249,65 @@ def test_hydras_own_config_groups_and_linked_folders_are_checked_too(tmp_path):
     (other / "dated.yaml").write_text("agents: [{name: random, label: 2024-02-30}]\n")
     assert hydra_actions_in(other) == [
         f"{other / 'moved.yaml'}: output_dir, which Hydra's own settings read (its run folder)",
-        f"{other / 'outside.yaml'}: a config outside the folder (an option chosen with '..')",
+        f"{other / 'outside.yaml'}: a config outside the folder, an option chosen with (..)",
     ]
     assert hydra_actions_in(other, given=["output_dir"]) == [
-        f"{other / 'outside.yaml'}: a config outside the folder (an option chosen with '..')"
+        f"{other / 'outside.yaml'}: a config outside the folder, an option chosen with (..)"
     ]
-    # a linked sub-folder is read as Hydra reads it (its files are found; a loop is read once)
+    # a linked sub-folder is refused, not followed (its files could be reached by paths this reading
+    # does not take: a folder 'hydra' linked to the folder itself, say)
     marker = tmp_path / "ran"
     real = write_hydra_lineup(tmp_path / "real", marker).parent
     linked = tmp_path / "linked"
     linked.mkdir()
     (linked / "lineup").symlink_to(real, target_is_directory=True)
-    (real / "loop").symlink_to(linked, target_is_directory=True)
-    files = [line.partition(": ")[0] for line in hydra_actions_in(linked)]
-    assert files == [str(linked / "lineup" / "evil.yaml")] * 3  # hydra, _target_, oc.env; once each
+    assert hydra_actions_in(linked) == [
+        f"{linked / 'lineup'}: a symbolic link (not followed in a config folder from elsewhere)"
+    ]
     done = tournament(tmp_path, folder=f"--config-dir {linked}")
-    assert done.returncode == 2 and "Hydra's own settings (hydra)" in done.stderr and not marker.exists()
+    assert done.returncode == 2 and "a symbolic link" in done.stderr and not marker.exists()
+
+
+def test_interpolations_that_call_or_choose_files_and_unlistable_folders_are_refused(tmp_path):
+    """A fourth review's routes: a resolver name built by an interpolation read the environment into the
+    results; a defaults entry resolved to 'hydra/...' or '../..'; a folder this reading cannot list (Hydra
+    needs only to open a known path in it); a second @package line (Hydra reads the last)."""
+    from experiments.common.trust import HYDRA_ACTIONS, hydra_actions_in
+
+    mine = tmp_path / "mine"
+    (mine / "lineup").mkdir(parents=True)
+    files = {
+        "env.yaml": {"agents": [{"name": "random", "label": "${oc.${oc.decode:env}:SECRETX}"}]},
+        "entry.yaml": {"defaults": ["${oc.decode:'hydr'}a/job_logging/quiet"]},
+        "option.yaml": {"defaults": [{"/extra": "${oc.decode:'..'}/evil"}]},
+        "plain.yaml": {"agents": [{"name": "random", "label": "${lineup.mode}"}], "mode": "round_robin"},
+    }
+    for name, content in files.items():
+        (mine / "lineup" / name).write_text(yaml.safe_dump(content))
+    (mine / "lineup" / "late.yaml").write_text("agents: []\n# @package game\n")
+    locked = mine / "locked"
+    locked.mkdir()
+    locked.chmod(0o111)
+    try:
+        found = hydra_actions_in(mine)
+    finally:
+        locked.chmod(0o755)
+    by_file: dict[str, list[str]] = {}
+    for line in found:
+        file, _, what = line.partition(": ")
+        by_file.setdefault(file, []).append(what)
+    entry = f"{HYDRA_ACTIONS['interpolated entry']} (interpolated entry)"
+    assert by_file[str(mine / "lineup/env.yaml")] == [f"{HYDRA_ACTIONS['resolver']} (resolver)"]  # not oc.env
+    resolver = f"{HYDRA_ACTIONS['resolver']} (resolver)"
+    assert (
+        by_file[str(mine / "lineup/entry.yaml")]
+        == by_file[str(mine / "lineup/option.yaml")]
+        == [entry, resolver]
+    )
+    assert by_file[str(mine / "lineup/late.yaml")] == [f"{HYDRA_ACTIONS['@package']} (@package)"]
+    assert str(mine / "lineup/plain.yaml") not in by_file  # a plain interpolation calls nothing
+    if os.geteuid() != 0:  # (root lists any folder)
+        assert by_file[str(locked)] == ["cannot be read here, so it is not checked"]
 
 
 @pytest.mark.parametrize(
