@@ -53,6 +53,7 @@ from experiments.common.extras import WorkerLost, missing_extra, watch_parent
 from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder
 from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import unwritable
+from experiments.common.whole_files import write_whole
 
 try:
     import pyarrow as pa
@@ -350,9 +351,7 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
         card = _card(settings, folder, minari)
         (folder / README).write_text(readme_text(card))  # for Hugging Face: datasets.load_dataset(folder)
         card["files"][README] = sha256_of(folder / README)
-        temporary = folder / f"{CARD}.{os.getpid()}.tmp"
-        temporary.write_text(json.dumps(card, indent=1) + "\n")
-        os.replace(temporary, folder / CARD)
+        write_whole(folder / CARD, json.dumps(card, indent=1) + "\n")
     return card
 
 

@@ -38,6 +38,7 @@ import yaml
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
 from experiments.common.intervals import wilson_interval
+from experiments.common.value_checks import is_read_number
 from experiments.learning.run_logs import CURVES_FILE, scalars
 
 EXPORTED_PREFIXES = ("charts/", "eval/", "losses/entropy", "losses/explained_variance")
@@ -66,18 +67,15 @@ def _config_problem(config: Any) -> str | None:
     if not isinstance(config, dict):
         return "not a mapping of settings"
 
-    def number(value: Any) -> bool:  # (a float, or an int a float holds)
-        return type(value) is float or (type(value) is int and abs(value) <= 2**63)
-
     def agents(value: Any) -> bool:
         return isinstance(value, list) and all(
             isinstance(o, dict) and isinstance(o.get("name"), str) and isinstance(o.get("label", ""), str | None)
-            and isinstance(o.get("options") or {}, dict) and all(number(o[k]) for k in ("start", "stop") if k in o)
+            and isinstance(o.get("options") or {}, dict) and all(is_read_number(o[k]) for k in ("start", "stop") if k in o)
             for o in value
         )  # fmt: skip
 
     checks = {
-        "total_timesteps": number(config.get("total_timesteps")),
+        "total_timesteps": is_read_number(config.get("total_timesteps")),
         "game.num_players": isinstance(config.get("game"), dict)
         and type(config["game"].get("num_players")) is int
         and 2 <= config["game"]["num_players"] <= 6,
@@ -85,7 +83,7 @@ def _config_problem(config: Any) -> str | None:
         "eval_opponents": agents(config.get("eval_opponents")),
         "opponents": config.get("opponents") is None or agents(config["opponents"]),
         "snapshot_every": type(config.get("snapshot_every", 0)) in (int, type(None)),
-        "snapshot_start": number(config.get("snapshot_start", 0.0)),
+        "snapshot_start": is_read_number(config.get("snapshot_start", 0.0)),
     }
     wrong = [key for key, ok in checks.items() if not ok]
     return f"{', '.join(wrong)} missing or not of their kind" if wrong else None

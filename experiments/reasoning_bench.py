@@ -51,7 +51,7 @@ from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import ConfigError
+from experiments.common.value_checks import ConfigError, is_read_number
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -332,9 +332,9 @@ def _is_score_row(row: Any, template: dict[str, Any]) -> bool:
     if not (
         isinstance(row, dict)
         and isinstance(row.get("id"), str)
-        and _is_number(row.get("seconds"))
+        and is_read_number(row.get("seconds"))
         and isinstance(row.get("counts"), dict)
-        and all(_is_number(v) for v in row["counts"].values())
+        and all(is_read_number(v) for v in row["counts"].values())
         and isinstance(row.get("transcripts"), list)
         and isinstance(row.get("scored"), dict)
         and row["scored"].keys() == template.keys()
@@ -342,20 +342,15 @@ def _is_score_row(row: Any, template: dict[str, Any]) -> bool:
         return False
     scored = row["scored"]
     return (
-        all(_is_number(scored[k]) for k, v in template.items() if _is_number(v))
+        all(is_read_number(scored[k]) for k, v in template.items() if is_read_number(v))
         and isinstance(scored["pairs"], list)
         and all(
-            isinstance(pair, list) and len(pair) == 2 and all(map(_is_number, pair))
+            isinstance(pair, list) and len(pair) == 2 and all(map(is_read_number, pair))
             for pair in scored["pairs"]
         )
         and isinstance(scored["problems"], list)
         and all(isinstance(problem, str) for problem in scored["problems"])
     )
-
-
-def _is_number(value: Any) -> bool:
-    """A float (NaN included: a row keeps what it measured), or an int that a float holds."""
-    return type(value) is float or (type(value) is int and abs(value) <= 2**63)
 
 
 def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:

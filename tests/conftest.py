@@ -32,3 +32,15 @@ def sigint_as_from_a_shell() -> None:
     test run's process may ignore it (some test of the suite leaves it so in its xdist worker)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def config_without_deal(settings: object, deal: str | None = None) -> str:
+    """The YAML of a command's ``settings`` as a run folder written before ``GameConfig.deal`` existed holds
+    them (no ``game.deal``), or with ``game.deal`` set to ``deal``."""
+    from omegaconf import OmegaConf
+
+    saved = OmegaConf.to_container(OmegaConf.structured(settings))
+    del saved["game"]["deal"]
+    if deal is not None:
+        saved["game"]["deal"] = deal
+    return OmegaConf.to_yaml(saved)

@@ -11,7 +11,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["LOCK_FILE", "FolderInUse", "FolderRefused", "FolderWithLinks", "links_in", "lock_folder"]
+__all__ = [
+    "LOCK_FILE",
+    "FolderInUse",
+    "FolderRefused",
+    "FolderWithLinks",
+    "links_in",
+    "links_text",
+    "lock_folder",
+]
 
 LOCK_FILE = "tournament.lock"
 
@@ -55,7 +63,7 @@ def lock_folder(out: Path, within: Path | None = None) -> Iterator[None]:
         ]
     if links:
         raise FolderWithLinks(
-            f"{out} is or holds symbolic links ({', '.join(map(str, links[:3]))}{', ...' if len(links) > 3 else ''}): "
+            f"{out} is or holds symbolic links ({links_text(links)}): "
             "a run writes its files there, and through a link it would write wherever the link points. "
             "Remove the links, or choose another output folder"
         )
@@ -93,6 +101,11 @@ def links_in(folder: Path) -> list[Path]:
             if os.path.islink(Path(root, name))
         ]
     return sorted(links)
+
+
+def links_text(links: list[Path]) -> str:
+    """The links found, for a message: the first three, then ``...``."""
+    return ", ".join(map(str, links[:3])) + (", ..." if len(links) > 3 else "")
 
 
 def _lock(file) -> None:

@@ -45,6 +45,8 @@ import os
 import warnings
 from pathlib import Path
 
+from experiments.common.whole_files import write_whole
+
 __all__ = [
     "DEAL_SEED_STRIDE",
     "GAMES_FILE",
@@ -151,12 +153,7 @@ def load_games(path: Path, repair: bool = False) -> tuple[list[dict], list[str]]
                 file.write(b"".join(bad[number][0] + b"\n" for number in sorted(bad)))
                 file.flush()
                 os.fsync(file.fileno())
-        partial = path.with_name(path.name + ".partial")
-        with partial.open("wb") as file:
-            file.write(clean)
-            file.flush()
-            os.fsync(file.fileno())
-        partial.replace(path)  # a kill now leaves the old file or the clean one, never half of each
+        write_whole(path, clean)  # a kill now leaves the old file or the clean one, never half of each
     return records, rejected
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
-from experiments.common.folder_lock import links_in
+from experiments.common.folder_lock import links_in, links_text
 
 __all__ = ["WritableFolders", "refuse_links", "refuse_unwritable", "unwritable"]
 
@@ -68,9 +68,8 @@ def refuse_links(folders: Mapping[str, str | Path]) -> None:
     for key, folder in folders.items():
         links = links_in(Path(folder)) if Path(folder).is_dir() else []
         if links:
-            shown = ", ".join(map(str, links[:3])) + (", ..." if len(links) > 3 else "")
             print(
-                f"error: {key}={folder} holds symbolic links ({shown}): the run's files would be written "
+                f"error: {key}={folder} holds symbolic links ({links_text(links)}): the run's files would be written "
                 f"through them. Remove them, or give {key}= another folder",
                 file=sys.stderr,
             )

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cluedo_env import __version__
-from experiments.common.folder_lock import links_in
+from experiments.common.folder_lock import links_in, links_text
 from experiments.common.games_file import load_games, no_games_file, rejection_note
 from experiments.common.report import write_report
 from experiments.common.report_tables import format_leaderboard
@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.exit(2, f"error: {error}\n")
     out = args.output or args.runs[0]
     if out.is_dir() and (links := links_in(out)):  # a folder from elsewhere: its links would take the report
-        parser.exit(2, f"error: {out} holds symbolic links ({', '.join(map(str, links[:3]))}); the report "
+        parser.exit(2, f"error: {out} holds symbolic links ({links_text(links)}); the report "
                        "would be written through them. Remove them, or give --output another folder\n")  # fmt: skip
     meta = {"runs": [str(r) for r in args.runs]}
     recorded = _recorded_meta(args.runs[0] / "stats.json") if len(args.runs) == 1 else None

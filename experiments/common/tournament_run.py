@@ -37,6 +37,7 @@ from experiments.common.report import write_report
 from experiments.common.settings import TournamentConfig, config_hash
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
+from experiments.common.whole_files import write_whole
 
 __all__ = ["refuse_regrown_block", "run_tournament", "subset_note"]
 
@@ -314,6 +315,4 @@ def _run_info_problem(info: object) -> str | None:
 
 
 def _write_json(path: Path, value: dict) -> None:
-    partial = path.with_name(path.name + ".partial")  # whole or not at all: a kill leaves the old file
-    partial.write_text(json.dumps(value, indent=2) + "\n")
-    partial.replace(path)
+    write_whole(path, json.dumps(value, indent=2) + "\n")

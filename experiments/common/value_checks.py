@@ -19,11 +19,18 @@ __all__ = [
     "check_int",
     "check_run_name",
     "exit_on_config_error",
+    "is_read_number",
 ]
 
 
 class ConfigError(ValueError):
     """A configuration value that cannot be used (the message names field, value and what is accepted)."""
+
+
+def is_read_number(value: object) -> bool:
+    """Whether a value read from a file (JSON, YAML) is a number the code can use as a float: a float
+    (NaN and infinities included), or an int a float holds (not a bool, not 10**400)."""
+    return type(value) is float or (type(value) is int and abs(value) <= 2**63)
 
 
 @contextlib.contextmanager

@@ -37,6 +37,7 @@ from agents.ppo.network import PRECISIONS, ActorCritic
 from agents.ppo.warm_start import warm_start
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.value_checks import ConfigError, check_all_set
+from experiments.common.whole_files import write_whole
 from experiments.learning.advantages import Rollout, compute_gae
 from experiments.learning.checkpoints import (
     restore_run,
@@ -338,10 +339,7 @@ def train(
     if checkpoint is None:
         rows = "\n".join(hyperparameter_table(config_dict))
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{rows}")
-    # the run's config as it goes on (a resume's new budget included), whole or not at all
-    partial = run_dir / "config.yaml.partial"
-    partial.write_text(OmegaConf.to_yaml(config_dict))
-    os.replace(partial, run_dir / "config.yaml")
+    write_whole(run_dir / "config.yaml", OmegaConf.to_yaml(config_dict))  # as it goes on (a resume's budget)
     print(f"run folder: {run_dir}")
 
     start_time, start_step = time.time(), global_step

@@ -22,6 +22,7 @@ from cluedo_env import core  # noqa: E402
 from experiments.imitate import load_decisions, run  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
 from experiments.learning.ppo_training import train_config  # noqa: E402
+from tests.conftest import config_without_deal  # noqa: E402
 
 CONFIG = core.GameConfig()
 SEEDS = np.arange(6)
@@ -166,16 +167,10 @@ def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
 def test_decisions_recorded_before_the_deal_field_are_reused_as_deal_keys(tmp_path, deal, refused):
     """A run folder written before ``GameConfig.deal`` existed has no ``game.deal``: it was dealt as
     "keys" is (the default), so its decisions are reused; a uniform one's are not."""
-    from omegaconf import OmegaConf
-
     from experiments.imitate import _check_reuse
 
     args = train_config(config_name="imitate", runs_dir=str(tmp_path))
-    before = OmegaConf.to_container(OmegaConf.structured(args))
-    del before["game"]["deal"]
-    if deal is not None:
-        before["game"]["deal"] = deal
-    (tmp_path / "config.yaml").write_text(OmegaConf.to_yaml(before))
+    (tmp_path / "config.yaml").write_text(config_without_deal(args, deal))
     if refused:
         with pytest.raises(ValueError, match="other game"):
             _check_reuse(tmp_path, args)

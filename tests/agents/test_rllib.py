@@ -35,6 +35,7 @@ from experiments.learning.rllib_algorithm import (
     network_of,
 )
 from experiments.train_rllib import RLlibConfig, Run, train
+from tests.conftest import config_without_deal
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SMALL_GAME = {"num_players": 3, "max_turns": 40}  # short games keep the tests quick
@@ -322,11 +323,7 @@ def test_a_run_saved_before_the_deal_field_resumes_as_deal_keys(tmp_path, deal, 
     from experiments.train_rllib import _check_resumable
 
     cfg = small_config(tmp_path)
-    saved = OmegaConf.to_container(OmegaConf.structured(cfg))
-    del saved["game"]["deal"]
-    if deal is not None:
-        saved["game"]["deal"] = deal
-    (tmp_path / "config.yaml").write_text(OmegaConf.to_yaml(saved))
+    (tmp_path / "config.yaml").write_text(config_without_deal(cfg, deal))
     if refused:
         with pytest.raises(ValueError, match="other values of game"):
             _check_resumable(cfg, tmp_path / "config.yaml")
