@@ -283,9 +283,10 @@ class ReferenceGame:
     def _arrive(self, out, room, how) -> None:
         """The turn player's pawn comes into ``room`` by its own move."""
         p = self.turn_player
-        out.append(_event(ev.MOVE, p, a=p, b=self.location[p], c=room, d=how))
+        here = self.location[p]
+        out.append(_event(ev.MOVE, p, a=p, b=here, c=room, d=how))
         self.location[p] = room
-        if self.config.duel and room in self.face_down:
+        if self.config.duel and room in self.face_down and room != here:  # the room it is in: staying
             out.append(_event(ev.PEEK, p, a=room, card=self.face_down[room]))
         self.phase = SUGGEST
 

@@ -229,7 +229,7 @@ def move(g, t, i, kind, arg):
 
     A move that ends in a room (by the passage, staying, entering) lets the player suggest there;
     the others go on to the accusation. In the duel, arriving in a corner room, the player looks
-    at the card lying face down there.
+    at the card lying face down there (not on picking, with no board, the room it is in: staying).
     """
     player = g.turn_player[i]
     here = g.location[i, player]
@@ -255,7 +255,8 @@ def move(g, t, i, kind, arg):
     g.phase[i] = phase
     if phase == SUGGEST:
         g.may_suggest[i] = True
-    if t.duel and (kind == KIND_PASSAGE or kind == KIND_ENTER) and to < t.R:  # noqa: SIM109 (numba)
+    # (picking the room it is in, board="none", is staying there: no new look)
+    if t.duel and (kind == KIND_PASSAGE or kind == KIND_ENTER) and to < t.R and to != here:  # noqa: SIM109
         _peek(g, i, player, to)
 
 

@@ -386,9 +386,9 @@ def test_board_none_picks_any_room():
     assert state.location[0, 0] == room(CLASSIC, "Study") and state.phase[0] == Phase.SUGGEST
 
 
-def duel_game(batch: int = 1) -> core.State:
+def duel_game(batch: int = 1, board: str = "classic") -> core.State:
     """A written duel deal (the corner rooms' own cards face down), ``batch`` copies of it."""
-    config = core.GameConfig(num_players=2, duel=True, start_player="scarlet")
+    config = core.GameConfig(num_players=2, duel=True, start_player="scarlet", board=board)
     one = written_game(
         config,
         ENVELOPE,
@@ -423,6 +423,23 @@ def test_duel_face_down_cards_are_looked_at_on_entering():
     peek = events(state)[1]
     assert peek.card == config.cards.card_id("Study")
     assert core.private_view(state.events[0, 1:2], 1)[0, ev.CARD] == -1  # the other player does not see it
+
+
+def test_duel_without_a_board_picking_the_room_the_pawn_is_in_is_staying_with_no_new_look():
+    """docs/RULES.md: "Staying in a room is not entering it"; with board="none" the room the pawn is
+    in, picked again, is stayed in (its card was seen on entering)."""
+    state = duel_game(board="none")
+    config = state.config
+    kitchen = room(config, "Kitchen")
+    act(state, "enter", kitchen)
+    assert kinds(state) == ["MOVE", "PEEK"]
+    for pick in (room(config, "Hall"), kitchen):  # Mustard's turn, then Scarlet's again
+        act(state, "no_suggestion")
+        act(state, "end_turn")
+        act(state, "enter", pick)
+    assert state.turn_player[0] == 0 and state.location[0, 0] == kitchen
+    assert kinds(state) == ["MOVE"]  # Scarlet picks the Kitchen she is in: no second look
+    assert state.phase[0] == Phase.SUGGEST  # she may suggest there, as after staying
 
 
 @pytest.mark.parametrize("batch", [1, 40], ids=["one_game", "batched"])
