@@ -33,7 +33,8 @@ def test_the_guides_hold_python_blocks():
 @pytest.mark.parametrize(
     "code", [code for _p, _i, code in BLOCKS], ids=[f"{page.stem}-{i}" for page, i, _c in BLOCKS]
 )
-def test_guide_block_runs(code):
+def test_guide_block_runs(code, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what a block writes (results/web, runs/) stays out of the checkout
     for module, extra in NEEDS.items():
         named = f"import {module}" in code or f"from {module}" in code
         if named and importlib.util.find_spec(module) is None:

@@ -5,7 +5,8 @@
 ``GET /api/catalogue``                   the cards' names and the classic board's geometry (the same
                                          for every game: no game data)
 ``POST /api/games``                      a new game: ``{"agents": ["sat", "sat", "sat"], "seat": 0,
-                                         "seed": 7}`` (all optional) -> the person's view
+                                         "seed": 7}`` (all optional, the body too) -> the person's
+                                         view
 ``GET /api/games/{game}``                the person's view of a game now
 ``POST /api/games/{game}/actions``       play ``{"action": id, "step": n}`` (one of the view's
                                          ``legal`` ids; ``step``, the view's: an action sent for an
@@ -20,9 +21,21 @@
 =======================================  ==========================================================
 
 Every view is ``session.seat_view``'s (the person's private view; at the end the envelope and
-the hands). Bad input is answered 400 (an unknown agent, an illegal action, a step out of range)
-or 404 (an unknown game or replay), an action for a view that is no longer the game's 409, an upload that is no valid replay 400 and one too big 413, with a ``detail`` naming the value and what is accepted. ``create_app(view=...)`` takes
-another view function only for the privacy test's leaky control.
+the hands). Bad input is answered with a ``detail`` naming the value and what is accepted:
+
+- 400: an unknown agent, an illegal action, a step or seat out of range, an upload that is no
+  valid replay;
+- 404: an unknown game or replay;
+- 409: an action for a view that is no longer the game's;
+- 413: a request body over ``MAX_REQUEST_BYTES`` (``/api/games``) or an upload over
+  ``upload.MAX_UPLOAD_BYTES``;
+- 422: a body that is not JSON, or whose fields have the wrong type (``true`` is not a number)
+  or are unknown (FastAPI's validation error);
+- 503: as many games in play as are kept (``MAX_GAMES``); 507: as many uploads kept as the
+  folder holds (``upload.MAX_UPLOADS``).
+
+A game whose seed the person chose joins the results as ``human_seeded`` (``results``).
+``create_app(view=...)`` takes another view function only for the privacy test's leaky control.
 """
 
 from __future__ import annotations
@@ -34,35 +47,95 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, field_validator
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cluedo_env import core
 from cluedo_env.board_view import board_layout, classic_room_cells, door_edges, passage_markers
 from cluedo_env.core.board import COLS, ROWS, classic_board
 from experiments.web.replay_view import list_replays, replay_view
-from experiments.web.session import WEB_AGENTS, WebGame, seat_view
+from experiments.web.session import WEB_AGENTS, ActionRefused, WebGame, seat_view
 from experiments.web.upload import MAX_UPLOAD_BYTES, UploadRefused, store_upload
 
-__all__ = ["DEFAULT_AGENTS", "ActionRequest", "NewGame", "catalogue", "create_app"]
+__all__ = [
+    "DEFAULT_AGENTS",
+    "MAX_REQUEST_BYTES",
+    "ActionRequest",
+    "BodyLimit",
+    "NewGame",
+    "catalogue",
+    "create_app",
+]
 
 STATIC = Path(__file__).parent / "static"
 DEFAULT_AGENTS = ("sat", "sat", "sat")
 MAX_GAMES = 64  # games kept in memory; a new one makes room by dropping a finished or idle one
 IDLE_S = 3600.0  # a game not looked at for this long may be dropped to make room
+MAX_REQUEST_BYTES = 16 * 2**10  # a body of /api/games... (a new game's settings, an action: under 1 KB)
 
 
-class NewGame(BaseModel):
-    """A new game's settings: the agents at the other seats, in turn after the person's, the seat, the seed."""
+class BodyLimit:
+    """ASGI middleware: a ``POST`` under ``prefix`` whose body passes ``limit`` bytes is answered 413
+    before the app reads it (declared by its length, or counted as it arrives without one)."""
+
+    def __init__(self, app: ASGIApp, limit: int, prefix: str) -> None:
+        self.app, self.limit, self.prefix = app, limit, prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith(self.prefix):
+            await self.app(scope, receive, send)
+            return
+        too_big = JSONResponse(
+            {"detail": f"the request's body is over the limit of {self.limit} bytes"}, status_code=413
+        )
+        declared = dict(scope["headers"]).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.limit:
+            await too_big(scope, receive, send)
+            return
+        body, more = bytearray(), True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await too_big(scope, receive, send)
+                return
+        whole: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
+
+        async def replay() -> Message:  # the body read above, then what comes after it (a disconnect)
+            return whole.pop() if whole else await receive()
+
+        await self.app(scope, replay, send)
+
+
+class Settings(BaseModel):
+    """A request body: no unknown fields, and no ``true`` or ``false`` read as a number."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_a_boolean(cls, value: object) -> object:
+        if isinstance(value, bool):
+            raise ValueError(f"expected a number, got {str(value).lower()}")
+        return value
+
+
+class NewGame(Settings):
+    """A new game's settings: the agents at the other seats (in seat order), the person's seat, the seed
+    (None: drawn by the server; a chosen one marks the person ``human_seeded`` in the results)."""
 
     agents: list[str] = list(DEFAULT_AGENTS)
     seat: int = 0
     seed: int | None = None
 
 
-class ActionRequest(BaseModel):
+class ActionRequest(Settings):
     """The person's action: an id from the view's ``legal`` list, and the view's ``step`` (the actions
     played in the game when the view was drawn): a request from an older view is refused (409), so a
     click sent twice is not played at a later decision the person has not seen."""
@@ -105,6 +178,7 @@ def create_app(
     and, given ``results_dir``, appended to its ``games.jsonl`` as tournament game records with the
     person as the agent ``human`` (``experiments.web.results``)."""
     app = FastAPI(title="Cluedo", docs_url=None, redoc_url=None)
+    app.add_middleware(BodyLimit, limit=MAX_REQUEST_BYTES, prefix="/api/games")
     games: dict[str, WebGame] = {}
     lock = threading.Lock()
     replays = Path(replay_dir)
@@ -129,15 +203,18 @@ def create_app(
         return catalogue()
 
     @app.post("/api/games")
-    def new_game(settings: NewGame) -> dict:
+    def new_game(settings: NewGame | None = None) -> dict:
+        settings = settings or NewGame()
         game_id = secrets.token_hex(6)
         # drawn from every seed: a smaller range could be searched for the deal that matches one's hand
         seed = settings.seed if settings.seed is not None else secrets.randbelow(core.SEED_BOUND)
         try:
-            game = WebGame(game_id, settings.agents, settings.seat, seed, replays, results)
+            game = WebGame(
+                game_id, settings.agents, settings.seat, seed, replays, results, settings.seed is not None
+            )
         except ValueError as error:
             raise HTTPException(400, str(error)) from error
-        with lock:
+        with lock:  # kept before the agents play: a game refused here was never played, nor saved
             while len(games) >= MAX_GAMES:
                 now = time.monotonic()
                 gone = [g for g, kept in games.items() if kept.over or now - kept.seen > IDLE_S]
@@ -148,7 +225,9 @@ def create_app(
                     )  # fmt: skip
                 del games[min(gone, key=lambda g: games[g].seen)]  # finished or idle, the least recently seen
             games[game_id] = game
-        return view(game)
+        with game.lock:
+            game.start()
+            return view(game)
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str) -> dict:
@@ -167,7 +246,7 @@ def create_app(
                 )  # fmt: skip
             try:
                 game.play(request.action)
-            except ValueError as error:
+            except ActionRefused as error:
                 raise HTTPException(400, str(error)) from error
             return view(game)
 
@@ -177,7 +256,7 @@ def create_app(
 
     @app.get("/api/replays/{name}")
     def replay_at(name: str, step: int = 0, seat: str = "all") -> dict:
-        if seat != "all" and not seat.isdigit():
+        if seat != "all" and not (seat.isascii() and seat.isdigit()):
             raise HTTPException(400, f"seat must be a seat number or 'all', got {seat!r}")
         try:
             return replay_view(replays, name, step, None if seat == "all" else int(seat), view)

@@ -52,6 +52,7 @@ class ReplayedGame:
         self.seat = -1 if seat is None else seat  # -1: nobody's hand, everybody's events
         self.names = dict.fromkeys(range(players), "recorded")
         self.replay_path = None
+        self.save_error = None  # (a replay is saved already)
         self.steps = step  # the actions played up to the point shown
         for k, state in enumerate(replay(record)):
             if k == step:
@@ -88,7 +89,7 @@ def replay_view(
     """
     if not REPLAY_NAME.fullmatch(name) or name not in list_replays(folder):
         raise FileNotFoundError(
-            f"no replay {name!r} in {folder} ({len(list_replays(folder))} replays there: GET /api/replays)"
+            f"no replay {name!r} in the replay folder ({len(list_replays(folder))} replays there: GET /api/replays)"
         )
     record = load_jsonl(folder / name)
     game = ReplayedGame(name, record, step, seat)

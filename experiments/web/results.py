@@ -12,7 +12,9 @@ How a web game maps onto the record's fields:
 ``config``             ``web-<game id>``: each web game is a run of its own, so that two games
                        of one deal (a person may choose the seed) are two games, not two
                        different results for one
-``lineup``             ``human`` first, then the agents at the following seats in turn order
+``lineup``             ``human`` first (``human_seeded`` for a game whose seed the person
+                       chose: a row of its own, as the person may have seen that deal before),
+                       then the agents at the following seats in turn order
 ``rotation``           the person's seat (line-up agent ``k`` sits at seat ``(k + seat) % players``)
 ``seed``, ``deal``     the deal's core seed, and it modulo ``DEAL_SEED_STRIDE``
 ``turns``              turns played; ``decisions`` the steps of the game (every seat's)
@@ -32,14 +34,17 @@ from cluedo_env.core.state import State
 from cluedo_env.game_record import Replay
 from experiments.common.games_file import DEAL_SEED_STRIDE, GAMES_FILE, GameWriter, check_game_record
 
-__all__ = ["HUMAN", "append_result", "game_result"]
+__all__ = ["HUMAN", "HUMAN_SEEDED", "append_result", "game_result"]
 
 HUMAN = "human"  # the person's agent label in the results
+HUMAN_SEEDED = "human_seeded"  # ... in a game whose seed the person chose
 _APPENDING = threading.Lock()  # games that end at once append one line each, whole
 
 
-def game_result(game_id: str, seat: int, names: dict[int, str], record: Replay, state: State) -> dict:
-    """The game record of a finished game, ``human`` at ``seat`` and agent ``names[s]`` at each other seat.
+def game_result(
+    game_id: str, seat: int, names: dict[int, str], record: Replay, state: State, person: str = HUMAN
+) -> dict:
+    """The game record of a finished game, ``person`` at ``seat`` and agent ``names[s]`` at each other seat.
 
     Raises:
         ValueError: the game is not over, or the record fails ``check_game_record`` (naming the field).
@@ -47,7 +52,7 @@ def game_result(game_id: str, seat: int, names: dict[int, str], record: Replay, 
     if not bool(state.done[0]):
         raise ValueError(f"game {game_id} is not over: only finished games join the results")
     players = record.config.num_players
-    seats = [HUMAN if s == seat else names[s] for s in range(players)]
+    seats = [person if s == seat else names[s] for s in range(players)]
     accusations, wrong = [0] * players, [0] * players
     for rows in record.events:
         for row in rows[rows[:, ev.KIND] == ev.ACCUSE]:

@@ -1,9 +1,10 @@
 """One game in the browser: a person at one seat, agents at the others, on the compiled core.
 
-``WebGame`` deals a game, seats agents (``agents.registry.make_agent``) at every seat but the
+``WebGame`` deals a game and seats agents (``agents.registry.make_agent``) at every seat but the
 person's on a ``cluedo_env.table.Table`` (the person's seat is the table's free seat, whose
-actions come from outside), plays the agents until the person decides, records every step
-(``cluedo_env.game_record.GameRecorder``) and saves the replay when the game is over.
+actions come from outside); ``start`` and each ``play`` let the agents play until the person
+decides. Every step is recorded (``cluedo_env.game_record.GameRecorder``) and the replay saved
+when the game is over.
 
 ``seat_view`` is everything the server sends the browser: built from the public fields of the
 state and the person's ``core.private_view`` of the events, never from the hidden deal, until
@@ -31,13 +32,17 @@ from cluedo_env.inference.beliefs import beliefs_from_events
 from cluedo_env.table import Table
 from cluedo_env.text import HISTORY_SKIP, not_held_by, notepad_notes
 from cluedo_env.transcript import player_name, story
-from experiments.web.results import append_result, game_result
+from experiments.web.results import HUMAN, HUMAN_SEEDED, append_result, game_result
 
-__all__ = ["WEB_AGENTS", "WebGame", "end_view", "reveal", "seat_view"]
+__all__ = ["WEB_AGENTS", "ActionRefused", "WebGame", "end_view", "reveal", "seat_view"]
 
 # The agents a browser may seat by name: they play offline, from no file (an import path runs
 # code, the llm agent reaches the network, the trained agents read files).
 WEB_AGENTS = ("random", "notepad", "sat", "belief", "determinize")
+
+
+class ActionRefused(ValueError):
+    """The person's action is not taken (not legal now, not the person's turn, the game over)."""
 
 
 class WebGame:
@@ -48,6 +53,8 @@ class WebGame:
         agent_names: One name of ``WEB_AGENTS`` per other seat (2 to 5 names: 3 to 6 players).
         seat: The person's seat.
         seed: The deal's seed.
+        seed_chosen: Whether the person chose the seed (the game then joins the results as
+            ``results.HUMAN_SEEDED``: the person may have seen that deal before).
         replay_dir: Where the finished game's replay is saved (``<game_id>.jsonl``), or None.
         results_dir: Where the finished game's record is appended to ``games.jsonl``, the
             person as the agent ``human`` (``experiments.web.results``), or None.
@@ -65,6 +72,7 @@ class WebGame:
         seed: int,
         replay_dir: Path | None,
         results_dir: Path | None = None,
+        seed_chosen: bool = False,
     ) -> None:
         for name in agent_names:
             if name not in WEB_AGENTS:
@@ -79,10 +87,12 @@ class WebGame:
         self.game_id = game_id
         self.seat = seat
         self.seed = seed
+        self.person = HUMAN_SEEDED if seed_chosen else HUMAN
         self.replay_dir = replay_dir
         self.replay_path: Path | None = None
         self.results_dir = results_dir
         self.saved = False  # the finished game's replay and result are written once
+        self.save_error: str | None = None  # why they could not be (the end view says it)
         self.seen = time.monotonic()  # when the game was last asked for (the app drops idle games first)
         self.config = core.GameConfig(num_players=players)
         self.layout = core.rules_for(self.config).layout
@@ -97,7 +107,12 @@ class WebGame:
             agent.reset(self.config, np.array([s]), seed=agent.seed + seed)
         self.events: list[np.ndarray] = []  # the person's private view of each step's events
         self._tell()
-        self._advance()
+
+    def start(self) -> None:
+        """Let the agents before the person play (the app calls it once the game is kept: a game
+        that ends before the person's first decision is then saved as the person's game)."""
+        if self.steps == 0:
+            self._advance()
 
     @property
     def over(self) -> bool:
@@ -126,16 +141,20 @@ class WebGame:
             self._step(0)
         if not self.over or self.saved:
             return
+        try:
+            if self.replay_dir is not None and self.replay_path is None:
+                self.replay_dir.mkdir(parents=True, exist_ok=True)
+                path = self.replay_dir / f"{self.game_id}.jsonl"
+                self.recorder.to_jsonl(path)
+                self.replay_path = path
+            if self.results_dir is not None:
+                record = self.recorder.record
+                result = game_result(self.game_id, self.seat, self.names, record, self.state, self.person)
+                append_result(self.results_dir, result)
+        except OSError as error:  # a full disk, a folder that is a file: the game stays over, unsaved
+            self.save_error = f"the game could not be saved: {error.strerror or error}"
+            return
         self.saved = True
-        if self.replay_dir is not None:
-            self.replay_dir.mkdir(parents=True, exist_ok=True)
-            self.replay_path = self.replay_dir / f"{self.game_id}.jsonl"
-            self.recorder.to_jsonl(self.replay_path)
-        if self.results_dir is not None:
-            record = self.recorder.record
-            append_result(
-                self.results_dir, game_result(self.game_id, self.seat, self.names, record, self.state)
-            )
 
     def legal(self) -> np.ndarray:
         """The person's legal action ids now (none when it is not the person's decision)."""
@@ -147,15 +166,16 @@ class WebGame:
         """Play the person's ``action``, then the agents until the person decides again.
 
         Raises:
-            ValueError: the action is not one of the person's legal actions now (naming them).
+            ActionRefused: the action is not one of the person's legal actions now (naming them);
+                nothing is played.
         """
         legal = self.legal()
         if action not in legal:
             if self.over:
-                raise ValueError(f"action {action} refused: game {self.game_id} is over")
+                raise ActionRefused(f"action {action} refused: game {self.game_id} is over")
             if not len(legal):
-                raise ValueError(f"action {action} refused: it is not your decision now")
-            raise ValueError(f"action {action} is not legal now; legal action ids: {legal.tolist()}")
+                raise ActionRefused(f"action {action} refused: it is not your decision now")
+            raise ActionRefused(f"action {action} is not legal now; legal action ids: {legal.tolist()}")
         self._step(action)
         self._advance()
 
@@ -241,7 +261,7 @@ def seat_view(game: WebGame) -> dict:
         "seat": seat,
         "players": players,
         "hand": {"cards": hand},
-        "turn": int(state.turn[0]) + 1,
+        "turn": int(state.turns_played[0]),
         "phase": Phase.NAMES[phase],
         "deciding": int(state.current_player[0]),
         "dice": [int(d) for d in state.dice[0] if d >= 0],
@@ -267,10 +287,11 @@ def seat_view(game: WebGame) -> dict:
 
 
 def end_view(game: WebGame) -> dict:
-    """The end screen, once the game is over: the winner, the envelope and every hand."""
+    """The end screen, once the game is over: the winner, the envelope, every hand, and
+    ``save_error``: why the replay or the result could not be saved (None when they were)."""
     if not game.over:
         raise ValueError(f"game {game.game_id} is not over: the envelope and the hands stay hidden")
-    return reveal(game)
+    return {**reveal(game), "save_error": game.save_error}
 
 
 def reveal(game: WebGame) -> dict:

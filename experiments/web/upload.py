@@ -6,13 +6,16 @@ temporary file of the folder, reads it with the project's own reader
 (``cluedo_env.game_record.load_jsonl``: JSON values type- and range-checked, the end line's
 step count and digest) and replays it through the rules core (``cluedo_env.replay.verify``:
 every step's player, legality and events); only a record that passes, of a game the page can
-draw (the classic edition on the classic board), is renamed to ``upload-<random hex>.jsonl``.
-Nothing read is unpickled or run. A refused upload raises ``UploadRefused`` with the HTTP
-status to answer and a message naming what was wrong and what is accepted.
+draw (the classic edition on the classic board), is renamed to ``upload-<hex>.jsonl``, the hex
+the start of the bytes' SHA-256: the same file uploaded again is the same replay, kept once. The
+folder keeps at most ``MAX_UPLOADS`` uploads. Nothing read is unpickled or run. A refused upload
+raises ``UploadRefused`` with the HTTP status to answer and a message naming what was wrong and
+what is accepted.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from pathlib import Path
 
@@ -20,14 +23,15 @@ from cluedo_env import core
 from cluedo_env.game_record import Replay, load_jsonl
 from cluedo_env.replay import verify
 
-__all__ = ["MAX_UPLOAD_BYTES", "UploadRefused", "check_drawable", "store_upload"]
+__all__ = ["MAX_UPLOADS", "MAX_UPLOAD_BYTES", "UploadRefused", "check_drawable", "store_upload"]
 
 MAX_UPLOAD_BYTES = 4 * 2**20  # a 6-player game of the full 500 turns is about 1.5 MB
+MAX_UPLOADS = 256  # uploads kept in the replay folder (at most 1 GiB)
 CLASSIC = core.GameConfig()
 
 
 class UploadRefused(ValueError):
-    """An upload that is not kept: ``status`` is the HTTP status to answer (400 or 413)."""
+    """An upload that is not kept: ``status`` is the HTTP status to answer (400, 413 or 507)."""
 
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
@@ -49,7 +53,8 @@ def store_upload(folder: Path, data: bytes) -> str:
 
     Raises:
         UploadRefused: too big (413), empty, not a cluedo-replay record, cut, altered, a step the
-            rules refuse, or a game the page cannot draw (400); naming what was wrong.
+            rules refuse, or a game the page cannot draw (400), or a folder that holds ``MAX_UPLOADS``
+            uploads already (507); naming what was wrong.
     """
     if len(data) > MAX_UPLOAD_BYTES:
         raise UploadRefused(
@@ -57,6 +62,16 @@ def store_upload(folder: Path, data: bytes) -> str:
         )
     if not data.strip():
         raise UploadRefused("the upload is empty; expected a .jsonl cluedo-replay record")
+    name = f"upload-{hashlib.sha256(data).hexdigest()[:16]}.jsonl"
+    if (folder / name).is_file():  # this very file, uploaded before (and checked then)
+        return name
+    kept = sum(1 for _ in folder.glob("upload-*.jsonl")) if folder.is_dir() else 0
+    if kept >= MAX_UPLOADS:
+        raise UploadRefused(
+            f"the replay folder keeps {kept} uploads, the most it keeps ({MAX_UPLOADS}); "
+            "watch a saved game, or ask the server's keeper to clear old uploads",
+            status=507,
+        )
     folder.mkdir(parents=True, exist_ok=True)
     token = secrets.token_hex(8)
     part = folder / f".upload-{token}.part"  # not a replay name: never listed or served
@@ -72,6 +87,5 @@ def store_upload(folder: Path, data: bytes) -> str:
     except BaseException:
         part.unlink()
         raise
-    name = f"upload-{token}.jsonl"
     part.rename(folder / name)
     return name

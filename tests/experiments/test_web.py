@@ -289,11 +289,12 @@ def test_a_request_sent_twice_is_not_played_at_a_decision_the_person_has_not_see
     assert client.get(f"/api/games/{view['game']}").json() == after  # nothing played
 
 
-def test_serve_binds_this_machine_by_default_and_prints_the_address(monkeypatch, capsys):
+def test_serve_binds_this_machine_by_default_and_prints_the_address(monkeypatch, capsys, tmp_path):
     import uvicorn
 
     from experiments import serve
 
+    monkeypatch.chdir(tmp_path)  # (the default replay folder, results/web, is made at start)
     started = {}
     monkeypatch.setattr(
         uvicorn, "run", lambda app, host, port, log_level: started.update(host=host, port=port)
@@ -307,6 +308,21 @@ def test_serve_binds_this_machine_by_default_and_prints_the_address(monkeypatch,
         assert f"--port must be in [1, 65536), got {port}" in capsys.readouterr().err
     serve.main(["--host", "::1", "--port", "8001"])
     assert "http://[::1]:8001/" in capsys.readouterr().out
+
+
+def test_serve_refuses_folders_it_could_not_save_games_in_before_it_starts(monkeypatch, capsys, tmp_path):
+    import uvicorn
+
+    from experiments import serve
+
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: pytest.fail("the server started"))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    for option in ("--replays", "--results"):
+        with pytest.raises(SystemExit):
+            serve.main([option, str(blocked / "games") if option == "--results" else str(blocked)])
+        assert f"{option} {blocked}" in capsys.readouterr().err
+    assert blocked.read_text() == "not a folder"
 
 
 def test_a_replay_is_stepped_through_from_a_seat_without_a_leak_and_from_everyone_with_the_truth(client):
@@ -420,6 +436,88 @@ def test_a_new_game_drops_only_a_finished_or_idle_game_to_make_room(tmp_path, mo
     client.app.state.games[first].seen -= web_app.IDLE_S + 1  # left alone for over an hour
     third = client.post("/api/games", json=new).json()["game"]
     assert set(client.app.state.games) == {second, third}
+
+
+def test_a_game_refused_for_room_is_never_played_nor_saved(tmp_path, monkeypatch):
+    """Seed 228 with five random agents and the person last: a game over before the person's first
+    decision (saved at once). Refused for room, it must leave no replay and no result behind."""
+    import experiments.web.app as web_app
+
+    monkeypatch.setattr(web_app, "MAX_GAMES", 1)
+    replays, results = tmp_path / "replays", tmp_path / "results"
+    client = TestClient(create_app(replays, results_dir=results))
+    client.post("/api/games", json={"agents": ["notepad", "notepad"], "seed": 1})  # in play, kept
+    quick = {"agents": ["random"] * 5, "seat": 5, "seed": 228}
+    refused = client.post("/api/games", json=quick)
+    assert refused.status_code == 503
+    assert not replays.exists() and not results.exists()
+    monkeypatch.setattr(web_app, "MAX_GAMES", 2)
+    over = client.post("/api/games", json=quick).json()
+    assert over["over"] and over["legal"] == [], "seed 228 no longer ends before the person decides"
+    assert [p.name for p in replays.iterdir()] == [over["replay"]]  # kept, then played: saved
+
+
+def test_a_game_that_cannot_be_saved_still_ends_and_says_why(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    client = TestClient(create_app(blocked))
+    views, _found, _game = play_game(
+        client, {"agents": ["notepad", "notepad"], "seed": 3}, lambda v: v["legal"][0]["id"]
+    )
+    end = views[-1]
+    assert end["over"] and end["replay"] is None
+    assert end["save_error"].startswith("the game could not be saved")
+    assert blocked.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "named"),
+    [
+        ({"agents": ["notepad", "notepad"], "seat": True}, 422, "expected a number, got true"),
+        ({"agents": ["notepad", "notepad"], "seed": False}, 422, "expected a number, got false"),
+        ({"agents": ["notepad", "notepad"], "pad": "x"}, 422, "pad"),
+        ({"agents": ["notepad", "notepad"], "pad": "x" * 20_000}, 413, "over the limit of 16384 bytes"),
+    ],
+    ids=["seat_true", "seed_false", "unknown_field", "too_big"],
+)
+def test_new_game_bodies_of_the_wrong_type_or_size_are_refused(client, body, status, named):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == status
+    assert named in json.dumps(response.json()["detail"])
+
+
+def test_a_body_without_a_length_is_cut_off_at_the_limit_and_no_body_is_the_default_game(client):
+    def chunks():
+        yield b'{"agents": ["notepad", "notepad"], "pad": "'
+        for _ in range(40):
+            yield b"x" * 1024
+
+    response = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413 and "over the limit" in response.json()["detail"]
+    view = client.post("/api/games").json()
+    assert [p["agent"] for p in view["players"]] == ["you", "sat", "sat", "sat"]
+    action = {"action": True, "step": view["step"]}
+    assert client.post(f"/api/games/{view['game']}/actions", json=action).status_code == 422
+
+
+def test_a_truncated_replay_ends_at_its_last_turn(client, tmp_path):
+    from cluedo_env.replay import record_random_game
+
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    record = record_random_game(
+        core.GameConfig(num_players=3, max_turns=3), seed=2, path=folder / "short.jsonl"
+    )
+    end = client.get("/api/replays/short.jsonl", params={"step": record.num_steps}).json()
+    assert end["truncated"], "seed 2 no longer reaches the turn limit"
+    assert end["turn"] == 3
+
+
+def test_replay_requests_name_no_server_path_and_refuse_odd_digits(client, tmp_path):
+    missing = client.get("/api/replays/nope.jsonl").json()["detail"]
+    assert "no replay 'nope.jsonl'" in missing and str(tmp_path) not in missing
+    response = client.get("/api/replays/nope.jsonl", params={"seat": "²"})
+    assert response.status_code == 400 and "seat must be a seat number or 'all'" in response.json()["detail"]
 
 
 def test_a_duel_replay_notes_the_cards_a_seat_looked_at_and_the_end_shows_the_face_down_cards(tmp_path):

@@ -36,16 +36,31 @@ def finish(client: TestClient, settings: dict, rng: np.random.Generator, accuse:
 
 
 @pytest.fixture
-def web_games(tmp_path):
-    """Two finished games in a results folder: the person at seat 0, then at seat 2 accusing at once."""
+def web_games(tmp_path, monkeypatch):
+    """Two finished games in a results folder, their deals drawn by the server (here the seeds 31 and
+    32): the person at seat 0, then at seat 2 accusing at once."""
+    import experiments.web.app as web_app
+
     results = tmp_path / "web-results"
     client = TestClient(create_app(tmp_path / "replays", results_dir=results))
     rng = np.random.default_rng(5)
+    drawn = iter([31, 32])
+    monkeypatch.setattr(web_app.secrets, "randbelow", lambda bound: next(drawn))
     ends = [
-        finish(client, {"agents": ["random", "notepad"], "seat": 0, "seed": 31}, rng),
-        finish(client, {"agents": ["notepad", "random"], "seat": 2, "seed": 32}, rng, accuse=True),
+        finish(client, {"agents": ["random", "notepad"], "seat": 0}, rng),
+        finish(client, {"agents": ["notepad", "random"], "seat": 2}, rng, accuse=True),
     ]
     return results, ends
+
+
+def test_a_game_whose_seed_the_person_chose_joins_as_a_row_of_its_own(tmp_path):
+    """A chosen seed may be a deal the person has seen end (its envelope shown): not a fair game of ``human``."""
+    results = tmp_path / "web-results"
+    client = TestClient(create_app(tmp_path / "replays", results_dir=results))
+    end = finish(client, {"agents": ["random", "notepad"], "seat": 1, "seed": 31}, np.random.default_rng(5))
+    (record,), _rejected = load_games(results / "games.jsonl")
+    assert record["seats"] == ["random", "human_seeded", "notepad"] and record["seed"] == 31
+    assert record["config"] == f"web-{end['game']}"
 
 
 def test_each_finished_game_is_a_checked_record_with_the_person_as_human(web_games):

@@ -49,7 +49,24 @@ def test_a_good_replay_is_kept_under_a_generated_name_and_can_be_watched(client,
     seat = client.get(f"/api/replays/{name}", params={"step": 5, "seat": 2}).json()
     assert seat["viewer"] == 2 and seat["beliefs"] is not None and "envelope" not in seat
     again = client.post("/api/replays", content=good.read_bytes()).json()["replay"]
-    assert again != name and len(client.get("/api/replays").json()["replays"]) == 2
+    assert again == name and client.get("/api/replays").json()["replays"] == [
+        name
+    ]  # the same file, kept once
+
+
+def test_uploads_past_the_folders_limit_are_refused_and_leave_nothing(
+    client, folder, good, tmp_path, monkeypatch
+):
+    import experiments.web.upload as upload
+
+    monkeypatch.setattr(upload, "MAX_UPLOADS", 1)
+    kept = client.post("/api/replays", content=good.read_bytes()).json()["replay"]
+    other = tmp_path / "other.jsonl"
+    record_random_game(core.GameConfig(num_players=3), seed=22, path=other, rng_seed=4)
+    response = client.post("/api/replays", content=other.read_bytes())
+    assert response.status_code == 507 and "the most it keeps (1)" in response.json()["detail"]
+    assert [p.name for p in folder.iterdir()] == [kept]
+    assert client.post("/api/replays", content=good.read_bytes()).json()["replay"] == kept  # kept already
 
 
 def _illegal_step(good, tmp_path):

@@ -26,7 +26,9 @@ async function api(path, body) {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
   const response = await fetch(path, options);
-  const data = await response.json();
+  const text = await response.text();
+  let data;
+  try { data = JSON.parse(text); } catch { data = { detail: `${response.status} ${response.statusText}: ${text}` }; }
   if (!response.ok) throw new Error(typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
   return data;
 }
@@ -267,6 +269,7 @@ function renderPanels() {
     }
     if (view.face_down.cards.length) reveal.append(el("p", {}, "Face down on the rooms: " + view.face_down.cards.map((k) => c.cards[k]).join(", ")));
     if (view.replay) reveal.append(el("p", {}, `Saved as the replay ${view.replay}.`));
+    if (view.save_error) reveal.append(el("p", {}, `Not saved: ${view.save_error}.`));
   }
 }
 
