@@ -23,7 +23,9 @@ range              command
 ``parse_command`` reads a free-text reply against the legal actions of the
 decision. It is tolerant where a reader would be: case, punctuation, articles,
 accents (``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique
-short name (``Mustard``, ``Plum``, ``Pipe``), synonyms of the verbs
+short name (``Mustard``, ``Plum``, ``Pipe``), UK Cluedo's and later US Clue's spellings of the classic
+names (``Miss Scarlett``, ``Spanner``, ``Lead Piping``, ``Knife``, ``Billiards Room``:
+``reply_words.SPELLINGS``), a title that is not the card's (``Miss Peacock``), synonyms of the verbs
 ("go to", "head towards", "pass", "don't suggest"), and a reply that reasons
 first and ends with a line ``Final answer: <command>`` (only that line is
 read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
@@ -32,7 +34,7 @@ why and listing what is legal now. A negation ("don't", "not", "no", ...) reache
 words before a verb in its own clause ("No, roll." rolls; "why not" is none). An accusation, which
 puts the player out when wrong, is made only when asked plainly: its clause opens plainly ("accuse
 Plum with the Rope in the Hall", "so I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``)
-and holds nothing but the cards, outside a question, with no hedge, condition or negation before it in its
+and holds nothing but the cards (and joining words and titles), outside a question, with no hedge, condition or negation before it in its
 sentence, in the reply's other sentences, nor after its ``Final answer:`` line; a reply that names one
 otherwise ("I could accuse ...", "If I'm right, I accuse ...", "Accusing ... is a mistake") is refused,
 saying how to accuse, and one that declines it ("I won't accuse yet") ends the turn. A question asks
@@ -274,9 +276,21 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
     verbs, declined, weighed = reply_words.verbs(config, text)
+    kinds_of_card = {"suspect": e.suspects, "weapon": e.weapons, "room": e.rooms}
+
+    def only(values: list[int], what: str) -> int:
+        if len(values) != 1:
+            named = "none" if not values else f"{len(values)}"
+            cards = f"; the {what}s: {', '.join(kinds_of_card[what])}" if what in kinds_of_card else ""
+            raise refuse(f"Name exactly one {what} (the reply names {named}{cards})")
+        return values[0]
+
     if "accuse" in verbs & declined:  # "I won't accuse yet: a wrong accusation puts me out"
         raise refuse("The reply both asks for and declines to accuse: give one command")
     if not verbs and not declined and weighed and cards:  # "Considering the evidence, I accuse ..."
+        if not reply_words.weighs(text):  # a plain accusation with a name it does not know: "Miss Scarlett"
+            for values, what in ((suspects, "suspect"), (weapons, "weapon"), (rooms, "room")):
+                only(values, what)
         raise refuse(
             "To accuse, give the accusation alone, with nothing that weighs it: 'accuse <suspect> with the "
             "<weapon> in the <room>' (a wrong accusation puts you out of the game)"
@@ -306,12 +320,6 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
         raise refuse(f"The reply asks for several things ({asked}): give one command")
     if verbs == {"enter", "toward"}:
         verbs = {"toward"}
-
-    def only(values: list[int], what: str) -> int:
-        if len(values) != 1:
-            named = "none" if not values else f"{len(values)}"
-            raise refuse(f"Name exactly one {what} (the reply names {named})")
-        return values[0]
 
     def no_cards(kind: str) -> None:
         if cards:

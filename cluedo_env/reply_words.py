@@ -17,7 +17,9 @@ from functools import cache
 from cluedo_env.core.config import GameConfig
 
 __all__ = [
+    "ACCUSATION_WORDS",
     "NEGATIONS",
+    "SPELLINGS",
     "VERBS",
     "Names",
     "card_names",
@@ -93,7 +95,7 @@ WEIGHING = frozenset(
 # is not declined).
 DECIDING = frozenset({"so", "therefore", "thus", "hence"})
 # An accusation is asked only plainly: its clause opens with one of these, then "accuse" (or "accusing"),
-# the cards and ACCUSE_JOINING words; with nothing that weighs it (WEIGHING, NEGATIONS) before it in its
+# the cards and ACCUSATION_WORDS; with nothing that weighs it (WEIGHING, NEGATIONS) before it in its
 # sentence or in the reply's other sentences ("I'm sure. I accuse ..." and "Nobody refuted, so I accuse ..."
 # ask; "Assuming nobody has the Rope, accuse ..." does not: the refusal says how to accuse).
 ACCUSE_OPENINGS = frozenset(
@@ -111,6 +113,17 @@ ACCUSE_JOINING = frozenset(
     {"with", "in", "and", "now", "please", "using", "by", "at", "prof", "col", "rev", "dr", "mr", "mrs", "ms",
      "mme", "mlle", "m"}
 )  # fmt: skip
+# ... and the titles, written out ("Accuse Miss Peacock ..." where the card is Mrs Peacock).
+ACCUSATION_WORDS = ACCUSE_JOINING | TITLES
+# Other spellings of the classic English names (UK Cluedo's, later US Clue's): a reply's word that stands
+# for a word of a card name, where the edition has that word in one card name and the other in none.
+SPELLINGS = {
+    "scarlett": "scarlet",
+    "spanner": "wrench",
+    "knife": "dagger",
+    "piping": "pipe",
+    "billiards": "billiard",
+}
 PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line ends a sentence too
 # Abbreviations whose "." ends no sentence ("Accuse Mrs. White ..., if ...").
 ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "col", "prof", "rev", "st", "mme", "mlle", "m"})
@@ -146,7 +159,7 @@ class Names:
 
 @cache
 def card_names(config: GameConfig) -> Names:
-    """The names of ``config``'s cards as a reply may write them."""
+    """The names of ``config``'s cards as a reply may write them (with ``SPELLINGS``' other words)."""
     cards = config.cards.cards
     words = [normalise(name) for name in cards]
     aliases: dict[tuple[str, ...], int] = {tuple(w): card for card, w in enumerate(words)}
@@ -158,6 +171,11 @@ def card_names(config: GameConfig) -> Names:
         for word in w:
             if counts[word] == 1 and word not in TITLES and not word.isdigit():
                 aliases.setdefault((word,), card)
+    for other, word in SPELLINGS.items():
+        if counts.get(word) == 1 and other not in counts:
+            card = next(card for card, w in enumerate(words) if word in w)
+            aliases.setdefault(tuple(other if x == word else x for x in words[card]), card)
+            aliases.setdefault((other,), card)
     return Names(aliases, max(len(a) for a in aliases))
 
 
@@ -291,7 +309,7 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
 
     A negation in the three words before a verb, in its clause, declines it ("I'm not sure. Suggest ..."
     and "No, roll." ask; "why not suggest" is no negation). An accusation is asked only plainly
-    (its clause's opening in ``ACCUSE_OPENINGS``, then cards and ``ACCUSE_JOINING``), outside a question,
+    (its clause's opening in ``ACCUSE_OPENINGS``, then cards and ``ACCUSATION_WORDS``), outside a question,
     with nothing that weighs it (``weighs``) before its clause or in the reply's other sentences; a
     negation before it declines it (``_declined``); otherwise it is only weighed. A verb both asked and declined is what its
     last mention says ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked
@@ -314,7 +332,7 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
                     declines = _declined(words[:at])
                     plain = (  # its clause opens plainly, the earlier clauses and other sentences weigh nothing
                         tuple(clause[:i]) in ACCUSE_OPENINGS
-                        and ACCUSE_JOINING.issuperset(words[at + 1 :])
+                        and ACCUSATION_WORDS.issuperset(words[at + 1 :])
                         and not _weighing(words[:first])
                         and not any(doubtful[:n] + doubtful[n + 1 :])
                     )

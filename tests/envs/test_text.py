@@ -252,6 +252,12 @@ PARAPHRASES = [
         LAY.encode("accuse", PLUM, ROPE, HALL),
     ),
     (ACCUSE, "Accuse Col. Mustard with the Rope in the Hall.", LAY.encode("accuse", MUSTARD, ROPE, HALL)),
+    # UK Cluedo's and later US Clue's spellings, and a title written out that is not the card's
+    (ACCUSE, "Accuse Miss Scarlett with the Rope in the Hall.", LAY.encode("accuse", 0, ROPE, HALL)),
+    (ACCUSE, "Accuse Miss Peacock with the Spanner in the Hall.", LAY.encode("accuse", 4, WRENCH, HALL)),
+    (ACCUSE, "Accuse Plum with the knife in the Billiards Room.", LAY.encode("accuse", PLUM, 1, 4)),
+    (ACCUSE, "I accuse Plum with the Lead Piping in the Hall.", LAY.encode("accuse", PLUM, LEAD_PIPE, HALL)),
+    (SUGGEST, "Suggest Miss Scarlett with the Spanner", LAY.encode("suggest", 0, WRENCH)),
 ]
 
 
@@ -432,6 +438,17 @@ BAD_REPLIES = [
         "give the accusation alone",
     ),
     (ACCUSE, "In case nobody refutes, accuse Plum with the Rope in the Hall.", "give the accusation alone"),
+    # a plain accusation with a name the game does not know: which card is missing, and the names to use
+    (
+        ACCUSE,
+        "Accuse Professor Pear with the Rope in the Hall.",
+        "Name exactly one suspect (the reply names none; the suspects: Miss Scarlet, Colonel Mustard,",
+    ),
+    (
+        ACCUSE,
+        "I accuse Plum with the Candle Stick in the Hall.",
+        "Name exactly one weapon (the reply names none; the weapons: Candlestick, Dagger,",
+    ),
     (
         ACCUSE,
         "Should nobody hold the Rope, accuse Plum with the Rope in the Hall.",
