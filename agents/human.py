@@ -38,7 +38,7 @@ from agents.base import Agent
 from cluedo_env import core
 from cluedo_env.commands import CommandError, command, legal_actions, parse_command
 from cluedo_env.core import events as ev
-from cluedo_env.text import HISTORY_SKIP, notepad_text, rules_summary, text_view
+from cluedo_env.text import HISTORY_SKIP, hand_sizes_text, notepad_text, rules_summary, text_view
 from cluedo_env.transcript import story
 
 __all__ = ["HumanAgent"]
@@ -121,9 +121,7 @@ class HumanAgent(Agent):
             ]
             cards = ", ".join(self.config.cards.cards[c] for c in sorted(hand))
             self._write(f"\nYou are P{seat} ({self.config.cards.suspects[seat]}). Your cards: {cards}.")
-            dealt = [e.player for e in ev.read_events(rows) if e.kind == ev.DEAL]
-            sizes = ", ".join(f"P{p} {dealt.count(p)}" for p in range(self.config.num_players))
-            self._write(f"Cards in each hand: {sizes}.")
+            self._write(hand_sizes_text(self.config, rows))
         for line in story(self.config, rows, skip=LIVE_SKIP):
             self._write(f"  * {line}")
         if (rows[:, ev.KIND] == ev.GAME_OVER).any():

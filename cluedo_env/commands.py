@@ -288,9 +288,12 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     if "accuse" in verbs & declined:  # "I won't accuse yet: a wrong accusation puts me out"
         raise refuse("The reply both asks for and declines to accuse: give one command")
     if not verbs and not declined and weighed and cards:  # "Considering the evidence, I accuse ..."
-        if not reply_words.weighs(text):  # a plain accusation with a name it does not know: "Miss Scarlett"
+        if not reply_words.weighs(text):  # a plain accusation with a name it does not know: "Professor Pear"
             for values, what in ((suspects, "suspect"), (weapons, "weapon"), (rooms, "room")):
-                only(values, what)
+                if (
+                    not values
+                ):  # (two of a kind: reasons given after it, "... since Mustard showed me the Rope")
+                    only(values, what)
         raise refuse(
             "To accuse, give the accusation alone, with nothing that weighs it: 'accuse <suspect> with the "
             "<weapon> in the <room>' (a wrong accusation puts you out of the game)"

@@ -26,7 +26,15 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
 from cluedo_env.transcript import location_name, player_name, story
 
-__all__ = ["HISTORY_SKIP", "not_held_by", "notepad_notes", "notepad_text", "rules_summary", "text_view"]
+__all__ = [
+    "HISTORY_SKIP",
+    "hand_sizes_text",
+    "not_held_by",
+    "notepad_notes",
+    "notepad_text",
+    "rules_summary",
+    "text_view",
+]
 
 # Event kinds left out of the history by default: the hand is listed on its own, and the
 # rolls, walks and turn changes would fill a long game's text without telling much.
@@ -70,7 +78,7 @@ def rules_summary(config: core.GameConfig) -> str:
         "showed a card."
     )
     lines.append(
-        "At the end of your turn you may accuse a suspect, a weapon and a room"
+        "At the start or the end of your turn you may accuse a suspect, a weapon and a room"
         + (" from anywhere" if config.accuse_anywhere else " (only from a room)")
         + ". If all three are in the envelope you win; if not you are out (you still show cards when asked)."
     )
@@ -80,6 +88,14 @@ def rules_summary(config: core.GameConfig) -> str:
         lines.append("A refuter holding exactly one named card shows it without being asked.")
     lines.append(f"The game stops after {config.max_turns} turns with no winner.")
     return "\n".join(lines)
+
+
+def hand_sizes_text(config: core.GameConfig, view: np.ndarray) -> str:
+    """``"Cards in each hand: P0 5, P1 5, P2 4, P3 4."``: every player knows how many cards each holds
+    (counted from the deal's events, whose other players' cards the view hides)."""
+    dealt = view[view[:, ev.KIND] == ev.DEAL, ev.PLAYER]
+    sizes = ", ".join(f"P{p} {int((dealt == p).sum())}" for p in range(config.num_players))
+    return f"Cards in each hand: {sizes}."
 
 
 def notepad_notes(player: int, view: np.ndarray) -> tuple[dict[int, str], dict[int, set[int]]]:
@@ -157,7 +173,7 @@ def text_view(
         history_skip: Event kinds left out of the history.
 
     Returns:
-        The text: players, hand, history, notepad, board, decision and legal commands.
+        The text: players, hand and hand sizes, history, notepad, board, decision and legal commands.
     """
     config = state.config
     view = core.private_view(np.asarray(events), player)
@@ -171,6 +187,7 @@ def text_view(
     dealt = [event for event in ev.read_events(view) if event.kind == ev.DEAL and event.player == player]
     hand = [event.card for event in dealt if event.card >= 0]
     parts.append("Your cards: " + (", ".join(e.cards[c] for c in sorted(hand)) or "none") + ".")
+    parts[-1] += "\n" + hand_sizes_text(config, view)
     if history:
         lines = story(config, view, skip=history_skip)
         parts.append(

@@ -141,18 +141,20 @@ class WebGame:
             self._step(0)
         if not self.over or self.saved:
             return
+        what = "the replay could not be written"
         try:
             if self.replay_dir is not None and self.replay_path is None:
                 self.replay_dir.mkdir(parents=True, exist_ok=True)
                 path = self.replay_dir / f"{self.game_id}.jsonl"
                 self.recorder.to_jsonl(path)
                 self.replay_path = path
+            what = "the result could not be added to games.jsonl"
             if self.results_dir is not None:
                 record = self.recorder.record
                 result = game_result(self.game_id, self.seat, self.names, record, self.state, self.person)
                 append_result(self.results_dir, result)
-        except OSError as error:  # a full disk, a folder that is a file: the game stays over, unsaved
-            self.save_error = f"the game could not be saved: {error.strerror or error}"
+        except OSError as error:  # a full disk, a folder that is a file: the game stays over
+            self.save_error = f"{what}: {error.strerror or error}"
             return
         self.saved = True
 

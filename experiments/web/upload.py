@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
 from pathlib import Path
 
 from cluedo_env import core
@@ -27,6 +28,7 @@ __all__ = ["MAX_UPLOADS", "MAX_UPLOAD_BYTES", "UploadRefused", "check_drawable",
 
 MAX_UPLOAD_BYTES = 4 * 2**20  # a 6-player game of the full 500 turns is about 1.5 MB
 MAX_UPLOADS = 256  # uploads kept in the replay folder (at most 1 GiB)
+_KEEPING = threading.Lock()  # uploads checked at once are counted and kept one at a time
 CLASSIC = core.GameConfig()
 
 
@@ -65,13 +67,7 @@ def store_upload(folder: Path, data: bytes) -> str:
     name = f"upload-{hashlib.sha256(data).hexdigest()[:16]}.jsonl"
     if (folder / name).is_file():  # this very file, uploaded before (and checked then)
         return name
-    kept = sum(1 for _ in folder.glob("upload-*.jsonl")) if folder.is_dir() else 0
-    if kept >= MAX_UPLOADS:
-        raise UploadRefused(
-            f"the replay folder keeps {kept} uploads, the most it keeps ({MAX_UPLOADS}); "
-            "watch a saved game, or ask the server's keeper to clear old uploads",
-            status=507,
-        )
+    _refuse_if_full(folder)  # before the check's work; counted again when kept
     folder.mkdir(parents=True, exist_ok=True)
     token = secrets.token_hex(8)
     part = folder / f".upload-{token}.part"  # not a replay name: never listed or served
@@ -84,8 +80,21 @@ def store_upload(folder: Path, data: bytes) -> str:
             message = str(error).replace(f"{part}: ", "").replace(f"{part}, ", "")
             raise UploadRefused(f"the upload is not a valid replay: {message}") from None
         check_drawable(record)
-    except BaseException:
-        part.unlink()
-        raise
-    part.rename(folder / name)
+        with _KEEPING:
+            if not (folder / name).is_file():  # (the same file, uploaded at once twice, is kept once)
+                _refuse_if_full(folder)
+                part.rename(folder / name)
+    finally:
+        part.unlink(missing_ok=True)
     return name
+
+
+def _refuse_if_full(folder: Path) -> None:
+    """Refuse an upload (507) when ``folder`` keeps ``MAX_UPLOADS`` uploads already."""
+    kept = sum(1 for _ in folder.glob("upload-*.jsonl")) if folder.is_dir() else 0
+    if kept >= MAX_UPLOADS:
+        raise UploadRefused(
+            f"the replay folder keeps {kept} uploads, the most it keeps ({MAX_UPLOADS}); "
+            "watch a saved game, or ask the server's keeper to clear old uploads",
+            status=507,
+        )

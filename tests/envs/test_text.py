@@ -446,6 +446,11 @@ BAD_REPLIES = [
     ),
     (
         ACCUSE,
+        "I accuse Plum with the Dagger in the Hall, since Mustard showed me the Rope.",
+        "give the accusation alone",
+    ),
+    (
+        ACCUSE,
         "I accuse Plum with the Candle Stick in the Hall.",
         "Name exactly one weapon (the reply names none; the weapons: Candlestick, Dagger,",
     ),
@@ -557,6 +562,24 @@ def test_legal_commands_text_lists_forms_for_full_sets():
 
 
 # --- the text view ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "sizes"),
+    [
+        (core.GameConfig(num_players=4), "P0 5, P1 5, P2 4, P3 4"),  # 18 cards: the first seats hold one more
+        (core.GameConfig(num_players=5), "P0 4, P1 4, P2 4, P3 3, P4 3"),
+        (core.GameConfig(num_players=2, duel=True), "P0 7, P1 7"),  # 4 of the 18 lie face down
+    ],
+    ids=["4p", "5p", "duel"],
+)
+def test_the_view_says_how_many_cards_each_player_holds(config, sizes):
+    """Every player knows the hand sizes; the exact posterior (and the reasoning tasks' counting tier) uses them."""
+    state = core.init(config, [7])
+    for player in range(config.num_players):
+        text = text_view(state, player, state.events[0, : state.num_events[0]])
+        assert f"Cards in each hand: {sizes}." in text
+        assert (state._owner[0] == player).sum() == int(sizes.split(", ")[player].split()[1])
 
 
 def test_the_view_has_every_part_and_nothing_of_other_hands():

@@ -466,7 +466,14 @@ def test_a_game_that_cannot_be_saved_still_ends_and_says_why(tmp_path):
     )
     end = views[-1]
     assert end["over"] and end["replay"] is None
-    assert end["save_error"].startswith("the game could not be saved")
+    assert end["save_error"].startswith("the replay could not be written: ")
+    assert blocked.read_text() == "not a folder"
+    client = TestClient(create_app(tmp_path / "replays", results_dir=blocked))
+    views, _found, _game = play_game(
+        client, {"agents": ["notepad", "notepad"], "seed": 3}, lambda v: v["legal"][0]["id"]
+    )
+    end = views[-1]  # the replay written, the result not
+    assert end["replay"] and end["save_error"].startswith("the result could not be added to games.jsonl: ")
     assert blocked.read_text() == "not a folder"
 
 

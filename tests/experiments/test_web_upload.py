@@ -69,6 +69,40 @@ def test_uploads_past_the_folders_limit_are_refused_and_leave_nothing(
     assert client.post("/api/replays", content=good.read_bytes()).json()["replay"] == kept  # kept already
 
 
+def test_uploads_checked_at_once_keep_no_more_than_the_limit(folder, tmp_path, monkeypatch):
+    """Each upload is checked on a thread of its own: the count is taken again, under a lock, when one is kept."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import experiments.web.upload as upload
+
+    monkeypatch.setattr(upload, "MAX_UPLOADS", 2)
+    all_checking = threading.Barrier(6, timeout=60)
+    check = upload.verify
+
+    def slow_check(record):  # every upload is being checked before any is kept
+        check(record)
+        all_checking.wait()
+
+    monkeypatch.setattr(upload, "verify", slow_check)
+    files = []
+    for seed in range(6):
+        path = tmp_path / f"game{seed}.jsonl"
+        record_random_game(core.GameConfig(num_players=3), seed=30 + seed, path=path, rng_seed=4)
+        files.append(path.read_bytes())
+
+    def keep(data: bytes) -> str:
+        try:
+            return upload.store_upload(folder, data)
+        except upload.UploadRefused as refused:
+            return str(refused.status)
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(keep, files))
+    assert answers.count("507") == 4 and len(list(folder.glob("upload-*.jsonl"))) == 2
+    assert not list(folder.glob(".upload-*"))  # no part left behind
+
+
 def _illegal_step(good, tmp_path):
     """The good record with one action changed to an illegal one, written with a fresh digest."""
     record = load_jsonl(good)
