@@ -1,7 +1,9 @@
 """What a resumed PPO run is: its checkpoint's config, with only the values that may change changed.
 
-``resume=<checkpoint or run dir>`` continues a run exactly as it would have gone on. The run's
-config comes from the checkpoint; of the command line's other values only those that change how
+``resume=<checkpoint or run dir>`` continues a run exactly as it would have gone on (to the bit with
+the same threads and compilation: another thread count or ``compile`` sums in another order, a
+difference of about 1e-6 in the weights after a few updates, which then grows as any rounding does). The
+run's config comes from the checkpoint; of the command line's other values only those that change how
 the run goes on are applied (``RESUMABLE``: the budget ``total_timesteps``, threads, compilation,
 logging, checkpoints, how often it evaluates and the final evaluation's size); any other changed
 value stops the resume with a message. A new budget re-times what follows the fraction of training
