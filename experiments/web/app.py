@@ -113,7 +113,7 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
-class Settings(BaseModel):
+class RequestBody(BaseModel):
     """A request body: no unknown fields, and no ``true`` or ``false`` read as a number."""
 
     model_config = ConfigDict(extra="forbid")
@@ -126,7 +126,7 @@ class Settings(BaseModel):
         return value
 
 
-class NewGame(Settings):
+class NewGame(RequestBody):
     """A new game's settings: the agents at the other seats (in seat order), the person's seat, the seed
     (None: drawn by the server; a chosen one marks the person ``human_seeded`` in the results)."""
 
@@ -135,7 +135,7 @@ class NewGame(Settings):
     seed: int | None = None
 
 
-class ActionRequest(Settings):
+class ActionRequest(RequestBody):
     """The person's action: an id from the view's ``legal`` list, and the view's ``step`` (the actions
     played in the game when the view was drawn): a request from an older view is refused (409), so a
     click sent twice is not played at a later decision the person has not seen."""
