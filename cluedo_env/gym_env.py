@@ -458,7 +458,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         rewards = np.where(illegal, self.illegal_reward, table.rewards(self.reward_scheme))
         rewards = np.where(out, self.elimination_reward, rewards).astype(np.float64)
         terminations = state.terminated | illegal | out
-        truncations = state.truncated & ~illegal
+        truncations = state.truncated & ~illegal & ~out  # (out on the last turn: terminated, as alone)
         ended = np.flatnonzero(terminations | truncations)
         infos: dict[str, Any] = {}
         if len(ended):

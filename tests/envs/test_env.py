@@ -1041,6 +1041,43 @@ def last_player_accuses_wrongly(reset, step, seed: int):
         observation = step(int(rng.choice(calm if len(calm) else legal)))[0]
 
 
+def test_a_wrong_accusation_on_the_last_turn_ends_the_episode_alike_in_the_vector_and_the_single_env():
+    """With ``elimination_reward``, the learner's wrong accusation ends its episode: terminated, not
+    truncated, even when that step also reaches ``max_turns`` (the vector env said both)."""
+    options = {"learner_seat": 0, "max_turns": 4, "elimination_reward": -1.0}
+    layout = core.ActionLayout(core.GameConfig(max_turns=4))
+    accusations = np.arange(layout.offsets["accuse"], layout.offsets["accuse"] + layout.sizes["accuse"])
+    on_the_last_turn = 0
+    for seed in range(12):
+        single, vector = CluedoSingleAgentEnv(**options), CluedoVectorEnv(1, **options)
+        observation, _ = single.reset(seed=seed)
+        vector.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while True:
+            state = single.game_state
+            legal = np.flatnonzero(observation["action_mask"])
+            wrong = np.setdiff1d(
+                np.intersect1d(legal, accusations), [layout.encode("accuse", *_envelope(state))]
+            )
+            calm = np.setdiff1d(legal, accusations)
+            last_turn = state.turn[0] == 3
+            action = int(rng.choice(wrong if last_turn and len(wrong) else calm if len(calm) else legal))
+            observation, reward, terminated, truncated, _ = single.step(action)
+            _, rewards, terminations, truncations, _ = vector.step(np.array([action]))
+            if terminated or truncated or terminations[0] or truncations[0]:
+                assert (terminated, truncated, reward) == (terminations[0], truncations[0], rewards[0]), seed
+                on_the_last_turn += bool(terminated and single.game_state.truncated[0])
+                break
+    assert on_the_last_turn >= 1, "no wrong accusation on the turn that reached max_turns: try more seeds"
+
+
+def _envelope(state) -> tuple[int, int, int]:
+    """The accusation's indices of game 0's envelope (suspect, weapon, room)."""
+    cards = state.config.cards
+    s, w, r = state._envelope[0].tolist()
+    return s, w - cards.num_suspects, r - cards.num_suspects - cards.num_weapons
+
+
 @pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
 def test_the_last_player_in_accusing_wrongly_gets_the_elimination_reward(vector):
     """Its wrong accusation ends the game too (everybody is out), and still pays ``elimination_reward``
