@@ -288,11 +288,11 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     if "accuse" in verbs & declined:  # "I won't accuse yet: a wrong accusation puts me out"
         raise refuse("The reply both asks for and declines to accuse: give one command")
     if not verbs and not declined and weighed and cards:  # "Considering the evidence, I accuse ..."
-        if not reply_words.weighs(text):  # a plain accusation with a name it does not know: "Professor Pear"
+        # A plain accusation with a name it does not know ("Professor Pear") lacks a kind of card; two of a
+        # kind are reasons given after it ("... since Mustard showed me the Rope"), which weigh it.
+        if not reply_words.weighs(text):
             for values, what in ((suspects, "suspect"), (weapons, "weapon"), (rooms, "room")):
-                if (
-                    not values
-                ):  # (two of a kind: reasons given after it, "... since Mustard showed me the Rope")
+                if not values:
                     only(values, what)
         raise refuse(
             "To accuse, give the accusation alone, with nothing that weighs it: 'accuse <suspect> with the "

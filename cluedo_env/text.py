@@ -186,8 +186,8 @@ def text_view(
     parts.append(f"You are {player_name(config, player)}. Players in turn order: {seats}.")
     dealt = [event for event in ev.read_events(view) if event.kind == ev.DEAL and event.player == player]
     hand = [event.card for event in dealt if event.card >= 0]
-    parts.append("Your cards: " + (", ".join(e.cards[c] for c in sorted(hand)) or "none") + ".")
-    parts[-1] += "\n" + hand_sizes_text(config, view)
+    cards = ", ".join(e.cards[c] for c in sorted(hand)) or "none"
+    parts.append(f"Your cards: {cards}.\n{hand_sizes_text(config, view)}")
     if history:
         lines = story(config, view, skip=history_skip)
         parts.append(

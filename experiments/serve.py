@@ -16,24 +16,12 @@ web extra: ``pip install -e ".[web]"``.
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
+from experiments.common.folder_lock import unwritable
 
-__all__ = ["main", "unwritable"]
-
-
-def unwritable(folder: Path) -> str | None:
-    """Why finished games could not be saved in ``folder`` (made if need be), or None if they can."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        return f"cannot be made a folder ({error.strerror or error})"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return "is a folder this server may not write in"
-    return None
+__all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -57,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     if not 0 < args.port < 65536:  # (0, "any free port", would leave the address to print unknown)
         parser.error(f"--port must be in [1, 65536), got {args.port}")
     for option, folder in (("--replays", args.replays), ("--results", args.results)):
-        problem = folder is not None and unwritable(Path(folder))
+        problem = folder is not None and unwritable(folder)
         if problem:  # found now, not when a person's game ends and cannot be saved
             parser.error(f"{option} {folder}: {problem}")
     try:

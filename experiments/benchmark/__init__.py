@@ -115,7 +115,7 @@ from experiments.benchmark import (
 )
 from experiments.benchmark.baseline import check_baseline
 from experiments.benchmark.machine import cpus, machine_probe
-from experiments.common.output_folders import unwritable
+from experiments.common.folder_lock import unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError

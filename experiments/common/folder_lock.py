@@ -1,11 +1,13 @@
-"""One run at a time in an output folder (a tournament, the expert dataset, a reasoning run): the
-folder's OS lock (``tournament.lock``, its name from the first command that took it)."""
+"""Output folders: one run at a time in one (a tournament, the expert dataset, a reasoning run), by the
+folder's OS lock (``tournament.lock``, its name from the first command that took it); the symbolic links
+a run would write through; whether this process can write there at all (``unwritable``)."""
 
 from __future__ import annotations
 
 import os
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +21,7 @@ __all__ = [
     "links_in",
     "links_text",
     "lock_folder",
+    "unwritable",
 ]
 
 LOCK_FILE = "tournament.lock"
@@ -119,3 +122,19 @@ def _lock(file) -> None:
         import fcntl
 
         fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def unwritable(folder: str | Path) -> str | None:
+    """Why ``folder`` cannot be created or written by this process (None: it can)."""
+    path = Path(folder).absolute()
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a folder"
+    try:  # a file made and removed at once: the test that holds for every user and file system
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        return f"{existing} cannot be written ({error.strerror or error})"
+    return None

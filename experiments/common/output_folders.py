@@ -9,7 +9,6 @@ told in one line.
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,9 +16,9 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
-from experiments.common.folder_lock import links_in, links_text
+from experiments.common.folder_lock import links_in, links_text, unwritable
 
-__all__ = ["WritableFolders", "refuse_links", "refuse_unwritable", "unwritable"]
+__all__ = ["WritableFolders", "refuse_links", "refuse_unwritable"]
 
 
 class WritableFolders(Callback):
@@ -74,19 +73,3 @@ def refuse_links(folders: Mapping[str, str | Path]) -> None:
                 file=sys.stderr,
             )
             sys.exit(1)
-
-
-def unwritable(folder: str | Path) -> str | None:
-    """Why ``folder`` cannot be created or written by this process (None: it can)."""
-    path = Path(folder).absolute()
-    existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        return f"{existing} is not a folder"
-    try:  # a file made and removed at once: the test that holds for every user and file system
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as error:
-        return f"{existing} cannot be written ({error.strerror or error})"
-    return None
