@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from collections.abc import Mapping
 
@@ -94,7 +95,8 @@ def make_agent(name: str, seed: int = 0, **options: object) -> Agent:
     """An agent by registered name, or by import path ``"package.module:Class"``.
 
     Raises:
-        ValueError: for an unknown name, listing the known ones.
+        ValueError: for an unknown name, listing the known ones; for an option the agent does not
+            take, naming it.
     """
     target = AGENTS.get(name, name)
     if ":" not in target:
@@ -102,4 +104,12 @@ def make_agent(name: str, seed: int = 0, **options: object) -> Agent:
     cls = load_named(target, f"agent {name!r} ({target})")
     if not (isinstance(cls, type) and issubclass(cls, Agent)):
         raise ValueError(f"{target} is not an Agent subclass")
-    return cls(seed=seed, **options)
+    try:
+        return cls(seed=seed, **options)
+    except TypeError as error:  # Python names an unknown keyword after the class that refused it
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(error))
+        if unknown is None or unknown.group(1) not in options:
+            raise
+        raise ValueError(
+            f"agent {name!r} has no option {unknown.group(1)!r} (its options are the arguments of {target})"
+        ) from error

@@ -119,10 +119,13 @@ class CluedoGame(pyspiel.Game):
         return CluedoState(self)
 
     def deserialize_state(self, text: str) -> CluedoState:
-        """The state whose ``serialize()`` is ``text``: its actions replayed from the first deal."""
+        """The state whose ``serialize()`` is ``text``: its actions replayed from the first deal (blank
+        lines, such as an editor's last one, are passed over)."""
         state = self.new_initial_state()
         top = max(self.num_distinct_actions(), self.max_chance_outcomes())
         for number, line in enumerate(text.splitlines()):
+            if not line.strip():
+                continue
             if not line.strip().isdigit() or int(line) >= top:
                 raise ValueError(
                     f"a python_cluedo state is one action id (below {top}) a line; line {number} is {line[:40]!r}"

@@ -396,16 +396,21 @@ class BeliefAgent(GameByGameAgent):
             return lay.SUGGEST + s * self.rules.W + w
         if phase == core.Phase.ACCUSE:
             return lay.END_TURN
-        if accusation is not None and not self.config.accuse_anywhere:  # here to accuse: any room will do
-            room_value = np.ones(self.rules.R)
-        elif self.info_suggestions:
-            room_value = self.screen(game).max(axis=(0, 1))
-        else:
-            room_value = self._derived(game)["envelope"].sum(axis=(0, 1))
+        room_value = self.room_values(game, accusation)
         seat = int(self.seats[game])
         return choose_move(
             state, game, seat, legal, room_value, room_value, self.move_discount, self.routes, self.rng
         )
+
+    def room_values(self, game: int, accusation: int | None) -> np.ndarray:
+        """What each room is worth to walk to in game ``game``: any room alike where an ``accusation``
+        is due and only a room allows it; else its best suggestion's screen value
+        (``info_suggestions``), or the chance that it is the envelope's room."""
+        if accusation is not None and not self.config.accuse_anywhere:  # here to accuse: any room will do
+            return np.ones(self.rules.R)
+        if self.info_suggestions:
+            return self.screen(game).max(axis=(0, 1))
+        return self._derived(game)["envelope"].sum(axis=(0, 1))
 
     def _suggestion(self, game: int, room: int) -> tuple[int, int]:
         """The suspect and weapon to name in ``room`` (see the module docstring)."""

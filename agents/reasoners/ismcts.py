@@ -255,7 +255,7 @@ class ISMCTSAgent(BeliefAgent):
             raise ValueError(f"time_ms must be None or a number of milliseconds > 0, got {time_ms!r}")
         if not (_number(exploration) and 0 <= exploration < math.inf):
             raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
-        if isinstance(min_probability, bool) or not 0.0 <= min_probability <= 1.0:
+        if not (_number(min_probability) and 0.0 <= min_probability <= 1.0):
             raise ValueError(f"min_probability must be in [0, 1], got {min_probability!r}")
         self.time_ms = None if time_ms is None else float(time_ms)
         self.exploration = float(exploration)
@@ -522,7 +522,7 @@ class ISMCTSAgent(BeliefAgent):
         if phase == core.Phase.ACCUSE:
             order = [lay.END_TURN] if going_on[lay.END_TURN] else []
         elif going_on.any():
-            room_value = self.screen(game).max(axis=(0, 1))
+            room_value = self.room_values(game, accusation if accuse else None)
             preferred = int(
                 choose_move(
                     state,
@@ -558,3 +558,18 @@ class DeterminizeAgent(ISMCTSAgent):
         if "iterations" in options:
             raise ValueError("determinize takes samples (its iterations), not iterations; give samples only")
         super().__init__(seed, **{**DETERMINIZE, "iterations": _positive_int("samples", samples), **options})
+
+    def _candidates(
+        self, state: core.State, game: int, at: int, legal: np.ndarray, accuse: bool, root: bool = False
+    ) -> list[int]:
+        """The search's candidates restricted to accusing or waiting: at the start or the end of a turn,
+        the belief agent's choice and the accusation (where it is a candidate), so a turn with no
+        accusation in view is not searched; other decisions as ``ISMCTSAgent``'s."""
+        order = super()._candidates(state, game, at, legal, accuse, root)
+        if int(state.phase[at]) not in (core.Phase.TURN, core.Phase.ACCUSE):
+            return order
+        accusations = range(
+            self.rules.layout.ACCUSE, self.rules.layout.ACCUSE + self.rules.layout.sizes["accuse"]
+        )
+        waiting = next((a for a in order if a not in accusations), None)
+        return [a for a in order if a in accusations or a == waiting]

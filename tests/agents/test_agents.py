@@ -240,3 +240,9 @@ def test_an_agent_whose_extra_is_missing_says_which_to_install(name, blocked, ex
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert f"it comes with the '{extra}' extra of cluedo-env" in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name", ["belief", "ismcts", "determinize", "sat"])
+def test_an_unknown_option_is_named_with_the_agent(name):
+    with pytest.raises(ValueError, match=rf"agent '{name}' has no option 'bogus'"):
+        make_agent(name, bogus=1)

@@ -110,6 +110,11 @@ def test_the_determinize_agent_is_the_search_restricted_to_accusing_or_waiting()
     result = play_batch(config, [agent, *field], seeds=[11, 12])
     assert (result.winner >= 0).all()
     assert searches and all(r.iterations == 4 and (np.abs(r.values) <= 1).all() for r in searches)
+    accusations = range(
+        agent.rules.layout.ACCUSE, agent.rules.layout.ACCUSE + agent.rules.layout.sizes["accuse"]
+    )
+    for r in searches:  # accuse or wait: the waiting choice and the accusation, nothing else
+        assert len(r.candidates) == 2 and sum(int(a) in accusations for a in r.candidates) == 1, r.candidates
 
 
 @pytest.mark.parametrize("options", [{"samples": 0}, {"min_probability": 1.5}])

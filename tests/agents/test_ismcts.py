@@ -240,6 +240,7 @@ def test_the_lineups_seat_it_against_three_of_the_field(field):
         ({"exploration": -1}, "exploration"),
         ({"exploration": float("inf")}, "exploration"),
         ({"min_probability": 2}, "min_probability"),
+        ({"min_probability": "high"}, "min_probability"),
         ({"accuse_rule": "always"}, "accuse_rule"),
         ({"selection": "greedy"}, "selection"),
         ({"prior": 0}, "prior"),
@@ -263,3 +264,27 @@ def test_determinize_names_its_own_option_and_takes_no_second_one():
         make_agent("determinize", samples=0)
     with pytest.raises(ValueError, match="not iterations"):
         make_agent("determinize", samples=8, iterations=32)
+
+
+@pytest.mark.parametrize(
+    "config, options, seeds",
+    [
+        (CONFIG, {"info_suggestions": False}, range(30, 36)),  # walks toward the likely envelope rooms
+        (core.GameConfig.preset("de_2023", num_players=4), {}, range(102, 108)),  # accusing needs a room: any
+    ],
+)
+def test_unsearched_decisions_are_the_belief_agents_choices(config, options, seeds):
+    """With nothing searched, the agent plays the belief agent's game move for move, whatever its options."""
+    actions = {}
+    for name in ("belief", "ismcts"):
+        played = []
+        agents = [make_agent(name, seed=5, **options, **({"searched": []} if name == "ismcts" else {}))]
+        agents += [make_agent("sat", seed=k) for k in range(3)]
+        play_batch(
+            config,
+            agents,
+            seeds=seeds,
+            on_action=lambda a, stepped, _, played=played: played.append(a[stepped]),
+        )
+        actions[name] = np.concatenate(played)
+    assert np.array_equal(actions["belief"], actions["ismcts"])

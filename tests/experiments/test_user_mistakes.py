@@ -48,7 +48,8 @@ TRAINING_MISTAKES = [  # (command, what is given, what it says)
     ("train_ppo", "resume=nowhere", "resume: no checkpoint or run folder at nowhere"),
     ("imitate", "holdout=1.5", "holdout must be in [0, 1), got 1.5"),
     ("imitate", "eval_opponents=[{name: sat, options: {speed: 1}}]",
-     "eval_opponents.0 (sat): SatAgent.__init__() got an unexpected keyword argument 'speed'"),
+     "eval_opponents.0 (sat): agent 'sat' has no option 'speed' (its options are the arguments of "
+     "agents.reasoners.sat_agent:SatAgent)"),
     ("train_sb3", "policy=nosuch", "policy must be one of ['MultiInputPolicy', 'card'], got 'nosuch'"),
     ("train_sb3", "n_steps=0", "n_steps must be >= 1, got 0"),
     ("train_rllib", "policies=nosuch", "policies must be one of ('shared', 'per_seat'), got 'nosuch'"),
