@@ -33,10 +33,10 @@ from fractions import Fraction
 from pathlib import Path
 
 from cluedo_env import __version__
-from cluedo_env.core.config import read_fields
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
 from experiments.common.intervals import mean_interval, wilson_interval
 from experiments.common.report import json_ready
+from experiments.common.run_config import run_rules
 from experiments.common.summary import unique_games
 
 __all__ = ["compare", "main", "mcnemar_exact", "seated_once"]
@@ -129,18 +129,6 @@ def _read(folder: Path, parser: argparse.ArgumentParser) -> list[dict]:
         parser.exit(2, f"error: {error}\n")
 
 
-def _rules(folder: Path) -> dict | None:
-    """The ``game`` section of a run's ``config.yaml`` (its rules), or None where the folder has none."""
-    import yaml
-
-    try:
-        config = yaml.safe_load((folder / "config.yaml").read_text())
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-    game = config.get("game") if isinstance(config, dict) else None
-    return read_fields(game) if isinstance(game, dict) else None  # a rule added since, at its old meaning
-
-
 def _agent(records: list[dict], given: str | None, folder: Path, parser: argparse.ArgumentParser) -> str:
     if given is not None:
         return given
@@ -170,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     args = parser.parse_args(argv)
     a, b = _read(args.run_a, parser), _read(args.run_b, parser)
-    rules_a, rules_b = _rules(args.run_a), _rules(args.run_b)
+    rules_a, rules_b = run_rules(args.run_a), run_rules(args.run_b)
     if rules_a is not None and rules_b is not None and rules_a != rules_b:
         differ = sorted(k for k in rules_a.keys() | rules_b.keys() if rules_a.get(k) != rules_b.get(k))
         shown = "; ".join(f"game.{k}: {rules_a.get(k)!r} in A, {rules_b.get(k)!r} in B" for k in differ[:4])

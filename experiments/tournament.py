@@ -1,6 +1,6 @@
 """Tournaments between agents, with duplicate deals, every seat rotation and honest statistics.
 
-    python -m experiments.tournament                   # random, notepad, sat and the shipped PPO; 4 players
+    python -m experiments.tournament                   # random, notepad, sat, belief, learned; 4 players
     python -m experiments.tournament game=classic6 lineup=baselines games_per_lineup=600 workers=2
     python -m experiments.tournament lineup=vs_field output_dir=results/vs_field
     python -m experiments.tournament lineup=with_ppo lineup.agents.3.options.checkpoint=runs/<run>/model.pt

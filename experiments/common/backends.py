@@ -23,6 +23,7 @@ from cluedo_env.core import compile_notice
 from experiments.common.chunks import Chunk, Job, play_chunk
 from experiments.common.code_revision import REPO_ROOT
 from experiments.common.extras import WorkerLost, watch_parent
+from experiments.common.value_checks import ConfigError
 
 __all__ = ["RAY_EXCLUDES", "ray_code_env", "run_local", "run_ray"]
 
@@ -109,7 +110,12 @@ def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) ->
     if not ray.is_initialized():
         if address:
             # The cluster's nodes get this project's code with the job (they need its dependencies).
-            ray.init(address=address, runtime_env=ray_code_env(REPO_ROOT), log_to_driver=False)
+            try:
+                ray.init(address=address, runtime_env=ray_code_env(REPO_ROOT), log_to_driver=False)
+            except ConnectionError as error:  # no cluster there: the user's to fix, said in a line
+                raise ConfigError(
+                    f"ray_address={address!r}: no Ray cluster answers there ({error})"
+                ) from error
         else:
             # Local workers import this project from the repository, like the driver does.
             path = os.environ.get("PYTHONPATH", "")

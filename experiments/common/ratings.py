@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from experiments.common.extras import missing_extra
+
 __all__ = ["RATING_ORDINAL_SIGMAS", "openskill_ratings"]
 
 RATING_ORDINAL_SIGMAS = 3
@@ -21,7 +23,10 @@ RATING_ORDINAL_SIGMAS = 3
 
 def openskill_ratings(records: Iterable[dict]) -> dict[str, dict]:
     """OpenSkill Plackett-Luce ratings of the agents (see the module docstring for the match model)."""
-    from openskill.models import PlackettLuce
+    try:  # openskill comes with an extra: a core-only install is told which to install
+        from openskill.models import PlackettLuce
+    except ModuleNotFoundError as error:
+        raise missing_extra(error) from error
 
     model = PlackettLuce()
     rating: dict[str, object] = {}

@@ -59,6 +59,11 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     summary = summarise(records)
     meta = meta or {}
+    if meta.get("config_hash") and "deals_per_lineup" not in meta:  # a run's report of all its file's games
+        lineups = {r["lineup"] for r in records}
+        counts = {len({r["seed"] for r in records if r["lineup"] == lineup}) for lineup in lineups}
+        if len(counts) == 1:
+            meta = meta | {"deals_per_lineup": counts.pop()}
     paths = {
         "games": out / "games.jsonl",
         "stats": out / "stats.json",
@@ -125,7 +130,7 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         "OpenSkill Plackett-Luce, winner first and all others tied, games rated in a fixed order; "
         "ordinal = mu - 3 sigma. Head to head: in the games with A and B at the table that one of them won, "
         "the share of seat-for-seat comparisons (each seat of A against each seat of B) that A's seat won; "
-        "50% is even, the interval counts the games one of them won. "
+        "50% is even; its interval is Wilson's for A's share of those games, carried to the seat-for-seat scale. "
         "Every line-up plays the same deals under every seat rotation; intervals treat games as independent.",
         "",
     ]

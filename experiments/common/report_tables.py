@@ -132,7 +132,8 @@ def lineup_rows(summary: dict, players: int) -> list[dict[str, str]]:
 
 
 def seat_rows(summary: dict, players: int) -> list[dict[str, str]]:
-    """Each agent's win share by seat, and a last row of any agent's (the seat advantage)."""
+    """Each agent's win share by seat, of the games it sat there, and a last row of any agent's (the seat
+    advantage)."""
     labels = [a["agent"] for a in summary["agents"] if a["players"] == players]
     cells = {(s["agent"], s["seat"]): s for s in summary["seats"] if s["players"] == players}
     rows = []
@@ -145,7 +146,11 @@ def seat_rows(summary: dict, players: int) -> list[dict[str, str]]:
                 )
             else:
                 s = cells.get((label, seat))
-            row[f"seat {seat}"] = interval_text(s["win_share"], s["win_low"], s["win_high"]) if s else "-"
+            row[f"seat {seat}"] = (
+                f"{interval_text(s['win_share'], s['win_low'], s['win_high'])} of {s['games']:,}"
+                if s
+                else "-"
+            )
         rows.append(row)
     return rows
 

@@ -143,7 +143,8 @@ class TournamentConfig:
             deals, played as one batch). Part of the results' identity: agents are seeded per unit.
         seed: Run seed: deal seeds and agent seeds derive from it.
         output_dir: Where games, config, statistics, report and plots are written.
-        resume: Continue the games already in ``output_dir/games.jsonl`` (else start over).
+        resume: Continue the games already in ``output_dir/games.jsonl`` (else start over: its games,
+            their transcripts and the lines set aside as rejected are removed).
         progress: Show a progress bar.
         plots: Write the PNG plots.
         trust_files: Take agent options that reach the network or the file system from config

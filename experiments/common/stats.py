@@ -5,7 +5,9 @@
 
 The ``cluedo-stats`` command: the report of one or more tournament folders (their ``games.jsonl``,
 as written by ``experiments.tournament``), written again or pooled into one, e.g. of a sweep over
-player counts. Each record is checked as the file is read (``experiments.common.games_file.load_games``:
+player counts (runs whose ``config.yaml`` files give one player count other rules, or one label
+another agent or options, are refused unless ``--mixed`` says to pool them anyway). Each record is
+checked as the file is read (``experiments.common.games_file.load_games``:
 types, ranges, the seats of the line-up, ``winner`` against ``winner_seat``, the
 accusations against the rules); a malformed one is not counted, and the report says
 how many were rejected, from which file, line and field.
@@ -28,6 +30,7 @@ from experiments.common.folder_lock import links_in, links_text
 from experiments.common.games_file import load_games, no_games_file, rejection_note
 from experiments.common.report import write_report
 from experiments.common.report_tables import format_leaderboard
+from experiments.common.run_config import run_agents, run_rules
 from experiments.common.summary import unique_games
 
 __all__ = ["SUBSET_META", "main"]
@@ -45,12 +48,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("runs", nargs="+", type=Path, help="tournament output folders (holding games.jsonl)")
     parser.add_argument("--output", type=Path, help="folder for the report (default: the only run's folder)")
     parser.add_argument("--no-plots", action="store_true")
+    parser.add_argument("--mixed", action="store_true", help="pool runs even where one player count's rules, or "
+                        "the agent behind one label, differ between them (the report says how)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.output is None and len(args.runs) > 1:
         parser.error("--output is needed with several runs")
     for run in args.runs:  # every folder checked before anything is written
         if (why := no_games_file(run)) is not None:
             parser.exit(2, f"error: {why}\n")
+    mixed = _mixed(args.runs)
+    if mixed and not args.mixed:
+        parser.exit(
+            2, f"error: {mixed}: their games would be counted as one. Pool them anyway with --mixed\n"
+        )
     found, rejected = [], []
     for run in args.runs:
         games, bad = load_games(run / "games.jsonl")  # malformed records are rejected there, with the reason
@@ -73,11 +83,35 @@ def main(argv: Sequence[str] | None = None) -> None:
         )  # the run left games of the file out, this does not
         meta = {k: v for k, v in recorded.items() if k not in ("rejected", *subset)}
     meta |= {"rejected": rejected} if rejected else {}
+    meta |= {"note": f"pooled with --mixed: {mixed}"} if mixed else {}
     summary = write_report(records, out, meta=meta, plots=not args.no_plots)
     print(format_leaderboard(summary))
     for note in rejected:
         print(f"\n{note}")
     print(f"\nreport: {summary['paths']['report']}")
+
+
+def _mixed(runs: Sequence[Path]) -> str | None:
+    """How the runs' ``config.yaml`` files disagree on what their games are, if they do: the rules of one
+    player count, or the agent (name, options) behind one label. Other seeds and other player counts
+    pool; a run without a readable ``config.yaml`` is not compared."""
+    rules: dict[object, tuple[Path, dict]] = {}
+    agents: dict[str, tuple[Path, dict]] = {}
+    for run in runs:
+        game, entrants = run_rules(run), run_agents(run)
+        if game is not None:
+            players = game.get("num_players")
+            first, seen = rules.setdefault(players, (run, game))
+            differ = sorted((k for k in seen.keys() | game.keys() if seen.get(k) != game.get(k)), key=str)
+            if differ:
+                k = differ[0]
+                return (f"{first} and {run} play {players} players under other rules (game.{k}: "
+                        f"{seen.get(k)!r} and {game.get(k)!r})")  # fmt: skip
+        for label, agent in (entrants or {}).items():
+            first, seen = agents.setdefault(label, (run, agent))
+            if seen != agent:
+                return f"{label!r} is {seen} in {first} and {agent} in {run}"
+    return None
 
 
 def _recorded_meta(path: Path) -> dict | None:

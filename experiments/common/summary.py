@@ -46,7 +46,7 @@ import numpy as np
 from experiments.common.intervals import mean_interval, wilson_interval
 from experiments.common.ratings import openskill_ratings
 
-__all__ = ["summarise", "unique_games"]
+__all__ = ["ahead_interval", "summarise", "unique_games"]
 
 
 def unique_games(records: Iterable[dict]) -> list[dict]:
@@ -74,6 +74,29 @@ def unique_games(records: Iterable[dict]) -> list[dict]:
             f"{copies} duplicate game record(s) dropped: each game counts once", RuntimeWarning, stacklevel=2
         )
     return list(kept.values())
+
+
+def ahead_interval(together: Sequence[dict], a: str, b: str) -> tuple[float, float]:
+    """The 95% interval of how often ``a``'s seat finished ahead of ``b``'s, seat for seat, in the
+    games ``together`` (both at the table; at least one won by either).
+
+    A game counts once however many copies each has, so the interval is Wilson's for ``a``'s share
+    of the decisive games, carried over to the seat-for-seat scale: a win of ``a`` puts it ahead of
+    the ``b`` seats of its game, a win of ``b`` one ``b`` seat ahead of each ``a`` seat. Exact where
+    every game has the same copies (a line-up); pooled over line-ups with other copies, the mean copies
+    per win carry it over, which keeps the share's point value.
+    """
+    decisive = [r for r in together if r["winner"] in (a, b)]
+    a_won = [r for r in decisive if r["winner"] == a]
+    b_won = [r for r in decisive if r["winner"] == b]
+    per_a_win = np.mean([r["seats"].count(b) for r in a_won or decisive])  # b seats behind an a win
+    per_b_win = np.mean([r["seats"].count(a) for r in b_won or decisive])  # a seats behind a b win
+    low, high = wilson_interval(len(a_won), len(decisive))
+
+    def seat_for_seat(x: float) -> float:
+        return float(per_a_win * x / (per_a_win * x + per_b_win * (1 - x)))
+
+    return seat_for_seat(low), seat_for_seat(high)
 
 
 def summarise(records: Sequence[dict]) -> dict:
@@ -170,9 +193,7 @@ def summarise(records: Sequence[dict]) -> dict:
                 behind = sum(r["seats"].count(a) for r in together if r["winner"] == b)
                 decisive = a_wins + b_wins
                 share = ahead / (ahead + behind) if decisive else math.nan
-                low, high = (
-                    wilson_interval(round(share * decisive), decisive) if decisive else (math.nan,) * 2
-                )
+                low, high = ahead_interval(together, a, b) if decisive else (math.nan,) * 2
                 head_to_head.append(
                     {"players": players, "agent": a, "opponent": b, "games": len(together),
                      "agent_wins": a_wins, "opponent_wins": b_wins, "decisive_games": decisive,

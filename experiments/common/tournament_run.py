@@ -30,7 +30,7 @@ from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks, reco
 from experiments.common.code_revision import git_revision
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import lock_folder
-from experiments.common.games_file import GAMES_FILE, GameWriter, read_games
+from experiments.common.games_file import GAMES_FILE, REJECTED_SUFFIX, GameWriter, read_games
 from experiments.common.progress_clock import ticking
 from experiments.common.provisional import ProvisionalLeaderboard
 from experiments.common.report import write_report
@@ -138,8 +138,9 @@ def _run_locked(
 ) -> dict:
     digest = config_hash(settings)
     games_path = out / GAMES_FILE
-    if not settings.resume and games_path.exists():
-        games_path.unlink()
+    if not settings.resume:  # start over: the games, and what was set aside or kept of them
+        for path in (games_path, out / (GAMES_FILE + REJECTED_SUFFIX), out / llm_report.TRANSCRIPTS_FILE):
+            path.unlink(missing_ok=True)
     existing = read_games(games_path, repair=True)
     foreign = sorted({r.get("config") for r in existing} - {digest}, key=str)
     if foreign:

@@ -314,11 +314,14 @@ def test_a_report_of_more_games_than_the_run_counted_drops_what_it_said_of_its_s
     folder.mkdir()
     shutil.copy(run / "games.jsonl", folder / "games.jsonl")
     stats = json.loads((run / "stats.json").read_text())
+    every_deal = stats["meta"]["deals_per_lineup"]
     stats["meta"] |= {"note": "6 of the 12 games are left out", "deals_per_lineup": 1}
     (folder / "stats.json").write_text(json.dumps(stats))
     stats_main([str(folder), "--no-plots"])
     meta = json.loads((folder / "stats.json").read_text())["meta"]
-    assert "note" not in meta and "deals_per_lineup" not in meta and meta["seed"] == stats["meta"]["seed"]
+    assert "note" not in meta and meta["seed"] == stats["meta"]["seed"]
+    assert meta["deals_per_lineup"] == every_deal > 1  # counted again from the file (it said "?")
+    assert f"- {every_deal} deals per line-up" in (folder / "report.md").read_text()
     assert "left out" not in (folder / "report.md").read_text()
 
 
@@ -330,3 +333,42 @@ def test_a_stats_json_that_is_not_a_report_is_left_out_with_a_warning(run, tmp_p
     with pytest.warns(RuntimeWarning, match="not a report of experiments.common.stats"):
         stats_main([str(folder), "--no-plots"])
     assert json.loads((folder / "stats.json").read_text())["meta"] == {"runs": [str(folder)]}
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (("max_turns: 60", "max_turns: 80"), "play 3 players under other rules (game.max_turns: 60 and 80)"),
+        (
+            ("- name: sat\n    options: {}", "- name: sat\n    options:\n      move_discount: 0.5"),
+            "'sat' is ",
+        ),
+    ],
+)
+def test_runs_of_other_rules_or_agents_are_pooled_only_when_told(run, tmp_path, capsys, change, said):
+    """They were pooled in silence: one ``sat`` row of two agents, one table of two rule sets."""
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(run / "games.jsonl", other / "games.jsonl")
+    config = (run / "config.yaml").read_text()
+    assert change[0] in config
+    (other / "config.yaml").write_text(config.replace(*change))
+    pooled = tmp_path / "pooled"
+    with pytest.raises(SystemExit) as stopped:
+        stats_main([str(run), str(other), "--output", str(pooled), "--no-plots"])
+    assert stopped.value.code == 2 and said in capsys.readouterr().err and not pooled.exists()
+    stats_main([str(run), str(other), "--output", str(pooled), "--no-plots", "--mixed"])
+    report = (pooled / "report.md").read_text()
+    assert "**Note:** pooled with --mixed: " in report and said in report
+
+
+def test_runs_of_other_seeds_and_player_counts_pool(run, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(run / "games.jsonl", other / "games.jsonl")
+    config = (run / "config.yaml").read_text()
+    (other / "config.yaml").write_text(
+        config.replace("seed: 0", "seed: 1").replace("num_players: 3", "num_players: 4")
+    )
+    stats_main([str(run), str(other), "--output", str(tmp_path / "pooled"), "--no-plots"])
+    assert "--mixed" not in (tmp_path / "pooled" / "report.md").read_text()

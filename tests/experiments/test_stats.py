@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from experiments.common.intervals import wilson_interval
 from experiments.common.report import write_report
 from experiments.common.report_plots import AGENT_COLOURS, OTHER_COLOURS, agent_colour
-from experiments.common.summary import summarise
+from experiments.common.summary import ahead_interval, summarise
 from experiments.plot_training import can_win, curriculum_events, figure
 
 
@@ -29,7 +30,28 @@ def test_head_to_head_compares_seat_for_seat():
     # Each S win puts S's seat ahead of 3 N seats; each N win puts one N seat ahead of S's.
     assert s_vs_n["ahead_share"] == pytest.approx(6 / 8)
     assert h2h["N", "S"]["ahead_share"] == pytest.approx(2 / 8)
-    assert (s_vs_n["ahead_low"], s_vs_n["ahead_high"]) == pytest.approx(wilson_interval(3, 4))
+    # The interval is Wilson's for S's 2 of the 4 decisive games, each S win worth 3 seats, each N win 1.
+    low, high = wilson_interval(2, 4)
+    expected = (3 * low / (3 * low + 1 - low), 3 * high / (3 * high + 1 - high))
+    assert (s_vs_n["ahead_low"], s_vs_n["ahead_high"]) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("copies", "x", "decisive"), [(3, 0.15, 200), (3, 0.05, 400), (3, 0.56, 2000), (1, 0.3, 100)]
+)
+def test_head_to_head_intervals_cover_the_share_95_times_in_100(copies, x, decisive):
+    """One agent against ``copies`` copies of another, winning ``x`` of the decisive games: the interval
+    holds the true seat-for-seat share about 95% of the time (Wilson's interval of the seat-for-seat
+    share counted as games covered 80% to 98%, not 95%)."""
+    rng = np.random.default_rng(0)
+    seats = ("S", *["N"] * copies)
+    truth = copies * x / (copies * x + 1 - x)
+    covered = []
+    for wins in rng.binomial(decisive, x, 400):
+        together = [{"seats": seats, "winner": "S" if g < wins else "N"} for g in range(decisive)]
+        low, high = ahead_interval(together, "S", "N")
+        covered.append(low <= truth <= high)
+    assert 0.92 <= np.mean(covered) <= 0.98
 
 
 def test_head_to_head_at_one_table_is_not_the_win_share():

@@ -314,6 +314,16 @@ def test_local_pool_and_in_process_runs_agree(tmp_path):
     assert again["games"] == len(pool) and sorted_games(tmp_path / "pool/games.jsonl") == pool
 
 
+def test_a_ray_address_without_a_cluster_is_a_config_error_naming_it(tmp_path):
+    """It was a 30-line traceback from ray.init."""
+    ray = pytest.importorskip("ray")
+    from experiments.common.backends import run_ray
+
+    assert not ray.is_initialized()
+    with pytest.raises(ConfigError, match=r"ray_address='auto': no Ray cluster answers there"):
+        next(run_ray(None, [], "auto", 1))
+
+
 def test_ray_backend_gives_the_same_games(tmp_path):
     ray = pytest.importorskip("ray")
     s = settings(*SMALL, "workers=0")
@@ -330,9 +340,13 @@ def test_results_of_another_config_are_not_mixed(tmp_path):
     run_tournament(settings(*SMALL, "workers=0"), tmp_path)
     with pytest.raises(ConfigError, match="another configuration"):
         run_tournament(settings(*SMALL, "workers=0", "seed=1"), tmp_path)
+    (tmp_path / "transcripts.jsonl").write_text('{"lineup": "of the games started over"}\n')
+    (tmp_path / "games.jsonl.rejected").write_text("a line of the games started over\n")
     fresh = settings(*SMALL, "workers=0", "seed=1", "resume=false")
     run_tournament(fresh, tmp_path)
     assert {r["config"] for r in read_games(tmp_path / "games.jsonl")} == {config_hash(fresh)}
+    # Nothing of the games started over is left beside the new ones (their transcripts were appended to).
+    assert not (tmp_path / "transcripts.jsonl").exists() and not (tmp_path / "games.jsonl.rejected").exists()
 
 
 def test_a_torn_last_line_is_dropped_and_replayed(tmp_path):

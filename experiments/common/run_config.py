@@ -1,0 +1,46 @@
+"""What a tournament folder's ``config.yaml`` says of its games: the rules and the agent behind each label.
+
+``experiments.compare`` refuses to pair runs of other rules with it, and ``cluedo-stats`` to pool runs in
+which a player count's rules or a label's agent differ. The file is read with ``yaml.safe_load`` (a folder
+may come from elsewhere); one that is missing or unreadable says nothing (None).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cluedo_env.core.config import read_fields
+from experiments.common.extras import missing_extra
+
+__all__ = ["run_agents", "run_rules"]
+
+
+def _config(folder: Path) -> dict | None:
+    try:  # pyyaml comes with an extra: a core-only install is told which to install
+        import yaml
+    except ModuleNotFoundError as error:
+        raise missing_extra(error, command=True) from error
+    try:
+        config = yaml.safe_load((folder / "config.yaml").read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    return config if isinstance(config, dict) else None
+
+
+def run_rules(folder: Path) -> dict | None:
+    """The ``game`` section of a run's ``config.yaml`` (its rules), or None where the folder has none."""
+    game = (_config(folder) or {}).get("game")
+    return read_fields(game) if isinstance(game, dict) else None  # a rule added since, at its old meaning
+
+
+def run_agents(folder: Path) -> dict[str, dict] | None:
+    """Each label of a run's line-up and its agent (``name`` and ``options``), or None where the folder's
+    ``config.yaml`` does not say."""
+    lineup = (_config(folder) or {}).get("lineup")
+    agents = lineup.get("agents") if isinstance(lineup, dict) else None
+    if not isinstance(agents, list) or not all(isinstance(a, dict) and "name" in a for a in agents):
+        return None
+    return {
+        str(a.get("label") or a["name"]): {"name": a["name"], "options": a.get("options") or {}}
+        for a in agents
+    }
