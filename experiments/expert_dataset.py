@@ -15,16 +15,23 @@ One folder, versioned by its card ``dataset.json`` (``DATASET_VERSION``):
   ``cluedo/Cluedo-v0``, the first agent of ``--agents`` playing the learner seat against the others
   (``experiments.learning.expert_minari``);
 - ``dataset.json``: version, settings, rules, agents, counts, win rates with 95% Wilson intervals,
-  the observation's index table, the sha256 of every file and how to load it.
+  the observation's index table, the sha256 of each of the dataset's files and how to load it.
 - ``README.md``: a Hugging Face dataset card naming the two tables (``datasets.load_dataset(folder)``
-  gives the decisions, ``datasets.load_dataset(folder, "games")`` the games).
+  gives the decisions, ``datasets.load_dataset(folder, "games")`` the games);
+- ``settings.json``: the settings the shards were played with.
+
+Those are the dataset's files (``OWN``): the card checksums them and no others, so the folder may
+also be a git or Hugging Face repository. ``tournament.lock`` is the lock of the run that writes the
+folder (``experiments.common.folder_lock``): it stays, and is no part of the dataset. ``--out`` must
+be a new or empty folder, or one this command wrote (it has ``settings.json`` or the card).
 
 Agent ``k`` of ``--agents`` sits at seat ``(k + game) % P`` (seats rotate). Game ``g``'s deal is
 seed ``SEED_BASE + seed * 10**9 + g``, so a game is the same in any dataset of these settings;
 the agents are seeded per shard, so ``--shard-games`` is part of what the games are. Shards are
 written whole (a temporary file renamed) as they finish: the same command run again plays only
 the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. ``--verify``
-checks the card's checksums and replays every game through the core from its seed.
+checks the card's checksums and replays every game through the core from its seed, checking every
+column of every decision row.
 
 A small split ships with the package (``SHIPPED_SPLIT``, ``experiments/data/expert_small``: the
 defaults with ``--games 4 --shard-games 4 --minari-episodes 4``); the full one is the command's
@@ -46,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.registry import AGENTS
+from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.game_record import config_from_json, config_to_json
 from experiments.common.extras import WorkerLost, missing_extra, watch_parent
@@ -59,7 +66,12 @@ try:
     import pyarrow.parquet as pq
 
     from agents.ppo.features import learner_pieces
-    from experiments.learning.expert_checks import checksum_problems, replay_problems, sha256_of
+    from experiments.learning.expert_checks import (
+        checksum_problems,
+        dataset_files,
+        replay_problems,
+        sha256_of,
+    )
     from experiments.learning.expert_minari import MINARI_ID, stored_counts, write_minari
     from experiments.learning.expert_readme import readme_text
     from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games
@@ -68,16 +80,18 @@ except ModuleNotFoundError as error:
 
 __all__ = ["CARD", "DATASET_VERSION", "SHIPPED_SPLIT", "DatasetSettings", "build", "main", "verify"]
 
-DATASET_VERSION = "1.1.0"  # 1.1.0: the games of the search agent as it plays since its redesign (#34)
+# 1.1.0: the games of the search agent as it plays since its redesign (#34); 1.2.0: the determinising
+# agent searches only whether to accuse (it searched how to start a turn too)
+DATASET_VERSION = "1.2.0"
 CARD = "dataset.json"
 README = "README.md"  # the Hugging Face dataset card (experiments.learning.expert_readme)
 SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
+OWN = ("decisions", "games", "minari", SETTINGS, README)  # the dataset's files and folders: checksummed
 SEED_BASE = 10**14  # apart from training (small), imitation (10**13) and evaluation (10**15) deals
 MINARI_OFFSET = 5 * 10**8  # the Minari episodes' deals, after the games' (game g: SEED_BASE + ... + g)
 # Agents a dataset does not seat: they need a server (llm), a person at the terminal (human), or a model
 # file given as an option (sb3, rllib), and the dataset's command gives agents no options.
 NOT_RECORDED = frozenset({"llm", "human", "sb3", "rllib"})
-SKIPPED = (CARD, LOCK_FILE)  # not checksummed: the card itself, the folder's lock
 # The small split that ships (package data): --games 4 --shard-games 4 --minari-episodes 4 of the defaults.
 SHIPPED_SPLIT = Path(__file__).resolve().parent / "data" / "expert_small"
 
@@ -106,7 +120,8 @@ class DatasetSettings:
     RECORDING = ("agents", "board", "seed", "shard_games")
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming a bad setting, its value and what is accepted."""
+        """Raise ``ValueError`` naming a bad setting, its value and what is accepted, or an agent that
+        cannot play these rules (each is made and reset for them once: a model of other rules fails)."""
         unknown = [name for name in self.agents if name not in AGENTS or name in NOT_RECORDED]
         if unknown:
             raise ValueError(
@@ -126,6 +141,16 @@ class DatasetSettings:
             )
         if not 0 <= self.minari_episodes < MINARI_OFFSET:
             raise ValueError(f"minari_episodes must be in [0, {MINARI_OFFSET}), got {self.minari_episodes!r}")
+        for name in dict.fromkeys(self.agents):  # each agent set up once for these rules, before any game
+            agent = make_agent(name)
+            try:
+                agent.reset(self.config, np.zeros(1, dtype=np.int64))
+            except ValueError as error:
+                raise ValueError(
+                    f"agent {name!r} cannot play {len(self.agents)} players on board {self.board!r}: {error}"
+                ) from None
+            finally:
+                agent.close()
 
     @property
     def config(self) -> core.GameConfig:
@@ -172,10 +197,33 @@ def play_shard(settings: DatasetSettings, index: int, folder: str) -> int:
     return decisions.num_rows
 
 
+def _check_folder(folder: Path) -> None:
+    """Refuse an existing folder of other files: ``--out`` is new, empty, or a folder of this command."""
+    if not folder.is_dir() or (folder / SETTINGS).is_file() or (folder / CARD).is_file():
+        return
+    stopped = {LOCK_FILE} | {  # what a run stopped before writing its settings leaves
+        part
+        for part in ("decisions", "games")
+        if (folder / part).is_dir() and not any((folder / part).iterdir())
+    }
+    others = sorted(path.name for path in folder.iterdir() if path.name not in stopped)
+    if others:
+        found = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise ValueError(
+            f"{folder} is not empty and not a dataset folder of this command (no {SETTINGS} or {CARD}): "
+            f"it holds {found}. The command writes its own {README} and folders there: choose a new or "
+            "empty --out"
+        )
+
+
 def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
-    """Refuse a folder whose shards were played with other recording settings."""
+    """Refuse a folder whose shards were played with other recording settings (the settings of a
+    folder without shards or Minari episodes bind nothing: a run that stopped before its first)."""
     path = folder / SETTINGS
-    if not path.is_file():
+    recorded = (folder / "minari").exists() or any(
+        any((folder / part).glob("shard-*.parquet")) for part in ("decisions", "games")
+    )
+    if not path.is_file() or not recorded:
         return
     before = json.loads(path.read_text())
     changed = [key for key, value in settings.recording().items() if before.get(key) != value]
@@ -257,11 +305,7 @@ def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
 
     decisions = pq.read_table(folder / "decisions", columns=["agent"])
     games = pq.read_table(folder / "games")
-    files = {
-        path.relative_to(folder).as_posix(): sha256_of(path)
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.relative_to(folder).as_posix() not in SKIPPED
-    }
+    files = {path.relative_to(folder).as_posix(): sha256_of(path) for path in dataset_files(folder, OWN)}
     config = settings.config
     agents = decisions["agent"].to_pylist()
     return {
@@ -322,12 +366,16 @@ def _options(settings: DatasetSettings) -> list[str]:
 def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: bool = True) -> dict:
     """Write (or complete) the dataset of ``settings`` in ``folder``; returns its card.
 
+    ``folder`` is new, empty, or one this command wrote (it has ``settings.json`` or the card); its
+    other files (a repository's, say) are left alone and not in the card.
+
     Raises:
-        ValueError: a bad setting, or a folder recorded with other settings.
+        ValueError: a bad setting, a folder of other files, or a folder recorded with other settings.
         FolderInUse: another run writes into ``folder``.
         WorkerLost: a worker died; the shards written are kept.
     """
     settings.validate()
+    _check_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for part in ("decisions", "games"):
         (folder / part).mkdir(exist_ok=True)
@@ -355,7 +403,9 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
 
 
 def verify(folder: Path, replay: bool = True) -> list[str]:
-    """What is wrong with the dataset in ``folder``: its card, its files' checksums, its games' replay."""
+    """What is wrong with the dataset in ``folder``: its card, its files' checksums (of the dataset's
+    own files, ``OWN``: others in the folder are not read), its games' replay (every column of every
+    decision row)."""
     path = folder / CARD
     if not path.is_file():
         return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
@@ -367,13 +417,16 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
         isinstance(card.get(k), dict) for k in ("files", "rules", "counts")
     ):
         return [f"{path}: not a dataset card (no files, rules and counts)"]
-    problems = checksum_problems(folder, card["files"], skip=SKIPPED)
+    problems = checksum_problems(folder, card["files"], OWN)
     if problems or not replay:
         return problems
     try:
         config = config_from_json(card["rules"])
     except (TypeError, ValueError) as error:
         return [f"{path}: rules: {error}"]
+    agents = card.get("agents")
+    if not isinstance(agents, list) or not all(isinstance(name, str) for name in agents):
+        return [f"{path}: agents: not a list of agent names ({agents!r})"]
     for games_file in sorted((folder / "games").glob("*.parquet")):
         try:
             tables = pq.read_table(folder / "decisions" / games_file.name), pq.read_table(games_file)
@@ -392,7 +445,7 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
                 f"{games_file.name}: the {' and '.join(wrong)} table's columns are not the dataset's"
             )
             continue
-        problems += [f"{games_file.name}: {line}" for line in replay_problems(config, *tables)]
+        problems += [f"{games_file.name}: {line}" for line in replay_problems(config, *tables, agents)]
     return problems
 
 

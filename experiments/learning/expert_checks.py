@@ -1,25 +1,28 @@
 """Checks of an expert-games dataset: its files against the card's checksums, its games against the core.
 
 ``checksum_problems`` compares each file the card lists with its sha256 (a changed, missing or
-unlisted file is a problem). ``replay_problems`` plays every game of the decision rows again
-through the core from its seed, with the recorded actions: at each step the deciding seat, the
-legal mask and the core's part of the observation must be those recorded, and at the end the
-winner, the truncation, the turns and each seat's summed reward those of the games table.
+unlisted file of the dataset's own is a problem). ``replay_problems`` plays every game of the
+decision rows again through the core from its seed, with the recorded actions: at each step the
+deciding seat, the turn, the legal mask and the whole learner observation (the core's part and
+the belief pieces, counted again as the writer counts them) must be those recorded; at the end
+the winner, the truncation, the turns and each seat's summed reward must be those of the games
+table, and each row's game seed, agent, reward, winner, done and truncated those of its game.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agents.ppo.features import BeliefFeatures, learner_observation_size
 from cluedo_env import core
 
-__all__ = ["checksum_problems", "list_matrix", "replay_problems", "sha256_of"]
+__all__ = ["checksum_problems", "dataset_files", "list_matrix", "replay_problems", "sha256_of"]
 
 
 def sha256_of(path: Path) -> str:
@@ -31,11 +34,14 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def checksum_problems(folder: Path, files: Mapping[str, str], skip: tuple[str, ...] = ()) -> list[str]:
+def checksum_problems(folder: Path, files: Mapping[str, str], own: tuple[str, ...]) -> list[str]:
     """What differs between ``folder``'s files and ``files`` (relative path -> sha256).
 
-    ``skip``: files not checksummed (the card itself, the lock file). A name that leads out of
-    ``folder`` (absolute, or through ``..``) is a problem, and no file is read for it.
+    ``own``: the dataset's own files and folders (relative names): a file there, or under such a
+    folder, that ``files`` does not list is a problem; other files of ``folder`` (a git or Hugging
+    Face repository's, the lock file of the run that wrote it) are not the dataset's and not read.
+    A name that leads out of ``folder`` (absolute, or through ``..``) is a problem, and no file is
+    read for it.
     """
     problems = []
     for name, expected in sorted(files.items()):
@@ -46,10 +52,23 @@ def checksum_problems(folder: Path, files: Mapping[str, str], skip: tuple[str, .
             problems.append(f"{name}: missing")
         elif sha256_of(path) != expected:
             problems.append(f"{name}: sha256 differs from the card's (the file changed or is corrupt)")
-    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-    for name in sorted(present - set(files) - set(skip)):
+    present = {p.relative_to(folder).as_posix() for p in dataset_files(folder, own)}
+    for name in sorted(present - set(files)):
         problems.append(f"{name}: not listed in the card")
     return problems
+
+
+def dataset_files(folder: Path, own: tuple[str, ...]) -> list[Path]:
+    """The files of ``folder`` that are the dataset's: those named in ``own`` and those under the
+    folders it names, sorted."""
+    found = []
+    for name in own:
+        path = folder / name
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            found += [p for p in path.rglob("*") if p.is_file()]
+    return sorted(found)
 
 
 def list_matrix(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:
@@ -60,8 +79,17 @@ def list_matrix(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:
     return values.reshape(rows, -1) if rows else values.reshape(0, 0)
 
 
-def replay_problems(config: core.GameConfig, decisions: pa.Table, games: pa.Table) -> list[str]:
+def replay_problems(
+    config: core.GameConfig, decisions: pa.Table, games: pa.Table, agents: Sequence[str]
+) -> list[str]:
     """Replay every game of ``games`` with the actions of ``decisions`` (rows in ``(game, step)`` order).
+
+    ``agents``: the dataset's agents, one per seat; agent ``k`` sits at seat ``(k + game) % P`` in
+    game ``game``. Every column of every row is checked: its seat, turn, legal mask and whole
+    observation against the core's game at that step (the belief pieces counted again by
+    ``BeliefFeatures`` from the seat's events, at the same decisions as the writer's recorders
+    count them, so they are equal to the bit), its action by playing it, and its game seed, agent,
+    reward, winner, done and truncated against its game in the games table and the replay's end.
 
     Returns:
         One line per disagreement (empty: the recorded games are what the core plays).
@@ -80,35 +108,39 @@ def replay_problems(config: core.GameConfig, decisions: pa.Table, games: pa.Tabl
         steps == np.arange(len(steps)) - np.repeat(starts, count)
     ).all():  # fmt: skip
         return out_of_order
+    P = config.num_players
     seats = decisions["seat"].to_numpy().astype(np.int64)
     actions = decisions["action"].to_numpy().astype(np.int64)
-    if ((seats < 0) | (seats >= config.num_players)).any():
-        return [f"a decision's seat is not a player of the game (0 to {config.num_players - 1})"]
+    if ((seats < 0) | (seats >= P)).any():
+        return [f"a decision's seat is not a player of the game (0 to {P - 1})"]
     widths = {
         name: set(pc.list_value_length(decisions[name]).to_numpy(zero_copy_only=False).tolist())
         for name in ("legal_mask", "observation")
     }
     actions_count, seen_size = core.ActionLayout(config).num_actions, core.observation_size(config)
-    if (
-        widths["legal_mask"] - {actions_count}
-        or len(widths["observation"]) > 1
-        or min(widths["observation"], default=seen_size) < seen_size
-    ):
+    learner_size = learner_observation_size(config, belief_features=True)
+    if widths["legal_mask"] - {actions_count} or widths["observation"] - {learner_size}:
         return [
-            f"the legal masks are not {actions_count} wide or the observations not of one width of at least "
-            f"{seen_size} (the game's actions and observation)"
+            f"the legal masks are not {actions_count} wide or the observations not {learner_size} wide "
+            "(the game's actions, and its learner observation with the belief pieces)"
         ]
     seeds = games["game_seed"]
     if seeds.null_count or (seeds.to_numpy() < 0).any():
         return ["a game's seed is missing or negative (the core's seeds are in [0, 2**63))"]
-    if set(pc.list_value_length(games["rewards"]).to_numpy(zero_copy_only=False).tolist()) - {
-        config.num_players
-    }:
-        return [f"a game's rewards are not {config.num_players}, one a player"]
+    if set(pc.list_value_length(games["rewards"]).to_numpy(zero_copy_only=False).tolist()) - {P}:
+        return [f"a game's rewards are not {P}, one a player"]
+    if len(agents) != P:
+        return [f"the dataset's agents are not {P}, one a player: {list(agents)!r}"]
+    turns = decisions["turn"].to_numpy()
     masks = list_matrix(decisions["legal_mask"], bool)
     observations = list_matrix(decisions["observation"], np.float32)
+    B = len(game_ids)
     state = core.init(config, games["game_seed"].to_numpy().astype(np.int64))
-    rewards = np.zeros((len(game_ids), config.num_players))
+    # The belief pieces of each seat in every game, from the events as play_batch tells them.
+    beliefs = [BeliefFeatures(config, np.full(B, seat)) for seat in range(P)]
+    for features in beliefs:
+        features.observe(state.events)
+    rewards = np.zeros((B, P))
     problems: list[str] = []
     for step in range(int(count.max(initial=0))):
         live = np.flatnonzero(count > step)
@@ -120,21 +152,33 @@ def replay_problems(config: core.GameConfig, decisions: pa.Table, games: pa.Tabl
         bad = np.flatnonzero(state.current_player[live] != seats[rows])
         if len(bad):
             problems.append(f"game {game_ids[live[bad[0]]]} step {step}: another seat decides than recorded")
+        bad = np.flatnonzero(np.asarray(state.turns_played)[live] != turns[rows])
+        if len(bad):
+            problems.append(f"game {game_ids[live[bad[0]]]} step {step}: the turn differs from the core's")
         mask = core.legal_action_mask(state)[live]
         bad = np.flatnonzero((mask != masks[rows]).any(axis=1))
         if len(bad):
             problems.append(f"game {game_ids[live[bad[0]]]} step {step}: the legal mask differs")
         seen = core.observe(state, seats[rows], live)  # the learner observation starts with the core's
-        bad = np.flatnonzero((seen != observations[rows, : seen.shape[1]]).any(axis=1))
+        bad = np.flatnonzero((seen != observations[rows, :seen_size]).any(axis=1))
         if len(bad):
             problems.append(f"game {game_ids[live[bad[0]]]} step {step}: the core's observation differs")
-        moves = np.zeros(len(game_ids), dtype=np.int64)
+        believed = np.empty((len(live), learner_size - seen_size), dtype=np.float32)
+        for seat in range(P):
+            deciding = seats[rows] == seat
+            believed[deciding] = beliefs[seat].features(live[deciding])
+        bad = np.flatnonzero((believed != observations[rows, seen_size:]).any(axis=1))
+        if len(bad):
+            problems.append(f"game {game_ids[live[bad[0]]]} step {step}: the belief pieces differ")
+        moves = np.zeros(B, dtype=np.int64)
         moves[live] = actions[rows]
         try:
             core.step(state, moves, games=live)
         except ValueError as error:
             problems.append(f"game {game_ids[live[0]]} step {step}: a recorded action is refused ({error})")
             break
+        for features in beliefs:
+            features.observe(state.events)  # (the games not stepped have no events)
         rewards[live] += state.rewards[live]
         if len(problems) > 20:
             break
@@ -156,7 +200,31 @@ def replay_problems(config: core.GameConfig, decisions: pa.Table, games: pa.Tabl
         problems.append(
             f"game {game_ids[g]}: rewards {recorded[g].tolist()} recorded, {rewards[g].tolist()} replayed"
         )
-    row_reward = decisions["reward"].to_numpy()
-    if not np.isclose(row_reward, rewards[np.repeat(np.arange(len(game_ids)), count), seats]).all():
-        problems.append("a decision row's reward is not its seat's reward of the game")
+    names = np.array([str(name) for name in agents], dtype=object)
+    by_seat = names[(np.arange(P)[None, :] - game_ids[:, None]) % P]  # [game, seat] -> agent
+    seated = games["agents"].to_pylist()
+    for g in [g for g in range(B) if seated[g] != by_seat[g].tolist()][:5]:
+        problems.append(f"game {game_ids[g]}: agents by seat are not {by_seat[g].tolist()} (seats rotate)")
+    game_of = np.repeat(np.arange(B), count)
+    last = steps == count[game_of] - 1
+    expected = {  # each row's columns that are its game's: (recorded, what they must be)
+        "game_seed": (decisions["game_seed"].to_numpy(), games["game_seed"].to_numpy()[game_of]),
+        "agent": (np.array(decisions["agent"].to_pylist(), dtype=object), by_seat[game_of, seats]),
+        "reward": (decisions["reward"].to_numpy(), rewards[game_of, seats].astype(np.float32)),
+        "winner": (decisions["winner"].to_numpy().astype(np.int64), truth["winner"][game_of]),
+        "done": (decisions["done"].to_numpy(zero_copy_only=False), last),
+        "truncated": (decisions["truncated"].to_numpy(zero_copy_only=False), truth["truncated"][game_of]),
+    }
+    for name, (recorded, replayed) in expected.items():
+        for row in np.flatnonzero(recorded != replayed)[:3]:
+            was, then = (_plain(values[row]) for values in (recorded, replayed))
+            problems.append(
+                f"game {game_ids[game_of[row]]} step {steps[row]}: {name} {was!r} recorded, {then!r} "
+                "by the replay and the games table"
+            )
     return problems
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value it holds (for messages); other values as they are."""
+    return value.item() if isinstance(value, np.generic) else value

@@ -39,7 +39,7 @@ def readme_text(card: dict) -> str:
         card["description"],
         "",
         f"Written by `{card['command']}` (cluedo-env {card['created_with']['cluedo_env']}); `dataset.json` "
-        "holds the settings, the rules, the observation's index table and the sha256 of every file "
+        "holds the settings, the rules, the observation's index table and the sha256 of each of the dataset's files "
         "(`python -m experiments.expert_dataset --verify <folder>` checks them and replays every game).",
         "",
         f"- {counts['games']} games, {counts['decisions']} decisions "

@@ -162,7 +162,7 @@ CRAFTS = {  # how a crafted shard differs (its table, the column, the new values
         "decisions",
         "observation",
         lambda v: [r[:10] for r in v],
-        "observations not of one width",
+        "observations not 827 wide",
     ),
     "rewards": ("games", "rewards", lambda v: [r[:3] for r in v], "a game's rewards are not 4, one a player"),
     "seed": ("games", "game_seed", lambda v: [-5] + v[1:], "a game's seed is missing or negative"),
@@ -236,8 +236,8 @@ def test_a_corrupted_file_is_detected_by_its_checksum(tiny, tmp_path, capsys):
 def test_replay_catches_a_changed_action_mask_or_outcome(tiny):
     decisions = pq.read_table(tiny / "decisions" / "shard-00000.parquet")
     games = pq.read_table(tiny / "games" / "shard-00000.parquet")
-    config = TINY.config
-    assert replay_problems(config, decisions, games) == []
+    config, agents = TINY.config, TINY.agents
+    assert replay_problems(config, decisions, games, agents) == []
 
     def changed(table, name, values):
         column = values if isinstance(values, pa.Array) else pa.array(values, table.schema.field(name).type)
@@ -247,20 +247,121 @@ def test_replay_catches_a_changed_action_mask_or_outcome(tiny):
     masks = list_matrix(decisions["legal_mask"], bool)
     other = int(np.flatnonzero(~masks[5])[0])
     actions[5] = other  # an illegal action
-    problems = replay_problems(config, changed(decisions, "action", actions), games)
+    problems = replay_problems(config, changed(decisions, "action", actions), games, agents)
     assert len(problems) == 1 and "step 5: a recorded action is refused" in problems[0]
     masks[3, other] = ~masks[3, other]
     mask_column = pa.array([row.tolist() for row in masks], pa.list_(pa.bool_()))
-    problems = replay_problems(config, changed(decisions, "legal_mask", mask_column), games)
+    problems = replay_problems(config, changed(decisions, "legal_mask", mask_column), games, agents)
     assert problems == ["game 0 step 3: the legal mask differs"]
     winner = games["winner"].to_numpy().copy()
     winner[0] = (winner[0] + 1) % 4
-    problems = replay_problems(config, decisions, changed(games, "winner", winner))
+    problems = replay_problems(config, decisions, changed(games, "winner", winner), agents)
     assert problems == [f"game 0: winner {winner[0]} recorded, {(winner[0] + 3) % 4} replayed"]
-    problems = replay_problems(config, decisions.slice(0, decisions.num_rows - 1), games)
+    problems = replay_problems(config, decisions.slice(0, decisions.num_rows - 1), games, agents)
     assert problems == [
         "the decision rows are not every decision of the games table's games in (game, step) order"
     ]
+
+
+def _tampered(column: str, table: pa.Table) -> pa.Table:
+    """``table`` (a decisions shard) with one column changed in every row, as someone re-signing the
+    shard in the card could change it."""
+    values = {
+        "turn": lambda: pa.array(table["turn"].to_numpy() + 7, pa.int32()),
+        "done": lambda: pa.array(~table["done"].to_numpy(zero_copy_only=False)),
+        "winner": lambda: pa.array(np.where(table["winner"].to_numpy() == 0, 1, 0), pa.int8()),
+        "game_seed": lambda: pa.array([5] * table.num_rows, pa.int64()),
+        "agent": lambda: pa.array(["random"] * table.num_rows, pa.string()),
+        "truncated": lambda: pa.array(~table["truncated"].to_numpy(zero_copy_only=False)),
+        "reward": lambda: pa.array(-table["reward"].to_numpy(), pa.float32()),
+    }
+    if column in values:
+        return table.set_column(table.schema.get_field_index(column), column, values[column]())
+    observations = list_matrix(table["observation"], np.float32)
+    observations[:, core.observation_size(TINY.config) :] = 0.5  # every belief piece
+    rows = pa.array([row.tolist() for row in observations], pa.list_(pa.float32()))
+    return table.set_column(table.schema.get_field_index("observation"), "observation", rows)
+
+
+@pytest.mark.parametrize(
+    "column, said",
+    [
+        ("turn", "step 0: the turn differs from the core's"),
+        ("done", "step 0: done True recorded, False by the replay"),
+        ("winner", "winner"),
+        ("game_seed", "step 0: game_seed 5 recorded"),
+        ("agent", "step 0: agent 'random' recorded"),
+        ("truncated", "step 0: truncated True recorded, False by the replay"),
+        ("reward", "reward"),
+        ("observation", "step 0: the belief pieces differ"),
+    ],
+)
+def test_verify_checks_every_column_of_the_decision_rows(tiny, tmp_path, column, said):
+    """A decisions shard with one column changed and re-signed in the card: its rows are checked
+    against the replay and the games table, the belief pieces counted again (only a changed reward
+    was caught; a changed turn, done, winner, game seed, agent, truncated or belief piece passed)."""
+    from experiments.learning.expert_checks import sha256_of
+
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    path = copy / "decisions" / "shard-00000.parquet"
+    pq.write_table(_tampered(column, pq.read_table(path)), path)
+    card = json.loads((copy / CARD).read_text())
+    card["files"]["decisions/shard-00000.parquet"] = sha256_of(path)
+    (copy / CARD).write_text(json.dumps(card))
+    problems = verify(copy)
+    assert problems and all(line.startswith("shard-00000.parquet: game 0") for line in problems), problems
+    assert any(said in line for line in problems), problems
+
+
+def test_an_out_folder_of_other_files_is_refused_and_left_alone(tmp_path, capsys):
+    """A folder of the user's own (notes, a README) was written into: its README replaced, every file
+    in it checksummed into the card."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "README.md").write_text("my notes")
+    (mine / "notes.txt").write_text("more")
+    with pytest.raises(ValueError, match=r"mine is not empty and not a dataset folder of this command"):
+        build(dataclasses.replace(TINY, games=1, minari_episodes=0), mine, workers=0, progress=False)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out", str(mine), "--games", "1", "--shard-games", "1", "--minari-episodes", "0"])
+    error = capsys.readouterr().err
+    assert exit_info.value.code == 1 and f"{mine} is not empty" in error and "README.md, notes.txt" in error
+    assert sorted(p.name for p in mine.iterdir()) == ["README.md", "notes.txt"]
+    assert (mine / "README.md").read_text() == "my notes"
+
+
+def test_a_dataset_folder_that_is_also_a_repository_verifies_and_builds(tiny, tmp_path):
+    """Only the dataset's own files are checksummed: a git or Hugging Face repository's files (and the
+    run's lock file) are not the dataset's, before or after a commit changes them."""
+    repo = tmp_path / "repo"
+    shutil.copytree(tiny, repo)
+    assert (repo / "tournament.lock").is_file() and "tournament.lock" not in card_of(repo)["files"]
+    (repo / ".git").mkdir()
+    (repo / ".git" / "COMMIT_EDITMSG").write_text("the dataset")
+    (repo / ".gitattributes").write_text("*.parquet filter=lfs diff=lfs merge=lfs -text\n")
+    assert verify(repo) == []
+    build(TINY, repo, workers=0, progress=False)  # the same command again: nothing to play
+    assert card_of(repo)["files"] == card_of(tiny)["files"]
+    (repo / ".git" / "COMMIT_EDITMSG").write_text("the dataset, again")
+    assert verify(repo) == []
+    (repo / "games" / "notes.txt").write_text("in the dataset's own folder")
+    assert verify(repo) == ["games/notes.txt: not listed in the card"]
+
+
+def test_settings_of_a_folder_without_games_do_not_bind(tmp_path):
+    """A run that failed before its first shard left its settings: the corrected command was refused
+    ("holds games recorded with other agents") though the folder held no games."""
+    out = tmp_path / "out"
+    for part in ("decisions", "games"):
+        (out / part).mkdir(parents=True)
+    failed = DatasetSettings(agents=("sat", "sat", "sat"), games=1, shard_games=1, minari_episodes=0)
+    (out / "settings.json").write_text(json.dumps(failed.recording()))
+    (out / "tournament.lock").write_text("pid 1 on elsewhere")
+    settings = dataclasses.replace(failed, agents=("random", "sat", "sat"))
+    card = build(settings, out, workers=0, progress=False)
+    assert card["agents"] == ["random", "sat", "sat"] and verify(out) == []
+    assert json.loads((out / "settings.json").read_text()) == settings.recording()
 
 
 def test_a_second_run_plays_only_what_is_missing_and_other_settings_are_refused(tiny, tmp_path):
@@ -312,6 +413,7 @@ def test_a_second_run_plays_only_what_is_missing_and_other_settings_are_refused(
         (["--agents", "belief,llm,belief"], "got ['llm'] (human, llm, rllib, sb3: a server"),
         (["--agents", "belief,belief"], "agents must name 3 to 6 agents"),
         (["--board", "hex"], "board must be 'classic' or 'none', got 'hex'"),
+        (["--agents", "learned,sat,sat"], "agent 'learned' cannot play 3 players on board 'classic'"),
         ([], "give --out DIR"),
     ],
 )
