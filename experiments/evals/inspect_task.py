@@ -21,8 +21,9 @@ The scorer reads the answer of the last reply holding one (``agents.llm.solver.r
 an empty answer) and scores it with ``cluedo_env.reasoning.score.score_answer`` against the split's
 answer key; the sample's score is its log-loss, and its metadata the per-task figures. The metric
 ``pooled`` is ``cluedo_env.reasoning.score.summarize`` of them: precision, recall, F1, solved, Brier,
-log-loss and excess log-loss pooled over the tasks, each with its 95% bootstrap interval (``_low``,
-``_high``), and ``tasks``.
+log-loss and excess log-loss pooled over the tasks (with ``--epochs N``, over every epoch's answer: N
+per task), each with its 95% bootstrap interval over the tasks' games (``_low``, ``_high``), and
+``tasks``.
 """
 
 from __future__ import annotations
@@ -123,19 +124,24 @@ def answer_of(replies: list[str]) -> dict[str, Any] | None:
     return None
 
 
-@metric
+@metric(scores="unreduced")
 def pooled(seed: int = 0) -> Metric:
-    """The project's pooled figures (``summarize``) over the samples' per-task scores, with intervals
-    bootstrapped with ``seed`` (the task's, as ``experiments.reasoning_bench`` bootstraps with its own)."""
+    """The project's pooled figures (``summarize``) over the per-task scores of every epoch, with
+    intervals bootstrapped with ``seed`` (the task's, as ``experiments.reasoning_bench`` bootstraps with
+    its own), and ``tasks``, the number of tasks (each answered once per epoch).
+
+    The metric reads the scores unreduced, one per sample and epoch: Inspect's epoch reducers average a
+    sample's values but keep the first epoch's metadata, which holds the per-task figures pooled here.
+    """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         if not scores:  # Inspect asks before any sample is scored
             return {"tasks": 0.0}
         per_task = [s.score.metadata["scores"] for s in scores]
-        games = [s.score.metadata.get("game") for s in scores]
+        games = [s.score.metadata.get("game") for s in scores]  # a task's epochs share its game
         tiers = [s.score.metadata["tier"] for s in scores]
         summary = summarize(per_task, tiers, games=games, seed=seed)["overall"]
-        figures: dict[str, float] = {"tasks": float(summary["tasks"])}
+        figures: dict[str, float] = {"tasks": float(len({s.sample_id for s in scores}))}
         for name in POOLED:
             for part, key in (("value", name), ("low", f"{name}_low"), ("high", f"{name}_high")):
                 value = summary[name][part]

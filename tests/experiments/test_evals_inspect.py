@@ -74,7 +74,8 @@ def assert_scores_equal_the_projects(log: EvalLog, seed: int = 0) -> None:
     scores, pooled = rescored(log, seed)
     metrics = log.results.scores[0].metrics
     assert {"log_loss", "log_loss_low", "log_loss_high", "brier", "solved", "precision"} <= metrics.keys()
-    assert metrics["tasks"].value == len(scores) == len(log.samples)
+    assert len(scores) == len(log.samples)  # one per task and epoch
+    assert metrics["tasks"].value == len({sample.id for sample in log.samples})
     for sample, figures in zip(log.samples, scores):
         assert sample.scores["project_scorer"].value == pytest.approx(figures["log_loss"], abs=1e-12)
     for name in POOLED:
@@ -151,7 +152,30 @@ def test_scripted_replies_are_scored_as_the_projects_scorer_scores_them(tmp_path
     assert pooled["tasks"].value == 3 and 0 < pooled["precision"].value < 1
 
 
-@real
+def test_every_epoch_is_pooled_not_the_first_alone(tmp_path):
+    """With ``epochs=2`` Inspect's reducer kept the first epoch's per-task figures, so the pooled
+    figures were those of the first epoch's answers alone."""
+    tasks = split_tasks("v2", "dev", limit=4)
+    exact = [reply(json.dumps(exact_answer(t))) for t in tasks]
+    outputs = exact + [reply('{"envelope": "not yet"}')] * len(tasks)  # epoch 1 exact, epoch 2 empty
+    [log] = inspect_eval(
+        "cluedo_reasoning",
+        task_args={"limit": 4},
+        model=get_model("mockllm/model", custom_outputs=outputs),
+        max_samples=1,
+        epochs=2,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert len(log.samples) == 8 and {s.epoch for s in log.samples} == {1, 2}
+    assert_scores_equal_the_projects(log)
+    metrics = log.results.scores[0].metrics
+    assert metrics["tasks"].value == 4
+    assert metrics["solved"].value < 1  # the second epoch's "not yet" is wrong where the envelope is known
+    losses = [s.scores["project_scorer"].value for s in log.samples]
+    assert metrics["log_loss"].value == pytest.approx(sum(losses) / len(losses), abs=1e-12)
+
+
 def test_the_intervals_are_bootstrapped_with_the_tasks_seed(tmp_path):
     """As ``reasoning_bench seed=1`` bootstraps with 1 (the metric used 0 whatever the task's seed)."""
     tasks = split_tasks("v2", "dev", limit=12, seed=1)
@@ -173,6 +197,7 @@ def test_the_intervals_are_bootstrapped_with_the_tasks_seed(tmp_path):
     assert at_seed_0["log_loss"]["low"] != log.results.scores[0].metrics["log_loss_low"].value  # it can fail
 
 
+@real
 def test_the_local_model_answers_through_inspect_and_is_scored_by_the_projects_scorer(tmp_path, monkeypatch):
     from agents.llm.local_model import LocalServer
 

@@ -74,8 +74,11 @@ class Scripted(LM):
         raise NotImplementedError
 
 
-def evaluate(model: LM, folder: Path, monkeypatch, limit: int) -> tuple[dict, list[dict]]:
-    """lm-eval's results and samples of ``cluedo_reasoning`` on ``limit`` tasks, data written in ``folder``."""
+def evaluate(
+    model: LM, folder: Path, monkeypatch, limit: int, questions: int | None = None
+) -> tuple[dict, list[dict]]:
+    """lm-eval's results and samples of ``cluedo_reasoning`` on ``limit`` tasks, data written in ``folder``
+    (lm-eval's own ``limit``: the first ``questions`` of them; None: all)."""
     monkeypatch.chdir(folder)  # the task's YAML reads its data from the folder lm-eval runs in
     write_docs(split_tasks("v2", "dev", limit=limit), "dev", DEFAULT_OUT)
     output = lm_eval.simple_evaluate(
@@ -83,6 +86,7 @@ def evaluate(model: LM, folder: Path, monkeypatch, limit: int) -> tuple[dict, li
         tasks=["cluedo_reasoning"],
         task_manager=TaskManager(include_path=str(TASKS_DIR)),
         log_samples=True,
+        limit=questions,
     )
     return output["results"]["cluedo_reasoning"], output["samples"]["cluedo_reasoning"]
 
@@ -99,6 +103,7 @@ def assert_figures_equal_the_projects(results: dict, samples: list[dict], limit:
         cards.setdefault(doc["task_id"], {})[doc["card"]] = dict(zip(doc["owners"], (q / q.sum()).tolist()))
         hits.append(float(np.argmax(lls) == doc["target"]))
     assert len(cards) == limit == results["tasks,none"]
+    assert results["missing_cards,none"] == 0
     assert results["acc,none"] == pytest.approx(np.mean(hits), abs=1e-12)
     tasks = [key[task_id] for task_id in cards]
     for task in tasks:  # every card of every task was asked
@@ -146,6 +151,18 @@ def test_scripted_loglikelihoods_are_scored_as_the_projects_scorer_scores_them(t
     results, samples = evaluate(Scripted(), tmp_path, monkeypatch, limit=3)
     assert_figures_equal_the_projects(results, samples, limit=3)
     assert all(math.isfinite(results[f"{name},none"]) for name in POOLED)
+
+
+def test_cards_cut_off_by_lm_evals_own_limit_are_counted_and_logged(tmp_path, monkeypatch, caplog):
+    """lm-eval's ``--limit`` keeps the first questions; the task's other cards were scored as uniform
+    without a word."""
+    [task] = split_tasks("v2", "dev", limit=1)
+    cards = sum(len(task["cards"][g]) for g in ("suspects", "weapons", "rooms"))
+    with caplog.at_level("WARNING"):
+        results, samples = evaluate(Scripted(), tmp_path, monkeypatch, limit=1, questions=5)
+    assert len(samples) == 5 and results["tasks,none"] == 1
+    assert results["missing_cards,none"] == cards - 5
+    assert f"{cards - 5} card(s) of 1 task(s) have no question answered, scored as uniform" in caplog.text
 
 
 @real

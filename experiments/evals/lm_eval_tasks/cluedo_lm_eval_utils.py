@@ -10,10 +10,15 @@ them (``agents.llm.likelihood.likelihood_answer``: facts and envelope from proba
 by ``cluedo_env.reasoning.score.score_answer`` against the split's answer key and pooled by
 ``summarize``: ``log_loss``, ``brier``, ``excess_log_loss``, ``recall``, ``solved``, each with its 95%
 bootstrap interval over tasks (``_low``, ``_high``), and ``tasks``, the tasks scored.
+
+``missing_cards`` counts the cards of the scored tasks that no question answered: lm-eval's own
+``--limit`` keeps the first questions, which can cut a task short, and its missing cards are scored as
+uniform. A count above 0 is also logged as a warning.
 """
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from typing import Any
 
@@ -24,6 +29,7 @@ from experiments.evals.benchmark_tasks import DEFAULT_CACHE, split_key
 FACT_THRESHOLD = 0.99  # the likelihood solver's default (agents.llm.solver.LLMSolver)
 POOLED = ("log_loss", "brier", "excess_log_loss", "recall", "solved")
 TIE = 1e-9  # exact probabilities this close are a tie (they are fractions of deal counts)
+LOG = logging.getLogger(__name__)
 
 
 def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
@@ -37,7 +43,7 @@ def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
     for name in POOLED:
         for key in (name, f"{name}_low", f"{name}_high"):
             figures[key] = item
-    figures["tasks"] = item
+    figures["tasks"] = figures["missing_cards"] = item
     return figures
 
 
@@ -60,7 +66,22 @@ def _summary(items: tuple[tuple, ...]) -> dict[str, Any]:
     pairs = task_answers(items)
     scores = [score_answer(task, answer) for task, answer in pairs]
     tiers, games = [task["tier"] for task, _ in pairs], [task_game(task) for task, _ in pairs]
-    return summarize(scores, tiers, games=games, seed=items[0][-1] if items else 0)["overall"]
+    summary = summarize(scores, tiers, games=games, seed=items[0][-1] if items else 0)["overall"]
+    short = {
+        task["id"]: len(task["answers"]["probabilities"]) - len(answer["probabilities"])
+        for task, answer in pairs
+        if len(answer["probabilities"]) < len(task["answers"]["probabilities"])
+    }
+    if short:
+        LOG.warning(
+            "%d card(s) of %d task(s) have no question answered, scored as uniform (%s); lm-eval's "
+            "--limit keeps the first questions and cuts tasks short: limit the tasks with "
+            "python -m experiments.evals.lm_eval_data --limit instead",
+            sum(short.values()),
+            len(short),
+            ", ".join(f"{task_id}: {n}" for task_id, n in short.items()),
+        )
+    return summary | {"missing_cards": sum(short.values())}
 
 
 def _figure(name: str, part: str):
@@ -83,3 +104,8 @@ solved, solved_low, solved_high = (_figure("solved", p) for p in ("value", "low"
 def tasks(items: list[tuple]) -> int:
     """The number of tasks the items come from."""
     return _summary(tuple(items))["tasks"]
+
+
+def missing_cards(items: list[tuple]) -> int:
+    """The number of cards of those tasks that no item answers (scored as uniform; logged as a warning)."""
+    return _summary(tuple(items))["missing_cards"]
