@@ -9,6 +9,7 @@ options, for the commands that must not take them from a file they did not write
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import re
 import sys
@@ -108,8 +109,22 @@ def make_agent(name: str, seed: int = 0, **options: object) -> Agent:
         return cls(seed=seed, **options)
     except TypeError as error:  # Python names an unknown keyword after the class that refused it
         unknown = re.search(r"unexpected keyword argument '(\w+)'", str(error))
-        if unknown is None or unknown.group(1) not in options:
-            raise
+        if unknown is None or unknown.group(1) not in options or unknown.group(1) in _named_options(cls):
+            raise  # not the user's option (a taken option's value went wrong inside the agent)
         raise ValueError(
             f"agent {name!r} has no option {unknown.group(1)!r} (its options are the arguments of {target})"
         ) from error
+
+
+def _named_options(cls: type) -> set[str]:
+    """The keyword arguments ``cls`` names in its ``__init__`` and in its parents' where it passes
+    ``**options`` on to them."""
+    named: set[str] = set()
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        parameters = inspect.signature(vars(klass)["__init__"]).parameters.values()
+        named |= {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if not any(p.kind == p.VAR_KEYWORD for p in parameters):
+            break
+    return named

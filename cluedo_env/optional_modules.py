@@ -8,7 +8,7 @@ library only: it runs where an extra's import has just failed.
 
 from __future__ import annotations
 
-__all__ = ["EXTRA_OF", "missing_extra_text"]
+__all__ = ["EXTRA_OF", "OUTSIDE_DEV", "missing_extra_text"]
 
 # Top-level module -> the extra of pyproject.toml that installs it.
 EXTRA_OF = {
@@ -33,6 +33,9 @@ EXTRA_OF = {
     "datasets": "dataset",
 }
 
+# The extras that pyproject.toml's ``dev`` leaves out (a model package of some hundred MB; the harnesses).
+OUTSIDE_DEV = frozenset({"local-llm", "evals"})
+
 
 def missing_extra_text(module: str | None) -> str | None:
     """What to say of a missing ``module`` (``ModuleNotFoundError.name``): the extra that installs it and
@@ -44,5 +47,6 @@ def missing_extra_text(module: str | None) -> str | None:
     return (
         f"No module named {module!r}: it comes with the {extra!r} extra of cluedo-env. Install it with "
         f'pip install -e ".[{extra}]" in a checkout, or else pip install "<checkout or wheel>[{extra}]" '
-        f"with the folder or wheel file cluedo-env was installed from (every extra: [dev])"
+        f"with the folder or wheel file cluedo-env was installed from"
+        + ("" if extra in OUTSIDE_DEV else " (most extras: [dev])")
     )

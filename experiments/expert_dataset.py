@@ -66,12 +66,7 @@ try:
     import pyarrow.parquet as pq
 
     from agents.ppo.features import learner_pieces
-    from experiments.learning.expert_checks import (
-        checksum_problems,
-        dataset_files,
-        replay_problems,
-        sha256_of,
-    )
+    from experiments.learning import expert_checks
     from experiments.learning.expert_minari import MINARI_ID, stored_counts, write_minari
     from experiments.learning.expert_readme import readme_text
     from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games
@@ -84,6 +79,7 @@ __all__ = ["CARD", "DATASET_VERSION", "SHIPPED_SPLIT", "DatasetSettings", "build
 # agent searches only whether to accuse (it searched how to start a turn too)
 DATASET_VERSION = "1.2.0"
 CARD = "dataset.json"
+DATASET_NAME = "cluedo-expert-games"  # the card's name
 README = "README.md"  # the Hugging Face dataset card (experiments.learning.expert_readme)
 SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
 OWN = ("decisions", "games", "minari", SETTINGS, README)  # the dataset's files and folders: checksummed
@@ -197,9 +193,25 @@ def play_shard(settings: DatasetSettings, index: int, folder: str) -> int:
     return decisions.num_rows
 
 
+def _written_here(folder: Path) -> bool:
+    """Whether this command wrote ``folder``: its ``settings.json`` holds the recording settings, or its
+    card names this dataset (a file of the same name written by anything else does not count)."""
+    for name, ours in (
+        (SETTINGS, lambda held: held.keys() == {*DatasetSettings.RECORDING, "version"}),
+        (CARD, lambda held: held.get("name") == DATASET_NAME),
+    ):
+        try:
+            held = json.loads((folder / name).read_text())
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        if isinstance(held, dict) and ours(held):
+            return True
+    return False
+
+
 def _check_folder(folder: Path) -> None:
     """Refuse an existing folder of other files: ``--out`` is new, empty, or a folder of this command."""
-    if not folder.is_dir() or (folder / SETTINGS).is_file() or (folder / CARD).is_file():
+    if not folder.is_dir() or _written_here(folder):
         return
     stopped = {LOCK_FILE} | {  # what a run stopped before writing its settings leaves
         part
@@ -210,7 +222,7 @@ def _check_folder(folder: Path) -> None:
     if others:
         found = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
         raise ValueError(
-            f"{folder} is not empty and not a dataset folder of this command (no {SETTINGS} or {CARD}): "
+            f"{folder} is not empty and not a dataset folder of this command (no {SETTINGS} or {CARD} of it): "
             f"it holds {found}. The command writes its own {README} and folders there: choose a new or "
             "empty --out"
         )
@@ -305,11 +317,14 @@ def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
 
     decisions = pq.read_table(folder / "decisions", columns=["agent"])
     games = pq.read_table(folder / "games")
-    files = {path.relative_to(folder).as_posix(): sha256_of(path) for path in dataset_files(folder, OWN)}
+    files = {
+        path.relative_to(folder).as_posix(): expert_checks.sha256_of(path)
+        for path in expert_checks.dataset_files(folder, OWN)
+    }
     config = settings.config
     agents = decisions["agent"].to_pylist()
     return {
-        "name": "cluedo-expert-games",
+        "name": DATASET_NAME,
         "version": DATASET_VERSION,
         "description": (
             f"Every decision of {games.num_rows} games of Cluedo between {', '.join(settings.agents)} "
@@ -397,7 +412,7 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
         (folder / README).unlink(missing_ok=True)
         card = _card(settings, folder, minari)
         (folder / README).write_text(readme_text(card))  # for Hugging Face: datasets.load_dataset(folder)
-        card["files"][README] = sha256_of(folder / README)
+        card["files"][README] = expert_checks.sha256_of(folder / README)
         write_whole(folder / CARD, json.dumps(card, indent=1) + "\n")
     return card
 
@@ -417,7 +432,7 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
         isinstance(card.get(k), dict) for k in ("files", "rules", "counts")
     ):
         return [f"{path}: not a dataset card (no files, rules and counts)"]
-    problems = checksum_problems(folder, card["files"], OWN)
+    problems = expert_checks.checksum_problems(folder, card["files"], OWN)
     if problems or not replay:
         return problems
     try:
@@ -445,7 +460,9 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
                 f"{games_file.name}: the {' and '.join(wrong)} table's columns are not the dataset's"
             )
             continue
-        problems += [f"{games_file.name}: {line}" for line in replay_problems(config, *tables, agents)]
+        problems += [
+            f"{games_file.name}: {line}" for line in expert_checks.replay_problems(config, *tables, agents)
+        ]
     return problems
 
 

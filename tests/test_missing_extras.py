@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from cluedo_env.optional_modules import EXTRA_OF, missing_extra_text
+from cluedo_env.optional_modules import EXTRA_OF, OUTSIDE_DEV, missing_extra_text
 from experiments.common.settings import load_config
 from experiments.common.tournament_run import run_tournament
 from tests.conftest import ROOT
@@ -35,6 +35,14 @@ def test_the_hint_installs_from_the_checkout_or_the_wheel_not_the_package_index(
     assert f'pip install -e ".[{extra}]" in a checkout' in text
     assert f'pip install "<checkout or wheel>[{extra}]"' in text
     assert "cluedo-env[" not in text  # a name on the package index: not this project, or someone else's
+    assert ("[dev]" in text) == (extra not in OUTSIDE_DEV)  # dev installs it, or the hint does not say so
+
+
+def test_dev_installs_every_extra_but_those_the_hint_says_it_leaves_out():
+    dev = set(re.search(r"cluedo-env\[([^\]]*)\]", " ".join(EXTRAS["dev"])).group(1).split(","))
+    assert set(EXTRA_OF.values()) - dev <= OUTSIDE_DEV  # the hint says [dev] for every other extra
+    assert not OUTSIDE_DEV & dev
+    assert all(extra in EXTRAS for extra in OUTSIDE_DEV)
 
 
 def test_pyyaml_is_declared_by_the_extra_named_for_it():

@@ -562,10 +562,13 @@ class DeterminizeAgent(ISMCTSAgent):
     def _candidates(
         self, state: core.State, game: int, at: int, legal: np.ndarray, accuse: bool, root: bool = False
     ) -> list[int]:
-        """The search's candidates restricted to accusing or waiting: at the start or the end of a turn,
-        the belief agent's choice and the accusation (where it is a candidate), so a turn with no
-        accusation in view is not searched; other decisions as ``ISMCTSAgent``'s."""
+        """The search's candidates restricted to accusing or waiting: at the start or the end of the turn
+        searched, the belief agent's choice and the accusation (where it is a candidate), so a turn with
+        no accusation in view is not searched; its later decisions in the tree, the belief agent's
+        choice alone."""
         order = super()._candidates(state, game, at, legal, accuse, root)
+        if not root:
+            return order[:1]
         if int(state.phase[at]) not in (core.Phase.TURN, core.Phase.ACCUSE):
             return order
         accusations = range(

@@ -130,7 +130,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         "OpenSkill Plackett-Luce, winner first and all others tied, games rated in a fixed order; "
         "ordinal = mu - 3 sigma. Head to head: in the games with A and B at the table that one of them won, "
         "the share of seat-for-seat comparisons (each seat of A against each seat of B) that A's seat won; "
-        "50% is even; its interval is Wilson's for A's share of those games, carried to the seat-for-seat scale. "
+        "50% is even; its interval is Wilson's for A's share of those games, carried to the seat-for-seat scale "
+        "(pooled over line-ups that seat them in other numbers: a bootstrap of the games within each). "
         "Every line-up plays the same deals under every seat rotation; intervals treat games as independent.",
         "",
     ]

@@ -40,7 +40,12 @@ def run_agents(folder: Path) -> dict[str, dict] | None:
     agents = lineup.get("agents") if isinstance(lineup, dict) else None
     if not isinstance(agents, list) or not all(isinstance(a, dict) and "name" in a for a in agents):
         return None
+    # The label as results give it (``experiments.common.settings.AgentSpec.display``): an import path's
+    # agent is its class name.
     return {
-        str(a.get("label") or a["name"]): {"name": a["name"], "options": a.get("options") or {}}
+        str(a.get("label") or str(a["name"]).rpartition(":")[2]): {
+            "name": a["name"],
+            "options": a.get("options") or {},
+        }
         for a in agents
     }

@@ -46,7 +46,9 @@ import numpy as np
 from experiments.common.intervals import mean_interval, wilson_interval
 from experiments.common.ratings import openskill_ratings
 
-__all__ = ["ahead_interval", "summarise", "unique_games"]
+__all__ = ["BOOTSTRAP_RESAMPLES", "ahead_interval", "summarise", "unique_games"]
+
+BOOTSTRAP_RESAMPLES = 2000  # head to head pooled over line-ups that seat the two in other numbers
 
 
 def unique_games(records: Iterable[dict]) -> list[dict]:
@@ -80,18 +82,35 @@ def ahead_interval(together: Sequence[dict], a: str, b: str) -> tuple[float, flo
     """The 95% interval of how often ``a``'s seat finished ahead of ``b``'s, seat for seat, in the
     games ``together`` (both at the table; at least one won by either).
 
-    A game counts once however many copies each has, so the interval is Wilson's for ``a``'s share
-    of the decisive games, carried over to the seat-for-seat scale: a win of ``a`` puts it ahead of
-    the ``b`` seats of its game, a win of ``b`` one ``b`` seat ahead of each ``a`` seat. Exact where
-    every game has the same copies (a line-up); pooled over line-ups with other copies, the mean copies
-    per win carry it over, which keeps the share's point value.
+    A win of ``a`` puts it ahead of the ``b`` seats of its game, a win of ``b`` one ``b`` seat ahead of
+    each ``a`` seat, and a game counts once. Where every game seats them in the same numbers (a
+    line-up), the share is a monotone function of ``a``'s share of the decisive games, and the interval
+    is Wilson's for that share carried over (exact). Pooled over line-ups that seat them in other
+    numbers, it is the percentile interval of ``BOOTSTRAP_RESAMPLES`` resamples of the decisive games
+    within each seating (seeded: the same games give the same interval); where either has no win
+    there, Wilson's carried over by the mean seats behind a win.
     """
     decisive = [r for r in together if r["winner"] in (a, b)]
-    a_won = [r for r in decisive if r["winner"] == a]
-    b_won = [r for r in decisive if r["winner"] == b]
-    per_a_win = np.mean([r["seats"].count(b) for r in a_won or decisive])  # b seats behind an a win
-    per_b_win = np.mean([r["seats"].count(a) for r in b_won or decisive])  # a seats behind a b win
-    low, high = wilson_interval(len(a_won), len(decisive))
+    seatings: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])  # (a seats, b seats) -> wins
+    for r in decisive:
+        seatings[r["seats"].count(a), r["seats"].count(b)][r["winner"] == b] += 1
+    a_wins = sum(wins[0] for wins in seatings.values())
+    b_wins = len(decisive) - a_wins
+    if len(seatings) > 1 and a_wins and b_wins:
+        rng = np.random.default_rng(0)
+        ahead = behind = np.zeros(BOOTSTRAP_RESAMPLES)
+        for (a_seats, b_seats), (won, lost) in seatings.items():  # resampled games: binomial wins
+            resampled = rng.binomial(won + lost, won / (won + lost), BOOTSTRAP_RESAMPLES)
+            ahead, behind = ahead + b_seats * resampled, behind + a_seats * (won + lost - resampled)
+        low, high = np.quantile(ahead / (ahead + behind), [0.025, 0.975])
+        return float(low), float(high)
+    per_a_win = np.mean(
+        [r["seats"].count(b) for r in decisive if r["winner"] == a] or [r["seats"].count(b) for r in decisive]
+    )
+    per_b_win = np.mean(
+        [r["seats"].count(a) for r in decisive if r["winner"] == b] or [r["seats"].count(a) for r in decisive]
+    )
+    low, high = wilson_interval(a_wins, len(decisive))
 
     def seat_for_seat(x: float) -> float:
         return float(per_a_win * x / (per_a_win * x + per_b_win * (1 - x)))

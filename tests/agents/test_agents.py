@@ -246,3 +246,22 @@ def test_an_agent_whose_extra_is_missing_says_which_to_install(name, blocked, ex
 def test_an_unknown_option_is_named_with_the_agent(name):
     with pytest.raises(ValueError, match=rf"agent '{name}' has no option 'bogus'"):
         make_agent(name, bogus=1)
+
+
+def _load(path):
+    return path
+
+
+class _FaultyAgent(RandomAgent):
+    """Takes ``checkpoint`` but calls a helper with a keyword it does not take: the agent's bug."""
+
+    def __init__(self, seed=0, checkpoint=None):
+        super().__init__(seed=seed)
+        _load(checkpoint=checkpoint)
+
+
+def test_a_type_error_inside_an_agent_is_not_blamed_on_an_option_it_takes():
+    with pytest.raises(TypeError, match=r"_load\(\) got an unexpected keyword argument 'checkpoint'"):
+        make_agent("tests.agents.test_agents:_FaultyAgent", checkpoint="model.pt")
+    with pytest.raises(ValueError, match="has no option 'bogus'"):
+        make_agent("tests.agents.test_agents:_FaultyAgent", bogus=1)

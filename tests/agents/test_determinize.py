@@ -106,6 +106,14 @@ def test_the_determinize_agent_is_the_search_restricted_to_accusing_or_waiting()
         return result
 
     agent.search = counted
+    candidates, calls = agent._candidates, []
+
+    def recorded(state, game, at, legal, accuse, root=False):
+        order = candidates(state, game, at, legal, accuse, root)
+        calls.append((root, len(order)))
+        return order
+
+    agent._candidates = recorded
     field = [make_agent("sat", seed=k) for k in range(3)]
     result = play_batch(config, [agent, *field], seeds=[11, 12])
     assert (result.winner >= 0).all()
@@ -115,6 +123,8 @@ def test_the_determinize_agent_is_the_search_restricted_to_accusing_or_waiting()
     )
     for r in searches:  # accuse or wait: the waiting choice and the accusation, nothing else
         assert len(r.candidates) == 2 and sum(int(a) in accusations for a in r.candidates) == 1, r.candidates
+    in_tree = [n for root, n in calls if not root]
+    assert in_tree and set(in_tree) == {1}  # its later decisions in the tree: the belief agent's choice alone
 
 
 @pytest.mark.parametrize("options", [{"samples": 0}, {"min_probability": 1.5}])

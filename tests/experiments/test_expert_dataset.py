@@ -329,6 +329,12 @@ def test_an_out_folder_of_other_files_is_refused_and_left_alone(tmp_path, capsys
     assert exit_info.value.code == 1 and f"{mine} is not empty" in error and "README.md, notes.txt" in error
     assert sorted(p.name for p in mine.iterdir()) == ["README.md", "notes.txt"]
     assert (mine / "README.md").read_text() == "my notes"
+    # Files of the dataset's names written by something else do not make it one of the command's folders.
+    (mine / "dataset.json").write_text('{"name": "my data"}')
+    (mine / "settings.json").write_text('{"editor": "vim"}')
+    with pytest.raises(ValueError, match=r"mine is not empty and not a dataset folder of this command"):
+        build(dataclasses.replace(TINY, games=1, minari_episodes=0), mine, workers=0, progress=False)
+    assert (mine / "dataset.json").read_text() == '{"name": "my data"}'
 
 
 def test_a_dataset_folder_that_is_also_a_repository_verifies_and_builds(tiny, tmp_path):

@@ -343,6 +343,7 @@ def test_a_stats_json_that_is_not_a_report_is_left_out_with_a_warning(run, tmp_p
             ("- name: sat\n    options: {}", "- name: sat\n    options:\n      move_discount: 0.5"),
             "'sat' is ",
         ),
+        (("- name: random\n", "- name: mypackage.agents:random\n"), "'random' is "),  # one label, two agents
     ],
 )
 def test_runs_of_other_rules_or_agents_are_pooled_only_when_told(run, tmp_path, capsys, change, said):
