@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import inspect
 import json
 import math
 import numbers
@@ -83,7 +84,8 @@ class ReasoningBenchConfig:
         resamples: Bootstrap resamples.
         seed: Seed of the sample (``limit``) and of the bootstrap.
         cache: Folder where splits not shipped are generated.
-        output_dir: Reports go to ``<output_dir>/<solver>/`` (``llm-<model>/`` for the llm solver).
+        output_dir: Reports go to ``<output_dir>/<solver>/`` (``llm-<model>/`` for the llm solver);
+            None: ``outputs/reasoning/<version>-<split>``, as the command's config says.
         leaderboard: JSON Lines file one result line is appended to.
         progress: Show progress bars.
         resume: Go on from the tasks already scored by a run of the same settings (solver, its
@@ -102,7 +104,7 @@ class ReasoningBenchConfig:
     resamples: int = 1000
     seed: int = 0
     cache: str = "outputs/reasoning/splits"
-    output_dir: str = "outputs/reasoning/v2-dev"
+    output_dir: str | None = None
     leaderboard: str = "outputs/reasoning/leaderboard.jsonl"
     progress: bool = True
     resume: bool = True
@@ -251,8 +253,9 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
 
 def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dict[str, Any]:
     """What makes two runs' per-task lines interchangeable, the first line of their scores file:
-    the solver, its options and the very tasks (their checksum: a regenerated split is new)."""
-    return {
+    the solver, its options, the very tasks (their checksum: a regenerated split is new) and, for a
+    solver of the user's, its code (``_user_files``: edited, its answers are another run's)."""
+    settings = {
         "solver": cfg.solver,
         "llm": json.loads(json.dumps(dict(cfg.llm), default=str)) if cfg.solver == "llm" else {},
         "version": cfg.version,
@@ -261,6 +264,26 @@ def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dic
         "seed": cfg.seed,
         "tasks": checksum(tasks),
     }
+    files = _user_files(cfg)
+    if files:  # (only then: the scores of the built-in solvers keep their files)
+        settings["files"] = {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
+    return settings
+
+
+def _user_files(cfg: ReasoningBenchConfig) -> list[Path]:
+    """The files of the user's that a run's answers come from: the file defining a solver given by
+    import path, the files of an llm solver's ``prompts`` folder (a folder of the user's, not a shipped
+    name)."""
+    if cfg.solver == "llm":
+        folder = Path(str(cfg.llm.get("prompts", "")))
+        return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+    if ":" in cfg.solver:
+        try:
+            source = inspect.getsourcefile(load_solver(cfg.solver))
+        except TypeError:  # a built-in function: no file of the user's
+            source = None
+        return [Path(source)] if source else []
+    return []
 
 
 def _solver_label(cfg: ReasoningBenchConfig) -> str:
@@ -367,7 +390,8 @@ def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:
     where the endpoint failed for good (``ChatError`` other than ``ChatReplyError``: nothing answers,
     an HTTP error such as a wrong model name, the retries spent): that is raised, the task is not
     written, and a resumed run asks it again. A server that answers but misbehaves
-    (``ChatReplyError``) is the solver's failure on that task, as it is a player's in a tournament."""
+    (``ChatReplyError``) is the solver's failure on that task, as it is a player's in a tournament. An
+    answer the scorer cannot read is scored as an empty one too, and reported."""
     before = dict(getattr(solve, "counts", {}))
     kept = len(getattr(solve, "transcripts", []))
     start = time.perf_counter()
@@ -380,10 +404,15 @@ def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:
         answer, error = None, raised
     except Exception as raised:  # a solver's failure is scored as an empty answer, and reported
         answer, error = None, raised
-    scored = score_answer(task, answer)
+    said = f"solver raised {type(error).__name__}"
+    try:
+        scored = score_answer(task, answer)
+    except Exception as raised:  # an answer the scorer cannot read: scored as an empty one, and reported
+        error, said = raised, f"answer not readable ({type(raised).__name__}): scored as an empty one"
+        scored = score_answer(task, None)
     row: dict[str, Any] = {"id": task["id"], "seconds": time.perf_counter() - start, "scored": scored}
     if error is not None:
-        scored["problems"] = [f"solver raised {type(error).__name__}", *scored["problems"]]
+        scored["problems"] = [said, *scored["problems"]]
         row["error"] = str(error)[:ERROR_CHARS]
     row["counts"] = {k: v - before.get(k, 0) for k, v in getattr(solve, "counts", {}).items()}
     row["transcripts"] = getattr(solve, "transcripts", [])[kept:]
@@ -399,10 +428,11 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
     if cfg.limit is not None:  # a sample of the split's mix of tiers, not its first tasks
         tasks = sample_tasks(tasks, cfg.limit, seed=cfg.seed)
-    out = Path(cfg.output_dir) / _folder_name(_solver_label(cfg))
+    output_dir = Path(cfg.output_dir or f"outputs/reasoning/{cfg.version}-{cfg.split}")
+    out = output_dir / _folder_name(_solver_label(cfg))
     out.mkdir(parents=True, exist_ok=True)
     settings = _run_settings(cfg, tasks)
-    with lock_folder(out, within=Path(cfg.output_dir)):  # one run at a time appends to its scores
+    with lock_folder(out, within=output_dir):  # one run at a time appends to its scores
         digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
         scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
         done = _scored_before(scores_path, settings, cfg.resume, score_answer(tasks[0], {}))

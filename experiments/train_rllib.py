@@ -60,7 +60,9 @@ format) and ``progress.json`` (agent-steps, iteration, snapshots); at the end
 ``make_agent("ppo", checkpoint=<run>/model.pt)`` plays it, read with
 ``weights_only=True``) and ``evaluations.json``. ``resume=<run folder or
 checkpoint folder> trust_files=true`` restores RLlib's checkpoint and continues
-in the same run folder; ``total_timesteps`` may change. RLlib's checkpoint is
+in the same run folder, with the run's own settings (its ``config.yaml``): the
+command line may change only ``RESUMABLE`` (the budget, resources, logging,
+checkpoints and evaluations). RLlib's checkpoint is
 unpickled, so a resume is refused unless the command line says
 ``trust_files=true``: resume only your own runs.
 """
@@ -105,8 +107,9 @@ from experiments.common.intervals import wilson_interval
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import ConfigError, check_all_set
+from experiments.common.value_checks import ConfigError, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import append_evaluation, evaluate, win_rate_line
+from experiments.learning.resume import resumed_config
 from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import PPOSettings
 
@@ -411,8 +414,30 @@ def train(cfg: RLlibConfig) -> Path:
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_rllib", version_base=None)
 def main(cfg: RLlibConfig) -> None:
     settings = ["runs_dir", "resume", "ray_address"]
-    args, _ = command_settings(cfg, ["opponent", "eval_opponents"], settings, check=RLlibConfig.check_run)
+    args, hydra_config = command_settings(
+        cfg, ["opponent", "eval_opponents"], settings, check=RLlibConfig.check_run
+    )
+    if args.resume and args.trust_files:  # the run's own config, with the command line's resumable changes
+        with exit_on_config_error():
+            args = resumed_run(args, list(hydra_config.overrides.task))
     train(args)
+
+
+def resumed_run(given: RLlibConfig, overrides: list[str]) -> RLlibConfig:
+    """The config of the run that ``given.resume`` continues: its ``config.yaml``, with the values of
+    ``overrides`` (the command line's keys) that a resume may change (``RESUMABLE``) changed.
+
+    Raises:
+        ConfigError: No checkpoint there, or a change a resume may not make (naming it).
+    """
+    try:
+        run_dir = find_checkpoint(given.resume).parent.parent
+    except FileNotFoundError as error:
+        raise ConfigError(str(error)) from error
+    saved = OmegaConf.to_container(OmegaConf.load(run_dir / "config.yaml"))
+    run = resumed_config(saved, given, overrides, RESUMABLE, SHIPPED_CONFIGS / "train_rllib.yaml")
+    run.resume, run.trust_files = given.resume, given.trust_files
+    return run
 
 
 if __name__ == "__main__":

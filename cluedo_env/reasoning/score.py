@@ -188,6 +188,8 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         scores[f"certain_{label}"] = len(of_label)
         scores[f"found_{label}"] = sum(f in claimed for f in of_label)
     envelope = answer.get("envelope")
+    if isinstance(envelope, np.ndarray):  # a Python solver's array of names: its list
+        envelope = envelope.tolist()
     expected = truth["envelope"]
     if envelope is None:
         problems.append("no envelope answer")
@@ -201,7 +203,7 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         )
     owners = task["players"] + ["envelope"] + (["table"] if task["config"].get("duel") else [])
     given = answer.get("probabilities")
-    if given is None:
+    if given is None or (isinstance(given, Mapping) and not given):
         problems.append("no probabilities: uniform used")
         given = {}
     elif not isinstance(given, Mapping):

@@ -18,7 +18,7 @@ names it too (or gives ``trust_files=true``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,26 +100,35 @@ def _refuse_interpolations(value: Any, key: str) -> None:
         )
 
 
-def resumed_config(saved: Mapping[str, Any], args: Any, overrides: Iterable[str] | None) -> Any:
+def resumed_config(
+    saved: Mapping[str, Any],
+    args: Any,
+    overrides: Iterable[str] | None,
+    resumable: Sequence[str] = RESUMABLE,
+    shipped_config: Path = SHIPPED_CONFIG,
+) -> Any:
     """The config of a resumed run: the checkpoint's, with the overrides that may change applied.
 
     Args:
         saved: The checkpoint's config.
-        args: The config given now (a ``TrainConfig``; the resumed config is of its type). A value the
-            checkpoint lacks (saved before the setting existed) is ``configs/train_ppo.yaml``'s.
+        args: The config given now (a ``TrainConfig``, or another command's: the resumed config is of
+            its type). A value the checkpoint lacks (saved before the setting existed) is
+            ``shipped_config``'s.
         overrides: The keys (dotted, as on the command line) whose values in ``args`` are meant;
             None: every value where ``args`` differs from ``saved``.
+        resumable: The keys a resume may change (``train_ppo``'s ``RESUMABLE`` by default).
+        shipped_config: The command's shipped YAML.
 
     Raises:
         ValueError: An override of a value that would change what the run learns (not in
-            ``RESUMABLE``), naming it, both values and what may change; or an interpolation
+            ``resumable``), naming it, both values and what may change; or an interpolation
             (``${...}``) in the checkpoint's config, which a saved config never holds (it is saved
             resolved) and which could read an environment variable (``oc.env``).
     """
     _refuse_interpolations(saved, "config")
     schema = type(args)
     shipped = OmegaConf.masked_copy(
-        OmegaConf.load(SHIPPED_CONFIG), [f.name for f in dataclasses.fields(schema) if f.name != "game"]
+        OmegaConf.load(shipped_config), [f.name for f in dataclasses.fields(schema) if f.name != "game"]
     )
     run = OmegaConf.merge(OmegaConf.structured(schema), shipped, saved)
     given = OmegaConf.structured(args)
@@ -134,14 +143,14 @@ def resumed_config(saved: Mapping[str, Any], args: Any, overrides: Iterable[str]
         before, after = _plain(OmegaConf.select(run, key)), _plain(OmegaConf.select(given, key))
         if before == after:
             continue
-        if key in RESUMABLE:
+        if key in resumable:
             changes[key] = after
         else:
             refused.append(f"{key} (the run has {before!r}, got {after!r})")
     if refused:
         raise ConfigError(
             f"resume: cannot change {', '.join(refused)}: the run would no longer be the one checkpointed. "
-            f"A resume may change only {', '.join(RESUMABLE)}; start a new run to change the rest"
+            f"A resume may change only {', '.join(resumable)}; start a new run to change the rest"
         )
     for key, value in changes.items():
         print(f"resume: {key} {_plain(OmegaConf.select(run, key))!r} -> {value!r}")

@@ -329,3 +329,29 @@ def test_a_run_saved_before_the_deal_field_resumes_as_deal_keys(tmp_path, deal, 
             _check_resumable(cfg, tmp_path / "config.yaml")
     else:
         _check_resumable(cfg, tmp_path / "config.yaml")
+
+
+def test_the_command_line_resumes_with_the_runs_own_settings(tmp_path):
+    """``train_rllib resume=<run> total_timesteps=... trust_files=true`` was refused ("other values of
+    exp_name", of train_batch_size, ...) unless every setting the run began with was typed again."""
+    from experiments.train_rllib import resumed_run
+
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints" / "iteration_000001").mkdir(parents=True)
+    (run_dir / "checkpoints" / "iteration_000001" / "progress.json").write_text("{}")
+    began = small_config(tmp_path, "exp_name=main", "num_epochs=2")  # besides small_config's own
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(began)))
+    command = [f"resume={run_dir}", "total_timesteps=5000", "trust_files=true"]
+    with initialize_config_dir(
+        config_dir=str(CONFIGS), version_base=None
+    ):  # as typed: the rest at its defaults
+        given = OmegaConf.to_object(compose("train_rllib", overrides=command))
+    run = resumed_run(given, command)
+    assert (run.exp_name, run.num_epochs, run.train_batch_size, run.game) == (
+        "main", 2, 128, began.game
+    )  # fmt: skip
+    assert (run.total_timesteps, run.resume, run.trust_files) == (5000, str(run_dir), True)
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
+        given = OmegaConf.to_object(compose("train_rllib", overrides=[*command, "learning_rate=0.1"]))
+    with pytest.raises(ConfigError, match=r"cannot change learning_rate"):
+        resumed_run(given, [*command, "learning_rate=0.1"])

@@ -15,6 +15,7 @@ import inspect
 import itertools
 import json
 import re
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -913,3 +914,58 @@ def test_the_built_in_solvers_answer_a_task_of_the_duel():
     exact = SOLVERS["beliefs"](public_view(task))["probabilities"]
     for card, owners in task["answers"]["probabilities"].items():
         assert exact[card] == pytest.approx(owners), card
+
+
+def test_an_envelope_as_an_array_is_read_and_empty_probabilities_are_reported(dev):
+    """A Python solver's numpy array of names crashed the scorer (and the run); an empty probabilities
+    object was scored uniform with no problem reported."""
+    task = next(t for t in dev if t["answers"]["envelope"] != "not yet")
+    answer = perfect(task)
+    answer["envelope"] = np.array(answer["envelope"])
+    assert score_answer(task, answer)["solved"] == 1.0
+    answer["probabilities"] = {}
+    assert "no probabilities: uniform used" in score_answer(task, answer)["problems"]
+
+
+def test_an_answer_the_scorer_cannot_read_is_scored_empty_and_reported(tmp_path, monkeypatch):
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+
+    class Unreadable:
+        def __eq__(self, other):
+            raise RuntimeError("no comparing me")
+
+    monkeypatch.setitem(SOLVERS, "odd", lambda task: {"envelope": Unreadable()})
+    report = run(ReasoningBenchConfig(solver="odd", limit=3, resamples=10, progress=False,
+                                      output_dir=str(tmp_path / "out"), leaderboard=str(tmp_path / "b.jsonl")))  # fmt: skip
+    assert report["tasks"] == 3 and report["summary"]["problems"]["tasks_with_problems"] == 3
+
+
+def test_a_users_solver_edited_is_scored_again_not_resumed(tmp_path, monkeypatch, capsys):
+    """The resume key held the solver's name, not its code: the edited solver's run reported the old
+    answers."""
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+
+    (tmp_path / "my_solver_module.py").write_text('def solve(task):\n    return {"envelope": "not yet"}\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cfg = ReasoningBenchConfig(solver="my_solver_module:solve", limit=4, resamples=10, progress=False,
+                               output_dir=str(tmp_path / "out"), leaderboard=str(tmp_path / "b.jsonl"))  # fmt: skip
+    run(cfg)
+    run(cfg)
+    assert "resuming: 4 of 4" in capsys.readouterr().out  # the same code: its scores are kept
+    (tmp_path / "my_solver_module.py").write_text(
+        'def solve(task):\n    return {"envelope": ["x", "y", "z"]}\n'
+    )
+    sys.modules.pop("my_solver_module", None)
+    run(cfg)
+    assert "resuming" not in capsys.readouterr().out
+    assert len(list((tmp_path / "out").glob("*/scores-*.jsonl"))) == 2
+
+
+def test_the_python_api_writes_into_the_folder_of_its_split(tmp_path, monkeypatch):
+    from experiments.reasoning_bench import ReasoningBenchConfig, run
+
+    monkeypatch.chdir(tmp_path)
+    run(ReasoningBenchConfig(solver="uniform", version="v1", limit=2, resamples=10, progress=False,
+                             leaderboard=str(tmp_path / "b.jsonl")))  # fmt: skip
+    assert (tmp_path / "outputs/reasoning/v1-dev/uniform/report.md").is_file()
+    assert not (tmp_path / "outputs/reasoning/v2-dev").exists()
