@@ -266,12 +266,19 @@ def load_split(
         tasks = read_tasks(cached)
     elif cached is not None and generate is not None:
         tasks = list(generate(spec, progress=progress))
+        _check_pinned(tasks, version, name)  # before it is kept: a cached file of other tasks would stay
         write_tasks(tasks, cached)
     else:
         raise ValueError(
             f"split {version}/{name} is not shipped, and is not in the cache folder {cache}: generate it with "
             f"python -m experiments.reasoning_splits --version {version} --split {name} --write --cache {cache}"
         )
+    _check_pinned(tasks, version, name)
+    return tasks
+
+
+def _check_pinned(tasks: list[dict], version: str, name: str) -> None:
+    """Raise ``ValueError`` where the tasks' checksum is not the pinned one of split ``version/name``."""
     found = checksum(tasks)
     pinned = CHECKSUMS.get((version, name))
     if found != pinned:
@@ -279,7 +286,6 @@ def load_split(
             f"split {version}/{name} has checksum {found}, the pinned one is {pinned}: "
             + _STALE_ADVICE.format(version=version, name=name)
         )
-    return tasks
 
 
 _STALE_ADVICE = (

@@ -316,6 +316,13 @@ def test_an_altered_split_is_refused(tmp_path):
         load_split("v1", "train")
 
 
+def test_a_generated_split_of_other_tasks_is_refused_and_not_kept(tmp_path):
+    """It was written to the cache first: every later load read it and was refused again, until removed."""
+    with pytest.raises(ValueError, match="checksum"):
+        load_split("v1", "test", cache=tmp_path, progress=False, generate=lambda spec, progress: [])
+    assert not (tmp_path / "v1" / "test.jsonl.gz").exists()
+
+
 # ---------------------------------------------------------------------------
 # Privacy: scrambled worlds
 # ---------------------------------------------------------------------------
