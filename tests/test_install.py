@@ -257,7 +257,8 @@ def test_the_suite_on_every_core_starts_a_worker_per_core_up_to_four(monkeypatch
 
 def test_ci_runs_the_readme_test_command_and_pytest_xdist_is_in_the_dev_extra():
     run = (ROOT / ".ci/run").read_text()
-    assert 'python -m pip install -q -e ".[dev]" && python -m pytest -n auto\n' in run
+    assert 'python -m pip install -q -e ".[dev]" && python -m pytest -n auto || exit 1\n' in run
+    assert "python3 -m venv --clear .ci-venv" in run  # a fresh environment at every run
     assert any(
         dependency.startswith("pytest-xdist")
         for dependency in PYPROJECT["project"]["optional-dependencies"]["dev"]
