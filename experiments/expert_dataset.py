@@ -197,7 +197,7 @@ def _written_here(folder: Path) -> bool:
     """Whether this command wrote ``folder``: its ``settings.json`` holds the recording settings, or its
     card names this dataset (a file of the same name written by anything else does not count)."""
     for name, ours in (
-        (SETTINGS, lambda held: held.keys() == {*DatasetSettings.RECORDING, "version"}),
+        (SETTINGS, lambda held: held.keys() >= set(DatasetSettings.RECORDING)),  # (of any version)
         (CARD, lambda held: held.get("name") == DATASET_NAME),
     ):
         try:

@@ -271,16 +271,25 @@ def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dic
 
 
 def _user_files(cfg: ReasoningBenchConfig) -> list[Path]:
-    """The files of the user's that a run's answers come from: the file defining a solver given by
-    import path, the files of an llm solver's ``prompts`` folder (a folder of the user's, not a shipped
-    name)."""
+    """The files of the user's that a run's answers come from, as far as they can be told: the file
+    defining a solver given by import path (a function's, a callable object's class's, a partial's
+    function's; not the files it imports), the templates of an llm solver's ``prompts`` folder (a folder
+    of the user's, not a shipped set). They are read on disk as the run starts: in one Python process,
+    a module edited after its import runs its old code until it is reloaded (``importlib.reload``)."""
     if cfg.solver == "llm":
-        folder = Path(str(cfg.llm.get("prompts", "")))
-        return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+        prompts = cfg.llm.get("prompts")
+        from agents.llm.solver import PROMPTS_DIR  # (httpx: only when a model is asked)
+
+        if not prompts or (PROMPTS_DIR / str(prompts)).is_dir():  # a shipped set (load_prompts' order)
+            return []
+        folder = Path(str(prompts))
+        return sorted(folder.glob("*.txt")) if folder.is_dir() else []
     if ":" in cfg.solver:
+        solve = load_solver(cfg.solver)
+        solve = getattr(solve, "func", solve)  # a functools.partial: its function
         try:
-            source = inspect.getsourcefile(load_solver(cfg.solver))
-        except TypeError:  # a built-in function: no file of the user's
+            source = inspect.getsourcefile(solve if inspect.isroutine(solve) else type(solve))
+        except TypeError:  # a built-in: no file of the user's
             source = None
         return [Path(source)] if source else []
     return []

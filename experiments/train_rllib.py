@@ -69,6 +69,7 @@ unpickled, so a resume is refused unless the command line says
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import time
@@ -245,6 +246,9 @@ class Run:
             self.snapshots, self.snapshot_count = progress["snapshots"], progress["snapshot_count"]
             self.run_dir = checkpoint.parent.parent
             _check_resumable(cfg, self.run_dir / "config.yaml")
+            # The run's settings from now on (a budget raised, say), for the next resume to continue with.
+            settings = dataclasses.replace(cfg, resume=None, trust_files=False, time_limit=None)
+            (self.run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(settings)))
         else:
             self.run_dir = new_run_folder(cfg, "rllib")
         register_envs()
@@ -434,9 +438,15 @@ def resumed_run(given: RLlibConfig, overrides: list[str]) -> RLlibConfig:
         run_dir = find_checkpoint(given.resume).parent.parent
     except FileNotFoundError as error:
         raise ConfigError(str(error)) from error
-    saved = OmegaConf.to_container(OmegaConf.load(run_dir / "config.yaml"))
-    run = resumed_config(saved, given, overrides, RESUMABLE, SHIPPED_CONFIGS / "train_rllib.yaml")
+    try:
+        saved = OmegaConf.to_container(OmegaConf.load(run_dir / "config.yaml"))
+        run = resumed_config(saved, given, overrides, RESUMABLE, SHIPPED_CONFIGS / "train_rllib.yaml")
+    except ConfigError:
+        raise
+    except Exception as error:  # a missing, unreadable or foreign config.yaml (OmegaConf's and YAML's errors)
+        raise ConfigError(f"{run_dir / 'config.yaml'}: not the config of an RLlib run ({error})") from error
     run.resume, run.trust_files = given.resume, given.trust_files
+    run.time_limit = given.time_limit  # this session's limit, not an earlier one's
     return run
 
 

@@ -86,36 +86,39 @@ def ahead_interval(together: Sequence[dict], a: str, b: str) -> tuple[float, flo
     each ``a`` seat, and a game counts once. Where every game seats them in the same numbers (a
     line-up), the share is a monotone function of ``a``'s share of the decisive games, and the interval
     is Wilson's for that share carried over (exact). Pooled over line-ups that seat them in other
-    numbers, it is the percentile interval of ``BOOTSTRAP_RESAMPLES`` resamples of the decisive games
-    within each seating (seeded: the same games give the same interval); where either has no win
-    there, Wilson's carried over by the mean seats behind a win.
+    numbers, Wilson's carried over by the mean seats behind a win is too narrow where the seatings'
+    shares differ, and a bootstrap of the games within each seating too narrow where a seating has few
+    games or one winner only (it never varies there): the interval spans both, the bootstrap's being the
+    percentile interval of ``BOOTSTRAP_RESAMPLES`` resamples (seeded, the seatings in order: the same
+    games give the same interval in any order).
     """
     decisive = [r for r in together if r["winner"] in (a, b)]
     seatings: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])  # (a seats, b seats) -> wins
     for r in decisive:
         seatings[r["seats"].count(a), r["seats"].count(b)][r["winner"] == b] += 1
-    a_wins = sum(wins[0] for wins in seatings.values())
-    b_wins = len(decisive) - a_wins
-    if len(seatings) > 1 and a_wins and b_wins:
-        rng = np.random.default_rng(0)
-        ahead = behind = np.zeros(BOOTSTRAP_RESAMPLES)
-        for (a_seats, b_seats), (won, lost) in seatings.items():  # resampled games: binomial wins
-            resampled = rng.binomial(won + lost, won / (won + lost), BOOTSTRAP_RESAMPLES)
-            ahead, behind = ahead + b_seats * resampled, behind + a_seats * (won + lost - resampled)
-        low, high = np.quantile(ahead / (ahead + behind), [0.025, 0.975])
-        return float(low), float(high)
-    per_a_win = np.mean(
-        [r["seats"].count(b) for r in decisive if r["winner"] == a] or [r["seats"].count(b) for r in decisive]
-    )
-    per_b_win = np.mean(
-        [r["seats"].count(a) for r in decisive if r["winner"] == b] or [r["seats"].count(a) for r in decisive]
+    ahead = sum(b_seats * won for (_, b_seats), (won, _) in seatings.items())
+    behind = sum(a_seats * lost for (a_seats, _), (_, lost) in seatings.items())
+    a_wins = sum(won for won, _ in seatings.values())
+    per_a_win = ahead / a_wins if a_wins else np.mean([r["seats"].count(b) for r in decisive])
+    per_b_win = (
+        behind / (len(decisive) - a_wins) if behind else np.mean([r["seats"].count(a) for r in decisive])
     )
     low, high = wilson_interval(a_wins, len(decisive))
 
     def seat_for_seat(x: float) -> float:
         return float(per_a_win * x / (per_a_win * x + per_b_win * (1 - x)))
 
-    return seat_for_seat(low), seat_for_seat(high)
+    low, high = seat_for_seat(low), seat_for_seat(high)
+    if len(seatings) > 1 and ahead and behind:
+        rng = np.random.default_rng(0)
+        resampled_ahead = resampled_behind = np.zeros(BOOTSTRAP_RESAMPLES)
+        for (a_seats, b_seats), (won, lost) in sorted(seatings.items()):  # resampled games: binomial wins
+            wins = rng.binomial(won + lost, won / (won + lost), BOOTSTRAP_RESAMPLES)
+            resampled_ahead = resampled_ahead + b_seats * wins
+            resampled_behind = resampled_behind + a_seats * (won + lost - wins)
+        shares = resampled_ahead / (resampled_ahead + resampled_behind)
+        low, high = min(low, float(np.quantile(shares, 0.025))), max(high, float(np.quantile(shares, 0.975)))
+    return low, high
 
 
 def summarise(records: Sequence[dict]) -> dict:

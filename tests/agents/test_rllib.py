@@ -188,6 +188,8 @@ def test_one_iteration_trains_checkpoints_and_resumes_where_it_stopped(local_ray
     saved = load_model(checkpoint / "cluedo_model.pt").state_dict()
 
     resumed = Run(small_config(tmp_path, f"resume={run_dir}", "total_timesteps=100000", "trust_files=true"))
+    written = OmegaConf.load(run_dir / "config.yaml")  # the budget raised, for the next resume to go on with
+    assert (written.total_timesteps, written.resume, written.trust_files) == (100000, None, False)
     try:
         restored = network_of(resumed.algo, "default_policy", resumed.cfg).state_dict()
         assert all(torch.equal(saved[name], restored[name]) for name in saved)  # the weights, exactly
@@ -350,6 +352,10 @@ def test_the_command_line_resumes_with_the_runs_own_settings(tmp_path):
     assert (run.exp_name, run.num_epochs, run.train_batch_size, run.game) == (
         "main", 2, 128, began.game
     )  # fmt: skip
+    (run_dir / "config.yaml").write_text("- a list, not a run's config\n")
+    with pytest.raises(ConfigError, match=r"config.yaml: not the config of an RLlib run"):
+        resumed_run(given, command)
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(began)))
     assert (run.total_timesteps, run.resume, run.trust_files) == (5000, str(run_dir), True)
     with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
         given = OmegaConf.to_object(compose("train_rllib", overrides=[*command, "learning_rate=0.1"]))

@@ -337,6 +337,17 @@ def test_an_out_folder_of_other_files_is_refused_and_left_alone(tmp_path, capsys
     assert (mine / "dataset.json").read_text() == '{"name": "my data"}'
 
 
+def test_a_folder_of_an_earlier_version_is_told_so(tmp_path):
+    """Its settings name no version: it was called no dataset folder of this command."""
+    old = tmp_path / "old"
+    (old / "games").mkdir(parents=True)
+    (old / "games" / "shard-00000.parquet").write_bytes(b"")
+    recording = dataclasses.replace(TINY, games=1, minari_episodes=0).recording()
+    (old / "settings.json").write_text(json.dumps({k: v for k, v in recording.items() if k != "version"}))
+    with pytest.raises(ValueError, match=r"holds games recorded with other version"):
+        build(dataclasses.replace(TINY, games=1, minari_episodes=0), old, workers=0, progress=False)
+
+
 def test_a_dataset_folder_that_is_also_a_repository_verifies_and_builds(tiny, tmp_path):
     """Only the dataset's own files are checksummed: a git or Hugging Face repository's files (and the
     run's lock file) are not the dataset's, before or after a commit changes them."""

@@ -54,20 +54,25 @@ def test_head_to_head_intervals_cover_the_share_95_times_in_100(copies, x, decis
     assert 0.92 <= np.mean(covered) <= 0.98
 
 
-@pytest.mark.parametrize(("x_one", "x_five"), [(0.5, 1 / 6), (0.7, 0.3)])
-def test_pooled_head_to_head_intervals_cover_the_share_95_times_in_100(x_one, x_five):
-    """S against one N, and against five N, pooled (100 decisive games of each): the interval holds the
-    seat-for-seat share about 95% of the time (Wilson's carried over by the mean seats covered 88%)."""
+@pytest.mark.parametrize(
+    ("n", "x_one", "x_five"), [(100, 0.5, 1 / 6), (100, 0.7, 0.3), (10, 0.8, 0.1), (5, 0.9, 0.1)]
+)
+def test_pooled_head_to_head_intervals_cover_the_share_95_times_in_100(n, x_one, x_five):
+    """S against one N, and against five N, pooled (``n`` decisive games of each): the interval holds the
+    seat-for-seat share at least about 95% of the time. Wilson's carried over by the mean seats covered 89%
+    at 100 games; a bootstrap within each seating 64% and 39% at 10 and 5 games, where a seating's games
+    were all won by one side (zero-width intervals)."""
     rng = np.random.default_rng(1)
-    n = 100
     truth = (n * x_one + 5 * n * x_five) / (n * x_one + 5 * n * x_five + n * (1 - x_one) + n * (1 - x_five))
     covered = []
     for wins_one, wins_five in zip(rng.binomial(n, x_one, 400), rng.binomial(n, x_five, 400), strict=True):
         together = [{"seats": ("S", "N"), "winner": "S" if g < wins_one else "N"} for g in range(n)]
         together += [{"seats": ("S", *["N"] * 5), "winner": "S" if g < wins_five else "N"} for g in range(n)]
         low, high = ahead_interval(together, "S", "N")
+        assert low < high
         covered.append(low <= truth <= high)
-    assert 0.92 <= np.mean(covered) <= 0.98
+        assert ahead_interval(together[::-1], "S", "N") == (low, high)  # the same games in any order
+    assert np.mean(covered) >= 0.93
 
 
 def test_head_to_head_at_one_table_is_not_the_win_share():

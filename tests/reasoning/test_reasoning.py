@@ -17,6 +17,7 @@ import json
 import re
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -976,3 +977,31 @@ def test_the_python_api_writes_into_the_folder_of_its_split(tmp_path, monkeypatc
                              leaderboard=str(tmp_path / "b.jsonl")))  # fmt: skip
     assert (tmp_path / "outputs/reasoning/v1-dev/uniform/report.md").is_file()
     assert not (tmp_path / "outputs/reasoning/v2-dev").exists()
+
+
+def test_the_files_a_run_is_keyed_on_are_the_users_own(tmp_path, monkeypatch):
+    """An llm solver without a prompts folder of the user's was keyed on every file of the working folder;
+    a callable object or a partial on no file at all."""
+    from experiments.reasoning_bench import ReasoningBenchConfig, _user_files
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("a notebook's autosave")
+    for prompts in (None, "default", "likelihood"):
+        llm = {} if prompts is None else {"prompts": prompts}
+        assert _user_files(ReasoningBenchConfig(solver="llm", llm=llm)) == []
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "system.txt").write_text("$rules")
+    (tmp_path / "mine" / "README.md").write_text("not a template")
+    assert _user_files(ReasoningBenchConfig(solver="llm", llm={"prompts": "mine"})) == [
+        Path("mine/system.txt")
+    ]
+    (tmp_path / "kinds_of_solver.py").write_text(
+        "import functools\n"
+        "class Solver:\n    def __call__(self, task):\n        return {}\n"
+        "def solve(task, k=1):\n    return {}\n"
+        "instance = Solver()\npartial = functools.partial(solve, k=2)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("solve", "instance", "partial"):
+        (found,) = _user_files(ReasoningBenchConfig(solver=f"kinds_of_solver:{name}"))
+        assert found.resolve() == (tmp_path / "kinds_of_solver.py").resolve(), name
