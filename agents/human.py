@@ -28,6 +28,7 @@ game at a time (a batch of one).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import sys
 from typing import TextIO
@@ -78,10 +79,19 @@ class HumanAgent(Agent):
         out.flush()
 
     def _read(self, prompt: str) -> str:
-        if self.stdin is None and self.stdout is None and sys.stdin.isatty():
-            # A person at a terminal: input() with readline gives line editing and history (arrows).
-            import readline  # noqa: F401  (imported for its effect on input())
+        """The next line typed, stripped (a line that is not text in the terminal's encoding is asked again)."""
+        while True:
+            try:
+                return self._read_line(prompt)
+            except UnicodeDecodeError as error:
+                self._write(f"That line is not text in {error.encoding} ({error.reason}): type it again.")
 
+    def _read_line(self, prompt: str) -> str:
+        if self.stdin is None and self.stdout is None and sys.stdin.isatty():
+            # A person at a terminal: input() with readline gives line editing and history (arrows), where
+            # Python has it (not Windows' CPython).
+            with contextlib.suppress(ImportError):
+                import readline  # noqa: F401  (imported for its effect on input())
             try:
                 return input(prompt).strip()
             except EOFError:
@@ -136,9 +146,13 @@ class HumanAgent(Agent):
         seat = int(self.seats[0])
         self._write("\n" + text_view(state, seat, self.history, history=False))
         room = int(state.location[0, seat])
+        guess = None  # the command last offered as "Did you mean": "yes" plays it
         while True:
             reply = self._read("> ")
             word = reply.casefold()
+            if guess is not None and word.rstrip(".!") in ("yes", "y"):
+                reply = word = guess
+            guess = None
             if word == "help":
                 self._write(
                     HELP + "\n\n" + text_view(state, seat, self.history, history=False).rsplit("\n\n", 1)[-1]
@@ -160,14 +174,23 @@ class HumanAgent(Agent):
                 except CommandError as error:
                     self._write(str(error))
                     if guess := closest_command(self.config, reply, mask[0]):
-                        self._write(f"Did you mean: {guess}?")
+                        self._write(f"Did you mean: {guess}? (yes plays it; help lists the other commands)")
+                    else:
+                        self._write("(help lists the other commands: notepad, history, rules, view, quit)")
 
 
 def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> str | None:
     """The legal command nearest a reply that is none (``show scarlett`` -> ``show Miss Scarlet``),
-    by ``difflib``'s similarity of the lower-cased texts; None when nothing is close."""
+    by ``difflib``'s similarity of the lower-cased texts, among the legal commands that name a room the
+    reply names where there are any (``head towards the hall`` -> ``enter the Hall``, not ``head toward
+    the Ballroom``); None when nothing is close."""
+    said = reply.casefold().strip()
     commands = {command(config, a).casefold(): command(config, a) for a in legal_actions(mask)}
-    near = difflib.get_close_matches(reply.casefold().strip(), list(commands), n=1, cutoff=0.6)
+    rooms = [room.casefold() for room in config.cards.rooms if room.casefold() in said]
+    same_room = [text for text in commands if any(room in text for room in rooms)]
+    if same_room:
+        return commands[difflib.get_close_matches(said, same_room, n=1, cutoff=0.0)[0]]
+    near = difflib.get_close_matches(said, list(commands), n=1, cutoff=0.6)
     return commands[near[0]] if near else None
 
 

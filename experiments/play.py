@@ -87,6 +87,8 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         if not 0 <= args.human < players:
             parser.error(f"--human must be a seat in [0, {players}), got {args.human}")
         names[args.human] = "human"
+    if names.count("human") > 1:  # one terminal: each would see the other's hand and shows
+        parser.error(f"one human seat a terminal, got {names.count('human')} (seats of --agents and --human)")
     if "human" in names:
         args.games = 1  # one person plays one game at a time
     try:

@@ -182,3 +182,59 @@ def test_the_human_is_told_how_many_cards_each_player_holds():
             core.GameConfig(num_players=4), [human, RandomAgent(), RandomAgent(), RandomAgent()], seeds=[3]
         )
     assert "Cards in each hand: P0 5, P1 5, P2 4, P3 4." in out.getvalue()
+
+
+def test_a_near_miss_naming_a_room_is_answered_with_that_rooms_command():
+    """``head towards the hall`` was answered "Did you mean: head toward the Ballroom?" where the Hall
+    could be entered."""
+    from agents.human import closest_command
+
+    config = core.GameConfig(num_players=3)
+    lay = core.rules_for(config).layout
+    hall, ballroom = config.cards.rooms.index("Hall"), config.cards.rooms.index("Ballroom")
+    mask = np.zeros(lay.num_actions, dtype=bool)
+    mask[[lay.encode("enter", hall), lay.encode("toward", ballroom)]] = True
+    assert closest_command(config, "head towards the hall", mask) == "enter the Hall"
+
+
+def test_yes_plays_the_command_offered_and_a_line_that_is_not_text_is_asked_again(monkeypatch):
+    """ "Did you mean: roll?" asked a question that "yes" could not answer; bytes that are not UTF-8 ended
+    the game with a traceback."""
+    from agents.human import HumanAgent as Human
+
+    config = core.GameConfig(num_players=3)
+    state = core.init(config, [0])
+    player = int(state.current_player[0])
+    out = io.StringIO()
+    agent = Human(stdin=io.StringIO("rol\nyes\n"), stdout=out)
+    agent.reset(config, np.array([player]))
+    action = agent.act(state, np.array([0]), core.legal_action_mask(state))[0]
+    assert "Did you mean: roll?" in out.getvalue()
+    assert core.rules_for(config).layout.decode(int(action))[0] == "roll"
+
+    class Undecodable(io.StringIO):
+        def readline(self, *args):
+            if not hasattr(self, "said"):
+                self.said = True
+                raise UnicodeDecodeError("utf-8", b"\xe9", 0, 1, "invalid continuation byte")
+            return "roll\n"
+
+    agent = Human(stdin=Undecodable(), stdout=out)
+    assert agent._read("> ") == "roll" and "not text in utf-8" in out.getvalue()
+
+
+def test_readline_is_optional_at_a_terminal(monkeypatch):
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Tty(""))
+    monkeypatch.setattr("builtins.input", lambda prompt: "roll")
+    monkeypatch.setitem(sys.modules, "readline", None)  # Windows' CPython has none
+    assert HumanAgent()._read("> ") == "roll"
+
+
+def test_two_human_seats_are_refused_at_one_terminal():
+    done = subprocess.run([sys.executable, "-m", "experiments.play", "--agents", "human,human,sat"], cwd=ROOT,
+                          capture_output=True, text=True, input="", timeout=120)  # fmt: skip
+    assert done.returncode == 2 and "one human seat a terminal, got 2" in done.stderr
