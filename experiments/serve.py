@@ -16,12 +16,15 @@ web extra: ``pip install -e ".[web]"``.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
 from experiments.common.folder_lock import unwritable
 
-__all__ = ["main"]
+__all__ = ["LOOPBACK", "main"]
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")  # the names of this machine a browser sends as Host
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -44,6 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:  # (0, "any free port", would leave the address to print unknown)
         parser.error(f"--port must be in [1, 65536), got {args.port}")
+    if args.results is not None and Path(args.results).resolve() == Path(args.replays).resolve():
+        parser.error("--results must be another folder than --replays (its games.jsonl is no replay)")
     for option, folder in (("--replays", args.replays), ("--results", args.results)):
         problem = folder is not None and unwritable(folder)
         if problem:  # found now, not when a person's game ends and cannot be saved
@@ -54,7 +59,9 @@ def main(argv: list[str] | None = None) -> None:
         from experiments.web.app import create_app
     except ModuleNotFoundError as error:  # fastapi and uvicorn come with the web extra
         raise missing_extra(error, command=__name__ == "__main__") from None
-    app = create_app(args.replays, results_dir=args.results)
+    # On this machine only: a page of another name that resolves here (DNS rebinding) is refused.
+    local = args.host in LOOPBACK
+    app = create_app(args.replays, results_dir=args.results, allowed_hosts=LOOPBACK if local else ("*",))
     host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL is bracketed
     print(f"Cluedo: open http://{host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -95,7 +95,8 @@ def players_heading(summary: dict, players: int) -> str:
     info = summary["by_players"][players]
     return (
         f"{players} players: {info['games']} games ({info['lineups']} line-ups, {info['deals']} deals, "
-        f"every seat rotation); no winner {_percent(info['no_winner_share'])}, "
+        f"{'every seat rotation' if info.get('every_rotation', True) else 'not every deal under every seat rotation'}); "
+        f"no winner {_percent(info['no_winner_share'])}, "
         f"truncated {_percent(info['truncated_share'])}, mean length {info['mean_turns']:.1f} turns"
     )
 

@@ -237,10 +237,14 @@ def summarise(records: Sequence[dict]) -> dict:
                      "mean_turns": float(np.mean([r["turns"] for r in played]))}
                 )  # fmt: skip
         no_winner = sum(r["winner"] is None for r in games)
+        rotations = defaultdict(set)  # (line-up, deal) -> the seat rotations it was played under
+        for r in games:
+            rotations[r["lineup"], r["seed"]].add(r["rotation"])
         by_players[players] = {
             "games": len(games),
             "lineups": len({r["lineup"] for r in games}),
             "deals": len({r["seed"] for r in games}),  # deal seeds: pooled runs of other seeds count apart
+            "every_rotation": all(len(played) == players for played in rotations.values()),
             "no_winner_share": no_winner / len(games),
             "truncated_share": sum(r["truncated"] for r in games) / len(games),
             "mean_turns": float(np.mean([r["turns"] for r in games])),

@@ -43,14 +43,17 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, field_validator
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cluedo_env import core
@@ -66,6 +69,7 @@ __all__ = [
     "ActionRequest",
     "BodyLimit",
     "NewGame",
+    "SameOrigin",
     "catalogue",
     "create_app",
 ]
@@ -111,6 +115,34 @@ class BodyLimit:
             return whole.pop() if whole else await receive()
 
         await self.app(scope, replay, send)
+
+
+class SameOrigin:
+    """ASGI middleware: a ``POST`` that a browser sent from another site's page (its ``Origin`` header
+    names another host or port than the request's ``Host``) is answered 403 before the app sees it.
+
+    Browsers send ``Origin`` with every cross-site ``POST``, also the ``no-cors`` ones a page may send
+    to any address without reading the answer; without this check any page open in the browser could
+    deal games until the server is full, or upload replays. A request without ``Origin`` (a script,
+    ``curl``) is the user's own and passes.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            headers = dict(scope["headers"])
+            origin = headers.get(b"origin", b"").decode("latin-1")
+            host = headers.get(b"host", b"").decode("latin-1")
+            if origin and urlsplit(origin).netloc != host:
+                refused = JSONResponse(
+                    {"detail": f"a request from another site's page ({origin[:80]}) is refused"},
+                    status_code=403,
+                )
+                await refused(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class RequestBody(BaseModel):
@@ -173,12 +205,25 @@ def create_app(
     replay_dir: str | Path = "results/web",
     view: Callable[[WebGame], dict] = seat_view,
     results_dir: str | Path | None = None,
+    allowed_hosts: Sequence[str] = ("*",),
 ) -> FastAPI:
     """The app; finished games are saved as replays (``cluedo_env.replay``'s format) in ``replay_dir``
     and, given ``results_dir``, appended to its ``games.jsonl`` as tournament game records with the
-    person as the agent ``human`` (``experiments.web.results``)."""
+    person as the agent ``human`` (``experiments.web.results``). A request naming another host than
+    ``allowed_hosts`` is refused (Starlette's ``TrustedHostMiddleware``: a page of a name that resolves to
+    this machine cannot read it), and so is a ``POST`` from another site's page (``SameOrigin``)."""
     app = FastAPI(title="Cluedo", docs_url=None, redoc_url=None)
     app.add_middleware(BodyLimit, limit=MAX_REQUEST_BYTES, prefix="/api/games")
+    app.add_middleware(SameOrigin)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        """422 naming where and what (FastAPI's own answer echoes the value, and a NaN or Infinity in
+        the body then made it a 500)."""
+        said = [{key: e[key] for key in ("loc", "msg", "type") if key in e} for e in error.errors()]
+        return JSONResponse({"detail": said}, status_code=422)
+
     games: dict[str, WebGame] = {}
     lock = threading.Lock()
     replays = Path(replay_dir)

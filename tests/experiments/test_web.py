@@ -323,6 +323,9 @@ def test_serve_refuses_folders_it_could_not_save_games_in_before_it_starts(monke
             serve.main([option, str(blocked / "games") if option == "--results" else str(blocked)])
         assert f"{option} {blocked}" in capsys.readouterr().err
     assert blocked.read_text() == "not a folder"
+    with pytest.raises(SystemExit):  # games.jsonl would be listed, and refused, as a replay
+        serve.main(["--replays", str(tmp_path / "web"), "--results", str(tmp_path / "web")])
+    assert "--results must be another folder than --replays" in capsys.readouterr().err
 
 
 def test_a_replay_is_stepped_through_from_a_seat_without_a_leak_and_from_everyone_with_the_truth(client):
@@ -573,3 +576,25 @@ def test_a_seed_sent_as_its_digits_is_kept_exactly(client):
     """The page sends the seed field's digits (a JavaScript number would round it above 2**53)."""
     view = client.post("/api/games", json={"agents": ["notepad"] * 2, "seed": "9007199254740993"}).json()
     assert client.app.state.games[view["game"]].seed == 9007199254740993
+
+
+@pytest.mark.parametrize("body", ['{"seed": NaN}', '{"seat": Infinity}', '{"agents": ["sat", "sat", NaN]}'])
+def test_a_body_with_a_number_json_does_not_have_is_refused_not_a_server_error(client, body):
+    """FastAPI's 422 echoed the value, and a NaN could not be written back: the answer was a 500."""
+    response = client.post("/api/games", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422 and response.json()["detail"][0]["loc"]
+
+
+def test_a_page_of_another_site_or_another_host_name_is_refused(tmp_path):
+    """Any page open in the browser could deal games (a no-cors POST) until the server was full, or
+    upload replays; a name that resolves to this machine (DNS rebinding) could read its answers."""
+    from experiments.serve import LOOPBACK
+
+    app = create_app(tmp_path / "replays", allowed_hosts=LOOPBACK)
+    local = TestClient(app, base_url="http://127.0.0.1:8000")
+    foreign = {"origin": "http://localhost:18766"}
+    assert local.post("/api/games", json={}, headers=foreign).status_code == 403
+    assert local.post("/api/replays", files={"file": ("a.jsonl", b"{}")}, headers=foreign).status_code == 403
+    assert local.post("/api/games", json={}, headers={"origin": "http://127.0.0.1:8000"}).status_code == 200
+    assert local.post("/api/games", json={}).status_code == 200  # a script of the user's sends no Origin
+    assert TestClient(app, base_url="http://rebound.example:8000").get("/").status_code == 400

@@ -197,3 +197,36 @@ def test_a_replay_uploaded_in_chromium_is_watched_from_a_seat(chromium, tmp_path
     assert page.inner_text("#step-text") == f"step 0 of {record.num_steps}, seen by P2 (Mrs White)"
     assert page.locator("#heatmap tr[data-card]").count() == len(CARDS.cards)
     assert errors == []
+
+
+def test_a_game_survives_a_lost_answer_and_a_reload_in_chromium(chromium):
+    """A move whose answer did not arrive left every later click answered 409 with nothing to redraw the
+    game; a reload lost the game (its id was nowhere but in the page)."""
+    page, errors = chromium
+    for menu in page.locator("#agent-choices select").all():
+        menu.select_option("notepad")
+    page.fill("#seed", "4")
+    page.click("#start")
+    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    kept = page.evaluate("location.hash")
+    assert kept.startswith("#game=")
+
+    def lost(route):  # the move reaches the server; its answer does not reach the page
+        route.fetch()
+        route.abort()
+
+    page.route("**/actions", lost, times=1)
+    drawn = page.get_attribute("#game", "data-renders")
+    next_click(page).click()
+    page.wait_for_function(f"document.getElementById('game').dataset.renders !== '{drawn}'", timeout=WAIT_MS)
+    assert "the game is drawn as it is now" in page.inner_text("#status")
+    now = page.inner_text("#now")
+    page.reload()
+    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    assert (
+        page.evaluate("location.hash") == kept and page.is_visible("#game") and page.inner_text("#now") == now
+    )
+    drawn = page.get_attribute("#game", "data-renders")
+    next_click(page).click()  # and it plays on
+    page.wait_for_function(f"document.getElementById('game').dataset.renders !== '{drawn}'", timeout=WAIT_MS)
+    assert errors == []

@@ -29,7 +29,11 @@ async function api(path, body) {
   const text = await response.text();
   let data;
   try { data = JSON.parse(text); } catch { data = { detail: `${response.status} ${response.statusText}: ${text}` }; }
-  if (!response.ok) throw new Error(typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
+  if (!response.ok) {
+    const error = new Error(typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
+    error.status = response.status;
+    throw error;
+  }
   return data;
 }
 
@@ -309,7 +313,14 @@ function render(next) {
   renderPanels();
   renderPosterior();
   status(view.over ? "game over" : view.legal.length ? "your move" : "");
+  if (view.steps === undefined) history.replaceState(null, "", `#game=${view.game}`);  // a reload finds it
   document.getElementById("game").dataset.renders = ++renders;
+}
+
+// The game as the server has it now: after an answer that did not arrive, or a move the game had passed.
+async function redraw(why) {
+  try { render(await api(`/api/games/${view.game}`)); status(`${why}: the game is drawn as it is now`); }
+  catch (error) { status(`${why}; ${error.message}`); }
 }
 
 let sending = false;  // one request at a time: a click while one is on its way is ignored
@@ -318,13 +329,18 @@ async function play(action) {
   if (sending) return;
   sending = true;
   status("the others are playing...");
-  try { render(await api(`/api/games/${view.game}/actions`, { action, step: view.step })); } catch (error) { status(error.message); }
+  try { render(await api(`/api/games/${view.game}/actions`, { action, step: view.step })); }
+  catch (error) {
+    // 409: the game had moved on (an answer lost on the way, another tab); no status: no answer at all
+    if (error.status === 409 || error.status === undefined) await redraw(error.message);
+    else status(error.message);
+  }
   finally { sending = false; }
 }
 
 // --- saved games ----------------------------------------------------------------------
 
-let playing = null;
+let playing = null;  // the replay being played: its token, or null
 
 async function showStep(step) {
   const name = document.getElementById("replay-name").value;
@@ -347,13 +363,13 @@ async function showStep(step) {
 
 function closeReplay() {
   stopPlaying();
+  history.replaceState(null, "", location.pathname);  // back to the start: a reload deals no old game
   for (const id of ["setup", "saved"]) document.getElementById(id).hidden = false;
   for (const id of ["game", "replay-bar"]) document.getElementById(id).hidden = true;
   listReplays();
 }
 
 function stopPlaying() {
-  clearInterval(playing);
   playing = null;
   document.getElementById("play-replay").textContent = "Play";
 }
@@ -394,12 +410,16 @@ function setupReplays() {
   document.getElementById("step").addEventListener("change", (event) => showStep(Number(event.target.value)));
   document.getElementById("step-back").addEventListener("click", () => showStep(Math.max(0, view.step - 1)));
   document.getElementById("step-on").addEventListener("click", () => showStep(Math.min(view.steps, view.step + 1)));
-  document.getElementById("play-replay").addEventListener("click", (event) => {
+  document.getElementById("play-replay").addEventListener("click", async (event) => {
     if (playing) { stopPlaying(); return; }
     event.target.textContent = "Pause";
-    playing = setInterval(() => {
-      if (view.step >= view.steps) stopPlaying(); else showStep(view.step + 1);
-    }, Number(document.getElementById("speed").value));
+    const mine = playing = {};  // this play's token: a pause (or an error) ends its loop
+    while (playing === mine && view.step < view.steps) {  // a step asked for once the one before is drawn
+      const tick = new Promise((done) => setTimeout(done, Number(document.getElementById("speed").value)));
+      await showStep(view.step + 1);
+      await tick;
+    }
+    if (playing === mine) stopPlaying();
   });
 }
 
@@ -442,6 +462,11 @@ async function main() {
     status("dealing...");
     try { render(await api("/api/games", body)); } catch (error) { status(error.message); }
   });
+  const kept = location.hash.match(/^#game=([\w-]+)$/);  // a reload of a game's page: the game again
+  if (kept) {
+    try { render(await api(`/api/games/${kept[1]}`)); }
+    catch (error) { history.replaceState(null, "", location.pathname); status(`that game is no longer kept (${error.message})`); }
+  }
 }
 
 main();
