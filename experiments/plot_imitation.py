@@ -6,9 +6,9 @@
 Left and middle: each run's held-out loss and agreement (the share of the teacher's
 held-out decisions where the network's most likely action is the teacher's) after
 each epoch (``history.json`` of ``experiments/imitate.py``). Right: each run's final
-evaluation (``evaluation.json``), win rate against three agents of each kind with its
-95% Wilson interval, the number of games in the legend, and the fair share (25%)
-against opponents that can win. A run is named by its ``exp_name``.
+evaluation (``evaluation.json``), win rate against the other players, of one kind at a time with its
+95% Wilson interval, the number of games in the legend, and the fair share (1/players)
+against opponents that can win (the runs must be of one player count). A run is named by its ``exp_name``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ def load_run(folder: Path) -> dict:
     """A run's name, epoch history and final evaluation."""
     from omegaconf import OmegaConf
 
+    config = OmegaConf.load(folder / "config.yaml")
     return {
-        "name": OmegaConf.load(folder / "config.yaml").exp_name,
+        "name": config.exp_name,
+        "players": int(config.game.num_players),
         "history": json.loads((folder / "history.json").read_text()),
         "evaluation": json.loads((folder / "evaluation.json").read_text()).get("evaluation", {}),
     }
@@ -40,6 +42,11 @@ def plot(runs: list[dict], png: Path) -> Path:
         import matplotlib.pyplot as plt
     except ModuleNotFoundError as error:
         raise missing_extra(error) from error
+    players = runs[0]["players"]
+    if any(run["players"] != players for run in runs):
+        raise ValueError(
+            f"runs of other player counts cannot share the panels: {[run['players'] for run in runs]}"
+        )
     figure, (loss_axis, agree_axis, win_axis) = plt.subplots(1, 3, figsize=(15, 4.5))
     opponents = sorted({name for run in runs for name in run["evaluation"]}, key=_opponent_order)
     width = 0.8 / max(len(runs), 1)
@@ -62,12 +69,12 @@ def plot(runs: list[dict], png: Path) -> Path:
                               if j == 0 else None)  # fmt: skip
     fair = [j for j, opponent in enumerate(opponents) if opponent != "random_never"]
     for j in fair:
-        win_axis.hlines(0.25, j - 0.45, j + 0.45, colors="grey", linestyles="dashed",
-                        label="fair share" if j == fair[0] else None)  # fmt: skip
+        win_axis.hlines(1 / players, j - 0.45, j + 0.45, colors="grey", linestyles="dashed",
+                        label=f"fair share 1/{players}" if j == fair[0] else None)  # fmt: skip
     loss_axis.set(xlabel="epoch", ylabel="held-out loss (nats per decision)", title="fit to the teacher")
     agree_axis.set(xlabel="epoch", ylabel="held-out agreement", title="teacher's action = most likely action")
-    win_axis.set(xticks=range(len(opponents)), xticklabels=[f"vs 3 {name}" for name in opponents],
-                 ylabel="win rate [95% CI]", ylim=(0, 1), title="final evaluation, 4 players, seats rotated")  # fmt: skip
+    win_axis.set(xticks=range(len(opponents)), xticklabels=[f"vs {players - 1} {name}" for name in opponents],
+                 ylabel="win rate [95% CI]", ylim=(0, 1), title=f"final evaluation, {players} players, seats rotated")  # fmt: skip
     for axis in (loss_axis, agree_axis, win_axis):
         axis.grid(alpha=0.3)
         axis.legend(fontsize=8)
@@ -97,7 +104,10 @@ def main(argv: list[str] | None = None) -> None:
         runs = [load_run(folder) for folder in args.runs]
     except ModuleNotFoundError as error:
         raise missing_extra(error, command=True) from error
-    print(plot(runs, args.png))
+    try:
+        print(plot(runs, args.png))
+    except ValueError as error:  # runs of other player counts
+        parser.error(str(error))
 
 
 if __name__ == "__main__":

@@ -96,7 +96,7 @@ def figure(
             )
         ax.axhline(0.9, color="grey", linestyle=":", linewidth=1, label="90%")
         ax.set(
-            title=f"win rate vs 3 x {label} (95% Wilson)",
+            title=f"win rate against {label} in every other seat (95% Wilson)",
             xlabel="agent-steps (millions)",
             ylabel="win rate",
             ylim=(0, 1),

@@ -93,7 +93,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.shipped:
             series["project PPO, shipped 50M run"] = shipped_points(args.label, args.max_steps)
         png = args.png or args.sb3_run / "sb3_vs_ppo.png"
-        figure(series, f"Win rate vs 3 x {args.label} (95% Wilson intervals)").savefig(png, dpi=100)
+        figure(series, f"Win rate against {args.label} in every other seat (95% Wilson intervals)").savefig(
+            png, dpi=100
+        )
     except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras
         raise missing_extra(error, command=True) from error
     print(f"figure: {png}")

@@ -46,7 +46,7 @@ except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
 
 EXPORTED_PREFIXES = ("charts/", "eval/", "losses/entropy", "losses/explained_variance")
-LABELS = {"random_never": "vs 3 random (never accuse)", "notepad": "vs 3 notepad"}
+OPPONENT_NAMES = {"random_never": "random (never accuse)"}  # an evaluation label -> what the plots call it
 CONFIG_FILES = ("config.yaml", "train_ppo.yaml")  # a run folder's, a shipped model's
 
 
@@ -173,7 +173,7 @@ def figure(
     fig, (wins, returns) = plt.subplots(1, 2, figsize=(12, 5.2), sharex=True)
     for index, name in enumerate(sorted(opponents)):
         colour = f"C{index}"
-        label = LABELS.get(name, f"vs {name}")
+        label = f"vs {players - 1} {OPPONENT_NAMES.get(name, name)}"
         if f"eval/win_rate/{name}" in curves:
             steps, rates = curves[f"eval/win_rate/{name}"]
             k = np.rint(rates * n).astype(int)
@@ -188,10 +188,10 @@ def figure(
             wins.errorbar([1.015 * last / scale], [rate], yerr=[[rate - low], [high - rate]], marker="D",
                           markersize=7, capsize=4, color=colour, markeredgecolor="black",
                           label=f"{label}, final: {100 * rate:.1f}% of {result['games']}")  # fmt: skip
-    winnable = [LABELS.get(name, name).removeprefix("vs ") for name, o in opponents.items() if can_win(o)]
+    winnable = [OPPONENT_NAMES.get(name, name) for name, o in opponents.items() if can_win(o)]
     if winnable:
         wins.axhline(1 / players, color="black", linestyle="--", linewidth=1,
-                     label=f"fair share 1/{players} (vs {', '.join(winnable)})")  # fmt: skip
+                     label=f"fair share 1/{players} (vs {players - 1} {', '.join(winnable)})")  # fmt: skip
     wins.set(
         title=f"{title}: evaluation win rate (bars: 95% Wilson)",
         xlabel=f"agent-steps ({unit})",
@@ -273,7 +273,8 @@ def compare(
                 1 / players, color="black", linestyle="--", linewidth=1, label=f"fair share 1/{players}"
             )
         ax.set(
-            title=f"{title}: {LABELS.get(name, f'vs {players - 1} {name}')}",
+            title=f"{title}: vs {players - 1} {OPPONENT_NAMES.get(name, name)}",
+            ylim=(0, 1.02),  # rates on their whole scale, as the single run's figure draws them
             xlabel=f"agent-steps ({unit})",
             ylabel="win rate",
         )

@@ -183,17 +183,38 @@ def format_table(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _of_games(summary: dict[str, Any]) -> str:
+    """ ", from N games; intervals over games" where the tasks' games are known."""
+    games = summary["overall"].get("games")
+    return "" if games is None else f" from {games} games; 95% bootstrap intervals over games"
+
+
 def _bars(ax: Any, values: list[dict[str, float]], names: list[str], title: str, games: list[int]) -> None:
     """Bars of ``values`` with their intervals, but none for a group of fewer than
-    ``MIN_GAMES_FOR_INTERVAL`` games (``games``: each bar's), as in the table."""
+    ``MIN_GAMES_FOR_INTERVAL`` games (``games``: each bar's), as in the table; each bar's value is
+    written on it (a 0 draws no bar), and a bar without an interval says why."""
     mid = np.array([v["value"] for v in values])
     err = np.array([[v["value"] - v["low"] for v in values], [v["high"] - v["value"] for v in values]])
-    err[:, np.asarray(games) < MIN_GAMES_FOR_INTERVAL] = np.nan
+    few = np.asarray(games) < MIN_GAMES_FOR_INTERVAL
+    err[:, few] = np.nan
     shown = np.isfinite(mid)
     x = np.arange(len(values))
     ax.bar(x[shown], mid[shown], yerr=err[:, shown], capsize=4, color="tab:blue")
-    for k in np.flatnonzero(~shown):
-        ax.text(k, 0, "n/a", ha="center", va="bottom", fontsize=8)
+    for k in range(len(values)):
+        said = (
+            "n/a"
+            if not shown[k]
+            else f"{mid[k]:.2f}" + (f"\nno CI:\n<{MIN_GAMES_FOR_INTERVAL} games" if few[k] else "")
+        )
+        ax.text(
+            k,
+            0.01,
+            said,
+            ha="center",
+            va="bottom",
+            fontsize=7,
+            color="white" if shown[k] and mid[k] > 0.2 else "black",
+        )
     ax.set_xticks(x, names, fontsize=8)
     ax.set_title(title, fontsize=10)
 
@@ -212,12 +233,16 @@ def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
         "excess log-loss by tier (nats/card; 0 = exact)",
         games,
     )
+    recalls = [overall[f"recall_{label}"] for label in LABELS]
     _bars(
         axes[2],
-        [overall[f"recall_{label}"] for label in LABELS],
-        [label.replace("_", "\n") for label in LABELS],
+        recalls,
+        [
+            f"{label.replace('_', chr(10))}\n({r['facts']} facts)"
+            for label, r in zip(LABELS, recalls, strict=True)
+        ],
         "recall by the weakest reasoning that finds a fact",
-        [_games(overall)] * len(LABELS),
+        [r["units"] for r in recalls],  # each label's own games (or tasks) with such facts
     )
     axes[0].set_ylim(0, 1.05)  # (F1 and recall are in [0, 1]; a solver with none is drawn at 0, not centred)
     axes[2].set_ylim(0, 1.05)
@@ -240,12 +265,19 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
             s=20 + 200 * counts / counts.max(),
             color="tab:orange",
         )
+        for b in bins:  # each bin's number of cards beside it
+            ax.annotate(str(b["count"]), (b["mean_claimed"], b["mean_exact"]), xytext=(6, -3),
+                        textcoords="offset points", fontsize=7)  # fmt: skip
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("solver's P(card in envelope), binned")
     ax.set_ylabel("exact P(card in envelope), bin mean")
     cal = summary["calibration"]
-    ax.set_title(f"{solver}: ECE {cal['ece']:.4f} ({cal['pairs']} uncertain cards)", fontsize=10)
+    games = f" of {summary['overall']['games']} games" if "games" in summary["overall"] else ""
+    ax.set_title(
+        f"{solver}: ECE {cal['ece']:.4f}\n({cal['pairs']} uncertain cards{games}; numbers: cards a bin)",
+        fontsize=9,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -495,7 +527,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     (out / "report.json").write_text(json.dumps(_finite(report), indent=1, allow_nan=False))
     table = format_table(summary)
     (out / "report.md").write_text(
-        f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks)\n\n{table}\n\n"
+        f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks{_of_games(summary)})\n\n{table}\n\n"
         f"{calibration_line(summary['calibration'])}; "
         f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
         + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else "")

@@ -288,7 +288,8 @@ def summarize(
         ``{"overall": {...}, "tiers": {tier: {...}}, "calibration": {...},
         "problems": {...}}``; each group maps a metric to ``{"value", "low",
         "high"}`` and holds ``tasks``, its number of tasks, and ``games``, its number of games
-        (with ``games``).
+        (with ``games``); a recall by reasoning (``recall_<label>``) also holds ``facts``, the
+        facts of that label, and ``units``, the games (or tasks) holding any.
     """
     if len(scores) != len(tiers) or not scores:
         raise ValueError(f"need one tier per score and at least one task, got {len(scores)} and {len(tiers)}")
@@ -317,6 +318,9 @@ def summarize(
                 np.nanpercentile(boot[name], [2.5, 97.5]) if np.isfinite(boot[name]).any() else (np.nan,) * 2
             )
             result[name] = {"value": float(point[name]), "low": float(low), "high": float(high)}
+        for label in LABELS:  # a recall's own evidence: the facts of that label and the units holding any
+            certain = sums[f"certain_{label}"]
+            result[f"recall_{label}"] |= {"facts": int(certain.sum()), "units": int((certain > 0).sum())}
         return result
 
     summary = {"overall": group(np.arange(len(scores))), "tiers": {}}

@@ -83,6 +83,7 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
         ax.legend(loc="lower right", fontsize=8)
         ax = axes[row, 1]
         width = 0.8 / len(agents)
+        seat_games = [s["games"] for s in summary["seats"] if s["players"] == players]
         for i, a in enumerate(agents[::-1]):
             cells = [s for s in summary["seats"] if s["players"] == players and s["agent"] == a["agent"]]
             x = np.array([c["seat"] for c in cells]) + (i - (len(agents) - 1) / 2) * width
@@ -95,7 +96,10 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
         ax.axhline(1 / players, color="black", linestyle="--", linewidth=1)
         ax.set_xticks(range(players), [f"seat {s}" for s in range(players)])
         ax.set_ylabel("win share")
-        ax.set_title(f"{players} players: win share by seat (player index)")
+        fewest, most = min(seat_games), max(seat_games)
+        each = f"{fewest:,}" if fewest == most else f"{fewest:,} to {most:,}"
+        ax.set_title(f"{players} players: win share by seat (player index)\nbars: 95% Wilson, {each} games each",
+                     fontsize=10)  # fmt: skip
         ax.legend(fontsize=8, ncols=min(len(agents), 4), loc="upper right")
         ax.set_ylim(0, min(1.05, ax.get_ylim()[1] * 1.12))
     save(fig, "win_share")
@@ -120,7 +124,9 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
                 y += 1
             ax.plot([1 / players] * 2, [top - 0.5, y - 0.5], color="black", linestyle="--", linewidth=1)
             ticks.append((top + y - 1) / 2)
-            names.append(f"{lineup} ({players}p)" if len(counts) > 1 else lineup)
+            names.append(
+                f"{lineup}\n({f'{players}p, ' if len(counts) > 1 else ''}{mine[0]['games']:,} games)"
+            )
             y += 0.6
     ax.set_yticks(ticks, names, fontsize=8)
     ax.invert_yaxis()
@@ -143,7 +149,8 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
     ax.set_yticks(range(len(ratings)), [label for label, _ in ratings])
     ax.set_ylim(-0.6, len(ratings) - 0.1)
     ax.set_xlabel("OpenSkill Plackett-Luce rating (start 25 ± 8.33)")
-    ax.set_title("Ratings: ordinal = mu - 3 sigma")
+    pooled = " (all player counts rated together)" if len(counts) > 1 else ""
+    ax.set_title(f"Ratings over {summary['games']:,} games{pooled}: ordinal = mu - 3 sigma", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     save(fig, "ratings")
 

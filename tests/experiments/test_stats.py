@@ -133,6 +133,9 @@ def test_training_curves_have_intervals_and_the_final_evaluation(tmp_path):
     labels = [t.get_text() for t in wins.get_legend().get_texts()]
     assert "vs 3 notepad, final: 30.0% of 400" in labels
     assert "fair share 1/4 (vs 3 notepad)" in labels  # never-accusing opponents cannot win: no fair share
+    six = figure(curves, {**config, "game": {"num_players": 6}}, final, "test")  # (said "vs 3" at any count)
+    labels = [t.get_text() for t in six.axes[0].get_legend().get_texts()]
+    assert "vs 5 notepad, final: 30.0% of 400" in labels and "fair share 1/6 (vs 5 notepad)" in labels
     assert len(wins.containers) == 3  # two evaluation curves and the final point, each with error bars
     assert wins.get_xlabel() == "agent-steps (thousands)"
     assert not can_win(config["eval_opponents"][0]) and can_win(config["eval_opponents"][1])
@@ -193,3 +196,13 @@ def test_learning_plots_say_their_loads_and_draw_two_evaluations_as_points(tmp_p
     (tmp_path / "sb3.json").write_text(json.dumps({"three": many, "two": two}))
     plot_sb3.main(["--earlier", str(tmp_path / "sb3.json"), "--png", str(tmp_path / "s.png")])
     assert (tmp_path / "s.png").stat().st_size > 10_000
+
+
+def test_the_heading_says_every_seat_rotation_only_where_every_deal_had_them():
+    """Web games (one seat each) were said to be played "under every seat rotation"."""
+    from experiments.common.report_tables import players_heading
+
+    rotated = [game(("A", "B"), 0, deal=0) | {"rotation": r} for r in (0, 1)]
+    assert "every seat rotation" in players_heading(summarise(rotated), 2)
+    once = [game(("A", "B"), 0, deal=d) for d in range(2)]
+    assert "not every deal under every seat rotation" in players_heading(summarise(once), 2)
