@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import re
 import sys
 from typing import TextIO
 
@@ -186,12 +187,22 @@ def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> st
     the Ballroom``); None when nothing is close."""
     said = reply.casefold().strip()
     commands = {command(config, a).casefold(): command(config, a) for a in legal_actions(mask)}
-    rooms = [room.casefold() for room in config.cards.rooms if room.casefold() in said]
-    same_room = [text for text in commands if any(room in text for room in rooms)]
+    words = re.findall(r"\w+", said)
+    rooms = [
+        room for room in map(str.casefold, config.cards.rooms) if _names(re.findall(r"\w+", room), words)
+    ]
+    same_room = [  # (an accusation is never offered for a move: a wrong one ends the player's game)
+        text for text in commands if not text.startswith("accuse") and any(room in text for room in rooms)
+    ]
     if same_room:
         return commands[difflib.get_close_matches(said, same_room, n=1, cutoff=0.0)[0]]
     near = difflib.get_close_matches(said, list(commands), n=1, cutoff=0.6)
     return commands[near[0]] if near else None
+
+
+def _names(name: list[str], words: list[str]) -> bool:
+    """Whether the words of a name stand together among ``words`` (``hall`` is not in ``shall``)."""
+    return any(words[i : i + len(name)] == name for i in range(len(words) - len(name) + 1))
 
 
 def result_line(config: core.GameConfig, seat: int, winner: int) -> str:

@@ -91,6 +91,8 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         parser.error(f"one human seat a terminal, got {names.count('human')} (seats of --agents and --human)")
     if "human" in names:
         args.games = 1  # one person plays one game at a time
+        if hasattr(sys.stdin, "reconfigure"):  # a byte that is no text is read as a "?" (a strict decoder
+            sys.stdin.reconfigure(errors="replace")  # raises, and drops the lines it read with it)
     try:
         agents = [make_agent(name, seed=args.seed * 100 + k) for k, name in enumerate(names)]
     except (TypeError, ValueError) as error:

@@ -252,6 +252,9 @@ def compare(
     last = max(int(steps.max()) for _, curves, _, _ in runs for steps, _ in curves.values() if len(steps))
     scale, unit = (1e6, "millions") if last >= 2e6 else (1e3, "thousands")
     players = runs[0][2]["game"]["num_players"]
+    if any(config["game"]["num_players"] != players for _, _, config, _ in runs):
+        counts = [config["game"]["num_players"] for _, _, config, _ in runs]
+        raise ValueError(f"runs of other player counts cannot share the panels: {counts}")
     fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 4.8 + 0.25 * len(runs)), squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
         for index, (label, curves, config, final) in enumerate(runs):

@@ -206,15 +206,8 @@ def _bars(ax: Any, values: list[dict[str, float]], names: list[str], title: str,
             if not shown[k]
             else f"{mid[k]:.2f}" + (f"\nno CI:\n<{MIN_GAMES_FOR_INTERVAL} games" if few[k] else "")
         )
-        ax.text(
-            k,
-            0.01,
-            said,
-            ha="center",
-            va="bottom",
-            fontsize=7,
-            color="white" if shown[k] and mid[k] > 0.2 else "black",
-        )
+        ax.text(k, 0, said, ha="center", va="bottom", fontsize=7,
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1})  # fmt: skip
     ax.set_xticks(x, names, fontsize=8)
     ax.set_title(title, fontsize=10)
 

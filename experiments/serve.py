@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
@@ -24,7 +25,7 @@ from experiments.common.folder_lock import unwritable
 
 __all__ = ["LOOPBACK", "main"]
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")  # the names of this machine a browser sends as Host
+LOOPBACK = ("127.0.0.1", "localhost", "::1")  # this machine's names, which a page opened here sends as Host
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -44,6 +45,14 @@ def main(argv: list[str] | None = None) -> None:
         help="folder whose games.jsonl each finished game joins as a tournament game record, you as the "
         "agent 'human' (report it with python -m experiments.common.stats FOLDER)",
     )
+    parser.add_argument(
+        "--origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="an address people open the page at other than this server's own, such as a reverse proxy's "
+        "(https://cluedo.example.org); its pages may play (repeatable)",
+    )
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:  # (0, "any free port", would leave the address to print unknown)
         parser.error(f"--port must be in [1, 65536), got {args.port}")
@@ -60,8 +69,8 @@ def main(argv: list[str] | None = None) -> None:
     except ModuleNotFoundError as error:  # fastapi and uvicorn come with the web extra
         raise missing_extra(error, command=__name__ == "__main__") from None
     # On this machine only: a page of another name that resolves here (DNS rebinding) is refused.
-    local = args.host in LOOPBACK
-    app = create_app(args.replays, results_dir=args.results, allowed_hosts=LOOPBACK if local else ("*",))
+    hosts = [*LOOPBACK, *(urlsplit(o).hostname or "" for o in args.origin)] if args.host in LOOPBACK else None
+    app = create_app(args.replays, results_dir=args.results, hosts=hosts, origins=args.origin)
     host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL is bracketed
     print(f"Cluedo: open http://{host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

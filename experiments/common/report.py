@@ -121,6 +121,11 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         lines += ["### Head to head", "", markdown_table(head_to_head_rows(summary, players)), ""]
     for name, path in figures.items():
         lines += [f"![{name}]({path.name})", ""]
+    rotations = (
+        "Every line-up plays the same deals under every seat rotation"
+        if all(info.get("every_rotation", True) for info in summary["by_players"].values())
+        else "Not every deal was played under every seat rotation (games of one seat, such as the web page's)"
+    )
     lines += [
         "## Method",
         "",
@@ -132,7 +137,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         "the share of seat-for-seat comparisons (each seat of A against each seat of B) that A's seat won; "
         "50% is even; its interval is Wilson's for A's share of those games, carried to the seat-for-seat scale "
         "(pooled over line-ups that seat them in other numbers: a bootstrap of the games within each). "
-        "Every line-up plays the same deals under every seat rotation; intervals treat games as independent.",
+        + rotations
+        + "; intervals treat games as independent.",
         "",
     ]
     return "\n".join(lines)

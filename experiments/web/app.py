@@ -53,7 +53,6 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, field_validator
 from starlette.concurrency import run_in_threadpool
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cluedo_env import core
@@ -118,30 +117,45 @@ class BodyLimit:
 
 
 class SameOrigin:
-    """ASGI middleware: a ``POST`` that a browser sent from another site's page (its ``Origin`` header
-    names another host or port than the request's ``Host``) is answered 403 before the app sees it.
+    """ASGI middleware: requests of this server's own pages only.
 
-    Browsers send ``Origin`` with every cross-site ``POST``, also the ``no-cors`` ones a page may send
-    to any address without reading the answer; without this check any page open in the browser could
-    deal games until the server is full, or upload replays. A request without ``Origin`` (a script,
-    ``curl``) is the user's own and passes.
+    A ``POST`` that a browser sent from another site's page (its ``Origin`` is not the request's own
+    address, nor one of ``origins``) is answered 403: browsers send ``Origin`` with every cross-site
+    ``POST``, also the ``no-cors`` ones a page may send to any address without reading the answer, and
+    without this check any page open in the browser could deal games until the server is full, or upload
+    replays. A request without ``Origin`` (a script, ``curl``) is the user's own and passes. Given
+    ``hosts``, a request naming another host (its ``Host`` header, brackets of IPv6 read) is answered 400:
+    a page of a name that resolves to this machine (DNS rebinding) cannot read it.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, hosts: Sequence[str] | None = None, origins: Sequence[str] = ()) -> None:
         self.app = app
+        self.hosts = None if hosts is None else {h.strip("[]").casefold() for h in hosts}
+        self.origins = {o.rstrip("/").casefold() for o in origins}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
-            headers = dict(scope["headers"])
-            origin = headers.get(b"origin", b"").decode("latin-1")
-            host = headers.get(b"host", b"").decode("latin-1")
-            if origin and urlsplit(origin).netloc != host:
-                refused = JSONResponse(
-                    {"detail": f"a request from another site's page ({origin[:80]}) is refused"},
-                    status_code=403,
-                )
-                await refused(scope, receive, send)
-                return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1")
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        refused = None
+        if self.hosts is not None and (urlsplit(f"//{host}").hostname or "") not in self.hosts:
+            refused = JSONResponse({"detail": f"this server answers for {sorted(self.hosts)}, not {host[:80]!r}"},
+                                   status_code=400)  # fmt: skip
+        elif (
+            scope["method"] == "POST"
+            and origin
+            and urlsplit(origin).netloc != host
+            and origin.rstrip("/").casefold() not in self.origins
+        ):
+            refused = JSONResponse(
+                {"detail": f"a request from another site's page ({origin[:80]}) is refused"}, status_code=403
+            )
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
 
@@ -205,17 +219,17 @@ def create_app(
     replay_dir: str | Path = "results/web",
     view: Callable[[WebGame], dict] = seat_view,
     results_dir: str | Path | None = None,
-    allowed_hosts: Sequence[str] = ("*",),
+    hosts: Sequence[str] | None = None,
+    origins: Sequence[str] = (),
 ) -> FastAPI:
     """The app; finished games are saved as replays (``cluedo_env.replay``'s format) in ``replay_dir``
     and, given ``results_dir``, appended to its ``games.jsonl`` as tournament game records with the
-    person as the agent ``human`` (``experiments.web.results``). A request naming another host than
-    ``allowed_hosts`` is refused (Starlette's ``TrustedHostMiddleware``: a page of a name that resolves to
-    this machine cannot read it), and so is a ``POST`` from another site's page (``SameOrigin``)."""
+    person as the agent ``human`` (``experiments.web.results``). A ``POST`` from another site's page than
+    this server's (or one of ``origins``, such as a reverse proxy's public address) is refused, and given
+    ``hosts``, a request naming another host (``SameOrigin``)."""
     app = FastAPI(title="Cluedo", docs_url=None, redoc_url=None)
     app.add_middleware(BodyLimit, limit=MAX_REQUEST_BYTES, prefix="/api/games")
-    app.add_middleware(SameOrigin)
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    app.add_middleware(SameOrigin, hosts=hosts, origins=origins)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:

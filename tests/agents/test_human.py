@@ -195,6 +195,8 @@ def test_a_near_miss_naming_a_room_is_answered_with_that_rooms_command():
     mask = np.zeros(lay.num_actions, dtype=bool)
     mask[[lay.encode("enter", hall), lay.encode("toward", ballroom)]] = True
     assert closest_command(config, "head towards the hall", mask) == "enter the Hall"
+    start = core.legal_action_mask(core.init(config, [0]))[0]  # roll, or accuse: no room to go to yet
+    assert closest_command(config, "go to the kitchen", start) is None  # never a (wrong) accusation
 
 
 def test_yes_plays_the_command_offered_and_a_line_that_is_not_text_is_asked_again(monkeypatch):
@@ -238,3 +240,14 @@ def test_two_human_seats_are_refused_at_one_terminal():
     done = subprocess.run([sys.executable, "-m", "experiments.play", "--agents", "human,human,sat"], cwd=ROOT,
                           capture_output=True, text=True, input="", timeout=120)  # fmt: skip
     assert done.returncode == 2 and "one human seat a terminal, got 2" in done.stderr
+
+
+def test_a_piped_line_that_is_not_utf8_does_not_take_the_lines_after_it():
+    """A strict decoder raised on the line and dropped the lines read with it: the game ended at "the input
+    ended" though more commands followed."""
+    done = subprocess.run([sys.executable, "-m", "experiments.play", "--human", "0", "--seed", "1"], cwd=ROOT,
+                          input=b"r\xe9ll\nroll\n", capture_output=True, timeout=300,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"})  # fmt: skip
+    out = done.stdout.decode()
+    assert "'r\ufffdll' is not a command" in out and "UnicodeDecodeError" not in done.stderr.decode()
+    assert out.count("> ") >= 3  # asked again after the bad line, and after the roll

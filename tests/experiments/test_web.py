@@ -590,7 +590,7 @@ def test_a_page_of_another_site_or_another_host_name_is_refused(tmp_path):
     upload replays; a name that resolves to this machine (DNS rebinding) could read its answers."""
     from experiments.serve import LOOPBACK
 
-    app = create_app(tmp_path / "replays", allowed_hosts=LOOPBACK)
+    app = create_app(tmp_path / "replays", hosts=LOOPBACK, origins=["https://cluedo.example.org"])
     local = TestClient(app, base_url="http://127.0.0.1:8000")
     foreign = {"origin": "http://localhost:18766"}
     assert local.post("/api/games", json={}, headers=foreign).status_code == 403
@@ -598,3 +598,9 @@ def test_a_page_of_another_site_or_another_host_name_is_refused(tmp_path):
     assert local.post("/api/games", json={}, headers={"origin": "http://127.0.0.1:8000"}).status_code == 200
     assert local.post("/api/games", json={}).status_code == 200  # a script of the user's sends no Origin
     assert TestClient(app, base_url="http://rebound.example:8000").get("/").status_code == 400
+    assert TestClient(app, base_url="http://[::1]:8000").get("/").status_code == 200  # (brackets read)
+    assert (
+        local.post("/api/games", json={}, headers={"origin": "null"}).status_code == 403
+    )  # a sandboxed frame
+    proxied = {"origin": "https://cluedo.example.org"}  # a reverse proxy's page, given with --origin
+    assert local.post("/api/games", json={}, headers=proxied).status_code == 200

@@ -229,4 +229,9 @@ def test_a_game_survives_a_lost_answer_and_a_reload_in_chromium(chromium):
     drawn = page.get_attribute("#game", "data-renders")
     next_click(page).click()  # and it plays on
     page.wait_for_function(f"document.getElementById('game').dataset.renders !== '{drawn}'", timeout=WAIT_MS)
+    page.click("#leave")  # a game left before its end: back to the start, and a reload stays there
+    assert page.is_visible("#setup") and page.evaluate("location.hash") == ""
+    page.reload()
+    page.wait_for_selector("#board #base rect.room", state="attached")
+    assert page.is_visible("#setup") and page.is_hidden("#game")
     assert errors == []

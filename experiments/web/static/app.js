@@ -314,6 +314,7 @@ function render(next) {
   renderPosterior();
   status(view.over ? "game over" : view.legal.length ? "your move" : "");
   if (view.steps === undefined) history.replaceState(null, "", `#game=${view.game}`);  // a reload finds it
+  document.getElementById("leave").hidden = view.over || view.steps !== undefined;
   document.getElementById("game").dataset.renders = ++renders;
 }
 
@@ -341,13 +342,17 @@ async function play(action) {
 // --- saved games ----------------------------------------------------------------------
 
 let playing = null;  // the replay being played: its token, or null
+let opened = 0;  // counts the replays opened and closed: an answer for one closed since is dropped
 
 async function showStep(step) {
   const name = document.getElementById("replay-name").value;
   const seat = document.getElementById("bar-seat").value || document.getElementById("replay-seat").value;
-  try {
-    render(await api(`/api/replays/${encodeURIComponent(name)}?step=${step}&seat=${seat}`));
-  } catch (error) { status(error.message); stopPlaying(); return; }
+  const asked = opened;
+  let next;
+  try { next = await api(`/api/replays/${encodeURIComponent(name)}?step=${step}&seat=${seat}`); }
+  catch (error) { if (asked === opened) { status(error.message); stopPlaying(); } return; }
+  if (asked !== opened) return;  // closed (or another opened) while the answer was on its way
+  render(next);
   const slider = document.getElementById("step");
   slider.max = view.steps;
   slider.value = view.step;
@@ -362,6 +367,7 @@ async function showStep(step) {
 }
 
 function closeReplay() {
+  opened++;
   stopPlaying();
   history.replaceState(null, "", location.pathname);  // back to the start: a reload deals no old game
   for (const id of ["setup", "saved"]) document.getElementById(id).hidden = false;
@@ -401,6 +407,7 @@ function setupReplays() {
   document.getElementById("open-replay").addEventListener("submit", (event) => {
     event.preventDefault();
     document.getElementById("bar-seat").replaceChildren(); // the seat chosen in the form, at first
+    opened++;
     showStep(0);
   });
   document.getElementById("bar-seat").addEventListener("change", () => showStep(view.step));
@@ -449,6 +456,7 @@ async function main() {
   document.getElementById("players").addEventListener("change", () => setupChoices(agents, defaults));
   document.getElementById("auto-mark").addEventListener("change", () => { if (view) renderPanels(); });
   document.getElementById("again").addEventListener("click", closeReplay);
+  document.getElementById("leave").addEventListener("click", closeReplay);  // (the game stays on the server a while)
   setupReplays();
   await listReplays();
   document.getElementById("new-game").addEventListener("submit", async (event) => {
