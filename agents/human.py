@@ -196,7 +196,11 @@ def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> st
     ]
     if same_room:
         return commands[difflib.get_close_matches(said, same_room, n=1, cutoff=0.0)[0]]
-    near = difflib.get_close_matches(said, list(commands), n=1, cutoff=0.6)
+    accusing = said.startswith(
+        ("accus", "acus", "acc")
+    )  # an accusation is offered to one who tried to make one
+    offered = [text for text in commands if accusing or not text.startswith("accuse")]
+    near = difflib.get_close_matches(said, offered, n=1, cutoff=0.6)
     return commands[near[0]] if near else None
 
 

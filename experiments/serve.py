@@ -68,9 +68,26 @@ def main(argv: list[str] | None = None) -> None:
         from experiments.web.app import create_app
     except ModuleNotFoundError as error:  # fastapi and uvicorn come with the web extra
         raise missing_extra(error, command=__name__ == "__main__") from None
+    origins = []
+    for given in args.origin:  # as a browser writes an Origin: scheme://host[:port], no default port
+        try:
+            url = urlsplit(given)
+            port = url.port
+        except ValueError:
+            url, port = None, None
+        if (
+            url is None
+            or url.scheme not in ("http", "https")
+            or not url.hostname
+            or url.path not in ("", "/")
+        ):
+            parser.error(f"--origin must be an address such as https://cluedo.example.org, got {given!r}")
+        default = {"http": 80, "https": 443}[url.scheme]
+        host = f"[{url.hostname}]" if ":" in url.hostname else url.hostname
+        origins.append(f"{url.scheme}://{host}" + (f":{port}" if port not in (None, default) else ""))
     # On this machine only: a page of another name that resolves here (DNS rebinding) is refused.
-    hosts = [*LOOPBACK, *(urlsplit(o).hostname or "" for o in args.origin)] if args.host in LOOPBACK else None
-    app = create_app(args.replays, results_dir=args.results, hosts=hosts, origins=args.origin)
+    hosts = [*LOOPBACK, *(urlsplit(o).hostname for o in origins)] if args.host in LOOPBACK else None
+    app = create_app(args.replays, results_dir=args.results, hosts=hosts, origins=origins)
     host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL is bracketed
     print(f"Cluedo: open http://{host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

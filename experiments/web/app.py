@@ -116,6 +116,15 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+def _hostname(host: str) -> str | None:
+    """The host name of a ``Host`` header (an IPv6 address without its brackets), lower case; None for
+    one that is no host."""
+    try:
+        return urlsplit(f"//{host}").hostname or None
+    except ValueError:  # ("[::1", "[evil]:8000")
+        return None
+
+
 class SameOrigin:
     """ASGI middleware: requests of this server's own pages only.
 
@@ -141,7 +150,7 @@ class SameOrigin:
         host = headers.get(b"host", b"").decode("latin-1")
         origin = headers.get(b"origin", b"").decode("latin-1")
         refused = None
-        if self.hosts is not None and (urlsplit(f"//{host}").hostname or "") not in self.hosts:
+        if self.hosts is not None and _hostname(host) not in self.hosts:
             refused = JSONResponse({"detail": f"this server answers for {sorted(self.hosts)}, not {host[:80]!r}"},
                                    status_code=400)  # fmt: skip
         elif (

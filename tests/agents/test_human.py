@@ -197,6 +197,10 @@ def test_a_near_miss_naming_a_room_is_answered_with_that_rooms_command():
     assert closest_command(config, "head towards the hall", mask) == "enter the Hall"
     start = core.legal_action_mask(core.init(config, [0]))[0]  # roll, or accuse: no room to go to yet
     assert closest_command(config, "go to the kitchen", start) is None  # never a (wrong) accusation
+    said = "suggest Colonel Mustard with the Rope in the Kitchen"  # nor for a suggestion out of turn
+    assert closest_command(config, said, start) is None
+    meant = "acuse Colonel Mustard with the Rope in the Kitchen"  # but to one who tried to accuse
+    assert closest_command(config, meant, start) == "accuse Colonel Mustard with the Rope in the Kitchen"
 
 
 def test_yes_plays_the_command_offered_and_a_line_that_is_not_text_is_asked_again(monkeypatch):

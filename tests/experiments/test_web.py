@@ -604,3 +604,25 @@ def test_a_page_of_another_site_or_another_host_name_is_refused(tmp_path):
     )  # a sandboxed frame
     proxied = {"origin": "https://cluedo.example.org"}  # a reverse proxy's page, given with --origin
     assert local.post("/api/games", json={}, headers=proxied).status_code == 200
+    for odd in ("[evil]:8000", "[::1", ""):  # no host at all: 400, not a server error
+        assert local.get("/", headers={"host": odd}).status_code == 400
+
+
+def test_serve_takes_a_proxys_origin_as_a_browser_writes_it(monkeypatch, capsys, tmp_path):
+    import uvicorn
+
+    from experiments import serve
+
+    monkeypatch.chdir(tmp_path)
+    started = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, log_level: started.update(app=app))
+    serve.main(["--origin", "https://Cluedo.Example.org:443/"])
+    client = TestClient(started["app"], base_url="http://cluedo.example.org")  # the proxy kept the Host
+    assert (
+        client.post("/api/games", json={}, headers={"origin": "https://cluedo.example.org"}).status_code
+        == 200
+    )
+    for bad in ("cluedo.example.org", "https://cluedo.example.org/cluedo/", "ftp://x"):
+        with pytest.raises(SystemExit):
+            serve.main(["--origin", bad])
+        assert "--origin must be an address such as" in capsys.readouterr().err

@@ -235,3 +235,22 @@ def test_a_game_survives_a_lost_answer_and_a_reload_in_chromium(chromium):
     page.wait_for_selector("#board #base rect.room", state="attached")
     assert page.is_visible("#setup") and page.is_hidden("#game")
     assert errors == []
+
+
+def test_a_game_left_while_the_others_play_stays_left_in_chromium(chromium):
+    """The answer to the move made before leaving brought the game back (and into the address)."""
+    page, errors = chromium
+    for menu in page.locator("#agent-choices select").all():
+        menu.select_option("notepad")
+    page.fill("#seed", "4")
+    page.click("#start")
+    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    held = []
+    page.route("**/actions", lambda route: held.append(route), times=1)  # the move's request waits here
+    next_click(page).click()
+    page.wait_for_function("document.getElementById('status').textContent.includes('the others are playing')")
+    page.click("#leave")
+    held[0].continue_()  # the answer comes after the person left
+    page.wait_for_timeout(1500)
+    assert page.is_visible("#setup") and page.is_hidden("#game") and page.evaluate("location.hash") == ""
+    assert errors == []

@@ -320,8 +320,11 @@ function render(next) {
 
 // The game as the server has it now: after an answer that did not arrive, or a move the game had passed.
 async function redraw(why) {
-  try { render(await api(`/api/games/${view.game}`)); status(`${why}: the game is drawn as it is now`); }
-  catch (error) { status(`${why}; ${error.message}`); }
+  const asked = opened;
+  try {
+    const now = await api(`/api/games/${view.game}`);
+    if (asked === opened) { render(now); status(`${why}: the game is drawn as it is now`); }
+  } catch (error) { if (asked === opened) status(`${why}; ${error.message}`); }
 }
 
 let sending = false;  // one request at a time: a click while one is on its way is ignored
@@ -330,19 +333,22 @@ async function play(action) {
   if (sending) return;
   sending = true;
   status("the others are playing...");
-  try { render(await api(`/api/games/${view.game}/actions`, { action, step: view.step })); }
-  catch (error) {
+  const asked = opened;  // a game left while the others play stays left
+  try {
+    const next = await api(`/api/games/${view.game}/actions`, { action, step: view.step });
+    if (asked === opened) render(next);
+  } catch (error) {
     // 409: the game had moved on (an answer lost on the way, another tab); no status: no answer at all
+    if (asked !== opened) return;
     if (error.status === 409 || error.status === undefined) await redraw(error.message);
     else status(error.message);
-  }
-  finally { sending = false; }
+  } finally { sending = false; }
 }
 
 // --- saved games ----------------------------------------------------------------------
 
 let playing = null;  // the replay being played: its token, or null
-let opened = 0;  // counts the replays opened and closed: an answer for one closed since is dropped
+let opened = 0;  // counts the games and replays opened and left: an answer for one left since is dropped
 
 async function showStep(step) {
   const name = document.getElementById("replay-name").value;
@@ -408,6 +414,7 @@ function setupReplays() {
     event.preventDefault();
     document.getElementById("bar-seat").replaceChildren(); // the seat chosen in the form, at first
     opened++;
+    stopPlaying();  // (another replay's play ends)
     showStep(0);
   });
   document.getElementById("bar-seat").addEventListener("change", () => showStep(view.step));
