@@ -59,6 +59,15 @@ def server(tmp_path):
     thread.join(timeout=10)
 
 
+def deal(page):
+    """Start a game of seed 4 against notepad agents, and wait for its first view."""
+    for menu in page.locator("#agent-choices select").all():
+        menu.select_option("notepad")
+    page.fill("#seed", "4")
+    page.click("#start")
+    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+
+
 def next_click(page):
     """What the person clicks next: an enterable room on the board, else the first legal choice
     that is no accusation (a suggestion's menus as they come)."""
@@ -131,11 +140,7 @@ def chromium(server):
 
 def test_a_whole_game_clicked_through_in_chromium(chromium, tmp_path):
     page, errors = chromium
-    for menu in page.locator("#agent-choices select").all():
-        menu.select_option("notepad")
-    page.fill("#seed", "4")
-    page.click("#start")
-    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    deal(page)
     assert page.locator("#hand li").count() == 5
     assert page.locator("#board #pieces circle.pawn").count() == 6
     weapons = page.locator("#board #pieces g.weapon title")
@@ -203,11 +208,7 @@ def test_a_game_survives_a_lost_answer_and_a_reload_in_chromium(chromium):
     """A move whose answer did not arrive left every later click answered 409 with nothing to redraw the
     game; a reload lost the game (its id was nowhere but in the page)."""
     page, errors = chromium
-    for menu in page.locator("#agent-choices select").all():
-        menu.select_option("notepad")
-    page.fill("#seed", "4")
-    page.click("#start")
-    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    deal(page)
     kept = page.evaluate("location.hash")
     assert kept.startswith("#game=")
 
@@ -240,11 +241,7 @@ def test_a_game_survives_a_lost_answer_and_a_reload_in_chromium(chromium):
 def test_a_game_left_while_the_others_play_stays_left_in_chromium(chromium):
     """The answer to the move made before leaving brought the game back (and into the address)."""
     page, errors = chromium
-    for menu in page.locator("#agent-choices select").all():
-        menu.select_option("notepad")
-    page.fill("#seed", "4")
-    page.click("#start")
-    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    deal(page)
     held = []
     page.route("**/actions", lambda route: held.append(route), times=1)  # the move's request waits here
     next_click(page).click()
