@@ -184,22 +184,20 @@ def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> st
     """The legal command nearest a reply that is none (``show scarlett`` -> ``show Miss Scarlet``),
     by ``difflib``'s similarity of the lower-cased texts, among the legal commands that name a room the
     reply names where there are any (``head towards the hall`` -> ``enter the Hall``, not ``head toward
-    the Ballroom``); None when nothing is close."""
+    the Ballroom``), and an accusation only to a reply that tried to make one; None when nothing is
+    close."""
     said = reply.casefold().strip()
     commands = {command(config, a).casefold(): command(config, a) for a in legal_actions(mask)}
     words = re.findall(r"\w+", said)
     rooms = [
         room for room in map(str.casefold, config.cards.rooms) if _names(re.findall(r"\w+", room), words)
     ]
-    same_room = [  # (an accusation is never offered for a move: a wrong one ends the player's game)
-        text for text in commands if not text.startswith("accuse") and any(room in text for room in rooms)
-    ]
+    # An accusation is offered only to a reply that tried to make one: a wrong one ends the player's game.
+    accusing = said.startswith(("acc", "acus"))
+    offered = [text for text in commands if accusing or not text.startswith("accuse")]
+    same_room = [text for text in offered if any(room in text for room in rooms)]
     if same_room:
         return commands[difflib.get_close_matches(said, same_room, n=1, cutoff=0.0)[0]]
-    accusing = said.startswith(
-        ("accus", "acus", "acc")
-    )  # an accusation is offered to one who tried to make one
-    offered = [text for text in commands if accusing or not text.startswith("accuse")]
     near = difflib.get_close_matches(said, offered, n=1, cutoff=0.6)
     return commands[near[0]] if near else None
 
