@@ -14,7 +14,7 @@ Runs whose ``config.yaml`` name other rules (its ``game`` section) are refused: 
 same deal only under the same rules.
 
 Each pair gives ``d = (B won) - (A won)``, in {-1, 0, 1}. The difference of the win rates is the
-mean of ``d`` with its 95% Student t interval (``experiments.common.intervals.mean_interval``):
+mean of ``d`` with its 95% Student t interval (``cluedo_env.intervals.mean_interval``):
 both agents meet the same deals, so the luck of the deal, which both share, drops out and the
 interval is narrower than that of two independent rates. Beside it: each agent's wins with a
 Wilson interval, the discordant pairs (only B won, only A won) with McNemar's exact test (the
@@ -33,8 +33,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from cluedo_env import __version__
+from cluedo_env.intervals import mean_interval, wilson_interval
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
-from experiments.common.intervals import mean_interval, wilson_interval
 from experiments.common.report import json_ready
 from experiments.common.run_config import run_rules
 from experiments.common.summary import unique_games

@@ -56,9 +56,9 @@ import numpy as np
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.game_record import config_from_json, config_to_json
+from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import WorkerLost, missing_extra, watch_parent
 from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder, unwritable
-from experiments.common.intervals import wilson_interval
 from experiments.common.whole_files import write_whole
 
 try:

@@ -66,8 +66,8 @@ from agents.ppo.warm_start import warm_start
 from agents.reasoners.ismcts import ISMCTSAgent
 from agents.registry import AGENTS, load_named, make_agent
 from cluedo_env.core.config import read_fields
+from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import WorkerLost, watch_parent
-from experiments.common.intervals import wilson_interval
 from experiments.common.output_folders import refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from cluedo_env import __version__
+from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import missing_extra
-from experiments.common.intervals import wilson_interval
 from experiments.common.value_checks import is_read_number
 from experiments.learning.run_logs import CURVES_FILE, scalars
 

@@ -104,7 +104,7 @@ except ModuleNotFoundError as error:
 from agents.ppo.model import save_model
 from agents.ppo.network import ActorCritic
 from cluedo_env.core.config import read_fields
-from experiments.common.intervals import wilson_interval
+from cluedo_env.intervals import wilson_interval
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings

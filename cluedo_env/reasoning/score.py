@@ -36,7 +36,12 @@ Metrics (per task, then pooled over tasks):
   average but has little resolution: Brier and log-loss see it, ECE does not.
 
 Every pooled figure comes with a bootstrap 95% interval: over games where the tasks say which game
-they were cut from (``task_game``; the tasks of a game are not independent), else over tasks.
+they were cut from (``task_game``; the tasks of a game are not independent), else over tasks. A share
+(precision, recall, F1, solved) of exactly 0 or 1 leaves the bootstrap nothing to resample: every
+resample is 0 or 1 too, an interval of no width that reads as certainty. Its interval is then Wilson's
+with each game (or task) holding any of the share's denominator one trial, all of them failed or all
+passed: the bound that holds even if a game's tasks always agree (1.000 from 167 games: [0.978, 1.000]).
+Precision claims nothing of a solver that claims no fact: it is NaN (``n/a`` in a table), not 1.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from cluedo_env.intervals import wilson_interval
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.tasks import SOLVER_FIELDS
 
@@ -69,6 +75,14 @@ _RATIOS = {
     "excess_log_loss": ("excess_log_loss", "one"),
 }
 METRICS = ("precision", "recall", "f1", *list(_RATIOS)[2:], *(f"recall_{label}" for label in LABELS))
+# The shares, each with the per-task fields that make its denominator: a game (or task) whose
+# denominator is 0 holds no trial of it.
+_SHARES = {
+    "precision": ("claimed",),
+    "recall": ("certain",),
+    "f1": ("claimed", "certain"),
+    "solved": ("one",),
+} | {f"recall_{label}": (f"certain_{label}",) for label in LABELS}
 
 
 def task_game(task: Mapping[str, Any]) -> int | None:
@@ -258,7 +272,6 @@ def _pooled(table: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndar
     with np.errstate(invalid="ignore", divide="ignore"):
         for name, (num, den) in _RATIOS.items():
             out[name] = sums[num] / sums[den]
-        out["precision"] = np.where(sums["claimed"] > 0, out["precision"], 1.0)  # claiming nothing: no error
         out["f1"] = 2 * sums["tp"] / (sums["claimed"] + sums["certain"])
         for label in LABELS:
             out[f"recall_{label}"] = sums[f"found_{label}"] / sums[f"certain_{label}"]
@@ -317,6 +330,9 @@ def summarize(
             low, high = (
                 np.nanpercentile(boot[name], [2.5, 97.5]) if np.isfinite(boot[name]).any() else (np.nan,) * 2
             )
+            if name in _SHARES and point[name] in (0.0, 1.0):  # every resample alike: Wilson's over units
+                trials = int((sum(sums[field] for field in _SHARES[name]) > 0).sum())
+                low, high = wilson_interval(int(point[name]) * trials, trials)
             result[name] = {"value": float(point[name]), "low": float(low), "high": float(high)}
         for label in LABELS:  # a recall's own evidence: the facts of that label and the units holding any
             certain = sums[f"certain_{label}"]

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.common.intervals import mean_interval, wilson_interval
+from cluedo_env.intervals import mean_interval, wilson_interval
 from experiments.common.report_tables import interval_text
 
 __all__ = ["TRANSCRIPTS_FILE", "add_reports", "format_table", "pop_transcripts", "summarise", "write"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
+from cluedo_env.intervals import wilson_interval
 from experiments.common.chunks import Chunk
-from experiments.common.intervals import wilson_interval
 from experiments.common.report_tables import interval_text
 
 __all__ = ["ProvisionalLeaderboard"]

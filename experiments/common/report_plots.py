@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.common.intervals import mean_interval
+from cluedo_env.intervals import mean_interval
 from experiments.common.report_tables import interval_text
 
 __all__ = ["AGENT_COLOURS", "HISTOGRAM_BINS", "OTHER_COLOURS", "agent_colour", "write_plots"]

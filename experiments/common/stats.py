@@ -13,7 +13,7 @@ accusations against the rules); a malformed one is not counted, and the report s
 how many were rejected, from which file, line and field.
 
 What is computed is ``experiments.common.summary`` (its docstring says what each statistic means,
-with the intervals of ``experiments.common.intervals`` and the ratings of
+with the intervals of ``cluedo_env.intervals`` and the ratings of
 ``experiments.common.ratings``); the files written are ``experiments.common.report``'s.
 """
 

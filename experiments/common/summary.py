@@ -29,7 +29,7 @@ What ``summarise`` reports, per player count (the fair share of a seat is ``1/N`
   50% is even. The 95% Wilson interval takes the games one of them won as the
   trials (comparisons within one game are not independent).
 
-The intervals (``experiments.common.intervals``) treat games as independent draws. Duplicate deals
+The intervals (``cluedo_env.intervals``) treat games as independent draws. Duplicate deals
 and seat rotations balance luck between agents but make games of one deal correlated,
 so the intervals are, if anything, slightly optimistic for a single agent's share.
 """
@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from experiments.common.intervals import mean_interval, wilson_interval
+from cluedo_env.intervals import mean_interval, wilson_interval
 from experiments.common.ratings import openskill_ratings
 
 __all__ = ["BOOTSTRAP_RESAMPLES", "ahead_interval", "summarise", "unique_games"]

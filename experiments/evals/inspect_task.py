@@ -145,7 +145,7 @@ def pooled(seed: int = 0) -> Metric:
         for name in POOLED:
             for part, key in (("value", name), ("low", f"{name}_low"), ("high", f"{name}_high")):
                 value = summary[name][part]
-                if math.isfinite(value):  # a ratio of nothing (no certain fact) is left out
+                if math.isfinite(value):  # a ratio of nothing (no claim, no certain fact) is left out
                     figures[key] = value
         return figures
 

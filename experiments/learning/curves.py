@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from experiments.common.intervals import wilson_interval
+from cluedo_env.intervals import wilson_interval
 
 SHIPPED = Path(__file__).resolve().parents[2] / "agents" / "ppo" / "shipped"
 

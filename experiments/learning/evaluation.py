@@ -27,7 +27,7 @@ from agents.ppo.agent import PPOAgent
 from agents.ppo.network import ActorCritic
 from agents.registry import make_agent
 from cluedo_env import core
-from experiments.common.intervals import wilson_interval
+from cluedo_env.intervals import wilson_interval
 from experiments.learning.league import OpponentSettings
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from agents.routes import Routes
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.inference import Accusation, Seen, deduce
-from experiments.common.intervals import wilson_interval
+from cluedo_env.intervals import wilson_interval
 from tests.scripted import act, room, square, written_game
 
 DUEL = core.GameConfig(num_players=2, duel=True)

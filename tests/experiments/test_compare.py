@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from experiments.common.intervals import mean_interval
+from cluedo_env.intervals import mean_interval
 from experiments.compare import compare, main, mcnemar_exact, seated_once
 
 

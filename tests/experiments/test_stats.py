@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.common.intervals import wilson_interval
+from cluedo_env.intervals import wilson_interval
 from experiments.common.report import write_report
 from experiments.common.report_plots import AGENT_COLOURS, OTHER_COLOURS, agent_colour
 from experiments.common.summary import ahead_interval, summarise

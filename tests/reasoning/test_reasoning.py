@@ -489,8 +489,36 @@ def test_an_empty_answer_is_scored_and_reported(dev):
         assert score["excess_log_loss"] > 0
     summary = summarize([score_answer(t, {}) for t in dev], [t["tier"] for t in dev], resamples=50)
     assert summary["overall"]["recall"]["value"] == 0
-    assert summary["overall"]["precision"]["value"] == 1.0  # nothing claimed, nothing wrong
+    precision = summary["overall"]["precision"]  # nothing claimed: no precision to speak of, not 1
+    assert np.isnan([precision["value"], precision["low"], precision["high"]]).all()
     assert summary["problems"]["tasks_with_problems"] == len(dev)
+
+
+def test_a_share_of_0_or_1_has_wilsons_interval_over_games_not_a_point(dev):
+    """Every resample of all-right (or all-wrong) games is all right: the bootstrap's interval has no
+    width. The interval is Wilson's with each game one trial; a share strictly inside keeps the bootstrap's."""
+    tiers, games = [t["tier"] for t in dev], [task_game(t) for t in dev]
+    n = len(set(games))
+    assert n < len(dev)  # the trials are the games, not the tasks
+    z2 = 1.959963984540054**2
+    right = summarize([score_answer(t, perfect(t)) for t in dev], tiers, games=games, resamples=50)["overall"]
+    wrong = summarize([score_answer(t, {}) for t in dev], tiers, games=games, resamples=50)["overall"]
+    for metric in ("precision", "recall", "f1", "solved"):
+        assert right[metric]["value"] == right[metric]["high"] == 1.0
+        assert right[metric]["low"] == pytest.approx(n / (n + z2))
+    for metric in ("recall", "f1"):
+        assert wrong[metric]["value"] == wrong[metric]["low"] == 0.0
+        assert wrong[metric]["high"] == pytest.approx(z2 / (n + z2))
+    # a reasoning's recall counts only the games holding facts of its label
+    for label in LABELS:
+        units = right[f"recall_{label}"]["units"]
+        if units:
+            assert right[f"recall_{label}"]["low"] == pytest.approx(units / (units + z2))
+    # inside (0, 1) the bootstrap stands: half the tasks answered, half empty
+    mixed = [score_answer(t, perfect(t) if k % 2 else {}) for k, t in enumerate(dev)]
+    recall = summarize(mixed, tiers, games=games, resamples=200)["overall"]["recall"]
+    assert 0 < recall["low"] < recall["value"] < recall["high"] < 1
+    assert recall["high"] - recall["low"] < 2 * 1.96 * np.sqrt(0.25 / n)  # narrower than Wilson's over games
 
 
 def test_over_claiming_costs_precision(dev):

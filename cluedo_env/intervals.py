@@ -1,7 +1,8 @@
-"""Confidence intervals of the tournament's statistics: Wilson for shares, Student t for means.
+"""Confidence intervals: Wilson for shares, Student t for means.
 
-Every interval of ``experiments.common.summary`` (and of the training scripts' evaluations) is one
-of these, at 95% by default (``Z95``).
+Every interval of the tournaments' reports (``experiments.common.summary``), of the training scripts'
+evaluations, and the reasoning benchmark's where a share is 0 or 1 (``cluedo_env.reasoning.score``),
+is one of these, at 95% by default (``Z95``).
 """
 
 from __future__ import annotations
