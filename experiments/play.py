@@ -13,7 +13,8 @@ agent and the others alternate notepad and random players (who accuse only rarel
 games end with a winner: uniformly random players accuse wrongly at once and nobody wins.
 ``--human SEAT`` (or the name ``human`` in ``--agents``) seats you there for one game, played in
 words (``agents/human.py``: type ``help`` for the commands). Ctrl-C stops the games with one
-line (exit status 130).
+line (exit status 130). ``--record`` saves each game's replay as it ends, and a game left early
+(Ctrl-C, ``quit``, the end of the input, an error) as far as it went.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         "--record",
         type=Path,
         metavar="DIR",
-        help="save each game's replay as DIR/game-<seed>.jsonl (python -m cluedo_env.replay FILE --gif ...)",
+        help="save each game's replay as DIR/game-<seed>.jsonl as it ends, a game left early as far as it "
+        "went (python -m cluedo_env.replay FILE --gif ...)",
     )
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     parser.add_argument("--human", type=int, metavar="SEAT", help="play seat SEAT yourself (one game)")
@@ -125,9 +127,26 @@ def main(argv: list[str] | None = None) -> None:
     seeds = np.arange(args.seed, args.seed + args.games)
     recorders = [GameRecorder(config, int(seed)) for seed in seeds] if args.record is not None else []
 
+    def save(game: int) -> None:
+        args.record.mkdir(parents=True, exist_ok=True)
+        recorders[game].to_jsonl(_record_path(args.record, int(seeds[game])))
+
     def record(actions: np.ndarray, stepped: np.ndarray, state: core.State) -> None:
         for game in np.flatnonzero(stepped).tolist():
             recorders[game].append(int(actions[game]), state, game=game)
+            if recorders[game].record.finished:  # saved as it ends: a later game's fault loses nothing
+                save(game)
+
+    def save_unfinished() -> None:
+        """On leaving early: the games not over are saved as far as they went (``finished`` false)."""
+        unfinished = [g for g, recorder in enumerate(recorders) if not recorder.record.finished]
+        for game in unfinished:
+            save(game)
+        if unfinished:
+            print(
+                f"unfinished games saved as far as they went: {len(unfinished)} in {args.record}/",
+                file=sys.stderr,
+            )
 
     try:
         result = play_batch(config, agents, seeds, on_step=logs, on_action=record if recorders else None)
@@ -137,6 +156,8 @@ def main(argv: list[str] | None = None) -> None:
     except ChatUnreachable as error:  # an llm seat's endpoint: a wrong URL or a server not started
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    finally:  # left early (Ctrl-C, a human's quit or end of input, an error): nothing played is lost
+        save_unfinished()
     seating = ", ".join(f"P{k} {name}" for k, name in enumerate(names))
     quiet_kinds = (ev.DEAL, ev.ROLL, ev.MOVE, ev.WEAPON, ev.TURN)
     for game in range(args.games):
@@ -153,10 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  outcomes: {dict(sorted(outcomes.items()))}")
     print(f"  turns: mean {result.turns.mean():.1f}, decisions per game: mean {result.decisions.mean():.1f}")
     print(f"  accusations: {int(result.accusations.sum())}, wrong: {int(result.wrong_accusations.sum())}")
-    if recorders:
-        args.record.mkdir(parents=True, exist_ok=True)
-        for seed, recorder in zip(seeds.tolist(), recorders, strict=True):
-            recorder.to_jsonl(_record_path(args.record, seed))
+    if recorders:  # (each saved as its game ended)
         first = _record_path(args.record, int(seeds[0]))
         print(
             f"  replays: {len(recorders)} in {args.record}/ (python -m cluedo_env.replay {first} --gif game.gif)"

@@ -41,6 +41,8 @@ they were cut from (``task_game``; the tasks of a game are not independent), els
 resample is 0 or 1 too, an interval of no width that reads as certainty. Its interval is then Wilson's
 with each game (or task) holding any of the share's denominator one trial, all of them failed or all
 passed: the bound that holds even if a game's tasks always agree (1.000 from 167 games: [0.978, 1.000]).
+A figure that is not a share keeps the bootstrap's interval, of no width where every game has the same
+value (the exact solver's excess log-loss is 0 by construction, not by sampling).
 Precision claims nothing of a solver that claims no fact: it is NaN (``n/a`` in a table), not 1.
 """
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import io
 from collections import Counter
 
 import pytest
@@ -110,6 +111,20 @@ def test_record_saves_replays_that_verify_and_end_as_the_games_did(capsys, tmp_p
         assert record.finished and int(state.seed[0]) == seed
         winners[f"P{int(state.winner[0])} ({default_agents(4)[int(state.winner[0])]}) won"] += 1
     assert dict(winners) == counts
+
+
+def test_record_keeps_a_game_left_early_as_far_as_it_went(capsys, tmp_path, monkeypatch):
+    from cluedo_env.game_record import load_jsonl
+    from cluedo_env.replay import verify
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))  # the human leaves at their first decision
+    with pytest.raises(SystemExit, match="You left the game"):
+        main(["--agents", "sat,human,notepad,random", "--seed", "3", "--record", str(tmp_path)])
+    assert "unfinished games saved as far as they went: 1" in capsys.readouterr().err
+    record = load_jsonl(tmp_path / "game-3.jsonl")
+    state = verify(record)  # the seats before the human played; the file is whole and replays
+    assert not record.finished and record.num_steps > 0 and not state.done[0]
+    assert int(state.current_player[0]) == 1  # where the human left
 
 
 def test_record_never_overwrites_a_replay(capsys, tmp_path):
