@@ -49,8 +49,9 @@ episode starts with the learner to act. The vector env redeals single games and
 tells each opponent through ``Agent.reset_games(games, seats)``.
 
 Info (single env): ``action_mask``, ``events`` (``int16[n, 7]``: the event rows
-the learner saw since its last decision, through ``core.private_view``),
-``learner_seat`` and, once the game is over, ``winner``; ``illegal_action`` is
+the learner saw since its last decision, through ``core.private_view``; left out with
+``events_in_info=False``, for Gymnasium's own vector envs, which cannot stack rows that vary
+in number), ``learner_seat`` and, once the game is over, ``winner``; ``illegal_action`` is
 True on the step an illegal action ended.
 
 Masks: ``action_masks()`` gives the legal actions now (``bool[A]``, or ``bool[B, A]``
@@ -210,6 +211,9 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         elimination_reward: None (default: after a wrong accusation the learner refutes until the
             game ends) or the reward with which the learner's wrong accusation ends its episode.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` (the learner's view) or ``"human"`` (printed text).
+        events_in_info: Whether ``info`` holds ``events``. Their rows vary in number from step to step,
+            which Gymnasium's ``SyncVectorEnv`` and ``AsyncVectorEnv`` (``gymnasium.make_vec`` with
+            ``vectorization_mode="sync"`` or ``"async"``) cannot stack into one array: pass False there.
         config: A ``core.GameConfig`` (default: the classic rules), changed by ``rules``.
         **rules: ``core.GameConfig`` fields (``num_players=4``, ``board="none"``, ...).
     """
@@ -226,13 +230,17 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         elimination_reward: float | None = None,
         render_mode: str | None = None,
+        events_in_info: bool = True,
         config: core.GameConfig | None = None,
         **rules: Any,
     ) -> None:
+        if not isinstance(events_in_info, bool | np.bool_):
+            raise ValueError(f"events_in_info must be True or False, got {events_in_info!r}")
         _set_up(
             self, 1, learner_seat, opponents, observation_type, reward_scheme, illegal_action,
             illegal_reward, elimination_reward, render_mode, config, rules,
         )  # fmt: skip
+        self.events_in_info = bool(events_in_info)
         self.observation_space = observation_space(self.config, observation_type)
         self.action_space = spaces.Discrete(self.layout.num_actions)
         self.table.learner_events = []
@@ -325,12 +333,10 @@ class CluedoSingleAgentEnv(gymnasium.Env):
 
     def _info(self) -> dict[str, Any]:
         events = self.table.learner_events
-        info = {
-            "action_mask": self._mask.copy(),
-            "events": np.concatenate(events) if events else np.zeros((0, 7), dtype=np.int16),
-            "learner_seat": self.learner_seat,
-            "illegal_action": False,
-        }
+        info = {"action_mask": self._mask.copy()}
+        if self.events_in_info:
+            info["events"] = np.concatenate(events) if events else np.zeros((0, 7), dtype=np.int16)
+        info |= {"learner_seat": self.learner_seat, "illegal_action": False}
         if self.table.state.phase[0] == Phase.OVER:
             info["winner"] = int(self.table.state.winner[0])
         return info
@@ -355,6 +361,12 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         """Nothing to release."""
 
 
+_SINGLE_OPTIONS = inspect.signature(CluedoSingleAgentEnv)
+_VECTOR_OPTIONS = _SINGLE_OPTIONS.replace(
+    parameters=[p for p in _SINGLE_OPTIONS.parameters.values() if p.name != "events_in_info"]
+)
+
+
 class CluedoVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of Cluedo, one learner seat each, on the batched core (see the module docstring).
 
@@ -363,9 +375,10 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         **options: ``CluedoSingleAgentEnv``'s keyword arguments, with its defaults
             (``learner_seat``, ``opponents``, ``observation_type``, ``reward_scheme``,
             ``illegal_action``, ``illegal_reward``, ``elimination_reward``, ``render_mode``,
-            ``config`` and the ``core.GameConfig`` fields); each opponent agent plays its seat in
-            every game of the batch, and ``render_mode`` is ``None``, ``"ansi"`` or
-            ``"rgb_array"``: ``render()`` gives one frame per game.
+            ``config`` and the ``core.GameConfig`` fields), but ``events_in_info`` (this env's info
+            holds no events); each opponent agent plays its seat in every game of the batch, and
+            ``render_mode`` is ``None``, ``"ansi"`` or ``"rgb_array"``: ``render()`` gives one frame
+            per game.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -379,7 +392,7 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         self.num_envs = int(num_envs)
         # The single-agent env's signature is the one list of options and defaults.
-        options = inspect.signature(CluedoSingleAgentEnv).bind(**options)
+        options = _VECTOR_OPTIONS.bind(**options)
         options.apply_defaults()
         _set_up(self, self.num_envs, **options.arguments)
         self.single_observation_space = observation_space(self.config, self.observation_type)

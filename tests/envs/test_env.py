@@ -797,6 +797,34 @@ def test_single_agent_env_illegal_action_modes():
     strict.step(np.array(legal))  # one integer in an array, as SB3's predict() returns it
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_gymnasiums_own_vector_envs_run_the_single_env_without_its_events(mode):
+    """Gymnasium's SyncVectorEnv and AsyncVectorEnv stack each info value into one array; the events'
+    rows vary in number, so they are left out there (``events_in_info=False``), and the games run on."""
+    register_envs()
+    envs = gymnasium.make_vec(
+        GYM_ID, num_envs=3, vectorization_mode=mode, num_players=3, events_in_info=False
+    )
+    try:
+        observation, info = envs.reset(seed=4)
+        rng = np.random.default_rng(0)
+        ended = 0
+        for _ in range(60):
+            # (an ended game's mask is empty: Gymnasium's next-step autoreset ignores that action)
+            actions = [
+                rng.choice(np.flatnonzero(mask)) if mask.any() else 0 for mask in observation["action_mask"]
+            ]
+            observation, _, terminated, truncated, info = envs.step(np.array(actions))
+            assert "events" not in info and info["learner_seat"].shape == (3,)
+            ended += int((terminated | truncated).sum())
+        assert ended > 0  # episodes ended and the vector env reset them
+    finally:
+        envs.close()
+    assert "events" in CluedoSingleAgentEnv(num_players=3).reset(seed=4)[1]  # the default keeps them
+    with pytest.raises(ValueError, match="events_in_info must be True or False, got 'no'"):
+        CluedoSingleAgentEnv(events_in_info="no")
+
+
 def test_an_illegal_action_ends_a_vector_env_episode_as_the_single_envs():
     """The final observation holds no legal action (the vector env kept the mask of the state)."""
     environment = CluedoVectorEnv(2, num_players=3)
