@@ -4,7 +4,7 @@ A game is a function of its config, seed and actions, so a record holds just
 those, plus every step's full (unfiltered) events to check a replay against.
 The file format (``.jsonl``, one JSON object per line):
 
-- line 1, the header: ``{"format": "cluedo-replay", "version": 1, "config": {...},
+- line 1, the header: ``{"format": "cluedo-replay", "version": 2, "config": {...},
   "seed": int, "initial_events": [[7 ints], ...]}``; ``config`` has every
   ``GameConfig`` field (the edition by name, or spelled out when the config was
   built from an ``Edition`` object), ``initial_events`` are the deal's events;
@@ -15,11 +15,18 @@ The file format (``.jsonl``, one JSON object per line):
   every byte before this line.
 
 The end line makes damage detectable: a file cut anywhere (even at a line
-boundary) lacks it and loads as *incomplete*; a changed, added or removed line
-breaks the digest or the step count and loads as *altered*, as does a step the
-rules would not allow (replayed by ``cluedo_env.replay.verify``, which also refuses steps after
-the game's end). The digest guards against accidents and casual edits, not
-against a forger who rewrites it: it is no signature. So every value is also
+boundary) lacks it and loads as *incomplete*: its last line is the header or a
+whole or partial step line, as a cut leaves it. A changed, added or removed line
+breaks the digest or the step count and loads as *altered*, as does a last line
+that no cut leaves (a damaged end line: not JSON, or an object that is not a
+step) and a step the rules would not allow (replayed by
+``cluedo_env.replay.verify``, which also refuses steps after the game's end).
+A header that is not one (not JSON, another format or version) makes the file
+*not a record* (``ValueError``; ``--verify`` exits with status 2), unless the
+file ends with an end line whose digest the lines before it do not match: then
+the header was damaged, and the file loads as *altered*. The digest guards
+against accidents and casual edits, not against a forger who rewrites it: it is
+no signature. So every value is also
 checked as it is read, before it is used: integers are JSON integers in their
 range (a seed in ``[0, 2**63)``, a player, an action id, events in int16's
 range; never a float, a bool or a string taken for one), the lines hold exactly
@@ -68,6 +75,7 @@ EVENT_MIN, EVENT_MAX = int(np.iinfo(np.int16).min), int(np.iinfo(np.int16).max) 
 HEADER_FIELDS = ("format", "version", "config", "seed", "initial_events")
 STEP_FIELDS = ("step", "player", "action", "action_text", "events")
 SHOWN_CHARS = 80  # of a value from the file quoted in a message
+EXPECTED = f"a JSON Lines record starting with a header {{'format': '{FORMAT}', 'version': {VERSION}, ...}}"
 
 
 class IncompleteRecord(ValueError):
@@ -260,39 +268,43 @@ def load_jsonl(path: str | Path) -> Replay:
 
     Raises:
         FileNotFoundError: No file at ``path``.
-        IncompleteRecord: The file ends before its end line (it was cut).
+        IncompleteRecord: The file ends before its end line (it was cut): its last line is
+            the header, a step line or the start of a step or end line.
         AlteredRecord: A line was changed, added or removed (the digest or the step count
-            of the end line disagrees), or a line does not hold what it should: a header field,
+            of the end line disagrees, or the last line is one no cut leaves: a damaged end
+            line), or a line does not hold what it should: a header field,
             a step out of order, a value of the wrong type or out of range (a player, an
             action, an event that is not an int16, a seed that is not an integer in
             ``[0, 2**63)``), an ``action_text`` that is not its action's.
         ValueError: The file is not a cluedo-replay record (the message names the
-            path, the line and what was expected there).
+            path, the line and what was expected there): line 1 is not a header of this
+            format and version. A damaged header reads so too, unless the file ends with an
+            end line whose digest disagrees (then ``AlteredRecord``).
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such replay file (expected a .jsonl cluedo-replay record)")
     data = path.read_bytes()
     lines = data.splitlines(keepends=True)
-    expected = (
-        f"a JSON Lines record starting with a header {{'format': '{FORMAT}', 'version': {VERSION}, ...}}"
-    )
     if not data.strip():
-        raise ValueError(f"{path}: the file is empty; expected {expected}")
-    try:
-        header = _json_line(lines[0])
-    except ValueError as error:
-        raise ValueError(f"{path}, line 1: {error}; expected {expected}") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ValueError(f"{path}, line 1: not a {FORMAT} header; expected {expected}")
-    version = header.get("version")
-    if type(version) is not int or version != VERSION:
-        raise ValueError(
-            f"{path}, line 1: version {_shown(version)} is not supported; expected {VERSION} "
-            "(version 1 records have no end line to check them by: record the game again)"
-        )
+        raise ValueError(f"{path}: the file is empty; expected {EXPECTED}")
+    header, problem, advice = _header_of(lines[0])
+    if problem is not None:
+        end = _end_of(lines[-1])
+        if len(lines) > 1 and end is not None and end.get("sha256") != _digest(b"".join(lines[:-1])):
+            raise AlteredRecord(
+                f"{path}, line 1: altered: {problem}, and the lines before the end line do not match "
+                "its sha256 digest (the header was damaged)"
+            )
+        raise ValueError(f"{path}, line 1: {problem}; {advice}")
     ends = [number for number, line in enumerate(lines) if _end_of(line) is not None]
     if not ends:
+        if len(lines) > 1 and not _cut_line(lines[-1]):
+            raise AlteredRecord(
+                f"{path}, line {len(lines)}: altered: no end line, and the last line is neither a step line "
+                f"nor the start of one, as a cut leaves it: the file was changed, not cut (a damaged end "
+                f"line?); the line is {_shown(lines[-1])}"
+            )
         cut = "" if data.endswith(b"\n") else ", the last one cut short"
         raise IncompleteRecord(
             f"{path}: incomplete: {len(lines)} lines{cut} and no end line; the file was cut after "
@@ -357,6 +369,36 @@ def _step_of(
             f"action_text {_shown(entry['action_text'])} is not the text of action {action} ({text!r})"
         )
     return player, action, _event_rows(entry["events"], "events")
+
+
+def _header_of(line: bytes) -> tuple[object, str | None, str]:
+    """Line 1's JSON value, what makes it no supported header (None when it is one), and what is expected."""
+    try:
+        header = _json_line(line)
+    except ValueError as error:
+        return None, str(error), f"expected {EXPECTED}"
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        return header, f"not a {FORMAT} header", f"expected {EXPECTED}"
+    version = header.get("version")
+    if type(version) is not int or version != VERSION:
+        advice = (
+            f"expected {VERSION} (version 1 records have no end line to check them by: record the game again)"
+        )
+        return header, f"version {_shown(version)} is not supported", advice
+    return header, None, ""
+
+
+def _cut_line(line: bytes) -> bool:
+    """Whether ``line``, the last of a file with no end line, is what a cut leaves: a whole step line,
+    or the start of a step or end line (cut inside it, so with no line break)."""
+    if line.endswith((b"\n", b"\r")):
+        try:
+            entry = _json_line(line)
+        except ValueError:
+            return False
+        return isinstance(entry, dict) and "step" in entry
+    start = line.lstrip()
+    return any(start.startswith(prefix) or prefix.startswith(start) for prefix in (b'{"step":', b'{"end":'))
 
 
 def _end_of(line: bytes) -> dict | None:

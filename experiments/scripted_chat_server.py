@@ -260,6 +260,12 @@ def main(argv: list[str] | None = None) -> None:
         server = ScriptedChatServer(args.script.split(","), args.fail_first, args.port)
     except ValueError as error:
         parser.error(str(error))
+    except (OSError, OverflowError) as error:  # the port is in use, reserved, or not a port at all
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        parser.error(
+            f"cannot listen on {HOST}:{args.port} ({reason}); choose another --port, "
+            "or --port 0 for any free one"
+        )
     print(f"scripted chat server at {server.url} (script {list(server.script)}); Ctrl-C stops it")
     server._server.serve_forever()
 

@@ -47,13 +47,21 @@ value (and any password in ``base_url``, and the values of its query of 8 charac
 and whatever follows ``Bearer`` /
 ``Basic`` or an ``Authorization`` / ``api-key`` header name are replaced by
 ``[redacted]`` in every error, and at most ``ECHO_CHARS`` characters of a
-server's answer are quoted. A reply's text is returned with the key's value
+server's answer are quoted. The password is redacted as written in ``base_url``,
+percent-decoded, and inside the base64 ``user:password`` of the ``Basic`` header
+sent from it. A reply's text is returned with the key's value
 and the password redacted too, since transcripts are files people share (not the query's
 values, which may be words a reply uses).
+
+A user (and password) in ``base_url`` is sent as ``Authorization: Basic`` (httpx
+does so, replacing any other ``Authorization``), so a ``base_url`` with one is
+refused (``ValueError``) when ``api_key_env`` also holds a key, which would be
+sent as ``Bearer`` and silently dropped: give the endpoint one or the other.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import math
@@ -65,7 +73,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
 import httpx
 
@@ -355,9 +363,19 @@ class ChatClient:
         self._answered = False  # whether any request has had an HTTP answer (see ChatUnreachable)
         headers = {"Content-Type": "application/json", "Accept-Encoding": "identity"}
         key = os.environ.get(api_key_env, "") if api_key_env else ""
+        if key and (parts.username or parts.password):
+            raise ValueError(
+                f"base_url {_shown_url(base_url)!r} has a user and password, sent as Basic authorization, "
+                f"and the environment variable {api_key_env} holds an API key, sent as Bearer: only one "
+                "Authorization is sent (httpx sends the Basic one); take the user and password out of "
+                f"base_url, or unset {api_key_env} (or pass api_key_env=None)"
+            )
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        self._secrets = tuple(s for s in (key, parts.password) if s)
+        # longest first, so that no redaction leaves part of a longer secret (a password inside the base64)
+        self._secrets = tuple(
+            sorted({s for s in (key, *_userinfo_secrets(parts)) if s}, key=len, reverse=True)
+        )
         # base_url's query values of 8 characters or more (a key there, perhaps) stay out of errors, where a
         # server that echoes the path puts them; a reply's text keeps them (a deployment may be named "Candlestick")
         self._query_values = tuple(value for _, value in parse_qsl(parts.query) if len(value) >= 8)
@@ -555,6 +573,16 @@ def _http_url(value: object) -> SplitResult | None:
     except ValueError:
         return None
     return parts if parts.scheme in ("http", "https") and parts.hostname else None
+
+
+def _userinfo_secrets(parts: SplitResult) -> tuple[str, ...]:
+    """What a server may echo of ``base_url``'s user and password: the password as written and
+    percent-decoded, and the base64 ``user:password`` of the Basic header httpx sends (padded and not)."""
+    if not (parts.username or parts.password):  # httpx sends no Basic header then
+        return ()
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    basic = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return (parts.password or "", password, basic, basic.rstrip("="))
 
 
 def _number(value: object) -> bool:

@@ -53,8 +53,13 @@ Records. ``game_reports()`` gives, per game of the batch, the counts
 transcript: the system message once, then per decision the turn, the messages
 after the system message (the view, every reply and every error), the action
 taken (id and command), whether it was a fallback and, for a fallback after a
-failed request, ``error``: why it failed. The game's deal seed and
-these actions replay the game. With ``record_dir`` set, each decision is also
+failed request, ``error``: why it failed, and the game's deal seed
+(``seed``). These are this seat's decisions only, not the other seats': the
+game replays from its deal seed with these actions in this seat and the other
+seats' agents seeded as they were, playing the same batch of games (an agent's
+random choices may depend on every game of its batch); in a tournament, the
+same config, line-up, rotation and run seed, and the block of ``batch_size``
+deals the game was played in. With ``record_dir`` set, each decision is also
 appended to ``<record_dir>/game<deal seed>-seed<agent's batch seed>-P<seat>.jsonl``
 as soon as it is taken.
 

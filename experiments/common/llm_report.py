@@ -14,15 +14,17 @@ run keeps its last one).
 invalid-reply rate (invalid replies / replies) and the fallback rate
 (fallbacks / decisions: after the last invalid reply, or after a request whose
 reply was unusable, ``agents.llm.llm_agent``), each with a 95% Wilson interval, and tokens per game
-(prompt + completion, per seat played) with a 95% Student t interval, next to
-the numbers of games, decisions and replies. The intervals treat replies
-(decisions, games) as independent draws; the replies of one game are not quite,
-so read them as slightly optimistic.
+(prompt + completion, per seat played) with a 95% Student t interval, its low
+end clipped at 0 (a count is never negative; with few games and a wide spread
+the t interval reaches below it), next to the numbers of games, decisions and
+replies. The intervals treat replies (decisions, games) as independent draws;
+the replies of one game are not quite, so read them as slightly optimistic.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -74,6 +76,7 @@ def summarise(games: Sequence[dict]) -> dict[str, dict]:
     for label, entry in sorted(totals.items()):
         tokens = entry.pop("tokens")
         mean, low, high = mean_interval(tokens)
+        low = max(low, 0.0) if not math.isnan(low) else low  # a count: the t interval's low end may be < 0
         invalid_low, invalid_high = wilson_interval(entry["invalid_replies"], entry["replies"])
         fallback_low, fallback_high = wilson_interval(entry["fallbacks"], entry["decisions"])
         forfeited = entry.get("forfeited", 0)
@@ -149,7 +152,8 @@ def write(summary: dict[str, dict], out: Path) -> dict[str, str]:
         + "\n\nInvalid replies: replies that were not one legal command (each was answered with the parser's "
         "error and asked again); fallbacks: decisions taken by the fallback action after the last invalid "
         "reply, or after a request the server never answered with a usable reply (the decision's record in "
-        "the transcripts says why). Intervals are 95% (Wilson for rates, Student t for tokens per game).\n"
+        "the transcripts says why). Intervals are 95% (Wilson for rates, Student t for tokens per game, "
+        "its low end clipped at 0).\n"
     )
     if report.exists():
         report.write_text(report.read_text() + section)

@@ -11,6 +11,7 @@ upper bounds (a 1 s timeout returns within 5 s).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import gzip
 import json
@@ -339,11 +340,51 @@ def test_a_password_in_the_url_is_never_shown():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    chat = client(f"http://alice:hunter2-password@127.0.0.1:{port}/v1?key=hunter3-query")
+    chat = client(f"http://alice:hunter2-password@127.0.0.1:{port}/v1?key=hunter3-query", api_key_env=None)
     assert chat.url == f"http://127.0.0.1:{port}/v1/chat/completions"
     error, _ = timed(lambda: chat.complete(HI))
     assert isinstance(error, ChatError)
     assert "hunter2" not in str(error) and "hunter3" not in str(error)
+
+
+def bare_token(handler: BaseHTTPRequestHandler, stopping: threading.Event) -> None:
+    """A server refusing the request with its Authorization value, without the scheme before it."""
+    token = handler.headers["Authorization"].split()[-1]
+    send(handler, 401, json.dumps({"error": {"message": f"unknown credentials {token}"}}).encode())
+
+
+@pytest.mark.parametrize(
+    "userinfo, sent",
+    [("user:pa55word1234", "user:pa55word1234"), ("us%40er:pa55%3Aword1234", "us@er:pa55:word1234")],
+    ids=["as written", "percent-encoded"],
+)
+def test_a_password_in_the_url_a_server_echoes_as_its_basic_token_is_redacted(userinfo, sent):
+    token = base64.b64encode(sent.encode()).decode()
+    with HostileServer(bare_token) as server:
+        url = server.url.replace("http://", f"http://{userinfo}@")
+        error, _ = timed(lambda: client(url, api_key_env=None).complete(HI))
+        assert server.requests[0]["Authorization"] == f"Basic {token}"  # what httpx sends from the URL
+    assert isinstance(error, ChatError)
+    message = str(error)
+    assert token.rstrip("=") not in message and "pa55" not in message
+    assert "unknown credentials [redacted]" in message
+    with HostileServer(key_in_the_text) as server:  # a reply's text, kept in transcripts, too
+        reply = client(server.url.replace("http://", f"http://{userinfo}@"), api_key_env=None).complete(HI)
+    assert reply.text == "roll (your key is [redacted])"
+
+
+def test_a_url_with_a_password_and_an_api_key_is_refused(monkeypatch):
+    url = "http://user:pa55word1234@127.0.0.1:8000/v1"
+    monkeypatch.setenv("CLUEDO_TEST_KEY", SECRET)
+    with pytest.raises(
+        ValueError, match=r"base_url .* user and password.* CLUEDO_TEST_KEY holds an API key"
+    ) as refused:
+        client(url, api_key_env="CLUEDO_TEST_KEY")
+    assert "pa55" not in str(refused.value) and SECRET not in str(refused.value)
+    client(url, api_key_env=None).close()  # the control: either one alone is taken
+    client("http://127.0.0.1:8000/v1", api_key_env="CLUEDO_TEST_KEY").close()
+    monkeypatch.setenv("CLUEDO_TEST_KEY", "")  # an empty key is no key: none is sent
+    client(url, api_key_env="CLUEDO_TEST_KEY").close()
 
 
 def test_a_query_credential_a_server_echoes_is_redacted():

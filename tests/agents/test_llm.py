@@ -16,12 +16,14 @@ import pytest
 
 from agents.arena import play_batch
 from agents.baselines.notepad_agent import NotepadAgent
+from agents.llm import llm_agent
 from agents.llm.chat import ChatClient, ChatError, ChatUnreachable
 from agents.llm.llm_agent import LLMAgent
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.commands import parse_command
 from cluedo_env.text import text_view
+from experiments import scripted_chat_server
 from experiments.common import llm_report
 from experiments.common.games_file import GAMES_FILE, read_games
 from experiments.common.settings import AgentSpec, GameSettings, LineupConfig, TournamentConfig
@@ -139,6 +141,45 @@ def test_replay_from_the_transcript_gives_the_same_game():
     assert second.turns.tolist() == result.turns.tolist() and second.winner.tolist() == result.winner.tolist()
 
 
+def test_a_transcript_holds_the_llm_seats_decisions_and_replays_only_with_the_others_batch():
+    with ScriptedChatServer(["valid"]) as server:
+        agent = LLMAgent(seed=5, base_url=server.url, backoff_s=0.0)
+        others = [make_agent("random", seed=2), make_agent("notepad", seed=3)]
+        result = play_batch(CONFIG, [agent, *others], seeds=[11, 12, 13])
+        agent.close()
+    transcripts = [t for _, t in agent.game_reports()]
+    seat_decisions = [len(t["decisions"]) for t in transcripts]
+    # The llm seat's decisions only: a third or so of the game's, not the actions that replay it alone.
+    assert all(0 < n < total for n, total in zip(seat_decisions, result.decisions.tolist()))
+    recorded = [[d["action"] for d in t["decisions"]] for t in transcripts]
+    used = [0, 0, 0]
+
+    class Recorded(LLMAgent):
+        def act(self, state, games, mask):
+            actions = [recorded[g][used[g]] for g in games]
+            for g in games:
+                used[g] += 1
+            return np.array(actions)
+
+    again = Recorded(base_url="http://127.0.0.1:9/v1")  # the same batch, the other seats seeded as before
+    second = play_batch(
+        CONFIG, [again, make_agent("random", seed=2), make_agent("notepad", seed=3)], [11, 12, 13]
+    )
+    again.close()
+    assert used == seat_decisions and second.turns.tolist() == result.turns.tolist()
+    assert second.winner.tolist() == result.winner.tolist()
+    # What the guide and the docstring say: the seat's decisions, replayed with the other seats' batch.
+    from tests.conftest import ROOT
+
+    guide = " ".join((ROOT / "docs" / "guides" / "words.md").read_text().split())
+    assert "which replay it" not in guide
+    assert (
+        "each language-model seat's decisions" in guide and "The other seats' actions are not in it" in guide
+    )
+    docstring = " ".join(llm_agent.__doc__.split())
+    assert "These are this seat's decisions only, not the other seats'" in docstring
+
+
 def test_record_dir_gets_each_decision_as_it_is_taken(tmp_path):
     with ScriptedChatServer(["valid"]) as server:
         agent, _ = play(server, seeds=(0,), record_dir=str(tmp_path / "records"))
@@ -239,6 +280,21 @@ def test_a_prompt_folder_with_a_wrong_placeholder_is_refused_when_it_loads(tmp_p
         LLMAgent(prompts=str(tmp_path))
     (tmp_path / "decision.txt").write_text("Pay $$5 to see $view")
     assert LLMAgent(prompts=str(tmp_path)).prompts["decision"].substitute(view="V") == "Pay $5 to see V"
+
+
+def test_a_port_in_use_is_named_with_another_to_choose(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as exited:
+            scripted_chat_server.main(["--port", str(port)])
+    said = capsys.readouterr().err
+    assert exited.value.code == 2 and "Traceback" not in said
+    assert f"cannot listen on 127.0.0.1:{port}" in said and "choose another --port" in said
+    with pytest.raises(SystemExit):
+        scripted_chat_server.main(["--port", "70000"])  # not a port: named the same way
+    assert "cannot listen on 127.0.0.1:70000" in capsys.readouterr().err
 
 
 def test_scripted_replies_are_what_they_say():
@@ -343,6 +399,35 @@ def test_the_report_counts_forfeited_games_with_an_interval():
     assert "games forfeited" in table and "75.0%" in table and "0.50" in table
     assert math.isnan(llm["tokens_per_game_low"])  # 12 tokens in every game: no spread, no interval
     assert "nan" not in table and " 12 " in table
+
+
+def test_tokens_per_game_have_no_negative_low_end():
+    counts = dict.fromkeys(
+        ("decisions", "replies", "invalid_replies", "fallbacks", "milliseconds", "forfeited"), 0
+    )
+    tokens = [100, 120, 90, 110, 95, 105, 300_000]  # one long game: the t interval reaches below 0
+    games = [
+        {"seats": ["llm"], "llm": {"0": {**counts, "prompt_tokens": t, "completion_tokens": 0}}}
+        for t in tokens
+    ]
+    llm = llm_report.summarise(games)["llm"]
+    assert llm["tokens_per_game_low"] == 0.0 < llm["tokens_per_game"] < llm["tokens_per_game_high"]
+    assert "[0, " in llm_report.format_table({"llm": llm}) and "[-" not in llm_report.format_table(
+        {"llm": llm}
+    )
+    games = [
+        {"seats": ["llm"], "llm": {"0": {**counts, "prompt_tokens": t, "completion_tokens": 0}}}
+        for t in tokens[:6]
+    ]
+    llm = llm_report.summarise(games)["llm"]  # the control: a t interval above 0 is left as it is
+    assert (
+        90
+        < llm["tokens_per_game_low"]
+        < llm["tokens_per_game"]
+        == 620 / 6
+        < llm["tokens_per_game_high"]
+        < 120
+    )
 
 
 def test_the_words_guide_example_exchange_is_what_the_scripted_server_says():

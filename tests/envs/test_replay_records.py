@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cluedo_env import core
+from cluedo_env import core, game_record
 from cluedo_env.replay import (
     AlteredRecord,
     GameRecorder,
@@ -136,3 +136,59 @@ def test_cli_verify_from_the_shell(finished):
     done = subprocess.run([sys.executable, "-m", "cluedo_env.replay", str(finished), "--verify"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 1 and "incomplete" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda end: end.replace(b'{"end"', b'{"enD"'),
+        lambda end: end[1:],  # its first byte removed
+        lambda end: end.replace(b'"finished":true', b'"finished":tru'),  # not JSON
+        lambda end: end.replace(b"}}", b'},"signed":1}'),  # a field more: not an end line
+    ],
+    ids=["a key changed", "the first byte removed", "not JSON", "a field more"],
+)
+def test_a_damaged_end_line_is_altered_not_cut(finished, damage, capsys):
+    lines = lines_of(finished)
+    finished.write_bytes(b"".join([*lines[:-1], damage(lines[-1])]))
+    with pytest.raises(AlteredRecord, match=rf"line {len(lines)}: altered: no end line.* not cut"):
+        load_jsonl(finished)
+    status, out = verify_says(finished, capsys)
+    assert status == 1 and "altered" in out and "incomplete" not in out
+
+
+@pytest.mark.parametrize("keep", [1, 20, -1], ids=["its first byte", "20 bytes", "all but its line break"])
+def test_a_record_cut_inside_its_end_line_is_incomplete(finished, keep, capsys):
+    lines = lines_of(finished)
+    finished.write_bytes(b"".join(lines[:-1]) + lines[-1][:keep].rstrip(b"}\n"))
+    with pytest.raises(IncompleteRecord, match="cut short"):
+        load_jsonl(finished)
+    assert verify_says(finished, capsys)[0] == 1
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda header: header[1:],  # not JSON
+        lambda header: header.replace(b'"version":2', b'"version":3'),
+        lambda header: header.replace(b'"format":"cluedo-replay"', b'"format":"cluedo-replaz"'),
+    ],
+    ids=["not JSON", "another version", "another format"],
+)
+def test_a_damaged_header_before_an_intact_end_line_is_altered(finished, damage, capsys):
+    lines = lines_of(finished)
+    finished.write_bytes(b"".join([damage(lines[0]), *lines[1:]]))
+    with pytest.raises(AlteredRecord, match=r"line 1: altered: .*do not match its sha256 digest"):
+        load_jsonl(finished)
+    status, out = verify_says(finished, capsys)
+    assert status == 1 and "altered" in out
+    finished.write_bytes(b"".join([damage(lines[0]), *lines[1:-1]]))  # no end line: not a record
+    with pytest.raises(ValueError, match=r"line 1: ") as raised:
+        load_jsonl(finished)
+    assert not isinstance(raised.value, AlteredRecord | IncompleteRecord)
+    assert verify_says(finished, capsys)[0] == 2
+
+
+def test_the_format_described_is_the_format_written(finished):
+    header = json.loads(lines_of(finished)[0])
+    assert f'"version": {header["version"]}, "config"' in game_record.__doc__
