@@ -120,17 +120,27 @@ class CluedoGame(pyspiel.Game):
 
     def deserialize_state(self, text: str) -> CluedoState:
         """The state whose ``serialize()`` is ``text``: its actions replayed from the first deal (blank
-        lines, such as an editor's last one, are passed over)."""
+        lines, such as an editor's last one, are passed over).
+
+        Raises:
+            ValueError: a line that is not an action id in ASCII digits below the game's largest, or an
+                action the state refuses there (one after the end included); the message names the
+                line, counted from 1.
+        """
         state = self.new_initial_state()
         top = max(self.num_distinct_actions(), self.max_chance_outcomes())
-        for number, line in enumerate(text.splitlines()):
-            if not line.strip():
+        for number, line in enumerate(text.splitlines(), start=1):
+            digits = line.strip()
+            if not digits:
                 continue
-            if not line.strip().isdigit() or int(line) >= top:
+            if not (digits.isascii() and digits.isdigit()) or int(digits) >= top:
                 raise ValueError(
                     f"a python_cluedo state is one action id (below {top}) a line; line {number} is {line[:40]!r}"
                 )
-            state.apply_action(int(line))  # (an action the state refuses, or one after the end, raises)
+            try:
+                state.apply_action(int(digits))
+            except ValueError as error:  # an action the state refuses, or one after the end
+                raise ValueError(f"line {number} of the python_cluedo state ({digits}): {error}") from None
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> CluedoObserver:

@@ -18,16 +18,24 @@ import json
 from pathlib import Path
 
 from experiments.common.extras import missing_extra
+from experiments.learning.curves import read_config, setting
 
 
 def load_run(folder: Path) -> dict:
-    """A run's name, epoch history and final evaluation."""
-    from omegaconf import OmegaConf
+    """A run's name, epoch history and final evaluation.
 
-    config = OmegaConf.load(folder / "config.yaml")
+    Its ``config.yaml`` is read as data (``experiments.learning.curves.read_config``): a string
+    holding ``${`` is refused, not resolved.
+
+    Raises:
+        ValueError: the config is not YAML, holds an interpolation, or lacks ``exp_name`` (a string)
+            or ``game.num_players`` (an int).
+    """
+    path = folder / "config.yaml"
+    config = read_config(path)
     return {
-        "name": config.exp_name,
-        "players": int(config.game.num_players),
+        "name": setting(config, "exp_name", str, path),
+        "players": setting(config, "game.num_players", int, path),
         "history": json.loads((folder / "history.json").read_text()),
         "evaluation": json.loads((folder / "evaluation.json").read_text()).get("evaluation", {}),
     }
@@ -104,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
         runs = [load_run(folder) for folder in args.runs]
     except ModuleNotFoundError as error:
         raise missing_extra(error, command=True) from error
+    except ValueError as error:  # a config.yaml that is not a run's (an interpolation, a missing key)
+        parser.error(str(error))
     try:
         print(plot(runs, args.png))
     except ValueError as error:  # runs of other player counts

@@ -16,9 +16,12 @@ reads only the policy's weights (``policy.pth``, with torch's
 the policy, one of the two classes above by the name SB3 wrote next to the
 pickled class, for the game's spaces. A model of another policy class, or whose
 ``policy_kwargs`` holds anything else (an activation function, a feature
-extractor class), is refused with a ``ValueError``; so are weights that do
-not fit the declared network (a ``net_arch`` far wider than the stored
-tensors is refused before it is allocated) or hold a NaN or an infinity.
+extractor class), is refused with a ``ValueError``; so are a zip whose ``data``
+and ``policy.pth`` (with the tensors in it) declare more than
+``agents.ppo.model.MAX_MODEL_BYTES`` uncompressed (before any of them is read),
+and weights that do not fit the declared network (a ``net_arch`` far wider than
+the stored tensors is refused before it is allocated) or hold a NaN or an
+infinity.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import json
 import pickle
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +39,7 @@ from gymnasium import spaces
 
 from agents.base import Agent
 from agents.integrations.sb3_policy import POLICIES, MaskableMultiInputActorCriticPolicy
-from agents.ppo.model import check_weights
+from agents.ppo.model import MAX_MODEL_BYTES, check_declared_bytes, check_weights, zip_bytes
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space, observe_players
 
@@ -55,13 +59,36 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     """The policy of a ``MaskablePPO`` zip, rebuilt for ``config``'s spaces without unpickling.
 
     Raises:
-        ValueError: the file is not such a zip, its policy is neither ``MultiInputPolicy`` nor
+        ValueError: the file is not such a zip, what of it is read (``data``, ``policy.pth`` and the
+            tensors in it) declares more than ``agents.ppo.model.MAX_MODEL_BYTES`` uncompressed
+            (checked before it is read), its policy is neither ``MultiInputPolicy`` nor
             ``CardPolicy``, its ``policy_kwargs`` is not plain data, or its weights do not fit
             ``config`` and the declared ``net_arch`` (checked, and bounded by
             ``agents.ppo.model.MAX_PARAMETERS``, before the policy is allocated) or are not finite
             (the message names the tensor).
     """
     path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            # What is read: the data, policy.pth and the tensors torch allocates from it (its own zip's
+            # members), as their directories declare them; policy.pth's own first, bounded.
+            declared = sum(archive.getinfo(name).file_size for name in ("data", "policy.pth"))
+            if declared <= MAX_MODEL_BYTES:
+                with archive.open("policy.pth") as file:
+                    declared += zip_bytes(file)
+    except (
+        OSError,
+        KeyError,
+        zipfile.BadZipFile,
+        EOFError,
+        RuntimeError,
+        NotImplementedError,
+        zlib.error,
+    ) as error:
+        # (RuntimeError: a member marked encrypted; zlib and NotImplementedError: its compression)
+        first = (str(error).strip().splitlines() or [""])[0]
+        raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {first}") from None
+    check_declared_bytes(str(path), declared, MAX_MODEL_BYTES, "a model file may hold")
     try:
         with zipfile.ZipFile(path) as archive:
             data = json.loads(archive.read("data"))

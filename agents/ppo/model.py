@@ -9,19 +9,26 @@ and the checks come before any allocation: the network settings are bounded
 device (shapes, no memory) and its size bounded by ``MAX_PARAMETERS``, and every stored
 tensor must have the shape the declared network needs and hold only finite numbers
 (``check_weights``, which names the tensor). Only then is the network built and loaded.
+
+Before any of that, the file's own declared size is bounded: ``torch.save`` writes a zip archive,
+and ``torch.load`` allocates each member at the size the archive's directory declares, so a small
+file of compressed zeros could ask for gigabytes. The members' uncompressed sizes are added up
+(``zip_bytes``) and refused past ``MAX_MODEL_BYTES`` (``check_declared_bytes``) before ``torch.load``
+reads anything; a file that is not a zip archive (torch's format before 1.6) is not read.
 """
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import torch
 
 from agents.ppo.network import ActorCritic
-from agents.ppo.numpy_network import write_numpy_model
+from agents.ppo.numpy_network import MAX_MODEL_BYTES, write_numpy_model
 from agents.ppo.wiring import (
     MAX_PARAMETERS,
     SHIPPED,
@@ -32,8 +39,10 @@ from agents.ppo.wiring import (
 )
 
 __all__ = [
+    "MAX_MODEL_BYTES",
     "MAX_PARAMETERS",
     "MODEL_FORMAT",
+    "check_declared_bytes",
     "check_weights",
     "export_numpy_model",
     "game_config_from_dict",
@@ -43,6 +52,7 @@ __all__ = [
     "model_record",
     "network_from_record",
     "save_model",
+    "zip_bytes",
 ]
 
 MODEL_FORMAT = "cluedo-ppo-model-v1"
@@ -72,6 +82,36 @@ def model_record(network: ActorCritic) -> dict[str, Any]:
         "obs_size": network.obs_size,
         "num_actions": network.num_actions,
     }
+
+
+def zip_bytes(file: str | Path | IO[bytes]) -> int:
+    """The bytes the members of a zip archive hold uncompressed, in all, as its directory declares them:
+    what ``torch.load`` allocates for a ``torch.save`` file. Only the directory is read.
+
+    Raises:
+        zipfile.BadZipFile: ``file`` is not a zip archive.
+    """
+    with zipfile.ZipFile(file) as archive:
+        return sum(member.file_size for member in archive.infolist())
+
+
+def check_declared_bytes(source: str, declared: int, limit: int, what: str) -> None:
+    """Refuse a file whose contents declare more than ``limit`` bytes (``zip_bytes``), before they are read.
+
+    Args:
+        source: The file, for messages.
+        declared: The bytes its contents declare.
+        limit: The most it may declare.
+        what: What may hold ``limit`` bytes, for messages (``"a model file may hold"``).
+
+    Raises:
+        ValueError: naming the file, the bytes declared and the limit.
+    """
+    if declared > limit:
+        raise ValueError(
+            f"{source}: its contents declare {declared:,} bytes uncompressed, more than the {limit:,} {what}; "
+            "nothing of it was read"
+        )
 
 
 def check_weights(weights: object, expected: Mapping[str, torch.Tensor], source: str, declared: str) -> None:
@@ -158,13 +198,21 @@ def load_model(path: str | Path) -> ActorCritic:
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        ValueError: if the file is neither a model nor a checkpoint of this format, or its weights do not
-            fit the network it declares or are not finite (``network_from_record``).
+        ValueError: if the file is neither a model nor a checkpoint of this format, declares more than
+            ``MAX_MODEL_BYTES`` (checked before it is read), or its weights do not fit the network it
+            declares or are not finite (``network_from_record``).
     """
     path = model_path(path)
     if not path.is_file():
         shipped = sorted(model.name for model in SHIPPED.glob("*.pt"))
         raise FileNotFoundError(f"no PPO model at {path} (nor a shipped model of that name: {shipped})")
+    try:
+        declared = zip_bytes(path)
+    except (OSError, zipfile.BadZipFile) as error:
+        raise ValueError(
+            f"{path} is not a PPO model file: torch.save writes a zip archive, and this is none ({error})"
+        ) from None
+    check_declared_bytes(str(path), declared, MAX_MODEL_BYTES, "a model file may hold")
     try:
         record = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # whatever a file of another kind makes torch's reader raise

@@ -1,11 +1,16 @@
 """An earlier revision's rules core, timed beside this code's by the same loop (``baseline=<revision>``).
 
 The revision's ``cluedo_env`` package is exported from this repository (``git archive``) into a folder
-kept between runs (``<temp>/cluedo-benchmark-baselines/<commit>``, so its numba cache is kept too), and
-a worker process (``baseline_worker``) imports it ahead of this checkout's: the worker runs this code's benchmark loops
+kept between runs (``$XDG_CACHE_HOME/cluedo-env/benchmark-baselines/<commit>``, by default under
+``~/.cache``, so its numba cache is kept too), and a worker process (``baseline_worker``) imports it ahead of this checkout's: the worker runs this code's benchmark loops
 (``core_steps.measure_core``, and ``env_steps.measure_env`` over that revision's PettingZoo env) and
 answers one request per line on its standard streams. The core sections and the env section alternate
 runs of this code and of the worker, so both see the machine alike.
+
+The worker imports whatever the folder holds, so only this user may write there: the folder of exports
+is made with mode 0700, and one that is not the user's or that others may write to is refused (as is
+its ``cluedo-env`` folder); an export is used again only where this code finished it (its marker,
+written last, is there), else it is exported anew.
 
 ``baseline`` may also name a folder holding a ``cluedo_env`` package (an unpacked earlier release).
 The earlier core needs the API the loop uses: ``GameConfig``, ``init``, ``legal_action_mask``,
@@ -19,6 +24,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -26,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[2]
+EXPORTED = ".exported"  # the marker of a finished export, written last (it holds the commit)
 
 
 class Baseline:
@@ -113,25 +120,59 @@ def check_baseline(revision: str) -> str | Path:
     return found.stdout.strip()
 
 
+def exports_folder() -> Path:
+    """The user's folder of exported revisions, ``$XDG_CACHE_HOME/cluedo-env/benchmark-baselines``
+    (``~/.cache`` where ``XDG_CACHE_HOME`` is unset or not absolute), made with mode 0700.
+
+    Raises:
+        PermissionError: it, or its ``cluedo-env`` folder, is not the user's or others may write to it
+            (anyone who can write there chooses the code a baseline's worker imports).
+    """
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+    folder = base / "cluedo-env" / "benchmark-baselines"
+    folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    for checked in (folder.parent, folder) if hasattr(os, "getuid") else ():  # (Windows: the profile's ACLs)
+        info = checked.stat()
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            raise PermissionError(
+                f"{checked} belongs to uid {info.st_uid} with mode {info.st_mode & 0o777:o}: the baseline's "
+                f"code is exported there, so it must be yours (uid {os.getuid()}) and writable by you alone; "
+                "remove it, or set XDG_CACHE_HOME to a folder of yours"
+            )
+    return folder
+
+
 def _tree(revision: str) -> tuple[str, Path]:
     """(the commit or folder, a folder holding its ``cluedo_env``), exported on first use."""
     commit = check_baseline(revision)
     if isinstance(commit, Path):
         return str(commit), commit
-    folder = Path(tempfile.gettempdir()) / "cluedo-benchmark-baselines" / commit
-    if not (folder / "cluedo_env" / "__init__.py").is_file():
+    exports = exports_folder()
+    folder = exports / commit
+    if not _finished(folder, commit):
         archive = subprocess.run(
             ["git", "-C", str(CHECKOUT), "archive", "--format=tar", commit, "cluedo_env"],
             capture_output=True,
             check=True,
         ).stdout
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        partial = Path(tempfile.mkdtemp(prefix=f"{commit}.", dir=folder.parent))
+        partial = Path(tempfile.mkdtemp(prefix=f"{commit}.", dir=exports))
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(partial, filter="data")
+        (partial / EXPORTED).write_text(commit)
+        if folder.exists() and not _finished(folder, commit):
+            shutil.rmtree(folder)  # a tree this code did not finish
         try:
             partial.rename(folder)  # whole or not at all: a concurrent run may have made it first
         except OSError:
-            if not (folder / "cluedo_env" / "__init__.py").is_file():
+            shutil.rmtree(partial)
+            if not _finished(folder, commit):
                 raise
     return commit[:12], folder
+
+
+def _finished(folder: Path, commit: str) -> bool:
+    """Whether ``folder`` is an export of ``commit`` this code finished (its marker is written last)."""
+    marker = folder / EXPORTED
+    return marker.is_file() and marker.read_text() == commit

@@ -4,9 +4,11 @@ A checkpoint holds the network, the optimizer, the update index, the global step
 states, the pool's snapshots and win-rate estimates, the games in progress with their opponents'
 memory and the learner's records, the config and the time spent: all tensors, numbers, strings,
 lists and dicts, read back with torch's ``weights_only=True``, so a checkpoint runs no code,
-whoever made it. A run folder's latest checkpoint that cannot be read (cut short by a full
-disk, say) is skipped for the one before, with a warning. What a resume makes of one is
-``experiments.learning.resume``.
+whoever made it. Before torch reads a checkpoint, the sizes its zip archive declares are added up
+and bounded (``MAX_CHECKPOINT_BYTES``): ``torch.load`` allocates them as declared, and a small file
+of compressed zeros can declare gigabytes. A run folder's latest checkpoint that cannot be read (cut
+short by a full disk, say) is skipped for the one before, with a warning. What a resume makes of one
+is ``experiments.learning.resume``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pickle
 import tempfile
 import time
 import warnings
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,12 +26,15 @@ import numpy as np
 import torch
 
 from agents.ppo.games import LearnerGames
-from agents.ppo.model import check_weights
+from agents.ppo.model import check_declared_bytes, check_weights, zip_bytes
 from agents.ppo.network import ActorCritic
 from experiments.common.value_checks import ConfigError
 from experiments.learning.league import OpponentPool, snapshot_network
 
 CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v2"  # v2: the games as arrays and plain data, no pickle
+# The most bytes a checkpoint may declare, uncompressed: about 100 times the largest config's (5.4 MB for
+# train_ppo_league.yaml's 512 games with its 3 snapshots, the network, and Adam's moments).
+MAX_CHECKPOINT_BYTES = 2**29
 
 
 def find_checkpoint(path: str | Path) -> Path:
@@ -52,12 +58,13 @@ def load_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
     """A checkpoint file, or the latest readable checkpoint of a run folder, and its contents.
 
     Only tensors and plain data are read (torch's ``weights_only``): a crafted file cannot run
-    code. A run folder's latest checkpoint that cannot be read (cut short by a full disk, say)
-    is skipped for the one before, with a warning.
+    code, and one declaring more than ``MAX_CHECKPOINT_BYTES`` is refused before it is read. A run
+    folder's latest checkpoint that cannot be read (cut short by a full disk, say) is skipped for
+    the one before, with a warning.
 
     Raises:
         FileNotFoundError: Nothing at ``path``, or a folder without checkpoints.
-        ValueError: The file (or no checkpoint of the folder) is a readable training checkpoint.
+        ValueError: The file (or no checkpoint of the folder) is not a readable training checkpoint.
     """
     candidates = _checkpoint_candidates(path)
     errors = []
@@ -74,6 +81,18 @@ def load_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
 
 
 def _read_checkpoint(path: Path) -> dict[str, Any]:
+    try:
+        declared = zip_bytes(path)
+    except (OSError, zipfile.BadZipFile) as error:  # a cut file, or not a torch file at all
+        raise ValueError(
+            f"{path} cannot be read as a checkpoint: torch.save writes a zip archive, and this is none ({error})"
+        ) from None
+    check_declared_bytes(
+        str(path),
+        declared,
+        MAX_CHECKPOINT_BYTES,
+        "a training checkpoint may hold (about 100 times the largest config's, train_ppo_league.yaml's: 5.4 MB)",
+    )
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     except (

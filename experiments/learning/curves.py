@@ -5,12 +5,19 @@ points from a ``train_ppo`` run folder (``eval/win_rate/<label>`` in its TensorB
 ``eval_games`` from its ``config.yaml``, the final evaluation from ``evaluation.json``) and/or
 from the shipped model's curves (``agents/ppo/shipped/training_curves.json`` with its
 ``train_ppo.yaml``). ``experiments.plot_sb3`` and ``experiments.plot_rllib`` plot them.
+
+A run folder may come from elsewhere, so its ``config.yaml`` is read as data (``read_config``):
+OmegaConf would resolve the interpolations in it, and ``${oc.env:NAME}`` would draw an environment
+variable (an API key, say) into the figure.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from types import UnionType
+from typing import Any
 
 from cluedo_env.intervals import wilson_interval
 
@@ -41,11 +48,65 @@ def sb3_points(run_dir: Path, label: str) -> list[dict]:
 
 def sb3_name(run_dir: Path) -> str:
     """The series name of a ``train_sb3`` run: its policy and discount (``config.yaml``)."""
-    from omegaconf import OmegaConf
+    path = run_dir / "config.yaml"
+    config = read_config(path)
+    policy = setting(config, "policy", str, path)
+    gamma = setting(config, "gamma", int | float, path)
+    return f"SB3 MaskablePPO, {'CardPolicy' if policy == 'card' else policy}, gamma {gamma:g} (train_sb3)"
 
-    config = OmegaConf.load(run_dir / "config.yaml")
-    policy = "CardPolicy" if config.policy == "card" else config.policy
-    return f"SB3 MaskablePPO, {policy}, gamma {config.gamma:g} (train_sb3)"
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A run's saved settings (``config.yaml``, ``train_ppo.yaml``) as data, with ``yaml.safe_load``.
+
+    A saved config holds resolved values, so a string holding ``${`` (an interpolation, which
+    OmegaConf would resolve: ``${oc.env:NAME}`` reads the environment) is refused, not shown.
+
+    Raises:
+        ValueError: the file is not YAML, not a mapping of settings, or a value holds ``${`` (naming
+            the file and the key).
+    """
+    import yaml  # (pyyaml comes with the experiments extra, as omegaconf does)
+
+    try:
+        config = yaml.safe_load(path.read_text())
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not YAML ({(str(error).splitlines() or [''])[0]})") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"{path}: not a mapping of settings (a run's config.yaml is one)")
+    _refuse_interpolations(config, "", path)
+    return config
+
+
+def _refuse_interpolations(value: Any, key: str, path: Path) -> None:
+    """Raise ``ValueError`` naming the first string of ``value`` that holds ``${``, by its key."""
+    if isinstance(value, Mapping):
+        for name, item in value.items():
+            _refuse_interpolations(item, f"{key}.{name}" if key else str(name), path)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_interpolations(item, f"{key}[{index}]", path)
+    elif isinstance(value, str) and "${" in value:
+        raise ValueError(
+            f"{path}: {key} is an interpolation ({value[:80]!r}); a run's saved config holds only resolved "
+            "values, and one from elsewhere is not resolved here"
+        )
+
+
+def setting(config: Mapping[str, Any], key: str, kind: type | UnionType, path: Path) -> Any:
+    """The value of a dotted ``key`` (``game.num_players``) of a config ``read_config`` read.
+
+    Raises:
+        ValueError: the key is missing or its value is not of ``kind`` (a bool is no number), naming
+            the file and the key.
+    """
+    value: Any = config
+    for name in key.split("."):
+        if not isinstance(value, Mapping) or name not in value:
+            raise ValueError(f"{path}: no {key} in it")
+        value = value[name]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise ValueError(f"{path}: {key} is {value!r}; it must be of type {getattr(kind, '__name__', kind)}")
+    return value
 
 
 def earlier_series(path: Path, renames: list[str]) -> dict[str, list[dict]]:
@@ -66,10 +127,8 @@ def earlier_series(path: Path, renames: list[str]) -> dict[str, list[dict]]:
     return series
 
 
-def _eval_games(config: Path) -> int:
-    from omegaconf import OmegaConf
-
-    return int(OmegaConf.load(config)["eval_games"])
+def _eval_games(path: Path) -> int:
+    return setting(read_config(path), "eval_games", int, path)
 
 
 def ppo_run_points(run_dir: Path, label: str) -> list[dict]:

@@ -95,7 +95,7 @@ def test_a_serialised_state_with_actions_after_the_end_or_out_of_range_is_refuse
     assert state.is_terminal()
     with pytest.raises(ValueError, match=r"the game is over: no action \(5\)"):
         game.deserialize_state(state.serialize() + "5\n")
-    with pytest.raises(ValueError, match=r"one action id \(below 405\) a line; line 0 is '9999"):
+    with pytest.raises(ValueError, match=r"one action id \(below 405\) a line; line 1 is '9999"):
         game.deserialize_state("99999999999999999999999\n")
     assert game.deserialize_state(state.serialize()).history() == state.history()
     assert game.deserialize_state(state.serialize() + "\n \r\n").history() == state.history()  # blank lines

@@ -1,0 +1,244 @@
+"""Files from elsewhere that the loaders read: a run folder's ``config.yaml`` is data (no
+interpolation is resolved), a model or checkpoint file's declared size is bounded before torch
+allocates it, and the benchmark's exported baseline lives in a folder only this user can write."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import tempfile
+
+import pytest
+
+pytest.importorskip("yaml")
+
+from experiments.learning.curves import ppo_run_points, sb3_name
+
+SECRET = "sk-secret-123"
+
+
+def imitation_run(folder, exp_name: str):
+    folder.mkdir()
+    (folder / "config.yaml").write_text(f'exp_name: "{exp_name}"\ngame:\n  num_players: 3\n')
+    (folder / "history.json").write_text(
+        json.dumps([{"epoch": 1, "holdout_loss": 1.0, "holdout_agreement": 0.5}])
+    )
+    result = {"games": 10, "win_rate": 0.5, "win_low": 0.2, "win_high": 0.8}
+    (folder / "evaluation.json").write_text(json.dumps({"evaluation": {"random_never": result}}))
+    return folder
+
+
+def test_a_plotted_run_config_with_an_interpolation_is_refused_not_resolved(tmp_path, monkeypatch, capsys):
+    """``${oc.env:...}`` in a downloaded run's config.yaml drew the environment variable as the legend."""
+    pytest.importorskip("matplotlib")
+    from experiments.plot_imitation import load_run, main
+
+    monkeypatch.setenv("MY_API_KEY", SECRET)
+    run = imitation_run(tmp_path / "run", "${oc.env:MY_API_KEY}")
+    with pytest.raises(ValueError, match=r"exp_name is an interpolation \('\$\{oc.env:MY_API_KEY\}'\)"):
+        load_run(run)
+    with pytest.raises(SystemExit):
+        main([str(run), "--png", str(tmp_path / "leak.png")])
+    assert "exp_name is an interpolation" in capsys.readouterr().err
+    assert not (tmp_path / "leak.png").exists()
+    plain = load_run(imitation_run(tmp_path / "plain", "imitate"))
+    assert (plain["name"], plain["players"]) == ("imitate", 3)
+
+
+def test_the_learning_curves_read_a_run_config_as_data(tmp_path, monkeypatch):
+    """``sb3_name`` drew ``policy``, and ``ppo_run_points`` read ``eval_games``, through OmegaConf's resolver."""
+    monkeypatch.setenv("MY_API_KEY", SECRET)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text('policy: "${oc.env:MY_API_KEY}"\ngamma: 0.99\n')
+    with pytest.raises(ValueError, match=r"policy is an interpolation") as refused:
+        sb3_name(run)
+    assert SECRET not in str(refused.value)
+    (run / "config.yaml").write_text("policy: card\ngamma: 0.99\neval_games: '${oc.env:MY_API_KEY}'\n")
+    with pytest.raises(ValueError, match=r"eval_games is an interpolation"):
+        ppo_run_points(run, "random_never")
+    (run / "config.yaml").write_text("policy: card\ngamma: 0.99\nnested:\n  - {a: '${x.y}'}\n")
+    with pytest.raises(ValueError, match=r"nested\[0\]\.a is an interpolation"):
+        sb3_name(run)
+    (run / "config.yaml").write_text("policy: card\ngamma: '0.99'\n")
+    with pytest.raises(ValueError, match=r"gamma is '0.99'; it must be of type int \| float"):
+        sb3_name(run)
+    (run / "config.yaml").write_text("policy: card\ngamma: 0.99\n")
+    assert sb3_name(run) == "SB3 MaskablePPO, CardPolicy, gamma 0.99 (train_sb3)"
+
+
+# -- Model and checkpoint files: the sizes a zip archive declares are bounded before torch reads it --
+
+BOMB_BYTES = 2**29 + 2**20  # past both bounds: MAX_MODEL_BYTES (~401 MB) and MAX_CHECKPOINT_BYTES (512 MiB)
+
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory):
+    """A torch.save file of about 2 MB whose tensor member declares (and holds) 513 MiB of zeros."""
+    torch = pytest.importorskip("torch")
+    import io
+    import zipfile
+
+    genuine = io.BytesIO()
+    torch.save({"x": torch.zeros(4, dtype=torch.uint8)}, genuine)
+    path = tmp_path_factory.mktemp("bomb") / "bomb.pt"
+    with (
+        zipfile.ZipFile(genuine) as source,
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as out,
+    ):
+        for name in source.namelist():
+            if not name.endswith("/data/0"):
+                out.writestr(name, source.read(name))
+                continue
+            chunk = bytes(2**24)
+            with out.open(name, "w", force_zip64=True) as member:
+                for start in range(0, BOMB_BYTES, len(chunk)):
+                    member.write(chunk[: BOMB_BYTES - start])
+    return path
+
+
+@pytest.fixture
+def no_torch_load(monkeypatch):
+    """torch.load fails the test: the refusal must come before it."""
+    import torch
+
+    def refused(*args, **kwargs):
+        raise AssertionError("torch.load was called on a file past its bound")
+
+    monkeypatch.setattr(torch, "load", refused)
+
+
+def past_bound(path, limit: int, what: str) -> str:
+    return (
+        rf"{path.name}: its contents declare [\d,]{{11}} bytes uncompressed, more than the {limit:,} {what}"
+    )
+
+
+def test_a_small_model_file_declaring_a_huge_tensor_is_refused_before_torch_reads_it(bomb, no_torch_load):
+    """A 2 MB file made torch.load allocate its 513 MiB (the review's 1.4 MB file: 3.27 GB at the peak)."""
+    from agents.ppo.model import MAX_MODEL_BYTES, load_model
+
+    assert bomb.stat().st_size < 2**22
+    with pytest.raises(ValueError, match=past_bound(bomb, MAX_MODEL_BYTES, "a model file may hold")):
+        load_model(bomb)
+
+
+def test_a_checkpoint_declaring_more_than_a_checkpoint_holds_is_refused_before_torch_reads_it(
+    bomb, no_torch_load, tmp_path
+):
+    from experiments.learning.checkpoints import MAX_CHECKPOINT_BYTES, load_checkpoint
+
+    with pytest.raises(
+        ValueError, match=past_bound(bomb, MAX_CHECKPOINT_BYTES, "a training checkpoint may hold")
+    ):
+        load_checkpoint(bomb)
+    (tmp_path / "update_000001.pt").write_bytes(b"not a zip")
+    with pytest.raises(
+        ValueError, match=r"update_000001\.pt cannot be read as a checkpoint: torch\.save writes a zip"
+    ):
+        load_checkpoint(tmp_path / "update_000001.pt")
+
+
+def test_an_sb3_zip_whose_policy_declares_a_huge_tensor_is_refused_before_torch_reads_it(
+    bomb, no_torch_load, tmp_path
+):
+    """The SB3 zip's policy.pth is itself a torch zip: its members count too (and the zip's own)."""
+    pytest.importorskip("sb3_contrib")
+    import io
+    import zipfile
+
+    import torch
+
+    from agents.integrations.sb3_agent import load_policy
+    from agents.ppo.model import MAX_MODEL_BYTES
+    from cluedo_env import core
+
+    empty = io.BytesIO()
+    torch.save({}, empty)  # a small policy.pth
+    path = tmp_path / "model.zip"
+    with zipfile.ZipFile(path, "w") as archive:  # policy.pth stored as it is: its own zip declares the size
+        archive.writestr("data", json.dumps({"policy_kwargs": {}}))
+        archive.write(bomb, "policy.pth")
+    with pytest.raises(ValueError, match=past_bound(path, MAX_MODEL_BYTES, "a model file may hold")):
+        load_policy(path, core.GameConfig())
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:  # a huge data member
+        with archive.open("data", "w", force_zip64=True) as data:
+            spaces = b" " * 2**24
+            for start in range(0, MAX_MODEL_BYTES + 1, len(spaces)):
+                data.write(spaces[: MAX_MODEL_BYTES + 1 - start])
+        archive.writestr("policy.pth", empty.getvalue())
+    with pytest.raises(ValueError, match=past_bound(path, MAX_MODEL_BYTES, "a model file may hold")):
+        load_policy(path, core.GameConfig())
+
+
+# -- The benchmark's baseline: exported where only this user can write, used again only when finished --
+
+
+@pytest.fixture
+def head(monkeypatch, tmp_path):
+    """This checkout's HEAD commit, with the shared temporary folder and the user's cache in ``tmp_path``."""
+    from experiments.benchmark.baseline import CHECKOUT
+
+    if not hasattr(os, "getuid"):
+        pytest.skip("POSIX owners and modes")
+    found = subprocess.run(["git", "-C", str(CHECKOUT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if found.returncode != 0:
+        pytest.skip("not a git checkout")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return found.stdout.strip()
+
+
+def plant(folder):
+    """A cluedo_env package someone else put at ``folder``."""
+    (folder / "cluedo_env").mkdir(parents=True)
+    (folder / "cluedo_env" / "__init__.py").write_text("raise SystemExit('planted')\n")
+
+
+def test_a_baseline_planted_in_the_shared_temporary_folder_is_not_what_the_worker_imports(head, tmp_path):
+    """Any local user could make <temp>/cluedo-benchmark-baselines/<commit> first: it was used as it was."""
+    from experiments.benchmark.baseline import CHECKOUT, _tree
+
+    plant(tmp_path / "tmp" / "cluedo-benchmark-baselines" / head)
+    exports = tmp_path / "cache" / "cluedo-env" / "benchmark-baselines"
+    assert _tree(head) == (head[:12], exports / head)
+    genuine = subprocess.run(
+        ["git", "-C", str(CHECKOUT), "show", f"{head}:cluedo_env/__init__.py"], capture_output=True, text=True
+    ).stdout
+    assert (exports / head / "cluedo_env" / "__init__.py").read_text() == genuine
+    assert [stat.S_IMODE(f.stat().st_mode) for f in (exports, exports.parent)] == [0o700, 0o700]
+    assert sorted(p.name for p in exports.iterdir()) == [head]  # no partial export left
+
+
+def test_a_baseline_tree_this_code_did_not_finish_is_exported_anew(head, tmp_path):
+    from experiments.benchmark.baseline import _tree
+
+    exports = tmp_path / "cache" / "cluedo-env" / "benchmark-baselines"
+    exports.mkdir(mode=0o700, parents=True)
+    plant(exports / head)  # no marker: an export cut short, or a tree made otherwise
+    _, folder = _tree(head)
+    assert "planted" not in (folder / "cluedo_env" / "__init__.py").read_text()
+    (folder / "cluedo_env" / "__init__.py").write_text("# kept\n")
+    assert (_tree(head)[1] / "cluedo_env" / "__init__.py").read_text() == "# kept\n"  # finished: used again
+
+
+def test_a_folder_of_exports_others_may_write_to_or_of_another_user_is_refused(head, tmp_path, monkeypatch):
+    from experiments.benchmark.baseline import _tree
+
+    exports = tmp_path / "cache" / "cluedo-env" / "benchmark-baselines"
+    exports.mkdir(parents=True)
+    exports.chmod(0o777)
+    with pytest.raises(
+        PermissionError, match=rf"{exports} belongs to uid \d+ with mode 777: .* writable by you alone"
+    ):
+        _tree(head)
+    exports.chmod(0o700)
+    exports.parent.chmod(0o777)
+    with pytest.raises(PermissionError, match=rf"{exports.parent} belongs to uid \d+ with mode 777"):
+        _tree(head)
+    exports.parent.chmod(0o700)
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(exports).st_uid + 1)
+    with pytest.raises(PermissionError, match=r"it must be yours"):
+        _tree(head)
