@@ -15,7 +15,8 @@ the option and the file.
 What Hydra itself carries out while it composes a config (``HYDRA_ACTIONS``: its own settings,
 objects to instantiate, environment variables) comes before any of these checks: a command wrapped
 in ``checked_main`` refuses a config folder of the command line that asks for one
-(``refuse_hydra_actions_from_elsewhere``).
+(``refuse_hydra_actions_from_elsewhere``), and Hydra's ``--experimental-rerun FILE``, which unpickles
+FILE (``refuse_experimental_rerun``), unless the command line says ``trust_files=true``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "config_files_from_elsewhere",
     "config_folders_of",
     "hydra_actions_in",
+    "refuse_experimental_rerun",
     "refuse_from_elsewhere",
     "refuse_hydra_actions_from_elsewhere",
     "refuse_untrusted_options",
@@ -106,29 +108,57 @@ def refuse_untrusted_options(
 def config_files_from_elsewhere(hydra_config: Any) -> dict[str, str]:
     """The config files of a hydra run read from a folder that is not the project's own.
 
-    The primary config and each group's chosen option are looked up as hydra does, in the
-    first source of its search path that has them; a file found outside ``configs``
+    Which files the run's config was composed from, and where in it each one's content went, are
+    Hydra's to say: its defaults list of the run (the primary config, each group's chosen option, with
+    the package its defaults entry or its ``# @package`` line gives it, in any form Hydra reads), made
+    again from the run's config sources, config name and overrides. Each file is looked up as Hydra
+    does, in the first source of the search path that has it; a file found outside ``configs``
     (``--config-dir``, ``--config-path``, ``hydra.searchpath``) is from elsewhere.
 
     Returns:
         The package each such file fills (``""``: the whole config, as a primary config or a
-        ``# @package _global_`` file does; ``"lineup"``) -> the file.
+        ``# @package _global_`` file does; ``"lineup"``) -> the file. A package that is not a plain
+        dotted key (``lineup.agents[1]``) is taken as the whole config.
     """
-    runtime = hydra_config.runtime
-    wanted = [("", f"{hydra_config.job.config_name}.yaml")] + [
-        (group.replace("/", "."), f"{group}/{option}.yaml")
-        for group, option in runtime.choices.items()
-        if option is not None and not group.startswith("hydra/")
-    ]
-    folders = [_source_folder(source) for source in runtime.config_sources]
+    from hydra._internal.config_repository import CachingConfigRepository, ConfigRepository
+    from hydra._internal.config_search_path_impl import ConfigSearchPathImpl
+    from hydra._internal.defaults_list import create_defaults_list
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.plugins.config_source import ConfigSource
+    from hydra.types import RunMode
+
+    search_path = ConfigSearchPathImpl()
+    for source in hydra_config.runtime.config_sources:
+        search_path.append(source.provider, f"{source.schema}://{source.path}")
+    repository = ConfigRepository(search_path)
+    overrides = OverridesParser.create().parse_overrides(
+        [*hydra_config.overrides.hydra, *hydra_config.overrides.task]
+    )
+    defaults = create_defaults_list(
+        repo=CachingConfigRepository(repository),
+        config_name=hydra_config.job.config_name,
+        overrides_list=overrides,
+        prepend_hydra=True,
+        skip_missing=hydra_config.mode == RunMode.MULTIRUN,
+    ).defaults
+    sources = list(
+        zip(repository.get_sources(), map(_source_folder, hydra_config.runtime.config_sources), strict=True)
+    )
     found = {}
-    for package, relative in wanted:
-        for folder in folders:
-            if folder is not None and (folder / relative).is_file():
-                if folder.resolve() != SHIPPED_CONFIGS:
-                    found[_package_of(folder / relative, package)] = str(folder / relative)
-                break
+    for default in defaults:
+        if not default.config_path:
+            continue
+        # the folder of the source Hydra reads it from: the first that has it
+        folder = next((folder for source, folder in sources if source.is_config(default.config_path)), None)
+        if folder is not None and folder.resolve() != SHIPPED_CONFIGS:
+            package = default.package or ""
+            file = folder / ConfigSource._normalize_file_name(default.config_path)
+            found[package if _PLAIN_KEY.fullmatch(package) else ""] = str(file)
     return found
+
+
+# A dotted key as the checks name one (``lineup.agents.1.options.base_url``).
+_PLAIN_KEY = re.compile(r"[\w-]+(\.[\w-]+)*")
 
 
 def _source_folder(source: Any) -> Path | None:
@@ -141,15 +171,6 @@ def _source_folder(source: Any) -> Path | None:
         except (ImportError, TypeError):  # a package that is not there provides nothing
             return None
     return None
-
-
-def _package_of(path: Path, default: str) -> str:
-    """The package a config file fills: its ``# @package`` header, else its group's."""
-    for line in path.read_text(errors="replace").splitlines()[:10]:
-        match = re.match(r"\s*#\s*@package\s+(\S+)", line)  # (one header, in the leading comments: checked
-        if match:  # before Hydra starts, hydra_actions_in)
-            return {"_global_": "", "_group_": default}.get(match.group(1), match.group(1))
-    return default
 
 
 def _command_line_keys(hydra_config: Any) -> set[str]:
@@ -518,14 +539,35 @@ def refuse_bad_override_syntax(argv: Sequence[str]) -> None:
             raise SystemExit(2) from None
 
 
+def refuse_experimental_rerun(argv: Sequence[str]) -> None:
+    """Exit (status 2, one line naming the flag and the file) when the command line asks Hydra to rerun a
+    job from a saved config (``--experimental-rerun FILE``, or an abbreviation Hydra's parser takes):
+    Hydra unpickles FILE, which runs whatever code it holds, and takes the whole config, ``trust_files``
+    and the overrides the checks read included, from it. ``trust_files=true`` on the command line lets
+    it through."""
+    from hydra._internal.utils import get_args_parser
+
+    flags, _ = get_args_parser().parse_known_args(list(argv))
+    if flags.experimental_rerun is None or any(arg.lower() == TRUST_FLAG for arg in argv):
+        return
+    print(
+        f"config error: --experimental-rerun {flags.experimental_rerun}: Hydra unpickles this file, which "
+        "can run any code in it, and takes the whole config from it, so it is refused; run the command again "
+        "with the run's settings (its .hydra/overrides.yaml), or add trust_files=true if you made the file",
+        file=sys.stderr,
+    )
+    raise SystemExit(2)
+
+
 def checked_main(hydra_main: Callable[..., Any]) -> Callable[..., Any]:
     """A command's ``@hydra.main`` function, run from the command line only after
-    ``refuse_bad_override_syntax`` and ``refuse_hydra_actions_from_elsewhere`` (a call with a
-    config, as tests make, is not checked)."""
+    ``refuse_experimental_rerun``, ``refuse_bad_override_syntax`` and
+    ``refuse_hydra_actions_from_elsewhere`` (a call with a config, as tests make, is not checked)."""
 
     @functools.wraps(hydra_main)
     def main(*args: Any, **kwargs: Any) -> Any:
         if not args and not kwargs:
+            refuse_experimental_rerun(sys.argv[1:])
             refuse_bad_override_syntax(sys.argv[1:])
             command_folder = Path(inspect.getfile(inspect.unwrap(hydra_main))).parent  # (-cp is from there)
             refuse_hydra_actions_from_elsewhere(sys.argv[1:], command_folder)

@@ -12,7 +12,9 @@ the size of the evaluations during training (``eval_games``) is kept, so that th
 which read it from the run's ``config.yaml``, count every point's games right. A checkpoint is
 plain data, but the agents it names are code and options: an agent named
 by import path, or an option that reaches the network or files, is used only if the command line
-names it too (or gives ``trust_files=true``).
+names it too (or gives ``trust_files=true``). So is the model file it starts from (``init_from``,
+which the resumed run reads again): resuming a run started with ``init_from=FILE`` takes
+``init_from=FILE`` again on the command line, or ``trust_files=true``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ RESUMABLE = (
     "eval_every",
     "final_eval_games",
 )
+# The settings of a checkpoint's config that name a file the resumed run reads: taken only when the config
+# given now names the same file (on the command line), or with trust_files.
+CHECKPOINT_READS = ("init_from",)
 # The values a checkpoint of an older version, saved before a setting existed, gets for it.
 SHIPPED_CONFIG = SHIPPED_CONFIGS / "train_ppo.yaml"
 
@@ -59,7 +64,8 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
             resume may not make (``resumed_config``), code only the checkpoint names
             (``check_named_code``), or a budget that ends before the checkpoint.
         experiments.common.trust.UntrustedOption: Options only the checkpoint names that reach
-            outside the game (without ``trust_files``).
+            outside the game, or an ``init_from`` other than null that ``given`` does not name too
+            (without ``trust_files``).
     """
     try:
         checkpoint_path, checkpoint = load_checkpoint(given.resume)
@@ -72,7 +78,10 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
             checkpoint_agents(args, checkpoint["games"]),
             checkpoint_path,
             confirmed=named_by(given),
-            how="give the same opponents and eval_opponents on the command line",
+            how="give the same opponents, eval_opponents and init_from on the command line",
+            settings=[
+                key for key in CHECKPOINT_READS if getattr(args, key) not in (None, getattr(given, key))
+            ],
         )
     args.trust_files = given.trust_files
     args.resume = str(checkpoint_path)

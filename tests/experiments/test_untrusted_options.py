@@ -635,3 +635,39 @@ def test_the_crafted_checkpoint_resumes_when_trusted_or_repeated(genuine, tmp_pa
     given = tiny(tmp_path, updates=3, resume=str(again), opponents=[OpponentSettings(**o) for o in opponents])
     train(given, resume_overrides=[f"resume={again}", "total_timesteps=96", "opponents=..."])
     assert listener.requests and set(listener.requests) == {f"Bearer {SECRET}"}
+
+
+def checkpoint_starting_from(genuine: dict, folder: Path, model: Path) -> Path:
+    """A run folder whose checkpoint's config names ``model`` as the model the run started from."""
+    path = folder / "run" / "checkpoints" / "update_000001.pt"
+    path.parent.mkdir(parents=True)
+    torch.save({**genuine, "config": {**genuine["config"], "init_from": str(model)}}, path)
+    return path.parent.parent
+
+
+def test_a_crafted_checkpoint_cannot_name_the_model_file_a_resume_reads(genuine, tmp_path, monkeypatch):
+    import experiments.learning.ppo_training as ppo_training
+
+    model = tmp_path / "elsewhere" / "model.pt"
+    model.parent.mkdir()
+    torch.save(genuine["model"], model)
+    run = checkpoint_starting_from(genuine, tmp_path, model)
+    read = []
+    monkeypatch.setattr(ppo_training, "load_model", lambda path: read.append(path))
+    with pytest.raises(UntrustedOption, match=r"^init_from given by .*update_000001\.pt: .*init_from=\.\.\."):
+        train(tiny(tmp_path, updates=3, resume=str(run)), resume_overrides=[f"resume={run}"])
+    assert read == []
+
+
+def test_a_run_started_from_a_model_resumes_with_the_model_repeated_or_trusted(genuine, tmp_path):
+    model = train(tiny(tmp_path / "start", updates=1)) / "model.pt"
+    run = train(tiny(tmp_path / "runs", updates=1, init_from=str(model)))
+    given = tiny(tmp_path, updates=2, resume=str(run))
+    with pytest.raises(UntrustedOption, match=r"^init_from given by "):
+        train(given, resume_overrides=[f"resume={run}", "total_timesteps=64"])
+    repeated = tiny(tmp_path, updates=2, resume=str(run), init_from=str(model))
+    train(repeated, resume_overrides=[f"resume={run}", "total_timesteps=64", f"init_from={model}"])
+    assert load_checkpoint(run)[1]["update"] == 2
+    trusted = tiny(tmp_path, updates=3, resume=str(run), trust_files=True)
+    train(trusted, resume_overrides=[f"resume={run}", "total_timesteps=96", "trust_files=true"])
+    assert load_checkpoint(run)[1]["update"] == 3
