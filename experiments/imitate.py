@@ -60,7 +60,7 @@ except ModuleNotFoundError as error:
 
 from agents.arena import play_batch
 from agents.ppo.imitation import Recorder, imitate, one_hot_targets, stack_targets
-from agents.ppo.model import load_model, model_path, save_model
+from agents.ppo.model import load_model, save_model
 from agents.ppo.network import ActorCritic
 from agents.ppo.warm_start import warm_start
 from agents.reasoners.ismcts import ISMCTSAgent
@@ -73,7 +73,8 @@ from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import evaluate, with_intervals
-from experiments.learning.league import OpponentSettings
+from experiments.learning.league import OpponentSettings, check_distinct_labels
+from experiments.learning.ppo_training import check_init_from
 from experiments.learning.run_settings import RunSettings
 
 TARGETS = ("action", "visits")  # what the network is fitted to (ImitateConfig.targets)
@@ -144,10 +145,8 @@ class ImitateConfig(RunSettings):
         ]
         # before the teacher's games, not after them
         check_agents((f"{where} ({spec.display})", spec.name, spec.options) for where, spec in named)
-        if self.init_from is not None and not model_path(self.init_from).is_file():
-            raise ConfigError(
-                f"init_from must be a model file or a shipped model's name, got {self.init_from!r}"
-            )
+        check_distinct_labels("eval_opponents", self.eval_opponents)
+        check_init_from(self.init_from, self.game, self.network)  # its sizes too, before the teacher's games
 
 
 ConfigStore.instance().store(name="imitate_schema", node=ImitateConfig)

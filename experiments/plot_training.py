@@ -89,6 +89,9 @@ def _config_problem(config: Any) -> str | None:
         "snapshot_every": type(config.get("snapshot_every", 0)) in (int, type(None)),
         "snapshot_start": is_read_number(config.get("snapshot_start", 0.0)),
     }
+    if config.get("snapshot_every"):  # (when the first snapshot joins: first_snapshot)
+        for key in ("num_envs", "num_steps"):
+            checks[key] = type(config.get(key)) is int and config[key] > 0
     wrong = [key for key, ok in checks.items() if not ok]
     return f"{', '.join(wrong)} missing or not of their kind" if wrong else None
 
@@ -130,7 +133,8 @@ def can_win(opponent: dict[str, Any]) -> bool:
 
 def curriculum_events(config: dict[str, Any]) -> list[tuple[float, str]]:
     """The agent-steps at which the training opponents' pool changes, with what changes: each kind's
-    ``start`` and ``stop`` (fractions of ``total_timesteps``) inside the run, and ``snapshot_start``."""
+    ``start`` and ``stop`` (fractions of ``total_timesteps``) inside the run, and the first snapshot of the
+    learner (``first_snapshot``)."""
     total = float(config["total_timesteps"])
     events = []
     for o in config.get("opponents") or []:
@@ -139,9 +143,27 @@ def curriculum_events(config: dict[str, Any]) -> list[tuple[float, str]]:
             events.append((float(o["start"]) * total, f"{name} players join the pool"))
         if float(o.get("stop", 1.0)) < 1.0:
             events.append((float(o["stop"]) * total, f"{name} players leave the pool"))
-    if int(config.get("snapshot_every") or 0) > 0:
-        events.append((float(config.get("snapshot_start", 0.0)) * total, "snapshots of the learner join"))
+    first = first_snapshot(config)
+    if first is not None:
+        events.append((float(first), "snapshots of the learner join"))
     return sorted(events)
+
+
+def first_snapshot(config: dict[str, Any]) -> int | None:
+    """The agent-steps after which the first snapshot of the learner joins the pool, or None (never).
+
+    The trainer (``experiments.learning.ppo_training.train``) takes one after update ``u`` (1 to
+    ``num_updates``) where ``u % snapshot_every == 0`` and ``u / num_updates >= snapshot_start``: the
+    first such ``u`` times the agent-steps of an update (``num_envs * num_steps``).
+    """
+    every = int(config.get("snapshot_every") or 0)
+    if every <= 0:
+        return None
+    per_update = int(config["num_envs"]) * int(config["num_steps"])
+    num_updates = int(config["total_timesteps"]) // per_update
+    start = float(config.get("snapshot_start", 0.0))
+    update = next((u for u in range(every, num_updates + 1, every) if u / num_updates >= start), None)
+    return None if update is None else update * per_update
 
 
 def figure(

@@ -21,10 +21,13 @@ What one update does:
    decision is bootstrapped with the value of the learner's observation at the
    rollout's end. Rewards are the learner's only: +1 win, -1 loss (someone
    else wins, or everyone accused wrongly), 0 truncated at ``max_turns``, given
-   on its last decision before the game ends. Shaping (documented in
+   on its last decision before the game ends (where that decision is in the
+   same rollout; else the bootstrap above stands for it). Shaping (documented in
    ``agents.ppo.games``): ``wrong_accusation_penalty`` is added on a wrong
-   accusation, and with ``end_episode_on_elimination`` the wrong accusation
-   ends the learner's episode at once with -1.
+   accusation, and ``end_episode_on_elimination`` (which must be true) makes the
+   wrong accusation end the learner's episode at once with -1: played on, the
+   eliminated learner's result would come only when the game ends, often in a
+   later rollout, with no decision of its own there to receive it.
 3. **Update.** Clipped PPO over ``update_epochs`` passes of ``num_minibatches``
    minibatches, with the stored masks, advantage normalisation, clipped value
    loss, entropy bonus, gradient clipping and linear learning-rate annealing by

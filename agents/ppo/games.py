@@ -25,7 +25,11 @@ plus ``wrong_accusation_penalty`` on the step of a wrong accusation. With
 ``end_episode_on_elimination`` a wrong accusation ends the learner's episode at
 once with -1 (+ the penalty) and the game is dealt again: the eliminated
 learner could only lose or, at truncation, draw 0, and the games it merely
-watches would cost compute without teaching it anything.
+watches would cost compute without teaching it anything. Without it the game goes
+on and the learner's result comes when the game ends, on whatever step that is;
+``experiments/train_ppo.py`` refuses that setting (``TrainConfig.validate``), as
+that step often falls in a later rollout than the learner's wrong accusation,
+with no decision of the learner to credit it to.
 
 With ``belief_features`` the learner's observations carry the belief pieces
 (``agents.ppo.features``) after the core's, from a ``BeliefFeatures`` of the

@@ -69,14 +69,14 @@ def compute_gae(
     or, for its last decision, by ``bootstrap[b]`` (the value at the rollout's end).
     With a ``potential`` per decision (and ``bootstrap_potential`` per game), the
     reward is shaped by ``gamma * potential(next) - potential(now)``, with 0 after
-    an episode's end.
+    an episode's end. A rollout with no decision has no advantages (an empty array).
     """
     n = rollout.size
     games, positions = rollout.games[:n], rollout.positions[:n]
     rewards, dones = rollout.rewards[:n], rollout.dones[:n]
     if potential is None:
         potential, bootstrap_potential = np.zeros(n, np.float32), np.zeros(len(bootstrap), np.float32)
-    length = int(positions.max()) + 1
+    length = int(positions.max()) + 1 if n else 0
     index = np.full((length + 1, len(bootstrap)), -1, dtype=np.int64)
     index[positions, games] = np.arange(n)
     advantages = np.zeros(n, dtype=np.float32)

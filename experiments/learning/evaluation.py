@@ -74,7 +74,15 @@ def play_against(
     A game is played until the learner's result is known: it stops as soon as the learner is
     out (a wrong accusation), since it can no longer win. Against opponents that never
     accuse, the rest of such a game would run to ``max_turns`` and cost most of the time.
+
+    Raises:
+        ValueError: two kinds of ``opponents`` share a ``display`` (one's results would replace the other's).
     """
+    labels = [spec.display for spec in opponents]
+    if len(set(labels)) != len(labels):
+        raise ValueError(
+            f"the evaluation opponents need distinct labels (their results are kept by label), got {labels}"
+        )
     P = game.num_players
     results = {}
     bar = tqdm(total=num_games * len(opponents), disable=not progress, unit=" games", desc="evaluation")

@@ -79,6 +79,7 @@ def check_opponents(args: Any) -> None:
     labels = [o.display for o in args.opponents]
     if len(set(labels)) != len(labels) or any(label.startswith("snapshot") for label in labels):
         raise ConfigError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
+    check_distinct_labels("eval_opponents", args.eval_opponents)
     for o in [*args.opponents, *args.eval_opponents]:
         if not 0 <= o.weight < math.inf or not 0.0 <= o.start <= o.stop <= 1.0:
             raise ConfigError(
@@ -95,6 +96,19 @@ def check_opponents(args: Any) -> None:
                 f"windows start-stop: {[(o.display, o.start, o.stop) for o in playing]}); the pool needs one "
                 "at every point"
             )
+
+
+def check_distinct_labels(where: str, opponents: list[OpponentSettings]) -> None:
+    """Raise ``ConfigError`` (a ``ValueError``) if two kinds of ``opponents`` (the config's field ``where``)
+    share a display label (``label``, else ``name``): their results are kept under it, and one would
+    replace the other's."""
+    labels = [o.display for o in opponents]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise ConfigError(
+            f"{where} need distinct labels (their results are kept by label), got {labels}: {twice} more than "
+            "once; tell them apart with a label, e.g. {name: random, options: {accuse: never}, label: random_never}"
+        )
 
 
 def snapshot_network(

@@ -94,7 +94,8 @@ class TrainConfig(PPOSettings):
     wrong_accusation_penalty: float = MISSING
     """added to the learner's reward when it accuses wrongly (shaping)"""
     end_episode_on_elimination: bool = MISSING
-    """a wrong accusation ends the learner's episode with -1 and the game is dealt again"""
+    """a wrong accusation ends the learner's episode with -1 and the game is dealt again; must be true
+    (``TrainConfig.validate``: played on, the eliminated learner's result would often be lost)"""
 
     # Opponents
     opponents: list[OpponentSettings] = MISSING
@@ -166,6 +167,17 @@ class TrainConfig(PPOSettings):
             raise ConfigError(
                 f"wrong_accusation_penalty must be a finite number, got {self.wrong_accusation_penalty!r}"
             )
+        if not self.end_episode_on_elimination:
+            # The eliminated learner's result (-1, or 0 if the game is truncated at max_turns) is not known
+            # at its wrong accusation, and comes when the game ends, often rollouts after its last decision:
+            # Rollout.record would have no decision to credit it to.
+            raise ConfigError(
+                "end_episode_on_elimination=false is not supported: after a wrong accusation the learner's "
+                "result (-1, or 0 if the game is truncated at max_turns) is known only when the game ends, "
+                "often in a later rollout than its last decision, where no decision receives it and its "
+                "advantage would rest on the value of an eliminated learner's observation; set "
+                "end_episode_on_elimination=true (the wrong accusation ends the learner's episode with -1)"
+            )
         check_pool_sampling(self)
         if self.compile and cpp_compiler() is None:
             raise ConfigError(
@@ -179,22 +191,15 @@ class TrainConfig(PPOSettings):
         for name in ("snapshot_every", "eval_every", "checkpoint_every", "max_snapshots"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if self.init_from is not None:
-            shipped = sorted(path.name for path in SHIPPED.glob("*.pt"))
-            try:
-                load_model(self.init_from)
-            except (FileNotFoundError, ValueError) as error:
-                raise ConfigError(
-                    f"init_from must be a model file or one of the shipped models {shipped}: {error}"
-                ) from error
+        check_init_from(self.init_from, self.game, self.network)
         if self.num_updates < 1:
             raise ConfigError(
                 f"total_timesteps must be at least num_envs * num_steps = {self.num_envs * self.num_steps}, "
                 f"got {self.total_timesteps}"
             )
-        if self.anchor_coef < 0 or not 0 < self.anchor_until <= 1 or self.critic_warmup < 0:
+        if not 0 <= self.anchor_coef < math.inf or not 0 < self.anchor_until <= 1 or self.critic_warmup < 0:
             raise ConfigError(
-                "need anchor_coef >= 0, 0 < anchor_until <= 1 and critic_warmup >= 0, got "
+                "need anchor_coef >= 0 (a finite number), 0 < anchor_until <= 1 and critic_warmup >= 0, got "
                 f"{self.anchor_coef!r}, {self.anchor_until!r}, {self.critic_warmup!r}"
             )
         if self.anchor_coef and self.init_from is None:
@@ -207,6 +212,30 @@ class TrainConfig(PPOSettings):
 
 
 ConfigStore.instance().store(name="train_ppo_schema", node=TrainConfig)
+
+
+def check_init_from(init_from: str | None, game: Any, network: Any) -> None:
+    """Raise ``ConfigError`` (a ``ValueError``) unless ``init_from`` is None or a model (file, checkpoint or
+    shipped name) whose network can start one of ``network`` settings for ``game`` (``GameSettings``):
+    the same rules and sizes, only ``belief_features`` may differ (``agents.ppo.warm_start``). Checked
+    before a run plays anything, not when its network is built."""
+    if init_from is None:
+        return
+    try:
+        trained = load_model(init_from)
+    except (FileNotFoundError, ValueError) as error:
+        shipped = sorted(path.name for path in SHIPPED.glob("*.pt"))
+        raise ConfigError(
+            f"init_from must be a model file or one of the shipped models {shipped}: {error}"
+        ) from error
+    rules = game.to_game_config()  # (a bad rule is named as such)
+    try:
+        warm_start(ActorCritic(rules, network), trained)
+    except ValueError as error:
+        raise ConfigError(
+            f"init_from={init_from!r} cannot start this run's network: {error}; set game and network as "
+            "the model's (or give init_from=null)"
+        ) from error
 
 
 def minibatch_starts(batch_size: int, minibatch_size: int) -> list[int]:
@@ -396,7 +425,7 @@ def train(
         b_values = torch.from_numpy(values)
         warming = update <= args.critic_warmup
         anchor_coef = args.anchor_coef * max(0.0, 1.0 - fraction / args.anchor_until)
-        if anchor is not None and anchor_coef > 0 and not warming:
+        if anchor is not None and anchor_coef > 0 and not warming and rollout.size:
             with torch.no_grad():
                 b_anchor = anchor.policy(b_obs, b_masks, check=False)[0].log_probs
         else:
@@ -407,10 +436,15 @@ def train(
         network.train()
         torch.set_num_threads(args.update_threads or args.torch_threads)
         batch_size = rollout.size
+        if not batch_size:  # (few games and steps: the learner may have had no turn to decide in any)
+            progress.write(
+                f"update {update}: the rollout holds no decision of the learner ({args.num_envs} games, "
+                f"{args.num_steps} steps); the network is not updated"
+            )
         minibatch_size = -(-batch_size // args.num_minibatches)
         starts = minibatch_starts(batch_size, minibatch_size)
         clipfracs = []
-        for _epoch in range(args.update_epochs):
+        for _epoch in range(args.update_epochs if batch_size else 0):
             order = torch.randperm(batch_size, generator=generator)
             for start, end in itertools.pairwise([*starts, batch_size]):
                 mb = order[start:end]
@@ -471,23 +505,24 @@ def train(
                 "an earlier checkpoint"
             )
 
-        y_pred, y_true = values, b_returns.numpy()
-        var_y = np.var(y_true)
-        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
         update_end = time.perf_counter()
 
         # Logging
         elapsed = time.time() - start_time
         sps = int((global_step - start_step) / elapsed)
         writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
-        writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
-        writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
-        writer.add_scalar("losses/entropy", entropy_loss.item(), global_step)
-        writer.add_scalar("losses/old_approx_kl", old_approx_kl.item(), global_step)
-        writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
-        writer.add_scalar("losses/clipfrac", np.mean(clipfracs), global_step)
-        writer.add_scalar("losses/explained_variance", explained_var, global_step)
-        writer.add_scalar("losses/anchor_kl", anchor_kl.item(), global_step)
+        if batch_size:  # (no losses where there was no update)
+            y_pred, y_true = values, b_returns.numpy()
+            var_y = np.var(y_true)
+            explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+            writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
+            writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
+            writer.add_scalar("losses/entropy", entropy_loss.item(), global_step)
+            writer.add_scalar("losses/old_approx_kl", old_approx_kl.item(), global_step)
+            writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
+            writer.add_scalar("losses/clipfrac", np.mean(clipfracs), global_step)
+            writer.add_scalar("losses/explained_variance", explained_var, global_step)
+            writer.add_scalar("losses/anchor_kl", anchor_kl.item(), global_step)
         writer.add_scalar("charts/anchor_coef", anchor_coef, global_step)
         writer.add_scalar("charts/SPS", sps, global_step)
         writer.add_scalar("charts/learner_SPS", int(learner_decisions / elapsed), global_step)

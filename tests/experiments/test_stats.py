@@ -146,8 +146,11 @@ def test_training_curves_have_intervals_and_the_final_evaluation(tmp_path):
     assert marks == [0.5, 1.5]  # thousands
     assert [t.get_text() for t in fig.axes[1].texts] == [
         "notepad players join the pool (0.5k)", "random players leave the pool (1.5k)"]  # fmt: skip
-    assert curriculum_events({**config, "snapshot_every": 25, "snapshot_start": 0.5})[1] == (
-        1000.0, "snapshots of the learner join")  # fmt: skip
+    # the first snapshot joins after the first update that is a multiple of snapshot_every from
+    # snapshot_start on (20 updates of 100 agent-steps: update 12, not 10)
+    snapshots = {"snapshot_every": 3, "snapshot_start": 0.5, "num_envs": 10, "num_steps": 10}
+    assert curriculum_events({**config, **snapshots})[1] == (1200.0, "snapshots of the learner join")
+    assert curriculum_events({**config, **snapshots, "snapshot_every": 25}) == curriculum_events(config)
 
 
 def test_learning_plots_say_their_loads_and_draw_two_evaluations_as_points(tmp_path):

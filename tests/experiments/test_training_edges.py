@@ -1,0 +1,130 @@
+"""Edges of the learning commands: settings refused before anything is played, rollouts without a
+learner decision, the evaluation's labels, and what the plots and guides say of the shipped runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import experiments.imitate  # noqa: E402, F401  (registers imitate_schema)
+from agents.ppo.model import load_model, save_model  # noqa: E402
+from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
+from experiments.common.settings import GameSettings  # noqa: E402
+from experiments.common.value_checks import ConfigError  # noqa: E402
+from experiments.learning.advantages import Rollout, compute_gae  # noqa: E402
+from experiments.learning.evaluation import evaluate  # noqa: E402
+from experiments.learning.league import OpponentSettings  # noqa: E402
+from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL_NET = NetworkSettings(hidden=[16], card_hidden=8)
+TWO_RANDOMS = [OpponentSettings("random"), OpponentSettings("random", {"accuse": "never"})]
+
+
+def tiny(runs: Path, updates: int, **changes) -> TrainConfig:
+    """A run of ``updates`` updates of one game x 8 steps: some rollouts hold no decision of the learner."""
+    values = dict(
+        runs_dir=str(runs), exp_name="edges", total_timesteps=updates * 8, num_envs=1, num_steps=8,
+        num_minibatches=1, update_epochs=1, network=SMALL_NET, eval_every=0, final_eval_games=0,
+        checkpoint_every=1, keep_checkpoints=100, progress=False, seed=1,
+    )  # fmt: skip
+    return train_config(**{**values, **changes})
+
+
+def test_train_ppo_refuses_to_play_on_after_the_learners_elimination():
+    # its result would come when the game ends, mostly in a later rollout with no decision of its own
+    train_config().validate()
+    with pytest.raises(ConfigError, match="end_episode_on_elimination=false is not supported"):
+        train_config(end_episode_on_elimination=False).validate()
+
+
+def test_eval_opponents_need_distinct_labels_in_train_ppo_and_imitate():
+    for config in (train_config(eval_opponents=TWO_RANDOMS),
+                   train_config(config_name="imitate", eval_opponents=TWO_RANDOMS)):  # fmt: skip
+        with pytest.raises(
+            ConfigError, match=r"eval_opponents need distinct labels .*\['random'\] more than once"
+        ):
+            config.validate()
+    labelled = [TWO_RANDOMS[0], OpponentSettings("random", {"accuse": "never"}, label="random_never")]
+    train_config(eval_opponents=labelled).validate()
+    # evaluate itself keeps no two kinds under one label (one's results replaced the other's)
+    network = ActorCritic(GameSettings(max_turns=6).to_game_config(), SMALL_NET)
+    with pytest.raises(ValueError, match="distinct labels"):
+        evaluate(network, network.game, TWO_RANDOMS, 2, deterministic=True)
+    assert set(evaluate(network, network.game, labelled, 2, deterministic=True)) == {"random", "random_never"}
+
+
+@pytest.mark.parametrize(
+    "model_game, model_net, named",
+    [
+        (GameSettings(), NetworkSettings(hidden=[24, 24]), "network.hidden"),
+        (GameSettings(num_players=3), None, "num_players"),
+    ],
+    ids=["hidden", "players"],
+)
+def test_an_init_from_of_another_network_is_refused_before_any_game(tmp_path, model_game, model_net, named):
+    def network_settings(config):
+        return model_net or config.network
+
+    for config_name in ("train_ppo", "imitate"):
+        config = train_config(config_name=config_name, runs_dir=str(tmp_path / "runs"))
+        model = ActorCritic(model_game.to_game_config(), network_settings(config))
+        path = save_model(tmp_path / f"{config_name}.pt", model)
+        with pytest.raises(ConfigError, match=rf"init_from='.*{config_name}\.pt' cannot start .*{named}"):
+            train_config(config_name=config_name, init_from=str(path)).validate()
+        assert not (tmp_path / "runs").exists()  # nothing played, nothing written
+    # the same network (belief features aside) is accepted
+    config = train_config(init_from=None)
+    fitting = save_model(tmp_path / "fits.pt", ActorCritic(config.game.to_game_config(), config.network))
+    train_config(init_from=str(fitting)).validate()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_anchor_coef_must_be_finite(tmp_path, value):
+    config = train_config(config_name="train_ppo_from_imitation")
+    config.validate()
+    config.anchor_coef = value
+    with pytest.raises(ConfigError, match=r"need anchor_coef >= 0 \(a finite number\)"):
+        config.validate()
+
+
+def test_a_rollout_without_a_learner_decision_has_no_advantages():
+    rollout = Rollout(num_envs=3, capacity=6)
+    rollout.record(np.zeros(3, np.float32), np.array([False, True, False]))
+    advantages = compute_gae(rollout, np.zeros(0, np.float32), np.zeros(3, np.float32), 0.99, 0.95)
+    assert advantages.shape == (0,)
+
+
+def test_a_run_goes_on_past_rollouts_without_a_learner_decision_and_resumes_exactly(tmp_path, capsys):
+    run = train(tiny(tmp_path / "runs", updates=10))
+    skipped = [
+        line for line in capsys.readouterr().out.splitlines() if "holds no decision of the learner" in line
+    ]
+    assert skipped  # (seed 1: some of its rollouts of 8 core steps have no turn of the learner)
+    whole = load_model(run / "model.pt").state_dict()
+    # resumed from the checkpoint of a skipped update, it ends where the whole run did
+    update = int(skipped[0].split()[1].rstrip(":"))
+    checkpoint = run / "checkpoints" / f"update_{update:06d}.pt"
+    again = train(tiny(tmp_path / "runs", updates=10, resume=str(checkpoint)), resume_overrides=[])
+    resumed = load_model(again / "model.pt").state_dict()
+    assert all(torch.equal(whole[name], resumed[name]) for name in whole)
+
+
+def test_the_snapshots_line_and_the_guides_agree_with_the_shipped_runs():
+    from experiments.plot_training import curriculum_events, first_snapshot, run_config
+
+    config = run_config(ROOT / "agents/ppo/shipped")
+    # snapshots join after update 400 of 763 (the first multiple of 25 from half the updates on)
+    assert first_snapshot(config) == 400 * 1024 * 64
+    assert (400 * 1024 * 64, "snapshots of the learner join") in curriculum_events(config)
+    assert "the smaller dip at 26.2M is its own snapshots" in (ROOT / "docs/guides/ppo.md").read_text()
+    history = json.loads((ROOT / "agents/ppo/shipped/imitation_history.json").read_text())
+    loss = f"{history[-1]['holdout_loss']:.3f}"
+    guide = (ROOT / "docs/guides/imitation.md").read_text()
+    assert f"at the end {loss} nats per decision" in guide
+    assert f"| the recipe (`imitate`) | {loss} / " in guide
