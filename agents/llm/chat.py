@@ -42,21 +42,15 @@ without reading the rest; the request asks for no compression
 (``Accept-Encoding: identity``), and a gzip or deflate body sent anyway is
 bounded the same once uncompressed.
 
-Redaction. No message of this module repeats a credential: the API key's
-value (and any password in ``base_url``, and the values of its query of 8 characters or more)
-and whatever follows ``Bearer`` /
-``Basic`` or an ``Authorization`` / ``api-key`` header name are replaced by
-``[redacted]`` in every error, and at most ``ECHO_CHARS`` characters of a
-server's answer are quoted. The password is redacted as written in ``base_url``,
-percent-decoded, and inside the base64 ``user:password`` of the ``Basic`` header
-sent from it. A reply's text is returned with the key's value
-and the password redacted too, since transcripts are files people share (not the query's
-values, which may be words a reply uses).
-
-A user (and password) in ``base_url`` is sent as ``Authorization: Basic`` (httpx
-does so, replacing any other ``Authorization``), so a ``base_url`` with one is
-refused (``ValueError``) when ``api_key_env`` also holds a key, which would be
-sent as ``Bearer`` and silently dropped: give the endpoint one or the other.
+Redaction. No message of this module repeats a credential: the API key's value, any password
+in ``base_url`` (as written, percent-decoded, and in the base64 ``user:password`` of the Basic
+header sent from it), the values of its query of 8 characters or more, and whatever follows
+``Bearer`` / ``Basic`` or an ``Authorization`` / ``api-key`` header name are replaced by
+``[redacted]`` in every error, and at most ``ECHO_CHARS`` characters of a server's answer are
+quoted. A reply's text is returned with the key's value and the password redacted too, since
+transcripts are files people share (not the query's values, which may be words a reply uses).
+httpx sends a user in ``base_url`` as ``Authorization: Basic``, dropping any other, so such a
+``base_url`` is refused (``ValueError``) while ``api_key_env`` holds a key: give one or the other.
 """
 
 from __future__ import annotations
