@@ -7,7 +7,7 @@
 The solver gets each task as a solver sees it (``cluedo_env.reasoning.score.public_view``:
 its solver fields, without the answers or the deal seed) and returns an answer dict; a solver that raises is scored as an empty answer
 and the error reported. Prints the table (overall and per tier, 95% bootstrap
-intervals), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
+intervals; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
 ``llm`` one, adds them to the report and its ``transcripts`` to
 ``transcripts.jsonl``), and appends one line to the leaderboard.
@@ -141,6 +141,7 @@ ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchC
 # a group from fewer games (the bootstrap's units) shows its value without an interval: resampling
 # a handful of games gives an interval that says more than they can
 MIN_GAMES_FOR_INTERVAL = 10
+INTERVALS = "95% intervals over {units} (bootstrap; Wilson's for a share of 0 or 1)"  # a report's, as it says
 ERROR_CHARS = 500  # of a solver's error kept in its task's line of the scores file
 
 
@@ -186,7 +187,7 @@ def format_table(summary: dict[str, Any]) -> str:
 def _of_games(summary: dict[str, Any]) -> str:
     """ ", from N games; intervals over games" where the tasks' games are known."""
     games = summary["overall"].get("games")
-    return "" if games is None else f" from {games} games; 95% bootstrap intervals over games"
+    return "" if games is None else f" from {games} games; {INTERVALS.format(units='games')}"
 
 
 def _bars(ax: Any, values: list[dict[str, float]], names: list[str], title: str, games: list[int]) -> None:
@@ -239,8 +240,10 @@ def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
     )
     axes[0].set_ylim(0, 1.05)  # (F1 and recall are in [0, 1]; a solver with none is drawn at 0, not centred)
     axes[2].set_ylim(0, 1.05)
-    over = f" of {overall['games']} games, 95% bootstrap intervals over games" if "games" in overall else ""
-    fig.suptitle(f"{solver}: {overall['tasks']} tasks{over or ', 95% bootstrap intervals'}", fontsize=11)
+    units = f" of {overall['games']} games, {INTERVALS.format(units='games')}" if "games" in overall else ""
+    fig.suptitle(
+        f"{solver}: {overall['tasks']} tasks{units or ', ' + INTERVALS.format(units='tasks')}", fontsize=11
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
