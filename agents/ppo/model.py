@@ -19,6 +19,8 @@ reads anything; a file that is not a zip archive (torch's format before 1.6) is 
 
 from __future__ import annotations
 
+import contextlib
+import struct
 import zipfile
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -88,11 +90,42 @@ def zip_bytes(file: str | Path | IO[bytes]) -> int:
     """The bytes the members of a zip archive hold uncompressed, in all, as its directory declares them:
     what ``torch.load`` allocates for a ``torch.save`` file. Only the directory is read.
 
+    The archive must start with a member, and its end records must state the directory where Python's
+    reader finds it: Python's reader takes bytes before an archive as a prefix and looks elsewhere, and
+    torch's reader reads what the records state, so a file whose records disagree could declare one size
+    here and hold another there (or hold torch's format before 1.6, which is no zip, behind a zip's end).
+
     Raises:
-        zipfile.BadZipFile: ``file`` is not a zip archive.
+        zipfile.BadZipFile: ``file`` is not a zip archive, or not one read alike by both readers.
     """
-    with zipfile.ZipFile(file) as archive:
-        return sum(member.file_size for member in archive.infolist())
+    with open(file, "rb") if isinstance(file, str | Path) else contextlib.nullcontext(file) as stream:
+        if stream.read(4) != b"PK\x03\x04":
+            raise zipfile.BadZipFile("it does not start with a zip member")
+        with zipfile.ZipFile(stream) as archive:
+            stated = _stated_directory(stream)
+            if any(offset != archive.start_dir for offset in stated):
+                raise zipfile.BadZipFile(
+                    f"its end records put its directory at byte {stated}, but it stands at {archive.start_dir}"
+                )
+            return sum(member.file_size for member in archive.infolist())
+
+
+def _stated_directory(stream: IO[bytes]) -> list[int]:
+    """Where a zip's end record (and its zip64 end record, if any) say the directory starts."""
+    size = stream.seek(0, 2)
+    stream.seek(max(0, size - (1 << 16) - 22))
+    tail = stream.read()
+    at = len(tail) - 22 if tail[-22:-18] == b"PK\x05\x06" else tail.rfind(b"PK\x05\x06")  # as zipfile does
+    if at < 0:
+        raise zipfile.BadZipFile("it has no end record")
+    (offset,) = struct.unpack_from("<L", tail, at + 16)
+    stated = [] if offset == 0xFFFFFFFF else [offset]
+    if tail[at - 20 : at - 16] == b"PK\x06\x07":  # a zip64 locator: its record must be the one before it
+        (record,) = struct.unpack_from("<Q", tail, at - 20 + 8)
+        if record != size - len(tail) + at - 20 - 56 or tail[at - 76 : at - 72] != b"PK\x06\x06":
+            raise zipfile.BadZipFile("its zip64 locator points away from its zip64 end record")
+        stated.append(struct.unpack_from("<Q", tail, at - 76 + 48)[0])
+    return stated
 
 
 def check_declared_bytes(source: str, declared: int, limit: int, what: str) -> None:

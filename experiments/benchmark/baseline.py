@@ -124,22 +124,33 @@ def exports_folder() -> Path:
     """The user's folder of exported revisions, ``$XDG_CACHE_HOME/cluedo-env/benchmark-baselines``
     (``~/.cache`` where ``XDG_CACHE_HOME`` is unset or not absolute), made with mode 0700.
 
+    The ``cluedo-env`` folder above it, which other commands make too (the local model's cache, under
+    the user's umask), is closed to others' writing when it is the user's; the exports folder itself must
+    already be closed, since what stands in it was written by whoever could.
+
     Raises:
-        PermissionError: it, or its ``cluedo-env`` folder, is not the user's or others may write to it
+        PermissionError: it, or its ``cluedo-env`` folder, is not the user's, or others may write to it
             (anyone who can write there chooses the code a baseline's worker imports).
     """
     cache = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
     folder = base / "cluedo-env" / "benchmark-baselines"
     folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if hasattr(os, "getuid") and folder.parent.stat().st_uid == os.getuid():
+        folder.parent.chmod(folder.parent.stat().st_mode & 0o755)  # (before the exports folder is looked at)
     folder.mkdir(mode=0o700, exist_ok=True)
     for checked in (folder.parent, folder) if hasattr(os, "getuid") else ():  # (Windows: the profile's ACLs)
         info = checked.stat()
-        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        if info.st_uid != os.getuid():
             raise PermissionError(
-                f"{checked} belongs to uid {info.st_uid} with mode {info.st_mode & 0o777:o}: the baseline's "
-                f"code is exported there, so it must be yours (uid {os.getuid()}) and writable by you alone; "
-                "remove it, or set XDG_CACHE_HOME to a folder of yours"
+                f"{checked} belongs to uid {info.st_uid}, not to you (uid {os.getuid()}): the baseline's code "
+                "is exported there, so it must be yours; remove it, or set XDG_CACHE_HOME to a folder of yours"
+            )
+        if info.st_mode & 0o022:
+            raise PermissionError(
+                f"{checked} has mode {info.st_mode & 0o777:o}: others may write to it, and the baseline's code "
+                "is exported there, so it must be writable by you alone; remove it (what stands in it may "
+                "not be yours), or set XDG_CACHE_HOME to a folder of yours"
             )
     return folder
 

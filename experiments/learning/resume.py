@@ -27,6 +27,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from agents.ppo.games import RETIRED
+from agents.ppo.wiring import SHIPPED, model_path
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import refuse_untrusted_options
 from experiments.common.value_checks import ConfigError
@@ -52,6 +53,14 @@ CHECKPOINT_READS = ("init_from",)
 SHIPPED_CONFIG = SHIPPED_CONFIGS / "train_ppo.yaml"
 
 
+def _reads_nothing_from_elsewhere(args: Any, given: Any, key: str) -> bool:
+    """Whether the checkpoint's file setting ``key`` reads no file the checkpoint chose: none, the one the
+    command line gives, or a shipped model by its name (``cluedo_ppo_4p.pt``, read from the package when
+    no file of that name stands here: ``agents.ppo.wiring.model_path``)."""
+    value = getattr(args, key)
+    return value in (None, getattr(given, key)) or model_path(value).resolve().parent == SHIPPED
+
+
 def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, dict[str, Any]]:
     """The config of the run that ``given.resume`` continues, its checkpoint file and the checkpoint.
 
@@ -74,14 +83,14 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
     args = resumed_config(checkpoint["config"], given, overrides)
     check_named_code(args, given, checkpoint["games"])
     if not given.trust_files:
+        reads = [key for key in CHECKPOINT_READS if not _reads_nothing_from_elsewhere(args, given, key)]
         refuse_untrusted_options(
             checkpoint_agents(args, checkpoint["games"]),
             checkpoint_path,
             confirmed=named_by(given),
-            how="give the same opponents, eval_opponents and init_from on the command line",
-            settings=[
-                key for key in CHECKPOINT_READS if getattr(args, key) not in (None, getattr(given, key))
-            ],
+            how="give the same opponents, eval_opponents and init_from on the command line"
+            + "".join(f" (this run's {key}={getattr(args, key)})" for key in reads),
+            settings=reads,
         )
     args.trust_files = given.trust_files
     args.resume = str(checkpoint_path)

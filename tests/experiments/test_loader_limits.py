@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+import struct
 import subprocess
 import tempfile
+import zipfile
 
 import pytest
 
@@ -125,6 +127,51 @@ def test_a_small_model_file_declaring_a_huge_tensor_is_refused_before_torch_read
         load_model(bomb)
 
 
+def lying_directory(archive: bytes) -> bytes:
+    """``archive`` with a second copy of its directory, every member's size set to 1 byte, and of its end
+    record after it: Python's zipfile reads the copy (taking the archive for a prefix), torch's reader
+    the directory the end record states, the true one."""
+    end = archive.rfind(b"PK\x05\x06")
+    size, offset = struct.unpack_from("<II", archive, end + 12)
+    directory = bytearray(archive[offset : offset + size])
+    at = 0
+    while at < len(directory):
+        struct.pack_into("<I", directory, at + 24, 1)  # uncompressed size
+        at += 46 + sum(struct.unpack_from("<HHH", directory, at + 28))
+    return archive + bytes(directory) + archive[end : end + 22]
+
+
+def test_a_model_file_whose_directories_disagree_is_refused_before_torch_reads_it(tmp_path, no_torch_load):
+    """The bound counted the directory Python's reader finds; torch reads the one the end record states:
+    a copied directory of 1-byte members let a 1.4 MB file through to allocate 1.5 GB (a review's file).
+    And torch's format before 1.6, which is no zip, read as a model behind an empty zip's end record."""
+    import io
+
+    import torch
+
+    from agents.ppo.model import SHIPPED, load_model, zip_bytes
+
+    real = (SHIPPED / "cluedo_ppo_4p.pt").read_bytes()
+    lying = tmp_path / "lying.pt"
+    lying.write_bytes(lying_directory(real))
+    assert zipfile.ZipFile(lying).infolist()[0].file_size == 1  # what the bound used to count
+    with pytest.raises(
+        ValueError, match=r"lying\.pt is not a PPO model file: .*its end records put its directory"
+    ):
+        load_model(lying)
+    legacy = tmp_path / "legacy.pt"
+    buffer = io.BytesIO()
+    torch.save({"x": torch.zeros(3)}, buffer, _use_new_zipfile_serialization=False)
+    empty = io.BytesIO()
+    zipfile.ZipFile(empty, "w").close()
+    legacy.write_bytes(buffer.getvalue() + empty.getvalue())
+    with pytest.raises(
+        ValueError, match=r"legacy\.pt is not a PPO model file: .*does not start with a zip member"
+    ):
+        load_model(legacy)
+    assert zip_bytes(SHIPPED / "cluedo_ppo_4p.pt") > 300_000  # a real model passes (its zip64 records agree)
+
+
 def test_a_checkpoint_declaring_more_than_a_checkpoint_holds_is_refused_before_torch_reads_it(
     bomb, no_torch_load, tmp_path
 ):
@@ -231,14 +278,15 @@ def test_a_folder_of_exports_others_may_write_to_or_of_another_user_is_refused(h
     exports.mkdir(parents=True)
     exports.chmod(0o777)
     with pytest.raises(
-        PermissionError, match=rf"{exports} belongs to uid \d+ with mode 777: .* writable by you alone"
+        PermissionError, match=rf"{exports} has mode 777: others may write to it, .* by you alone"
     ):
         _tree(head)
     exports.chmod(0o700)
-    exports.parent.chmod(0o777)
-    with pytest.raises(PermissionError, match=rf"{exports.parent} belongs to uid \d+ with mode 777"):
-        _tree(head)
-    exports.parent.chmod(0o700)
+    # The cluedo-env folder above, made by another command under a loose umask (the local model's cache),
+    # is the user's: closed to others, not refused (nothing in it is imported but the exports folder).
+    exports.parent.chmod(0o775)
+    _tree(head)
+    assert exports.parent.stat().st_mode & 0o777 == 0o755
     monkeypatch.setattr(os, "getuid", lambda: os.stat(exports).st_uid + 1)
-    with pytest.raises(PermissionError, match=r"it must be yours"):
+    with pytest.raises(PermissionError, match=r"belongs to uid \d+, not to you .* it must be yours"):
         _tree(head)

@@ -663,7 +663,7 @@ def test_a_run_started_from_a_model_resumes_with_the_model_repeated_or_trusted(g
     model = train(tiny(tmp_path / "start", updates=1)) / "model.pt"
     run = train(tiny(tmp_path / "runs", updates=1, init_from=str(model)))
     given = tiny(tmp_path, updates=2, resume=str(run))
-    with pytest.raises(UntrustedOption, match=r"^init_from given by "):
+    with pytest.raises(UntrustedOption, match=rf"^init_from given by .*\(this run's init_from={model}\)"):
         train(given, resume_overrides=[f"resume={run}", "total_timesteps=64"])
     repeated = tiny(tmp_path, updates=2, resume=str(run), init_from=str(model))
     train(repeated, resume_overrides=[f"resume={run}", "total_timesteps=64", f"init_from={model}"])
@@ -671,3 +671,23 @@ def test_a_run_started_from_a_model_resumes_with_the_model_repeated_or_trusted(g
     trusted = tiny(tmp_path, updates=3, resume=str(run), trust_files=True)
     train(trusted, resume_overrides=[f"resume={run}", "total_timesteps=96", "trust_files=true"])
     assert load_checkpoint(run)[1]["update"] == 3
+
+
+def test_a_checkpoint_naming_a_shipped_model_reads_nothing_from_elsewhere(tmp_path, monkeypatch):
+    """A shipped model by its name is the package's own file: a resume takes it without asking (runs of
+    ``--config-name train_ppo_from_imitation`` start so); the same name standing as a file here does not."""
+    from types import SimpleNamespace
+
+    from experiments.learning.resume import _reads_nothing_from_elsewhere
+
+    def reads_nothing(value, given=None):
+        return _reads_nothing_from_elsewhere(
+            SimpleNamespace(init_from=value), SimpleNamespace(init_from=given), "init_from"
+        )
+
+    monkeypatch.chdir(tmp_path)
+    assert reads_nothing(None) and reads_nothing("cluedo_ppo_4p.pt")
+    assert reads_nothing(str(tmp_path / "mine.pt"), given=str(tmp_path / "mine.pt"))
+    assert not reads_nothing(str(tmp_path / "mine.pt"))
+    (tmp_path / "cluedo_ppo_4p.pt").write_bytes(b"")  # a file of that name here is read instead
+    assert not reads_nothing("cluedo_ppo_4p.pt")
