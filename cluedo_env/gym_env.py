@@ -391,6 +391,12 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         if not isinstance(num_envs, int | np.integer) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         self.num_envs = int(num_envs)
+        if "events_in_info" in options:
+            raise ValueError(
+                "CluedoVectorEnv takes no events_in_info: its info holds no events. The option is the single "
+                "env's, for Gymnasium's own vector envs (gymnasium.make_vec with vectorization_mode='sync' or "
+                "'async')"
+            )
         # The single-agent env's signature is the one list of options and defaults.
         options = _VECTOR_OPTIONS.bind(**options)
         options.apply_defaults()

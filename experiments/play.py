@@ -111,6 +111,10 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         taken = [_record_path(args.record, seed) for seed in range(args.seed, args.seed + args.games)]
         if any(path.exists() for path in taken):
             parser.error(f"--record: {next(p for p in taken if p.exists())} exists; choose another folder")
+        try:  # made now, not when the first game ends (a person's game would be played for nothing)
+            args.record.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            parser.error(f"--record: cannot make the folder {args.record} ({error.strerror or error})")
     for k, agent in enumerate(agents):  # before any game, as the tournament does
         try:
             agent.check_config(config)

@@ -154,10 +154,11 @@ def first_snapshot(config: dict[str, Any]) -> int | None:
 
     The trainer (``experiments.learning.ppo_training.train``) takes one after update ``u`` (1 to
     ``num_updates``) where ``u % snapshot_every == 0`` and ``u / num_updates >= snapshot_start``: the
-    first such ``u`` times the agent-steps of an update (``num_envs * num_steps``).
+    first such ``u`` times the agent-steps of an update (``num_envs * num_steps``). None where the pool
+    keeps none (``max_snapshots`` 0) or never draws them (``snapshot_weight`` 0).
     """
     every = int(config.get("snapshot_every") or 0)
-    if every <= 0:
+    if every <= 0 or not config.get("max_snapshots", 1) or not config.get("snapshot_weight", 1):
         return None
     per_update = int(config["num_envs"]) * int(config["num_steps"])
     num_updates = int(config["total_timesteps"]) // per_update

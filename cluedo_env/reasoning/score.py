@@ -42,7 +42,9 @@ resample is 0 or 1 too, an interval of no width that reads as certainty. Its int
 with each game (or task) holding any of the share's denominator one trial, all of them failed or all
 passed: the bound that holds even if a game's tasks always agree (1.000 from 167 games: [0.978, 1.000]).
 A figure that is not a share keeps the bootstrap's interval, of no width where every game has the same
-value (the exact solver's excess log-loss is 0 by construction, not by sampling).
+value (the exact solver's excess log-loss is 0 by construction, not by sampling). A share with a few
+misses keeps the bootstrap's interval too, which is then narrower than Wilson's at 0 or 1 (one fact
+missed in one of 167 games: about [0.999, 1.000]): near 0 or 1, compare solvers by their games and facts.
 Precision claims nothing of a solver that claims no fact: it is NaN (``n/a`` in a table), not 1.
 """
 

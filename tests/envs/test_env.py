@@ -823,6 +823,8 @@ def test_gymnasiums_own_vector_envs_run_the_single_env_without_its_events(mode):
     assert "events" in CluedoSingleAgentEnv(num_players=3).reset(seed=4)[1]  # the default keeps them
     with pytest.raises(ValueError, match="events_in_info must be True or False, got 'no'"):
         CluedoSingleAgentEnv(events_in_info="no")
+    with pytest.raises(ValueError, match="CluedoVectorEnv takes no events_in_info: its info holds no events"):
+        CluedoVectorEnv(2, events_in_info=False)  # (make_vec's default mode builds this env)
 
 
 def test_an_illegal_action_ends_a_vector_env_episode_as_the_single_envs():

@@ -127,6 +127,12 @@ def test_record_keeps_a_game_left_early_as_far_as_it_went(capsys, tmp_path, monk
     assert int(state.current_player[0]) == 1  # where the human left
 
 
+def test_record_into_a_folder_that_cannot_be_made_is_refused_before_any_game(capsys, tmp_path):
+    (tmp_path / "a-file").write_text("")
+    message = usage_error(capsys, ["--games", "1", "--record", str(tmp_path / "a-file" / "games")])
+    assert f"--record: cannot make the folder {tmp_path / 'a-file' / 'games'}" in message
+
+
 def test_record_never_overwrites_a_replay(capsys, tmp_path):
     (tmp_path / "game-0.jsonl").write_text("kept")
     message = usage_error(capsys, ["--games", "1", "--record", str(tmp_path)])

@@ -122,6 +122,9 @@ def test_the_snapshots_line_and_the_guides_agree_with_the_shipped_runs():
     # snapshots join after update 400 of 763 (the first multiple of 25 from half the updates on)
     assert first_snapshot(config) == 400 * 1024 * 64
     assert (400 * 1024 * 64, "snapshots of the learner join") in curriculum_events(config)
+    # a pool that keeps no snapshot, or never draws one, has none joining
+    assert first_snapshot(config | {"max_snapshots": 0}) is None
+    assert first_snapshot(config | {"snapshot_weight": 0.0}) is None
     assert "the smaller dip at 26.2M is its own snapshots" in (ROOT / "docs/guides/ppo.md").read_text()
     history = json.loads((ROOT / "agents/ppo/shipped/imitation_history.json").read_text())
     loss = f"{history[-1]['holdout_loss']:.3f}"

@@ -9,7 +9,8 @@ metrics are aggregated per task: a card's owner distribution is its choices' lik
 them (``agents.llm.likelihood.likelihood_answer``: facts and envelope from probability 0.99), scored
 by ``cluedo_env.reasoning.score.score_answer`` against the split's answer key and pooled by
 ``summarize``: ``log_loss``, ``brier``, ``excess_log_loss``, ``recall``, ``solved``, each with its 95%
-bootstrap interval over tasks (``_low``, ``_high``), and ``tasks``, the tasks scored.
+interval over the tasks' games (``_low``, ``_high``: bootstrap; Wilson's for a share of 0 or 1), and
+``tasks``, the tasks scored.
 
 ``missing_cards`` counts the cards of the scored tasks that no question answered: lm-eval's own
 ``--limit`` keeps the first questions, which can cut a task short, and its missing cards are scored as
