@@ -131,8 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     seeds = np.arange(args.seed, args.seed + args.games)
     recorders = [GameRecorder(config, int(seed)) for seed in seeds] if args.record is not None else []
 
-    def save(game: int) -> None:
-        args.record.mkdir(parents=True, exist_ok=True)
+    def save(game: int) -> None:  # (into the folder _setup made)
         recorders[game].to_jsonl(_record_path(args.record, int(seeds[game])))
 
     def record(actions: np.ndarray, stepped: np.ndarray, state: core.State) -> None:

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import sys
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 __all__ = [
     "ConfigError",
@@ -19,6 +20,7 @@ __all__ = [
     "check_int",
     "check_run_name",
     "exit_on_config_error",
+    "first_interpolation",
     "is_read_number",
 ]
 
@@ -107,3 +109,18 @@ def check_agents(named: Iterable[tuple[str, str, Mapping]]) -> None:
             make_agent(name, seed=0, **options)
         except (TypeError, ValueError) as error:
             raise ConfigError(f"{where}: {error}") from error
+
+
+def first_interpolation(value: Any, key: str = "") -> tuple[str, str] | None:
+    """The first string of ``value`` (plain data read from a saved config) that OmegaConf would resolve as
+    an interpolation (it holds ``${``), with its dotted key below ``key``; None where there is none.
+
+    A saved config holds resolved values, so such a string was not saved by this project, and resolving
+    it could read an environment variable (``${oc.env:NAME}``)."""
+    if isinstance(value, Mapping):
+        items = ((f"{key}.{name}" if key else str(name), item) for name, item in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{key}[{index}]", item) for index, item in enumerate(value))
+    else:
+        return (key, value) if isinstance(value, str) and "${" in value else None
+    return next((found for name, item in items if (found := first_interpolation(item, name))), None)

@@ -20,6 +20,7 @@ from types import UnionType
 from typing import Any
 
 from cluedo_env.intervals import wilson_interval
+from experiments.common.value_checks import first_interpolation
 
 SHIPPED = Path(__file__).resolve().parents[2] / "agents" / "ppo" / "shipped"
 
@@ -79,16 +80,11 @@ def read_config(path: Path) -> dict[str, Any]:
 
 def _refuse_interpolations(value: Any, key: str, path: Path) -> None:
     """Raise ``ValueError`` naming the first string of ``value`` that holds ``${``, by its key."""
-    if isinstance(value, Mapping):
-        for name, item in value.items():
-            _refuse_interpolations(item, f"{key}.{name}" if key else str(name), path)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _refuse_interpolations(item, f"{key}[{index}]", path)
-    elif isinstance(value, str) and "${" in value:
+    found = first_interpolation(value, key)
+    if found is not None:
         raise ValueError(
-            f"{path}: {key} is an interpolation ({value[:80]!r}); a run's saved config holds only resolved "
-            "values, and one from elsewhere is not resolved here"
+            f"{path}: {found[0]} is an interpolation ({found[1][:80]!r}); a run's saved config holds only "
+            "resolved values, and one from elsewhere is not resolved here"
         )
 
 

@@ -30,7 +30,7 @@ from agents.ppo.games import RETIRED
 from agents.ppo.wiring import SHIPPED, model_path
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import refuse_untrusted_options
-from experiments.common.value_checks import ConfigError
+from experiments.common.value_checks import ConfigError, first_interpolation
 from experiments.learning.checkpoints import load_checkpoint
 
 # What a resume may change: how the run goes on (budget, threads, compilation, logging, checkpoints, how often
@@ -105,15 +105,10 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
 def _refuse_interpolations(value: Any, key: str) -> None:
     """Raise ``ValueError`` naming the first string of ``value`` (a checkpoint's plain data) that
     OmegaConf would resolve as an interpolation."""
-    if isinstance(value, Mapping):
-        for name, item in value.items():
-            _refuse_interpolations(item, f"{key}.{name}")
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            _refuse_interpolations(item, f"{key}[{index}]")
-    elif isinstance(value, str) and "${" in value:
+    found = first_interpolation(value, key)
+    if found is not None:
         raise ConfigError(
-            f"the checkpoint's {key} is an interpolation ({value[:80]!r}): a saved config holds only "
+            f"the checkpoint's {found[0]} is an interpolation ({found[1][:80]!r}): a saved config holds only "
             "resolved values, so this one was not saved by train_ppo"
         )
 
