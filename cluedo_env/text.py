@@ -85,7 +85,9 @@ def rules_summary(config: core.GameConfig) -> str:
     if config.duel:
         lines.append("Entering a corner room lets you look at the face-down card lying there.")
     if config.auto_refute:
-        lines.append("A refuter holding exactly one named card shows it without being asked.")
+        lines.append(
+            "A refuter holding exactly one named card shows it without being asked, so everybody knows it held only one."
+        )
     lines.append(f"The game stops after {config.max_turns} turns with no winner.")
     return "\n".join(lines)
 

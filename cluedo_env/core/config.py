@@ -61,7 +61,10 @@ class GameConfig:
         movement: Movement action mode, ``"compact"`` (enter a reachable room or
             head toward a room) or ``"squares"`` (every reachable square).
         auto_refute: Whether a refuter holding exactly one named card shows it
-            without a decision step of its own.
+            without a decision step of its own. Whether it decided is then public
+            (the step, the phase and the player to act show it), so every player
+            learns whether it held exactly one of the named cards; the event log
+            does not record it, so ``cluedo_env.inference`` does not use it.
         deal: How the cards left after the envelope is filled are ordered for dealing:
             ``"keys"`` (the default, kept so that every published game replays) deals them in
             the order of the random keys that chose the envelope, whose largest key of each
