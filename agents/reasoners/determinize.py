@@ -9,7 +9,9 @@ and reads one player's final reward.
 The determinising agent that lived here (the belief agent deciding when to accuse by the mean of
 such rollouts) is now a special case of the search agent: ``make_agent("determinize")`` builds
 ``agents.reasoners.ismcts.DeterminizeAgent``, the IS-MCTS agent restricted to its accuse-or-wait
-decision with the former settings (``docs/guides/agents.md``).
+decision with the former settings (``docs/guides/agents.md``). Like the search, it refuses games
+with ``auto_refute=True``, where whether a refuter decided is a fact of a player's view that the
+posterior's deals, and these helpers, do not count.
 """
 
 from __future__ import annotations

@@ -39,9 +39,10 @@ and runs ``iterations`` iterations, each:
    (``agents.reasoners.determinize.deduced_seen``). ``opponent_knowledge`` > 0 gives the
    other players a head start on top (``peer_seen``): each also counts as seen random cards
    of the clone's deal out of the envelope, until it knows that many times as many as the
-   agent does now (a reasoning opponent deduces about as much as the agent). ``self_guess=p``:
-   the agent's own policy also counts as seen every card of a category but the most likely
-   where that one is at least ``p`` likely (each of these measured worse than the default).
+   agent's posterior rules out now (a reasoning opponent deduces about as much as the agent).
+   ``self_guess=p``: the agent's own policy also counts as seen every card of a category but
+   the most likely where that one is at least ``p`` likely (guesses, not counted in the
+   opponents' head start; each of these measured worse than the default).
 4. **Back-up**: the agent's final reward (+1 win, -1 loss or out, 0 truncated) added to
    every node of the descent.
 
@@ -84,6 +85,10 @@ belief opponents, so the rollouts value the future against slower opponents and 
 slower self (the determinising agent's bias); the tree does not see what a suggestion's
 answer would teach (it stops there and lets the rollout play on). ``docs/guides/agents.md``
 has its measured strength and latency.
+
+Games with ``auto_refute=True`` are refused (``ValueError`` from ``check_config`` and ``reset``): there
+whether a refuter decided tells every player whether it held one named card or several, a fact the
+posterior (hence the determinisations) does not count, so the deals would contradict what it saw.
 
 The determinising agent (``DeterminizeAgent``, registered as ``determinize``) is a special case:
 this search restricted to accusing or waiting, with its former settings (16 iterations, an
@@ -218,12 +223,13 @@ class ISMCTSAgent(BeliefAgent):
         opponent_knowledge: The rollouts' opponent model (in [0, 4]): each other player of a clone
             starts its rollout counting as seen, besides its hand and the cards shown to it, cards
             of the clone's deal out of the envelope drawn at random, up to this times as many as the
-            agent rules out of the envelope now (``peer_seen``); 0: only what it has seen.
+            agent's posterior rules out of the envelope now, ``self_guess``'s guesses not counted
+            (``peer_seen``); 0: only what it has seen.
         self_guess: None, or a probability in (0, 1]: the agent's own rollout policy also counts as
             seen every card of a category but the most likely one where that one is at least this
             likely (a self that accuses before certainty, wrongly where the guess is wrong).
         **options: The belief agent's options (``move_discount``, ``exact_candidates``, ...),
-            used for its preferences and its fast paths.
+            used for its preferences and its fast paths. It refuses ``auto_refute=True`` games.
     """
 
     name = "ismcts"
@@ -288,6 +294,18 @@ class ISMCTSAgent(BeliefAgent):
         self.last_search: SearchResult | None = None
         self.searches: list[SearchResult | None] = []
 
+    def check_config(self, config: core.GameConfig) -> None:
+        """Raise ``ValueError`` for ``auto_refute=True`` (the module docstring); ``reset`` calls it too."""
+        if config.auto_refute:
+            raise ValueError(
+                f"{self.name} needs auto_refute=False, got auto_refute=True: whether a refuter decided tells "
+                "how many named cards it holds, which the posterior its deals are drawn from does not count"
+            )
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        self.check_config(config)
+        super().reset(config, seats, seed)
+
     # -- decisions ---------------------------------------------------------------
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -333,12 +351,13 @@ class ISMCTSAgent(BeliefAgent):
         posterior = self._sampled_posterior(state, game)
         records = self.beliefs[game].records if self.beliefs[game] is not None else ()
         ruled_out = self.posterior(game).knowledge().status[:, self.setup.envelope] == NOT_HELD
+        guessed = np.zeros((self.config.num_players, ruled_out.size), bool)  # self_guess's, the agent's row
         if self.self_guess is not None:  # the rest of a category whose most likely card is likely enough
             joint = self._derived(game)["envelope"]
             for axis, cards in enumerate(self.setup.deck.categories):
                 marginal = joint.sum(axis=tuple(k for k in range(3) if k != axis))
                 if marginal.max() >= self.self_guess:
-                    ruled_out[np.asarray(cards)[np.arange(len(cards)) != marginal.argmax()]] = True
+                    guessed[seat, np.asarray(cards)[np.arange(len(cards)) != marginal.argmax()]] = True
         tree: dict[tuple[int, ...], dict[int, list]] = {}
         start, done, drawn = time.perf_counter(), 0, 0
         block = max(self.wave, DEALS_PER_DRAW)
@@ -366,6 +385,8 @@ class ISMCTSAgent(BeliefAgent):
             known = seen[wave]
             if self.opponent_knowledge:
                 known = self.peer_seen(known, seat, deals[wave], shown[wave])
+            if guessed.any():  # (after peer_seen: its target counts what the posterior rules out)
+                known = known | guessed
             core.play_out(clones, keys, seen=known, stop_when_out=seat)
             rewards = core.final_rewards(clones)[:, seat].astype(np.float64)
             rewards[clones.eliminated[:, seat]] = -1.0
@@ -549,7 +570,7 @@ class DeterminizeAgent(ISMCTSAgent):
     Args:
         seed: Seed of its generator.
         samples: Deals drawn, hence rollouts, per searched decision (``iterations``).
-        **options: ``ISMCTSAgent``'s other options, over ``DETERMINIZE``'s.
+        **options: ``ISMCTSAgent``'s other options, over ``DETERMINIZE``'s; it refuses ``auto_refute=True`` too.
     """
 
     name = "determinize"

@@ -379,7 +379,9 @@ def rollout(
         seed: An int in ``[0, 2**63)``: the clones' policy keys (``rollout_keys``) and, with
             ``player``, their dice seeds.
         player: None: exact clones (the same hidden cards and dice to come, other choices). A player:
-            each clone redealt from its view (``core.redeal``) with ``deals`` and ``shown``.
+            each clone redealt from its view (``core.redeal``) with ``deals`` and ``shown``; refused
+            with ``auto_refute=True``, where whether a refuter decided is a fact of the player's view
+            that the posterior's deals do not honour.
         deals: ``int[n, C]`` (with ``player``): the card owners of each clone, consistent with
             what ``player`` knows (``Posterior.sample_deals``).
         shown: ``int[n, P, C]`` or None: ``core.redeal``'s ``shown``.
@@ -391,6 +393,9 @@ def rollout(
 
     Returns:
         ``Rollouts``: the clones played out, their final rewards and decisions.
+
+    Raises:
+        ValueError: Naming the argument and what it accepts; ``player`` in a game with ``auto_refute=True``.
     """
     if not isinstance(state, State):
         raise TypeError(f"state must be a core.State, got {type(state).__name__}")
@@ -401,6 +406,12 @@ def rollout(
         raise ValueError(f"game {game} is over: nothing to roll out")
     if player is None and (deals is not None or shown is not None):
         raise ValueError("deals and shown redeal the clones from a player's view: give player too")
+    if player is not None and state.config.auto_refute:
+        raise ValueError(
+            f"player {player!r}: rollouts from a player's view need auto_refute=False, got auto_refute=True: "
+            "whether a refuter decided tells how many named cards it holds, which Posterior.sample_deals does "
+            "not count (for deals that honour it: core.clone, core.redeal, then core.play_out)"
+        )
     if player is not None and deals is None:
         raise ValueError(f"player {player!r}: the clones are redealt from its view; give their deals")
     clones = clone(state, game, n)

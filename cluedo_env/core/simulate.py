@@ -41,7 +41,11 @@ deals exactly from a player's posterior, in this module's owner codes (players
 ``0..P-1``, ``ENVELOPE``, ``FACE_DOWN``: the inference library uses the same). The core checks the facts the state holds per card (the
 player's hand, cards shown to or peeked at by it, public passes, wrong
 accusations); the facts it holds only as events ("somebody showed one of these
-three cards") are the sampler's to honour.
+three cards") are the sampler's to honour. With ``auto_refute=True`` the player also
+knows, from the steps, whether each refuter decided (a step of its own: it held several
+named cards) or not (one), which no event and no record holds: ``sample_deals`` does not
+count it, so its deals can contradict the player's view there, and
+``core.rollout(player=...)`` and the search agents refuse such games.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ import numpy as np
 from cluedo_env.core import events as ev
 from cluedo_env.core.game import check_seeds
 from cluedo_env.core.rng import draw, game_key
+from cluedo_env.core.rules import SHUFFLE_DRAWS
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
 __all__ = ["clone", "redeal"]
@@ -97,7 +102,8 @@ def redeal(
         face_down: ``int[B, R]`` (duel): the card lying face down on each room (-1 none),
             the ``FACE_DOWN`` cards of ``deals`` on the rooms that hold face-down cards
             now, those the player peeked at on their rooms. None: the cards it has not
-            peeked at go on the other such rooms in a random order drawn from ``seeds``.
+            peeked at go on the other such rooms in a random order drawn from ``seeds``,
+            the order the game's own deal from that seed lays them in (for either ``deal``).
         shown: ``int[B, P, C]``: who showed each other player each card (-1 nobody),
             consistent with ``deals`` (``shown[b, q, c] = r`` needs ``deals[b, c] == r``).
             The cards ``player`` showed them are known to it and kept (-1 there is fine);
@@ -255,12 +261,17 @@ def _require_shown(shown: np.ndarray, deals: np.ndarray, player: int, P: int) ->
 
 
 def _place_face_down(state: State, player: int, deals: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-    """The face-down cards on their rooms: those the player peeked at on theirs, the rest shuffled."""
+    """The face-down cards on their rooms: those the player peeked at on theirs, the rest in the order
+    in which the core's deal (``rules.deal``) lays them on the rooms from the seed: by the cards' keys,
+    ``draw(key, card)``, or with ``deal="uniform"`` the fresh ``draw(key, SHUFFLE_DRAWS + card)``."""
     face_down = state._face_down.copy()
     if not state.config.num_face_down:
         return face_down
     C = deals.shape[1]
-    order = draw(game_key(seeds.astype(np.uint64))[:, None], np.arange(C, dtype=np.uint64)[None, :])
+    counters = np.arange(C, dtype=np.uint64) + np.uint64(
+        SHUFFLE_DRAWS if state.config.deal == "uniform" else 0
+    )
+    order = draw(game_key(seeds.astype(np.uint64))[:, None], counters[None, :])
     for b in range(state.batch_size):
         rooms = np.flatnonzero(state._face_down[b] >= 0)
         mine = state._peeked[b, player, state._face_down[b, rooms]]

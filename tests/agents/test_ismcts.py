@@ -16,6 +16,7 @@ from cluedo_env import core
 from cluedo_env.inference import NOT_HELD, OwnHand, Suggestion
 from experiments.common.chunks import lineups
 from experiments.common.settings import load_config
+from experiments.common.value_checks import ConfigError
 from tests.conftest import ROOT
 
 CONFIG = core.GameConfig(num_players=4)
@@ -146,6 +147,52 @@ def test_self_guess_leaves_its_rollout_self_the_most_likely_card_of_each_likely_
     assert (np.flatnonzero(~seen[0][0, seat]) == best).all()  # every category guessed: its best cards left
     ruled_out = agent.posterior(0).knowledge().status[:, agent.setup.envelope] == NOT_HELD
     assert np.array_equal(seen[1][0, seat], ruled_out)  # none is sure: nothing guessed
+
+
+def test_self_guess_s_guesses_do_not_count_in_the_opponents_head_start():
+    """``opponent_knowledge`` tells each rollout opponent that many times as many cards as the agent's
+    posterior rules out of the envelope, not as many as its rollout self counts as seen with its guesses."""
+    captured = _position(lambda p, solved: not solved and p >= 0.2)
+    agent, state = _searcher(captured, iterations=8, wave=8, opponent_knowledge=1.0, self_guess=1e-9)
+    calls, peer_seen, play_out = [], agent.peer_seen, core.play_out
+    agent.peer_seen = lambda seen, seat, deals, shown: (
+        calls.append((deals, shown, peer_seen(seen, seat, deals, shown))) or calls[-1][2]
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core, "play_out", lambda c, k, **kw: calls.append(kw["seen"]) or play_out(c, k, **kw))
+        agent.search(state, 0)
+    (deals, shown, known), rollouts = calls
+    seat = int(agent.seats[0])
+    ruled_out = agent.posterior(0).knowledge().status[:, agent.setup.envelope] == NOT_HELD
+    assert 0 < ruled_out.sum() < 18  # not solved: every category's best card a guess
+    assert (rollouts[:, seat].sum(axis=1) == 18).all() and (rollouts[:, seat] >= ruled_out).all()
+    for q in (q for q in range(4) if q != seat):
+        outside = deals != core.ENVELOPE
+        own = ((deals == q) | (shown[:, q] >= 0)) & outside  # what it knows already
+        assert ((known[:, q] | own) & outside).sum(axis=1).tolist() == [
+            max(int(ruled_out.sum()), int(o.sum())) for o in own
+        ]
+        assert np.array_equal(rollouts[:, q], known[:, q])
+
+
+@pytest.mark.parametrize("name", ["ismcts", "determinize"])
+def test_search_agents_refuse_auto_refute_games_whose_facts_their_deals_do_not_honour(name):
+    """With auto_refute whether a refuter decided tells every player whether it held one named card; the
+    posterior does not count it, so the determinisations could contradict what the agent saw."""
+    config = CONFIG.replace(auto_refute=True)
+    said = rf"{name} needs auto_refute=False, got auto_refute=True: whether a refuter decided"
+    agent = make_agent(name, seed=0)
+    with pytest.raises(ValueError, match=said):
+        agent.check_config(config)
+    with pytest.raises(ValueError, match=said):
+        play_batch(config, [agent, *(make_agent("random", seed=k) for k in range(3))], seeds=[0])
+    agent.reset(CONFIG, np.array([0]))  # the default rules it plays
+    with pytest.raises(ValueError, match=said):
+        make_agent(name, seed=0).load_state_dict(config, agent.state_dict())
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        cfg = compose("tournament", overrides=[f"lineup={name}_vs_sat", "game.auto_refute=true"])
+    with pytest.raises(ConfigError, match=rf"lineup.agents\[0\] \({name}.*cannot play these rules: {said}"):
+        load_config(cfg)
 
 
 def test_ismcts_is_registered_and_beats_nobody_illegally():

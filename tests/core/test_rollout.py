@@ -233,6 +233,19 @@ def test_redealt_rollouts_keep_the_player_s_view_and_roll_other_dice():
     assert (exact.state.seed == state.seed[0]).all()
 
 
+def test_rollouts_from_a_player_s_view_refuse_auto_refute_whose_facts_the_deals_do_not_honour():
+    """With auto_refute whether a refuter decided tells every player how many named cards it held;
+    the posterior's deals do not count it, so redealt rollouts are refused (exact clones are not)."""
+    state = game_under_way(CLASSIC.replace(auto_refute=True), 4, 30)
+    player = int(state.current_player[0])
+    deals = np.repeat(state._owner[:1], 8, axis=0)  # even the true deal: the call cannot tell
+    with pytest.raises(ValueError, match=r"player \d: .*need auto_refute=False, got auto_refute=True"):
+        core.rollout(state, 0, 8, seed=3, player=player, deals=deals)
+    with pytest.raises(ValueError, match="need auto_refute=False"):  # before asking for the deals
+        core.rollout(state, 0, 8, seed=3, player=player)
+    assert core.rollout(state, 0, 8, seed=3).state.done.all()
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [

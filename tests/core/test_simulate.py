@@ -137,6 +137,28 @@ def test_a_clone_with_the_true_deal_replays_its_source_to_the_end(config):
         )
 
 
+@pytest.mark.parametrize("deal", ["keys", "uniform"])
+def test_a_duel_clone_left_to_place_the_face_down_cards_lays_them_as_its_source_s_deal(deal):
+    """Without ``face_down`` the cards the player has not peeked at go on the rooms in the order the
+    game's own deal from the seed lays them in: the true deal and seed put each on its true room."""
+    config = DUEL.replace(deal=deal, start_player="random")
+    rng = np.random.default_rng(3)
+    for state, _, game in mid_game(config, range(6), rng):
+        player = int(state.current_player[game])
+        source = state.take([game])
+        clones = core.redeal(
+            core.clone(state, game, 2), player, np.repeat(source._owner, 2, axis=0),
+            np.repeat(source.seed, 2), shown=np.repeat(source._shown_to, 2, axis=0),
+        )  # fmt: skip
+        assert (clones._face_down == source._face_down).all()
+        while not source.done[0]:
+            action = simple_moves(source, rng)
+            core.step(source, action)
+            core.step(clones, np.repeat(action, 2))
+            assert (clones.events == source.events).all()
+        assert (clones.winner == source.winner[0]).all()
+
+
 # --- redealt clones are legal games -----------------------------------------
 
 
