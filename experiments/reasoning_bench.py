@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import importlib.util
 import inspect
 import json
 import math
@@ -50,6 +51,7 @@ except ModuleNotFoundError as error:
 from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import SOLVERS, load_solver
+from cluedo_env.optional_modules import missing_extra_text
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
@@ -111,7 +113,8 @@ class ReasoningBenchConfig:
     trust_files: bool = False
 
     def validate(self) -> None:
-        """Refuse an unknown solver name, split or limit before anything is built, played or written.
+        """Refuse an unknown solver name, split or limit, or the local model (``llm.model=local``) without
+        its extra, before anything is built, played or written.
 
         Raises:
             ConfigError: naming the value and what is accepted.
@@ -133,6 +136,12 @@ class ReasoningBenchConfig:
         for name, value, least in (("resamples", self.resamples, 1), ("seed", self.seed, 0)):
             if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
+        if self.solver == "llm" and isinstance(self.llm, dict) and self.llm.get("model") == "local":
+            from agents.llm.local_model import needed_modules  # (only for a run that asks the local model)
+
+            for module in needed_modules(self.llm.get("model_file")):
+                if importlib.util.find_spec(module) is None:
+                    raise ConfigError(f"{missing_extra_text(module)}; llm.model=local asks the local model")
 
 
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)

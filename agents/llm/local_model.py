@@ -46,14 +46,13 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
-
 __all__ = [
     "LOCAL_MODEL_NAME",
     "LocalModelMissing",
     "LocalServer",
     "local_endpoint",
     "model_file",
+    "needed_modules",
     "shared_server",
     "stop_shared_server",
 ]
@@ -68,6 +67,14 @@ PARENT_POLL_S = 0.5
 
 class LocalModelMissing(RuntimeError):
     """What the local model needs (llama-cpp-python's server, the model package) is not installed."""
+
+
+def needed_modules(model_file: str | os.PathLike | None = None) -> tuple[str, ...]:
+    """The modules of the ``local-llm`` extra that the local model imports: ``llama_cpp``, and the model
+    package unless a GGUF is named (``model_file`` or ``$CLUEDO_LOCAL_MODEL``). The commands look them up
+    (``importlib.util.find_spec``, nothing imported) before they start, and name the extra of one missing."""
+    named = model_file is not None or bool(os.environ.get(MODEL_FILE_ENV))
+    return ("llama_cpp",) if named else ("llama_cpp", MODEL_PACKAGE)
 
 
 def model_file(path: str | os.PathLike | None = None) -> Path:
@@ -203,6 +210,8 @@ class LocalServer:
             return self
 
     def _wait_until_up(self) -> None:
+        import httpx  # (the llm extra's: the module is imported without it, for ``needed_modules``)
+
         deadline = time.monotonic() + self.start_timeout_s
         while True:
             if self._process.poll() is not None:

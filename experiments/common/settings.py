@@ -195,13 +195,22 @@ class TournamentConfig:
             )
         if self.backend not in BACKENDS:
             raise ConfigError(f"backend must be one of {list(BACKENDS)}, got {self.backend!r}")
-        # What the run needs after its games, said before any is played.
-        for needed, module, instead in (
-            (self.backend == "ray", "ray", "backend=local"),
-            (self.plots, "matplotlib", "plots=false"),
-        ):
+        # What the run needs after its games (or at its first: the local model's server), said before any
+        # is played or anything is written.
+        needs = [
+            (self.backend == "ray", "ray", "or run with backend=local"),
+            (self.plots, "matplotlib", "or run with plots=false"),
+        ]
+        for index, spec in enumerate(self.lineup.agents):
+            if spec.name == "llm" and spec.options.get("model") == "local":
+                from agents.llm.local_model import needed_modules  # (only for a line-up that plays it)
+
+                modules = needed_modules(spec.options.get("model_file"))
+                said = f"lineup.agents[{index}] ({spec.display}) plays the local model (model: local)"
+                needs += [(True, module, said) for module in modules]
+        for needed, module, instead in needs:
             if needed and importlib.util.find_spec(module) is None:
-                raise ConfigError(f"{missing_extra_text(module)}; or run with {instead}")
+                raise ConfigError(f"{missing_extra_text(module)}; {instead}")
         if self.lineup.mode not in LINEUP_MODES:
             raise ConfigError(f"lineup.mode must be one of {list(LINEUP_MODES)}, got {self.lineup.mode!r}")
         labels = self.labels

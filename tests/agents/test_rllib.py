@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +38,7 @@ from experiments.learning.rllib_algorithm import (
     network_of,
 )
 from experiments.train_rllib import RLlibConfig, Run, train
-from tests.conftest import config_without_deal
+from tests.conftest import ROOT, config_without_deal
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SMALL_GAME = {"num_players": 3, "max_turns": 40}  # short games keep the tests quick
@@ -213,6 +216,25 @@ def test_a_resume_unpickles_nothing_unless_the_command_line_trusts_the_files(tmp
     crafted = tmp_path / "run"  # (not even read: refused before)
     with pytest.raises(ConfigError, match=r"resume=.* unpickles its files .* trust_files=true"):
         Run(small_config(tmp_path, f"resume={crafted}"))
+
+
+def test_a_resume_not_trusted_is_refused_before_ray_starts(monkeypatch, tmp_path):
+    """It was refused by ``Run``, after a local Ray had started: the command printed Hydra's traceback
+    (exit status 1) where every other refusal is one line ``config error: ...`` with exit status 2."""
+    monkeypatch.setattr("experiments.train_rllib.start_ray", lambda cfg: pytest.fail("Ray started"))
+    with pytest.raises(ConfigError, match=r"resume=.* unpickles its files .* trust_files=true"):
+        train(small_config(tmp_path, f"resume={tmp_path / 'run'}"))
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.train_rllib", f"resume={tmp_path / 'run'}", "total_timesteps=8000",
+         f"runs_dir={tmp_path / 'runs'}", "num_cpus=1", "progress=false"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines() == [
+        f"config error: resume='{tmp_path / 'run'}' restores RLlib's checkpoint, which unpickles its files "
+        "(one from elsewhere can run code): resume only a run made on this machine, and say so with "
+        "trust_files=true"
+    ]  # one line: no Ray log, no traceback
 
 
 def test_self_play_shares_one_module_and_adds_snapshots(local_ray, tmp_path):

