@@ -12,9 +12,11 @@ sections time the compiled core (``cluedo_env.core``) and, with ``baseline=<git 
 run by run alternating with it, the core of that earlier revision of this repository
 (``experiments.benchmark.baseline``: its ``cluedo_env`` exported into a folder kept between
 runs, timed by the same loop in a worker process). ``baseline=3cd9623`` is the last revision
-with the batched numpy core that the compiled core replaced. The ``startup`` section
+with the batched numpy core that the compiled core replaced (``baseline=`` is refused
+where no such section is asked for; the other sections time this code alone). The ``startup`` section
 times, in fresh processes, the import and the first steps with an empty numba cache
-(``NUMBA_CACHE_DIR`` a new temporary folder: everything is compiled) and again with
+(``NUMBA_CACHE_DIR`` a new temporary folder: the core calls of an env's and a training
+loop's first steps are compiled, observations included; ``startup.measure_startup``) and again with
 that cache filled (what every later start costs), and the same for the Quickstart's main
 command (the default tournament, 8 games per line-up): its cold start's extra seconds are
 the compilation of everything the tournament uses. Random play: each
@@ -28,9 +30,10 @@ actions as a training loop does, from the step itself (``step(..., mask=)`` and
 ``reset(..., mask=)``, which update one mask array in the step's own pass); a
 baseline whose ``step`` takes no ``mask`` from ``legal_action_mask`` after each step.
 The ``user_loop`` section (``experiments.benchmark.user_loop``) times, runs alternating,
-the loop as users write it (a numpy random policy, ``legal_action_mask`` called apart
-from ``step``), the same policy over the fused ``step(..., mask=)``, and the core
-section's compiled-sampler loop, so the gap between them shows.
+a numpy random policy over ``legal_action_mask`` called apart from ``step`` (*apart*), the
+same policy over the fused ``step(..., mask=)`` (*fused*: the README's step, without its
+``observe`` and ``simple_actions``), and the core section's compiled-sampler loop, so the
+gap between them shows.
 
 Figures are of steady state: a freshly dealt batch holds only games at their
 start, which step faster than games under way, so each batch is first played
@@ -65,7 +68,10 @@ opponents, snapshots, belief features) and, run by run alternating with it,
 today's shipped config, with the same ``league_overrides`` applied to both, over
 ``league_repeats`` runs each; it reports both figures and their ratio. The budget
 is cut as above, so the measured updates lie at the end of the run's curriculum,
-where every opponent kind is in the pool.
+where every opponent kind is in the pool; the league's snapshots of the learner are
+taken on its schedule scaled to the cut budget (``training.ppo_benchmark_config``), so
+the pool holds them too (``snapshots_in_pool`` when the measured updates start), while
+today's config is timed as the ``ppo`` section times it, without its snapshots.
 
 The ``beliefs`` section plays ``beliefs_games`` whole classic games per player
 count and lineup (every seat the same agent), then replays seat 0's view of
@@ -132,6 +138,7 @@ SECTIONS = (
     "league",
     "beliefs",
 )
+BASELINE_SECTIONS = ("core", "observe", "env")  # the sections that time a baseline= revision beside this code
 CONFIGS = SHIPPED_CONFIGS
 
 
@@ -140,7 +147,8 @@ class BenchmarkConfig:
     """What to measure.
 
     Attributes:
-        sections: Any of core, observe, user_loop, startup, env, rollouts, agents, ppo, league, beliefs.
+        sections: Any of core, observe, user_loop, startup, env, rollouts, agents, ppo, league, beliefs
+            (at least one).
         players: Player counts (classic board).
         batch_sizes: Batch sizes of the core.
         steps: Batch steps timed per measurement, after the warm-up.
@@ -166,9 +174,9 @@ class BenchmarkConfig:
         beliefs_lineups: Agents seated at every seat of those games (registered names).
         seed: Seed of deals and random play.
         baseline: An earlier revision of this repository (a commit) or a folder holding an earlier
-            ``cluedo_env``, whose core the core sections (and whose PettingZoo env the env section)
-            time beside this code's, runs alternating (``experiments.benchmark.baseline``); None:
-            this code's alone.
+            ``cluedo_env``, whose core the core and observe sections (and whose PettingZoo env the env
+            section) time beside this code's, runs alternating (``experiments.benchmark.baseline``); None:
+            this code's alone; the other sections time this code alone. Refused without any of those three.
         output: JSON file written (relative to the working directory).
         trust_files: Take the settings that reach outside the measurements (``outside_settings``: the
             report's file, a baseline's code, training configs and overrides, agents named by import
@@ -206,6 +214,13 @@ class BenchmarkConfig:
         unknown = sorted(set(self.sections) - set(SECTIONS))
         if unknown:
             raise ConfigError(f"sections must be among {list(SECTIONS)}, got {unknown}")
+        if not self.sections:
+            raise ConfigError(f"sections must name at least one of {list(SECTIONS)}, got []")
+        if self.baseline is not None and not set(self.sections) & set(BASELINE_SECTIONS):
+            raise ConfigError(
+                f"baseline={self.baseline!r} is timed only in the sections {list(BASELINE_SECTIONS)}, "
+                f"got sections={list(self.sections)}: add one of them (e.g. sections=[core,observe,env])"
+            )
         counts = ("steps", "warmup_cycles", "repeats", "env_steps", "agent_games", "ppo_warmup_updates")
         for name in (*counts, "ppo_updates", "league_repeats", "beliefs_games"):
             value = getattr(self, name)

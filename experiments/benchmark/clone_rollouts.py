@@ -14,7 +14,7 @@ import numpy as np
 
 from cluedo_env import core
 from experiments.benchmark.machine import median_of
-from experiments.benchmark.random_play import RandomBatch, random_choice
+from experiments.benchmark.random_play import RandomBatch, parallel_from, random_choice
 
 if TYPE_CHECKING:
     from experiments.benchmark import BenchmarkConfig
@@ -36,11 +36,13 @@ def measure_rollouts(config: core.GameConfig, n: int, turn: int, seed: int, warm
         policy; ``compiled_agent_steps_per_s`` is of ``play_out`` alone, ``compiled_rollouts_per_s``
         counts the clone and redeal too).
 
-    With ``warm`` the same is done first, untimed, with two clones: the first calls of the compiled
-    functions in a process cost milliseconds, which a single timing would count.
+    With ``warm`` the same is done first, untimed, with two clones, or with ``parallel_from()`` where
+    ``n`` reaches it (the core then masks and steps the clones on numba's threads): the first calls of
+    the compiled functions in a process cost milliseconds, which a single timing would count.
     """
     if warm:
-        measure_rollouts(config, 2, turn, seed, warm=False)
+        parallel = parallel_from()
+        measure_rollouts(config, 2 if parallel is None or n < parallel else parallel, turn, seed, warm=False)
     games = RandomBatch(config, 1, seed)
     while games.state.turn[0] < turn:
         games.step()  # (a game ending first is dealt again: its next game gets there)

@@ -77,13 +77,24 @@ class RandomBatch:
         """Make, untimed, the first calls of every core function this batch's steps make (the first call
         of a compiled function in a process costs milliseconds, which a short timing would count), on
         throwaway batches of one game and of two, played until every game was dealt again (a batch of one
-        takes calls of its own: 7.6 ms on its first step after a warm-up of two games only)."""
+        takes calls of its own: 7.6 ms on its first step after a warm-up of two games only), and, for a
+        batch that the core steps in parallel (``parallel_from()`` games or more), a few steps of a
+        throwaway batch of that size (the parallel step's first call: 24 ms, where later ones take 0.2)."""
         for games in (1, 2):
-            spare = RandomBatch(
-                self.config, games, 0, self.observe, self.choose, self.mask is not None, self.check
-            )
+            spare = self.spare(games)
             while not spare.redealt.all():
                 spare.step()
+        parallel = parallel_from()
+        if parallel is not None and len(self.age) >= parallel:
+            spare = self.spare(parallel)
+            for _ in range(3):
+                spare.step()
+
+    def spare(self, games: int) -> RandomBatch:
+        """A throwaway batch of ``games`` games played as this one is (policy, fused mask, check, observe)."""
+        return RandomBatch(
+            self.config, games, 0, self.observe, self.choose, self.mask is not None, self.check
+        )
 
     def step(self) -> tuple[float, float, int]:
         """One decision in every game: (core seconds, seconds choosing the actions, games finished).
@@ -112,6 +123,12 @@ class RandomBatch:
         self.age[done] = 0
         self.redealt[done] = True
         return (middle - start) + (end - chosen), chosen - middle, len(done)
+
+
+def parallel_from() -> int | None:
+    """The batch size from which the core steps, masks and observes games on numba's threads
+    (``core.game.PARALLEL_BATCH``); None for a core without it (a baseline revision's numpy core)."""
+    return getattr(getattr(core, "game", None), "PARALLEL_BATCH", None)
 
 
 def game_length(config: core.GameConfig, games: int, seed: int) -> float:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -17,12 +18,37 @@ if TYPE_CHECKING:
     from experiments.benchmark import BenchmarkConfig
 
 
-def measure_startup(batch: int, cache_dir: str) -> dict:
-    """Seconds a fresh process takes to import the core and to play its first steps (init, mask, step
-    at a batch of one and of ``batch``, reset), with numba's cache in ``cache_dir`` (``NUMBA_CACHE_DIR``).
+def first_steps(core, batch: int) -> None:
+    """The core calls of an env's and a training loop's first run, which ``measure_startup``'s fresh
+    process makes (given the ``cluedo_env.core`` module, so that the process imports nothing more)."""
+    import numpy as np
 
-    With an empty folder everything is compiled (a cold start, as on a first install); run again on
-    the same folder, the compiled code is loaded from it (a warm start, as every later run).
+    config = core.GameConfig()
+    for games in (1, 2, max(batch, core.game.PARALLEL_BATCH)):
+        state = core.init(config, list(range(games)))
+        mask = core.legal_action_mask(state)
+        rows = np.empty((games, core.observation_size(config)), dtype=np.float32)
+        for _ in range(3):
+            core.observe(state, 0, out=rows)  # seat 0's view of every game, into the array given
+            core.step(state, mask.argmax(axis=1), check=False, mask=mask)
+        live = np.flatnonzero(~state.done)  # (a game may have ended on an accusation)
+        core.observe(state, state.current_player[live], games=live)  # the deciding players', a new array
+        core.step(state, mask.argmax(axis=1))
+        core.reset(state, [0], [games], mask=mask)
+
+
+def measure_startup(batch: int, cache_dir: str) -> dict:
+    """Seconds a fresh process takes to import the core and to play its first steps, with numba's cache in
+    ``cache_dir`` (``NUMBA_CACHE_DIR``).
+
+    The first steps make the core calls of an env's and of a training loop's first run (``first_steps``):
+    at a batch of one game (the single-game step), of two (the batched step) and of ``batch`` games, at
+    least ``core.game.PARALLEL_BATCH`` (the parallel step, masks and observations): ``init``,
+    ``legal_action_mask``, ``observe`` into a given array and into a new one, ``step`` with the mask kept
+    (``check=False``) and checked (its default), and ``reset`` with the mask kept. With an empty folder
+    all of it is compiled (a cold start, as on a first install); run again on the same folder, the
+    compiled code is loaded from it (a warm start, as every later run). The seer's observations (an env
+    option) and the search agents' compiled playouts (``core.play_out``) are compiled on their first use.
     """
 
     script = f"""
@@ -30,12 +56,8 @@ import json, time
 start = time.perf_counter()
 from cluedo_env import core
 imported = time.perf_counter()
-for batch in (1, {batch}):
-    state = core.init(core.GameConfig(), list(range(batch)))
-    for _ in range(3):
-        mask = core.legal_action_mask(state)
-        core.step(state, mask.argmax(axis=1), check=False)
-    core.reset(state, [0], [batch])
+{inspect.getsource(first_steps)}
+first_steps(core, {batch})
 print(json.dumps({{"import_s": imported - start, "first_steps_s": time.perf_counter() - imported}}))
 """
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}

@@ -35,14 +35,40 @@ def ppo_benchmark_config(
     *,
     warmup_updates: int,
     config_name: str = "train_ppo",
+    snapshots: bool = False,
 ):
     """A training config (default: the shipped one) with only the budget cut: ``warmup_updates`` and
-    ``updates`` measured updates, no evaluations, snapshots or periodic checkpoints, files under ``runs_dir``."""
+    ``updates`` measured updates, no evaluations or periodic checkpoints, files under ``runs_dir``.
+
+    Snapshots of the learner are off unless ``snapshots``: then the config's schedule is scaled to the
+    cut budget, as its curriculum windows are (they are fractions of training): a snapshot every
+    ``snapshot_every * cut updates / the config's updates`` updates (rounded, at least 1), from the same
+    fraction ``snapshot_start``, the latest ``max_snapshots`` kept. ``train_ppo_league.yaml`` (183 updates,
+    one every 20 from 30%) cut to 12 + 4 updates takes one after updates 6, 8, ..., 16: three in the
+    pool from update 11 on.
+    """
     args = shipped_train_config(overrides, config_name)
+    every = args.snapshot_every if snapshots else 0
+    config_updates = args.num_updates if every else 1
     args.total_timesteps = (warmup_updates + updates) * args.num_envs * args.num_steps
     args.exp_name, args.runs_dir, args.resume, args.progress = "benchmark", runs_dir, None, False
-    args.eval_every = args.final_eval_games = args.snapshot_every = args.checkpoint_every = 0
+    args.eval_every = args.final_eval_games = args.checkpoint_every = 0
+    args.snapshot_every = max(1, round(every * args.num_updates / config_updates)) if every else 0
     return args
+
+
+def snapshots_in_pool(args, update: int) -> int:
+    """Snapshots of the learner in the pool of ``args``'s run when ``update`` starts (taken after
+    updates ``u < update`` with ``u % snapshot_every == 0`` and ``u / num_updates >= snapshot_start``,
+    the latest ``max_snapshots`` kept; ``experiments.learning.ppo_training.train``)."""
+    if not args.snapshot_every:
+        return 0
+    taken = [
+        u
+        for u in range(args.snapshot_every, update, args.snapshot_every)
+        if u / args.num_updates >= args.snapshot_start
+    ]
+    return min(len(taken), args.max_snapshots)
 
 
 def finished_games_per_update(run_dir: Path, agent_steps_per_update: int) -> dict[int, int]:
@@ -68,15 +94,23 @@ def finished_games_per_update(run_dir: Path, agent_steps_per_update: int) -> dic
 
 
 def measure_ppo(
-    updates: int, overrides: Sequence[str] = (), *, warmup_updates: int, config_name: str = "train_ppo"
+    updates: int,
+    overrides: Sequence[str] = (),
+    *,
+    warmup_updates: int,
+    config_name: str = "train_ppo",
+    snapshots: bool = False,
 ) -> dict:
-    """One training run of a config (default: the shipped one) cut to ``warmup_updates`` + ``updates`` updates.
+    """One training run of a config (default: the shipped one) cut to ``warmup_updates`` + ``updates`` updates,
+    with snapshots of the learner as ``ppo_benchmark_config`` says (``snapshots``: the config's schedule
+    scaled to the cut budget; else none).
 
     Training starts with every game freshly dealt; games at their start step faster than games
     under way, so the figures are of the updates after the warm-up, which should see the first deal
     cycle through. How far it did is reported from the run's own log: ``warmup_finished_games``
     and ``warmup_cycles`` (games finished per game slot during the warm-up; below 1, the measured
-    updates still hold games of the first deal).
+    updates still hold games of the first deal); ``snapshots_in_pool``: the snapshots in the pool
+    when the measured updates start.
     """
     import torch
 
@@ -91,7 +125,12 @@ def measure_ppo(
     try:
         with tempfile.TemporaryDirectory(prefix="benchmark_ppo_") as runs:
             args = ppo_benchmark_config(
-                updates, runs, overrides, warmup_updates=warmup_updates, config_name=config_name
+                updates,
+                runs,
+                overrides,
+                warmup_updates=warmup_updates,
+                config_name=config_name,
+                snapshots=snapshots,
             )
             with contextlib.redirect_stdout(io.StringIO()):  # train()'s "run folder"/"model" lines
                 # The process's CPU time too: on a shared machine it is what the run would take alone
@@ -120,6 +159,7 @@ def measure_ppo(
         "warmup_finished_games": warmup_finished,
         "warmup_cycles": warmup_finished / args.num_envs,
         "measured_finished_games": sum(n for update, n in finished.items() if update > warmup_updates),
+        "snapshots_in_pool": snapshots_in_pool(args, warmup_updates + 1),
     }
 
 
@@ -175,7 +215,10 @@ def show_ppo(cfg: BenchmarkConfig, figure: dict) -> None:
 
 
 def measure_league(cfg: BenchmarkConfig) -> dict:
-    """Training throughput of the league config and of today's shipped config, runs alternating."""
+    """Training throughput of the league config and of today's shipped config, runs alternating: the
+    league's with its snapshots of the learner (its schedule scaled to the cut budget, so that the
+    measured updates draw new games from a pool that holds them, as late in the real run), today's
+    as the ppo section times it, without its snapshots."""
     names = {"today": "train_ppo", "league": cfg.league_config}
     runs: dict[str, list[dict]] = {key: [] for key in names}
     for _ in tqdm(range(cfg.league_repeats), desc="league", unit="pair"):
@@ -186,6 +229,7 @@ def measure_league(cfg: BenchmarkConfig) -> dict:
                     cfg.league_overrides,
                     warmup_updates=cfg.ppo_warmup_updates,
                     config_name=name,
+                    snapshots=key == "league",
                 )
             )
     report = {
@@ -213,7 +257,9 @@ def show_league(cfg: BenchmarkConfig, report: dict) -> None:
             f"  {key:6s} ({row['config']}): {row['agent_steps_per_s']:,.0f} agent-steps/s, "
             f"{row['learner_decisions_per_s']:,.0f} learner decisions/s "
             f"({row['agent_steps_per_cpu_s']:,.0f} agent-steps per CPU second); per update: rollout "
-            f"{row['rollout_s_per_update']:.2f} s, update {row['update_s_per_update']:.2f} s"
+            f"{row['rollout_s_per_update']:.2f} s, update {row['update_s_per_update']:.2f} s; warm-up "
+            f"{row['warmup_cycles']:.2f} games finished per game slot; "
+            f"{row['snapshots_in_pool']:.0f} snapshots of the learner in the pool"
         )
     print(
         f"  the league trains {report['slowdown']:.1f} times slower "

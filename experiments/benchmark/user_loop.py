@@ -1,6 +1,10 @@
-"""The ``user_loop`` section: the loop as users write it (a numpy random policy, the legal actions from
-``legal_action_mask`` apart from ``step``), the same policy over the fused ``step(..., mask=)``, and the
-core section's compiled-sampler loop, timed side by side at steady state.
+"""The ``user_loop`` section: a numpy random policy over the legal actions from ``legal_action_mask``
+called apart from ``step`` (*apart*), the same policy over the fused ``step(..., mask=)`` (*fused*), and
+the core section's compiled-sampler loop, timed side by side at steady state.
+
+*fused* makes the README's step (``core.step(state, actions, check=False, mask=mask)``); the README's
+loop also observes the deciding players (``core.observe``) and picks by ``simple_actions``, which no
+loop here does (the ``observe`` section times the core with observations).
 
 Each figure is agent-steps/s over the core's time (legal actions + ``step`` + re-deals, as the ``core``
 section counts) and over the whole loop (the policy's time too); the loops' runs alternate, repeat by
@@ -23,9 +27,9 @@ if TYPE_CHECKING:
 
 # The loops timed: (name, fused mask, step's check) for the numpy policy; "compiled" is measure_core's.
 NUMPY_LOOPS = (
-    ("apart", False, True),  # the README's loop: legal_action_mask, then step(state, actions)
+    ("apart", False, True),  # legal_action_mask, then step(state, actions) (its default check=True)
     ("apart_unchecked", False, False),  # the same with step(..., check=False)
-    ("fused", True, False),  # step(..., mask=m, check=False) and reset(..., mask=m)
+    ("fused", True, False),  # step(..., mask=m, check=False), the README's step, and reset(..., mask=m)
 )
 LOOPS = tuple(name for name, _, _ in NUMPY_LOOPS) + ("compiled",)
 
@@ -96,8 +100,9 @@ def rows(cfg: BenchmarkConfig) -> list[dict]:
 def show(cfg: BenchmarkConfig, rows: list[dict]) -> None:
     """Prints the section's rows: agent-steps/s of each loop (core time, then whole loop) and ratios."""
     print(
-        "\nuser loop: a numpy random policy with legal_action_mask apart (README: apart; check=False: "
-        "apart_unchecked), the same policy over step(mask=) (fused), the core section's compiled "
+        "\nuser loop: a numpy random policy with legal_action_mask apart from step (apart; with "
+        "check=False: apart_unchecked), the same policy over step(mask=, check=False) (fused: the "
+        "README's step, without its observe and simple_actions), the core section's compiled "
         f"sampler (compiled); medians of {cfg.repeats} alternating runs, agent-steps/s"
     )
     for prefix, what in (

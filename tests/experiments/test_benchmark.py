@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +17,8 @@ from omegaconf import OmegaConf
 pytest.importorskip("torch")
 
 from cluedo_env import core
+from cluedo_env.core import batched
+from cluedo_env.core.game import PARALLEL_BATCH
 from experiments.benchmark import SECTIONS, BenchmarkConfig, main_with
 from experiments.benchmark.agent_decisions import measure_agents
 from experiments.benchmark.baseline import Baseline
@@ -22,8 +27,14 @@ from experiments.benchmark.core_steps import measure_core
 from experiments.benchmark.env_steps import measure_env
 from experiments.benchmark.random_play import RandomBatch
 from experiments.benchmark.startup import measure_main_command, measure_startup
-from experiments.benchmark.training import finished_games_per_update, ppo_benchmark_config
-from experiments.benchmark.user_loop import LOOPS, numpy_choice
+from experiments.benchmark.training import (
+    finished_games_per_update,
+    ppo_benchmark_config,
+    snapshots_in_pool,
+)
+from experiments.benchmark.user_loop import LOOPS, NUMPY_LOOPS, numpy_choice
+from experiments.benchmark.user_loop import show as show_user_loop
+from experiments.learning.league import OpponentPool
 from tests.conftest import ROOT
 
 CONFIGS = ROOT / "configs"
@@ -99,11 +110,28 @@ def test_ppo_section_with_a_tiny_budget_reports_positive_figures(tmp_path, monke
 
 
 def test_league_section_times_the_league_config_beside_todays(tmp_path, monkeypatch):
+    """The league's run has snapshots of the learner in its pool in the measured updates, as late in
+    the real run (train_ppo_league.yaml: one every 20 updates from 30% of training, 3 kept); today's
+    run is timed as the ppo section times it, without them."""
     assert "league" in SECTIONS and "league" in BenchmarkConfig().sections
+    pools: dict[OpponentPool, list[list[str]]] = {}  # each run's pool: the labels of its kinds, call by call
+    kinds = OpponentPool.kinds
+
+    def recorded(pool, network, fraction):
+        chosen, weights = kinds(pool, network, fraction)
+        pools.setdefault(pool, []).append([kind.label for kind in chosen])
+        return chosen, weights
+
+    monkeypatch.setattr(OpponentPool, "kinds", recorded)
     overrides = [*TINY, "game.max_turns=10"]
     settings = dict(sections=["league"], ppo_warmup_updates=2, ppo_updates=1, league_overrides=overrides)
     league = benchmark_in(tmp_path, monkeypatch, **settings)["league"]
     assert (league["today"]["config"], league["league"]["config"]) == ("train_ppo", "train_ppo_league")
+    today, theirs = pools.values()  # (runs in this order; the first call draws the first deal's opponents)
+    snapshots = [[label for label in labels if label.startswith("snapshot")] for labels in theirs]
+    assert len(theirs) == 1 + 3 and snapshots[3] == ["snapshot_1", "snapshot_2"]  # the measured update's
+    assert not any(label.startswith("snapshot") for labels in today for label in labels)
+    assert (league["league"]["snapshots_in_pool"], league["today"]["snapshots_in_pool"]) == (2, 0)
     for key in ("today", "league"):
         assert league[key]["agent_steps_per_update"] == 8 * 16
         assert league[key]["agent_steps_per_s"] > 0
@@ -114,6 +142,17 @@ def test_league_section_times_the_league_config_beside_todays(tmp_path, monkeypa
         league["today"]["agent_steps_per_cpu_s"] / league["league"]["agent_steps_per_cpu_s"]
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["benchmark.json"]
+
+
+def test_the_leagues_snapshot_schedule_is_scaled_to_the_cut_budget(tmp_path):
+    """train_ppo_league.yaml: 183 updates, a snapshot every 20 from 30% of training, 3 kept. Cut to
+    12 + 4 updates: one every 2 from 30% (after updates 6, 8, 10, ...), three in the pool from update 11."""
+    args = ppo_benchmark_config(
+        4, str(tmp_path), warmup_updates=12, config_name="train_ppo_league", snapshots=True
+    )
+    assert (args.snapshot_every, args.snapshot_start, args.max_snapshots) == (2, 0.3, 3)
+    assert [snapshots_in_pool(args, update) for update in (6, 7, 9, 11, 13)] == [0, 1, 2, 3, 3]
+    assert ppo_benchmark_config(4, str(tmp_path), warmup_updates=12).snapshot_every == 0  # (default: none)
 
 
 def test_league_configs_are_the_league_run_and_its_two_ablations_at_one_budget(tmp_path):
@@ -180,6 +219,62 @@ def test_user_loop_section_times_the_numpy_loops_beside_the_compiled_one(tmp_pat
     assert report["machine"]["probe_us_per_call_after"] > 0
 
 
+def test_the_user_loop_names_the_readmes_step_for_the_fused_loop(capsys):
+    """The README's loop steps with the mask kept (since 6e61b5c): the section's fused loop makes that
+    step, and the loop with legal_action_mask apart is not called the README's."""
+    readme = (ROOT / "README.md").read_text()
+    assert "core.step(state, actions, check=False, mask=mask)" in readme
+    assert ("fused", True, False) in NUMPY_LOOPS and ("apart", False, True) in NUMPY_LOOPS
+    show_user_loop(BenchmarkConfig(repeats=1), [])
+    header = capsys.readouterr().out
+    assert "fused: the README's step" in header and "README: apart" not in header
+
+
+@pytest.mark.parametrize(("batch", "observe", "fused"), [(PARALLEL_BATCH, False, True), (300, True, False)])
+def test_the_warm_up_makes_the_parallel_steps_first_calls(monkeypatch, batch, observe, fused):
+    """A batch the core steps on numba's threads (PARALLEL_BATCH games or more) has the parallel
+    entries called in its untimed warm-up: their first call in a process (24 ms) is not timed."""
+    called = parallel_calls(monkeypatch)
+    games = RandomBatch(core.GameConfig(num_players=4), batch, 0, observe=observe, fused=fused)
+    called.clear()
+    games.warm_up()
+    expected = {"step_games_parallel"} | ({"_write_rows_in_parallel"} if observe else set())
+    assert expected | ({"legal_games_parallel"} if not fused else set()) <= set(called)
+    small = RandomBatch(core.GameConfig(num_players=4), 64, 0)
+    called.clear()
+    small.warm_up()
+    assert called == []  # (a batch under PARALLEL_BATCH is stepped on this thread: nothing to warm)
+
+
+def test_the_rollouts_warm_up_makes_the_parallel_steps_first_calls(monkeypatch):
+    """1,024 clones are stepped on numba's threads: the untimed warm-up steps a parallel batch too."""
+    called = parallel_calls(monkeypatch)
+    cloned = []  # (clones made, parallel calls before): the timed part starts with the first 1,024
+    clone = core.clone
+
+    def recorded(state, game, n):
+        cloned.append((n, len(called)))
+        return clone(state, game, n)
+
+    monkeypatch.setattr(core, "clone", recorded)
+    measure_rollouts(core.GameConfig(num_players=4), n=1024, turn=5, seed=0)
+    before_timing = next(calls for n, calls in cloned if n == 1024)
+    assert "step_games_parallel" in called[:before_timing]
+
+
+def parallel_calls(monkeypatch) -> list[str]:
+    """The names of the core's parallel entries, as they are called from now on (in this test)."""
+    called: list[str] = []
+    for module, name in (
+        (batched, "step_games_parallel"),
+        (batched, "legal_games_parallel"),
+        (sys.modules["cluedo_env.core.observe"], "_write_rows_in_parallel"),
+    ):
+        function = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, f=function, n=name: called.append(n) or f(*a))
+    return called
+
+
 def test_the_numpy_policy_picks_legal_actions_and_accuses_rarely():
     config = core.GameConfig(num_players=4)
     layout = core.rules_for(config).layout
@@ -239,15 +334,66 @@ def test_a_baseline_that_is_no_revision_is_named():
         Baseline("no-such-revision")
 
 
+# An env's and a training loop's first calls of the core, in a fresh process that prints what numba compiled.
+USERS_CALLS = """
+import json
+import numpy as np
+from numba.core import event
+
+compiled = []
+
+
+class Compiled(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        function = ev.data["dispatcher"].py_func
+        if function.__module__.startswith("cluedo_env"):
+            compiled.append(f"{function.__module__}.{function.__name__}")
+
+
+event.register("numba:compile", Compiled())
+from cluedo_env import core, cluedo_v0
+
+env = cluedo_v0.env(num_players=4)  # a game through PettingZoo's wrappers
+env.reset(seed=0)
+for agent in env.agent_iter(max_iter=300):
+    observation, reward, termination, truncation, info = env.last()
+    env.step(None if termination or truncation else int(np.flatnonzero(observation["action_mask"])[0]))
+config = core.GameConfig(num_players=4)  # a training loop: the mask kept by the step, rows, re-deals
+state = core.init(config, np.arange(512))
+mask = core.legal_action_mask(state)
+rows = np.empty((512, core.observation_size(config)), dtype=np.float32)
+for step in range(5):
+    core.observe(state, 0, out=rows)
+    core.step(state, mask.argmax(axis=1), check=False, mask=mask)
+    core.reset(state, [step], [1000 + step], mask=mask)
+live = np.flatnonzero(~state.done)  # the README's loop
+core.observe(state, state.current_player[live], games=live)
+core.step(state, mask.argmax(axis=1), check=False, mask=mask)
+small = core.init(config, np.arange(8))  # a small batch, checked
+core.step(small, core.legal_action_mask(small).argmax(axis=1))
+print(json.dumps(compiled))
+"""
+
+
 @pytest.mark.slow  # a cold start compiles the core: a minute or more
 def test_startup_is_timed_in_a_fresh_process_with_the_cache_given(tmp_path):
-    """Warm start on a cache folder filled by a cold start (both fresh processes)."""
+    """Warm start on a cache folder filled by a cold start (both fresh processes); the cold start compiled
+    every core function an env's and a training loop's first run calls (observations included): a fresh
+    process making those calls on that cache compiles nothing more."""
     cold = measure_startup(batch=2, cache_dir=str(tmp_path))
     assert any(tmp_path.rglob("*.nbi"))  # the cold start filled the cache given
     warm = measure_startup(batch=2, cache_dir=str(tmp_path))
     for figures in (cold, warm):
         assert figures["import_s"] > 0 and figures["first_steps_s"] > 0
         assert figures["process_s"] > figures["import_s"] + figures["first_steps_s"]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    users = subprocess.run(
+        [sys.executable, "-c", USERS_CALLS], env=env, capture_output=True, text=True, check=True
+    )
+    assert json.loads(users.stdout.strip().splitlines()[-1]) == []
 
 
 def test_the_main_command_timed_by_the_startup_section_runs():
@@ -337,7 +483,7 @@ def test_agent_latency_is_reported_for_agents_that_do_not_follow_the_game():
         ({"agent_names": ["bogus"]}, "agent_names must be among"),
         ({"beliefs_lineups": ["bogus"]}, "beliefs_lineups must be among"),
         ({"sections": ["league"], "league_config": "nonexistent"}, "league_config must name a config of"),
-        ({"baseline": "deadbeef"}, "baseline='deadbeef' is neither a commit"),
+        ({"sections": ["core"], "baseline": "deadbeef"}, "baseline='deadbeef' is neither a commit"),
         (
             {"sections": ["ppo"], "ppo_overrides": ["nope=1"]},
             "ppo_overrides=['nope=1'] do not make a training",
@@ -346,6 +492,13 @@ def test_agent_latency_is_reported_for_agents_that_do_not_follow_the_game():
         (
             {"sections": ["league"], "league_overrides": ["num_steps=x"]},
             "league_overrides=['num_steps=x'] do not",
+        ),
+        ({"sections": []}, "sections must name at least one of ['core', 'observe', "),
+        # a baseline is timed only beside the core, observe and env sections: refused without any of them
+        (
+            {"sections": ["rollouts", "ppo"], "baseline": "deadbeef"},
+            "baseline='deadbeef' is timed only in the sections ['core', 'observe', 'env'], got "
+            "sections=['rollouts', 'ppo']: add one of them",
         ),
     ],
 )
