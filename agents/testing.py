@@ -23,9 +23,13 @@ checks:
    (``reset_games``, as the vector env's autoreset does), and play goes on legally.
 4. **Determinism**: two agents made alike, with the same seed, play the same games
    action for action.
-5. **Round trips**: in the middle of the games, an agent rebuilt from ``state_dict``
-   (``load_state_dict`` on a fresh one) and an unpickled copy act as the original does;
-   ``state_dict`` holds plain data only (numbers, strings, lists, dicts, numpy arrays).
+5. **Round trips**: at the agent's first choice (more than one legal action) from its
+   5th decision on, an agent rebuilt from ``state_dict`` (``load_state_dict`` on a fresh
+   one) and an unpickled copy act as the original does; ``state_dict`` holds plain data
+   only (numbers, strings, lists, dicts, numpy arrays). This run plays the batch's games
+   and deals each again as it ends until that choice comes, so an agent that is out of a
+   game early (a wrong accusation) is checked in its other games; if none comes within
+   ``steps`` decisions of the batch, the check says the round trips were not checked.
 
 Each failure raises ``AgentCheckError`` naming the check and the agent.
 """
@@ -76,7 +80,7 @@ def check_agent(
         options: Constructor options, with a name.
         games: Games in the batch (the agent sits at seat ``b % num_players`` in game ``b``).
         max_turns: Cap on the games' turns, so that games end and are dealt again.
-        steps: Decisions of the batch played per run.
+        steps: Decisions of the batch played per run (the round-trip run stops at its check).
         seed: The agent's seed; deals and masks derive from it.
 
     Raises:
@@ -100,7 +104,7 @@ def check_agent(
     again = _play(make, config, seeds, steps, seed)
     if len(real) != len(again) or not all(np.array_equal(a, b) for a, b in zip(real, again, strict=True)):
         raise AgentCheckError(f"determinism: two agents seeded {seed} played the same games differently")
-    _play(make, config, seeds[:1], steps, seed, round_trip_at=ROUND_TRIP_AT)  # a batch of one game
+    _play(make, config, seeds, steps, seed, round_trip_at=ROUND_TRIP_AT)
 
 
 def _maker(agent: Agent | str, options: dict[str, Any], seed: int) -> Callable[[], Agent]:
@@ -128,7 +132,8 @@ def _play(
     """Play the agent against random agents; its actions, step by step (``[games, actions]`` rows).
 
     ``round_trip_at``: check the round trips at the agent's first choice (a decision with
-    more than one legal action) from its decision of that number on.
+    more than one legal action) from its decision of that number on, dealing the games again
+    as they end until then, and stop there.
     """
     P, B = config.num_players, len(seeds)
     agent = make()
@@ -143,7 +148,7 @@ def _play(
     next_seed, trace, decided, checked = int(seeds.max()) + 1, [], 0, round_trip_at is None
     try:
         for step in range(steps):
-            if state.done.all():
+            if state.done.all() or (checked and round_trip_at is not None):
                 break
             mask = core.legal_action_mask(state)
             live = np.flatnonzero(~state.done)
@@ -169,7 +174,7 @@ def _play(
             core.step(state, actions)
             table.tell(state, state.events)
             ended = np.flatnonzero(state.done)
-            if len(ended) and step < steps // 2:  # deal them again: reset_games in mid-batch
+            if len(ended) and (step < steps // 2 or not checked):  # deal again: reset_games in mid-batch
                 core.reset(state, ended, next_seed + np.arange(len(ended)))
                 next_seed += len(ended)
                 table.reset_games(ended)
@@ -180,7 +185,9 @@ def _play(
         agent.close()
     if not checked:
         raise AgentCheckError(
-            f"round trips: the agent had no choice to make from its decision {round_trip_at} on"
+            f"round trips not checked: in {steps} decisions of the batch, the games dealt again as they "
+            f"ended, the agent made {decided} decisions and had no choice to make from its decision "
+            f"{round_trip_at} on; give more steps"
         )
     return trace
 

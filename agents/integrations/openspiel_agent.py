@@ -16,6 +16,11 @@ OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``). The bot de
 The search state's event log is the seat's view of the past with the cards it did not see filled
 in from the drawn world (``_world_log``), so IS-MCTS keys every player's nodes on that player's
 information in that world.
+
+Games with ``auto_refute=True`` are refused, whatever the bot (``ValueError`` from ``check_config``
+and ``reset``): there whether a refuter decided tells every player whether it held one named card
+or several, a fact the posterior does not count, so the worlds drawn could contradict what the seat
+saw (the search agents, ``agents.reasoners.ismcts``, and the OpenSpiel resampler refuse them too).
 """
 
 from __future__ import annotations
@@ -114,7 +119,16 @@ class OpenSpielAgent(GameByGameAgent):
         self.name = f"openspiel_{bot}"
         self.logs: list[list[np.ndarray]] = []
 
+    def check_config(self, config: core.GameConfig) -> None:
+        """Raise ``ValueError`` for ``auto_refute=True`` (the module docstring); ``reset`` calls it too."""
+        if config.auto_refute:
+            raise ValueError(
+                f"{self.name} needs auto_refute=False, got auto_refute=True: whether a refuter decided tells "
+                "how many named cards it holds, which the posterior its worlds are drawn from does not count"
+            )
+
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        self.check_config(config)
         super().reset(config, seats, seed)
         self.logs = [[] for _ in range(len(self.seats))]
 

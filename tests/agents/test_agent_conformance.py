@@ -105,6 +105,22 @@ def test_the_check_catches_a_broken_agent(agent, message):
         check_agent(agent, core.GameConfig(num_players=3))
 
 
+@pytest.mark.parametrize(("num_players", "seed"), [(4, 3), (6, 0)])
+def test_an_agent_out_of_a_game_early_is_checked_in_its_other_games(num_players, seed):
+    """Accusing at random, the agent is usually out on its first turn, and in these seeds' first game it
+    then made only forced decisions: the round trips wait for its first choice in any game of the batch,
+    dealt again as they end (a batch of that one game failed it: "no choice to make from its decision 5 on")."""
+    config = core.GameConfig(num_players=num_players)
+    check_agent("random", config, options={"accuse": "uniform"}, seed=seed)
+
+
+def test_a_check_too_short_to_reach_a_choice_says_the_round_trips_were_not_checked():
+    with pytest.raises(
+        AgentCheckError, match=r"^round trips not checked: in 4 decisions of the batch, .* give more steps$"
+    ):
+        check_agent(RandomAgent(), core.GameConfig(num_players=3), steps=4)
+
+
 def test_the_check_names_what_it_is_given():
     with pytest.raises(TypeError, match=r"agents\.base\.Agent or an agent name"):
         check_agent(object())  # type: ignore[arg-type]
