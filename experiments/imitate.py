@@ -144,7 +144,10 @@ class ImitateConfig(RunSettings):
             *((f"eval_opponents.{k}", o) for k, o in enumerate(self.eval_opponents)),
         ]
         # before the teacher's games, not after them
-        check_agents((f"{where} ({spec.display})", spec.name, spec.options) for where, spec in named)
+        check_agents(
+            ((f"{where} ({spec.display})", spec.name, spec.options) for where, spec in named),
+            self.game.to_game_config(),
+        )
         check_distinct_labels("eval_opponents", self.eval_opponents)
         check_init_from(self.init_from, self.game, self.network)  # its sizes too, before the teacher's games
 

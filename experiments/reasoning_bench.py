@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import importlib.util
 import inspect
 import json
 import math
@@ -51,7 +50,6 @@ except ModuleNotFoundError as error:
 from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import SOLVERS, load_solver
-from cluedo_env.optional_modules import missing_extra_text
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
@@ -60,7 +58,7 @@ from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import ConfigError, is_read_number
+from experiments.common.value_checks import ConfigError, check_local_model, is_read_number
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -136,12 +134,8 @@ class ReasoningBenchConfig:
         for name, value, least in (("resamples", self.resamples, 1), ("seed", self.seed, 0)):
             if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
-        if self.solver == "llm" and isinstance(self.llm, dict) and self.llm.get("model") == "local":
-            from agents.llm.local_model import needed_modules  # (only for a run that asks the local model)
-
-            for module in needed_modules(self.llm.get("model_file")):
-                if importlib.util.find_spec(module) is None:
-                    raise ConfigError(f"{missing_extra_text(module)}; llm.model=local asks the local model")
+        if self.solver == "llm" and isinstance(self.llm, dict):
+            check_local_model("llm", "llm", self.llm)
 
 
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)

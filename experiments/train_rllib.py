@@ -108,7 +108,7 @@ from cluedo_env.intervals import wilson_interval
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import ConfigError, check_all_set, exit_on_config_error
+from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import append_evaluation, evaluate, win_rate_line
 from experiments.learning.resume import resumed_config
 from experiments.learning.run_logs import new_run_folder
@@ -404,9 +404,13 @@ def refuse_untrusted_resume(cfg: RLlibConfig) -> None:
 
 
 def check_command(cfg: RLlibConfig) -> None:
-    """The command's checks of its settings, before Ray starts: ``check_run`` and ``refuse_untrusted_resume``."""
+    """The command's checks of its settings, before Ray starts: ``check_run``, ``refuse_untrusted_resume``
+    and ``check_agents`` of ``opponent`` and ``eval_opponents``."""
     cfg.check_run()
     refuse_untrusted_resume(cfg)
+    named = [("opponent", cfg.opponent)] if cfg.opponent is not None else []
+    named += [(f"eval_opponents.{k}", spec) for k, spec in enumerate(cfg.eval_opponents)]
+    check_agents(((where, spec.name, spec.options) for where, spec in named), cfg.game.to_game_config())
 
 
 def find_checkpoint(path: str | Path) -> Path:

@@ -112,7 +112,8 @@ class SB3Config(PPOSettings):
     eval_opponents: list[AgentSpec] = MISSING
 
     def validate(self) -> None:
-        """Raise ``ConfigError`` (a ``ValueError``) naming a bad field: the shared ones (``check_run``), ``policy``."""
+        """Raise ``ConfigError`` (a ``ValueError``) naming a bad field: the shared ones (``check_run``), ``policy``,
+        an agent (``check_agents``)."""
         self.check_run()
         self.check_learning()
         if self.policy not in POLICIES:
@@ -130,7 +131,7 @@ class SB3Config(PPOSettings):
             ("opponent", self.opponent),
             *((f"eval_opponents.{k}", o) for k, o in enumerate(self.eval_opponents)),
         ]
-        check_agents((where, spec.name, spec.options) for where, spec in named)
+        check_agents(((where, spec.name, spec.options) for where, spec in named), self.game.to_game_config())
 
 
 ConfigStore.instance().store(name="train_sb3_schema", node=SB3Config)

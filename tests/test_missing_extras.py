@@ -103,11 +103,37 @@ def test_a_command_without_its_extra_names_it_in_one_line(request, tmp_path, com
             "cluedo-tournament",
             ["lineup=local_llm", "workers=0", "games_per_lineup=4", "output_dir={tmp}/run"],
         ),
+        # training commands evaluate against it after training: they trained and wrote their model first
+        # (the braces of a YAML mapping doubled: the arguments are formatted with {tmp})
+        (
+            "cluedo-imitate",
+            [
+                "eval_opponents=[{{name: llm, options: {{model: local}}}}]",
+                "games=2",
+                "batch=2",
+                "workers=1",
+                "epochs=1",
+                "init_from=null",
+                "runs_dir={tmp}/run",
+            ],
+        ),
+        (
+            "cluedo-train",
+            [
+                "eval_opponents=[{{name: llm, options: {{model: local}}}}]",
+                "num_envs=4",
+                "num_steps=8",
+                "total_timesteps=32",
+                "eval_every=0",
+                "runs_dir={tmp}/run",
+            ],
+        ),
     ],
 )
 def test_the_local_models_extra_is_named_in_one_line_before_any_file(tmp_path, command, args):
     """The local model was started at the first game or task: without its extra, Hydra's traceback of
-    LocalModelMissing (exit status 1), and the tournament had made its folder and written into it."""
+    LocalModelMissing (exit status 1), and the tournament had made its folder and written into it (a
+    training command its model, history and checkpoints)."""
     argv = [command, *(a.format(tmp=tmp_path) for a in args), "progress=false"]
     module, _, function = SCRIPTS[command].partition(":")
     code = (

@@ -81,6 +81,10 @@ class Recorder(Agent):
     def observes(self) -> bool:
         return True
 
+    def check_config(self, config: core.GameConfig) -> None:
+        """The teacher's: it plays the seat (ismcts, say, refuses ``auto_refute=True``)."""
+        self.teacher.check_config(config)
+
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         super().reset(config, seats, seed)
         self.teacher.reset(config, seats, seed)

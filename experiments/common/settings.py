@@ -32,7 +32,7 @@ from cluedo_env import core
 from cluedo_env.core.config import written_fields
 from cluedo_env.optional_modules import missing_extra_text
 from experiments.common.games_file import DEAL_SEED_STRIDE
-from experiments.common.value_checks import ConfigError, check_int
+from experiments.common.value_checks import ConfigError, check_int, check_local_model, check_rules
 
 __all__ = [
     "BACKENDS",
@@ -201,16 +201,11 @@ class TournamentConfig:
             (self.backend == "ray", "ray", "or run with backend=local"),
             (self.plots, "matplotlib", "or run with plots=false"),
         ]
-        for index, spec in enumerate(self.lineup.agents):
-            if spec.name == "llm" and spec.options.get("model") == "local":
-                from agents.llm.local_model import needed_modules  # (only for a line-up that plays it)
-
-                modules = needed_modules(spec.options.get("model_file"))
-                said = f"lineup.agents[{index}] ({spec.display}) plays the local model (model: local)"
-                needs += [(True, module, said) for module in modules]
         for needed, module, instead in needs:
             if needed and importlib.util.find_spec(module) is None:
                 raise ConfigError(f"{missing_extra_text(module)}; {instead}")
+        for index, spec in enumerate(self.lineup.agents):
+            check_local_model(f"lineup.agents[{index}] ({spec.display})", spec.name, spec.options)
         if self.lineup.mode not in LINEUP_MODES:
             raise ConfigError(f"lineup.mode must be one of {list(LINEUP_MODES)}, got {self.lineup.mode!r}")
         labels = self.labels
@@ -247,11 +242,10 @@ class TournamentConfig:
                     raise ConfigError(
                         f"{where}: cannot build agent {spec.name!r} with options {spec.options}: {error}"
                     ) from error
-                try:
-                    agent.check_config(self.game.to_game_config())  # refuses (or warns) before any game
-                except ValueError as error:
-                    raise ConfigError(f"{where} cannot play these rules: {error}") from error
-                agent.close()
+                try:  # refuses (or warns) before any game
+                    check_rules(where, agent, self.game.to_game_config())
+                finally:
+                    agent.close()
 
 
 def load_config(cfg: DictConfig | TournamentConfig, build_agents: bool = True) -> TournamentConfig:

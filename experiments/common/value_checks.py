@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.base import Agent
+    from cluedo_env.core import GameConfig
 
 __all__ = [
     "ConfigError",
     "check_agents",
     "check_all_set",
     "check_int",
+    "check_local_model",
+    "check_rules",
     "check_run_name",
     "exit_on_config_error",
     "first_interpolation",
@@ -99,16 +106,56 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> No
         raise ConfigError(f"{name} must be an integer {accepted}, got {value!r}")
 
 
-def check_agents(named: Iterable[tuple[str, str, Mapping]]) -> None:
-    """Refuse an agent of a config that the registry cannot build: ``(where, name, options)`` each, the
-    ``ConfigError`` saying ``where: <the registry's error>`` (an unknown name or option)."""
+def check_agents(named: Iterable[tuple[str, str, Mapping]], game: GameConfig) -> None:
+    """Refuse an agent of a config that cannot play the run's games, before any is played or anything
+    is written: ``(where, name, options)`` each, the ``ConfigError`` starting with ``where``. Refused: an
+    ``llm`` agent asking for the local model without the local-llm extra (``check_local_model``), one the
+    registry cannot build (``where: <the registry's error>``: an unknown name or option), and one whose
+    ``check_config`` refuses the rules ``game`` (``check_rules``). Each agent is built with seed 0 and
+    closed: the run builds its own."""
     from agents.registry import make_agent
 
     for where, name, options in named:
+        check_local_model(where, name, options)
         try:
-            make_agent(name, seed=0, **options)
+            agent = make_agent(name, seed=0, **options)
         except (TypeError, ValueError) as error:
             raise ConfigError(f"{where}: {error}") from error
+        try:
+            check_rules(where, agent, game)
+        finally:
+            agent.close()
+
+
+def check_local_model(where: str, name: str, options: Mapping) -> None:
+    """Refuse an ``llm`` agent with ``model: local`` where a module of the ``local-llm`` extra that the
+    local model needs (``agents.llm.local_model.needed_modules``) is not installed: its server starts at
+    the agent's first game, after the run has begun. Looked up only for such an agent, nothing imported.
+
+    Raises:
+        ConfigError: naming the module, the extra and how to install it, then ``where``.
+    """
+    if name != "llm" or options.get("model") != "local":
+        return
+    from agents.llm.local_model import needed_modules
+    from cluedo_env.optional_modules import missing_extra_text
+
+    for module in needed_modules(options.get("model_file")):
+        if importlib.util.find_spec(module) is None:
+            raise ConfigError(f"{missing_extra_text(module)}; {where} plays the local model (model: local)")
+
+
+def check_rules(where: str, agent: Agent, game: GameConfig) -> None:
+    """Refuse an agent whose ``check_config`` refuses the rules ``game`` (e.g. ismcts with
+    ``auto_refute=True``, a PPO model of another player count); its warnings pass through.
+
+    Raises:
+        ConfigError: ``<where> cannot play these rules: <the agent's reason>``.
+    """
+    try:
+        agent.check_config(game)
+    except ValueError as error:
+        raise ConfigError(f"{where} cannot play these rules: {error}") from error
 
 
 def first_interpolation(value: Any, key: str = "") -> tuple[str, str] | None:

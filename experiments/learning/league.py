@@ -74,8 +74,9 @@ def check_pool_sampling(args: Any) -> None:
 
 def check_opponents(args: Any) -> None:
     """Raise ``ConfigError`` (a ``ValueError``) naming a bad kind of ``args.opponents`` or ``args.eval_opponents``: labels
-    not distinct or taken by snapshots, a weight or window out of range, an unknown agent or option, or
-    a stretch of training with no kind in the pool."""
+    not distinct or taken by snapshots, a weight or window out of range, an unknown agent or option, an
+    agent that cannot play ``args.game``'s rules or that needs the local-llm extra missing here
+    (``experiments.common.value_checks.check_agents``), or a stretch of training with no kind in the pool."""
     labels = [o.display for o in args.opponents]
     if len(set(labels)) != len(labels) or any(label.startswith("snapshot") for label in labels):
         raise ConfigError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
@@ -86,7 +87,8 @@ def check_opponents(args: Any) -> None:
                 f"opponent {o.display}: need a finite weight >= 0 and 0 <= start <= stop <= 1, got {o}"
             )
     check_agents(
-        (f"opponent {o.display}", o.name, o.options) for o in [*args.opponents, *args.eval_opponents]
+        ((f"opponent {o.display}", o.name, o.options) for o in [*args.opponents, *args.eval_opponents]),
+        args.game.to_game_config(),
     )
     playing = [o for o in args.opponents if o.weight > 0]
     for fraction in sorted({0.0, *(o.stop for o in playing)} - {1.0}):  # where a window may leave none

@@ -208,6 +208,31 @@ def test_bad_settings_are_refused_by_name():
         train_config(config_name="imitate", init_from="no_such_model.pt").validate()
 
 
+def test_the_recorder_plays_only_the_rules_its_teacher_plays():
+    """``check_config`` is the teacher's: the recorder's own (the base class's) took every rule, and an
+    ismcts teacher refused auto_refute=True only when a worker reset it."""
+    recorder = Recorder(make_agent("ismcts", seed=0, iterations=4))
+    recorder.check_config(CONFIG)
+    with pytest.raises(ValueError, match="ismcts needs auto_refute=False, got auto_refute=True"):
+        recorder.check_config(core.GameConfig(auto_refute=True))
+
+
+def test_an_agent_that_cannot_play_the_rules_is_refused_before_the_teachers_games():
+    from experiments.common.settings import GameSettings
+    from experiments.common.value_checks import ConfigError
+
+    rules = GameSettings(auto_refute=True)
+    teacher = OpponentSettings("ismcts", {"iterations": 4})
+    with pytest.raises(
+        ConfigError, match=r"^teacher \(ismcts\) cannot play these rules: ismcts needs auto_ref"
+    ):
+        train_config(config_name="imitate", game=rules, teacher=teacher).validate()
+    opponents = [OpponentSettings("determinize")]
+    with pytest.raises(ConfigError, match=r"^eval_opponents.0 \(determinize\) cannot play these rules"):
+        train_config(config_name="imitate", game=rules, eval_opponents=opponents).validate()
+    train_config(config_name="imitate", teacher=teacher, eval_opponents=opponents).validate()  # other rules
+
+
 def test_the_shipped_learning_agent_loads_by_name_and_conforms():
     from agents.ppo.model import SHIPPED, model_path
     from agents.testing import check_agent

