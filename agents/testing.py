@@ -145,7 +145,8 @@ def _play(
         other.reset(config, seats[k + 1].copy())
     table = Table([agent, *others], seats, P)
     table.tell(state, state.events)
-    next_seed, trace, decided, checked = int(seeds.max()) + 1, [], 0, round_trip_at is None
+    next_seed, trace, checked = int(seeds.max()) + 1, [], round_trip_at is None
+    decided = np.zeros(B, dtype=np.int64)  # the agent's decisions in each game, kept when it is dealt again
     try:
         for step in range(steps):
             if state.done.all() or (checked and round_trip_at is not None):
@@ -153,9 +154,11 @@ def _play(
             mask = core.legal_action_mask(state)
             live = np.flatnonzero(~state.done)
             mine = live[state.current_player[live] == seats[0, live]]
-            decided += bool(len(mine))
+            decided[mine] += 1
             copies = []
-            if not checked and decided >= round_trip_at and (mask[mine].sum(axis=1) > 1).any():  # a choice
+            if (
+                not checked and ((decided[mine] >= round_trip_at) & (mask[mine].sum(axis=1) > 1)).any()
+            ):  # a choice
                 copies, checked = _copies(agent, make, config), True
             actions = np.zeros(B, dtype=np.int64)
             try:
@@ -186,7 +189,7 @@ def _play(
     if not checked:
         raise AgentCheckError(
             f"round trips not checked: in {steps} decisions of the batch, the games dealt again as they "
-            f"ended, the agent made {decided} decisions and had no choice to make from its decision "
+            f"ended, the agent made {int(decided.sum())} decisions and had no choice to make from its decision "
             f"{round_trip_at} on; give more steps"
         )
     return trace

@@ -81,15 +81,14 @@ def check_opponents(args: Any) -> None:
     if len(set(labels)) != len(labels) or any(label.startswith("snapshot") for label in labels):
         raise ConfigError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
     check_distinct_labels("eval_opponents", args.eval_opponents)
-    for o in [*args.opponents, *args.eval_opponents]:
+    entries = [
+        *((f"opponents.{k} ({o.display})", o) for k, o in enumerate(args.opponents)),
+        *((f"eval_opponents.{k} ({o.display})", o) for k, o in enumerate(args.eval_opponents)),
+    ]
+    for where, o in entries:
         if not 0 <= o.weight < math.inf or not 0.0 <= o.start <= o.stop <= 1.0:
-            raise ConfigError(
-                f"opponent {o.display}: need a finite weight >= 0 and 0 <= start <= stop <= 1, got {o}"
-            )
-    check_agents(
-        ((f"opponent {o.display}", o.name, o.options) for o in [*args.opponents, *args.eval_opponents]),
-        args.game.to_game_config(),
-    )
+            raise ConfigError(f"{where}: need a finite weight >= 0 and 0 <= start <= stop <= 1, got {o}")
+    check_agents(((where, o.name, o.options) for where, o in entries), args.game.to_game_config())
     playing = [o for o in args.opponents if o.weight > 0]
     for fraction in sorted({0.0, *(o.stop for o in playing)} - {1.0}):  # where a window may leave none
         if not any(o.start <= fraction < o.stop for o in playing):

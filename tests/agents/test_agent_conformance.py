@@ -105,6 +105,34 @@ def test_the_check_catches_a_broken_agent(agent, message):
         check_agent(agent, core.GameConfig(num_players=3))
 
 
+class TurnNotes(RandomAgent):
+    """Counts, per game, the turns it has seen and leaves the count out of state_dict: a game's notes lost."""
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        super().reset(config, seats, seed)
+        self.turns = np.zeros(len(seats), dtype=np.int64)
+
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        super().reset_games(games, seats)
+        self.turns[games] = 0
+
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        super().observe(state, events)
+        self.turns += (events[:, :, 0] == core.events.TURN).sum(axis=1)
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        # past a game's first round it takes the last legal action, before it the first
+        return np.array([np.flatnonzero(row)[0 if self.turns[g] <= 3 else -1] for g, row in zip(games, mask)])
+
+
+def test_the_round_trips_come_with_a_games_history_behind_them():
+    """The round trips are checked at the agent's 5th decision in one game, not the batch's 5th step in
+    which it decides somewhere (then every game of 4 was still in its first round, and notes of a game
+    lost by state_dict went unseen)."""
+    with pytest.raises(AgentCheckError, match=r"round trips: after load_state_dict\(state_dict\(\)\)"):
+        check_agent(TurnNotes(seed=0), core.GameConfig(num_players=4), seed=0)
+
+
 @pytest.mark.parametrize(("num_players", "seed"), [(4, 3), (6, 0)])
 def test_an_agent_out_of_a_game_early_is_checked_in_its_other_games(num_players, seed):
     """Accusing at random, the agent is usually out on its first turn, and in these seeds' first game it

@@ -85,7 +85,7 @@ def test_an_opponent_that_cannot_play_the_rules_is_refused_before_training(field
     or after training (an evaluation opponent), on a traceback."""
     kinds = {field: [OpponentSettings("determinize")]}
     with pytest.raises(
-        ConfigError, match=r"^opponent determinize cannot play these rules: determinize needs"
+        ConfigError, match=rf"^{field}\.0 \(determinize\) cannot play these rules: determinize needs"
     ):
         train_config(game=GameSettings(auto_refute=True), **kinds).validate()
     train_config(**kinds).validate()  # the classic rules: accepted
@@ -103,7 +103,7 @@ def test_the_local_models_extra_is_named_before_training(monkeypatch, field):
         train_config(**{field: [local]}).validate()
     said = str(caught.value)
     assert said.startswith("No module named 'llama_cpp': it comes with the 'local-llm' extra")
-    assert said.endswith("; opponent gemma plays the local model (model: local)")
+    assert said.endswith(f"; {field}.0 (gemma) plays the local model (model: local)")
 
 
 def tiny_league(runs: Path, updates: int) -> TrainConfig:

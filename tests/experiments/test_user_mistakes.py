@@ -77,7 +77,7 @@ SEARCH_WITH_AUTO_REFUTE = [  # (command, its agent given as a searcher, what it 
      "teacher (ismcts) cannot play these rules: ismcts needs auto_refute=False"),
     ("train_ppo", ["opponents=[{name: determinize, weight: 1.0}]", "num_envs=4", "num_steps=8",
                    "total_timesteps=32"],
-     "opponent determinize cannot play these rules: determinize needs auto_refute=False"),
+     "opponents.0 (determinize) cannot play these rules: determinize needs auto_refute=False"),
     ("train_sb3", ["opponent.name=ismcts", "~opponent.options.accuse"],
      "opponent cannot play these rules: ismcts needs auto_refute=False"),
     ("train_rllib", ["opponent=null", "eval_opponents=[{name: determinize}]"],
