@@ -57,11 +57,7 @@ def resample_state(
             the history to replay (``CluedoState.from_core``).
     """
     P = state.config.num_players
-    if state.config.auto_refute:
-        raise ValueError(
-            "resample_from_infostate needs auto_refute=False: with auto_refute=True whether a refuter "
-            "decided tells how many named cards it holds, which the posterior does not count"
-        )
+    core.require_sampled_view(state.config, "resample_from_infostate")
     if isinstance(player, bool) or not isinstance(player, int | np.integer) or not 0 <= player < P:
         raise ValueError(f"player must be an int in [0, {P}), got {player!r}")
     history = state.history()

@@ -296,11 +296,7 @@ class ISMCTSAgent(BeliefAgent):
 
     def check_config(self, config: core.GameConfig) -> None:
         """Raise ``ValueError`` for ``auto_refute=True`` (the module docstring); ``reset`` calls it too."""
-        if config.auto_refute:
-            raise ValueError(
-                f"{self.name} needs auto_refute=False, got auto_refute=True: whether a refuter decided tells "
-                "how many named cards it holds, which the posterior its deals are drawn from does not count"
-            )
+        core.require_sampled_view(config, self.name)
 
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         self.check_config(config)

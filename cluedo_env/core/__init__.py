@@ -28,7 +28,7 @@ from cluedo_env.core.observe import OBSERVATION_KINDS, observation_pieces, obser
 from cluedo_env.core.presets import PRESETS, Preset
 from cluedo_env.core.rng import SEED_BOUND
 from cluedo_env.core.rollout import Rollouts, final_rewards, play_out, rollout
-from cluedo_env.core.simulate import clone, redeal
+from cluedo_env.core.simulate import clone, redeal, require_sampled_view
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
 threading_layer.choose()  # (before numba's first parallel call, which no import makes)
@@ -67,6 +67,7 @@ __all__ = [
     "public_view",
     "read_events",
     "redeal",
+    "require_sampled_view",
     "reset",
     "rollout",
     "room_distances",

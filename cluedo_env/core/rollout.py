@@ -48,7 +48,7 @@ from cluedo_env.core.game import rules_for
 from cluedo_env.core.rng import SEED_BOUND, draw, game_key
 from cluedo_env.core.rules import draw as draw_one
 from cluedo_env.core.rules import legal
-from cluedo_env.core.simulate import clone, redeal
+from cluedo_env.core.simulate import clone, redeal, require_sampled_view
 from cluedo_env.core.state import NOBODY, Phase, State
 from cluedo_env.core.views import state_views, table_views
 
@@ -406,11 +406,11 @@ def rollout(
         raise ValueError(f"game {game} is over: nothing to roll out")
     if player is None and (deals is not None or shown is not None):
         raise ValueError("deals and shown redeal the clones from a player's view: give player too")
-    if player is not None and state.config.auto_refute:
-        raise ValueError(
-            f"player {player!r}: rollouts from a player's view need auto_refute=False, got auto_refute=True: "
-            "whether a refuter decided tells how many named cards it holds, which Posterior.sample_deals does "
-            "not count (for deals that honour it: core.clone, core.redeal, then core.play_out)"
+    if player is not None:
+        require_sampled_view(
+            state.config,
+            f"player {player!r}: rollout from a player's view",
+            " (for deals that honour it: core.clone, core.redeal, then core.play_out)",
         )
     if player is not None and deals is None:
         raise ValueError(f"player {player!r}: the clones are redealt from its view; give their deals")

@@ -53,12 +53,30 @@ from __future__ import annotations
 import numpy as np
 
 from cluedo_env.core import events as ev
+from cluedo_env.core.config import GameConfig
 from cluedo_env.core.game import check_seeds
 from cluedo_env.core.rng import draw, game_key
 from cluedo_env.core.rules import SHUFFLE_DRAWS
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, Phase, State
 
-__all__ = ["clone", "redeal"]
+__all__ = ["clone", "redeal", "require_sampled_view"]
+
+
+def require_sampled_view(config: GameConfig, who: str, hint: str = "") -> None:
+    """Refuse rules under which deals drawn from a player's posterior can contradict what it saw.
+
+    With ``auto_refute=True`` whether a refuter decided is public and tells whether it held exactly one
+    named card, which no event and no record holds, so ``Posterior.sample_deals`` does not count it (the
+    module docstring). The search agents, ``core.rollout(player=...)`` and the OpenSpiel resampler call this.
+
+    Raises:
+        ValueError: ``"<who> needs auto_refute=False, got auto_refute=True: ..."`` and ``hint``.
+    """
+    if config.auto_refute:
+        raise ValueError(
+            f"{who} needs auto_refute=False, got auto_refute=True: whether a refuter decided tells how many "
+            f"named cards it holds, which deals drawn from the posterior do not count{hint}"
+        )
 
 
 def clone(state: State, game: int, n: int) -> State:

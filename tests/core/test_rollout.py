@@ -239,9 +239,9 @@ def test_rollouts_from_a_player_s_view_refuse_auto_refute_whose_facts_the_deals_
     state = game_under_way(CLASSIC.replace(auto_refute=True), 4, 30)
     player = int(state.current_player[0])
     deals = np.repeat(state._owner[:1], 8, axis=0)  # even the true deal: the call cannot tell
-    with pytest.raises(ValueError, match=r"player \d: .*need auto_refute=False, got auto_refute=True"):
+    with pytest.raises(ValueError, match=r"player \d: .*needs auto_refute=False, got auto_refute=True"):
         core.rollout(state, 0, 8, seed=3, player=player, deals=deals)
-    with pytest.raises(ValueError, match="need auto_refute=False"):  # before asking for the deals
+    with pytest.raises(ValueError, match="needs auto_refute=False"):  # before asking for the deals
         core.rollout(state, 0, 8, seed=3, player=player)
     assert core.rollout(state, 0, 8, seed=3).state.done.all()
 
