@@ -49,7 +49,7 @@ def ppo_benchmark_config(
     """
     args = shipped_train_config(overrides, config_name)
     every = args.snapshot_every if snapshots else 0
-    config_updates = args.num_updates if every else 1
+    config_updates = args.num_updates if every else None  # (before the cut; validated later, as the rest)
     args.total_timesteps = (warmup_updates + updates) * args.num_envs * args.num_steps
     args.exp_name, args.runs_dir, args.resume, args.progress = "benchmark", runs_dir, None, False
     args.eval_every = args.final_eval_games = args.checkpoint_every = 0
@@ -60,15 +60,11 @@ def ppo_benchmark_config(
 def snapshots_in_pool(args, update: int) -> int:
     """Snapshots of the learner in the pool of ``args``'s run when ``update`` starts (taken after
     updates ``u < update`` with ``u % snapshot_every == 0`` and ``u / num_updates >= snapshot_start``,
-    the latest ``max_snapshots`` kept; ``experiments.learning.ppo_training.train``)."""
-    if not args.snapshot_every:
-        return 0
-    taken = [
-        u
-        for u in range(args.snapshot_every, update, args.snapshot_every)
-        if u / args.num_updates >= args.snapshot_start
-    ]
-    return min(len(taken), args.max_snapshots)
+    the latest ``max_snapshots`` kept; ``experiments.learning.league.snapshot_due``)."""
+    from experiments.learning.league import snapshot_due
+
+    taken = sum(snapshot_due(args, u, args.num_updates) for u in range(1, update))
+    return min(taken, args.max_snapshots)
 
 
 def finished_games_per_update(run_dir: Path, agent_steps_per_update: int) -> dict[int, int]:

@@ -135,6 +135,16 @@ def snapshot_network(
     return copied
 
 
+def snapshot_due(args: Any, update: int, num_updates: int) -> bool:
+    """Whether a snapshot of the learner joins the pool after ``update`` of ``num_updates``: every
+    ``snapshot_every`` updates (0: never), from the fraction ``snapshot_start`` of training on."""
+    return bool(
+        args.snapshot_every
+        and update % args.snapshot_every == 0
+        and update / num_updates >= args.snapshot_start
+    )
+
+
 class OpponentPool:
     """The configured kinds (each in its curriculum window), the learner's snapshots, and the learner's
     win rate against each (the league's estimates, which ``pool_sampling="pfsp"`` samples by).

@@ -38,6 +38,7 @@ from agents.ppo.warm_start import warm_start
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.value_checks import ConfigError, check_all_set
 from experiments.common.whole_files import write_whole
+from experiments.learning import league
 from experiments.learning.advantages import Rollout, compute_gae
 from experiments.learning.checkpoints import (
     restore_run,
@@ -558,11 +559,7 @@ def train(
             )
 
         # Snapshots of the learner join the pool
-        if (
-            args.snapshot_every
-            and update % args.snapshot_every == 0
-            and update / num_updates >= args.snapshot_start
-        ):
+        if league.snapshot_due(args, update, num_updates):
             pool.add_snapshot(network, update)
         # Rating: win rates against the fixed evaluation set
         if args.eval_every and (update % args.eval_every == 0 or update == num_updates):
