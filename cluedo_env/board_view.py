@@ -128,8 +128,13 @@ def location_text(config: GameConfig, location: int) -> str:
     return f"square ({row},{col})"
 
 
-def status_lines(state: State, game: int) -> list[str]:
-    """Whose turn, phase, dice, suggestion, eliminations, result: shared by both renderers."""
+def status_lines(state: State, game: int, ending: str | None = None) -> list[str]:
+    """Whose turn, phase, dice, suggestion, eliminations, result: shared by both renderers.
+
+    ``ending``: why the game ended, for a game ended outside the rules, which its state cannot
+    tell (``cluedo_v0.env()`` ends a game on an illegal action: no winner, nobody out). The
+    result line is then ``"Game over: <ending>"``.
+    """
     config, e = state.config, state.config.cards
     phase = int(state.phase[game])
     turn_player = int(state.turn_player[game])
@@ -148,7 +153,9 @@ def status_lines(state: State, game: int) -> list[str]:
         lines.append("Suggestion: none")
     out = [player_name(config, p) for p in np.flatnonzero(state.eliminated[game])]
     lines.append("Eliminated: " + (", ".join(out) if out else "none"))
-    if state.terminated[game] or state.truncated[game]:
+    if ending is not None:
+        lines.append(f"Game over: {ending}")
+    elif state.terminated[game] or state.truncated[game]:
         winner = int(state.winner[game])
         lines.append(
             f"Game over: {player_name(config, winner)} wins"

@@ -46,7 +46,11 @@ env.close()
 illegal action ends the game with reward -1 for the player who made it and 0
 for the others), `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`
 (`cluedo_env.wrappers`: the same, reading the env below without a failed lookup).
-`raw_env` raises `ValueError` on an illegal action instead.
+`raw_env` raises `ValueError` on an illegal action instead. A game ended by an
+illegal action has no `GAME_OVER` event (its reasons, `core.events.END_REASONS`,
+have none for it, and the envelope stays secret): that step's `events` are
+empty, every agent is terminated, and `render()` names the player (`Game over:
+illegal action by P2 (Mrs White)`).
 
 `agent_selection` is the player who decides now: the turn player, or during a
 refutation the refuter choosing which card to show. A player who accused
@@ -184,6 +188,8 @@ naming the value and what is accepted.
 
 from __future__ import annotations
 
+import inspect
+from dataclasses import fields
 from typing import Any, ClassVar
 
 import gymnasium
@@ -198,6 +204,7 @@ from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
 from cluedo_env.rewards import REWARD_SCHEMES, final_rewards
 from cluedo_env.space_tables import PIECE_MEANINGS, RANGE_MEANINGS, action_table, observation_table
+from cluedo_env.transcript import player_name
 from cluedo_env.wrappers import AssertOutOfBounds, OrderEnforcing, TerminateIllegal
 
 __all__ = [
@@ -236,6 +243,14 @@ def observe_players(
     return core.observe(state, players, games=games, kind=kind)
 
 
+def _unwrap_integer(value: object) -> object:
+    """The integer in ``value`` when it is a 0-d integer numpy array (as a policy's output often
+    is; ``gym_env`` takes one so too), else ``value`` itself."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
+        return value.item()
+    return value
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The Cluedo AEC environment with PettingZoo's standard wrappers (see the module docstring)."""
     environment = raw_env(**kwargs)
@@ -243,6 +258,11 @@ def env(**kwargs: Any) -> AECEnv:
     environment = AssertOutOfBounds(environment)
     environment = OrderEnforcing(environment)
     return environment
+
+
+def _config_fields() -> list[str]:
+    """The fields of ``core.GameConfig`` that the env takes as keywords."""
+    return sorted(field.name for field in fields(core.GameConfig) if field.init)
 
 
 class raw_env(AECEnv):
@@ -261,7 +281,7 @@ class raw_env(AECEnv):
         **rules: Fields of ``core.GameConfig`` (``edition``, ``num_players``, ``board``,
             ... as in the module's "Variants" table), changing the preset's (``None``: the
             preset's value; the classic preset's are ``GameConfig``'s defaults, the classic
-            1996 rules). An unknown field raises ``ValueError`` listing the fields.
+            1996 rules). An unknown keyword raises ``ValueError`` listing the keywords taken.
 
     Attributes:
         config: The ``core.GameConfig``.
@@ -285,6 +305,13 @@ class raw_env(AECEnv):
         **rules: Any,
     ) -> None:
         super().__init__()
+        unknown = sorted(set(rules) - set(_config_fields()))
+        if unknown:
+            own = [name for name in inspect.signature(raw_env).parameters if name != "rules"]
+            raise ValueError(
+                f"unknown keyword argument(s) {unknown}; the env takes {own} and the GameConfig "
+                f"fields {_config_fields()}"
+            )
         # The preset's rules with the fields given changed (validated; None keeps the preset's value).
         base = core.GameConfig.preset(preset)
         self.config = base.replace(
@@ -314,6 +341,7 @@ class raw_env(AECEnv):
         self._rng = np.random.default_rng()  # reseeded by reset(seed=...)
         self._mask = self._no_actions
         self.game_state: core.State | None = None
+        self._ending: str | None = None  # why the game ended, when it ended outside the rules
 
     # --- spaces ---------------------------------------------------------------------
 
@@ -337,14 +365,22 @@ class raw_env(AECEnv):
             array.setflags(write=False)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game: game ``seed`` of the core (an int in ``[0, 2**63)``), or one drawn from
-        the env's generator."""
+        """Deal a new game: game ``seed`` of the core (an int, numpy integer or 0-d integer array in
+        ``[0, 2**63)``, as ``core.init`` takes), or one drawn from the env's generator. Any other
+        seed raises ``ValueError`` before any change."""
         if seed is not None:
-            state = core.init(self.config, [seed])  # refuses a seed outside [0, 2**63) before any change
-            self._rng = np.random.default_rng(seed)
+            seed = _unwrap_integer(seed)
+            if not isinstance(seed, int | np.integer) or isinstance(seed, bool) or not 0 <= seed < SEED_BOUND:
+                raise ValueError(
+                    "seed must be None or an int (a numpy integer, or one in a 0-d array) in [0, 2**63), "
+                    f"a game seed of the core; got {seed!r}"
+                )
+            state = core.init(self.config, [int(seed)])
+            self._rng = np.random.default_rng(int(seed))
         else:
             state = core.init(self.config, [int(self._rng.integers(SEED_BOUND))])
         self.game_state = state
+        self._ending = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -354,8 +390,8 @@ class raw_env(AECEnv):
         self._after_core_step()
 
     def step(self, action: int | None) -> None:
-        """Apply the selected agent's action: an int (or numpy integer) legal in its mask, or
-        ``None`` for an agent whose game is over. Anything else raises ``ValueError``."""
+        """Apply the selected agent's action: an int (a numpy integer, or one in a 0-d array) legal in
+        its mask, or ``None`` for an agent whose game is over. Anything else raises ``ValueError``."""
         if self.game_state is None:
             raise RuntimeError("step() before reset(): call reset() first")
         if not self.agents:
@@ -365,10 +401,12 @@ class raw_env(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if self.game_state.phase.item() != Phase.OVER:
-                self._end_game_outside()
+                self._end_game_outside("the agents were terminated outside the rules")
             self._was_dead_step(action)
             return
         mask = self._mask
+        if type(action) is not int:
+            action = _unwrap_integer(action)
         integer = type(action) is int or (
             isinstance(action, int | np.integer) and not isinstance(action, bool)
         )
@@ -388,8 +426,8 @@ class raw_env(AECEnv):
         integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
         if not integer:
             return (
-                f"action must be an int (or numpy integer) in [0, {len(self._mask)}) legal for {agent}, "
-                f"got {action!r} of type {type(action).__name__}"
+                f"action must be an int (a numpy integer, or one in a 0-d array) in [0, {len(self._mask)}) "
+                f"legal for {agent}, got {action!r} of type {type(action).__name__}"
             )
         in_range = 0 <= action < len(self._mask)
         what = f" ({self.layout.action_to_string(int(action))})" if in_range else ""
@@ -401,22 +439,28 @@ class raw_env(AECEnv):
 
     def _deads_step_first(self) -> str:
         # PettingZoo's TerminateIllegalWrapper ends the game from outside after an illegal action
-        # (every agent terminated) and then calls this: the core game ends with it.
+        # (every agent terminated) and then calls this, the selected agent being the one who made
+        # it: the core game ends with it.
         if self.game_state is not None and self.game_state.phase.item() != Phase.OVER:
-            self._end_game_outside()
+            player = self._index[self.agent_selection]
+            self._end_game_outside(f"illegal action by {player_name(self.config, player)}")
         return super()._deads_step_first()
 
-    def _end_game_outside(self) -> None:
+    def _end_game_outside(self, ending: str) -> None:
         """End the core game when the agents were terminated from outside the rules (an illegal
-        action under ``TerminateIllegalWrapper``): terminated, no winner, nobody to decide, and
-        every mask all zeros."""
+        action under ``TerminateIllegalWrapper``): terminated, no winner, nobody to decide, every
+        mask all zeros, no events (``GAME_OVER`` has no reason for it), and ``ending`` kept for
+        ``render``'s result line."""
         state = self.game_state
         state.phase[0] = Phase.OVER
         state.current_player[0] = -1
         state.terminated[0] = True
+        self._ending = ending
         self._mask = self._no_actions
-        for info in self.infos.values():
+        views = self._event_views(state.events[0][:0])
+        for info, view in zip(self.infos.values(), views):
             info["action_mask"] = self._no_actions
+            info["events"] = view
 
     def _after_core_step(self, legal: np.ndarray | None = None) -> None:
         """Selection, mask, infos and, at the end of the game, rewards and terminations.
@@ -469,12 +513,19 @@ class raw_env(AECEnv):
         return list(views)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.game_state is None:
+            raise RuntimeError("observe() before reset(): call reset() first")
         observation = observe_players(self.game_state, self._index[agent], kind=self.observation_type)[0]
         decides = agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations.get(agent, True)
         )
         mask = self._mask if decides else self._no_actions
         return {"observation": observation, "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple:
+        if self.game_state is None:
+            raise RuntimeError("last() before reset(): call reset() first")
+        return super().last(observe)
 
     # --- rendering ------------------------------------------------------------------
 
@@ -486,11 +537,12 @@ class raw_env(AECEnv):
         if self.game_state is None:
             gymnasium.logger.warn("You are calling render method before reset() has been called.")
             return None
-        if self.render_mode == "ansi":
-            return render_ansi(self.game_state)
         if self.render_mode == "rgb_array":
-            return render_rgb(self.game_state)
-        print(render_ansi(self.game_state))
+            return render_rgb(self.game_state, ending=self._ending)
+        text = render_ansi(self.game_state, ending=self._ending)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
         return None
 
     def close(self) -> None:

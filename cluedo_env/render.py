@@ -36,12 +36,14 @@ __all__ = ["PAWN_COLOURS", "render_ansi", "render_rgb"]
 ANSI_CORRIDOR, ANSI_DOOR, ANSI_PASSAGE, ANSI_CELLAR, ANSI_OFF_BOARD = ".", "+", "*", "#", " "
 
 
-def render_ansi(state: State, game: int = 0) -> str:
+def render_ansi(state: State, game: int = 0, ending: str | None = None) -> str:
     """The board of one game as text: the 25 x 24 grid, then rooms, turn, dice and suggestion.
 
     Args:
         state: A batch of games.
         game: Which game of the batch.
+        ending: Why the game ended, for a game ended outside the rules (``status_lines``): the
+            result line says it.
 
     Returns:
         Lines joined by newlines. With ``board="none"`` only the room listing and the
@@ -83,7 +85,7 @@ def render_ansi(state: State, game: int = 0) -> str:
                 grid[r][c] = str(suspect)
         lines += ["".join(row) for row in grid]
         lines.append("")
-    lines += status_lines(state, game)
+    lines += status_lines(state, game, ending)
     lines.append("Rooms:")
     for room in range(R):
         who = ", ".join(f"{s} {e.suspects[s]}" for s in pawns[room]) or "-"

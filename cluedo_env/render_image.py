@@ -339,7 +339,13 @@ def _draw_die(draw: ImageDraw.ImageDraw, x: float, y: float, value: int, size: f
 
 
 def _draw_panel(
-    draw: ImageDraw.ImageDraw, state: State, game: int, layout: BoardLayout, scale: int, viewer: int | None
+    draw: ImageDraw.ImageDraw,
+    state: State,
+    game: int,
+    layout: BoardLayout,
+    scale: int,
+    viewer: int | None,
+    ending: str | None,
 ) -> None:
     config, e = state.config, state.config.cards
     x0 = layout.cols * scale + scale // 2
@@ -373,7 +379,7 @@ def _draw_panel(
             draw.text((x0 + indent, y), part, fill=fill, font=font)
             y += height
 
-    status = status_lines(state, game)
+    status = status_lines(state, game, ending)
     text(status[0], title)
     y += line * 0.3
     dice = [int(d) for d in state.dice[game] if d >= 0]
@@ -426,7 +432,9 @@ def _draw_panel(
             text(sentence, small)
 
 
-def render_rgb(state: State, game: int = 0, scale: int = 24, viewer: int | None = None) -> np.ndarray:
+def render_rgb(
+    state: State, game: int = 0, scale: int = 24, viewer: int | None = None, ending: str | None = None
+) -> np.ndarray:
     """A picture of one game: the mansion with pawns and weapons, and a side panel.
 
     Args:
@@ -435,6 +443,8 @@ def render_rgb(state: State, game: int = 0, scale: int = 24, viewer: int | None 
         scale: Pixels per board cell.
         viewer: If given, the panel also lists this player's hand and the last
             step's events are shown as this player sees them (else omniscient).
+        ending: Why the game ended, for a game ended outside the rules (``status_lines``):
+            the panel's result line says it.
 
     Returns:
         ``uint8[H, W, 3]``; ``H = 25 * scale`` and ``W = (24 + 13) * scale`` on the
@@ -466,5 +476,5 @@ def render_rgb(state: State, game: int = 0, scale: int = 24, viewer: int | None 
         )
         for k, suspect in enumerate(outside):
             _draw_pawn(draw, (5 + k * PAWN_SPACING) * scale, y * scale, suspect, scale)
-    _draw_panel(draw, state, game, layout, scale, viewer)
+    _draw_panel(draw, state, game, layout, scale, viewer, ending)
     return np.asarray(image, dtype=np.uint8)

@@ -392,12 +392,16 @@ def test_illegal_actions():
     assert rewards[actor] == -1 and all(r == 0 for a, r in rewards.items() if a != actor)
 
 
-@pytest.mark.parametrize("action", [3.0, True, "0", np.float64(0), [0], np.array([0]), None])
+@pytest.mark.parametrize(
+    "action", [3.0, True, "0", np.float64(0), [0], np.array([0]), np.array(0.0), np.array(True), None]
+)
 def test_raw_env_refuses_actions_that_are_not_integers_with_a_value_error(action):
     raw = cluedo_v0.raw_env(num_players=4)
     raw.reset(seed=1)
     before = env_snapshot(raw)
-    with pytest.raises(ValueError, match=r"action must be an int \(or numpy integer\) in \[0, 405\)"):
+    with pytest.raises(
+        ValueError, match=r"action must be an int \(a numpy integer, or one in a 0-d array\) in \[0, 405\)"
+    ):
         raw.step(action)
     assert env_snapshot(raw) == before
     raw.step(np.int64(np.flatnonzero(raw.infos[raw.agent_selection]["action_mask"])[0]))  # numpy ints do
@@ -643,7 +647,7 @@ def test_reset_refuses_a_seed_outside_the_range_before_any_change():
     raw.reset(seed=4)
     before = env_snapshot(raw)
     for seed in (2**63, 2**64 - 1, -1):
-        with pytest.raises(ValueError, match=r"seeds must be integers in \[0, 2\*\*63\)"):
+        with pytest.raises(ValueError, match=r"seed must be None or an int .* in \[0, 2\*\*63\)"):
             raw.reset(seed=seed)
         assert env_snapshot(raw) == before
     raw.reset(seed=2**63 - 1)
@@ -1044,7 +1048,7 @@ def test_every_game_config_field_is_a_keyword_of_the_env_and_a_row_of_its_varian
             == value
         )
     assert cluedo_v0.raw_env(num_players=3, max_turns=None).config == core.GameConfig(num_players=3)
-    with pytest.raises(ValueError, match="unknown GameConfig field"):
+    with pytest.raises(ValueError, match=r"unknown keyword argument\(s\) \['num_playerz'\]"):
         cluedo_v0.raw_env(num_playerz=None)
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from cluedo_env import core
+from cluedo_env import cluedo_v0, core
+from cluedo_env.board_view import status_lines
 from cluedo_env.core import events as ev
 from cluedo_env.core.editions import get_edition
 from cluedo_env.core.state import Phase
@@ -128,6 +130,33 @@ def test_rgb_draws_the_pawns_where_they_are():
     kitchen = changed[(changed[:, 0] < 7 * 16) & (changed[:, 1] < 6 * 16)]
     start = changed[(changed[:, 0] >= 24 * 16) & (changed[:, 1] // 16 == 7)]
     assert len(kitchen) and len(start)
+
+
+@pytest.mark.parametrize("render_mode", ["ansi", "rgb_array"])
+def test_env_frames_after_an_illegal_move_say_who_made_it(render_mode):
+    """``env()`` ends the game on an illegal move outside the rules (no winner, nobody out): the
+    result line says so instead of "everybody accused wrongly", in the text and in the picture."""
+    wrapped = cluedo_v0.env(num_players=4, render_mode=render_mode)
+    wrapped.reset(seed=3)
+    assert wrapped.agent_selection == "player_2"
+    illegal = int(np.flatnonzero(wrapped.infos["player_2"]["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (PettingZoo warns of the illegal move)
+        wrapped.step(illegal)
+    state = wrapped.unwrapped.game_state
+    ending = "illegal action by P2 (Mrs White)"
+    assert status_lines(state, 0, ending)[-2:] == ["Eliminated: none", f"Game over: {ending}"]
+    frame = wrapped.render()
+    if render_mode == "ansi":
+        assert f"Eliminated: none\nGame over: {ending}\nRooms:" in frame
+        assert "accused wrongly" not in frame
+    else:
+        np.testing.assert_array_equal(frame, render_rgb(state, ending=ending))
+        assert (frame != render_rgb(state)).any()  # (which says "everybody accused wrongly")
+    wrapped.reset(seed=3)  # a new game has no ending yet
+    assert "Game over" not in "".join(status_lines(wrapped.unwrapped.game_state, 0))
+    if render_mode == "ansi":
+        assert "Game over" not in wrapped.render()
 
 
 # --- records ------------------------------------------------------------------------------

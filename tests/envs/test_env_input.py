@@ -1,0 +1,98 @@
+"""``cluedo_v0``: what its calls take (actions, seeds, keywords), what they say before ``reset``,
+and what a game ended by an illegal move under ``env()`` reports."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from cluedo_env import cluedo_v0
+from cluedo_env.core import events as ev
+
+
+def first_legal(environment) -> int:
+    return int(np.flatnonzero(environment.infos[environment.agent_selection]["action_mask"])[0])
+
+
+@pytest.mark.parametrize("make", [cluedo_v0.raw_env, cluedo_v0.env])
+def test_a_zero_d_integer_array_is_played_as_its_integer(make):
+    """A 0-d integer array (a policy's ``dist.sample().numpy()``) is in the action space, and the env
+    plays it as the int it holds, as ``gym_env`` does."""
+    played, given = make(num_players=4), make(num_players=4)
+    for environment in (played, given):
+        environment.reset(seed=1)
+    action = first_legal(played)
+    assert played.action_space(played.agent_selection).contains(np.array(action))
+    played.step(action)
+    given.step(np.array(action, dtype=np.int32))
+    assert given.agent_selection == played.agent_selection
+    for agent in played.possible_agents:
+        np.testing.assert_array_equal(
+            given.observe(agent)["observation"], played.observe(agent)["observation"]
+        )
+
+
+def test_an_illegal_zero_d_array_under_env_ends_the_game_as_an_illegal_int():
+    wrapped = cluedo_v0.env(num_players=4)
+    wrapped.reset(seed=1)
+    actor = wrapped.agent_selection
+    illegal = int(np.flatnonzero(wrapped.infos[actor]["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (PettingZoo warns of the illegal move)
+        wrapped.step(np.array(illegal))
+    assert all(wrapped.terminations.values()) and wrapped.rewards[actor] == -1
+
+
+@pytest.mark.parametrize("seed", [np.array(5), np.int32(5), 5])
+def test_reset_takes_a_seed_in_a_zero_d_integer_array_as_core_init_does(seed):
+    raw, plain = cluedo_v0.raw_env(num_players=4), cluedo_v0.raw_env(num_players=4)
+    raw.reset(seed=seed)
+    plain.reset(seed=5)
+    np.testing.assert_array_equal(raw.game_state._owner, plain.game_state._owner)
+    raw.reset()  # the generator was seeded with 5 too: the next deals are the same
+    plain.reset()
+    np.testing.assert_array_equal(raw.game_state._owner, plain.game_state._owner)
+
+
+@pytest.mark.parametrize("seed", [5.0, np.array(5.0), True, -1, 2**63, np.array([5]), "5"])
+def test_reset_names_a_bad_seed_and_what_is_accepted(seed):
+    raw = cluedo_v0.raw_env(num_players=4)
+    with pytest.raises(ValueError, match=r"seed must be None or an int .* in \[0, 2\*\*63\).*got"):
+        raw.reset(seed=seed)
+    assert raw.game_state is None  # refused before any change
+
+
+@pytest.mark.parametrize("call", ["observe", "last"])
+def test_observing_before_reset_says_to_call_reset(call):
+    raw = cluedo_v0.raw_env(num_players=3)
+    with pytest.raises(RuntimeError, match=rf"{call}\(\) before reset\(\): call reset\(\) first"):
+        raw.observe("player_0") if call == "observe" else raw.last()
+
+
+@pytest.mark.parametrize("make", [cluedo_v0.raw_env, cluedo_v0.env])
+@pytest.mark.parametrize("keyword", ["reward_schema", "obs_type", "rendermode"])
+def test_a_misspelled_keyword_lists_the_envs_own_keywords_and_the_config_fields(make, keyword):
+    with pytest.raises(ValueError) as error:
+        make(**{keyword: "x"})
+    message = str(error.value)
+    assert f"[{keyword!r}]" in message
+    for name in ("preset", "observation_type", "reward_scheme", "render_mode", "num_players", "edition"):
+        assert repr(name) in message
+
+
+def test_an_illegal_move_under_env_writes_no_events_and_no_game_over():
+    """The event format has no reason for an illegal move (``END_REASONS``), so no ``GAME_OVER``:
+    the step made no events, and the infos say so rather than repeat the last step's."""
+    wrapped = cluedo_v0.env(num_players=4)
+    wrapped.reset(seed=3)
+    assert all(len(info["events"]) for info in wrapped.infos.values())  # the deal
+    illegal = int(np.flatnonzero(wrapped.infos[wrapped.agent_selection]["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wrapped.step(illegal)
+    for _agent in wrapped.agent_iter():
+        _, _, termination, _, info = wrapped.last()
+        assert termination and info["events"].shape == (0, len(ev.EVENT_FIELDS))
+        wrapped.step(None)
