@@ -27,7 +27,7 @@ class Deck:
 
     def __post_init__(self) -> None:
         for field, value in zip(CATEGORY_NAMES, self.sizes):
-            if not _whole(value) or value < 1:
+            if not is_whole(value) or value < 1:
                 raise ValueError(f"number of {field} must be an int >= 1, got {value!r}")
             object.__setattr__(self, f"num_{field}", int(value))
 
@@ -53,7 +53,7 @@ class Deck:
         Raises:
             ValueError: If ``card`` is not a card id of this deck.
         """
-        if not _whole(card) or not 0 <= card < self.num_cards:
+        if not is_whole(card) or not 0 <= card < self.num_cards:
             raise ValueError(f"card must be an int in [0, {self.num_cards}), got {card!r}")
         return int(card >= self.num_suspects) + int(card >= self.num_suspects + self.num_weapons)
 
@@ -95,14 +95,14 @@ class Setup:
     num_face_down: int = 0
 
     def __post_init__(self) -> None:
-        if not _whole(self.num_players) or self.num_players < 1:
+        if not is_whole(self.num_players) or self.num_players < 1:
             raise ValueError(f"num_players must be an int >= 1, got {self.num_players!r}")
-        if not _whole(self.num_face_down) or self.num_face_down < 0:
+        if not is_whole(self.num_face_down) or self.num_face_down < 0:
             raise ValueError(f"num_face_down must be an int >= 0, got {self.num_face_down!r}")
         object.__setattr__(self, "num_players", int(self.num_players))
         object.__setattr__(self, "num_face_down", int(self.num_face_down))
         sizes = tuple(self.hand_sizes)
-        if not all(_whole(h) for h in sizes):
+        if not all(is_whole(h) for h in sizes):
             raise ValueError(f"hand_sizes must be ints (cards per player), got {list(sizes)}")
         object.__setattr__(self, "hand_sizes", tuple(int(h) for h in sizes))
         if len(self.hand_sizes) != self.num_players:
@@ -127,7 +127,7 @@ class Setup:
             num_players: Number of players.
             num_face_down: Cards put face down on rooms before the deal (duel variant).
         """
-        if not _whole(num_players) or num_players < 1:
+        if not is_whole(num_players) or num_players < 1:
             raise ValueError(f"num_players must be an int >= 1, got {num_players!r}")
         rest = deck.num_cards - len(CATEGORY_NAMES) - num_face_down
         base, extra = divmod(rest, num_players)
@@ -176,12 +176,12 @@ class Setup:
 
     def check_player(self, player: int, what: str = "player") -> None:
         """Raises ValueError unless ``player`` is a player index."""
-        if not _whole(player) or not 0 <= player < self.num_players:
+        if not is_whole(player) or not 0 <= player < self.num_players:
             raise ValueError(f"{what} must be a player in [0, {self.num_players}), got {player!r}")
 
     def check_owner(self, owner: int) -> None:
         """Raises ValueError unless ``owner`` is an owner code (``Setup.owners``)."""
-        if not _whole(owner) or int(owner) not in self.owners:
+        if not is_whole(owner) or int(owner) not in self.owners:
             raise ValueError(
                 f"owner must be a player in [0, {self.num_players}), {ENVELOPE} = envelope"
                 + (f" or {FACE_DOWN} = table" if self.table is not None else "")
@@ -189,6 +189,6 @@ class Setup:
             )
 
 
-def _whole(value: object) -> bool:
+def is_whole(value: object) -> bool:
     """Whether ``value`` is an integer (a Python or numpy one), not a bool."""
     return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)

@@ -40,6 +40,7 @@ class Notepad(RecordBook):
     keeps the set-up, the observer and the records and rebuilds the solver.
 
     Example:
+        >>> from cluedo_env.inference import Deck, OwnHand
         >>> setup = Setup.dealt(Deck(6, 6, 9), num_players=4)
         >>> with Notepad(setup, observer=0) as pad:
         ...     pad.add(OwnHand(0, (0, 6, 12, 13, 14)))

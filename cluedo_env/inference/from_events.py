@@ -84,7 +84,10 @@ class RecordMaker:
         until then ``pending_record`` holds what is already known of it.
 
         Raises:
-            ValueError: if the events are out of order (a pass with no suggestion).
+            ValueError: if the events are out of order: a pass or an answer with no suggestion
+                before it, or one naming another suggester than the suggestion's, or a suggestion
+                while the last one still waits for its answer (the rules answer every suggestion
+                before anything else is done; its passes would be lost).
         """
         e = ev.Event.of(event)
         if e.kind == ev.DEAL and e.player == self.player:
@@ -92,10 +95,20 @@ class RecordMaker:
             if len(self.hand) == self.setup.hand_sizes[self.player]:
                 return OwnHand(self.player, tuple(self.hand))
         elif e.kind == ev.SUGGEST:
+            if self.pending is not None:
+                raise ValueError(
+                    f"SUGGEST while the suggestion of player {self.pending['suggester']} "
+                    f"{self.pending['cards']} still waits for its answer (a SHOW or NO_REFUTE row)"
+                )
             self.pending = {"suggester": e.suggester, "cards": e.cards, "passed": []}
         elif e.kind in (ev.PASS, ev.SHOW, ev.NO_REFUTE):
             if self.pending is None:
                 raise ValueError(f"event {e.name} with no suggestion before it")
+            if e.suggester != self.pending["suggester"]:
+                raise ValueError(
+                    f"{e.name} answers a suggestion of player {e.suggester}, but the suggestion "
+                    f"waiting for its answer is player {self.pending['suggester']}'s"
+                )
             if e.kind == ev.PASS:
                 self.pending["passed"].append(e.player)
                 return None
@@ -165,7 +178,7 @@ def check_events(config: core.GameConfig, events: Any) -> np.ndarray:
     or ``-1``); the fields the deduction reads must be in range: a card id or ``-1``
     (hidden) for ``DEAL``, ``SHOW`` and ``PEEK``; a suspect, weapon and room card id for
     ``SUGGEST`` and ``ACCUSE``, with ``correct`` 0 or 1; a player as the suggester of
-    ``PASS`` and ``SHOW``.
+    ``PASS`` and ``SHOW``. A ``PEEK`` row is refused in a game with no face-down cards.
 
     Raises:
         ValueError: naming the first bad row (its index and values) and what is accepted.
@@ -218,6 +231,11 @@ def check_events(config: core.GameConfig, events: Any) -> np.ndarray:
         refuse(
             _bad_rows(rows[:, ev.CORRECT], 0, 2, used[kind[used] == ev.ACCUSE]), "an ACCUSE correct of 0 or 1"
         )
+        if config.num_face_down == 0:
+            refuse(
+                used[kind[used] == ev.PEEK],
+                "a kind other than PEEK: this game has no face-down cards to look at (num_face_down 0)",
+            )
         answered = used[np.isin(kind[used], (ev.PASS, ev.SHOW))]
         refuse(_bad_rows(rows[:, ev.SUGGESTER], 0, players, answered), f"a suggester in [0, {players})")
     if problems:
@@ -277,8 +295,9 @@ def deduce_from_events(config: core.GameConfig, player: int, events: np.ndarray)
 
     Raises:
         ValueError: for a player not of the game, rows that are not events of this game
-            (``check_events``), rows out of order (an answer with no suggestion) or
-            dealing the player a card twice or more cards than its hand holds, each naming the row.
+            (``check_events``), rows out of order (a pass or an answer with no suggestion, or naming
+            another suggester, or a suggestion before the last one's answer) or dealing the player a
+            card twice or more cards than its hand holds, each naming the row.
     """
     setup, records = records_from_events(config, player, events)
     return deduce(setup, player, records)

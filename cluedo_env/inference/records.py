@@ -1,4 +1,9 @@
-"""Records: what an observer may have noted (``OwnHand``, ``Suggestion``, ``Accusation``, ``Seen``) and ``check_record``."""
+"""Records: what an observer may have noted (``OwnHand``, ``Suggestion``, ``Accusation``, ``Seen``) and ``check_record``.
+
+A record's players and cards must be integers, Python or numpy ones (not bools), kept as Python
+ints; its constructor raises ``ValueError`` naming the field and the value otherwise (a float or a
+string is not rounded or read into a card id). ``check_record`` checks them against a ``Setup``.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cluedo_env.inference.cards import CATEGORY_NAMES, Setup
+from cluedo_env.inference.cards import CATEGORY_NAMES, Setup, is_whole
 
 
-def _ints(values: Iterable[int]) -> tuple[int, ...]:
+def _int(value: int, field: str, meaning: str) -> int:
+    """``value`` as a Python int; a ValueError naming ``field`` if it is no integer (a float, a
+    string, a bool), which ``int()`` would have turned silently into another card or player."""
+    if not is_whole(value):
+        raise ValueError(f"{field} must be an int ({meaning}), got {value!r}")
+    return int(value)
+
+
+def _ints(values: Iterable[int], field: str, meaning: str) -> tuple[int, ...]:
+    """``values`` as a tuple of Python ints, each checked as ``_int`` checks one."""
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise ValueError(f"{field} must be a sequence of ints ({meaning}), got {values!r}")
+    values = tuple(values)
+    for value in values:
+        if not is_whole(value):
+            raise ValueError(f"{field} must hold ints ({meaning}), got {value!r} in {values!r}")
     return tuple(int(v) for v in values)
 
 
@@ -27,7 +47,8 @@ class OwnHand:
     cards: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", _ints(self.cards))
+        object.__setattr__(self, "player", _int(self.player, "OwnHand.player", "a player"))
+        object.__setattr__(self, "cards", _ints(self.cards, "OwnHand.cards", "card ids"))
 
 
 @dataclass(frozen=True)
@@ -57,12 +78,15 @@ class Suggestion:
     shown_card: int | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", _ints(self.cards))
-        object.__setattr__(self, "passed", _ints(self.passed))
+        object.__setattr__(self, "suggester", _int(self.suggester, "Suggestion.suggester", "a player"))
+        object.__setattr__(self, "cards", _ints(self.cards, "Suggestion.cards", "card ids"))
+        object.__setattr__(self, "passed", _ints(self.passed, "Suggestion.passed", "players"))
         if self.shown_by is not None:
-            object.__setattr__(self, "shown_by", int(self.shown_by))
+            shown_by = _int(self.shown_by, "Suggestion.shown_by", "a player or None")
+            object.__setattr__(self, "shown_by", shown_by)
         if self.shown_card is not None:
-            object.__setattr__(self, "shown_card", int(self.shown_card))
+            shown = _int(self.shown_card, "Suggestion.shown_card", "a card id or None")
+            object.__setattr__(self, "shown_card", shown)
 
 
 @dataclass(frozen=True)
@@ -80,7 +104,8 @@ class Accusation:
     correct: bool
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", _ints(self.cards))
+        object.__setattr__(self, "player", _int(self.player, "Accusation.player", "a player"))
+        object.__setattr__(self, "cards", _ints(self.cards, "Accusation.cards", "card ids"))
         # bool("false") is True: only a boolean (or the 0/1 of an event row) says which.
         flag = self.correct
         if not isinstance(flag, (bool, np.bool_)) and not (
@@ -105,8 +130,8 @@ class Seen:
     owner: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "card", int(self.card))
-        object.__setattr__(self, "owner", int(self.owner))
+        object.__setattr__(self, "card", _int(self.card, "Seen.card", "a card id"))
+        object.__setattr__(self, "owner", _int(self.owner, "Seen.owner", "an owner code"))
 
 
 Record = OwnHand | Suggestion | Accusation | Seen

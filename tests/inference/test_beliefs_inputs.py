@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from cluedo_env import core
+from cluedo_env.core import events as ev
 from cluedo_env.inference.beliefs import beliefs, beliefs_from_events
-from cluedo_env.inference.from_events import RecordMaker, setup_of
+from cluedo_env.inference.from_events import RecordMaker, deduce_from_events, setup_of
 from experiments.common.task_generation import play_task_games
 from tests.reasoning.test_reasoning_inputs import CONFIG, GARBAGE
 
@@ -82,9 +83,7 @@ def test_the_events_read_as_deduce_from_events_reads_them():
     """A suggestion waiting for its refuter: the passes already made count, in the beliefs as in the
     deductions; and a player dealt more cards than its hand holds is refused by both. (Before, the
     beliefs dropped such passes, P(Rope with player 0) 1/3 where it is 0, and took the extra card.)"""
-    from cluedo_env.core import events as ev
     from cluedo_env.core.editions import Edition
-    from cluedo_env.inference.from_events import deduce_from_events
     from tests.scripted import act, room, written_game
 
     small = Edition("small", ("Red", "Blue", "Green"), ("Rope", "Knife"), ("Hall", "Den", "Attic"), (0, 1))
@@ -103,3 +102,80 @@ def test_the_events_read_as_deduce_from_events_reads_them():
     extra = np.array([*log[:5], (ev.DEAL, 0, -1, -1, -1, -1, small.card_id("Attic"))])
     with pytest.raises(ValueError, match=r"deals player 0 more cards than its hand holds \(2\)"):
         beliefs_from_events(config, 0, extra)
+
+
+def small_game() -> tuple[core.GameConfig, list[tuple[int, ...]]]:
+    """Two suggestions of a scripted game, with every kind of answer: player 2's in the Hall (player 0
+    passes, player 1 shows the Red), then player 0's in the Den (players 1 and 2 pass, nobody refutes)."""
+    from cluedo_env.core.editions import Edition
+    from tests.scripted import act, room, written_game
+
+    small = Edition("small", ("Red", "Blue", "Green"), ("Rope", "Knife"), ("Hall", "Den", "Attic"), (0, 1))
+    config = core.GameConfig(edition=small, board="none", num_players=3, max_turns=12)
+    hands = [["Blue", "Den"], ["Red", "Hall"], ["Rope"]]
+    state = written_game(config, ("Green", "Knife", "Attic"), hands, first=2)
+    log = [(ev.DEAL, p, -1, -1, -1, -1, small.card_id(n)) for p, hand in enumerate(hands) for n in hand]
+    log += act(state, "enter", room(config, "Hall"))
+    log += act(state, "suggest", "Red", "Rope")
+    log += act(state, "show", "Red")
+    log += act(state, "end_turn")
+    log += act(state, "enter", room(config, "Den"))
+    log += act(state, "suggest", "Green", "Knife")
+    assert [e.name for e in map(ev.Event.of, log[5:])] == [
+        *("MOVE", "SUGGEST", "MOVE", "PASS", "SHOW", "TURN"),
+        *("MOVE", "SUGGEST", "MOVE", "PASS", "PASS", "NO_REFUTE"),
+    ]
+    return config, [tuple(row) for row in log]
+
+
+EVENT_READERS = pytest.mark.parametrize("read", [deduce_from_events, beliefs_from_events])
+
+
+def test_the_scripted_game_is_read_by_every_player():
+    # The control: the whole log is taken, and every player knows from the pass that player 0
+    # holds none of Red, Rope and Hall (the facts a lost answer row dropped with its suggestion).
+    config, log = small_game()
+    for observer in range(3):
+        facts = deduce_from_events(config, observer, np.array(log)).facts()
+        assert {(0, 0, False), (3, 0, False)} <= set(facts)  # Red, Rope
+        assert beliefs_from_events(config, observer, np.array(log)).knowledge().facts() == facts
+
+
+@EVENT_READERS
+def test_a_suggestion_before_the_last_ones_answer_is_refused(read):
+    # The SHOW row lost: player 2's suggestion still waits when player 0 suggests. It was
+    # overwritten, its pass dropped, without a word.
+    config, log = small_game()
+    show = next(i for i, row in enumerate(log) if row[0] == ev.SHOW)
+    events = np.delete(np.array(log), show, axis=0)
+    at = next(i for i in range(show, len(events)) if events[i, ev.KIND] == ev.SUGGEST)
+    for observer in range(3):
+        with pytest.raises(
+            ValueError, match=re.escape(f"event row {at} {events[at].tolist()}: SUGGEST while")
+        ):
+            read(config, observer, events)
+
+
+@EVENT_READERS
+@pytest.mark.parametrize("kind", ["PASS", "SHOW", "NO_REFUTE"])
+def test_an_answer_naming_another_suggester_is_refused(read, kind):
+    config, log = small_game()
+    at = next(i for i, row in enumerate(log) if row[0] == ev.EVENT_KINDS.index(kind))
+    column = ev.PLAYER if kind == "NO_REFUTE" else ev.SUGGESTER  # who suggested: 2, then 0
+    events = np.array(log)
+    events[at, column] = 1
+    with pytest.raises(
+        ValueError, match=re.escape(f"event row {at} {events[at].tolist()}: {kind} answers a")
+    ):
+        read(config, 1, events)
+
+
+@EVENT_READERS
+def test_a_peek_in_a_game_with_no_face_down_cards_is_refused(read):
+    # It crashed with a TypeError (a Seen record with the table None as its owner).
+    config, log = small_game()
+    row = (ev.PEEK, 0, 0, -1, -1, -1, 2)
+    events = np.array([*log[:6], row, *log[6:]])
+    with pytest.raises(ValueError, match=re.escape("event row 6 [11, 0, 0, -1, -1, -1, 2] (PEEK)")) as error:
+        read(config, 0, events)
+    assert "no face-down cards" in str(error.value)
