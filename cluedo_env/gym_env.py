@@ -48,6 +48,14 @@ that win on their first turn) is dealt again with the next seed, so every
 episode starts with the learner to act. The vector env redeals single games and
 tells each opponent through ``Agent.reset_games(games, seats)``.
 
+An agent object plays in one env at a time: it keeps the notes of that env's games. Every
+``reset`` claims the env's opponents (``cluedo_env.table.claim_players``) and refuses, with a
+``ValueError`` naming the agent, those that another env still open holds, such as one list of
+agents given to both envs of ``gymnasium.make_vec(..., vectorization_mode="sync")``, to each env
+of a ``DummyVecEnv`` or to a training and an evaluation env. Give each env its own agent
+objects, or agent names (each env then makes its own). An env's agents are free again once it
+is closed (``close()``) or garbage-collected.
+
 Info (single env): ``action_mask``, ``events`` (``int16[n, 7]``: the event rows
 the learner saw since its last decision, through ``core.private_view``; left out with
 ``events_in_info=False``, for Gymnasium's own vector envs, which cannot stack rows that vary
@@ -84,7 +92,15 @@ from cluedo_env.core.config import check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
 from cluedo_env.rewards import REWARD_SCHEMES
-from cluedo_env.table import LearnerTable, Player, Table, make_player, opponent_seats
+from cluedo_env.table import (
+    LearnerTable,
+    Player,
+    Table,
+    claim_players,
+    make_player,
+    opponent_seats,
+    release_players,
+)
 
 __all__ = ["GYM_ID", "ILLEGAL_ACTIONS", "CluedoSingleAgentEnv", "CluedoVectorEnv", "register_envs"]
 
@@ -264,6 +280,8 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         play up to the learner's decision."""
         if seed is not None:
             seed = _check_seed(seed)  # refused before the generator is reseeded
+        # one env at a time plays these agents (see the module docstring): refused before any change
+        claim_players(self.table.players.players, self, "opponents")
         super().reset(seed=seed)
         self.table.learner_events = []
         seeds = None if seed is None else [seed]
@@ -358,7 +376,8 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         return None
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Free the opponents for another env (``cluedo_env.table.release_players``)."""
+        release_players(self)
 
 
 _SINGLE_OPTIONS = inspect.signature(CluedoSingleAgentEnv)
@@ -435,6 +454,8 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         ``learner_seat="random"``, the seeds of the games dealt later) is seeded by ``seed``, or by the
         whole list (``np_random_seed`` is then -1, as Gymnasium says of a generator no one int seeds)."""
         seeds = None
+        # one env at a time plays these agents (see the module docstring): refused before any change
+        claim_players(self.table.players.players, self, "opponents")
         if isinstance(seed, np.ndarray) and seed.shape == ():
             seed = seed.item()  # one seed in an array: the first game's
         if seed is not None:
@@ -453,6 +474,10 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
                 self._np_random_seed = -1
         self.table.start(self._rows, self.np_random, seeds, self._seat_choice)
         return self._observations(), {}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Free the opponents for another env (``cluedo_env.table.release_players``; ``close()`` calls it)."""
+        release_players(self)
 
     def step(
         self, actions: np.ndarray

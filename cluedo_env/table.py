@@ -16,6 +16,14 @@ learner decides (``advance``) and sums the learner's rewards.
   (the learner's games and the opponents' together), without ``advance``: a rollout
   step holds the games where the learner decides at that core step.
 
+A player keeps the memory of one batch of games, the one it was last ``reset`` for. The
+Gymnasium envs, which take player objects from their users, claim their opponents at every
+reset (``claim_players``): one object given to two envs (``gymnasium.make_vec``'s sync mode,
+a training and an evaluation env built from one list) is refused by the second env that
+resets while the first is still open, rather than played from the other env's notes. The
+other drivers (``agents.arena``, PPO's games) make or seat the players they drive and claim
+none.
+
 A player is anything with the ``Player`` methods (every ``agents.base.Agent`` has them);
 the env layer needs nothing else of the agents. Players are named through ``make_player``:
 a registered name or ``"module:Class"``, resolved by the function that an installed package
@@ -26,6 +34,8 @@ naming it: the package metadata does.
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
@@ -43,8 +53,11 @@ __all__ = [
     "LearnerTable",
     "Player",
     "Table",
+    "claim_players",
     "make_player",
     "opponent_seats",
+    "player_owner",
+    "release_players",
 ]
 
 # The entry-point group of the function make_player calls: function(name, seed=..., **options) -> Player.
@@ -95,6 +108,73 @@ def make_player(name: str, seed: int = 0, **options: Any) -> Player:
         )
     make: Callable[..., Player] = declared[0].load()
     return make(name, seed=seed, **options)
+
+
+# The registry of claimed players: id(player) -> (a reference to the player, a weak reference to
+# its owner). Keyed by identity, not by the player's own == and hash (two equal players are two
+# players; an unhashable one is a player too). The reference to the player is weak where the
+# player takes one, else strong (an object without a __weakref__ slot), until the entry is
+# dropped: at release, or at the next claim once the owner is gone. No attribute is set on a player.
+_OWNERS: dict[int, tuple[Callable[[], Any], weakref.ref]] = {}
+
+
+def _reference(player: object) -> Callable[[], Any]:
+    """A weak reference to ``player``, or a strong one called the same way where it takes none."""
+    try:
+        return weakref.ref(player)
+    except TypeError:  # no __weakref__ slot
+        return lambda: player
+
+
+def player_owner(player: object) -> object | None:
+    """The owner that holds ``player`` now (``claim_players``), or None: never claimed, released,
+    or its owner is gone (garbage-collected)."""
+    entry = _OWNERS.get(id(player))
+    if entry is None or entry[0]() is not player:  # (an id of a player gone, used again)
+        return None
+    return entry[1]()
+
+
+def _other_owner(player: object, owner: object) -> object | None:
+    """The owner that holds ``player`` if it is not ``owner`` (returned, not kept: a collection may free it)."""
+    other = player_owner(player)
+    return None if other is owner else other
+
+
+def claim_players(players: Sequence[Player], owner: object, name: str = "players") -> None:
+    """Make ``owner`` (an env: any object that takes weak references) the one holder of ``players``.
+
+    A player keeps the memory of one batch of games, the one it was last ``reset`` for, so two
+    owners that reset and play it in turn would each play it from the other's notes. A player
+    is free again once its owner releases it (``release_players``, e.g. at ``close()``) or is
+    garbage-collected; claiming it again for its own owner changes nothing. Every player is
+    checked before any is claimed.
+
+    Raises:
+        ValueError: A player is held by another owner, naming it (``name[k]``) and the owner.
+    """
+    for dead in [key for key, (player, holder) in _OWNERS.items() if player() is None or holder() is None]:
+        del _OWNERS[dead]
+    for k, player in enumerate(players):
+        if _other_owner(player, owner) is None:
+            continue
+        gc.collect()  # an owner kept only by a reference cycle is gone: collect it before refusing
+        other = _other_owner(player, owner)
+        if other is not None:
+            raise ValueError(
+                f"{name}[{k}] ({player!r}) already plays in another env that is still open, {other!r}: an "
+                "agent keeps the notes of one env's games, and each env's reset would overwrite the other's. Give each "
+                f"env its own agent objects (a new list for each), or pass agent names ({name}=['notepad', "
+                "...]) so that each env makes its own; or close() the other env first"
+            )
+    for player in players:
+        _OWNERS[id(player)] = (_reference(player), weakref.ref(owner))
+
+
+def release_players(owner: object) -> None:
+    """Free every player that ``owner`` holds (``claim_players``): another owner may claim them."""
+    for key in [key for key, (_, holder) in _OWNERS.items() if holder() is owner]:
+        del _OWNERS[key]
 
 
 def opponent_seats(learner_seat: np.ndarray, num_players: int) -> np.ndarray:
