@@ -212,6 +212,7 @@ __all__ = [
     "RANGE_MEANINGS",
     "REWARD_SCHEMES",
     "action_table",
+    "check_seed",
     "env",
     "final_rewards",
     "observation_space",
@@ -219,6 +220,7 @@ __all__ = [
     "observe_players",
     "raw_env",
     "register",
+    "unwrap_integer",
 ]
 
 REGISTRY_ID = "cluedo/cluedo-v0"
@@ -243,12 +245,26 @@ def observe_players(
     return core.observe(state, players, games=games, kind=kind)
 
 
-def _unwrap_integer(value: object) -> object:
-    """The integer in ``value`` when it is a 0-d integer numpy array (as a policy's output often
-    is; ``gym_env`` takes one so too), else ``value`` itself."""
+def unwrap_integer(value: object) -> object:
+    """The integer in ``value`` when it is a 0-d integer numpy array (as a policy's output for one
+    observation often is), else ``value`` itself: how the envs read an action or a seed."""
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
         return value.item()
     return value
+
+
+def check_seed(seed: object, what: str = "seed", top: int = SEED_BOUND) -> int:
+    """``seed`` as a Python int if it is an integer (an int, a numpy integer or one in a 0-d array;
+    not a bool) in ``[0, top)``, the core's game seeds; a ``ValueError`` naming it and the range
+    otherwise (before any change). Every env's ``reset`` reads its seeds so."""
+    seed = unwrap_integer(seed)
+    if not isinstance(seed, int | np.integer) or isinstance(seed, bool) or not 0 <= seed < top:
+        bound = "2**63" if top == SEED_BOUND else f"2**63 - {SEED_BOUND - top}"
+        raise ValueError(
+            f"{what} must be an int in [0, {bound}) (a numpy integer, or one in a 0-d array: a game seed "
+            f"of the core), got {seed!r}"
+        )
+    return int(seed)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -369,14 +385,9 @@ class raw_env(AECEnv):
         ``[0, 2**63)``, as ``core.init`` takes), or one drawn from the env's generator. Any other
         seed raises ``ValueError`` before any change."""
         if seed is not None:
-            seed = _unwrap_integer(seed)
-            if not isinstance(seed, int | np.integer) or isinstance(seed, bool) or not 0 <= seed < SEED_BOUND:
-                raise ValueError(
-                    "seed must be None or an int (a numpy integer, or one in a 0-d array) in [0, 2**63), "
-                    f"a game seed of the core; got {seed!r}"
-                )
-            state = core.init(self.config, [int(seed)])
-            self._rng = np.random.default_rng(int(seed))
+            seed = check_seed(seed)
+            state = core.init(self.config, [seed])
+            self._rng = np.random.default_rng(seed)
         else:
             state = core.init(self.config, [int(self._rng.integers(SEED_BOUND))])
         self.game_state = state
@@ -406,7 +417,7 @@ class raw_env(AECEnv):
             return
         mask = self._mask
         if type(action) is not int:
-            action = _unwrap_integer(action)
+            action = unwrap_integer(action)
         integer = type(action) is int or (
             isinstance(action, int | np.integer) and not isinstance(action, bool)
         )

@@ -87,7 +87,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from cluedo_env import cluedo_v0, core
-from cluedo_env.cluedo_v0 import SEED_BOUND, observation_space, observe_players
+from cluedo_env.cluedo_v0 import SEED_BOUND, check_seed, observation_space, observe_players, unwrap_integer
 from cluedo_env.core.config import check_choice
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
@@ -204,15 +204,6 @@ def _check_seat(learner_seat: int | str, num_players: int) -> None:
         )
 
 
-def _check_seed(seed: object, what: str = "seed", top: int = SEED_BOUND) -> int:
-    """``seed`` as a Python int if it is an integer (int or numpy integer, not a bool) in ``[0, top)``,
-    the core's game seeds; a ``ValueError`` naming it and the range otherwise (before any change)."""
-    if not isinstance(seed, int | np.integer) or isinstance(seed, bool) or not 0 <= seed < top:
-        bound = "2**63" if top == SEED_BOUND else f"2**63 - {SEED_BOUND - top}"
-        raise ValueError(f"{what} must be an int in [0, {bound}) (a game seed of the core), got {seed!r}")
-    return int(seed)
-
-
 class CluedoSingleAgentEnv(gymnasium.Env):
     """One game of Cluedo from one learner seat; the opponents play in between (see the module docstring).
 
@@ -279,7 +270,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         """Deal a game (``seed``: the core's game seed, an int in ``[0, 2**63)``; None draws one) and
         play up to the learner's decision."""
         if seed is not None:
-            seed = _check_seed(seed)  # refused before the generator is reseeded
+            seed = check_seed(seed)  # refused before the generator is reseeded
         # one env at a time plays these agents (see the module docstring): refused before any change
         claim_players(self.table.players.players, self, "opponents")
         super().reset(seed=seed)
@@ -296,8 +287,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         """Play the learner's action, then the opponents' until the learner decides again or the game ends."""
         if self._ended:
             raise RuntimeError("the episode is over: call reset() before step()")
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()  # one integer in an array, as a policy's predict() returns it
+        action = unwrap_integer(action)  # one integer in an array, as a policy's predict() returns it
         if (
             not isinstance(action, int | np.integer)
             or isinstance(action, bool)
@@ -456,16 +446,15 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         seeds = None
         # one env at a time plays these agents (see the module docstring): refused before any change
         claim_players(self.table.players.players, self, "opponents")
-        if isinstance(seed, np.ndarray) and seed.shape == ():
-            seed = seed.item()  # one seed in an array: the first game's
+        seed = unwrap_integer(seed)  # one seed in an array: the first game's
         if seed is not None:
             if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-                first = _check_seed(seed, top=SEED_BOUND - self.num_envs + 1)  # seed + i, i < num_envs
+                first = check_seed(seed, top=SEED_BOUND - self.num_envs + 1)  # seed + i, i < num_envs
                 seeds = first + np.arange(self.num_envs)
             elif not isinstance(seed, Sequence | np.ndarray) or len(seed) != self.num_envs:
                 raise ValueError(f"seed must be an int or {self.num_envs} ints, got {seed!r}")
             else:
-                seeds = np.array([_check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)], dtype=np.int64)
+                seeds = np.array([check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)], dtype=np.int64)
             if isinstance(seed, int | np.integer):
                 self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seed))
             else:  # every seed of the list seeds what comes after (seats, the next deals); no one int is its seed

@@ -56,10 +56,23 @@ def test_reset_takes_a_seed_in_a_zero_d_integer_array_as_core_init_does(seed):
     np.testing.assert_array_equal(raw.game_state._owner, plain.game_state._owner)
 
 
+def test_the_single_agent_env_reads_seeds_and_actions_by_the_same_rule():
+    """``cluedo_v0.check_seed`` is every env's rule: the Gymnasium env takes a 0-d integer array as a
+    seed too (it refused one), and refuses a float in one with the same message."""
+    from cluedo_env.gym_env import CluedoSingleAgentEnv
+
+    given, plain = CluedoSingleAgentEnv(), CluedoSingleAgentEnv()
+    observation, _ = given.reset(seed=np.array(5))
+    expected, _ = plain.reset(seed=5)
+    np.testing.assert_array_equal(observation["observation"], expected["observation"])
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\*\*63\) .*got array\(5\.\)"):
+        given.reset(seed=np.array(5.0))
+
+
 @pytest.mark.parametrize("seed", [5.0, np.array(5.0), True, -1, 2**63, np.array([5]), "5"])
 def test_reset_names_a_bad_seed_and_what_is_accepted(seed):
     raw = cluedo_v0.raw_env(num_players=4)
-    with pytest.raises(ValueError, match=r"seed must be None or an int .* in \[0, 2\*\*63\).*got"):
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\*\*63\) .*got"):
         raw.reset(seed=seed)
     assert raw.game_state is None  # refused before any change
 
