@@ -20,7 +20,9 @@ Three stages, in one run folder (``runs/imitate__<exp_name>__<seed>``):
    (``agents.ppo.imitation.imitate``): ``epochs`` passes, the last ``holdout``
    share of the decisions kept apart to report held-out loss and agreement
    (the share of decisions where its most likely action is the teacher's), in
-   TensorBoard and ``history.json``. ``targets=visits`` fits instead, where an
+   TensorBoard and ``history.json``. A run started again in the folder moves the
+   earlier run's TensorBoard events into ``superseded_<time>_<random>/``
+   (``set_aside_events``), which TensorBoard shows as a run of its own. ``targets=visits`` fits instead, where an
    IS-MCTS teacher (``teacher={name: ismcts}``) searched, each root candidate
    at its share of the visits: expert iteration's policy target (the batches
    keep both). The result is ``model.pt``, which
@@ -37,6 +39,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -268,6 +271,20 @@ def _recorded(config: DictConfig, key: str) -> object:
     return read_fields(OmegaConf.to_container(value)) if key == "game" and value is not None else value
 
 
+def set_aside_events(folder: Path) -> Path | None:
+    """Move the TensorBoard events files of an earlier run in ``folder`` (a run started again under the
+    same ``exp_name``) into a new subfolder ``superseded_<time>_<random>``, which TensorBoard shows as a
+    run of its own: the folder's own curves are then the current run's, for its current ``model.pt``,
+    ``history.json`` and ``evaluation.json``. Returns the subfolder (None: no events to move)."""
+    earlier = sorted(folder.glob("events.out.tfevents.*"))
+    if not earlier:
+        return None
+    aside = Path(tempfile.mkdtemp(prefix=f"superseded_{int(time.time())}_", dir=folder))  # one per run
+    for path in earlier:
+        path.replace(aside / path.name)
+    return aside
+
+
 def run(args: ImitateConfig) -> Path:
     """The three stages; returns the run folder."""
     check_all_set(args, 'train_config(overrides, config_name="imitate", **values)')
@@ -291,6 +308,9 @@ def run(args: ImitateConfig) -> Path:
         warm_start(network, load_model(args.init_from))
     from torch.utils.tensorboard import SummaryWriter
 
+    aside = set_aside_events(folder)
+    if aside is not None:
+        print(f"the earlier run's TensorBoard events set aside in {aside} (TensorBoard shows them apart)")
     writer = SummaryWriter(str(folder))
     history = []
     for row in tqdm(imitate(network, observations, masks, actions, args.epochs, args.minibatch,

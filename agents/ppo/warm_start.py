@@ -14,7 +14,7 @@ suggesting, showing, accusing) and learns what the new columns add.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 
 import torch
 
@@ -28,14 +28,26 @@ def warm_start(network: ActorCritic, trained: ActorCritic) -> ActorCritic:
     """Copy ``trained``'s weights into ``network`` (in place; returned); new input columns get zeros.
 
     Raises:
-        ValueError: the two differ in anything but their input columns (game config, layer sizes),
-            or ``trained`` reads a column ``network`` does not.
+        ValueError: naming the first difference: a field of the game config or of the network
+            settings (``belief_features`` may differ only where ``trained`` has none), or the first
+            column ``trained`` reads that ``network`` does not.
     """
     if trained.game != network.game:
+        name = next(
+            f.name
+            for f in fields(network.game)
+            if getattr(network.game, f.name) != getattr(trained.game, f.name)
+        )
         raise ValueError(
-            f"warm start: the trained network plays {trained.game}, this one {network.game}; they must agree"
+            f"warm start: the trained network plays {name}={getattr(trained.game, name)!r}, this one "
+            f"{name}={getattr(network.game, name)!r}; the game must agree"
         )
     settings, trained_settings = asdict(network.settings), asdict(trained.settings)
+    if trained_settings["belief_features"] and not settings["belief_features"]:
+        raise ValueError(
+            "warm start: the model was trained with belief features, which this network does not read: "
+            "set network.belief_features=true"
+        )
     for name in settings:
         if name != "belief_features" and settings[name] != trained_settings[name]:
             raise ValueError(
@@ -69,8 +81,24 @@ def _column_sources(
     where = {name: k for k, name in enumerate(network)}
     missing = [name for name in trained if name not in where]
     if missing:
-        raise ValueError(f"warm start: the {layer} layer of this network does not read {missing[:3]}")
+        raise ValueError(
+            f"warm start: the trained network's {layer} layer reads {_described(missing[0])}, which this "
+            f"network's does not ({len(missing)} such input columns)"
+        )
     return torch.tensor([where[name] for name in trained]), torch.arange(len(trained))
+
+
+def _described(name: tuple) -> str:
+    """A column's name (``_card_columns``, ``_trunk_columns``) in words; a card column by what it reads
+    of the first card."""
+    kind, index = name[0] if isinstance(name[0], tuple) else name
+    return {
+        "core": f"observation column {index} (the core's)",
+        "belief": f"observation column {index} (a belief piece)",
+        "after": f"column {index} after the observation",
+        "embedding": f"card embedding {index}",
+        "pooled": f"pooled card column {index}",
+    }[kind]
 
 
 def _card_columns(network: ActorCritic) -> list[tuple]:

@@ -110,16 +110,17 @@ def check_agents(named: Iterable[tuple[str, str, Mapping]], game: GameConfig) ->
     """Refuse an agent of a config that cannot play the run's games, before any is played or anything
     is written: ``(where, name, options)`` each, the ``ConfigError`` starting with ``where``. Refused: an
     ``llm`` agent asking for the local model without the local-llm extra (``check_local_model``), one the
-    registry cannot build (``where: <the registry's error>``: an unknown name or option), and one whose
-    ``check_config`` refuses the rules ``game`` (``check_rules``). Each agent is built with seed 0 and
-    closed: the run builds its own."""
+    registry cannot build (``where: <the agent's error>``: an unknown name or option, a bad value, or a
+    file option such as ``checkpoint`` naming no file it can read: ``OSError``, as the tournament's
+    check), and one whose ``check_config`` refuses the rules ``game`` (``check_rules``). Each agent is
+    built with seed 0 and closed: the run builds its own."""
     from agents.registry import make_agent
 
     for where, name, options in named:
         check_local_model(where, name, options)
         try:
             agent = make_agent(name, seed=0, **options)
-        except (TypeError, ValueError) as error:
+        except (TypeError, ValueError, OSError) as error:  # OSError: e.g. no model file at checkpoint
             raise ConfigError(f"{where}: {error}") from error
         try:
             check_rules(where, agent, game)

@@ -168,7 +168,8 @@ def final_evaluation(
 
     ``args`` is the run's config (``experiments.train_ppo.TrainConfig``: its ``eval_opponents``,
     ``final_eval_games``, ``eval_deterministic``, ``progress`` and ``game``); the win rates are also
-    logged to ``writer`` at ``step``.
+    logged to ``writer`` at ``step``, and printed a line per opponent (mean turns n/a where no game was
+    played to its end).
     """
     results = evaluate(
         network,
@@ -181,10 +182,12 @@ def final_evaluation(
     )
     for label, result in with_intervals(results).items():
         writer.add_scalar(f"eval/final_win_rate/{label}", result["win_rate"], step)
+        turns = result["mean_turns"]  # None: no game played to its end
         print(
             f"  vs {game.num_players - 1} x {label:14s} win rate {result['win_rate']:.3f} "
             f"[{result['win_low']:.3f}, {result['win_high']:.3f}] over {result['games']} games; "
-            f"wrong accusations {result['wrong_accusation_rate']:.3f}; mean turns {result['mean_turns'] or 0:.1f}"
+            f"wrong accusations {result['wrong_accusation_rate']:.3f}; "
+            f"mean turns {'n/a' if turns is None else f'{turns:.1f}'}"
         )
     (run_dir / "evaluation.json").write_text(
         json.dumps({"game": asdict(args.game), "results": results}, indent=2)

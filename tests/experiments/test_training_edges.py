@@ -3,6 +3,7 @@ learner decision, the evaluation's labels, and what the plots and guides say of 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -131,3 +132,75 @@ def test_the_snapshots_line_and_the_guides_agree_with_the_shipped_runs():
     guide = (ROOT / "docs/guides/imitation.md").read_text()
     assert f"at the end {loss} nats per decision" in guide
     assert f"| the recipe (`imitate`) | {loss} / " in guide
+
+
+def test_imitate_started_again_sets_the_earlier_runs_curves_aside(tmp_path, capsys):
+    """A run started again under the same exp_name wrote its events beside the earlier run's: TensorBoard
+    showed both runs' curves in one (imitation/loss at epochs 1, 2, 1) and the earlier final evaluation."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from experiments.imitate import run
+
+    def curves(folder: Path) -> dict[str, list[int]]:
+        events = EventAccumulator(str(folder), size_guidance={"scalars": 0})
+        events.Reload()
+        return {tag: [e.step for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+
+    args = train_config(
+        config_name="imitate", exp_name="again", runs_dir=str(tmp_path), progress=False, init_from=None,
+        teacher=OpponentSettings("notepad"), opponents=[OpponentSettings("random")], games=4, batch=4, workers=1,
+        network=SMALL_NET, epochs=2, eval_opponents=[OpponentSettings("random")], final_eval_games=2,
+    )  # fmt: skip
+    folder = run(args)
+    assert "set aside" not in capsys.readouterr().out  # nothing earlier to move
+    run(dataclasses.replace(args, epochs=1, final_eval_games=0))
+    assert curves(folder) == {f"imitation/{k}": [1] for k in ("loss", "holdout_loss", "holdout_agreement")}
+    assert len(json.loads((folder / "history.json").read_text())) == 1
+    (aside,) = folder.glob("superseded_*")  # the earlier run's curves, kept: a run of their own
+    assert curves(aside)["imitation/loss"] == [1, 2] and curves(aside)["final_eval/win_rate/random"] == [2]
+    assert f"set aside in {aside}" in capsys.readouterr().out
+    assert (
+        "TensorBoard events into `superseded_<time>_<random>/`"
+        in (ROOT / "docs/guides/imitation.md").read_text()
+    )
+
+
+def test_a_warm_start_names_the_first_difference_in_a_short_message(tmp_path):
+    """It listed the columns the network lacked (1,283 characters for the imitation model) and the two
+    game configs whole."""
+    from agents.ppo.warm_start import _column_sources, warm_start
+
+    with pytest.raises(ConfigError) as refused:  # the shipped imitation model reads belief features
+        train_config(init_from="cluedo_ppo_imitation_4p.pt").validate()
+    said = str(refused.value)
+    assert "model was trained with belief features" in said and "set network.belief_features=true" in said
+    assert len(said) < 300, said
+    four, three = GameSettings().to_game_config(), GameSettings(num_players=3).to_game_config()
+    with pytest.raises(ValueError) as refused:
+        warm_start(ActorCritic(three, SMALL_NET), ActorCritic(four, SMALL_NET))
+    assert str(refused.value) == (
+        "warm start: the trained network plays num_players=4, this one num_players=3; the game must agree"
+    )
+    with pytest.raises(ValueError) as refused:
+        _column_sources([("core", 0), ("belief", 700), ("belief", 701)], [("core", 0)], "trunk")
+    assert str(refused.value) == (
+        "warm start: the trained network's trunk layer reads observation column 700 (a belief piece), "
+        "which this network's does not (2 such input columns)"
+    )
+
+
+def test_the_final_evaluation_prints_no_mean_turns_where_no_game_ended(tmp_path, monkeypatch, capsys):
+    """Every game stopped at the learner's wrong accusation: mean_turns is None, and the line said 0.0."""
+    from types import SimpleNamespace
+
+    from experiments.learning import evaluation
+
+    result = {"games": 2, "wins": 0, "win_rate": 0.0, "wrong_accusations": 2, "wrong_accusation_rate": 1.0,
+              "truncated": 0, "mean_turns": None}  # fmt: skip
+    monkeypatch.setattr(evaluation, "evaluate", lambda *args, **kwargs: {"random": result})
+    args = SimpleNamespace(eval_opponents=[OpponentSettings("random")], final_eval_games=2,
+                           eval_deterministic=True, progress=False, game=GameSettings())  # fmt: skip
+    writer = SimpleNamespace(add_scalar=lambda *args: None)
+    evaluation.final_evaluation(None, GameSettings().to_game_config(), args, tmp_path, writer, step=8)
+    assert capsys.readouterr().out.rstrip().endswith("wrong accusations 1.000; mean turns n/a")
+    assert json.loads((tmp_path / "evaluation.json").read_text())["results"]["random"]["mean_turns"] is None

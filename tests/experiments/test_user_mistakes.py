@@ -72,6 +72,30 @@ def test_training_refuses_a_bad_value_in_one_line(tmp_path, module, given, said)
     assert not (tmp_path / "runs").exists()
 
 
+MISSING_MODEL_FILES = [  # (command, an agent whose model file is not there, what it says)
+    ("train_ppo", "eval_opponents=[{name: ppo, options: {checkpoint: nope.pt}}]",
+     "eval_opponents.0 (ppo): no PPO model at nope.pt (nor a shipped model of that name: ['cluedo_"),
+    ("imitate", "eval_opponents=[{name: learned, options: {checkpoint: nope.npz}}]",
+     "eval_opponents.0 (learned): no numpy model at nope.npz"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("module", "given", "said"), MISSING_MODEL_FILES, ids=[m[0] for m in MISSING_MODEL_FILES]
+)
+def test_training_refuses_an_agent_whose_model_file_is_missing_in_one_line(tmp_path, module, given, said):
+    """The agent's FileNotFoundError was not a ``ConfigError``: Hydra's traceback and exit status 1."""
+    pytest.importorskip("torch")
+    done = command(
+        tmp_path, f"experiments.{module}", given, f"runs_dir={tmp_path / 'runs'}", "progress=false"
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith(f"config error: {said}"), lines[0]
+    assert not (tmp_path / "runs").exists()
+
+
 SEARCH_WITH_AUTO_REFUTE = [  # (command, its agent given as a searcher, what it says)
     ("imitate", ["teacher.name=ismcts", "+teacher.options.iterations=4", "games=2", "batch=2", "workers=1"],
      "teacher (ismcts) cannot play these rules: ismcts needs auto_refute=False"),
