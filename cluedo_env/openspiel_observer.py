@@ -14,7 +14,11 @@ Strings:
   (``core.private_view``: other players' cards hidden), one per line, then whether the turn player
   has chosen to roll, or who decides now and in which phase (public; it tells apart decisions
   that no event separates, such as a suggestion declined and the accusation that follows). During
-  the deal only how many cards have been placed.
+  the deal only how many cards have been placed. Perfect recall of the player's own actions has
+  one gap: a move's event records the square it ends on, so two ``toward`` actions that stop on the
+  same square give the same string. They give the same state too, so search and resampling are
+  unaffected; tabular methods that assume each information state has one sequence of the player's
+  own actions (CFR) would see two (``docs/guides/openspiel.md``).
 
 The default view is the player's own (``public_info=True``, ``private_info=SINGLE_PLAYER``).
 OpenSpiel's factored views split it in two (its playthroughs print both):

@@ -60,12 +60,10 @@ def resample_state(
     core.require_sampled_view(state.config, "resample_from_infostate")
     if isinstance(player, bool) or not isinstance(player, int | np.integer) or not 0 <= player < P:
         raise ValueError(f"player must be an int in [0, {P}), got {player!r}")
+    state.require_history(
+        "resample the core game it was made from, with cluedo_env.inference's sample_deals and core.redeal"
+    )
     history = state.history()
-    if state.core is not None and not history:
-        raise ValueError(
-            "this state has no history to replay (CluedoState.from_core makes a root to search from): "
-            "resample the core game it was made from, with cluedo_env.inference's sample_deals and core.redeal"
-        )
     rng = rng if rng is not None else np.random.default_rng()
     game = state.get_game()
     new = game.new_initial_state()

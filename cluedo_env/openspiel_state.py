@@ -100,8 +100,9 @@ class CluedoState(pyspiel.State):
     @classmethod
     def from_core(cls, game, state: core.State, steps: list[np.ndarray]) -> CluedoState:
         """A state of ``game`` at one running core game (``state``, B=1, taken over), with
-        ``steps`` as its event log. Its history is empty: it is a root to search from (whose
-        ``resample_from_infostate`` needs a history; give a searcher a resampler of its own)."""
+        ``steps`` as its event log. Its history is empty: it is a root to search from, which
+        ``serialize`` and ``resample_from_infostate`` refuse (they replay the history; give a
+        searcher a resampler of its own, and pickle the state to keep it)."""
         if state.batch_size != 1 or state.config != game.config:
             raise ValueError(
                 f"from_core takes one game of {game.config}, got {state.batch_size} of {state.config}"
@@ -206,8 +207,20 @@ class CluedoState(pyspiel.State):
 
     def serialize(self) -> str:
         """The state as text: its action history, one action a line (``CluedoGame.deserialize_state``
-        replays it); nothing is pickled."""
+        replays it); nothing is pickled. A root made by ``from_core`` has no history to write: a
+        ``ValueError`` (its text would be empty, which deserialises to the game's first chance node)."""
+        self.require_history("pickle it instead (as pyspiel.serialize_game_and_state does)")
         return "".join(f"{action}\n" for action in self.history())
+
+    def require_history(self, instead: str) -> None:
+        """Raise ``ValueError`` at a root made by ``from_core``: a game under way with no action
+        history, which ``serialize`` (and ``openspiel_resample``'s resampling) cannot replay;
+        ``instead`` says what to do instead."""
+        if self.core is not None and not self.history():
+            raise ValueError(
+                "this state has no history to replay (CluedoState.from_core makes a root to search from): "
+                + instead
+            )
 
     def __str__(self) -> str:
         cards = self._edition.cards

@@ -89,7 +89,10 @@ class OpenSpielAgent(GameByGameAgent):
 
     Args:
         bot: ``"ismcts"`` or ``"random"``.
-        simulations: IS-MCTS simulations per decision.
+        simulations: IS-MCTS simulations per decision. OpenSpiel's IS-MCTS tries each legal
+            action once, in a random order, before it compares any, so with fewer simulations than
+            legal actions (325 at a turn of the classic game: ``roll`` and the accusations) the
+            choice is drawn among those tried (``docs/guides/openspiel.md``).
         uct_c: IS-MCTS's exploration constant.
         rollouts: Random rollouts per IS-MCTS leaf evaluation.
         seed: Seeds the agent's generator (deals drawn, the bot's randomness).

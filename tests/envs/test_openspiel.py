@@ -8,6 +8,7 @@ well under a minute).
 from __future__ import annotations
 
 import collections
+import pickle
 
 import numpy as np
 import pytest
@@ -315,6 +316,20 @@ def test_chance_outcomes_are_refused_where_no_chance_acts_and_a_root_without_his
     assert root.information_state_string(0) == state.information_state_string(0)
     with pytest.raises(ValueError, match="no history to replay"):
         root.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+
+
+def test_a_root_without_history_is_not_serialised_but_pickles():
+    """Its text was empty, which deserialises to the game's first chance node: another state."""
+    game = pyspiel.load_game("python_cluedo", {"players": 3, "max_turns": 40})
+    state = play(game, np.random.default_rng(2), 60)
+    root = CluedoState.from_core(game, core.clone(state.core, 0, 1), list(state.steps))
+    with pytest.raises(
+        ValueError, match=r"no history to replay \(CluedoState.from_core .*: pickle it instead"
+    ):
+        root.serialize()
+    again = pickle.loads(pickle.dumps(root))
+    assert again.information_state_string(0) == root.information_state_string(0)
+    assert game.deserialize_state(state.serialize()).history() == state.history()  # a played state still is
 
 
 def test_chance_outcomes_are_what_the_core_plays():
