@@ -29,8 +29,8 @@ names (``Miss Scarlett``, ``Spanner``, ``Lead Piping``, ``Knife``, ``Billiards R
 ("go to", "head towards", "pass", "don't suggest"), and a reply that reasons
 first and ends with a line ``Final answer: <command>`` (only that line is
 read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
-names two suspects, or asks for an illegal one raises ``CommandError`` saying
-why and listing what is legal now. A negation ("don't", "not", "no", ...) reaches the three
+asks for two ("go to the Kitchen and accuse Plum with the Rope in the Hall"), names two suspects, or asks
+for an illegal one raises ``CommandError`` saying why and listing what is legal now. A negation ("don't", "not", "no", ...) reaches the three
 words before a verb in its own clause ("No, roll." rolls; "why not" is none). An accusation, which
 puts the player out when wrong, is made only when asked plainly: its clause opens plainly ("accuse
 Plum with the Rope in the Hall", "so I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``)
@@ -269,7 +269,6 @@ def parse_command(
 
 def _candidates(config: GameConfig, words: list[str], cards: list[int], text: str, room, refuse) -> list[int]:
     """Every action the reply's words could mean (legal or not)."""
-    layout = _layout(config)
     e = config.cards
     S, W = e.num_suspects, e.num_weapons
     suspects = [c for c in cards if c < S]
@@ -318,11 +317,35 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
         verbs = {"square"} if COORDINATES.search(text) else {"enter"}
     if "pass" in verbs and len(verbs) > 1:  # "pass: end my turn"
         verbs.discard("pass")
-    if len(verbs) > 1 and verbs != {"enter", "toward"}:
+
+    def several(verbs: set[str]) -> CommandError:
         asked = ", ".join(sorted(v.replace("_", " ") for v in verbs))
-        raise refuse(f"The reply asks for several things ({asked}): give one command")
+        return refuse(f"The reply asks for several things ({asked}): give one command")
+
+    if len(verbs) > 1 and verbs != {"enter", "toward"}:
+        raise several(verbs)
     if verbs == {"enter", "toward"}:
         verbs = {"toward"}
+    # An accusation named beside another verb but not asked plainly ("go to the Kitchen and accuse Plum
+    # with the Rope in the Hall") leaves its cards to the other verb: where they do not fit it, the reply
+    # asks for several things (a reply whose cards fit the other verb is read as before).
+    if "accuse" in weighed and verbs:
+        try:
+            return _verb_candidates(config, verbs, cards, text, room, refuse, only, accusing=True)
+        except CommandError:
+            raise several(verbs | {"accuse"}) from None
+    return _verb_candidates(config, verbs, cards, text, room, refuse, only)
+
+
+def _verb_candidates(config, verbs, cards, text, room, refuse, only, accusing=False) -> list[int]:
+    """The actions ``verbs`` (or, with none, the bare ``cards``) could mean; ``accusing``: the reply also
+    names an accusation (a square then takes no suspect or weapon)."""
+    layout = _layout(config)
+    e = config.cards
+    S, W = e.num_suspects, e.num_weapons
+    suspects = [c for c in cards if c < S]
+    weapons = [c - S for c in cards if S <= c < S + W]
+    rooms = [c - S - W for c in cards if c >= S + W]
 
     def no_cards(kind: str) -> None:
         if cards:
@@ -364,6 +387,8 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
             if layout.sizes[kind]:
                 candidates.append(layout.encode(kind, only(rooms, "room")))
         elif kind == "square":
+            if accusing and (suspects or weapons):  # "move to square 7,16 and accuse Plum with ..."
+                raise refuse("'square' takes no suspect or weapon")
             candidates += _square(config, text, refuse)
         elif kind == "suggest":
             candidates.append(_suggestion(config, suspects, weapons, rooms, room, refuse, only))

@@ -86,7 +86,8 @@ def rules_summary(config: core.GameConfig) -> str:
         lines.append("Entering a corner room lets you look at the face-down card lying there.")
     if config.auto_refute:
         lines.append(
-            "A refuter holding exactly one named card shows it without being asked, so everybody knows it held only one."
+            "A refuter holding exactly one named card shows it without being asked; the history does not say "
+            "which shows were automatic."
         )
     lines.append(f"The game stops after {config.max_turns} turns with no winner.")
     return "\n".join(lines)

@@ -138,6 +138,7 @@ MOVE = legal(LAY.encode("enter", KITCHEN), LAY.encode("enter", HALL), LAY.encode
 SUGGEST = legal(*ALL_SUGGESTIONS, LAY.encode("no_suggestion"))
 REFUTE = legal(LAY.encode("show", S + ROPE), LAY.encode("show", S + W + KITCHEN))
 ACCUSE = legal(LAY.encode("end_turn"), *ALL_ACCUSATIONS)
+PICK = legal(*(LAY.encode("enter", r) for r in range(9)), *ALL_ACCUSATIONS)  # board "none": a room or accuse
 
 PARAPHRASES = [
     (TURN, "roll", LAY.encode("roll")),
@@ -258,6 +259,13 @@ PARAPHRASES = [
     (ACCUSE, "Accuse Plum with the knife in the Billiards Room.", LAY.encode("accuse", PLUM, 1, 4)),
     (ACCUSE, "I accuse Plum with the Lead Piping in the Hall.", LAY.encode("accuse", PLUM, LEAD_PIPE, HALL)),
     (SUGGEST, "Suggest Miss Scarlett with the Spanner", LAY.encode("suggest", 0, WRENCH)),
+    # an accusation only mentioned beside another verb leaves that verb's reading as it was
+    (PICK, "I'll hold off on the accusation and go to the Kitchen", LAY.encode("enter", KITCHEN)),
+    (
+        SUGGEST,
+        "Suggest Mustard with the Rope in the Kitchen before accusing",
+        LAY.encode("suggest", MUSTARD, ROPE),
+    ),
 ]
 
 
@@ -464,6 +472,25 @@ BAD_REPLIES = [
     (TURN, "Should I roll? Not sure.", "is not a command"),
     (REFUTE, "Show the Rope? No.", "is not a command"),
     (ACCUSE, "End turn? No.", "is not a command"),
+    # an accusation beside another action, in either order, asks for two things
+    (PICK, "go to the Kitchen and accuse Plum with the Rope in the Hall", "several things (accuse, enter)"),
+    (PICK, "Accuse Plum with the Rope in the Hall and go to the Kitchen", "several things (accuse, enter)"),
+    (
+        PICK,
+        "First enter the Kitchen, then accuse Plum with the Rope in the Hall",
+        "several things (accuse, enter)",
+    ),
+    (
+        MOVE,
+        "Head toward the Study and accuse Plum with the Rope in the Hall",
+        "several things (accuse, toward)",
+    ),
+    (TURN, "I'll roll and accuse Plum with the Rope in the Hall.", "several things (accuse, roll)"),
+    (
+        SUGGEST,
+        "Suggest Plum with the Rope and accuse Plum with the Rope in the Hall",
+        "several things (accuse, suggest)",
+    ),
 ]
 
 
@@ -551,6 +578,13 @@ def test_squares_by_row_and_column():
         assert parse_command(config, reply, mask) == lay.encode("square", k)
     with pytest.raises(CommandError, match="not a square"):
         parse_command(config, "move to square 0,0", mask)
+    # a move to a square beside an accusation asks for two things (it was played as the move)
+    for reply in (
+        f"move to square {row},{col} and accuse Plum with the Rope in the Hall",
+        f"Accuse Plum with the Rope in the Hall, then move to square {row},{col}",
+    ):
+        with pytest.raises(CommandError, match=r"several things \(accuse, square\)"):
+            parse_command(config, reply, mask)
 
 
 def test_legal_commands_text_lists_forms_for_full_sets():
