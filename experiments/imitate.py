@@ -4,7 +4,8 @@
     python -m experiments.imitate games=400 epochs=2 final_eval_games=100 exp_name=smoke
     python -m experiments.imitate --config-name imitate_no_beliefs  # ablation: without belief features
 
-Three stages, in one run folder (``runs/imitate__<exp_name>__<seed>``):
+Three stages, in one run folder (``runs/imitate__<exp_name>__<seed>``; the command refuses one that is,
+or holds, a symbolic link, before anything is written: the run would write through it):
 
 1. **Decisions.** The teacher (``teacher``: the belief agent) plays ``games``
    games, four players, seats rotated, against ``num_players - 1`` agents of one
@@ -71,7 +72,7 @@ from agents.registry import AGENTS, load_named, make_agent
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import WorkerLost, watch_parent
-from experiments.common.output_folders import refuse_unwritable
+from experiments.common.output_folders import refuse_links, refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
@@ -285,13 +286,18 @@ def set_aside_events(folder: Path) -> Path | None:
     return aside
 
 
+def run_name(args: ImitateConfig) -> str:
+    """The run folder's name in ``runs_dir``: ``imitate__<exp_name>__<seed>``, reused by a run started again."""
+    return f"imitate__{args.exp_name}__{args.seed}"
+
+
 def run(args: ImitateConfig) -> Path:
     """The three stages; returns the run folder."""
     check_all_set(args, 'train_config(overrides, config_name="imitate", **values)')
     args.validate()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
-    folder = Path(args.runs_dir) / f"imitate__{args.exp_name}__{args.seed}"
+    folder = Path(args.runs_dir) / run_name(args)
     folder.mkdir(parents=True, exist_ok=True)
     _check_reuse(folder, args)
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)))
@@ -342,6 +348,7 @@ def run(args: ImitateConfig) -> Path:
 def main(cfg: ImitateConfig) -> None:
     args, _ = command_settings(cfg, ["teacher", "opponents", "eval_opponents"], ["init_from", "runs_dir"])
     refuse_unwritable({"runs_dir": args.runs_dir})
+    refuse_links({"runs_dir": args.runs_dir}, sub_folder=run_name(args))  # a reused folder from elsewhere
     try:
         with exit_on_config_error():
             run(args)

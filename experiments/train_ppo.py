@@ -59,7 +59,9 @@ back with torch's ``weights_only=True``, so a checkpoint runs no code, whoever m
 (``experiments.learning.resume``: the run's config is the checkpoint's; of the command line's other
 values only ``RESUMABLE`` ones, the budget, threads, compilation, logging, checkpoints, how often it
 evaluates and the final evaluation's size, are applied, and any other changed value stops the resume
-with a message). ``init_from=<model file or
+with a message). A run folder holding symbolic links (``model.pt``, ``checkpoints/`` or a file in it)
+is refused before anything is written: the run would write through them
+(``output_folders.refuse_links``). ``init_from=<model file or
 shipped model name>`` starts a new run's network from a trained one (``agents.ppo.warm_start``:
 input columns it lacked, the belief pieces, start at zero), e.g. the learning agent of
 ``experiments/imitate.py``; with it, ``critic_warmup`` first trains the value head alone and
@@ -86,7 +88,7 @@ except ModuleNotFoundError as error:
 
     raise missing_extra(error, command=__name__ == "__main__") from error
 
-from experiments.common.output_folders import refuse_unwritable
+from experiments.common.output_folders import refuse_links, refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import exit_on_config_error
@@ -99,7 +101,10 @@ def main(cfg: TrainConfig) -> None:
     settings = ["init_from", "runs_dir", "resume"]
     args, hydra_config = command_settings(cfg, ["opponents", "eval_opponents"], settings)
     with exit_on_config_error():
-        refuse_unwritable({"resume": run_folder(args.resume)} if args.resume else {"runs_dir": args.runs_dir})
+        folder = {"resume": run_folder(args.resume)} if args.resume else {"runs_dir": args.runs_dir}
+        refuse_unwritable(folder)
+        if args.resume:  # a run folder from elsewhere: its model.pt, checkpoints/, ... could be links
+            refuse_links(folder)
         train(args, resume_overrides=list(hydra_config.overrides.task))
 
 

@@ -61,11 +61,22 @@ def refuse_unwritable(folders: Mapping[str, str | Path]) -> None:
             sys.exit(1)
 
 
-def refuse_links(folders: Mapping[str, str | Path]) -> None:
+def refuse_links(folders: Mapping[str, str | Path], sub_folder: str | Path | None = None) -> None:
     """Stop a command whose output folder holds symbolic links (``folder_lock.links_in``), in one line:
-    the command and Hydra write there, and through a link they would write wherever it points."""
+    the command and Hydra write there, and through a link they would write wherever it points.
+
+    The folder named (``{"runs_dir": "runs"}``) may itself be a link. ``sub_folder``: the folder the command
+    picks in it and writes to (imitate's ``imitate__<exp_name>__<seed>``): only that one is searched, and it,
+    and any folder between, may not be a link either. Prints
+    ``error: <key>=<folder> holds symbolic links (<links>): ...`` and exits with status 1.
+    """
     for key, folder in folders.items():
-        links = links_in(Path(folder)) if Path(folder).is_dir() else []
+        out = Path(folder, sub_folder or "")
+        links = links_in(out) if out.is_dir() else []
+        if sub_folder:  # named from the folder given, the picked ones first
+            parts = Path(sub_folder).parts
+            picked = [Path(*parts[: k + 1]) for k in range(len(parts))]
+            links = [p for p in picked if Path(folder, p).is_symlink()] + [Path(sub_folder, p) for p in links]
         if links:
             print(
                 f"error: {key}={folder} holds symbolic links ({links_text(links)}): the run's files would be written "

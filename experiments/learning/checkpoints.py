@@ -212,14 +212,20 @@ def save_checkpoint(run_dir: Path, keep: int, **contents: Any) -> Path:
 
 
 def run_folder(resume: str | Path) -> Path:
-    """The folder a resume writes to: a run folder, or a checkpoint file's run folder.
+    """The folder a resume writes to: the run folder of the checkpoint ``find_checkpoint`` takes
+    (``resume=<run>/checkpoints`` writes to ``<run>``); ``resume`` itself where it holds none.
 
     Raises:
         ConfigError: a checkpoint file not in a run folder's ``checkpoints/`` (its events, model and
             checkpoints would go to the folder above, without the run's ``config.yaml``).
     """
     path = Path(resume)
-    if path.is_dir() or not path.exists():
+    if path.is_dir():
+        try:
+            path = find_checkpoint(path)
+        except FileNotFoundError:
+            return path
+    if not path.exists():
         return path
     if path.parent.name != "checkpoints":
         raise ConfigError(
