@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import json
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -185,7 +186,7 @@ def _line(task: dict[str, Any]) -> str:
     return json.dumps(task, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def checksum(tasks: Sequence[dict[str, Any]]) -> str:
+def checksum(tasks: Iterable[dict[str, Any]]) -> str:
     """SHA-256 (hex) of the tasks' canonical JSON lines."""
     digest = hashlib.sha256()
     for task in tasks:
@@ -204,32 +205,59 @@ def write_tasks(tasks: Sequence[dict[str, Any]], path: str | Path) -> str:
     return checksum(tasks)
 
 
+# What a task file is read up to, uncompressed (a cached split may come from elsewhere): the shipped
+# dev splits' longest line is 23 KB, their 500 tasks 6.9 MB, so a 10,000-task test split about 140 MB.
+MAX_LINE_BYTES = 4 * 2**20
+MAX_FILE_BYTES = 2**30
+_REGENERATE = "not a split's task file; regenerate it (python -m experiments.reasoning_splits)"
+
+
 def read_tasks(path: str | Path) -> list[dict[str, Any]]:
     """Tasks from a gzip JSON Lines file (plain JSON: nothing is executed).
 
+    A line is read up to ``MAX_LINE_BYTES`` and the file up to ``MAX_FILE_BYTES`` (uncompressed): a
+    file from elsewhere cannot make the reading hold more.
+
     Raises:
         ValueError: naming the file for a file that is not complete gzip of UTF-8 text
-            (truncated, corrupt, not gzip), and its line for a line that is not a JSON object.
+            (truncated, corrupt, not gzip) or is longer than ``MAX_FILE_BYTES``, and its line for a
+            line that is not a JSON object (nested too deeply included) or is longer than ``MAX_LINE_BYTES``.
     """
-    tasks = []
-    number = 0
+    return list(_tasks(path))
+
+
+def _tasks(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The tasks of ``read_tasks``, one at a time (its errors, as the reading reaches them)."""
+    number = size = 0
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
+        with gzip.open(path, "rb") as lines:
+            while line := lines.readline(MAX_LINE_BYTES + 1):
+                number += 1
+                size += len(line)
+                if len(line) > MAX_LINE_BYTES:
+                    raise ValueError(
+                        f"{path}:{number} is longer than {MAX_LINE_BYTES} bytes (the shipped splits' longest task "
+                        f"is 23 KB): {_REGENERATE}"
+                    )
+                if size > MAX_FILE_BYTES:
+                    raise ValueError(
+                        f"task file {path} is longer than {MAX_FILE_BYTES} bytes uncompressed (the shipped "
+                        f"splits' 500 tasks are 6.9 MB): {_REGENERATE}"
+                    )
+                text = line.decode("utf-8")
                 try:
-                    task = json.loads(line)
-                except json.JSONDecodeError as error:
+                    task = json.loads(text)
+                except (ValueError, RecursionError) as error:  # (RecursionError: nested too deeply)
                     raise ValueError(f"{path}:{number} is not JSON: {error}") from error
                 if not isinstance(task, dict):
                     raise ValueError(f"{path}:{number} is not a JSON object")
-                tasks.append(task)
+                yield task
     except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as error:
         raise ValueError(
             f"task file {path} is truncated or corrupt after {number} line(s) "
             f"({type(error).__name__}: {error}); a task file is gzip JSON Lines, one task per line: "
             "regenerate it (python -m experiments.reasoning_splits)"
         ) from error
-    return tasks
 
 
 def load_split(
@@ -243,7 +271,9 @@ def load_split(
 
     A shipped split is read from the package (``SplitSpec.path``); another from
     its copy in ``cache``, or, failing that, generated into ``cache`` (minutes
-    for ``test``).
+    for ``test``). A copy in ``cache`` may come from elsewhere: its checksum is
+    compared with the pinned one as it is read, one task at a time and no more
+    tasks than the split's, before its tasks are kept (``read_tasks``' bounds).
 
     Args:
         version: ``"v1"`` or ``"v2"``.
@@ -254,7 +284,8 @@ def load_split(
             (``experiments.common.task_generation.generate``: it plays the split's agents).
 
     Raises:
-        ValueError: for an unknown split, or tasks whose checksum is not the pinned one.
+        ValueError: for an unknown split, tasks whose checksum is not the pinned one, or a file
+            ``read_tasks`` refuses.
     """
     if (version, name) not in SPLITS:
         raise ValueError(f"unknown split {version}/{name}; splits are {sorted(SPLITS)}")
@@ -263,6 +294,8 @@ def load_split(
     if spec.shipped:
         tasks = read_tasks(spec.path())
     elif cached is not None and cached.exists():
+        # one task held at a time, and no more than the split's: other tasks are refused before they are kept
+        _check_pinned(itertools.islice(_tasks(cached), spec.num_tasks + 1), version, name)
         tasks = read_tasks(cached)
     elif cached is not None and generate is not None:
         tasks = list(generate(spec, progress=progress))
@@ -277,7 +310,7 @@ def load_split(
     return tasks
 
 
-def _check_pinned(tasks: list[dict], version: str, name: str) -> None:
+def _check_pinned(tasks: Iterable[dict], version: str, name: str) -> None:
     """Raise ``ValueError`` where the tasks' checksum is not the pinned one of split ``version/name``."""
     found = checksum(tasks)
     pinned = CHECKSUMS.get((version, name))

@@ -349,7 +349,10 @@ def hydra_actions_in(folder: str | Path, given: Iterable[str] = ()) -> list[str]
     - more than one ``@package`` line, or one after the leading comments;
     - a value Hydra's own settings read (``HYDRA_INPUTS``: ``output_dir``, its run folder) that the
       command line does not give (``given``: the keys of its overrides);
-    - symbolic links, and files or folders that cannot be read (Hydra may read what this cannot list).
+    - symbolic links, and files or folders that cannot be read (Hydra may read what this cannot list);
+    - files that are not UTF-8 text, or not YAML this reading parses: each file is read as Hydra reads
+      it (UTF-8 whatever the locale's encoding, OmegaConf's YAML loader), and one it cannot parse is
+      refused, not passed over.
 
     A folder that trips these without meaning it is still taken with ``trust_files=true``."""
     import yaml
@@ -360,14 +363,18 @@ def hydra_actions_in(folder: str | Path, given: Iterable[str] = ()) -> list[str]
     found = [f"{path}: a symbolic link (not followed in a config folder from elsewhere)" for path in links]
     inputs = sorted(set(HYDRA_INPUTS) - set(given))
     for path in files:
-        try:
-            text = path.read_text()
+        try:  # read as Hydra reads it (FileConfigSource: UTF-8 whatever the locale's encoding, OmegaConf's loader)
+            text = path.read_text(encoding="utf-8")
             content = yaml.load(text, Loader=get_yaml_loader())  # (a safe loader: OmegaConf's)
-        except (OSError, UnicodeDecodeError):
+        except OSError:
             unreadable.append(path)
             continue
-        except yaml.YAMLError:
-            continue  # Hydra itself refuses a file it cannot parse
+        except (yaml.YAMLError, ValueError, RecursionError) as error:  # (UnicodeDecodeError is a ValueError)
+            # refused, not passed over: what this reading cannot parse, Hydra may (another reading, a
+            # later version), and a file it loads could carry out anything above
+            reason = f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
+            found.append(f"{path}: not UTF-8 YAML that this check can parse ({reason}), so it is not checked")
+            continue
         found += [f"{path}: {what}" for what in _asks_hydra(path.relative_to(folder), text, content, inputs)]
     return found + [f"{path}: cannot be read here, so it is not checked" for path in unreadable]
 

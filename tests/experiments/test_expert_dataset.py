@@ -131,7 +131,68 @@ def test_the_minari_dataset_loads_from_the_local_folder_and_replays_in_the_env(t
 def test_checksums_verify_and_every_game_replays(tiny, capsys):
     assert verify(tiny) == []
     main(["--verify", str(tiny)])
-    assert "checksums match, every game replays" in capsys.readouterr().out
+    assert "checksums match, every game and Minari episode replays" in capsys.readouterr().out
+
+
+MINARI_CRAFTS = {  # a Minari file changed (re-signed in the card): its file and column, the change, the problem
+    "rewards": ("0/part-0.parquet", "rewards", lambda v: [1.0] * len(v), "step 0 of "),
+    "actions": ("0/part-0.parquet", "actions", lambda v: [0] * len(v), "step 0: action 0 is not legal"),
+    "truncated": ("0/part-0.parquet", "truncations", lambda v: [*v[:-2], True, False], "step "),
+    "seed": ("0/metadata.json", "seed", lambda v: v + 1, "step 0: the observation is not the env's"),
+    "count": ("metadata.json", "total_episodes", lambda v: v + 1, "minari: 3 episodes, the card counts 2"),
+}
+
+
+@pytest.mark.parametrize("craft", list(MINARI_CRAFTS))
+def test_a_forged_minari_episode_is_caught_by_its_replay(tiny, tmp_path, capsys, craft):
+    """``--verify`` replayed the Parquet games only, and said "every game replays" of a Minari episode
+    whose rewards and actions were changed and its checksum updated in the card."""
+    from experiments.learning.expert_checks import sha256_of
+
+    name, column, change, said = MINARI_CRAFTS[craft]
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    path = copy / "minari" / MINARI_ID / "data" / name
+    if path.suffix == ".json":
+        held = json.loads(path.read_text())
+        path.write_text(json.dumps({**held, column: change(held[column])}))
+    else:
+        table = pq.read_table(path)
+        index = table.schema.get_field_index(column)
+        values = pa.array(change(table[column].to_pylist()), type=table.schema.field(index).type)
+        pq.write_table(table.set_column(index, table.schema.field(index), values), path)
+    card = card_of(copy)
+    card["files"][path.relative_to(copy).as_posix()] = sha256_of(path)
+    (copy / CARD).write_text(json.dumps(card))
+    problems = verify(copy)
+    assert len(problems) == 1 and said in problems[0], problems
+    assert craft == "count" or problems[0].startswith("minari episode 0: ")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--verify", str(copy)])
+    assert exit_info.value.code == 1 and "replays" not in capsys.readouterr().out
+
+
+def test_minari_episodes_that_cannot_be_read_stop_the_replay_with_one_problem(tiny, tmp_path):
+    """A card and metadata counting 10**12 episodes (two are there), and an episode without its rewards."""
+    from experiments.learning.expert_checks import sha256_of
+
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    data, card = copy / "minari" / MINARI_ID / "data", card_of(copy)
+    held = json.loads((data / "metadata.json").read_text())
+    (data / "metadata.json").write_text(json.dumps({**held, "total_episodes": 10**12}))
+    part = data / "1" / "part-0.parquet"
+    pq.write_table(pq.read_table(part).drop_columns(["rewards"]), part)
+    card["counts"]["minari_episodes"] = 10**12
+    for path in (data / "metadata.json", part):
+        card["files"][path.relative_to(copy).as_posix()] = sha256_of(path)
+    (copy / CARD).write_text(json.dumps(card))
+    assert verify(copy) == ["minari episode 1: not an episode (KeyError: 'rewards')"]
+    shutil.rmtree(data / "1")  # and out of the card: the replay stops there, not after 10**12 tries
+    card["files"] = {name: sha for name, sha in card["files"].items() if "/data/1/" not in name}
+    (copy / CARD).write_text(json.dumps(card))
+    (problem,) = verify(copy)
+    assert problem.startswith("minari episode 1: not an episode (FileNotFoundError: ")
 
 
 def test_a_card_naming_files_outside_its_folder_reads_none_of_them(tiny, tmp_path):
@@ -222,13 +283,15 @@ def test_a_corrupted_file_is_detected_by_its_checksum(tiny, tmp_path, capsys):
     for broken, why in (
         ({"rules": {"num_players": "x"}}, "rules: "),
         ({"counts": None}, "no files, rules and counts"),
+        ({"agents": ["llm", "belief", "belief", "belief"]}, "agents: not 4 agent names of "),  # (no network)
     ):
         (clean / CARD).write_text(json.dumps({**card, **broken}))  # a card that lies: named, no traceback
         (problem,) = verify(clean)
         assert problem.startswith(f"{clean / CARD}: ") and why in problem
-    (copy / CARD).write_text("{not json")
-    (problem,) = verify(copy)
-    assert problem.startswith(f"{copy / CARD}: not a JSON card")
+    for text in ("{not json", "[" * 100_000):  # (nested too deeply: RecursionError)
+        (copy / CARD).write_text(text)
+        (problem,) = verify(copy)
+        assert problem.startswith(f"{copy / CARD}: not a JSON card")
     (copy / CARD).unlink()
     assert verify(copy) == [f"{copy / CARD}: no card (an unfinished dataset, or not a dataset folder)"]
 

@@ -21,6 +21,7 @@ import pytest
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.inference.from_events import check_events, deduce_from_events
+from cluedo_env.reasoning import splits
 from cluedo_env.reasoning.score import score_answer, summarize
 from cluedo_env.reasoning.splits import SPLITS, load_split, read_tasks, write_tasks
 from experiments.common.task_generation import play_task_games
@@ -156,6 +157,44 @@ def test_a_damaged_cached_split_is_refused_by_name(tmp_path, dev):
     with pytest.raises(ValueError, match="truncated or corrupt") as error:
         load_split("v2", "test", cache=tmp_path, progress=False)
     assert str(cached) in str(error.value)
+
+
+def test_a_cached_split_nested_too_deeply_or_a_gzip_bomb_is_refused_by_line(tmp_path):
+    """A cached split from elsewhere: a line of 100,000 '[' raised RecursionError, and a line of 64 MB
+    (64 KB of gzip) was read whole, with json.loads, before the checksum was compared."""
+    cached = tmp_path / "v1" / "test.jsonl.gz"
+    cached.parent.mkdir()
+    cached.write_bytes(gzip.compress(b"[" * 100_000 + b"\n"))
+    with pytest.raises(ValueError, match="not JSON") as error:
+        load_split("v1", "test", cache=tmp_path, progress=False)
+    assert str(error.value).startswith(f"{cached}:1 is not JSON")
+    with open(cached, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb") as out:
+        for _ in range(64):
+            out.write(b" " * 2**20)  # one line of 64 MB, never read whole
+        out.write(b"{}\n")
+    assert cached.stat().st_size < 2**17
+    with pytest.raises(ValueError, match="longer than") as error:
+        load_split("v1", "test", cache=tmp_path, progress=False)
+    assert str(error.value).startswith(f"{cached}:1 is longer than {splits.MAX_LINE_BYTES} bytes")
+
+
+def test_a_cached_split_of_other_tasks_is_refused_before_it_is_held(tmp_path, dev, monkeypatch):
+    """Its checksum is compared as it is read, a task at a time: its tasks are never read whole (a
+    file of many small tasks held them all first); a file past ``MAX_FILE_BYTES`` is refused by name."""
+    cached = tmp_path / "v2" / "test.jsonl.gz"
+    write_tasks(dev[:40], cached)
+
+    def read_whole(path):
+        raise AssertionError(f"{path} read whole before its checksum was compared")
+
+    monkeypatch.setattr(splits, "read_tasks", read_whole)
+    with pytest.raises(ValueError, match="checksum"):
+        load_split("v2", "test", cache=tmp_path, progress=False)
+    monkeypatch.undo()
+    monkeypatch.setattr(splits, "MAX_FILE_BYTES", 100_000)  # (40 tasks are some 500 KB)
+    with pytest.raises(ValueError, match="longer than 100000 bytes uncompressed") as error:
+        read_tasks(cached)
+    assert str(error.value).startswith(f"task file {cached} is longer")
 
 
 # ---------------------------------------------------------------------------
