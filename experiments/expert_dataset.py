@@ -30,8 +30,10 @@ seed ``SEED_BASE + seed * 10**9 + g``, so a game is the same in any dataset of t
 the agents are seeded per shard, so ``--shard-games`` is part of what the games are. Shards are
 written whole (a temporary file renamed) as they finish: the same command run again plays only
 the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. ``--verify`` checks
-the card's checksums and replays every game through the core and every Minari episode in the env
-from its seed, checking every column of every decision row and of every episode.
+the card's checksums, refuses a Minari ``metadata.json`` that is not the writer's (Minari would run
+the code a crafted one names: ``experiments.learning.expert_minari_checks``), and replays every game
+through the core and every Minari episode in the env from its seed, checking every column of every
+decision row and of every episode.
 
 A small split ships with the package (``SHIPPED_SPLIT``, ``experiments/data/expert_small``: the
 defaults with ``--games 4 --shard-games 4 --minari-episodes 4``); the full one is the command's
@@ -63,12 +65,12 @@ from experiments.common.whole_files import write_whole
 
 try:
     import pyarrow as pa
-    import pyarrow.dataset as pads
     import pyarrow.parquet as pq
 
     from agents.ppo.features import learner_pieces
     from experiments.learning import expert_checks
-    from experiments.learning.expert_minari import MINARI_ID, make_expert_env, stored_counts, write_minari
+    from experiments.learning.expert_minari import MINARI_ID, stored_counts, write_minari
+    from experiments.learning.expert_minari_checks import metadata_problem, minari_problems
     from experiments.learning.expert_readme import readme_text
     from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games
 except ModuleNotFoundError as error:
@@ -420,8 +422,11 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
 
 def verify(folder: Path, replay: bool = True) -> list[str]:
     """What is wrong with the dataset in ``folder``: its card, its files' checksums (of the dataset's
-    own files, ``OWN``: others in the folder are not read), its games' replay (every column of every
-    decision row) and its Minari episodes' replay (``_minari_problems``)."""
+    own files, ``OWN``: others in the folder are not read), its Minari ``metadata.json`` (it must be what
+    the writer writes for the card's rules and agents: ``expert_minari_checks.metadata_problem``; Minari
+    would run the code a crafted one names), its games' replay (every column of every decision row)
+    and its Minari episodes' replay (``expert_minari_checks.minari_problems``). ``replay=False``: all
+    but the two replays."""
     path = folder / CARD
     if not path.is_file():
         return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
@@ -434,7 +439,7 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     ):
         return [f"{path}: not a dataset card (no files, rules and counts)"]
     problems = expert_checks.checksum_problems(folder, card["files"], OWN)
-    if problems or not replay:
+    if problems:
         return problems
     try:
         config = config_from_json(card["rules"])
@@ -443,6 +448,10 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     agents, names = card.get("agents"), set(AGENTS) - NOT_RECORDED  # (the Minari env seats them)
     if not isinstance(agents, list) or len(agents) != config.num_players or not {*map(str, agents)} <= names:
         return [f"{path}: agents: not {config.num_players} agent names of {sorted(names)} ({agents!r})"]
+    minari = folder / "minari" / MINARI_ID / "data"
+    refused = metadata_problem(minari, config, agents)  # before anything else reads the Minari part
+    if refused or not replay:
+        return [refused] if refused else []
     for games_file in sorted((folder / "games").glob("*.parquet")):
         try:
             tables = pq.read_table(folder / "decisions" / games_file.name), pq.read_table(games_file)
@@ -459,47 +468,7 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
         problems += [
             f"{games_file.name}: {line}" for line in expert_checks.replay_problems(config, *tables, agents)
         ]
-    return problems + _minari_problems(folder / "minari" / MINARI_ID / "data", card["counts"], config, agents)
-
-
-def _minari_problems(data: Path, counts: dict, config: core.GameConfig, agents: list[str]) -> list[str]:
-    """The Minari episodes (``data``: Minari's folder of them), each read as Minari reads it and played
-    again in ``make_expert_env`` (the card's agents and rules) from its seed (``_episode_problems``)."""
-    try:
-        held = int(json.loads((data / "metadata.json").read_text())["total_episodes"]) if data.exists() else 0
-    except (OSError, ValueError, RecursionError, LookupError, TypeError) as error:
-        return [f"minari: metadata.json is not Minari's ({type(error).__name__}: {error})"]
-    said = counts.get("minari_episodes", 0)
-    if held != said or not held:
-        return [f"minari: {held!r} episodes, the card counts {said!r}"] if held != said else []
-    env, problems, index = make_expert_env(agents[1:], config.board), [], 0
-    try:  # (stops at an episode it cannot read)
-        for index in range(held):
-            problems += [f"minari episode {index}: {x}" for x in _episode_problems(env, data / str(index))]
-    except (OSError, ValueError, RecursionError, LookupError, TypeError, pa.ArrowException) as error:
-        problems.append(f"minari episode {index}: not an episode ({type(error).__name__}: {error})")
-    env.close()
-    return problems
-
-
-def _episode_problems(env: object, folder: Path) -> list[str]:
-    """The first step of a Minari episode (its ``folder``, read as Minari does) unlike the env's play."""
-    observation, _ = env.reset(seed=int(json.loads((folder / "metadata.json").read_text())["seed"]))
-    rows = pads.dataset(folder, ignore_prefixes=["_", ".", "metadata.json"]).to_table().to_pydict()
-    last = len(rows["actions"]) - 1  # (Minari keeps a row more than the steps: the last observation's)
-    for t in range(last + 1):
-        if not all(np.array_equal(observation[key], rows["observations"][t][key]) for key in observation):
-            return [f"step {t}: the observation is not the env's"]
-        action, mask = rows["actions"][t], observation["action_mask"]
-        if t == last:
-            break
-        if not isinstance(action, int) or not 0 <= action < len(mask) or not mask[action]:
-            return [f"step {t}: action {action!r} is not legal"]
-        observation, *outcome, _ = env.step(action)
-        recorded = [rows[key][t] for key in ("rewards", "terminations", "truncations")]
-        if outcome != recorded or (outcome[1] or outcome[2]) != (t == last - 1):
-            return [f"step {t} of {last}: reward, terminated, truncated {recorded}; the env: {outcome}"]
-    return [] if last > 0 else ["no steps"]
+    return problems + minari_problems(minari, card["counts"], config, agents)
 
 
 def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.ArgumentParser]:

@@ -34,6 +34,7 @@ from experiments.expert_dataset import (  # noqa: E402
 )
 from experiments.learning.expert_checks import list_matrix, replay_problems  # noqa: E402
 from experiments.learning.expert_minari import MINARI_ID, datasets_path  # noqa: E402
+from experiments.learning.expert_minari_checks import metadata_problem  # noqa: E402
 from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
@@ -193,6 +194,40 @@ def test_minari_episodes_that_cannot_be_read_stop_the_replay_with_one_problem(ti
     (copy / CARD).write_text(json.dumps(card))
     (problem,) = verify(copy)
     assert problem.startswith("minari episode 1: not an episode (FileNotFoundError: ")
+
+
+ENTRY = "cluedo_env.gym_env:CluedoSingleAgentEnv"
+SPEC_CRAFTS = {  # a change of the Minari metadata.json (re-signed in the card), and the refusal says
+    "no observation space": (lambda m: m.pop("observation_space"), "has no observation_space (Minari would"),
+    "no action space": (lambda m: m.pop("action_space"), "has no action_space"),
+    "entry point": (lambda m: m.update(env_spec=m["env_spec"].replace(ENTRY, "os:system")), "'os:system'"),
+    "eval entry point": (lambda m: m.update(eval_env_spec=m["env_spec"].replace(ENTRY, "x:y")), "'x:y' (acc"),
+    "opponent by import path": (  # (the registry imports an agent given as module:Class)
+        lambda m: m.update(env_spec=m["env_spec"].replace('["determinize"', '["my:Agent"')), "'my:Agent'"),
+    "space": (lambda m: m.update(action_space=m["action_space"].replace("405", "406")), "406}' (accepted: "),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("craft", list(SPEC_CRAFTS))
+def test_a_minari_metadata_naming_other_code_is_refused_before_minari_reads_it(tiny, tmp_path, capsys, craft):
+    """minari.load_dataset makes the env of metadata.json's env_spec (its entry point, its kwargs) when a
+    space is missing, recover_environment always: --verify passed such a file (re-signed in the card)."""
+    from experiments.learning.expert_checks import sha256_of
+
+    change, said = SPEC_CRAFTS[craft]
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny, copy)
+    path, card = copy / "minari" / MINARI_ID / "data" / "metadata.json", card_of(copy)
+    held = json.loads(path.read_text())
+    change(held)
+    path.write_text(json.dumps(held))
+    card["files"][path.relative_to(copy).as_posix()] = sha256_of(path)
+    (copy / CARD).write_text(json.dumps(card))
+    (problem,) = verify(copy)
+    assert problem.startswith("minari: metadata.json ") and said in problem and "not read further" in problem
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--verify", str(copy)])
+    assert exit_info.value.code == 1 and "replays" not in capsys.readouterr().out
 
 
 def test_a_card_naming_files_outside_its_folder_reads_none_of_them(tiny, tmp_path):
@@ -511,6 +546,8 @@ def test_the_shipped_split_is_small_verifies_and_is_package_data():
     assert sum((SHIPPED_SPLIT / name).stat().st_size for name in files) < 500_000
     assert 200 <= card["counts"]["decisions"] <= 1000 and card["counts"]["minari_episodes"] >= 2
     assert verify(SHIPPED_SPLIT) == []  # checksums, and every game replays through the core
+    minari_data = SHIPPED_SPLIT / "minari" / MINARI_ID / "data"  # its metadata.json is the writer's:
+    assert metadata_problem(minari_data, TINY.config, card["agents"]) is None
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     shipped = {path for pattern in patterns["experiments"] for path in (ROOT / "experiments").glob(pattern)}
     assert {SHIPPED_SPLIT / name for name in files} <= shipped  # every file of it goes into the wheel
