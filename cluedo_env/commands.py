@@ -29,8 +29,13 @@ names (``Miss Scarlett``, ``Spanner``, ``Lead Piping``, ``Knife``, ``Billiards R
 ("go to", "head towards", "pass", "don't suggest"), and a reply that reasons
 first and ends with a line ``Final answer: <command>`` (only that line is
 read; a ``<think>...</think>`` block is dropped). It is strict about meaning: a reply that could mean two legal actions,
-asks for two ("go to the Kitchen and accuse Plum with the Rope in the Hall"), names two suspects, or asks
-for an illegal one raises ``CommandError`` saying why and listing what is legal now. A negation ("don't", "not", "no", ...) reaches the three
+asks for two, names two suspects, or asks for an illegal one raises ``CommandError`` saying why and
+listing what is legal now. An accusation put as a request in its own part of a sentence, from the "and" or
+"then" after another command to the one before the next ("go to the Kitchen and accuse Plum with the Rope
+in the Hall", "Suggest Plum with the Rope and then accuse Plum with the Rope in the Kitchen"), asks for
+two, whether or not the rest of the reply hedges it and wherever its cards sit; one only mentioned ("Suggest ... before accusing",
+"I'll hold off on the accusation and ...", "... and accuse ... if nobody refutes") leaves the other
+command's reading and its own refusals. A negation ("don't", "not", "no", ...) reaches the three
 words before a verb in its own clause ("No, roll." rolls; "why not" is none). An accusation, which
 puts the player out when wrong, is made only when asked plainly: its clause opens plainly ("accuse
 Plum with the Rope in the Hall", "so I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``)
@@ -274,7 +279,7 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     suspects = [c for c in cards if c < S]
     weapons = [c - S for c in cards if S <= c < S + W]
     rooms = [c - S - W for c in cards if c >= S + W]
-    verbs, declined, weighed = reply_words.verbs(config, text)
+    verbs, declined, weighed, requested = reply_words.verbs(config, text)
     kinds_of_card = {"suspect": e.suspects, "weapon": e.weapons, "room": e.rooms}
 
     def only(values: list[int], what: str) -> int:
@@ -310,7 +315,7 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
         raise refuse("The reply names cards with a negation: give one command")
     if "stay" in verbs and "put" in words:
         verbs = (verbs - {"stay"}) | {"no_move"}
-    moving = [k for k, word in enumerate(words) if word in ("move", "walk")]
+    moving = [k for k, word in enumerate(words) if word in reply_words.MOVING]
     if moving and not verbs:
         if reply_words.negated(words, moving[0]):  # "Don't move to 0,9"
             raise refuse("The reply only declines (move): give the command to play")
@@ -326,15 +331,12 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
         raise several(verbs)
     if verbs == {"enter", "toward"}:
         verbs = {"toward"}
-    # An accusation named beside another verb but not asked plainly ("go to the Kitchen and accuse Plum
-    # with the Rope in the Hall") leaves its cards to the other verb: where they do not fit it, the reply
-    # asks for several things (a reply whose cards fit the other verb is read as before).
-    if "accuse" in weighed and verbs:
-        try:
-            return _verb_candidates(config, verbs, cards, text, room, refuse, only, accusing=True)
-        except CommandError:
-            raise several(verbs | {"accuse"}) from None
-    return _verb_candidates(config, verbs, cards, text, room, refuse, only)
+    # An accusation put as a request beside another command ("go to the Kitchen and accuse Plum with the
+    # Rope in the Hall", "Suggest ... and then accuse ..."), hedged or not, asks for several things wherever
+    # its cards sit; one only mentioned ("Suggest ... before accusing") leaves the other verb's reading.
+    if requested and verbs - {"accuse"}:
+        raise several(verbs | {"accuse"})
+    return _verb_candidates(config, verbs, cards, text, room, refuse, only, accusing="accuse" in weighed)
 
 
 def _verb_candidates(config, verbs, cards, text, room, refuse, only, accusing=False) -> list[int]:

@@ -115,6 +115,10 @@ ACCUSE_JOINING = frozenset(
 )  # fmt: skip
 # ... and the titles, written out ("Accuse Miss Peacock ..." where the card is Mrs Peacock).
 ACCUSATION_WORDS = ACCUSE_JOINING | TITLES
+# Words that join two commands in a sentence ("go to the Kitchen and accuse ...", "Suggest ..., then I
+# accuse ..."), and the words that ask to move besides ``VERBS`` ("move to square 7,16").
+JOINERS = frozenset({"and", "then"})
+MOVING = frozenset({"move", "walk"})
 # Other spellings of the classic English names (UK Cluedo's, later US Clue's): a reply's word that stands
 # for a word of a card name, where the edition has that word in one card name and the other in none.
 SPELLINGS = {
@@ -304,8 +308,41 @@ def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:
     return [find_cards(config, normalise(clause))[1] for clause in CLAUSE_END.split(sentence)]
 
 
-def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
-    """The verbs a reply asks for, those it declines, and whether it only weighs an accusation.
+def _joins(config: GameConfig, sentence: str) -> list[bool]:
+    """For each word of a sentence as ``_clauses`` reads it (card names left out), whether it joins two
+    commands: a word of ``JOINERS`` not between two card names ("Plum and Mustard" joins none)."""
+    joins = []
+    for clause in CLAUSE_END.split(sentence):
+        words = normalise(clause)
+        read = _read_cards(config, words)
+        card = [c is not None for _, c in read] + [False]
+        for k, (i, c) in enumerate(read):
+            if c is None:
+                joins.append(words[i] in JOINERS and not (k and card[k - 1] and card[k + 1]))
+    return joins
+
+
+def _requested(words: list[str], joins: list[bool], first: int, at: int) -> bool:
+    """Whether the accusation at ``words[at]`` (its clause starting at ``first``) is put as a request in its
+    own part of the sentence: from the joining word after the command before it ("go to the Kitchen and
+    ...") to the joining word before the command after it ("... and go to the Kitchen"), it would be a
+    plain accusation (``verbs``), whatever the rest of the reply says."""
+    others = [k for k, w in enumerate(words) if k != at and (w in VERBS or w in MOVING)]
+    start, end = 0, len(words)
+    if before := [k for k in others if k < at]:
+        start = next((k + 1 for k in range(before[-1] + 1, at) if joins[k]), before[-1])
+    if after := [k for k in others if k > at]:
+        end = max((k for k in range(at + 1, after[0]) if joins[k]), default=after[0])
+    return (
+        tuple(words[max(start, first) : at]) in ACCUSE_OPENINGS
+        and ACCUSATION_WORDS.issuperset(words[at + 1 : end])
+        and not _weighing(words[start:first])
+    )
+
+
+def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str], set[str]]:
+    """The verbs a reply asks for, those it declines, whether it only weighs an accusation, and whether one
+    it weighs is put as a request in its own part of a sentence (``_requested``).
 
     A negation in the three words before a verb, in its clause, declines it ("I'm not sure. Suggest ..."
     and "No, roll." ask; "why not suggest" is no negation). An accusation is asked only plainly
@@ -313,14 +350,20 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
     with nothing that weighs it (``weighs``) before its clause or in the reply's other sentences; a
     negation before it declines it (``_declined``); otherwise it is only weighed. A verb both asked and declined is what its
     last mention says ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked
-    and declined is both, and refused (a wrong accusation puts the player out)."""
+    and declined is both, and refused (a wrong accusation puts the player out). An accusation weighed
+    only because of what lies outside its part of the sentence ("I'll roll and accuse Plum with the Rope
+    in the Hall", "I'm not sure. Suggest ... and accuse ...") is still requested: beside another command
+    the reply asks for several things; one only mentioned ("before accusing", "I could accuse ...", the
+    noun "accusation") is not."""
     mentions: dict[str, list[bool]] = {}  # verb -> asked (True) or declined at each mention, in order
     weighed: set[str] = set()  # accusations named but neither asked nor declined
+    requested: set[str] = set()  # ... of which one is put as a request in its own part of a sentence
     sentences = _sentences(text)
     doubtful = [weighs(sentence) for sentence, _, _ in sentences]
     for n, (sentence, _, asks) in enumerate(sentences):
         clauses = _clauses(config, sentence)
         words = [w for clause in clauses for w in clause]
+        joins = _joins(config, sentence)
         first = 0
         for clause in clauses:
             for i, word in enumerate(clause):
@@ -338,6 +381,8 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
                     )
                     if not declines and (asks or not plain):
                         weighed.add(verb)
+                        if not asks and word != "accusation" and _requested(words, joins, first, at):
+                            requested.add(verb)
                         continue  # a question or more than a plain request asks for no accusation
                 else:
                     declines = negated(clause, i)
@@ -349,4 +394,4 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str]]:
             first += len(clause)
     asked = {v for v, m in mentions.items() if (any(m) if v == "accuse" else m[-1])}
     declined = {v for v, m in mentions.items() if (not all(m) if v == "accuse" else not m[-1])}
-    return asked, declined, weighed - asked - declined
+    return asked, declined, weighed - asked - declined, requested - asked - declined

@@ -266,6 +266,13 @@ PARAPHRASES = [
         "Suggest Mustard with the Rope in the Kitchen before accusing",
         LAY.encode("suggest", MUSTARD, ROPE),
     ),
+    # ... and so does one hedged or put off in its own part of the sentence
+    (
+        SUGGEST,
+        "Suggest Plum with the Rope, and accuse Plum with the Rope in the Kitchen if nobody refutes",
+        LAY.encode("suggest", PLUM, ROPE),
+    ),
+    (TURN, "Roll, and accuse later", LAY.encode("roll")),
 ]
 
 
@@ -491,6 +498,29 @@ BAD_REPLIES = [
         "Suggest Plum with the Rope and accuse Plum with the Rope in the Hall",
         "several things (accuse, suggest)",
     ),
+    # ... wherever its cards sit (the pawn is in the Kitchen: these were played as the suggestion)
+    (
+        SUGGEST,
+        "Suggest Plum with the Rope and then accuse Plum with the Rope in the Kitchen",
+        "several things (accuse, suggest)",
+    ),
+    (
+        SUGGEST,
+        "Suggest Plum with the Rope in the Kitchen and accuse Plum with the Rope in the Kitchen",
+        "several things (accuse, suggest)",
+    ),
+    (
+        SUGGEST,
+        "Accuse Plum with the Rope in the Kitchen and I'll suggest Plum with the Rope",
+        "several things (accuse, suggest)",
+    ),
+    # an accusation only mentioned leaves the other command's own refusal (it said "several things")
+    (
+        SUGGEST,
+        "Suggest Plum and Mustard with the Rope before accusing",
+        "Name exactly one suspect (the reply names 2",
+    ),
+    (TURN, "I'll roll rather than accuse Plum with the Rope in the Hall", "'roll' takes no card"),
 ]
 
 
@@ -504,6 +534,32 @@ def test_bad_replies_get_a_clear_error_listing_the_legal_commands(mask, reply, w
     assert "Legal commands now:" in str(caught.value)
     assert str(caught.value).endswith(legal_commands_text(CLASSIC, mask))
     assert isinstance(caught.value, ValueError)
+
+
+def test_an_accusation_asked_beside_another_command_is_refused_as_such_and_one_mentioned_is_not():
+    """The pawn is in the Kitchen: a suggestion asked beside an accusation is refused as several things
+    whether the accusation names the Kitchen (the suggestion's cards) or the Hall; where the accusation is
+    only mentioned, the suggestion is played, or refused for its own reason."""
+    for where in ("Kitchen", "Hall"):
+        for reply in (
+            f"Suggest Plum with the Rope and accuse Plum with the Rope in the {where}",
+            f"Suggest Plum with the Rope and then accuse Plum with the Rope in the {where}",
+            f"I suggest Plum with the Rope, then I accuse Plum with the Rope in the {where}",
+            f"I'm not sure. Suggest Plum with the Rope and accuse Plum with the Rope in the {where}.",
+        ):
+            with pytest.raises(CommandError) as caught:
+                parse_command(CLASSIC, reply, SUGGEST, room=KITCHEN)
+            assert (
+                caught.value.reason == "The reply asks for several things (accuse, suggest): give one command"
+            )
+    assert parse_command(CLASSIC, "Suggest Plum with the Rope before accusing", SUGGEST, room=KITCHEN) == (
+        LAY.encode("suggest", PLUM, ROPE)
+    )
+    with pytest.raises(CommandError) as caught:
+        parse_command(
+            CLASSIC, "Suggest Plum with the Rope in the Hall before accusing", SUGGEST, room=KITCHEN
+        )
+    assert caught.value.reason == "A suggestion is made in the room your pawn is in (you are in the Kitchen)"
 
 
 @pytest.mark.parametrize(
