@@ -1,7 +1,9 @@
 """Play a batch of games between agents on the batched core.
 
 ``play_batch`` seats an agent at every seat of a ``cluedo_env.table.Table`` and plays
-``Table.play`` steps until every game is over (or stopped).
+``Table.play`` steps until every game is over (or stopped). It resets and plays the agent
+objects it is given, so it refuses those that an open Gymnasium env holds (an agent keeps the
+notes of one batch of games: ``cluedo_env.table.claim_players``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 from agents.base import Agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.table import Table
+from cluedo_env.table import Table, refuse_held_players
 
 __all__ = ["BatchResult", "EventLog", "play_batch"]
 
@@ -91,7 +93,8 @@ def play_batch(
 
     Args:
         config: The rules; ``len(agents)`` must equal ``config.num_players``.
-        agents: One agent per seat (the same object may not appear twice).
+        agents: One agent per seat (the same object may not appear twice, nor one that an open
+            Gymnasium env holds: ``reset`` would overwrite its notes of that env's games).
         seeds: Deal seed of each game.
         rotation: Seat rotation of each game (or one for all).
         on_step: Called with the state after the deal and after every step.
@@ -101,10 +104,14 @@ def play_batch(
         on_action: ``on_action(actions, stepped, state)`` after every step: ``actions[b]`` was
             played in each game where ``stepped[b]`` (``bool[B]``), leading to ``state``; e.g. a
             ``cluedo_env.game_record.GameRecorder`` per game.
+
+    Raises:
+        ValueError: Not one agent per player, or an agent that an open env holds (naming it and the env).
     """
     P = config.num_players
     if len(agents) != P:
         raise ValueError(f"need one agent per player ({P}), got {len(agents)}")
+    refuse_held_players(agents, "agents", "play_batch")  # before any agent is reset
     seeds = np.asarray(seeds, dtype=np.int64)
     B = len(seeds)
     rotation = np.broadcast_to(np.asarray(rotation, dtype=np.int64), (B,))

@@ -54,7 +54,9 @@ An agent object plays in one env at a time: it keeps the notes of that env's gam
 agents given to both envs of ``gymnasium.make_vec(..., vectorization_mode="sync")``, to each env
 of a ``DummyVecEnv`` or to a training and an evaluation env. Give each env its own agent
 objects, or agent names (each env then makes its own). An env's agents are free again once it
-is closed (``close()``) or garbage-collected.
+is closed (``close()``) or garbage-collected. The envs of ``vectorization_mode="async"`` run in
+processes of their own, on their own copies of the agents: none is refused for its parent's
+claims. ``agents.arena.play_batch`` refuses the agents an open env holds too.
 
 Info (single env): ``action_mask``, ``events`` (``int16[n, 7]``: the event rows
 the learner saw since its last decision, through ``core.private_view``; left out with
@@ -442,19 +444,26 @@ class CluedoVectorEnv(gymnasium.vector.VectorEnv):
         """Deal every game: ``seed`` gives game i the seed ``seed + i`` (or ``seed[i]`` for a list);
         every game's seed is an int in ``[0, 2**63)``. The env's generator (the learners' seats with
         ``learner_seat="random"``, the seeds of the games dealt later) is seeded by ``seed``, or by the
-        whole list (``np_random_seed`` is then -1, as Gymnasium says of a generator no one int seeds)."""
+        whole list (``np_random_seed`` is then -1, as Gymnasium says of a generator no one int seeds).
+        A reset after ``close()`` opens the env again (its next ``close()`` frees its agents again)."""
         seeds = None
-        # one env at a time plays these agents (see the module docstring): refused before any change
-        claim_players(self.table.players.players, self, "opponents")
         seed = unwrap_integer(seed)  # one seed in an array: the first game's
-        if seed is not None:
+        if seed is not None:  # every argument is checked before any change
             if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
                 first = check_seed(seed, top=SEED_BOUND - self.num_envs + 1)  # seed + i, i < num_envs
                 seeds = first + np.arange(self.num_envs)
-            elif not isinstance(seed, Sequence | np.ndarray) or len(seed) != self.num_envs:
+            elif (
+                not isinstance(seed, Sequence | np.ndarray)
+                or (isinstance(seed, np.ndarray) and seed.ndim == 0)  # (a float or a bool in a 0-d array)
+                or len(seed) != self.num_envs
+            ):
                 raise ValueError(f"seed must be an int or {self.num_envs} ints, got {seed!r}")
             else:
                 seeds = np.array([check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)], dtype=np.int64)
+        # one env at a time plays these agents (see the module docstring): refused before any change
+        claim_players(self.table.players.players, self, "opponents")
+        self.closed = False  # open again after a close(), so that the next close() frees the agents again
+        if seed is not None:
             if isinstance(seed, int | np.integer):
                 self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seed))
             else:  # every seed of the list seeds what comes after (seats, the next deals); no one int is its seed

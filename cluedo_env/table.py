@@ -20,9 +20,11 @@ A player keeps the memory of one batch of games, the one it was last ``reset`` f
 Gymnasium envs, which take player objects from their users, claim their opponents at every
 reset (``claim_players``): one object given to two envs (``gymnasium.make_vec``'s sync mode,
 a training and an evaluation env built from one list) is refused by the second env that
-resets while the first is still open, rather than played from the other env's notes. The
-other drivers (``agents.arena``, PPO's games) make or seat the players they drive and claim
-none.
+resets while the first is still open, rather than played from the other env's notes. A
+process started by fork holds no claims (its objects are its own copies). ``agents.arena``
+plays the agent objects its caller gives, for the length of its call: it claims none but
+refuses those an open env holds (``refuse_held_players``). PPO's games make the players they
+drive.
 
 A player is anything with the ``Player`` methods (every ``agents.base.Agent`` has them);
 the env layer needs nothing else of the agents. Players are named through ``make_player``:
@@ -35,6 +37,7 @@ naming it: the package metadata does.
 from __future__ import annotations
 
 import gc
+import os
 import weakref
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
@@ -57,6 +60,7 @@ __all__ = [
     "make_player",
     "opponent_seats",
     "player_owner",
+    "refuse_held_players",
     "release_players",
 ]
 
@@ -115,7 +119,10 @@ def make_player(name: str, seed: int = 0, **options: Any) -> Player:
 # players; an unhashable one is a player too). The reference to the player is weak where the
 # player takes one, else strong (an object without a __weakref__ slot), until the entry is
 # dropped: at release, or at the next claim once the owner is gone. No attribute is set on a player.
+# A child process started by fork starts with none: its players and envs are its own copies.
 _OWNERS: dict[int, tuple[Callable[[], Any], weakref.ref]] = {}
+if hasattr(os, "register_at_fork"):  # (not on Windows, which has no fork)
+    os.register_at_fork(after_in_child=_OWNERS.clear)
 
 
 def _reference(player: object) -> Callable[[], Any]:
@@ -135,10 +142,17 @@ def player_owner(player: object) -> object | None:
     return entry[1]()
 
 
-def _other_owner(player: object, owner: object) -> object | None:
-    """The owner that holds ``player`` if it is not ``owner`` (returned, not kept: a collection may free it)."""
-    other = player_owner(player)
-    return None if other is owner else other
+def _held(players: Sequence[Player], owner: object | None) -> tuple[int, object] | None:
+    """The first of ``players`` that an owner other than ``owner`` holds, as (its index, that owner)."""
+    for k, player in enumerate(players):
+        first = player_owner(player)
+        if first is None or first is owner:
+            continue
+        gc.collect()  # an owner kept only by a reference cycle is gone: collect it before refusing
+        other = player_owner(player)  # (returned, not kept: a collection may free it)
+        if other is not None and other is not owner:
+            return k, other
+    return None
 
 
 def claim_players(players: Sequence[Player], owner: object, name: str = "players") -> None:
@@ -155,20 +169,34 @@ def claim_players(players: Sequence[Player], owner: object, name: str = "players
     """
     for dead in [key for key, (player, holder) in _OWNERS.items() if player() is None or holder() is None]:
         del _OWNERS[dead]
-    for k, player in enumerate(players):
-        if _other_owner(player, owner) is None:
-            continue
-        gc.collect()  # an owner kept only by a reference cycle is gone: collect it before refusing
-        other = _other_owner(player, owner)
-        if other is not None:
-            raise ValueError(
-                f"{name}[{k}] ({player!r}) already plays in another env that is still open, {other!r}: an "
-                "agent keeps the notes of one env's games, and each env's reset would overwrite the other's. Give each "
-                f"env its own agent objects (a new list for each), or pass agent names ({name}=['notepad', "
-                "...]) so that each env makes its own; or close() the other env first"
-            )
+    held = _held(players, owner)
+    if held is not None:
+        k, other = held
+        raise ValueError(
+            f"{name}[{k}] ({players[k]!r}) already plays in another env that is still open, {other!r}: an "
+            "agent keeps the notes of one env's games, and each env's reset would overwrite the other's. Give each "
+            f"env its own agent objects (a new list for each), or pass agent names ({name}=['notepad', "
+            "...]) so that each env makes its own; or close() the other env first"
+        )
     for player in players:
         _OWNERS[id(player)] = (_reference(player), weakref.ref(owner))
+
+
+def refuse_held_players(players: Sequence[Player], name: str, user: str) -> None:
+    """Refuse ``players`` that an owner holds (``claim_players``), for ``user``, a driver that resets
+    and plays the player objects its caller gives without claiming them (``agents.arena.play_batch``).
+
+    Raises:
+        ValueError: A player is held, naming it (``name[k]``), its owner and what to do.
+    """
+    held = _held(players, None)
+    if held is not None:
+        k, other = held
+        raise ValueError(
+            f"{name}[{k}] ({players[k]!r}) plays in an env that is still open, {other!r}: {user} would reset "
+            f"it and overwrite the notes of that env's games, and the env would play on from {user}'s. Give "
+            f"{user} its own agent objects (new ones made alike, or copy.deepcopy of these), or close() the env first"
+        )
 
 
 def release_players(owner: object) -> None:

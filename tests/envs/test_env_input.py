@@ -109,3 +109,13 @@ def test_an_illegal_move_under_env_writes_no_events_and_no_game_over():
         _, _, termination, _, info = wrapped.last()
         assert termination and info["events"].shape == (0, len(ev.EVENT_FIELDS))
         wrapped.step(None)
+
+
+@pytest.mark.parametrize("seed", [np.array(1.0), np.array(True)])
+def test_the_vector_env_names_a_float_or_bool_in_a_zero_d_array_as_a_bad_seed(seed):
+    from cluedo_env.gym_env import CluedoVectorEnv
+
+    vector = CluedoVectorEnv(num_envs=2)
+    with pytest.raises(ValueError, match=r"seed must be an int or 2 ints, got array\((1\.|True)\)"):
+        vector.reset(seed=seed)
+    assert vector.game_state is None  # refused before any change

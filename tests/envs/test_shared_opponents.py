@@ -7,16 +7,20 @@ agents are free again once it is closed or garbage-collected.
 
 from __future__ import annotations
 
+import copy
+import multiprocessing
 from dataclasses import dataclass
 
 import gymnasium
 import numpy as np
 import pytest
 
+from agents.arena import play_batch
 from agents.baselines.notepad_agent import NotepadAgent
 from agents.baselines.random_agent import RandomAgent
 from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv, CluedoVectorEnv, register_envs
+from cluedo_env.table import player_owner
 
 SHARED = r"opponents\[0\] \(NotepadAgent\(seed=1\)\) already plays in another env that is still open"
 ADVICE = r"Give each env its own agent objects .* or pass agent names"
@@ -85,8 +89,6 @@ def test_a_training_and_an_evaluation_vector_env_from_one_list_are_refused():
 
 
 def test_agents_are_free_again_once_their_env_is_closed_or_gone():
-    from cluedo_env.table import player_owner
-
     opponents = notepads()
     first = CluedoVectorEnv(num_envs=8, opponents=opponents)
     first.reset(seed=0)
@@ -145,3 +147,72 @@ def test_players_without_weak_references_or_with_their_own_equality_are_told_apa
     CluedoSingleAgentEnv(num_players=3, opponents=[c, d]).reset(seed=0)
     with pytest.raises(ValueError, match=r"opponents\[1\]"):
         CluedoSingleAgentEnv(num_players=3, opponents=[c, b]).reset(seed=0)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this system")
+def test_a_forked_async_make_vec_plays_its_own_copies_of_the_agents_an_env_of_the_parent_holds():
+    """A child started by fork inherits the parent's claims, but its agents are its own copies:
+    it holds none of them until its own env resets."""
+    register_envs()
+    opponents = notepads()
+    train = CluedoSingleAgentEnv(opponents=opponents, learner_seat=0)
+    train.reset(seed=0)
+    evaluation = gymnasium.make_vec(
+        "cluedo/Cluedo-v0",
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs={"context": "fork"},
+        opponents=opponents,
+        events_in_info=False,
+    )
+    try:
+        observations, _ = evaluation.reset(seed=1)
+        assert observations["observation"].shape[0] == 2
+    finally:
+        evaluation.close()
+    assert all(player_owner(agent) is train for agent in opponents)  # the parent's claims are its own
+    assert notes_match_the_deal(train, opponents)
+
+
+def test_the_arena_refuses_the_agents_an_open_env_holds_and_claims_none():
+    """``play_batch`` resets the agents it is given: on an env's agents it would overwrite their
+    notes of the env's game (an evaluation in a training callback on the same objects)."""
+    opponents = notepads()
+    env = CluedoSingleAgentEnv(opponents=opponents, learner_seat=0)
+    env.reset(seed=5)
+    with pytest.raises(
+        ValueError,
+        match=r"agents\[1\] \(NotepadAgent\(seed=1\)\) plays in an env that is still open, .*CluedoSingleAgentEnv"
+        r".*Give play_batch its own agent objects",
+    ):
+        play_batch(env.config, [NotepadAgent(seed=9), *opponents], seeds=np.arange(8))
+    assert notes_match_the_deal(env, opponents)  # refused before any agent was reset
+    play_batch(env.config, [NotepadAgent(seed=9), *copy.deepcopy(opponents)], seeds=np.arange(8))
+    env.close()
+    result = play_batch(env.config, [NotepadAgent(seed=9), *opponents], seeds=np.arange(8))
+    assert len(result.winner) == 8 and all(len(agent.hand) == 8 for agent in opponents)
+    assert all(player_owner(agent) is None for agent in opponents)  # the arena's call held them, no longer
+
+
+def test_a_vector_env_refuses_a_bad_seed_before_it_claims_the_agents():
+    opponents = notepads()
+    vector = CluedoVectorEnv(num_envs=2, opponents=opponents)
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\*\*63 - 1\) .*got -1"):
+        vector.reset(seed=-1)
+    assert all(player_owner(agent) is None for agent in opponents)
+    CluedoSingleAgentEnv(opponents=opponents).reset(seed=0)
+
+
+def test_a_vector_env_reset_after_close_frees_its_agents_at_the_next_close():
+    """Gymnasium's ``VectorEnv.close()`` does nothing once ``closed``: a reset opens the env again."""
+    opponents = notepads()
+    vector = CluedoVectorEnv(num_envs=2, opponents=opponents)
+    vector.reset(seed=0)
+    vector.close()
+    vector.reset(seed=1)
+    assert not vector.closed and all(player_owner(agent) is vector for agent in opponents)
+    vector.close()
+    assert vector.closed and all(player_owner(agent) is None for agent in opponents)
+    env = CluedoSingleAgentEnv(opponents=opponents, learner_seat=0)
+    env.reset(seed=2)
+    assert notes_match_the_deal(env, opponents)
