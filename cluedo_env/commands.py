@@ -352,7 +352,7 @@ def _verb_candidates(config, verbs, cards, text, room, refuse, only, accusing=Fa
     def no_cards(kind: str) -> None:
         if cards:
             raise refuse(
-                f"'{kind}' takes no card, but the reply names {', '.join(e.cards[c] for c in cards)}"
+                f"'{kind.replace('_', ' ')}' takes no card, but the reply names {', '.join(e.cards[c] for c in cards)}"
             )
 
     candidates: list[int] = []

@@ -35,6 +35,7 @@ import numpy as np
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
 from experiments.learning.curves import ppo_run_points, sb3_points, shipped_points
+from experiments.learning.run_logs import figure_path
 
 RLLIB = "RLlib PPO (experiments/train_rllib.py)"
 PPO = "project PPO (experiments/train_ppo.py)"
@@ -123,7 +124,9 @@ def main(argv: list[str] | None = None) -> None:
         "--rllib-load", help='the machine load the RLlib run was timed under, e.g. "load average 5 to 21"'
     )
     parser.add_argument("--ppo-load", help="the machine load the train_ppo run was timed under")
-    parser.add_argument("--png", type=Path, help="figure path (default: <rllib_run>/rllib_vs_ppo.png)")
+    parser.add_argument(
+        "--png", type=Path, help="figure path, not a symbolic link (default: <rllib_run>/rllib_vs_ppo.png)"
+    )
     parser.add_argument("--json", type=Path, help="also write the points (with game counts) here")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
@@ -133,6 +136,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("an RLlib run folder and --ppo-run go together")
     if args.points is not None and (args.png is None or args.shipped):
         parser.error("--points redraws what the file holds: give --png, and no --shipped")
+    try:  # (a link in a downloaded run folder would have the figure written over the file it points to)
+        png = figure_path(args.png, args.rllib_run, "rllib_vs_ppo.png")
+    except ValueError as error:
+        parser.exit(2, f"error: {error}\n")
     try:
         if args.points is not None:
             earlier = json.loads(args.points.read_text())
@@ -150,7 +157,6 @@ def main(argv: list[str] | None = None) -> None:
             loads = {}
         loads |= {name: load for name, load in ((RLLIB, args.rllib_load), (PPO, args.ppo_load)) if load}
         labels = [label for label in args.labels if any(label in by_label for by_label in rates.values())]
-        png = args.png or args.rllib_run / "rllib_vs_ppo.png"
         figure(speed, rates, labels, loads).savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras
         raise missing_extra(error, command=True) from error

@@ -38,7 +38,7 @@ from cluedo_env import __version__
 from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import missing_extra
 from experiments.common.value_checks import is_read_number
-from experiments.learning.run_logs import CURVES_FILE, scalars
+from experiments.learning.run_logs import CURVES_FILE, figure_path, scalars
 
 try:  # pyyaml comes with an extra: a core-only install is told which to install
     import yaml
@@ -319,7 +319,9 @@ def main(argv: list[str] | None = None) -> None:
         help=f"a run folder of experiments.train_ppo, or a folder with {CURVES_FILE}; several: compared",
     )  # fmt: skip
     parser.add_argument("--labels", nargs="+", help="the runs' names in a comparison (default: the folders')")
-    parser.add_argument("--png", type=Path, help="figure path (default: <run_dir>/learning_curve.png)")
+    parser.add_argument(
+        "--png", type=Path, help="figure path, not a symbolic link (default: <run_dir>/learning_curve.png)"
+    )
     parser.add_argument("--json", type=Path, help="also export the curves to this JSON file")
     parser.add_argument("--title", default="PPO", help="title of the win-rate panel")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
@@ -329,7 +331,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--labels names {len(labels)} runs, {len(args.run_dirs)} were given")
     if len(args.run_dirs) > 1 and (args.json or not args.png):
         parser.error("a comparison of several runs needs --png (and writes no --json)")
-    png = args.png or args.run_dirs[0] / "learning_curve.png"
+    try:  # (a link in a downloaded run folder would have the figure written over the file it points to)
+        png = figure_path(args.png, args.run_dirs[0], "learning_curve.png")
+    except ValueError as error:
+        parser.exit(2, f"error: {error}\n")
     try:
         runs = [
             (label, scalars(d), run_config(d), final_evaluation(d))

@@ -209,10 +209,19 @@ def write_tasks(tasks: Sequence[dict[str, Any]], path: str | Path) -> str:
 # dev splits' longest line is 23 KB, their 500 tasks 6.9 MB, so a 10,000-task test split about 140 MB.
 MAX_LINE_BYTES = 4 * 2**20
 MAX_FILE_BYTES = 2**30
-_REGENERATE = "not a split's task file; regenerate it (python -m experiments.reasoning_splits)"
+_REGENERATE = (
+    "regenerate it with python -m experiments.reasoning_splits --version <version> --split <split> --write "
+    "(and --cache <folder> for a split not shipped)"
+)
 
 
-def read_tasks(path: str | Path) -> list[dict[str, Any]]:
+def _regenerate(version: str, name: str, cache: str | Path | None) -> str:
+    """The command that writes split ``version/name`` afresh (into ``cache`` for a split not shipped)."""
+    where = "" if SPLITS[version, name].shipped else f" --cache {cache}"
+    return f"python -m experiments.reasoning_splits --version {version} --split {name} --write{where}"
+
+
+def read_tasks(path: str | Path, regenerate: str = _REGENERATE) -> list[dict[str, Any]]:
     """Tasks from a gzip JSON Lines file (plain JSON: nothing is executed).
 
     A line is read up to ``MAX_LINE_BYTES`` and the file up to ``MAX_FILE_BYTES`` (uncompressed): a
@@ -222,11 +231,13 @@ def read_tasks(path: str | Path) -> list[dict[str, Any]]:
         ValueError: naming the file for a file that is not complete gzip of UTF-8 text
             (truncated, corrupt, not gzip) or is longer than ``MAX_FILE_BYTES``, and its line for a
             line that is not a JSON object (nested too deeply included) or is longer than ``MAX_LINE_BYTES``.
+            A damaged or over-long file's message ends with ``regenerate``, what to do about it
+            (``load_split`` gives the command that writes the split afresh over the file).
     """
-    return list(_tasks(path))
+    return list(_tasks(path, regenerate))
 
 
-def _tasks(path: str | Path) -> Iterator[dict[str, Any]]:
+def _tasks(path: str | Path, regenerate: str = _REGENERATE) -> Iterator[dict[str, Any]]:
     """The tasks of ``read_tasks``, one at a time (its errors, as the reading reaches them)."""
     number = size = 0
     try:
@@ -237,12 +248,12 @@ def _tasks(path: str | Path) -> Iterator[dict[str, Any]]:
                 if len(line) > MAX_LINE_BYTES:
                     raise ValueError(
                         f"{path}:{number} is longer than {MAX_LINE_BYTES} bytes (the shipped splits' longest task "
-                        f"is 23 KB): {_REGENERATE}"
+                        f"is 23 KB): not a split's task file; {regenerate}"
                     )
                 if size > MAX_FILE_BYTES:
                     raise ValueError(
                         f"task file {path} is longer than {MAX_FILE_BYTES} bytes uncompressed (the shipped "
-                        f"splits' 500 tasks are 6.9 MB): {_REGENERATE}"
+                        f"splits' 500 tasks are 6.9 MB): not a split's task file; {regenerate}"
                     )
                 text = line.decode("utf-8")
                 try:
@@ -255,8 +266,7 @@ def _tasks(path: str | Path) -> Iterator[dict[str, Any]]:
     except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as error:
         raise ValueError(
             f"task file {path} is truncated or corrupt after {number} line(s) "
-            f"({type(error).__name__}: {error}); a task file is gzip JSON Lines, one task per line: "
-            "regenerate it (python -m experiments.reasoning_splits)"
+            f"({type(error).__name__}: {error}); a task file is gzip JSON Lines, one task per line: {regenerate}"
         ) from error
 
 
@@ -291,20 +301,21 @@ def load_split(
         raise ValueError(f"unknown split {version}/{name}; splits are {sorted(SPLITS)}")
     spec = SPLITS[version, name]
     cached = None if cache is None else Path(cache) / version / f"{name}.jsonl.gz"
+    command = _regenerate(version, name, cache)
+    replace = f"regenerate the split, which replaces the file: {command}"
     if spec.shipped:
-        tasks = read_tasks(spec.path())
+        tasks = read_tasks(spec.path(), replace)
     elif cached is not None and cached.exists():
         # one task held at a time, and no more than the split's: other tasks are refused before they are kept
-        _check_pinned(itertools.islice(_tasks(cached), spec.num_tasks + 1), version, name)
-        tasks = read_tasks(cached)
+        _check_pinned(itertools.islice(_tasks(cached, replace), spec.num_tasks + 1), version, name)
+        tasks = read_tasks(cached, replace)
     elif cached is not None and generate is not None:
         tasks = list(generate(spec, progress=progress))
         _check_pinned(tasks, version, name)  # before it is kept: a cached file of other tasks would stay
         write_tasks(tasks, cached)
     else:
         raise ValueError(
-            f"split {version}/{name} is not shipped, and is not in the cache folder {cache}: generate it with "
-            f"python -m experiments.reasoning_splits --version {version} --split {name} --write --cache {cache}"
+            f"split {version}/{name} is not shipped, and is not in the cache folder {cache}: generate it with {command}"
         )
     _check_pinned(tasks, version, name)
     return tasks

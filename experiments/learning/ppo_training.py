@@ -50,6 +50,7 @@ from experiments.learning.checkpoints import (
 from experiments.learning.evaluation import evaluate, final_evaluation
 from experiments.learning.league import OpponentPool, OpponentSettings, check_opponents, check_pool_sampling
 from experiments.learning.resume import resume_run
+from experiments.learning.run_logs import unique_run_folder
 from experiments.learning.run_settings import PPOSettings
 from experiments.learning.shaping import knowledge_potential
 
@@ -309,9 +310,6 @@ def train(
     if args.resume:
         args, checkpoint_path, checkpoint = resume_run(args, resume_overrides)
         run_dir = run_folder(checkpoint_path)
-    else:
-        run_name = f"{ENV_ID}__{args.exp_name}__{args.seed}__{int(time.time())}"
-        run_dir = Path(args.runs_dir) / run_name
     args.validate()
     config_dict = OmegaConf.to_container(OmegaConf.structured(args), resolve=True)
     config_dict["resume"] = None  # a checkpoint's config starts like the original run
@@ -365,6 +363,8 @@ def train(
         for moved in set_aside_later(run_dir, checkpoint["update"]):
             print(f"resume: {moved.name} (after the update resumed from) set aside in {moved.parent}")
 
+    if checkpoint is None:  # a new run's own folder, never another run's of the same second
+        run_dir = unique_run_folder(args.runs_dir, f"{ENV_ID}__{args.exp_name}__{args.seed}")
     writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if checkpoint else None)
     if checkpoint is None:
         rows = "\n".join(hyperparameter_table(config_dict))

@@ -1,5 +1,7 @@
-"""A training run's folder: a new one (``new_run_folder``, as ``train_sb3`` and ``train_rllib`` make it),
-and the scalars the run logged: its TensorBoard events, or the curves exported beside a model.
+"""A training run's folder: a new one (``unique_run_folder``, as ``train_ppo`` makes it;
+``new_run_folder``, as ``train_sb3`` and ``train_rllib`` make it), the scalars the run logged (its
+TensorBoard events, or the curves exported beside a model), and where a plot of it is written
+(``figure_path``).
 
 ``experiments/plot_training.py`` plots them and exports ``training_curves.json``
 (``{tag: [steps, values]}``, as ``agents/ppo/shipped`` holds); ``plot_sb3`` and ``plot_rllib`` read
@@ -21,13 +23,33 @@ if TYPE_CHECKING:
 CURVES_FILE = "training_curves.json"
 
 
+def unique_run_folder(runs_dir: str | Path, name: str) -> Path:
+    """A new, empty folder ``<runs_dir>/<name>__<unix time>``, made (with ``runs_dir``) and returned.
+
+    A run started in the same second with the same name (a sweep's jobs of one ``exp_name`` and seed)
+    gets ``<name>__<unix time>__2``, then ``__3``, ...: each folder is made by the run that returns it,
+    never shared.
+    """
+    folder = first = Path(runs_dir) / f"{name}__{int(time.time())}"
+    first.parent.mkdir(parents=True, exist_ok=True)
+    count = 1
+    while True:
+        try:
+            folder.mkdir()  # atomic: of two runs making one folder, the second gets FileExistsError
+            return folder
+        except FileExistsError:
+            count += 1
+            folder = first.with_name(f"{first.name}__{count}")
+
+
 def new_run_folder(settings: RunSettings, prefix: str) -> Path:
-    """``<runs_dir>/<prefix>__<exp_name>__<seed>__<unix time>`` of ``settings`` (a command's settings),
-    made with its ``checkpoints`` folder and the settings written to its ``config.yaml``."""
+    """``<runs_dir>/<prefix>__<exp_name>__<seed>__<unix time>`` of ``settings`` (a command's settings;
+    ``unique_run_folder``: a new folder, ``__2`` added for a second run of the same second), made with
+    its ``checkpoints`` folder and the settings written to its ``config.yaml``."""
     from omegaconf import OmegaConf
 
-    run_dir = Path(settings.runs_dir) / f"{prefix}__{settings.exp_name}__{settings.seed}__{int(time.time())}"
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    run_dir = unique_run_folder(settings.runs_dir, f"{prefix}__{settings.exp_name}__{settings.seed}")
+    (run_dir / "checkpoints").mkdir()
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(settings)))
     return run_dir
 
@@ -51,3 +73,26 @@ def scalars(run_dir: str | Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         )
         for tag in events.Tags()["scalars"]
     }
+
+
+def figure_path(png: Path | None, run_dir: Path | None, name: str) -> Path:
+    """Where a plot command writes its figure: ``png`` (``--png``), or by default ``<run_dir>/<name>``.
+
+    A run folder may come from elsewhere (a download): a symbolic link in it, where the figure would go,
+    would have it written over whatever file the link points to.
+
+    Raises:
+        ValueError: the figure path is a symbolic link, or (the default) the run folder is one.
+    """
+    if png is None and run_dir is not None and run_dir.is_symlink():
+        raise ValueError(
+            f"the run folder {run_dir} is a symbolic link: the figure {name} would be written where it "
+            "points. Give --png a path of your choice"
+        )
+    path = png if png is not None else Path(run_dir, name)
+    if path.is_symlink():
+        raise ValueError(
+            f"the figure path {path} is a symbolic link: the figure would be written over the file it points "
+            "to. Remove the link, or give --png another path"
+        )
+    return path

@@ -521,6 +521,12 @@ BAD_REPLIES = [
         "Name exactly one suspect (the reply names 2",
     ),
     (TURN, "I'll roll rather than accuse Plum with the Rope in the Hall", "'roll' takes no card"),
+    # the command's words, as the other refusals give them (it said 'end_turn')
+    (
+        ACCUSE,
+        "End my turn now and I'll accuse Plum with the Rope in the Kitchen next turn",
+        "'end turn' takes no card, but the reply names Professor Plum, Rope, Kitchen",
+    ),
 ]
 
 
