@@ -10,6 +10,15 @@ classic board two dice carry a pawn about seven moves a turn).
 The moves are counted around the pawns that stand still (``agents.routes``;
 in the duel only): where one is in some way, a move toward a room is valued by
 where it ends, and a passage by the rooms beyond the corner it leads to.
+
+A roll at the start of a turn is worth the best room it leads to. By default
+the room the pawn stands in counts among them, at what staying there is worth,
+though a roll never comes back into the room it leaves: where that room is the
+one it values most, rolling ties with staying and the pawn rolls away half the
+time (ties are broken at random). ``stay_in_best_room=True`` values a roll by
+the other rooms only, so the pawn stays. The default is kept because every
+published figure of the SAT and belief agents was measured with it, and replays
+so.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ def choose_move(
     move_discount: float,
     routes: Routes | None,
     rng: np.random.Generator,
+    stay_in_best_room: bool = False,
 ) -> int:
     """The legal movement action of highest discounted room value (ties at random).
 
@@ -46,6 +56,10 @@ def choose_move(
         move_discount: Fraction of a room's value lost per move needed to get there.
         routes: ``Routes`` of the classic board; None on ``board="none"``.
         rng: Tie-breaking.
+        stay_in_best_room: Value a roll by the rooms it can reach, leaving out the room the pawn
+            stands in, so it stays where that room is worth most. False (as the published figures
+            were measured): that room counts for the roll at what staying is worth, so where it is
+            worth most a roll ties with staying and is chosen half the time.
 
     Returns:
         An action; a random legal non-accusation when no valued action is legal.
@@ -54,7 +68,9 @@ def choose_move(
     rules = core.rules_for(config)
     lay, R = rules.layout, rules.R
     here = int(state.location[game, seat])
-    # A roll never re-enters the room it leaves: coming back is worth staying at best.
+    # A roll never re-enters the room it leaves. By default that room still counts for it, at what
+    # staying is worth (the published figures' behaviour: a tie with staying where it is the best);
+    # with stay_in_best_room it does not.
     roll_value = room_value.copy()
     if here < R:
         roll_value[here] = stay_value[here]
@@ -79,7 +95,10 @@ def choose_move(
             # Past standing pawns the far corner may also be the way on: value the rooms from there.
             options[lay.PASSAGE] = square_value(into[there]) if lengthened else room_value[there]
         if legal[lay.ROLL]:
-            options[lay.ROLL] = float((roll_value * discount).max())
+            reach = roll_value * discount
+            if stay_in_best_room and here < R:
+                reach[here] = -np.inf  # the rooms a roll can reach: not the one it leaves
+            options[lay.ROLL] = float(reach.max())
         if lay.sizes["toward"]:
             for r in np.flatnonzero(legal[lay.TOWARD : lay.TOWARD + R]):
                 if lengthened:  # a standing pawn is in some way: value where the move ends

@@ -551,6 +551,7 @@ class ISMCTSAgent(BeliefAgent):
                     self.move_discount,
                     self.routes,
                     self.rng,
+                    stay_in_best_room=self.stay_in_best_room,
                 )
             )
             going_on[lay.offsets["square"] : lay.offsets["square"] + lay.sizes["square"]] = False

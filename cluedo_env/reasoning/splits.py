@@ -153,6 +153,7 @@ _V2_AGENT_OPTIONS = {
         "suggest_first": False,
         "ignore_naive": False,
         "racer_prior": 1.0,
+        "stay_in_best_room": False,
     }
 }
 
