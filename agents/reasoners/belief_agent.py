@@ -406,8 +406,11 @@ class BeliefAgent(GameByGameAgent):
             return lay.SUGGEST + s * self.rules.W + w
         if phase == core.Phase.ACCUSE:
             return lay.END_TURN
-        room_value = self.room_values(game, accusation)
-        seat = int(self.seats[game])
+        return self.walk(state, game, int(self.seats[game]), legal, self.room_values(game, accusation))
+
+    def walk(self, state: core.State, game: int, seat: int, legal: np.ndarray, room_value: np.ndarray) -> int:
+        """The movement action toward the rooms of ``room_value`` (``agents.moves.choose_move``, with this
+        agent's discount, routes, generator and ``stay_in_best_room``)."""
         return choose_move(
             state,
             game,

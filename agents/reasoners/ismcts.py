@@ -104,7 +104,6 @@ import time
 import numpy as np
 
 from agents.base import last_own_turn
-from agents.moves import choose_move
 from agents.reasoners.belief_agent import BeliefAgent
 from agents.reasoners.determinize import deduced_seen, sample_shown
 from agents.showing import least_revealing
@@ -539,20 +538,8 @@ class ISMCTSAgent(BeliefAgent):
         if phase == core.Phase.ACCUSE:
             order = [lay.END_TURN] if going_on[lay.END_TURN] else []
         elif going_on.any():
-            room_value = self.room_values(game, accusation if accuse else None)
             preferred = int(
-                choose_move(
-                    state,
-                    at,
-                    seat,
-                    going_on,
-                    room_value,
-                    room_value,
-                    self.move_discount,
-                    self.routes,
-                    self.rng,
-                    stay_in_best_room=self.stay_in_best_room,
-                )
+                self.walk(state, at, seat, going_on, self.room_values(game, accusation if accuse else None))
             )
             going_on[lay.offsets["square"] : lay.offsets["square"] + lay.sizes["square"]] = False
             order = [preferred] + [int(a) for a in np.flatnonzero(going_on) if a != preferred]

@@ -83,17 +83,9 @@ def test_the_events_read_as_deduce_from_events_reads_them():
     """A suggestion waiting for its refuter: the passes already made count, in the beliefs as in the
     deductions; and a player dealt more cards than its hand holds is refused by both. (Before, the
     beliefs dropped such passes, P(Rope with player 0) 1/3 where it is 0, and took the extra card.)"""
-    from cluedo_env.core.editions import Edition
-    from tests.scripted import act, room, written_game
-
-    small = Edition("small", ("Red", "Blue", "Green"), ("Rope", "Knife"), ("Hall", "Den", "Attic"), (0, 1))
-    config = core.GameConfig(edition=small, board="none", num_players=3, max_turns=12)
-    hands = [["Blue", "Den"], ["Red", "Hall"], ["Rope"]]
-    state = written_game(config, ("Green", "Knife", "Attic"), hands, first=2)
-    log = [(ev.DEAL, p, -1, -1, -1, -1, small.card_id(n)) for p, hand in enumerate(hands) for n in hand]
-    log += act(state, "enter", room(config, "Hall"))
-    log += act(state, "suggest", "Red", "Rope")  # player 0 passes; player 1 is to show the Red
+    config, state, log = suggested_in_the_hall()  # player 0 passes; player 1 is to show the Red
     assert state.phase[0] == core.Phase.REFUTE
+    small = config.cards
     rope = small.card_id("Rope")
     for observer in range(3):
         posterior = beliefs_from_events(config, observer, np.array(log))
@@ -104,9 +96,9 @@ def test_the_events_read_as_deduce_from_events_reads_them():
         beliefs_from_events(config, 0, extra)
 
 
-def small_game() -> tuple[core.GameConfig, list[tuple[int, ...]]]:
-    """Two suggestions of a scripted game, with every kind of answer: player 2's in the Hall (player 0
-    passes, player 1 shows the Red), then player 0's in the Den (players 1 and 2 pass, nobody refutes)."""
+def suggested_in_the_hall() -> tuple[core.GameConfig, core.State, list[tuple[int, ...]]]:
+    """A scripted 3-player game of a small edition (the envelope Green, Knife, Attic; hands Blue and
+    Den, Red and Hall, Rope) to player 2's suggestion of Red and Rope in the Hall, with its log."""
     from cluedo_env.core.editions import Edition
     from tests.scripted import act, room, written_game
 
@@ -117,6 +109,15 @@ def small_game() -> tuple[core.GameConfig, list[tuple[int, ...]]]:
     log = [(ev.DEAL, p, -1, -1, -1, -1, small.card_id(n)) for p, hand in enumerate(hands) for n in hand]
     log += act(state, "enter", room(config, "Hall"))
     log += act(state, "suggest", "Red", "Rope")
+    return config, state, log
+
+
+def small_game() -> tuple[core.GameConfig, list[tuple[int, ...]]]:
+    """Two suggestions of a scripted game, with every kind of answer: player 2's in the Hall (player 0
+    passes, player 1 shows the Red), then player 0's in the Den (players 1 and 2 pass, nobody refutes)."""
+    from tests.scripted import act, room
+
+    config, state, log = suggested_in_the_hall()
     log += act(state, "show", "Red")
     log += act(state, "end_turn")
     log += act(state, "enter", room(config, "Den"))
