@@ -136,10 +136,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("an RLlib run folder and --ppo-run go together")
     if args.points is not None and (args.png is None or args.shipped):
         parser.error("--points redraws what the file holds: give --png, and no --shipped")
-    try:  # (a link in a downloaded run folder would have the figure written over the file it points to)
-        png = figure_path(args.png, args.rllib_run, "rllib_vs_ppo.png")
-    except ValueError as error:
-        parser.exit(2, f"error: {error}\n")
+    # (a link in a downloaded run folder would have the figure written over the file it points to)
+    png = figure_path(parser, args.png, args.rllib_run, "rllib_vs_ppo.png")
     try:
         if args.points is not None:
             earlier = json.loads(args.points.read_text())

@@ -87,10 +87,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.sb3_run is None and (args.earlier is None or args.png is None):
         parser.error("give an SB3 run folder, or redraw an --earlier file with --png")
-    try:  # (a link in a downloaded run folder would have the figure written over the file it points to)
-        png = figure_path(args.png, args.sb3_run, "sb3_vs_ppo.png")
-    except ValueError as error:
-        parser.exit(2, f"error: {error}\n")
+    # (a link in a downloaded run folder would have the figure written over the file it points to)
+    png = figure_path(parser, args.png, args.sb3_run, "sb3_vs_ppo.png")
     try:
         series = earlier_series(args.earlier, args.rename) if args.earlier else {}
         if args.sb3_run is not None:

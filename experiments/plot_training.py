@@ -331,10 +331,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--labels names {len(labels)} runs, {len(args.run_dirs)} were given")
     if len(args.run_dirs) > 1 and (args.json or not args.png):
         parser.error("a comparison of several runs needs --png (and writes no --json)")
-    try:  # (a link in a downloaded run folder would have the figure written over the file it points to)
-        png = figure_path(args.png, args.run_dirs[0], "learning_curve.png")
-    except ValueError as error:
-        parser.exit(2, f"error: {error}\n")
+    # (a link in a downloaded run folder would have the figure written over the file it points to)
+    png = figure_path(parser, args.png, args.run_dirs[0], "learning_curve.png")
     try:
         runs = [
             (label, scalars(d), run_config(d), final_evaluation(d))

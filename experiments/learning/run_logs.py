@@ -10,6 +10,7 @@ a PPO run's with ``scalars`` too.
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from pathlib import Path
@@ -75,24 +76,24 @@ def scalars(run_dir: str | Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     }
 
 
-def figure_path(png: Path | None, run_dir: Path | None, name: str) -> Path:
-    """Where a plot command writes its figure: ``png`` (``--png``), or by default ``<run_dir>/<name>``.
+def figure_path(parser: argparse.ArgumentParser, png: Path | None, run_dir: Path | None, name: str) -> Path:
+    """Where a plot command (``parser``) writes its figure: ``png`` (``--png``), or by default ``<run_dir>/<name>``.
 
     A run folder may come from elsewhere (a download): a symbolic link in it, where the figure would go,
-    would have it written over whatever file the link points to.
-
-    Raises:
-        ValueError: the figure path is a symbolic link, or (the default) the run folder is one.
+    would have it written over whatever file the link points to. The command stops in one line
+    (``parser.exit``, status 2) where the figure path is a symbolic link, or (the default) the run folder is one.
     """
     if png is None and run_dir is not None and run_dir.is_symlink():
-        raise ValueError(
-            f"the run folder {run_dir} is a symbolic link: the figure {name} would be written where it "
-            "points. Give --png a path of your choice"
+        parser.exit(
+            2,
+            f"error: the run folder {run_dir} is a symbolic link: the figure {name} would be written where it "
+            "points. Give --png a path of your choice\n",
         )
     path = png if png is not None else Path(run_dir, name)
     if path.is_symlink():
-        raise ValueError(
-            f"the figure path {path} is a symbolic link: the figure would be written over the file it points "
-            "to. Remove the link, or give --png another path"
+        parser.exit(
+            2,
+            f"error: the figure path {path} is a symbolic link: the figure would be written over the file it "
+            "points to. Remove the link, or give --png another path\n",
         )
     return path
