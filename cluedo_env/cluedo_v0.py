@@ -416,8 +416,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         mask = self._mask
-        if type(action) is not int:
-            action = unwrap_integer(action)
+        action = unwrap_integer(action)
         integer = type(action) is int or (
             isinstance(action, int | np.integer) and not isinstance(action, bool)
         )

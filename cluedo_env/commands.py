@@ -272,13 +272,20 @@ def parse_command(
     raise refuse(f"The reply {text.strip()[:200]!r} is not a command")
 
 
+def _by_kind(config: GameConfig, cards: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """The card ids named, split by kind: the suspects, then the weapons and the rooms as indices among theirs."""
+    S, W = config.cards.num_suspects, config.cards.num_weapons
+    return (
+        [c for c in cards if c < S],
+        [c - S for c in cards if S <= c < S + W],
+        [c - S - W for c in cards if c >= S + W],
+    )
+
+
 def _candidates(config: GameConfig, words: list[str], cards: list[int], text: str, room, refuse) -> list[int]:
     """Every action the reply's words could mean (legal or not)."""
     e = config.cards
-    S, W = e.num_suspects, e.num_weapons
-    suspects = [c for c in cards if c < S]
-    weapons = [c - S for c in cards if S <= c < S + W]
-    rooms = [c - S - W for c in cards if c >= S + W]
+    suspects, weapons, rooms = _by_kind(config, cards)
     verbs, declined, weighed, requested = reply_words.verbs(config, text)
     kinds_of_card = {"suspect": e.suspects, "weapon": e.weapons, "room": e.rooms}
 
@@ -344,10 +351,7 @@ def _verb_candidates(config, verbs, cards, text, room, refuse, only, accusing=Fa
     names an accusation (a square then takes no suspect or weapon)."""
     layout = _layout(config)
     e = config.cards
-    S, W = e.num_suspects, e.num_weapons
-    suspects = [c for c in cards if c < S]
-    weapons = [c - S for c in cards if S <= c < S + W]
-    rooms = [c - S - W for c in cards if c >= S + W]
+    suspects, weapons, rooms = _by_kind(config, cards)
 
     def no_cards(kind: str) -> None:
         if cards:
@@ -358,7 +362,11 @@ def _verb_candidates(config, verbs, cards, text, room, refuse, only, accusing=Fa
     candidates: list[int] = []
     kinds = verbs or {"cards"}
     for kind in kinds:
-        if kind == "passage" and (to := _passage_to(config, room)) >= 0 and cards == [S + W + to]:
+        if (
+            kind == "passage"
+            and (to := _passage_to(config, room)) >= 0
+            and cards == [e.num_suspects + e.num_weapons + to]
+        ):
             candidates.append(layout.encode(kind))  # "take the passage to the Study": its own destination
         elif kind in ("roll", "passage", "end_turn"):
             no_cards(kind)
