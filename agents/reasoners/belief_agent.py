@@ -172,8 +172,8 @@ class BeliefAgent(GameByGameAgent):
         racer_prior: The prior chance that an opponent accuses as its hazard says (1: every one does).
             Each turn it took without accusing, where its hazard was ``h``, weighs the odds that it
             races by ``1 - h``; its hazard ahead is weighted by the chance that it does.
-        stay_in_best_room: Stay in the room it values most rather than roll away from it half the
-            time (``agents.moves``; off as the published figures were measured).
+        stay_in_best_room: ``agents.moves.choose_move``'s option, as the SAT agent takes it (off
+            by default, as the published figures were measured).
     """
 
     name = "belief"
