@@ -356,11 +356,14 @@ def observe(
         ValueError: a viewer outside ``[0, P)`` (the message names the games), a game index
             outside the batch, or an ``out`` of the wrong shape.
         TypeError: viewers or games that are not integers (a bool mask for ``games``, floats),
-            or an ``out`` that is no writeable C-contiguous float32 array.
+            ``games`` that is no list or 1-D array (checked before ``players``, whose shape it
+            sets), or an ``out`` that is no writeable C-contiguous float32 array.
     """
     rules = rules_for(state.config)
     tables = _tables(rules, kind)
     P = state.config.num_players
+    if games is not None:  # checked first: the viewers' shape is read from it
+        games = game_indices(games, state.batch_size)
     n = state.batch_size if games is None else len(games)
     if type(players) is int or isinstance(players, np.integer):  # one viewer for all
         if not 0 <= players < P:
@@ -377,7 +380,8 @@ def observe(
         if viewers.size and (viewers.min() < 0 or viewers.max() >= P):
             _bad_viewers(state, viewers, P, games)
         viewers = np.ascontiguousarray(np.broadcast_to(viewers, (n,)), dtype=np.int64)
-    games = np.arange(n) if games is None else game_indices(games, state.batch_size)
+    if games is None:
+        games = np.arange(n)
     if out is None:
         out = np.empty((n, tables.size), dtype=np.float32)
     else:

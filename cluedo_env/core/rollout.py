@@ -67,7 +67,8 @@ class Rollouts(NamedTuple):
 
     Attributes:
         state: The ``n`` clones, played out (their final state: ``winner``, ``terminated``, ...).
-        rewards: ``float32[n, P]``: each clone's final rewards (``final_rewards``).
+        rewards: ``float32[n, P]``: each clone's final rewards (``final_rewards``; with
+            ``stop_when_out``, -1 to that player in a clone stopped because it is out).
         steps: ``int64[n]``: the decisions played in each clone.
     """
 
@@ -388,7 +389,8 @@ def rollout(
         first: As ``play_out``'s.
         seen: As ``play_out``'s.
         weights: As ``play_out``'s.
-        stop_when_out: As ``play_out``'s.
+        stop_when_out: As ``play_out``'s: a player; a clone stops once it is out. Its game is over
+            for that player, so its reward there is -1; the others' stay 0 (their game did not end).
         max_steps: As ``play_out``'s.
 
     Returns:
@@ -428,7 +430,10 @@ def rollout(
         stop_when_out=stop_when_out,
         max_steps=max_steps,
     )
-    return Rollouts(clones, final_rewards(clones), steps)
+    rewards = final_rewards(clones)
+    if stop_when_out is not None:  # stopped because the player is out: -1 to it, as at the end
+        rewards[clones.eliminated[:, stop_when_out] & ~clones.done, stop_when_out] = -1.0
+    return Rollouts(clones, rewards, steps)
 
 
 def _key(seed: object) -> np.ndarray:

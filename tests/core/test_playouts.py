@@ -334,6 +334,11 @@ def test_observe_refuses_the_viewer_of_a_finished_game():
         (0, np.ones(12, dtype=bool), TypeError, r"games must be .*np.flatnonzero\(mask\)"),
         (0, [12], ValueError, r"games must be indices in \[0, 12\), got \[12\]"),
         (0, [-1], ValueError, r"games must be indices in \[0, 12\)"),
+        # games is checked first: a scalar, a 2-D array or a mask is blamed, not players' shape
+        (0, 1, TypeError, r"games must be a list or 1-D integer array .*got int64 of shape \(\): 1"),
+        (0, np.int64(1), TypeError, r"games must be a list or 1-D integer array .*of shape \(\)"),
+        (np.zeros(3, dtype=np.int64), [[0, 1, 2]], TypeError, r"games must be .*of shape \(1, 3\)"),
+        (np.zeros(2, dtype=np.int64), np.ones(12, dtype=bool), TypeError, r"games must be .*got a bool mask"),
         (np.zeros(12), None, TypeError, r"players must be an int or an integer array of shape \(12,\)"),
         (np.zeros(3, dtype=np.int64), None, TypeError, r"players must be an int or an integer array"),
         (True, None, TypeError, r"players must be an int or an integer array"),
@@ -343,6 +348,16 @@ def test_observe_refuses_bad_games_and_viewers(players, games, error, message):
     state = finished_and_running_games()
     with pytest.raises(error, match=message):
         core.observe(state, players, games=games)
+
+
+@pytest.mark.parametrize("games", [1, [[0, 1]], np.ones(12, dtype=bool), [0.0]])
+def test_observe_and_step_refuse_bad_games_with_the_same_message(games):
+    state = finished_and_running_games()
+    with pytest.raises(TypeError) as stepped:
+        core.step(state, np.zeros(12, dtype=np.int64), games=games)
+    with pytest.raises(TypeError) as observed:
+        core.observe(state, 0, games=games)
+    assert str(observed.value) == str(stepped.value)
 
 
 @pytest.mark.parametrize("kind", core.OBSERVATION_KINDS)

@@ -211,6 +211,33 @@ def test_final_rewards_of_a_game_where_everyone_accused_wrongly_are_minus_one():
     assert (state.rewards == 0).all() and (final_rewards(state) == -1.0).all()
 
 
+def test_a_clone_stopped_because_the_player_is_out_reads_minus_one_for_it():
+    """``stop_when_out`` stops a clone once its player accused wrongly: the game is over for it (-1),
+    not for the others (0); clones that did not stop keep their game's final rewards."""
+    config = core.GameConfig(num_players=4, board="none")
+    state = core.init(config, [0])  # player 3 starts; the envelope is Plum, Candlestick, Study
+    layout = core.rules_for(config).layout
+    player = int(state.current_player[0])
+    assert player == 3 and state._envelope[0].tolist() == [4, 6, 20]
+    wrong = layout.encode("accuse", 0, 0, 0)  # Scarlet with the Candlestick in the Kitchen
+    first = np.zeros(layout.num_actions, dtype=bool)
+    first[wrong] = True  # the first decision: the wrong accusation, nothing else
+    result = core.rollout(state, 0, 8, seed=1, first=first, stop_when_out=player)
+    assert (result.steps == 1).all() and result.state.eliminated[:, player].all()
+    assert not result.state.done.any(), "three players are still in: the game goes on"
+    assert (result.rewards[:, player] == -1.0).all()
+    assert (np.delete(result.rewards, player, axis=1) == 0.0).all()
+    # A table policy accusing rarely (wrongly, mostly): some clones stop, some end.
+    weights = np.ones(layout.num_actions)
+    weights[layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]] = 1e-3
+    result = core.rollout(state, 0, 64, seed=1, weights=weights, stop_when_out=player)
+    stopped = result.state.eliminated[:, player] & ~result.state.done
+    assert stopped.any() and result.state.done.any()
+    assert (result.rewards[stopped, player] == -1.0).all()
+    assert (np.delete(result.rewards[stopped], player, axis=1) == 0.0).all()
+    assert np.array_equal(result.rewards[~stopped], final_rewards(result.state)[~stopped])
+
+
 def test_a_seed_gives_the_same_rollouts_and_a_clone_s_does_not_depend_on_n():
     state = game_under_way(CLASSIC, 2, 30)
     one, again = core.rollout(state, 0, 16, seed=9), core.rollout(state, 0, 16, seed=9)
