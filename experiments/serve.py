@@ -16,6 +16,8 @@ web extra: ``pip install -e ".[web]"``.
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import socket
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,9 +25,23 @@ from cluedo_env import __version__
 from experiments.common.extras import missing_extra
 from experiments.common.folder_lock import unwritable
 
-__all__ = ["LOOPBACK", "main"]
+__all__ = ["LOOPBACK", "loopback_only", "main"]
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")  # this machine's names, which a page opened here sends as Host
+
+
+def loopback_only(host: str) -> bool:
+    """Whether ``--host`` binds this machine only: a loopback address (``127.0.1.1``,
+    ``0:0:0:0:0:0:0:1``), or a name every address of which is one (``localhost``)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name
+        pass
+    try:
+        found = socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):  # a name that does not resolve (uvicorn then says so)
+        return False
+    return bool(found) and all(ipaddress.ip_address(info[4][0]).is_loopback for info in found)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -65,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         import uvicorn
 
-        from experiments.web.app import create_app
+        from experiments.web.app import create_app, left_unfinished
     except ModuleNotFoundError as error:  # fastapi and uvicorn come with the web extra
         raise missing_extra(error, command=__name__ == "__main__") from None
     origins = []
@@ -86,11 +102,18 @@ def main(argv: list[str] | None = None) -> None:
         host = f"[{url.hostname}]" if ":" in url.hostname else url.hostname
         origins.append(f"{url.scheme}://{host}" + (f":{port}" if port not in (None, default) else ""))
     # On this machine only: a page of another name that resolves here (DNS rebinding) is refused.
-    hosts = [*LOOPBACK, *(urlsplit(o).hostname for o in origins)] if args.host in LOOPBACK else None
+    hosts = None
+    if loopback_only(args.host):
+        hosts = [*LOOPBACK, args.host, *(urlsplit(o).hostname for o in origins)]
+        if ":" in args.host:  # an IPv6 address as a browser writes it ([0:0::1] -> [::1])
+            hosts.append(ipaddress.ip_address(args.host).compressed)
     app = create_app(args.replays, results_dir=args.results, hosts=hosts, origins=origins)
     host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL is bracketed
     print(f"Cluedo: open http://{host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    left = left_unfinished(app)
+    if left:  # (a game left unfinished has no result to write: it is not in --results)
+        print(f"Cluedo: {left} game(s) left unfinished: not saved as replays, nor in --results", flush=True)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ Every view is ``session.seat_view``'s (the person's private view; at the end the
 the hands). Bad input is answered with a ``detail`` naming the value and what is accepted:
 
 - 400: an unknown agent, an illegal action, a step or seat out of range, an upload that is no
-  valid replay;
+  valid replay, a file of the replay folder that is none or that the page cannot draw (named by
+  its file name, not the folder's path);
 - 404: an unknown game or replay;
 - 409: an action for a view that is no longer the game's;
 - 413: a request body over ``MAX_REQUEST_BYTES`` (``/api/games``) or an upload over
@@ -71,6 +72,7 @@ __all__ = [
     "SameOrigin",
     "catalogue",
     "create_app",
+    "left_unfinished",
 ]
 
 STATIC = Path(__file__).parent / "static"
@@ -224,6 +226,13 @@ def catalogue() -> dict:
     }
 
 
+def left_unfinished(app: FastAPI) -> int:
+    """How many games of ``app`` the person left before their end (dropped idle, or still in play now):
+    saved neither as replays nor in the results. (A game the person is out of is played to its end at
+    once, so it is never one of them.)"""
+    return app.state.dropped_unfinished + sum(not game.over for game in list(app.state.games.values()))
+
+
 def create_app(
     replay_dir: str | Path = "results/web",
     view: Callable[[WebGame], dict] = seat_view,
@@ -254,6 +263,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.state.games = games
     app.state.results_dir = results
+    app.state.dropped_unfinished = 0  # games dropped idle before their end (``left_unfinished``)
 
     def find(game_id: str) -> WebGame:
         game = games.get(game_id)
@@ -291,7 +301,8 @@ def create_app(
                         503, f"{len(games)} games are in play, the most kept at once ({MAX_GAMES}); "
                         "finish one, or try again when one has been left idle for an hour"
                     )  # fmt: skip
-                del games[min(gone, key=lambda g: games[g].seen)]  # finished or idle, the least recently seen
+                dropped = games.pop(min(gone, key=lambda g: games[g].seen))  # the least recently seen
+                app.state.dropped_unfinished += not dropped.over
             games[game_id] = game
         with game.lock:
             game.start()

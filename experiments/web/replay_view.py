@@ -20,6 +20,7 @@ from cluedo_env import core
 from cluedo_env.game_record import Replay, load_jsonl
 from cluedo_env.replay import replay
 from experiments.web.session import reveal, seat_view
+from experiments.web.upload import check_drawable
 
 __all__ = ["REPLAY_NAME", "ReplayedGame", "list_replays", "replay_view"]
 
@@ -85,13 +86,23 @@ def replay_view(
 
     Raises:
         FileNotFoundError: no replay of that name in the folder (naming it and how many there are).
-        ValueError: a step or seat out of range, or a file that is cut or altered (its loader's error).
+        ValueError: a step or seat out of range, a file that is cut, altered or unreadable (its
+            loader's error, naming the file but not the folder), or a game the page cannot draw
+            (``upload.check_drawable``: another edition or board, as an upload of it is refused).
     """
     if not REPLAY_NAME.fullmatch(name) or name not in list_replays(folder):
         raise FileNotFoundError(
             f"no replay {name!r} in the replay folder ({len(list_replays(folder))} replays there: GET /api/replays)"
         )
-    record = load_jsonl(folder / name)
+    path = folder / name
+    try:
+        record = load_jsonl(path)
+        check_drawable(record)
+    except (OSError, ValueError) as error:  # named by the file's name: the server's folder stays its own
+        said = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        said = said.replace(f"{path}: ", "").replace(f"{path}, ", "")
+        kind = FileNotFoundError if isinstance(error, FileNotFoundError) else ValueError
+        raise kind(f"replay {name!r}: {said}") from None
     game = ReplayedGame(name, record, step, seat)
     result = view(game)
     if seat is None:

@@ -2,7 +2,9 @@
 
 ``game_result`` builds the record a tournament writes (``experiments.common.chunks.game_record``'s
 fields, checked by ``experiments.common.games_file.check_game_record``) from a finished game's
-replay record; ``append_result`` appends it to ``<folder>/games.jsonl`` (``GameWriter``), so that
+replay record; ``append_result`` appends it to ``<folder>/games.jsonl`` (``GameWriter``; a file
+whose last line was cut short, by a full disk, is first repaired as a tournament's resume repairs
+it, ``load_games(..., repair=True)``: the torn line moved to ``games.jsonl.rejected``), so that
 ``cluedo-stats`` (``python -m experiments.common.stats FOLDER``, alone or pooled with tournament
 folders) reports the person beside the agents.
 
@@ -32,7 +34,13 @@ import numpy as np
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import State
 from cluedo_env.game_record import Replay
-from experiments.common.games_file import DEAL_SEED_STRIDE, GAMES_FILE, GameWriter, check_game_record
+from experiments.common.games_file import (
+    DEAL_SEED_STRIDE,
+    GAMES_FILE,
+    GameWriter,
+    check_game_record,
+    load_games,
+)
 
 __all__ = ["HUMAN", "HUMAN_SEEDED", "append_result", "game_result"]
 
@@ -80,13 +88,28 @@ def game_result(
 
 
 def append_result(folder: Path, result: dict) -> Path:
-    """Append the game record ``result`` to ``folder``'s ``games.jsonl`` (made if need be); its path."""
+    """Append the game record ``result`` to ``folder``'s ``games.jsonl`` (made if need be); its path.
+
+    A file that does not end with a whole line (an append cut short) is repaired first
+    (``load_games(..., repair=True)``), so that the record starts on a line of its own.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / GAMES_FILE
     with _APPENDING:
+        if _torn(path):
+            load_games(path, repair=True)
         writer = GameWriter(path)
         try:
             writer.write([result])
         finally:
             writer.close()
     return path
+
+
+def _torn(path: Path) -> bool:
+    """Whether the file ``path`` ends in a line cut short (its last byte is not a newline)."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return False
+    with path.open("rb") as file:
+        file.seek(-1, 2)
+        return file.read(1) != b"\n"

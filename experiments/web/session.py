@@ -3,8 +3,9 @@
 ``WebGame`` deals a game and seats agents (``agents.registry.make_agent``) at every seat but the
 person's on a ``cluedo_env.table.Table`` (the person's seat is the table's free seat, whose
 actions come from outside); ``start`` and each ``play`` let the agents play until the person
-decides. Every step is recorded (``cluedo_env.game_record.GameRecorder``) and the replay saved
-when the game is over.
+decides. A person who accused wrongly is out and is not asked again: the game is played to its
+end at once, the person's refutations the first legal action (``WebGame._advance``). Every step
+is recorded (``cluedo_env.game_record.GameRecorder``) and the replay saved when the game is over.
 
 ``seat_view`` is everything the server sends the browser: built from the public fields of the
 state and the person's ``core.private_view`` of the events, never from the hidden deal, until
@@ -135,18 +136,43 @@ class WebGame:
         self.recorder.append(int(actions[0]), self.state)
         self._tell()
 
+    @property
+    def out(self) -> bool:
+        """Whether the person has accused wrongly: out of the game, which it has lost."""
+        return bool(self.state.eliminated[0, self.seat])
+
     def _advance(self) -> None:
-        """Let the agents play until the person decides or the game is over; save a finished game."""
-        while not self.over and int(self.state.current_player[0]) != self.seat:
-            self._step(0)
-        if not self.over or self.saved:
-            return
+        """Let the agents play until the person decides or the game is over; save a finished game.
+
+        Once the person is out, the game is played to its end without asking them: a player out
+        still refutes, and the person's refutations are then the first legal action (the
+        lowest-numbered card of the suggestion it holds), so that a lost game ends and is saved
+        even when the person leaves the page.
+        """
+        while not self.over:
+            if int(self.state.current_player[0]) != self.seat:
+                self._step(0)
+            elif self.out:
+                self._step(int(self.legal()[0]))
+            else:
+                return
+        if not self.saved:
+            self._save()
+
+    def _save(self) -> None:
+        """Save the finished game: its replay (written to a hidden ``.part`` file, then renamed: a
+        write cut short leaves no replay) and its result; ``save_error`` says what could not be."""
         what = "the replay could not be written"
         try:
             if self.replay_dir is not None and self.replay_path is None:
                 self.replay_dir.mkdir(parents=True, exist_ok=True)
                 path = self.replay_dir / f"{self.game_id}.jsonl"
-                self.recorder.to_jsonl(path)
+                part = self.replay_dir / f".{self.game_id}.part"  # not a replay name: never listed
+                try:
+                    self.recorder.to_jsonl(part)
+                    part.replace(path)
+                finally:
+                    part.unlink(missing_ok=True)
                 self.replay_path = path
             what = "the result could not be added to games.jsonl"
             if self.results_dir is not None:

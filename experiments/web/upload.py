@@ -41,11 +41,12 @@ class UploadRefused(ValueError):
 
 
 def check_drawable(record: Replay) -> None:
-    """Refuse a record the page cannot draw: another edition's cards or another board than the classic one."""
+    """Refuse a record the page cannot draw: another edition's cards or another board than the classic
+    one (an upload, and a file of the replay folder when it is opened)."""
     config = record.config
     if config.board != CLASSIC.board or config.cards.cards != CLASSIC.cards.cards:
         raise UploadRefused(
-            f"the page draws the classic edition on the classic board; the upload's game has board "
+            f"the page draws the classic edition on the classic board; this game has board "
             f"{config.board!r} and {config.cards.num_cards} cards ({config.cards.name!r})"
         )
 

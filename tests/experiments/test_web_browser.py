@@ -251,3 +251,53 @@ def test_a_game_left_while_the_others_play_stays_left_in_chromium(chromium):
     page.wait_for_timeout(1500)
     assert page.is_visible("#setup") and page.is_hidden("#game") and page.evaluate("location.hash") == ""
     assert errors == []
+
+
+def heading_at_the_end(page, name: str, seat: str) -> str:
+    """The end's heading of replay ``name`` seen by ``seat`` (a seat number or "all") at its last step."""
+    page.select_option("#replay-name", name)
+    page.select_option("#replay-seat", seat)
+    page.click("#open")
+    page.wait_for_selector("#replay-bar:not([hidden])")
+    steps = int(page.get_attribute("#step", "max"))
+    page.eval_on_selector(
+        "#step", "(el, v) => { el.value = v; el.dispatchEvent(new Event('change')); }", steps
+    )
+    page.wait_for_function(
+        f"document.getElementById('step-text').textContent.startsWith('step {steps} of')", timeout=WAIT_MS
+    )
+    heading = page.inner_text("#result")
+    page.click("#close-replay")
+    page.wait_for_selector("#saved:not([hidden])")
+    return heading
+
+
+def test_the_end_of_a_replay_names_the_winner_or_why_nobody_won_in_chromium(chromium, tmp_path):
+    """Everyone's view has seat -1, and a game nobody won has winner -1: a truncated or all-out game was
+    headed "You won!"; so was a replay seen by its winner's seat."""
+    from fastapi.testclient import TestClient
+
+    page, errors = chromium
+    folder = tmp_path / "replays"  # the server's
+    folder.mkdir(exist_ok=True)
+    record_random_game(core.GameConfig(num_players=3, max_turns=3), seed=2, path=folder / "short.jsonl")
+    record_random_game(
+        core.GameConfig(num_players=3), seed=0, path=folder / "allout.jsonl"
+    )  # all accuse wrongly
+    client = TestClient(create_app(folder))  # a game an agent wins, the person never accusing
+    view = client.post("/api/games", json={"agents": ["notepad", "notepad"], "seed": 4}).json()
+    while not view["over"]:
+        calm = [a for a in view["legal"] if a["kind"] != "accuse"]
+        view = client.post(
+            f"/api/games/{view['game']}/actions", json={"action": calm[0]["id"], "step": view["step"]}
+        ).json()
+    assert view["winner"] > 0, "seed 4 no longer ends with an agent's win: pick another seed"
+    page.reload()
+    page.wait_for_selector(f"#replay-name option[value='{view['replay']}']", state="attached")
+    assert heading_at_the_end(page, "short.jsonl", "all") == "Out of turns: nobody won."
+    assert heading_at_the_end(page, "allout.jsonl", "all") == "Everyone accused wrongly: nobody won."
+    assert heading_at_the_end(page, "allout.jsonl", "1") == "Everyone accused wrongly: nobody won."
+    won = f"{view['winner_name']} won."
+    assert heading_at_the_end(page, view["replay"], "all") == won
+    assert heading_at_the_end(page, view["replay"], str(view["winner"])) == won
+    assert errors == []

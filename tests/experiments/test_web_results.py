@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the web app needs the web extra: pip install -e '.[web]'")
 from fastapi.testclient import TestClient
 
+from cluedo_env.core import events as ev
 from experiments.common import stats
 from experiments.common.games_file import load_games
 from experiments.web.app import create_app
@@ -127,3 +128,47 @@ def test_serve_passes_its_results_folder_to_the_app(monkeypatch, tmp_path):
     assert started["app"].state.results_dir == tmp_path / "mine"
     serve.main([])
     assert started["app"].state.results_dir is None
+
+
+def test_a_person_out_is_not_asked_again_and_the_lost_game_joins_the_results(tmp_path):
+    """Out after a wrong accusation, the person was still asked to refute: a page left then left the game
+    unfinished, dropped after an idle hour, and its loss and wrong accusation were never in the results."""
+    results = tmp_path / "web-results"
+    client = TestClient(create_app(tmp_path / "replays", results_dir=results))
+    view = client.post("/api/games", json={"agents": ["notepad", "notepad"], "seed": 5}).json()
+    game = client.app.state.games[view["game"]]
+    hand = view["hand"]["cards"]
+    wrong = next(a for a in view["legal"] if a["kind"] == "accuse" and a["suspect"] in hand)  # a suspect held
+    end = client.post(
+        f"/api/games/{view['game']}/actions", json={"action": wrong["id"], "step": view["step"]}
+    )
+    end = end.json()
+    assert end["over"] and end["players"][0]["out"] and end["save_error"] is None  # not asked again
+    (record,), _rejected = load_games(results / "games.jsonl")
+    assert record["seats"][0] == "human_seeded" and record["wrong_accusations"][0] == 1
+    assert record["winner_seat"] == end["winner"] != 0
+    shown, suggested = [], None
+    for rows in game.recorder.record.events:
+        for event in ev.read_events(rows):
+            if event.kind == ev.SUGGEST:
+                suggested = event.cards
+            elif event.kind == ev.SHOW and event.player == 0:  # the person's refutations once out
+                shown.append((event.card, min(c for c in suggested if c in hand)))
+    assert shown, "seed 5 no longer asks the person to refute once out: pick another seed"
+    assert [card for card, _ in shown] == [lowest for _, lowest in shown]  # the first legal action
+
+
+def test_a_record_after_a_torn_line_starts_on_a_line_of_its_own(tmp_path):
+    """An append cut short (a full disk) left a torn line; the next game's record was glued onto it and
+    lost to cluedo-stats, while the page said it was saved."""
+    results = tmp_path / "web-results"
+    results.mkdir()
+    torn = '{"config":"web-1f2e3d4c5b6a","lineup":"human+notep'
+    (results / "games.jsonl").write_text(torn)
+    client = TestClient(create_app(tmp_path / "replays", results_dir=results))
+    with pytest.warns(RuntimeWarning, match="moved to games.jsonl.rejected"):
+        end = finish(client, {"agents": ["notepad", "notepad"], "seed": 3}, np.random.default_rng(0))
+    assert end["save_error"] is None
+    records, rejected = load_games(results / "games.jsonl")
+    assert [r["config"] for r in records] == [f"web-{end['game']}"] and rejected == []
+    assert (results / "games.jsonl.rejected").read_text() == torn + "\n"

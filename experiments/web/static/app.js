@@ -263,9 +263,7 @@ function renderPanels() {
   const end = document.getElementById("end");
   end.hidden = !view.envelope;
   if (view.envelope) { // the end, or a replay seen by everyone
-    document.getElementById("result").textContent = !view.over ? "Everyone's view: the envelope and the hands"
-      : view.winner === view.seat ? "You won!"
-      : view.winner >= 0 ? `${view.winner_name} won.` : (view.truncated ? "Out of turns: nobody won." : "Nobody won.");
+    document.getElementById("result").textContent = endHeading();
     const reveal = document.getElementById("reveal");
     reveal.replaceChildren(el("p", {}, "The envelope: " + view.envelope.cards.map((k) => c.cards[k]).join(", ") + "."));
     for (const hand of view.hands) {
@@ -275,6 +273,14 @@ function renderPanels() {
     if (view.replay) reveal.append(el("p", {}, `Saved as the replay ${view.replay}.`));
     if (view.save_error) reveal.append(el("p", {}, `Not saved: ${view.save_error}.`));
   }
+}
+
+// The end's heading: the winner by name, "You won!" only in the person's own game (everyone's view of a replay
+// has seat -1, the winner of a game nobody won), or why nobody won.
+function endHeading() {
+  if (!view.over) return "Everyone's view: the envelope and the hands";
+  if (view.winner < 0) return view.truncated ? "Out of turns: nobody won." : "Everyone accused wrongly: nobody won.";
+  return view.steps === undefined && view.winner === view.seat ? "You won!" : `${view.winner_name} won.`;
 }
 
 // A replay seen by one seat: that seat's exact posterior as a heat map, cards x owners.
