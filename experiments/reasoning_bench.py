@@ -6,7 +6,11 @@
 
 The solver gets each task as a solver sees it (``cluedo_env.reasoning.score.public_view``:
 its solver fields, without the answers or the deal seed) and returns an answer dict; a solver that raises is scored as an empty answer
-and the error reported. Prints the table (overall and per tier, 95% bootstrap
+and the error reported, but for the ``llm`` solver, whose task is scored so only where the model's reply
+failed (a server that never answered usably: ``ChatReplyError``; a reply without an answer is its None):
+anything else it raises (a bug, a bad setting) stops the run in one line, the tasks scored so far kept for
+the same command to go on from. Bad ``llm`` options stop the command in one line (``config error: llm:
+...``) before a split is loaded or anything written. Prints the table (overall and per tier, 95% bootstrap
 intervals; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
 ``llm`` one, adds them to the report and its ``transcripts`` to
@@ -50,20 +54,23 @@ except ModuleNotFoundError as error:
 from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import SOLVERS, load_solver
+from cluedo_env.optional_modules import missing_extra_text
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
 from experiments.common.folder_lock import FolderRefused, lock_folder
+from experiments.common.reasoning_scores import llm_identity, scored_before
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.value_checks import ConfigError, check_local_model, is_read_number
+from experiments.common.url_credentials import hide_url_credentials
+from experiments.common.value_checks import ConfigError, check_local_model
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-__all__ = ["ReasoningBenchConfig", "format_table", "run"]
+__all__ = ["ReasoningBenchConfig", "SolverFailed", "format_table", "run"]
 
 # The columns of the printed table and of the leaderboard.
 COLUMNS = ("precision", "recall", "f1", "solved", "brier", "log_loss", "excess_log_loss")
@@ -89,7 +96,8 @@ class ReasoningBenchConfig:
         leaderboard: JSON Lines file one result line is appended to.
         progress: Show progress bars.
         resume: Go on from the tasks already scored by a run of the same settings (solver, its
-            options, split, limit, seed), kept a line per task as they come in
+            options but those of transport, ``reasoning_scores.TRANSPORT_OPTIONS``, split, limit, seed),
+            kept a line per task as they come in
             ``<output_dir>/<solver>/scores-<hash of the settings>.jsonl``; ``false`` starts over.
         trust_files: Take the solver, its options that name a place and the paths from a config
             file of a folder of the user's (``--config-dir``) too; read from the command line only
@@ -111,8 +119,10 @@ class ReasoningBenchConfig:
     trust_files: bool = False
 
     def validate(self) -> None:
-        """Refuse an unknown solver name, split or limit, or the local model (``llm.model=local``) without
-        its extra, before anything is built, played or written.
+        """Refuse an unknown solver name, split or limit, the local model (``llm.model=local``) without
+        its extra, or an ``llm`` option the solver does not have or a bad value of one (the solver is built
+        and closed: it sends nothing, and the local model waits for the first task), before a split is
+        loaded or anything written.
 
         Raises:
             ConfigError: naming the value and what is accepted.
@@ -136,6 +146,25 @@ class ReasoningBenchConfig:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
         if self.solver == "llm" and isinstance(self.llm, dict):
             check_local_model("llm", "llm", self.llm)
+            _check_llm_options(self.llm)
+
+
+def _check_llm_options(options: dict[str, Any]) -> None:
+    """Refuse what the llm solver refuses of ``options``, in one line naming the option (credentials hidden).
+
+    Raises:
+        ConfigError: ``llm: <the solver's reason>``, or the extra to install.
+    """
+    try:
+        solver = load_solver("llm", options)
+    except ModuleNotFoundError as error:  # httpx, of the llm extra
+        text = missing_extra_text(error.name)
+        if text is None:
+            raise
+        raise ConfigError(f"{text}; solver=llm asks a model over HTTP") from error
+    except (ValueError, OSError) as error:
+        raise ConfigError(hide_url_credentials(f"llm: {error}")) from error
+    solver.close()
 
 
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
@@ -284,11 +313,12 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
 
 def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dict[str, Any]:
     """What makes two runs' per-task lines interchangeable, the first line of their scores file:
-    the solver, its options, the very tasks (their checksum: a regenerated split is new) and, for a
+    the solver, its options but those of transport (``reasoning_scores.llm_identity``: ``base_url``
+    without its credentials), the very tasks (their checksum: a regenerated split is new) and, for a
     solver of the user's, its code (``_user_files``: edited, its answers are another run's)."""
     settings = {
         "solver": cfg.solver,
-        "llm": json.loads(json.dumps(dict(cfg.llm), default=str)) if cfg.solver == "llm" else {},
+        "llm": llm_identity(dict(cfg.llm)) if cfg.solver == "llm" else {},
         "version": cfg.version,
         "split": cfg.split,
         "limit": cfg.limit,
@@ -350,79 +380,12 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _scored_before(
-    path: Path, settings: dict[str, Any], resume: bool, template: dict[str, Any]
-) -> dict[str, dict[str, Any]]:
-    """The per-task lines of an earlier run of the same settings, by task id (none if ``resume`` is
-    off or there is no file); a file of other settings, or one that is not ours, stops the run.
-    ``template``: a task's ``score_answer``, whose figures every line's ``scored`` must have."""
-    data = path.read_bytes() if path.exists() else b""
-    lines = data.splitlines()  # bytes: a row cut inside a character spoils that row only
-    if not lines:  # no file, or one a stop emptied before its first line
-        return {}
-    header = _json_line(lines[0])
-    if header != {"settings": settings}:
-        raise ConfigError(
-            f"{path} holds a run of other settings ({lines[0][:200].decode('utf-8', 'replace')}); "
-            "move it away or pick another output_dir: it is not overwritten"
-        )
-    if not resume:
-        return {}
-    done, cut = {}, False
-    for line in lines[1:]:
-        row = _json_line(line)
-        if not _is_score_row(
-            row, template
-        ):  # a line cut short when the run was stopped (or spoilt): scored again
-            cut = True
-            continue
-        done[row["id"]], cut = row, False
-    if not data.endswith(b"\n"):  # the next row must start a line of its own
-        with path.open("r+b") as file:
-            if cut:  # a last row cut short: dropped (its task is scored again)
-                file.truncate(data.rfind(b"\n") + 1)
-            else:  # a last row written whole but for its newline: kept
-                file.seek(0, 2)
-                file.write(b"\n")
-    return done
+class SolverFailed(RuntimeError):
+    """The llm solver raised what is no failure of the model's reply (a bug, a bad setting): the run stops,
+    the tasks scored before it kept."""
 
 
-def _json_line(line: bytes) -> Any:
-    """A line's JSON value, or None where it is not UTF-8 JSON."""
-    try:
-        return json.loads(line.decode("utf-8"))
-    except (ValueError, RecursionError):  # (UnicodeDecodeError and JSONDecodeError are ValueErrors)
-        return None
-
-
-def _is_score_row(row: Any, template: dict[str, Any]) -> bool:
-    """Whether ``row`` has all the report reads of a scored task (``_score_one``'s line): its ``scored``
-    the figures of ``template`` (a ``score_answer``), numbers where they are numbers."""
-    if not (
-        isinstance(row, dict)
-        and isinstance(row.get("id"), str)
-        and is_read_number(row.get("seconds"))
-        and isinstance(row.get("counts"), dict)
-        and all(is_read_number(v) for v in row["counts"].values())
-        and isinstance(row.get("transcripts"), list)
-        and isinstance(row.get("scored"), dict)
-        and row["scored"].keys() == template.keys()
-    ):
-        return False
-    scored = row["scored"]
-    return (
-        all(is_read_number(scored[k]) for k, v in template.items() if is_read_number(v))
-        and isinstance(scored["pairs"], list)
-        and all(
-            isinstance(pair, list) and len(pair) == 2 and all(map(is_read_number, pair))
-            for pair in scored["pairs"]
-        )
-        and isinstance(scored["problems"], list)
-        and all(isinstance(problem, str) for problem in scored["problems"])
-    )
-
-
-def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:
+def _score_one(solve: Any, task: dict[str, Any], llm: bool = False) -> dict[str, Any]:
     """One task's line of the scores file: its score, seconds, and what the solver counted and
     kept (``counts``, ``transcripts``) for it.
 
@@ -430,19 +393,24 @@ def _score_one(solve: Any, task: dict[str, Any]) -> dict[str, Any]:
     where the endpoint failed for good (``ChatError`` other than ``ChatReplyError``: nothing answers,
     an HTTP error such as a wrong model name, the retries spent): that is raised, the task is not
     written, and a resumed run asks it again. A server that answers but misbehaves
-    (``ChatReplyError``) is the solver's failure on that task, as it is a player's in a tournament. An
-    answer the scorer cannot read is scored as an empty one too, and reported."""
+    (``ChatReplyError``) is the solver's failure on that task, as it is a player's in a tournament. The
+    ``llm`` solver's other exceptions are no failure of the model (a bug, a bad setting): they raise
+    ``SolverFailed``, the task not written. An answer the scorer cannot read is scored as an empty one
+    too, and reported (a reply that holds no answer is the llm solver's None)."""
     before = dict(getattr(solve, "counts", {}))
     kept = len(getattr(solve, "transcripts", []))
     start = time.perf_counter()
     error = None
     try:
         answer = solve(public_view(task))
-    except ChatError as raised:
-        if not isinstance(raised, ChatReplyError):
-            raise
+    except ChatReplyError as raised:  # the server answered, never usably: the model's failure on the task
         answer, error = None, raised
+    except ChatError:  # the endpoint failed for good: the run stops, the task is asked again on resuming
+        raise
     except Exception as raised:  # a solver's failure is scored as an empty answer, and reported
+        if llm:
+            message = f"the llm solver raised {type(raised).__name__} on task {task['id']}: {raised}"
+            raise SolverFailed(message[:ERROR_CHARS]) from raised
         answer, error = None, raised
     said = f"solver raised {type(error).__name__}"
     try:
@@ -475,7 +443,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     with lock_folder(out, within=output_dir):  # one run at a time appends to its scores
         digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
         scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
-        done = _scored_before(scores_path, settings, cfg.resume, score_answer(tasks[0], {}))
+        done = scored_before(scores_path, settings, cfg.resume, score_answer(tasks[0], {}))
         todo = [t for t in tasks if t["id"] not in done]
         if done:
             print(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {out}")
@@ -487,7 +455,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
             for task in tqdm(
                 todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress
             ):
-                row = _score_one(solve, task)
+                row = _score_one(solve, task, llm=cfg.solver == "llm")
                 file.write(json.dumps(row, ensure_ascii=False) + "\n")
                 file.flush()
                 done[task["id"]] = json.loads(json.dumps(row))  # as a resumed run reads it back
@@ -578,7 +546,8 @@ def main(cfg: ReasoningBenchConfig) -> None:
     except (ChatUnreachable, FolderRefused) as error:  # a wrong URL, a server not started, a busy folder
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    except ChatError as error:  # the endpoint failed for good: the tasks scored are kept, a resume goes on
+    # the endpoint failed for good, or the llm solver did: the tasks scored are kept, a resume goes on
+    except (ChatError, SolverFailed) as error:
         print(
             f"error: {error}\nthe tasks scored so far are kept; the same command again goes on from them",
             file=sys.stderr,

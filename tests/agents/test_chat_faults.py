@@ -418,8 +418,37 @@ def test_a_runs_records_and_resume_line_hide_a_urls_password():
     # a password may hold an "@", a "?" or a "#"; an "@" after the path is no user's
     for password in ("p@ss", "pa?ss", "pa#ss"):
         assert hide_url_credentials(f"http://alice:{password}@host/v1") == "http://[redacted]@host/v1"
-    for plain in ("http://host:8000/v1?user=me@example.com", "http://host/v1#a@b"):
+    for plain in ("http://host:8000/v1?u=me@a.b", "http://host/v1#a@b"):
         assert hide_url_credentials(plain) == plain
+
+
+def test_a_query_value_taken_for_a_key_is_hidden_in_a_runs_records_as_in_the_clients_errors():
+    """A key in base_url's query (``?key=AIzaSy...``) went into the tournament's config.yaml and run.json:
+    only the user and password were hidden there, while the client's errors hid the query's long values."""
+    from experiments.common.url_credentials import hide_url_credentials
+
+    for given, shown in (
+        ("base_url: http://host/v1?key=AIzaSyQUERYSECRET1", "base_url: http://host/v1?key=[redacted]"),
+        (
+            "lineup.agents.0.options.base_url='https://alice:pw@host/v1?api-version=1&key=AIza%2FSy12345'",
+            "lineup.agents.0.options.base_url='https://[redacted]@host/v1?api-version=1&key=[redacted]'",
+        ),
+        (
+            '{"base_url": "http://host/v1?deployment=Candlestick"}',
+            '{"base_url": "http://host/v1?deployment=[redacted]"}',
+        ),
+        ("http://host/v1?a=1234567&b=12345678#frag", "http://host/v1?a=1234567&b=[redacted]#frag"),
+        ("http://host/v1?flag&key=", "http://host/v1?flag&key="),
+    ):
+        assert hide_url_credentials(given) == shown
+    # One rule (agents.llm.errors.secret_query_value): the client hides in its errors the very values the
+    # records hide.
+    query = "a=1234567&b=12345678&c=%2Fsecret%2F&d=Candlestick"
+    kept = client("http://127.0.0.1:9/v1?" + query)._query_values
+    assert kept == ("12345678", "/secret/", "Candlestick")
+    assert hide_url_credentials("http://h/v1?" + query) == (
+        "http://h/v1?a=1234567&b=[redacted]&c=[redacted]&d=[redacted]"
+    )
 
 
 # --- options ------------------------------------------------------------------------------------
@@ -436,11 +465,28 @@ def test_a_runs_records_and_resume_line_hide_a_urls_password():
         ("max_reply_bytes", True),
         ("max_reply_bytes", 1.5),
         ("network_retries", -1),
+        ("temperature", "nan"),  # float() took them, and every request then failed to encode
+        ("temperature", "inf"),
+        ("temperature", float("nan")),
+        ("temperature", float("inf")),
+        ("temperature", -0.5),
+        ("temperature", "abc"),
+        ("temperature", "0.7"),
+        ("temperature", True),
     ],
 )
 def test_bad_bounds_are_named(option, value):
     with pytest.raises(ValueError, match=option):
         ChatClient("http://127.0.0.1:9/v1", "m", **{option: value})
+
+
+def test_a_temperature_is_a_finite_number_at_least_0():
+    with pytest.raises(ValueError, match=r"^temperature must be a finite number >= 0, got 'nan'$"):
+        ChatClient("http://127.0.0.1:9/v1", "m", temperature="nan")
+    for good in (0, 0.0, 0.7, 2):
+        made = ChatClient("http://127.0.0.1:9/v1", "m", api_key_env=None, temperature=good)
+        assert made.temperature == good and isinstance(made.temperature, float)
+        made.close()
 
 
 # --- the player and the tournament play on -------------------------------------------------------
