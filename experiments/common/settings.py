@@ -32,6 +32,7 @@ from cluedo_env import core
 from cluedo_env.core.config import written_fields
 from cluedo_env.optional_modules import missing_extra_text
 from experiments.common.games_file import DEAL_SEED_STRIDE
+from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError, check_int, check_local_model, check_rules
 
 __all__ = [
@@ -239,9 +240,8 @@ class TournamentConfig:
                 try:
                     agent = make_agent(spec.name, 0, **spec.options)
                 except (TypeError, ValueError, OSError) as error:
-                    raise ConfigError(
-                        f"{where}: cannot build agent {spec.name!r} with options {spec.options}: {error}"
-                    ) from error
+                    said = f"{where}: cannot build agent {spec.name!r} with options {spec.options}: {error}"
+                    raise ConfigError(hide_url_credentials(said)) from error  # a base_url's password
                 try:  # refuses (or warns) before any game
                     check_rules(where, agent, self.game.to_game_config())
                 finally:

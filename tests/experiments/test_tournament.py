@@ -260,6 +260,19 @@ def test_bad_values_are_named(overrides, message):
         settings(*overrides)
 
 
+def test_an_agent_refused_is_named_without_its_base_url_password():
+    """The message of an llm agent that cannot be built quoted its options, base_url password and all."""
+    pytest.importorskip("httpx")  # the llm extra's
+    url = "http://alice:S3cretPassw0rd@127.0.0.1:9/v1?key=AIzaSyQUERYSECRET1"
+    agents = (
+        f"lineup.agents=[{{name: llm, options: {{base_url: '{url}', temperature: nan}}}}, {{name: random}}]"
+    )
+    with pytest.raises(ConfigError, match=r"cannot build agent 'llm'.*temperature") as refused:
+        settings(agents)
+    assert "S3cretPassw0rd" not in str(refused.value)
+    assert "AIzaSyQUERYSECRET1" not in str(refused.value)
+
+
 @pytest.mark.parametrize(
     ("overrides", "module", "instead"),
     [(["backend=ray"], "ray", "backend=local"), (["plots=true"], "matplotlib", "plots=false")],
