@@ -6,5 +6,6 @@
 """
 
 # The one place the version is written: pyproject.toml reads it (dynamic version), every
-# command prints it and every run records it.
-__version__ = "0.1.0"
+# command prints it and every run records it. Between releases it is the next one's ``.dev0``, so that
+# a run of unreleased code is never recorded as a release's.
+__version__ = "0.2.0.dev0"

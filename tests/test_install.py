@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 import cluedo_env
 from cluedo_env import __version__
@@ -39,7 +40,13 @@ def run(*command: str, cwd: Path, timeout: int = 300) -> subprocess.CompletedPro
 def test_the_version_is_written_once_and_pyproject_reads_it():
     assert "version" in PYPROJECT["project"]["dynamic"] and "version" not in PYPROJECT["project"]
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "cluedo_env.__version__"}
-    assert cluedo_env.__version__.count(".") == 2
+    version = Version(cluedo_env.__version__)  # PEP 440, as written (normalised)
+    assert str(version) == cluedo_env.__version__ and len(version.release) == 3
+    # a version of unreleased code is a development one: the CHANGELOG's Unreleased section is after the last release
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    released = re.findall(r"^## (\d+\.\d+\.\d+)$", changelog, flags=re.M)
+    assert version > Version(released[0])
+    assert version.is_devrelease == ("## Unreleased" in changelog)
 
 
 def test_every_config_file_is_package_data():
@@ -168,6 +175,19 @@ def test_a_command_without_its_extra_says_so_in_one_line(tmp_path, module, block
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"ModuleNotFoundError: No module named '{blocked}")
     assert f'pip install -e ".[{extra}]"' in lines[0]
+
+
+def test_the_benchmark_without_torch_names_the_extra_of_its_training_sections(tmp_path):
+    """Its default sections train PPO: in a lean install it stopped on a Hydra traceback ending in
+    "No module named 'torch'", naming no extra."""
+    code = "import runpy, sys; sys.modules['torch'] = None; sys.argv[0] = '-m'; "
+    code += "runpy.run_module('experiments.benchmark', run_name='__main__', alter_sys=True)"
+    done = run(sys.executable, "-c", code, cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("config error: the ppo section trains PPO. No module named 'torch'")
+    assert 'pip install -e ".[train]"' in lines[0] and "or leave it out: sections=[core," in lines[0]
 
 
 def test_missing_extra_leaves_other_modules_alone():

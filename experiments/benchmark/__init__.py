@@ -109,6 +109,7 @@ except ModuleNotFoundError as error:
 
 from agents.registry import AGENTS, outside_options
 from cluedo_env import __version__, core
+from cluedo_env.optional_modules import missing_extra_text
 from experiments.benchmark import (
     agent_decisions,
     belief_updates,
@@ -262,6 +263,14 @@ class BenchmarkConfig:
                             1, "runs", getattr(self, key), warmup_updates=1, config_name=name
                         )
                         settings.validate()
+                    except ModuleNotFoundError as error:  # torch, of the train extra
+                        text = missing_extra_text(error.name)
+                        if text is None:
+                            raise
+                        others = [s for s in self.sections if s not in ("ppo", "league")]
+                        raise ConfigError(
+                            f"the {section} section trains PPO. {text}; or leave it out: sections=[{','.join(others)}]"
+                        ) from None
                     except (HydraException, OmegaConfBaseException, ValueError) as error:
                         raise ConfigError(
                             f"{key}={list(getattr(self, key))} do not make a training config of "
