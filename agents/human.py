@@ -20,7 +20,9 @@ tolerantly as a language model's reply) or one of:
 ==========  ===============================================
 
 An unknown or illegal command is answered with the reason and the legal
-commands, and the person types again. ``quit``, or the end of the input, stops
+commands, and the person types again; a near miss also with "Did you mean: ...?",
+which ``yes`` plays (an accusation only with the cards the reply named, asked
+plainly: ``closest_command``). ``quit``, or the end of the input, stops
 the program (``SystemExit`` with a message). At the end of the game the story of the
 game from the player's view is printed, with the envelope. The agent plays one
 game at a time (a batch of one).
@@ -181,25 +183,43 @@ class HumanAgent(Agent):
 
 
 def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> str | None:
-    """The legal command nearest a reply that is none (``show scarlett`` -> ``show Miss Scarlet``),
-    by ``difflib``'s similarity of the lower-cased texts, among the legal commands that name a room the
-    reply names where there are any (``head towards the hall`` -> ``enter the Hall``, not ``head toward
-    the Ballroom``), and an accusation only to a reply that tried to make one; None when nothing is
-    close."""
+    """The legal command nearest a reply that is none (``show scarlett`` -> ``show Miss Scarlet``), or None
+    when nothing is close.
+
+    An accusation is offered only to a reply that tried to make one (its first word begins "acc" or
+    "acus") and only as the parser reads it with "accuse" for that word: asked plainly (no question, hedge
+    or negation), naming exactly one suspect, weapon and room by names the parser knows (``acuse scarlett
+    with the spanner in the hall`` -> ``accuse Miss Scarlet with the Wrench in the Hall``); a card is never
+    guessed, as a wrong accusation puts the player out. The other commands are compared by ``difflib``'s
+    similarity of the lower-cased texts, among those that name a room the reply names where there are any
+    (``head towards the hall`` -> ``enter the Hall``, not ``head toward the Ballroom``)."""
     said = reply.casefold().strip()
+    if said.startswith(("acc", "acus")) and (accusation := _accusation(config, reply, mask)):
+        return accusation
     commands = {command(config, a).casefold(): command(config, a) for a in legal_actions(mask)}
     words = re.findall(r"\w+", said)
     rooms = [
         room for room in map(str.casefold, config.cards.rooms) if _names(re.findall(r"\w+", room), words)
     ]
-    # An accusation is offered only to a reply that tried to make one: a wrong one ends the player's game.
-    accusing = said.startswith(("acc", "acus"))
-    offered = [text for text in commands if accusing or not text.startswith("accuse")]
+    offered = [text for text in commands if not text.startswith("accuse")]
     same_room = [text for text in offered if any(room in text for room in rooms)]
     if same_room:
         return commands[difflib.get_close_matches(said, same_room, n=1, cutoff=0.0)[0]]
     near = difflib.get_close_matches(said, offered, n=1, cutoff=0.6)
     return commands[near[0]] if near else None
+
+
+def _accusation(config: core.GameConfig, reply: str, mask: np.ndarray) -> str | None:
+    """The legal accusation ``reply`` asks for when its first word is read as "accuse" (``parse_command``
+    among the legal accusations), or None."""
+    layout = core.rules_for(config).layout
+    accusations = [a for a in legal_actions(mask) if layout.decode(a)[0] == "accuse"]
+    if not accusations:
+        return None
+    try:
+        return command(config, parse_command(config, re.sub(r"^\s*\w+", "accuse", reply), accusations))
+    except CommandError:
+        return None
 
 
 def _names(name: list[str], words: list[str]) -> bool:

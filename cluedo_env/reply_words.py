@@ -1,6 +1,7 @@
 """How the words of a reply are read (``cluedo_env.commands.parse_command``'s reading): the card names
-it uses (full names and unique short names), its sentences and clauses, the questions it asks, the
-negations and hedges, and the verbs it asks for or declines.
+it uses (full names and unique short names, a name with an umlaut also in its ae/oe/ue spelling), its
+sentences and clauses, the questions it asks, the negations and hedges, and the verbs it asks for or
+declines.
 
 The rules these follow are ``cluedo_env.commands``' (its docstring): a negation reaches the three words
 before a verb in its clause; an accusation is asked only with the verb, outside a question and any
@@ -41,7 +42,7 @@ TITLES = frozenset(
     {
         "miss", "mrs", "mr", "ms", "colonel", "reverend", "professor", "dr", "doctor", "madame",
         "mademoiselle", "monsieur", "professeur", "lady", "oberst", "von",
-        "kochin", "burgermeister", "anwaltin", "room", "salle",
+        "kochin", "burgermeister", "anwaltin", "koechin", "buergermeister", "anwaeltin", "room", "salle",
     }
 )  # fmt: skip
 # Verb words of the reply (after normalisation) and the action kinds they ask for.
@@ -128,6 +129,8 @@ SPELLINGS = {
     "piping": "pipe",
     "billiards": "billiard",
 }
+# The keyboard spellings of the umlauts: a card name with one is also read with these ("Gruen", "Kueche").
+UMLAUTS = {"ä": "ae", "ö": "oe", "ü": "ue"}
 PARAGRAPH = re.compile(r"\n\s*\n")  # a blank line ends a sentence too
 # Abbreviations whose "." ends no sentence ("Accuse Mrs. White ..., if ...").
 ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "col", "prof", "rev", "st", "mme", "mlle", "m"})
@@ -163,17 +166,21 @@ class Names:
 
 @cache
 def card_names(config: GameConfig) -> Names:
-    """The names of ``config``'s cards as a reply may write them (with ``SPELLINGS``' other words)."""
+    """The names of ``config``'s cards as a reply may write them (with ``SPELLINGS``' other words, and a
+    name with an umlaut also in its ae/oe/ue spelling: ``Gruen`` is ``Grün``)."""
     cards = config.cards.cards
     words = [normalise(name) for name in cards]
+    spelled = [normalise(_without_umlauts(name)) for name in cards]  # as many words as ``words``
     aliases: dict[tuple[str, ...], int] = {tuple(w): card for card, w in enumerate(words)}
+    for card, w in enumerate(spelled):
+        aliases.setdefault(tuple(w), card)
     counts: dict[str, int] = {}
-    for w in words:
-        for word in set(w):
+    for w, other in zip(words, spelled, strict=True):
+        for word in set(w) | set(other):
             counts[word] = counts.get(word, 0) + 1
-    for card, w in enumerate(words):
-        for word in w:
-            if counts[word] == 1 and word not in TITLES and not word.isdigit():
+    for card, (w, other) in enumerate(zip(words, spelled, strict=True)):
+        for word, title in [*zip(w, w), *zip(other, w)]:  # a title's other spelling is a title too
+            if counts[word] == 1 and title not in TITLES and not word.isdigit():
                 aliases.setdefault((word,), card)
     for other, word in SPELLINGS.items():
         if counts.get(word) == 1 and other not in counts:
@@ -181,6 +188,15 @@ def card_names(config: GameConfig) -> Names:
             aliases.setdefault(tuple(other if x == word else x for x in words[card]), card)
             aliases.setdefault((other,), card)
     return Names(aliases, max(len(a) for a in aliases))
+
+
+def _without_umlauts(name: str) -> str:
+    """``name`` with ä, ö and ü written ae, oe and ue (``Bürgermeister Grün``: ``bürgermeister`` lower-cased
+    first, so ``buergermeister gruen``)."""
+    name = unicodedata.normalize("NFC", name).casefold()
+    for umlaut, spelling in UMLAUTS.items():
+        name = name.replace(umlaut, spelling)
+    return name
 
 
 def find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[str]]:

@@ -211,9 +211,7 @@ def _table(state: core.State, game: int) -> str:
     lines = [f"Turn {int(state.turn[game]) + 1}."]
     if config.board == "classic":
         pawns = "; ".join(
-            f"{e.suspects[s]} {'in' if state.location[game, s] < e.num_rooms else 'on'} "
-            f"{location_name(config, int(state.location[game, s]))}"
-            for s in range(e.num_suspects)
+            f"{e.suspects[s]} {_where(config, int(state.location[game, s]))}" for s in range(e.num_suspects)
         )
     else:
         pawns = "; ".join(
@@ -233,6 +231,15 @@ def _table(state: core.State, game: int) -> str:
     return "\n".join(lines)
 
 
+def _where(config: core.GameConfig, location: int) -> str:
+    """Where a pawn is, after "is" or "are": ``"in the Kitchen"``, ``"on square (7,16)"``, or ``"off the
+    board"`` (not yet in a room, no board)."""
+    name = location_name(config, location)
+    if location < config.cards.num_rooms:
+        return f"in {name}"
+    return name if config.board == "none" else f"on {name}"
+
+
 def _decision(state: core.State, game: int, player: int) -> str:
     """The decision in front of the player and its legal commands (only when it is the player's)."""
     config = state.config
@@ -247,12 +254,11 @@ def _decision(state: core.State, game: int, player: int) -> str:
         )
     location = int(state.location[game, player])
     where = location_name(config, location)
-    in_room = location < e.num_rooms
     mask = core.legal_action_mask(state.take([game]))[0]
     layout = core.rules_for(config).layout
     may_accuse = bool(mask[layout.ACCUSE : layout.ACCUSE + layout.sizes["accuse"]].any())
     if phase == Phase.TURN:
-        what = f"Your turn. You are {'in' if in_room else 'on'} {where}."
+        what = f"Your turn. You are {_where(config, location)}."
         if config.board == "none":
             what += " Choose a room to go to, or accuse." if may_accuse else " Choose a room to go to."
     elif phase == Phase.MOVE:

@@ -6,13 +6,18 @@
     python -m experiments.play --duel --games 1                    # the 2-player duel: sat vs notepad
     cluedo-play --players 6 --board none --quiet                   # the same, installed as a command
     python -m experiments.play --human 0                           # play seat 0 yourself, in words
+    python -m experiments.play --human 0 --preset de_2023 --players 3  # ... the German edition, 3 players
     python -m experiments.play --games 2 --record games            # and save replays: games/game-0.jsonl
 
 Agent ``k`` of ``--agents`` sits at seat ``P{k}`` in every game. By default seat 0 is the SAT
 agent and the others alternate notepad and random players (who accuse only rarely), so the
 games end with a winner: uniformly random players accuse wrongly at once and nobody wins.
 ``--human SEAT`` (or the name ``human`` in ``--agents``) seats you there for one game, played in
-words (``agents/human.py``: type ``help`` for the commands). Ctrl-C stops the games with one
+words (``agents/human.py``: type ``help`` for the commands); after your own story of the game only
+the summary is printed, as with ``--quiet`` (the whole story would show the cards the others showed
+each other). ``--preset NAME`` plays the rules of a preset of ``core.PRESETS`` (``classic``,
+``fr_1996``, ``de_2023``, ``de_2023_duel``: an edition as its booklet plays it); ``--players``,
+``--agents``, ``--duel`` and ``--board``, when given, override it. Ctrl-C stops the games with one
 line (exit status 130). ``--record`` saves each game's replay as it ends, and a game left early
 (Ctrl-C, ``quit``, the end of the input, an error) as far as it went.
 """
@@ -62,7 +67,14 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     )
     parser.add_argument("--duel", action="store_true", help="the 2-player duel (4 cards face down)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
-    parser.add_argument("--board", default="classic", help="classic or none")
+    parser.add_argument("--board", help="classic or none (default: the preset's, classic)")
+    parser.add_argument(
+        "--preset",
+        default="classic",
+        metavar="NAME",
+        help=f"the rules of a preset, one of {sorted(core.PRESETS)} (default classic); the other options "
+        "override it where given",
+    )
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
     parser.add_argument(
         "--record",
@@ -81,7 +93,14 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         parser.error(f"--agents needs comma-separated names, got {args.agents!r}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
-    players = args.players if args.players is not None else len(names) if names else 2 if args.duel else 4
+    if args.preset not in core.PRESETS:
+        parser.error(f"--preset must be one of {sorted(core.PRESETS)}, got {args.preset!r}")
+    preset = core.PRESETS[args.preset].fields
+    args.duel = args.duel or bool(preset.get("duel", False))
+    if args.players is not None:
+        players = args.players
+    else:
+        players = len(names) if names else 2 if args.duel else preset.get("num_players", 4)
     if names is not None and len(names) != players:
         parser.error(f"--agents names {len(names)} agents for {players} players: give one per seat")
     names = names or default_agents(players)
@@ -102,9 +121,12 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     if players == 2 and not args.duel:
         parser.error("2 players play the duel: add --duel")
     try:
-        config = core.GameConfig(num_players=players, board=args.board, duel=args.duel)
+        given = {"board": args.board} if args.board is not None else {}
+        config = core.GameConfig.preset(args.preset, num_players=players, duel=args.duel, **given)
     except ValueError as error:
-        parser.error(str(error))
+        parser.error(
+            f"--preset {args.preset} with these options: {error}" if args.preset != "classic" else str(error)
+        )
     if args.record is not None:  # before any game: a replay already there is never overwritten
         if args.record.exists() and not args.record.is_dir():
             parser.error(f"--record must be a folder, got the file {args.record}")
@@ -164,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     seating = ", ".join(f"P{k} {name}" for k, name in enumerate(names))
     quiet_kinds = (ev.DEAL, ev.ROLL, ev.MOVE, ev.WEAPON, ev.TURN)
     for game in range(args.games):
-        if not args.quiet:
+        if not args.quiet and "human" not in names:  # a person has had their own story (agents/human.py)
             print(f"=== game {game} (seed {seeds[game]}): {seating} ===")
             for line in story(config, logs[game], skip=quiet_kinds):
                 print("  " + line)
@@ -173,6 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         for w, t in zip(result.winner_seat, result.truncated, strict=True)
     )
     rules = "duel" if config.duel else f"{config.num_players} players"
+    rules += f", preset {args.preset}" if args.preset != "classic" else ""
     print(f"=== summary: {args.games} games, {rules}, {config.board} board: {seating} ===")
     print(f"  outcomes: {dict(sorted(outcomes.items()))}")
     print(f"  turns: mean {result.turns.mean():.1f}, decisions per game: mean {result.decisions.mean():.1f}")

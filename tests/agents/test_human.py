@@ -255,3 +255,42 @@ def test_a_piped_line_that_is_not_utf8_does_not_take_the_lines_after_it():
     out = done.stdout.decode()
     assert "'r\ufffdll' is not a command" in out and "UnicodeDecodeError" not in done.stderr.decode()
     assert out.count("> ") >= 3  # asked again after the bad line, and after the roll
+
+
+def test_an_accusation_is_offered_only_with_the_cards_the_reply_named():
+    """ "Did you mean" offered the accusation nearest in letters, and "yes" played it: ``acuse scarlett
+    with the spanner in the hall`` offered the Dagger, ``accuse plum with the rope`` a room never typed (a
+    wrong accusation puts the player out)."""
+    from agents.human import closest_command
+
+    config = core.GameConfig(num_players=3)
+    start = core.legal_action_mask(core.init(config, [0]))[0]  # roll, or any accusation
+    said = "acuse scarlett with the spanner in the hall"  # UK spellings of Miss Scarlet and the Wrench
+    assert closest_command(config, said, start) == "accuse Miss Scarlet with the Wrench in the Hall"
+    assert closest_command(config, "accuse plum with the rope", start) is None  # no room named
+    assert closest_command(config, "acuse plum with the dagger and the rope in the hall", start) is None
+    assert closest_command(config, "accuse mustard with the knife in the ballroom?", start) is None  # asks
+    assert closest_command(config, "acuse plum with the rope in the hall if nobody has it", start) is None
+    de = core.GameConfig(num_players=3, edition="de_2023", board="none")
+    start = core.legal_action_mask(core.init(de, [0]))[0]
+    said = "acuse Gruen with the Seil in the Halle"  # Grün as typed without an umlaut
+    assert closest_command(de, said, start) == "accuse Bürgermeister Grün with the Seil in the Halle"
+
+
+def test_yes_plays_only_an_accusation_of_the_cards_typed():
+    config = core.GameConfig(num_players=3)
+    state = core.init(config, [0])
+    layout = core.rules_for(config).layout
+    e = config.cards
+    for typed, played in (
+        (
+            "acuse scarlett with the spanner in the hall\nyes\n",
+            ("accuse", (0, e.weapons.index("Wrench"), e.rooms.index("Hall"))),
+        ),
+        ("accuse plum with the rope\nyes\nroll\n", ("roll", ())),  # nothing offered: "yes" is no command
+    ):
+        out = io.StringIO()
+        agent = HumanAgent(stdin=io.StringIO(typed), stdout=out)
+        agent.reset(config, np.array([int(state.current_player[0])]))
+        action = agent.act(state, np.array([0]), core.legal_action_mask(state))[0]
+        assert layout.decode(int(action)) == played, out.getvalue()[-2000:]

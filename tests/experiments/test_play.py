@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 from collections import Counter
 
 import pytest
 
 from agents.registry import AGENTS
-from cluedo_env import __version__
+from cluedo_env import __version__, core
 from experiments.play import default_agents, main
 
 
@@ -82,6 +83,14 @@ def test_duel_plays_two_players(capsys):
         (["--seed", "-1"], "--seed must be >= 0, got -1"),
         (["--board", "hex"], "board must be one of ['classic', 'none'], got 'hex'"),
         (["--games", "0"], "--games must be at least 1, got 0"),
+        (
+            ["--preset", "de"],
+            "--preset must be one of ['classic', 'de_2023', 'de_2023_duel', 'fr_1996'], got 'de'",
+        ),
+        (
+            ["--preset", "de_2023_duel", "--players", "4"],
+            "--preset de_2023_duel with these options: num_players",
+        ),
     ],
 )
 def test_bad_command_lines_are_named(capsys, argv, message):
@@ -138,3 +147,34 @@ def test_record_never_overwrites_a_replay(capsys, tmp_path):
     message = usage_error(capsys, ["--games", "1", "--record", str(tmp_path)])
     assert f"--record: {tmp_path / 'game-0.jsonl'} exists; choose another folder" in message
     assert (tmp_path / "game-0.jsonl").read_text() == "kept"
+
+
+def test_a_preset_sets_the_rules_and_the_other_options_override_it(capsys):
+    from experiments.play import _setup
+
+    _args, config, names, _agents = _setup(["--preset", "de_2023", "--players", "3", "--board", "none"])
+    assert config == core.GameConfig.preset("de_2023", num_players=3, board="none") and len(names) == 3
+    assert _setup(["--preset", "de_2023_duel"])[1] == core.GameConfig.preset("de_2023_duel")
+    assert _setup(["--preset", "fr_1996", "--agents", "sat,random,random"])[1] == core.GameConfig.preset(
+        "fr_1996", num_players=3
+    )
+    main(["--preset", "de_2023", "--games", "1", "--seed", "2"])
+    output = capsys.readouterr().out
+    assert "P3 (Bürgermeister Grün) starts" in output
+    assert "1 games, 4 players, preset de_2023, classic board: P0 sat" in output
+
+
+def test_after_a_persons_game_only_the_summary_follows_their_story(capsys, monkeypatch):
+    """The whole story of the game followed the person's own, with every card the others showed each other
+    ("P3 (Reverend Green) shows Professor Plum to P1")."""
+    seed, seat = 2, 2  # the others suggest and show before P2's first decision
+    envelope = core.init(core.GameConfig(), [seed])._envelope[0]
+    cards = core.GameConfig().cards.cards
+    solution = f"accuse {cards[envelope[0]]} with the {cards[envelope[1]]} in the {cards[envelope[2]]}"
+    monkeypatch.setattr("sys.stdin", io.StringIO(solution + "\n"))
+    main(["--human", str(seat), "--seed", str(seed)])
+    output = capsys.readouterr().out
+    assert "*** You won. ***" in output and "=== summary: 1 games" in output
+    assert "=== game 0" not in output
+    shows = re.findall(r"P\d \([^)]*\) shows (.+?) to P(\d)", output)
+    assert shows and all(card == "a card" or int(to) == seat for card, to in shows)
