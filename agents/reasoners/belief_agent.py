@@ -115,7 +115,7 @@ What to show: ``refute_strategy=True``
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -138,13 +138,21 @@ from cluedo_env.inference.from_events import (
 )
 from cluedo_env.inference.information import answer_information, screen_information
 
-__all__ = ["BeliefAgent"]
+__all__ = ["BeliefAgent", "number_option"]
 
 
 def entropy_bits(p: np.ndarray) -> float:
     """The entropy of a distribution, in bits."""
     p = p[p > 0]
     return float(-(p * np.log2(p)).sum())
+
+
+def number_option(name: str, value: object, accepted: str, ok: Callable[[float], bool]) -> None:
+    """Raise ``ValueError`` naming option ``name`` unless ``value`` is a number (an int or a float, not a
+    bool) for which ``ok`` holds; ``accepted`` says which numbers are (``"in [0, 1]"``)."""
+    number = isinstance(value, int | float | np.integer | np.floating)
+    if not (number and not isinstance(value, bool | np.bool_) and ok(value)):
+        raise ValueError(f"{name} must be {accepted}, got {value!r}")
 
 
 class BeliefAgent(GameByGameAgent):
@@ -202,10 +210,8 @@ class BeliefAgent(GameByGameAgent):
             or exact_candidates < 1
         ):
             raise ValueError(f"exact_candidates must be an int >= 1, got {exact_candidates!r}")
-        if not 0.0 <= move_discount < 1.0:
-            raise ValueError(f"move_discount must be in [0, 1), got {move_discount!r}")
-        if not 0 < bits_per_turn < math.inf:
-            raise ValueError(f"bits_per_turn must be a finite number > 0, got {bits_per_turn!r}")
+        number_option("move_discount", move_discount, "in [0, 1)", lambda x: 0 <= x < 1)
+        number_option("bits_per_turn", bits_per_turn, "a finite number > 0", lambda x: 0 < x < math.inf)
         switches = {
             "info_suggestions": info_suggestions,
             "risk_accusations": risk_accusations,
@@ -224,8 +230,7 @@ class BeliefAgent(GameByGameAgent):
             ("hazard_unrefuted", hazard_unrefuted),
             ("racer_prior", racer_prior),
         ):
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{option} must be in [0, 1], got {value!r}")
+            number_option(option, value, "in [0, 1]", lambda x: 0 <= x <= 1)
         self.info_suggestions = bool(info_suggestions)
         self.risk_accusations = bool(risk_accusations)
         self.refute_strategy = bool(refute_strategy)
@@ -515,11 +520,14 @@ class BeliefAgent(GameByGameAgent):
     def _refute(self, state: core.State, game: int, legal: np.ndarray) -> int:
         lay = self.rules.layout
         cards = np.flatnonzero(legal[lay.SHOW : lay.SHOW + self.setup.deck.num_cards])
+        return lay.SHOW + self.card_to_show(game, cards, int(state.turn_player[game]))
+
+    def card_to_show(self, game: int, cards: np.ndarray, suggester: int) -> int:
+        """The card it shows ``suggester`` in game ``game`` among ``cards`` (those it may show): the
+        least revealing (``refute_strategy``), else one at random."""
         if self.refute_strategy:
-            return lay.SHOW + least_revealing(
-                cards, self.shown_to[game], int(state.turn_player[game]), self.rng
-            )
-        return lay.SHOW + int(cards[self.rng.integers(len(cards))])
+            return least_revealing(cards, self.shown_to[game], suggester, self.rng)
+        return int(cards[self.rng.integers(len(cards))])
 
     def _argmax(self, values: np.ndarray) -> int:
         best = np.flatnonzero(values >= values.max() - 1e-12)

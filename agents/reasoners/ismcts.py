@@ -61,8 +61,9 @@ Candidates (the progressive limits that keep the tree narrow), the belief agent'
   risk rule would accuse it (its probability beats the estimated chance of winning by
   waiting; it is then the belief agent's choice); ``"probability"``, where its probability
   is at least ``min_probability``. A triple the posterior is sure of is accused at once
-  without search, and on the last turn before ``max_turns`` the most likely one is, as
-  the belief agent does. So the agent never accuses a triple its posterior does not rank
+  without search, and with the risk rule on (``risk_accusations``, the default) the most
+  likely one is on the last turn before ``max_turns``, as the belief agent does (without
+  it, neither accuses there). So the agent never accuses a triple its posterior does not rank
   first, and accuses it only where the rule admits it and the tree values accusing
   (``+1`` in the deals whose envelope it names, ``-1`` in the others: ``2 p - 1`` on
   average) above every way of going on;
@@ -72,7 +73,8 @@ Candidates (the progressive limits that keep the tree narrow), the belief agent'
 - **movement** (and the start of a turn: roll, passage, stay): every legal action but the
   ``square`` ones (``movement="squares"``: only the square the belief agent's
   ``choose_move`` picks among them), its choice first;
-- **showing**: every card it may show, the least revealing first (``agents.showing``).
+- **showing**: every card it may show, the belief agent's choice first (the least revealing,
+  ``agents.showing``; with ``refute_strategy=False`` one at random).
 
 A decision with one candidate (most decisions: rolling the dice, ending a turn when no
 accusation is admitted), or of a kind not in ``searched``, gets the belief agent's choice
@@ -104,9 +106,8 @@ import time
 import numpy as np
 
 from agents.base import last_own_turn
-from agents.reasoners.belief_agent import BeliefAgent
+from agents.reasoners.belief_agent import BeliefAgent, number_option
 from agents.reasoners.determinize import deduced_seen, sample_shown
-from agents.showing import least_revealing
 from cluedo_env import core
 from cluedo_env.inference import NOT_HELD, Suggestion
 from cluedo_env.inference.beliefs import Beliefs
@@ -182,11 +183,6 @@ def _seen_only(record):
     return record
 
 
-def _number(value: object) -> bool:
-    """Whether ``value`` is an int or a float (a bool is not)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def _positive_int(name: str, value: object) -> int:
     if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be an int >= 1, got {value!r}")
@@ -211,9 +207,9 @@ class ISMCTSAgent(BeliefAgent):
         selection: ``"puct"`` (the belief agent's choice as prior) or ``"ucb1"`` (``SELECTIONS``).
         prior: ``"puct"``: the prior of the belief agent's choice, in (0, 1]; the other
             candidates share the rest.
-        searched: The kinds of decision searched (``DECISIONS``: ``"turn"``, ``"move"``,
-            ``"suggest"``, ``"refute"``, ``"accuse"``, the phases; default ``SEARCHED``: ``"turn"``
-            and ``"accuse"``); the others get the belief agent's choice.
+        searched: The kinds of decision searched, a list or tuple of ``DECISIONS`` (``"turn"``,
+            ``"move"``, ``"suggest"``, ``"refute"``, ``"accuse"``, the phases; default ``SEARCHED``:
+            ``"turn"`` and ``"accuse"``); the others get the belief agent's choice.
         determinization: ``"posterior"`` (exact) or ``"uniform"`` (``DETERMINIZATIONS``; see the
             module docstring).
         opponents: The other players' knowledge in the rollouts (``OPPONENTS``): ``"simple"``, the
@@ -227,8 +223,10 @@ class ISMCTSAgent(BeliefAgent):
         self_guess: None, or a probability in (0, 1]: the agent's own rollout policy also counts as
             seen every card of a category but the most likely one where that one is at least this
             likely (a self that accuses before certainty, wrongly where the guess is wrong).
-        **options: The belief agent's options (``move_discount``, ``exact_candidates``, ...),
-            used for its preferences and its fast paths. It refuses ``auto_refute=True`` games.
+        **options: The belief agent's options (``move_discount``, ``exact_candidates``,
+            ``refute_strategy``, ``risk_accusations``, ...), used for its preferences and its fast
+            paths: a decision not searched is the belief agent's with these options. It refuses
+            ``auto_refute=True`` games.
     """
 
     name = "ismcts"
@@ -256,12 +254,10 @@ class ISMCTSAgent(BeliefAgent):
         self.iterations = _positive_int("iterations", iterations)
         self.wave = _positive_int("wave", wave)
         self.suggestions = _positive_int("suggestions", suggestions)
-        if time_ms is not None and not (_number(time_ms) and time_ms > 0):
-            raise ValueError(f"time_ms must be None or a number of milliseconds > 0, got {time_ms!r}")
-        if not (_number(exploration) and 0 <= exploration < math.inf):
-            raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
-        if not (_number(min_probability) and 0.0 <= min_probability <= 1.0):
-            raise ValueError(f"min_probability must be in [0, 1], got {min_probability!r}")
+        if time_ms is not None:
+            number_option("time_ms", time_ms, "None or a number of milliseconds > 0", lambda x: x > 0)
+        number_option("exploration", exploration, "a finite number >= 0", lambda x: 0 <= x < math.inf)
+        number_option("min_probability", min_probability, "in [0, 1]", lambda x: 0 <= x <= 1)
         self.time_ms = None if time_ms is None else float(time_ms)
         self.exploration = float(exploration)
         if accuse_rule not in ACCUSE_RULES:
@@ -270,11 +266,10 @@ class ISMCTSAgent(BeliefAgent):
         self.accuse_rule = accuse_rule
         if selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
-        if not (_number(prior) and 0.0 < prior <= 1.0):
-            raise ValueError(f"prior must be a number in (0, 1], got {prior!r}")
+        number_option("prior", prior, "a number in (0, 1]", lambda x: 0 < x <= 1)
         self.selection = selection
         self.prior = float(prior)
-        if isinstance(searched, str) or not all(kind in DECISIONS for kind in searched):
+        if not isinstance(searched, list | tuple) or not all(kind in DECISIONS for kind in searched):
             raise ValueError(f"searched must be a list of decision kinds among {DECISIONS}, got {searched!r}")
         self.searched = tuple(searched)
         if determinization not in DETERMINIZATIONS:
@@ -283,11 +278,10 @@ class ISMCTSAgent(BeliefAgent):
         if opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {OPPONENTS}, got {opponents!r}")
         self.opponents = opponents
-        if not (_number(opponent_knowledge) and 0 <= opponent_knowledge <= 4):
-            raise ValueError(f"opponent_knowledge must be a number in [0, 4], got {opponent_knowledge!r}")
+        number_option("opponent_knowledge", opponent_knowledge, "a number in [0, 4]", lambda x: 0 <= x <= 4)
         self.opponent_knowledge = float(opponent_knowledge)
-        if self_guess is not None and not (_number(self_guess) and 0 < self_guess <= 1):
-            raise ValueError(f"self_guess must be None or a probability in (0, 1], got {self_guess!r}")
+        if self_guess is not None:
+            number_option("self_guess", self_guess, "None or a probability in (0, 1]", lambda x: 0 < x <= 1)
         self.self_guess = None if self_guess is None else float(self_guess)
         self._phases = {DECISIONS.index(kind) for kind in self.searched}  # the phases' numbers
         self.last_search: SearchResult | None = None
@@ -318,7 +312,8 @@ class ISMCTSAgent(BeliefAgent):
         if int(state.phase[game]) in (core.Phase.TURN, core.Phase.ACCUSE):
             sure = self._derived(game)["solved"] is not None
             accusation = self.rules.layout.ACCUSE + int(self._derived(game)["envelope"].argmax())
-            if (sure or last_own_turn(state, game)) and legal[accusation]:
+            last_turn = self.risk_accusations and last_own_turn(state, game)  # the belief agent's rule
+            if (sure or last_turn) and legal[accusation]:
                 return accusation
         accuse = self.may_accuse(state, game)
         candidates = self._candidates(state, game, game, legal, accuse, root=True)
@@ -517,7 +512,7 @@ class ISMCTSAgent(BeliefAgent):
         seat = int(self.seats[game])
         if phase == core.Phase.REFUTE:
             cards = np.flatnonzero(legal[lay.SHOW : lay.SHOW + rules.C])
-            first = least_revealing(cards, self.shown_to[game], int(state.turn_player[at]), self.rng)
+            first = self.card_to_show(game, cards, int(state.turn_player[at]))
             return [lay.SHOW + int(first)] + [lay.SHOW + int(c) for c in cards if c != first]
         if phase == core.Phase.SUGGEST:
             room = int(state.location[at, seat])

@@ -64,6 +64,18 @@ def test_bad_options_are_rejected_with_the_reason() -> None:
         BeliefAgent(hazard_unrefuted=1.5)
     with pytest.raises(ValueError, match="racer_prior must be in"):
         BeliefAgent(racer_prior=-0.1)
+    for option, value in (  # a number of the wrong type is named too, not a bare TypeError
+        ("move_discount", "x"),
+        ("move_discount", None),
+        ("bits_per_turn", None),
+        ("bits_per_turn", "x"),
+        ("hazard_per_answer", None),
+        ("hazard_unrefuted", "0.1"),
+        ("racer_prior", "x"),
+        ("racer_prior", True),
+    ):
+        with pytest.raises(ValueError, match=rf"{option} must be .*, got {value!r}"):
+            BeliefAgent(**{option: value})
     with pytest.raises(ValueError, match="no SAT hazard measured for 7 players"):
         hazard(7, np.zeros(1))
 

@@ -9,6 +9,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from agents.arena import play_batch
+from agents.base import last_own_turn
 from agents.reasoners.ismcts import DEALS_PER_DRAW, ISMCTSAgent, _seen_only
 from agents.registry import make_agent
 from agents.testing import check_agent
@@ -293,6 +294,10 @@ def test_the_lineups_seat_it_against_three_of_the_field(field):
         ({"prior": 0}, "prior"),
         ({"searched": ["moves"]}, "searched"),
         ({"searched": "move"}, "searched"),
+        ({"searched": None}, "searched must be a list of decision kinds among"),
+        ({"searched": 3}, "searched must be a list of decision kinds among"),
+        ({"searched": {"turn": 1}}, "searched must be a list of decision kinds among"),
+        ({"searched": [None]}, "searched must be a list of decision kinds among"),
         ({"determinization": "exact"}, "determinization"),
         ({"opponents": "sat"}, "opponents"),
         ({"opponent_knowledge": -0.5}, "opponent_knowledge"),
@@ -306,6 +311,25 @@ def test_bad_options_are_named(options, named):
         ISMCTSAgent(**options)
 
 
+@pytest.mark.parametrize("name", ["ismcts", "determinize"])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("move_discount", "x"),
+        ("move_discount", None),
+        ("bits_per_turn", None),
+        ("bits_per_turn", "x"),
+        ("hazard_per_answer", None),
+        ("hazard_unrefuted", "0.1"),
+        ("racer_prior", "x"),
+    ],
+)
+def test_bad_belief_options_passed_through_are_named(name, option, value):
+    """The belief agent's options given to a search agent are checked there, by name (not a bare TypeError)."""
+    with pytest.raises(ValueError, match=rf"{option} must be .*, got {value!r}"):
+        make_agent(name, seed=0, **{option: value})
+
+
 def test_determinize_names_its_own_option_and_takes_no_second_one():
     with pytest.raises(ValueError, match="samples must be"):
         make_agent("determinize", samples=0)
@@ -317,8 +341,14 @@ def test_determinize_names_its_own_option_and_takes_no_second_one():
     "config, options, seeds",
     [
         (CONFIG, {"info_suggestions": False}, range(30, 36)),  # walks toward the likely envelope rooms
+        (CONFIG, {"refute_strategy": False}, range(30, 36)),  # shows any matching card at random
+        # no guess at the last turn
+        (CONFIG.replace(max_turns=24), {"risk_accusations": False}, range(30, 36)),
+        (CONFIG, {"risk_model": "sat_hazard", "bits_per_turn": 1.0, "move_discount": 0.1}, range(30, 33)),
+        (CONFIG, {"suggest_first": True, "ignore_naive": True, "racer_prior": 0.9}, range(30, 33)),
         (core.GameConfig.preset("de_2023", num_players=4), {}, range(102, 108)),  # accusing needs a room: any
     ],
+    ids=["info_suggestions", "refute_strategy", "risk_accusations", "sat_hazard", "suggest_first", "de_2023"],
 )
 def test_unsearched_decisions_are_the_belief_agents_choices(config, options, seeds):
     """With nothing searched, the agent plays the belief agent's game move for move, whatever its options."""
@@ -335,3 +365,31 @@ def test_unsearched_decisions_are_the_belief_agents_choices(config, options, see
         )
         actions[name] = np.concatenate(played)
     assert np.array_equal(actions["belief"], actions["ismcts"])
+
+
+class _SureOnly(ISMCTSAgent):
+    """Counts its decisions at the start of its last turn where it was not sure, and its accusations made unsure."""
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self.last_turns_unsure = self.unsure_accusations = 0
+
+    def decide(self, state, game, legal):
+        action = super().decide(state, game, legal)
+        unsure = self._derived(game)["solved"] is None
+        if unsure and state.phase[game] == core.Phase.TURN and last_own_turn(state, game):
+            self.last_turns_unsure += 1
+        lay = self.rules.layout
+        self.unsure_accusations += unsure and lay.ACCUSE <= action < lay.ACCUSE + lay.sizes["accuse"]
+        return action
+
+
+def test_without_the_risk_rule_it_does_not_guess_at_its_last_turn():
+    """As the belief agent: with ``risk_accusations=False`` it accuses only what its posterior is sure of, even on
+    the last turn before ``max_turns`` (with the rule it accuses the most likely triple there)."""
+    config = CONFIG.replace(max_turns=24)
+    for risk, guesses in ((False, False), (True, True)):
+        agent = _SureOnly(seed=5, searched=[], risk_accusations=risk)
+        play_batch(config, [agent, *(make_agent("sat", seed=k) for k in range(3))], seeds=range(30, 36))
+        assert agent.last_turns_unsure > 0  # games reached its last turn unsure
+        assert (agent.unsure_accusations > 0) == guesses
