@@ -1,4 +1,5 @@
-"""Where the project's code is, and which git revision it is (recorded with each tournament run).
+"""Where the project's code is, and which git revision it is (recorded with each tournament run, and
+named in words by ``code_name``).
 
 ``REPO_ROOT`` is the folder above the project's packages: a checkout's root, or site-packages for
 an installed package.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-__all__ = ["REPO_ROOT", "git_revision"]
+__all__ = ["REPO_ROOT", "code_name", "git_revision"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,3 +34,19 @@ def git_revision(root: Path = REPO_ROOT) -> dict:
     revision = git("rev-parse", "HEAD") if top and Path(top).resolve() == root.resolve() else None
     status = git("status", "--porcelain") if revision else None  # untracked code counts too
     return {"revision": revision or "unknown", "dirty": None if status is None else bool(status)}
+
+
+def code_name(code: dict, quote: str = "") -> str:
+    """A code version in words: ``revision <revision>`` (with the package version where git was missing),
+    and "with uncommitted changes" where the working tree had some; ``unrecorded code`` for the
+    revision ``"unrecorded"`` (games no recorded session played).
+
+    ``code``: ``git_revision``'s ``revision`` and ``dirty``, and ``version`` (the package's) where the
+    revision is ``"unknown"``; ``quote`` goes on both sides of the revision (a backtick in Markdown).
+    """
+    if code["revision"] == "unrecorded":
+        return "unrecorded code"
+    name = f"revision {quote}{code['revision']}{quote}"
+    if code["revision"] == "unknown" and code.get("version"):
+        name += f" (cluedo-env {code['version']})"
+    return name + (" with uncommitted changes" if code.get("dirty") else "")

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from experiments.common.code_revision import code_name
 from experiments.common.report_plots import write_plots
 from experiments.common.report_tables import (
     head_to_head_rows,
@@ -89,16 +90,28 @@ def write_report(
     return summary
 
 
+def _code_text(meta: dict) -> str:
+    """The code that played a run's games: its revision, or each revision with its number of games
+    (``meta["revisions"]``, ``experiments.common.tournament_run.code_versions``) where there were several."""
+    revisions = meta.get("revisions", [])
+    if len(revisions) > 1:
+        return "played by " + "; ".join(
+            f"{code_name(code, quote='`')} ({code['games']:,} game{'s' * (code['games'] != 1)})"
+            for code in revisions
+        )
+    git = revisions[0] if revisions else meta.get("git", {})  # the code of the games, not of the last session
+    dirty = " (uncommitted changes)" if git.get("dirty") else ""
+    return f"code revision `{git.get('revision', '?')}`{dirty}"
+
+
 def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str:
     lines = ["# Tournament report", ""]
     if meta.get("runs"):
         lines += ["Pooled games of: " + ", ".join(f"`{run}`" for run in meta["runs"]), ""]
     if meta.get("config_hash"):
-        git = meta.get("git", {})
-        dirty = " (uncommitted changes)" if git.get("dirty") else ""
         lines += [
             f"- config hash `{meta.get('config_hash', '?')}`, cluedo-env {meta.get('version', '?')}, "
-            f"code revision `{git.get('revision', '?')}`{dirty}",
+            + _code_text(meta),
             f"- rules: {', '.join(f'{k}={v}' for k, v in meta.get('game', {}).items())}",
             "- agents: "
             + "; ".join(
@@ -109,6 +122,9 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
             f"- {meta.get('deals_per_lineup', '?')} deals per line-up, each under every seat rotation; run seed {meta.get('seed', '?')}",
             "",
         ]
+    if len(meta.get("revisions", [])) > 1:
+        lines += ["**Note:** the games were not all played by one recorded code version (above); a game's "
+                  "result can depend on the code.", ""]  # fmt: skip
     if meta.get("note"):
         lines += [f"**Note:** {meta['note']}.", ""]
     for note in meta.get("rejected", []):

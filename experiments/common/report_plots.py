@@ -1,14 +1,17 @@
 """The PNG plots of a tournament report: win shares, line-ups, ratings, turns to win, head to head.
 
 Drawn by ``write_plots`` with matplotlib (Agg) from a summary (``experiments.common.summary.summarise``);
-each agent keeps its colour in every plot of every run (``agent_colour``).
+the agents of a report have distinct colours, each the same in all its plots (``agent_colours``), and an
+agent keeps its colour from run to run unless another agent of the report had it first.
 """
 
 from __future__ import annotations
 
+import colorsys
 import hashlib
 import itertools
 import math
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -16,22 +19,58 @@ import numpy as np
 from cluedo_env.intervals import mean_interval
 from experiments.common.report_tables import interval_text
 
-__all__ = ["AGENT_COLOURS", "HISTOGRAM_BINS", "OTHER_COLOURS", "agent_colour", "write_plots"]
+__all__ = ["AGENT_COLOURS", "HISTOGRAM_BINS", "MORE_COLOURS", "OTHER_COLOURS", "agent_colour", "agent_colours",
+           "write_plots"]  # fmt: skip
 
 HISTOGRAM_BINS = 40  # at most, of whole turns each
 
-# One colour per agent name in every plot of every run: the project's agents have their own,
-# any other label a colour drawn from the rest of the palette by a hash of the name.
+# The project's agents have their own colours; any other label one of OTHER_COLOURS chosen by a hash
+# of the name (agent_colour), or the next one free where another agent of the report has it
+# (agent_colours), then one of MORE_COLOURS (the light colours of tab20) once OTHER_COLOURS are all taken.
 AGENT_COLOURS = {"random": "#7f7f7f", "notepad": "#ff7f0e", "sat": "#1f77b4", "ppo": "#2ca02c"}
 OTHER_COLOURS = ("#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939")
+MORE_COLOURS = ("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7",
+                "#dbdb8d", "#9edae5")  # fmt: skip
 
 
 def agent_colour(label: str) -> str:
-    """The plot colour of an agent label: the same in every run."""
+    """The plot colour an agent label asks for, the same in every run: its own for the project's agents
+    (``AGENT_COLOURS``), else one of ``OTHER_COLOURS`` by a hash of the label. Two labels can ask for
+    one colour; ``agent_colours`` gives the agents of a report distinct ones."""
     if label in AGENT_COLOURS:
         return AGENT_COLOURS[label]
     digest = hashlib.blake2b(label.encode(), digest_size=4).digest()
     return OTHER_COLOURS[int.from_bytes(digest, "little") % len(OTHER_COLOURS)]
+
+
+def agent_colours(labels: Iterable[str]) -> dict[str, str]:
+    """A distinct plot colour for each agent label of a report (each of its plots uses these).
+
+    The project's agents get their own; the other labels, in sorted order, the colour they ask for
+    (``agent_colour``) where no label before them took it, else the next free one of ``OTHER_COLOURS``
+    (in the palette's order, wrapping round), then of ``MORE_COLOURS``, then hues spread round the
+    colour wheel. So an agent keeps its colour from run to run unless another label of the report
+    asks for the same one and sorts before it.
+    """
+    labels = sorted(set(labels))
+    colours = {label: AGENT_COLOURS[label] for label in labels if label in AGENT_COLOURS}
+    taken = set(colours.values())
+    spare = (colour for colour in _hues() if colour not in taken)
+    for label in labels:
+        if label in colours:
+            continue
+        first = OTHER_COLOURS.index(agent_colour(label))
+        free = [c for c in OTHER_COLOURS[first:] + OTHER_COLOURS[:first] + MORE_COLOURS if c not in taken]
+        colours[label] = free[0] if free else next(spare)
+        taken.add(colours[label])
+    return colours
+
+
+def _hues() -> Iterator[str]:
+    """Colours for the labels past the palettes: hues a golden angle apart, at two lightnesses."""
+    for n in itertools.count():
+        red, green, blue = colorsys.hls_to_rgb((n * 0.618034) % 1, 0.4 + 0.2 * (n % 2), 0.6)
+        yield f"#{round(255 * red):02x}{round(255 * green):02x}{round(255 * blue):02x}"
 
 
 def write_plots(summary: dict, out: Path) -> dict[str, Path]:
@@ -44,7 +83,7 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
     from matplotlib.colors import TwoSlopeNorm
     from matplotlib.ticker import PercentFormatter
 
-    colour = {label: agent_colour(label) for label in summary["ratings"]}
+    colour = agent_colours([*summary["ratings"], *(a["agent"] for a in summary["agents"])])
     counts = list(summary["by_players"])
     figures = {}
 
@@ -100,8 +139,9 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
         each = f"{fewest:,}" if fewest == most else f"{fewest:,} to {most:,}"
         ax.set_title(f"{players} players: win share by seat (player index)\nbars: 95% Wilson, {each} games each",
                      fontsize=10)  # fmt: skip
-        ax.legend(fontsize=8, ncols=min(len(agents), 4), loc="upper right")
-        ax.set_ylim(0, min(1.05, ax.get_ylim()[1] * 1.12))
+        # Right of the panel: bars and intervals reach up to 1.0, where a legend inside would cover them.
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        ax.set_ylim(0, min(1.05, ax.get_ylim()[1]))
     save(fig, "win_share")
 
     # Line-ups: each agent's win share per seat in each line-up.

@@ -5,7 +5,9 @@ line, flushed and synced), so a killed run loses at most the chunks in flight; a
 folder again plays only the missing games (``resume``), refusing games of another config. Lines
 that are not game records are set aside (``experiments.common.games_file.read_games``) and their
 games played again. Beside ``games.jsonl``: ``config.yaml``, ``run.json`` (config hash, the code's
-git revision, each session) and the report of ``experiments.common.report``.
+git revision, each session with the number of games the folder held when it started) and the report
+of ``experiments.common.report``, which names each code revision that played the games with its
+number of games (``code_versions``); a run resumed under other code than earlier sessions says so.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from cluedo_env import __version__
 from experiments.common import llm_report
 from experiments.common.backends import run_local, run_ray
 from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks, record_key
-from experiments.common.code_revision import git_revision
+from experiments.common.code_revision import code_name, git_revision
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import lock_folder
 from experiments.common.games_file import GAMES_FILE, REJECTED_SUFFIX, GameWriter, read_games
@@ -39,7 +41,7 @@ from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
 from experiments.common.whole_files import write_whole
 
-__all__ = ["refuse_regrown_block", "run_tournament", "subset_note"]
+__all__ = ["code_versions", "refuse_regrown_block", "run_tournament", "subset_note"]
 
 
 def run_tournament(
@@ -165,6 +167,10 @@ def _run_locked(
         )
     if beyond:
         print(f"note: {subset_note(len(beyond), len(existing), settings, existing)}")
+    code = _code(git_revision(), __version__)
+    other = _other_code_note(code_versions(run_info["sessions"], existing), code, missing)
+    if other:
+        print(f"warning: {games_path} {other}")
 
     yaml = (
         resolved_config if resolved_config is not None else OmegaConf.to_yaml(OmegaConf.structured(settings))
@@ -173,7 +179,7 @@ def _run_locked(
     session = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "version": __version__,
-        "git": git_revision(),
+        "git": {"revision": code["revision"], "dirty": code["dirty"]},
         "backend": settings.backend,
         "workers": settings.workers,
         "host": socket.gethostname(),
@@ -244,10 +250,12 @@ def _run_locked(
     )
     _write_json(out / "run.json", run_info)
 
-    games = [r for r in read_games(games_path) if record_key(r) in planned]
+    written = read_games(games_path)
+    games = [r for r in written if record_key(r) in planned]
     meta = {
         "config_hash": digest,
         "git": session["git"],
+        "revisions": code_versions(run_info["sessions"], written, planned),
         "version": __version__,
         "game": asdict(settings.game),
         "agents": {s.display: {"name": s.name, "options": dict(s.options)} for s in settings.lineup.agents},
@@ -266,6 +274,61 @@ def _run_locked(
         summary["llm"] = llm
         summary["paths"].update(llm_report.write(llm, out))
     return summary
+
+
+def code_versions(sessions: list[dict], records: list[dict], keep: set | None = None) -> list[dict]:
+    """Which code played a folder's games: ``{"revision", "dirty", "version", "games"}`` for each code
+    version (``git_revision`` and the package version), in the order they first played.
+
+    A session records the number of games the folder held when it started (``games_found``), and
+    games are appended in the order played, so the records of ``games.jsonl`` (``records``, in file
+    order) from one session's ``games_found`` up to the next session's are that session's games, even
+    where it was killed before recording how many it played. Games before the first recorded
+    session's (its ``run.json`` lost) count under revision ``"unrecorded"``. A game written twice
+    counts once; with ``keep``, only the games whose ``record_key`` is in it count. Sessions of one
+    revision count as one code version where their ``dirty`` flags agree (the uncommitted changes
+    themselves are not recorded), and where the revision is ``"unknown"`` (no git) as one where
+    their package versions agree.
+    """
+    starts = [int(s.get("games_found", 0)) for s in sessions]
+    versions: dict[tuple, dict] = {}
+    seen: set = set()
+    for place, record in enumerate(records):
+        key = record_key(record)
+        if key in seen or (keep is not None and key not in keep):
+            continue
+        seen.add(key)
+        # The session that wrote it: the last one that began with at most ``place`` games in the file.
+        number = max((n for n, start in enumerate(starts) if start <= place), default=-1)
+        session = sessions[number] if number >= 0 else {}
+        code = _code(session.get("git") or {"revision": "unrecorded"}, session.get("version"))
+        entry = versions.setdefault(_same_code(code), code | {"games": 0})
+        entry["games"] += 1
+    return list(versions.values())
+
+
+def _code(git: dict, version: str | None) -> dict:
+    return {"revision": git.get("revision", "unrecorded"), "dirty": git.get("dirty"), "version": version}
+
+
+def _same_code(code: dict) -> tuple:
+    """What two sessions of one code version share (``code_versions``)."""
+    return code["revision"], code["dirty"], code["version"] if code["revision"] == "unknown" else None
+
+
+def _other_code_note(earlier: list[dict], code: dict, to_play: int) -> str | None:
+    """What a resumed run with games to play says where games of its folder were played by code other
+    than ``code`` (one with none to play adds no games: its report lists the revisions)."""
+    if not to_play or all(
+        v["revision"] == "unrecorded" or _same_code(v) == _same_code(code) for v in earlier
+    ):
+        return None
+    played = "; ".join(f"{v['games']} game{'s' * (v['games'] != 1)} by {code_name(v)}" for v in earlier)
+    return (
+        f"holds games played by other code than this run's: {played}; this run plays {to_play} by "
+        f"{code_name(code)}. A game's result can depend on the code, so the report lists each revision "
+        "with its number of games; resume=false starts over under this code alone"
+    )
 
 
 def subset_note(beyond: int, found: int, settings: TournamentConfig, games: list[dict]) -> str:

@@ -278,6 +278,7 @@ def test_a_resumed_tournament_sets_a_tampered_record_aside_and_plays_its_game_ag
     out = tmp_path / "resumed"
     out.mkdir()
     write_lines(out / "games.jsonl", games)
+    shutil.copy(run / "run.json", out / "run.json")  # its session: the report names the code of its games
     with pytest.warns(
         RuntimeWarning, match=rf"2 line\(s\) are not game records \(line {target + 1}, {target + 2}\)"
     ):

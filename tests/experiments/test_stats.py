@@ -95,7 +95,7 @@ def test_pooled_runs_of_two_seeds_count_their_deals_apart():
     assert summarise(seed_0)["by_players"][2]["deals"] == 10
 
 
-def test_agent_colours_do_not_depend_on_the_other_entrants():
+def test_the_colour_an_agent_asks_for_does_not_depend_on_the_other_entrants():
     assert agent_colour("sat") == AGENT_COLOURS["sat"]
     assert agent_colour("my_agent") == agent_colour("my_agent") in OTHER_COLOURS
 
