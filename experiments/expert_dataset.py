@@ -30,10 +30,13 @@ seed ``SEED_BASE + seed * 10**9 + g``, so a game is the same in any dataset of t
 the agents are seeded per shard, so ``--shard-games`` is part of what the games are. Shards are
 written whole (a temporary file renamed) as they finish: the same command run again plays only
 the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. ``--verify`` checks
-the card's checksums, refuses a Minari ``metadata.json`` that is not the writer's (Minari would run
-the code a crafted one names: ``experiments.learning.expert_minari_checks``), and replays every game
-through the core and every Minari episode in the env from its seed, checking every column of every
-decision row and of every episode.
+the card's checksums; refuses a table the replays would not read (a ``decisions/`` or ``games/`` file
+without its twin of the same name, a Minari file of no episode the card counts), a ``README.md`` whose
+header names other tables, and counts or outcomes of the card that are not the tables'; refuses a
+Minari ``metadata.json`` that is not the writer's (Minari would run the code a crafted one names:
+``experiments.learning.expert_minari_checks``); and replays every game through the core and every
+Minari episode in the env from its seed, checking every column of every decision row and of every
+episode.
 
 A small split ships with the package (``SHIPPED_SPLIT``, ``experiments/data/expert_small``: the
 defaults with ``--games 4 --shard-games 4 --minari-episodes 4``); the full one is the command's
@@ -58,7 +61,6 @@ import numpy as np
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.game_record import config_from_json, config_to_json
-from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import WorkerLost, missing_extra, watch_parent
 from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder, unwritable
 from experiments.common.whole_files import write_whole
@@ -301,19 +303,6 @@ def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress:
     bar.close()
 
 
-def _outcomes(games: object, names: tuple[str, ...]) -> dict:
-    """Each agent's wins over its seats, with a 95% Wilson interval; truncated games."""
-    outcomes = {}
-    for name in dict.fromkeys(names):
-        seats = wins = 0
-        for agents, winner in zip(games["agents"].to_pylist(), games["winner"].to_pylist(), strict=True):
-            seats += agents.count(name)
-            wins += winner >= 0 and agents[winner] == name
-        low, high = wilson_interval(wins, seats)
-        outcomes[name] = {"seats": seats, "wins": wins, "win_rate": wins / seats, "ci95": [low, high]}
-    return {"by_agent": outcomes, "truncated_games": int(sum(games["truncated"].to_pylist()))}
-
-
 def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
     """The card: what the dataset is, its counts and checksums, and how to load it."""
     from experiments.common.code_revision import git_revision
@@ -351,7 +340,7 @@ def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
             "minari_episodes": minari["episodes"] if minari else 0,
             "minari_steps": minari["steps"] if minari else 0,
         },
-        "outcomes": _outcomes(games, settings.agents),
+        "outcomes": expert_checks.outcomes(games, settings.agents),
         "schema": {"decisions": _schema(DECISION_SCHEMA), "games": _schema(GAME_SCHEMA)},
         "observation_pieces": [
             {"name": name, "shape": list(shape), "offset": offset}
@@ -422,11 +411,14 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
 
 def verify(folder: Path, replay: bool = True) -> list[str]:
     """What is wrong with the dataset in ``folder``: its card, its files' checksums (of the dataset's
-    own files, ``OWN``: others in the folder are not read), its Minari ``metadata.json`` (it must be what
-    the writer writes for the card's rules and agents: ``expert_minari_checks.metadata_problem``; Minari
-    would run the code a crafted one names), its games' replay (every column of every decision row)
-    and its Minari episodes' replay (``expert_minari_checks.minari_problems``). ``replay=False``: all
-    but the two replays."""
+    own files, ``OWN``: others in the folder are not read), a listed file the replays would not read
+    (``expert_checks.unchecked_files``: a shard's table without its twin, a Minari file of no episode
+    counted; pandas and ``datasets`` read every file of ``decisions/``) or a ``README.md`` naming other
+    tables, its Minari ``metadata.json`` (it must be what the writer writes for the card's rules and
+    agents: ``expert_minari_checks.metadata_problem``; Minari would run the code a crafted one names),
+    its games' replay (every column of every decision row), the card's counts and outcomes against the
+    tables (``expert_checks.count_problems``) and its Minari episodes' replay
+    (``expert_minari_checks.minari_problems``). ``replay=False``: all but the two replays."""
     path = folder / CARD
     if not path.is_file():
         return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
@@ -441,6 +433,12 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     problems = expert_checks.checksum_problems(folder, card["files"], OWN)
     if problems:
         return problems
+    # the replays must read every table the card lists (pandas reads every file of decisions/)
+    shards, problems = expert_checks.unchecked_files(
+        folder, card["files"], MINARI_ID, card["counts"].get("minari_episodes")
+    )
+    if problems:
+        return problems
     try:
         config = config_from_json(card["rules"])
     except (TypeError, ValueError) as error:
@@ -451,23 +449,21 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     minari = folder / "minari" / MINARI_ID / "data"
     refused = metadata_problem(minari, config, agents)  # before anything else reads the Minari part
     if refused or not replay:
-        return [refused] if refused else []
-    for games_file in sorted((folder / "games").glob("*.parquet")):
+        return [refused] if refused else expert_checks.count_problems(folder, shards, card)
+    for name in shards:
         try:
-            tables = pq.read_table(folder / "decisions" / games_file.name), pq.read_table(games_file)
+            tables = pq.read_table(folder / "decisions" / name), pq.read_table(folder / "games" / name)
         except (OSError, pa.ArrowException) as error:
-            problems.append(f"{games_file.name}: not readable as Parquet ({error})")
+            problems.append(f"{name}: not readable as Parquet ({error})")
             continue
-        wrong = [name for name, table, schema in zip(("decisions", "games"), tables, (DECISION_SCHEMA, GAME_SCHEMA))
+        wrong = [part for part, table, schema in zip(("decisions", "games"), tables, (DECISION_SCHEMA, GAME_SCHEMA))
                  if not table.schema.remove_metadata().equals(schema)]  # fmt: skip
         if wrong:  # (the checksums are the card's own: a crafted folder passes them)
-            problems.append(
-                f"{games_file.name}: the {' and '.join(wrong)} table's columns are not the dataset's"
-            )
+            problems.append(f"{name}: the {' and '.join(wrong)} table's columns are not the dataset's")
             continue
-        problems += [
-            f"{games_file.name}: {line}" for line in expert_checks.replay_problems(config, *tables, agents)
-        ]
+        problems += [f"{name}: {line}" for line in expert_checks.replay_problems(config, *tables, agents)]
+    # the card's counts and outcomes against the tables' rows (after the replay, whose lines say more)
+    problems = problems or expert_checks.count_problems(folder, shards, card)
     return problems + minari_problems(minari, card["counts"], config, agents)
 
 

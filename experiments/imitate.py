@@ -16,6 +16,12 @@ or holds, a symbolic link, before anything is written: the run would write throu
    Batches run in ``workers`` processes and are written one file each as they end
    (``decisions/batch_#####.npz``, plain arrays, read back without pickle); a
    run started again with the same config skips the batches already written.
+   Each batch is checked before its arrays are read (``read_batch``: the
+   names, dtypes and shapes its headers declare, at most 5 decisions of the
+   teacher a turn, ``game.max_turns`` turns a game), and then its values (legal
+   actions, finite observations and targets, at most ``batch`` wins): a run
+   folder from elsewhere cannot make the run read more, or report a record
+   its games cannot have.
 2. **Imitation.** The network (``network``; warm-started from ``init_from`` by
    ``agents.ppo.warm_start``) is fitted to the decisions by maximum likelihood
    (``agents.ppo.imitation.imitate``): ``epochs`` passes, the last ``holdout``
@@ -63,12 +69,15 @@ except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
 
 from agents.arena import play_batch
+from agents.ppo.features import learner_observation_size
 from agents.ppo.imitation import Recorder, imitate, one_hot_targets, stack_targets
 from agents.ppo.model import load_model, save_model
 from agents.ppo.network import ActorCritic
+from agents.ppo.numpy_network import NPZ_ERRORS, Headers, read_npz
 from agents.ppo.warm_start import warm_start
 from agents.reasoners.ismcts import ISMCTSAgent
 from agents.registry import AGENTS, load_named, make_agent
+from cluedo_env import core
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import WorkerLost, watch_parent
@@ -83,6 +92,8 @@ from experiments.learning.run_settings import RunSettings
 
 TARGETS = ("action", "visits")  # what the network is fitted to (ImitateConfig.targets)
 DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
+# The most decisions of one seat in a turn: core.Phase's turn, move, suggest, refute and accuse.
+DECISIONS_PER_TURN = 5
 
 
 @dataclass
@@ -185,8 +196,8 @@ def play_batch_of_decisions(args: ImitateConfig, index: int, path: str) -> int:
     return int((result.winner == 0).sum())
 
 
-def collect(args: ImitateConfig, folder: Path) -> dict[str, float]:
-    """Play the batches not yet on disk; return the teacher's record over all of them.
+def collect(args: ImitateConfig, folder: Path) -> None:
+    """Play the batches not yet on disk.
 
     Raises:
         WorkerLost: A worker process died (killed, out of memory); the batches written are kept,
@@ -214,18 +225,99 @@ def collect(args: ImitateConfig, folder: Path) -> dict[str, float]:
                 f"decisions are saved in {folder}: run the same command again to play the others"
             ) from None
     bar.close()
-    wins = sum(int(np.load(path)["teacher_wins"]) for path in paths)
-    games = batches * args.batch
+
+
+def teacher_record(wins: int, games: int) -> dict[str, float]:
+    """The teacher's record: its games, wins and win rate with its 95% Wilson interval."""
     low, high = wilson_interval(wins, games)
     return {"games": games, "teacher_wins": wins, "teacher_win_rate": wins / games, "ci95": [low, high]}
 
 
+def read_batch(path: Path, args: ImitateConfig) -> dict[str, np.ndarray]:
+    """A batch file's arrays, checked as ``play_batch_of_decisions`` writes them for ``args``' recording.
+
+    Before any array is read, the names, dtypes and shapes its headers declare: the observations of
+    ``args``' game and features, the game's actions, and at most ``DECISIONS_PER_TURN *
+    game.max_turns`` decisions a game; then the values: every action legal where it was taken, finite
+    observations, targets of the game's actions with finite weights >= 0 that add up to 1, and
+    ``teacher_wins`` in ``[0, batch]``. (A batch written before the targets were kept has none.)
+
+    Raises:
+        ConfigError: naming the file and what is wrong.
+    """
+    game = args.game.to_game_config()
+    width = learner_observation_size(game, args.network.belief_features)
+    A = core.ActionLayout(game).num_actions
+    most = args.batch * DECISIONS_PER_TURN * game.max_turns
+
+    def check(headers: Headers) -> None:
+        shapes = {name: tuple(shape) for name, (shape, _dtype) in headers.items()}
+        targets = {"target_actions", "target_weights"} & set(shapes)
+        if set(shapes) - targets != {"observations", "masks", "actions", "teacher_wins"} or len(targets) == 1:
+            raise ValueError(
+                f"it holds the arrays {sorted(shapes)}; a batch holds observations, masks, actions, "
+                "teacher_wins (and target_actions with target_weights)"
+            )
+        n = shapes["actions"][0] if len(shapes["actions"]) == 1 else -1
+        k = shapes["target_actions"][1] if len(shapes.get("target_actions", ())) == 2 else 1
+        want = {"actions": ((n,), "int64"), "masks": ((n, A), "bool"), "observations": ((n, width), "float32"),
+                "target_actions": ((n, k), "int64"), "target_weights": ((n, k), "float32")}  # fmt: skip
+        for name in [name for name in want if name in shapes]:
+            if (shapes[name], headers[name][1].name) != want[name] or (
+                name == "target_actions" and not 1 <= k <= A
+            ):
+                raise ValueError(
+                    f"{name} is {headers[name][1].name} of shape {shapes[name]}; a batch of this run holds "
+                    f"int64 actions [n], bool masks [n, {A}], float32 observations [n, {width}] and targets "
+                    f"[n, 1 to {A}]"
+                )
+        if shapes["teacher_wins"] != () or headers["teacher_wins"][1].kind not in "iu":
+            raise ValueError(
+                f"teacher_wins is {headers['teacher_wins'][1].name} of shape {shapes['teacher_wins']}, not a whole number"
+            )
+        if n > most:
+            raise ValueError(
+                f"it holds {n:,} decisions, more than the {most:,} a batch can hold (batch={args.batch} games "
+                f"of at most max_turns={game.max_turns} turns, at most {DECISIONS_PER_TURN} decisions a turn)"
+            )
+
+    try:
+        part = read_npz(path, most * (4 * width + 13 * A + 8) + 8, "this run's batches may hold", check)
+        actions, masks = part["actions"], part["masks"]
+        legal = actions.min(initial=0) >= 0 and actions.max(initial=0) < A
+        if not (legal and masks[np.arange(len(actions)), actions].all()):
+            raise ValueError("it holds actions that were not legal where they were taken")
+        if not np.isfinite(part["observations"]).all():
+            raise ValueError("its observations hold a NaN or an infinity")
+        if "target_actions" in part:
+            chosen, weights = part["target_actions"], part["target_weights"]
+            if chosen.min(initial=0) < 0 or chosen.max(initial=0) >= A:
+                raise ValueError(f"its target_actions hold actions outside [0, {A})")
+            sums = weights.sum(axis=1)
+            if not (np.isfinite(weights).all() and (weights >= 0).all() and np.allclose(sums, 1, atol=1e-3)):
+                raise ValueError("its target_weights are not weights >= 0 adding up to 1 a decision")
+        wins = int(part["teacher_wins"])
+        if not 0 <= wins <= args.batch:
+            raise ValueError(f"its teacher_wins is {wins}, not in [0, {args.batch}] (the games of a batch)")
+    except (ValueError, *NPZ_ERRORS) as error:
+        raise ConfigError(
+            f"{path} is not a batch of decisions of this run ({error}); give this run another exp_name "
+            "(or remove that folder)"
+        ) from None
+    return part
+
+
 def load_decisions(
-    folder: Path, batches: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """The first ``batches`` batch files of ``folder``, stacked: ``(observations, masks, actions,
-    policy targets)`` (a batch written before the targets were kept: its actions, ``one_hot_targets``)."""
-    parts = [np.load(folder / f"batch_{k:05d}.npz") for k in range(batches)]
+    folder: Path, args: ImitateConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], int]:
+    """``folder``'s batch files, each checked (``read_batch``) and then stacked: ``(observations, masks,
+    actions, policy targets, the teacher's wins)`` (a batch written before the targets were kept: its
+    actions, ``one_hot_targets``).
+
+    Raises:
+        ConfigError: naming a batch file that is not one of ``args``' recording.
+    """
+    parts = [read_batch(folder / f"batch_{k:05d}.npz", args) for k in range(-(-args.games // args.batch))]
     observations, masks, actions = (
         np.concatenate([part[key] for part in parts]) for key in ("observations", "masks", "actions")
     )
@@ -234,7 +326,7 @@ def load_decisions(
         else one_hot_targets(part["actions"])
         for part in parts
     ])  # fmt: skip
-    return observations, masks, actions, targets
+    return observations, masks, actions, targets, sum(int(part["teacher_wins"]) for part in parts)
 
 
 # What the recorded decisions depend on: a run folder's batches are reused only under the same values.
@@ -303,8 +395,9 @@ def run(args: ImitateConfig) -> Path:
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)))
     print(f"run folder: {folder}")
     start = time.time()
-    teacher = collect(args, folder / "decisions")
-    observations, masks, actions, targets = load_decisions(folder / "decisions", -(-args.games // args.batch))
+    collect(args, folder / "decisions")
+    observations, masks, actions, targets, wins = load_decisions(folder / "decisions", args)
+    teacher = teacher_record(wins, -(-args.games // args.batch) * args.batch)
     print(f"{len(actions)} decisions of the teacher in {teacher['games']} games "
           f"(it won {teacher['teacher_win_rate']:.1%}), {time.time() - start:.0f} s")  # fmt: skip
 

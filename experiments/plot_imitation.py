@@ -9,6 +9,10 @@ each epoch (``history.json`` of ``experiments/imitate.py``). Right: each run's f
 evaluation (``evaluation.json``), win rate against the other players, of one kind at a time with its
 95% Wilson interval, the number of games in the legend, and the fair share (1/players)
 against opponents that can win (the runs must be of one player count). A run is named by its ``exp_name``.
+
+The run folders may come from elsewhere: their files are read as data and checked (a file of another
+shape stops the command in one line naming it), and the figure is not written through a symbolic link
+(``--png``, by default ``imitation.png`` in the current folder, where a downloaded folder could hold one).
 """
 
 from __future__ import annotations
@@ -16,9 +20,29 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from experiments.common.extras import missing_extra
 from experiments.learning.curves import read_config, setting
+from experiments.learning.run_logs import figure_path
+
+HISTORY_KEYS = ("epoch", "holdout_loss", "holdout_agreement")  # of each epoch in history.json
+RESULT_KEYS = ("games", "win_rate", "win_low", "win_high")  # of each opponent in evaluation.json
+
+
+def _numbers(row: object, keys: tuple[str, ...]) -> bool:
+    """Whether ``row`` is an object whose ``keys`` are numbers (a bool is none)."""
+    return isinstance(row, dict) and all(
+        isinstance(row.get(key), int | float) and not isinstance(row.get(key), bool) for key in keys
+    )
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON data of ``path``; ``ValueError`` naming the file where it is not readable JSON."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise ValueError(f"{path}: not readable JSON ({(str(error).splitlines() or [''])[0]})") from None
 
 
 def load_run(folder: Path) -> dict:
@@ -29,15 +53,32 @@ def load_run(folder: Path) -> dict:
 
     Raises:
         ValueError: the config is not YAML, holds an interpolation, or lacks ``exp_name`` (a string)
-            or ``game.num_players`` (an int).
+            or ``game.num_players`` (an int); ``history.json`` is not a list of epochs with numbers
+            ``HISTORY_KEYS``, or ``evaluation.json``'s ``evaluation`` (if any) not an object of
+            opponents with numbers ``RESULT_KEYS`` (naming the file).
     """
     path = folder / "config.yaml"
     config = read_config(path)
+    history = _read_json(folder / "history.json")
+    if not (isinstance(history, list) and all(_numbers(row, HISTORY_KEYS) for row in history)):
+        raise ValueError(
+            f"{folder / 'history.json'}: not a list of epochs, each an object with the numbers "
+            f"{', '.join(HISTORY_KEYS)} (experiments.imitate writes one)"
+        )
+    report = _read_json(folder / "evaluation.json")
+    evaluation = report.get("evaluation", {}) if isinstance(report, dict) else None
+    if not (
+        isinstance(evaluation, dict) and all(_numbers(result, RESULT_KEYS) for result in evaluation.values())
+    ):
+        raise ValueError(
+            f"{folder / 'evaluation.json'}: not an object whose evaluation (if any) gives each opponent an "
+            f"object with the numbers {', '.join(RESULT_KEYS)} (experiments.imitate writes one)"
+        )
     return {
         "name": setting(config, "exp_name", str, path),
         "players": setting(config, "game.num_players", int, path),
-        "history": json.loads((folder / "history.json").read_text()),
-        "evaluation": json.loads((folder / "evaluation.json").read_text()).get("evaluation", {}),
+        "history": history,
+        "evaluation": evaluation,
     }
 
 
@@ -102,9 +143,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", type=Path, help="experiments.imitate run folders")
     parser.add_argument(
-        "--png", type=Path, default=Path("imitation.png"), help="where to draw (default: %(default)s)"
+        "--png",
+        type=Path,
+        default=Path("imitation.png"),
+        help="where to draw, not a symbolic link (default: %(default)s)",
     )
     args = parser.parse_args(argv)
+    # (a link, in a downloaded folder the command is run in, would have the figure written over its file)
+    png = figure_path(parser, args.png, None, "imitation.png")
     for folder in args.runs:
         if not (folder / "evaluation.json").is_file():
             parser.error(f"{folder} is not a finished experiments.imitate run (no evaluation.json)")
@@ -112,10 +158,10 @@ def main(argv: list[str] | None = None) -> None:
         runs = [load_run(folder) for folder in args.runs]
     except ModuleNotFoundError as error:
         raise missing_extra(error, command=True) from error
-    except ValueError as error:  # a config.yaml that is not a run's (an interpolation, a missing key)
+    except ValueError as error:  # a file that is not a run's (an interpolation, a missing key, bad JSON)
         parser.error(str(error))
     try:
-        print(plot(runs, args.png))
+        print(plot(runs, png))
     except ValueError as error:  # runs of other player counts
         parser.error(str(error))
 

@@ -18,7 +18,7 @@ notepad players and snapshots, 100 games a point) up to the RLlib run's budget.
 Throughput depends on how busy the machine was: ``--rllib-load`` and ``--ppo-load`` say under what
 load each run was timed (for example ``"load average 5 to 21"``), and the throughput panel names
 them ("not recorded" otherwise). ``--points`` redraws the figure from an earlier ``--json`` file,
-when the runs are no longer at hand:
+when the runs are no longer at hand (a file of another shape is refused in one line, ``read_points``):
 
     python -m experiments.plot_rllib --points docs/results/2026-12-01-rllib-vs-ppo/rllib_vs_ppo.json \
         --png docs/results/2026-12-01-rllib-vs-ppo/rllib_vs_ppo.png
@@ -41,6 +41,58 @@ RLLIB = "RLlib PPO (experiments/train_rllib.py)"
 PPO = "project PPO (experiments/train_ppo.py)"
 SHIPPED_RUN = "project PPO, the shipped model's run (curriculum)"
 NOT_RECORDED = "machine load not recorded"
+
+
+POINT_KEYS = ("agent_steps", "win_rate", "low", "high")  # of each win-rate point of a --json file
+
+
+def _numbers(values: object) -> bool:
+    """Whether ``values`` is a list of numbers (a bool is none)."""
+    return isinstance(values, list) and all(
+        isinstance(value, int | float) and not isinstance(value, bool) for value in values
+    )
+
+
+def read_points(path: Path) -> tuple[dict[str, dict], dict[str, dict[str, list[dict]]], dict[str, str]]:
+    """``(throughput, win rates, loads)`` of an earlier ``--json`` file, checked to be what ``main`` writes:
+    ``{"throughput": {trainer: {"agent_steps": [...], "agent_steps_per_second": [...]}}, "win_rates":
+    {trainer: {label: [{"agent_steps", "win_rate", "low", "high": numbers}, ...]}}, "loads": {trainer:
+    text}}`` (``loads`` may be absent).
+
+    Raises:
+        ValueError: naming the file and what it must hold.
+    """
+    try:
+        earlier = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise ValueError(f"{path}: not readable JSON ({(str(error).splitlines() or [''])[0]})") from None
+    if not isinstance(earlier, dict):
+        earlier = {}
+    speed, rates, loads = earlier.get("throughput"), earlier.get("win_rates"), earlier.get("loads", {})
+    speed_ok = isinstance(speed, dict) and all(
+        isinstance(curve, dict)
+        and _numbers(curve.get("agent_steps"))
+        and _numbers(curve.get("agent_steps_per_second"))
+        and len(curve["agent_steps"]) == len(curve["agent_steps_per_second"])
+        for curve in speed.values()
+    )
+    rates_ok = isinstance(rates, dict) and all(
+        isinstance(by_label, dict)
+        and all(
+            isinstance(points, list)
+            and all(isinstance(p, dict) and all(_numbers([p.get(key)]) for key in POINT_KEYS) for p in points)
+            for points in by_label.values()
+        )
+        for by_label in rates.values()
+    )
+    loads_ok = isinstance(loads, dict) and all(isinstance(load, str) for load in loads.values())
+    if not (speed_ok and rates_ok and loads_ok):
+        raise ValueError(
+            f"{path}: not the points of an earlier --json: an object of throughput ({{trainer: {{agent_steps, "
+            f"agent_steps_per_second: lists of numbers}}}}), win_rates ({{trainer: {{label: [points with the "
+            f"numbers {', '.join(POINT_KEYS)}]}}}}) and loads ({{trainer: text}})"
+        )
+    return speed, rates, loads
 
 
 def throughput(run_dir: Path) -> dict[str, list[float]]:
@@ -140,8 +192,10 @@ def main(argv: list[str] | None = None) -> None:
     png = figure_path(parser, args.png, args.rllib_run, "rllib_vs_ppo.png")
     try:
         if args.points is not None:
-            earlier = json.loads(args.points.read_text())
-            speed, rates, loads = earlier["throughput"], earlier["win_rates"], earlier.get("loads", {})
+            try:
+                speed, rates, loads = read_points(args.points)
+            except ValueError as error:
+                parser.error(str(error))
         else:
             speed = {RLLIB: throughput(args.rllib_run), PPO: throughput(args.ppo_run)}
             # train_rllib's evaluations.json has train_sb3's layout (one line per evaluation)

@@ -16,7 +16,11 @@ reads only the policy's weights (``policy.pth``, with torch's
 the policy, one of the two classes above by the name SB3 wrote next to the
 pickled class, for the game's spaces. A model of another policy class, or whose
 ``policy_kwargs`` holds anything else (an activation function, a feature
-extractor class), is refused with a ``ValueError``; so are a zip whose ``data``
+extractor class), is refused with a ``ValueError``; so are a ``net_arch`` that is
+not SB3's (a list of at most ``agents.ppo.network.MAX_LAYERS`` widths, or
+``{"pi": [...], "vf": [...]}`` of two such lists) or whose network would have
+more than ``agents.ppo.model.MAX_PARAMETERS`` weights (both checked before any
+layer is built), a zip whose ``data``
 and ``policy.pth`` (with the tensors in it) declare more than
 ``agents.ppo.model.MAX_MODEL_BYTES`` uncompressed (before any of them is read),
 and weights that do not fit the declared network (a ``net_arch`` far wider than
@@ -30,6 +34,7 @@ import json
 import pickle
 import zipfile
 import zlib
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +44,8 @@ from gymnasium import spaces
 
 from agents.base import Agent
 from agents.integrations.sb3_policy import POLICIES, MaskableMultiInputActorCriticPolicy
-from agents.ppo.model import MAX_MODEL_BYTES, check_declared_bytes, check_weights, zip_bytes
+from agents.ppo.model import MAX_MODEL_BYTES, MAX_PARAMETERS, check_declared_bytes, check_weights, zip_bytes
+from agents.ppo.network import MAX_LAYERS
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space, observe_players
 
@@ -62,7 +68,9 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         ValueError: the file is not such a zip, what of it is read (``data``, ``policy.pth`` and the
             tensors in it) declares more than ``agents.ppo.model.MAX_MODEL_BYTES`` uncompressed
             (checked before it is read), its policy is neither ``MultiInputPolicy`` nor
-            ``CardPolicy``, its ``policy_kwargs`` is not plain data, or its weights do not fit
+            ``CardPolicy``, its ``policy_kwargs`` is not plain data, its ``net_arch`` is not SB3's
+            (at most ``MAX_LAYERS`` widths a network) or makes more than ``MAX_PARAMETERS`` weights
+            (both checked before any layer is built), or its weights do not fit
             ``config`` and the declared ``net_arch`` (checked, and bounded by
             ``agents.ppo.model.MAX_PARAMETERS``, before the policy is allocated) or are not finite
             (the message names the tensor).
@@ -99,7 +107,8 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
             f"{path}: its policy.pth holds more than tensors and plain data, which is not unpickled"
         ) from None
     except (OSError, KeyError, zipfile.BadZipFile, ValueError, RuntimeError, EOFError) as error:
-        first = (str(error).strip().splitlines() or [""])[0]  # (JSON, UTF-8 and torch's errors)
+        # (JSON, UTF-8 and torch's errors; RecursionError, a RuntimeError: JSON nested too deep)
+        first = (str(error).strip().splitlines() or [""])[0]
         raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {first}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: its data is not a JSON object (model.save writes one)")
@@ -125,6 +134,7 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         )
     space = observation_space(config)
     A = core.ActionLayout(config).num_actions
+    _check_net_arch(path, kwargs, spaces.flatdim(space), A, f"the game {config} and its policy_kwargs")
 
     def build(cls: type[MaskableMultiInputActorCriticPolicy]) -> MaskableMultiInputActorCriticPolicy:
         # lr_schedule builds the optimizer, which an agent that only plays never uses
@@ -144,8 +154,45 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     return policy.eval()
 
 
-def _shown(kwargs: dict[str, Any]) -> str:
-    """``policy_kwargs`` for a message: at most 300 characters."""
+def _check_net_arch(path: Path, kwargs: dict[str, Any], features: int, actions: int, declared: str) -> None:
+    """Refuse ``kwargs``' ``net_arch`` before any layer is built (SB3 builds one per width it lists): it
+    must be SB3's, a list of at most ``MAX_LAYERS`` widths (whole numbers >= 1) shared by the policy and
+    the value network, or ``{"pi": [...], "vf": [...]}`` (also in a list, SB3's form before 1.8) of two
+    such lists, and the network it makes from ``features`` inputs to ``actions`` logits and a value may
+    have at most ``MAX_PARAMETERS`` weights."""
+    arch = kwargs.get("net_arch")
+    if arch is None:
+        return
+    if isinstance(arch, list) and len(arch) == 1 and isinstance(arch[0], dict):
+        arch = arch[0]
+    if isinstance(arch, dict):
+        chains = [arch.get("pi", []), arch.get("vf", [])] if set(arch) <= {"pi", "vf"} else [None]
+    else:
+        chains = [arch, arch]
+    if not all(
+        isinstance(chain, list)
+        and len(chain) <= MAX_LAYERS
+        and all(isinstance(width, int) and not isinstance(width, bool) and width >= 1 for width in chain)
+        for chain in chains
+    ):
+        size = f"{len(arch):,} entries: " if isinstance(arch, list | dict) else ""
+        raise ValueError(
+            f"{path}: policy_kwargs' net_arch must be a list of at most {MAX_LAYERS} layer widths (whole "
+            f'numbers >= 1), or {{"pi": [...], "vf": [...]}} of two such lists; got {size}{_shown(arch)}'
+        )
+    total = 0
+    for chain, outputs in zip(chains, (actions, 1), strict=True):  # the action and the value network
+        widths = [features, *chain, outputs]
+        total += sum(before * after + after for before, after in pairwise(widths))
+    if total > MAX_PARAMETERS:
+        raise ValueError(
+            f"{path}: {declared} ({_shown(kwargs)}) make a network of {total:,} weights, more than the "
+            f"{MAX_PARAMETERS:,} a model may have"
+        )
+
+
+def _shown(kwargs: Any) -> str:
+    """``policy_kwargs`` (or a part of it) for a message: at most 300 characters."""
     text = json.dumps(kwargs)
     return text if len(text) <= 300 else text[:300] + " ..."
 

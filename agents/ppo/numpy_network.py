@@ -9,10 +9,13 @@ observations of whole games.
 Its model file is a ``.npz`` (``write_numpy_model``, from a torch network:
 ``agents.ppo.model.export_numpy_model``): one array per weight, named as the torch network's
 ``state_dict``, and ``record``, a JSON string of the format, the network settings, the game and
-the sizes. It is read with ``allow_pickle=False`` and, since it may come from anybody, checked
-before anything is computed: the settings bounded (``NetworkSettings``), the declared network's
-size bounded by ``MAX_PARAMETERS``, every weight present, of the declared shape, floating point and
-finite (``read_numpy_model``, whose messages name the field or the weight).
+the sizes. It is read with ``allow_pickle=False`` (``read_npz``, which bounds the sizes the
+arrays' headers declare before any is read; ``experiments.imitate`` reads its batch files with it
+too) and, since it may come from anybody, checked before anything is computed: the record must be a
+JSON object of the settings (one nested too deep is refused in one message, as any unreadable one),
+the settings bounded (``NetworkSettings``), the declared network's size bounded by
+``MAX_PARAMETERS``, every weight present, of the declared shape, floating point and finite
+(``read_numpy_model``, whose messages name the field or the weight).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import json
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 
@@ -38,7 +41,14 @@ from agents.ppo.wiring import (
 )
 from cluedo_env import core
 
-__all__ = ["NUMPY_MODEL_FORMAT", "NumpyNetwork", "read_numpy_model", "write_numpy_model"]
+__all__ = [
+    "NPZ_ERRORS",
+    "NUMPY_MODEL_FORMAT",
+    "NumpyNetwork",
+    "read_npz",
+    "read_numpy_model",
+    "write_numpy_model",
+]
 
 NUMPY_MODEL_FORMAT = "cluedo-ppo-numpy-v1"
 
@@ -201,19 +211,36 @@ def write_numpy_model(
 MAX_MODEL_BYTES = 8 * MAX_PARAMETERS + 2**20
 
 
-def _read_arrays(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of an ``.npz`` file by name, each member read as itself (not through ``np.load``'s
-    names, which map ``w.npy`` to two members), after the sizes their headers declare are added up
-    and bounded (``MAX_MODEL_BYTES``).
+# What reading an .npz file may raise, besides a ValueError: not a zip archive, or a damaged one (RuntimeError:
+# a member marked encrypted; zlib and NotImplementedError: its compression).
+NPZ_ERRORS = (OSError, zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError)
+Headers = dict[str, tuple[tuple[int, ...], np.dtype]]
+
+
+def read_npz(
+    path: str | Path, max_bytes: int, what: str, check: Callable[[Headers], None] | None = None
+) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file by name (``allow_pickle=False``), each member read as itself (not
+    through ``np.load``'s names, which map ``w.npy`` to two members), once what their headers declare
+    has been checked, before any array is read: a small file can declare any shape.
+
+    Args:
+        path: The file.
+        max_bytes: The most bytes its arrays may declare in all.
+        what: What ``max_bytes`` bounds, for the message (``"a model may hold"``).
+        check: Called with ``{name: (shape, dtype)}`` of the headers; raises ``ValueError`` for arrays
+            the caller does not accept.
 
     Raises:
-        ValueError: a member that is not a ``.npy`` array, two of one name, or sizes past the bound.
+        ValueError: a member that is not a ``.npy`` array, two of one name, arrays that ``check``
+            refuses, or sizes past ``max_bytes``.
+        OSError, zipfile.BadZipFile, ...: ``NPZ_ERRORS``, a file that is not a readable zip archive.
     """
     with zipfile.ZipFile(path) as archive:
         names = archive.namelist()
         if any(not name.endswith(".npy") for name in names) or len(set(names)) < len(names):
             raise ValueError("its members must be .npy arrays, each name once")
-        declared = 0
+        headers: Headers = {}
         for member in names:
             with archive.open(member) as file:
                 version = np.lib.format.read_magic(file)
@@ -223,11 +250,14 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
                     else np.lib.format.read_array_header_2_0
                 )
                 shape, _, dtype = read_header(file)
-            declared += int(np.prod(shape, dtype=object)) * dtype.itemsize
-        if declared > MAX_MODEL_BYTES:  # (a header says its array's size; a small file can declare any)
-            raise ValueError(
-                f"its arrays declare {declared:,} bytes, more than the {MAX_MODEL_BYTES:,} a model may hold"
-            )
+            headers[member.removesuffix(".npy")] = (shape, dtype)
+        if check is not None:
+            check(headers)
+        declared = sum(
+            int(np.prod(shape, dtype=object)) * dtype.itemsize for shape, dtype in headers.values()
+        )
+        if declared > max_bytes:
+            raise ValueError(f"its arrays declare {declared:,} bytes, more than the {max_bytes:,} {what}")
         arrays = {}
         for member in names:
             with archive.open(member) as file:
@@ -247,21 +277,12 @@ def read_numpy_model(path: str | Path) -> NumpyNetwork:
         raise FileNotFoundError(f"no numpy model at {path}")
     source = str(path)
     try:
-        arrays = _read_arrays(path)
-    except (
-        OSError,
-        ValueError,
-        zipfile.BadZipFile,
-        EOFError,
-        zlib.error,
-        NotImplementedError,
-        RuntimeError,
-    ) as error:
-        # (RuntimeError: a member marked encrypted; zlib and NotImplementedError: its compression)
+        arrays = read_npz(path, MAX_MODEL_BYTES, "a model may hold")
+    except (ValueError, *NPZ_ERRORS) as error:
         raise ValueError(f"{source}: not a numpy model file (.npz): {error}") from None
     try:
         record = json.loads(str(arrays.pop("record")))
-    except (KeyError, ValueError) as error:
+    except (KeyError, ValueError, RecursionError) as error:  # (RecursionError: JSON nested too deep)
         raise ValueError(f"{source}: no readable 'record' (the model's settings as JSON): {error}") from None
     settings, game = declared_network(record, source, NUMPY_MODEL_FORMAT)
     wiring = Wiring(game, settings)

@@ -1,17 +1,23 @@
 """Checks of an expert-games dataset: its files against the card's checksums, its games against the core.
 
 ``checksum_problems`` compares each file the card lists with its sha256 (a changed, missing or
-unlisted file of the dataset's own is a problem). ``replay_problems`` plays every game of the
-decision rows again through the core from its seed, with the recorded actions: at each step the
-deciding seat, the turn, the legal mask and the whole learner observation (the core's part and
-the belief pieces, counted again as the writer counts them) must be those recorded; at the end
-the winner, the truncation, the turns and each seat's summed reward must be those of the games
-table, and each row's game seed, agent, reward, winner, done and truncated those of its game.
+unlisted file of the dataset's own is a problem). ``unchecked_files`` names each table file the card
+lists that the replays would not read (a ``decisions/`` or ``games/`` file without its twin, a Minari
+file of no episode the card counts) and a ``README.md`` whose header names other tables;
+``count_problems`` compares the card's counts and outcomes with the tables' rows. ``replay_problems``
+plays every game of the decision rows again through the core from its seed, with the recorded
+actions: at each step the deciding seat, the turn, the legal mask and the whole learner observation
+(the core's part and the belief pieces, counted again as the writer counts them) must be those
+recorded; at the end the winner, the truncation, the turns and each seat's summed reward must be
+those of the games table, and each row's game seed, agent, reward, winner, done and truncated those
+of its game.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -21,8 +27,21 @@ import pyarrow.compute as pc
 
 from agents.ppo.features import BeliefFeatures, learner_observation_size
 from cluedo_env import core
+from cluedo_env.intervals import wilson_interval
+from experiments.learning.expert_readme import HEADER
 
-__all__ = ["checksum_problems", "dataset_files", "list_matrix", "replay_problems", "sha256_of"]
+__all__ = [
+    "checksum_problems",
+    "count_problems",
+    "dataset_files",
+    "list_matrix",
+    "outcomes",
+    "replay_problems",
+    "sha256_of",
+    "unchecked_files",
+]
+
+SHARD = re.compile(r"shard-\d{5}\.parquet")  # a shard's two tables: decisions/NAME and games/NAME
 
 
 def sha256_of(path: Path) -> str:
@@ -69,6 +88,88 @@ def dataset_files(folder: Path, own: tuple[str, ...]) -> list[Path]:
         elif path.is_dir():
             found += [p for p in path.rglob("*") if p.is_file()]
     return sorted(found)
+
+
+def unchecked_files(
+    folder: Path, files: Mapping[str, str], minari_id: str, episodes: object
+) -> tuple[list[str], list[str]]:
+    """The shards whose two tables the card lists (``decisions/NAME`` and ``games/NAME``, ``SHARD``), and a
+    line for each file the card lists that the replays would not read: under ``decisions/`` or ``games/``,
+    one that is not such a shard or has no twin (pandas and ``datasets`` read every file there, the replay
+    reads a shard's two tables together); under ``minari/``, one that is neither Minari's metadata nor
+    in the folder of an episode the card counts (``episodes``, ``data/0`` on). A listed ``README.md``
+    must start with the header the command writes (``expert_readme.HEADER``): it names the tables
+    ``datasets.load_dataset(folder)`` reads."""
+    tables = {
+        part: {n.partition("/")[2] for n in files if n.startswith(f"{part}/")}
+        for part in ("decisions", "games")
+    }
+    problems = []
+    for part, twin in (("decisions", "games"), ("games", "decisions")):
+        for name in sorted(tables[part]):
+            if not SHARD.fullmatch(name) or name not in tables[twin]:
+                why = f"no {twin}/{name} beside it" if SHARD.fullmatch(name) else "not a shard-#####.parquet"
+                problems.append(
+                    f"{part}/{name}: {why}: a table the replay does not read (pandas and datasets do)"
+                )
+    data, count = f"minari/{minari_id}/data", episodes if type(episodes) is int else 0
+    known = {f"{data}/metadata.json", f"minari/{minari_id.partition('/')[0]}/namespace_metadata.json"}
+    episode = re.compile(rf"{re.escape(data)}/(\d+)/[^/]+")
+    problems += [
+        f"{name}: of no Minari episode the card counts ({count}): a file the replay does not read"
+        for name in sorted(files)
+        if name.startswith("minari/") and name not in known
+        and not ((found := episode.fullmatch(name)) and int(found[1]) < count)
+    ]  # fmt: skip
+    if "README.md" in files:
+        with (folder / "README.md").open(encoding="utf-8", errors="replace") as readme:
+            header = readme.read(len(HEADER))
+    if "README.md" in files and header != HEADER:
+        problems.append("README.md: its header is not the command's (it names the tables datasets reads)")
+    return sorted(tables["decisions"] & tables["games"]), problems
+
+
+def outcomes(games: pa.Table, names: Sequence[str]) -> dict:
+    """Each agent's wins over its seats, with a 95% Wilson interval, and the truncated games (the card's
+    ``outcomes``)."""
+    by_agent = {}
+    for name in dict.fromkeys(names):
+        seats = wins = 0
+        for agents, winner in zip(games["agents"].to_pylist(), games["winner"].to_pylist(), strict=True):
+            seats += agents.count(name)
+            wins += winner >= 0 and agents[winner] == name
+        low, high = wilson_interval(wins, seats)
+        by_agent[name] = {"seats": seats, "wins": wins, "win_rate": wins / seats, "ci95": [low, high]}
+    return {"by_agent": by_agent, "truncated_games": int(sum(games["truncated"].to_pylist()))}
+
+
+def count_problems(folder: Path, shards: Sequence[str], card: Mapping) -> list[str]:
+    """The card's ``counts`` (games, decisions, decisions by agent, shards) and ``outcomes`` against the
+    tables of ``shards`` (``unchecked_files``), of which only the counted columns are read: a line naming
+    each count that differs, or the first table that cannot be read with those columns."""
+    import pyarrow.parquet as pq
+
+    read: dict[str, list[pa.Table]] = {"decisions": [], "games": []}
+    for name in shards:
+        for part, columns in (("decisions", ["agent"]), ("games", ["agents", "winner", "truncated"])):
+            try:
+                read[part].append(pq.read_table(folder / part / name, columns=columns))
+            except (OSError, pa.ArrowException) as error:
+                return [f"{part}/{name}: not a table of the dataset's columns ({str(error).splitlines()[0]})"]
+    games = pa.concat_tables(read["games"]) if shards else None
+    names = Counter(value for table in read["decisions"] for value in table["agent"].to_pylist())
+    held = {
+        "games": games.num_rows if games is not None else 0,
+        "decisions": names.total(),
+        "decisions_by_agent": {name: names[name] for name in dict.fromkeys([*card["agents"], *names])},
+        "shards": len(shards),
+    }
+    said = card["counts"]
+    problems = [f"dataset.json: counts.{key} {said.get(key)!r}, the tables hold {value!r}"
+                for key, value in held.items() if said.get(key) != value]  # fmt: skip
+    if not problems and held["games"] and card.get("outcomes") != outcomes(games, card["agents"]):
+        problems.append("dataset.json: the outcomes (wins, seats, truncated games) are not the games table's")
+    return problems
 
 
 def list_matrix(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:

@@ -14,7 +14,10 @@ plain data, but the agents it names are code and options: an agent named
 by import path, or an option that reaches the network or files, is used only if the command line
 names it too (or gives ``trust_files=true``). So is the model file it starts from (``init_from``,
 which the resumed run reads again): resuming a run started with ``init_from=FILE`` takes
-``init_from=FILE`` again on the command line, or ``trust_files=true``.
+``init_from=FILE`` again on the command line, or ``trust_files=true``. A checkpoint's config is bounded
+before anything walks or merges it (``MAX_CONFIG_VALUES`` values, each counted as often as the file's
+shared references reach it, ``MAX_CONFIG_DEPTH`` deep, keys that are strings): a small file of shared
+references would otherwise expand into millions of values.
 """
 
 from __future__ import annotations
@@ -51,6 +54,10 @@ RESUMABLE = (
 CHECKPOINT_READS = ("init_from",)
 # The values a checkpoint of an older version, saved before a setting existed, gets for it.
 SHIPPED_CONFIG = SHIPPED_CONFIGS / "train_ppo.yaml"
+# Bounds of a checkpoint's config, far above any run's (the shipped configs hold about 100 values, 4 deep):
+# a file of shared references is small, and each value they reach, once walked, counts.
+MAX_CONFIG_VALUES = 10_000
+MAX_CONFIG_DEPTH = 32
 
 
 def _reads_nothing_from_elsewhere(args: Any, given: Any, key: str) -> bool:
@@ -102,6 +109,39 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
     return args, checkpoint_path, checkpoint
 
 
+def _refuse_oversized(saved: Any) -> None:
+    """Raise ``ConfigError`` where a checkpoint's config holds more than ``MAX_CONFIG_VALUES`` values, is
+    nested more than ``MAX_CONFIG_DEPTH`` deep, or has a key that is not a string.
+
+    A checkpoint is read by reference: one list that another lists ten times, itself listed ten times,
+    and so on, stays a small file and expands to every copy when it is walked or merged. So a value
+    counts as often as it is reached, and the count stops at the bound: the check is quick whatever the
+    file holds."""
+    count, stack = 1, [(saved, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            if not all(isinstance(key, str) for key in value):
+                raise ConfigError(
+                    f"resume: the checkpoint's config has a key that is not a string: "
+                    f"{next(repr(key)[:80] for key in value if not isinstance(key, str))} (a run's config has "
+                    "names only), so it is no run's saved config"
+                )
+            items = list(value.values())
+        elif isinstance(value, list | tuple):
+            items = value
+        else:
+            continue
+        count += len(items)
+        if count > MAX_CONFIG_VALUES or (items and depth == MAX_CONFIG_DEPTH):
+            raise ConfigError(
+                f"resume: the checkpoint's config holds more than {MAX_CONFIG_VALUES:,} values or is nested "
+                f"more than {MAX_CONFIG_DEPTH} deep (a run's config holds about 100, 4 deep; a value counts "
+                "as often as it is reached), so it is no run's saved config"
+            )
+        stack.extend((item, depth + 1) for item in items)
+
+
 def _refuse_interpolations(value: Any, key: str) -> None:
     """Raise ``ValueError`` naming the first string of ``value`` (a checkpoint's plain data) that
     OmegaConf would resolve as an interpolation."""
@@ -133,11 +173,14 @@ def resumed_config(
         shipped_config: The command's shipped YAML.
 
     Raises:
-        ValueError: An override of a value that would change what the run learns (not in
+        ValueError: A config of more than ``MAX_CONFIG_VALUES`` values (each counted as often as it is
+            reached) or nested more than ``MAX_CONFIG_DEPTH`` deep, checked before anything walks or
+            merges it; an override of a value that would change what the run learns (not in
             ``resumable``), naming it, both values and what may change; or an interpolation
             (``${...}``) in the checkpoint's config, which a saved config never holds (it is saved
             resolved) and which could read an environment variable (``oc.env``).
     """
+    _refuse_oversized(saved)
     _refuse_interpolations(saved, "config")
     schema = type(args)
     shipped = OmegaConf.masked_copy(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -156,11 +157,59 @@ def test_run_writes_batches_as_they_end_and_reuses_them(tmp_path):
     run(args)  # started again: the batches on disk are not played again
     assert [path.stat().st_mtime_ns for path in batches] == stamps
     assert (folder / "model.pt").is_file()
-    *_, actions, targets = load_decisions(folder / "decisions", 2)
+    _, _, actions, targets, wins = load_decisions(folder / "decisions", args)
+    assert wins == report["teacher"]["teacher_wins"]
     np.testing.assert_array_equal(targets[1], np.ones((len(actions), 1)))  # a notepad teacher: its actions
     with pytest.raises(ValueError, match="other teacher"):  # another teacher may not reuse these decisions
         run(dataclasses.replace(args, teacher=OpponentSettings("random")))
     assert [path.stat().st_mtime_ns for path in batches] == stamps
+
+
+def test_a_reused_folders_batches_are_checked_before_and_after_they_are_read(tmp_path):
+    """A downloaded run folder's batch of 1.45 MB held 1.5 GB of zeros and a forged teacher_wins: the run
+    read it all and reported "400111 decisions of the teacher in 2 games (it won 50.0%)"."""
+    from experiments.common.settings import GameSettings
+    from experiments.common.value_checks import ConfigError
+
+    args = train_config(
+        config_name="imitate", exp_name="t", runs_dir=str(tmp_path), progress=False, teacher=OpponentSettings("notepad"),
+        opponents=[OpponentSettings("random")], games=2, batch=2, workers=1, init_from=None,
+        network=NetworkSettings(hidden=[16], card_hidden=4, belief_features=False), epochs=1, final_eval_games=0,
+        game=GameSettings(num_players=3, max_turns=12),
+    )  # fmt: skip
+    path = run(args) / "decisions" / "batch_00000.npz"
+    with np.load(path) as stored:
+        genuine = {name: stored[name] for name in stored.files}
+    n, most = len(genuine["actions"]), 2 * 5 * 12  # 2 games of at most 12 turns, 5 decisions a turn
+
+    def more(count):
+        return {name: np.resize(a, (count, *a.shape[1:])) if a.ndim else a for name, a in genuine.items()}
+
+    illegal = {**genuine, "masks": genuine["masks"].copy()}
+    illegal["masks"][0, genuine["actions"][0]] = False
+    for arrays, said in [
+        (more(most + 1), f"holds {most + 1:,} decisions, more than the {most:,} a batch can hold"),
+        ({**genuine, "teacher_wins": np.int64(3)}, r"teacher_wins is 3, not in \[0, 2\]"),
+        (illegal, "actions that were not legal"),
+        ({**genuine, "observations": genuine["observations"].astype(np.float64)}, "observations is float64"),
+        (
+            {**genuine, "observations": genuine["observations"][:, :-1]},
+            rf"observations is float32 of shape \({n}, ",
+        ),
+        ({k: v for k, v in genuine.items() if k != "masks"}, "it holds the arrays"),
+        ({**genuine, "target_weights": genuine["target_weights"] * 2}, "target_weights are not weights"),
+    ]:
+        np.savez_compressed(path, **arrays)
+        with pytest.MonkeyPatch.context() as patch:
+            if "a batch can hold" in said:  # refused from its headers: no array is read
+                patch.setattr(np.lib.format, "read_array", lambda *a, **k: pytest.fail("an array was read"))
+            with pytest.raises(
+                ConfigError,
+                match=rf"^{re.escape(str(path))} is not a batch of decisions of this run \(.*{said}",
+            ):
+                run(args)
+    np.savez_compressed(path, **genuine)
+    run(args)  # the genuine batch is reused
 
 
 @pytest.mark.parametrize(("deal", "refused"), [(None, False), ("uniform", True)])

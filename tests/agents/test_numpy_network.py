@@ -11,6 +11,7 @@ masks, the sampling frequencies, and whole games of the learned agent against th
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -201,6 +202,21 @@ def test_a_hostile_numpy_model_is_refused_naming_what_is_wrong(tmp_path, change,
     with pytest.raises(ValueError, match="^" + str(path)) as error:
         read_numpy_model(path)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("[" * 100_000 + "]" * 100_000, "no readable 'record'"), ("[1, 2]", "not a model record of format")],
+    ids=["nested", "list"],
+)
+def test_a_numpy_model_whose_record_is_no_object_of_settings_is_refused_in_one_message(
+    tmp_path, text, message
+):
+    """A record nested 100,000 deep stopped a tournament with a RecursionError."""
+    path = tmp_path / "record.npz"
+    np.savez(path, record=np.array(text))
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: {message}"):
+        read_numpy_model(path)
 
 
 def test_a_numpy_model_holding_pickled_objects_is_refused_unread(tmp_path):

@@ -189,6 +189,40 @@ def test_a_checkpoint_cannot_make_a_resume_read_an_environment_variable(run_dir,
     assert "the secret" not in str(refused.value)
 
 
+@pytest.mark.parametrize("shape", ["shared", "deep", "key"])
+def test_a_checkpoint_config_past_any_runs_size_is_refused_before_it_is_walked(run_dir, tmp_path, shape):
+    """Ten references to ten references ... to ten strings: a small file (pickle writes each list once)
+    that expanded value by value in OmegaConf.merge (10**6 strings: still merging after 300 s, 2.5 GB);
+    nested 300 deep, it stopped in a RecursionError."""
+    import time
+
+    _, genuine = load_checkpoint(run_dir)
+    if shape == "shared":
+        notes = ["x"] * 10
+        for _ in range(3):  # 10**4 strings once walked
+            notes = [notes] * 10
+    elif shape == "deep":
+        notes = []
+        for _ in range(300):
+            notes = [notes]
+    else:
+        notes = {("a", "tuple"): 1}
+    config = {
+        **genuine["config"],
+        "opponents": [{**genuine["config"]["opponents"][0], "options": {"notes": notes}}],
+    }
+    crafted = tmp_path / "bomb.pt"
+    torch.save({**genuine, "config": config}, crafted)
+    assert crafted.stat().st_size < 2 * (run_dir / "checkpoints/update_000002.pt").stat().st_size
+    start = time.monotonic()
+    said = (
+        "has a key that is not a string" if shape == "key" else "holds more than 10,000 values or is nested"
+    )
+    with pytest.raises(ValueError, match=rf"resume: the checkpoint's config {said}"):
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+    assert time.monotonic() - start < 2.0
+
+
 # -- 5: what a resume may change; a cut checkpoint -------------------------------------------------
 
 

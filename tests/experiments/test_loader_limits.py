@@ -49,6 +49,53 @@ def test_a_plotted_run_config_with_an_interpolation_is_refused_not_resolved(tmp_
     assert (plain["name"], plain["players"]) == ("imitate", 3)
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "said"),
+    [
+        ("history.json", '{"epoch": 1}', "history.json: not a list of epochs"),
+        ("history.json", '[{"epoch": 1, "holdout_loss": "low"}]', "history.json: not a list of epochs"),
+        ("history.json", "[" * 100_000, "history.json: not readable JSON"),
+        ("evaluation.json", "[]", "evaluation.json: not an object whose evaluation"),
+        ("evaluation.json", '{"evaluation": {"sat": {"games": 10}}}', "evaluation.json: not an object whose"),
+    ],
+)
+def test_a_plotted_imitation_run_of_another_shape_is_refused_in_one_line(tmp_path, capsys, name, text, said):
+    """history.json = {"epoch": 1} stopped plot_imitation in a TypeError."""
+    pytest.importorskip("matplotlib")
+    from experiments.plot_imitation import main
+
+    run = imitation_run(tmp_path / "run", "imitate")
+    (run / name).write_text(text)
+    with pytest.raises(SystemExit):
+        main([str(run), "--png", str(tmp_path / "i.png")])
+    err = capsys.readouterr().err
+    assert f"error: {run / said}" in err.splitlines()[-1] and "Traceback" not in err
+    assert not (tmp_path / "i.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[]", "not the points of an earlier --json"),
+        ('{"throughput": {}, "win_rates": {"x": {"notepad": [{"agent_steps": 1}]}}}', "not the points"),
+        ('{"throughput": {"x": {"agent_steps": [1]}}, "win_rates": {}}', "not the points"),
+        ("{", "not readable JSON"),
+    ],
+)
+def test_plot_rllib_refuses_points_of_another_shape_in_one_line(tmp_path, capsys, text, said):
+    """--points on a file holding [] stopped in a TypeError."""
+    pytest.importorskip("matplotlib")
+    from experiments.plot_rllib import main
+
+    points = tmp_path / "points.json"
+    points.write_text(text)
+    with pytest.raises(SystemExit):
+        main(["--points", str(points), "--png", str(tmp_path / "p.png")])
+    err = capsys.readouterr().err
+    assert f"error: {points}: {said}" in err.splitlines()[-1] and "Traceback" not in err
+    assert not (tmp_path / "p.png").exists()
+
+
 def test_the_learning_curves_read_a_run_config_as_data(tmp_path, monkeypatch):
     """``sb3_name`` drew ``policy``, and ``ppo_run_points`` read ``eval_games``, through OmegaConf's resolver."""
     monkeypatch.setenv("MY_API_KEY", SECRET)

@@ -145,3 +145,28 @@ def test_plot_rllib_refuses_to_write_its_figure_through_a_link(tmp_path, capsys)
     assert "the run folder" in refused(main, [str(tmp_path / "link"), "--ppo-run", str(run)], capsys)
     main(["--points", str(points), "--png", str(tmp_path / "mine.png")])
     assert (tmp_path / "mine.png").stat().st_size > 0
+
+
+def test_plot_imitation_refuses_to_write_its_figure_through_a_link(tmp_path, capsys, monkeypatch):
+    """Its default figure, imitation.png in the current folder: a downloaded folder of runs, the command run
+    in it as its docstring shows, could hold that name as a link to a file of the user's."""
+    pytest.importorskip("yaml")
+    from experiments.plot_imitation import main
+
+    result = {"games": 10, "win_rate": 0.5, "win_low": 0.2, "win_high": 0.8}
+    files = {
+        "config.yaml": "exp_name: imitate\ngame:\n  num_players: 3\n",
+        "history.json": json.dumps([{"epoch": 1, "holdout_loss": 1.0, "holdout_agreement": 0.5}]),
+        "evaluation.json": json.dumps({"evaluation": {"random_never": result}}),
+    }
+    run, victim = linked_run(tmp_path, files, "imitation.png")
+    monkeypatch.chdir(run)
+    err = refused(main, ["."], capsys)
+    assert err == (
+        "error: the figure path imitation.png is a symbolic link: the figure would be written over the file it "
+        "points to. Remove the link, or give --png another path\n"
+    )
+    assert victim.read_text() == VICTIM_TEXT
+    (run / "imitation.png").unlink()
+    main(["."])  # no link: the default figure, as before
+    assert (run / "imitation.png").stat().st_size > 10_000

@@ -89,7 +89,7 @@ def test_a_file_hydra_reads_as_utf8_is_checked_as_utf8_under_another_locale(tmp_
 def test_a_file_the_check_cannot_parse_or_decode_is_refused_not_passed_over(tmp_path):
     """Hydra would refuse such a file if it loaded it; the check cannot know whether it will, so it
     refuses it (a file in the locale's encoding, a YAML error, nesting past the parser's limit)."""
-    from experiments.common.trust import hydra_actions_in
+    from experiments.common.command_line import hydra_actions_in
 
     mine = tmp_path / "mine" / "lineup"
     mine.mkdir(parents=True)

@@ -203,7 +203,7 @@ def test_a_downloaded_file_cannot_make_hydra_run_code_or_read_the_environment(tm
 def test_hydras_own_config_groups_and_linked_folders_are_checked_too(tmp_path):
     """Two routes the first check missed: a defaults list choosing a file for one of Hydra's own groups
     (a logging file handler that truncates any file), and a file in a linked sub-folder."""
-    from experiments.common.trust import HYDRA_ACTIONS, hydra_actions_in
+    from experiments.common.command_line import HYDRA_ACTIONS, hydra_actions_in
 
     mine = tmp_path / "mine"
     logging = mine / "hydra" / "job_logging" / "evil.yaml"
@@ -272,7 +272,7 @@ def test_interpolations_that_call_or_choose_files_and_unlistable_folders_are_ref
     """A fourth review's routes: a resolver name built by an interpolation read the environment into the
     results; a defaults entry resolved to 'hydra/...' or '../..'; a folder this reading cannot list (Hydra
     needs only to open a known path in it); a second @package line (Hydra reads the last)."""
-    from experiments.common.trust import HYDRA_ACTIONS, hydra_actions_in
+    from experiments.common.command_line import HYDRA_ACTIONS, hydra_actions_in
 
     mine = tmp_path / "mine"
     (mine / "lineup").mkdir(parents=True)
@@ -342,7 +342,7 @@ def test_a_relative_config_path_is_checked_from_the_commands_folder_as_hydra_rea
 
 
 def test_config_folders_are_read_from_where_hydra_reads_them(tmp_path):
-    from experiments.common.trust import config_folders_of
+    from experiments.common.command_line import config_folders_of
 
     command = tmp_path / "experiments"
     assert config_folders_of(["-cd", "mine", "-cp", "conf"], command) == ["mine", str(command / "conf")]
@@ -351,7 +351,7 @@ def test_config_folders_are_read_from_where_hydra_reads_them(tmp_path):
 
 
 def test_a_pkg_folder_is_found_without_running_the_package(tmp_path, monkeypatch):
-    from experiments.common.trust import package_folders
+    from experiments.common.command_line import package_folders
 
     marker = tmp_path / "ran"
     (tmp_path / "mine" / "conf").mkdir(parents=True)

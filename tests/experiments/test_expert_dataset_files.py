@@ -1,0 +1,150 @@
+"""``--verify`` certifies every table the card lists, and the card's counts are the tables'.
+
+The replay read ``games/*.parquet`` and each one's ``decisions/`` twin only: a
+``decisions/shard-00001.parquet`` without a twin, listed in the card with its own checksum, was
+checksummed but never read, and ``--verify`` said "every game replays" of a folder whose
+``pandas.read_parquet(folder / "decisions")`` held twice the card's rows, half of them forged.
+A table without its twin, a Minari file of no episode the card counts, a ``README.md`` naming other
+tables, and counts or outcomes that are not the tables' are now refused, naming the file or count.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")  # the recorder is the imitation's (agents.ppo.imitation)
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+pytest.importorskip("minari")
+pandas = pytest.importorskip("pandas")
+
+from experiments.expert_dataset import CARD, SHIPPED_SPLIT, main, verify  # noqa: E402
+from experiments.learning.expert_checks import sha256_of  # noqa: E402
+
+
+@pytest.fixture
+def copy(tmp_path) -> Path:
+    """A copy of the shipped split (4 games in one shard, 291 decisions, 4 Minari episodes)."""
+    folder = tmp_path / "copy"
+    shutil.copytree(SHIPPED_SPLIT, folder)
+    return folder
+
+
+def signed(folder: Path, *added: str, **counts: object) -> None:
+    """The card of ``folder`` re-signed as a forger would: the checksums of ``added`` files, ``counts``."""
+    card = json.loads((folder / CARD).read_text())
+    card["files"].update({name: sha256_of(folder / name) for name in added})
+    card["counts"].update(counts)
+    (folder / CARD).write_text(json.dumps(card, indent=1))
+
+
+def forged_actions(path: Path) -> pa.Table:
+    """The table at ``path`` with every action 0."""
+    table = pq.read_table(path)
+    index = table.schema.get_field_index("action")
+    field = table.schema.field(index)
+    return table.set_column(index, field, pa.array([0] * len(table), field.type))
+
+
+def test_a_decisions_shard_without_its_games_twin_is_refused(copy, capsys):
+    pq.write_table(
+        forged_actions(copy / "decisions/shard-00000.parquet"), copy / "decisions/shard-00001.parquet"
+    )
+    signed(copy, "decisions/shard-00001.parquet")
+    assert len(pandas.read_parquet(copy / "decisions")) == 2 * 291  # what a user of the folder reads
+    said = "decisions/shard-00001.parquet: no games/shard-00001.parquet beside it: a table the replay"
+    (problem,) = verify(copy, replay=False)
+    assert problem.startswith(said), problem
+    with pytest.raises(SystemExit) as stop:
+        main(["--verify", str(copy)])
+    assert stop.value.code == 1
+    out, err = capsys.readouterr()
+    assert err.startswith(f"problem: {said}") and "every game" not in out
+
+
+@pytest.mark.parametrize(
+    ("added", "said"),
+    [
+        ("games/shard-00001.parquet", "no decisions/shard-00001.parquet beside it"),
+        ("decisions/extra.parquet", "not a shard-#####.parquet"),
+        (
+            "decisions/part=1/shard-00000.parquet",
+            "not a shard-#####.parquet",
+        ),  # pandas reads a hive folder too
+    ],
+)
+def test_any_other_table_file_is_refused(copy, added, said):
+    source = copy / added.split("/")[0] / "shard-00000.parquet"
+    (copy / added).parent.mkdir(exist_ok=True)
+    shutil.copyfile(source, copy / added)
+    signed(copy, added)
+    assert verify(copy, replay=False) == [
+        f"{added}: {said}: a table the replay does not read (pandas and datasets do)"
+    ]
+
+
+def test_a_minari_file_of_no_counted_episode_is_refused(copy):
+    data = copy / "minari/cluedo/expert-v1/data"
+    shutil.copytree(data / "0", data / "4")  # a fifth episode; the card and metadata.json count 4
+    signed(
+        copy, "minari/cluedo/expert-v1/data/4/metadata.json", "minari/cluedo/expert-v1/data/4/part-0.parquet"
+    )
+    assert verify(copy, replay=False) == [
+        f"minari/cluedo/expert-v1/data/4/{name}: of no Minari episode the card counts (4): a file the replay "
+        "does not read"
+        for name in ("metadata.json", "part-0.parquet")
+    ]
+
+
+def test_a_readme_naming_other_tables_is_refused(copy):
+    readme = copy / "README.md"
+    readme.write_text(
+        readme.read_text().replace("data_files: decisions/*.parquet", "data_files: elsewhere/*.parquet")
+    )
+    signed(copy, "README.md")
+    assert verify(copy, replay=False) == [
+        "README.md: its header is not the command's (it names the tables datasets reads)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("counts", "said"),
+    [
+        ({"decisions": 582}, "dataset.json: counts.decisions 582, the tables hold 291"),
+        ({"games": 8}, "dataset.json: counts.games 8, the tables hold 4"),
+        ({"shards": 2}, "dataset.json: counts.shards 2, the tables hold 1"),
+        (
+            {"decisions_by_agent": {"belief": 291, "determinize": 0}},
+            "dataset.json: counts.decisions_by_agent {'belief': 291, 'determinize': 0}, the tables hold "
+            "{'belief': 152, 'determinize': 139}",
+        ),
+    ],
+)
+def test_the_cards_counts_must_be_the_tables(copy, counts, said):
+    signed(copy, **counts)
+    assert verify(copy, replay=False) == [said]
+
+
+def test_the_counts_are_checked_after_a_clean_replay_too(copy, capsys):
+    signed(copy, decisions=582)
+    with pytest.raises(SystemExit):
+        main(["--verify", str(copy)])
+    out, err = capsys.readouterr()
+    assert err == "problem: dataset.json: counts.decisions 582, the tables hold 291\n" and out == ""
+
+
+def test_the_cards_outcomes_must_be_the_games_tables(copy):
+    card = json.loads((copy / CARD).read_text())
+    card["outcomes"]["by_agent"]["determinize"]["wins"] = 8
+    (copy / CARD).write_text(json.dumps(card, indent=1))
+    assert verify(copy, replay=False) == [
+        "dataset.json: the outcomes (wins, seats, truncated games) are not the games table's"
+    ]
+
+
+def test_the_shipped_split_passes_these_checks():
+    assert verify(SHIPPED_SPLIT, replay=False) == []
