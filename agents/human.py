@@ -186,16 +186,16 @@ def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> st
     """The legal command nearest a reply that is none (``show scarlett`` -> ``show Miss Scarlet``), or None
     when nothing is close.
 
-    An accusation is offered only to a reply that tried to make one (its first word begins "acc" or
-    "acus") and only as the parser reads it with "accuse" for that word: asked plainly (no question, hedge
+    A reply that tried to accuse (its first word begins "acc" or "acus") is offered an accusation or
+    nothing, and the accusation only as the parser reads it with "accuse" for that word: asked plainly (no question, hedge
     or negation), naming exactly one suspect, weapon and room by names the parser knows (``acuse scarlett
     with the spanner in the hall`` -> ``accuse Miss Scarlet with the Wrench in the Hall``); a card is never
     guessed, as a wrong accusation puts the player out. The other commands are compared by ``difflib``'s
     similarity of the lower-cased texts, among those that name a room the reply names where there are any
     (``head towards the hall`` -> ``enter the Hall``, not ``head toward the Ballroom``)."""
     said = reply.casefold().strip()
-    if said.startswith(("acc", "acus")) and (accusation := _accusation(config, reply, mask)):
-        return accusation
+    if said.startswith(("acc", "acus")):  # an accusation or nothing: a move offered instead would be played
+        return _accusation(config, reply, mask)
     commands = {command(config, a).casefold(): command(config, a) for a in legal_actions(mask)}
     words = re.findall(r"\w+", said)
     rooms = [

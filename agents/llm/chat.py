@@ -365,7 +365,7 @@ class ChatClient:
             sorted({s for s in (key, *_userinfo_secrets(parts)) if s}, key=len, reverse=True)
         )
         # kept out of errors (a server may echo the path), not out of replies (a deployment named "Candlestick")
-        self._query_values = tuple(v for _, v in parse_qsl(parts.query) if secret_query_value(v))
+        self._query_values = tuple(v for k, v in parse_qsl(parts.query) if secret_query_value(k, v))
         # No kept-alive connections: each attempt's own connection is one its deadline can shut.
         self._http = httpx.Client(
             headers=headers, timeout=self.timeout_s, limits=httpx.Limits(max_keepalive_connections=0)

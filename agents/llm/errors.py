@@ -10,6 +10,7 @@ catch these to stop in one line; they live apart from ``chat.py`` so that catchi
 from __future__ import annotations
 
 __all__ = [
+    "PUBLIC_QUERY_NAMES",
     "SECRET_QUERY_CHARS",
     "START_A_SERVER",
     "ChatError",
@@ -29,9 +30,15 @@ START_A_SERVER = (
 SECRET_QUERY_CHARS = 8
 
 
-def secret_query_value(value: str) -> bool:
-    """Whether a query value (percent-decoded) is taken for a credential: ``SECRET_QUERY_CHARS`` characters or more."""
-    return len(value) >= SECRET_QUERY_CHARS
+# Query names whose values are no credential however long, and which a request needs as written (Azure
+# OpenAI's ``api-version=2024-06-01``: hidden, a printed resume command would send "[redacted]").
+PUBLIC_QUERY_NAMES = frozenset({"api-version", "api_version"})
+
+
+def secret_query_value(name: str, value: str) -> bool:
+    """Whether a query value (percent-decoded) is taken for a credential: ``SECRET_QUERY_CHARS`` characters or
+    more, but for the names of ``PUBLIC_QUERY_NAMES``."""
+    return len(value) >= SECRET_QUERY_CHARS and name.casefold() not in PUBLIC_QUERY_NAMES
 
 
 class ChatError(RuntimeError):

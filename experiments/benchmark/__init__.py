@@ -267,7 +267,7 @@ class BenchmarkConfig:
                         text = missing_extra_text(error.name)
                         if text is None:
                             raise
-                        others = [s for s in self.sections if s not in ("ppo", "league")]
+                        others = [s for s in self.sections if s not in ("ppo", "league")] or ["core"]
                         raise ConfigError(
                             f"the {section} section trains PPO. {text}; or leave it out: sections=[{','.join(others)}]"
                         ) from None

@@ -96,7 +96,9 @@ SHOWN_CHARS = 80  # of a value quoted in a message
 NOTE_LINES = 10  # rejections named in a message; the others are counted
 
 
-def load_games(path: Path, repair: bool = False) -> tuple[list[dict], list[str]]:
+def load_games(
+    path: Path, repair: bool = False, lost: str = "their games are played again on resume"
+) -> tuple[list[dict], list[str]]:
     """The well-formed game records of a ``games.jsonl``, and a reason for each line rejected.
 
     A rejected line is a torn record (a writer killed mid-line), garbage, or JSON that is not a
@@ -109,6 +111,8 @@ def load_games(path: Path, repair: bool = False) -> tuple[list[dict], list[str]]
         repair: Also move the rejected lines out of the file, appending them to
             ``games.jsonl.rejected`` beside it (the file is rewritten atomically), so that
             appends start on a clean line.
+        lost: What becomes of the rejected lines' games, said in the warning (a tournament plays
+            them again; the web app's results lose them).
 
     Returns:
         The records in file order, and ``"line N: why"`` for each rejected line.
@@ -142,7 +146,7 @@ def load_games(path: Path, repair: bool = False) -> tuple[list[dict], list[str]]
         where = f"moved to {path.name}{REJECTED_SUFFIX}" if repair else "left in place"
         warnings.warn(
             f"{path}: {len(bad)} line(s) are not game records (line {numbers}); skipped and {where}, "
-            f"their games are played again on resume: {_reasons(rejected)}",
+            f"{lost}: {_reasons(rejected)}",
             RuntimeWarning,
             stacklevel=3,
         )

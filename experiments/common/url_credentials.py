@@ -6,9 +6,10 @@ or a key in its query (``http://host/v1?key=...``). The chat client never shows 
 benchmark's scores file) and the resume command it prints, which people share, do not either.
 
 A query value is taken for a credential when it has ``SECRET_QUERY_CHARS`` characters or more,
-percent-decoded (``agents.llm.errors.secret_query_value``): a key is long, while a short value (``api-version=1``) is
-none, and replaced wherever it appears in an error would spoil the message. The chat client's errors hide the same values:
-the rule is ``agents.llm.errors``' (importable without the llm extra).
+percent-decoded, unless its name is one of ``PUBLIC_QUERY_NAMES`` (``api-version``, which a request
+needs as written): a key is long, while a short value (``v=1``) is none, and replaced wherever it
+appears in an error it would spoil the message. The chat client's errors hide the same values: the
+rule is ``agents.llm.errors.secret_query_value`` (importable without the llm extra).
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ def _hide_query(query: str) -> str:
     parts = []
     for part in query.split("&"):
         name, equals, value = part.partition("=")
-        parts.append(f"{name}={REDACTED}" if equals and secret_query_value(unquote_plus(value)) else part)
+        parts.append(
+            f"{name}={REDACTED}"
+            if equals and secret_query_value(unquote_plus(name), unquote_plus(value))
+            else part
+        )
     return "&".join(parts)
 
 

@@ -97,7 +97,7 @@ def append_result(folder: Path, result: dict) -> Path:
     path = folder / GAMES_FILE
     with _APPENDING:
         if _torn(path):
-            load_games(path, repair=True)
+            load_games(path, repair=True, lost="their results are not in the results folder")
         writer = GameWriter(path)
         try:
             writer.write([result])

@@ -439,6 +439,10 @@ def test_a_query_value_taken_for_a_key_is_hidden_in_a_runs_records_as_in_the_cli
         ),
         ("http://host/v1?a=1234567&b=12345678#frag", "http://host/v1?a=1234567&b=[redacted]#frag"),
         ("http://host/v1?flag&key=", "http://host/v1?flag&key="),
+        (  # an api-version is needed as written (a printed resume command sends it)
+            "https://x.openai.azure.com/v1?api-version=2024-06-01&key=AIzaSy12345",
+            "https://x.openai.azure.com/v1?api-version=2024-06-01&key=[redacted]",
+        ),
     ):
         assert hide_url_credentials(given) == shown
     # One rule (agents.llm.errors.secret_query_value): the client hides in its errors the very values the

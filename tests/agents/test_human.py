@@ -271,6 +271,10 @@ def test_an_accusation_is_offered_only_with_the_cards_the_reply_named():
     assert closest_command(config, "acuse plum with the dagger and the rope in the hall", start) is None
     assert closest_command(config, "accuse mustard with the knife in the ballroom?", start) is None  # asks
     assert closest_command(config, "acuse plum with the rope in the hall if nobody has it", start) is None
+    board_none = core.GameConfig(num_players=3, board="none")  # where a room's move is legal beside it
+    moves = core.legal_action_mask(core.init(board_none, [0]))[0]
+    assert closest_command(board_none, "go to the hall", moves) == "enter the Hall"
+    assert closest_command(board_none, "accuse plum with the rop in the hall", moves) is None  # not the move
     de = core.GameConfig(num_players=3, edition="de_2023", board="none")
     start = core.legal_action_mask(core.init(de, [0]))[0]
     said = "acuse Gruen with the Seil in the Halle"  # Grün as typed without an umlaut

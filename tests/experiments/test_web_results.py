@@ -166,7 +166,9 @@ def test_a_record_after_a_torn_line_starts_on_a_line_of_its_own(tmp_path):
     torn = '{"config":"web-1f2e3d4c5b6a","lineup":"human+notep'
     (results / "games.jsonl").write_text(torn)
     client = TestClient(create_app(tmp_path / "replays", results_dir=results))
-    with pytest.warns(RuntimeWarning, match="moved to games.jsonl.rejected"):
+    with pytest.warns(
+        RuntimeWarning, match="moved to games.jsonl.rejected, their results are not in the results folder"
+    ):
         end = finish(client, {"agents": ["notepad", "notepad"], "seed": 3}, np.random.default_rng(0))
     assert end["save_error"] is None
     records, rejected = load_games(results / "games.jsonl")
