@@ -64,7 +64,14 @@ def test_bad_options_are_rejected_with_the_reason() -> None:
         BeliefAgent(hazard_unrefuted=1.5)
     with pytest.raises(ValueError, match="racer_prior must be in"):
         BeliefAgent(racer_prior=-0.1)
-    for option, value in (  # a number of the wrong type is named too, not a bare TypeError
+    with pytest.raises(ValueError, match="no SAT hazard measured for 7 players"):
+        hazard(7, np.zeros(1))
+
+
+@pytest.mark.parametrize("name", ["belief", "ismcts", "determinize"])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
         ("move_discount", "x"),
         ("move_discount", None),
         ("bits_per_turn", None),
@@ -73,11 +80,12 @@ def test_bad_options_are_rejected_with_the_reason() -> None:
         ("hazard_unrefuted", "0.1"),
         ("racer_prior", "x"),
         ("racer_prior", True),
-    ):
-        with pytest.raises(ValueError, match=rf"{option} must be .*, got {value!r}"):
-            BeliefAgent(**{option: value})
-    with pytest.raises(ValueError, match="no SAT hazard measured for 7 players"):
-        hazard(7, np.zeros(1))
+    ],
+)
+def test_number_options_of_the_wrong_type_are_named(name, option, value):
+    """A number option of the wrong type is named (not a bare TypeError), also given to a search agent."""
+    with pytest.raises(ValueError, match=rf"{option} must be .*, got {value!r}"):
+        make_agent(name, seed=0, **{option: value})
 
 
 def test_the_sat_hazard_odds_of_waiting_fall_as_the_opponents_take_turns_and_with_more_opponents() -> None:

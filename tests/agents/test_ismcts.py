@@ -311,25 +311,6 @@ def test_bad_options_are_named(options, named):
         ISMCTSAgent(**options)
 
 
-@pytest.mark.parametrize("name", ["ismcts", "determinize"])
-@pytest.mark.parametrize(
-    ("option", "value"),
-    [
-        ("move_discount", "x"),
-        ("move_discount", None),
-        ("bits_per_turn", None),
-        ("bits_per_turn", "x"),
-        ("hazard_per_answer", None),
-        ("hazard_unrefuted", "0.1"),
-        ("racer_prior", "x"),
-    ],
-)
-def test_bad_belief_options_passed_through_are_named(name, option, value):
-    """The belief agent's options given to a search agent are checked there, by name (not a bare TypeError)."""
-    with pytest.raises(ValueError, match=rf"{option} must be .*, got {value!r}"):
-        make_agent(name, seed=0, **{option: value})
-
-
 def test_determinize_names_its_own_option_and_takes_no_second_one():
     with pytest.raises(ValueError, match="samples must be"):
         make_agent("determinize", samples=0)
