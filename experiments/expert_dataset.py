@@ -31,8 +31,9 @@ the agents are seeded per shard, so ``--shard-games`` is part of what the games 
 written whole (a temporary file renamed) as they finish: the same command run again plays only
 the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. ``--verify`` checks
 the card's checksums; refuses a table the replays would not read (a ``decisions/`` or ``games/`` file
-without its twin of the same name, a Minari file of no episode the card counts), a ``README.md`` whose
-header names other tables, and counts or outcomes of the card that are not the tables'; refuses a
+without its twin of the same name, a Minari file of no episode the card counts), a ``README.md`` that is
+not the one the command writes from the card, words of the card that are not the command's for its
+settings, and counts or outcomes of the card that are not the tables' and the Minari episodes'; refuses a
 Minari ``metadata.json`` that is not the writer's (Minari would run the code a crafted one names:
 ``experiments.learning.expert_minari_checks``); and replays every game through the core and every
 Minari episode in the env from its seed, checking every column of every decision row and of every
@@ -315,18 +316,15 @@ def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
     }
     config = settings.config
     agents = decisions["agent"].to_pylist()
+    text = _card_text(settings)
     return {
         "name": DATASET_NAME,
         "version": DATASET_VERSION,
-        "description": (
-            f"Every decision of {games.num_rows} games of Cluedo between {', '.join(settings.agents)} "
-            "(seats rotated), with the learner observation of the deciding seat, its legal actions, "
-            "the action and the game's outcome; and a Minari dataset of the single-agent Gymnasium env."
-        ),
-        "command": "python -m experiments.expert_dataset " + " ".join(_options(settings)),
-        "settings": {**asdict(settings), "agents": list(settings.agents)},
+        "description": text["description"],
+        "command": text["command"],
+        "settings": text["settings"],
         "rules": config_to_json(config),
-        "agents": list(settings.agents),
+        "agents": text["agents"],
         "seeds": {
             "game": f"{SEED_BASE} + {settings.seed} * 10**9 + game",
             "minari_episode": f"{SEED_BASE} + {settings.seed} * 10**9 + {MINARI_OFFSET} + episode",
@@ -341,12 +339,12 @@ def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
             "minari_steps": minari["steps"] if minari else 0,
         },
         "outcomes": expert_checks.outcomes(games, settings.agents),
-        "schema": {"decisions": _schema(DECISION_SCHEMA), "games": _schema(GAME_SCHEMA)},
+        "schema": text["schema"],
         "observation_pieces": [
             {"name": name, "shape": list(shape), "offset": offset}
             for name, shape, offset in learner_pieces(config, True)
         ],
-        "minari": {"dataset_id": MINARI_ID, "path": "minari"} if minari else None,
+        "minari": text["minari"] if minari else None,
         "files": files,
         "load": {
             "datasets": 'datasets.load_dataset("<folder>") (its README.md names the tables; "games" for the games), '
@@ -357,8 +355,23 @@ def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
     }
 
 
-def _schema(schema: object) -> dict[str, str]:
-    return {field.name: str(field.type) for field in schema}
+def _card_text(settings: DatasetSettings) -> dict:
+    """What the card says of ``settings`` in words and names, which ``README.md`` shows: ``verify`` requires a
+    card's to be these for its settings (``expert_checks.card_text_problem``)."""
+    schema = {name: {field.name: str(field.type) for field in table}
+              for name, table in (("decisions", DECISION_SCHEMA), ("games", GAME_SCHEMA))}  # fmt: skip
+    return {
+        "description": (
+            f"Every decision of {settings.games} games of Cluedo between {', '.join(settings.agents)} "
+            "(seats rotated), with the learner observation of the deciding seat, its legal actions, "
+            "the action and the game's outcome; and a Minari dataset of the single-agent Gymnasium env."
+        ),
+        "command": "python -m experiments.expert_dataset " + " ".join(_options(settings)),
+        "settings": {**asdict(settings), "agents": list(settings.agents)},
+        "agents": list(settings.agents),
+        "schema": schema,
+        "minari": {"dataset_id": MINARI_ID, "path": "minari"} if settings.minari_episodes else None,
+    }
 
 
 def _options(settings: DatasetSettings) -> list[str]:
@@ -403,7 +416,7 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
             minari = write_minari(root, settings.agents, seeds, settings.seed, settings.board, progress)
         (folder / README).unlink(missing_ok=True)
         card = _card(settings, folder, minari)
-        (folder / README).write_text(readme_text(card))  # for Hugging Face: datasets.load_dataset(folder)
+        (folder / README).write_text(readme_text(card), encoding="utf-8")  # (datasets.load_dataset(folder))
         card["files"][README] = expert_checks.sha256_of(folder / README)
         write_whole(folder / CARD, json.dumps(card, indent=1) + "\n")
     return card
@@ -414,11 +427,14 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     own files, ``OWN``: others in the folder are not read), a listed file the replays would not read
     (``expert_checks.unchecked_files``: a shard's table without its twin, a Minari file of no episode
     counted; pandas and ``datasets`` read every file of ``decisions/``) or a ``README.md`` naming other
-    tables, its Minari ``metadata.json`` (it must be what the writer writes for the card's rules and
+    tables, the card's words (its settings must be those of its rules and counts, its command line,
+    description, schema and Minari id what the command writes for them: ``expert_checks.card_text_problem``),
+    its Minari ``metadata.json`` (it must be what the writer writes for the card's rules and
     agents: ``expert_minari_checks.metadata_problem``; Minari would run the code a crafted one names),
-    its games' replay (every column of every decision row), the card's counts and outcomes against the
-    tables (``expert_checks.count_problems``) and its Minari episodes' replay
-    (``expert_minari_checks.minari_problems``). ``replay=False``: all but the two replays."""
+    its games' replay (every column of every decision row), its Minari episodes' replay
+    (``expert_minari_checks.minari_problems``), then the card's counts and outcomes against the tables and
+    the Minari episodes' steps, and its ``README.md`` against the one the command writes from the card
+    (``expert_checks.count_problems``). ``replay=False``: all but the two replays."""
     path = folder / CARD
     if not path.is_file():
         return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
@@ -446,10 +462,18 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     agents, names = card.get("agents"), set(AGENTS) - NOT_RECORDED  # (the Minari env seats them)
     if not isinstance(agents, list) or len(agents) != config.num_players or not {*map(str, agents)} <= names:
         return [f"{path}: agents: not {config.num_players} agent names of {sorted(names)} ({agents!r})"]
+    try:  # the card's words (README.md shows them): the command's for its settings, and those of its rules
+        settings = DatasetSettings(**{**card["settings"], "agents": tuple(card["settings"]["agents"])})
+        same_rules = settings.config == config
+    except (KeyError, TypeError, ValueError) as error:
+        return [f"{path}: settings: not the command's ({type(error).__name__}: {error})"]
+    wrong = expert_checks.card_text_problem(card, _card_text(settings), same_rules)
+    if wrong:
+        return [wrong]
     minari = folder / "minari" / MINARI_ID / "data"
     refused = metadata_problem(minari, config, agents)  # before anything else reads the Minari part
     if refused or not replay:
-        return [refused] if refused else expert_checks.count_problems(folder, shards, card)
+        return [refused] if refused else expert_checks.count_problems(folder, shards, card, minari)
     for name in shards:
         try:
             tables = pq.read_table(folder / "decisions" / name), pq.read_table(folder / "games" / name)
@@ -462,9 +486,9 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
             problems.append(f"{name}: the {' and '.join(wrong)} table's columns are not the dataset's")
             continue
         problems += [f"{name}: {line}" for line in expert_checks.replay_problems(config, *tables, agents)]
-    # the card's counts and outcomes against the tables' rows (after the replay, whose lines say more)
-    problems = problems or expert_checks.count_problems(folder, shards, card)
-    return problems + minari_problems(minari, card["counts"], config, agents)
+    problems += minari_problems(minari, card["counts"], config, agents)
+    # the card's counts and outcomes against the tables' rows (after the replays, whose lines say more)
+    return problems or expert_checks.count_problems(folder, shards, card, minari)
 
 
 def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.ArgumentParser]:

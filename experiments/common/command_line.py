@@ -50,6 +50,10 @@ HYDRA_ACTIONS = {
 }
 # A plain interpolation of another value (``${lineup.field}``), which calls nothing.
 NODE_INTERPOLATION = re.compile(r"\$\{\s*[\w.\[\]-]*\s*\}")
+# What separates the parts of a defaults entry (``optional ../x@_global_: y``): Hydra's keywords
+# (``optional``, ``override``) before a space, the folders of a path, the package after ``@`` and a
+# rename after ``:``. A ``..`` among them leads out of the folder, whatever surrounds it.
+ENTRY_PARTS = re.compile(r"[\s/\\@:]+")
 # The values of a command's config that Hydra's own settings of the shipped configs read (``hydra.run.dir:
 # ${output_dir}``): a file setting one moves Hydra's run folder before the command checks its settings.
 HYDRA_INPUTS = ("output_dir",)
@@ -67,7 +71,8 @@ def hydra_actions_in(folder: str | Path, given: Iterable[str] = ()) -> list[str]
     - ``hydra`` named in a file's folders, ``@package`` lines or defaults-list entries (groups and
       packages; the options chosen may), or a key ``hydra`` / ``hydra.<...>``;
     - ``_target_`` keys; a resolver call in a value (``${name:...}``, ``oc.env`` among them; plain
-      ``${a.b}`` may), an interpolation in a defaults entry, an option chosen with ``..``;
+      ``${a.b}`` may), an interpolation in a defaults entry, a ``..`` part anywhere in a defaults
+      entry (its group, package or option, after Hydra's keywords: ``optional ../x@_global_: y``);
     - more than one ``@package`` line, or one after the leading comments;
     - a value Hydra's own settings read (``HYDRA_INPUTS``: ``output_dir``, its run folder) that the
       command line does not give (``given``: the keys of its overrides);
@@ -124,7 +129,7 @@ def _asks_hydra(relative: Path, text: str, content: Any, inputs: Sequence[str]) 
         asked.add("hydra")
     if any("${" in name for name in [*names, *options]):
         asked.add("interpolated entry")
-    if any(".." in Path(name.split(":")[-1].strip()).parts for name in [*names, *options]):
+    if any(".." in ENTRY_PARTS.split(name) for name in [*names, *options]):
         asked.add("..")
     stack, setting = [content], set()
     while stack:

@@ -6,9 +6,12 @@ memory and the learner's records, the config and the time spent: all tensors, nu
 lists and dicts, read back with torch's ``weights_only=True``, so a checkpoint runs no code,
 whoever made it. Before torch reads a checkpoint, the sizes its zip archive declares are added up
 and bounded (``MAX_CHECKPOINT_BYTES``): ``torch.load`` allocates them as declared, and a small file
-of compressed zeros can declare gigabytes. A run folder's latest checkpoint that cannot be read (cut
-short by a full disk, say) is skipped for the one before, with a warning. What a resume makes of one
-is ``experiments.learning.resume``.
+of compressed zeros can declare gigabytes. Once read, its plain data (all but its tensors) is bounded
+before anything walks it (``MAX_CHECKPOINT_VALUES`` values, each counted as often as the file's shared
+references reach it, ``MAX_CHECKPOINT_DEPTH`` deep): pickle writes a list once however often it is
+referred to, so a file of a megabyte can hold more values than any walk gets through. A run folder's
+latest checkpoint that cannot be read (cut short by a full disk, say) is skipped for the one before,
+with a warning. What a resume makes of one is ``experiments.learning.resume``.
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v2"  # v2: the games as arrays and pl
 # The most bytes a checkpoint may declare, uncompressed: about 100 times the largest config's (5.4 MB for
 # train_ppo_league.yaml's 512 games with its 3 snapshots, the network, and Adam's moments).
 MAX_CHECKPOINT_BYTES = 2**29
+# Bounds of a checkpoint's plain data, far above any run's: train_ppo_league.yaml's 512 games hold about 850,000
+# values, 12 deep, in the middle of training (measured: about 1,650 a game, the opponents' and learner's
+# records of the game so far); a run of 16 games about 800. A value counts as often as it is reached.
+MAX_CHECKPOINT_VALUES = 10_000_000
+MAX_CHECKPOINT_DEPTH = 64
 
 
 def find_checkpoint(path: str | Path) -> Path:
@@ -116,7 +124,47 @@ def _read_checkpoint(path: Path) -> dict[str, Any]:
         raise ValueError(
             f"{path}: its games are not plain data (format {CHECKPOINT_FORMAT} stores no pickle)"
         )
+    _refuse_oversized(checkpoint, path)
     return checkpoint
+
+
+def _refuse_oversized(checkpoint: Mapping[str, Any], path: Path) -> None:
+    """Raise ``ValueError`` naming ``path`` where the checkpoint's plain data (its dicts, lists and tuples,
+    keys included; a tensor is one value) would reach more than ``MAX_CHECKPOINT_VALUES`` values when
+    walked, nest more than ``MAX_CHECKPOINT_DEPTH`` deep, or hold itself (a walk would never end).
+
+    A list that another lists ten times, itself listed ten times, and so on, is one list in the file
+    and every copy in a walk (``to_arrays``). So each list, dict and tuple is measured once, from what it
+    holds (the values reached through it and how deep it nests), and a value counts as often as it is
+    reached: the check takes as long as the file's values, however many copies they stand for."""
+    measured: dict[int, tuple[int, int] | None] = {}  # id -> (values, depth); None while inside it
+    stack = [checkpoint]
+    while stack:
+        node = stack[-1]
+        items = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+        if id(node) not in measured:  # first reached: measure what it holds first
+            measured[id(node)] = None
+            inner = [item for item in items if isinstance(item, (dict, list, tuple))]  # (what torch reads)
+            looped = any(id(item) in measured and measured[id(item)] is None for item in inner)
+            stack.extend(item for item in inner if id(item) not in measured)
+            if not looped:
+                continue
+            values, depth = MAX_CHECKPOINT_VALUES + 1, MAX_CHECKPOINT_DEPTH + 1  # it holds itself
+        elif measured[id(node)] is None:  # what it holds is measured
+            stack.pop()
+            sizes = [measured.get(id(item)) or (1, 0) for item in items]
+            values = min(1 + sum(size[0] for size in sizes), MAX_CHECKPOINT_VALUES + 1)
+            depth = 1 + max((size[1] for size in sizes), default=-1)
+        else:  # measured already, through another reference
+            stack.pop()
+            continue
+        if values > MAX_CHECKPOINT_VALUES or depth > MAX_CHECKPOINT_DEPTH:
+            raise ValueError(
+                f"{path}: its plain data holds more than {MAX_CHECKPOINT_VALUES:,} values, is nested more than "
+                f"{MAX_CHECKPOINT_DEPTH} deep or holds itself (train_ppo_league.yaml's checkpoints hold about "
+                "850,000, 12 deep; a value counts as often as it is reached), so it is no run's checkpoint"
+            )
+        measured[id(node)] = (values, depth)
 
 
 def check_checkpoint_weights(checkpoint: Mapping[str, Any], network: ActorCritic, path: Path) -> None:

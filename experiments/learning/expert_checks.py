@@ -4,9 +4,12 @@
 unlisted file of the dataset's own is a problem). ``unchecked_files`` names each table file the card
 lists that the replays would not read (a ``decisions/`` or ``games/`` file without its twin, a Minari
 file of no episode the card counts) and a ``README.md`` whose header names other tables;
-``count_problems`` compares the card's counts and outcomes with the tables' rows. ``replay_problems``
-plays every game of the decision rows again through the core from its seed, with the recorded
-actions: at each step the deciding seat, the turn, the legal mask and the whole learner observation
+``count_problems`` compares the card's counts and outcomes with the tables' rows and the Minari
+episodes' steps; ``card_text_problem`` the card's words (command line, description, schema) with what
+the command writes for its settings; ``readme_problems`` requires ``README.md`` to be the one the
+command writes from the card (``expert_readme.readme_text``), so that it shows only what the card says.
+``replay_problems`` plays every game of the decision rows again through the core from its seed, with
+the recorded actions: at each step the deciding seat, the turn, the legal mask and the whole learner observation
 (the core's part and the belief pieces, counted again as the writer counts them) must be those
 recorded; at the end the winner, the truncation, the turns and each seat's summed reward must be
 those of the games table, and each row's game seed, agent, reward, winner, done and truncated those
@@ -16,6 +19,7 @@ of its game.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -24,18 +28,22 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.dataset as pads
 
 from agents.ppo.features import BeliefFeatures, learner_observation_size
 from cluedo_env import core
 from cluedo_env.intervals import wilson_interval
-from experiments.learning.expert_readme import HEADER
+from experiments.learning.expert_readme import HEADER, readme_text
 
 __all__ = [
+    "card_text_problem",
     "checksum_problems",
     "count_problems",
     "dataset_files",
     "list_matrix",
+    "minari_step_problems",
     "outcomes",
+    "readme_problems",
     "replay_problems",
     "sha256_of",
     "unchecked_files",
@@ -143,10 +151,15 @@ def outcomes(games: pa.Table, names: Sequence[str]) -> dict:
     return {"by_agent": by_agent, "truncated_games": int(sum(games["truncated"].to_pylist()))}
 
 
-def count_problems(folder: Path, shards: Sequence[str], card: Mapping) -> list[str]:
+def count_problems(
+    folder: Path, shards: Sequence[str], card: Mapping, minari: Path | None = None
+) -> list[str]:
     """The card's ``counts`` (games, decisions, decisions by agent, shards) and ``outcomes`` against the
     tables of ``shards`` (``unchecked_files``), of which only the counted columns are read: a line naming
-    each count that differs, or the first table that cannot be read with those columns."""
+    each count that differs, or the first table that cannot be read with those columns; then the card's
+    settings' games and Minari episodes against the counts, with ``minari`` (Minari's folder of the
+    episodes, its ``metadata.json`` checked) their steps (``minari_step_problems``), and last the
+    ``README.md`` that shows them all (``readme_problems``)."""
     import pyarrow.parquet as pq
 
     read: dict[str, list[pa.Table]] = {"decisions": [], "games": []}
@@ -169,7 +182,84 @@ def count_problems(folder: Path, shards: Sequence[str], card: Mapping) -> list[s
                 for key, value in held.items() if said.get(key) != value]  # fmt: skip
     if not problems and held["games"] and card.get("outcomes") != outcomes(games, card["agents"]):
         problems.append("dataset.json: the outcomes (wins, seats, truncated games) are not the games table's")
-    return problems
+    settings = card.get("settings") if isinstance(card.get("settings"), Mapping) else {}
+    made = [settings.get("games"), settings.get("minari_episodes")]
+    if not problems and made != [held["games"], said.get("minari_episodes")]:
+        problems.append(
+            f"dataset.json: settings.games {made[0]!r} and settings.minari_episodes {made[1]!r}, the counts "
+            f"{held['games']!r} and {said.get('minari_episodes')!r} (the command line and description say the settings')"
+        )
+    if minari is not None:
+        problems = problems or minari_step_problems(minari, said)
+    return problems or readme_problems(folder, card)
+
+
+def minari_step_problems(data: Path, counts: Mapping) -> list[str]:
+    """The card's ``counts.minari_steps`` against the steps of the Minari episodes it counts (``data``:
+    Minari's folder of them; each episode read as Minari reads it, its rows but the last observation's),
+    and the ``total_steps`` of their ``metadata.json`` (what Minari reports) against the same: a line for
+    the first that differs, or the first episode that cannot be read."""
+    episodes = counts.get("minari_episodes") if type(counts.get("minari_episodes")) is int else 0
+    errors = (OSError, ValueError, RecursionError, LookupError, TypeError, pa.ArrowException)
+    try:
+        said = json.loads((data / "metadata.json").read_text())["total_steps"] if data.exists() else 0
+    except errors as error:
+        return [f"minari: metadata.json is not Minari's ({type(error).__name__}: {error})"]
+    steps = 0
+    for index in range(episodes):
+        try:
+            steps += (
+                pads.dataset(data / str(index), ignore_prefixes=["_", ".", "metadata.json"]).count_rows() - 1
+            )
+        except errors as error:
+            return [f"minari episode {index}: not an episode ({type(error).__name__}: {error})"]
+    if counts.get("minari_steps") != steps:
+        return [
+            f"dataset.json: counts.minari_steps {counts.get('minari_steps')!r}, the Minari episodes hold {steps}"
+        ]
+    if said != steps:
+        return [f"minari: metadata.json's total_steps {said!r}, the Minari episodes hold {steps}"]
+    return []
+
+
+def card_text_problem(card: Mapping, written: Mapping, same_rules: bool) -> str | None:
+    """How the card's words differ from ``written``, what the command writes for the card's settings
+    (``expert_dataset._card_text``: description, command line, settings, agents, schema, Minari id), or
+    its settings from its rules (``same_rules``), or its version numbers from plain ones (None: they do
+    not). ``README.md`` shows these words; ``count_problems`` checks the settings' games against the tables."""
+    if not same_rules:
+        return f"dataset.json: settings {card.get('settings')!r} are not those of its rules"
+    wrong = [key for key, value in written.items() if card.get(key) != value]
+    made = card.get("created_with")
+    versions = [card.get("version"), made.get("cluedo_env") if isinstance(made, dict) else None]
+    wrong += ["version"] * (not all(isinstance(v, str) and re.fullmatch(r"[\w.+-]+", v) for v in versions))
+    return (
+        f"dataset.json: {', '.join(wrong)}: not what the command writes for its settings" if wrong else None
+    )
+
+
+def readme_problems(folder: Path, card: Mapping) -> list[str]:
+    """A line where the card lists a ``README.md`` that is not the one the command writes from the card
+    (``expert_readme.readme_text``), naming the first line that differs: the README shows the card's
+    counts, outcomes and words, which ``verify`` checks against the tables, the Minari episodes and the
+    card's settings, so it may say nothing else."""
+    if "README.md" not in card["files"]:
+        return []
+    try:
+        expected = readme_text(dict(card)).splitlines()
+        held = (folder / "README.md").read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError, LookupError, TypeError, AttributeError) as error:  # (a card lacking a value)
+        return [
+            f"README.md: not the README the command writes from the card ({type(error).__name__}: {error})"
+        ]
+    for number, (line, ours) in enumerate(zip([*held, None], [*expected, None]), start=1):
+        if line != ours:
+            return [
+                f"README.md: line {number} is {'past its end' if line is None else repr(line)}, the card's "
+                f"{'past its end' if ours is None else repr(ours)} (the command writes the README from "
+                "dataset.json: it may show only what the card says)"
+            ]
+    return []
 
 
 def list_matrix(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:

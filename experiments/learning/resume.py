@@ -17,7 +17,8 @@ which the resumed run reads again): resuming a run started with ``init_from=FILE
 ``init_from=FILE`` again on the command line, or ``trust_files=true``. A checkpoint's config is bounded
 before anything walks or merges it (``MAX_CONFIG_VALUES`` values, each counted as often as the file's
 shared references reach it, ``MAX_CONFIG_DEPTH`` deep, keys that are strings): a small file of shared
-references would otherwise expand into millions of values.
+references would otherwise expand into millions of values. The whole checkpoint is bounded so, more
+loosely, when it is read (``experiments.learning.checkpoints.MAX_CHECKPOINT_VALUES``).
 """
 
 from __future__ import annotations

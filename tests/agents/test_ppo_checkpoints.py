@@ -193,7 +193,8 @@ def test_a_checkpoint_cannot_make_a_resume_read_an_environment_variable(run_dir,
 def test_a_checkpoint_config_past_any_runs_size_is_refused_before_it_is_walked(run_dir, tmp_path, shape):
     """Ten references to ten references ... to ten strings: a small file (pickle writes each list once)
     that expanded value by value in OmegaConf.merge (10**6 strings: still merging after 300 s, 2.5 GB);
-    nested 300 deep, it stopped in a RecursionError."""
+    nested 300 deep, it stopped in a RecursionError (now refused with the whole checkpoint, past 64 deep:
+    40 deep is within that, past the config's 32)."""
     import time
 
     _, genuine = load_checkpoint(run_dir)
@@ -203,7 +204,7 @@ def test_a_checkpoint_config_past_any_runs_size_is_refused_before_it_is_walked(r
             notes = [notes] * 10
     elif shape == "deep":
         notes = []
-        for _ in range(300):
+        for _ in range(40):
             notes = [notes]
     else:
         notes = {("a", "tuple"): 1}
@@ -221,6 +222,43 @@ def test_a_checkpoint_config_past_any_runs_size_is_refused_before_it_is_walked(r
     with pytest.raises(ValueError, match=rf"resume: the checkpoint's config {said}"):
         train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
     assert time.monotonic() - start < 2.0
+
+
+@pytest.mark.parametrize("where", ["games", "league", "snapshots", "itself", "deep"])
+def test_a_checkpoint_past_any_runs_size_is_refused_before_anything_walks_it(run_dir, tmp_path, where):
+    """A review's route: only the config was bounded. Ten references to ten references ... (7 deep) to a
+    list among the games is a small file that restoring the games (``to_arrays``) walked copy by copy: 25
+    deep, a 1 MB checkpoint never resumed. The league's estimates and the snapshots were not bounded
+    either; a list holding itself stopped the walk in a RecursionError, 100 lists deep would have passed."""
+    import time
+
+    _, genuine = load_checkpoint(run_dir)
+    junk = [0]
+    for _ in range(7):  # 1.1 * 10**7 values once walked
+        junk = [junk] * 10
+    if where == "itself":
+        junk = [1]
+        junk.append(junk)
+    elif where == "deep":
+        junk = []
+        for _ in range(100):
+            junk = [junk]
+    crafted = tmp_path / "run" / "checkpoints" / "update_000002.pt"
+    crafted.parent.mkdir(parents=True)
+    if where == "snapshots":
+        snapshot = {"label": "s", "update": 1, "state_dict": genuine["model"]["state_dict"], "notes": junk}
+        saved = {**genuine, "snapshots": [snapshot]}
+    else:
+        key = "league" if where == "league" else "games"
+        saved = {**genuine, key: {**genuine.get(key, {}), "notes": junk}}
+    torch.save(saved, crafted)
+    assert crafted.stat().st_size < 2 * (run_dir / "checkpoints/update_000002.pt").stat().st_size
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=rf"^{crafted}: its plain data holds more than 10,000,000 values, is "
+                       "nested more than 64 deep or holds itself"):  # fmt: skip
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+    assert time.monotonic() - start < 2.0
+    assert load_checkpoint(run_dir)[1]["update"] == 2  # a run's own checkpoint is well within the bounds
 
 
 # -- 5: what a resume may change; a cut checkpoint -------------------------------------------------

@@ -171,3 +171,42 @@ def test_a_file_read_through_dots_counts_as_one_from_elsewhere(tmp_path):
     with pytest.raises(UntrustedOption, match=r"^lineup\.agents\.1\.name given by .*mylineup\.yaml"):
         refuse_from_elsewhere(cfg, cfg.hydra, ["lineup.agents"])
     assert config_files_from_elsewhere(shipped.hydra) == {}
+
+
+@pytest.mark.parametrize("keyword", ["optional ", "override ", "optional  ", ""])
+@pytest.mark.parametrize("where", ["group", "option"])
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_defaults_entry_with_hydras_keywords_cannot_lead_out_of_the_folder(tmp_path, keyword, where, depth):
+    # A review's route: "optional ../evil@_global_: x" was read as the path "optional ../evil", whose parts
+    # ("optional ..", "evil") hold no "..", so Hydra loaded the file beside the folder unchecked.
+    from experiments.common.command_line import HYDRA_ACTIONS, hydra_actions_in
+
+    mine = tmp_path / "a" / "mine"
+    (mine / "lineup").mkdir(parents=True)
+    up = "/".join([".."] * depth) + "/evil"
+    entry = {f"{keyword}{up}@_global_": "x"} if where == "group" else {f"{keyword}/lineup": f"{up}/x"}
+    (mine / "mine.yaml").write_text(yaml.safe_dump({"defaults": ["tournament", entry, "_self_"]}))
+    (mine / "lineup" / "plain.yaml").write_text(yaml.safe_dump({"defaults": [{"optional /lineup": "x"}]}))
+    assert hydra_actions_in(mine) == [f"{mine / 'mine.yaml'}: {HYDRA_ACTIONS['..']} (..)"]
+
+
+def test_a_tournament_refuses_an_optional_config_beside_its_folder_before_hydra_runs_it(tmp_path):
+    marker = tmp_path / "ran"
+    (tmp_path / "evil").mkdir()
+    callback = yaml.safe_dump({"hydra": CALLBACK}).replace("{marker}", str(marker))
+    (tmp_path / "evil" / "x.yaml").write_text("# @package _global_\n" + callback)
+    (tmp_path / "mine").mkdir()
+    defaults = {"defaults": ["tournament", {"optional ../evil@_global_": "x"}, "_self_"]}
+    (tmp_path / "mine" / "mine.yaml").write_text(yaml.safe_dump(defaults))
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.tournament", "--config-dir", str(tmp_path / "mine"), "--config-name",
+         "mine", *SHORT, f"output_dir={tmp_path / 'out'}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert not marker.exists()  # Hydra never made the callback of the file beside the folder
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"config error: {tmp_path / 'mine' / 'mine.yaml'}: a config outside the folder"), (
+        line
+    )
+    assert not (tmp_path / "out").exists()

@@ -24,6 +24,9 @@ pandas = pytest.importorskip("pandas")
 
 from experiments.expert_dataset import CARD, SHIPPED_SPLIT, main, verify  # noqa: E402
 from experiments.learning.expert_checks import sha256_of  # noqa: E402
+from experiments.learning.expert_readme import readme_text  # noqa: E402
+
+MINARI = "minari/cluedo/expert-v1/data"
 
 
 @pytest.fixture
@@ -148,3 +151,113 @@ def test_the_cards_outcomes_must_be_the_games_tables(copy):
 
 def test_the_shipped_split_passes_these_checks():
     assert verify(SHIPPED_SPLIT, replay=False) == []
+
+
+def test_a_readme_showing_other_figures_is_refused(copy, capsys):
+    """A review's route: only the README's header was checked, so a README claiming 60,000 games and every
+    seat won, re-signed, verified. It must now be the one the command writes from the card."""
+    readme = copy / "README.md"
+    text = readme.read_text()
+    forged = text.replace("- 4 games, 291 decisions", "- 60000 games, 5000000 decisions").replace(
+        "belief won 4 of its 8 seats: 50.0% [21.5%, 78.5%]",
+        "belief won 8 of its 8 seats: 100.0% [67.6%, 100.0%]",
+    )
+    assert forged.count("60000") == 1 and "100.0%" in forged
+    readme.write_text(forged)
+    signed(copy, "README.md")
+    said = (
+        "README.md: line 24 is '- 60000 games, 5000000 decisions (belief: 152, determinize: 139)', the card's "
+        "'- 4 games, 291 decisions (belief: 152, determinize: 139)' (the command writes the README from "
+        "dataset.json: it may show only what the card says)"
+    )
+    assert verify(copy, replay=False) == [said]
+    with pytest.raises(SystemExit) as stop:
+        main(["--verify", str(copy)])
+    out, err = capsys.readouterr()
+    assert stop.value.code == 1 and err == f"problem: {said}\n" and out == ""
+    readme.write_text(text + "- belief is the best agent there is\n")  # a line added at the end
+    signed(copy, "README.md")
+    end = len(text.splitlines()) + 1
+    assert verify(copy, replay=False) == [
+        f"README.md: line {end} is '- belief is the best agent there is', the card's past its end (the command "
+        "writes the README from dataset.json: it may show only what the card says)"
+    ]
+
+
+def rewritten(folder: Path, **changes: object) -> None:
+    """The card of ``folder`` with ``changes`` (``outer__inner`` for a key one level in), its README written
+    again from it and re-signed: what a forger who knows the command's README would make."""
+    card = json.loads((folder / CARD).read_text())
+    for key, value in changes.items():
+        outer, _, inner = key.partition("__")
+        if inner:
+            card[outer][inner] = value
+        else:
+            card[outer] = value
+    (folder / "README.md").write_text(readme_text(card))
+    card["files"]["README.md"] = sha256_of(folder / "README.md")
+    (folder / CARD).write_text(json.dumps(card, indent=1))
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ({"description": "Every decision of 60000 games, belief winning all."}, "description"),
+        (
+            {"command": "python -m experiments.expert_dataset --games 60000`\n\n- belief won 100%\n`"},
+            "command",
+        ),
+        ({"schema__games": {"belief_win_rate": "100%"}}, "schema"),
+        ({"minari": {"dataset_id": "elsewhere/expert-v1", "path": "minari"}}, "minari"),
+        ({"version": "1.2.0, belief won every game"}, "version"),
+        ({"created_with__cluedo_env": "0.1.0) (belief won every game"}, "version"),
+    ],
+    ids=["description", "command", "schema", "minari", "version", "created_with"],
+)
+def test_the_cards_words_must_be_the_commands_for_its_settings(copy, changes, said):
+    # The README shows the card's words as they are: each must be what the command writes.
+    rewritten(copy, **changes)
+    assert verify(copy, replay=False) == [
+        f"dataset.json: {said}: not what the command writes for its settings"
+    ]
+
+
+def test_the_cards_settings_must_be_those_of_its_rules_and_counts(copy):
+    # A forger changing the settings changes the command line and description with them (the words the
+    # command writes for those settings): the settings must then be those of the rules and the counts.
+    card = json.loads((copy / CARD).read_text())
+    for key, value in (("games", 60000), ("minari_episodes", 40), ("board", "none")):
+        settings = {**card["settings"], key: value}
+        command = card["command"].replace(
+            f"--{key.replace('_', '-')} {card['settings'][key]}", f"--{key.replace('_', '-')} {value}"
+        )
+        description = card["description"].replace("of 4 games", f"of {settings['games']} games")
+        assert command != card["command"]
+        rewritten(copy, settings=settings, command=command, description=description)
+        if key == "board":
+            said = f"dataset.json: settings {settings!r} are not those of its rules"
+        else:
+            made = [settings["games"], settings["minari_episodes"]]
+            said = (f"dataset.json: settings.games {made[0]} and settings.minari_episodes {made[1]}, the counts 4 and 4 "
+                    "(the command line and description say the settings')")  # fmt: skip
+        assert verify(copy, replay=False) == [said], key
+
+
+def test_the_minari_steps_must_be_the_episodes(copy):
+    """A review's route: counts.minari_steps was not compared with anything; ten times it verified."""
+    signed(copy, minari_steps=830)
+    assert verify(copy, replay=False) == [
+        "dataset.json: counts.minari_steps 830, the Minari episodes hold 83"
+    ]
+    # the same figure in Minari's metadata.json too (what minari.load_dataset reports): the episodes hold 83
+    metadata = copy / MINARI / "metadata.json"
+    held = json.loads(metadata.read_text())
+    metadata.write_text(json.dumps({**held, "total_steps": 830}))
+    signed(copy, f"{MINARI}/metadata.json")
+    assert verify(copy, replay=False) == [
+        "dataset.json: counts.minari_steps 830, the Minari episodes hold 83"
+    ]
+    signed(copy, minari_steps=83)  # the card right, the metadata not
+    assert verify(copy, replay=False) == [
+        "minari: metadata.json's total_steps 830, the Minari episodes hold 83"
+    ]
