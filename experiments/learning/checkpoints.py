@@ -131,40 +131,48 @@ def _read_checkpoint(path: Path) -> dict[str, Any]:
 def _refuse_oversized(checkpoint: Mapping[str, Any], path: Path) -> None:
     """Raise ``ValueError`` naming ``path`` where the checkpoint's plain data (its dicts, lists and tuples,
     keys included; a tensor is one value) would reach more than ``MAX_CHECKPOINT_VALUES`` values when
-    walked, nest more than ``MAX_CHECKPOINT_DEPTH`` deep, or hold itself (a walk would never end).
+    walked, nest more than ``MAX_CHECKPOINT_DEPTH`` deep, or hold itself (``exceeds``)."""
+    if exceeds(checkpoint, MAX_CHECKPOINT_VALUES, MAX_CHECKPOINT_DEPTH):
+        raise ValueError(
+            f"{path}: its plain data holds more than {MAX_CHECKPOINT_VALUES:,} values, is nested more than "
+            f"{MAX_CHECKPOINT_DEPTH} deep or holds itself (train_ppo_league.yaml's checkpoints hold about "
+            "850,000, 12 deep; a value counts as often as it is reached), so it is no run's checkpoint"
+        )
 
-    A list that another lists ten times, itself listed ten times, and so on, is one list in the file
-    and every copy in a walk (``to_arrays``). So each list, dict and tuple is measured once, from what it
-    holds (the values reached through it and how deep it nests), and a value counts as often as it is
-    reached: the check takes as long as the file's values, however many copies they stand for."""
+
+def exceeds(data: Any, max_values: int, max_depth: int) -> bool:
+    """Whether plain data (dicts, lists and tuples, keys included; anything else is one value) would reach
+    more than ``max_values`` values when walked, nest more than ``max_depth`` containers deep, or hold
+    itself (a walk would never end).
+
+    A list that another lists ten times, itself listed ten times, and so on, is one list in a pickled
+    file and every copy in a walk. So each list, dict and tuple is measured once, from what it holds (the
+    values reached through it and how deep it nests), and a value counts as often as it is reached: the
+    check takes as long as the data's own values, however many copies they stand for."""
+    if not isinstance(data, (dict, list, tuple)):
+        return False
     measured: dict[int, tuple[int, int] | None] = {}  # id -> (values, depth); None while inside it
-    stack = [checkpoint]
+    stack = [data]
     while stack:
         node = stack[-1]
         items = [*node.keys(), *node.values()] if isinstance(node, dict) else node
         if id(node) not in measured:  # first reached: measure what it holds first
             measured[id(node)] = None
             inner = [item for item in items if isinstance(item, (dict, list, tuple))]  # (what torch reads)
-            looped = any(id(item) in measured and measured[id(item)] is None for item in inner)
+            if any(id(item) in measured and measured[id(item)] is None for item in inner):
+                return True  # it holds itself
             stack.extend(item for item in inner if id(item) not in measured)
-            if not looped:
-                continue
-            values, depth = MAX_CHECKPOINT_VALUES + 1, MAX_CHECKPOINT_DEPTH + 1  # it holds itself
-        elif measured[id(node)] is None:  # what it holds is measured
-            stack.pop()
-            sizes = [measured.get(id(item)) or (1, 0) for item in items]
-            values = min(1 + sum(size[0] for size in sizes), MAX_CHECKPOINT_VALUES + 1)
-            depth = 1 + max((size[1] for size in sizes), default=-1)
-        else:  # measured already, through another reference
-            stack.pop()
             continue
-        if values > MAX_CHECKPOINT_VALUES or depth > MAX_CHECKPOINT_DEPTH:
-            raise ValueError(
-                f"{path}: its plain data holds more than {MAX_CHECKPOINT_VALUES:,} values, is nested more than "
-                f"{MAX_CHECKPOINT_DEPTH} deep or holds itself (train_ppo_league.yaml's checkpoints hold about "
-                "850,000, 12 deep; a value counts as often as it is reached), so it is no run's checkpoint"
-            )
+        stack.pop()
+        if measured[id(node)] is not None:  # measured already, through another reference
+            continue
+        sizes = [measured.get(id(item)) or (1, 0) for item in items]
+        values = min(1 + sum(size[0] for size in sizes), max_values + 1)
+        depth = 1 + max((size[1] for size in sizes), default=-1)
+        if values > max_values or depth > max_depth:
+            return True
         measured[id(node)] = (values, depth)
+    return False
 
 
 def check_checkpoint_weights(checkpoint: Mapping[str, Any], network: ActorCritic, path: Path) -> None:

@@ -35,7 +35,7 @@ from agents.ppo.wiring import SHIPPED, model_path
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import refuse_untrusted_options
 from experiments.common.value_checks import ConfigError, first_interpolation
-from experiments.learning.checkpoints import load_checkpoint
+from experiments.learning.checkpoints import exceeds, load_checkpoint
 
 # What a resume may change: how the run goes on (budget, threads, compilation, logging, checkpoints, how often
 # it evaluates, the final evaluation), never what it learns from (every other field is the checkpoint's).
@@ -111,16 +111,18 @@ def resume_run(given: Any, overrides: Iterable[str] | None) -> tuple[Any, Path, 
 
 
 def _refuse_oversized(saved: Any) -> None:
-    """Raise ``ConfigError`` where a checkpoint's config holds more than ``MAX_CONFIG_VALUES`` values, is
-    nested more than ``MAX_CONFIG_DEPTH`` deep, or has a key that is not a string.
-
-    A checkpoint is read by reference: one list that another lists ten times, itself listed ten times,
-    and so on, stays a small file and expands to every copy when it is walked or merged. So a value
-    counts as often as it is reached, and the count stops at the bound: the check is quick whatever the
-    file holds."""
-    count, stack = 1, [(saved, 0)]
+    """Raise ``ConfigError`` where a checkpoint's config holds more than ``MAX_CONFIG_VALUES`` values (each
+    counted as often as the file's shared references reach it: ``checkpoints.exceeds``), is nested more
+    than ``MAX_CONFIG_DEPTH`` deep, or has a key that is not a string."""
+    if exceeds(saved, MAX_CONFIG_VALUES, MAX_CONFIG_DEPTH):
+        raise ConfigError(
+            f"resume: the checkpoint's config holds more than {MAX_CONFIG_VALUES:,} values or is nested "
+            f"more than {MAX_CONFIG_DEPTH} deep (a run's config holds about 100, 4 deep; a value counts "
+            "as often as it is reached), so it is no run's saved config"
+        )
+    stack = [saved]  # bounded now: a walk is short
     while stack:
-        value, depth = stack.pop()
+        value = stack.pop()
         if isinstance(value, Mapping):
             if not all(isinstance(key, str) for key in value):
                 raise ConfigError(
@@ -128,19 +130,9 @@ def _refuse_oversized(saved: Any) -> None:
                     f"{next(repr(key)[:80] for key in value if not isinstance(key, str))} (a run's config has "
                     "names only), so it is no run's saved config"
                 )
-            items = list(value.values())
+            stack.extend(value.values())
         elif isinstance(value, list | tuple):
-            items = value
-        else:
-            continue
-        count += len(items)
-        if count > MAX_CONFIG_VALUES or (items and depth == MAX_CONFIG_DEPTH):
-            raise ConfigError(
-                f"resume: the checkpoint's config holds more than {MAX_CONFIG_VALUES:,} values or is nested "
-                f"more than {MAX_CONFIG_DEPTH} deep (a run's config holds about 100, 4 deep; a value counts "
-                "as often as it is reached), so it is no run's saved config"
-            )
-        stack.extend((item, depth + 1) for item in items)
+            stack.extend(value)
 
 
 def _refuse_interpolations(value: Any, key: str) -> None:
