@@ -515,3 +515,16 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_measurement(tmp_
     blocked.write_text("")
     with pytest.raises(ValueError, match=r"output=.* cannot be written"):
         main_with(BenchmarkConfig(output=str(blocked / "b.json")))
+
+
+def test_the_command_writes_only_its_output(tmp_path):
+    """Hydra made ``outputs/benchmark/<time>/`` (a log file and ``.hydra/``) in the folder the command was
+    run from, wherever ``output`` pointed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.benchmark", "sections=[observe]", "players=[4]", "batch_sizes=[64]",
+         "repeats=1", "steps=20", "min_agent_steps=100", "output=out/b.json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(str(path.relative_to(tmp_path)) for path in tmp_path.rglob("*")) == ["out", "out/b.json"]
