@@ -49,7 +49,8 @@ for the others), `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`
 `raw_env` raises `ValueError` on an illegal action instead. A game ended by an
 illegal action has no `GAME_OVER` event (its reasons, `core.events.END_REASONS`,
 have none for it, and the envelope stays secret): that step's `events` are
-empty, every agent is terminated, and `render()` names the player (`Game over:
+empty, every agent is terminated (and truncated too: the wrapper sets both, so
+check `terminated` first), and `render()` names the player (`Game over:
 illegal action by P2 (Mrs White)`).
 
 `agent_selection` is the player who decides now: the turn player, or during a

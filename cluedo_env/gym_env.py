@@ -121,11 +121,14 @@ def register_envs() -> None:
     cluedo_v0.register()
 
 
-def _config(config: core.GameConfig | None, rules: dict[str, Any]) -> core.GameConfig:
-    """The rules from a config and/or GameConfig field values (a bad field or value is a ValueError)."""
+def _config(preset: str | None, config: core.GameConfig | None, rules: dict[str, Any]) -> core.GameConfig:
+    """The rules from a preset or a config, and GameConfig field values (a bad one is a ValueError)."""
     if config is not None and not isinstance(config, core.GameConfig):
         raise ValueError(f"config must be a GameConfig or None, got {config!r}")
-    return (config or core.GameConfig()).replace(**rules)
+    if preset is not None and config is not None:
+        raise ValueError(f"give a preset or a config, not both (preset={preset!r} and a config were given)")
+    base = core.GameConfig.preset(preset) if preset is not None else config or core.GameConfig()
+    return base.replace(**rules)
 
 
 def _opponents(config: core.GameConfig, opponents: Sequence[Player | str] | None) -> list[Player]:
@@ -168,11 +171,12 @@ def _set_up(
     illegal_reward: float,
     elimination_reward: float | None,
     render_mode: str | None,
+    preset: str | None,
     config: core.GameConfig | None,
     rules: dict[str, Any],
 ) -> None:
     """Check the arguments both envs share and set what they hold alike: rules, options, layout, table."""
-    env.config = _config(config, rules)
+    env.config = _config(preset, config, rules)
     _check_common(observation_type, reward_scheme, illegal_action, render_mode, env.metadata["render_modes"])
     _check_seat(learner_seat, env.config.num_players)
     env.observation_type = observation_type
@@ -223,7 +227,9 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         events_in_info: Whether ``info`` holds ``events``. Their rows vary in number from step to step,
             which Gymnasium's ``SyncVectorEnv`` and ``AsyncVectorEnv`` (``gymnasium.make_vec`` with
             ``vectorization_mode="sync"`` or ``"async"``) cannot stack into one array: pass False there.
-        config: A ``core.GameConfig`` (default: the classic rules), changed by ``rules``.
+        preset: None, or a rule preset of ``core.PRESETS`` (an edition as its booklet plays it:
+            ``"classic"``, ``"fr_1996"``, ``"de_2023"``, ``"de_2023_duel"``), changed by ``rules``.
+        config: A ``core.GameConfig`` (default: the classic rules), changed by ``rules``; not with ``preset``.
         **rules: ``core.GameConfig`` fields (``num_players=4``, ``board="none"``, ...).
     """
 
@@ -240,6 +246,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         elimination_reward: float | None = None,
         render_mode: str | None = None,
         events_in_info: bool = True,
+        preset: str | None = None,
         config: core.GameConfig | None = None,
         **rules: Any,
     ) -> None:
@@ -247,7 +254,7 @@ class CluedoSingleAgentEnv(gymnasium.Env):
             raise ValueError(f"events_in_info must be True or False, got {events_in_info!r}")
         _set_up(
             self, 1, learner_seat, opponents, observation_type, reward_scheme, illegal_action,
-            illegal_reward, elimination_reward, render_mode, config, rules,
+            illegal_reward, elimination_reward, render_mode, preset, config, rules,
         )  # fmt: skip
         self.events_in_info = bool(events_in_info)
         self.observation_space = observation_space(self.config, observation_type)

@@ -687,6 +687,20 @@ def test_preset_keyword():
         cluedo_v0.env(preset="uk_1949")
 
 
+def test_the_gymnasium_envs_take_the_preset_keyword_too():
+    """They took only ``config=``: ``preset=`` was an unknown GameConfig field."""
+    rules = core.GameConfig.preset("de_2023", num_players=3)
+    assert CluedoSingleAgentEnv(preset="de_2023", num_players=3).config == rules
+    assert CluedoVectorEnv(num_envs=2, preset="de_2023", num_players=3).config == rules
+    register_envs()
+    made = gymnasium.make(GYM_ID, preset="de_2023_duel", disable_env_checker=True)
+    assert made.unwrapped.config == core.GameConfig.preset("de_2023_duel")
+    with pytest.raises(ValueError, match=r"preset must be one of .*got 'uk_1949'"):
+        CluedoSingleAgentEnv(preset="uk_1949")
+    with pytest.raises(ValueError, match=r"a preset or a config, not both"):
+        CluedoSingleAgentEnv(preset="de_2023", config=core.GameConfig())
+
+
 def test_registries():
     environment = pettingzoo.make("aec", "cluedo/cluedo-v0", num_players=3)
     environment.reset(seed=0)
