@@ -39,6 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", default="outputs/reasoning/splits", help="folder of splits not shipped")
     parser.add_argument("--workers", type=int, default=1, help="processes playing games at once")
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error(f"--workers must be 1 or more, got {args.workers}")
     if (args.version, args.split) not in splits.SPLITS:
         parser.error(f"unknown split {args.version}/{args.split}; splits are {sorted(splits.SPLITS)}")
     spec = splits.SPLITS[args.version, args.split]

@@ -162,7 +162,10 @@ def make_task(
         The task dict (see the module docstring).
 
     Raises:
-        ValueError: for an unknown version, or ``v2`` without a state of one game of ``config``.
+        ValueError: for an unknown version, ``v2`` without a state of one game of ``config``, or events cut
+            while a suggestion is being answered (the passes announced, the refuter still to show): the
+            task's ``history`` has no form for a suggestion without its answer, so a task cuts a game at a
+            decision outside the refutation (the splits cut at ``TURN`` and ``ACCUSE``).
     """
     if version not in SCHEMA_VERSIONS:
         raise ValueError(f"version must be one of {SCHEMA_VERSIONS}, got {version!r}")
@@ -185,6 +188,11 @@ def _task_from_view(
     maker = RecordMaker(setup, observer)
     view = view[view[:, 0] >= 0]
     records = [r for r in (maker.add(row) for row in view) if r is not None]
+    if maker.pending_record() is not None:  # its passes are facts the history could not state
+        raise ValueError(
+            "the events end while a suggestion is being answered (its passes announced, the refuter still to "
+            "show): a task's history has no form for it; cut the game at a decision outside the refutation"
+        )
     names = config.cards.cards
     status, label = label_facts(setup, observer, records)
     posterior = beliefs(setup, observer, records)

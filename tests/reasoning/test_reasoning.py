@@ -304,6 +304,9 @@ def test_the_regeneration_command_checks_writes_and_pins(tmp_path, monkeypatch, 
         splits_module.pin("v1", "dev", "0" * 64)
     with pytest.raises(SystemExit):
         regenerate.main(["--version", "v9", "--split", "train"])
+    with pytest.raises(SystemExit):  # (a traceback from the generator before)
+        regenerate.main(["--version", "v9", "--split", "dev", "--workers", "0"])
+    assert "--workers must be 1 or more, got 0" in capsys.readouterr().err
 
 
 def test_an_altered_split_is_refused(tmp_path):

@@ -24,6 +24,7 @@ from cluedo_env.inference.from_events import check_events, deduce_from_events
 from cluedo_env.reasoning import splits
 from cluedo_env.reasoning.score import score_answer, summarize
 from cluedo_env.reasoning.splits import SPLITS, load_split, read_tasks, write_tasks
+from cluedo_env.reasoning.tasks import make_task
 from experiments.common.task_generation import play_task_games
 
 CONFIG = core.GameConfig(num_players=3, board="none", max_turns=40)
@@ -321,3 +322,26 @@ def test_a_small_run_samples_the_splits_mix_of_tiers():
     assert sample_tasks(tasks[:7], 10) == tasks[:7]
     with pytest.raises(ValueError, match="n must be a positive integer, got 0"):
         sample_tasks(tasks, 0)
+
+
+def test_a_game_cut_while_a_suggestion_is_answered_is_refused():
+    """Its passes are facts (the task's own text shows them) that the history cannot state: the answer key
+    left them out, and a solver that counted them lost points for facts the text gave it."""
+    config = core.GameConfig(num_players=4, board="none")
+    state = core.init(config, [0])
+    log = [state.events[0, : state.num_events[0]].copy()]
+    while int(state.phase[0]) != core.Phase.REFUTE:
+        before = np.concatenate(log).astype(np.int64)
+        # a suggestion first, else the first legal action (no accusation: the game goes on)
+        legal = np.flatnonzero(core.legal_action_mask(state)[0])
+        layout = core.ActionLayout(config)
+        suggest = legal[(legal >= layout.SUGGEST) & (legal < layout.SUGGEST + layout.sizes["suggest"])]
+        state = core.step(state, np.array([int(suggest[0] if len(suggest) else legal[0])]))
+        log.append(state.events[0, : state.num_events[0]].copy())
+    events = np.concatenate(log).astype(np.int64)
+    refuter = int(state.current_player[0])
+    with pytest.raises(ValueError, match="while a suggestion is being answered"):
+        make_task(config, refuter, events, version="v1")
+    with pytest.raises(ValueError, match="while a suggestion is being answered"):
+        make_task(config, refuter, events, version="v2", state=state)
+    assert make_task(config, refuter, before, version="v1")["answers"]["facts"]  # cut before the suggestion
