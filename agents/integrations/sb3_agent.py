@@ -20,12 +20,13 @@ extractor class), is refused with a ``ValueError``; so are a ``net_arch`` that i
 not SB3's (a list of at most ``agents.ppo.network.MAX_LAYERS`` widths, or
 ``{"pi": [...], "vf": [...]}`` of two such lists) or whose network would have
 more than ``agents.ppo.model.MAX_PARAMETERS`` weights (both checked before any
-layer is built), a zip whose ``data``
-and ``policy.pth`` (with the tensors in it) declare more than
-``agents.ppo.model.MAX_MODEL_BYTES`` uncompressed (before any of them is read),
-and weights that do not fit the declared network (a ``net_arch`` far wider than
-the stored tensors is refused before it is allocated) or hold a NaN or an
-infinity.
+layer is built), a zip whose ``data`` and ``policy.pth`` (with the tensors in
+it) declare more than ``agents.ppo.model.MAX_MODEL_BYTES`` uncompressed (before
+any of them is read), a ``policy.pth`` whose pickle would build more than
+``agents.ppo.pickle_scan.check_pickle`` allows (a dict key whose hashing walks
+shared references for hours, say; measured before torch unpickles it), and
+weights that do not fit the declared network (a ``net_arch`` far wider than the
+stored tensors is refused before it is allocated) or hold a NaN or an infinity.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from agents.base import Agent
 from agents.integrations.sb3_policy import POLICIES, MaskableMultiInputActorCriticPolicy
 from agents.ppo.model import MAX_MODEL_BYTES, MAX_PARAMETERS, check_declared_bytes, check_weights, zip_bytes
 from agents.ppo.network import MAX_LAYERS
+from agents.ppo.pickle_scan import check_pickle
 from cluedo_env import core
 from cluedo_env.cluedo_v0 import observation_space, observe_players
 
@@ -67,7 +69,8 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     Raises:
         ValueError: the file is not such a zip, what of it is read (``data``, ``policy.pth`` and the
             tensors in it) declares more than ``agents.ppo.model.MAX_MODEL_BYTES`` uncompressed
-            (checked before it is read), its policy is neither ``MultiInputPolicy`` nor
+            or its pickle would build more than ``check_pickle`` allows (both checked before it is
+            read), its policy is neither ``MultiInputPolicy`` nor
             ``CardPolicy``, its ``policy_kwargs`` is not plain data, its ``net_arch`` is not SB3's
             (at most ``MAX_LAYERS`` widths a network) or makes more than ``MAX_PARAMETERS`` weights
             (both checked before any layer is built), or its weights do not fit
@@ -97,6 +100,8 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
         first = (str(error).strip().splitlines() or [""])[0]
         raise ValueError(f"{path} is not a Stable-Baselines3 model zip (model.save): {first}") from None
     check_declared_bytes(str(path), declared, MAX_MODEL_BYTES, "a model file may hold")
+    with zipfile.ZipFile(path) as archive, archive.open("policy.pth") as file:  # (read above)
+        check_pickle(file, f"{path}: its policy.pth")
     try:
         with zipfile.ZipFile(path) as archive:
             data = json.loads(archive.read("data"))

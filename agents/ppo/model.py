@@ -14,7 +14,13 @@ Before any of that, the file's own declared size is bounded: ``torch.save`` writ
 and ``torch.load`` allocates each member at the size the archive's directory declares, so a small
 file of compressed zeros could ask for gigabytes. The members' uncompressed sizes are added up
 (``zip_bytes``) and refused past ``MAX_MODEL_BYTES`` (``check_declared_bytes``) before ``torch.load``
-reads anything; a file that is not a zip archive (torch's format before 1.6) is not read.
+reads anything; a file that is not a zip archive (torch's format before 1.6) is not read. Then its
+pickle is measured before torch unpickles it (``agents.ppo.pickle_scan.check_pickle``): pickle writes a
+value once however often it is referred to, so a file of a kilobyte can hold a dict key that hashing
+(which unpickling does) walks for hours; a value reaching more than 10 million values once each
+reference is copied, nested more than 64 deep or holding itself is refused, and so is a pickle that
+hashes more than that in all, gives its dicts more than 10,000 keys that are not strings (keys made to
+share one hash), or that torch's reader would not read (see that module).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import torch
 
 from agents.ppo.network import ActorCritic
 from agents.ppo.numpy_network import MAX_MODEL_BYTES, write_numpy_model
+from agents.ppo.pickle_scan import check_pickle
 from agents.ppo.wiring import (
     MAX_PARAMETERS,
     SHIPPED,
@@ -232,8 +239,9 @@ def load_model(path: str | Path) -> ActorCritic:
     Raises:
         FileNotFoundError: if ``path`` does not exist.
         ValueError: if the file is neither a model nor a checkpoint of this format, declares more than
-            ``MAX_MODEL_BYTES`` (checked before it is read), or its weights do not fit the network it
-            declares or are not finite (``network_from_record``).
+            ``MAX_MODEL_BYTES`` or its pickle would build more than ``check_pickle`` allows (both checked
+            before it is read), or its weights do not fit the network it declares or are not finite
+            (``network_from_record``).
     """
     path = model_path(path)
     if not path.is_file():
@@ -246,12 +254,17 @@ def load_model(path: str | Path) -> ActorCritic:
             f"{path} is not a PPO model file: torch.save writes a zip archive, and this is none ({error})"
         ) from None
     check_declared_bytes(str(path), declared, MAX_MODEL_BYTES, "a model file may hold")
+    hint = " (a .npz is the learned agent's numpy model: make_agent('learned', checkpoint=...))"
+    hint = hint if path.suffix == ".npz" else ""
+    try:
+        check_pickle(path, str(path))
+    except ValueError as error:
+        raise ValueError(f"{error}{hint}") from None
     try:
         record = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # whatever a file of another kind makes torch's reader raise
-        hint = " (a .npz is the learned agent's numpy model: make_agent('learned', checkpoint=...))"
         raise ValueError(
-            f"{path} is not a PPO model file{hint if path.suffix == '.npz' else ''}: torch could not read it "
+            f"{path} is not a PPO model file{hint}: torch could not read it "
             f"({type(error).__name__}: {str(error)[:200]})"
         ) from error
     if isinstance(record, dict) and isinstance(record.get("model"), dict):  # a training checkpoint

@@ -6,10 +6,12 @@ memory and the learner's records, the config and the time spent: all tensors, nu
 lists and dicts, read back with torch's ``weights_only=True``, so a checkpoint runs no code,
 whoever made it. Before torch reads a checkpoint, the sizes its zip archive declares are added up
 and bounded (``MAX_CHECKPOINT_BYTES``): ``torch.load`` allocates them as declared, and a small file
-of compressed zeros can declare gigabytes. Once read, its plain data (all but its tensors) is bounded
-before anything walks it (``MAX_CHECKPOINT_VALUES`` values, each counted as often as the file's shared
-references reach it, ``MAX_CHECKPOINT_DEPTH`` deep): pickle writes a list once however often it is
-referred to, so a file of a megabyte can hold more values than any walk gets through. A run folder's
+of compressed zeros can declare gigabytes. Its data is bounded (``MAX_CHECKPOINT_VALUES`` values, each
+counted as often as the file's shared references reach it, ``MAX_CHECKPOINT_DEPTH`` deep): pickle writes a
+list once however often it is referred to, so a file of a megabyte can hold more values than any walk
+gets through, and a dict key that hashing it walks for hours. So the pickle is measured by those bounds
+before torch unpickles it (``agents.ppo.pickle_scan.check_pickle``: torch hashes keys while it reads),
+and once read, its plain data (all but its tensors) again before anything walks it. A run folder's
 latest checkpoint that cannot be read (cut short by a full disk, say) is skipped for the one before,
 with a warning. What a resume makes of one is ``experiments.learning.resume``.
 """
@@ -31,6 +33,7 @@ import torch
 from agents.ppo.games import LearnerGames
 from agents.ppo.model import check_declared_bytes, check_weights, zip_bytes
 from agents.ppo.network import ActorCritic
+from agents.ppo.pickle_scan import MAX_DEPTH, MAX_VALUES, check_pickle
 from experiments.common.value_checks import ConfigError
 from experiments.learning.league import OpponentPool, snapshot_network
 
@@ -40,9 +43,10 @@ CHECKPOINT_FORMAT = "cluedo-ppo-checkpoint-v2"  # v2: the games as arrays and pl
 MAX_CHECKPOINT_BYTES = 2**29
 # Bounds of a checkpoint's plain data, far above any run's: train_ppo_league.yaml's 512 games hold about 850,000
 # values, 12 deep, in the middle of training (measured: about 1,650 a game, the opponents' and learner's
-# records of the game so far); a run of 16 games about 800. A value counts as often as it is reached.
-MAX_CHECKPOINT_VALUES = 10_000_000
-MAX_CHECKPOINT_DEPTH = 64
+# records of the game so far); a run of 16 games about 800. A value counts as often as it is reached. The
+# same bounds as a pickle's before it is read (one rule for both).
+MAX_CHECKPOINT_VALUES = MAX_VALUES
+MAX_CHECKPOINT_DEPTH = MAX_DEPTH
 
 
 def find_checkpoint(path: str | Path) -> Path:
@@ -66,7 +70,9 @@ def load_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
     """A checkpoint file, or the latest readable checkpoint of a run folder, and its contents.
 
     Only tensors and plain data are read (torch's ``weights_only``): a crafted file cannot run
-    code, and one declaring more than ``MAX_CHECKPOINT_BYTES`` is refused before it is read. A run
+    code, and one declaring more than ``MAX_CHECKPOINT_BYTES``, or whose pickle would build a value
+    past ``MAX_CHECKPOINT_VALUES`` or ``MAX_CHECKPOINT_DEPTH`` (``check_pickle``), is refused before
+    it is read. A run
     folder's latest checkpoint that cannot be read (cut short by a full disk, say) is skipped for
     the one before, with a warning.
 
@@ -101,6 +107,7 @@ def _read_checkpoint(path: Path) -> dict[str, Any]:
         MAX_CHECKPOINT_BYTES,
         "a training checkpoint may hold (about 100 times the largest config's, train_ppo_league.yaml's: 5.4 MB)",
     )
+    check_pickle(path, str(path), MAX_CHECKPOINT_VALUES, MAX_CHECKPOINT_DEPTH)
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     except (

@@ -9,8 +9,10 @@ weights. The shipped models themselves still load and play.
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import pickle
 import re
 import resource
 import time
@@ -318,3 +320,168 @@ def test_an_sb3_zip_with_nan_weights_is_refused_naming_the_tensor(tmp_path, sb3_
     weights[name][0, 0] = math.nan
     with pytest.raises(ValueError, match=re.escape(f"tensor '{name}' holds 1 NaN")):
         load_policy(sb3_zip(tmp_path, {}, weights), config)
+
+
+# --- pickles that build more than they hold -------------------------------------------------------
+
+
+def shared_tuples(depth: int) -> bytes:
+    """Instructions leaving on the stack a tuple of two references to a tuple of two references ... to
+    ``()``, ``depth`` deep (memo entry ``depth``): 5 bytes a level, ``2**(depth + 1) - 1`` tuples."""
+    ops = [pickle.EMPTY_TUPLE, pickle.BINPUT, b"\x00"]
+    for level in range(depth):
+        ops += [pickle.BINGET, bytes([level]), pickle.TUPLE2, pickle.BINPUT, bytes([level + 1])]
+    return b"".join(ops)
+
+
+def shared_lists(depth: int) -> bytes:
+    """A list of ten references to a list of ten references ... to ``[0]``: ``10**depth`` zeros once walked."""
+    ops = [pickle.EMPTY_LIST, pickle.BINPUT, b"\x00", pickle.BININT1, b"\x00", pickle.APPEND]
+    for level in range(depth):
+        refs = (pickle.BINGET + bytes([level])) * 10
+        ops += [pickle.EMPTY_LIST, pickle.BINPUT, bytes([level + 1]), pickle.MARK, refs, pickle.APPENDS]
+    return b"".join(ops)
+
+
+def colliding_keys(count: int) -> bytes:
+    """``count`` integer keys ``1 + k (2**61 - 1)`` (each hashes to 1: building their dict is quadratic;
+    a million of them, 12 MB, hung torch.load), each with the value None, for a dict on the stack."""
+    keys = (1 + k * (2**61 - 1) for k in range(count))
+    encoded = (key.to_bytes(key.bit_length() // 8 + 1, "little", signed=True) for key in keys)
+    return (
+        pickle.MARK
+        + b"".join(pickle.LONG1 + bytes([len(b)]) + b + pickle.NONE for b in encoded)
+        + pickle.SETITEMS
+    )
+
+
+PROTO = pickle.PROTO + b"\x02"
+CRAFTED = {
+    # {key: None}, the key 40 deep: hashing it walked 2**41 tuples (the old loaders never returned)
+    "hashed key": PROTO + pickle.EMPTY_DICT + shared_tuples(40) + pickle.NONE + pickle.SETITEM + pickle.STOP,
+    # a small file of 10**9 zeros once walked (torch builds it at once; a walk of it never ends)
+    "shared lists": PROTO + shared_lists(9) + pickle.STOP,
+    # dicts of one key of 8.4 million tuples, each within the bounds, left on the stack: a walk per dict
+    # (10,000 of them took 7 minutes; three already pass the bound, and keep under the bound on number keys)
+    "one key hashed in many dicts": PROTO
+    + pickle.EMPTY_DICT
+    + shared_tuples(22)
+    + pickle.NONE
+    + pickle.SETITEM
+    + (pickle.EMPTY_DICT + pickle.BINGET + bytes([22]) + pickle.NONE + pickle.SETITEM) * 2
+    + pickle.STOP,
+    # a dict of 10,001 number keys sharing one hash (no size bound saw a million of them)
+    "colliding keys": PROTO + pickle.EMPTY_DICT + colliding_keys(10_001) + pickle.STOP,
+}
+SAID = {
+    "hashed key": "a value reaches more than 10,000,000",
+    "shared lists": "a value reaches more than 10,000,000",
+    "one key hashed in many dicts": "hashes while it is unpickled (dict keys, and what calls are given) "
+    "reach more than 10,000,000 values in all",
+    "colliding keys": "more than 10,000 keys that are not strings",
+}
+
+
+def torch_file(path: Path, pickled: bytes) -> Path:
+    """A ``torch.save`` archive (a genuine one's members, as torch.save lays them out) whose ``data.pkl``
+    is ``pickled``."""
+    genuine = io.BytesIO()
+    torch.save({"x": 1}, genuine)
+    with zipfile.ZipFile(genuine) as source, zipfile.ZipFile(path, "w") as out:
+        for name in source.namelist():
+            out.writestr(name, pickled if name.endswith("/data.pkl") else source.read(name))
+    return path
+
+
+def as_sb3_zip(path: Path) -> Path:
+    """A MaskablePPO zip whose ``policy.pth`` is the file at ``path``."""
+    wrapped = path.with_suffix(".zip")
+    with zipfile.ZipFile(wrapped, "w") as archive:
+        archive.writestr("data", json.dumps({"policy_kwargs": {}}))
+        archive.write(path, "policy.pth")
+    return wrapped
+
+
+def loader(kind: str, path: Path):
+    """The loader of ``kind`` for the torch file ``path``, and the file its messages name."""
+    if kind == "model":
+        return lambda: load_model(path), str(path)
+    if kind == "checkpoint":
+        from experiments.learning.checkpoints import load_checkpoint
+
+        return lambda: load_checkpoint(path), str(path)
+    pytest.importorskip("sb3_contrib")
+    from agents.integrations.sb3_agent import load_policy
+
+    wrapped = as_sb3_zip(path)
+    return lambda: load_policy(wrapped, core.GameConfig()), f"{wrapped}: its policy.pth"
+
+
+@pytest.fixture
+def torch_loads(monkeypatch):
+    """The files ``torch.load`` is given (it still reads them)."""
+    given, load = [], torch.load
+
+    def counted(file, *args, **kwargs):
+        given.append(file)
+        return load(file, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "load", counted)
+    return given
+
+
+@pytest.mark.parametrize("kind", ["model", "checkpoint", "sb3"])
+@pytest.mark.parametrize("crafted", list(CRAFTED))
+def test_a_pickle_that_builds_more_than_it_holds_is_refused_before_torch_unpickles_it(
+    tmp_path, torch_loads, kind, crafted
+):
+    """A file of under 1 KB hung every loader: torch hashed its dict key while unpickling, walking each
+    shared reference (2**41 tuples); 10,000 hashes of a key within the bounds took 7 minutes. The pickle is
+    now followed, not built, and measured first."""
+    path = torch_file(tmp_path / "crafted.pt", CRAFTED[crafted])
+    assert path.stat().st_size < (1_000 if crafted == "hashed key" else 160_000)
+    load, named = loader(kind, path)
+    with pytest.raises(ValueError) as error:
+        load()
+    message = str(error.value)
+    assert message.startswith(f"{named}: ") and "nothing of it was unpickled" in message
+    assert SAID[crafted] in message and "archive/data.pkl" in message
+    assert torch_loads == []
+
+
+def test_a_model_file_with_shared_references_within_the_bounds_loads(tmp_path):
+    """What torch.save writes for a value referred to twice (a memo entry and its references) is read."""
+    shared = ()
+    for _ in range(12):  # 8,191 tuples once walked, as a key and 100 times in a list: 827,291 values
+        shared = (shared, shared)
+    genuine = record()
+    path = written(tmp_path, {**genuine, "notes": {shared: [shared] * 100}, "again": genuine["network"]})
+    network = load_model(path)
+    assert all(torch.equal(network.state_dict()[k], v) for k, v in genuine["state_dict"].items())
+
+
+def test_a_pickle_torch_would_not_read_or_not_the_one_torch_reads_is_refused(tmp_path, torch_loads):
+    path = torch_file(tmp_path / "proto4.pt", pickle.dumps({"format": "x"}, protocol=4))
+    with pytest.raises(
+        ValueError,
+        match=r"proto4\.pt: its pickle archive/data\.pkl uses FRAME \(at byte 2\), which torch's weights_only",
+    ):
+        load_model(path)
+    cut = torch_file(tmp_path / "cut.pt", PROTO + pickle.EMPTY_DICT)
+    with pytest.raises(ValueError, match=r"cut\.pt: its pickle archive/data\.pkl is not one torch can read"):
+        load_model(cut)
+    twice = tmp_path / "twice.pt"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(twice, "w") as out:
+        for name in source.namelist():
+            out.writestr(name, source.read(name))
+        out.writestr("archive/DATA.PKL", pickle.dumps({}, protocol=2))  # torch's reader ignores the case
+    with pytest.raises(ValueError, match=r"twice\.pt: it holds 2 members named data\.pkl"):
+        load_model(twice)
+    upper = tmp_path / "upper.pt"  # torch reads archive/DATA.PKL where there is no archive/data.pkl
+    bomb = torch_file(tmp_path / "bomb.pt", CRAFTED["hashed key"])
+    with zipfile.ZipFile(bomb) as source, zipfile.ZipFile(upper, "w") as out:
+        for name in source.namelist():
+            out.writestr(name.replace("data.pkl", "DATA.PKL"), source.read(name))
+    with pytest.raises(ValueError, match=r"upper\.pt: .* as its pickle archive/DATA\.PKL builds it"):
+        load_model(upper)
+    assert torch_loads == []

@@ -1,0 +1,216 @@
+"""The pickle inside a ``torch.save`` file, measured before torch unpickles it (``check_pickle``).
+
+``torch.load(..., weights_only=True)`` builds only tensors and plain data, but it builds them
+whatever their shape, and pickle writes a value once however often it is referred to. A file of a
+kilobyte can hold a tuple of two references to a tuple of two references ... 40 deep: unpickling it
+as a dict's key hashes it, and hashing a tuple walks every reference, 2**40 tuples (the same for
+comparing two such values, and for any later walk of the data). ``check_pickle`` reads the archive's
+``data.pkl`` and follows its instructions (``pickletools.genops``; nothing is built) on a stack and
+memo of stand-ins, each the list of the values it holds, as torch's reader would build them. Then it
+measures every value as it would be walked, each reference copied (as
+``experiments.learning.checkpoints.exceeds`` measures loaded data), and refuses the file where:
+
+- a value would reach more than ``MAX_VALUES`` values (tensors and what rebuilds them included),
+  nest more than ``MAX_DEPTH`` deep, or hold itself;
+- the values hashed while unpickling (dict keys, and what is handed to a call or to ``BUILD``,
+  which may hash it) would reach more than ``MAX_VALUES`` values in all: one key hashed in a
+  million dicts is walked a million times;
+- its dicts have more than ``MAX_NUMBER_KEYS`` keys that are not strings, in all: a string's hash is
+  drawn anew in each process, a number's or a tuple's is not, so keys made to share one hash turn
+  building a dict quadratic (20,000 such keys: 2.5 s; a real checkpoint has 17 such keys, its other
+  79,000 are strings);
+- it has more than ``MAX_VALUES`` instructions (each makes at most one value; a run's checkpoint
+  has about 1.5 a value), so the scan's own time and memory are bounded;
+- it uses an instruction torch's reader does not accept (``torch/_weights_only_unpickler.py``:
+  torch would refuse it too, and the stand-ins would be wrong), or is not a whole pickle;
+- the archive does not hold exactly one member named ``data.pkl`` (torch reads
+  ``<archive>/data.pkl``, its name's case aside).
+
+The bounds are those of a training checkpoint's loaded data, far above any real file's:
+train_ppo_league.yaml's checkpoints hold about 850,000 values, 12 deep (measured here 192 steps into
+its 512 games: 329,217 instructions, its largest value 237,617 values, 12 deep, scanned in about a
+second); a shipped model 919 instructions, 598 values, 6 deep. The member is read whole (its size is
+bounded first by ``agents.ppo.model.check_declared_bytes``) and scanned once.
+"""
+
+from __future__ import annotations
+
+import pickletools
+import zipfile
+import zlib
+from itertools import repeat
+from pathlib import Path
+from typing import IO
+
+__all__ = ["MAX_DEPTH", "MAX_NUMBER_KEYS", "MAX_VALUES", "check_pickle"]
+
+MAX_VALUES = 10_000_000
+MAX_DEPTH = 64
+MAX_NUMBER_KEYS = 10_000
+
+# The instructions of torch's weights_only reader (torch 2.10 to 2.13), by what they do to the stack
+_NEW = {  # push a new value
+    *("NONE", "NEWFALSE", "NEWTRUE", "BININT", "BININT1", "BININT2", "BINFLOAT", "LONG1"),
+    *("BINUNICODE", "SHORT_BINSTRING", "GLOBAL", "EMPTY_TUPLE", "EMPTY_LIST", "EMPTY_DICT", "EMPTY_SET"),
+}
+_POPPED = {"TUPLE1": 1, "TUPLE2": 2, "TUPLE3": 3, "REDUCE": 2, "NEWOBJ": 2, "BINPERSID": 1}  # -> a new value
+_ADDED = {"APPEND": 1, "SETITEM": 2, "BUILD": 1}  # popped and added to the value below them
+
+
+def check_pickle(
+    file: str | Path | IO[bytes], source: str, max_values: int = MAX_VALUES, max_depth: int = MAX_DEPTH
+) -> None:
+    """Refuse a ``torch.save`` archive whose pickle would build more than the bounds allow, before
+    torch unpickles it (see the module docstring).
+
+    Args:
+        file: The archive (a path or a seekable binary file).
+        source: The file, for messages.
+        max_values: The most values a value may reach, each reference copied, and the most the
+            values hashed while unpickling may reach in all.
+        max_depth: The most containers a value may nest.
+
+    Raises:
+        ValueError: naming ``source``, the pickle and what was refused.
+    """
+    try:
+        with zipfile.ZipFile(file) as archive:
+            members = [m for m in archive.infolist() if m.filename.lower().endswith("data.pkl")]
+            if len(members) != 1:
+                raise ValueError(
+                    f"{source}: it holds {len(members)} members named data.pkl; torch.save writes one, "
+                    "which torch.load reads (nothing of it was unpickled)"
+                )
+            name = members[0].filename
+            data = archive.read(members[0])
+    except (OSError, EOFError, RuntimeError, NotImplementedError, zipfile.BadZipFile, zlib.error) as error:
+        raise ValueError(
+            f"{source}: its pickle cannot be read ({error}); nothing of it was unpickled"
+        ) from None
+    problem = _measure(data, name, max_values, max_depth)
+    if problem:
+        raise ValueError(f"{source}: {problem}; nothing of it was unpickled")
+
+
+def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | None:
+    """What is wrong with the pickle ``data`` (the member ``name``), or None."""
+    held: dict[int, list[int]] = {}  # a value -> the values it holds; none for a number, a string, ...
+    hashed: list[int] = []  # dict keys, and the values handed to a call or BUILD
+    texts: set[int] = set()  # the values that are strings (their hashes are drawn anew in each process)
+    number_keys = 0  # dict keys that are not strings
+    stack: list[int] = []  # the values, by number (the order they were made in)
+    marks: list[int] = []  # where each MARK left the stack; torch's reader sees none below the last
+    memo: dict[int, int] = {}
+    made = 0
+    try:
+        for count, (op, arg, at) in enumerate(pickletools.genops(data), 1):
+            if count > max_values:
+                return (
+                    f"its pickle {name} has more than {max_values:,} instructions, more than a file may hold"
+                )
+            code = op.name
+            if code in _NEW or code in _POPPED or code == "TUPLE":
+                items = [] if code in _NEW else _pop(stack, marks, _POPPED.get(code))  # TUPLE: to its mark
+                if code in ("REDUCE", "NEWOBJ", "BINPERSID"):
+                    hashed.append(items[-1])  # a call's arguments, a storage's id
+                made += 1
+                stack.append(made)
+                if code in ("BINUNICODE", "SHORT_BINSTRING"):
+                    texts.add(made)
+                if items:
+                    held[made] = items
+            elif code in _ADDED or code == "APPENDS" or code == "SETITEMS":
+                items = _pop(stack, marks, _ADDED.get(code))  # APPENDS, SETITEMS: to their mark
+                held.setdefault(_top(stack, marks), []).extend(items)
+                hashed.extend(items if code == "BUILD" else items[::2] if "SETITEM" in code else ())
+                if "SETITEM" in code:
+                    number_keys += sum(key not in texts for key in items[::2])
+                    if number_keys > MAX_NUMBER_KEYS:
+                        return (
+                            f"its pickle {name} gives its dicts more than {MAX_NUMBER_KEYS:,} keys that are not "
+                            "strings, more than a file may hold (keys sharing one hash make a dict quadratic)"
+                        )
+            elif code == "MARK":
+                marks.append(len(stack))
+            elif code in ("BINPUT", "LONG_BINPUT"):
+                memo[arg] = _top(stack, marks)
+            elif code in ("BINGET", "LONG_BINGET"):
+                stack.append(memo[arg])
+            elif code == "STOP":
+                _pop(stack, marks, 1)
+            elif code != "PROTO":
+                return (
+                    f"its pickle {name} uses {code} (at byte {at:,}), which torch's weights_only reader "
+                    "does not accept"
+                )
+    except (IndexError, KeyError) as error:  # an empty stack, no mark, a memo entry never stored
+        what = "a memo entry never stored" if isinstance(error, KeyError) else "too few values on its stack"
+        return f"its pickle {name} is not one torch can read ({what}, at byte {at:,})"
+    except ValueError as error:  # genops: an unknown or cut instruction, no STOP
+        return f"its pickle {name} is not one torch can read ({error})"
+    return _oversized(held, hashed, name, max_values, max_depth)
+
+
+def _pop(stack: list[int], marks: list[int], count: int | None) -> list[int]:
+    """The ``count`` values on top of ``stack`` (``None``: all above the last mark, which goes), popped;
+    ``IndexError`` where there are fewer above the last mark (torch's reader would fail there)."""
+    floor = marks.pop() if count is None else marks[-1] if marks else 0
+    start = floor if count is None else len(stack) - count
+    if start < floor:
+        raise IndexError(count)
+    items = stack[start:]
+    del stack[start:]
+    return items
+
+
+def _top(stack: list[int], marks: list[int]) -> int:
+    """The value on top of ``stack``, above its last mark (``IndexError``: none there)."""
+    if len(stack) <= (marks[-1] if marks else 0):
+        raise IndexError(1)
+    return stack[-1]
+
+
+def _oversized(
+    held: dict[int, list[int]], hashed: list[int], name: str, max_values: int, max_depth: int
+) -> str | None:
+    """Measure every value of ``held`` once, from what it holds (values reached, depth), as
+    ``experiments.learning.checkpoints.exceeds`` does: linear in the pickle's own values."""
+    refused = (
+        f"its plain data holds more than {max_values:,} values, is nested more than {max_depth} deep or "
+        f"holds itself, as its pickle {name} builds it (a value counts as often as it is reached)"
+    )
+    values: dict[int, int] = {}  # value -> the values it reaches (itself included), once measured
+    depths: dict[int, int] = {}  # value -> how deep it nests; a number or a string: neither (1 value, 0 deep)
+    inside: set[int] = set()  # the values being measured: those the walk is inside
+    for root in held:
+        stack = [root]
+        while stack:
+            node = stack[-1]
+            if node in values:  # measured already, through another reference
+                stack.pop()
+            elif node not in inside:  # first reached: measure what it holds first
+                inside.add(node)
+                for item in held[node]:
+                    if item in inside:
+                        return refused + ": a value holds itself"
+                    if item in held and item not in values:
+                        stack.append(item)
+            else:
+                stack.pop()
+                inside.discard(node)
+                items = held[node]
+                values[node] = min(1 + sum(map(values.get, items, repeat(1))), max_values + 1)
+                depths[node] = 1 + max(map(depths.get, items, repeat(0)), default=-1)
+                if values[node] > max_values:
+                    return refused + f": a value reaches more than {max_values:,}"
+                if depths[node] > max_depth:
+                    return refused + f": a value is nested {depths[node]} deep"
+    total = 0
+    for value in hashed:
+        total += values.get(value, 1)
+        if total > max_values:
+            return (
+                f"the values its pickle {name} hashes while it is unpickled (dict keys, and what calls are "
+                f"given) reach more than {max_values:,} values in all (each is walked whenever it is hashed)"
+            )
+    return None
