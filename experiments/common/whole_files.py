@@ -11,10 +11,15 @@ __all__ = ["write_whole"]
 
 def write_whole(path: Path, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path``: into ``<name>.<pid>.tmp`` beside it, synced, then
-    renamed over it (the rename replaces a link at ``path``, it does not write through it)."""
+    renamed over it (the rename replaces a link at ``path``, it does not write through it). A write that
+    fails (a full disk) removes the temporary file and leaves ``path`` as it was."""
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    with temporary.open("wb") as file:
-        file.write(data.encode() if isinstance(data, str) else data)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
+    try:
+        with temporary.open("wb") as file:
+            file.write(data.encode() if isinstance(data, str) else data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
