@@ -64,14 +64,19 @@ in the same run folder, with the run's own settings (its ``config.yaml``): the
 command line may change only ``RESUMABLE`` (the budget, resources, logging,
 checkpoints and evaluations). RLlib's checkpoint is
 unpickled, so a resume is refused (in one line, before Ray starts) unless
-the command line says ``trust_files=true``: resume only your own runs.
+the command line says ``trust_files=true``: resume only your own runs. One
+process at a time resumes a run folder (``tournament.lock``, an OS lock that
+ends with its process, ``experiments.common.folder_lock``): a resume of a run
+another process is still training is refused in one line, before Ray starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,6 +110,7 @@ from agents.ppo.model import save_model
 from agents.ppo.network import ActorCritic
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
+from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
@@ -115,6 +121,8 @@ from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import PPOSettings
 
 POLICIES = ("shared", "per_seat")
+# What a run refused a folder in use is told (lock_folder).
+IN_USE = "Wait for it to finish, or stop it, before resuming"
 # What a resume may change: the budget, resources, logging, checkpoints and evaluations, never what it learns from.
 RESUMABLE = (
     "total_timesteps",
@@ -425,14 +433,20 @@ def find_checkpoint(path: str | Path) -> Path:
 
 
 def train(cfg: RLlibConfig) -> Path:
-    """Train as the module docstring says; returns the run folder."""
+    """Train as the module docstring says; returns the run folder.
+
+    Raises:
+        FolderInUse: A resume of a run folder another process trains (the run itself, or another resume).
+    """
     refuse_untrusted_resume(cfg)  # before Ray starts
-    start_ray(cfg)
-    run = Run(cfg)
-    try:
-        return run.train()
-    finally:
-        run.algo.stop()
+    resumed = find_checkpoint(cfg.resume).parent.parent if cfg.resume else None  # (a new run's folder is new)
+    with lock_folder(resumed, advice=IN_USE) if resumed else contextlib.nullcontext():
+        start_ray(cfg)
+        run = Run(cfg)
+        try:
+            return run.train()
+        finally:
+            run.algo.stop()
 
 
 @checked_main
@@ -443,7 +457,11 @@ def main(cfg: RLlibConfig) -> None:
     if args.resume and args.trust_files:  # the run's own config, with the command line's resumable changes
         with exit_on_config_error():
             args = resumed_run(args, list(hydra_config.overrides.task))
-    train(args)
+    try:
+        train(args)
+    except FolderRefused as error:  # the run, or another resume of it, still going on
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
 
 
 def resumed_run(given: RLlibConfig, overrides: list[str]) -> RLlibConfig:

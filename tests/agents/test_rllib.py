@@ -28,6 +28,7 @@ from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
+from experiments.common.folder_lock import FolderInUse, lock_folder
 from experiments.common.settings import load_config
 from experiments.common.tournament_run import run_tournament
 from experiments.common.value_checks import ConfigError
@@ -235,6 +236,18 @@ def test_a_resume_not_trusted_is_refused_before_ray_starts(monkeypatch, tmp_path
         "(one from elsewhere can run code): resume only a run made on this machine, and say so with "
         "trust_files=true"
     ]  # one line: no Ray log, no traceback
+
+
+def test_a_resume_of_a_run_another_process_trains_is_refused_before_ray_starts(monkeypatch, tmp_path):
+    """Two resumes of one run folder both ran, each writing its config.yaml, checkpoints and curves there."""
+    run = tmp_path / "run"
+    checkpoint = run / "checkpoints" / "iteration_000001"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "progress.json").write_text("{}")
+    monkeypatch.setattr("experiments.train_rllib.start_ray", lambda cfg: pytest.fail("Ray started"))
+    with lock_folder(run), pytest.raises(FolderInUse, match=r"in use by another run .* before resuming"):
+        train(small_config(tmp_path, f"resume={run}", "trust_files=true"))
+    assert sorted(path.name for path in run.iterdir()) == ["checkpoints", "tournament.lock"]
 
 
 def test_self_play_shares_one_module_and_adds_snapshots(local_ray, tmp_path):
