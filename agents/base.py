@@ -17,9 +17,14 @@ calls, in this order:
    (``state.current_player[games] == seats[games]``); ``mask`` is
    ``bool[len(games), A]``. It returns one legal action per game.
 
-Agents read only the public fields of the state (names without a leading
-underscore) and their own event views; the private fields (hands, envelope)
-are the rules core's.
+Agents read only the public fields of the state and their own event views. Hidden
+are the fields whose names start with ``_`` (hands, envelope) and two more:
+``state.events``, the last step's raw events of every game (every player's dealt
+cards, the card of every show), and ``state.seed``, which deals each game again
+(``core.init(config, state.seed)``). An agent reads the events through
+``observe``'s ``events`` (or ``core.private_view`` with its seats) and never
+decides on ``state.events`` or ``state.seed``. Agents never write the state, the
+mask or the events they are given.
 
 ``state_dict()`` / ``load_state_dict(config, state)`` save and restore what an
 agent remembers as plain data (numbers, strings, lists, dicts, numpy arrays),
@@ -29,8 +34,10 @@ that remembers more (notes per game) extends both.
 
 ``close()`` releases what an agent holds (solvers, connections); runners call it
 when they are done with the agent. ``agents.testing.check_agent`` checks that an
-agent keeps this contract (legal actions, batches, ``reset_games``, determinism
-under its seed, ``state_dict`` and pickle round trips): run it on your own.
+agent keeps this contract (legal actions, batches, ``reset_games``, a state left
+unchanged, determinism under its seed, decisions that do not change when
+``state.events`` is its own view and ``state.seed`` another, ``state_dict`` and
+pickle round trips): run it on your own.
 """
 
 from __future__ import annotations

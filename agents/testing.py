@@ -14,31 +14,46 @@ checks:
 
 1. **Interface**: an ``agents.base.Agent`` that can play the config (``check_config``).
 2. **Legal actions in random positions**: deals drawn at random, opponents that play
-   random legal actions, the agent at every seat; it returns ``len(games)`` integers, a 1
-   of ``mask`` in each game it decides, in batches where it decides in any subset of the
-   games. (``mask`` is the rules' legal mask of those games, ``core.legal_action_mask``,
-   never an arbitrary subset: agents read the legal structure, e.g. that every
-   accusation is legal together or none is.)
+   random legal actions, the agent at every seat; it returns ``len(games)`` integers (a
+   list or 1-D integer array: floats, bools and other shapes are refused), a 1 of ``mask``
+   in each game it decides, in batches where it decides in any subset of the games.
+   (``mask`` is the rules' legal mask of those games, ``core.legal_action_mask``, never an
+   arbitrary subset: agents read the legal structure, e.g. that every accusation is legal
+   together or none is.)
 3. **reset_games**: games that end are dealt again in the middle of the batch
    (``reset_games``, as the vector env's autoreset does), and play goes on legally.
-4. **Determinism**: two agents made alike, with the same seed, play the same games
+4. **Inputs**: no ``act`` or ``observe`` call changes the state it is given (every field is
+   compared before and after each call).
+5. **Determinism**: two agents made alike, with the same seed, play the same games
    action for action.
-5. **Round trips**: at the agent's first choice (more than one legal action) from its
+6. **Hidden information**: the second of them plays the same games on a twin of the state
+   whose ``events`` are the agent's own view of them (``core.private_view`` with its seats:
+   every row kept, the cards it may not see hidden) and whose ``seed`` holds other seeds; it
+   must choose the same actions. Agents read neither (``agents.base``): the raw events show
+   every card dealt and shown, and a game's seed deals it again. (When the twin plays
+   otherwise, a third agent plays the real state again, to tell this from nondeterminism.)
+7. **Round trips**: at the agent's first choice (more than one legal action) from its
    5th decision on, an agent rebuilt from ``state_dict`` (``load_state_dict`` on a fresh
-   one) and an unpickled copy act as the original does; ``state_dict`` holds plain data
-   only (numbers, strings, lists, dicts, numpy arrays). This run plays the batch's games
-   and deals each again as it ends until that choice comes, so an agent that is out of a
-   game early (a wrong accusation) is checked in its other games; if none comes within
-   ``steps`` decisions of the batch, the check says the round trips were not checked.
+   one) and an unpickled copy join the original: they observe, are dealt again and act
+   beside it, and must choose as it does at every decision, until they have made 3 choices
+   (``ROUND_TRIP_CHOICES``); then new copies join it at its next choice, 4 times in all
+   (``ROUND_TRIPS``), so that notes left out of ``state_dict`` show in the decisions that
+   follow, not only in one. ``state_dict`` holds plain data only (numbers, strings, lists,
+   dicts, numpy arrays). The games are dealt again as they end until the first choice
+   comes, so an agent that is out of a game early (a wrong accusation) is checked in its
+   other games; if none comes within ``steps`` decisions of the batch, the check says the
+   round trips were not checked.
 
-Each failure raises ``AgentCheckError`` naming the check and the agent.
+Checks 2, 3, 4 and 7 are made in the first run, 5 and 6 in the second. Each failure raises
+``AgentCheckError`` naming the check and the agent, an exception the agent raised included.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import pickle
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -47,13 +62,15 @@ from agents.base import Agent
 from agents.baselines.random_agent import RandomAgent
 from agents.registry import make_agent
 from cluedo_env import core
-from cluedo_env.table import Table
+from cluedo_env.table import IllegalAction, Table
 
 __all__ = ["AgentCheckError", "check_agent"]
 
 ROUND_TRIP_AT = (
     5  # the agent's decision at which the round trips are checked, with a game's history behind it
 )
+ROUND_TRIPS = 4  # round trips in the first run, one after the other
+ROUND_TRIP_CHOICES = 3  # the choices the copies of a round trip make beside the agent before they leave
 PLAIN = (bool, int, float, str, type(None), np.ndarray, np.generic)
 
 
@@ -80,7 +97,7 @@ def check_agent(
         options: Constructor options, with a name.
         games: Games in the batch (the agent sits at seat ``b % num_players`` in game ``b``).
         max_turns: Cap on the games' turns, so that games end and are dealt again.
-        steps: Decisions of the batch played per run (the round-trip run stops at its check).
+        steps: Decisions of the batch played per run.
         seed: The agent's seed; deals and masks derive from it.
 
     Raises:
@@ -92,19 +109,33 @@ def check_agent(
     first = make()
     if not isinstance(first, Agent):
         raise AgentCheckError(f"interface: {first!r} is not an agents.base.Agent")
+    label = repr(first)
     try:
         first.check_config(config)
     except ValueError as error:
-        raise AgentCheckError(f"interface: {first!r} cannot play {config}: {error}") from error
+        raise AgentCheckError(f"interface: {label} cannot play {config}: {error}") from error
+    except Exception as error:
+        raise AgentCheckError(f"interface: {label} raised in check_config: {_named(error)}") from error
     finally:
         first.close()
     config = config.replace(max_turns=min(config.max_turns, max_turns))  # the check's short games
-    seeds = seed * 1000 + np.arange(games)
-    real = _play(make, config, seeds, steps, seed)
-    again = _play(make, config, seeds, steps, seed)
-    if len(real) != len(again) or not all(np.array_equal(a, b) for a, b in zip(real, again, strict=True)):
-        raise AgentCheckError(f"determinism: two agents seeded {seed} played the same games differently")
-    _play(make, config, seeds, steps, seed, round_trip_at=ROUND_TRIP_AT)
+    run = _Run(make, config, seed * 1000 + np.arange(games), steps, seed, label)
+    real, round_trips = run.play("legal actions", round_trips=True)
+    twin, _ = run.play("hidden information", twin=True)
+    if not _same(real, twin):
+        again, _ = run.play("determinism")
+        if not _same(real, again):
+            raise AgentCheckError(
+                f"determinism: two agents {label} seeded {seed} played the same games differently"
+                f"{_difference(real, again)}"
+            )
+        raise AgentCheckError(
+            f"hidden information: {label} reads what it may not see, through state.events or state.seed: "
+            "on a twin of the state whose events were its own view of them (core.private_view with its seats) "
+            f"and whose seeds were others, it chose otherwise{_difference(real, twin)}; agents read neither"
+        )
+    if round_trips is not None:
+        raise AgentCheckError(round_trips)
 
 
 def _maker(agent: Agent | str, options: dict[str, Any], seed: int) -> Callable[[], Agent]:
@@ -121,90 +152,216 @@ def _maker(agent: Agent | str, options: dict[str, Any], seed: int) -> Callable[[
     return lambda: copy.deepcopy(pristine)
 
 
-def _play(
-    make: Callable[[], Agent],
-    config: core.GameConfig,
-    seeds: np.ndarray,
-    steps: int,
-    seed: int,
-    round_trip_at: int | None = None,
-) -> list[np.ndarray]:
-    """Play the agent against random agents; its actions, step by step (``[games, actions]`` rows).
+def _named(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
 
-    ``round_trip_at``: check the round trips at the agent's first choice (a decision with
-    more than one legal action) from its decision of that number on, dealing the games again
-    as they end until then, and stop there.
-    """
-    P, B = config.num_players, len(seeds)
-    agent = make()
-    others = [RandomAgent(seed=seed + 1 + k) for k in range(P - 1)]
-    seats = (np.arange(P)[:, None] + np.arange(B)[None, :]) % P  # [player, game]: the agent at b % P
-    state = core.init(config, seeds)
-    agent.reset(config, seats[0].copy(), seed=seed)
-    for k, other in enumerate(others):
-        other.reset(config, seats[k + 1].copy())
-    table = Table([agent, *others], seats, P)
-    table.tell(state, state.events)
-    next_seed, trace, checked = int(seeds.max()) + 1, [], round_trip_at is None
-    decided = np.zeros(B, dtype=np.int64)  # the agent's decisions in each game, kept when it is dealt again
+
+@contextlib.contextmanager
+def _blamed(check: str, label: str, call: str) -> Iterator[None]:
+    """An exception of the agent's ``call`` as an ``AgentCheckError`` of ``check`` naming it."""
     try:
-        for step in range(steps):
-            if state.done.all() or (checked and round_trip_at is not None):
-                break
-            mask = core.legal_action_mask(state)
-            live = np.flatnonzero(~state.done)
-            mine = live[state.current_player[live] == seats[0, live]]
-            decided[mine] += 1
-            copies = []
-            if (
-                not checked and ((decided[mine] >= round_trip_at) & (mask[mine].sum(axis=1) > 1)).any()
-            ):  # a choice
-                copies, checked = _copies(agent, make, config), True
-            actions = np.zeros(B, dtype=np.int64)
-            try:
-                table.act(state, live, mask, actions)
-            except ValueError as error:
-                raise AgentCheckError(f"legal actions: {error}") from error
-            for how, copied in copies:  # they act as the agent did
-                got = np.asarray(copied.act(state, mine, mask[mine]))
-                copied.close()
-                if not np.array_equal(got, actions[mine]):
-                    raise AgentCheckError(
-                        f"round trips: after {how}, {agent!r} chose {got.tolist()} instead of "
-                        f"{actions[mine].tolist()} in games {mine.tolist()}"
-                    )
-            trace.append(np.stack([mine, actions[mine]]))
-            core.step(state, actions)
-            table.tell(state, state.events)
-            ended = np.flatnonzero(state.done)
-            if len(ended) and (step < steps // 2 or not checked):  # deal again: reset_games in mid-batch
-                core.reset(state, ended, next_seed + np.arange(len(ended)))
-                next_seed += len(ended)
-                table.reset_games(ended)
-                events = np.full_like(state.events, -1)
-                events[ended] = state.events[ended]
-                table.tell(state, events)
-    finally:
-        agent.close()
-    if not checked:
+        yield
+    except AgentCheckError:
+        raise
+    except IllegalAction as error:
+        raise AgentCheckError(f"legal actions: {error}") from error
+    except Exception as error:
+        call = getattr(getattr(error, "player_call", None), "call", call)  # (the table's name of it)
+        raise AgentCheckError(f"{check}: {label} raised in {call}: {_named(error)}") from error
+
+
+@contextlib.contextmanager
+def _unchanged(state: core.State, label: str, call: str) -> Iterator[None]:
+    """Refuse a change of any field of ``state`` during the agent's ``call``."""
+    before = {name: array.tobytes() for name, array in state.arrays().items()}
+    yield
+    changed = [name for name, array in state.arrays().items() if array.tobytes() != before[name]]
+    if changed:
+        fields = ", ".join(f"state.{name}" for name in changed)
         raise AgentCheckError(
-            f"round trips not checked: in {steps} decisions of the batch, the games dealt again as they "
-            f"ended, the agent made {int(decided.sum())} decisions and had no choice to make from its decision "
-            f"{round_trip_at} on; give more steps"
+            f"inputs: {label} changed {fields} in {call}; agents read the state they are given and never write it"
         )
-    return trace
 
 
-def _copies(agent: Agent, make: Callable[[], Agent], config: core.GameConfig) -> list[tuple[str, Agent]]:
+def _twin(state: core.State, seats: np.ndarray) -> core.State:
+    """A copy of ``state`` whose ``events`` are the view of the player at ``seats`` (``int[B]``) and
+    whose ``seed`` holds other seeds: what an agent may read of it is unchanged."""
+    twin = state.copy()
+    twin.events[...] = core.private_view(state.events, seats[:, None])
+    twin.seed[...] = state.seed ^ 1  # (seeds stay in [0, SEED_BOUND))
+    return twin
+
+
+def _same(one: list[np.ndarray], other: list[np.ndarray]) -> bool:
+    return len(one) == len(other) and all(np.array_equal(a, b) for a, b in zip(one, other, strict=True))
+
+
+def _difference(one: list[np.ndarray], other: list[np.ndarray]) -> str:
+    """Where two traces of ``_Run.play`` part, in words."""
+    for step, (a, b) in enumerate(zip(one, other, strict=False)):
+        if not np.array_equal(a, b):
+            return f" (at the batch's step {step}, in games {a[0].tolist()}: {a[1].tolist()}, then {b[1].tolist()})"
+    return f" ({len(one)} steps, then {len(other)})"
+
+
+class _Run:
+    """Plays the agent against random agents, the same games in every run (see ``play``)."""
+
+    def __init__(
+        self,
+        make: Callable[[], Agent],
+        config: core.GameConfig,
+        seeds: np.ndarray,
+        steps: int,
+        seed: int,
+        label: str,
+    ) -> None:
+        self.make, self.config, self.seeds, self.steps, self.seed, self.label = (
+            make,
+            config,
+            seeds,
+            steps,
+            seed,
+            label,
+        )
+
+    def play(
+        self, check: str, twin: bool = False, round_trips: bool = False
+    ) -> tuple[list[np.ndarray], str | None]:
+        """The agent's actions step by step (``[games, actions]`` rows), and the round trips' finding.
+
+        The games are dealt again as they end until the agent's first choice (a decision with more
+        than one legal action) from its decision ``ROUND_TRIP_AT`` on, and until the middle of the
+        run. ``twin``: the agent is given ``_twin`` of the state instead of the state. ``round_trips``:
+        from that choice on, copies of the agent join it (``_copies``) ``ROUND_TRIPS`` times, one after
+        the other, each for ``ROUND_TRIP_CHOICES`` choices, and must choose as it does; the finding is
+        the first decision they did not (or that the choice never came), else None. Any other failure
+        raises ``AgentCheckError`` of ``check``.
+        """
+        config, seeds, steps, label = self.config, self.seeds, self.steps, self.label
+        P, B = config.num_players, len(seeds)
+        agent = self.make()
+        self.besides: list[tuple[str, Agent]] = []  # the round trips' copies, playing beside the agent
+        self.found: str | None = None
+        self.choices = 0  # the copies' choices beside the agent
+        try:
+            others = [RandomAgent(seed=self.seed + 1 + k) for k in range(P - 1)]
+            seats = (np.arange(P)[:, None] + np.arange(B)[None, :]) % P  # [player, game]: the agent at b % P
+            state = core.init(config, seeds)
+            with _blamed(check, label, "reset"):
+                agent.reset(config, seats[0].copy(), seed=self.seed)
+            for k, other in enumerate(others):
+                other.reset(config, seats[k + 1].copy())
+            table = Table([agent, *others], seats, P)
+            given = self._tell(check, table, state, state.events, seats[0], twin)
+            next_seed, trace, checked, rounds = int(seeds.max()) + 1, [], False, 0
+            decided = np.zeros(
+                B, dtype=np.int64
+            )  # the agent's decisions in each game, kept when it is dealt again
+            for step in range(steps):
+                if state.done.all():
+                    break
+                mask = core.legal_action_mask(state)
+                live = np.flatnonzero(~state.done)
+                mine = live[state.current_player[live] == seats[0, live]]
+                decided[mine] += 1
+                choice = ((decided[mine] >= ROUND_TRIP_AT) & (mask[mine].sum(axis=1) > 1)).any()
+                if choice and round_trips and not self.besides and rounds < ROUND_TRIPS:
+                    self.besides, self.choices, rounds = (
+                        _copies(agent, self.make, config, label),
+                        0,
+                        rounds + 1,
+                    )
+                checked = checked or choice
+                actions = np.zeros(B, dtype=np.int64)
+                with _blamed(check, label, "act"), _unchanged(given, label, "act"):
+                    table.act(given, live, mask, actions)
+                self._compare(state, mine, mask, actions)
+                trace.append(np.stack([mine, actions[mine]]))
+                core.step(state, actions)
+                given = self._tell(check, table, state, state.events, seats[0], twin)
+                if self.choices >= ROUND_TRIP_CHOICES:  # the copies of this round trip leave
+                    self._close_besides()
+                ended = np.flatnonzero(state.done)
+                if len(ended) and (step < steps // 2 or not checked):  # deal again: reset_games in mid-batch
+                    core.reset(state, ended, next_seed + np.arange(len(ended)))
+                    next_seed += len(ended)
+                    with _blamed(check, label, "reset_games"):
+                        table.reset_games(ended)
+                    for how, other in self.besides:
+                        with _blamed("round trips", f"{label} (after {how})", "reset_games"):
+                            other.reset_games(ended, seats[0, ended])
+                    events = np.full_like(state.events, -1)
+                    events[ended] = state.events[ended]
+                    given = self._tell(check, table, state, events, seats[0], twin)
+            if round_trips and not checked:
+                self.found = (
+                    f"round trips not checked: in {steps} decisions of the batch, the games dealt again as they "
+                    f"ended, {label} made {int(decided.sum())} decisions and had no choice to make from its "
+                    f"decision {ROUND_TRIP_AT} on; give more steps"
+                )
+        except BaseException:
+            with contextlib.suppress(Exception):  # (the failure is reported, not a failing close)
+                agent.close()
+                self._close_besides()
+            raise
+        self._close_besides()
+        with _blamed(check, label, "close"):
+            agent.close()
+        return trace, self.found
+
+    def _tell(
+        self, check: str, table: Table, state: core.State, events: np.ndarray, seats: np.ndarray, twin: bool
+    ) -> core.State:
+        """Show every player ``events`` (``Table.tell``) and the copies beside the agent its view of them;
+        returns the state the agent is given (``_twin`` of ``state`` with ``twin``)."""
+        given = _twin(state, seats) if twin else state
+        with _blamed(check, self.label, "observe"), _unchanged(given, self.label, "observe"):
+            table.tell(given, events)
+        for how, other in self.besides:
+            if other.observes:
+                label = f"{self.label} (after {how})"
+                with _blamed("round trips", label, "observe"), _unchanged(state, label, "observe"):
+                    other.observe(state, core.private_view(events, seats[:, None]))
+        return given
+
+    def _compare(self, state: core.State, mine: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
+        """The copies beside the agent act in ``mine``; one that chooses otherwise is the finding, and leaves."""
+        if self.besides:
+            self.choices += int((mask[mine].sum(axis=1) > 1).sum())
+        for how, other in list(self.besides):
+            label = f"{self.label} (after {how})"
+            with _blamed("round trips", label, "act"), _unchanged(state, label, "act"):
+                got = np.asarray(other.act(state, mine, mask[mine]))
+            if not np.array_equal(got, actions[mine]):
+                self.found = self.found or (
+                    f"round trips: after {how}, {self.label} chose {got.tolist()} instead of "
+                    f"{actions[mine].tolist()} in games {mine.tolist()}"
+                )
+                self.besides.remove((how, other))
+                other.close()
+
+    def _close_besides(self) -> None:
+        besides, self.besides = self.besides, []
+        for _, other in besides:
+            other.close()
+
+
+def _copies(
+    agent: Agent, make: Callable[[], Agent], config: core.GameConfig, label: str
+) -> list[tuple[str, Agent]]:
     """A fresh agent loaded with ``agent``'s ``state_dict`` and an unpickled copy of ``agent``."""
-    saved = agent.state_dict()
-    _check_plain(saved, "state_dict()")
+    with _blamed("round trips", label, "state_dict"):
+        saved = agent.state_dict()
+    _check_plain(saved, f"{label}.state_dict()")
     restored = make()
-    restored.load_state_dict(config, copy.deepcopy(saved))
+    with _blamed("round trips", label, "load_state_dict"):
+        restored.load_state_dict(config, copy.deepcopy(saved))
     try:
         unpickled = pickle.loads(pickle.dumps(agent))
     except Exception as error:
-        raise AgentCheckError(f"round trips: {agent!r} cannot be pickled: {error}") from error
+        restored.close()
+        raise AgentCheckError(f"round trips: {label} cannot be pickled: {error}") from error
     return [("load_state_dict(state_dict())", restored), ("pickle", unpickled)]
 
 

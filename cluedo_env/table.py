@@ -26,6 +26,9 @@ plays the agent objects its caller gives, for the length of its call: it claims 
 refuses those an open env holds (``refuse_held_players``). PPO's games make the players they
 drive.
 
+``Table.act`` takes ``len(games)`` legal integers from a player (else ``IllegalAction``); what a player's
+``act``, ``observe`` or ``reset_games`` raises passes on with ``player_call`` set (``PlayerCall``).
+
 A player is anything with the ``Player`` methods (every ``agents.base.Agent`` has them);
 the env layer needs nothing else of the agents. Players are named through ``make_player``:
 a registered name or ``"module:Class"``, resolved by the function that an installed package
@@ -40,6 +43,7 @@ import gc
 import os
 import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -53,8 +57,10 @@ from cluedo_env.rewards import final_rewards
 __all__ = [
     "MAX_REDEALS",
     "PLAYER_ENTRY_POINTS",
+    "IllegalAction",
     "LearnerTable",
     "Player",
+    "PlayerCall",
     "Table",
     "claim_players",
     "make_player",
@@ -69,6 +75,49 @@ PLAYER_ENTRY_POINTS = "cluedo_env.players"
 MAX_REDEALS = 100  # deals in a row that end before the learner decides before LearnerTable.start gives up
 
 
+class IllegalAction(ValueError):
+    """``Table.act`` refused a player's actions (the message names the player, the games, their deal seeds)."""
+
+
+@dataclass(frozen=True)
+class PlayerCall:
+    """Set by ``Table`` as ``player_call`` on what a player's call raised: the player's index in
+    ``Table.players``, the call (``"act"``, ``"observe"``, ``"reset_games"``) and its games (``int64[n]``)."""
+
+    player: int
+    call: str
+    games: np.ndarray
+
+
+def _blame(error: BaseException, player: int, call: str, games: np.ndarray) -> None:
+    if getattr(error, "player_call", None) is None:  # (unless a call nearer to the error set it)
+        error.player_call = PlayerCall(player, call, games)
+
+
+def _checked_actions(
+    returned: object, player: object, state: core.State, games: np.ndarray, mask: np.ndarray
+) -> np.ndarray:
+    """A player's actions in ``games`` as ``int64[len(games)]``; ``IllegalAction`` unless they are
+    ``len(games)`` integers (a list or 1-D integer array), each a 1 of its game's ``mask`` row."""
+    array = np.asarray(returned)
+    if array.shape == (len(games),) and array.dtype.kind in "iu":
+        legal = (array >= 0) & (array < mask.shape[1])
+        legal[legal] = mask[games[legal], array[legal]]
+        if legal.all():
+            return array.astype(np.int64, copy=False)
+        bad = games[~legal]
+        raise IllegalAction(
+            f"player {player!r} chose an illegal action in games {bad.tolist()} (deal seeds "
+            f"{state.seed[bad].tolist()}): {array[~legal].tolist()}, which the mask there does not allow"
+        )
+    what = f"{repr(returned)[:120]} (shape {array.shape})" if array.shape != (len(games),) else ""
+    what = what or f"{array.dtype} actions {repr(array.tolist())[:120]}, not integers,"
+    raise IllegalAction(
+        f"player {player!r} returned {what} for games {games.tolist()} (deal seeds {state.seed[games].tolist()}); "
+        f"accepted: one integer per game, {len(games)} in all (a list or a 1-D integer array)"
+    )
+
+
 @runtime_checkable
 class Player(Protocol):
     """What the table asks of a player (``agents.base.Agent`` documents the order of the calls)."""
@@ -76,23 +125,18 @@ class Player(Protocol):
     @property
     def observes(self) -> bool:
         """Whether ``observe`` reads its events (the table builds no event views for the others)."""
-        ...
 
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         """Start a batch of games: ``seats[b]`` is this player's player index in game ``b``."""
-        ...
 
     def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
         """Forget ``games``, dealt again, in which this player now has ``seats``."""
-        ...
 
     def observe(self, state: core.State, events: np.ndarray) -> None:
         """See a step's events: this player's ``core.private_view`` of them, ``int16[B, E, 7]``."""
-        ...
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action (a 1 of ``mask[i]``, ``bool[len(games), A]``) for each game in ``games``."""
-        ...
 
 
 def make_player(name: str, seed: int = 0, **options: Any) -> Player:
@@ -234,9 +278,8 @@ class Table:
         self.seats = np.array(seats, dtype=np.int64)
         if self.seats.ndim != 2 or len(self.seats) != len(self.players):
             raise ValueError(f"seats must be int[{len(self.players)}, B], got shape {self.seats.shape}")
-        self.player_at = np.full(
-            (self.seats.shape[1], self.num_players), -1, dtype=np.int64
-        )  # [B, seat] -> player
+        # [B, seat] -> player
+        self.player_at = np.full((self.seats.shape[1], self.num_players), -1, dtype=np.int64)
         self.seat(np.arange(self.seats.shape[1]), self.seats)
         self.listeners = [i for i, player in enumerate(self.players) if player.observes]
 
@@ -273,7 +316,11 @@ class Table:
             seats = self.seats[i, games]
             present = seats >= 0
             if present.any():
-                player.reset_games(games[present], seats[present])
+                try:
+                    player.reset_games(games[present], seats[present])
+                except Exception as error:
+                    _blame(error, i, "reset_games", games[present])
+                    raise
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
         """Fill ``actions[games]`` with the actions of the players whose turn it is there.
@@ -285,7 +332,8 @@ class Table:
             actions: ``int64[B]``, written at ``games``.
 
         Raises:
-            ValueError: A player chose an illegal action (naming it and the games).
+            IllegalAction: A player's actions were not ``len(games)`` legal integers (naming it and the games).
+            Exception: What a player's ``act`` raised, with ``player_call`` set (``PlayerCall``).
         """
         if len(games) == 0:
             return
@@ -297,17 +345,14 @@ class Table:
             mine = games[order[lo:hi]]
             if i < 0:
                 raise ValueError(f"no player of the table sits at the deciding seat of games {mine.tolist()}")
-            chosen = np.asarray(self.players[i].act(state, mine, mask[mine]), dtype=np.int64).reshape(-1)
-            legal = (
-                len(chosen) == len(mine)
-                and ((chosen >= 0) & (chosen < mask.shape[1])).all()
-                and mask[mine, chosen].all()
-            )
-            if not legal:
-                raise ValueError(
-                    f"player {self.players[i]!r} chose an illegal action in games {mine.tolist()}"
+            player = self.players[i]
+            try:
+                actions[mine] = _checked_actions(
+                    player.act(state, mine, mask[mine]), player, state, mine, mask
                 )
-            actions[mine] = chosen
+            except Exception as error:
+                _blame(error, i, "act", mine)
+                raise
 
     def tell(self, state: core.State, events: np.ndarray) -> None:
         """Show every observing player its ``core.private_view`` of ``events`` (``-1`` rows in games it is not in)."""
@@ -318,7 +363,11 @@ class Table:
                 continue
             view = core.private_view(events, seats[:, None])
             view[absent] = -1
-            self.players[i].observe(state, view)
+            try:
+                self.players[i].observe(state, view)
+            except Exception as error:
+                _blame(error, i, "observe", np.flatnonzero(~absent))
+                raise
 
     def play(
         self,
@@ -349,7 +398,7 @@ class Table:
             dealt again after the step needs ``core.reset(..., mask=)`` to keep it so).
 
         Raises:
-            ValueError: A player chose an illegal action (``act``).
+            IllegalAction: A player's actions were refused (``act``).
         """
         deciding = np.flatnonzero(self.deciding(state, games))
         if mask is None:

@@ -29,7 +29,9 @@ Agent ``k`` of ``--agents`` sits at seat ``(k + game) % P`` (seats rotate). Game
 seed ``SEED_BASE + seed * 10**9 + g``, so a game is the same in any dataset of these settings;
 the agents are seeded per shard, so ``--shard-games`` is part of what the games are. Shards are
 written whole (a temporary file renamed) as they finish: the same command run again plays only
-the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. ``--verify`` checks
+the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. A file that cannot be
+written (a full disk, a folder made read-only) stops the run in one line naming it and the error, the
+shards written kept (a Minari dataset half written is removed). ``--verify`` checks
 the card's checksums; refuses a table the replays would not read (a ``decisions/`` or ``games/`` file
 without its twin of the same name, a Minari file of no episode the card counts), a ``README.md`` that is
 not the one the command writes from the card, words of the card that are not the command's for its
@@ -65,6 +67,7 @@ from cluedo_env.game_record import config_from_json, config_to_json
 from experiments.common.extras import WorkerLost, missing_extra, watch_parent
 from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder, unwritable
 from experiments.common.whole_files import write_whole
+from experiments.common.write_failures import NotWritten, writing
 
 try:
     import pyarrow as pa
@@ -75,7 +78,7 @@ try:
     from experiments.learning.expert_minari import MINARI_ID, stored_counts, write_minari
     from experiments.learning.expert_minari_checks import metadata_problem, minari_problems
     from experiments.learning.expert_readme import readme_text
-    from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games
+    from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games, write_table
 except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
 
@@ -179,13 +182,6 @@ def shard_paths(folder: Path, index: int) -> tuple[Path, Path]:
     return folder / "decisions" / name, folder / "games" / name
 
 
-def _write(table: object, path: Path) -> None:
-    """``table`` to ``path`` whole or not at all (a temporary file renamed)."""
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    pq.write_table(table, temporary, compression="zstd")
-    os.replace(temporary, path)
-
-
 def play_shard(settings: DatasetSettings, index: int, folder: str) -> int:
     """Shard ``index``: its games played and written (decisions first, games last); returns its decisions."""
     n = settings.shard_games
@@ -194,8 +190,8 @@ def play_shard(settings: DatasetSettings, index: int, folder: str) -> int:
         settings.config, settings.agents, settings.game_seeds(first, n), first, settings.seed * 10**6 + first
     )
     decisions_path, games_path = shard_paths(Path(folder), index)
-    _write(decisions, decisions_path)
-    _write(games, games_path)  # last: a shard is done when its games file exists
+    write_table(decisions, decisions_path)
+    write_table(games, games_path)  # last: a shard is done when its games file exists
     return decisions.num_rows
 
 
@@ -294,6 +290,9 @@ def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress:
             for future in as_completed([pool.submit(play_shard, settings, k, str(folder)) for k in todo]):
                 future.result()
                 bar.update(1)
+        except NotWritten:  # a full disk, a folder made read-only: the shards not started are not played
+            pool.shutdown(cancel_futures=True)
+            raise
         except BrokenProcessPool:
             bar.close()
             done = sum(shard_paths(folder, k)[1].exists() for k in range(shards))
@@ -393,6 +392,7 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
         ValueError: a bad setting, a folder of other files, or a folder recorded with other settings.
         FolderInUse: another run writes into ``folder``.
         WorkerLost: a worker died; the shards written are kept.
+        NotWritten: a file could not be written (a full disk); the shards written are kept.
     """
     settings.validate()
     _check_folder(folder)
@@ -401,7 +401,8 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
         (folder / part).mkdir(exist_ok=True)
     with lock_folder(folder):
         _check_reuse(folder, settings)
-        (folder / SETTINGS).write_text(json.dumps(settings.recording(), indent=1) + "\n")
+        with writing(folder / SETTINGS):
+            (folder / SETTINGS).write_text(json.dumps(settings.recording(), indent=1) + "\n")
         (folder / CARD).unlink(missing_ok=True)  # the card says the folder is complete: not while writing
         for leftover in [*folder.glob("decisions/*.tmp"), *folder.glob("games/*.tmp")]:
             leftover.unlink()  # a killed run's half-written shard (its lock is ours now)
@@ -413,12 +414,15 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
             minari = None
         if settings.minari_episodes and minari is None:
             seeds = settings.game_seeds(MINARI_OFFSET, settings.minari_episodes)
-            minari = write_minari(root, settings.agents, seeds, settings.seed, settings.board, progress)
+            with writing(root, partial=folder / "minari.partial"):
+                minari = write_minari(root, settings.agents, seeds, settings.seed, settings.board, progress)
         (folder / README).unlink(missing_ok=True)
         card = _card(settings, folder, minari)
-        (folder / README).write_text(readme_text(card), encoding="utf-8")  # (datasets.load_dataset(folder))
+        with writing(folder / README):  # (datasets.load_dataset(folder) reads it)
+            (folder / README).write_text(readme_text(card), encoding="utf-8")
         card["files"][README] = expert_checks.sha256_of(folder / README)
-        write_whole(folder / CARD, json.dumps(card, indent=1) + "\n")
+        with writing(folder / CARD):
+            write_whole(folder / CARD, json.dumps(card, indent=1) + "\n")
     return card
 
 
@@ -566,8 +570,10 @@ def main(argv: list[str] | None = None) -> None:
     start = time.time()
     try:
         card = build(settings, args.out, args.workers, progress=not args.no_progress)
-    except (ValueError, FolderRefused, WorkerLost) as error:
+    except (ValueError, FolderRefused, WorkerLost, NotWritten) as error:
         message = str(error)
+        if isinstance(error, NotWritten):  # (a full disk, a folder made read-only)
+            message += f"; the shards written are kept in {args.out}: run the same command again to finish"
         if isinstance(error, FolderInUse):
             message = (
                 f"{args.out} is being written by another run of this command (or a tournament); wait for it"

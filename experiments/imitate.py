@@ -5,7 +5,10 @@
     python -m experiments.imitate --config-name imitate_no_beliefs  # ablation: without belief features
 
 Three stages, in one run folder (``runs/imitate__<exp_name>__<seed>``; the command refuses one that is,
-or holds, a symbolic link, before anything is written: the run would write through it):
+or holds, a symbolic link, before anything is written: the run would write through it). One run at a
+time holds the folder (``tournament.lock``, an OS lock that ends with its process,
+``experiments.common.folder_lock``): a second run of the same ``exp_name`` and seed started while one
+goes on is refused in one line before it writes anything.
 
 1. **Decisions.** The teacher (``teacher``: the belief agent) plays ``games``
    games, four players, seats rotated, against ``num_players - 1`` agents of one
@@ -81,19 +84,22 @@ from cluedo_env import core
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import WorkerLost, watch_parent
+from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.output_folders import refuse_links, refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import evaluate, with_intervals
+from experiments.learning.init_from import check_init_from
 from experiments.learning.league import OpponentSettings, check_distinct_labels
-from experiments.learning.ppo_training import check_init_from
 from experiments.learning.run_settings import RunSettings
 
 TARGETS = ("action", "visits")  # what the network is fitted to (ImitateConfig.targets)
 DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) and evaluation (10**15) deals
 # The most decisions of one seat in a turn: core.Phase's turn, move, suggest, refute and accuse.
 DECISIONS_PER_TURN = 5
+# What a run refused a folder in use is told (lock_folder).
+IN_USE = "Wait for it to finish, or give this run another exp_name"
 
 
 @dataclass
@@ -384,13 +390,26 @@ def run_name(args: ImitateConfig) -> str:
 
 
 def run(args: ImitateConfig) -> Path:
-    """The three stages; returns the run folder."""
+    """The three stages; returns the run folder.
+
+    The folder is locked for the run (``experiments.common.folder_lock``: ``tournament.lock``, an OS lock
+    that ends with the process): a second run of the same ``exp_name`` and seed is refused before it
+    writes anything.
+
+    Raises:
+        FolderInUse: Another run holds the folder.
+    """
     check_all_set(args, 'train_config(overrides, config_name="imitate", **values)')
     args.validate()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
     folder = Path(args.runs_dir) / run_name(args)
     folder.mkdir(parents=True, exist_ok=True)
+    with lock_folder(folder, advice=IN_USE):  # one run at a time, from its config to its evaluation
+        return _run_locked(args, folder)
+
+
+def _run_locked(args: ImitateConfig, folder: Path) -> Path:
     _check_reuse(folder, args)
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)))
     print(f"run folder: {folder}")
@@ -445,7 +464,7 @@ def main(cfg: ImitateConfig) -> None:
     try:
         with exit_on_config_error():
             run(args)
-    except WorkerLost as error:
+    except (WorkerLost, FolderRefused) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
 

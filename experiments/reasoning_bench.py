@@ -9,8 +9,10 @@ its solver fields, without the answers or the deal seed) and returns an answer d
 and the error reported, but for the ``llm`` solver, whose task is scored so only where the model's reply
 failed (a server that never answered usably: ``ChatReplyError``; a reply without an answer is its None):
 anything else it raises (a bug, a bad setting) stops the run in one line, the tasks scored so far kept for
-the same command to go on from. Bad ``llm`` options stop the command in one line (``config error: llm:
-...``) before a split is loaded or anything written. Prints the table (overall and per tier, 95% bootstrap
+the same command to go on from; so does a results file that cannot be written (a full disk, a folder made
+read-only: the line names the file and the error; ``experiments.common.write_failures``; the report's
+files are written whole, so one that fails leaves the earlier run's). Bad ``llm`` options stop the
+command in one line (``config error: llm: ...``) before a split is loaded or anything written. Prints the table (overall and per tier, 95% bootstrap
 intervals; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
 ``llm`` one, adds them to the report and its ``transcripts`` to
@@ -66,12 +68,16 @@ from experiments.common.task_generation import generate
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError, check_local_model
+from experiments.common.whole_files import write_whole
+from experiments.common.write_failures import NotWritten, writing
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 __all__ = ["ReasoningBenchConfig", "SolverFailed", "format_table", "run"]
 
+# What a run stopped part-way says of its scores (the endpoint failed for good, a full disk).
+KEPT = "the tasks scored so far are kept; the same command again goes on from them"
 # The columns of the printed table and of the leaderboard.
 COLUMNS = ("precision", "recall", "f1", "solved", "brier", "log_loss", "excess_log_loss")
 
@@ -277,7 +283,8 @@ def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
         f"{solver}: {overall['tasks']} tasks{units or ', ' + INTERVALS.format(units='tasks')}", fontsize=11
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with writing(path):
+        fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
@@ -307,7 +314,8 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
         fontsize=9,
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with writing(path):
+        fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
@@ -448,17 +456,12 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         if done:
             print(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {out}")
         solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None) if todo else None
-        with scores_path.open("a" if done else "w", encoding="utf-8") as file:
-            if not done:
-                file.write(json.dumps({"settings": settings}) + "\n")
-                file.flush()
-            for task in tqdm(
-                todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress
-            ):
-                row = _score_one(solve, task, llm=cfg.solver == "llm")
-                file.write(json.dumps(row, ensure_ascii=False) + "\n")
-                file.flush()
-                done[task["id"]] = json.loads(json.dumps(row))  # as a resumed run reads it back
+        if not done:
+            _append(scores_path, json.dumps({"settings": settings}), "w")
+        for task in tqdm(todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
+            row = _score_one(solve, task, llm=cfg.solver == "llm")
+            _append(scores_path, json.dumps(row, ensure_ascii=False))
+            done[task["id"]] = json.loads(json.dumps(row))  # as a resumed run reads it back
         if solve is not None and hasattr(solve, "close"):
             solve.close()
     rows = [done[t["id"]] for t in tasks]
@@ -487,30 +490,31 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         keys = dict.fromkeys(k for r in rows for k in r["counts"])
         report["solver_counts"] = {k: sum(r["counts"].get(k, 0) for r in rows) for k in keys}
     if any(r["transcripts"] for r in rows):
-        with (out / "transcripts.jsonl").open("w", encoding="utf-8") as file:
-            for r in rows:
-                for transcript in r["transcripts"]:
-                    file.write(json.dumps(transcript, ensure_ascii=False) + "\n")
-    (out / "report.json").write_text(json.dumps(_finite(report), indent=1, allow_nan=False))
+        lines = [
+            json.dumps(transcript, ensure_ascii=False) + "\n" for r in rows for transcript in r["transcripts"]
+        ]
+        _write(out / "transcripts.jsonl", "".join(lines))
+    _write(out / "report.json", json.dumps(_finite(report), indent=1, allow_nan=False))
     table = format_table(summary)
-    (out / "report.md").write_text(
+    _write(
+        out / "report.md",
         f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks{_of_games(summary)})\n\n{table}\n\n"
         f"{calibration_line(summary['calibration'])}; "
         f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
-        + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else "")
+        + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else ""),
     )
     title = _solver_label(cfg).replace("$", r"\$")  # (matplotlib reads $...$ as mathematics)
     _plot_tiers(summary, title, out / "tiers.png")
     _plot_calibration(summary, title, out / "calibration.png")
     board = Path(cfg.leaderboard)
-    board.parent.mkdir(parents=True, exist_ok=True)
     line = {
         k: report[k] for k in ("solver", "model", "version", "split", "limit", "seed", "tasks") if k in report
     }
     line.update({k: report[k] for k in ("seconds", "date")})
     line.update({c: summary["overall"][c] for c in COLUMNS})
-    with board.open("a") as file:
-        file.write(json.dumps(_finite(line), allow_nan=False) + "\n")
+    with writing(board):
+        board.parent.mkdir(parents=True, exist_ok=True)
+        _append(board, json.dumps(_finite(line), allow_nan=False))
     print(f"{cfg.solver} on {cfg.version}/{cfg.split}: {len(tasks)} tasks in {seconds:.1f} s")
     print(table)
     print(f"{calibration_line(summary['calibration'])}; problems: {summary['problems']}")
@@ -518,6 +522,20 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         print(f"solver counts: {report['solver_counts']}")
     print(f"report: {out}")
     return report
+
+
+def _write(path: Path, text: str) -> None:
+    """``text`` written whole to ``path`` (a temporary file renamed: one that cannot be written leaves the
+    earlier run's); ``NotWritten`` where it cannot be written."""
+    with writing(path):
+        write_whole(path, text)
+
+
+def _append(path: Path, line: str, mode: str = "a") -> None:
+    """``line`` and a newline appended to ``path`` (``mode="w"``: written anew), the file closed at once: a
+    run stopped later keeps it whole; ``NotWritten`` where it cannot be written."""
+    with writing(path), path.open(mode, encoding="utf-8") as file:
+        file.write(line + "\n")
 
 
 def outside_settings(solver: object, llm: dict[str, Any]) -> list[str]:
@@ -546,10 +564,13 @@ def main(cfg: ReasoningBenchConfig) -> None:
     except (ChatUnreachable, FolderRefused) as error:  # a wrong URL, a server not started, a busy folder
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    except NotWritten as error:  # a full disk, a folder made read-only: the tasks scored are kept
+        print(f"error: {error}; {KEPT}", file=sys.stderr)
+        sys.exit(1)
     # the endpoint failed for good, or the llm solver did: the tasks scored are kept, a resume goes on
     except (ChatError, SolverFailed) as error:
         print(
-            f"error: {error}\nthe tasks scored so far are kept; the same command again goes on from them",
+            f"error: {error}\n{KEPT}",
             file=sys.stderr,
         )
         sys.exit(1)

@@ -46,10 +46,14 @@ One run at a time holds the folder (``tournament.lock``, an OS lock that ends
 with its process, so a killed run never leaves it locked): a second run into it
 refuses to start (``experiments.common.folder_lock``; a run is
 ``experiments.common.tournament_run.run_tournament``). A worker process that dies (killed, out of memory) stops the
-run with the command that resumes it; the games written are kept. Lines of
+run with the command that resumes it; the games written are kept. So does an agent that fails (raises, or
+returns actions the table refuses): one line names its label, the line-up, the rotation and the deals of the
+games under way, then the agent's error (``experiments.common.chunks.AgentFailed``); fix the agent, then resume. Lines of
 ``games.jsonl`` that are not game records (torn, garbage) are moved to
 ``games.jsonl.rejected`` with a warning, and their games are played again.
-Ctrl-C or SIGTERM stops a run with one line giving that command (exit status 130 or 143); a
+Ctrl-C or SIGTERM stops a run with one line giving that command (exit status 130 or 143), and so
+does a results file that cannot be written (a full disk, a folder made read-only: the line names the
+file and the error, exit status 1; ``experiments.common.write_failures``); a
 killed run's pool workers exit by themselves (``experiments.common.extras.watch_parent``); a resumed run says how many games
 it found, and a run asked for fewer games than its folder holds says that its
 report leaves the others out.
@@ -107,7 +111,7 @@ except ModuleNotFoundError as error:
 
 from agents.llm.errors import ChatError, ChatUnreachable
 from experiments.common import llm_report
-from experiments.common.chunks import lineups
+from experiments.common.chunks import AgentFailed, lineups
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import FolderRefused
 from experiments.common.games_file import GAMES_FILE, read_games
@@ -119,6 +123,7 @@ from experiments.common.tournament_run import run_tournament
 from experiments.common.trust import checked_main, refuse_from_elsewhere
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
+from experiments.common.write_failures import NotWritten
 
 __all__ = ["Terminated", "main", "main_with"]
 
@@ -189,9 +194,15 @@ def main(cfg: DictConfig) -> None:
     except (FolderRefused, WorkerLost) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
+    except NotWritten as error:  # a full disk, a folder made read-only: the games written are kept
+        print(f"error: {error}; {_kept(output_dir, hydra_config)}", file=sys.stderr)
+        sys.exit(1)
     except ChatUnreachable as error:  # a wrong URL or a server not started: the user's to fix
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    except AgentFailed as error:  # a faulty agent: fixed, the run resumes (the games played are kept)
+        print(f"error: {error}\n{_kept(output_dir, hydra_config)}", file=sys.stderr)
+        sys.exit(1)
     except ChatError as error:  # the endpoint failed for good (its retries spent): stop, resume later
         print(f"error: {error}\n{_kept(output_dir, hydra_config)}", file=sys.stderr)
         sys.exit(1)
@@ -202,8 +213,11 @@ def main(cfg: DictConfig) -> None:
 
 
 def _kept(output_dir: Path, hydra_config: DictConfig) -> str:
-    """How many games a stopped run kept, and the command that resumes it."""
-    found = len(read_games(output_dir / GAMES_FILE))
+    """How many games a stopped run kept, and the command that resumes it (a torn last line is left for the
+    resumed run to set aside and tell)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        found = len(read_games(output_dir / GAMES_FILE))
     overrides = [o for o in hydra_config.overrides.task if not o.startswith("output_dir=")]
     words = ["python", "-m", "experiments.tournament", *overrides, f"output_dir={output_dir}"]
     command = hide_url_credentials(" ".join(shlex.quote(word) for word in words))

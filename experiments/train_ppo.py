@@ -59,8 +59,11 @@ back with torch's ``weights_only=True``, so a checkpoint runs no code, whoever m
 (``experiments.learning.resume``: the run's config is the checkpoint's; of the command line's other
 values only ``RESUMABLE`` ones, the budget, threads, compilation, logging, checkpoints, how often it
 evaluates and the final evaluation's size, are applied, and any other changed value stops the resume
-with a message). A run folder holding symbolic links (``model.pt``, ``checkpoints/`` or a file in it)
-is refused before anything is written: the run would write through them
+with a message). One process at a time trains a run folder (``tournament.lock``, an OS lock that ends
+with its process, ``experiments.common.folder_lock``): a resume of a run still going on, or of one
+another resume is continuing, is refused in one line before it changes anything. A run folder holding
+symbolic links (``model.pt``, ``checkpoints/`` or a file in it) is refused before anything is written:
+the run would write through them
 (``output_folders.refuse_links``). ``init_from=<model file or
 shipped model name>`` starts a new run's network from a trained one (``agents.ppo.warm_start``:
 input columns it lacked, the belief pieces, start at zero), e.g. the learning agent of
@@ -79,6 +82,8 @@ command.
 
 from __future__ import annotations
 
+import sys
+
 try:  # modules of an extra: a core-only install is told which extra to install
     import hydra
 
@@ -88,6 +93,7 @@ except ModuleNotFoundError as error:
 
     raise missing_extra(error, command=__name__ == "__main__") from error
 
+from experiments.common.folder_lock import FolderRefused
 from experiments.common.output_folders import refuse_links, refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
@@ -105,7 +111,11 @@ def main(cfg: TrainConfig) -> None:
         refuse_unwritable(folder)
         if args.resume:  # a run folder from elsewhere: its model.pt, checkpoints/, ... could be links
             refuse_links(folder)
-        train(args, resume_overrides=list(hydra_config.overrides.task))
+        try:
+            train(args, resume_overrides=list(hydra_config.overrides.task))
+        except FolderRefused as error:  # the run, or another resume of it, still going on
+            print(f"error: {error}", file=sys.stderr)
+            sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -108,7 +108,11 @@ NOBODY = -1
 
 @dataclass(eq=False)
 class State:
-    """A batch of B games. Fields starting with ``_`` are hidden information.
+    """A batch of B games. Fields starting with ``_`` are hidden information, and so are
+    ``events`` (the last step's raw events: every player's dealt cards, the card of every
+    show) and ``seed`` (``init`` deals each game again from it). A user of the core sees
+    everything; a player reads its own views of the events (``private_view``; an agent's
+    ``observe`` is given them) and decides on neither (``agents.base``).
 
     The core updates a state in place (``step`` returns the same object); use
     ``copy()`` to branch. Every array field is a C-contiguous view of one byte buffer,
@@ -121,7 +125,7 @@ class State:
 
     Attributes:
         config: The rules every game of the batch follows.
-        seed: ``int64[B]`` the seed each game was dealt from.
+        seed: ``int64[B]`` the seed each game was dealt from (hidden: it deals the game again).
         phase: ``int8[B]`` a ``Phase`` value.
         current_player: ``int8[B]`` who decides now (-1 once the game is over).
         turn_player: ``int8[B]`` whose turn it is.
@@ -145,7 +149,8 @@ class State:
         showed: ``uint8[B, P, C]`` times player q showed a card for a
             suggestion naming card c (public: which card stays hidden).
         accused: ``bool[B, P, C]`` player q accused wrongly naming card c.
-        events: ``int16[B, E, 7]`` events of the last step (see ``events``).
+        events: ``int16[B, E, 7]`` events of the last step (see ``events``), every card in
+            them shown (hidden: ``private_view`` gives a player's view).
         num_events: ``int8[B]`` rows used in ``events``.
         _key: ``uint64[B]`` random key; ``_draws``: ``uint32[B]`` draws used.
         _owner: ``int8[B, C]`` who holds each card: a player, ``ENVELOPE`` or

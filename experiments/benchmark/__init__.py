@@ -43,7 +43,8 @@ length, the spread of the games' ages when timing starts and, for comparison,
 what the same number of steps reads from a fresh deal. The env plays one game
 at a time and is timed over whole episodes (every age weighted as in a long
 run), after an untimed one; with ``baseline=`` its runs alternate with the earlier revision's env. Results are printed as a table and written as JSON
-(``output``), section by section as they are measured.
+(``output``), section by section as they are measured, each time whole (a temporary file renamed):
+a save that fails (a full disk) leaves the sections saved before.
 
 The ``ppo`` section times ``experiments.train_ppo.train`` at the shipped
 settings (``configs/train_ppo.yaml``, composed by hydra, so it follows the
@@ -126,6 +127,7 @@ from experiments.common.folder_lock import unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError
+from experiments.common.whole_files import write_whole
 
 SECTIONS = (
     "core",
@@ -334,8 +336,8 @@ def main_with(cfg: BenchmarkConfig) -> dict:
     output = Path(cfg.output)
     output.parent.mkdir(parents=True, exist_ok=True)
 
-    def save() -> None:
-        output.write_text(json.dumps(report, indent=2))
+    def save() -> None:  # whole or not at all: a later section that cannot be written keeps the earlier ones
+        write_whole(output, json.dumps(report, indent=2))
 
     for section in SECTIONS:  # in this order; each section's figures are saved as soon as they are in
         if section in cfg.sections:

@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from cluedo_env.core import compile_notice
-from experiments.common.chunks import Chunk, Job, play_chunk
+from experiments.common.chunks import AgentFailed, Chunk, Job, play_chunk
 from experiments.common.code_revision import REPO_ROOT
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.value_checks import ConfigError
@@ -36,6 +36,7 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
 
     Raises:
         WorkerLost: A pool process died; its chunk (and those not yet finished) were not played.
+        AgentFailed: An agent failed in a chunk (``play_chunk``); the chunks under way are stopped.
     """
     if workers == 0:
         for chunk in chunks:
@@ -103,7 +104,11 @@ def _start_worker(parent: int) -> None:
 
 
 def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) -> Iterator[list[dict]]:
-    """Play chunks as Ray tasks (joining ``address`` or starting Ray here); yields each chunk's records."""
+    """Play chunks as Ray tasks (joining ``address`` or starting Ray here); yields each chunk's records.
+
+    Raises:
+        AgentFailed: An agent failed in a chunk (``play_chunk``), as the local pool raises it.
+    """
     import ray
 
     started = False
@@ -129,7 +134,13 @@ def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) ->
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
-                yield ray.get(ref)
+                try:
+                    records = ray.get(ref)
+                except ray.exceptions.RayTaskError as error:
+                    if isinstance(error.cause, AgentFailed):  # said in its one line, as from the pool
+                        raise error.cause from None
+                    raise
+                yield records
     finally:
         if started:
             ray.shutdown()

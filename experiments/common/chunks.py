@@ -6,6 +6,10 @@ index). A game's result therefore depends only on the config and its chunk, not 
 backend or session played it (``experiments.common.backends``): the local pool, Ray and a resumed
 run give identical games. Every line-up plays the same deals (``deal_seed``), each under every
 cyclic rotation of the seats.
+
+An agent that fails in a chunk (raises, or returns actions the table refuses) stops it with
+``AgentFailed``, which names the agent's label, the line-up, the rotation and the deals of the games
+under way, after the original error's text.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.arena import BatchResult, play_batch
+from agents.llm.errors import ChatError
 from agents.registry import make_agent
 from cluedo_env import core
 from experiments.common import llm_report
@@ -27,6 +32,7 @@ from experiments.common.games_file import DEAL_SEED_STRIDE
 from experiments.common.settings import GameSettings, TournamentConfig
 
 __all__ = [
+    "AgentFailed",
     "Chunk",
     "Job",
     "agent_seed",
@@ -40,6 +46,11 @@ __all__ = [
     "play_chunk",
     "record_key",
 ]
+
+
+class AgentFailed(RuntimeError):
+    """An agent failed while a chunk was played: it raised, or the table refused its actions (the message
+    names the agent, the line-up, the rotation and the deals, then the original error)."""
 
 
 @dataclass(frozen=True)
@@ -130,12 +141,33 @@ def play_chunk(job: Job, chunk: Chunk) -> list[dict]:
     seeds = np.array([deal_seed(job.seed, int(d)) for d in deals], dtype=np.int64)
     try:
         result = play_batch(config, agents, seeds, rotation=chunk.rotation)
+    except ChatError:  # a language model's endpoint failed: the tournament says so in its own words
+        raise
+    except Exception as error:
+        call = getattr(error, "player_call", None)  # which agent's call, in which games (cluedo_env.table)
+        if call is None:
+            raise
+        raise AgentFailed(_failure(chunk, seeds, call.player, call.call, call.games, error)) from error
     finally:
         for agent in agents:
             agent.close()
     records = [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
     llm_report.add_reports(records, agents, result.seats)  # language-model seats: counts and transcripts
     return records
+
+
+def _failure(
+    chunk: Chunk, seeds: np.ndarray, agent: int, call: str, games: np.ndarray, error: Exception
+) -> str:
+    """What ``AgentFailed`` says: agent ``agent`` of the chunk failed in ``call`` in ``games`` (batch indices)."""
+    deals = ", ".join(str(chunk.first_deal + int(b)) for b in games)
+    seeds_text = ", ".join(str(int(seeds[b])) for b in games)
+    seat = (agent + chunk.rotation) % len(chunk.lineup)
+    return (
+        f"agent {chunk.lineup[agent]!r} (seat {seat}) failed in {call} in line-up {chunk.lineup_id}, rotation "
+        f"{chunk.rotation}, {'deal' if len(games) == 1 else 'deals'} {deals} (seed {seeds_text}): "
+        f"{type(error).__name__}: {error}"
+    )
 
 
 def one_torch_thread() -> None:

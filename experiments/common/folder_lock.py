@@ -1,6 +1,7 @@
-"""Output folders: one run at a time in one (a tournament, the expert dataset, a reasoning run), by the
-folder's OS lock (``tournament.lock``, its name from the first command that took it); the symbolic links
-a run would write through; whether this process can write there at all (``unwritable``)."""
+"""Output folders: one run at a time in one (a tournament, the expert dataset, a reasoning run, an
+imitation run, a PPO run and its resumes), by the folder's OS lock (``tournament.lock``, its name from
+the first command that took it); the symbolic links a run would write through; whether this process can
+write there at all (``unwritable``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = [
+    "IN_USE",
     "LOCK_FILE",
     "FolderInUse",
     "FolderRefused",
@@ -25,6 +27,7 @@ __all__ = [
 ]
 
 LOCK_FILE = "tournament.lock"
+IN_USE = "Wait for it to finish, or choose another output_dir"  # what to do instead (lock_folder's advice)
 
 
 class FolderRefused(RuntimeError):
@@ -40,12 +43,13 @@ class FolderInUse(FolderRefused):
 
 
 @contextmanager
-def lock_folder(out: Path, within: Path | None = None) -> Iterator[None]:
+def lock_folder(out: Path, within: Path | None = None, advice: str = IN_USE) -> Iterator[None]:
     """Hold an exclusive OS lock on ``out/tournament.lock`` for the block.
 
     ``within``: the folder the user named, where ``out`` is a sub-folder the command picks
     (``<output_dir>/<solver>``); ``out`` and the folders between may not be links then (the named
-    folder itself may).
+    folder itself may). ``advice``: the message's last sentence, what to do instead (a command whose
+    folder is not named by ``output_dir`` says its own).
 
     The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows), so it ends
     with the process that holds it: a killed run leaves the file but never a held lock. The file
@@ -80,7 +84,7 @@ def lock_folder(out: Path, within: Path | None = None) -> Iterator[None]:
             holder = file.read().strip() or "another process"
             raise FolderInUse(
                 f"{out} is in use by another run ({holder}); two runs writing into one folder would do the "
-                "same work twice and mix their files. Wait for it to finish, or choose another output_dir"
+                f"same work twice and mix their files. {advice}"
             ) from None
         file.seek(0)
         file.truncate()

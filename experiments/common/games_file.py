@@ -40,12 +40,14 @@ which counts a game once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import warnings
 from pathlib import Path
 
 from experiments.common.whole_files import write_whole
+from experiments.common.write_failures import writing
 
 __all__ = [
     "DEAL_SEED_STRIDE",
@@ -348,17 +350,31 @@ def _shown(value: object) -> str:
 
 
 class GameWriter:
-    """Appends game records to ``games.jsonl``, one line each, flushed and synced per chunk."""
+    """Appends game records to ``games.jsonl``, one line each, flushed and synced per chunk.
+
+    A write that fails (a full disk, a folder made read-only) raises ``NotWritten`` naming the file
+    (``experiments.common.write_failures``) and closes it: the lines written before stay, and a torn last
+    line is set aside when the run is resumed (``load_games``).
+    """
 
     def __init__(self, path: Path) -> None:
-        self.file = path.open("a", encoding="utf-8")
+        self.path = path
+        with writing(path):
+            self.file = path.open("a", encoding="utf-8")
 
     def write(self, records: list[dict]) -> None:
         """Append ``records``, one JSON line each, and sync the file."""
-        self.file.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
-        self.file.flush()
-        os.fsync(self.file.fileno())
+        with writing(self.path):
+            try:
+                self.file.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+                self.file.flush()
+                os.fsync(self.file.fileno())
+            except OSError:
+                with contextlib.suppress(OSError):  # what it could not write is dropped, not tried again
+                    self.file.close()
+                raise
 
     def close(self) -> None:
-        """Close the file."""
-        self.file.close()
+        """Close the file (a file closed after a failed write: nothing more)."""
+        with writing(self.path):
+            self.file.close()

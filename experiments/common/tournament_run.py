@@ -8,6 +8,8 @@ games played again. Beside ``games.jsonl``: ``config.yaml``, ``run.json`` (confi
 git revision, each session with the number of games the folder held when it started) and the report
 of ``experiments.common.report``, which names each code revision that played the games with its
 number of games (``code_versions``); a run resumed under other code than earlier sessions says so.
+A results file that cannot be written (a full disk, a folder made read-only) stops the run with
+``NotWritten`` (``experiments.common.write_failures``), the games written before kept.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from experiments.common.settings import TournamentConfig, config_hash
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
 from experiments.common.whole_files import write_whole
+from experiments.common.write_failures import writing
 
 __all__ = ["code_versions", "refuse_regrown_block", "run_tournament", "subset_note"]
 
@@ -68,6 +71,8 @@ def run_tournament(
     Raises:
         FolderInUse: Another run holds ``output_dir``.
         WorkerLost: A worker process died; the games finished are kept and the message says how to resume.
+        NotWritten: A results file could not be written (a full disk, a folder made read-only); the games
+            written before are kept.
     """
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -175,7 +180,8 @@ def _run_locked(
     yaml = (
         resolved_config if resolved_config is not None else OmegaConf.to_yaml(OmegaConf.structured(settings))
     )
-    (out / "config.yaml").write_text(hide_url_credentials(yaml))
+    with writing(out / "config.yaml"):
+        (out / "config.yaml").write_text(hide_url_credentials(yaml))
     session = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "version": __version__,
@@ -268,11 +274,12 @@ def _run_locked(
     }
     if beyond:
         meta["note"] = subset_note(len(beyond), len(existing), settings, existing)
-    summary = write_report(games, out, meta=meta, plots=settings.plots)
-    llm = llm_report.summarise(games)
-    if llm:  # invalid-reply and fallback rates, tokens per game
-        summary["llm"] = llm
-        summary["paths"].update(llm_report.write(llm, out))
+    with writing(out):  # the report's files
+        summary = write_report(games, out, meta=meta, plots=settings.plots)
+        llm = llm_report.summarise(games)
+        if llm:  # invalid-reply and fallback rates, tokens per game
+            summary["llm"] = llm
+            summary["paths"].update(llm_report.write(llm, out))
     return summary
 
 
@@ -379,4 +386,5 @@ def _run_info_problem(info: object) -> str | None:
 
 
 def _write_json(path: Path, value: dict) -> None:
-    write_whole(path, json.dumps(value, indent=2) + "\n")
+    with writing(path):
+        write_whole(path, json.dumps(value, indent=2) + "\n")

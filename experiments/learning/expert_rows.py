@@ -10,23 +10,35 @@ returns two ``pyarrow`` tables:
 - games, one row per game: ``GAME_SCHEMA``.
 
 ``game`` numbers the games of a whole dataset (a shard's games are consecutive); ``step`` counts
-the decisions of one game from 0, in the order they were played.
+the decisions of one game from 0, in the order they were played. ``write_table`` writes a table to a
+Parquet file whole or not at all.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from agents.arena import play_batch
 from agents.base import Agent
 from agents.ppo.imitation import Recorder
 from agents.registry import make_agent
 from cluedo_env import core
+from experiments.common.write_failures import writing
 
-__all__ = ["DECISION_SCHEMA", "GAME_SCHEMA", "DecisionRecorder", "StepClock", "play_expert_games"]
+__all__ = [
+    "DECISION_SCHEMA",
+    "GAME_SCHEMA",
+    "DecisionRecorder",
+    "StepClock",
+    "play_expert_games",
+    "write_table",
+]
 
 DECISION_SCHEMA = pa.schema(
     [
@@ -195,3 +207,12 @@ def play_expert_games(
         schema=GAME_SCHEMA,
     )
     return decisions, table
+
+
+def write_table(table: pa.Table, path: Path) -> None:
+    """``table`` to the Parquet file ``path`` whole or not at all (a temporary file renamed); ``NotWritten``
+    (``experiments.common.write_failures``) where it cannot be written, a full disk say."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with writing(path):
+        pq.write_table(table, temporary, compression="zstd")
+        os.replace(temporary, path)

@@ -18,6 +18,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -32,9 +33,10 @@ from tqdm import tqdm
 
 from agents.ppo.distributions import structured_kl
 from agents.ppo.games import OUTCOMES, LearnerGames
-from agents.ppo.model import SHIPPED, load_model, model_record, save_model
+from agents.ppo.model import load_model, model_record, save_model
 from agents.ppo.network import PRECISIONS, ActorCritic
 from agents.ppo.warm_start import warm_start
+from experiments.common.folder_lock import lock_folder
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.value_checks import ConfigError, check_all_set
 from experiments.common.whole_files import write_whole
@@ -48,6 +50,7 @@ from experiments.learning.checkpoints import (
     to_tensors,
 )
 from experiments.learning.evaluation import evaluate, final_evaluation
+from experiments.learning.init_from import check_init_from
 from experiments.learning.league import OpponentPool, OpponentSettings, check_opponents, check_pool_sampling
 from experiments.learning.resume import resume_run
 from experiments.learning.run_logs import unique_run_folder
@@ -216,30 +219,6 @@ class TrainConfig(PPOSettings):
 ConfigStore.instance().store(name="train_ppo_schema", node=TrainConfig)
 
 
-def check_init_from(init_from: str | None, game: Any, network: Any) -> None:
-    """Raise ``ConfigError`` (a ``ValueError``) unless ``init_from`` is None or a model (file, checkpoint or
-    shipped name) whose network can start one of ``network`` settings for ``game`` (``GameSettings``):
-    the same rules and sizes, only ``belief_features`` may differ (``agents.ppo.warm_start``). Checked
-    before a run plays anything, not when its network is built."""
-    if init_from is None:
-        return
-    try:
-        trained = load_model(init_from)
-    except (FileNotFoundError, ValueError) as error:
-        shipped = sorted(path.name for path in SHIPPED.glob("*.pt"))
-        raise ConfigError(
-            f"init_from must be a model file or one of the shipped models {shipped}: {error}"
-        ) from error
-    rules = game.to_game_config()  # (a bad rule is named as such)
-    try:
-        warm_start(ActorCritic(rules, network), trained)
-    except ValueError as error:
-        raise ConfigError(
-            f"init_from={init_from!r} cannot start this run's network: {error}; set game and network as "
-            "the model's (or give init_from=null)"
-        ) from error
-
-
 def minibatch_starts(batch_size: int, minibatch_size: int) -> list[int]:
     """Where each minibatch of an update's ``batch_size`` decisions starts: every ``minibatch_size``, a
     last one of a single decision joined to the one before (a minibatch of one has no advantage spread
@@ -304,12 +283,24 @@ def train(
     checkpoints) with its timing: ``update``, ``agent_steps``, ``learner_decisions`` and the seconds
     ``rollout_s`` (pool, core steps, network inference), ``update_s`` (advantages, PPO epochs) and
     ``total_s`` (both and the logging). ``experiments/benchmark/training.py`` measures throughput with it.
+
+    The run folder is locked from when it is known to the end (``experiments.common.folder_lock``, an OS
+    lock that ends with the process): a resume of a folder that another process trains (the run, or another
+    resume) raises ``FolderInUse`` before it changes anything.
     """
+    with ExitStack() as held:
+        return _train(args, on_update, resume_overrides, held)
+
+
+def _train(
+    args: TrainConfig, on_update: Callable | None, resume_overrides: Iterable | None, held: ExitStack
+) -> Path:
     check_all_set(args, "experiments.learning.ppo_training.train_config(overrides, **values)")
     checkpoint = None
     if args.resume:
         args, checkpoint_path, checkpoint = resume_run(args, resume_overrides)
         run_dir = run_folder(checkpoint_path)
+        held.enter_context(lock_folder(run_dir, advice="Wait for it to finish, or stop it, before resuming"))
     args.validate()
     config_dict = OmegaConf.to_container(OmegaConf.structured(args), resolve=True)
     config_dict["resume"] = None  # a checkpoint's config starts like the original run
@@ -365,6 +356,7 @@ def train(
 
     if checkpoint is None:  # a new run's own folder, never another run's of the same second
         run_dir = unique_run_folder(args.runs_dir, f"{ENV_ID}__{args.exp_name}__{args.seed}")
+        held.enter_context(lock_folder(run_dir))  # a resume of it while it runs is refused
     writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if checkpoint else None)
     if checkpoint is None:
         rows = "\n".join(hyperparameter_table(config_dict))

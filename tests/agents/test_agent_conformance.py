@@ -95,9 +95,12 @@ class NotPlain(RandomAgent):
     ("agent", "message"),
     [
         (Illegal(), "legal actions: player Illegal"),
-        (Unseeded(), "determinism"),
+        (
+            Unseeded(),
+            r"determinism: two agents Unseeded\(seed=0\) seeded 0 played the same games differently",
+        ),
         (Forgetful(), r"round trips: after load_state_dict\(state_dict\(\)\)"),
-        (NotPlain(), r"round trips: state_dict\(\)\['config'\] is a GameConfig"),
+        (NotPlain(), r"round trips: NotPlain\(seed=0\)\.state_dict\(\)\['config'\] is a GameConfig"),
     ],
 )
 def test_the_check_catches_a_broken_agent(agent, message):
@@ -144,7 +147,8 @@ def test_an_agent_out_of_a_game_early_is_checked_in_its_other_games(num_players,
 
 def test_a_check_too_short_to_reach_a_choice_says_the_round_trips_were_not_checked():
     with pytest.raises(
-        AgentCheckError, match=r"^round trips not checked: in 4 decisions of the batch, .* give more steps$"
+        AgentCheckError,
+        match=r"^round trips not checked: in 4 decisions of the batch, .*, RandomAgent\(seed=0\) made .* give more steps$",
     ):
         check_agent(RandomAgent(), core.GameConfig(num_players=3), steps=4)
 
@@ -155,3 +159,187 @@ def test_the_check_names_what_it_is_given():
     with pytest.raises(ValueError, match="agent must be one of"):
         check_agent("no_such_agent")
     assert issubclass(AgentCheckError, AssertionError) and Agent.close(RandomAgent()) is None
+
+
+def accuse_envelope(
+    state: core.State, games: np.ndarray, mask: np.ndarray, dealt: list[set[int]]
+) -> np.ndarray:
+    """The accusation of the three cards nobody was dealt in each game where it is legal, else the first legal action."""
+    cards = state.config.cards
+    S, W = cards.num_suspects, cards.num_weapons
+    layout = core.ActionLayout(state.config)
+    actions = np.argmax(mask, axis=1)
+    for i, hands in enumerate(dealt):
+        envelope = sorted(set(range(cards.num_cards)) - hands)
+        if len(envelope) == 3:
+            accusation = layout.encode("accuse", envelope[0], envelope[1] - S, envelope[2] - S - W)
+            actions[i] = accusation if mask[i, accusation] else actions[i]
+    return actions
+
+
+def dealt_cards(rows: np.ndarray) -> set[int]:
+    return set(rows[rows[:, core.events.KIND] == core.events.DEAL][:, core.events.CARD].tolist())
+
+
+class SeedPeeker(RandomAgent):
+    """Deals its games again from ``state.seed`` and accuses the envelope (the reviewer's PublicPeeker)."""
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        again = core.init(state.config, state.seed[games])
+        return accuse_envelope(
+            state, games, mask, [dealt_cards(again.step_events(i)) for i in range(len(games))]
+        )
+
+
+class EventsPeeker(RandomAgent):
+    """Reads every hand in ``state.events`` at the deal (not in its own views) and accuses the envelope."""
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        super().reset(config, seats, seed)
+        self.dealt = [set() for _ in seats]
+
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        for game in range(state.batch_size):
+            rows = state.step_events(game)
+            if (rows[:, core.events.KIND] == core.events.DEAL).any():
+                self.dealt[game] = dealt_cards(rows)
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return accuse_envelope(state, games, mask, [self.dealt[g] for g in games])
+
+
+@pytest.mark.parametrize("agent", [SeedPeeker(), EventsPeeker()], ids=["seed", "events"])
+def test_an_agent_that_reads_the_raw_events_or_the_seed_fails_the_twin_run(agent):
+    """Both read only fields without a leading underscore, and win every game against SAT agents: the
+    twin run (state.events its own view, state.seed other seeds) makes them choose otherwise."""
+    name = type(agent).__name__
+    with pytest.raises(
+        AgentCheckError, match=rf"^hidden information: {name}\(seed=0\) reads what it may not see"
+    ):
+        check_agent(agent, core.GameConfig(num_players=3))
+
+
+class Teleporter(RandomAgent):
+    """Puts its pawn into room 0 at every decision, in the state it is given."""
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = super().act(state, games, mask)
+        state.location[games, self.seats[games]] = 0
+        return actions
+
+
+class TurnChanger(RandomAgent):
+    """Hands the decision on to the next player, in the state it is given."""
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = super().act(state, games, mask)
+        state.current_player[games] = (state.current_player[games] + 1) % state.config.num_players
+        return actions
+
+
+class RewardWriter(RandomAgent):
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        state.rewards[:] += 1.0
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        (
+            Teleporter(),
+            r"^inputs: Teleporter\(seed=0\) changed state\.location in act; agents .* never write it$",
+        ),
+        (TurnChanger(), r"^inputs: TurnChanger\(seed=0\) changed state\.current_player in act"),
+        (RewardWriter(), r"^inputs: RewardWriter\(seed=0\) changed state\.rewards in observe"),
+    ],
+)
+def test_an_agent_that_writes_the_state_it_is_given_fails_naming_the_field(agent, message):
+    with pytest.raises(AgentCheckError, match=message):
+        check_agent(agent, core.GameConfig(num_players=3))
+
+
+class SeenNotes(Agent):
+    """Counts the events it saw in each game and lets the count pick its action; leaves it out of state_dict."""
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        super().reset(config, seats, seed)
+        self.seen = np.zeros(len(seats), dtype=np.int64)
+
+    def reset_games(self, games: np.ndarray, seats: np.ndarray) -> None:
+        super().reset_games(games, seats)
+        self.seen[games] = 0
+
+    def observe(self, state: core.State, events: np.ndarray) -> None:
+        self.seen += (events[:, :, core.events.KIND] >= 0).sum(axis=1)
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = np.empty(len(games), dtype=np.int64)
+        for i, game in enumerate(games):
+            legal = np.flatnonzero(mask[i])
+            actions[i] = legal[(self.rng.integers(len(legal)) + self.seen[game]) % len(legal)]
+        return actions
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 7, 9, 18])
+def test_notes_left_out_of_state_dict_show_in_the_decisions_after_the_round_trip(seed):
+    """The copies play beside the agent for the rest of the games under way, twice: in these seeds the
+    one decision at the round trip came out the same (the notes lost changed nothing there)."""
+    with pytest.raises(
+        AgentCheckError, match=r"^round trips: after load_state_dict\(state_dict\(\)\), SeenNotes"
+    ):
+        check_agent(SeenNotes(seed=seed), seed=seed)
+
+
+class FloatActions(RandomAgent):
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return super().act(state, games, mask) + 0.5
+
+
+class BoolActions(RandomAgent):
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return mask.any(axis=1)
+
+
+class OneAction(RandomAgent):
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return super().act(state, games, mask)[:1]
+
+
+class Column(RandomAgent):
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return super().act(state, games, mask)[:, None]
+
+
+class Raiser(RandomAgent):
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise RuntimeError("my agent broke")
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        (
+            FloatActions(),
+            r"^legal actions: player FloatActions\(seed=0\) returned float64 actions \[.*\], not integers",
+        ),
+        (
+            BoolActions(),
+            r"^legal actions: player BoolActions\(seed=0\) returned bool actions \[True.*, not integers",
+        ),
+        (
+            OneAction(),
+            r"^legal actions: player OneAction\(seed=0\) returned array\(\[\d+\]\) \(shape \(1,\)\) for games \[\d+, ",
+        ),
+        (
+            Column(),
+            r"^legal actions: player Column\(seed=0\) returned array\(\[\[\d+\]\]\) \(shape \(1, 1\)\)",
+        ),
+        (Raiser(), r"^legal actions: Raiser\(seed=0\) raised in act: RuntimeError: my agent broke$"),
+    ],
+)
+def test_each_fault_is_named_with_the_agent(agent, message):
+    """Floats were cast to int and played, a count or shape off was called an illegal action or blamed on
+    state_dict, an exception came out raw."""
+    with pytest.raises(AgentCheckError, match=message) as failed:
+        check_agent(agent, core.GameConfig(num_players=3))
+    assert "accepted: one integer per game" in str(failed.value) or isinstance(agent, Raiser)

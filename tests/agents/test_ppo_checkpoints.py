@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -339,6 +340,60 @@ def test_a_cut_latest_checkpoint_falls_back_to_the_one_before(run_dir, tmp_path)
     assert path.name == "update_000001.pt" and checkpoint["update"] == 1
     with pytest.raises(ValueError, match=r"update_000002\.pt cannot be read as a checkpoint"):
         load_checkpoint(latest)  # a file named explicitly is that file or nothing
+
+
+def test_a_run_and_its_resume_hold_the_run_folder_to_the_end(tmp_path):
+    """A resume of a run still training was let run beside it: their checkpoints, curves and model mixed."""
+    from experiments.common.folder_lock import FolderInUse, lock_folder
+
+    held = []
+
+    def try_the_folder(timing: dict) -> None:
+        (folder,) = tmp_path.glob("cluedo_v0__*")
+        with pytest.raises(FolderInUse), lock_folder(folder):
+            pass
+        held.append(timing["update"])
+
+    folder = train(tiny(tmp_path), on_update=try_the_folder)
+    train(tiny(tmp_path, updates=3, resume=str(folder)), on_update=try_the_folder)
+    assert held == [1, 2, 3]
+    with lock_folder(folder):  # free once the run has ended
+        pass
+
+
+def test_a_resume_of_a_folder_in_use_is_refused_in_one_line_before_it_changes_anything(run_dir, tmp_path):
+    """Two resumes of one run folder both ran, setting aside each other's checkpoints: the curves were one
+    run's and the model the other's."""
+    import shutil
+
+    from experiments.common.folder_lock import lock_folder
+
+    def files(folder: Path) -> dict[Path, bytes]:
+        return {
+            path: path.read_bytes() for path in folder.rglob("*") if path.is_file() and path.suffix != ".lock"
+        }
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    before = files(copy)
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.train_ppo",
+        f"resume={copy}",
+        f"total_timesteps={3 * 8 * 16}",
+    ]
+    with lock_folder(copy):  # the run, or another resume of it, still training
+        refused = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 1, refused.stderr[-3000:]
+    (line,) = refused.stderr.splitlines()  # one line, no traceback
+    assert re.fullmatch(
+        rf"error: {re.escape(str(copy))} is in use by another run \(pid {os.getpid()} on .*\); two runs writing "
+        r"into one folder would do the same work twice and mix their files\. Wait for it to finish, or stop it, "
+        r"before resuming",
+        line,
+    )
+    assert files(copy) == before  # no checkpoint set aside or written, no events, config.yaml as it was
 
 
 def test_training_seed_range():

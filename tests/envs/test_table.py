@@ -9,7 +9,7 @@ from agents.arena import play_batch
 from agents.baselines.random_agent import RandomAgent
 from cluedo_env import core
 from cluedo_env.gym_env import CluedoSingleAgentEnv, CluedoVectorEnv
-from cluedo_env.table import LearnerTable, Player, Table, make_player
+from cluedo_env.table import IllegalAction, LearnerTable, Player, PlayerCall, Table, make_player
 
 
 class FirstLegal:
@@ -77,6 +77,95 @@ def test_an_illegal_action_names_the_player_and_the_games():
         play_batch(
             core.GameConfig(num_players=3), [IllegalAgent(), RandomAgent(), RandomAgent()], seeds=[1, 2]
         )
+
+
+class Returns(FirstLegal):
+    """Returns what ``answer(first legal actions)`` makes of its actions."""
+
+    def __init__(self, answer) -> None:
+        super().__init__()
+        self.answer = answer
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.answer(np.argmax(mask, axis=1))
+
+
+def table_of(player: FirstLegal, games: int = 1) -> tuple[core.State, Table]:
+    """``player`` at seat 0 of ``games`` games (dealt from seeds 7, 8, ...), ``FirstLegal`` at the others."""
+    state = core.init(core.GameConfig(num_players=3), 7 + np.arange(games))
+    seats = np.array([[0] * games, [1] * games, [2] * games])
+    return state, Table([player, FirstLegal(), FirstLegal()], seats, num_players=3)
+
+
+def play_until_seat_0_decides(state: core.State, table: Table) -> np.ndarray:
+    """Step with the other players until the player at seat 0 decides somewhere; its games."""
+    while not (state.current_player == 0).any():
+        table.play(state, np.zeros(state.batch_size, dtype=np.int64))
+    return np.flatnonzero(state.current_player == 0)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda first: first + 0.0, r"returned float64 actions \[\d+\.0\], not integers, for games \[\d\]"),
+        (
+            lambda first: first.astype(bool),
+            r"returned bool actions \[(True|False)\], not integers, for games \[0\]",
+        ),
+        (
+            lambda first: np.append(first, first),
+            r"returned array\(\[\d+, \d+\]\) \(shape \(2,\)\) for games \[\d\]",
+        ),
+        (lambda first: first[:, None], r"returned array\(\[\[\d+\]\]\) \(shape \(1, 1\)\) for games \[\d\]"),
+    ],
+    ids=["floats", "bools", "two for one game", "a column"],
+)
+def test_actions_that_are_not_one_integer_per_game_are_refused_naming_the_player(answer, message):
+    """Floats were cast to int and played (66.5 as 66), a column was flattened and played; a count off was
+    called an illegal action."""
+    player = Returns(answer)
+    state, table = table_of(player)
+    games = play_until_seat_0_decides(state, table)
+    mask = core.legal_action_mask(state)
+    with pytest.raises(
+        IllegalAction,
+        match=rf"^player <.*Returns.*> {message} \(deal seeds \[7\]\); "
+        r"accepted: one integer per game, 1 in all \(a list or a 1-D integer array\)$",
+    ) as refused:
+        table.act(state, games, mask, np.zeros(1, dtype=np.int64))
+    call = refused.value.player_call
+    assert isinstance(call, PlayerCall) and (call.player, call.call, call.games.tolist()) == (0, "act", [0])
+
+
+def test_an_illegal_action_names_the_deal_seed_and_an_error_of_a_player_says_which_call_and_games():
+    state, table = table_of(Illegal())
+    games = play_until_seat_0_decides(state, table)
+    with pytest.raises(
+        IllegalAction,
+        match=rf"chose an illegal action in games \[{games[0]}\] \(deal seeds \[{7 + games[0]}\]\)",
+    ):
+        table.act(state, games, core.legal_action_mask(state), np.zeros(1, dtype=np.int64))
+
+    class Broken(FirstLegal):
+        observes = True
+
+        def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            raise RuntimeError("my agent broke")
+
+        def observe(self, state: core.State, events: np.ndarray) -> None:
+            raise KeyError("notes")
+
+    state, table = table_of(Broken(), games=2)
+    with pytest.raises(KeyError) as failed:
+        table.tell(state, state.events)
+    call = failed.value.player_call
+    assert (call.player, call.call, call.games.tolist()) == (0, "observe", [0, 1])
+    Broken.observe = FirstLegal.reset  # (any method that takes two arguments and returns None)
+    games = play_until_seat_0_decides(state, table)
+    with pytest.raises(RuntimeError, match=r"^my agent broke$") as failed:
+        table.act(state, games, core.legal_action_mask(state), np.zeros(2, dtype=np.int64))
+    call = failed.value.player_call
+    assert (call.player, call.call, call.games.tolist()) == (0, "act", games.tolist())
 
 
 def test_table_seats_and_asks_only_the_player_whose_turn_it_is():

@@ -517,6 +517,36 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_measurement(tmp_
         main_with(BenchmarkConfig(output=str(blocked / "b.json")))
 
 
+def test_a_save_that_fails_keeps_the_sections_saved_before(tmp_path, monkeypatch):
+    """The report was written in place, emptied first: a full disk while saving a later section left an
+    empty file, the sections saved before lost."""
+    import errno
+
+    import experiments.benchmark as benchmark
+
+    output, full, opened = tmp_path / "b.json", [], Path.open
+
+    def open_on_a_full_disk(path, mode="r", *args, **kwargs):
+        file = opened(path, mode, *args, **kwargs)  # (a file opened to be written is emptied)
+        if full and "w" in mode:
+            file.close()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return file
+
+    monkeypatch.setattr(Path, "open", open_on_a_full_disk)
+    monkeypatch.setitem(
+        benchmark.SECTION_STEPS, "core", (lambda cfg: [{"figure": 1}], lambda cfg, rows: None)
+    )
+    monkeypatch.setitem(
+        benchmark.SECTION_STEPS,
+        "observe",
+        (lambda cfg: full.append(True) or [{"figure": 2}], lambda cfg, rows: None),
+    )
+    with pytest.raises(OSError, match="No space left on device"):
+        main_with(BenchmarkConfig(sections=["core", "observe"], output=str(output)))
+    assert json.loads(output.read_text())["core"] == [{"figure": 1}]  # the core section's save stands
+
+
 def test_the_command_writes_only_its_output(tmp_path):
     """Hydra made ``outputs/benchmark/<time>/`` (a log file and ``.hydra/``) in the folder the command was
     run from, wherever ``output`` pointed."""
