@@ -219,7 +219,12 @@ def _kept(output_dir: Path, hydra_config: DictConfig) -> str:
         warnings.simplefilter("ignore", RuntimeWarning)
         found = len(read_games(output_dir / GAMES_FILE))
     overrides = [o for o in hydra_config.overrides.task if not o.startswith("output_dir=")]
-    words = ["python", "-m", "experiments.tournament", *overrides, f"output_dir={output_dir}"]
+    # the folders and config the command line named (--config-dir, --config-name): a line-up of the user's
+    config_dirs = [s.path for s in hydra_config.runtime.config_sources if s.provider == "command-line"]
+    options = [word for folder in config_dirs for word in ("--config-dir", folder)]
+    if hydra_config.job.config_name != "tournament":
+        options += ["--config-name", hydra_config.job.config_name]
+    words = ["python", "-m", "experiments.tournament", *options, *overrides, f"output_dir={output_dir}"]
     command = hide_url_credentials(" ".join(shlex.quote(word) for word in words))
     return f"{found} games kept in {output_dir / GAMES_FILE}; to resume: {command}"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import shlex
 import subprocess
 import sys
 
@@ -100,3 +101,23 @@ def test_a_failing_agent_stops_the_tournament_in_one_line_with_the_command_that_
     assert len(read_games(games)) == 12
     assert lines[1].startswith(f"12 games kept in {games}; to resume: python -m experiments.tournament ")
     assert lines[1].endswith(f" output_dir={out}")
+
+
+def test_the_command_that_resumes_names_the_users_config_folder(tmp_path):
+    """A line-up of the user's (``--config-dir``): the printed command left the folder out, so it could not
+    find the line-up it was to resume."""
+    configs = tmp_path / "configs"
+    (configs / "lineup").mkdir(parents=True)
+    (configs / "lineup" / "mine.yaml").write_text(
+        f"agents:\n  - name: '{HERE}:RaiseOnDeal'\n  - name: random\nmode: one_vs_field\nfield: [random]\n"
+    )
+    out = tmp_path / "run"
+    done = tournament(
+        "--config-dir", str(configs), "lineup=mine", "trust_files=true", "game.num_players=3",
+        "game.max_turns=40", "games_per_lineup=18", "batch_size=2", "workers=1", "progress=false",
+        "plots=false", f"output_dir={out}",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr[-3000:]
+    command = shlex.split(done.stderr.strip().splitlines()[-1].partition("to resume: ")[2])
+    assert command[:5] == ["python", "-m", "experiments.tournament", "--config-dir", str(configs)]
+    assert "lineup=mine" in command and command[-1] == f"output_dir={out}"
