@@ -16,7 +16,7 @@ import numpy as np
 from agents.base import Agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.table import Table, refuse_held_players
+from cluedo_env.table import Table, blame, refuse_held_players
 
 __all__ = ["BatchResult", "EventLog", "play_batch"]
 
@@ -120,7 +120,11 @@ def play_batch(
     agent_at = table.player_at  # [B, seat] -> agent
     state = core.init(config, seeds)
     for k, agent in enumerate(agents):
-        agent.reset(config, seats[:, k], seed=agent.seed + int(seeds[0]) if B else agent.seed)
+        try:
+            agent.reset(config, seats[:, k], seed=agent.seed + int(seeds[0]) if B else agent.seed)
+        except Exception as error:
+            blame(error, k, "reset", np.arange(B))
+            raise
     accusations = np.zeros((B, P), dtype=np.int64)
     wrong = np.zeros((B, P), dtype=np.int64)
     decisions = np.zeros(B, dtype=np.int64)

@@ -326,7 +326,10 @@ class _Run:
         return given
 
     def _compare(self, state: core.State, mine: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
-        """The copies beside the agent act in ``mine``; one that chooses otherwise is the finding, and leaves."""
+        """The copies beside the agent act in ``mine``; one that chooses otherwise is the finding, and leaves.
+        Nobody acts where the agent decides in no game (a runner never asks an agent to act in none)."""
+        if len(mine) == 0:
+            return
         if self.besides:
             self.choices += int((mask[mine].sum(axis=1) > 1).sum())
         for how, other in list(self.besides):

@@ -62,6 +62,7 @@ __all__ = [
     "Player",
     "PlayerCall",
     "Table",
+    "blame",
     "claim_players",
     "make_player",
     "opponent_seats",
@@ -81,15 +82,16 @@ class IllegalAction(ValueError):
 
 @dataclass(frozen=True)
 class PlayerCall:
-    """Set by ``Table`` as ``player_call`` on what a player's call raised: the player's index in
-    ``Table.players``, the call (``"act"``, ``"observe"``, ``"reset_games"``) and its games (``int64[n]``)."""
+    """Set (``blame``) as ``player_call`` on what a player's call raised: the player's index in ``Table.players``,
+    the call (``"act"``, ``"observe"``, ``"reset_games"``; a runner's ``"reset"``) and its games (``int64[n]``)."""
 
     player: int
     call: str
     games: np.ndarray
 
 
-def _blame(error: BaseException, player: int, call: str, games: np.ndarray) -> None:
+def blame(error: BaseException, player: int, call: str, games: np.ndarray) -> None:
+    """Set ``error.player_call`` (``PlayerCall``) unless a call nearer to the error set it."""
     if getattr(error, "player_call", None) is None:  # (unless a call nearer to the error set it)
         error.player_call = PlayerCall(player, call, games)
 
@@ -278,8 +280,7 @@ class Table:
         self.seats = np.array(seats, dtype=np.int64)
         if self.seats.ndim != 2 or len(self.seats) != len(self.players):
             raise ValueError(f"seats must be int[{len(self.players)}, B], got shape {self.seats.shape}")
-        # [B, seat] -> player
-        self.player_at = np.full((self.seats.shape[1], self.num_players), -1, dtype=np.int64)
+        self.player_at = np.full((self.seats.shape[1], self.num_players), -1, np.int64)  # [B, seat] -> player
         self.seat(np.arange(self.seats.shape[1]), self.seats)
         self.listeners = [i for i, player in enumerate(self.players) if player.observes]
 
@@ -319,7 +320,7 @@ class Table:
                 try:
                     player.reset_games(games[present], seats[present])
                 except Exception as error:
-                    _blame(error, i, "reset_games", games[present])
+                    blame(error, i, "reset_games", games[present])
                     raise
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
@@ -351,7 +352,7 @@ class Table:
                     player.act(state, mine, mask[mine]), player, state, mine, mask
                 )
             except Exception as error:
-                _blame(error, i, "act", mine)
+                blame(error, i, "act", mine)
                 raise
 
     def tell(self, state: core.State, events: np.ndarray) -> None:
@@ -366,7 +367,7 @@ class Table:
             try:
                 self.players[i].observe(state, view)
             except Exception as error:
-                _blame(error, i, "observe", np.flatnonzero(~absent))
+                blame(error, i, "observe", np.flatnonzero(~absent))
                 raise
 
     def play(

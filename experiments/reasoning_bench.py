@@ -67,7 +67,7 @@ from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.url_credentials import hide_url_credentials
-from experiments.common.value_checks import ConfigError, check_local_model
+from experiments.common.value_checks import ConfigError, check_local_model, exit_on_config_error
 from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import NotWritten, writing
 
@@ -456,8 +456,9 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         if done:
             print(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {out}")
         solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None) if todo else None
-        if not done:
-            _append(scores_path, json.dumps({"settings": settings}), "w")
+        if not done:  # the header written whole: a stop (a full disk) leaves none, not a cut one
+            with writing(scores_path):
+                write_whole(scores_path, json.dumps({"settings": settings}) + "\n")
         for task in tqdm(todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
             row = _score_one(solve, task, llm=cfg.solver == "llm")
             _append(scores_path, json.dumps(row, ensure_ascii=False))
@@ -531,10 +532,10 @@ def _write(path: Path, text: str) -> None:
         write_whole(path, text)
 
 
-def _append(path: Path, line: str, mode: str = "a") -> None:
-    """``line`` and a newline appended to ``path`` (``mode="w"``: written anew), the file closed at once: a
-    run stopped later keeps it whole; ``NotWritten`` where it cannot be written."""
-    with writing(path), path.open(mode, encoding="utf-8") as file:
+def _append(path: Path, line: str) -> None:
+    """``line`` and a newline appended to ``path``, the file closed at once: a run stopped later keeps it
+    whole; ``NotWritten`` where it cannot be written."""
+    with writing(path), path.open("a", encoding="utf-8") as file:
         file.write(line + "\n")
 
 
@@ -560,7 +561,8 @@ def main(cfg: ReasoningBenchConfig) -> None:
         check=ReasoningBenchConfig.validate,
     )
     try:
-        run(settings)
+        with exit_on_config_error():  # (a scores file of other settings where this run's would go)
+            run(settings)
     except (ChatUnreachable, FolderRefused) as error:  # a wrong URL, a server not started, a busy folder
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)

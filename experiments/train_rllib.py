@@ -66,13 +66,13 @@ checkpoints and evaluations). RLlib's checkpoint is
 unpickled, so a resume is refused (in one line, before Ray starts) unless
 the command line says ``trust_files=true``: resume only your own runs. One
 process at a time resumes a run folder (``tournament.lock``, an OS lock that
-ends with its process, ``experiments.common.folder_lock``): a resume of a run
-another process is still training is refused in one line, before Ray starts.
+ends with its process, ``experiments.common.folder_lock``, held by a new run
+and a resume alike): a resume of a run another process is still training is
+refused in one line, before Ray starts.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import shutil
@@ -233,7 +233,8 @@ ConfigStore.instance().store(name="train_rllib_schema", node=RLlibConfig)
 class Run:
     """One training run: the algorithm, its files and its counters (see the module docstring)."""
 
-    def __init__(self, cfg: RLlibConfig) -> None:
+    def __init__(self, cfg: RLlibConfig, folder: Path | None = None) -> None:
+        """``folder``: a new run's folder, made (default: ``new_run_folder``); a resume's is its checkpoint's."""
         self.cfg = cfg
         self.game = cfg.game.to_game_config()
         self.agent_steps = 0
@@ -253,7 +254,7 @@ class Run:
             settings = dataclasses.replace(cfg, resume=None, trust_files=False, time_limit=None)
             (self.run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(settings)))
         else:
-            self.run_dir = new_run_folder(cfg, "rllib")
+            self.run_dir = folder or new_run_folder(cfg, "rllib")
         register_envs()
         self.algo = rllib_setup(cfg, self.snapshots).build_algo()
         if checkpoint is not None:
@@ -439,10 +440,10 @@ def train(cfg: RLlibConfig) -> Path:
         FolderInUse: A resume of a run folder another process trains (the run itself, or another resume).
     """
     refuse_untrusted_resume(cfg)  # before Ray starts
-    resumed = find_checkpoint(cfg.resume).parent.parent if cfg.resume else None  # (a new run's folder is new)
-    with lock_folder(resumed, advice=IN_USE) if resumed else contextlib.nullcontext():
+    folder = find_checkpoint(cfg.resume).parent.parent if cfg.resume else new_run_folder(cfg, "rllib")
+    with lock_folder(folder, advice=IN_USE):  # a new run's too: a resume of it while it trains is refused
         start_ray(cfg)
-        run = Run(cfg)
+        run = Run(cfg, None if cfg.resume else folder)
         try:
             return run.train()
         finally:

@@ -102,10 +102,14 @@ class Recorder(Agent):
             self.features.observe(events)
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        actions = np.asarray(self.teacher.act(state, games, mask), dtype=np.int64)
+        returned = self.teacher.act(state, games, mask)
+        actions = np.asarray(returned)
+        # not len(games) integers: passed on as the teacher gave them, for the table to refuse (not recorded)
+        if actions.dtype.kind not in "iu" or actions.shape != (len(games),):
+            return returned
         self.observations.append(learner_observation(state, self.seats, games, self.features))
         self.masks.append(np.array(mask, dtype=bool))
-        self.actions.append(actions.copy())
+        self.actions.append(actions.astype(np.int64))
         self.targets.append(search_targets(self.teacher, actions))
         return actions
 

@@ -149,8 +149,14 @@ def play_chunk(job: Job, chunk: Chunk) -> list[dict]:
             raise
         raise AgentFailed(_failure(chunk, seeds, call.player, call.call, call.games, error)) from error
     finally:
-        for agent in agents:
-            agent.close()
+        for k, agent in enumerate(agents):
+            try:
+                agent.close()
+            except ChatError:
+                raise
+            except Exception as error:
+                every = np.arange(len(seeds))
+                raise AgentFailed(_failure(chunk, seeds, k, "close", every, error)) from error
     records = [game_record(job, chunk, result, b, int(deals[b])) for b in range(chunk.deals)]
     llm_report.add_reports(records, agents, result.seats)  # language-model seats: counts and transcripts
     return records

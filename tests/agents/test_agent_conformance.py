@@ -136,6 +136,12 @@ def test_the_round_trips_come_with_a_games_history_behind_them():
         check_agent(TurnNotes(seed=0), core.GameConfig(num_players=4), seed=0)
 
 
+def test_the_round_trips_copies_act_only_where_the_agent_decides():
+    """They were asked to act in no game at the steps where the agent decided nowhere (a runner never asks
+    that), and the notepad agent, which cannot, failed the check in the duel."""
+    check_agent("notepad", core.GameConfig.preset("de_2023_duel"), seed=2)
+
+
 @pytest.mark.parametrize(("num_players", "seed"), [(4, 3), (6, 0)])
 def test_an_agent_out_of_a_game_early_is_checked_in_its_other_games(num_players, seed):
     """Accusing at random, the agent is usually out on its first turn, and in these seeds' first game it

@@ -15,11 +15,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.arena import play_batch  # noqa: E402
+from agents.baselines.random_agent import RandomAgent  # noqa: E402
 from agents.ppo.features import learner_observation_size  # noqa: E402
 from agents.ppo.imitation import Recorder, imitate, one_hot_targets, stack_targets  # noqa: E402
 from agents.ppo.network import ActorCritic, NetworkSettings  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from cluedo_env import core  # noqa: E402
+from cluedo_env.table import IllegalAction  # noqa: E402
 from experiments.imitate import load_decisions, run  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
 from experiments.learning.ppo_training import train_config  # noqa: E402
@@ -40,6 +42,21 @@ def test_recorder_plays_as_its_teacher_and_records_each_decision():
     observations, masks, actions = recorder.decisions()
     assert observations.shape == (len(actions), learner_observation_size(CONFIG, True))
     assert masks[np.arange(len(actions)), actions].all()  # every recorded action was legal where taken
+
+
+def test_a_teachers_float_actions_are_refused_not_recorded_truncated():
+    """The Recorder cast its teacher's actions to integers before the table saw them: a teacher returning
+    floats (a policy's output) played and was recorded, its actions truncated, where seated alone it is refused."""
+
+    class FloatTeacher(RandomAgent):
+        def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            return np.asarray(super().act(state, games, mask), dtype=float) + 0.9
+
+    recorder = Recorder(FloatTeacher(seed=0), belief_features=False)
+    field = [make_agent("random", seed=k) for k in (1, 2)]
+    with pytest.raises(IllegalAction, match=r"returned float64 actions .*, not integers"):
+        play_batch(core.GameConfig(num_players=3), [recorder, *field], SEEDS[:2])
+    assert recorder.actions == []
 
 
 def test_an_ismcts_teacher_is_recorded_with_its_visit_shares_where_it_searched():

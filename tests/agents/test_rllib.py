@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -248,6 +249,23 @@ def test_a_resume_of_a_run_another_process_trains_is_refused_before_ray_starts(m
     with lock_folder(run), pytest.raises(FolderInUse, match=r"in use by another run .* before resuming"):
         train(small_config(tmp_path, f"resume={run}", "trust_files=true"))
     assert sorted(path.name for path in run.iterdir()) == ["checkpoints", "tournament.lock"]
+
+
+def test_a_new_run_holds_its_folder_while_it_trains(monkeypatch, tmp_path):
+    """Only resumes took the lock: a resume of a new run while it trained went on."""
+
+    class Training:  # the run, held to its folder while it trains
+        def __init__(self, cfg: RLlibConfig, folder: Path) -> None:
+            self.run_dir, self.algo = folder, types.SimpleNamespace(stop=lambda: None)
+
+        def train(self) -> Path:
+            with pytest.raises(FolderInUse), lock_folder(self.run_dir):
+                pass
+            return self.run_dir
+
+    monkeypatch.setattr("experiments.train_rllib.start_ray", lambda cfg: None)
+    monkeypatch.setattr("experiments.train_rllib.Run", Training)
+    assert train(small_config(tmp_path)).parent == tmp_path
 
 
 def test_self_play_shares_one_module_and_adds_snapshots(local_ray, tmp_path):

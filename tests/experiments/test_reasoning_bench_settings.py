@@ -148,17 +148,18 @@ def test_a_solver_failure_that_is_not_the_models_stops_the_run_and_keeps_the_tas
     assert not any("solver raised" in kind for kind in report["summary"]["problems"]["kinds"])
 
 
-def test_the_command_writes_only_its_scores_and_leaderboard(tmp_path):
+@pytest.mark.parametrize(("output_dir", "folder"), [("out", "out"), ("null", "outputs")])
+def test_the_command_writes_only_its_scores_and_leaderboard(tmp_path, output_dir, folder):
     """Hydra made an empty log file in ``outputs/reasoning/hydra/<time>/`` under the folder the command was
-    run from, wherever ``output_dir`` pointed."""
+    run from, wherever ``output_dir`` pointed (and ``output_dir=null``, the default folder, must still work)."""
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     env["NUMBA_CACHE_DIR"] = os.environ.get("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     done = subprocess.run(
         [sys.executable, "-m", "experiments.reasoning_bench", "solver=sat", "limit=2", "resamples=10",
-         "progress=false", "output_dir=out", "leaderboard=board.jsonl"],
+         "progress=false", f"output_dir={output_dir}", "leaderboard=board.jsonl"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     made = {path.relative_to(tmp_path).parts[0] for path in tmp_path.rglob("*") if "numba" not in path.parts}
-    assert made == {"out", "board.jsonl"}
+    assert made == {folder, "board.jsonl"}
     assert not any(path.suffix == ".log" for path in tmp_path.rglob("*"))

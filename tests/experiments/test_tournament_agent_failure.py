@@ -47,6 +47,36 @@ class IllegalOnDeal(RandomAgent):
         return actions
 
 
+class RaiseInReset(RandomAgent):
+    """Raises when a batch starts."""
+
+    def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        raise RuntimeError("no solver installed")
+
+
+class RaiseInClose(RandomAgent):
+    """Raises when it is closed, the batch played."""
+
+    def close(self) -> None:
+        raise OSError("the connection was already closed")
+
+
+@pytest.mark.parametrize(
+    ("agent", "call"), [("RaiseInReset", "reset"), ("RaiseInClose", "close")]
+)  # fmt: skip
+def test_an_agent_that_fails_to_start_or_to_close_is_named_with_the_chunks_deals(agent, call):
+    """An agent that raised in ``reset`` or ``close`` stopped the tournament with a bare traceback."""
+    job = Job({"num_players": 3, "max_turns": 40}, {"mine": (f"{HERE}:{agent}", {}), "random": ("random", {})},
+              0, "test")  # fmt: skip
+    chunk = Chunk(("mine", "random", "random"), rotation=2, first_deal=3, deals=2)
+    with pytest.raises(AgentFailed) as failed:
+        play_chunk(job, chunk)
+    assert failed.match(
+        rf"^agent 'mine' \(seat 2\) failed in {call} in line-up mine\+random\+random, rotation 2, deals 3, 4 "
+        r"\(seed 3, 4\): (RuntimeError: no solver installed|OSError: the connection was already closed)$"
+    ), str(failed.value)
+
+
 @pytest.mark.parametrize(
     ("agent", "error"),
     [

@@ -96,7 +96,7 @@ def test_a_tournament_on_a_full_disk_stops_in_one_line_and_its_command_resumes(t
 def test_a_reasoning_run_on_a_full_disk_stops_in_one_line_and_goes_on_from_its_scores(tmp_path):
     bench = ["experiments.reasoning_bench", "solver=uniform", "limit=5", "resamples=10", "progress=false",
              f"output_dir={tmp_path / 'out'}", f"leaderboard={tmp_path / 'board.jsonl'}"]  # fmt: skip
-    stopped = on_a_filling_disk(tmp_path, "scores-*.jsonl", 3, *bench)  # the settings line and two tasks
+    stopped = on_a_filling_disk(tmp_path, "scores-*.jsonl", 2, *bench)  # two tasks after the settings line
     assert stopped.returncode == 1 and "Traceback" not in stopped.stderr, stopped.stderr[-3000:]
     (scores,) = (tmp_path / "out" / "uniform").glob("scores-*.jsonl")
     assert stopped.stderr.splitlines() == [
@@ -110,6 +110,39 @@ def test_a_reasoning_run_on_a_full_disk_stops_in_one_line_and_goes_on_from_its_s
     assert again.returncode == 0, again.stderr[-3000:]
     assert "resuming: 2 of 5 tasks already scored" in again.stdout
     assert json.loads((tmp_path / "board.jsonl").read_text())["tasks"] == 5
+
+
+def test_a_reasoning_run_stopped_while_it_writes_its_settings_line_starts_again(tmp_path):
+    """The settings line was appended: cut short, it made the next run refuse the file as one of other
+    settings (with a traceback). It is written whole now, so a stop leaves no file."""
+    bench = ["experiments.reasoning_bench", "solver=uniform", "limit=2", "resamples=10", "progress=false",
+             f"output_dir={tmp_path / 'out'}", f"leaderboard={tmp_path / 'board.jsonl'}"]  # fmt: skip
+    stopped = on_a_filling_disk(tmp_path, "scores-*.jsonl.*.tmp", 0, *bench)
+    assert stopped.returncode == 1 and "Traceback" not in stopped.stderr, stopped.stderr[-3000:]
+    assert not list((tmp_path / "out" / "uniform").glob("scores-*"))
+    again = subprocess.run(
+        [sys.executable, "-m", *bench], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+
+
+def test_a_reasoning_run_beside_a_scores_file_of_other_settings_stops_in_one_line(tmp_path):
+    bench = ["experiments.reasoning_bench", "solver=uniform", "limit=2", "resamples=10", "progress=false",
+             f"output_dir={tmp_path / 'out'}", f"leaderboard={tmp_path / 'board.jsonl'}"]  # fmt: skip
+    assert (
+        subprocess.run([sys.executable, "-m", *bench], cwd=ROOT, capture_output=True, timeout=300).returncode
+        == 0
+    )
+    (scores,) = (tmp_path / "out" / "uniform").glob("scores-*.jsonl")
+    scores.write_text('{"settings": "another run"}\n')
+    again = subprocess.run(
+        [sys.executable, "-m", *bench], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert again.returncode == 2 and "Traceback" not in again.stderr, again.stderr[-3000:]
+    assert again.stderr.strip().splitlines() == [
+        f'config error: {scores} holds a run of other settings ({{"settings": "another run"}}); move it away or '
+        "pick another output_dir: it is not overwritten"
+    ]
 
 
 def test_an_expert_dataset_on_a_full_disk_stops_in_one_line_and_the_same_command_finishes_it(
