@@ -19,8 +19,10 @@ pickle is measured before torch unpickles it (``agents.ppo.pickle_scan.check_pic
 value once however often it is referred to, so a file of a kilobyte can hold a dict key that hashing
 (which unpickling does) walks for hours; a value reaching more than 10 million values once each
 reference is copied, nested more than 64 deep or holding itself is refused, and so is a pickle that
-hashes more than that in all, gives its dicts more than 10,000 keys that are not strings (keys made to
-share one hash), or that torch's reader would not read (see that module).
+hashes more than that in all, gives its dicts more than 10,000 keys that are numbers (keys made to
+share one hash) or any key that is neither a string nor a number, names or calls what ``torch.save``
+writes in no model or checkpoint (``set``, ``bytearray``, ``_codecs.encode``: what a few bytes turn into
+gigabytes or hours), or that torch's reader would not read (see that module).
 """
 
 from __future__ import annotations

@@ -15,12 +15,20 @@ measures every value as it would be walked, each reference copied (as
 - the values hashed while unpickling (dict keys, and what is handed to a call or to ``BUILD``,
   which may hash it) would reach more than ``MAX_VALUES`` values in all: one key hashed in a
   million dicts is walked a million times;
-- its dicts have more than ``MAX_NUMBER_KEYS`` keys that are not strings, in all: a string's hash is
-  drawn anew in each process, a number's or a tuple's is not, so keys made to share one hash turn
-  building a dict quadratic (20,000 such keys: 2.5 s; a real checkpoint has 17 such keys, its other
-  79,000 are strings);
-- it has more than ``MAX_VALUES`` instructions (each makes at most one value; a run's checkpoint
-  has about 1.5 a value), so the scan's own time and memory are bounded;
+- its dicts have more than ``MAX_NUMBER_KEYS`` keys that are numbers, in all: a string's hash is
+  drawn anew in each process, a number's is not, so keys made to share one hash turn building a dict
+  quadratic (20,000 such keys: 2.5 s; a real checkpoint has 17 such keys, its other 79,000 are
+  strings);
+- it has more than ``MAX_INSTRUCTIONS`` instructions (each makes at most one value), so the scan's
+  own time and memory are bounded (a crafted pickle of a million tuples: about 6 s here);
+- it names a function or class (``GLOBAL``) that ``torch.save`` writes in none of these files: tensors
+  (``torch._utils._rebuild_tensor_v2``/``_v3``), storages, dtypes and ``collections.OrderedDict`` are
+  what it writes; torch's reader accepts more (``set``, ``Counter``, ``bytearray``, ``_codecs.encode``
+  with any codec), and calling those builds what no count of values sees (a set of keys sharing one
+  hash, gigabytes of zeros, a quadratic codec). Only the tensor rebuilders are called, and
+  ``OrderedDict`` with no arguments (its items come after, as dict items);
+- a dict key is neither a string nor a number (a tuple of strings, made to share a hash, is compared
+  element by element at each collision);
 - it uses an instruction torch's reader does not accept (``torch/_weights_only_unpickler.py``:
   torch would refuse it too, and the stand-ins would be wrong), or is not a whole pickle;
 - the archive does not hold exactly one member named ``data.pkl`` (torch reads
@@ -42,11 +50,19 @@ from itertools import repeat
 from pathlib import Path
 from typing import IO
 
-__all__ = ["MAX_DEPTH", "MAX_NUMBER_KEYS", "MAX_VALUES", "check_pickle"]
+__all__ = ["MAX_DEPTH", "MAX_INSTRUCTIONS", "MAX_NUMBER_KEYS", "MAX_VALUES", "check_pickle"]
 
 MAX_VALUES = 10_000_000
 MAX_DEPTH = 64
 MAX_NUMBER_KEYS = 10_000
+MAX_INSTRUCTIONS = 3_000_000  # about 9 times a 512-game league checkpoint's (the scan: seconds at most)
+
+# What torch.save writes in a model, a checkpoint or an SB3 policy (their pickles, read here), by the
+# (module, name) of their GLOBAL: the tensor rebuilders (called), OrderedDict (called with no arguments),
+# and, only named as arguments, storages and dtypes.
+_CALLED = {"torch._utils _rebuild_tensor_v2", "torch._utils _rebuild_tensor_v3", "collections OrderedDict"}
+_NAMED = {"torch.storage UntypedStorage"}
+_NUMBERS = {"BININT", "BININT1", "BININT2", "LONG1", "BINFLOAT", "NEWTRUE", "NEWFALSE", "NONE"}
 
 # The instructions of torch's weights_only reader (torch 2.10 to 2.13), by what they do to the stack
 _NEW = {  # push a new value
@@ -96,27 +112,49 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
     """What is wrong with the pickle ``data`` (the member ``name``), or None."""
     held: dict[int, list[int]] = {}  # a value -> the values it holds; none for a number, a string, ...
     hashed: list[int] = []  # dict keys, and the values handed to a call or BUILD
-    texts: set[int] = set()  # the values that are strings (their hashes are drawn anew in each process)
-    number_keys = 0  # dict keys that are not strings
+    kinds: dict[int, str] = {}  # "text", "number", "()" (the empty tuple) or a GLOBAL's name, by value
+    number_keys = 0  # dict keys that are numbers
     stack: list[int] = []  # the values, by number (the order they were made in)
     marks: list[int] = []  # where each MARK left the stack; torch's reader sees none below the last
     memo: dict[int, int] = {}
     made = 0
     try:
         for count, (op, arg, at) in enumerate(pickletools.genops(data), 1):
-            if count > max_values:
+            if count > MAX_INSTRUCTIONS:
                 return (
-                    f"its pickle {name} has more than {max_values:,} instructions, more than a file may hold"
+                    f"its pickle {name} has more than {MAX_INSTRUCTIONS:,} instructions, more than a file may "
+                    "hold"
                 )
             code = op.name
+            if code == "GLOBAL" and not _written(arg):
+                return f"its pickle {name} names {arg.replace(' ', '.')}, which torch.save writes in no such file"
             if code in _NEW or code in _POPPED or code == "TUPLE":
                 items = [] if code in _NEW else _pop(stack, marks, _POPPED.get(code))  # TUPLE: to its mark
+                if code in ("REDUCE", "NEWOBJ"):
+                    called, given = kinds.get(items[0], "a value"), kinds.get(items[1])
+                    if (
+                        called not in _CALLED
+                        or code == "NEWOBJ"
+                        or (called == "collections OrderedDict") != (given == "()")
+                    ):
+                        return (
+                            f"its pickle {name} calls {called.replace(' ', '.')} (at byte {at:,}) as torch.save "
+                            "never does (it calls the tensor rebuilders, and OrderedDict with no arguments)"
+                        )
                 if code in ("REDUCE", "NEWOBJ", "BINPERSID"):
                     hashed.append(items[-1])  # a call's arguments, a storage's id
                 made += 1
                 stack.append(made)
-                if code in ("BINUNICODE", "SHORT_BINSTRING"):
-                    texts.add(made)
+                kind = (
+                    "text"
+                    if code in ("BINUNICODE", "SHORT_BINSTRING")
+                    else "number"
+                    if code in _NUMBERS
+                    else None
+                )
+                kind = arg if code == "GLOBAL" else "()" if code == "EMPTY_TUPLE" else kind
+                if kind:
+                    kinds[made] = kind
                 if items:
                     held[made] = items
             elif code in _ADDED or code == "APPENDS" or code == "SETITEMS":
@@ -124,7 +162,13 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
                 held.setdefault(_top(stack, marks), []).extend(items)
                 hashed.extend(items if code == "BUILD" else items[::2] if "SETITEM" in code else ())
                 if "SETITEM" in code:
-                    number_keys += sum(key not in texts for key in items[::2])
+                    keys = [kinds.get(key) for key in items[::2]]
+                    if any(key not in ("text", "number") for key in keys):
+                        return (
+                            f"its pickle {name} gives a dict a key that is neither a string nor a number (at "
+                            f"byte {at:,}), which no such file holds"
+                        )
+                    number_keys += keys.count("number")
                     if number_keys > MAX_NUMBER_KEYS:
                         return (
                             f"its pickle {name} gives its dicts more than {MAX_NUMBER_KEYS:,} keys that are not "
@@ -149,6 +193,19 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
     except ValueError as error:  # genops: an unknown or cut instruction, no STOP
         return f"its pickle {name} is not one torch can read ({error})"
     return _oversized(held, hashed, name, max_values, max_depth)
+
+
+def _written(name: str) -> bool:
+    """Whether ``torch.save`` writes the GLOBAL ``name`` (``"module attribute"``) in a model, a checkpoint or
+    an SB3 policy: a tensor rebuilder, ``OrderedDict``, a storage or a dtype."""
+    module, _, attribute = name.partition(" ")
+    if name in _CALLED or name in _NAMED:
+        return True
+    if module != "torch":
+        return False
+    import torch  # (the loaders that scan have it)
+
+    return attribute.endswith("Storage") or isinstance(getattr(torch, attribute, None), torch.dtype)
 
 
 def _pop(stack: list[int], marks: list[int], count: int | None) -> list[int]:

@@ -343,42 +343,80 @@ def shared_lists(depth: int) -> bytes:
     return b"".join(ops)
 
 
+def colliding_number(k: int) -> bytes:
+    """The integer ``1 + k (2**61 - 1)``, which hashes to 1: a dict or set of such is built in quadratic
+    time (a million of them, 12 MB, hung torch.load)."""
+    number = 1 + k * (2**61 - 1)
+    encoded = number.to_bytes(number.bit_length() // 8 + 1, "little", signed=True)
+    return pickle.LONG1 + bytes([len(encoded)]) + encoded
+
+
 def colliding_keys(count: int) -> bytes:
-    """``count`` integer keys ``1 + k (2**61 - 1)`` (each hashes to 1: building their dict is quadratic;
-    a million of them, 12 MB, hung torch.load), each with the value None, for a dict on the stack."""
-    keys = (1 + k * (2**61 - 1) for k in range(count))
-    encoded = (key.to_bytes(key.bit_length() // 8 + 1, "little", signed=True) for key in keys)
-    return (
-        pickle.MARK
-        + b"".join(pickle.LONG1 + bytes([len(b)]) + b + pickle.NONE for b in encoded)
-        + pickle.SETITEMS
-    )
+    """``count`` colliding numbers as keys, each with the value None, set in the dict on the stack."""
+    return pickle.MARK + b"".join(colliding_number(k) + pickle.NONE for k in range(count)) + pickle.SETITEMS
+
+
+def called(function: str, arguments: bytes) -> bytes:
+    """``function(*arguments)``: ``arguments`` leaves one tuple on the stack."""
+    module, name = function.rsplit(".", 1)
+    return pickle.GLOBAL + f"{module}\n{name}\n".encode() + arguments + pickle.REDUCE
+
+
+def text(value: str) -> bytes:
+    encoded = value.encode()
+    return pickle.BINUNICODE + len(encoded).to_bytes(4, "little") + encoded
 
 
 PROTO = pickle.PROTO + b"\x02"
+REBUILD = "torch._utils._rebuild_tensor_v2"  # what torch.save calls for a tensor
 CRAFTED = {
     # {key: None}, the key 40 deep: hashing it walked 2**41 tuples (the old loaders never returned)
     "hashed key": PROTO + pickle.EMPTY_DICT + shared_tuples(40) + pickle.NONE + pickle.SETITEM + pickle.STOP,
     # a small file of 10**9 zeros once walked (torch builds it at once; a walk of it never ends)
     "shared lists": PROTO + shared_lists(9) + pickle.STOP,
-    # dicts of one key of 8.4 million tuples, each within the bounds, left on the stack: a walk per dict
-    # (10,000 of them took 7 minutes; three already pass the bound, and keep under the bound on number keys)
-    "one key hashed in many dicts": PROTO
-    + pickle.EMPTY_DICT
+    # a call's arguments of 8.4 million tuples, each within the bounds, hashed twice (10,000 took 7 minutes)
+    "arguments hashed twice": PROTO
     + shared_tuples(22)
-    + pickle.NONE
-    + pickle.SETITEM
-    + (pickle.EMPTY_DICT + pickle.BINGET + bytes([22]) + pickle.NONE + pickle.SETITEM) * 2
+    + (pickle.GLOBAL + f"{REBUILD.rsplit('.', 1)[0]}\n{REBUILD.rsplit('.', 1)[1]}\n".encode())
+    + pickle.BINPUT
+    + bytes([23])
+    + pickle.BINGET
+    + bytes([22])
+    + pickle.REDUCE
+    + (pickle.BINGET + bytes([23]) + pickle.BINGET + bytes([22]) + pickle.REDUCE)
     + pickle.STOP,
     # a dict of 10,001 number keys sharing one hash (no size bound saw a million of them)
     "colliding keys": PROTO + pickle.EMPTY_DICT + colliding_keys(10_001) + pickle.STOP,
-}
+    # the same keys given to set(), which torch's reader may call: 40,000 of them took 11 s, a million hours
+    "a set built by a call": PROTO
+    + called("builtins.set", pickle.EMPTY_LIST + pickle.MARK + b"".join(map(colliding_number, range(10))) + pickle.APPENDS + pickle.TUPLE1)
+    + pickle.STOP,
+    # bytearray(2**31 - 1): 2 GB of zeros from a 50-byte pickle
+    "bytes by the gigabyte": PROTO
+    + called("builtins.bytearray", pickle.BININT + (2**31 - 1).to_bytes(4, "little") + pickle.TUPLE1)
+    + pickle.STOP,
+    # _codecs.encode(text, "punycode"): quadratic in the text's distinct characters (91 KB: 109 s)
+    "a codec of the file's choosing": PROTO
+    + called("_codecs.encode", text("".join(map(chr, range(0x100, 0x140)))) + text("punycode") + pickle.TUPLE2)
+    + pickle.STOP,
+    # OrderedDict(items): its keys built by the call, where none counts them
+    "OrderedDict with items": PROTO + called("collections.OrderedDict", pickle.EMPTY_LIST + pickle.TUPLE1)
+    + pickle.STOP,
+    # {(long text, n): None}: tuples sharing a hash, compared text by text at each collision (an hour)
+    "a tuple key": PROTO + pickle.EMPTY_DICT + text("x" * 64) + pickle.BININT1 + b"\x01" + pickle.TUPLE2
+    + pickle.NONE + pickle.SETITEM + pickle.STOP,
+}  # fmt: skip
 SAID = {
-    "hashed key": "a value reaches more than 10,000,000",
+    "hashed key": "a key that is neither a string nor a number",
     "shared lists": "a value reaches more than 10,000,000",
-    "one key hashed in many dicts": "hashes while it is unpickled (dict keys, and what calls are given) "
+    "arguments hashed twice": "hashes while it is unpickled (dict keys, and what calls are given) "
     "reach more than 10,000,000 values in all",
     "colliding keys": "more than 10,000 keys that are not strings",
+    "a set built by a call": "names builtins.set, which torch.save writes in no such file",
+    "bytes by the gigabyte": "names builtins.bytearray, which torch.save writes in no such file",
+    "a codec of the file's choosing": "names _codecs.encode, which torch.save writes in no such file",
+    "OrderedDict with items": "calls collections.OrderedDict (at byte",
+    "a tuple key": "a key that is neither a string nor a number",
 }
 
 
@@ -452,10 +490,10 @@ def test_a_pickle_that_builds_more_than_it_holds_is_refused_before_torch_unpickl
 def test_a_model_file_with_shared_references_within_the_bounds_loads(tmp_path):
     """What torch.save writes for a value referred to twice (a memo entry and its references) is read."""
     shared = ()
-    for _ in range(12):  # 8,191 tuples once walked, as a key and 100 times in a list: 827,291 values
+    for _ in range(12):  # 8,191 tuples once walked, 101 times in a list: 827,291 values
         shared = (shared, shared)
     genuine = record()
-    path = written(tmp_path, {**genuine, "notes": {shared: [shared] * 100}, "again": genuine["network"]})
+    path = written(tmp_path, {**genuine, "notes": {"7": [shared] * 101, 7: 1}, "again": genuine["network"]})
     network = load_model(path)
     assert all(torch.equal(network.state_dict()[k], v) for k, v in genuine["state_dict"].items())
 
@@ -482,6 +520,8 @@ def test_a_pickle_torch_would_not_read_or_not_the_one_torch_reads_is_refused(tmp
     with zipfile.ZipFile(bomb) as source, zipfile.ZipFile(upper, "w") as out:
         for name in source.namelist():
             out.writestr(name.replace("data.pkl", "DATA.PKL"), source.read(name))
-    with pytest.raises(ValueError, match=r"upper\.pt: .* as its pickle archive/DATA\.PKL builds it"):
+    with pytest.raises(
+        ValueError, match=r"upper\.pt: its pickle archive/DATA\.PKL gives a dict a key that is neither"
+    ):
         load_model(upper)
     assert torch_loads == []
