@@ -26,7 +26,10 @@ measures every value as it would be walked, each reference copied (as
   what it writes; torch's reader accepts more (``set``, ``Counter``, ``bytearray``, ``_codecs.encode``
   with any codec), and calling those builds what no count of values sees (a set of keys sharing one
   hash, gigabytes of zeros, a quadratic codec). Only the tensor rebuilders are called, and
-  ``OrderedDict`` with no arguments (its items come after, as dict items);
+  ``OrderedDict`` with no arguments (its items come after, as dict items); only an ``OrderedDict`` is
+  given a state (``BUILD``), and only a dict (``dict.update`` would build a list of pairs' keys unseen);
+  a storage is named as ``torch.save`` names it, ``('storage', <type>, <key>, <location>, <size>)``
+  (torch keeps storages by key: keys of another kind could share a hash);
 - a dict key is neither a string nor a number (a tuple of strings, made to share a hash, is compared
   element by element at each collision);
 - it uses an instruction torch's reader does not accept (``torch/_weights_only_unpickler.py``:
@@ -43,6 +46,7 @@ bounded first by ``agents.ppo.model.check_declared_bytes``) and scanned once.
 
 from __future__ import annotations
 
+import functools
 import pickletools
 import zipfile
 import zlib
@@ -141,6 +145,11 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
                             f"its pickle {name} calls {called.replace(' ', '.')} (at byte {at:,}) as torch.save "
                             "never does (it calls the tensor rebuilders, and OrderedDict with no arguments)"
                         )
+                if code == "BINPERSID" and not _storage_id(items[0], held, kinds):
+                    return (
+                        f"its pickle {name} names a storage (at byte {at:,}) otherwise than torch.save does "
+                        "(('storage', a storage type, its key, its location, its size))"
+                    )
                 if code in ("REDUCE", "NEWOBJ", "BINPERSID"):
                     hashed.append(items[-1])  # a call's arguments, a storage's id
                 made += 1
@@ -152,13 +161,30 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
                     if code in _NUMBERS
                     else None
                 )
-                kind = arg if code == "GLOBAL" else "()" if code == "EMPTY_TUPLE" else kind
+                kind = (
+                    arg
+                    if code == "GLOBAL"
+                    else "()"
+                    if code == "EMPTY_TUPLE"
+                    else "{}"
+                    if code == "EMPTY_DICT"
+                    else kind
+                )
+                if code == "REDUCE":  # what the call makes
+                    kind = "OrderedDict()" if kinds[items[0]] == "collections OrderedDict" else "tensor"
                 if kind:
                     kinds[made] = kind
                 if items:
                     held[made] = items
             elif code in _ADDED or code == "APPENDS" or code == "SETITEMS":
                 items = _pop(stack, marks, _ADDED.get(code))  # APPENDS, SETITEMS: to their mark
+                if code == "BUILD" and (
+                    kinds.get(_top(stack, marks)) != "OrderedDict()" or kinds.get(items[0]) != "{}"
+                ):
+                    return (  # (its state updates the object's attributes: a list of pairs would be keys unseen)
+                        f"its pickle {name} sets the state of a value (BUILD, at byte {at:,}) otherwise than "
+                        "torch.save does (a dict of attributes given to an OrderedDict)"
+                    )
                 held.setdefault(_top(stack, marks), []).extend(items)
                 hashed.extend(items if code == "BUILD" else items[::2] if "SETITEM" in code else ())
                 if "SETITEM" in code:
@@ -198,14 +224,34 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
 def _written(name: str) -> bool:
     """Whether ``torch.save`` writes the GLOBAL ``name`` (``"module attribute"``) in a model, a checkpoint or
     an SB3 policy: a tensor rebuilder, ``OrderedDict``, a storage or a dtype."""
-    module, _, attribute = name.partition(" ")
-    if name in _CALLED or name in _NAMED:
-        return True
-    if module != "torch":
-        return False
+    return name in _CALLED or name in _NAMED or name in _torch_names()
+
+
+@functools.cache
+def _torch_names() -> frozenset[str]:
+    """``"torch <name>"`` of torch's storage types and dtypes (read from the module's own names: looking a
+    name up could import a submodule it names)."""
     import torch  # (the loaders that scan have it)
 
-    return attribute.endswith("Storage") or isinstance(getattr(torch, attribute, None), torch.dtype)
+    named = vars(torch).items()
+    return frozenset(
+        f"torch {n}"
+        for n, v in named
+        if isinstance(v, torch.dtype) or (n.endswith("Storage") and isinstance(v, type))
+    )
+
+
+def _storage_id(pid: int, held: dict[int, list[int]], kinds: dict[int, str]) -> bool:
+    """Whether the persistent id ``pid`` is ``('storage', <storage type>, <key>, <location>, <size>)``, as
+    torch.save writes it (torch keeps each storage by its key: a key of any other kind could collide)."""
+    parts = [kinds.get(part) for part in held.get(pid, ())]
+    return (
+        len(parts) == 5
+        and parts[0] == parts[2] == parts[3] == "text"
+        and parts[4] == "number"
+        and parts[1] in _torch_names() | _NAMED
+        and (parts[1] or "").endswith("Storage")
+    )
 
 
 def _pop(stack: list[int], marks: list[int], count: int | None) -> list[int]:

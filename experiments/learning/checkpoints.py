@@ -209,6 +209,44 @@ def check_checkpoint_weights(checkpoint: Mapping[str, Any], network: ActorCritic
         )
 
 
+def check_optimizer_state(saved: Any, optimizer: torch.optim.Optimizer, path: Path) -> None:
+    """Refuse an optimizer state that is not one of ``optimizer`` for the run's network: its parameter
+    groups' indices, and every tensor of a parameter's state (Adam's moments) of that parameter's shape,
+    its step a single number. Loading casts each tensor to its parameter's dtype, so one of 8 bytes
+    expanded to a billion elements (what ``torch.save`` writes for ``expand``) was built whole.
+
+    Raises:
+        ValueError: naming the file and the part that does not fit.
+    """
+    mine = optimizer.state_dict()
+    parameters = [p for group in optimizer.param_groups for p in group["params"]]
+    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict):
+        raise ValueError(f"{path}: its optimizer state is not a dict with a 'state'")
+    groups = saved.get("param_groups")
+    indices = (
+        [g.get("params") for g in groups]
+        if isinstance(groups, list) and all(isinstance(g, dict) for g in groups)
+        else None
+    )
+    if indices != [g["params"] for g in mine["param_groups"]]:
+        raise ValueError(f"{path}: its optimizer's parameter groups are not the run's network's")
+    for index, state in saved["state"].items():
+        if not isinstance(index, int) or not 0 <= index < len(parameters) or not isinstance(state, dict):
+            raise ValueError(f"{path}: its optimizer state names no parameter of the network ({index!r})")
+        for name, value in state.items():
+            shape = () if name == "step" else tuple(parameters[index].shape)
+            if (
+                not isinstance(value, torch.Tensor)
+                or tuple(value.shape) != shape
+                or not value.is_floating_point()
+            ):
+                found = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+                raise ValueError(
+                    f"{path}: its optimizer state {name!r} of parameter {index} is {found}, not a floating "
+                    f"tensor of shape {shape}"
+                )
+
+
 def restore_run(
     checkpoint: Mapping[str, Any],
     path: Path,
@@ -223,6 +261,7 @@ def restore_run(
     estimates, the games in progress. Returns the next update, the global step and the seconds spent.
     """
     check_checkpoint_weights(checkpoint, network, path)
+    check_optimizer_state(checkpoint.get("optimizer"), optimizer, path)
     network.load_state_dict(checkpoint["model"]["state_dict"])
     optimizer.load_state_dict(checkpoint["optimizer"])
     generator.set_state(checkpoint["torch_rng"])

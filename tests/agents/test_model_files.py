@@ -405,6 +405,14 @@ CRAFTED = {
     # {(long text, n): None}: tuples sharing a hash, compared text by text at each collision (an hour)
     "a tuple key": PROTO + pickle.EMPTY_DICT + text("x" * 64) + pickle.BININT1 + b"\x01" + pickle.TUPLE2
     + pickle.NONE + pickle.SETITEM + pickle.STOP,
+    # OrderedDict() given a list of (key, None) pairs as its state: dict.update builds them (995,000: hours)
+    "pairs as an OrderedDict's state": PROTO + called("collections.OrderedDict", pickle.EMPTY_TUPLE)
+    + pickle.EMPTY_LIST + pickle.MARK
+    + b"".join(colliding_number(k) + pickle.NONE + pickle.TUPLE2 for k in range(10)) + pickle.APPENDS
+    + pickle.BUILD + pickle.STOP,
+    # a storage whose key is a number: torch keeps its storages by key (colliding keys: minutes)
+    "a storage kept by a number": PROTO + pickle.MARK + text("storage") + pickle.GLOBAL + b"torch\nFloatStorage\n"
+    + colliding_number(1) + text("cpu") + pickle.BININT1 + b"\x01" + pickle.TUPLE + pickle.BINPERSID + pickle.STOP,
 }  # fmt: skip
 SAID = {
     "hashed key": "a key that is neither a string nor a number",
@@ -417,6 +425,8 @@ SAID = {
     "a codec of the file's choosing": "names _codecs.encode, which torch.save writes in no such file",
     "OrderedDict with items": "calls collections.OrderedDict (at byte",
     "a tuple key": "a key that is neither a string nor a number",
+    "pairs as an OrderedDict's state": "sets the state of a value (BUILD, at byte",
+    "a storage kept by a number": "names a storage (at byte",
 }
 
 

@@ -193,6 +193,23 @@ def test_a_checkpoint_cannot_make_a_resume_read_an_environment_variable(run_dir,
     assert "the secret" not in str(refused.value)
 
 
+def test_an_optimizer_state_that_is_not_the_networks_is_refused_before_it_is_built(run_dir, tmp_path):
+    """One of Adam's moments, 8 bytes in the file expanded to 2**30 elements (plain torch.save), was cast
+    to float32 whole by the resume (4.7 GB) before the first step failed in a traceback."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    crafted, genuine = load_checkpoint(copy)
+    genuine["optimizer"]["state"][0]["exp_avg"] = torch.zeros(1, dtype=torch.float64).expand(2**30)
+    torch.save(genuine, crafted)
+    assert crafted.stat().st_size < 2 * (run_dir / "checkpoints/update_000002.pt").stat().st_size
+    with pytest.raises(
+        ValueError, match=r"\.pt: its optimizer state 'exp_avg' of parameter 0 is \(1073741824,\)"
+    ):
+        train(tiny(tmp_path, resume=str(crafted)), resume_overrides=[f"resume={crafted}"])
+
+
 @pytest.mark.parametrize("shape", ["shared", "deep", "key"])
 def test_a_checkpoint_config_past_any_runs_size_is_refused_before_it_is_walked(run_dir, tmp_path, shape):
     """Ten references to ten references ... to ten strings: a small file (pickle writes each list once)
