@@ -66,9 +66,8 @@ from cluedo_env.table import IllegalAction, Table
 
 __all__ = ["AgentCheckError", "check_agent"]
 
-ROUND_TRIP_AT = (
-    5  # the agent's decision at which the round trips are checked, with a game's history behind it
-)
+# the agent's decision at which the round trips are checked, with a game's history behind it
+ROUND_TRIP_AT = 5
 ROUND_TRIPS = 4  # round trips in the first run, one after the other
 ROUND_TRIP_CHOICES = 3  # the choices the copies of a round trip make beside the agent before they leave
 PLAIN = (bool, int, float, str, type(None), np.ndarray, np.generic)
@@ -216,14 +215,8 @@ class _Run:
         seed: int,
         label: str,
     ) -> None:
-        self.make, self.config, self.seeds, self.steps, self.seed, self.label = (
-            make,
-            config,
-            seeds,
-            steps,
-            seed,
-            label,
-        )
+        self.make, self.config, self.seeds = make, config, seeds
+        self.steps, self.seed, self.label = steps, seed, label
 
     def play(
         self, check: str, twin: bool = False, round_trips: bool = False
@@ -255,9 +248,7 @@ class _Run:
             table = Table([agent, *others], seats, P)
             given = self._tell(check, table, state, state.events, seats[0], twin)
             next_seed, trace, checked, rounds = int(seeds.max()) + 1, [], False, 0
-            decided = np.zeros(
-                B, dtype=np.int64
-            )  # the agent's decisions in each game, kept when it is dealt again
+            decided = np.zeros(B, dtype=np.int64)  # the agent's decisions in each game, kept when dealt again
             for step in range(steps):
                 if state.done.all():
                     break
@@ -267,11 +258,8 @@ class _Run:
                 decided[mine] += 1
                 choice = ((decided[mine] >= ROUND_TRIP_AT) & (mask[mine].sum(axis=1) > 1)).any()
                 if choice and round_trips and not self.besides and rounds < ROUND_TRIPS:
-                    self.besides, self.choices, rounds = (
-                        _copies(agent, self.make, config, label),
-                        0,
-                        rounds + 1,
-                    )
+                    self.besides = _copies(agent, self.make, config, label)
+                    self.choices, rounds = 0, rounds + 1
                 checked = checked or choice
                 actions = np.zeros(B, dtype=np.int64)
                 with _blamed(check, label, "act"), _unchanged(given, label, "act"):

@@ -116,13 +116,11 @@ from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import append_evaluation, evaluate, win_rate_line
-from experiments.learning.resume import resumed_config
+from experiments.learning.resume import IN_TRAINING, resumed_config
 from experiments.learning.run_logs import new_run_folder
 from experiments.learning.run_settings import PPOSettings
 
 POLICIES = ("shared", "per_seat")
-# What a run refused a folder in use is told (lock_folder).
-IN_USE = "Wait for it to finish, or stop it, before resuming"
 # What a resume may change: the budget, resources, logging, checkpoints and evaluations, never what it learns from.
 RESUMABLE = (
     "total_timesteps",
@@ -441,7 +439,8 @@ def train(cfg: RLlibConfig) -> Path:
     """
     refuse_untrusted_resume(cfg)  # before Ray starts
     folder = find_checkpoint(cfg.resume).parent.parent if cfg.resume else new_run_folder(cfg, "rllib")
-    with lock_folder(folder, advice=IN_USE):  # a new run's too: a resume of it while it trains is refused
+    # a new run's too: a resume of it while it trains is refused
+    with lock_folder(folder, advice=IN_TRAINING):
         start_ray(cfg)
         run = Run(cfg, None if cfg.resume else folder)
         try:

@@ -66,7 +66,15 @@ MAX_INSTRUCTIONS = 3_000_000  # about 9 times a 512-game league checkpoint's (th
 # and, only named as arguments, storages and dtypes.
 _CALLED = {"torch._utils _rebuild_tensor_v2", "torch._utils _rebuild_tensor_v3", "collections OrderedDict"}
 _NAMED = {"torch.storage UntypedStorage"}
-_NUMBERS = {"BININT", "BININT1", "BININT2", "LONG1", "BINFLOAT", "NEWTRUE", "NEWFALSE", "NONE"}
+# What an instruction's value is, where the rules above ask (else a GLOBAL's name, or what a call makes)
+_KINDS = {
+    **dict.fromkeys(
+        ("BININT", "BININT1", "BININT2", "LONG1", "BINFLOAT", "NEWTRUE", "NEWFALSE", "NONE"), "number"
+    ),
+    **dict.fromkeys(("BINUNICODE", "SHORT_BINSTRING"), "text"),
+    "EMPTY_TUPLE": "()",
+    "EMPTY_DICT": "{}",
+}
 
 # The instructions of torch's weights_only reader (torch 2.10 to 2.13), by what they do to the stack
 _NEW = {  # push a new value
@@ -154,22 +162,7 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
                     hashed.append(items[-1])  # a call's arguments, a storage's id
                 made += 1
                 stack.append(made)
-                kind = (
-                    "text"
-                    if code in ("BINUNICODE", "SHORT_BINSTRING")
-                    else "number"
-                    if code in _NUMBERS
-                    else None
-                )
-                kind = (
-                    arg
-                    if code == "GLOBAL"
-                    else "()"
-                    if code == "EMPTY_TUPLE"
-                    else "{}"
-                    if code == "EMPTY_DICT"
-                    else kind
-                )
+                kind = arg if code == "GLOBAL" else _KINDS.get(code)
                 if code == "REDUCE":  # what the call makes
                     kind = "OrderedDict()" if kinds[items[0]] == "collections OrderedDict" else "tensor"
                 if kind:
@@ -244,13 +237,13 @@ def _torch_names() -> frozenset[str]:
 def _storage_id(pid: int, held: dict[int, list[int]], kinds: dict[int, str]) -> bool:
     """Whether the persistent id ``pid`` is ``('storage', <storage type>, <key>, <location>, <size>)``, as
     torch.save writes it (torch keeps each storage by its key: a key of any other kind could collide)."""
-    parts = [kinds.get(part) for part in held.get(pid, ())]
+    parts = [kinds.get(part, "") for part in held.get(pid, ())]
     return (
         len(parts) == 5
         and parts[0] == parts[2] == parts[3] == "text"
         and parts[4] == "number"
-        and parts[1] in _torch_names() | _NAMED
-        and (parts[1] or "").endswith("Storage")
+        and parts[1].endswith("Storage")
+        and _written(parts[1])
     )
 
 

@@ -52,7 +52,7 @@ from experiments.learning.checkpoints import (
 from experiments.learning.evaluation import evaluate, final_evaluation
 from experiments.learning.init_from import check_init_from
 from experiments.learning.league import OpponentPool, OpponentSettings, check_opponents, check_pool_sampling
-from experiments.learning.resume import resume_run
+from experiments.learning.resume import IN_TRAINING, resume_run
 from experiments.learning.run_logs import unique_run_folder
 from experiments.learning.run_settings import PPOSettings
 from experiments.learning.shaping import knowledge_potential
@@ -300,7 +300,7 @@ def _train(
     if args.resume:
         args, checkpoint_path, checkpoint = resume_run(args, resume_overrides)
         run_dir = run_folder(checkpoint_path)
-        held.enter_context(lock_folder(run_dir, advice="Wait for it to finish, or stop it, before resuming"))
+        held.enter_context(lock_folder(run_dir, advice=IN_TRAINING))
     args.validate()
     config_dict = OmegaConf.to_container(OmegaConf.structured(args), resolve=True)
     config_dict["resume"] = None  # a checkpoint's config starts like the original run

@@ -52,6 +52,8 @@ RESUMABLE = (
 )
 # The settings of a checkpoint's config that name a file the resumed run reads: taken only when the config
 # given now names the same file (on the command line), or with trust_files.
+# What a run is told when another process trains the run folder it would write (lock_folder's advice)
+IN_TRAINING = "Wait for it to finish, or stop it, before resuming"
 CHECKPOINT_READS = ("init_from",)
 # The values a checkpoint of an older version, saved before a setting existed, gets for it.
 SHIPPED_CONFIG = SHIPPED_CONFIGS / "train_ppo.yaml"
