@@ -121,8 +121,11 @@ class ImitateConfig(RunSettings):
     init_from: str | None = MISSING
     """a model file, or the name of a shipped one, to warm-start the network from (null: from scratch)"""
     epochs: int = MISSING
+    """passes over the fitted decisions"""
     learning_rate: float = MISSING
+    """Adam's learning rate"""
     minibatch: int = MISSING
+    """decisions per gradient step"""
     holdout: float = MISSING
     """share of the decisions kept apart for the held-out figures: the last recorded, so the last batches
     and part of the batch before, whose games then have early decisions fitted and late ones held out"""
@@ -130,6 +133,7 @@ class ImitateConfig(RunSettings):
     """what the network is fitted to (``TARGETS``): "action", the teacher's; "visits", an IS-MCTS
     teacher's root visit shares where it searched (its action elsewhere)"""
     eval_opponents: list[OpponentSettings] = MISSING
+    """the final evaluation's set: the learner against num_players - 1 agents of each kind"""
     eval_deterministic: bool = MISSING
     """evaluate the most likely action (as the imitation fits the teacher's choice) instead of sampling"""
 

@@ -157,13 +157,17 @@ class RLlibConfig(PPOSettings):
     num_cpus: int | None = MISSING
     """CPUs of a local Ray (null: all); ignored on a cluster"""
     num_env_runners: int = MISSING
+    """env runner actors playing games (0: the driver plays them)"""
     num_envs_per_env_runner: int = MISSING
+    """single games each env runner plays at once"""
     num_cpus_per_env_runner: float = MISSING
+    """CPUs Ray reserves for each env runner"""
     sample_timeout: float = MISSING
     """seconds an iteration waits for the env runners' samples (RLlib's 60 s is short on a busy machine)"""
     num_learners: int = MISSING
     """0: the learner runs in the driver; n: n remote learner actors"""
     num_gpus_per_learner: float = MISSING
+    """GPUs Ray reserves for each learner (0: none)"""
     # Env
     opponent: AgentSpec | None = MISSING
     """the opponent in every other seat; null: self-play on cluedo_v0, every seat learns"""
@@ -172,27 +176,37 @@ class RLlibConfig(PPOSettings):
     snapshot_every: int = MISSING
     """self-play with shared: a frozen copy joins every this many iterations (0: never)"""
     max_snapshots: int = MISSING
+    """frozen copies kept in the pool (the latest)"""
     snapshot_share: float = MISSING
     """probability that a seat of a new game plays a snapshot (when there are any)"""
     reward_scheme: str = MISSING
+    """the game's rewards (``cluedo_env.rewards.REWARD_SCHEMES``): win_loss, win_only or zero_sum"""
     elimination_reward: float | None = MISSING
+    """fixed opponents: a wrong accusation ends the learner's episode with this reward (null: it plays on)"""
     # PPO (the budget and the hyperparameters of train_ppo's names are PPOSettings')
     time_limit: float | None = MISSING
     """minutes of training after which the run ends as at its budget (null: none)"""
     train_batch_size: int = MISSING
     """learner steps per iteration"""
     minibatch_size: int = MISSING
+    """learner steps per minibatch"""
     num_epochs: int = MISSING
+    """passes over each iteration's batch"""
     clip_coef: float = MISSING
+    """the surrogate clipping coefficient (RLlib's clip_param)"""
     vf_clip: float = MISSING
+    """the value loss's clip (RLlib's vf_clip_param)"""
     # Evaluation and checkpoints
     eval_every: int = MISSING
     """agent-steps between evaluations (0: only the final one)"""
     eval_opponents: list[AgentSpec] = MISSING
+    """the fixed evaluation set: the learner against num_players - 1 agents of each kind"""
     checkpoint_every: int = MISSING
     """iterations between checkpoints (the last iteration always gets one)"""
     keep_checkpoints: int = MISSING
+    """checkpoints kept (the latest)"""
     resume: str | None = MISSING
+    """a run folder to continue (its latest checkpoint; your own runs only: RLlib's checkpoints are pickles)"""
 
     def __post_init__(self) -> None:
         check_all_set(self, 'train_config(overrides, config_name="train_rllib", **values)')

@@ -97,19 +97,28 @@ class SB3Config(PPOSettings):
     opponent: AgentSpec = MISSING
     """the opponent in every other seat (each seat its own agent, with its own seed)"""
     elimination_reward: float | None = MISSING
+    """a wrong accusation ends the learner's episode with this reward (null: it plays on)"""
     reward_scheme: str = MISSING
+    """the game's rewards (``cluedo_env.rewards.REWARD_SCHEMES``): win_loss, win_only or zero_sum"""
     num_envs: int = MISSING
+    """games played at once on the batched core"""
     n_steps: int = MISSING
+    """MaskablePPO's n_steps: steps of each game per rollout"""
     batch_size: int = MISSING
+    """MaskablePPO's minibatch size"""
     n_epochs: int = MISSING
+    """passes over each rollout"""
     clip_range: float = MISSING
+    """the surrogate clipping coefficient"""
     policy: str = MISSING
     """``card``: ``agents.integrations.sb3_policy.CardPolicy`` (the project's card-aware network, sized by
     ``network``); ``MultiInputPolicy``: SB3's MLP on the flat observation (sized by ``net_arch``)"""
     net_arch: list[int] = MISSING
+    """``MultiInputPolicy``'s hidden layer sizes"""
     eval_every: int = MISSING
     """agent-steps between evaluations (0: only the final one)"""
     eval_opponents: list[AgentSpec] = MISSING
+    """the fixed evaluation set: the learner against num_players - 1 agents of each kind"""
 
     def validate(self) -> None:
         """Raise ``ConfigError`` (a ``ValueError``) naming a bad field: the shared ones (``check_run``), ``policy``,
