@@ -143,17 +143,21 @@ def transcript(record: Replay | GameRecorder, viewer: int | None = None) -> list
     Args:
         record: A recorded game.
         viewer: The player whose view is told (cards it may not see read "a card",
-            and other players' deals are left out); ``None`` tells everything.
+            other players' deals are left out, and so is the seed, which deals every hand
+            again); ``None`` tells everything, the seed too.
 
     Returns:
-        One line per event: ``"deal: ..."`` for the deal, ``"<step>: ..."`` after.
+        A title line (``"Game of 4 players, as seen by P1 (Colonel Mustard)"``; ``"Game of 4
+        players, seed 7, as seen by everyone"``), then one line per event: ``"deal: ..."`` for
+        the deal, ``"<step>: ..."`` after.
     """
     record = as_replay(record)
     config = record.config
     if viewer is not None and not 0 <= viewer < config.num_players:
         raise ValueError(f"viewer must be a player in [0, {config.num_players}) or None, got {viewer}")
     who = "everyone" if viewer is None else f"P{viewer} ({config.cards.suspects[viewer]})"
-    lines = [f"Game of {config.num_players} players, seed {record.seed}, as seen by {who}"]
+    seed = f", seed {record.seed}" if viewer is None else ""  # a player may not know it: it deals every hand
+    lines = [f"Game of {config.num_players} players{seed}, as seen by {who}"]
     for label, events in [("deal", record.initial_events), *enumerate(record.events)]:
         view = events if viewer is None else ev.private_view(events, viewer)
         for event in ev.read_events(view):
@@ -307,7 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gif", help="write an animated GIF here")
     parser.add_argument("--frames", help="write one PNG per frame into this folder")
     parser.add_argument(
-        "--viewer", type=int, help="tell the game as this player sees it (default: everything)"
+        "--viewer",
+        type=int,
+        help="tell the game as this player sees it, the seed left out (default: everything, the seed too)",
     )
     parser.add_argument("--transcript", help="write the transcript here (default: print it when no picture)")
     parser.add_argument(

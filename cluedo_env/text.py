@@ -66,7 +66,12 @@ def rules_summary(config: core.GameConfig) -> str:
         )
         lines[-1] += (
             "; from a corner room you may take the secret passage instead of rolling"
-            + ("; you may stay in your room to suggest again" if config.stay_in_room else "")
+            + (
+                "; you may stay in your room to suggest again"
+                if config.stay_in_room
+                else "; you must leave your room before suggesting again, unless another player's suggestion "
+                "brought your pawn there since your last turn: then you may stay and suggest there"
+            )
             + "."
         )
     else:

@@ -15,8 +15,12 @@ games end with a winner: uniformly random players accuse wrongly at once and nob
 ``--human SEAT`` (or the name ``human`` in ``--agents``) seats you there for one game, played in
 words (``agents/human.py``: type ``help`` for the commands); after your own story of the game only
 the summary is printed, as with ``--quiet`` (the whole story would show the cards the others showed
-each other). ``--preset NAME`` plays the rules of a preset of ``core.PRESETS`` (``classic``,
-``fr_1996``, ``de_2023``, ``de_2023_duel``: an edition as its booklet plays it); ``--players``,
+each other). Your game is dealt from a seed drawn at random, a new deal each sitting, unless ``--seed``
+is given; the seed is printed in the summary when the game ends, never before (it deals every hand
+again), and ``--seed`` with it deals the same game again. Games of agents alone start from seed 0
+unless ``--seed`` is given, so the same command plays the same games. ``--preset NAME`` plays the
+rules of a preset of ``core.PRESETS`` (``classic``, ``fr_1996``, ``de_2023``, ``de_2023_duel``: an
+edition as its booklet plays it); ``--players``,
 ``--agents``, ``--duel`` and ``--board``, when given, override it. Ctrl-C stops the games with one
 line (exit status 130). ``--record`` saves each game's replay as it ends, and a game left early
 (Ctrl-C, ``quit``, the end of the input, an error) as far as it went.
@@ -25,6 +29,7 @@ line (exit status 130). ``--record`` saves each game's replay as it ends, and a 
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 from collections import Counter
 from pathlib import Path
@@ -66,7 +71,12 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         "--players", type=int, help="players, 3 to 6 (default: one per --agents name, else 4; 2 with --duel)"
     )
     parser.add_argument("--duel", action="store_true", help="the 2-player duel (4 cards face down)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="seed of the first game, the next games' counting up (default 0; with a human seat, drawn at "
+        "random and printed when the game ends)",
+    )
     parser.add_argument("--board", help="classic or none (default: the preset's, classic)")
     parser.add_argument(
         "--preset",
@@ -91,8 +101,6 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     names = [name.strip() for name in args.agents.split(",")] if args.agents is not None else None
     if names is not None and not all(names):
         parser.error(f"--agents needs comma-separated names, got {args.agents!r}")
-    if args.seed < 0:
-        parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.preset not in core.PRESETS:
         parser.error(f"--preset must be one of {sorted(core.PRESETS)}, got {args.preset!r}")
     preset = core.PRESETS[args.preset].fields
@@ -114,6 +122,16 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         args.games = 1  # one person plays one game at a time
         if hasattr(sys.stdin, "reconfigure"):  # a byte that is no text is read as a "?" (a strict decoder
             sys.stdin.reconfigure(errors="replace")  # raises, and drops the lines it read with it)
+    if args.seed is None:  # a person gets a new deal each sitting, drawn from every seed, as the web server
+        # does (a smaller range could be searched for the deal that matches one's hand); agents' games seed 0
+        args.seed = secrets.randbelow(core.SEED_BOUND) if "human" in names else 0
+    elif args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    elif args.seed > core.SEED_BOUND - args.games:
+        parser.error(
+            f"--seed must be at most {core.SEED_BOUND - args.games} (2**63 - --games: the games' seeds count "
+            f"up from it and stay below 2**63), got {args.seed}"
+        )
     try:
         agents = [make_agent(name, seed=args.seed * 100 + k) for k, name in enumerate(names)]
     except (TypeError, ValueError) as error:
@@ -150,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
     args, config, names, agents = _setup(argv)
 
     logs = EventLog(args.games)
-    seeds = np.arange(args.seed, args.seed + args.games)
+    seeds = args.seed + np.arange(args.games, dtype=np.int64)  # (np.arange of a seed near 2**63 gives floats)
     recorders = [GameRecorder(config, int(seed)) for seed in seeds] if args.record is not None else []
 
     def save(game: int) -> None:  # (into the folder _setup made)
@@ -200,6 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  outcomes: {dict(sorted(outcomes.items()))}")
     print(f"  turns: mean {result.turns.mean():.1f}, decisions per game: mean {result.decisions.mean():.1f}")
     print(f"  accusations: {int(result.accusations.sum())}, wrong: {int(result.wrong_accusations.sum())}")
+    if "human" in names:  # told only now, the game over: the seed deals every hand again
+        print(f"  seed: {seeds[0]} (--seed {seeds[0]} deals this game again)")
     if recorders:  # (each saved as its game ended)
         first = _record_path(args.record, int(seeds[0]))
         print(

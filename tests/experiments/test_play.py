@@ -7,6 +7,7 @@ import io
 import re
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from agents.registry import AGENTS
@@ -178,3 +179,54 @@ def test_after_a_persons_game_only_the_summary_follows_their_story(capsys, monke
     assert "=== game 0" not in output
     shows = re.findall(r"P\d \([^)]*\) shows (.+?) to P(\d)", output)
     assert shows and all(card == "a card" or int(to) == seat for card, to in shows)
+
+
+def test_a_person_gets_a_new_deal_each_sitting(capsys, monkeypatch):
+    """Without --seed every sitting dealt seed 0: the same hand, and the envelope the last end screen showed."""
+    import secrets
+
+    config, draw, drawn = core.GameConfig(), secrets.randbelow, []
+    monkeypatch.setattr("secrets.randbelow", lambda bound: drawn.append(draw(bound)) or drawn[-1])  # (a spy)
+    for sitting in range(2):
+        monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))  # the person leaves at their first decision
+        with pytest.raises(SystemExit, match="You left the game"):
+            main(["--human", "0"])
+        out, err = capsys.readouterr()
+        seed = drawn[sitting]
+        hand = re.search(r"Your cards: ([^\n]*)\.", out).group(1).split(", ")
+        dealt = core.init(config, [seed])._owner[0] == 0
+        assert sorted(hand) == sorted(config.cards.cards[c] for c in np.flatnonzero(dealt))  # the drawn deal
+        assert str(seed) not in out + err  # a game left before its end never told its seed
+    assert len(drawn) == 2 and drawn[0] != drawn[1]
+
+
+def test_a_persons_drawn_seed_is_printed_after_the_game_and_a_given_one_kept(capsys, monkeypatch):
+    seed = 8_642_097_531_864_209_753  # drawn by the patched draw; a number nothing else prints
+    monkeypatch.setattr("secrets.randbelow", lambda bound: seed if bound == core.SEED_BOUND else 0)
+    envelope = core.init(core.GameConfig(), [seed])._envelope[0]
+    cards = core.GameConfig().cards.cards
+    accusation = f"accuse {cards[envelope[0]]} with the {cards[envelope[1]]} in the {cards[envelope[2]]}"
+    monkeypatch.setattr("sys.stdin", io.StringIO(accusation + "\n"))
+    main(["--human", "0"])
+    output = capsys.readouterr().out
+    assert "*** You won. ***" in output
+    assert output.index(str(seed)) > output.index("=== summary: 1 games")  # first named in the summary
+    assert f"  seed: {seed} (--seed {seed} deals this game again)" in output.splitlines()
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    with pytest.raises(SystemExit):
+        main(["--human", "0", "--seed", "5"])
+    out, err = capsys.readouterr()
+    hand = re.search(r"Your cards: ([^\n]*)\.", out).group(1).split(", ")
+    dealt = core.init(core.GameConfig(), [5])._owner[0] == 0
+    assert sorted(hand) == sorted(cards[c] for c in np.flatnonzero(dealt)) and "seed: " not in out + err
+
+
+def test_games_of_agents_alone_still_start_from_seed_0(capsys):
+    from experiments.play import _setup
+
+    assert _setup(["--games", "2"])[0].seed == 0
+    main(["--games", "1"])
+    output = capsys.readouterr().out
+    assert "=== game 0 (seed 0)" in output and "  seed: " not in output
+    too_high = usage_error(capsys, ["--games", "2", "--seed", str(core.SEED_BOUND - 1)])
+    assert f"--seed must be at most {core.SEED_BOUND - 2} (2**63 - --games" in too_high
