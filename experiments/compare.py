@@ -14,11 +14,13 @@ Runs whose ``config.yaml`` name other rules (its ``game`` section) are refused: 
 same deal only under the same rules.
 
 Each pair gives ``d = (B won) - (A won)``, in {-1, 0, 1}. The difference of the win rates is the
-mean of ``d`` with its 95% Student t interval (``cluedo_env.intervals.mean_interval``):
-both agents meet the same deals, so the luck of the deal, which both share, drops out and the
-interval is narrower than that of two independent rates. Beside it: each agent's wins with a
-Wilson interval, the discordant pairs (only B won, only A won) with McNemar's exact test (the
-two-sided binomial test of the discordant pairs at 1/2), and each agent's wrong accusations.
+mean of ``d``, ``(only B won - only A won) / pairs``, with Tango's 95% score interval for the
+difference of paired shares (``cluedo_env.intervals.paired_difference_interval``): both agents
+meet the same deals, so the luck of the deal, which both share, drops out and the interval is
+narrower than that of two independent rates; it stays within -/+100 points and has a width even
+where every pair is tied. Beside it: each agent's wins in the paired games with a 95% Wilson
+interval, the discordant pairs (only B won, only A won) with McNemar's exact test (the two-sided
+binomial test of the discordant pairs at 1/2), and each agent's wrong accusations.
 The games of one deal under several rotations are treated as independent, as everywhere in the
 tournament's statistics.
 """
@@ -33,13 +35,15 @@ from fractions import Fraction
 from pathlib import Path
 
 from cluedo_env import __version__
-from cluedo_env.intervals import mean_interval, wilson_interval
+from cluedo_env.intervals import paired_difference_interval, wilson_interval
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
 from experiments.common.report import json_ready
 from experiments.common.run_config import run_rules
 from experiments.common.summary import unique_games
 
-__all__ = ["compare", "main", "mcnemar_exact", "seated_once"]
+__all__ = ["DIFFERENCE_METHOD", "compare", "main", "mcnemar_exact", "seated_once"]
+
+DIFFERENCE_METHOD = "Tango's score interval, 95%"  # the paired difference's interval, as printed
 
 
 def seated_once(records: Sequence[dict]) -> list[str]:
@@ -72,8 +76,9 @@ def _outcome(record: dict, agent: str) -> tuple[bool, int]:
 def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) -> dict:
     """The game-by-game comparison of ``agent_a`` in records ``a`` with ``agent_b`` in records ``b``.
 
-    Only games in which the agent sits exactly once count. Returns the counts, the rates and their
-    intervals (fractions, not percent), the paired difference ``B - A`` and McNemar's p-value.
+    Only games in which the agent sits exactly once count. Returns the counts, the rates and their 95%
+    Wilson intervals over the pairs (fractions, not percent), the paired difference ``B - A`` with
+    Tango's 95% score interval (``difference_method`` names it) and McNemar's exact p-value.
 
     Raises:
         ValueError: if no game of ``a`` has a partner in ``b`` (other deals, or another field).
@@ -88,10 +93,11 @@ def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) ->
         )
     won_a, wrong_a = zip(*(_outcome(games_a[k], agent_a) for k in shared))
     won_b, wrong_b = zip(*(_outcome(games_b[k], agent_b) for k in shared))
-    difference, low, high = mean_interval([int(y) - int(x) for x, y in zip(won_a, won_b)])
     only_a = sum(x and not y for x, y in zip(won_a, won_b))
     only_b = sum(y and not x for x, y in zip(won_a, won_b))
+    both = sum(x and y for x, y in zip(won_a, won_b))
     n = len(shared)
+    difference, low, high = paired_difference_interval(both, only_a, only_b, n - both - only_a - only_b)
 
     def side(agent: str, won: Sequence[bool], wrong: Sequence[int], total: int) -> dict:
         return {
@@ -110,6 +116,7 @@ def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) ->
         "b": side(agent_b, won_b, wrong_b, len(games_b)),
         "difference": difference,
         "difference_interval": (low, high),
+        "difference_method": DIFFERENCE_METHOD,
         "only_a_won": only_a,
         "only_b_won": only_b,
         "mcnemar_p": mcnemar_exact(only_b, only_a),
@@ -179,14 +186,11 @@ def main(argv: Sequence[str] | None = None) -> None:
           f"{names[1]} {result['b']['games']}")  # fmt: skip
     for name, side in zip(names, (result["a"], result["b"])):
         low, high = side["win_interval"]
-        print(f"  {name} ({side['agent']}): {side['wins']} wins of {n}, {_percent(side['win_rate'])} "
-              f"[{_percent(low)}, {_percent(high)}]; wrong accusations {side['wrong_accusations']}")  # fmt: skip
+        print(f"  {name} ({side['agent']}): {side['wins']} wins in {n} paired games, {_percent(side['win_rate'])} "
+              f"[{_percent(low)}, {_percent(high)}] (95% Wilson interval); wrong accusations "
+              f"{side['wrong_accusations']}")  # fmt: skip
     low, high = result["difference_interval"]
-    interval = (
-        "no interval: every pair differs alike"
-        if math.isnan(low)
-        else f"[{100 * low:+.1f}, {100 * high:+.1f}] (95%, paired)"
-    )
+    interval = f"[{100 * low:+.1f}, {100 * high:+.1f}] ({result['difference_method']}, paired)"
     print(f"  {names[1]} - {names[0]}: {100 * result['difference']:+.1f} points {interval}; only {names[1]} won "
           f"{result['only_b_won']}, only {names[0]} won {result['only_a_won']}, "
           f"McNemar exact p = {result['mcnemar_p']:.3g}")  # fmt: skip

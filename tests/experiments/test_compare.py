@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from cluedo_env.intervals import mean_interval
+from cluedo_env.intervals import Z95, paired_difference_interval
 from experiments.compare import compare, main, mcnemar_exact, seated_once
 
 
@@ -56,9 +56,12 @@ def test_pairs_are_the_same_deal_and_seat_and_the_difference_is_the_mean_of_the_
     # A wins (0,0) (0,1); B wins (0,0) (1,0) (1,1): both won one deal, only A one, only B two.
     assert result["pairs"] == 6 and result["a"]["wins"] == 2 and result["b"]["wins"] == 3
     assert (result["only_a_won"], result["only_b_won"]) == (1, 2)
-    differences = [int(wb == 0) - int(wa == 0) for wa, wb in OUTCOMES.values()]
-    assert (result["difference"], *result["difference_interval"]) == pytest.approx(mean_interval(differences))
-    assert result["difference"] == pytest.approx(1 / 6)
+    # Tango's score interval of the 2x2 table: both won 1, only A 1, only B 2, neither 2.
+    assert (result["difference"], *result["difference_interval"]) == paired_difference_interval(1, 1, 2, 2)
+    assert (
+        result["difference"] == pytest.approx(1 / 6)
+        and result["difference_method"] == "Tango's score interval, 95%"
+    )
     assert result["b"]["wrong_accusations"] == 3 and result["a"]["wrong_accusations"] == 0
 
 
@@ -93,17 +96,31 @@ def test_the_command_prints_the_paired_difference_and_json(tmp_path, capsys):
         (tmp_path / name / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     main([str(tmp_path / "a"), str(tmp_path / "b"), "--names", "imitation", "learned"])
     out = capsys.readouterr().out
-    assert "6 pairs of games" in out and "learned - imitation: +16.7 points" in out
+    assert (
+        "6 pairs of games" in out and "learned - imitation: +16.7 points [-39.8, +63.0] (Tango's score" in out
+    )
+    assert "imitation (imitation): 2 wins in 6 paired games, 33.3% [9.7%, 70.0%] (95% Wilson interval)" in out
     main([str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
     result = json.loads(capsys.readouterr().out)
     assert result["pairs"] == 6 and math.isclose(result["difference"], 1 / 6)
     main([str(tmp_path / "a"), str(tmp_path / "a"), "--names", "imitation", "imitation"])  # every pair tied
-    assert "+0.0 points no interval: every pair differs alike;" in capsys.readouterr().out
-    main([str(tmp_path / "a"), str(tmp_path / "a"), "--json"])
-    assert json.loads(capsys.readouterr().out, parse_constant=pytest.fail)["difference_interval"] == [
-        None,
-        None,
-    ]
+    assert "+0.0 points [-39.0, +39.0] (Tango's score interval, 95%, paired);" in capsys.readouterr().out
+    main([str(tmp_path / "a"), str(tmp_path / "a"), "--json"])  # z^2 / (6 + z^2) each way, not a point
+    interval = json.loads(capsys.readouterr().out, parse_constant=pytest.fail)["difference_interval"]
+    assert interval == pytest.approx([-(Z95**2) / (6 + Z95**2), Z95**2 / (6 + Z95**2)])
+
+
+def test_nine_of_ten_deals_won_by_b_alone_stay_within_100_points(tmp_path, capsys):
+    """The Student t interval printed +90.0 points [+67.4, +112.6] here: past the largest possible difference."""
+    wins_b = [0] * 9 + [None]
+    for name, label, winners in (("a", "notepad", [None] * 10), ("b", "learned", wins_b)):
+        (tmp_path / name).mkdir()
+        records = [game(d, 0, [label, *FIELD], w) for d, w in enumerate(winners)]
+        (tmp_path / name / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    main([str(tmp_path / "a"), str(tmp_path / "b")])
+    out = capsys.readouterr().out
+    assert "b - a: +90.0 points [+37.3, +98.2] (Tango's score interval, 95%, paired); only b won 9" in out
+    assert "a (notepad): 0 wins in 10 paired games, 0.0% [0.0%, 27.8%] (95% Wilson interval)" in out
 
 
 def test_the_command_refuses_a_folder_without_games_or_a_run_without_one_agent(tmp_path, capsys):
