@@ -12,11 +12,13 @@ anything else it raises (a bug, a bad setting) stops the run in one line, the ta
 the same command to go on from; so does a results file that cannot be written (a full disk, a folder made
 read-only: the line names the file and the error; ``experiments.common.write_failures``; the report's
 files are written whole, so one that fails leaves the earlier run's). Bad ``llm`` options stop the
-command in one line (``config error: llm: ...``) before a split is loaded or anything written. Prints the table (overall and per tier, 95% bootstrap
-intervals; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
+command in one line (``config error: llm: ...``) before a split is loaded or anything written. Prints the number of tasks and of the games
+they were cut from, how the intervals were drawn, and the table (overall and per tier, 95% bootstrap intervals
+over the games; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
 ``llm`` one, adds them to the report and its ``transcripts`` to
-``transcripts.jsonl``), and appends one line to the leaderboard.
+``transcripts.jsonl``), and appends one line to the leaderboard (the overall figures with their
+intervals, the number of tasks and of games, and ``intervals``: how they were drawn).
 
 Files from elsewhere. A config file of a folder of yours (``--config-dir DIR --config-name
 mine``) may not choose what reaches the network, the file system or code: a solver that does
@@ -99,7 +101,8 @@ class ReasoningBenchConfig:
         cache: Folder where splits not shipped are generated.
         output_dir: Reports go to ``<output_dir>/<solver>/`` (``llm-<model>/`` for the llm solver);
             None: ``outputs/reasoning/<version>-<split>``, as the command's config says.
-        leaderboard: JSON Lines file one result line is appended to.
+        leaderboard: JSON Lines file one result line is appended to (with ``games``, the number of
+            games the tasks were cut from, and ``intervals``, how the figures' intervals were drawn).
         progress: Show progress bars.
         resume: Go on from the tasks already scored by a run of the same settings (solver, its
             options but those of transport, ``reasoning_scores.TRANSPORT_OPTIONS``, split, limit, seed),
@@ -225,7 +228,13 @@ def format_table(summary: dict[str, Any]) -> str:
 def _of_games(summary: dict[str, Any]) -> str:
     """ ", from N games; intervals over games" where the tasks' games are known."""
     games = summary["overall"].get("games")
-    return "" if games is None else f" from {games} games; {INTERVALS.format(units='games')}"
+    return "" if games is None else f" from {games} games; {_intervals(summary)}"
+
+
+def _intervals(summary: dict[str, Any]) -> str:
+    """How a summary's intervals were drawn (``INTERVALS``): over its games, or over its tasks where the
+    games are not known."""
+    return INTERVALS.format(units="games" if "games" in summary["overall"] else "tasks")
 
 
 def _bars(ax: Any, values: list[dict[str, float]], names: list[str], title: str, games: list[int]) -> None:
@@ -511,12 +520,17 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     line = {
         k: report[k] for k in ("solver", "model", "version", "split", "limit", "seed", "tasks") if k in report
     }
-    line.update({k: report[k] for k in ("seconds", "date")})
-    line.update({c: summary["overall"][c] for c in COLUMNS})
+    games = summary["overall"].get("games")
+    line.update({"games": games, "seconds": report["seconds"], "date": report["date"]})
+    line.update({"intervals": _intervals(summary)} | {c: summary["overall"][c] for c in COLUMNS})
     with writing(board):
         board.parent.mkdir(parents=True, exist_ok=True)
         _append(board, json.dumps(_finite(line), allow_nan=False))
-    print(f"{cfg.solver} on {cfg.version}/{cfg.split}: {len(tasks)} tasks in {seconds:.1f} s")
+    of_games = "" if games is None else f" from {games} games"
+    print(
+        f"{cfg.solver} on {cfg.version}/{cfg.split}: {len(tasks)} tasks{of_games} in {seconds:.1f} s; "
+        + _intervals(summary)
+    )
     print(table)
     print(f"{calibration_line(summary['calibration'])}; problems: {summary['problems']}")
     if "solver_counts" in report:

@@ -104,6 +104,30 @@ def _code_text(meta: dict) -> str:
     return f"code revision `{git.get('revision', '?')}`{dirty}"
 
 
+def _fair_share_text(summary: dict) -> str:
+    """What the Method says of the fair share: 1/N, and where some games had no winner (each a loss for
+    every seat), how many at each player count and the even share of the decided games."""
+    without = {}  # players -> (games without a winner, games)
+    for players, info in summary["by_players"].items():
+        if info["no_winner_share"]:
+            without[players] = round(info["no_winner_share"] * info["games"]), info["games"]
+    if not without:
+        return "the fair share is 1/N. "
+    counts = " and ".join(
+        f"{k:,} of the {n:,} games at {p} players ({100 * k / n:.1f}%)" for p, (k, n) in without.items()
+    )
+    even = ", ".join(
+        f"(1 - {100 * k / n:.1f}%)/{p} = {100 * (n - k) / n / p:.1f}% at {p} players"
+        for p, (k, n) in without.items()
+    )
+    return (
+        "a game without a winner (stopped at max_turns, or every player eliminated) counts as a loss for every "
+        f"seat, and {counts} had none. The fair share 1/N (the leaderboard's fair column; dashed in the plots) "
+        f"is of all games; the seats' shares average the even share of the decided games, {even} (dotted in "
+        "the plots). "
+    )
+
+
 def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str:
     lines = ["# Tournament report", ""]
     if meta.get("runs"):
@@ -145,8 +169,9 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
     lines += [
         "## Method",
         "",
-        "Win shares count seats (an agent seated twice in a game counts twice); the fair share is 1/N. "
-        "Intervals are 95%: Wilson score intervals for shares, Student t for mean turns to win (games the "
+        "Win shares count seats (an agent seated twice in a game counts twice); "
+        + _fair_share_text(summary)
+        + "Intervals are 95%: Wilson score intervals for shares, Student t for mean turns to win (games the "
         "agent won). A wrong accusation eliminates the accuser; its rate is per seat played. Ratings: "
         "OpenSkill Plackett-Luce, winner first and all others tied, games rated in a fixed order; "
         "ordinal = mu - 3 sigma. Head to head: in the games with A and B at the table that one of them won, "

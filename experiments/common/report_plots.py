@@ -73,6 +73,17 @@ def _hues() -> Iterator[str]:
         yield f"#{round(255 * red):02x}{round(255 * green):02x}{round(255 * blue):02x}"
 
 
+def _fair_lines(players: int, no_winner: float) -> list[tuple[float, str, str]]:
+    """The reference lines of a win share, ``(share, line style, label)``: the fair share 1/N (dashed), and
+    where a share ``no_winner`` of the games had no winner (a loss for every seat) the even share of the
+    decided games, ``(1 - no_winner)/N`` (dotted), which is what the seats' shares average."""
+    if not no_winner:
+        return [(1 / players, "--", f"fair share 1/{players}")]
+    even = (1 - no_winner) / players
+    label = f"even share of the decided games, (1 - {100 * no_winner:.1f}%)/{players} = {100 * even:.1f}%"
+    return [(1 / players, "--", f"fair share 1/{players} of all games"), (even, ":", label)]
+
+
 def write_plots(summary: dict, out: Path) -> dict[str, Path]:
     """Write the PNG plots of a summary into ``out`` (matplotlib, Agg): win shares, line-ups, ratings,
     turns to win, head to head; returns ``"<name>_plot"`` -> file written."""
@@ -81,7 +92,7 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.colors import TwoSlopeNorm
-    from matplotlib.ticker import PercentFormatter
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
 
     colour = agent_colours([*summary["ratings"], *(a["agent"] for a in summary["agents"])])
     counts = list(summary["by_players"])
@@ -100,6 +111,7 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
     )
     for row, players in enumerate(counts):
         agents = [a for a in summary["agents"] if a["players"] == players][::-1]  # best on top
+        fair = _fair_lines(players, summary["by_players"][players]["no_winner_share"])
         ax = axes[row, 0]
         y = np.arange(len(agents))
         share = np.array([a["win_share"] for a in agents])
@@ -108,18 +120,22 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
         ax.barh(y, share, xerr=err, color=[colour[a["agent"]] for a in agents], alpha=0.85, capsize=4)
         for i, a in enumerate(agents):
             ax.text(a["win_high"] + 0.01, i, f"{100 * a['win_share']:.1f}%", va="center", fontsize=9)
-        ax.axvline(1 / players, color="black", linestyle="--", linewidth=1, label=f"fair share 1/{players}")
+        for share, style, label in fair:
+            ax.axvline(share, color="black", linestyle=style, linewidth=1, label=label)
         lineups_of = {a["agent"]: {x["lineup"] for x in summary["lineups"] if x["players"] == players
                                    and x["agent"] == a["agent"]} for a in agents}  # fmt: skip
         ax.set_yticks(y, [f"{a['agent']}\n{a['seats_played']:,} seats, {len(lineups_of[a['agent']])} line-up"
                           f"{'s' if len(lineups_of[a['agent']]) > 1 else ''}" for a in agents], fontsize=8)  # fmt: skip
         ax.set_xlim(0, min(1.05, max(1 / players, *(a["win_high"] for a in agents)) + 0.12))
-        ax.set_xlabel("win share of the seats played (bars: 95% Wilson interval)")
+        lines = f"dashed: fair share 1/{players}" + (
+            f"; dotted: even share of the decided games, {100 * fair[1][0]:.1f}%" if len(fair) > 1 else ""
+        )
+        # (said here, not in a legend: one inside would cover the last agent's bar)
+        ax.set_xlabel(f"win share of the seats played (bars: 95% Wilson interval)\n{lines}", fontsize=9)
         pooled = len(set().union(*lineups_of.values()))
         ax.set_title(f"{players} players: win share, each agent pooled over the line-ups it sat in\n"
                      f"({pooled} line-ups, opponents differ between them: one by one in lineups.png)"
                      if pooled > 1 else f"{players} players: win share", fontsize=10)  # fmt: skip
-        ax.legend(loc="lower right", fontsize=8)
         ax = axes[row, 1]
         width = 0.8 / len(agents)
         seat_games = [s["games"] for s in summary["seats"] if s["players"] == players]
@@ -132,7 +148,8 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
             ax.bar(
                 x, vals, width, yerr=errs, capsize=2, color=colour[a["agent"]], alpha=0.85, label=a["agent"]
             )
-        ax.axhline(1 / players, color="black", linestyle="--", linewidth=1)
+        for share, style, label in fair:
+            ax.axhline(share, color="black", linestyle=style, linewidth=1, label=label)
         ax.set_xticks(range(players), [f"seat {s}" for s in range(players)])
         ax.set_ylabel("win share")
         fewest, most = min(seat_games), max(seat_games)
@@ -162,7 +179,8 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
                 ax.text(1.02, y, f"{x['agent']}{copies} {interval_text(x['win_share'], x['win_low'], x['win_high'])}",
                         va="center", fontsize=8, transform=ax.get_yaxis_transform())  # fmt: skip
                 y += 1
-            ax.plot([1 / players] * 2, [top - 0.5, y - 0.5], color="black", linestyle="--", linewidth=1)
+            for share, style, _ in _fair_lines(players, mine[0]["no_winner_share"]):
+                ax.plot([share] * 2, [top - 0.5, y - 0.5], color="black", linestyle=style, linewidth=1)
             ticks.append((top + y - 1) / 2)
             names.append(
                 f"{lineup}\n({f'{players}p, ' if len(counts) > 1 else ''}{mine[0]['games']:,} games)"
@@ -172,7 +190,10 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_xlabel("win share per seat in the line-up (bars: 95% Wilson interval; dashed: fair share 1/N)")
+    decided = "; dotted: 1/N of its decided games" if any(x["no_winner_share"] for x in rows) else ""
+    ax.set_xlabel(
+        f"win share per seat in the line-up (bars: 95% Wilson interval; dashed: fair share 1/N{decided})"
+    )
     ax.set_title("Win share by line-up")
     save(fig, "lineups")
 
@@ -216,6 +237,7 @@ def write_plots(summary: dict, out: Path) -> dict[str, Path]:
                 loc="left",
             )
             ax.set_ylabel("games")
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count: no half games
         axes[-1, 0].set_xlabel(
             "game length in turns, games the agent won (line: mean; band: its 95% Student t interval)"
         )

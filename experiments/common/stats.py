@@ -6,7 +6,10 @@
 The ``cluedo-stats`` command: the report of one or more tournament folders (their ``games.jsonl``,
 as written by ``experiments.tournament``), written again or pooled into one, e.g. of a sweep over
 player counts (runs whose ``config.yaml`` files give one player count other rules, or one label
-another agent or options, are refused unless ``--mixed`` says to pool them anyway). Each record is
+another agent or options, are refused unless ``--mixed`` says to pool them anyway). A game two runs both
+played (the same rules, agents in the same seats, deal seed and rotation, as their ``config.yaml`` files say)
+counts once whatever their config hashes, and two different results for it are refused, naming the runs
+(``experiments.common.summary.unique_games``). Each record is
 checked as the file is read (``experiments.common.games_file.load_games``:
 types, ranges, the seats of the line-up, ``winner`` against ``winner_seat``, the
 accusations against the rules); a malformed one is not counted, and the report says
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
+from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -64,11 +68,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     found, rejected = [], []
     for run in args.runs:
         games, bad = load_games(run / "games.jsonl")  # malformed records are rejected there, with the reason
-        found += games
+        found += [(run, game) for game in games]
         if bad:
             rejected.append(rejection_note(run / "games.jsonl", bad))
-    try:
-        records = unique_games(found)
+    try:  # a game two runs played counts once, whatever their config hashes
+        records = unique_games([game for _, game in found], origins=_origins(found))
     except ValueError as error:  # two runs with different results for one game
         parser.exit(2, f"error: {error}\n")
     out = args.output or args.runs[0]
@@ -112,6 +116,33 @@ def _mixed(runs: Sequence[Path]) -> str | None:
             if seen != agent:
                 return f"{label!r} is {seen} in {first} and {agent} in {run}"
     return None
+
+
+def _origins(found: Sequence[tuple[Path, dict]]) -> list[tuple[str, str]]:
+    """For each ``(run, game)``: the run, and the rules and the agents of the game's seats as its run's
+    ``config.yaml`` gives them (a JSON text), for ``unique_games`` to know one game in two runs whose
+    config hashes differ. A config hash stands for the same rules and agents in every run (the first
+    run with a readable ``config.yaml`` and no other hash in its games says them); where none says, or
+    a seat's label is not in it, the game's config hash stands for them."""
+    hashes: dict[Path, set[str]] = defaultdict(set)
+    for run, game in found:
+        hashes[run].add(game["config"])
+    said: dict[str, tuple[dict, dict]] = {}
+    for run, held in hashes.items():
+        rules, agents = run_rules(run), run_agents(run)
+        if len(held) == 1 and rules is not None and agents is not None:
+            said.setdefault(next(iter(held)), (rules, agents))
+    identities: dict[tuple, str] = {}
+    for _, game in found:
+        key = (game["config"], tuple(game["seats"]))
+        if key not in identities:
+            rules, agents = said.get(game["config"], (None, {}))
+            seated = [agents.get(label) for label in game["seats"]]
+            known = rules is not None and None not in seated
+            identities[key] = (
+                json.dumps([rules, seated], sort_keys=True, default=str) if known else game["config"]
+            )
+    return [(str(run), identities[game["config"], tuple(game["seats"])]) for run, game in found]
 
 
 def _recorded_meta(path: Path) -> dict | None:

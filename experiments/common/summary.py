@@ -6,10 +6,13 @@ Input: game records as written by ``experiments.tournament`` (``games.jsonl``:
 ``wrong_accusations`` per seat, plus ``lineup``, ``deal``, ``rotation``), checked as
 the file is read (``experiments.common.games_file.load_games``).
 
-What ``summarise`` reports, per player count (the fair share of a seat is ``1/N``):
+What ``summarise`` reports, per player count (the fair share of a seat, ``fair_share``, is ``1/N``):
 
 - **Win share** of each agent: games won / seats played (an agent seated twice
-  in a game counts twice), with a 95% Wilson score interval; also per seat.
+  in a game counts twice), with a 95% Wilson score interval; also per seat. A game without a
+  winner (``no_winner_share`` of the games: stopped at ``max_turns``, or every player eliminated)
+  is a loss for every seat, so the seats' shares average ``(1 - no_winner_share)/N``, the even
+  share of the decided games, below the fair share of all games.
 - **Turns to win**: the game's length in the games an agent won (correct
   accusation), mean with a 95% Student t interval, and median.
 - **Wrong accusations**: share of an agent's seats that made a wrong
@@ -39,7 +42,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -51,31 +54,72 @@ __all__ = ["BOOTSTRAP_RESAMPLES", "ahead_interval", "summarise", "unique_games"]
 BOOTSTRAP_RESAMPLES = 2000  # head to head pooled over line-ups that seat the two in other numbers
 
 
-def unique_games(records: Iterable[dict]) -> list[dict]:
-    """The records with each game once: a game is (config, line-up, deal, rotation).
+def unique_games(
+    records: Iterable[dict], origins: Iterable[tuple[str, Hashable]] | None = None
+) -> list[dict]:
+    """The records with each game once.
 
-    A game recorded twice (two runs wrote into one folder, or one folder was pooled twice)
-    would count twice and narrow every interval: an identical copy is dropped with a
-    ``RuntimeWarning``; two different results for one game raise ``ValueError``.
+    A game is what decides its result: the rules and the agents of its seats, its line-up, its deal
+    seed and its seat rotation. Without ``origins`` a record's config hash stands for its rules and
+    agents. ``origins`` gives, record by record, the run it was read from and its rules and agents of
+    its seats (``cluedo-stats`` reads them from each run's ``config.yaml``): a game that two runs
+    played then counts once though their config hashes differ, as they do for settings that change
+    no game of a line-up they share (``lineup.field`` given or left to its default, ``lineup.mode``).
+
+    A game recorded twice (two runs wrote into one folder, one folder was pooled twice, two runs
+    played it) would count twice and narrow every interval: a copy with the same result (its config
+    hash aside) is dropped with a ``RuntimeWarning``, and of two copies under other hashes the one of
+    the smaller hash is kept (the ratings' order does not depend on the runs'); two different results
+    for one game raise ``ValueError`` naming the game and the fields that differ (with ``origins``,
+    the two runs).
     """
-    kept: dict[tuple, dict] = {}
-    copies = 0
-    for record in records:
-        key = (record.get("config"), record["lineup"], record["deal"], record["rotation"])
-        if key not in kept:
-            kept[key] = record
-        elif kept[key] == record:
-            copies += 1
-        else:
-            raise ValueError(
-                f"two different results for one game (config {key[0]}, line-up {key[1]}, deal {key[2]}, "
-                f"rotation {key[3]}): {kept[key]} and {record}; the results are not from one run"
-            )
-    if copies:
-        warnings.warn(
-            f"{copies} duplicate game record(s) dropped: each game counts once", RuntimeWarning, stacklevel=2
+    kept: dict[tuple, tuple[dict, str | None]] = {}
+    copies, shared = 0, defaultdict(int)  # (run, run) -> games both played under other config hashes
+    given = origins is not None
+    pairs = zip(records, origins, strict=True) if given else ((r, (None, None)) for r in records)
+    for record, (run, identity) in pairs:
+        key = (
+            identity if given else record.get("config"),
+            record["lineup"],
+            record["seed"],
+            record["rotation"],
         )
-    return list(kept.values())
+        if key not in kept:
+            kept[key] = record, run
+            continue
+        first, first_run = kept[key]
+        differ = sorted(
+            k for k in first.keys() | record.keys() if k != "config" and first.get(k) != record.get(k)
+        )
+        if differ:
+            where = f" in {first_run} and {run}" if given else f" (config {first.get('config')})"
+            raise ValueError(
+                f"two different results for one game (line-up {record['lineup']}, deal {record['deal']}, seed "
+                f"{record['seed']}, rotation {record['rotation']}){where}: "
+                + ", ".join(f"{k} {first.get(k)!r} and {record.get(k)!r}" for k in differ)
+                + (
+                    "; runs of one seed play the same deals, and under another batch_size or other code an "
+                    "agent draws otherwise: pool runs of other seeds"
+                    if given
+                    else "; the results are not from one run"
+                )
+            )
+        copies += 1
+        if first.get("config") != record.get("config"):
+            shared[first_run, run] += 1
+            if str(record.get("config")) < str(first.get("config")):
+                kept[key] = record, run
+    if copies:
+        also = "".join(
+            f"; {n} of them played by both {a} and {b}, whose config hashes differ but not their games"
+            for (a, b), n in shared.items()
+        )
+        warnings.warn(
+            f"{copies} duplicate game record(s) dropped: each game counts once{also}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return [record for record, _ in kept.values()]
 
 
 def ahead_interval(together: Sequence[dict], a: str, b: str) -> tuple[float, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from matplotlib.colors import to_rgb
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
@@ -63,8 +64,22 @@ def test_each_agent_of_a_report_has_its_own_colour_in_every_figure(tmp_path, mon
         assert {to_rgb(p.get_facecolor()) for p in bins} == {by_seat[label]}, label
 
 
-def test_legends_leave_the_bars_and_their_intervals_uncovered(tmp_path, monkeypatch):
-    figures = drawn_figures(tmp_path, monkeypatch, ablation_games())
+def shared_games() -> list[dict]:
+    """The four agents under every rotation, each winning some games, one game in eight without a
+    winner: both reference lines are drawn (two lines of legend), the last agent's bar well off 0."""
+    records = []
+    for deal in range(8):
+        for rotation in range(4):
+            seats = [LABELS[(seat - rotation) % 4] for seat in range(4)]
+            records.append(game(seats, seats.index(LABELS[(deal + rotation) % 4]), deal, rotation))
+            if rotation == 3 and deal % 2 == 0:
+                records[-1] |= {"winner": None, "winner_seat": None, "truncated": True}
+    return records
+
+
+@pytest.mark.parametrize("games", [ablation_games, shared_games])
+def test_legends_leave_the_bars_and_their_intervals_uncovered(tmp_path, monkeypatch, games):
+    figures = drawn_figures(tmp_path, monkeypatch, games())
     fig = figures["win_share"]
     fig.canvas.draw()
     covered = []
@@ -98,3 +113,30 @@ def test_agent_colours_are_distinct_and_each_label_keeps_the_colour_it_asks_for_
     )
     many = agent_colours([f"agent_{n}" for n in range(40)] + list(AGENT_COLOURS))
     assert len(set(many.values())) == 44
+
+
+def test_the_reference_lines_say_a_game_without_a_winner_is_a_loss_for_every_seat(tmp_path, monkeypatch):
+    """With a third of the games without a winner the seats won 16.7% on average, and the only line was
+    "fair share 1/4"."""
+    records = [game(LABELS, deal % 4, deal, 0) for deal in range(12)]
+    for record in records[::3]:  # 4 of the 12 games: no winner
+        record |= {"winner": None, "winner_seat": None, "truncated": True}
+    figures = drawn_figures(tmp_path, monkeypatch, records)
+    for ax in figures["win_share"].axes:
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        assert lines["fair share 1/4 of all games"].get_linestyle() == "--"
+        even = lines["even share of the decided games, (1 - 33.3%)/4 = 16.7%"]
+        assert even.get_linestyle() == ":" and pytest.approx(1 / 6) in (*even.get_xdata(), *even.get_ydata())
+    assert "dotted: 1/N of its decided games" in figures["lineups"].axes[0].get_xlabel()
+    decided = drawn_figures(tmp_path / "decided", monkeypatch, ablation_games())["win_share"]
+    assert [line.get_label() for line in decided.axes[0].get_lines() if line.get_label()[0] != "_"] == [
+        "fair share 1/4"
+    ]
+
+
+def test_the_turns_to_win_histograms_count_whole_games(tmp_path, monkeypatch):
+    """A count axis of one or two wins was marked 0.5 and 1.5 games."""
+    records = [game(LABELS, deal % 4, deal, 0) for deal in range(8)]  # each agent: 2 wins, bins of 1
+    for ax in drawn_figures(tmp_path, monkeypatch, records)["turns_to_win"].axes:
+        ticks = ax.get_yticks()
+        assert len(ticks) >= 2 and all(tick == round(tick) for tick in ticks), ticks

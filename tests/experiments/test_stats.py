@@ -210,3 +210,21 @@ def test_the_heading_says_every_seat_rotation_only_where_every_deal_had_them():
     assert "every seat rotation" in heading and "not every" not in heading
     once = [game(("A", "B"), 0, deal=d) for d in range(2)]
     assert "not every deal under every seat rotation" in players_heading(summarise(once), 2)
+
+
+def test_the_method_says_how_games_without_a_winner_count_in_a_win_share(tmp_path):
+    """With 2 of 6 games without a winner the seats won 1/6 on average; the report said only "the fair
+    share is 1/N"."""
+    records = [game(("A", "B", "C", "D"), w, deal=d) for d, w in enumerate([0, 1, None, 2, None, 0])]
+    write_report(records, tmp_path, plots=False)
+    method = (tmp_path / "report.md").read_text().partition("## Method")[2]
+    assert (
+        "a game without a winner (stopped at max_turns, or every player eliminated) counts as a loss for every "
+        "seat, and 2 of the 6 games at 4 players (33.3%) had none. The fair share 1/N (the leaderboard's fair "
+        "column; dashed in the plots) is of all games; the seats' shares average the even share of the decided "
+        "games, (1 - 33.3%)/4 = 16.7% at 4 players (dotted in the plots)."
+    ) in method
+    decided = [game(("A", "B", "C", "D"), w, deal=d) for d, w in enumerate([0, 1, 3, 2])]
+    write_report(decided, tmp_path / "decided", plots=False)
+    method = (tmp_path / "decided/report.md").read_text().partition("## Method")[2]
+    assert "twice); the fair share is 1/N. Intervals are 95%" in method and "without a winner" not in method

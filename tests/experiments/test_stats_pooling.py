@@ -1,0 +1,65 @@
+"""``cluedo-stats`` pooling runs: a game two runs both played counts once, whatever their config hashes."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from test_tournament import SMALL, settings
+
+from experiments.common import stats
+from experiments.common.tournament_run import run_tournament
+
+# notepad against two random players (the default field is the first agent, random), 2 deals x 3 rotations.
+VS_FIELD = (*SMALL, "lineup.mode=one_vs_field", "batch_size=2")
+
+
+def pooled_games(tmp_path, *runs: str, mixed: bool = False) -> int:
+    out = tmp_path / "pooled"
+    stats.main(
+        [*(str(tmp_path / run) for run in runs), "--output", str(out), "--no-plots"] + ["--mixed"] * mixed
+    )
+    return json.loads((out / "stats.json").read_text())["games"]
+
+
+def test_runs_whose_hashes_differ_but_not_their_games_count_each_game_once(tmp_path):
+    """``lineup.field=[random]`` and the default field (random) play the same games under other config
+    hashes: pooled, the 6 games were counted as 12, every interval too narrow."""
+    run_tournament(settings(*VS_FIELD, "lineup.field=[random]", "workers=0"), tmp_path / "given")
+    run_tournament(settings(*VS_FIELD, "lineup.field=[]", "workers=0"), tmp_path / "default")
+    hashes = {
+        json.loads((tmp_path / run / "run.json").read_text())["config_hash"] for run in ("given", "default")
+    }
+    assert len(hashes) == 2
+    with pytest.warns(
+        RuntimeWarning, match=r"6 duplicate game record\(s\) dropped: .*6 of them played by both"
+    ):
+        assert pooled_games(tmp_path, "given", "default") == 6
+
+
+def test_one_game_with_two_results_in_two_runs_is_refused_naming_the_runs_and_the_game(tmp_path, capsys):
+    """The same seed with another batch_size plays the same deals with other draws of the agents: its games
+    were pooled beside the first run's as others (the deals counted twice)."""
+    run_tournament(settings(*VS_FIELD, "workers=0"), tmp_path / "two")
+    run_tournament(settings(*VS_FIELD, "batch_size=1", "workers=0"), tmp_path / "one")
+    with pytest.raises(SystemExit) as stopped:
+        pooled_games(tmp_path, "two", "one")
+    said = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert re.search(
+        r"two different results for one game \(line-up notepad\+random\+random, deal (\d), seed \1, ", said
+    )
+    assert f"in {tmp_path / 'two'} and {tmp_path / 'one'}: " in said and "pool runs of other seeds" in said
+    assert not (tmp_path / "pooled").exists()
+
+
+def test_a_pilot_pooled_with_a_larger_run_and_runs_of_other_agents_under_one_label(tmp_path):
+    run_tournament(settings(*VS_FIELD, "workers=0"), tmp_path / "pilot")
+    run_tournament(settings(*VS_FIELD, "games_per_lineup=12", "workers=0"), tmp_path / "larger")
+    with pytest.warns(RuntimeWarning, match=r"6 duplicate game record\(s\) dropped: each game counts once$"):
+        assert pooled_games(tmp_path, "pilot", "larger") == 12
+    # Another agent under the label random: other games, pooled with --mixed, each counted.
+    never = "lineup.agents=[{name: random, options: {accuse: never}}, {name: notepad}]"
+    run_tournament(settings(*VS_FIELD, never, "workers=0"), tmp_path / "never")
+    assert pooled_games(tmp_path, "pilot", "never", mixed=True) == 12
