@@ -53,7 +53,8 @@ class PPOAgent(NetworkAgent):
         self.checkpoint = str(checkpoint)
         self.network = load_model(checkpoint).eval()
         self.deterministic = bool(deterministic)
-        self.generator = torch.Generator().manual_seed(seed)
+        # (an agent takes any int seed; torch's generator none past 2**64: --seed n deals seed n * 100 + k)
+        self.generator = torch.Generator().manual_seed(seed % 2**63)
 
     @classmethod
     def from_network(cls, network: ActorCritic, seed: int = 0, deterministic: bool = False) -> PPOAgent:
@@ -63,7 +64,7 @@ class PPOAgent(NetworkAgent):
         agent.checkpoint = None
         agent.network = network.eval()
         agent.deterministic = deterministic
-        agent.generator = torch.Generator().manual_seed(seed)
+        agent.generator = torch.Generator().manual_seed(seed % 2**63)
         agent.beliefs = None
         return agent
 

@@ -230,3 +230,15 @@ def test_games_of_agents_alone_still_start_from_seed_0(capsys):
     assert "=== game 0 (seed 0)" in output and "  seed: " not in output
     too_high = usage_error(capsys, ["--games", "2", "--seed", str(core.SEED_BOUND - 1)])
     assert f"--seed must be at most {core.SEED_BOUND - 2} (2**63 - --games" in too_high
+
+
+def test_a_person_plays_a_ppo_agent_whatever_seed_is_drawn(capsys, monkeypatch):
+    """The seats' agents are seeded seed * 100 + k: past 2**64 for most drawn seeds, where torch's
+    generator refused ("Overflow when unpacking long long") and no game against ppo started."""
+    pytest.importorskip("torch")
+    seed = core.SEED_BOUND - 1
+    monkeypatch.setattr("secrets.randbelow", lambda bound: seed if bound == core.SEED_BOUND else 0)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    with pytest.raises(SystemExit, match="You left the game"):
+        main(["--agents", "human,ppo,sat,sat"])
+    assert "Your cards: " in capsys.readouterr().out
