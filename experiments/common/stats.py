@@ -132,6 +132,14 @@ def _origins(found: Sequence[tuple[Path, dict]]) -> list[tuple[str, str]]:
         rules, agents = run_rules(run), run_agents(run)
         if len(held) == 1 and rules is not None and agents is not None:
             said.setdefault(next(iter(held)), (rules, agents))
+        elif rules is None or agents is None:
+            warnings.warn(
+                f"{run / 'config.yaml'} is missing or does not say the run's rules and line-up: its games are told "
+                "from other runs' by their config hash only, so a game another run also played under another hash "
+                "counts twice",
+                RuntimeWarning,
+                stacklevel=2,
+            )
     identities: dict[tuple, str] = {}
     for _, game in found:
         key = (game["config"], tuple(game["seats"]))

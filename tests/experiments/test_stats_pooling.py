@@ -63,3 +63,15 @@ def test_a_pilot_pooled_with_a_larger_run_and_runs_of_other_agents_under_one_lab
     never = "lineup.agents=[{name: random, options: {accuse: never}}, {name: notepad}]"
     run_tournament(settings(*VS_FIELD, never, "workers=0"), tmp_path / "never")
     assert pooled_games(tmp_path, "pilot", "never", mixed=True) == 12
+
+
+def test_a_run_without_a_readable_config_is_said_to_be_told_apart_by_its_hash_only(tmp_path):
+    """With one run's config.yaml gone its games fall back to the config hash: the 6 games the runs share
+    counted as 12, and nothing said so."""
+    run_tournament(settings(*VS_FIELD, "lineup.field=[random]", "workers=0"), tmp_path / "given")
+    run_tournament(settings(*VS_FIELD, "lineup.field=[]", "workers=0"), tmp_path / "default")
+    (tmp_path / "default" / "config.yaml").write_text("lineup: [unclosed\n")
+    with pytest.warns(
+        RuntimeWarning, match=r"default/config\.yaml is missing or does not say .* counts twice"
+    ):
+        assert pooled_games(tmp_path, "given", "default") == 12
