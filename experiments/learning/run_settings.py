@@ -84,7 +84,8 @@ class PPOSettings(RunSettings):
     """maximum norm of the gradient"""
     knowledge_shaping: float = MISSING
     """c of the potential-based shaping gamma * phi(next) - phi(now), phi = -c * (unseen cards - 3) / (C - 3):
-    a reward for each card seen, returned at the episode's end (optimal policies unchanged; 0: none)"""
+    a reward for each card seen; phi is 0 after the episode's end, so an episode's shaping sums (at gamma 1) to
+    -phi of its first decision, a constant of the deal and seat (optimal policies unchanged; 0: none)"""
     eval_games: int = MISSING
     """games against each kind of evaluation opponent in each evaluation"""
 
