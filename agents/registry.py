@@ -29,7 +29,7 @@ AGENTS = {
     "determinize": "agents.reasoners.ismcts:DeterminizeAgent",  # ismcts restricted to accuse or wait
     "ismcts": "agents.reasoners.ismcts:ISMCTSAgent",  # information-set MCTS on the compiled rollouts
     "ppo": "agents.ppo.agent:PPOAgent",  # any model file (checkpoint=...); default the first PPO model
-    "learned": "agents.ppo.learned:LearnedAgent",  # the shipped learning agent (the imitation model)
+    "learned": "agents.ppo.learned:LearnedAgent",  # the shipped learning agent (PPO from the imitation model)
     "llm": "agents.llm.llm_agent:LLMAgent",
     "human": "agents.human:HumanAgent",
     "sb3": "agents.integrations.sb3_agent:SB3Agent",

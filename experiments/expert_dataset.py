@@ -31,15 +31,17 @@ the agents are seeded per shard, so ``--shard-games`` is part of what the games 
 written whole (a temporary file renamed) as they finish: the same command run again plays only
 the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. A file that cannot be
 written (a full disk, a folder made read-only) stops the run in one line naming it and the error, the
-shards written kept (a Minari dataset half written is removed). ``--verify`` checks
-the card's checksums; refuses a table the replays would not read (a ``decisions/`` or ``games/`` file
-without its twin of the same name, a Minari file of no episode the card counts), a ``README.md`` that is
-not the one the command writes from the card, words of the card that are not the command's for its
-settings, and counts or outcomes of the card that are not the tables' and the Minari episodes'; refuses a
-Minari ``metadata.json`` that is not the writer's (Minari would run the code a crafted one names:
-``experiments.learning.expert_minari_checks``); and replays every game through the core and every
-Minari episode in the env from its seed, checking every column of every decision row and of every
-episode.
+shards written kept (a Minari dataset half written is removed). ``--workers`` processes play the shards,
+each started afresh (spawn: a fork of this process, where a ``ppo`` agent's torch has run, hangs).
+``--verify`` checks the card's checksums; refuses a table the replays would not read (a ``decisions/``
+or ``games/`` file without its twin of the same name, a Minari file of no episode the card counts), a
+``README.md`` that is not the one the command writes from the card, words of the card that are not the
+command's for its settings, counts or outcomes of the card that are not the tables' and the Minari
+episodes', and what Minari's files say that the command does not write for the card's settings (the
+dataset's author, algorithm name and description; each episode's steps and seed); refuses a Minari
+``metadata.json`` that is not the writer's (Minari would run the code a crafted one names:
+``experiments.learning.expert_minari_checks``); and replays every game through the core and every Minari
+episode in the env from its seed, checking every column of every decision row and of every episode.
 
 A small split ships with the package (``SHIPPED_SPLIT``, ``experiments/data/expert_small``: the
 defaults with ``--games 4 --shard-games 4 --minari-episodes 4``); the full one is the command's
@@ -50,11 +52,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -64,7 +65,7 @@ import numpy as np
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.game_record import config_from_json, config_to_json
-from experiments.common.extras import WorkerLost, missing_extra, watch_parent
+from experiments.common.extras import WorkerLost, missing_extra, worker_pool
 from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder, unwritable
 from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import NotWritten, writing
@@ -271,7 +272,8 @@ def _shard_index(path: Path) -> int:
 
 
 def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress: bool) -> None:
-    """Play the shards not yet on disk, in ``workers`` processes (0: in this one)."""
+    """Play the shards not yet on disk, in ``workers`` processes started afresh (``worker_pool``: the games
+    are those of one process) or in this one (0)."""
     from tqdm import tqdm
 
     shards = settings.games // settings.shard_games
@@ -285,7 +287,7 @@ def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress:
             bar.update(1)
         bar.close()
         return
-    with ProcessPoolExecutor(workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
+    with worker_pool(workers) as pool:
         try:
             for future in as_completed([pool.submit(play_shard, settings, k, str(folder)) for k in todo]):
                 future.result()
@@ -437,8 +439,10 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     agents: ``expert_minari_checks.metadata_problem``; Minari would run the code a crafted one names),
     its games' replay (every column of every decision row), its Minari episodes' replay
     (``expert_minari_checks.minari_problems``), then the card's counts and outcomes against the tables and
-    the Minari episodes' steps, and its ``README.md`` against the one the command writes from the card
-    (``expert_checks.count_problems``). ``replay=False``: all but the two replays."""
+    the Minari episodes' steps, what Minari's files say against what the writer writes for the card's settings
+    (``expert_minari_checks.claim_problems``: words, each episode's steps and seed), and its ``README.md``
+    against the one the command writes from the card (``expert_checks.count_problems``). ``replay=False``:
+    all but the two replays."""
     path = folder / CARD
     if not path.is_file():
         return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
@@ -475,9 +479,10 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     if wrong:
         return [wrong]
     minari = folder / "minari" / MINARI_ID / "data"
+    seeds = settings.game_seeds(MINARI_OFFSET, settings.minari_episodes)  # the Minari episodes'
     refused = metadata_problem(minari, config, agents)  # before anything else reads the Minari part
     if refused or not replay:
-        return [refused] if refused else expert_checks.count_problems(folder, shards, card, minari)
+        return [refused] if refused else expert_checks.count_problems(folder, shards, card, minari, seeds)
     for name in shards:
         try:
             tables = pq.read_table(folder / "decisions" / name), pq.read_table(folder / "games" / name)
@@ -492,7 +497,7 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
         problems += [f"{name}: {line}" for line in expert_checks.replay_problems(config, *tables, agents)]
     problems += minari_problems(minari, card["counts"], config, agents)
     # the card's counts and outcomes against the tables' rows (after the replays, whose lines say more)
-    return problems or expert_checks.count_problems(folder, shards, card, minari)
+    return problems or expert_checks.count_problems(folder, shards, card, minari, seeds)
 
 
 def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.ArgumentParser]:

@@ -220,6 +220,9 @@ def collect(args: ImitateConfig, folder: Path) -> None:
     bar = tqdm(total=batches, initial=batches - len(todo), unit=" batches", desc="teacher games",
                disable=not args.progress)  # fmt: skip
     # A worker exits when this process is gone, even killed (watch_parent): nobody else would stop it.
+    # Forked, with torch run here (a ppo agent checked, init_from read): safe only because a worker sets
+    # torch to one thread before anything else (play_batch_of_decisions), so it never waits on the OpenMP
+    # threads the fork did not copy (experiments.common.extras.worker_pool).
     with ProcessPoolExecutor(args.workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
         try:
             for future in as_completed(

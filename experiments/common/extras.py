@@ -7,19 +7,22 @@ the standard library only: it runs where an extra's import has just failed.
 
 A pool's worker (``watch_parent``) exits when the command that started it is gone, killed
 or not: a killed parent can no longer stop its workers, and they would wait for work forever.
+``worker_pool`` starts such workers as new processes (spawn), not copies of the command (fork).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from cluedo_env.optional_modules import missing_extra_text
 
-__all__ = ["PARENT_POLL_S", "WorkerLost", "missing_extra", "watch_parent"]
+__all__ = ["PARENT_POLL_S", "WorkerLost", "missing_extra", "watch_parent", "worker_pool"]
 
 # Seconds between a worker's checks that its parent is alive.
 PARENT_POLL_S = 0.5
@@ -63,3 +66,17 @@ def _exit_without_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_S)
     os._exit(1)  # nobody is left to take this worker's results
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, each started by spawn (a new interpreter that imports what it
+    runs) and exiting when this process is gone (``watch_parent``).
+
+    Not by fork, Linux's default: a fork of a process where torch has run (a ``ppo`` agent's model
+    loaded) hangs for ever at its first parallel torch operation, waiting on OpenMP threads the fork
+    did not copy. The tournament's pool starts its workers the same way
+    (``experiments.common.backends``). What a spawned worker runs must be importable: a script that
+    starts a pool needs its ``if __name__ == "__main__":`` guard.
+    """
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),))

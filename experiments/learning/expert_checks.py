@@ -152,15 +152,19 @@ def outcomes(games: pa.Table, names: Sequence[str]) -> dict:
 
 
 def count_problems(
-    folder: Path, shards: Sequence[str], card: Mapping, minari: Path | None = None
+    folder: Path, shards: Sequence[str], card: Mapping, minari: Path | None = None, seeds: Sequence[int] = ()
 ) -> list[str]:
     """The card's ``counts`` (games, decisions, decisions by agent, shards) and ``outcomes`` against the
     tables of ``shards`` (``unchecked_files``), of which only the counted columns are read: a line naming
     each count that differs, or the first table that cannot be read with those columns; then the card's
     settings' games and Minari episodes against the counts, with ``minari`` (Minari's folder of the
-    episodes, its ``metadata.json`` checked) their steps (``minari_step_problems``), and last the
-    ``README.md`` that shows them all (``readme_problems``)."""
+    episodes, its ``metadata.json`` checked) their steps (``minari_step_problems``) and what Minari's files
+    say of the card's agents and of the episodes of ``seeds`` (the card's settings' Minari seeds:
+    ``expert_minari_checks.claim_problems``), and last the ``README.md`` that shows them all
+    (``readme_problems``)."""
     import pyarrow.parquet as pq
+
+    from experiments.learning.expert_minari_checks import claim_problems
 
     read: dict[str, list[pa.Table]] = {"decisions": [], "games": []}
     for name in shards:
@@ -190,7 +194,9 @@ def count_problems(
             f"{held['games']!r} and {said.get('minari_episodes')!r} (the command line and description say the settings')"
         )
     if minari is not None:
-        problems = problems or minari_step_problems(minari, said)
+        problems = (
+            problems or minari_step_problems(minari, said) or claim_problems(minari, card["agents"], seeds)
+        )
     return problems or readme_problems(folder, card)
 
 

@@ -35,7 +35,15 @@ from agents.base import Agent
 from agents.registry import make_agent
 from cluedo_env.gym_env import GYM_ID, register_envs
 
-__all__ = ["MINARI_ID", "EnvExpert", "datasets_path", "make_expert_env", "stored_counts", "write_minari"]
+__all__ = [
+    "MINARI_ID",
+    "EnvExpert",
+    "datasets_path",
+    "make_expert_env",
+    "minari_words",
+    "stored_counts",
+    "write_minari",
+]
 
 MINARI_ID = "cluedo/expert-v1"
 
@@ -130,12 +138,7 @@ def write_minari(
                 buffer=episodes,
                 env=env,
                 eval_env=env.spec,
-                algorithm_name=f"expert: the {names[0]} agent (agents.registry)",
-                author="cluedo-env (python -m experiments.expert_dataset)",
-                description=(
-                    f"Cluedo, one learner seat of cluedo/Cluedo-v0 played by the {names[0]} agent against "
-                    f"{', '.join(names[1:])}; seeds {int(seeds[0])} to {int(seeds[-1])}."
-                ),
+                **minari_words(names, seeds),
                 data_format="parquet",
             )
             counts = {"episodes": int(dataset.total_episodes), "steps": int(dataset.total_steps)}
@@ -145,6 +148,19 @@ def write_minari(
     shutil.rmtree(root, ignore_errors=True)
     os.replace(partial, root)
     return counts
+
+
+def minari_words(names: Sequence[str], seeds: Sequence[int]) -> dict[str, str]:
+    """What ``write_minari`` tells Minari of the dataset of ``names`` (the expert, then its opponents) and
+    ``seeds`` (its episodes', at least one): its ``algorithm_name``, ``author`` and ``description``."""
+    return {
+        "algorithm_name": f"expert: the {names[0]} agent (agents.registry)",
+        "author": "cluedo-env (python -m experiments.expert_dataset)",
+        "description": (
+            f"Cluedo, one learner seat of cluedo/Cluedo-v0 played by the {names[0]} agent against "
+            f"{', '.join(names[1:])}; seeds {int(seeds[0])} to {int(seeds[-1])}."
+        ),
+    }
 
 
 def _episode(env: gymnasium.Env, expert: EnvExpert, index: int, seed: int) -> EpisodeBuffer:

@@ -14,12 +14,16 @@ rebuilt by its own ``deserialize_space``, which only makes the gymnasium spaces 
 types from JSON values, importing nothing.
 
 ``minari_problems`` then plays every episode again (``episode_problems``), reading its files as
-Minari reads them.
+Minari reads them. ``claim_problems`` holds what the files say of the dataset to what the writer
+writes: the words of ``metadata.json`` (its author, algorithm name and description), and each
+episode's own ``metadata.json`` (its steps, which Minari adds up for a dataset's ``total_steps``, and
+its seed).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import gymnasium
@@ -29,12 +33,17 @@ import pyarrow.dataset as pads
 from minari.serialization import serialize_space
 
 from cluedo_env import core
-from experiments.learning.expert_minari import make_expert_env
+from experiments.learning.expert_minari import MINARI_ID, make_expert_env, minari_words
 
-__all__ = ["episode_problems", "metadata_problem", "minari_problems"]
+__all__ = ["claim_problems", "episode_problems", "metadata_problem", "minari_problems"]
 
 SPACES = ("observation_space", "action_space")
 SPECS = ("env_spec", "eval_env_spec")  # each may be absent; where present, the env's own
+# What minari.create_dataset_from_buffers writes where it is given them, which the writer never gives.
+NOT_WRITTEN = ("author_email", "code_permalink", "ref_min_score", "ref_max_score", "num_episodes_average_score",
+               "requirements")  # fmt: skip
+# What reading a file that is not Minari's raises.
+ERRORS = (OSError, ValueError, RecursionError, LookupError, TypeError, pa.ArrowException)
 
 
 def metadata_problem(data: Path, config: core.GameConfig, agents: list[str]) -> str | None:
@@ -145,3 +154,43 @@ def episode_problems(env: gymnasium.Env, folder: Path) -> list[str]:
         if outcome != recorded or (outcome[1] or outcome[2]) != (t == last - 1):
             return [f"step {t} of {last}: reward, terminated, truncated {recorded}; the env: {outcome}"]
     return [] if last > 0 else ["no steps"]
+
+
+def claim_problems(data: Path, names: Sequence[str], seeds: Sequence[int]) -> list[str]:
+    """What the Minari dataset in ``data`` says of itself that ``write_minari`` does not write for ``names``
+    (the expert, then its opponents) and ``seeds`` (its episodes'), in a line for the first (none: no
+    ``metadata.json``): ``metadata.json`` must count ``len(seeds)`` episodes, hold the writer's
+    ``dataset_id``, ``author``, ``algorithm_name`` and ``description`` (``expert_minari.minari_words``)
+    and none of ``NOT_WRITTEN`` (reference scores, a code link); each episode's ``metadata.json`` must be
+    ``{"id", "total_steps", "seed"}`` of that episode: its index, its steps (its rows but the last
+    observation's) and its seed. ``metadata_problem`` has passed (the caller's duty)."""
+    path = data / "metadata.json"
+    if not path.is_file():
+        return []
+    try:
+        metadata = json.loads(path.read_text())
+        held = metadata["total_episodes"]
+    except ERRORS as error:
+        return [f"minari: metadata.json is not Minari's ({type(error).__name__}: {error})"]
+    if held != len(seeds) or len(seeds) == 0:
+        return [f"minari: metadata.json counts {_shown(held)} episodes, the card's settings {len(seeds)}"]
+    words = minari_words(names, seeds)
+    for key, ours in {"dataset_id": MINARI_ID, **words, "author": [words["author"]]}.items():
+        if metadata.get(key) != ours:
+            return [f"minari: metadata.json's {key} is {_shown(metadata.get(key))}, not what the command writes "
+                    f"for the card's agents and seeds ({_shown(ours)})"]  # fmt: skip
+    extra = [key for key in NOT_WRITTEN if key in metadata]
+    if extra:
+        return [f"minari: metadata.json holds {', '.join(extra)}, which the command does not write"]
+    for index, seed in enumerate(seeds):
+        folder = data / str(index)
+        try:
+            said = json.loads((folder / "metadata.json").read_text())
+            steps = pads.dataset(folder, ignore_prefixes=["_", ".", "metadata.json"]).count_rows() - 1
+        except ERRORS as error:
+            return [f"minari episode {index}: not an episode ({type(error).__name__}: {error})"]
+        ours = {"id": index, "total_steps": steps, "seed": int(seed)}
+        if said != ours:
+            return [f"minari episode {index}: metadata.json is {_shown(said)}, not the episode's {ours} "
+                    "(its index, its steps and its seed: what the command writes)"]  # fmt: skip
+    return []

@@ -5,7 +5,8 @@ The replay read ``games/*.parquet`` and each one's ``decisions/`` twin only: a
 checksummed but never read, and ``--verify`` said "every game replays" of a folder whose
 ``pandas.read_parquet(folder / "decisions")`` held twice the card's rows, half of them forged.
 A table without its twin, a Minari file of no episode the card counts, a ``README.md`` naming other
-tables, and counts or outcomes that are not the tables' are now refused, naming the file or count.
+tables, and counts or outcomes that are not the tables' are now refused, naming the file or count; so is
+what Minari's files say that the command does not write (their words, an episode's steps or seed).
 """
 
 from __future__ import annotations
@@ -261,3 +262,68 @@ def test_the_minari_steps_must_be_the_episodes(copy):
     assert verify(copy, replay=False) == [
         "minari: metadata.json's total_steps 830, the Minari episodes hold 83"
     ]
+
+
+def metadata_changed(folder: Path, name: str, change) -> dict:
+    """Minari's ``name`` (under ``MINARI``) changed by ``change`` (a dict in, a dict out) and re-signed in the
+    card; returns the file as it was."""
+    path = folder / MINARI / name
+    held = json.loads(path.read_text())
+    path.write_text(json.dumps(change(dict(held))))
+    signed(folder, f"{MINARI}/{name}")
+    return held
+
+
+EPISODE_CRAFTS = {  # an episode's metadata.json as a forger changes it (what Minari reports and filters by)
+    "total_steps": lambda m: {**m, "total_steps": m["total_steps"] - 1},
+    "seed": lambda m: {**m, "seed": m["seed"] + 1},
+    "options": lambda m: {**m, "options": {"learner_seat": 2}},
+}
+
+
+@pytest.mark.parametrize("craft", EPISODE_CRAFTS)
+def test_an_episodes_metadata_must_be_its_steps_and_seed(copy, craft):
+    """A review's route: episode 0's metadata.json said 26 steps of its 27, re-signed; it verified, and
+    Minari then reported 82 steps for a filter of all four episodes, which hold 83."""
+    held = metadata_changed(copy, "0/metadata.json", EPISODE_CRAFTS[craft])
+    assert held == {"id": 0, "total_steps": 27, "seed": 100000500000000}
+    said = (f"minari episode 0: metadata.json is {EPISODE_CRAFTS[craft](dict(held))!r}, not the episode's "
+            f"{held!r} (its index, its steps and its seed: what the command writes)")  # fmt: skip
+    assert verify(copy, replay=False) == [said]
+    if craft == "total_steps":  # the replays pass (they read the rows): the whole --verify refuses it
+        assert verify(copy) == [said]
+
+
+CLAIMS = {  # Minari's metadata.json as a forger changes it, and the start of the refusal
+    "description": (
+        {"description": "Played by the SAT agent"},
+        "minari: metadata.json's description is 'Played by the SAT agent', not what the command writes for the "
+        "card's agents and seeds ('Cluedo, one learner seat of cluedo/Cluedo-v0 played by the belief agent",
+    ),
+    "algorithm_name": (
+        {"algorithm_name": "expert: the sat agent"},
+        "minari: metadata.json's algorithm_name is 'expert: the sat agent', not what the command writes for the "
+        "card's agents and seeds ('expert: the belief agent (agents.registry)')",
+    ),
+    "author": (
+        {"author": ["someone"]},
+        "minari: metadata.json's author is ['someone'], not what the command",
+    ),
+    "dataset_id": (
+        {"dataset_id": "a/b-v1"},
+        "minari: metadata.json's dataset_id is 'a/b-v1', not what the command",
+    ),
+    "ref_max_score": (
+        {"ref_max_score": 1.0},
+        "minari: metadata.json holds ref_max_score, which the command does not",
+    ),
+}
+
+
+@pytest.mark.parametrize("claim", CLAIMS)
+def test_minaris_words_must_be_what_the_command_writes(copy, claim):
+    """A review's route: a description and algorithm name naming the SAT agent, re-signed, verified."""
+    change, said = CLAIMS[claim]
+    metadata_changed(copy, "metadata.json", lambda m: {**m, **change})
+    (problem,) = verify(copy, replay=False)
+    assert problem.startswith(said), problem

@@ -81,3 +81,24 @@ def test_the_command_refuses_a_folder_in_use_in_one_line(tmp_path):
         line,
     )
     assert [path.name for path in folder.iterdir()] == ["tournament.lock"]
+
+
+def test_a_ppo_opponent_plays_in_the_forked_workers(tmp_path):
+    """The expert dataset's forked workers hung where a ppo agent's model had been loaded (torch's OpenMP
+    threads, which a fork does not copy). The imitation's workers are forked too, after the config's check
+    loads the ppo opponent: they set torch to one thread first, and finish (without that, a run of
+    torch_threads=2 hangs)."""
+    overrides = [
+        *TINY,
+        "opponents=[{name: ppo}]",
+        "final_eval_games=0",
+        "torch_threads=2",
+        f"runs_dir={tmp_path}",
+    ]
+    try:
+        done = subprocess.run([sys.executable, "-m", "experiments.imitate", *overrides], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("the imitation with a ppo opponent and workers=1 did not finish in 300 s (a hung worker)")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "imitate__side__1" / "decisions" / "batch_00000.npz").is_file()
