@@ -122,7 +122,10 @@ def paired_difference_interval(
     ones. ``n = 0`` gives a NaN difference and ``(-1, 1)``.
 
     Args:
-        both, only_a, only_b, neither: The pairs' counts, whole numbers >= 0.
+        both: Pairs both won (a whole number >= 0, as are the three counts after it).
+        only_a: Pairs only A won.
+        only_b: Pairs only B won.
+        neither: Pairs neither won.
         z: Normal quantile of the confidence level (1.96 for 95%).
 
     Returns:
