@@ -12,6 +12,11 @@
                                          ``legal`` ids; ``step``, the view's: an action sent for an
                                          older view is refused with 409), then the agents; -> the
                                          person's view
+``DELETE /api/games/{game}``             the person leaves: the game is dropped at once (not saved
+                                         unless it was over) -> ``{"left": game, "over": bool}``
+``POST /api/games/{game}/closed``        the page showing it was closed or reloaded: kept, but
+                                         dropped before any unfinished game that is open when the
+                                         server is full; asking for the game again unmarks it
 ``GET /api/replays``                     the saved games (the replay folder's files, newest first)
 ``GET /api/replays/{name}?step=&seat=``  a saved game after ``step`` steps from ``seat``'s view, or
                                          ``seat=all``: everyone's, with the envelope and the hands
@@ -30,10 +35,16 @@ the hands). Bad input is answered with a ``detail`` naming the value and what is
 - 409: an action for a view that is no longer the game's;
 - 413: a request body over ``MAX_REQUEST_BYTES`` (``/api/games``) or an upload over
   ``upload.MAX_UPLOAD_BYTES``;
-- 422: a body that is not JSON, or whose fields have the wrong type (``true`` is not a number)
-  or are unknown (FastAPI's validation error);
-- 503: as many games in play as are kept (``MAX_GAMES``); 507: as many uploads kept as the
-  folder holds (``upload.MAX_UPLOADS``).
+- 422: a body that is not JSON, or whose fields have the wrong type (``true`` is not a number, a
+  seed is a whole number or its digits: not ``"1e3"``) or are unknown, in one line naming each
+  field;
+- 503: ``MAX_GAMES`` games kept and none of them finished, closed or idle for ``IDLE_S``
+  (dropped in that order to make room for a new one); 507: as many uploads kept as the folder
+  holds (``upload.MAX_UPLOADS``).
+
+A game's id (48 random bits) is the only key to it: whoever holds it may play or leave it, as
+nobody else can guess it; a finished game's id is its replay's name (listed), and leaving it then
+loses nothing.
 
 A game whose seed the person chose joins the results as ``human_seeded`` (``results``).
 ``create_app(view=...)`` takes another view function only for the privacy test's leaky control.
@@ -77,8 +88,8 @@ __all__ = [
 
 STATIC = Path(__file__).parent / "static"
 DEFAULT_AGENTS = ("sat", "sat", "sat")
-MAX_GAMES = 64  # games kept in memory; a new one makes room by dropping a finished or idle one
-IDLE_S = 3600.0  # a game not looked at for this long may be dropped to make room
+MAX_GAMES = 64  # games kept in memory; a new one makes room by dropping a finished, closed or idle one
+IDLE_S = 3600.0  # a game not asked for this long may be dropped to make room
 MAX_REQUEST_BYTES = 16 * 2**10  # a body of /api/games... (a new game's settings, an action: under 1 KB)
 
 
@@ -130,11 +141,12 @@ def _hostname(host: str) -> str | None:
 class SameOrigin:
     """ASGI middleware: requests of this server's own pages only.
 
-    A ``POST`` that a browser sent from another site's page (its ``Origin`` is not the request's own
-    address, nor one of ``origins``) is answered 403: browsers send ``Origin`` with every cross-site
-    ``POST``, also the ``no-cors`` ones a page may send to any address without reading the answer, and
-    without this check any page open in the browser could deal games until the server is full, or upload
-    replays. A request without ``Origin`` (a script, ``curl``) is the user's own and passes. Given
+    A request other than ``GET`` or ``HEAD`` (a ``POST``, a ``DELETE``) that a browser sent from
+    another site's page (its ``Origin`` is not the request's own address, nor one of ``origins``) is
+    answered 403: browsers send ``Origin`` with every such request, also the ``no-cors`` ones a page
+    may send to any address without reading the answer, and without this check any page open in the
+    browser could deal games until the server is full, or upload replays. A request without
+    ``Origin`` (a script, ``curl``) is the user's own and passes. Given
     ``hosts``, a request naming another host (its ``Host`` header, brackets of IPv6 read) is answered 400:
     a page of a name that resolves to this machine (DNS rebinding) cannot read it.
     """
@@ -156,7 +168,7 @@ class SameOrigin:
             refused = JSONResponse({"detail": f"this server answers for {sorted(self.hosts)}, not {host[:80]!r}"},
                                    status_code=400)  # fmt: skip
         elif (
-            scope["method"] == "POST"
+            scope["method"] not in ("GET", "HEAD")
             and origin
             and urlsplit(origin).netloc != host
             and origin.rstrip("/").casefold() not in self.origins
@@ -190,6 +202,23 @@ class NewGame(RequestBody):
     agents: list[str] = list(DEFAULT_AGENTS)
     seat: int = 0
     seed: int | None = None
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _whole(cls, value: object) -> object:
+        """A JSON integer, or its digits as a string (the page sends the digits: a JavaScript number
+        rounds a seed above 2**53); not ``"1e3"``, ``1000.0`` or ``" 7"``. (Its range: ``WebGame``; a
+        boolean: ``_not_a_boolean``.)"""
+        if (
+            value is None
+            or type(value) in (int, bool)
+            or (isinstance(value, str) and value.isascii() and value.isdigit())
+        ):
+            return value
+        raise ValueError(
+            f"seed must be a whole number in [0, {core.SEED_BOUND}) (a JSON integer or its digits), "
+            f"or null for a seed drawn by the server, got {value!r:.60}"
+        )
 
 
 class ActionRequest(RequestBody):
@@ -226,10 +255,22 @@ def catalogue() -> dict:
     }
 
 
+def invalid_field(error: dict) -> str:
+    """One of a request's validation errors (pydantic's) in words: the field, what is wrong, the value
+    (cut to 60 characters: a value is never sent back as JSON, which has no NaN)."""
+    where = ".".join(str(part) for part in error["loc"] if part != "body")
+    said = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "json_invalid":
+        return f"the body is not JSON ({error.get('ctx', {}).get('error', said)} at character {where})"
+    if error["type"] != "missing" and "got " not in said:
+        said += f", got {error.get('input')!r:.60}"
+    return said if said.startswith(f"{where} ") else f"{where or 'the body'}: {said}"
+
+
 def left_unfinished(app: FastAPI) -> int:
-    """How many games of ``app`` the person left before their end (dropped idle, or still in play now):
-    saved neither as replays nor in the results. (A game the person is out of is played to its end at
-    once, so it is never one of them.)"""
+    """How many games of ``app`` the person left before their end (left, dropped to make room, or still
+    in play now): saved neither as replays nor in the results. (A game the person is out of is played
+    to its end at once, so it is never one of them.)"""
     return app.state.dropped_unfinished + sum(not game.over for game in list(app.state.games.values()))
 
 
@@ -251,10 +292,9 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
-        """422 naming where and what (FastAPI's own answer echoes the value, and a NaN or Infinity in
-        the body then made it a 500)."""
-        said = [{key: e[key] for key in ("loc", "msg", "type") if key in e} for e in error.errors()]
-        return JSONResponse({"detail": said}, status_code=422)
+        """422 in one line naming each field and what is wrong with it (FastAPI's own answer is a list
+        echoing the value as JSON, and a NaN or Infinity in the body then made it a 500)."""
+        return JSONResponse({"detail": "; ".join(map(invalid_field, error.errors()))}, status_code=422)
 
     games: dict[str, WebGame] = {}
     lock = threading.Lock()
@@ -269,7 +309,7 @@ def create_app(
         game = games.get(game_id)
         if game is None:
             raise HTTPException(404, f"no game {game_id!r}: start one with POST /api/games")
-        game.seen = time.monotonic()
+        game.seen, game.closed = time.monotonic(), False
         return game
 
     @app.get("/", include_in_schema=False)
@@ -295,13 +335,18 @@ def create_app(
         with lock:  # kept before the agents play: a game refused here was never played, nor saved
             while len(games) >= MAX_GAMES:
                 now = time.monotonic()
-                gone = [g for g, kept in games.items() if kept.over or now - kept.seen > IDLE_S]
+                gone = [
+                    g for g, kept in games.items() if kept.over or kept.closed or now - kept.seen > IDLE_S
+                ]
                 if not gone:
                     raise HTTPException(
-                        503, f"{len(games)} games are in play, the most kept at once ({MAX_GAMES}); "
-                        "finish one, or try again when one has been left idle for an hour"
+                        503, f"{len(games)} games are in play, the most this server keeps at once ({MAX_GAMES}); try "
+                        f"again when one of them ends, is left (its page closed), or has been idle {IDLE_S / 60:g} minutes"
                     )  # fmt: skip
-                dropped = games.pop(min(gone, key=lambda g: games[g].seen))  # the least recently seen
+                # the games over first, then those whose page was closed; of those, the least recently seen
+                dropped = games.pop(
+                    min(gone, key=lambda g: (not games[g].over, not games[g].closed, games[g].seen))
+                )
                 app.state.dropped_unfinished += not dropped.over
             games[game_id] = game
         with game.lock:
@@ -328,6 +373,24 @@ def create_app(
             except ActionRefused as error:
                 raise HTTPException(400, str(error)) from error
             return view(game)
+
+    @app.delete("/api/games/{game_id}")
+    def leave(game_id: str) -> dict:
+        with lock:
+            if game_id not in games:
+                raise HTTPException(404, f"no game {game_id!r}: it was left, or dropped, or never dealt")
+            game = games.pop(game_id)
+        with game.lock, lock:  # an action on its way is played first: a game it ends is saved, not left
+            app.state.dropped_unfinished += not game.over
+            return {"left": game_id, "over": game.over}
+
+    @app.post("/api/games/{game_id}/closed")
+    def closed(game_id: str) -> dict:
+        game = games.get(game_id)
+        if game is None:
+            raise HTTPException(404, f"no game {game_id!r}: it was left, or dropped, or never dealt")
+        game.closed = True  # (not seen: a page closing is not a person looking)
+        return {"closed": game_id}
 
     @app.get("/api/replays")
     def replays_list() -> dict:

@@ -94,7 +94,8 @@ class WebGame:
         self.results_dir = results_dir
         self.saved = False  # the finished game's replay and result are written once
         self.save_error: str | None = None  # why they could not be (the end view says it)
-        self.seen = time.monotonic()  # when the game was last asked for (the app drops idle games first)
+        self.seen = time.monotonic()  # when the game was last asked for (an hour idle: dropped to make room)
+        self.closed = False  # the page showing it was closed (or reloaded) since it last asked for it
         self.config = core.GameConfig(num_players=players)
         self.layout = core.rules_for(self.config).layout
         others = [s for s in range(players) if s != seat]

@@ -39,24 +39,37 @@ WAIT_MS = 60_000
 
 
 @pytest.fixture
-def server(tmp_path):
-    """The app on a free port of 127.0.0.1, served by uvicorn in a thread; its address."""
+def served(tmp_path):
+    """The app on a free port of 127.0.0.1, served by uvicorn in a thread; its address and the app."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(tmp_path / "replays"), host="127.0.0.1", port=port, log_level="warning"
-    )
-    running = uvicorn.Server(config)
+    app = create_app(tmp_path / "replays")
+    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not running.started:
         assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
+    yield f"http://127.0.0.1:{port}", app
     running.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def server(served):
+    """The served app's address."""
+    return served[0]
+
+
+def until(condition, what: str) -> None:
+    """Wait (10 s at most) until ``condition()`` holds: the server's side of a request the page sent
+    without waiting for its answer."""
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
 
 
 def deal(page):
@@ -300,4 +313,50 @@ def test_the_end_of_a_replay_names_the_winner_or_why_nobody_won_in_chromium(chro
     won = f"{view['winner_name']} won."
     assert heading_at_the_end(page, view["replay"], "all") == won
     assert heading_at_the_end(page, view["replay"], str(view["winner"])) == won
+    assert errors == []
+
+
+def test_a_game_left_is_dropped_and_a_closed_page_says_so_in_chromium(chromium, served):
+    """ "Leave this game" only went back to the start: the server kept the game an hour, and 64 deals
+    tried and left refused every new game on the server."""
+    page, errors = chromium
+    games = served[1].state.games
+    deal(page)
+    game = page.evaluate("view.game")
+    page.click("#leave")
+    until(lambda: game not in games, "the game left is still on the server")
+    deal(page)
+    game = page.evaluate("view.game")
+    page.goto("about:blank")  # the tab leaves the page: the game is marked, not dropped (a reload comes back)
+    until(lambda: games[game].closed, "the server was not told that the page was closed")
+    page.go_back()
+    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    until(lambda: not games[game].closed, "the game asked for again is still marked closed")
+    assert errors == []
+
+
+def test_a_server_that_does_not_answer_or_lost_the_game_is_said_in_words_in_chromium(chromium, served):
+    """A restarted server's 404 left the dead game on the page ("no game '956a...': start one with POST
+    /api/games"), a stopped one said "Failed to fetch; Failed to fetch", and a seed of 1e3 was sent as
+    typed (a list of pydantic's errors came back)."""
+    page, errors = chromium
+    page.fill("#seed", "1e3")
+    page.click("#start")
+    assert page.inner_text("#status").startswith("the seed must be a whole number written in digits")
+    assert page.is_visible("#setup") and served[1].state.games == {}
+    deal(page)
+    page.route("**/api/games/**", lambda route: route.abort())  # the server is down
+    next_click(page).click()
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('the server does not')")
+    page.wait_for_timeout(500)
+    assert (
+        page.inner_text("#status")
+        == "the server does not answer (stopped, or the network is down); try again once it is back"
+    )
+    page.unroute("**/api/games/**")
+    served[1].state.games.clear()  # what a restart leaves
+    next_click(page).click()
+    page.wait_for_selector("#setup:not([hidden])")
+    assert page.inner_text("#status").startswith("that game is no longer on the server (it was restarted")
+    assert page.is_hidden("#game") and page.evaluate("location.hash") == ""
     assert errors == []

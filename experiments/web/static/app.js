@@ -12,7 +12,12 @@ const KIND_TITLES = {
 const WEAPON_SIZE = [2.2, 0.6]; // a weapon token's width and height, in squares
 let catalogue = null;
 let view = null;
+let live = null; // the id of the game on the page (not a replay's), or null
 let renders = 0; // views drawn: the page's tests wait for the next one
+// A request that got no answer at all, and a 404 for the game on the page, in words.
+const NO_ANSWER = "the server does not answer (stopped, or the network is down); try again once it is back";
+const GONE = "that game is no longer on the server (it was restarted, or the game was left or dropped " +
+  "after an hour idle): start a new one";
 
 function el(tag, attrs = {}, text = "") {
   const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -25,7 +30,8 @@ async function api(path, body) {
   const options = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
-  const response = await fetch(path, options);
+  let response;
+  try { response = await fetch(path, options); } catch { throw new Error(NO_ANSWER); }  // (no status)
   const text = await response.text();
   let data;
   try { data = JSON.parse(text); } catch { data = { detail: `${response.status} ${response.statusText}: ${text}` }; }
@@ -321,6 +327,7 @@ function render(next) {
   status(view.over ? "game over" : view.legal.length ? "your move" : "");
   if (view.steps === undefined) history.replaceState(null, "", `#game=${view.game}`);  // a reload finds it
   document.getElementById("leave").hidden = view.over || view.steps !== undefined;
+  live = view.steps === undefined ? view.game : null;
   document.getElementById("game").dataset.renders = ++renders;
 }
 
@@ -330,7 +337,17 @@ async function redraw(why) {
   try {
     const now = await api(`/api/games/${view.game}`);
     if (asked === opened) { render(now); status(`${why}: the game is drawn as it is now`); }
-  } catch (error) { if (asked === opened) status(`${why}; ${error.message}`); }
+  } catch (error) {
+    if (asked !== opened) return;
+    if (error.status === 404) gone();
+    else status(error.status === undefined ? error.message : `${why}; ${error.message}`);  // no answer: said once
+  }
+}
+
+// The game on the page is no longer on the server: back to the start, saying so.
+function gone() {
+  closeReplay();
+  status(GONE);
 }
 
 let sending = false;  // one request at a time: a click while one is on its way is ignored
@@ -344,9 +361,11 @@ async function play(action) {
     const next = await api(`/api/games/${view.game}/actions`, { action, step: view.step });
     if (asked === opened) render(next);
   } catch (error) {
-    // 409: the game had moved on (an answer lost on the way, another tab); no status: no answer at all
+    // 409: the game had moved on (another tab); no status: no answer (lost on the way, or the server is down)
     if (asked !== opened) return;
-    if (error.status === 409 || error.status === undefined) await redraw(error.message);
+    if (error.status === 409) await redraw(error.message);
+    else if (error.status === undefined) await redraw("the answer to your move did not arrive");
+    else if (error.status === 404) gone();
     else status(error.message);
   } finally { sending = false; }
 }
@@ -380,11 +399,18 @@ async function showStep(step) {
 
 function closeReplay() {
   opened++;
+  live = null;
   stopPlaying();
   history.replaceState(null, "", location.pathname);  // back to the start: a reload deals no old game
   for (const id of ["setup", "saved"]) document.getElementById(id).hidden = false;
   for (const id of ["game", "replay-bar"]) document.getElementById(id).hidden = true;
-  listReplays();
+  listReplays().catch((error) => status(error.message));
+}
+
+// "Leave this game", or "New game" at its end: the server drops the game at once (one left unfinished is not saved).
+function leaveGame() {
+  if (live) fetch(`/api/games/${live}`, { method: "DELETE", keepalive: true }).catch(() => {});
+  closeReplay();
 }
 
 function stopPlaying() {
@@ -468,17 +494,25 @@ async function main() {
   setupChoices(agents, defaults);
   document.getElementById("players").addEventListener("change", () => setupChoices(agents, defaults));
   document.getElementById("auto-mark").addEventListener("change", () => { if (view) renderPanels(); });
-  document.getElementById("again").addEventListener("click", closeReplay);
-  document.getElementById("leave").addEventListener("click", closeReplay);  // (the game stays on the server a while)
+  document.getElementById("again").addEventListener("click", leaveGame);
+  document.getElementById("leave").addEventListener("click", leaveGame);
+  // A tab closed (or reloaded) on a game: the server drops it first when it is full, unless the game is asked
+  // for again (the reload's request, a page back from the browser's cache).
+  window.addEventListener("pagehide", () => { if (live) navigator.sendBeacon(`/api/games/${live}/closed`); });
+  window.addEventListener("pageshow", (event) => { if (event.persisted && live) api(`/api/games/${live}`).catch(() => {}); });
   setupReplays();
   await listReplays();
   document.getElementById("new-game").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const seed = document.getElementById("seed").value;
+    const seed = document.getElementById("seed").value.trim();
+    if (!/^[0-9]*$/.test(seed)) {
+      status(`the seed must be a whole number written in digits (such as 7), or empty for a random deal; got "${seed.slice(0, 40)}"`);
+      return;
+    }
     const body = {
       agents: [...document.querySelectorAll("#agent-choices select")].map((m) => m.value),
       seat: Number(document.getElementById("seat").value),
-      seed: seed === "" ? null : seed.trim(),  // its digits: a Number would round a seed above 2**53
+      seed: seed === "" ? null : seed,  // its digits: a Number would round a seed above 2**53
     };
     status("dealing...");
     try { render(await api("/api/games", body)); } catch (error) { status(error.message); }
@@ -486,7 +520,7 @@ async function main() {
   const kept = location.hash.match(/^#game=([\w-]+)$/);  // a reload of a game's page: the game again
   if (kept) {
     try { render(await api(`/api/games/${kept[1]}`)); }
-    catch (error) { history.replaceState(null, "", location.pathname); status(`that game is no longer kept (${error.message})`); }
+    catch (error) { history.replaceState(null, "", location.pathname); status(error.status === 404 ? GONE : error.message); }
   }
 }
 
