@@ -11,10 +11,13 @@ failed (a server that never answered usably: ``ChatReplyError``; a reply without
 anything else it raises (a bug, a bad setting) stops the run in one line, the tasks scored so far kept for
 the same command to go on from; so does a results file that cannot be written (a full disk, a folder made
 read-only: the line names the file and the error; ``experiments.common.write_failures``; the report's
-files are written whole, so one that fails leaves the earlier run's). Bad ``llm`` options stop the
-command in one line (``config error: llm: ...``) before a split is loaded or anything written. Prints the number of tasks and of the games
-they were cut from, how the intervals were drawn, and the table (overall and per tier, 95% bootstrap intervals
-over the games; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
+files are written whole, so one that fails leaves the earlier run's). A solver's text (its error, a
+model's reply) is written whatever it holds: a lone surrogate (half an emoji, a file name undecodable
+as UTF-8) as JSON's escape of it (``reasoning_scores.json_text``). Bad ``llm`` options, and an import
+path that leads to no callable, stop the command in one line (``config error: llm: ...``, ``config
+error: solver: ...``) before a split is loaded or anything written. Prints the number of tasks and of
+the games they were cut from, how the intervals were drawn, and the table (overall and per tier, 95%
+bootstrap intervals over the games; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
 ``llm`` one, adds them to the report and its ``transcripts`` to
 ``transcripts.jsonl``), and appends one line to the leaderboard (the overall figures with their
@@ -57,18 +60,17 @@ except ModuleNotFoundError as error:
 
 from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
-from agents.solvers import SOLVERS, load_solver
-from cluedo_env.optional_modules import missing_extra_text
+from agents.solvers import load_solver
 from cluedo_env.reasoning.ladder import LABELS
-from cluedo_env.reasoning.score import public_view, score_answer, summarize, task_game
+from cluedo_env.reasoning.score import SCORE_VERSION, public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
 from experiments.common.folder_lock import FolderRefused, lock_folder
-from experiments.common.reasoning_scores import llm_identity, scored_before
+from experiments.common.reasoning_scores import json_text, llm_identity, scored_before
+from experiments.common.reasoning_solvers import check_import_path, check_llm_options, known_solvers
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
 from experiments.common.trust import checked_main, command_settings
-from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError, check_local_model, exit_on_config_error
 from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import NotWritten, writing
@@ -105,7 +107,8 @@ class ReasoningBenchConfig:
             games the tasks were cut from, and ``intervals``, how the figures' intervals were drawn).
         progress: Show progress bars.
         resume: Go on from the tasks already scored by a run of the same settings (solver, its
-            options but those of transport, ``reasoning_scores.TRANSPORT_OPTIONS``, split, limit, seed),
+            options but those of transport, ``reasoning_scores.TRANSPORT_OPTIONS``, split, limit, seed,
+            the scoring's version),
             kept a line per task as they come in
             ``<output_dir>/<solver>/scores-<hash of the settings>.jsonl``; ``false`` starts over.
         trust_files: Take the solver, its options that name a place and the paths from a config
@@ -129,14 +132,16 @@ class ReasoningBenchConfig:
 
     def validate(self) -> None:
         """Refuse an unknown solver name, split or limit, the local model (``llm.model=local``) without
-        its extra, or an ``llm`` option the solver does not have or a bad value of one (the solver is built
-        and closed: it sends nothing, and the local model waits for the first task), before a split is
-        loaded or anything written.
+        its extra, an ``llm`` option the solver does not have or a bad value of one (the solver is built
+        and closed: it sends nothing, and the local model waits for the first task), or an import path that
+        leads to no callable (its module is imported: ``reasoning_solvers.check_import_path``), before a
+        split is loaded or anything written. The command runs it after refusing what a config file from
+        elsewhere gives (``experiments.common.trust``): such a file's import path is never imported.
 
         Raises:
             ConfigError: naming the value and what is accepted.
         """
-        known = [*sorted(SOLVERS), "llm"]
+        known = known_solvers()
         if not isinstance(self.solver, str) or (self.solver not in known and ":" not in self.solver):
             raise ConfigError(
                 f"solver must be one of {known} or 'package.module:function', got {self.solver!r}"
@@ -155,25 +160,9 @@ class ReasoningBenchConfig:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
         if self.solver == "llm" and isinstance(self.llm, dict):
             check_local_model("llm", "llm", self.llm)
-            _check_llm_options(self.llm)
-
-
-def _check_llm_options(options: dict[str, Any]) -> None:
-    """Refuse what the llm solver refuses of ``options``, in one line naming the option (credentials hidden).
-
-    Raises:
-        ConfigError: ``llm: <the solver's reason>``, or the extra to install.
-    """
-    try:
-        solver = load_solver("llm", options)
-    except ModuleNotFoundError as error:  # httpx, of the llm extra
-        text = missing_extra_text(error.name)
-        if text is None:
-            raise
-        raise ConfigError(f"{text}; solver=llm asks a model over HTTP") from error
-    except (ValueError, OSError) as error:
-        raise ConfigError(hide_url_credentials(f"llm: {error}")) from error
-    solver.close()
+            check_llm_options(self.llm)
+        elif self.solver not in known:
+            check_import_path(self.solver)
 
 
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
@@ -200,13 +189,14 @@ def _cell(metric: dict[str, float], games: int) -> str:
 
 
 def calibration_line(calibration: dict[str, Any]) -> str:
-    """The calibration figure in words: ECE over how many cards, and what it does not measure."""
+    """The calibration figure in words: ECE over how many cards (all but the certain facts answered
+    right, ``cluedo_env.reasoning.score``), and what it does not measure."""
     if not calibration["pairs"]:
-        return "calibration: no card on which the truth or the solver was uncertain (no ECE)"
+        return "calibration: every card certain and answered right (no ECE)"
     return (
-        f"calibration ECE {calibration['ece']:.4f} over {calibration['pairs']} uncertain cards "
-        "(calibration only: a solver uniform over too many candidates can score near 0 here and "
-        "still have a poor log-loss)"
+        f"calibration ECE {calibration['ece']:.4f} over {calibration['pairs']} cards (all but certain ones "
+        "answered right; calibration only: a solver uniform over too many candidates can score near 0 "
+        "here and still have a poor log-loss)"
     )
 
 
@@ -319,7 +309,8 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
     cal = summary["calibration"]
     games = f" of {summary['overall']['games']} games" if "games" in summary["overall"] else ""
     ax.set_title(
-        f"{solver}: ECE {cal['ece']:.4f}\n({cal['pairs']} uncertain cards{games}; numbers: cards a bin)",
+        f"{solver}: ECE {cal['ece']:.4f}\n({cal['pairs']} cards{games}, all but certain ones answered "
+        "right;\nnumbers: cards a bin)",
         fontsize=9,
     )
     fig.tight_layout()
@@ -331,8 +322,9 @@ def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
 def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dict[str, Any]:
     """What makes two runs' per-task lines interchangeable, the first line of their scores file:
     the solver, its options but those of transport (``reasoning_scores.llm_identity``: ``base_url``
-    without its credentials), the very tasks (their checksum: a regenerated split is new) and, for a
-    solver of the user's, its code (``_user_files``: edited, its answers are another run's)."""
+    without its credentials), the very tasks (their checksum: a regenerated split is new), the scoring's
+    version (``SCORE_VERSION``: lines scored otherwise are another run's) and, for a solver of the user's,
+    its code (``_user_files``: edited, its answers are another run's)."""
     settings = {
         "solver": cfg.solver,
         "llm": llm_identity(dict(cfg.llm)) if cfg.solver == "llm" else {},
@@ -341,6 +333,7 @@ def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dic
         "limit": cfg.limit,
         "seed": cfg.seed,
         "tasks": checksum(tasks),
+        "score_version": SCORE_VERSION,
     }
     files = _user_files(cfg)
     if files:  # (only then: the scores of the built-in solvers keep their files)
@@ -470,7 +463,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
                 write_whole(scores_path, json.dumps({"settings": settings}) + "\n")
         for task in tqdm(todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
             row = _score_one(solve, task, llm=cfg.solver == "llm")
-            _append(scores_path, json.dumps(row, ensure_ascii=False))
+            _append(scores_path, json_text(row))
             done[task["id"]] = json.loads(json.dumps(row))  # as a resumed run reads it back
         if solve is not None and hasattr(solve, "close"):
             solve.close()
@@ -500,9 +493,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         keys = dict.fromkeys(k for r in rows for k in r["counts"])
         report["solver_counts"] = {k: sum(r["counts"].get(k, 0) for r in rows) for k in keys}
     if any(r["transcripts"] for r in rows):
-        lines = [
-            json.dumps(transcript, ensure_ascii=False) + "\n" for r in rows for transcript in r["transcripts"]
-        ]
+        lines = [json_text(transcript) + "\n" for r in rows for transcript in r["transcripts"]]
         _write(out / "transcripts.jsonl", "".join(lines))
     _write(out / "report.json", json.dumps(_finite(report), indent=1, allow_nan=False))
     table = format_table(summary)

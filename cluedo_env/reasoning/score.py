@@ -29,11 +29,15 @@ Metrics (per task, then pooled over tasks):
 - ``log_loss``: cross-entropy ``-sum_o p_o log max(q_o, EPS)``, mean over
   cards; its floor is the posterior's entropy (``entropy``), and
   ``excess_log_loss`` (the KL divergence) is 0 only for the exact answer;
-- calibration: each card's probability of lying in the envelope, where the
-  truth or the solver is uncertain, binned by the solver's probability,
-  against the exact mean probability per bin; ``ece`` the count-weighted mean
-  gap. A solver uniform over a superset of the candidates is calibrated on
-  average but has little resolution: Brier and log-loss see it, ECE does not.
+- calibration: each card's probability of lying in the envelope, binned by
+  the solver's probability, against the exact mean probability per bin;
+  ``ece`` the count-weighted mean gap. Every card counts but one whose exact
+  probability is 0 or 1 and whose answer is that same 0 or 1 (a certain fact
+  got right, which says nothing of calibration); a certain claim that is wrong
+  (1 for a card that cannot be in the envelope, 0 for one that is) counts, in
+  the bin of its claim. A solver uniform over a superset of the candidates is
+  calibrated on average but has little resolution: Brier and log-loss see it,
+  ECE does not.
 
 Every pooled figure comes with a bootstrap 95% interval: over games where the tasks say which game
 they were cut from (``task_game``; the tasks of a game are not independent), else over tasks. A share
@@ -62,9 +66,21 @@ from cluedo_env.intervals import wilson_interval
 from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.tasks import SOLVER_FIELDS
 
-__all__ = ["ANSWER_KEYS", "EPS", "METRICS", "public_view", "score_answer", "summarize", "task_game"]
+__all__ = [
+    "ANSWER_KEYS",
+    "EPS",
+    "METRICS",
+    "SCORE_VERSION",
+    "public_view",
+    "score_answer",
+    "summarize",
+    "task_game",
+]
 
 ANSWER_KEYS = ("facts", "envelope", "probabilities")  # what an answer dict may hold
+# The version of score_answer's figures, which a stopped run keeps and goes on from: a change to them
+# makes older ones another run's. 2: the calibration pairs keep a certain claim that is wrong.
+SCORE_VERSION = 2
 EPS = 1e-6
 CALIBRATION_BINS = 10
 # Pooled metrics: name -> (numerator field, denominator field) of the per-task scores.
@@ -190,7 +206,9 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         Per-task figures (``tp``, ``claimed``, ``certain``, ``found_<label>``,
         ``certain_<label>``, ``solved``, ``brier``, ``brier_floor``, ``log_loss``,
         ``entropy``, ``excess_log_loss``, ``rejected_rows``), the calibration pairs ``pairs``
-        (``[q, p]``) and ``problems`` (what was wrong with the answer).
+        (``[q, p]``: the claimed and the exact probability that a card is in the envelope, for every
+        card but those whose answer is the exact 0 or 1) and ``problems`` (what was wrong with the
+        answer).
     """
     problems: list[str] = []
     if not isinstance(answer, Mapping):
@@ -248,7 +266,7 @@ def score_answer(task: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         entropy += float(-(p[positive] * log_p).sum())
         excess += float((p[positive] * (log_p - log_q)).sum())  # exactly 0 when q == p
         e = len(task["players"])  # the envelope's column
-        if 0 < p[e] < 1 or 0 < q[e] < 1:
+        if not (q[e] == p[e] and p[e] in (0, 1)):  # all but a certain fact got right
             pairs.append((float(q[e]), float(p[e])))
     n = len(cards)
     if rejected:

@@ -3,23 +3,36 @@
 ``experiments.reasoning_bench`` writes ``<output_dir>/<solver>/scores-<hash of the settings>.jsonl``:
 the run's settings on the first line, then one line per task as it is scored, so that a run stopped
 (a slow model, Ctrl-C, a server down) goes on where it stopped. Settings that cannot change a task's
-answer are left out of them (``llm_identity``), and credentials never go in.
+answer are left out of them (``llm_identity``), and credentials never go in. Its lines, and those of
+``transcripts.jsonl``, are ``json_text``: UTF-8 text whatever a solver or a model said.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError, is_read_number
 
-__all__ = ["TRANSPORT_OPTIONS", "is_score_row", "llm_identity", "scored_before"]
+__all__ = ["TRANSPORT_OPTIONS", "is_score_row", "json_text", "llm_identity", "scored_before"]
 
 # Options of the llm solver that say how a request travels or where its key is read, never what is asked
 # or answered: a run that stopped because every attempt ran past timeout_s goes on with a larger one.
 TRANSPORT_OPTIONS = ("api_key_env", "timeout_s", "network_retries", "backoff_s", "max_reply_bytes")
+# A lone surrogate: a str may hold one (a reply's JSON "\ud83d", half an emoji; a file name read with
+# surrogateescape), UTF-8 cannot encode it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: Any) -> str:
+    """``value`` as one line of JSON that UTF-8 can encode: other characters as they are (a German card
+    name stays readable), a lone surrogate as JSON's escape of it (``\\ud83d``), which reads back as
+    the same character. (A surrogate can only be inside a JSON string: the rest of the line is ASCII.)"""
+    text = json.dumps(value, ensure_ascii=False)
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def llm_identity(options: dict[str, Any]) -> dict[str, Any]:
