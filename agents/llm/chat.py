@@ -4,10 +4,10 @@
 reply's text with its token counts. With ``api="completions"`` (a base model, which has no chat template)
 the same conversation is sent to ``/completions`` as one plain prompt (``plain_prompt``: the messages'
 texts one after the other, each reply after the prompt it answers), cut at ``stop``.
-``score_next(prompt)`` asks ``/completions`` for one token with its ``top_logprobs`` (whatever ``api``
-says): the likelihood a base model gives to each short answer (``agents.llm.likelihood``). The API key is
-read from the environment variable named by ``api_key_env`` (never from a config file), and is only sent
-when set.
+``score_next(prompt)`` asks ``/completions`` for one token with its ``top_logprobs`` (whatever ``api`` says):
+the likelihood a base model gives to each short answer (``agents.llm.likelihood``). The API key is read from
+the environment variable named by ``api_key_env`` (never from a config file), and is only sent when set. Half
+a character in a reply (a lone surrogate, which JSON's escapes can say) is read as U+FFFD.
 
 Failures, and what they raise after the retries:
 
@@ -19,8 +19,7 @@ Failures, and what they raise after the retries:
   whole numbers of tokens in ``[0, MAX_USAGE_TOKENS]``, a body over ``max_reply_bytes``) is retried the
   same way; when the last attempt got one, ``ChatReplyError`` (a ``ChatError``): the server answers but
   misbehaves, and a player falls back on its own move (``agents.llm.llm_agent``).
-- Other HTTP errors (a wrong model name, a bad key) raise ``ChatError`` at once, since asking again cannot
-  help.
+- Other HTTP errors (a wrong model name, a bad key) raise ``ChatError`` at once: asking again cannot help.
 - A refused connection before the endpoint ever answered (a wrong URL, a server not started) is tried once
   more (after ``backoff_s``), then raises ``ChatUnreachable`` (a ``ChatError``) naming the URL and how to
   start a server, instead of backing off for half a minute. Once it has answered, a refused connection is
@@ -229,8 +228,13 @@ def _completion(body: bytes) -> tuple[str, int, int, bool]:
     text = message.get("content") if isinstance(message, dict) else None
     if not isinstance(text, str):
         raise _BadReply(f"choices[0].message.content is {type(text).__name__}, not text")
-    usage = data.get("usage")
-    return text, *_token_counts({} if usage is None else usage), choice.get("finish_reason") == "length"
+    counts = _token_counts({} if data.get("usage") is None else data["usage"])
+    return _whole_text(text), *counts, choice.get("finish_reason") == "length"
+
+
+def _whole_text(text: str) -> str:
+    """``text``, each lone surrogate (JSON's ``\\ud83d``: half a character, no UTF-8) read as U+FFFD."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float], bool]:
@@ -254,8 +258,8 @@ def _text_completion(body: bytes) -> tuple[str, int, int, dict[str, float], bool
         for token, value in first.items():
             if not _number(value) or not -math.inf <= value <= 0:
                 raise _BadReply(f"a top logprob is not a number <= 0: {value!r}")
-            top[str(token)] = float(value)
-    return text, *counts, top, choice.get("finish_reason") == "length"
+            top[_whole_text(str(token))] = float(value)
+    return _whole_text(text), *counts, top, choice.get("finish_reason") == "length"
 
 
 def plain_prompt(messages: list[dict[str, str]]) -> str:

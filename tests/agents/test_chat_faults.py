@@ -534,3 +534,29 @@ def test_a_tournament_against_a_misbehaving_server_finishes_and_reports_the_fall
     assert summary["games"] == 6 and llm["decisions"] > 0
     assert llm["fallback_rate"] == 1.0 and llm["replies"] == llm["prompt_tokens"] == 0
     assert "a request the server never answered with a usable reply" in (tmp_path / "report.md").read_text()
+
+
+# --- text that is no text ---------------------------------------------------------------------
+
+
+def answer_half_an_emoji(handler: BaseHTTPRequestHandler, stopping: threading.Event) -> None:
+    """A reply whose text ends in half an emoji: a lone surrogate, which JSON's escapes can say
+    (``json.dumps`` writes it as ``\\ud83d``) and no UTF-8 can."""
+    body = completion("roll \ud83d")
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def test_half_an_emoji_in_a_reply_is_read_as_a_replacement_character_and_can_be_sent_back():
+    """The reply's lone surrogate was kept: sent back in the next request of the conversation (a model
+    asked again after a bad reply), httpx could not encode it and the game or benchmark stopped."""
+    with HostileServer(answer_half_an_emoji) as server:
+        chat = client(server.url)
+        reply = chat.complete(HI)
+        assert reply.text == "roll \ufffd"
+        again = chat.complete([*HI, {"role": "assistant", "content": reply.text}, *HI])
+        assert again.text == "roll \ufffd" and len(server.requests) == 2
+        reply.text.encode()  # (UTF-8: a file or a request takes it)
