@@ -131,7 +131,8 @@ def test_a_model_reply_holding_a_lone_surrogate_is_written_and_read_back(tmp_pat
     folder = tmp_path / "out" / "llm"
     transcripts = [json.loads(line) for line in (folder / "transcripts.jsonl").read_text().splitlines()]
     assert len(transcripts) == 3
-    assert all(t["messages"][-1]["content"].startswith("Thinking \ud83d ...\n") for t in transcripts)
+    # (the chat client reads the half character as U+FFFD; a solver's own error keeps it, escaped: above)
+    assert all(t["messages"][-1]["content"].startswith("Thinking \ufffd ...\n") for t in transcripts)
     with HalfAnEmoji(["answer"], port=int(server.url.rsplit(":", 1)[1].split("/")[0])) as server:
         cfg.llm = {"base_url": server.url, **llm}
         assert same(run(cfg)["summary"], report["summary"])
