@@ -16,7 +16,9 @@
                                          unless it was over) -> ``{"left": game, "over": bool}``
 ``POST /api/games/{game}/closed``        the page showing it was closed or reloaded: kept, but
                                          dropped before any unfinished game that is open when the
-                                         server is full; asking for the game again unmarks it
+                                         server is full; asking for the game again unmarks it; ->
+                                         ``{"closed": game, "marked": bool}`` (false: another page
+                                         asked for the game since, see below)
 ``GET /api/replays``                     the saved games (the replay folder's files, newest first)
 ``GET /api/replays/{name}?step=&seat=``  a saved game after ``step`` steps from ``seat``'s view, or
                                          ``seat=all``: everyone's, with the envelope and the hands
@@ -28,9 +30,9 @@
 Every view is ``session.seat_view``'s (the person's private view; at the end the envelope and
 the hands). Bad input is answered with a ``detail`` naming the value and what is accepted:
 
-- 400: an unknown agent, an illegal action, a step or seat out of range, an upload that is no
-  valid replay, a file of the replay folder that is none or that the page cannot draw (named by
-  its file name, not the folder's path);
+- 400: an unknown agent, an illegal action, a step or seat out of range, a page id of another
+  form (``page_id``), an upload that is no valid replay, a file of the replay folder that is none
+  or that the page cannot draw (named by its file name, not the folder's path);
 - 404: an unknown game or replay;
 - 409: an action for a view that is no longer the game's;
 - 413: a request body over ``MAX_REQUEST_BYTES`` (``/api/games``) or an upload over
@@ -42,6 +44,13 @@ the hands). Bad input is answered with a ``detail`` naming the value and what is
   (dropped in that order to make room for a new one); 507: as many uploads kept as the folder
   holds (``upload.MAX_UPLOADS``).
 
+A page draws an id of its own when it loads (``app.js``'s ``PAGE``) and names it in each request
+for a game (``?page=``: the new game, its view, an action, the closed notice). Only the closed
+notice of the page that last asked for a game marks it: a reloaded page's notice may arrive after
+the new page's first request for the game, and then marks nothing. Requests naming no page (a
+script's) count as one page: a notice naming none marks the game when the last request for it named
+none either. A page id is 1 to 64 letters, digits, ``-`` or ``_`` (400 otherwise).
+
 A game's id (48 random bits) is the only key to it: whoever holds it may play or leave it, as
 nobody else can guess it; a finished game's id is its replay's name (listed), and leaving it then
 loses nothing.
@@ -52,6 +61,7 @@ A game whose seed the person chose joins the results as ``human_seeded`` (``resu
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 import time
@@ -84,6 +94,7 @@ __all__ = [
     "catalogue",
     "create_app",
     "left_unfinished",
+    "page_id",
 ]
 
 STATIC = Path(__file__).parent / "static"
@@ -91,6 +102,7 @@ DEFAULT_AGENTS = ("sat", "sat", "sat")
 MAX_GAMES = 64  # games kept in memory; a new one makes room by dropping a finished, closed or idle one
 IDLE_S = 3600.0  # a game not asked for this long may be dropped to make room
 MAX_REQUEST_BYTES = 16 * 2**10  # a body of /api/games... (a new game's settings, an action: under 1 KB)
+PAGE_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")  # a page's id (app.js draws 16 hex digits)
 
 
 class BodyLimit:
@@ -267,6 +279,20 @@ def invalid_field(error: dict) -> str:
     return said if said.startswith(f"{where} ") else f"{where or 'the body'}: {said}"
 
 
+def page_id(page: str | None) -> str | None:
+    """The ``page`` query parameter of a request for a game: the id the page that sent it drew when it
+    loaded, or None for a request naming none (a script's).
+
+    Raises:
+        HTTPException: 400 for an id that is not 1 to 64 letters, digits, ``-`` or ``_``.
+    """
+    if page is not None and not PAGE_ID.fullmatch(page):
+        raise HTTPException(
+            400, f"page must be 1 to 64 letters, digits, '-' or '_' (the id a page draws when it loads), got {page!r:.80}"
+        )  # fmt: skip
+    return page
+
+
 def left_unfinished(app: FastAPI) -> int:
     """How many games of ``app`` the person left before their end (left, dropped to make room, or still
     in play now): saved neither as replays nor in the results. (A game the person is out of is played
@@ -305,11 +331,15 @@ def create_app(
     app.state.results_dir = results
     app.state.dropped_unfinished = 0  # games dropped idle before their end (``left_unfinished``)
 
-    def find(game_id: str) -> WebGame:
-        game = games.get(game_id)
-        if game is None:
-            raise HTTPException(404, f"no game {game_id!r}: start one with POST /api/games")
-        game.seen, game.closed = time.monotonic(), False
+    def find(game_id: str, page: str | None) -> WebGame:
+        """The game ``game_id``, asked for now by ``page`` (``page_id``): the page whose closed notice
+        counts from now on; the game is no longer marked closed."""
+        asker = page_id(page)
+        with lock:  # (a closed notice reads game.page and sets the mark under this lock too)
+            game = games.get(game_id)
+            if game is None:
+                raise HTTPException(404, f"no game {game_id!r}: start one with POST /api/games")
+            game.seen, game.closed, game.page = time.monotonic(), False, asker
         return game
 
     @app.get("/", include_in_schema=False)
@@ -321,8 +351,9 @@ def create_app(
         return catalogue()
 
     @app.post("/api/games")
-    def new_game(settings: NewGame | None = None) -> dict:
+    def new_game(settings: NewGame | None = None, page: str | None = None) -> dict:
         settings = settings or NewGame()
+        asker = page_id(page)  # the page that deals the game: its closed notice counts
         game_id = secrets.token_hex(6)
         # drawn from every seed: a smaller range could be searched for the deal that matches one's hand
         seed = settings.seed if settings.seed is not None else secrets.randbelow(core.SEED_BOUND)
@@ -332,6 +363,7 @@ def create_app(
             )
         except ValueError as error:
             raise HTTPException(400, str(error)) from error
+        game.page = asker
         with lock:  # kept before the agents play: a game refused here was never played, nor saved
             while len(games) >= MAX_GAMES:
                 now = time.monotonic()
@@ -354,14 +386,14 @@ def create_app(
             return view(game)
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str) -> dict:
-        game = find(game_id)
+    def get_game(game_id: str, page: str | None = None) -> dict:
+        game = find(game_id, page)
         with game.lock:
             return view(game)
 
     @app.post("/api/games/{game_id}/actions")
-    def act(game_id: str, request: ActionRequest) -> dict:
-        game = find(game_id)
+    def act(game_id: str, request: ActionRequest, page: str | None = None) -> dict:
+        game = find(game_id, page)
         with game.lock:
             if request.step != game.steps:
                 raise HTTPException(
@@ -385,12 +417,18 @@ def create_app(
             return {"left": game_id, "over": game.over}
 
     @app.post("/api/games/{game_id}/closed")
-    def closed(game_id: str) -> dict:
-        game = games.get(game_id)
-        if game is None:
-            raise HTTPException(404, f"no game {game_id!r}: it was left, or dropped, or never dealt")
-        game.closed = True  # (not seen: a page closing is not a person looking)
-        return {"closed": game_id}
+    def closed(game_id: str, page: str | None = None) -> dict:
+        sender = page_id(page)
+        with lock:
+            game = games.get(game_id)
+            if game is None:
+                raise HTTPException(404, f"no game {game_id!r}: it was left, or dropped, or never dealt")
+            # only the page that last asked for the game closes it: a reloaded page's notice may come
+            # after the new page's first request, and would mark the game the person plays on (not
+            # seen: a page closing is not a person looking)
+            marked = sender == game.page
+            game.closed = game.closed or marked
+        return {"closed": game_id, "marked": marked}
 
     @app.get("/api/replays")
     def replays_list() -> dict:

@@ -96,6 +96,7 @@ class WebGame:
         self.save_error: str | None = None  # why they could not be (the end view says it)
         self.seen = time.monotonic()  # when the game was last asked for (an hour idle: dropped to make room)
         self.closed = False  # the page showing it was closed (or reloaded) since it last asked for it
+        self.page: str | None = None  # the page that last asked for it (its id; None: a request naming none)
         self.config = core.GameConfig(num_players=players)
         self.layout = core.rules_for(self.config).layout
         others = [s for s in range(players) if s != seat]

@@ -11,6 +11,8 @@ and, when ``$CLUEDO_ARTEFACTS`` names a folder, there.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import shutil
 import socket
@@ -38,14 +40,46 @@ MAX_CLICKS = 600
 WAIT_MS = 60_000
 
 
+class Gate:
+    """ASGI middleware before the served app: a request whose path ends with ``held`` (none while it is
+    None) waits until ``opened`` is set, as a slow network would hold it; ``waiting`` lists their
+    queries as they arrive, ``answered`` the bodies of their answers."""
+
+    def __init__(self) -> None:
+        self.app, self.held, self.opened = None, None, threading.Event()
+        self.waiting: list[str] = []
+        self.answered: list[bytes] = []
+
+    async def __call__(self, scope, receive, send) -> None:
+        if not (self.held and scope["type"] == "http" and scope["path"].endswith(self.held)):
+            await self.app(scope, receive, send)
+            return
+        self.waiting.append(scope["query_string"].decode())
+        await asyncio.to_thread(self.opened.wait, 30)
+        body = bytearray()
+
+        async def answer(message) -> None:
+            body.extend(message.get("body", b""))
+            await send(message)
+
+        await self.app(scope, receive, answer)
+        self.answered.append(bytes(body))
+
+
 @pytest.fixture
-def served(tmp_path):
-    """The app on a free port of 127.0.0.1, served by uvicorn in a thread; its address and the app."""
+def gate():
+    return Gate()
+
+
+@pytest.fixture
+def served(tmp_path, gate):
+    """The app on a free port of 127.0.0.1, served by uvicorn in a thread behind ``gate``; its address
+    and the app."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    app = create_app(tmp_path / "replays")
-    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    app = gate.app = create_app(tmp_path / "replays")
+    running = uvicorn.Server(uvicorn.Config(gate, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -229,7 +263,7 @@ def test_a_game_survives_a_lost_answer_and_a_reload_in_chromium(chromium):
         route.fetch()
         route.abort()
 
-    page.route("**/actions", lost, times=1)
+    page.route("**/actions*", lost, times=1)
     drawn = page.get_attribute("#game", "data-renders")
     next_click(page).click()
     page.wait_for_function(f"document.getElementById('game').dataset.renders !== '{drawn}'", timeout=WAIT_MS)
@@ -256,7 +290,7 @@ def test_a_game_left_while_the_others_play_stays_left_in_chromium(chromium):
     page, errors = chromium
     deal(page)
     held = []
-    page.route("**/actions", lambda route: held.append(route), times=1)  # the move's request waits here
+    page.route("**/actions*", lambda route: held.append(route), times=1)  # the move's request waits here
     next_click(page).click()
     page.wait_for_function("document.getElementById('status').textContent.includes('the others are playing')")
     page.click("#leave")
@@ -332,6 +366,26 @@ def test_a_game_left_is_dropped_and_a_closed_page_says_so_in_chromium(chromium, 
     page.go_back()
     page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
     until(lambda: not games[game].closed, "the game asked for again is still marked closed")
+    assert errors == []
+
+
+def test_a_reloaded_page_s_late_closed_notice_leaves_its_game_open_in_chromium(chromium, served, gate):
+    """A reload sends the old page's closed notice (a beacon) and the new page's request for the game, in
+    either order: a notice arriving last marked the game the person plays on, dropped first when full."""
+    page, errors = chromium
+    games = served[1].state.games
+    deal(page)
+    game = page.evaluate("view.game")
+    gate.held = "/closed"  # the old page's notice waits until the new page has its game
+    page.reload()
+    page.wait_for_selector("#game[data-renders]", timeout=WAIT_MS)
+    until(lambda: gate.waiting, "the page sent no closed notice as it was reloaded")
+    gate.opened.set()
+    until(lambda: gate.answered, "the closed notice got no answer")
+    assert not games[game].closed, "the reloaded page's game is marked closed"
+    assert json.loads(gate.answered[0]) == {"closed": game, "marked": False}
+    old, new = gate.waiting[0], page.evaluate("PAGE")  # each page's id, drawn when it loaded
+    assert games[game].page == new and old.startswith("page=") and old != f"page={new}"
     assert errors == []
 
 

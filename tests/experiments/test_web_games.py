@@ -1,6 +1,6 @@
 """The games the web app keeps (experiments/web/app.py): a game left is dropped at once, a closed
-page's game makes room before a game in play, the limit's 503 says why, and a bad request body is
-refused in one line naming the field.
+page's game makes room before a game in play (the notice of a page reloaded, arriving late, marks
+nothing), the limit's 503 says why, and a bad request body is refused in one line naming the field.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_a_full_server_drops_a_finished_game_then_a_closed_one_then_refuses(clie
     idle, closed = deal(client), deal(client)
     finished = lose(client)  # the most recently seen
     client.app.state.games[idle].seen -= web_app.IDLE_S + 1  # not asked for in over an hour
-    assert client.post(f"/api/games/{closed}/closed").json() == {"closed": closed}
+    assert client.post(f"/api/games/{closed}/closed").json() == {"closed": closed, "marked": True}
     first = deal(client)
     assert finished not in client.app.state.games, "a game in play was dropped before a finished one"
     second = deal(client)
@@ -97,6 +97,71 @@ def test_a_closed_page_s_game_asked_for_again_is_kept(client, monkeypatch):
     assert client.post("/api/games", json=NEW).status_code == 503
     assert client.get(f"/api/games/{game}").status_code == 200
     assert client.post("/api/games/nosuchgame/closed").status_code == 404
+
+
+def test_a_reloaded_page_s_closed_notice_arriving_late_leaves_the_game_open(client, monkeypatch):
+    """Page A deals a game and is reloaded: page B asks for the game, then A's closed notice (sent as A
+    closed) arrives. It marked the game closed, so a full server dropped it, in play, before an idle game."""
+    monkeypatch.setattr(web_app, "MAX_GAMES", 2)
+    idle = deal(client)
+    client.app.state.games[idle].seen -= web_app.IDLE_S + 1  # not asked for in over an hour
+    response = client.post("/api/games", params={"page": "a1"}, json=NEW)  # page A deals
+    game = response.json()["game"]
+    assert client.get(f"/api/games/{game}", params={"page": "b2"}).status_code == 200  # page B, the reload
+    late = client.post(f"/api/games/{game}/closed", params={"page": "a1"})  # A's notice, after B's request
+    assert late.status_code == 200
+    assert not client.app.state.games[game].closed, "the reloaded page's game is marked closed"
+    assert late.json() == {"closed": game, "marked": False}
+    new = deal(client)  # the server is full: the idle game makes room
+    assert set(client.app.state.games) == {game, new}, (
+        "a full server dropped the game in play, not the idle one"
+    )
+
+
+def test_only_the_page_that_last_asked_for_a_game_marks_it_closed(client, monkeypatch):
+    """The page that dealt the game, or asked for it last (an action, a view), closes it; a page back from
+    the browser's cache asks again and unmarks it; a full server drops the closed game before an idle one."""
+    monkeypatch.setattr(web_app, "MAX_GAMES", 2)
+    game = client.post("/api/games", params={"page": "a1"}, json=NEW).json()["game"]
+    games = client.app.state.games
+    assert client.post(f"/api/games/{game}/closed", params={"page": "c3"}).json()["marked"] is False
+    assert client.post(f"/api/games/{game}/closed").json()["marked"] is False  # a script's: no page named
+    assert not games[game].closed
+    assert client.post(f"/api/games/{game}/closed", params={"page": "a1"}).json()["marked"] is True
+    assert games[game].closed
+    assert client.get(f"/api/games/{game}", params={"page": "a1"}).status_code == 200  # back from the cache
+    assert not games[game].closed
+    view = client.get(f"/api/games/{game}", params={"page": "b2"}).json()  # another tab, which plays
+    legal = next(a for a in view["legal"] if a["kind"] != "accuse")
+    played = client.post(
+        f"/api/games/{game}/actions",
+        params={"page": "b2"},
+        json={"action": legal["id"], "step": view["step"]},
+    )
+    assert played.status_code == 200
+    assert client.post(f"/api/games/{game}/closed", params={"page": "a1"}).json()["marked"] is False
+    assert client.post(f"/api/games/{game}/closed", params={"page": "b2"}).json()["marked"] is True
+    idle = deal(client)
+    games[idle].seen -= web_app.IDLE_S + 1
+    kept = deal(client)
+    assert set(games) == {idle, kept}, "the closed page's game is not dropped first"
+
+
+@pytest.mark.parametrize("page", ["", "a b", "x" * 65, "é1", "a1\n"])
+def test_a_page_id_of_another_form_is_refused_in_one_sentence(client, page):
+    game = deal(client)
+    said = (
+        "page must be 1 to 64 letters, digits, '-' or '_' (the id a page draws when it loads), "
+        f"got {page!r:.80}"
+    )
+    for response in (
+        client.post("/api/games", params={"page": page}, json=NEW),
+        client.get(f"/api/games/{game}", params={"page": page}),
+        client.post(f"/api/games/{game}/actions", params={"page": page}, json={"action": 0, "step": 0}),
+        client.post(f"/api/games/{game}/closed", params={"page": page}),
+    ):
+        assert response.status_code == 400 and response.json()["detail"] == said
+    assert set(client.app.state.games) == {game} and not client.app.state.games[game].closed
 
 
 def test_a_page_of_another_site_can_neither_leave_nor_close_a_game(tmp_path):

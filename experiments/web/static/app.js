@@ -14,6 +14,10 @@ let catalogue = null;
 let view = null;
 let live = null; // the id of the game on the page (not a replay's), or null
 let renders = 0; // views drawn: the page's tests wait for the next one
+// This page's id, drawn when it loads and named in each request for a game (?page=): the server takes a closed
+// notice only from the page that last asked for the game, so the notice of a page reloaded, arriving after the
+// new page's first request, does not mark the game the person plays on.
+const PAGE = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
 // A request that got no answer at all, and a 404 for the game on the page, in words.
 const NO_ANSWER = "the server does not answer (stopped, or the network is down); try again once it is back";
 const GONE = "that game is no longer on the server (it was restarted, or the game was left or dropped " +
@@ -42,6 +46,9 @@ async function api(path, body) {
   }
   return data;
 }
+
+// The address of game `game`'s resource `tail` ("", "/actions", "/closed"), naming this page.
+function gameUrl(game, tail = "") { return `/api/games/${game}${tail}?page=${PAGE}`; }
 
 function status(text) { document.getElementById("status").textContent = text; }
 
@@ -335,7 +342,7 @@ function render(next) {
 async function redraw(why) {
   const asked = opened;
   try {
-    const now = await api(`/api/games/${view.game}`);
+    const now = await api(gameUrl(view.game));
     if (asked === opened) { render(now); status(`${why}: the game is drawn as it is now`); }
   } catch (error) {
     if (asked !== opened) return;
@@ -358,7 +365,7 @@ async function play(action) {
   status("the others are playing...");
   const asked = opened;  // a game left while the others play stays left
   try {
-    const next = await api(`/api/games/${view.game}/actions`, { action, step: view.step });
+    const next = await api(gameUrl(view.game, "/actions"), { action, step: view.step });
     if (asked === opened) render(next);
   } catch (error) {
     // 409: the game had moved on (another tab); no status: no answer (lost on the way, or the server is down)
@@ -497,9 +504,10 @@ async function main() {
   document.getElementById("again").addEventListener("click", leaveGame);
   document.getElementById("leave").addEventListener("click", leaveGame);
   // A tab closed (or reloaded) on a game: the server drops it first when it is full, unless the game is asked
-  // for again (the reload's request, a page back from the browser's cache).
-  window.addEventListener("pagehide", () => { if (live) navigator.sendBeacon(`/api/games/${live}/closed`); });
-  window.addEventListener("pageshow", (event) => { if (event.persisted && live) api(`/api/games/${live}`).catch(() => {}); });
+  // for again (the reload's request, a page back from the browser's cache). The notice names this page: once
+  // the reloaded page has asked for the game, this one's notice, arriving later, marks nothing.
+  window.addEventListener("pagehide", () => { if (live) navigator.sendBeacon(gameUrl(live, "/closed")); });
+  window.addEventListener("pageshow", (event) => { if (event.persisted && live) api(gameUrl(live)).catch(() => {}); });
   setupReplays();
   await listReplays();
   document.getElementById("new-game").addEventListener("submit", async (event) => {
@@ -515,11 +523,11 @@ async function main() {
       seed: seed === "" ? null : seed,  // its digits: a Number would round a seed above 2**53
     };
     status("dealing...");
-    try { render(await api("/api/games", body)); } catch (error) { status(error.message); }
+    try { render(await api(`/api/games?page=${PAGE}`, body)); } catch (error) { status(error.message); }
   });
   const kept = location.hash.match(/^#game=([\w-]+)$/);  // a reload of a game's page: the game again
   if (kept) {
-    try { render(await api(`/api/games/${kept[1]}`)); }
+    try { render(await api(gameUrl(kept[1]))); }
     catch (error) { history.replaceState(null, "", location.pathname); status(error.status === 404 ? GONE : error.message); }
   }
 }
