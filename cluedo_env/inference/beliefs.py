@@ -152,9 +152,14 @@ class Posterior:
 
         Raises:
             ValueError: If ``n`` is not an int >= 0.
+            TypeError: If ``rng`` is not a ``np.random.Generator`` (``np.random.default_rng(seed)`` makes one).
         """
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
             raise ValueError(f"n must be an int >= 0, got {n!r}")
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(
+                f"rng must be a np.random.Generator (np.random.default_rng(seed) makes one), got {rng!r:.80}"
+            )
         offsets = [c.start for c in self.setup.deck.categories]
         flat = self._result.envelope.reshape(-1)
         nonzero = np.flatnonzero(flat != 0)

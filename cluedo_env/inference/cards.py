@@ -129,7 +129,14 @@ class Setup:
         """
         if not is_whole(num_players) or num_players < 1:
             raise ValueError(f"num_players must be an int >= 1, got {num_players!r}")
+        if not is_whole(num_face_down) or num_face_down < 0:
+            raise ValueError(f"num_face_down must be an int >= 0, got {num_face_down!r}")
         rest = deck.num_cards - len(CATEGORY_NAMES) - num_face_down
+        if rest < 0:
+            raise ValueError(
+                f"num_face_down={num_face_down} is more than the {deck.num_cards - len(CATEGORY_NAMES)} cards "
+                "left after the envelope's 3"
+            )
         base, extra = divmod(rest, num_players)
         hands = tuple(base + (p < extra) for p in range(num_players))
         return cls(deck, num_players, hands, num_face_down)

@@ -1,5 +1,6 @@
-"""``python -m experiments.benchmark``."""
+"""``python -m experiments.benchmark``; importing this module runs nothing."""
 
 from experiments.benchmark import main
 
-main()
+if __name__ == "__main__":
+    main()

@@ -1,10 +1,16 @@
 """Output folders: one run at a time in one (a tournament, the expert dataset, a reasoning run, an
 imitation run, a PPO run and its resumes), by the folder's OS lock (``tournament.lock``, its name from
 the first command that took it); the symbolic links a run would write through; whether this process can
-write there at all (``unwritable``)."""
+write there at all (``unwritable``).
+
+A lock file that cannot be made or written (a full disk, a read-only folder) stops the run before it
+starts, in one line as the other write failures (``LockNotWritten``); a lock the file system refuses (no
+locks on some network disks) is not taken for one held by another run."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import socket
 import sys
@@ -20,6 +26,7 @@ __all__ = [
     "FolderInUse",
     "FolderRefused",
     "FolderWithLinks",
+    "LockNotWritten",
     "links_in",
     "links_text",
     "lock_folder",
@@ -28,10 +35,17 @@ __all__ = [
 
 LOCK_FILE = "tournament.lock"
 IN_USE = "Wait for it to finish, or choose another output_dir"  # what to do instead (lock_folder's advice)
+# What a run whose lock file cannot be written is told to do (it has not started).
+NO_LOCK = (
+    "nothing was run: make room on the disk or make the folder writable, or choose another output folder"
+)
+# The errors of a lock another process holds (flock: EWOULDBLOCK; msvcrt.locking: EACCES or EDEADLOCK).
+HELD = {errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, getattr(errno, "EDEADLOCK", errno.EDEADLK)}
 
 
 class FolderRefused(RuntimeError):
-    """An output folder a run may not write into (``FolderInUse``, ``FolderWithLinks``)."""
+    """An output folder a run may not write into (``FolderInUse``, ``FolderWithLinks``,
+    ``LockNotWritten``), or whose file system refuses a lock."""
 
 
 class FolderWithLinks(FolderRefused):
@@ -40,6 +54,13 @@ class FolderWithLinks(FolderRefused):
 
 class FolderInUse(FolderRefused):
     """Another run is writing into the same ``output_dir``."""
+
+
+class LockNotWritten(FolderRefused):
+    """The lock file could not be made or written (a full disk, a read-only folder): ``cannot write
+    <out>/tournament.lock (<the error's strerror>); <what to do>``, as a results file that cannot be
+    written (``experiments.common.write_failures``). The run has not started, and the folder is left
+    unlocked: the lock file stays (empty, or as it was), and the next run takes it."""
 
 
 @contextmanager
@@ -53,10 +74,15 @@ def lock_folder(out: Path, within: Path | None = None, advice: str = IN_USE) -> 
 
     The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows), so it ends
     with the process that holds it: a killed run leaves the file but never a held lock. The file
-    says who holds it, for the message of a run that finds it taken.
+    says who holds it, for the message of a run that finds it taken; a run that could not write that
+    line stops at once (``LockNotWritten``) and leaves the file empty and unlocked.
 
     Raises:
         FolderInUse: Another process holds the lock.
+        LockNotWritten: The lock file could not be made or written (a full disk, a read-only folder);
+            the folder is not locked, and the run has not started.
+        FolderRefused: The file system refused the lock for another reason than another run's lock
+            (``ENOLCK``: some network disks have no locks).
         FolderWithLinks: The folder holds symbolic links (checked first; a folder from elsewhere could
             point the lock file, the records or the reports at any file of the user).
     """
@@ -75,23 +101,35 @@ def lock_folder(out: Path, within: Path | None = None, advice: str = IN_USE) -> 
             "Remove the links, or choose another output folder"
         )
     path = out / LOCK_FILE
-    file = path.open("a+", encoding="utf-8")
+    try:  # unbuffered: a failed write raises once, here, and not again when the file is closed
+        file = path.open("a+b", buffering=0)
+    except OSError as error:
+        raise LockNotWritten(f"cannot write {path} ({error.strerror or error}); {NO_LOCK}") from error
     try:
         try:
             _lock(file)
-        except OSError:
+        except OSError as error:
+            if error.errno not in HELD:  # the file system's failure, not another run's lock
+                raise FolderRefused(
+                    f"cannot lock {path} ({error.strerror or error}): the file system of {out} may not "
+                    "support locks; choose an output folder on a local disk"
+                ) from error
             file.seek(0)
-            holder = file.read().strip() or "another process"
+            holder = file.read(1000).decode("utf-8", "replace").strip() or "another process"
             raise FolderInUse(
                 f"{out} is in use by another run ({holder}); two runs writing into one folder would do the "
                 f"same work twice and mix their files. {advice}"
             ) from None
-        file.seek(0)
-        file.truncate()
-        file.write(
-            f"pid {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%dT%H:%M:%S')}"
-        )
-        file.flush()
+        line = f"pid {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%dT%H:%M:%S')}"
+        try:
+            file.seek(0)
+            file.truncate()
+            if file.write(line.encode()) < len(line.encode()):  # the disk filled part-way
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                file.truncate(0)  # no half line for another run's message
+            raise LockNotWritten(f"cannot write {path} ({error.strerror or error}); {NO_LOCK}") from error
         yield
     finally:
         file.close()  # closing the file releases the lock

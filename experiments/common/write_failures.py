@@ -5,6 +5,8 @@ stops with one line naming the file and the error, and keeps what it wrote befor
 ``NotWritten``, which the tournament, ``reasoning_bench`` and ``expert_dataset`` print as
 ``error: cannot write <file> (<why>); <what is kept and the command that resumes>``, exit status 1.
 Only writes are wrapped: an ``OSError`` of anything else (reading a file, an agent's own) is not one.
+The output folder's lock file, written before anything else, is reported in the same form by every
+command that takes it (``experiments.common.folder_lock.LockNotWritten``: the run has not started).
 """
 
 from __future__ import annotations

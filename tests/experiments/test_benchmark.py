@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -558,3 +559,18 @@ def test_the_command_writes_only_its_output(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert sorted(str(path.relative_to(tmp_path)) for path in tmp_path.rglob("*")) == ["out", "out/b.json"]
+
+
+def test_importing_the_command_module_runs_nothing(monkeypatch):
+    """``experiments/benchmark/__main__.py`` ran the whole benchmark when imported: a script importing every
+    module to check them wrote benchmark.json."""
+    import experiments.benchmark
+
+    ran = []
+    monkeypatch.setattr(experiments.benchmark, "main", lambda: ran.append(True))
+    monkeypatch.delitem(sys.modules, "experiments.benchmark.__main__", raising=False)
+    try:
+        importlib.import_module("experiments.benchmark.__main__")
+    finally:
+        sys.modules.pop("experiments.benchmark.__main__", None)  # (its main is the stand-in)
+    assert ran == []

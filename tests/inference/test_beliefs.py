@@ -230,6 +230,17 @@ def test_bad_input_is_rejected_with_the_reason() -> None:
         beliefs(GAME, 0, [OwnHand(1, HANDS[1])])
     with pytest.raises(ValueError, match="n must be an int"):
         beliefs(GAME, 0, []).sample_deals(-1, np.random.default_rng(0))
+    # a seed or a legacy RandomState is no Generator (it failed deep inside with an AttributeError)
+    for rng in (7, np.random.RandomState(0)):
+        with pytest.raises(TypeError, match=r"rng must be a np.random.Generator \(np.random.default_rng"):
+            beliefs(GAME, 0, []).sample_deals(5, rng)
+    # more face-down cards than the deck has left (it said "hand_sizes must be >= 0", never given)
+    with pytest.raises(
+        ValueError, match="num_face_down=9 is more than the 4 cards left after the envelope's 3"
+    ):
+        Setup.dealt(Deck(2, 2, 3), 3, num_face_down=9)
+    with pytest.raises(ValueError, match="num_face_down must be an int >= 0, got '2'"):
+        Setup.dealt(Deck(2, 2, 3), 3, num_face_down="2")
     with pytest.raises(ValueError, match=r"hand_sizes must be ints .* got \[2.9, 2, 1\]"):
         Setup(Deck(3, 2, 3), 3, (2.9, 2, 1))  # not cut down to 2 without a word
     # a bool is no count (True was a one-player game)
