@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import load_named
-from cluedo_env.core import GameConfig
+from cluedo_env.core.config import DUEL_FACE_DOWN_CARDS
 from cluedo_env.inference import HELD, NOT_HELD, UNKNOWN, Deck, Setup
 from cluedo_env.inference.beliefs import beliefs_named
 from cluedo_env.inference.names import CardNames, named_record
@@ -46,8 +46,12 @@ def _names(task: Mapping[str, Any]) -> tuple[list[str], list[str], list[str]]:
 
 
 def _face_down(task: Mapping[str, Any]) -> int:
-    """Cards lying face down on the rooms in the task's game (the duel's)."""
-    return GameConfig(**task["config"]).num_face_down
+    """Cards lying face down on the rooms in the task's game: the duel's 4, else 0.
+
+    Read from the task's ``config["duel"]``, not by rebuilding its ``GameConfig``: a task names a
+    custom edition by its name only, which ``GameConfig`` does not know (the task's ``cards`` list its cards).
+    """
+    return DUEL_FACE_DOWN_CARDS if task["config"].get("duel") else 0
 
 
 def _setup(task: Mapping[str, Any]) -> tuple[CardNames, Setup, list[str]]:

@@ -12,7 +12,10 @@ suspect's number, which is also the number of the player who plays that suspect
 Text legend: room cells carry their room's letter, ``.`` is a corridor square,
 ``+`` a door square (the corridor square in front of a door), ``*`` a secret
 passage, ``#`` the cellar; digits are pawns (pawns in a room stand on its inner
-cells from its second row on).
+cells from its second row on). The room listing gives each room its label
+(``room_label``): the classic board's letters ``KBCDRLOHS`` for the first 9
+rooms, then, for an edition of more rooms (``board="none"`` only), the room's
+number counted from 1 (``10``, ``11``, ...).
 """
 
 from __future__ import annotations
@@ -29,11 +32,17 @@ from cluedo_env.core.board import COLS, ROOM_LETTERS, ROWS, classic_board
 from cluedo_env.core.state import State
 from cluedo_env.render_image import PAWN_COLOURS, render_rgb
 
-__all__ = ["PAWN_COLOURS", "render_ansi", "render_rgb"]
+__all__ = ["PAWN_COLOURS", "render_ansi", "render_rgb", "room_label"]
 
 # --- text ---------------------------------------------------------------------------
 
 ANSI_CORRIDOR, ANSI_DOOR, ANSI_PASSAGE, ANSI_CELLAR, ANSI_OFF_BOARD = ".", "+", "*", "#", " "
+
+
+def room_label(room: int) -> str:
+    """The room's label in the listing: its letter on the classic board (``ROOM_LETTERS``, 9 rooms), or
+    for a room past the ninth (a custom edition, ``board="none"``) its number counted from 1: ``"10"``."""
+    return ROOM_LETTERS[room] if room < len(ROOM_LETTERS) else str(room + 1)
 
 
 def render_ansi(state: State, game: int = 0, ending: str | None = None) -> str:
@@ -91,7 +100,7 @@ def render_ansi(state: State, game: int = 0, ending: str | None = None) -> str:
         who = ", ".join(f"{s} {e.suspects[s]}" for s in pawns[room]) or "-"
         what = ", ".join(e.weapons[w] for w in weapons[room]) or "-"
         extra = " [a face-down card]" if state._face_down[game, room] >= 0 else ""
-        lines.append(f"  {e.rooms[room]} ({ROOM_LETTERS[room]}): pawns {who}; weapons {what}{extra}")
+        lines.append(f"  {e.rooms[room]} ({room_label(room)}): pawns {who}; weapons {what}{extra}")
     if outside:
         places = ", ".join(
             f"{s} {e.suspects[s]} {location_text(config, int(state.location[game, s]))}" for s in outside

@@ -42,14 +42,20 @@ HISTORY_SKIP = (ev.DEAL, ev.TURN, ev.ROLL, ev.MOVE, ev.WEAPON)
 
 
 def rules_summary(config: core.GameConfig) -> str:
-    """The rules of this config in a few sentences (the classic rules and the variant switches)."""
+    """The rules of this config in a few sentences (the classic rules and the variant switches).
+
+    In the duel it names the rooms the face-down cards lie on, by the edition's names, and how a player
+    comes to look at one (``docs/RULES.md``).
+    """
     e = config.cards
     players = config.num_players
     lines = [
         f"Cluedo for {players} players. An envelope holds one suspect, one weapon and one room card "
         f"(the murderer, the weapon and the room); the other cards are "
         + (
-            "dealt to the players, except 4 face down on the corner rooms"
+            f"dealt to the players, except {config.num_face_down} that lie face down, one on each of "
+            + _corner_rooms(config)
+            + (" (the corner rooms)" if config.board == "classic" else "")
             if config.duel
             else "dealt to the players"
         )
@@ -88,7 +94,16 @@ def rules_summary(config: core.GameConfig) -> str:
         + ". If all three are in the envelope you win; if not you are out (you still show cards when asked)."
     )
     if config.duel:
-        lines.append("Entering a corner room lets you look at the face-down card lying there.")
+        lines.append(
+            (
+                "Entering one of these rooms (by your move, by the secret passage, or brought there by the other "
+                "player's suggestion) lets you look at the face-down card lying there; staying in your room does not."
+                if config.board == "classic"
+                else "Going to one of these rooms, or being brought there by the other player's suggestion, lets "
+                "you look at the face-down card lying there; choosing the room you are already in does not."
+            )
+            + " The face-down cards stay where they lie: nobody shows them when asked."
+        )
     if config.auto_refute:
         lines.append(
             "A refuter holding exactly one named card shows it without being asked; the history does not say "
@@ -96,6 +111,13 @@ def rules_summary(config: core.GameConfig) -> str:
         )
     lines.append(f"The game stops after {config.max_turns} turns with no winner.")
     return "\n".join(lines)
+
+
+def _corner_rooms(config: core.GameConfig) -> str:
+    """The rooms the duel's face-down cards lie on (``core.CORNER_ROOMS``), by the edition's names:
+    ``"the Kitchen, the Conservatory, the Lounge and the Study"``."""
+    rooms = [location_name(config, room) for room in core.CORNER_ROOMS]
+    return ", ".join(rooms[:-1]) + " and " + rooms[-1]
 
 
 def hand_sizes_text(config: core.GameConfig, view: np.ndarray) -> str:

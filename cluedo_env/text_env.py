@@ -20,7 +20,8 @@ Usage::
 and changes three things:
 
 - ``observe(agent)`` is a dict: ``"text"``, ``cluedo_env.text.text_view`` of
-  that player (a ``str`` of the ``Text`` space), with the notepad when
+  that player (a ``str`` of the ``Text`` space, whose characters are
+  ``text_charset(config)``: a custom edition's letters too), with the notepad when
   ``notepad=True``, and ``"action_mask"``, ``raw_env``'s int8 mask (all zeros
   but for the player who decides). The rules summary is ``env.rules``.
 - ``step(command)`` takes a command in words (``cluedo_env.commands``); one that
@@ -50,11 +51,19 @@ from cluedo_env.commands import CommandError, command, parse_command
 from cluedo_env.core.editions import EDITIONS
 from cluedo_env.text import rules_summary, text_view
 
-__all__ = ["CHARSET", "CommandError", "CommandSpace", "TextEnv", "text_env"]
+__all__ = ["CHARSET", "CommandError", "CommandSpace", "TextEnv", "text_charset", "text_env"]
 
-# Every character a text view may hold: printable ASCII and the letters of every edition's names.
+# The characters of every text view of the built-in editions: printable ASCII and the letters of their
+# names. A custom edition's space adds the letters of its own names (``text_charset``).
 CHARSET = frozenset(string.printable) | {ch for e in EDITIONS.values() for name in e.cards for ch in name}
 MAX_TEXT = 1_000_000  # characters of one observation (a whole game's history fits easily)
+
+
+def text_charset(config: core.GameConfig) -> frozenset[str]:
+    """Every character a text view of this config may hold: ``CHARSET`` and the letters of its edition's
+    card names (the players are named by their suspects). The wording around the names is printable
+    ASCII, so every built-in edition's space is ``CHARSET``'s, the same for all of them."""
+    return CHARSET | {ch for name in config.cards.cards for ch in name}
 
 
 class CommandSpace(spaces.Space[str]):
@@ -110,7 +119,9 @@ class TextEnv(BaseWrapper):
         self.notepad = notepad
         self.config = env.config
         self.rules = rules_summary(env.config)
-        text = spaces.Text(max_length=MAX_TEXT, min_length=0, charset="".join(sorted(CHARSET)))
+        text = spaces.Text(
+            max_length=MAX_TEXT, min_length=0, charset="".join(sorted(text_charset(env.config)))
+        )
         self._observation_spaces = {
             agent: spaces.Dict({"text": text, "action_mask": env.observation_space(agent)["action_mask"]})
             for agent in env.possible_agents

@@ -42,7 +42,8 @@ unless ``local_backend="server"`` asks its llama.cpp server's ``/v1/completions`
 logprobs (about 10 s a card on 2 loaded cores: see that module).
 
 Prompt templates (``string.Template``: ``$rules``; ``$view``, ``$me``,
-``$owners``, ``$cards``; ``$error``) are the files of
+``$owners``, ``$owners_note`` (``owners_note``: how the owners are named in the
+text, and in a duel what the ``table`` is), ``$cards``; ``$error``) are the files of
 ``agents/llm/solver_prompts/<name>/`` (shipped: ``default``) or of a folder of
 your own holding ``system.txt``, ``question.txt`` and ``retry.txt``.
 """
@@ -62,14 +63,20 @@ from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, LikelihoodScorer
 from agents.llm.llm_agent import load_prompts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
+from cluedo_env.core.config import CORNER_ROOMS
+from cluedo_env.core.editions import Edition
 from cluedo_env.reasoning.score import ANSWER_KEYS
 from cluedo_env.text import rules_summary
 
-__all__ = ["COUNTS", "LLMSolver", "read_answer", "solver_messages", "task_rules", "task_view"]
+__all__ = ["COUNTS", "LLMSolver", "owners_note", "read_answer", "solver_messages", "task_rules", "task_view"]
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "solver_prompts"
 # Each template of a prompt set, with the placeholders it may use.
-PROMPT_FILES = {"system": ("rules",), "question": ("view", "me", "owners", "cards"), "retry": ("error",)}
+PROMPT_FILES = {
+    "system": ("rules",),
+    "question": ("view", "me", "owners", "owners_note", "cards"),
+    "retry": ("error",),
+}
 SCORINGS = ("generation", "likelihood")
 COUNTS = ("tasks", "replies", "invalid_replies", "unanswered", *REPLY_COUNTS)
 ANSWER_FORMS = {"facts": list, "envelope": (list, str), "probabilities": dict}  # (read_answer)
@@ -126,8 +133,39 @@ def read_answer(reply: str) -> dict[str, Any]:
 
 
 def task_rules(task: Mapping[str, Any]) -> str:
-    """The rules summary of a task's config (the task's own when it holds one)."""
-    return task.get("rules") or rules_summary(core.GameConfig(**task["config"]))
+    """The rules summary of a task's config: the task's own (``v2``), else made from its ``config`` and
+    ``cards`` (``v1`` tasks hold none).
+
+    A task names its edition by name only, a custom one too, which ``GameConfig`` does not know: the
+    edition is rebuilt from the task's card names. Where the weapons start is not in a task, nor in the
+    rules summary: they are put in the rooms in turn.
+    """
+    if task.get("rules"):
+        return task["rules"]
+    cards = task["cards"]
+    rooms = len(cards["rooms"])
+    edition = Edition(
+        str(task["config"]["edition"]),
+        cards["suspects"],
+        cards["weapons"],
+        cards["rooms"],
+        tuple(k % rooms for k in range(len(cards["weapons"]))),
+    )
+    return rules_summary(core.GameConfig(**{**task["config"], "edition": edition}))
+
+
+def owners_note(task: Mapping[str, Any]) -> str:
+    """How the answer's owners are named in the text: ``"player 2" is P2 in the text; "envelope" is the
+    envelope.`` (``"player 1"`` in a duel, whose ``"table"`` is said too: the face-down cards, by room)."""
+    last = min(2, len(task["players"]) - 1)
+    note = f'"player {last}" is P{last} in the text; "envelope" is the envelope'
+    if task["config"].get("duel"):
+        rooms = [task["cards"]["rooms"][r] for r in CORNER_ROOMS]
+        note += (
+            f'; "table" is the {len(rooms)} cards lying face down, one on each of the '
+            f"{', the '.join(rooms[:-1])} and the {rooms[-1]} (no player holds them)"
+        )
+    return note + "."
 
 
 def task_view(task: Mapping[str, Any]) -> str:
@@ -148,6 +186,7 @@ def solver_messages(task: Mapping[str, Any], prompts: Mapping[str, Template]) ->
         view=task_view(task),
         me=task["players"][task["observer"]],
         owners=", ".join(owners),
+        owners_note=owners_note(task),
         cards=", ".join(cards),
     )
     return [

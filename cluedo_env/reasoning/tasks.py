@@ -16,7 +16,8 @@ A task is a JSON-ready dict (schemas ``v1`` and ``v2``) in three parts:
 
 The fields:
 
-- ``id``, ``version``, ``config`` (every ``core.GameConfig`` field), ``observer`` (player index);
+- ``id``, ``version``, ``config`` (every ``core.GameConfig`` field; the edition by its name, a custom
+  one's too, which ``GameConfig`` does not know: read its cards from ``cards``), ``observer`` (player index);
 - ``cards`` (``suspects``, ``weapons``, ``rooms``: names of the edition),
   ``players`` (``"player 0"`` ...), ``hand_sizes``, ``hand`` (card names);
 - ``history``: the observer's records in ``cluedo_env.inference.deduce_named``'s
