@@ -11,18 +11,16 @@ results.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from cluedo_env.core import compile_notice
 from experiments.common.chunks import AgentFailed, Chunk, Job, play_chunk
 from experiments.common.code_revision import REPO_ROOT
-from experiments.common.extras import WorkerLost, watch_parent
+from experiments.common.extras import WorkerLost, worker_pool
 from experiments.common.value_checks import ConfigError
 
 __all__ = ["RAY_EXCLUDES", "ray_code_env", "run_local", "run_ray"]
@@ -42,14 +40,12 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
         for chunk in chunks:
             yield play_chunk(job, chunk)
         return
-    context = multiprocessing.get_context("spawn")  # clean workers, as on Ray
+    # Spawned workers start clean, as on Ray, and exit when this process is gone, even killed (worker_pool).
     # Unlike multiprocessing.Pool, which waits forever for the task of a worker that died,
     # the executor marks itself broken and fails every pending future.
-    # Ctrl-C reaches every process of the terminal: the workers ignore it and this process stops them.
-    # A worker exits when this process is gone, even killed (watch_parent): nobody else would stop it.
-    pool = ProcessPoolExecutor(
-        min(workers, len(chunks)), mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
-    )
+    # Ctrl-C reaches every process of the terminal: the workers ignore it and this process stops them;
+    # they leave the notice of a first compilation to this process (cluedo_env.core.compile_notice).
+    pool = worker_pool(min(workers, len(chunks)), ignore_interrupt=True, quiet_compile=True)
     finished = False
     try:
         # The workers start during the first submissions. With SIGINT and SIGTERM blocked meanwhile
@@ -91,16 +87,6 @@ def ray_code_env(root: Path) -> dict:
     import experiments
 
     return {"py_modules": [cluedo_env, agents, experiments]}
-
-
-def _start_worker(parent: int) -> None:
-    """A pool worker's start: it ignores Ctrl-C (``parent`` stops it), takes SIGTERM again, exits when
-    ``parent`` is gone, and leaves the notice of a first compilation to the parent
-    (``cluedo_env.core.compile_notice``)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # blocked while the parent started it
-    os.environ[compile_notice.QUIET] = "1"
-    watch_parent(parent)
 
 
 def run_ray(job: Job, chunks: list[Chunk], address: str | None, workers: int) -> Iterator[list[dict]]:

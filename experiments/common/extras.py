@@ -5,15 +5,17 @@ The library (``cluedo_env``, ``agents``) needs only the core dependencies; the c
 ``experiments`` need extras (in a checkout, ``pip install -e ".[experiments,train]"``). This module uses
 the standard library only: it runs where an extra's import has just failed.
 
-A pool's worker (``watch_parent``) exits when the command that started it is gone, killed
-or not: a killed parent can no longer stop its workers, and they would wait for work forever.
-``worker_pool`` starts such workers as new processes (spawn), not copies of the command (fork).
+``worker_pool`` builds the commands' process pools (the tournament's, the expert dataset's, the
+reasoning splits'; ``experiments.imitate`` forks its own): its workers are new processes (spawn), not
+copies of the command (fork), and each exits when the command that started it is gone, killed or not
+(``watch_parent``): a killed parent can no longer stop its workers, and they would wait for work forever.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -68,15 +70,43 @@ def _exit_without_parent(parent: int) -> None:
     os._exit(1)  # nobody is left to take this worker's results
 
 
-def worker_pool(workers: int) -> ProcessPoolExecutor:
+def worker_pool(
+    workers: int, *, ignore_interrupt: bool = False, quiet_compile: bool = False
+) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, each started by spawn (a new interpreter that imports what it
     runs) and exiting when this process is gone (``watch_parent``).
 
     Not by fork, Linux's default: a fork of a process where torch has run (a ``ppo`` agent's model
     loaded) hangs for ever at its first parallel torch operation, waiting on OpenMP threads the fork
-    did not copy. The tournament's pool starts its workers the same way
-    (``experiments.common.backends``). What a spawned worker runs must be importable: a script that
-    starts a pool needs its ``if __name__ == "__main__":`` guard.
+    did not copy. What a spawned worker runs must be importable: a script that starts a pool needs its
+    ``if __name__ == "__main__":`` guard. A worker takes SIGTERM even where this process blocked it
+    while the worker started (the worker inherits the mask).
+
+    Args:
+        workers: The number of processes, an int >= 1.
+        ignore_interrupt: The workers ignore Ctrl-C (SIGINT, which a terminal sends to every process
+            of the command): this process stops them (the tournament's ``run_local``).
+        quiet_compile: The workers print no notice when they compile the rules core
+            (``cluedo_env.core.compile_notice``): this process says it.
+
+    Raises:
+        ValueError: ``workers`` is not an int >= 1.
     """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     context = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),))
+    setup = (os.getpid(), ignore_interrupt, quiet_compile)
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=setup)
+
+
+def _start_worker(parent: int, ignore_interrupt: bool, quiet_compile: bool) -> None:
+    """A ``worker_pool`` worker's start (its ``initializer``): see ``worker_pool``."""
+    if ignore_interrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # (POSIX; Windows has no signal masks)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    if quiet_compile:  # (imported here: the worker loads the core anyway, this module needs no numba)
+        from cluedo_env.core import compile_notice
+
+        os.environ[compile_notice.QUIET] = "1"
+    watch_parent(parent)

@@ -36,10 +36,8 @@ regenerates and checks against the pinned checksum.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -52,6 +50,7 @@ from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
 from cluedo_env.reasoning.splits import SEED_STRIDE, SplitSpec
 from cluedo_env.reasoning.tasks import make_task
+from experiments.common.extras import worker_pool
 
 __all__ = ["batch_tasks", "generate", "play_task_games"]
 
@@ -133,8 +132,8 @@ def _batches(spec: SplitSpec, workers: int) -> Iterator[list[dict[str, Any]]]:
     if workers == 1:
         yield from (batch_tasks(spec, k) for k in itertools.count())
         return
-    # spawn: the workers start clean instead of forking a process that may hold torch threads
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    # spawned, not forked from a process that may hold torch threads; each exits if this one is killed
+    with worker_pool(workers) as pool:
         for first in itertools.count(0, 4 * workers):
             yield from pool.map(batch_tasks, itertools.repeat(spec), range(first, first + 4 * workers))
 
