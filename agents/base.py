@@ -50,7 +50,29 @@ import numpy as np
 
 from cluedo_env.core import GameConfig, State
 
-__all__ = ["Agent", "GameByGameAgent", "last_own_turn"]
+__all__ = ["Agent", "GameByGameAgent", "last_own_turn", "option_number", "option_switch"]
+
+
+def option_switch(option: str, value: object) -> bool:
+    """An agent's on/off option, checked: True or False (a numpy bool too).
+
+    Raises:
+        ValueError: For anything else (a word such as ``"off"`` from a command line would be true).
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{option} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def option_number(option: str, value: object) -> float:
+    """An agent's numeric option, checked to be a number (not a bool, not a word); the caller checks its range.
+
+    Raises:
+        ValueError: For anything else.
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{option} must be a number, got {value!r}")
+    return float(value)
 
 
 def last_own_turn(state: State, game: int) -> bool:

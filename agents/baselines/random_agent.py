@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.base import Agent
+from agents.base import Agent, option_number
 from cluedo_env.core import State, rules_for
 
 __all__ = ["RandomAgent", "sample_legal"]
@@ -69,7 +69,7 @@ class RandomAgent(Agent):
         super().__init__(seed)
         if accuse not in self.MODES:
             raise ValueError(f"accuse must be one of {list(self.MODES)}, got {accuse!r}")
-        if not 0.0 <= accuse_probability <= 1.0:
+        if not 0.0 <= option_number("accuse_probability", accuse_probability) <= 1.0:
             raise ValueError(f"accuse_probability must be in [0, 1], got {accuse_probability!r}")
         self.accuse = accuse
         self.accuse_probability = accuse_probability

@@ -43,7 +43,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from agents.base import Agent
+from agents.base import Agent, option_switch
 from agents.integrations.sb3_policy import POLICIES, MaskableMultiInputActorCriticPolicy
 from agents.ppo.model import MAX_MODEL_BYTES, MAX_PARAMETERS, check_declared_bytes, check_weights, zip_bytes
 from agents.ppo.network import MAX_LAYERS
@@ -223,7 +223,7 @@ class SB3Agent(Agent):
         if not Path(path).is_file():
             raise ValueError(f"SB3Agent path {str(path)!r} is not a file")
         self.path = str(path)
-        self.deterministic = bool(deterministic)
+        self.deterministic = option_switch("deterministic", deterministic)
         self.policy: MaskableMultiInputActorCriticPolicy | None = None
         self._policy_config: core.GameConfig | None = None
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent
+from agents.base import Agent, option_switch
 from agents.ppo.distributions import StructuredCategorical
 from agents.ppo.model import SHIPPED, load_model
 from agents.ppo.network import ActorCritic
@@ -52,7 +52,7 @@ class PPOAgent(NetworkAgent):
         super().__init__(seed)
         self.checkpoint = str(checkpoint)
         self.network = load_model(checkpoint).eval()
-        self.deterministic = bool(deterministic)
+        self.deterministic = option_switch("deterministic", deterministic)
         # (an agent takes any int seed; torch's generator none past 2**64: --seed n deals seed n * 100 + k)
         self.generator = torch.Generator().manual_seed(seed % 2**63)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.base import option_switch
 from agents.ppo.network_agent import NetworkAgent
 from agents.ppo.numpy_network import read_numpy_model
 from agents.ppo.wiring import SHIPPED, model_path
@@ -57,7 +58,7 @@ class LearnedAgent(NetworkAgent):
             )
         self.checkpoint = str(checkpoint)
         self.network = read_numpy_model(path)
-        self.deterministic = bool(deterministic)
+        self.deterministic = option_switch("deterministic", deterministic)
 
     def _mode(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self.network.mode(obs, mask)

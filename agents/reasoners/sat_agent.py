@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import GameByGameAgent, last_own_turn
+from agents.base import GameByGameAgent, last_own_turn, option_number, option_switch
 from agents.moves import choose_move
 from agents.routes import Routes
 from agents.showing import least_revealing
@@ -122,15 +122,11 @@ class SatAgent(GameByGameAgent):
         stay_in_best_room: bool = False,
     ) -> None:
         super().__init__(seed)
-        if not 0.0 <= move_discount < 1.0:
+        if not 0.0 <= option_number("move_discount", move_discount) < 1.0:
             raise ValueError(f"move_discount must be in [0, 1), got {move_discount!r}")
         self.move_discount = move_discount
-        if not isinstance(gamble_at_truncation, bool | np.bool_):
-            raise ValueError(f"gamble_at_truncation must be True or False, got {gamble_at_truncation!r}")
-        self.gamble_at_truncation = bool(gamble_at_truncation)
-        if not isinstance(stay_in_best_room, bool | np.bool_):
-            raise ValueError(f"stay_in_best_room must be True or False, got {stay_in_best_room!r}")
-        self.stay_in_best_room = bool(stay_in_best_room)
+        self.gamble_at_truncation = option_switch("gamble_at_truncation", gamble_at_truncation)
+        self.stay_in_best_room = option_switch("stay_in_best_room", stay_in_best_room)
         self.notepads: list[Notepad] = []
 
     # -- knowledge ---------------------------------------------------------------
