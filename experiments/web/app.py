@@ -1,7 +1,7 @@
 """The web app: a page to play Cluedo against agents, and its JSON API (FastAPI).
 
 =======================================  ==========================================================
-``GET /``                                the page (``static/index.html``, ``app.js``, ``style.css``)
+``GET /``                                the page (``static/``: ``index.html``, ``*.js``, ``style.css``)
 ``GET /api/catalogue``                   the cards' names and the classic board's geometry (the same
                                          for every game: no game data)
 ``POST /api/games``                      a new game: ``{"agents": ["sat", "sat", "sat"], "seat": 0,

@@ -216,7 +216,8 @@ def test_the_first_legal_action_always_plays_a_game_to_its_end(client):
 def test_the_page_and_the_catalogue_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
-    for name in ("app.js", "style.css"):
+    assert page.text.index("/static/board.js") < page.text.index("/static/app.js")  # (app.js draws with it)
+    for name in ("board.js", "app.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
     catalogue = client.get("/api/catalogue").json()
     assert catalogue["cards"] == list(CARDS.cards)

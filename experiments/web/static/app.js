@@ -1,15 +1,11 @@
-// The Cluedo page: draws the board from /api/catalogue, shows the person's view, plays its clicks.
+// The Cluedo page: shows the person's view (the board: board.js), plays its clicks, says what happened.
 "use strict";
 
-const SVG = "http://www.w3.org/2000/svg";
-const PAWN_COLOURS = ["#d7263d", "#f2c14e", "#f5f5f5", "#2e8b57", "#1f6fd1", "#7b3fa0"];
-const ROOM_COLOURS = ["#e8c9a0", "#d8c3e6", "#c9dfc0", "#f0d9b5", "#c8d8ea", "#e6cfcf", "#d9e4c6", "#e4d6ad", "#cfd6e6"];
 const KIND_TITLES = {
   roll: "Turn", passage: "Turn", stay: "Turn", no_move: "Move", enter: "Enter a room",
   toward: "Head toward a room", square: "Move to a square", suggest: "Suggest",
   no_suggestion: "Suggest", show: "Show a card", accuse: "Accuse", end_turn: "End the turn",
 };
-const WEAPON_SIZE = [2.2, 0.6]; // a weapon token's width and height, in squares
 let catalogue = null;
 let view = null;
 let live = null; // the id of the game on the page (not a replay's), or null
@@ -50,118 +46,12 @@ async function api(path, body) {
 // The address of game `game`'s resource `tail` ("", "/actions", "/closed"), naming this page.
 function gameUrl(game, tail = "") { return `/api/games/${game}${tail}?page=${PAGE}`; }
 
-function status(text) { document.getElementById("status").textContent = text; }
-
-// --- the board -------------------------------------------------------------------------
-
-function drawBoard() {
-  const board = catalogue.board;
-  const svg = document.getElementById("board");
-  svg.setAttribute("viewBox", `0 0 ${board.cols} ${board.rows}`);
-  svg.replaceChildren();
-  const base = el("svg:g", { id: "base" });
-  for (const [r, c] of board.squares) base.append(el("svg:rect", { class: "square", x: c, y: r, width: 1, height: 1 }));
-  board.starts.forEach(([r, c], s) => base.append(el("svg:circle", {
-    class: "start", cx: c + 0.5, cy: r + 0.5, r: 0.32, stroke: PAWN_COLOURS[s],
-  })));
-  const roomOf = new Map();
-  board.rooms.forEach((cells, room) => {
-    for (const [r, c] of cells) {
-      roomOf.set(`${r},${c}`, room);
-      base.append(el("svg:rect", {
-        class: "room", x: c, y: r, width: 1.02, height: 1.02, fill: ROOM_COLOURS[room % ROOM_COLOURS.length],
-      }));
-    }
-  });
-  board.rooms.forEach((cells, room) => {
-    for (const [r, c] of cells) {
-      for (const [dr, dc] of [[-1, 0], [1, 0], [0, -1], [0, 1]]) {
-        if (roomOf.get(`${r + dr},${c + dc}`) === room) continue;
-        base.append(edge(r, c, dr, dc, "wall"));
-      }
-    }
-  });
-  for (const [[r, c], [dr, dc]] of board.doors) base.append(edge(r, c, dr - r, dc - c, "door"));
-  for (const { room, cell: [r, c], to } of board.passages) {
-    base.append(el("svg:rect", {
-      class: "passage", x: c + 0.1, y: r + 0.1, width: 0.8, height: 0.8, stroke: ROOM_COLOURS[to],
-    }));
-    base.append(el("svg:text", { class: "passage-label", x: c + 0.5, y: r + 0.68 }, catalogue.rooms[to][0]));
-  }
-  board.labels.forEach(([top, left, , right], room) => base.append(el("svg:text", {
-    class: "label", x: (left + right) / 2, y: top + 0.75,
-  }, catalogue.rooms[room])));
-  svg.append(base, el("svg:g", { id: "marks" }), el("svg:g", { id: "pieces" }));
-}
-
-function edge(r, c, dr, dc, cls) {
-  const x0 = dc === 1 ? c + 1 : c, y0 = dr === 1 ? r + 1 : r;
-  const x1 = dr !== 0 ? c + 1 : x0, y1 = dc !== 0 ? r + 1 : y0;
-  return el("svg:line", { class: cls, x1: x0, y1: y0, x2: x1, y2: y1 });
-}
-
-function drawPieces() {
-  const board = catalogue.board;
-  const marks = document.getElementById("marks");
-  const pieces = document.getElementById("pieces");
-  marks.replaceChildren();
-  pieces.replaceChildren();
-  const actionFor = (kind, key, value) => view.legal.find((a) => a.kind === kind && JSON.stringify(a[key]) === JSON.stringify(value));
-  for (const room of view.enterable) {
-    const action = actionFor("enter", "room", room);
-    for (const [r, c] of board.rooms[room]) {
-      const cell = el("svg:rect", { class: "enterable", x: c, y: r, width: 1, height: 1, "data-room": room });
-      if (action) cell.addEventListener("click", () => play(action.id));
-      marks.append(cell);
-    }
-  }
-  for (const [r, c] of view.reachable) {
-    const action = actionFor("square", "square", [r, c]);
-    const mark = el("svg:rect", { class: "reach", x: c + 0.2, y: r + 0.2, width: 0.6, height: 0.6 });
-    if (action) mark.addEventListener("click", () => play(action.id));
-    marks.append(mark);
-  }
-  const inRoom = board.rooms.map(() => []);
-  view.pawns.forEach((place, suspect) => {
-    if (place.room !== undefined) { inRoom[place.room].push(suspect); return; }
-    const [r, c] = place.square;
-    pieces.append(pawn(c + 0.5, r + 0.5, suspect));
-  });
-  board.labels.forEach(([top, left, bottom, right], room) => {
-    const width = right - left;
-    inRoom[room].forEach((suspect, k) => {
-      pieces.append(pawn(left + width / 2 + (k - (inRoom[room].length - 1) / 2) * 0.9, top + 1.5, suspect));
-    });
-    const here = view.weapons.map((w, i) => [w, i]).filter(([w]) => w === room).map(([, i]) => i);
-    const across = Math.max(1, Math.floor(width / WEAPON_SIZE[0]));
-    const rows = Math.ceil(here.length / across);
-    here.forEach((weapon, k) => {
-      const row = Math.floor(k / across), inRow = Math.min(across, here.length - row * across);
-      const x = left + width / 2 + ((k % across) - (inRow - 1) / 2) * WEAPON_SIZE[0];
-      const y = Math.min(top + 2.5, bottom - rows * WEAPON_SIZE[1] - 0.1) + row * WEAPON_SIZE[1];
-      pieces.append(weaponToken(x, y, weapon));
-    });
-  });
-}
-
-// A weapon's piece: a small labelled token in the room it lies in (the state's public weapon_room).
-function weaponToken(x, y, weapon) {
-  const [w, h] = WEAPON_SIZE;
-  const name = catalogue.weapons[weapon];
-  const group = el("svg:g", { class: "weapon", "data-weapon": weapon });
-  group.append(el("svg:title", {}, name));
-  group.append(el("svg:rect", { x: x - w / 2 + 0.05, y: y, width: w - 0.1, height: h - 0.08, rx: 0.14 }));
-  const text = el("svg:text", { x, y: y + h * 0.62 }, name);
-  if (name.length > 9) { text.setAttribute("textLength", w - 0.3); text.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
-  group.append(text);
-  return group;
-}
-
-function pawn(x, y, suspect) {
-  const group = el("svg:g", { "data-suspect": suspect });
-  group.append(el("svg:title", {}, catalogue.suspects[suspect]));
-  group.append(el("svg:circle", { class: "pawn", cx: x, cy: y, r: 0.38, fill: PAWN_COLOURS[suspect] }));
-  return group;
+// The status line (#status, a live region: a screen reader says each change): `text`, then `detail` visually
+// hidden (what a render says happened: news()).
+function status(text, detail = "") {
+  const node = document.getElementById("status");
+  node.replaceChildren(text);
+  if (detail) node.append(el("span", { class: "visually-hidden" }, (text ? ": " : "") + detail));
 }
 
 // --- the panels ------------------------------------------------------------------------
@@ -211,8 +101,10 @@ function renderActions() {
   const box = document.getElementById("actions");
   box.replaceChildren();
   const groups = new Map();
+  const place = view.pawns[view.seat];  // (a seat plays the suspect of its number)
   for (const action of view.legal) {
-    const title = KIND_TITLES[action.kind] || action.kind;
+    let title = KIND_TITLES[action.kind] || action.kind;
+    if (title === "Suggest" && place.room !== undefined) title += ` ${placeName(place)}`;  // "Suggest in the Hall"
     if (!groups.has(title)) groups.set(title, []);
     groups.get(title).push(action);
   }
@@ -243,6 +135,10 @@ function renderPanels() {
   // the dice are the turn player's: the person's own only outside a refutation (of another's suggestion)
   else if (view.legal.length) now += `Your decision (${view.phase})` + (view.dice.length && view.phase !== "refute" ? `; you rolled ${view.dice.reduce((a, b) => a + b, 0)}` : "") + ".";
   else now += `${deciding.name} decides.`;
+  if (view.seat >= 0 && !view.over) {  // where the seat's pawn is: "You are in the Lounge."
+    const who = view.steps === undefined ? "You are" : `${view.players[view.seat].name} is`;
+    now += ` ${who} ${placeName(view.pawns[view.seat])}.`;
+  }
   if (view.suggestion && !view.over) now += ` On the table: ${view.suggestion.cards.map((k) => c.cards[k]).join(", ")}.`;
   document.getElementById("now").textContent = now;
   document.getElementById("hand").replaceChildren(...view.hand.cards.map((k) => el("li", {}, c.cards[k])));
@@ -251,7 +147,13 @@ function renderPanels() {
   players.firstChild.append(el("th", {}, "Player"), el("th", {}, "Agent"), el("th", {}, "Cards"));
   for (const p of view.players) {
     const row = el("tr", { class: (p.seat === view.seat ? "you " : "") + (p.out ? "out" : "") });
-    row.append(el("td", {}, p.name), el("td", {}, p.agent), el("td", {}, String(p.hand_size)));
+    const look = pawnLook(p.seat);  // the colour key: the player's pawn, as on the board
+    const swatch = el("span", { class: "swatch", "aria-hidden": "true" }, String(p.seat));
+    swatch.style.background = look.fill;
+    swatch.style.color = look.text;
+    const name = el("td", {}, `${p.name}${p.out ? ", out" : ""}`);
+    name.prepend(swatch);
+    row.append(name, el("td", {}, p.agent), el("td", {}, String(p.hand_size)));
     players.append(row);
   }
   const notes = new Map(view.notes.map((n) => [n.card, n.note]));
@@ -265,7 +167,7 @@ function renderPanels() {
     if (auto && !notes.has(k)) note = deduced(k) || note;
     const chance = view.beliefs ? view.beliefs.envelope[k] : null;
     const heat = el("td", { class: "heat" }, chance === null ? "" : `${Math.round(chance * 100)}%`);
-    if (chance !== null) heat.style.background = `rgba(200, 30, 30, ${chance.toFixed(3)})`;
+    if (chance !== null) shade(heat, chance);
     row.append(el("td", {}, name), el("td", {}, note), heat);
     pad.append(row);
   });
@@ -296,6 +198,14 @@ function endHeading() {
   return view.steps === undefined && view.winner === view.seat ? "You won!" : `${view.winner_name} won.`;
 }
 
+// A heat cell: red as deep as the chance, its text black or white, whichever contrasts more with the red laid
+// over the panel's white (at least 4.5:1 at every chance).
+function shade(cell, chance) {
+  const alpha = Number(chance.toFixed(3));
+  cell.style.background = `rgba(200, 30, 30, ${alpha})`;
+  cell.style.color = textOn([200, 30, 30].map((v) => 255 + (v - 255) * alpha));
+}
+
 // A replay seen by one seat: that seat's exact posterior as a heat map, cards x owners.
 function renderPosterior() {
   const section = document.getElementById("posterior");
@@ -314,8 +224,7 @@ function renderPosterior() {
     [...view.beliefs.players[k], view.beliefs.envelope[k]].forEach((chance, owner) => {
       const cell = el("td", { class: "heat", "data-owner": owner === owners.length - 1 ? "envelope" : owner },
         `${Math.round(chance * 100)}`);
-      cell.style.background = `rgba(200, 30, 30, ${chance.toFixed(3)})`;
-      if (chance > 0.6) cell.style.color = "#fff";
+      shade(cell, chance);
       row.append(cell);
     });
     table.append(row);
@@ -323,6 +232,7 @@ function renderPosterior() {
 }
 
 function render(next) {
+  const focused = document.activeElement;  // (before the choices it may be one of are drawn anew)
   view = next;
   document.getElementById("setup").hidden = true;
   document.getElementById("saved").hidden = true;
@@ -331,11 +241,61 @@ function render(next) {
   drawPieces();
   renderPanels();
   renderPosterior();
-  status(view.over ? "game over" : view.legal.length ? "your move" : "");
+  status(view.over ? "game over" : view.legal.length ? "your move" : "", news());
   if (view.steps === undefined) history.replaceState(null, "", `#game=${view.game}`);  // a reload finds it
   document.getElementById("leave").hidden = view.over || view.steps !== undefined;
   live = view.steps === undefined ? view.game : null;
+  focusAfter(focused);
   document.getElementById("game").dataset.renders = ++renders;
+}
+
+let told = { key: null, lines: 0 };  // the view last announced: its game and viewer, and its story's length
+const NEWS_LINES = 6;  // the most lines of the story one announcement reads (all are in "What you saw")
+
+// What a render announces (the status line's hidden detail): in a game first dealt (or reloaded) whom you play
+// and your cards; the story's lines new since the view before (at most NEWS_LINES: the first two, then the
+// latest); what the Now panel says; the cards you may show when asked to; who won. A replay's step says its
+// number and, stepped on by hand, its new lines; a step drawn while the replay plays says nothing (one each
+// 0.1 s would drown the reader).
+function news() {
+  const c = catalogue;
+  const key = `${view.game} ${view.viewer}`;
+  const mine = view.steps === undefined;
+  const again = key === told.key && view.story.length >= told.lines;
+  let lines = again ? view.story.slice(told.lines) : mine ? view.story : [];
+  told = { key, lines: view.story.length };
+  if (playing && view.step < view.steps) return "";
+  const parts = [];
+  if (mine && !again) {
+    parts.push(`You play ${view.players[view.seat].name}; your cards: ${view.hand.cards.map((k) => c.cards[k]).join(", ")}.`);
+  }
+  if (!mine) parts.push(`Step ${view.step} of ${view.steps}.`);
+  if (lines.length > NEWS_LINES) {  // the first two (what your move brought) and the latest
+    const skipped = `(${lines.length - NEWS_LINES} more lines are in What you saw)`;
+    lines = [...lines.slice(0, 2), skipped, ...lines.slice(2 - NEWS_LINES)];
+  }
+  parts.push(...lines.map((line) => (/[.!?]$/.test(line) ? line : `${line}.`)));
+  parts.push(document.getElementById("now").textContent);
+  const shows = view.legal.filter((a) => a.kind === "show").map((a) => c.cards[a.card]);
+  if (shows.length) parts.push(`You may show ${shows.join(" or ")}.`);
+  if (view.over) parts.push(endHeading(), `The envelope: ${view.envelope.cards.map((k) => c.cards[k]).join(", ")}.`);
+  return parts.join(" ");
+}
+
+// Focus after a render, for `here`, the element that had it, may be gone (the choices are drawn anew) or
+// hidden (the setup): in the person's game the first new choice that is no accusation (end turn rather than
+// accuse), else the accusation's first menu, else the result's heading at the end (else the Now text); in a
+// replay the step-on button, unless focus is still on a control of the replay bar. After a click on the board
+// (focus on the page's body) focus moves without scrolling the board away.
+function focusAfter(here) {
+  const lost = !here || here === document.body || !here.isConnected || here.closest("[hidden]") !== null;
+  if (view.steps !== undefined) {
+    if (lost) document.getElementById("step-on").focus();
+    return;
+  }
+  const next = document.querySelector("#actions :is(button, select):not([data-form=accuse] *)") ||
+    document.querySelector("#actions select") || document.getElementById(view.over ? "result" : "now");
+  next.focus({ preventScroll: !here || here === document.body });
 }
 
 // The game as the server has it now: after an answer that did not arrive, or a move the game had passed.
@@ -411,6 +371,7 @@ function closeReplay() {
   history.replaceState(null, "", location.pathname);  // back to the start: a reload deals no old game
   for (const id of ["setup", "saved"]) document.getElementById(id).hidden = false;
   for (const id of ["game", "replay-bar"]) document.getElementById(id).hidden = true;
+  document.getElementById("setup-title").focus();  // (focus was in the game or the replay bar, now hidden)
   listReplays().catch((error) => status(error.message));
 }
 
