@@ -22,7 +22,8 @@ Typical use::
 
 Command line: ``python -m cluedo_env.replay RECORD.jsonl --gif out.gif [--frames DIR]
 [--viewer 2] [--transcript out.txt] [--every N]``; ``python -m cluedo_env.replay
-RECORD.jsonl --verify`` checks a record and says "verified", "incomplete" or "altered".
+RECORD.jsonl --verify`` checks a record and says "verified", "incomplete" or "altered". A terminal
+that cannot show a character of the transcript (an ASCII one, ``LANG=C``) shows "?" in its place.
 """
 
 from __future__ import annotations
@@ -303,6 +304,8 @@ def _verify_file(path: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; returns the exit status."""
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character ("é" under LANG=C)
+        sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not an error instead of the transcript
     parser = argparse.ArgumentParser(
         prog="python -m cluedo_env.replay",
         description="Turn a cluedo-replay record (.jsonl) into a GIF, PNG frames and/or a transcript.",

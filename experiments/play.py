@@ -23,7 +23,8 @@ rules of a preset of ``core.PRESETS`` (``classic``, ``fr_1996``, ``de_2023``, ``
 edition as its booklet plays it); ``--players``,
 ``--agents``, ``--duel`` and ``--board``, when given, override it. Ctrl-C stops the games with one
 line (exit status 130). ``--record`` saves each game's replay as it ends, and a game left early
-(Ctrl-C, ``quit``, the end of the input, an error) as far as it went.
+(Ctrl-C, ``quit``, the end of the input, an error) as far as it went. A terminal that cannot show a
+character of the story (an ASCII one, ``LANG=C``: the "é" of "Révérend Olive") shows "?" in its place.
 """
 
 from __future__ import annotations
@@ -165,6 +166,8 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
 
 def main(argv: list[str] | None = None) -> None:
     """Play ``--games`` games between ``--agents`` and print their stories and a summary."""
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character ("é" under LANG=C)
+        sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the games
     args, config, names, agents = _setup(argv)
 
     logs = EventLog(args.games)

@@ -40,7 +40,7 @@ def _numbers(row: object, keys: tuple[str, ...]) -> bool:
 def _read_json(path: Path) -> Any:
     """The JSON data of ``path``; ``ValueError`` naming the file where it is not readable JSON."""
     try:
-        return json.loads(path.read_text())
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ValueError(f"{path}: not readable JSON ({(str(error).splitlines() or [''])[0]})") from None
 

@@ -63,7 +63,7 @@ def read_points(path: Path) -> tuple[dict[str, dict], dict[str, dict[str, list[d
         ValueError: naming the file and what it must hold.
     """
     try:
-        earlier = json.loads(path.read_text())
+        earlier = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ValueError(f"{path}: not readable JSON ({(str(error).splitlines() or [''])[0]})") from None
     if not isinstance(earlier, dict):
@@ -214,7 +214,9 @@ def main(argv: list[str] | None = None) -> None:
         raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
     if args.json:
-        args.json.write_text(json.dumps({"throughput": speed, "win_rates": rates, "loads": loads}, indent=1))
+        args.json.write_text(
+            json.dumps({"throughput": speed, "win_rates": rates, "loads": loads}, indent=1), encoding="utf-8"
+        )
         print(f"points: {args.json}")
 
 

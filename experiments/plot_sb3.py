@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
         raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
     if args.json:
-        args.json.write_text(json.dumps(series, indent=1))
+        args.json.write_text(json.dumps(series, indent=1), encoding="utf-8")
         print(f"points: {args.json}")
 
 

@@ -56,7 +56,7 @@ def run_config(run_dir: str | Path) -> dict[str, Any]:
         path = Path(run_dir) / name
         if path.exists():
             try:
-                config = yaml.safe_load(path.read_text())
+                config = yaml.safe_load(path.read_text(encoding="utf-8"))
             except (yaml.YAMLError, UnicodeDecodeError) as error:
                 raise ValueError(f"{path}: not YAML ({error})") from None
             problem = _config_problem(config)
@@ -123,7 +123,7 @@ def export(curves: dict[str, tuple[np.ndarray, np.ndarray]], path: str | Path) -
         for tag, (steps, values) in curves.items()
         if tag.startswith(EXPORTED_PREFIXES)
     }
-    Path(path).write_text(json.dumps(kept))
+    Path(path).write_text(json.dumps(kept), encoding="utf-8")
 
 
 def can_win(opponent: dict[str, Any]) -> bool:

@@ -174,6 +174,8 @@ def main_with(
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
     """The ``cluedo-tournament`` command: refuse options from elsewhere, run, and report in one line."""
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character ("±" under LANG=C)
+        sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the games
     quiet_request_logs()
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own
     # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).

@@ -257,14 +257,16 @@ class Run:
         if cfg.resume:
             refuse_untrusted_resume(cfg)  # before anything of it is read
             checkpoint = find_checkpoint(cfg.resume)
-            progress = json.loads((checkpoint / "progress.json").read_text())
+            progress = json.loads((checkpoint / "progress.json").read_text(encoding="utf-8"))
             self.agent_steps, self.iteration = progress["agent_steps"], progress["iteration"]
             self.snapshots, self.snapshot_count = progress["snapshots"], progress["snapshot_count"]
             self.run_dir = checkpoint.parent.parent
             _check_resumable(cfg, self.run_dir / "config.yaml")
             # The run's settings from now on (a budget raised, say), for the next resume to continue with.
             settings = dataclasses.replace(cfg, resume=None, trust_files=False, time_limit=None)
-            (self.run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(settings)))
+            (self.run_dir / "config.yaml").write_text(
+                OmegaConf.to_yaml(OmegaConf.structured(settings)), encoding="utf-8"
+            )
         else:
             self.run_dir = folder or new_run_folder(cfg, "rllib")
         register_envs()
@@ -363,7 +365,7 @@ class Run:
             "snapshots": self.snapshots,
             "snapshot_count": self.snapshot_count,
         }
-        (path / "progress.json").write_text(json.dumps(progress))
+        (path / "progress.json").write_text(json.dumps(progress), encoding="utf-8")
         for old in sorted((self.run_dir / "checkpoints").glob("iteration_*"))[: -self.cfg.keep_checkpoints]:
             shutil.rmtree(old)
         return path

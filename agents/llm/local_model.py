@@ -191,7 +191,7 @@ class LocalServer:
                 **os.environ,
                 "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
             }
-            with os.fdopen(handle, "w") as out:
+            with os.fdopen(handle, "wb") as out:
                 self._process = subprocess.Popen(
                     self.command(gguf, port),
                     stdin=subprocess.DEVNULL,
@@ -230,7 +230,7 @@ class LocalServer:
     def log_tail(self, lines: int = 20) -> str:
         """The last ``lines`` lines of the server's log."""
         try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+            return "\n".join(self.log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
         except OSError:
             return "(no log)"
 

@@ -14,10 +14,13 @@ Typical use::
 The compiled rules run a large batch on every core, through numba's TBB threading layer where TBB
 is installed (a dependency on Linux and Windows x86-64) and its ``workqueue`` layer elsewhere,
 unless ``NUMBA_THREADING_LAYER`` says otherwise (``threading_layer.py`` says why).
-``NUMBA_NUM_THREADS=1`` keeps the core on one thread.
+``NUMBA_NUM_THREADS=1`` keeps the core on one thread. The core is always compiled (``NUMBA_DISABLE_JIT=1``
+is refused at import) and cached; where numba finds no folder it can write for its cache, the core
+gives it a temporary one, with a warning (``numba_setup.py``).
 """
 
-from cluedo_env.core import threading_layer
+# numba_setup first: its import makes the checks, before the first compiled function is defined
+from cluedo_env.core import numba_setup, threading_layer  # noqa: F401
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import Board, classic_board, room_distances
 from cluedo_env.core.config import GameConfig

@@ -171,7 +171,7 @@ def _tree(revision: str) -> tuple[str, Path]:
         partial = Path(tempfile.mkdtemp(prefix=f"{commit}.", dir=exports))
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(partial, filter="data")
-        (partial / EXPORTED).write_text(commit)
+        (partial / EXPORTED).write_text(commit, encoding="utf-8")
         if folder.exists() and not _finished(folder, commit):
             shutil.rmtree(folder)  # a tree this code did not finish
         try:
@@ -186,4 +186,4 @@ def _tree(revision: str) -> tuple[str, Path]:
 def _finished(folder: Path, commit: str) -> bool:
     """Whether ``folder`` is an export of ``commit`` this code finished (its marker is written last)."""
     marker = folder / EXPORTED
-    return marker.is_file() and marker.read_text() == commit
+    return marker.is_file() and marker.read_text(encoding="utf-8") == commit

@@ -33,7 +33,7 @@ def memory_mib(field: str) -> float:
     """``VmRSS`` (resident now) or ``VmHWM`` (peak resident) of this process in MiB, from /proc;
     elsewhere the peak from ``resource`` for both."""
     try:
-        for line in Path("/proc/self/status").read_text().splitlines():
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
             if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
@@ -46,7 +46,7 @@ def memory_mib(field: str) -> float:
 def reset_peak_memory() -> None:
     """Resets this process's peak resident size (Linux ``clear_refs``), where allowed."""
     with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
+        Path("/proc/self/clear_refs").write_text("5", encoding="ascii")
 
 
 def median_of(repeats: int, run: Callable[[int], dict]) -> dict:

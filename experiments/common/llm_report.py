@@ -32,6 +32,7 @@ import numpy as np
 
 from cluedo_env.intervals import mean_interval, wilson_interval
 from experiments.common.report_tables import interval_text
+from experiments.common.whole_files import write_whole
 
 __all__ = ["TRANSCRIPTS_FILE", "add_reports", "format_table", "pop_transcripts", "summarise", "write"]
 
@@ -142,9 +143,10 @@ def _rate(value: float, low: float, high: float) -> str:
 
 
 def write(summary: dict[str, dict], out: Path) -> dict[str, str]:
-    """``llm.json`` and a section of ``report.md`` (appended) in ``out``; the paths (with the transcripts')."""
+    """``llm.json`` and a section of ``report.md`` (appended) in ``out``, UTF-8 and each written whole
+    (``write_whole``: a write that fails leaves the file from before); the paths (with the transcripts')."""
     path = out / "llm.json"
-    path.write_text(json.dumps(summary, indent=2, allow_nan=True) + "\n")
+    write_whole(path, json.dumps(summary, indent=2, allow_nan=True) + "\n")
     report = out / "report.md"
     section = (
         "\n## Language-model seats\n\n"
@@ -156,7 +158,7 @@ def write(summary: dict[str, dict], out: Path) -> dict[str, str]:
         "its low end clipped at 0).\n"
     )
     if report.exists():
-        report.write_text(report.read_text() + section)
+        write_whole(report, report.read_text(encoding="utf-8") + section)
     paths = {"llm": str(path)}
     if (out / TRANSCRIPTS_FILE).exists():
         paths["transcripts"] = str(out / TRANSCRIPTS_FILE)

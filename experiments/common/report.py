@@ -2,12 +2,14 @@
 
 ``write_report`` writes them for some game records (a run's, or several runs' pooled) into a folder;
 ``experiments.tournament`` calls it after each run and ``cluedo-stats`` (``experiments.common.stats``)
-on folders of earlier runs.
+on folders of earlier runs. The text files are UTF-8 whatever the locale's encoding, each written whole
+(``experiments.common.whole_files``): a write that fails leaves the file from before.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Sequence
@@ -24,17 +26,18 @@ from experiments.common.report_tables import (
     seat_rows,
 )
 from experiments.common.summary import summarise
+from experiments.common.whole_files import write_whole
 
 __all__ = ["json_ready", "write_report"]
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
-    with path.open("w", newline="") as file:
-        if not rows:
-            return
-        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+    text = io.StringIO(newline="")
+    if rows:
+        writer = csv.DictWriter(text, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    write_whole(path, text.getvalue())
 
 
 def json_ready(value):
@@ -74,10 +77,11 @@ def write_report(
         "lineups": out / "lineups.csv",
         "report": out / "report.md",
     }
-    (out / "stats.json").write_text(
+    write_whole(
+        paths["stats"],
         json.dumps(
             json_ready({"meta": meta, **{k: v for k, v in summary.items() if k != "turns_to_win"}}), indent=2
-        )
+        ),
     )
     _write_csv(paths["leaderboard"], summary["agents"])
     _write_csv(paths["seats"], summary["seats"] + [{**s, "agent": "*"} for s in summary["seat_advantage"]])
@@ -85,7 +89,7 @@ def write_report(
     _write_csv(paths["lineups"], summary["lineups"])
     figures = write_plots(summary, out) if plots and summary["games"] else {}
     paths.update(figures)
-    paths["report"].write_text(_markdown_report(summary, meta, figures))
+    write_whole(paths["report"], _markdown_report(summary, meta, figures))
     summary["paths"] = {name: str(path) for name, path in paths.items() if path.exists()}
     return summary
 

@@ -21,7 +21,7 @@ def _config(folder: Path) -> dict | None:
     except ModuleNotFoundError as error:
         raise missing_extra(error, command=True) from error
     try:
-        config = yaml.safe_load((folder / "config.yaml").read_text())
+        config = yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     return config if isinstance(config, dict) else None

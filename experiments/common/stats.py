@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
@@ -46,6 +47,8 @@ SUBSET_META = ("note", "deals_per_lineup")
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Report on the games of one or more tournament folders (pooled, e.g. a sweep over player counts)."""
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character ("±" under LANG=C)
+        sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the report
     title = __doc__.partition("\n")[0]
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")

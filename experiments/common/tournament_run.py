@@ -181,7 +181,7 @@ def _run_locked(
         resolved_config if resolved_config is not None else OmegaConf.to_yaml(OmegaConf.structured(settings))
     )
     with writing(out / "config.yaml"):
-        (out / "config.yaml").write_text(hide_url_credentials(yaml))
+        (out / "config.yaml").write_text(hide_url_credentials(yaml), encoding="utf-8")
     session = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "version": __version__,

@@ -39,7 +39,7 @@ def _point(steps: int, wins: int, games: int) -> dict:
 
 def sb3_points(run_dir: Path, label: str) -> list[dict]:
     """The evaluations of an ``experiments.train_sb3`` run."""
-    lines = (run_dir / "evaluations.json").read_text().splitlines()
+    lines = (run_dir / "evaluations.json").read_text(encoding="utf-8").splitlines()
     points = []
     for line in map(json.loads, lines):
         result = line["results"][label]
@@ -69,7 +69,7 @@ def read_config(path: Path) -> dict[str, Any]:
     import yaml  # (pyyaml comes with the experiments extra, as omegaconf does)
 
     try:
-        config = yaml.safe_load(path.read_text())
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: not YAML ({(str(error).splitlines() or [''])[0]})") from None
     if not isinstance(config, dict):
@@ -112,7 +112,7 @@ def earlier_series(path: Path, renames: list[str]) -> dict[str, list[dict]]:
     Raises:
         ValueError: a rename is not ``OLD=NEW`` or the file has neither OLD nor NEW.
     """
-    series = json.loads(path.read_text())
+    series = json.loads(path.read_text(encoding="utf-8"))
     for rename in renames:
         old, sep, new = rename.partition("=")
         if sep and new in series and old not in series:
@@ -137,7 +137,7 @@ def ppo_run_points(run_dir: Path, label: str) -> list[dict]:
     points = [_point(s, round(r * games), games) for s, r in zip(steps.tolist(), rates.tolist())]
     final = run_dir / "evaluation.json"
     if final.exists():
-        result = json.loads(final.read_text())["results"][label]
+        result = json.loads(final.read_text(encoding="utf-8"))["results"][label]
         step = int(curves[f"eval/final_win_rate/{label}"][0][-1])
         points = [p for p in points if p["agent_steps"] != step]  # the final one has more games
         points.append(_point(step, result["wins"], result["games"]))
@@ -146,7 +146,7 @@ def ppo_run_points(run_dir: Path, label: str) -> list[dict]:
 
 def shipped_points(label: str, max_steps: float) -> list[dict]:
     """The shipped PPO model's evaluations during its 50M-step run, up to ``max_steps``."""
-    curves = json.loads((SHIPPED / "training_curves.json").read_text())
+    curves = json.loads((SHIPPED / "training_curves.json").read_text(encoding="utf-8"))
     games = _eval_games(SHIPPED / "train_ppo.yaml")
     steps, rates = curves[f"eval/win_rate/{label}"]
     return [_point(s, round(r * games), games) for s, r in zip(steps, rates) if s <= max_steps]

@@ -152,7 +152,7 @@ def with_intervals(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, An
 def append_evaluation(run_dir: Path, line: dict[str, Any]) -> None:
     """Add one evaluation (``line``: its counters and results) to ``run_dir/evaluations.json``, a JSON
     object a line."""
-    with open(run_dir / "evaluations.json", "a") as file:
+    with open(run_dir / "evaluations.json", "a", encoding="utf-8") as file:
         file.write(json.dumps(line) + "\n")
 
 
@@ -190,6 +190,6 @@ def final_evaluation(
             f"mean turns {'n/a' if turns is None else f'{turns:.1f}'}"
         )
     (run_dir / "evaluation.json").write_text(
-        json.dumps({"game": asdict(args.game), "results": results}, indent=2)
+        json.dumps({"game": asdict(args.game), "results": results}, indent=2), encoding="utf-8"
     )
     return results

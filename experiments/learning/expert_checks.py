@@ -208,7 +208,11 @@ def minari_step_problems(data: Path, counts: Mapping) -> list[str]:
     episodes = counts.get("minari_episodes") if type(counts.get("minari_episodes")) is int else 0
     errors = (OSError, ValueError, RecursionError, LookupError, TypeError, pa.ArrowException)
     try:
-        said = json.loads((data / "metadata.json").read_text())["total_steps"] if data.exists() else 0
+        said = (
+            json.loads((data / "metadata.json").read_text(encoding="utf-8"))["total_steps"]
+            if data.exists()
+            else 0
+        )
     except errors as error:
         return [f"minari: metadata.json is not Minari's ({type(error).__name__}: {error})"]
     steps = 0

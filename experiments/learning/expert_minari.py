@@ -89,7 +89,7 @@ def stored_counts(root: Path) -> dict[str, int] | None:
     path = root / MINARI_ID / "data" / "metadata.json"
     if not path.is_file():
         return None
-    metadata = json.loads(path.read_text())
+    metadata = json.loads(path.read_text(encoding="utf-8"))
     return {"episodes": int(metadata["total_episodes"]), "steps": int(metadata["total_steps"])}
 
 

@@ -54,7 +54,7 @@ def metadata_problem(data: Path, config: core.GameConfig, agents: list[str]) -> 
     if not path.exists():
         return None
     try:
-        metadata = json.loads(path.read_text())
+        metadata = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as error:  # (not JSON, not UTF-8, nested too deeply)
         return f"minari: metadata.json is not Minari's ({type(error).__name__}: {error})"
     if not isinstance(metadata, dict):
@@ -120,7 +120,11 @@ def minari_problems(data: Path, counts: dict, config: core.GameConfig, agents: l
     again in ``make_expert_env`` (the card's agents and rules) from its seed (``episode_problems``).
     ``metadata_problem`` has passed (the caller's duty): this reads the episode count of ``metadata.json``."""
     try:
-        held = int(json.loads((data / "metadata.json").read_text())["total_episodes"]) if data.exists() else 0
+        held = (
+            int(json.loads((data / "metadata.json").read_text(encoding="utf-8"))["total_episodes"])
+            if data.exists()
+            else 0
+        )
     except (OSError, ValueError, RecursionError, LookupError, TypeError) as error:
         return [f"minari: metadata.json is not Minari's ({type(error).__name__}: {error})"]
     said = counts.get("minari_episodes", 0)
@@ -138,7 +142,9 @@ def minari_problems(data: Path, counts: dict, config: core.GameConfig, agents: l
 
 def episode_problems(env: gymnasium.Env, folder: Path) -> list[str]:
     """The first step of a Minari episode (its ``folder``, read as Minari does) unlike the env's play."""
-    observation, _ = env.reset(seed=int(json.loads((folder / "metadata.json").read_text())["seed"]))
+    observation, _ = env.reset(
+        seed=int(json.loads((folder / "metadata.json").read_text(encoding="utf-8"))["seed"])
+    )
     rows = pads.dataset(folder, ignore_prefixes=["_", ".", "metadata.json"]).to_table().to_pydict()
     last = len(rows["actions"]) - 1  # (Minari keeps a row more than the steps: the last observation's)
     for t in range(last + 1):
@@ -168,7 +174,7 @@ def claim_problems(data: Path, names: Sequence[str], seeds: Sequence[int]) -> li
     if not path.is_file():
         return []
     try:
-        metadata = json.loads(path.read_text())
+        metadata = json.loads(path.read_text(encoding="utf-8"))
         held = metadata["total_episodes"]
     except ERRORS as error:
         return [f"minari: metadata.json is not Minari's ({type(error).__name__}: {error})"]
@@ -185,7 +191,7 @@ def claim_problems(data: Path, names: Sequence[str], seeds: Sequence[int]) -> li
     for index, seed in enumerate(seeds):
         folder = data / str(index)
         try:
-            said = json.loads((folder / "metadata.json").read_text())
+            said = json.loads((folder / "metadata.json").read_text(encoding="utf-8"))
             steps = pads.dataset(folder, ignore_prefixes=["_", ".", "metadata.json"]).count_rows() - 1
         except ERRORS as error:
             return [f"minari episode {index}: not an episode ({type(error).__name__}: {error})"]

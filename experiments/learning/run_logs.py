@@ -51,7 +51,7 @@ def new_run_folder(settings: RunSettings, prefix: str) -> Path:
 
     run_dir = unique_run_folder(settings.runs_dir, f"{prefix}__{settings.exp_name}__{settings.seed}")
     (run_dir / "checkpoints").mkdir()
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(settings)))
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(settings)), encoding="utf-8")
     return run_dir
 
 
@@ -60,7 +60,7 @@ def scalars(run_dir: str | Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     run_dir = Path(run_dir)
     if not any(run_dir.glob("events.out.tfevents.*")):
         if (run_dir / CURVES_FILE).exists():
-            exported = json.loads((run_dir / CURVES_FILE).read_text())
+            exported = json.loads((run_dir / CURVES_FILE).read_text(encoding="utf-8"))
             return {tag: (np.array(steps), np.array(values)) for tag, (steps, values) in exported.items()}
         raise FileNotFoundError(f"no TensorBoard event file and no {CURVES_FILE} in {run_dir}")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
