@@ -84,7 +84,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, option_switch
 from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatReplyError, add_reply_counts
 from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
 from cluedo_env import core
@@ -203,7 +203,7 @@ class LLMAgent(Agent):
         self.concurrency = concurrency
         self.max_invalid_replies = max_invalid_replies
         self.fallback = fallback
-        self.notepad = notepad
+        self.notepad = option_switch("notepad", notepad)
         self.prompts = load_prompts(prompts)
         self.record_dir = Path(record_dir) if record_dir is not None else None
         self._pool: ThreadPoolExecutor | None = None

@@ -53,11 +53,14 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
         # ignores it, and this process cannot stop halfway through writing a worker's start-up data
         # (the worker would fail reading it: "EOFError: Ran out of input"). This process gets either
         # signal once the mask is restored; a worker gets SIGTERM once its initializer unblocks it.
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        # (Windows has no signal masks: there the workers start unmasked.)
+        masks = hasattr(signal, "pthread_sigmask")
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if masks else None
         try:
             futures = [pool.submit(play_chunk, job, chunk) for chunk in chunks]
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            if masks:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for future in as_completed(futures):
             try:
                 records = future.result()

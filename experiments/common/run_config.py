@@ -2,11 +2,14 @@
 
 ``experiments.compare`` refuses to pair runs of other rules with it, and ``cluedo-stats`` to pool runs in
 which a player count's rules or a label's agent differ. The file is read with ``yaml.safe_load`` (a folder
-may come from elsewhere); one that is missing or unreadable says nothing (None).
+may come from elsewhere); one that is missing or unreadable says nothing (None). It is UTF-8; one that is
+not is read in the locale's encoding, in which versions before 0.2 wrote it (cp1252 on Windows, where a path
+or a label with an accent would otherwise make the file say nothing, and runs of other rules be pooled).
 """
 
 from __future__ import annotations
 
+import locale
 from pathlib import Path
 
 from cluedo_env.core.config import read_fields
@@ -21,8 +24,13 @@ def _config(folder: Path) -> dict | None:
     except ModuleNotFoundError as error:
         raise missing_extra(error, command=True) from error
     try:
-        config = yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = (folder / "config.yaml").read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:  # written by an earlier version in the locale's encoding
+            text = data.decode(locale.getpreferredencoding(False))
+        config = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, LookupError, yaml.YAMLError):
         return None
     return config if isinstance(config, dict) else None
 

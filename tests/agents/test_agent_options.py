@@ -13,6 +13,7 @@ from agents.registry import make_agent
         ("learned", "deterministic"),
         ("sat", "gamble_at_truncation"),
         ("sat", "stay_in_best_room"),
+        ("llm", "notepad"),  # (notepad="off" showed the model the notepad: an ablation's condition)
     ],
 )
 @pytest.mark.parametrize("word", ["off", "no", "false", "", 1, None])

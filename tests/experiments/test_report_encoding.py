@@ -124,3 +124,17 @@ def test_the_language_model_section_that_cannot_be_added_leaves_the_report_befor
         .read_text(encoding="utf-8")
         .startswith(before.decode("utf-8") + "\n## Language")
     )
+
+
+def test_a_config_yaml_an_earlier_version_wrote_in_the_locale_s_encoding_still_says_its_rules(
+    tmp_path, monkeypatch
+):
+    # Before the files were UTF-8, a run on Windows wrote config.yaml in cp1252: a path or a label with an
+    # accent made it unreadable as UTF-8, and a run that says nothing is pooled with runs of other rules.
+    from experiments.common.run_config import run_agents, run_rules
+
+    text = "output_dir: C:\\Users\\José\\runs\ngame: {max_turns: 40}\nlineup: {agents: [{name: sat, label: Révérend}]}\n"
+    (tmp_path / "config.yaml").write_bytes(text.encode("cp1252"))
+    monkeypatch.setattr("locale.getpreferredencoding", lambda do_setlocale=True: "cp1252")
+    assert run_rules(tmp_path)["max_turns"] == 40
+    assert list(run_agents(tmp_path)) == ["Révérend"]

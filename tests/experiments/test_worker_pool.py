@@ -136,3 +136,21 @@ def test_the_tournament_workers_leave_ctrl_c_and_the_compile_notice_to_the_paren
 def test_a_pool_of_no_workers_is_refused_naming_the_value(workers):
     with pytest.raises(ValueError, match=re.escape(f"workers must be an int >= 1, got {workers!r}")):
         worker_pool(workers)
+
+
+def test_a_tournament_with_workers_plays_where_signals_cannot_be_masked(tmp_path):
+    # Windows has no signal.pthread_sigmask: the tournament's pool started its workers under a mask
+    # only POSIX has, and died with an AttributeError before any game.
+    script = textwrap.dedent(f"""
+        import runpy, signal, sys
+        del signal.pthread_sigmask
+        sys.argv = ["experiments.tournament", "lineup.agents=[{{name: random}}, {{name: notepad}}]",
+                    "game.num_players=3", "game.max_turns=40", "games_per_lineup=6", "batch_size=3", "workers=1",
+                    "progress=false", "plots=false", "output_dir={tmp_path / "out"}"]
+        runpy.run_module("experiments.tournament", run_name="__main__", alter_sys=True)
+    """)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == 12
