@@ -5,6 +5,10 @@ also lists the last step's events, as player ``viewer`` sees them when a viewer 
 that player's hand), else everything, the shown card included. Pawns are labelled with their
 suspect's number, which is also the number of the player who plays that suspect.
 ``cluedo_env.render`` has the text form, and ``render_rgb`` is importable from there.
+
+A picture is ``scale`` pixels a board cell, from ``MIN_SCALE`` up to the scale whose picture stays within
+``MAX_PIXELS`` (``max_scale``: 92 on the classic board, a picture 3,404 pixels wide and 2,300 high); a larger
+scale is refused before anything is drawn, as one would take gigabytes of memory.
 """
 
 from __future__ import annotations
@@ -29,10 +33,14 @@ from cluedo_env.board_view import (
 )
 from cluedo_env.core import events as ev
 from cluedo_env.core.board import COLS, ROWS, classic_board
+from cluedo_env.core.config import GameConfig
 from cluedo_env.core.state import Phase, State
 from cluedo_env.transcript import describe_event
 
-__all__ = ["PAWN_COLOURS", "render_rgb"]
+__all__ = ["MAX_PIXELS", "MIN_SCALE", "PAWN_COLOURS", "max_scale", "render_rgb"]
+
+MIN_SCALE = 8  # pixels per board cell: below it the text cannot be read
+MAX_PIXELS = 8_000_000  # the most pixels of a picture (24 MB as RGB): its scale is at most max_scale
 
 # --- colours (RGB) -------------------------------------------------------------------
 
@@ -432,6 +440,13 @@ def _draw_panel(
             text(sentence, small)
 
 
+def max_scale(config: GameConfig) -> int:
+    """The largest scale whose picture of ``config``'s games has at most ``MAX_PIXELS`` pixels: the board
+    and the side panel are ``rows x (cols + PANEL_CELLS)`` cells of ``scale x scale`` pixels."""
+    layout = board_layout(config.board, config.cards.num_rooms)
+    return math.isqrt(MAX_PIXELS // (layout.rows * (layout.cols + PANEL_CELLS)))
+
+
 def render_rgb(
     state: State, game: int = 0, scale: int = 24, viewer: int | None = None, ending: str | None = None
 ) -> np.ndarray:
@@ -440,7 +455,7 @@ def render_rgb(
     Args:
         state: A batch of games.
         game: Which game of the batch.
-        scale: Pixels per board cell.
+        scale: Pixels per board cell, from ``MIN_SCALE`` to ``max_scale(state.config)``.
         viewer: If given, the panel also lists this player's hand and the last
             step's events are shown as this player sees them (else omniscient).
         ending: Why the game ended, for a game ended outside the rules (``status_lines``):
@@ -449,9 +464,17 @@ def render_rgb(
     Returns:
         ``uint8[H, W, 3]``; ``H = 25 * scale`` and ``W = (24 + 13) * scale`` on the
         classic board. With ``board="none"`` the rooms are drawn as tiles.
+
+    Raises:
+        ValueError: ``scale`` below ``MIN_SCALE`` or above ``max_scale`` (a picture of more than
+            ``MAX_PIXELS`` pixels).
     """
-    if scale < 8:
-        raise ValueError(f"scale must be at least 8 pixels per cell, got {scale}")
+    top = max_scale(state.config)
+    if not MIN_SCALE <= scale <= top:
+        raise ValueError(
+            f"scale must be from {MIN_SCALE} to {top} pixels per cell (a picture of at most {MAX_PIXELS:,} "
+            f"pixels), got {scale}"
+        )
     e = state.config.cards
     layout = board_layout(state.config.board, e.num_rooms)
     image = _background(e.rooms, state.config.board, scale).copy()

@@ -21,9 +21,13 @@ Typical use::
     verify(load_jsonl("game.jsonl"))
 
 Command line: ``python -m cluedo_env.replay RECORD.jsonl --gif out.gif [--frames DIR]
-[--viewer 2] [--transcript out.txt] [--every N]``; ``python -m cluedo_env.replay
-RECORD.jsonl --verify`` checks a record and says "verified", "incomplete" or "altered". A terminal
-that cannot show a character of the transcript (an ASCII one, ``LANG=C``) shows "?" in its place.
+[--viewer 2] [--transcript out.txt] [--every N] [--scale 16]``; ``python -m cluedo_env.replay
+RECORD.jsonl --verify`` checks a record and says "verified", "incomplete" or "altered". The outputs
+are checked before any work: one that is the record itself, empty, a folder for ``--gif`` or
+``--transcript`` or a file for ``--frames`` is refused in one line naming the option, and so is a
+``--scale`` whose picture would pass ``cluedo_env.render_image.MAX_PIXELS`` (92 on the classic board).
+``--gif`` writes a GIF whatever the file's extension. A terminal
+that cannot show a character of the transcript (an ASCII one, ``PYTHONIOENCODING=ascii``) shows "?" in its place.
 """
 
 from __future__ import annotations
@@ -233,16 +237,51 @@ def _frames(record: Replay, every: int | None) -> Iterator[tuple[int, State]]:
         yield previous
 
 
+# What each output option takes, for its refusals.
+OUTPUTS = {
+    "--gif": "a file for the GIF (e.g. game.gif)",
+    "--frames": "a folder for the PNG frames (made if missing)",
+    "--transcript": "a file for the transcript (e.g. game.txt)",
+}
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output that is empty, the record itself (the same file, whatever its
+    path), a folder for ``--gif`` or ``--transcript``, or a file for ``--frames``: ``ValueError`` naming
+    the option and what it takes."""
+    for option, accepts in OUTPUTS.items():
+        value = getattr(args, option[2:])
+        if value is None:
+            continue
+        path = Path(value)
+        if not value.strip():
+            raise ValueError(f"{option} is empty: give {accepts}")
+        if path.exists() and Path(args.record).exists() and path.samefile(args.record):
+            raise ValueError(f"{option} {value} is the record itself, which it would replace: give {accepts}")
+        if option == "--frames" and path.exists() and not path.is_dir():
+            raise ValueError(f"--frames {value} is not a folder: give {accepts}")
+        if option != "--frames" and path.is_dir():
+            raise ValueError(f"{option} {value} is a folder: give {accepts}")
+
+
 def _write_outputs(args: argparse.Namespace) -> None:
     from PIL import Image
 
     from cluedo_env.render import render_rgb
+    from cluedo_env.render_image import MAX_PIXELS, MIN_SCALE, max_scale
 
+    _check_outputs(args)
     record = load_jsonl(args.record)
     if args.viewer is not None and not 0 <= args.viewer < record.config.num_players:
         raise ValueError(f"--viewer must be a player in [0, {record.config.num_players}), got {args.viewer}")
     if args.every is not None and args.every < 1:
         raise ValueError(f"--every must be a positive number of steps, got {args.every}")
+    top = max_scale(record.config)
+    if (args.gif or args.frames) and not MIN_SCALE <= args.scale <= top:
+        raise ValueError(
+            f"--scale must be from {MIN_SCALE} to {top} pixels per board cell (a picture of at most "
+            f"{MAX_PIXELS:,} pixels), got {args.scale}"
+        )
     verify(record)
     if args.transcript:
         Path(args.transcript).write_text("\n".join(transcript(record, args.viewer)) + "\n", encoding="utf-8")
@@ -266,9 +305,10 @@ def _write_outputs(args: argparse.Namespace) -> None:
             gif_frames.append(image.quantize(palette=palette, dither=Image.Dither.NONE))
     if args.gif and gif_frames:
         durations = [GIF_FRAME_MS] * (len(gif_frames) - 1) + [GIF_LAST_FRAME_MS]
-        gif_frames[0].save(
-            args.gif, save_all=True, append_images=gif_frames[1:], duration=durations, loop=0, optimize=False
-        )
+        gif_frames[0].save(  # a GIF whatever the name's extension (or none)
+            args.gif, format="GIF", save_all=True, append_images=gif_frames[1:], duration=durations, loop=0,
+            optimize=False,
+        )  # fmt: skip
     print(
         f"{args.record}: {record.num_steps} steps"
         + (f", GIF of {len(gif_frames)} frames -> {args.gif}" if args.gif else "")
@@ -304,7 +344,8 @@ def _verify_file(path: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; returns the exit status."""
-    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character ("é" under LANG=C)
+    # a terminal that cannot show a character ("é" where stdout is ASCII)
+    if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not an error instead of the transcript
     parser = argparse.ArgumentParser(
         prog="python -m cluedo_env.replay",
@@ -322,7 +363,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--every", type=int, help="a frame every N steps (default: each step that moved a piece)"
     )
-    parser.add_argument("--scale", type=int, default=16, help="pixels per board cell (default 16)")
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=16,
+        help="pixels per board cell, 8 to 92 on the classic board (default 16)",
+    )
     parser.add_argument(
         "--verify",
         action="store_true",

@@ -31,7 +31,8 @@ the agents are seeded per shard, so ``--shard-games`` is part of what the games 
 written whole (a temporary file renamed) as they finish: the same command run again plays only
 the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. A file that cannot be
 written (a full disk, a folder made read-only) stops the run in one line naming it and the error, the
-shards written kept (a Minari dataset half written is removed). ``--workers`` processes play the shards,
+shards written kept (a Minari dataset half written is removed); Ctrl-C stops it at once, the workers
+too, with one line saying how many shards are kept and the command that resumes (exit status 130). ``--workers`` processes play the shards,
 each started afresh (spawn: a fork of this process, where a ``ppo`` agent's torch has run, hangs).
 ``--verify`` checks the card's checksums; refuses a table the replays would not read (a ``decisions/``
 or ``games/`` file without its twin of the same name, a Minari file of no episode the card counts), a
@@ -52,11 +53,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 import sys
 import time
-from concurrent.futures import as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -65,8 +65,10 @@ import numpy as np
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.game_record import config_from_json, config_to_json
-from experiments.common.extras import WorkerLost, missing_extra, worker_pool
+from experiments.common.extras import WorkerLost, missing_extra
 from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder, unwritable
+from experiments.common.interrupts import INTERRUPTED
+from experiments.common.output_paths import path_argument
 from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import NotWritten, writing
 
@@ -79,7 +81,8 @@ try:
     from experiments.learning.expert_minari import MINARI_ID, stored_counts, write_minari
     from experiments.learning.expert_minari_checks import metadata_problem, minari_problems
     from experiments.learning.expert_readme import readme_text
-    from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games, write_table
+    from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA
+    from experiments.learning.expert_shards import play_shards, shard_index, shards_done
 except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
 
@@ -177,25 +180,6 @@ class DatasetSettings:
         }
 
 
-def shard_paths(folder: Path, index: int) -> tuple[Path, Path]:
-    """``(decisions, games)`` files of shard ``index``."""
-    name = f"shard-{index:05d}.parquet"
-    return folder / "decisions" / name, folder / "games" / name
-
-
-def play_shard(settings: DatasetSettings, index: int, folder: str) -> int:
-    """Shard ``index``: its games played and written (decisions first, games last); returns its decisions."""
-    n = settings.shard_games
-    first = index * n
-    decisions, games = play_expert_games(
-        settings.config, settings.agents, settings.game_seeds(first, n), first, settings.seed * 10**6 + first
-    )
-    decisions_path, games_path = shard_paths(Path(folder), index)
-    write_table(decisions, decisions_path)
-    write_table(games, games_path)  # last: a shard is done when its games file exists
-    return decisions.num_rows
-
-
 def _written_here(folder: Path) -> bool:
     """Whether this command wrote ``folder``: its ``settings.json`` holds the recording settings, or its
     card names this dataset (a file of the same name written by anything else does not count)."""
@@ -204,7 +188,7 @@ def _written_here(folder: Path) -> bool:
         (CARD, lambda held: held.get("name") == DATASET_NAME),
     ):
         try:
-            held = json.loads((folder / name).read_text())
+            held = json.loads((folder / name).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             continue
         if isinstance(held, dict) and ours(held):
@@ -216,11 +200,14 @@ def _check_folder(folder: Path) -> None:
     """Refuse an existing folder of other files: ``--out`` is new, empty, or a folder of this command."""
     if not folder.is_dir() or _written_here(folder):
         return
+    if (folder / SETTINGS).exists():
+        _recorded_settings(folder)  # one that cannot be read is named, with what to do
     stopped = {LOCK_FILE} | {  # what a run stopped before writing its settings leaves
         part
         for part in ("decisions", "games")
         if (folder / part).is_dir() and not any((folder / part).iterdir())
     }
+    stopped |= {path.name for path in folder.glob(f"{SETTINGS}.*.tmp")}  # (killed while writing them)
     others = sorted(path.name for path in folder.iterdir() if path.name not in stopped)
     if others:
         found = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
@@ -229,6 +216,24 @@ def _check_folder(folder: Path) -> None:
             f"it holds {found}. The command writes its own {README} and folders there: choose a new or "
             "empty --out"
         )
+
+
+def _recorded_settings(folder: Path) -> dict:
+    """The settings ``folder``'s ``settings.json`` holds; ``ValueError`` naming the file and what to do
+    where it is not a JSON object (empty, cut, not JSON)."""
+    path = folder / SETTINGS
+    try:
+        held = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        held = f"{type(error).__name__}: {error}"
+    if not isinstance(held, dict):
+        why = held if isinstance(held, str) else "not a JSON object"
+        raise ValueError(
+            f"{path} cannot be read as the settings of the folder's games ({why}): if you ran this command "
+            f"into it with the same --agents, --board, --seed and --shard-games, remove {path} and run it "
+            "again (the shards written are kept); otherwise choose another --out"
+        )
+    return held
 
 
 def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
@@ -240,7 +245,7 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
     )
     if not path.is_file() or not recorded:
         return
-    before = json.loads(path.read_text())
+    before = _recorded_settings(folder)
     changed = [key for key, value in settings.recording().items() if before.get(key) != value]
     if changed:
         raise ValueError(
@@ -254,55 +259,15 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
         p
         for part in ("decisions", "games")  # (a run killed while writing a shard leaves its decisions alone)
         for p in (folder / part).glob("shard-*.parquet")
-        if _shard_index(p) >= shards
+        if shard_index(p) >= shards
     )
     if beyond:
         names = ", ".join(f"{p.parent.name}/{p.name}" for p in beyond)
-        needed = (max(map(_shard_index, beyond)) + 1) * settings.shard_games
+        needed = (max(map(shard_index, beyond)) + 1) * settings.shard_games
         raise ValueError(
             f"{folder} holds shards past --games {settings.games} ({names}); give --games {needed} or more, "
             "or choose another --out"
         )
-
-
-def _shard_index(path: Path) -> int:
-    """The index of ``shard-NNNNN.parquet`` (-1 for a name not of that form)."""
-    digits = path.name.removeprefix("shard-").removesuffix(".parquet")
-    return int(digits) if digits.isdigit() else -1
-
-
-def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress: bool) -> None:
-    """Play the shards not yet on disk, in ``workers`` processes started afresh (``worker_pool``: the games
-    are those of one process) or in this one (0)."""
-    from tqdm import tqdm
-
-    shards = settings.games // settings.shard_games
-    todo = [k for k in range(shards) if not shard_paths(folder, k)[1].exists()]
-    bar = tqdm(
-        total=shards, initial=shards - len(todo), unit=" shards", desc="expert games", disable=not progress
-    )
-    if workers == 0:
-        for k in todo:
-            play_shard(settings, k, str(folder))
-            bar.update(1)
-        bar.close()
-        return
-    with worker_pool(workers) as pool:
-        try:
-            for future in as_completed([pool.submit(play_shard, settings, k, str(folder)) for k in todo]):
-                future.result()
-                bar.update(1)
-        except NotWritten:  # a full disk, a folder made read-only: the shards not started are not played
-            pool.shutdown(cancel_futures=True)
-            raise
-        except BrokenProcessPool:
-            bar.close()
-            done = sum(shard_paths(folder, k)[1].exists() for k in range(shards))
-            raise WorkerLost(
-                f"a worker process died (killed, or out of memory); {done} of the {shards} shards are saved "
-                f"in {folder}: run the same command again to play the others"
-            ) from None
-    bar.close()
 
 
 def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
@@ -403,11 +368,12 @@ def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: b
         (folder / part).mkdir(exist_ok=True)
     with lock_folder(folder):
         _check_reuse(folder, settings)
-        with writing(folder / SETTINGS):
-            (folder / SETTINGS).write_text(json.dumps(settings.recording(), indent=1) + "\n")
+        with writing(folder / SETTINGS):  # whole: a run stopped while writing them leaves the earlier ones
+            write_whole(folder / SETTINGS, json.dumps(settings.recording(), indent=1) + "\n")
         (folder / CARD).unlink(missing_ok=True)  # the card says the folder is complete: not while writing
-        for leftover in [*folder.glob("decisions/*.tmp"), *folder.glob("games/*.tmp")]:
-            leftover.unlink()  # a killed run's half-written shard (its lock is ours now)
+        leftovers = ("decisions/*.tmp", "games/*.tmp", f"{SETTINGS}.*.tmp", f"{CARD}.*.tmp")
+        for leftover in [path for pattern in leftovers for path in folder.glob(pattern)]:
+            leftover.unlink()  # a killed run's half-written shard, settings or card (its lock is ours now)
         shutil.rmtree(folder / "minari.partial", ignore_errors=True)
         play_shards(settings, folder, workers, progress)
         minari, root = stored_counts(folder / "minari"), folder / "minari"
@@ -447,7 +413,7 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     if not path.is_file():
         return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
     try:
-        card = json.loads(path.read_text())
+        card = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, RecursionError) as error:  # (not JSON, not UTF-8, nested too deeply)
         return [f"{path}: not a JSON card ({type(error).__name__}: {error})"]
     if not isinstance(card, dict) or not all(
@@ -508,7 +474,11 @@ def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.Argumen
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     default = DatasetSettings()
-    parser.add_argument("--out", type=Path, help="the dataset folder to write (or complete)")
+    parser.add_argument(
+        "--out",
+        type=path_argument("the dataset folder to write"),
+        help="the dataset folder to write (or complete)",
+    )
     parser.add_argument(
         "--verify", type=Path, metavar="DIR", help="check a dataset folder instead of writing one"
     )
@@ -553,7 +523,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"problem: {line}", file=sys.stderr)
         if problems:
             sys.exit(1)
-        card = json.loads((args.verify / CARD).read_text())
+        card = json.loads((args.verify / CARD).read_text(encoding="utf-8"))
         counts = card["counts"]
         print(f"{args.verify}: version {card.get('version')}, {counts.get('games')} games, "
               f"{counts.get('decisions')} decisions, {counts.get('minari_episodes')} Minari episodes: "
@@ -575,6 +545,12 @@ def main(argv: list[str] | None = None) -> None:
     start = time.time()
     try:
         card = build(settings, args.out, args.workers, progress=not args.no_progress)
+    except KeyboardInterrupt:  # Ctrl-C: the workers stopped, the shards written kept
+        words = ["python", "-m", "experiments.expert_dataset", *(sys.argv[1:] if argv is None else argv)]
+        kept = shards_done(settings, args.out) if args.out.is_dir() else 0
+        print(f"\ninterrupted: {kept} of {settings.games // settings.shard_games} shards kept in {args.out}; "
+              f"to resume: {shlex.join(words)}")  # fmt: skip
+        sys.exit(INTERRUPTED)
     except (ValueError, FolderRefused, WorkerLost, NotWritten) as error:
         message = str(error)
         if isinstance(error, NotWritten):  # (a full disk, a folder made read-only)

@@ -30,9 +30,11 @@ goes on is refused in one line before it writes anything.
    (``agents.ppo.imitation.imitate``): ``epochs`` passes, the last ``holdout``
    share of the decisions kept apart to report held-out loss and agreement
    (the share of decisions where its most likely action is the teacher's), in
-   TensorBoard and ``history.json``. A run started again in the folder moves the
-   earlier run's TensorBoard events into ``superseded_<time>_<random>/``
-   (``set_aside_events``), which TensorBoard shows as a run of its own. ``targets=visits`` fits instead, where an
+   TensorBoard and ``history.json``. A run started again in the folder first moves the
+   earlier run's results (``model.pt``, ``history.json``, ``evaluation.json``, with a copy of its
+   ``config.yaml``) and its TensorBoard events into ``superseded_<time>_<random>/``
+   (``set_aside_results``), which TensorBoard shows as a run of its own: a run stopped part-way leaves
+   no results of another run beside its own. ``targets=visits`` fits instead, where an
    IS-MCTS teacher (``teacher={name: ismcts}``) searched, each root candidate
    at its share of the visits: expert iteration's policy target (the batches
    keep both). The result is ``model.pt``, which
@@ -48,6 +50,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -377,15 +380,26 @@ def _recorded(config: DictConfig, key: str) -> object:
     return read_fields(OmegaConf.to_container(value)) if key == "game" and value is not None else value
 
 
-def set_aside_events(folder: Path) -> Path | None:
-    """Move the TensorBoard events files of an earlier run in ``folder`` (a run started again under the
-    same ``exp_name``) into a new subfolder ``superseded_<time>_<random>``, which TensorBoard shows as a
-    run of its own: the folder's own curves are then the current run's, for its current ``model.pt``,
-    ``history.json`` and ``evaluation.json``. Returns the subfolder (None: no events to move)."""
-    earlier = sorted(folder.glob("events.out.tfevents.*"))
+# What a run writes in its folder after its config: an earlier run's are set aside when a run starts.
+RESULTS = ("model.pt", "history.json", "evaluation.json")
+
+
+def set_aside_results(folder: Path) -> Path | None:
+    """Move what an earlier run in ``folder`` (a run started again under the same ``exp_name`` and seed)
+    made, its ``RESULTS`` and TensorBoard events files, into a new subfolder
+    ``superseded_<time>_<random>`` with a copy of its ``config.yaml`` (the folder keeps its own: it binds
+    the decisions, ``_check_reuse``). TensorBoard shows the subfolder as a run of its own. Done before
+    the run writes anything: the folder's files are then the current run's alone, and a run stopped
+    part-way leaves no ``evaluation.json`` (``plot_imitation`` takes the folder as unfinished). Returns
+    the subfolder (None: nothing to move)."""
+    earlier = sorted(folder.glob("events.out.tfevents.*")) + [
+        folder / name for name in RESULTS if (folder / name).is_file()
+    ]
     if not earlier:
         return None
     aside = Path(tempfile.mkdtemp(prefix=f"superseded_{int(time.time())}_", dir=folder))  # one per run
+    if (folder / "config.yaml").is_file():
+        shutil.copy2(folder / "config.yaml", aside / "config.yaml")
     for path in earlier:
         path.replace(aside / path.name)
     return aside
@@ -418,7 +432,11 @@ def run(args: ImitateConfig) -> Path:
 
 def _run_locked(args: ImitateConfig, folder: Path) -> Path:
     _check_reuse(folder, args)
-    (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)))
+    initial = load_model(args.init_from) if args.init_from else None  # (it may be the model set aside)
+    aside = set_aside_results(folder)
+    if aside is not None:
+        print(f"the earlier run's results and events set aside in {aside} (TensorBoard shows them apart)")
+    (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)), encoding="utf-8")
     print(f"run folder: {folder}")
     start = time.time()
     collect(args, folder / "decisions")
@@ -429,13 +447,10 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
 
     game = args.game.to_game_config()
     network = ActorCritic(game, args.network)
-    if args.init_from:
-        warm_start(network, load_model(args.init_from))
+    if initial is not None:
+        warm_start(network, initial)
     from torch.utils.tensorboard import SummaryWriter
 
-    aside = set_aside_events(folder)
-    if aside is not None:
-        print(f"the earlier run's TensorBoard events set aside in {aside} (TensorBoard shows them apart)")
     writer = SummaryWriter(str(folder))
     history = []
     for row in tqdm(imitate(network, observations, masks, actions, args.epochs, args.minibatch,
@@ -445,7 +460,7 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
         history.append(row)
         for key in ("loss", "holdout_loss", "holdout_agreement"):
             writer.add_scalar(f"imitation/{key}", row[key], row["epoch"])
-    (folder / "history.json").write_text(json.dumps(history, indent=1))
+    (folder / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
     save_model(folder / "model.pt", network)
     report = {"teacher": teacher, "decisions": len(actions), "imitation": history[-1],
               "seconds_to_model": time.time() - start}  # fmt: skip
@@ -457,7 +472,7 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
         report["evaluation"] = results
     report["seconds"] = time.time() - start
     writer.close()
-    (folder / "evaluation.json").write_text(json.dumps(report, indent=1))
+    (folder / "evaluation.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(json.dumps(report.get("evaluation", {}), indent=1))
     return folder
 

@@ -9,7 +9,8 @@
     python -m experiments.play --human 0 --preset de_2023 --players 3  # ... the German edition, 3 players
     python -m experiments.play --games 2 --record games            # and save replays: games/game-0.jsonl
 
-Agent ``k`` of ``--agents`` sits at seat ``P{k}`` in every game. By default seat 0 is the SAT
+Agent ``k`` of ``--agents`` sits at seat ``P{k}`` in every game; ``--games`` is at most 10,000 (they
+are played at once, as one batch: a tournament plays more). By default seat 0 is the SAT
 agent and the others alternate notepad and random players (who accuse only rarely), so the
 games end with a winner: uniformly random players accuse wrongly at once and nobody wins.
 ``--human SEAT`` (or the name ``human`` in ``--agents``) seats you there for one game, played in
@@ -24,7 +25,7 @@ edition as its booklet plays it); ``--players``,
 ``--agents``, ``--duel`` and ``--board``, when given, override it. Ctrl-C stops the games with one
 line (exit status 130). ``--record`` saves each game's replay as it ends, and a game left early
 (Ctrl-C, ``quit``, the end of the input, an error) as far as it went. A terminal that cannot show a
-character of the story (an ASCII one, ``LANG=C``: the "é" of "Révérend Olive") shows "?" in its place.
+character of the story (an ASCII one, ``PYTHONIOENCODING=ascii``: the "é" of "Révérend Olive") shows "?" in its place.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ from cluedo_env.transcript import story
 __all__ = ["default_agents", "main"]
 
 
+MAX_GAMES = 10_000  # --games at most: every game is played at once (one batch, its events all kept)
+
+
 def default_agents(players: int) -> list[str]:
     """The default line-up: SAT at seat 0, then notepad and random players in turn."""
     return ["sat"] + [("notepad", "random")[k % 2] for k in range(players - 1)]
@@ -61,7 +65,9 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
         description=f"{title} (cluedo-env {__version__})\n{rest}",
         formatter_class=argparse.RawDescriptionHelpFormatter,  # keep the examples' lines
     )
-    parser.add_argument("--games", type=int, default=3, help="games to play (default 3)")
+    parser.add_argument(
+        "--games", type=int, default=3, help=f"games to play, at most {MAX_GAMES} (default 3)"
+    )
     parser.add_argument(
         "--agents",
         help=f"comma-separated agents, one per seat, from {sorted(AGENTS)} or 'package.module:Class' "
@@ -99,6 +105,11 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
+    if args.games > MAX_GAMES:
+        parser.error(
+            f"--games must be at most {MAX_GAMES} (the games are played at once, in one batch; a tournament "
+            f"plays more: python -m experiments.tournament), got {args.games}"
+        )
     names = [name.strip() for name in args.agents.split(",")] if args.agents is not None else None
     if names is not None and not all(names):
         parser.error(f"--agents needs comma-separated names, got {args.agents!r}")
@@ -126,9 +137,9 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
     if args.seed is None:  # a person gets a new deal each sitting, drawn from every seed, as the web server
         # does (a smaller range could be searched for the deal that matches one's hand); agents' games seed 0
         args.seed = secrets.randbelow(core.SEED_BOUND) if "human" in names else 0
-    elif args.seed < 0:
+    if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
-    elif args.seed > core.SEED_BOUND - args.games:
+    if args.seed > core.SEED_BOUND - args.games:  # (checked for the default seed too)
         parser.error(
             f"--seed must be at most {core.SEED_BOUND - args.games} (2**63 - --games: the games' seeds count "
             f"up from it and stay below 2**63), got {args.seed}"
@@ -166,7 +177,8 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
 
 def main(argv: list[str] | None = None) -> None:
     """Play ``--games`` games between ``--agents`` and print their stories and a summary."""
-    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character ("é" under LANG=C)
+    # a terminal that cannot show a character ("é" where stdout is ASCII)
+    if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the games
     args, config, names, agents = _setup(argv)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.common.extras import missing_extra
+from experiments.common.output_paths import FIGURE, figure_file, path_argument, refuse_files
 from experiments.learning.curves import read_config, setting
 from experiments.learning.run_logs import figure_path
 
@@ -144,13 +145,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("runs", nargs="+", type=Path, help="experiments.imitate run folders")
     parser.add_argument(
         "--png",
-        type=Path,
+        type=path_argument(FIGURE),
         default=Path("imitation.png"),
-        help="where to draw, not a symbolic link (default: %(default)s)",
+        help="where to draw, not a symbolic link (default: %(default)s; .png added to a name without an "
+        "extension)",
     )
     args = parser.parse_args(argv)
     # (a link, in a downloaded folder the command is run in, would have the figure written over its file)
-    png = figure_path(parser, args.png, None, "imitation.png")
+    png = figure_path(parser, figure_file(args.png), None, "imitation.png")
+    refuse_files(parser, {"--png": (png, FIGURE)})
     for folder in args.runs:
         if not (folder / "evaluation.json").is_file():
             parser.error(f"{folder} is not a finished experiments.imitate run (no evaluation.json)")

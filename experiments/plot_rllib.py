@@ -34,6 +34,7 @@ import numpy as np
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
+from experiments.common.output_paths import FIGURE, figure_file, path_argument, refuse_files
 from experiments.learning.curves import ppo_run_points, sb3_points, shipped_points
 from experiments.learning.run_logs import figure_path
 
@@ -44,6 +45,7 @@ NOT_RECORDED = "machine load not recorded"
 
 
 POINT_KEYS = ("agent_steps", "win_rate", "low", "high")  # of each win-rate point of a --json file
+POINTS = "a JSON file for the points (e.g. points.json)"
 
 
 def _numbers(values: object) -> bool:
@@ -177,9 +179,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--ppo-load", help="the machine load the train_ppo run was timed under")
     parser.add_argument(
-        "--png", type=Path, help="figure path, not a symbolic link (default: <rllib_run>/rllib_vs_ppo.png)"
+        "--png", type=path_argument(FIGURE),
+        help="figure path, not a symbolic link (default: <rllib_run>/rllib_vs_ppo.png; .png added to a name "
+        "without an extension)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--json", type=path_argument(POINTS), help="also write the points (with game counts) here"
     )
-    parser.add_argument("--json", type=Path, help="also write the points (with game counts) here")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
     if (args.points is None) == (args.rllib_run is None and args.ppo_run is None):
@@ -189,7 +195,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.points is not None and (args.png is None or args.shipped):
         parser.error("--points redraws what the file holds: give --png, and no --shipped")
     # (a link in a downloaded run folder would have the figure written over the file it points to)
-    png = figure_path(parser, args.png, args.rllib_run, "rllib_vs_ppo.png")
+    png = figure_path(parser, figure_file(args.png), args.rllib_run, "rllib_vs_ppo.png")
+    refuse_files(parser, {"--png": (png, FIGURE), "--json": (args.json, POINTS)})  # before reading the runs
     try:
         if args.points is not None:
             try:
@@ -209,11 +216,13 @@ def main(argv: list[str] | None = None) -> None:
             loads = {}
         loads |= {name: load for name, load in ((RLLIB, args.rllib_load), (PPO, args.ppo_load)) if load}
         labels = [label for label in args.labels if any(label in by_label for by_label in rates.values())]
+        png.parent.mkdir(parents=True, exist_ok=True)
         figure(speed, rates, labels, loads).savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard, omegaconf and matplotlib come with extras
         raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(
             json.dumps({"throughput": speed, "win_rates": rates, "loads": loads}, indent=1), encoding="utf-8"
         )

@@ -26,8 +26,11 @@ import numpy as np
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
+from experiments.common.output_paths import FIGURE, figure_file, path_argument, refuse_files
 from experiments.learning.curves import earlier_series, ppo_run_points, sb3_name, sb3_points, shipped_points
 from experiments.learning.run_logs import figure_path
+
+POINTS = "a JSON file for the points (e.g. points.json)"
 
 
 def figure(series: dict[str, list[dict]], title: str):
@@ -80,15 +83,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-steps", type=float, default=7e6, help="agent-steps of the shipped curve shown")
     parser.add_argument("--label", default="random_never", help="the evaluation opponents")
     parser.add_argument(
-        "--png", type=Path, help="figure path, not a symbolic link (default: <sb3_run>/sb3_vs_ppo.png)"
+        "--png", type=path_argument(FIGURE),
+        help="figure path, not a symbolic link (default: <sb3_run>/sb3_vs_ppo.png; .png added to a name "
+        "without an extension)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--json", type=path_argument(POINTS), help="also write the points (with game counts) here"
     )
-    parser.add_argument("--json", type=Path, help="also write the points (with game counts) here")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
     if args.sb3_run is None and (args.earlier is None or args.png is None):
         parser.error("give an SB3 run folder, or redraw an --earlier file with --png")
     # (a link in a downloaded run folder would have the figure written over the file it points to)
-    png = figure_path(parser, args.png, args.sb3_run, "sb3_vs_ppo.png")
+    png = figure_path(parser, figure_file(args.png), args.sb3_run, "sb3_vs_ppo.png")
+    refuse_files(parser, {"--png": (png, FIGURE), "--json": (args.json, POINTS)})  # before reading the runs
     try:
         series = earlier_series(args.earlier, args.rename) if args.earlier else {}
         if args.sb3_run is not None:
@@ -97,6 +105,7 @@ def main(argv: list[str] | None = None) -> None:
             series["project PPO, same budget (train_ppo)"] = ppo_run_points(args.ppo_run, args.label)
         if args.shipped:
             series["project PPO, shipped 50M run"] = shipped_points(args.label, args.max_steps)
+        png.parent.mkdir(parents=True, exist_ok=True)
         figure(series, f"Win rate against {args.label} in every other seat (95% Wilson intervals)").savefig(
             png, dpi=100
         )
@@ -104,6 +113,7 @@ def main(argv: list[str] | None = None) -> None:
         raise missing_extra(error, command=True) from error
     print(f"figure: {png}")
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(series, indent=1), encoding="utf-8")
         print(f"points: {args.json}")
 

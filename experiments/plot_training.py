@@ -37,6 +37,7 @@ import numpy as np
 from cluedo_env import __version__
 from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import missing_extra
+from experiments.common.output_paths import FIGURE, figure_file, path_argument, refuse_files
 from experiments.common.value_checks import is_read_number
 from experiments.learning.run_logs import CURVES_FILE, figure_path, scalars
 
@@ -48,6 +49,7 @@ except ModuleNotFoundError as error:
 EXPORTED_PREFIXES = ("charts/", "eval/", "losses/entropy", "losses/explained_variance")
 OPPONENT_NAMES = {"random_never": "random (never accuse)"}  # an evaluation label -> what the plots call it
 CONFIG_FILES = ("config.yaml", "train_ppo.yaml")  # a run folder's, a shipped model's
+CURVES = "a JSON file for the curves (e.g. curves.json)"
 
 
 def run_config(run_dir: str | Path) -> dict[str, Any]:
@@ -123,6 +125,7 @@ def export(curves: dict[str, tuple[np.ndarray, np.ndarray]], path: str | Path) -
         for tag, (steps, values) in curves.items()
         if tag.startswith(EXPORTED_PREFIXES)
     }
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(kept), encoding="utf-8")
 
 
@@ -320,9 +323,11 @@ def main(argv: list[str] | None = None) -> None:
     )  # fmt: skip
     parser.add_argument("--labels", nargs="+", help="the runs' names in a comparison (default: the folders')")
     parser.add_argument(
-        "--png", type=Path, help="figure path, not a symbolic link (default: <run_dir>/learning_curve.png)"
-    )
-    parser.add_argument("--json", type=Path, help="also export the curves to this JSON file")
+        "--png", type=path_argument(FIGURE),
+        help="figure path, not a symbolic link (default: <run_dir>/learning_curve.png; .png added to a name "
+        "without an extension)",
+    )  # fmt: skip
+    parser.add_argument("--json", type=path_argument(CURVES), help="also export the curves to this JSON file")
     parser.add_argument("--title", default="PPO", help="title of the win-rate panel")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)
@@ -332,13 +337,15 @@ def main(argv: list[str] | None = None) -> None:
     if len(args.run_dirs) > 1 and (args.json or not args.png):
         parser.error("a comparison of several runs needs --png (and writes no --json)")
     # (a link in a downloaded run folder would have the figure written over the file it points to)
-    png = figure_path(parser, args.png, args.run_dirs[0], "learning_curve.png")
+    png = figure_path(parser, figure_file(args.png), args.run_dirs[0], "learning_curve.png")
+    refuse_files(parser, {"--png": (png, FIGURE), "--json": (args.json, CURVES)})  # before reading the runs
     try:
         runs = [
             (label, scalars(d), run_config(d), final_evaluation(d))
             for label, d in zip(labels, args.run_dirs, strict=True)
         ]
         fig = figure(*runs[0][1:], args.title) if len(runs) == 1 else compare(runs, args.title)
+        png.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(png, dpi=100)
     except ModuleNotFoundError as error:  # tensorboard and matplotlib come with extras
         raise missing_extra(error, command=True) from error

@@ -11,7 +11,11 @@ failed (a server that never answered usably: ``ChatReplyError``; a reply without
 anything else it raises (a bug, a bad setting) stops the run in one line, the tasks scored so far kept for
 the same command to go on from; so does a results file that cannot be written (a full disk, a folder made
 read-only: the line names the file and the error; ``experiments.common.write_failures``; the report's
-files are written whole, so one that fails leaves the earlier run's). A solver's text (its error, a
+files are written whole, so one that fails leaves the earlier run's). Ctrl-C stops a run with one line
+saying how many tasks are kept and the command that goes on from them (exit status 130). A split not
+shipped is generated into ``cache`` on first use; a copy there that cannot be read (cut by a run stopped
+while writing it) or holds other tasks is generated again, after a one-line warning naming it
+(``cluedo_env.reasoning.splits.load_split``). A solver's text (its error, a
 model's reply) is written whatever it holds: a lone surrogate (half an emoji, a file name undecodable
 as UTF-8) as JSON's escape of it (``reasoning_scores.json_text``). Bad ``llm`` options, and an import
 path that leads to no callable, stop the command in one line (``config error: llm: ...``, ``config
@@ -42,6 +46,7 @@ import numbers
 import re
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,8 +56,15 @@ from tqdm import tqdm
 
 try:  # modules of an extra: a core-only install is told which extra to install
     import hydra
-    import matplotlib
     from hydra.core.config_store import ConfigStore
+
+    from experiments.common.reasoning_plots import (
+        INTERVALS,
+        MIN_GAMES_FOR_INTERVAL,
+        games_of,
+        plot_calibration,
+        plot_tiers,
+    )
 except ModuleNotFoundError as error:
     from experiments.common.extras import missing_extra
 
@@ -61,10 +73,11 @@ except ModuleNotFoundError as error:
 from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import load_solver
-from cluedo_env.reasoning.ladder import LABELS
 from cluedo_env.reasoning.score import SCORE_VERSION, public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
 from experiments.common.folder_lock import FolderRefused, lock_folder
+from experiments.common.interrupts import INTERRUPTED, hydra_command
+from experiments.common.output_paths import file_refusal
 from experiments.common.reasoning_scores import json_text, llm_identity, scored_before
 from experiments.common.reasoning_solvers import check_import_path, check_llm_options, known_solvers
 from experiments.common.request_logs import quiet_request_logs
@@ -75,10 +88,7 @@ from experiments.common.value_checks import ConfigError, check_local_model, exit
 from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import NotWritten, writing
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
-__all__ = ["ReasoningBenchConfig", "SolverFailed", "format_table", "run"]
+__all__ = ["Interrupted", "ReasoningBenchConfig", "SolverFailed", "SplitRefused", "format_table", "run"]
 
 # What a run stopped part-way says of its scores (the endpoint failed for good, a full disk).
 KEPT = "the tasks scored so far are kept; the same command again goes on from them"
@@ -158,6 +168,10 @@ class ReasoningBenchConfig:
         for name, value, least in (("resamples", self.resamples, 1), ("seed", self.seed, 0)):
             if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < least:
                 raise ConfigError(f"{name} must be an integer >= {least}, got {value!r}")
+        # (checked before the tasks are scored, hours of a model's calls: not when the line is appended)
+        why = file_refusal("leaderboard=", self.leaderboard, "a JSON Lines file (e.g. leaderboard=lb.jsonl)")
+        if why:
+            raise ConfigError(why)
         if self.solver == "llm" and isinstance(self.llm, dict):
             check_local_model("llm", "llm", self.llm)
             check_llm_options(self.llm)
@@ -168,16 +182,7 @@ class ReasoningBenchConfig:
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
 
 
-# a group from fewer games (the bootstrap's units) shows its value without an interval: resampling
-# a handful of games gives an interval that says more than they can
-MIN_GAMES_FOR_INTERVAL = 10
-INTERVALS = "95% intervals over {units} (bootstrap; Wilson's for a share of 0 or 1)"  # a report's, as it says
 ERROR_CHARS = 500  # of a solver's error kept in its task's line of the scores file
-
-
-def _games(group: dict[str, Any]) -> int:
-    """The bootstrap's units of a summary group: its games (its tasks where the games are not known)."""
-    return group.get("games", group["tasks"])
 
 
 def _cell(metric: dict[str, float], games: int) -> str:
@@ -209,13 +214,13 @@ def format_table(summary: dict[str, Any]) -> str:
     for name, group in groups:
         lines.append(
             f"| {name} | {group['tasks']} | "
-            + " | ".join(_cell(group[c], _games(group)) for c in COLUMNS)
+            + " | ".join(_cell(group[c], games_of(group)) for c in COLUMNS)
             + " |"
         )
     return "\n".join(lines)
 
 
-def _of_games(summary: dict[str, Any]) -> str:
+def _ofgames_of(summary: dict[str, Any]) -> str:
     """ ", from N games; intervals over games" where the tasks' games are known."""
     games = summary["overall"].get("games")
     return "" if games is None else f" from {games} games; {_intervals(summary)}"
@@ -225,98 +230,6 @@ def _intervals(summary: dict[str, Any]) -> str:
     """How a summary's intervals were drawn (``INTERVALS``): over its games, or over its tasks where the
     games are not known."""
     return INTERVALS.format(units="games" if "games" in summary["overall"] else "tasks")
-
-
-def _bars(ax: Any, values: list[dict[str, float]], names: list[str], title: str, games: list[int]) -> None:
-    """Bars of ``values`` with their intervals, but none for a group of fewer than
-    ``MIN_GAMES_FOR_INTERVAL`` games (``games``: each bar's), as in the table; each bar's value is
-    written on it (a 0 draws no bar), and a bar without an interval says why."""
-    mid = np.array([v["value"] for v in values])
-    err = np.array([[v["value"] - v["low"] for v in values], [v["high"] - v["value"] for v in values]])
-    few = np.asarray(games) < MIN_GAMES_FOR_INTERVAL
-    err[:, few] = np.nan
-    shown = np.isfinite(mid)
-    x = np.arange(len(values))
-    ax.bar(x[shown], mid[shown], yerr=err[:, shown], capsize=4, color="tab:blue")
-    for k in range(len(values)):
-        said = (
-            "n/a"
-            if not shown[k]
-            else f"{mid[k]:.2f}" + (f"\nno CI:\n<{MIN_GAMES_FOR_INTERVAL} games" if few[k] else "")
-        )
-        ax.text(k, 0, said, ha="center", va="bottom", fontsize=7,
-                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1})  # fmt: skip
-    ax.set_xticks(x, names, fontsize=8)
-    ax.set_title(title, fontsize=10)
-
-
-def _plot_tiers(summary: dict[str, Any], solver: str, path: Path) -> None:
-    tiers = list(summary["tiers"])
-    overall = summary["overall"]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    names = [f"{t}\n(n={summary['tiers'][t]['tasks']})" for t in tiers]
-    games = [_games(summary["tiers"][t]) for t in tiers]
-    _bars(axes[0], [summary["tiers"][t]["f1"] for t in tiers], names, "F1 on certain facts, by tier", games)
-    _bars(
-        axes[1],
-        [summary["tiers"][t]["excess_log_loss"] for t in tiers],
-        names,
-        "excess log-loss by tier (nats/card; 0 = exact)",
-        games,
-    )
-    recalls = [overall[f"recall_{label}"] for label in LABELS]
-    _bars(
-        axes[2],
-        recalls,
-        [
-            f"{label.replace('_', chr(10))}\n({r['facts']} facts)"
-            for label, r in zip(LABELS, recalls, strict=True)
-        ],
-        "recall by the weakest reasoning that finds a fact",
-        [r["units"] for r in recalls],  # each label's own games (or tasks) with such facts
-    )
-    axes[0].set_ylim(0, 1.05)  # (F1 and recall are in [0, 1]; a solver with none is drawn at 0, not centred)
-    axes[2].set_ylim(0, 1.05)
-    units = f" of {overall['games']} games, {INTERVALS.format(units='games')}" if "games" in overall else ""
-    fig.suptitle(
-        f"{solver}: {overall['tasks']} tasks{units or ', ' + INTERVALS.format(units='tasks')}", fontsize=11
-    )
-    fig.tight_layout()
-    with writing(path):
-        fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def _plot_calibration(summary: dict[str, Any], solver: str, path: Path) -> None:
-    bins = summary["calibration"]["bins"]
-    fig, ax = plt.subplots(figsize=(4.6, 4.4))
-    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
-    if bins:
-        counts = np.array([b["count"] for b in bins])
-        ax.scatter(
-            [b["mean_claimed"] for b in bins],
-            [b["mean_exact"] for b in bins],
-            s=20 + 200 * counts / counts.max(),
-            color="tab:orange",
-        )
-        for b in bins:  # each bin's number of cards beside it
-            ax.annotate(str(b["count"]), (b["mean_claimed"], b["mean_exact"]), xytext=(6, -3),
-                        textcoords="offset points", fontsize=7)  # fmt: skip
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("solver's P(card in envelope), binned")
-    ax.set_ylabel("exact P(card in envelope), bin mean")
-    cal = summary["calibration"]
-    games = f" of {summary['overall']['games']} games" if "games" in summary["overall"] else ""
-    ax.set_title(
-        f"{solver}: ECE {cal['ece']:.4f}\n({cal['pairs']} cards{games}, all but certain ones answered "
-        "right;\nnumbers: cards a bin)",
-        fontsize=9,
-    )
-    fig.tight_layout()
-    with writing(path):
-        fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dict[str, Any]:
@@ -395,6 +308,15 @@ class SolverFailed(RuntimeError):
     the tasks scored before it kept."""
 
 
+class SplitRefused(RuntimeError):
+    """The split's tasks cannot be had: a shipped file damaged, or tasks generated afresh whose checksum is
+    not the pinned one (``load_split``'s ``ValueError``)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while the run scored or reported: its message says how many tasks are kept, and where."""
+
+
 def _score_one(solve: Any, task: dict[str, Any], llm: bool = False) -> dict[str, Any]:
     """One task's line of the scores file: its score, seconds, and what the solver counted and
     kept (``counts``, ``transcripts``) for it.
@@ -443,30 +365,55 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     Each task's score goes to ``<output_dir>/<solver>/scores-<hash>.jsonl`` as it comes, so a
     stopped run of the same settings goes on where it stopped (``resume``)."""
     cfg.validate()
-    tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
+    try:  # (a cached split that is not the split's is generated again: load_split)
+        tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
+    except ValueError as error:  # a shipped file damaged, a generator that no longer gives the pinned tasks
+        raise SplitRefused(str(error)) from None
     if cfg.limit is not None:  # a sample of the split's mix of tiers, not its first tasks
         tasks = sample_tasks(tasks, cfg.limit, seed=cfg.seed)
     output_dir = Path(cfg.output_dir or f"outputs/reasoning/{cfg.version}-{cfg.split}")
     out = output_dir / _folder_name(_solver_label(cfg))
     out.mkdir(parents=True, exist_ok=True)
     settings = _run_settings(cfg, tasks)
-    with lock_folder(out, within=output_dir):  # one run at a time appends to its scores
-        digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
-        scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
-        done = scored_before(scores_path, settings, cfg.resume, score_answer(tasks[0], {}))
-        todo = [t for t in tasks if t["id"] not in done]
-        if done:
-            print(f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {out}")
-        solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None) if todo else None
-        if not done:  # the header written whole: a stop (a full disk) leaves none, not a cut one
-            with writing(scores_path):
-                write_whole(scores_path, json.dumps({"settings": settings}) + "\n")
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+    scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
+    done: dict[str, Any] = {}
+    try:
+        with lock_folder(out, within=output_dir):  # one run at a time appends to its scores
+            _score(cfg, tasks, settings, scores_path, done)
+        return _report(cfg, tasks, done, out)
+    except KeyboardInterrupt:  # Ctrl-C: the tasks scored are kept, and the same command goes on from them
+        raise Interrupted(f"{len(done)} of {len(tasks)} tasks scored are kept in {scores_path}") from None
+
+
+def _score(
+    cfg: ReasoningBenchConfig, tasks: list[dict], settings: dict, scores_path: Path, done: dict[str, Any]
+) -> None:
+    """Score the tasks not in ``done`` (filled with those scored before, ``scored_before``), each line
+    appended to ``scores_path`` as it comes and put in ``done``."""
+    done.update(scored_before(scores_path, settings, cfg.resume, score_answer(tasks[0], {})))
+    todo = [t for t in tasks if t["id"] not in done]
+    if done:
+        print(
+            f"resuming: {len(tasks) - len(todo)} of {len(tasks)} tasks already scored in {scores_path.parent}"
+        )
+    solve = load_solver(cfg.solver, cfg.llm if cfg.solver == "llm" else None) if todo else None
+    if not done:  # the header written whole: a stop (a full disk) leaves none, not a cut one
+        with writing(scores_path):
+            write_whole(scores_path, json.dumps({"settings": settings}) + "\n")
+    try:
         for task in tqdm(todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
             row = _score_one(solve, task, llm=cfg.solver == "llm")
-            _append(scores_path, json_text(row))
-            done[task["id"]] = json.loads(json.dumps(row))  # as a resumed run reads it back
+            line, row = json_text(row), json.loads(json.dumps(row))  # (as a resumed run reads it back)
+            _append(scores_path, line)
+            done[task["id"]] = row  # at once: the tasks a stop says are kept are the file's
+    finally:
         if solve is not None and hasattr(solve, "close"):
             solve.close()
+
+
+def _report(cfg: ReasoningBenchConfig, tasks: list[dict], done: dict[str, Any], out: Path) -> dict[str, Any]:
+    """The report of the scored tasks (``done``), written into ``out``, and the leaderboard's line."""
     rows = [done[t["id"]] for t in tasks]
     scores = [r["scored"] for r in rows]
     seconds = sum(r["seconds"] for r in rows)
@@ -499,14 +446,14 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     table = format_table(summary)
     _write(
         out / "report.md",
-        f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks{_of_games(summary)})\n\n{table}\n\n"
+        f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks{_ofgames_of(summary)})\n\n{table}\n\n"
         f"{calibration_line(summary['calibration'])}; "
         f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
         + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else ""),
     )
     title = _solver_label(cfg).replace("$", r"\$")  # (matplotlib reads $...$ as mathematics)
-    _plot_tiers(summary, title, out / "tiers.png")
-    _plot_calibration(summary, title, out / "calibration.png")
+    plot_tiers(summary, title, out / "tiers.png")
+    plot_calibration(summary, title, out / "calibration.png")
     board = Path(cfg.leaderboard)
     line = {
         k: report[k] for k in ("solver", "model", "version", "split", "limit", "seed", "tasks") if k in report
@@ -560,6 +507,7 @@ def outside_settings(solver: object, llm: dict[str, Any]) -> list[str]:
 def main(cfg: ReasoningBenchConfig) -> None:
     """Entry point: ``python -m experiments.reasoning_bench solver=... split=...``."""
     quiet_request_logs()
+    warnings.formatwarning = lambda message, category, *args, **kwargs: f"warning: {message}\n"  # one line
     settings, _ = command_settings(
         cfg,
         settings=lambda given: outside_settings(given.solver, given.llm),
@@ -571,6 +519,16 @@ def main(cfg: ReasoningBenchConfig) -> None:
     except (ChatUnreachable, FolderRefused) as error:  # a wrong URL, a server not started, a busy folder
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    except SplitRefused as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt as stop:  # Ctrl-C: one line, what is kept and the command that goes on
+        command = hydra_command("experiments.reasoning_bench", "reasoning_bench", leave_out=["resume"])
+        if isinstance(stop, Interrupted):
+            print(f"\ninterrupted: {stop}; to resume: {command}")
+        else:  # (loading or generating the split: the scores of earlier runs are kept)
+            print(f"\ninterrupted while the split was loaded, before scoring; to resume: {command}")
+        sys.exit(INTERRUPTED)
     except NotWritten as error:  # a full disk, a folder made read-only: the tasks scored are kept
         print(f"error: {error}; {KEPT}", file=sys.stderr)
         sys.exit(1)

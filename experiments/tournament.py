@@ -61,7 +61,11 @@ Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json`
 (config hash, the code's git revision and dirty flag, each session), and the
 report of ``experiments.common.report`` (statistics of ``experiments.common.summary``): ``stats.json``, ``leaderboard.csv``,
 ``lineups.csv``, ``seats.csv``, ``head_to_head.csv``, ``report.md`` and PNG plots
-(``win_share``, ``ratings``, ``turns_to_win``, ``head_to_head``).
+(``win_share``, ``lineups``, ``ratings``, ``turns_to_win``, ``head_to_head``).
+``output_dir`` is a new or empty folder, a tournament's (resumed), or one holding only the files a
+tournament writes; a folder of other files (a training run's, a reasoning run's, one of yours) is
+refused before anything is written there, naming what it holds, and so is an empty ``output_dir=``
+(the current folder), in one line (``experiments.common.tournament_run.refuse_others_folder``).
 
 Files from elsewhere. Line-ups of your own go in a config folder of yours
 (``--config-dir DIR`` with ``DIR/lineup/mine.yaml``). An agent option of such a file that
@@ -115,6 +119,7 @@ from experiments.common.chunks import AgentFailed, lineups
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import FolderRefused
 from experiments.common.games_file import GAMES_FILE, read_games
+from experiments.common.output_paths import empty_folder
 from experiments.common.report_tables import format_leaderboard
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.settings import TournamentConfig, load_config
@@ -147,6 +152,8 @@ def main_with(
     """
     settings = load_config(cfg)
     resolved = OmegaConf.to_yaml(cfg, resolve=True) if isinstance(cfg, DictConfig) else None
+    if not str(output_dir or settings.output_dir).strip():
+        raise ConfigError(empty_folder("output_dir"))
     out = Path(output_dir or settings.output_dir)
     n_lineups, n_games = len(lineups(settings)), len(lineups(settings)) * settings.deals_per_lineup
     print(
@@ -174,7 +181,8 @@ def main_with(
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
     """The ``cluedo-tournament`` command: refuse options from elsewhere, run, and report in one line."""
-    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character ("±" under LANG=C)
+    # a terminal that cannot show a character ("±" where stdout is ASCII)
+    if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the games
     quiet_request_logs()
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own

@@ -19,6 +19,9 @@ import gzip
 import hashlib
 import itertools
 import json
+import os
+import secrets
+import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -161,7 +164,10 @@ _V2_AGENT_OPTIONS = {
 # the generator that changes one of their tasks needs a new version.
 FROZEN_VERSIONS = ("v1",)
 CHECKSUMS_FILE = DATA / "checksums.json"
-CHECKSUMS = {tuple(key.split("/")): value for key, value in json.loads(CHECKSUMS_FILE.read_text()).items()}
+CHECKSUMS = {
+    tuple(key.split("/")): value
+    for key, value in json.loads(CHECKSUMS_FILE.read_text(encoding="utf-8")).items()
+}
 
 SPLITS = {
     ("v1", "dev"): SplitSpec(
@@ -197,12 +203,26 @@ def checksum(tasks: Iterable[dict[str, Any]]) -> str:
 
 
 def write_tasks(tasks: Sequence[dict[str, Any]], path: str | Path) -> str:
-    """Write tasks as gzip JSON Lines (reproducible bytes: no file name or time in the header); the checksum."""
+    """Write tasks as gzip JSON Lines (reproducible bytes: no file name or time in the header); the checksum.
+
+    The file is written whole or not at all: into a temporary file of its own beside ``path``
+    (``<name>.<pid>.<random>.tmp``), synced, then renamed over ``path``. A run stopped while writing
+    leaves ``path`` as it was (a killed one, its temporary file too), and two runs writing at once each
+    rename a whole file of their own."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0) as out:
-        for task in tasks:
-            out.write((_line(task) + "\n").encode())
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temporary, "xb") as raw:
+            with gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0) as out:
+                for task in tasks:
+                    out.write((_line(task) + "\n").encode())
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     return checksum(tasks)
 
 
@@ -282,54 +302,87 @@ def load_split(
 
     A shipped split is read from the package (``SplitSpec.path``); another from
     its copy in ``cache``, or, failing that, generated into ``cache`` (minutes
-    for ``test``). A copy in ``cache`` may come from elsewhere: its checksum is
+    for ``test``; written whole, ``write_tasks``). A copy in ``cache`` may come from elsewhere: its checksum is
     compared with the pinned one as it is read, one task at a time and no more
-    tasks than the split's, before its tasks are kept (``read_tasks``' bounds).
+    tasks than the split's, before its tasks are kept (``read_tasks``' bounds). A copy that cannot be read
+    (cut by a run stopped while writing it, damaged) or holds other tasks is generated again in its place
+    where ``generate`` is given, with a ``RuntimeWarning`` naming the file and what is wrong with it.
 
     Args:
         version: ``"v1"`` or ``"v2"``.
         name: ``"dev"`` or ``"test"``.
         cache: Folder for splits not shipped with the package.
         progress: Show a progress bar while generating.
-        generate: What generates a split that is neither shipped nor in ``cache``
-            (``experiments.common.task_generation.generate``: it plays the split's agents).
+        generate: What generates a split that is neither shipped nor in ``cache``, or whose copy there
+            is refused (``experiments.common.task_generation.generate``: it plays the split's agents).
 
     Raises:
-        ValueError: for an unknown split, tasks whose checksum is not the pinned one, or a file
-            ``read_tasks`` refuses.
+        ValueError: for an unknown split, tasks whose checksum is not the pinned one, a shipped file
+            ``read_tasks`` refuses, or (without ``generate``) a copy in ``cache`` that is refused or missing.
     """
     if (version, name) not in SPLITS:
         raise ValueError(f"unknown split {version}/{name}; splits are {sorted(SPLITS)}")
     spec = SPLITS[version, name]
     cached = None if cache is None else Path(cache) / version / f"{name}.jsonl.gz"
-    command = _regenerate(version, name, cache)
-    replace = f"regenerate the split, which replaces the file: {command}"
+    tasks = None
     if spec.shipped:
-        tasks = read_tasks(spec.path(), replace)
+        command = _regenerate(version, name, cache)
+        tasks = read_tasks(spec.path(), f"regenerate the split, which replaces the file: {command}")
     elif cached is not None and cached.exists():
-        # one task held at a time, and no more than the split's: other tasks are refused before they are kept
-        _check_pinned(itertools.islice(_tasks(cached, replace), spec.num_tasks + 1), version, name)
-        tasks = read_tasks(cached, replace)
-    elif cached is not None and generate is not None:
+        tasks = _read_cached(cached, spec, cache, generate is not None)
+    if tasks is None and cached is not None and generate is not None:
         tasks = list(generate(spec, progress=progress))
         _check_pinned(tasks, version, name)  # before it is kept: a cached file of other tasks would stay
         write_tasks(tasks, cached)
-    else:
+    elif tasks is None:
         raise ValueError(
-            f"split {version}/{name} is not shipped, and is not in the cache folder {cache}: generate it with {command}"
+            f"split {version}/{name} is not shipped, and is not in the cache folder {cache}: "
+            + _generated_by(version, name, cache)
         )
     _check_pinned(tasks, version, name)
     return tasks
 
 
-def _check_pinned(tasks: Iterable[dict], version: str, name: str) -> None:
-    """Raise ``ValueError`` where the tasks' checksum is not the pinned one of split ``version/name``."""
+def _generated_by(version: str, name: str, cache: str | Path | None) -> str:
+    """What writes split ``version/name`` into ``cache`` as its pinned checksum says (re-pinning nothing)."""
+    return (
+        f"load_split with a generator writes it (python -m experiments.reasoning_bench version={version} "
+        f"split={name} cache={cache} does, before it scores)"
+    )
+
+
+def _read_cached(path: Path, spec: SplitSpec, cache: str | Path, regenerate: bool) -> list[dict] | None:
+    """The tasks of ``spec``'s copy at ``path``, checked against the pinned checksum as they are read (one
+    task held at a time, and no more than the split's: other tasks are refused before they are kept).
+
+    A copy that cannot be read or holds other tasks: None where ``regenerate`` (the caller generates the
+    split over it), with a one-line ``RuntimeWarning`` naming the file; else ``ValueError`` naming it and
+    what writes the split again."""
+    again = (
+        "the split is generated again in its place"
+        if regenerate
+        else f"remove it: {_generated_by(spec.version, spec.name, cache)}"
+    )
+    try:
+        _check_pinned(itertools.islice(_tasks(path, again), spec.num_tasks + 1), spec.version, spec.name,
+                      f"{path} holds other tasks (altered, or written by other code): {again}")  # fmt: skip
+        return read_tasks(path, again)
+    except ValueError as error:
+        if not regenerate:
+            raise
+        warnings.warn(str(error), RuntimeWarning, stacklevel=3)
+        return None
+
+
+def _check_pinned(tasks: Iterable[dict], version: str, name: str, advice: str | None = None) -> None:
+    """Raise ``ValueError`` where the tasks' checksum is not the pinned one of split ``version/name``
+    (``advice``, what to do, by default ``_STALE_ADVICE``'s)."""
     found = checksum(tasks)
     pinned = CHECKSUMS.get((version, name))
     if found != pinned:
         raise ValueError(
             f"split {version}/{name} has checksum {found}, the pinned one is {pinned}: "
-            + _STALE_ADVICE.format(version=version, name=name)
+            + (advice or _STALE_ADVICE.format(version=version, name=name))
         )
 
 
@@ -355,7 +408,7 @@ def pin(version: str, name: str, digest: str) -> None:
         )
     CHECKSUMS[version, name] = digest
     pinned = {f"{v}/{n}": d for (v, n), d in sorted(CHECKSUMS.items())}
-    CHECKSUMS_FILE.write_text(json.dumps(pinned, indent=1) + "\n")
+    CHECKSUMS_FILE.write_text(json.dumps(pinned, indent=1) + "\n", encoding="utf-8")
 
 
 def sample_tasks(tasks: Sequence[dict], n: int, seed: int = 0) -> list[dict]:

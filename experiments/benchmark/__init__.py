@@ -44,7 +44,8 @@ what the same number of steps reads from a fresh deal. The env plays one game
 at a time and is timed over whole episodes (every age weighted as in a long
 run), after an untimed one; with ``baseline=`` its runs alternate with the earlier revision's env. Results are printed as a table and written as JSON
 (``output``), section by section as they are measured, each time whole (a temporary file renamed):
-a save that fails (a full disk) leaves the sections saved before.
+a save that fails (a full disk) leaves the sections saved before. An ``output`` that cannot be a file
+(empty, a folder, in a folder that cannot be written) is refused before the first measurement.
 
 The ``ppo`` section times ``experiments.train_ppo.train`` at the shipped
 settings (``configs/train_ppo.yaml``, composed by hydra, so it follows the
@@ -123,7 +124,7 @@ from experiments.benchmark import (
 )
 from experiments.benchmark.baseline import check_baseline
 from experiments.benchmark.machine import cpus, machine_probe
-from experiments.common.folder_lock import unwritable
+from experiments.common.output_paths import file_refusal
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError
@@ -283,9 +284,11 @@ class BenchmarkConfig:
                 check_baseline(self.baseline)
             except ValueError as error:
                 raise ConfigError(str(error)) from None
-        why = unwritable(Path(self.output).parent)
-        if why is not None:
-            raise ConfigError(f"output={self.output!r} cannot be written: {why}")
+        why = file_refusal(
+            "output=", self.output, "the JSON file for the report (e.g. output=benchmark.json)"
+        )
+        if why is not None:  # (a folder or an empty path failed only when the first section was saved)
+            raise ConfigError(why)
 
     def outside_settings(self) -> list[str]:
         """The settings that reach outside the measurements, which a user's config file may give only if

@@ -12,15 +12,14 @@ results.
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Iterator
-from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from experiments.common.chunks import AgentFailed, Chunk, Job, play_chunk
 from experiments.common.code_revision import REPO_ROOT
-from experiments.common.extras import WorkerLost, worker_pool
+from experiments.common.extras import WorkerLost
+from experiments.common.interrupts import pool_results
 from experiments.common.value_checks import ConfigError
 
 __all__ = ["RAY_EXCLUDES", "ray_code_env", "run_local", "run_ray"]
@@ -40,41 +39,13 @@ def run_local(job: Job, chunks: list[Chunk], workers: int) -> Iterator[list[dict
         for chunk in chunks:
             yield play_chunk(job, chunk)
         return
-    # Spawned workers start clean, as on Ray, and exit when this process is gone, even killed (worker_pool).
-    # Unlike multiprocessing.Pool, which waits forever for the task of a worker that died,
-    # the executor marks itself broken and fails every pending future.
-    # Ctrl-C reaches every process of the terminal: the workers ignore it and this process stops them;
-    # they leave the notice of a first compilation to this process (cluedo_env.core.compile_notice).
-    pool = worker_pool(min(workers, len(chunks)), ignore_interrupt=True, quiet_compile=True)
-    finished = False
+    # Spawned workers start clean, as on Ray, and exit when this process is gone, even killed; Ctrl-C
+    # reaches every process of the terminal: the workers ignore it and this process stops them
+    # (pool_results); they leave the notice of a first compilation to this process.
     try:
-        # The workers start during the first submissions. With SIGINT and SIGTERM blocked meanwhile
-        # (the workers inherit the mask), a Ctrl-C cannot reach a worker before its initializer
-        # ignores it, and this process cannot stop halfway through writing a worker's start-up data
-        # (the worker would fail reading it: "EOFError: Ran out of input"). This process gets either
-        # signal once the mask is restored; a worker gets SIGTERM once its initializer unblocks it.
-        # (Windows has no signal masks: there the workers start unmasked.)
-        masks = hasattr(signal, "pthread_sigmask")
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if masks else None
-        try:
-            futures = [pool.submit(play_chunk, job, chunk) for chunk in chunks]
-        finally:
-            if masks:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for future in as_completed(futures):
-            try:
-                records = future.result()
-            except BrokenProcessPool as error:
-                raise WorkerLost(f"a worker process of the pool died ({error})") from error
-            yield records
-        finished = True
-    finally:
-        if not finished:  # interrupted or failed: stop the chunks under way instead of waiting for them
-            for process in (pool._processes or {}).values():  # no public way to stop them before 3.14
-                process.terminate()
-        # Waiting joins the pool's manager thread. Left running, it could close its wake-up pipe while
-        # the interpreter's exit writes to it (CPython 3.11: "OSError: Bad file descriptor" at SIGTERM).
-        pool.shutdown(wait=True, cancel_futures=True)
+        yield from pool_results(workers, play_chunk, [(job, chunk) for chunk in chunks], quiet_compile=True)
+    except BrokenProcessPool as error:
+        raise WorkerLost(f"a worker process of the pool died ({error})") from error
 
 
 def ray_code_env(root: Path) -> dict:

@@ -1,7 +1,8 @@
 """Output folders: one run at a time in one (a tournament, the expert dataset, a reasoning run, an
 imitation run, a PPO run and its resumes), by the folder's OS lock (``tournament.lock``, its name from
 the first command that took it); the symbolic links a run would write through; whether this process can
-write there at all (``unwritable``).
+write there at all (``unwritable``); the refusals of a folder (``FolderRefused``), among them one that
+holds another command's files (``FolderOfOthers``).
 
 A lock file that cannot be made or written (a full disk, a read-only folder) stops the run before it
 starts, in one line as the other write failures (``LockNotWritten``); a lock the file system refuses (no
@@ -24,6 +25,7 @@ __all__ = [
     "IN_USE",
     "LOCK_FILE",
     "FolderInUse",
+    "FolderOfOthers",
     "FolderRefused",
     "FolderWithLinks",
     "LockNotWritten",
@@ -50,6 +52,11 @@ class FolderRefused(RuntimeError):
 
 class FolderWithLinks(FolderRefused):
     """The output folder holds symbolic links: a run's writes would follow them out of it."""
+
+
+class FolderOfOthers(FolderRefused):
+    """The output folder holds files the command did not write (another command's, the user's): it would
+    write over those of the same name (``experiments.common.output_paths.others_in``)."""
 
 
 class FolderInUse(FolderRefused):

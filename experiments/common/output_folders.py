@@ -17,6 +17,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from experiments.common.folder_lock import links_in, links_text, unwritable
+from experiments.common.output_paths import empty_folder
 
 __all__ = ["WritableFolders", "refuse_links", "refuse_unwritable"]
 
@@ -44,14 +45,21 @@ class WritableFolders(Callback):
         refuse_links(self.folders)
 
 
-def refuse_unwritable(folders: Mapping[str, str | Path]) -> None:
+def refuse_unwritable(folders: Mapping[str, str | Path | None]) -> None:
     """Stop a command whose output folder cannot be written, with one line instead of a traceback.
 
     Each folder (by the key that sets it, ``{"runs_dir": "runs"}``), or the nearest part of its
     path that exists, must be a folder this user may write. Otherwise this prints
-    ``error: cannot write <key>=<folder>: <why>; ...`` and exits with status 1.
+    ``error: cannot write <key>=<folder>: <why>; ...`` and exits with status 1. An empty path
+    (``output_dir=``, which would be the current folder) is refused the same way:
+    ``error: <key>= is empty: ...``; None (a command's own default) is not checked.
     """
     for key, folder in folders.items():
+        if folder is None:
+            continue
+        if not str(folder).strip():
+            print(f"error: {empty_folder(key)}", file=sys.stderr)
+            sys.exit(1)
         problem = unwritable(folder)
         if problem:
             print(
@@ -61,7 +69,7 @@ def refuse_unwritable(folders: Mapping[str, str | Path]) -> None:
             sys.exit(1)
 
 
-def refuse_links(folders: Mapping[str, str | Path], sub_folder: str | Path | None = None) -> None:
+def refuse_links(folders: Mapping[str, str | Path | None], sub_folder: str | Path | None = None) -> None:
     """Stop a command whose output folder holds symbolic links (``folder_lock.links_in``), in one line:
     the command and Hydra write there, and through a link they would write wherever it points.
 
@@ -71,6 +79,8 @@ def refuse_links(folders: Mapping[str, str | Path], sub_folder: str | Path | Non
     ``error: <key>=<folder> holds symbolic links (<links>): ...`` and exits with status 1.
     """
     for key, folder in folders.items():
+        if folder is None:
+            continue
         out = Path(folder, sub_folder or "")
         links = links_in(out) if out.is_dir() else []
         if sub_folder:  # named from the folder given, the picked ones first

@@ -28,7 +28,18 @@ from experiments.common.report_tables import (
 from experiments.common.summary import summarise
 from experiments.common.whole_files import write_whole
 
-__all__ = ["json_ready", "write_report"]
+__all__ = ["REPORT_FILES", "json_ready", "write_report"]
+
+# The files ``write_report`` writes (the plots: ``report_plots.write_plots``'s), and no others.
+REPORT_FILES = (
+    "stats.json",
+    "leaderboard.csv",
+    "seats.csv",
+    "head_to_head.csv",
+    "lineups.csv",
+    "report.md",
+    *(f"{name}.png" for name in ("win_share", "lineups", "ratings", "turns_to_win", "head_to_head")),
+)
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:

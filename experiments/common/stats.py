@@ -15,6 +15,10 @@ types, ranges, the seats of the line-up, ``winner`` against ``winner_seat``, the
 accusations against the rules); a malformed one is not counted, and the report says
 how many were rejected, from which file, line and field.
 
+The report goes into the only run's folder, or ``--output``: a new or empty folder, one of the runs, or
+the folder of an earlier report (its ``stats.json``); a file, an empty path, or a folder of other files
+(another tournament's, a training run's) is refused before any game is read, in one line.
+
 What is computed is ``experiments.common.summary`` (its docstring says what each statistic means,
 with the intervals of ``cluedo_env.intervals`` and the ratings of
 ``experiments.common.ratings``); the files written are ``experiments.common.report``'s.
@@ -32,8 +36,9 @@ from pathlib import Path
 
 from cluedo_env import __version__
 from experiments.common.folder_lock import links_in, links_text
-from experiments.common.games_file import load_games, no_games_file, rejection_note
-from experiments.common.report import write_report
+from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
+from experiments.common.output_paths import names_text, others_in, path_argument
+from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.report_tables import format_leaderboard
 from experiments.common.run_config import run_agents, run_rules
 from experiments.common.summary import unique_games
@@ -47,13 +52,16 @@ SUBSET_META = ("note", "deals_per_lineup")
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Report on the games of one or more tournament folders (pooled, e.g. a sweep over player counts)."""
-    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character ("±" under LANG=C)
+    # a terminal that cannot show a character ("±" where stdout is ASCII)
+    if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the report
     title = __doc__.partition("\n")[0]
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     parser.add_argument("runs", nargs="+", type=Path, help="tournament output folders (holding games.jsonl)")
-    parser.add_argument("--output", type=Path, help="folder for the report (default: the only run's folder)")
+    parser.add_argument("--output", type=path_argument("a folder for the report"),
+                        help="folder for the report: new, empty, one of the runs or an earlier report's "
+                        "(default: the only run's folder)")  # fmt: skip
     parser.add_argument("--no-plots", action="store_true")
     parser.add_argument("--mixed", action="store_true", help="pool runs even where one player count's rules, or "
                         "the agent behind one label, differ between them (the report says how)")  # fmt: skip
@@ -63,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for run in args.runs:  # every folder checked before anything is written
         if (why := no_games_file(run)) is not None:
             parser.exit(2, f"error: {why}\n")
+    if args.output is not None and (why := _output_refusal(args.output, args.runs)) is not None:
+        parser.exit(2, f"error: {why}\n")
     mixed = _mixed(args.runs)
     if mixed and not args.mixed:
         parser.exit(
@@ -96,6 +106,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     for note in rejected:
         print(f"\n{note}")
     print(f"\nreport: {summary['paths']['report']}")
+
+
+def _output_refusal(out: Path, runs: Sequence[Path]) -> str | None:
+    """Why ``--output`` cannot take the report (None: it can): a file; a folder of other files than a
+    report's (``REPORT_FILES``) that is not one of the runs nor an earlier report's (its ``stats.json`` of
+    a report, and no ``games.jsonl``): the report would be written over the files of the same name."""
+    if out.exists() and not out.is_dir():
+        return f"--output {out} is a file: give a folder for the report (made if missing)"
+    if not out.is_dir() or any(run.is_dir() and out.samefile(run) for run in runs):
+        return None
+    report = _recorded_meta(out / "stats.json", quiet=True) is not None and not (out / GAMES_FILE).exists()
+    others = [] if report else others_in(out, REPORT_FILES)
+    if others:
+        return (
+            f"--output {out} is not empty and not a folder of the runs or of an earlier report: it holds "
+            f"{names_text(others)}. The report's files would be written over any of the same name: give a new "
+            "or empty folder"
+        )
+    return None
 
 
 def _mixed(runs: Sequence[Path]) -> str | None:
@@ -156,17 +185,19 @@ def _origins(found: Sequence[tuple[Path, dict]]) -> list[tuple[str, str]]:
     return [(str(run), identities[game["config"], tuple(game["seats"])]) for run, game in found]
 
 
-def _recorded_meta(path: Path) -> dict | None:
-    """The ``meta`` of a run's earlier ``stats.json`` (how it was run: shown in the report), if it has one."""
-    if not path.exists():
+def _recorded_meta(path: Path, quiet: bool = False) -> dict | None:
+    """The ``meta`` of a run's earlier ``stats.json`` (how it was run: shown in the report), if it has one
+    (a warning where it has none; not with ``quiet``)."""
+    if not path.is_file():
         return None
     try:
         meta = json.loads(path.read_bytes()).get("meta")
-    except (ValueError, AttributeError, RecursionError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         meta = None
     if not isinstance(meta, dict):
-        warnings.warn(f"{path}: not a report of experiments.common.stats (no meta object); its run details are left out",
-                      RuntimeWarning, stacklevel=2)  # fmt: skip
+        if not quiet:
+            warnings.warn(f"{path}: not a report of experiments.common.stats (no meta object); its run details "
+                          "are left out", RuntimeWarning, stacklevel=2)  # fmt: skip
         return None
     return meta
 

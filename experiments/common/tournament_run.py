@@ -10,6 +10,11 @@ of ``experiments.common.report``, which names each code revision that played the
 number of games (``code_versions``); a run resumed under other code than earlier sessions says so.
 A results file that cannot be written (a full disk, a folder made read-only) stops the run with
 ``NotWritten`` (``experiments.common.write_failures``), the games written before kept.
+
+The folder is new, empty, a tournament's (it holds ``games.jsonl``, or a ``run.json`` of a tournament:
+the run resumes it), or one holding only files a tournament writes (``TOURNAMENT_FILES``); any other
+is refused before anything is written there (``refuse_others_folder``): the tournament would write its
+``config.yaml``, ``report.md`` and other files over another command's.
 """
 
 from __future__ import annotations
@@ -33,18 +38,40 @@ from experiments.common.backends import run_local, run_ray
 from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks, record_key
 from experiments.common.code_revision import code_name, git_revision
 from experiments.common.extras import WorkerLost
-from experiments.common.folder_lock import lock_folder
+from experiments.common.folder_lock import LOCK_FILE, FolderOfOthers, lock_folder
 from experiments.common.games_file import GAMES_FILE, REJECTED_SUFFIX, GameWriter, read_games
+from experiments.common.output_paths import empty_folder, names_text, others_in
 from experiments.common.progress_clock import ticking
 from experiments.common.provisional import ProvisionalLeaderboard
-from experiments.common.report import write_report
+from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.settings import TournamentConfig, config_hash
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
 from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import writing
 
-__all__ = ["code_versions", "refuse_regrown_block", "run_tournament", "subset_note"]
+__all__ = [
+    "TOURNAMENT_FILES",
+    "code_versions",
+    "refuse_others_folder",
+    "refuse_regrown_block",
+    "run_tournament",
+    "subset_note",
+]
+
+RUN_FILE = "run.json"
+# The files a tournament writes into its folder, and no others (the report's are REPORT_FILES).
+TOURNAMENT_FILES = (
+    GAMES_FILE,
+    GAMES_FILE + REJECTED_SUFFIX,
+    llm_report.TRANSCRIPTS_FILE,
+    "llm.json",  # (llm_report.write's)
+    "config.yaml",
+    RUN_FILE,
+    RUN_FILE + ".unreadable",
+    LOCK_FILE,
+    *REPORT_FILES,
+)
 
 
 def run_tournament(
@@ -69,12 +96,17 @@ def run_tournament(
         The statistics (``experiments.common.summary.summarise``) with ``"paths"`` of the files written.
 
     Raises:
+        ConfigError: ``output_dir`` is empty (the current folder).
+        FolderOfOthers: ``output_dir`` holds files a tournament does not write (``refuse_others_folder``).
         FolderInUse: Another run holds ``output_dir``.
         WorkerLost: A worker process died; the games finished are kept and the message says how to resume.
         NotWritten: A results file could not be written (a full disk, a folder made read-only); the games
             written before are kept.
     """
+    if not str(output_dir).strip():
+        raise ConfigError(empty_folder("output_dir"))
     out = Path(output_dir)
+    refuse_others_folder(out)
     out.mkdir(parents=True, exist_ok=True)
     if resume_command is None:
         resume_command = (
@@ -82,6 +114,27 @@ def run_tournament(
         )
     with lock_folder(out):
         return _run_locked(settings, out, resolved_config, resume_command)
+
+
+def refuse_others_folder(out: Path) -> None:
+    """Refuse an output folder a tournament did not write (``FolderOfOthers``, one line naming what it
+    holds): it must be new, empty, a tournament's (a ``games.jsonl`` file, or a ``run.json`` with a config
+    hash), or hold only ``TOURNAMENT_FILES``. A ``games.jsonl`` that is no file is refused too."""
+    games = out / GAMES_FILE
+    if games.exists() and not games.is_file():
+        raise FolderOfOthers(
+            f"{games} is not a file: a tournament appends its games to a file of that name. "
+            "Move it away, or choose another output_dir"
+        )
+    if games.is_file() or _read_run_info(out / RUN_FILE, set_aside=False) is not None:
+        return
+    others = others_in(out, TOURNAMENT_FILES)
+    if others:
+        raise FolderOfOthers(
+            f"{out} is not empty and not a tournament's folder (no {GAMES_FILE}, no {RUN_FILE} of one): it "
+            f"holds {names_text(others)}. A tournament writes config.yaml, report.md and other files there, "
+            "over any of the same name: choose a new or empty output_dir"
+        )
 
 
 def short_blocks(sessions: list[dict], deals: set[int], size: int) -> list[tuple[int, int]]:
@@ -155,7 +208,7 @@ def _run_locked(
             f"{games_path} holds games of another configuration (hash {foreign}, this one {digest}); "
             "use another output_dir, or resume=false to start over"
         )
-    run_info = _read_run_info(out / "run.json")
+    run_info = _read_run_info(out / RUN_FILE)
     if not existing or run_info is None or run_info.get("config_hash") != digest:
         run_info = {"config_hash": digest, "sessions": []}
     refuse_regrown_block(settings, existing, run_info["sessions"], games_path)
@@ -200,7 +253,7 @@ def _run_locked(
     }
     run_info["sessions"].append(session)
     run_info["git"] = session["git"]
-    _write_json(out / "run.json", run_info)
+    _write_json(out / RUN_FILE, run_info)
 
     job = Job(
         game=asdict(settings.game),
@@ -254,7 +307,7 @@ def _run_locked(
     session.update(
         games_played=played, elapsed_s=round(elapsed, 3), finished=time.strftime("%Y-%m-%dT%H:%M:%S")
     )
-    _write_json(out / "run.json", run_info)
+    _write_json(out / RUN_FILE, run_info)
 
     written = read_games(games_path)
     games = [r for r in written if record_key(r) in planned]
@@ -347,11 +400,11 @@ def subset_note(beyond: int, found: int, settings: TournamentConfig, games: list
     )
 
 
-def _read_run_info(path: Path) -> dict | None:
+def _read_run_info(path: Path, set_aside: bool = True) -> dict | None:
     """The folder's ``run.json``, or None where it has none or it cannot be read as one: then it is set
-    aside (``run.json.unreadable``, with a warning) and the folder is taken as one whose sessions went
-    unrecorded (``short_blocks`` allows for them)."""
-    if not path.exists():
+    aside (``run.json.unreadable``, with a warning; not with ``set_aside=False``) and the folder is taken
+    as one whose sessions went unrecorded (``short_blocks`` allows for them)."""
+    if not path.is_file():
         return None
     try:
         info = json.loads(path.read_bytes())
@@ -360,6 +413,8 @@ def _read_run_info(path: Path) -> dict | None:
         problem = f"not JSON ({error})"
     if problem is None:
         return info
+    if not set_aside:
+        return None
     aside = path.with_name(path.name + ".unreadable")
     path.replace(aside)
     warnings.warn(f"{path}: {problem}; moved to {aside.name}, its sessions taken as unrecorded",

@@ -1,4 +1,4 @@
-"""A terminal that cannot show every character (``LANG=C``, ``PYTHONIOENCODING=ascii``): the commands
+"""A terminal that cannot show every character (``PYTHONIOENCODING=ascii``; under ``LANG=C`` Python itself writes UTF-8): the commands
 show "?" for one, as they go on, instead of stopping.
 
 ``python -m experiments.play --preset fr_1996`` died with a ``UnicodeEncodeError`` traceback after the

@@ -162,22 +162,23 @@ def test_a_damaged_cached_split_is_refused_by_name(tmp_path, dev):
 
 def test_a_damaged_cached_split_is_refused_with_the_command_that_replaces_it(tmp_path, dev):
     """The refusal said to run ``python -m experiments.reasoning_splits``, which stops without --version and
-    --split: it gives the whole command, with the split and the cache folder the file is in."""
+    --split: it gives the whole command, with the split and the cache folder the file is in. Not that
+    command's ``--write``, which re-pins the package's checksum too: removing the file, the benchmark's
+    command writes it again (without ``generate``, load_split cannot; with it, it does by itself)."""
     cached = tmp_path / "v1" / "test.jsonl.gz"
     cached.parent.mkdir()
-    command = f"python -m experiments.reasoning_splits --version v1 --split test --write --cache {tmp_path}"
+    advice = (
+        f"remove it: load_split with a generator writes it (python -m experiments.reasoning_bench version=v1 "
+        f"split=test cache={tmp_path} does, before it scores)"
+    )
     cached.write_bytes(damaged_files(tmp_path, dev[:40])["truncated"].read_bytes())
     with pytest.raises(ValueError, match="truncated or corrupt") as error:
         load_split("v1", "test", cache=tmp_path, progress=False)
-    assert str(error.value).endswith(
-        f"one task per line: regenerate the split, which replaces the file: {command}"
-    )
+    assert str(error.value).endswith(f"one task per line: {advice}")
     cached.write_bytes(gzip.compress(b'{"a": "' + b"x" * splits.MAX_LINE_BYTES + b'"}\n'))
     with pytest.raises(ValueError, match="longer than") as error:
         load_split("v1", "test", cache=tmp_path, progress=False)
-    assert str(error.value).endswith(
-        f"not a split's task file; regenerate the split, which replaces the file: {command}"
-    )
+    assert str(error.value).endswith(f"not a split's task file; {advice}")
 
 
 def test_a_cached_split_nested_too_deeply_or_a_gzip_bomb_is_refused_by_line(tmp_path):
