@@ -65,11 +65,11 @@ import numpy as np
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.game_record import config_from_json, config_to_json
+from cluedo_env.whole_files import write_whole
 from experiments.common.extras import WorkerLost, missing_extra
 from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder, unwritable
 from experiments.common.interrupts import INTERRUPTED
 from experiments.common.output_paths import path_argument
-from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import NotWritten, writing
 
 try:

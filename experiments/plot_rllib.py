@@ -34,7 +34,7 @@ import numpy as np
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
-from experiments.common.output_paths import FIGURE, figure_file, path_argument, refuse_files
+from experiments.common.output_paths import FIGURE, figure_file, figure_options, refuse_files
 from experiments.learning.curves import ppo_run_points, sb3_points, shipped_points
 from experiments.learning.run_logs import figure_path
 
@@ -178,13 +178,8 @@ def main(argv: list[str] | None = None) -> None:
         "--rllib-load", help='the machine load the RLlib run was timed under, e.g. "load average 5 to 21"'
     )
     parser.add_argument("--ppo-load", help="the machine load the train_ppo run was timed under")
-    parser.add_argument(
-        "--png", type=path_argument(FIGURE),
-        help="figure path, not a symbolic link (default: <rllib_run>/rllib_vs_ppo.png; .png added to a name "
-        "without an extension)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--json", type=path_argument(POINTS), help="also write the points (with game counts) here"
+    figure_options(
+        parser, "<rllib_run>/rllib_vs_ppo.png", POINTS, "also write the points (with game counts) here"
     )
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)

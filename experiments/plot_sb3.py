@@ -26,7 +26,7 @@ import numpy as np
 
 from cluedo_env import __version__
 from experiments.common.extras import missing_extra
-from experiments.common.output_paths import FIGURE, figure_file, path_argument, refuse_files
+from experiments.common.output_paths import FIGURE, figure_file, figure_options, refuse_files
 from experiments.learning.curves import earlier_series, ppo_run_points, sb3_name, sb3_points, shipped_points
 from experiments.learning.run_logs import figure_path
 
@@ -82,13 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--max-steps", type=float, default=7e6, help="agent-steps of the shipped curve shown")
     parser.add_argument("--label", default="random_never", help="the evaluation opponents")
-    parser.add_argument(
-        "--png", type=path_argument(FIGURE),
-        help="figure path, not a symbolic link (default: <sb3_run>/sb3_vs_ppo.png; .png added to a name "
-        "without an extension)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--json", type=path_argument(POINTS), help="also write the points (with game counts) here"
+    figure_options(
+        parser, "<sb3_run>/sb3_vs_ppo.png", POINTS, "also write the points (with game counts) here"
     )
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)

@@ -37,7 +37,7 @@ import numpy as np
 from cluedo_env import __version__
 from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import missing_extra
-from experiments.common.output_paths import FIGURE, figure_file, path_argument, refuse_files
+from experiments.common.output_paths import FIGURE, figure_file, figure_options, refuse_files
 from experiments.common.value_checks import is_read_number
 from experiments.learning.run_logs import CURVES_FILE, figure_path, scalars
 
@@ -322,12 +322,7 @@ def main(argv: list[str] | None = None) -> None:
         help=f"a run folder of experiments.train_ppo, or a folder with {CURVES_FILE}; several: compared",
     )  # fmt: skip
     parser.add_argument("--labels", nargs="+", help="the runs' names in a comparison (default: the folders')")
-    parser.add_argument(
-        "--png", type=path_argument(FIGURE),
-        help="figure path, not a symbolic link (default: <run_dir>/learning_curve.png; .png added to a name "
-        "without an extension)",
-    )  # fmt: skip
-    parser.add_argument("--json", type=path_argument(CURVES), help="also export the curves to this JSON file")
+    figure_options(parser, "<run_dir>/learning_curve.png", CURVES, "also export the curves to this JSON file")
     parser.add_argument("--title", default="PPO", help="title of the win-rate panel")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
     args = parser.parse_args(argv)

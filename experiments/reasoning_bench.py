@@ -75,6 +75,7 @@ from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import load_solver
 from cluedo_env.reasoning.score import SCORE_VERSION, public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
+from cluedo_env.whole_files import write_whole
 from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.interrupts import INTERRUPTED, hydra_command
 from experiments.common.output_paths import file_refusal
@@ -85,7 +86,6 @@ from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_local_model, exit_on_config_error
-from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import NotWritten, writing
 
 __all__ = ["Interrupted", "ReasoningBenchConfig", "SolverFailed", "SplitRefused", "format_table", "run"]

@@ -19,8 +19,6 @@ import gzip
 import hashlib
 import itertools
 import json
-import os
-import secrets
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -31,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from cluedo_env import core
+from cluedo_env.whole_files import whole_file
 
 __all__ = [
     "CHECKSUMS",
@@ -205,24 +204,14 @@ def checksum(tasks: Iterable[dict[str, Any]]) -> str:
 def write_tasks(tasks: Sequence[dict[str, Any]], path: str | Path) -> str:
     """Write tasks as gzip JSON Lines (reproducible bytes: no file name or time in the header); the checksum.
 
-    The file is written whole or not at all: into a temporary file of its own beside ``path``
-    (``<name>.<pid>.<random>.tmp``), synced, then renamed over ``path``. A run stopped while writing
+    The file is written whole or not at all (``cluedo_env.whole_files``): a run stopped while writing
     leaves ``path`` as it was (a killed one, its temporary file too), and two runs writing at once each
     rename a whole file of their own."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temporary, "xb") as raw:
-            with gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0) as out:
-                for task in tasks:
-                    out.write((_line(task) + "\n").encode())
-            raw.flush()
-            os.fsync(raw.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    with whole_file(path) as raw, gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0) as out:
+        for task in tasks:
+            out.write((_line(task) + "\n").encode())
     return checksum(tasks)
 
 

@@ -112,6 +112,7 @@ except ModuleNotFoundError as error:
 from agents.registry import AGENTS, outside_options
 from cluedo_env import __version__, core
 from cluedo_env.optional_modules import missing_extra_text
+from cluedo_env.whole_files import write_whole
 from experiments.benchmark import (
     agent_decisions,
     belief_updates,
@@ -128,7 +129,6 @@ from experiments.common.output_paths import file_refusal
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError
-from experiments.common.whole_files import write_whole
 
 SECTIONS = (
     "core",

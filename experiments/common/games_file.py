@@ -46,7 +46,7 @@ import os
 import warnings
 from pathlib import Path
 
-from experiments.common.whole_files import write_whole
+from cluedo_env.whole_files import write_whole
 from experiments.common.write_failures import writing
 
 __all__ = [

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from cluedo_env.intervals import mean_interval, wilson_interval
+from cluedo_env.whole_files import write_whole
 from experiments.common.report_tables import interval_text
-from experiments.common.whole_files import write_whole
 
 __all__ = ["TRANSCRIPTS_FILE", "add_reports", "format_table", "pop_transcripts", "summarise", "write"]
 

@@ -5,8 +5,8 @@ takes.
   not empty, not a folder, and in a folder this user may make or write (``folder_lock.unwritable``).
 - ``empty_folder``: the line refusing an empty output folder (``output_dir=``), which would be the
   current folder.
-- ``refuse_files``, ``figure_file``: a plot command's ``--png`` and ``--json`` checked before it reads
-  the runs, and the figure's file named as ``savefig`` writes it (``curve`` is ``curve.png``).
+- ``figure_options``, ``refuse_files``, ``figure_file``: a plot command's ``--png`` and ``--json``, checked
+  before it reads the runs, and the figure's file named as ``savefig`` writes it (``curve`` is ``curve.png``).
 - ``path_argument``: an argparse ``type`` that refuses an empty path (argparse names the option); a
   ``Path("")`` would be the current folder.
 - ``others_in``: what an existing output folder holds that the command does not write. A command that
@@ -29,6 +29,7 @@ __all__ = [
     "TEMPORARY",
     "empty_folder",
     "figure_file",
+    "figure_options",
     "file_refusal",
     "names_text",
     "others_in",
@@ -37,8 +38,9 @@ __all__ = [
 ]
 
 FIGURE = "the figure's file (e.g. curve.png; .png is added to a name without an extension)"
-# A file being written whole: ``<name>.<pid>.tmp`` beside it (``experiments.common.whole_files``).
-TEMPORARY = re.compile(r"\.\d+\.tmp$")
+# A file being written whole: ``<name>.<pid>.<8 hex digits>.tmp`` beside it (``cluedo_env.whole_files``),
+# or ``<name>.<pid>.tmp`` (the expert dataset's tables).
+TEMPORARY = re.compile(r"\.\d+(\.[0-9a-f]{8})?\.tmp$")
 
 
 def empty_folder(key: str) -> str:
@@ -82,6 +84,17 @@ def figure_file(path: Path | None) -> Path | None:
     return path.with_name(path.name.rstrip(".") + ".png")
 
 
+def figure_options(parser: argparse.ArgumentParser, default: str, json_accepts: str, json_help: str) -> None:
+    """Add a plot command's ``--png`` (the figure; ``default`` says where it goes without one) and
+    ``--json`` (what the figure shows, as data: ``json_accepts`` for its refusal, ``json_help``)."""
+    parser.add_argument(
+        "--png",
+        type=path_argument(FIGURE),
+        help=f"figure path, not a symbolic link (default: {default}; .png added to a name without an extension)",
+    )
+    parser.add_argument("--json", type=path_argument(json_accepts), help=json_help)
+
+
 def path_argument(accepts: str) -> Callable[[str], Path]:
     """An argparse ``type`` for an output path: the ``Path``, or an empty one refused
     (``error: argument --output: an empty path; give <accepts>``)."""
@@ -96,7 +109,7 @@ def path_argument(accepts: str) -> Callable[[str], Path]:
 
 def others_in(folder: Path, own: Collection[str]) -> list[str]:
     """What ``folder`` holds besides the files a command writes (``own``: their names): the names in it,
-    sorted, that are not a file of ``own`` or such a file's temporary ``<name>.<pid>.tmp``; a folder or a
+    sorted, that are not a file of ``own`` or such a file's temporary (``TEMPORARY``); a folder or a
     link named as one of them counts as another's (named with ``/`` after a folder). Empty for a missing
     folder."""
     if not folder.is_dir():

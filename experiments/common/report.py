@@ -3,7 +3,7 @@
 ``write_report`` writes them for some game records (a run's, or several runs' pooled) into a folder;
 ``experiments.tournament`` calls it after each run and ``cluedo-stats`` (``experiments.common.stats``)
 on folders of earlier runs. The text files are UTF-8 whatever the locale's encoding, each written whole
-(``experiments.common.whole_files``): a write that fails leaves the file from before.
+(``cluedo_env.whole_files``): a write that fails leaves the file from before.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from cluedo_env.whole_files import write_whole
 from experiments.common.code_revision import code_name
 from experiments.common.report_plots import write_plots
 from experiments.common.report_tables import (
@@ -26,7 +27,6 @@ from experiments.common.report_tables import (
     seat_rows,
 )
 from experiments.common.summary import summarise
-from experiments.common.whole_files import write_whole
 
 __all__ = ["REPORT_FILES", "json_ready", "write_report"]
 

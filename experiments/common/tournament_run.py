@@ -33,6 +33,7 @@ from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from cluedo_env import __version__
+from cluedo_env.whole_files import write_whole
 from experiments.common import llm_report
 from experiments.common.backends import run_local, run_ray
 from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks, record_key
@@ -47,7 +48,6 @@ from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.settings import TournamentConfig, config_hash
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
-from experiments.common.whole_files import write_whole
 from experiments.common.write_failures import writing
 
 __all__ = [

@@ -36,10 +36,10 @@ from agents.ppo.games import OUTCOMES, LearnerGames
 from agents.ppo.model import load_model, model_record, save_model
 from agents.ppo.network import PRECISIONS, ActorCritic
 from agents.ppo.warm_start import warm_start
+from cluedo_env.whole_files import write_whole
 from experiments.common.folder_lock import lock_folder
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.value_checks import ConfigError, check_all_set
-from experiments.common.whole_files import write_whole
 from experiments.learning import league
 from experiments.learning.advantages import Rollout, compute_gae
 from experiments.learning.checkpoints import (

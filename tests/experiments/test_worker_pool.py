@@ -20,17 +20,9 @@ import pytest
 
 from experiments.common.extras import worker_pool
 from tests.conftest import ROOT
+from tests.experiments.test_process_faults import alive
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def pid_then_sleep(spec: object, batch: int) -> list[int]:

@@ -14,32 +14,14 @@ from agents.llm.solver import PROMPT_FILES, PROMPTS_DIR, solver_messages, task_r
 from agents.solvers import SOLVERS
 from cluedo_env import core
 from cluedo_env.core import events as ev
-from cluedo_env.core.editions import Edition
 from cluedo_env.reasoning.score import public_view, score_answer
 from cluedo_env.reasoning.tasks import make_task
 from cluedo_env.text import rules_summary
+from tests.envs.test_text_editions import ENVELOPE, FACE_DOWN, HANDS, SMALL  # (a custom edition, a duel deal)
 from tests.scripted import act, room, written_game
 
-SMALL = Edition(
-    "mini",
-    ("Ann", "Bob", "Cy", "Dee"),
-    ("Axe", "Bat", "Cord"),
-    ("Attic", "Barn", "Cellar", "Den", "Åsgard"),
-    (0, 1, 2),
-)
 CUSTOM = core.GameConfig(edition=SMALL, num_players=3, board="none", start_player="scarlet")
 DUEL = core.GameConfig.preset("de_2023_duel", board="none", start_player="scarlet")
-DUEL_ENVELOPE = ("Professor Bloom", "Dolch", "Halle")
-DUEL_HANDS = [
-    ["Lady Gloria", "Köchin Weiß", "Leuchter", "Rohrzange", "Musikzimmer", "Billardzimmer", "Bibliothek"],
-    ["Oberst von Gatow", "Bürgermeister Grün", "Heizungsrohr", "Pistole", "Speisezimmer", "Seil", "Salon"],
-]
-DUEL_FACE_DOWN = {
-    "Küche": "Anwältin Porz",
-    "Wintergarten": "Wintergarten",
-    "Salon": "Arbeitszimmer",
-    "Arbeitszimmer": "Küche",
-}
 
 
 def written(config, envelope, hands, face_down=None):
@@ -90,7 +72,7 @@ def test_a_v1_task_of_a_custom_edition_has_its_rules_summary():
 
 def duel_task(version="v2"):
     """P0 goes to the Küche (an Anwältin Porz lies there face down) and suggests; P1 shows the Seil."""
-    state, log = written(DUEL, DUEL_ENVELOPE, DUEL_HANDS, face_down=DUEL_FACE_DOWN)
+    state, log = written(DUEL, ENVELOPE, HANDS, face_down=FACE_DOWN)  # (the duel deal of test_text_editions)
     log += act(state, "enter", room(DUEL, "Küche"))
     log += act(state, "suggest", "Oberst von Gatow", "Seil")
     log += act(state, "show", "Seil")

@@ -1,4 +1,4 @@
-"""Files written whole or not at all (``experiments.common.whole_files``)."""
+"""Files written whole or not at all (``cluedo_env.whole_files``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from experiments.common import whole_files
-from experiments.common.whole_files import write_whole
+from cluedo_env import whole_files
+from cluedo_env.whole_files import write_whole
 
 
 def test_a_file_is_replaced_whole(tmp_path):
@@ -19,7 +19,7 @@ def test_a_file_is_replaced_whole(tmp_path):
 
 
 def test_a_write_that_fails_leaves_the_file_as_it_was_and_no_temporary_file(tmp_path, monkeypatch):
-    """A full disk left ``report.json.<pid>.tmp`` beside the file."""
+    """A full disk left ``report.json.<pid>.<hex>.tmp`` beside the file."""
     path = tmp_path / "report.json"
     path.write_text("old")
 
