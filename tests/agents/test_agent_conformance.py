@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,26 +15,46 @@ from agents.registry import AGENTS
 from agents.testing import AgentCheckError, check_agent
 from cluedo_env import core
 
-# Agents that need something outside the test: a person at a terminal, a trained model file.
-NEEDS = {
-    "human": "a person at the terminal",
-    "sb3": "a trained MaskablePPO model file (path=)",
-    "rllib": "a policy exported by train_rllib (path=)",
-}
+# Agents that need something outside the test. The model-playing agents get a small untrained
+# model written here instead (``model_options``).
+NEEDS = {"human": "a person at the terminal"}
 # Known failures (the rest of the check passes), left to the issues that rework these agents.
 KNOWN = {
     "llm": r"round trips: .* cannot be pickled",  # it holds an open HTTP client
 }
+MODEL_GAME = core.GameConfig(num_players=3, max_turns=40)  # the game of the models written here
+
+
+def model_options(name: str, folder: Path) -> dict:
+    """``path=`` of an untrained model of ``MODEL_GAME`` for the ``sb3`` and ``rllib`` agents, written
+    into ``folder`` as their training writes it (skipped without the libraries that read it)."""
+    if name == "sb3":
+        pytest.importorskip("sb3_contrib")
+        from test_sb3 import SMALL_GAME, saved_model
+
+        assert core.GameConfig(**SMALL_GAME) == MODEL_GAME
+        return {"path": str(saved_model(folder))}
+    if name == "rllib":  # train_rllib's export: the project's model file (RLlib is not needed to play it)
+        pytest.importorskip("torch")
+        from agents.ppo.model import save_model
+        from agents.ppo.network import ActorCritic, NetworkSettings
+
+        settings = NetworkSettings(hidden=[16], card_hidden=8, card_embedding=2)
+        save_model(folder / "model.pt", ActorCritic(MODEL_GAME, settings))
+        return {"path": str(folder)}  # a run folder
+    return {}
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))
-def test_every_registered_agent_conforms(name):
+def test_every_registered_agent_conforms(name, tmp_path):
     if name in NEEDS:
         pytest.skip(f"{name} needs {NEEDS[name]}")
-    options = {}
-    if name == "ppo":
+    config, options = None, {}
+    if name in ("ppo", "sb3", "rllib"):
         torch = pytest.importorskip("torch")
         torch.set_num_threads(1)  # the program sets torch's threads, not the agent
+    if name in ("sb3", "rllib"):
+        config, options = MODEL_GAME, model_options(name, tmp_path)
     with contextlib.ExitStack() as stack:
         if name == "llm":
             from experiments.scripted_chat_server import ScriptedChatServer
@@ -42,9 +63,9 @@ def test_every_registered_agent_conforms(name):
             options = {"base_url": server.url, "backoff_s": 0.0}
         if name in KNOWN:
             with pytest.raises(AgentCheckError, match=KNOWN[name]):
-                check_agent(name, options=options)
+                check_agent(name, config, options=options)
         else:
-            check_agent(name, options=options)
+            check_agent(name, config, options=options)
 
 
 def test_a_users_agent_by_import_path_and_as_an_instance():

@@ -728,15 +728,16 @@ def test_gymnasium_check_env(board):
     check_env(made.unwrapped)
 
 
-def play_single(environment, seed: int, learner_seed: int, episodes: int):
-    """Episodes with a random legal learner; returns every transition."""
+def play_single(environment, seed: int, learner_seed: int, episodes: int, knows_envelope=()):
+    """Episodes with a random legal learner; returns every transition. In the episodes numbered
+    (from 0) in ``knows_envelope`` it accuses the envelope, read from the hidden state, as soon as
+    it may."""
     rng = np.random.default_rng(learner_seed)
-    accusations = slice(
-        environment.layout.ACCUSE, environment.layout.ACCUSE + environment.layout.sizes["accuse"]
-    )
+    layout = environment.layout
+    accusations = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
     transitions = []
     observation, info = environment.reset(seed=seed)
-    for _ in range(episodes):
+    for episode in range(episodes):
         while True:
             state = environment.game_state
             assert state.current_player[0] == info["learner_seat"]
@@ -747,6 +748,11 @@ def play_single(environment, seed: int, learner_seed: int, episodes: int):
             if calm.any() and rng.random() > 0.05:
                 mask = calm
             action = int(rng.choice(np.flatnonzero(mask)))
+            if episode in knows_envelope:
+                S, W = state.config.cards.num_suspects, state.config.cards.num_weapons
+                suspect, weapon, room = state._envelope[0].tolist()
+                solution = layout.encode("accuse", suspect, weapon - S, room - S - W)
+                action = solution if observation["action_mask"][solution] else action
             observation, reward, terminated, truncated, info = environment.step(action)
             transitions.append((observation, reward, terminated, truncated, info))
             if terminated or truncated:
@@ -761,20 +767,26 @@ def test_single_agent_env_plays_deterministic_episodes():
     kwargs = dict(
         num_players=4, max_turns=40, opponents=[RandomAgent(seed=1), "notepad", RandomAgent(seed=3)]
     )
-    first = play_single(CluedoSingleAgentEnv(**kwargs), seed=5, learner_seed=0, episodes=6)
+    play = dict(seed=5, learner_seed=0, episodes=6, knows_envelope={2})  # episode 2: the learner wins
+    first = play_single(CluedoSingleAgentEnv(**kwargs), **play)
     kwargs["opponents"] = [RandomAgent(seed=1), "notepad", RandomAgent(seed=3)]
-    second = play_single(CluedoSingleAgentEnv(**kwargs), seed=5, learner_seed=0, episodes=6)
+    second = play_single(CluedoSingleAgentEnv(**kwargs), **play)
     assert len(first) == len(second)
     for a, b in zip(first, second, strict=True):
         assert gymnasium.utils.env_checker.data_equivalence(a, b)
     finals = [t for t in first if t[2] or t[3]]
     assert len(finals) == 6
+    outcomes = []  # the learner's, episode by episode
     for _, reward, terminated, _, info in finals:
         winner = info["winner"]
         if terminated and winner >= 0:
+            outcomes.append("won" if winner == info["learner_seat"] else "lost")
             assert reward == (1.0 if winner == info["learner_seat"] else -1.0)
-        elif not terminated:
-            assert reward == 0.0
+        else:
+            outcomes.append("ended")
+            if not terminated:
+                assert reward == 0.0
+    assert outcomes[2] == "won" and "lost" in outcomes  # both branches of a game won were checked
     # The learner sees the opponents' moves in between, through its private event view.
     assert any((t[4]["events"][:, 1] != t[4]["learner_seat"]).any() for t in first)
 
