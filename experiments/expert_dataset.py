@@ -536,9 +536,12 @@ def main(argv: list[str] | None = None) -> None:
         names, args.board, args.seed, args.games, args.shard_games, args.minari_episodes
     )
     try:
-        settings.validate()
+        settings.validate()  # (builds each agent: a model loads, seconds)
     except ValueError as error:
         parser.error(str(error))
+    except KeyboardInterrupt:
+        print("\ninterrupted while checking the agents: nothing was written")
+        sys.exit(INTERRUPTED)
     problem = unwritable(args.out)
     if problem:
         parser.error(f"cannot write --out {args.out}: {problem}")

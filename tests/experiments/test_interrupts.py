@@ -194,3 +194,18 @@ def test_settings_that_cannot_be_read_are_named_with_what_to_do(tmp_path, capsys
                 line,
             ), line
         (folder / CARD).write_text(json.dumps({"name": "cluedo-expert-games"}))
+
+
+def test_ctrl_c_while_the_agents_are_checked_stops_in_one_line(tmp_path, monkeypatch, capsys):
+    # (a model loads while the agents are checked: seconds in which Ctrl-C printed a traceback)
+    from experiments import expert_dataset
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(expert_dataset.DatasetSettings, "validate", interrupted)
+    with pytest.raises(SystemExit) as stopped:
+        expert_dataset.main(["--out", str(tmp_path / "dataset"), "--agents", "random,random,random"])
+    assert stopped.value.code == 130
+    assert capsys.readouterr().out.strip() == "interrupted while checking the agents: nothing was written"
+    assert not (tmp_path / "dataset").exists()
