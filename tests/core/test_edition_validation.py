@@ -16,7 +16,7 @@ from importlib import resources
 
 import numpy as np
 import pytest
-from test_observe import assert_observations_are_the_reference
+from test_observe import EventLogs, assert_observations_are_the_reference
 
 from cluedo_env import core
 from cluedo_env.core.board import classic_board, parse_board
@@ -256,11 +256,13 @@ def play_with_checks(config: core.GameConfig, seeds: np.ndarray) -> core.State:
     """Random legal actions (accusing rarely) until every game ends, with every check after each
     step, and each game played alone beside the batch with the same actions."""
     state = core.init(config, seeds)
+    logs = EventLogs(len(seeds))  # (the observations' reference reads what each viewer learnt from them)
+    logs.add(state)
     alone = [core.init(config, [seed]) for seed in seeds.tolist()]
     layout = core.rules_for(config).layout
     accusations = slice(layout.ACCUSE, layout.ACCUSE + layout.sizes["accuse"])
     rng = np.random.default_rng(int(seeds[0]))
-    check_every_part(state, alone, ~state.done)
+    check_every_part(state, alone, ~state.done, logs)
     steps, bound = 0, config.max_turns * (config.num_players + 6)
     while not state.done.all():
         mask = core.legal_action_mask(state)
@@ -276,19 +278,20 @@ def play_with_checks(config: core.GameConfig, seeds: np.ndarray) -> core.State:
             ]
         )
         core.step(state, choice)
+        logs.add(state)
         for game in np.flatnonzero(live).tolist():
             core.step(alone[game], choice[game : game + 1])
-        check_every_part(state, alone, live)
+        check_every_part(state, alone, live, logs)
         steps += 1
         assert steps <= bound, "a game did not end within its bound"
     return state
 
 
-def check_every_part(state: core.State, alone: list[core.State], moved: np.ndarray) -> None:
+def check_every_part(state: core.State, alone: list[core.State], moved: np.ndarray, logs: EventLogs) -> None:
     """The state in range, every observation its documented pieces, and each game that moved
     exactly the game played alone (no game wrote into another's row)."""
     assert_state_in_range(state)
-    assert_observations_are_the_reference(state, np.arange(state.batch_size))
+    assert_observations_are_the_reference(state, np.arange(state.batch_size), logs)
     for game in np.flatnonzero(moved).tolist():
         for name, _dtype, _shape in STATE_FIELDS:
             np.testing.assert_array_equal(
