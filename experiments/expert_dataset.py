@@ -69,7 +69,7 @@ from cluedo_env.whole_files import write_whole
 from experiments.common.extras import WorkerLost, missing_extra
 from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused, lock_folder, unwritable
 from experiments.common.interrupts import INTERRUPTED
-from experiments.common.output_paths import path_argument
+from experiments.common.output_paths import names_text, path_argument
 from experiments.common.write_failures import NotWritten, writing
 
 try:
@@ -210,10 +210,9 @@ def _check_folder(folder: Path) -> None:
     stopped |= {path.name for path in folder.glob(f"{SETTINGS}.*.tmp")}  # (killed while writing them)
     others = sorted(path.name for path in folder.iterdir() if path.name not in stopped)
     if others:
-        found = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
         raise ValueError(
             f"{folder} is not empty and not a dataset folder of this command (no {SETTINGS} or {CARD} of it): "
-            f"it holds {found}. The command writes its own {README} and folders there: choose a new or "
+            f"it holds {names_text(others)}. The command writes its own {README} and folders there: choose a new or "
             "empty --out"
         )
 
