@@ -5,7 +5,7 @@
 ``ReadThrough`` mixin: the attributes every step reads are properties reading the env below at
 once (see ``ReadThrough``); ``AssertOutOfBounds`` also names the action and the range, and checks
 a Python int without numpy; ``TerminateIllegal`` plays a legal Python int without reading its
-attributes again. They play the same games as PettingZoo's own (``tests/envs/test_env.py``).
+attributes again. They play the same games as PettingZoo's own (``tests/envs/test_pettingzoo.py``).
 """
 
 from __future__ import annotations

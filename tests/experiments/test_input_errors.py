@@ -16,7 +16,7 @@ import pytest
 
 from cluedo_env import cluedo_v0, core
 from cluedo_env.gym_env import CluedoSingleAgentEnv, CluedoVectorEnv
-from tests.envs.test_env import env_snapshot
+from tests.envs.test_pettingzoo import env_snapshot
 
 CONFIG = core.GameConfig(num_players=3)
 A = core.rules_for(CONFIG).A
