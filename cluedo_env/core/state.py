@@ -119,7 +119,8 @@ class State:
     ``_buffer``, laid out as ``STATE_FIELDS`` says (made so on construction, with each
     field cast to its dtype and checked against its shape): the compiled rules read
     the whole batch through it. Assigning a field (``state.location = array``) copies
-    the array into a new buffer, so the buffer and the fields always agree.
+    the array into a new buffer, so the buffer and the fields always agree; a refused one
+    (a wrong shape) leaves the state as it was.
     Locations are board locations (rooms ``0..R-1``, then squares), cards are
     edition card ids.
 
@@ -210,9 +211,16 @@ class State:
             object.__setattr__(self, name, view)
 
     def __setattr__(self, name: str, value: object) -> None:
+        if name not in _FIELD_NAMES or "_buffer" not in self.__dict__:
+            object.__setattr__(self, name, value)
+            return
+        old = getattr(self, name)  # a field replaced after construction: a new buffer, or none if refused
         object.__setattr__(self, name, value)
-        if name in _FIELD_NAMES and "_buffer" in self.__dict__:  # a field replaced after construction
+        try:
             self.__post_init__()
+        except Exception:
+            object.__setattr__(self, name, old)  # (a view of the buffer, which a refusal leaves as it was)
+            raise
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "_buffer"}

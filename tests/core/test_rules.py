@@ -705,7 +705,7 @@ def test_room_distances_are_the_moves_into_each_room_that_the_observation_uses()
 def test_state_fields_live_in_one_buffer_laid_out_as_the_compiled_rules_read_it():
     """Every field is a view of ``State._buffer``, where the buffer's header says (``layout.pack``),
     and the compiled rules' views (``views.state_views``) are the same arrays; a replaced field is
-    packed again (the compiled step then sees it); a field of the wrong shape is refused."""
+    packed again (the compiled step then sees it); a field of the wrong shape is refused, and leaves the state as it was."""
     from numba import literally, njit
 
     from cluedo_env.core.layout import NUMBERS, STATE_FIELDS, TABLE_FIELDS
@@ -752,6 +752,11 @@ def test_state_fields_live_in_one_buffer_laid_out_as_the_compiled_rules_read_it(
     assert (state.events[:, 0, [ev.KIND, ev.PLAYER]] == [ev.ROLL, 2]).all()
     with pytest.raises(ValueError, match=r"State.location must have shape \(2, 6\)"):
         core.State(**{**state.arrays(), "config": CLASSIC, "location": np.zeros((2, 5))})
+    before = state.copy()
+    with pytest.raises(ValueError, match=r"State.location must have shape \(2, 6\)"):
+        state.location = np.zeros((2, 5))  # refused: the state stays as it was (it kept the bad array)
+    assert state.location.base is state._buffer and state.location.shape == (2, 6)
+    assert all(np.array_equal(a, b) for a, b in zip(state.arrays().values(), before.arrays().values()))
 
 
 def test_rule_tables_are_cached_by_config_value_and_leave_the_config_as_it_is():
