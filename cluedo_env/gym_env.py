@@ -44,8 +44,8 @@ after the learner in list order and driven by ``cluedo_env.table.LearnerTable``;
 the registry's ``"random"`` agent with ``accuse="rarely"``. ``learner_seat`` is a player
 index or ``"random"`` (drawn at every reset). A game that ends before the
 learner's first decision (possible only with a tiny ``max_turns`` or opponents
-that win on their first turn) is dealt again with the next seed, so every
-episode starts with the learner to act. The vector env redeals single games and
+that win on their first turn) is dealt again from a seed drawn from the env's
+generator, so every episode starts with the learner to act. The vector env redeals single games and
 tells each opponent through ``Agent.reset_games(games, seats)``.
 
 An agent object plays in one env at a time: it keeps the notes of that env's games. Every

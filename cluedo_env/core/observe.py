@@ -333,9 +333,10 @@ def observe(
 
     A finished game is observed like a running one by the viewer given: its final knowledge,
     with ``phase`` one-hot on "over", ``current_player`` all zeros (nobody decides) and ``turn``
-    at the number of turns played. The solution is not added (the ``GAME_OVER`` event reveals
-    it). ``state.current_player`` is -1 in a finished game, so it is no viewer there: pass an
-    explicit viewer, or ``games=np.flatnonzero(~state.done)``.
+    as in its last turn (``state.turn``: the turns before it; 1 in a game truncated at ``max_turns``).
+    The solution is not added (the ``GAME_OVER`` event reveals it). ``state.current_player`` is -1
+    in a finished game, so it is no viewer there: pass an explicit viewer, or
+    ``games=np.flatnonzero(~state.done)``.
 
     Args:
         state: The batch of games.

@@ -297,6 +297,8 @@ def play_out(
     Raises:
         ValueError: Naming the argument and what it accepts; or the game whose first decision
             ``first`` leaves no legal action (the games from it on are then unplayed).
+        TypeError: ``state`` not a ``State``, or an array of the wrong dtype (``first`` and ``seen``
+            bool, ``weights`` numbers).
     """
     if not isinstance(state, State):
         raise TypeError(f"state must be a core.State, got {type(state).__name__}")
@@ -398,6 +400,7 @@ def rollout(
 
     Raises:
         ValueError: Naming the argument and what it accepts; ``player`` in a game with ``auto_refute=True``.
+        TypeError: As ``play_out``'s.
     """
     if not isinstance(state, State):
         raise TypeError(f"state must be a core.State, got {type(state).__name__}")

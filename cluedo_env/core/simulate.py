@@ -133,6 +133,7 @@ def redeal(
     Raises:
         ValueError: Naming the game and the fact, for arrays of the wrong shape or values,
             finished games, or a deal that contradicts what ``player`` knows.
+        TypeError: Arrays that are not integers.
     """
     config = state.config
     B, P, C = state.batch_size, config.num_players, config.cards.num_cards
