@@ -9,8 +9,8 @@ Run it on your own agent before a tournament or a training run::
     check_agent(MyAgent(seed=0), core.GameConfig(num_players=3))  # or an instance (copied, left unused)
 
 ``check_agent`` plays short games (``max_turns`` capped) with the agent at every seat
-against random agents, on the table every runner uses (``cluedo_env.table.Table``), and
-checks:
+(seat ``b % num_players`` in game ``b`` of at least ``num_players`` games) against random
+agents, on the table every runner uses (``cluedo_env.table.Table``), and checks:
 
 1. **Interface**: an ``agents.base.Agent`` that can play the config (``check_config``).
 2. **Legal actions in random positions**: deals drawn at random, opponents that play
@@ -82,7 +82,7 @@ def check_agent(
     config: core.GameConfig | None = None,
     *,
     options: Mapping[str, Any] | None = None,
-    games: int = 4,
+    games: int | None = None,
     max_turns: int = 30,
     steps: int = 400,
     seed: int = 0,
@@ -94,7 +94,8 @@ def check_agent(
             a registered name or ``"module:Class"``.
         config: The rules (default: ``core.GameConfig()``); ``max_turns`` is capped.
         options: Constructor options, with a name.
-        games: Games in the batch (the agent sits at seat ``b % num_players`` in game ``b``).
+        games: Games in the batch, at least ``num_players`` so that the agent sits at every seat
+            (at seat ``b % num_players`` in game ``b``); default: ``num_players``, at least 4.
         max_turns: Cap on the games' turns, so that games end and are dealt again.
         steps: Decisions of the batch played per run.
         seed: The agent's seed; deals and masks derive from it.
@@ -102,9 +103,17 @@ def check_agent(
     Raises:
         AgentCheckError: A check failed.
         TypeError: ``agent`` is neither an ``Agent`` nor a name.
+        ValueError: ``games`` is fewer than ``num_players``.
     """
     make = _maker(agent, dict(options or {}), seed)
     config = config or core.GameConfig()
+    P = config.num_players
+    if games is None:
+        games = max(4, P)
+    elif not isinstance(games, int | np.integer) or isinstance(games, bool) or games < P:
+        raise ValueError(
+            f"games must be an int >= num_players ({P}), so that the agent sits at every seat, got {games!r}"
+        )
     first = make()
     if not isinstance(first, Agent):
         raise AgentCheckError(f"interface: {first!r} is not an agents.base.Agent")

@@ -33,7 +33,10 @@ LEARNED_CHECKPOINT = SHIPPED / "cluedo_learned_4p.npz"
 class LearnedAgent(NetworkAgent):
     """The shipped learning agent: a network computed with numpy, most likely action by default.
 
-    It plays the 4-player classic game (the model's rules; ``check_config`` refuses others).
+    The shipped model was trained on the 4-player classic game. ``check_config`` refuses
+    rules whose observation or action sizes differ from the model's (another player count,
+    a 7-weapon edition, ...) and warns on other differences (another board, ``max_turns``,
+    ...): it plays those, untested.
 
     Args:
         seed: Seeds the sampling generator (used only with ``deterministic=False``; re-seeded by

@@ -266,8 +266,11 @@ class Beliefs(RecordBook):
 
         A hypothesis, for what-if questions (what would an answer teach me?): the beliefs are
         unchanged. Facts of this form are what an answer to a suggestion says (a player holds a
-        card; holds none of some cards); ``num_deals`` of the result over this posterior's is the
-        hypothesis's probability.
+        card; holds none of some cards). In the ``"counting"`` model, ``num_deals`` of the result
+        over this posterior's is the hypothesis's probability. In the ``"weighted"`` model that
+        ratio is only the share of the consistent deals that fit the hypothesis, not its
+        probability, which weighs the deals (see the module docstring); for one fact (card ``c``
+        lies with owner ``o``) read ``probabilities()[c, o]`` of this posterior.
 
         Args:
             allowed: ``bool[num_cards, num_owners]``.

@@ -166,7 +166,8 @@ def expected_information(
         ``float64[S, W, R]``: ``I(answer; about)`` for each suggestion (category-local indices).
 
     Raises:
-        ValueError: For an unknown ``about``, deals of the wrong shape, or weights that do not match.
+        ValueError: For an unknown ``about``, a suggester who is not a player, deals of the wrong
+            shape, or weights of the wrong shape, not finite, negative or of sum 0.
     """
     if about not in ABOUT:
         raise ValueError(f"about must be one of {list(ABOUT)}, got {about!r}")
@@ -179,8 +180,15 @@ def expected_information(
         weights = np.full(M, 1.0 / M)
     else:
         weights = np.asarray(weights, dtype=np.float64)
-        if weights.shape != (M,) or (weights < 0).any() or weights.sum() <= 0:
-            raise ValueError(f"weights must be {M} non-negative floats with a positive sum")
+        if weights.shape != (M,):
+            raise ValueError(f"weights must be float[{M}] (one per deal), got shape {weights.shape}")
+        bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+        if len(bad):
+            raise ValueError(
+                f"weights must be finite and non-negative, got {weights[bad[0]]} for deal {bad[0]}"
+            )
+        if weights.sum() <= 0:
+            raise ValueError("weights must have a positive sum, got all 0")
         weights = weights / weights.sum()
     S, W, R = setup.deck.sizes
     P = setup.num_players
@@ -254,9 +262,18 @@ def screen_information(setup: Setup, suggester: int, probabilities: np.ndarray) 
         setup: The game's set-up.
         suggester: The player who suggests.
         probabilities: ``float[num_cards, num_owners]``, ``Posterior.probabilities()``.
+
+    Raises:
+        ValueError: For a suggester who is not a player, or probabilities of the wrong shape.
     """
     P = setup.num_players
+    setup.check_player(suggester, "suggester")
     probabilities = np.asarray(probabilities, dtype=np.float64)
+    if probabilities.shape != (setup.deck.num_cards, setup.num_owners):
+        raise ValueError(
+            f"probabilities must be float[{setup.deck.num_cards}, {setup.num_owners}] (cards, owners), "
+            f"got shape {probabilities.shape}"
+        )
     place = np.zeros((setup.deck.num_cards, P + 1))
     place[:, : P - 1] = probabilities[:, _asked(setup, suggester)]
     place[:, P - 1] = probabilities[:, setup.envelope]

@@ -180,6 +180,26 @@ def test_a_check_too_short_to_reach_a_choice_says_the_round_trips_were_not_check
         check_agent(RandomAgent(), core.GameConfig(num_players=3), steps=4)
 
 
+class BadAtLastSeat(RandomAgent):
+    """Raises whenever it decides at seat 5, the last of a 6-player table."""
+
+    def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if (self.seats[games] == 5).any():
+            raise RuntimeError("seat 5 not supported")
+        return super().act(state, games, mask)
+
+
+def test_the_agent_sits_at_every_seat():
+    """By default the batch held 4 games, the agent at seat ``b % num_players`` in game ``b``: at 6
+    players it never sat at seats 4 and 5, and an agent that fails there passed."""
+    with pytest.raises(
+        AgentCheckError, match=r"legal actions: BadAtLastSeat\(seed=0\) raised in act: .*seat 5"
+    ):
+        check_agent(BadAtLastSeat(seed=0), core.GameConfig(num_players=6))
+    with pytest.raises(ValueError, match=r"games must be an int >= num_players \(6\), .* got 4"):
+        check_agent(RandomAgent(seed=0), core.GameConfig(num_players=6), games=4)
+
+
 def test_the_check_names_what_it_is_given():
     with pytest.raises(TypeError, match=r"agents\.base\.Agent or an agent name"):
         check_agent(object())  # type: ignore[arg-type]

@@ -146,3 +146,30 @@ def test_bad_input_is_rejected_with_the_reason() -> None:
         answer_deals(Beliefs(setup, 0, model="weighted"), (0, 2, 4))
     with pytest.raises(ValueError, match="allowed must be bool"):
         Beliefs(setup, 0).given(np.ones((2, 2), dtype=bool))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, -1.0])
+def test_weights_that_are_not_finite_and_non_negative_are_refused(bad: float) -> None:
+    # NaN and infinite weights passed the check (a NaN is neither < 0 nor is its sum <= 0) and
+    # every suggestion got 0 bits, silently.
+    setup = SMALL_SETUPS["2-2-3x3"]
+    deals = all_deals(setup)
+    weights = np.ones(len(deals))
+    weights[3] = bad
+    with pytest.raises(ValueError, match=rf"weights must be finite and non-negative, got {bad} for deal 3"):
+        expected_information(setup, 0, deals, weights)
+    with pytest.raises(ValueError, match="weights must have a positive sum"):
+        expected_information(setup, 0, deals, np.zeros(len(deals)))
+
+
+def test_the_screen_refuses_probabilities_of_the_wrong_shape_and_a_suggester_who_is_not_a_player() -> None:
+    # Both returned numbers: a column short, and a suggester 3 of a 3-player game.
+    setup = SMALL_SETUPS["2-2-3x3"]
+    probabilities = Beliefs(setup, 0).posterior().probabilities()
+    assert screen_information(setup, 0, probabilities).shape == setup.deck.sizes
+    with pytest.raises(
+        ValueError, match=r"probabilities must be float\[7, 4\] \(cards, owners\), got shape \(7, 3\)"
+    ):
+        screen_information(setup, 0, probabilities[:, :3])
+    with pytest.raises(ValueError, match=r"suggester must be a player in \[0, 3\), got 3"):
+        screen_information(setup, 3, probabilities)
