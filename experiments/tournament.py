@@ -21,7 +21,14 @@ What is played. The entrants (``lineup.agents``: any registry name or
 ``one_vs_field``). Every line-up plays the same deals (deal ``d`` has core
 seed ``seed * 1e9 + d``), and each deal under every cyclic rotation of the
 seats, so luck of the deal and of the seat cancels between line-ups and
-agents.
+agents. PPO's training deals are numbered the same way (deal ``d`` of a
+``train_ppo`` run with seed ``s`` has core seed ``s * 1e9 + d``,
+``agents.ppo.games``), so a model trained by ``train_ppo`` with seed ``s`` has
+played tournament seed ``s``'s deals in training. The shipped learned and PPO
+models were trained with seed 1: compare them with ``seed=0`` (the default) or
+2 and above. (Evaluation, imitation's teacher games and the expert dataset deal
+from core seeds ``10**15``, ``10**13`` and ``10**14`` up, apart from training;
+the tournament keeps its numbering so that published results replay.)
 
 Units of work. A unit ("chunk") is one line-up x one rotation x ``batch_size``
 consecutive deals, played as one batch by ``agents.arena.play_batch`` with

@@ -21,6 +21,7 @@ from experiments.common.report_plots import write_plots
 from experiments.common.report_tables import (
     head_to_head_rows,
     leaderboard_rows,
+    lineup_deals_text,
     lineup_rows,
     markdown_table,
     players_heading,
@@ -67,6 +68,12 @@ def write_report(
 ) -> dict:
     """Write ``stats.json``, CSV tables, ``report.md`` and PNG plots of some games into ``out``.
 
+    ``meta`` says how the games were played (a run's settings, the runs pooled, notes). In a run's
+    report (``meta`` with a ``config_hash``) the deals per line-up are counted from the games, whatever
+    ``meta`` says: a run stopped partway, or resumed for more games and stopped again, has line-ups with
+    other numbers of deals, and then the report says ``?`` there (each player count's line and the Method
+    say how many deals each line-up played and how many they all played).
+
     Returns:
         The summary (``summarise``) with ``"paths"``: name -> file written.
     """
@@ -74,9 +81,11 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     summary = summarise(records)
     meta = meta or {}
-    if meta.get("config_hash") and "deals_per_lineup" not in meta:  # a run's report of all its file's games
+    # A run's report: the deals per line-up of its games, not of a plan.
+    if meta.get("config_hash") and records:
         lineups = {r["lineup"] for r in records}
         counts = {len({r["seed"] for r in records if r["lineup"] == lineup}) for lineup in lineups}
+        meta = {k: v for k, v in meta.items() if k != "deals_per_lineup"}  # "?" where the line-ups differ
         if len(counts) == 1:
             meta = meta | {"deals_per_lineup": counts.pop()}
     paths = {
@@ -176,14 +185,40 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         lines += ["### Head to head", "", markdown_table(head_to_head_rows(summary, players)), ""]
     for name, path in figures.items():
         lines += [f"![{name}]({path.name})", ""]
-    rotations = (
-        "Every line-up plays the same deals under every seat rotation"
-        if all(info.get("every_rotation", True) for info in summary["by_players"].values())
-        else "Not every deal was played under every seat rotation (games of one seat, such as the web page's)"
+    lines += ["## Method", "", _method_text(summary), ""]
+    return "\n".join(lines)
+
+
+def _deals_text(summary: dict) -> str:
+    """What the Method says of the deals: every line-up on the same deals under every seat rotation, or
+    what is not so (at each player count whose line-ups did not all play the same deals, how many)."""
+    infos = summary["by_players"]
+    every_rotation = all(info.get("every_rotation", True) for info in infos.values())
+    apart = "; ".join(
+        f"at {players} players: {lineup_deals_text(info)}"
+        for players, info in infos.items()
+        if not info.get("same_deals", True)
     )
-    lines += [
-        "## Method",
-        "",
+    if not apart:
+        if every_rotation:
+            return "Every line-up plays the same deals under every seat rotation"
+        return (
+            "Not every deal was played under every seat rotation (games of one seat, such as the web page's)"
+        )
+    if every_rotation:
+        return (
+            f"Not every line-up played the same deals ({apart}); each line-up played each of its deals under "
+            "every seat rotation"
+        )
+    return (
+        f"Not every line-up played the same deals ({apart}), and not every deal was played under every seat "
+        "rotation (games of one seat, such as the web page's)"
+    )
+
+
+def _method_text(summary: dict) -> str:
+    """The report's Method: how shares, intervals, ratings and head to head are counted, and the deals."""
+    return (
         "Win shares count seats (an agent seated twice in a game counts twice); "
         + _fair_share_text(summary)
         + "Intervals are 95%: Wilson score intervals for shares, Student t for mean turns to win (games the "
@@ -193,8 +228,6 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
         "the share of seat-for-seat comparisons (each seat of A against each seat of B) that A's seat won; "
         "50% is even; its interval is Wilson's for A's share of those games, carried to the seat-for-seat scale "
         "(pooled over line-ups that seat them in other numbers: a bootstrap of the games within each). "
-        + rotations
-        + "; intervals treat games as independent.",
-        "",
-    ]
-    return "\n".join(lines)
+        + _deals_text(summary)
+        + "; intervals treat games as independent."
+    )

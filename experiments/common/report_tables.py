@@ -14,6 +14,7 @@ __all__ = [
     "head_to_head_rows",
     "interval_text",
     "leaderboard_rows",
+    "lineup_deals_text",
     "lineup_rows",
     "markdown_table",
     "players_heading",
@@ -90,12 +91,30 @@ def markdown_table(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines)
 
 
+def lineup_deals_text(info: dict) -> str:
+    """How many deals the line-ups of a player count played apart (``summarise``'s ``by_players`` entry):
+    the fewest to the most of one line-up, and how many every line-up played."""
+    fewest, most = info["lineup_deals"]
+    each = str(fewest) if fewest == most else f"{fewest} to {most}"
+    return f"{each} deals per line-up, {info['shared_deals']} played by every line-up"
+
+
 def players_heading(summary: dict, players: int) -> str:
-    """One line on the games of a player count: line-ups, deals, no winner, truncated, mean length."""
+    """One line on the games of a player count: line-ups, deals (and where the line-ups did not all play
+    the same deals, how many each played and shared), no winner, truncated, mean length."""
     info = summary["by_players"][players]
+    rotations = (
+        "every seat rotation"
+        if info.get("every_rotation", True)
+        else "not every deal under every seat rotation"
+    )
+    deals = (
+        f"{info['deals']} deals, "
+        if info.get("same_deals", True)
+        else f"{info['deals']} deals, not the same for every line-up: {lineup_deals_text(info)}; "
+    )
     return (
-        f"{players} players: {info['games']} games ({info['lineups']} line-ups, {info['deals']} deals, "
-        f"{'every seat rotation' if info.get('every_rotation', True) else 'not every deal under every seat rotation'}); "
+        f"{players} players: {info['games']} games ({info['lineups']} line-ups, {deals}{rotations}); "
         f"no winner {_percent(info['no_winner_share'])}, "
         f"truncated {_percent(info['truncated_share'])}, mean length {info['mean_turns']:.1f} turns"
     )

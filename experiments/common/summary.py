@@ -32,6 +32,11 @@ What ``summarise`` reports, per player count (the fair share of a seat, ``fair_s
   50% is even. The 95% Wilson interval takes the games one of them won as the
   trials (comparisons within one game are not independent).
 
+Each player count's ``by_players`` entry also says whether every line-up played the same deals
+(``same_deals``; a run stopped partway, or runs of other line-ups pooled, can leave them apart), how many
+deals every line-up played (``shared_deals``), the fewest and most one line-up played (``lineup_deals``),
+and whether each line-up played each of its deals under every seat rotation (``every_rotation``).
+
 The intervals (``cluedo_env.intervals``) treat games as independent draws. Duplicate deals
 and seat rotations balance luck between agents but make games of one deal correlated,
 so the intervals are, if anything, slightly optimistic for a single agent's share.
@@ -282,12 +287,18 @@ def summarise(records: Sequence[dict]) -> dict:
                 )  # fmt: skip
         no_winner = sum(r["winner"] is None for r in games)
         rotations = defaultdict(set)  # (line-up, deal) -> the seat rotations it was played under
+        deals = defaultdict(set)  # line-up -> the deals it played
         for r in games:
             rotations[r["lineup"], r["seed"]].add(r["rotation"])
+            deals[r["lineup"]].add(r["seed"])
+        counts = [len(played) for played in deals.values()]
         by_players[players] = {
             "games": len(games),
-            "lineups": len({r["lineup"] for r in games}),
+            "lineups": len(deals),
             "deals": len({r["seed"] for r in games}),  # deal seeds: pooled runs of other seeds count apart
+            "same_deals": all(played == deals[games[0]["lineup"]] for played in deals.values()),
+            "shared_deals": len(set.intersection(*deals.values())),
+            "lineup_deals": [min(counts), max(counts)],
             "every_rotation": all(len(played) == players for played in rotations.values()),
             "no_winner_share": no_winner / len(games),
             "truncated_share": sum(r["truncated"] for r in games) / len(games),

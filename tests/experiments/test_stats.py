@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -228,3 +230,56 @@ def test_the_method_says_how_games_without_a_winner_count_in_a_win_share(tmp_pat
     write_report(decided, tmp_path / "decided", plots=False)
     method = (tmp_path / "decided/report.md").read_text().partition("## Method")[2]
     assert "twice); the fair share is 1/N. Intervals are 95%" in method and "without a winner" not in method
+
+
+def test_the_report_says_where_the_line_ups_did_not_all_play_the_same_deals(tmp_path):
+    """A run stopped partway (or resumed for more games and stopped again) had played A+C's deals 0 to 3
+    and B+C's 0 and 1; its report said "4 deals per line-up", "4 deals, every seat rotation" and "Every
+    line-up plays the same deals under every seat rotation"."""
+
+    def played(lineups: dict) -> list[dict]:
+        return [
+            game(seats, 0, deal=d) | {"rotation": r}
+            for seats, deals in lineups.items()
+            for d in range(deals)
+            for r in (0, 1)
+        ]
+
+    meta = {"config_hash": "abc", "deals_per_lineup": 4}  # what the run's earlier, finished session said
+    write_report(played({("A", "C"): 4, ("B", "C"): 2}), tmp_path / "stopped", meta=meta, plots=False)
+    report = (tmp_path / "stopped/report.md").read_text()
+    assert "- ? deals per line-up, each under every seat rotation" in report
+    assert (
+        "2 players: 12 games (2 line-ups, 4 deals, not the same for every line-up: 2 to 4 deals per line-up, "
+        "2 played by every line-up; every seat rotation); "
+    ) in report
+    assert (
+        "Not every line-up played the same deals (at 2 players: 2 to 4 deals per line-up, 2 played by every "
+        "line-up); each line-up played each of its deals under every seat rotation; intervals treat"
+    ) in report
+    assert "Every line-up plays the same deals" not in report
+    stats = json.loads((tmp_path / "stopped/stats.json").read_text())
+    assert stats["by_players"]["2"]["same_deals"] is False
+    assert stats["by_players"]["2"]["shared_deals"] == 2 and stats["by_players"]["2"]["lineup_deals"] == [
+        2,
+        4,
+    ]
+
+    write_report(played({("A", "C"): 4, ("B", "C"): 4}), tmp_path / "finished", meta=meta, plots=False)
+    report = (tmp_path / "finished/report.md").read_text()
+    assert "- 4 deals per line-up, each under every seat rotation" in report
+    assert "2 players: 16 games (2 line-ups, 4 deals, every seat rotation); " in report
+    assert "Every line-up plays the same deals under every seat rotation; intervals treat" in report
+
+    web = [game(("A", "C"), 0, deal=d) for d in range(3)] + [game(("B", "C"), 0, deal=d) for d in (3, 4)]
+    write_report(web, tmp_path / "web", plots=False)  # games of one seat each, every one on its own deal
+    report = (tmp_path / "web/report.md").read_text()
+    assert (
+        "(2 line-ups, 5 deals, not the same for every line-up: 2 to 3 deals per line-up, 0 played by"
+        in report
+    )
+    assert (
+        "Not every line-up played the same deals (at 2 players: 2 to 3 deals per line-up, 0 played by every "
+        "line-up), and not every deal was played under every seat rotation (games of one seat, such as the "
+        "web page's); intervals treat"
+    ) in report
