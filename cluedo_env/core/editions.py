@@ -15,11 +15,14 @@ classic board does need 6 suspects and 9 rooms, which ``GameConfig`` checks.
 An ``Edition`` is checked when it is built (a custom one, or one read from a
 replay): the compiled rules index arrays with its numbers without bounds checks,
 so every name, count and room index is refused here, by name, before it can
-reach them.
+reach them. Its names are printed as they are (transcripts, the replay, a language
+model's text), so a name holding a control character (a newline, a tab, a terminal
+escape, a bidi override) is refused too: it could forge a line or clear a screen.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +33,10 @@ CATEGORIES = ("suspects", "weapons", "rooms")
 # The state counts a step's events (up to one per card: the deal's) and holds a weapon's room in
 # int8 fields (``core/state.py``): an edition has at most 127 cards.
 MAX_CARDS = 127
+# Unicode categories a name may not hold: controls (C0 and C1: newline, tab, escape), format
+# characters (bidi overrides such as U+202E, zero-width ones), lone surrogates, and the line and
+# paragraph separators (U+2028, U+2029: ``str.splitlines`` breaks a line there).
+_CONTROL_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
 
 
 @dataclass(frozen=True)
@@ -44,10 +51,12 @@ class Edition:
         weapon_start_rooms: For each weapon, the index of the room it starts in.
 
     Lists are taken for tuples (and numpy integers for ints). Anything the rules cannot play
-    raises ``ValueError`` naming the field and the value: a name that is not a non-empty
-    string, a category without cards (the envelope holds one of each), two cards of the same
-    name (``card_id`` ignores case), more than ``MAX_CARDS`` cards, or ``weapon_start_rooms``
-    not one room index in ``[0, num_rooms)`` per weapon.
+    raises ``ValueError`` naming the field and the value: a name (the edition's or a card's)
+    that is not a non-empty string or that holds a control character (Unicode category Cc, Cf,
+    Cs, Zl or Zp: a newline, a tab, an escape, a bidi override; accented letters are fine), a
+    category without cards (the envelope holds one of each), two cards of the same name
+    (``card_id`` ignores case), more than ``MAX_CARDS`` cards, or ``weapon_start_rooms`` not
+    one room index in ``[0, num_rooms)`` per weapon.
     """
 
     name: str
@@ -59,6 +68,7 @@ class Edition:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError(f"Edition name must be a non-empty string, got {self.name!r}")
+        _check_printable("Edition name", self.name)
         where = f"Edition {self.name!r}"
         for category in CATEGORIES:
             names = _as_tuple(where, category, getattr(self, category))
@@ -70,6 +80,7 @@ class Edition:
             for k, name in enumerate(names):
                 if not isinstance(name, str) or not name.strip():
                     raise ValueError(f"{where}: {category}[{k}] must be a non-empty string, got {name!r}")
+                _check_printable(f"{where}: {category}[{k}]", name)
             object.__setattr__(self, category, tuple(str(name) for name in names))
         if self.num_cards > MAX_CARDS:
             raise ValueError(
@@ -138,6 +149,17 @@ class Edition:
             raise ValueError(
                 f"unknown card {name!r} in edition {self.name!r}; cards are {list(self.cards)}"
             ) from None
+
+
+def _check_printable(field: str, name: str) -> None:
+    """``ValueError`` naming ``field``, ``name`` and its first character in ``_CONTROL_CATEGORIES``."""
+    for position, char in enumerate(name):
+        if unicodedata.category(char) in _CONTROL_CATEGORIES:
+            raise ValueError(
+                f"{field} must hold no control character (Unicode category Cc, Cf, Cs, Zl or Zp: a "
+                f"newline, tab, escape or bidi control), got {name!r} (U+{ord(char):04X} at character "
+                f"{position})"
+            )
 
 
 def _as_tuple(where: str, field: str, value: object) -> tuple:

@@ -84,9 +84,21 @@ def small(**changes: object) -> Edition:
         (dict(rooms="HDA"), r"rooms must be a tuple \(or list\), got 'HDA'"),
         (dict(name=""), r"Edition name must be a non-empty string, got ''"),
         (dict(name=None), r"Edition name must be a non-empty string, got None"),
+        # control characters: printed as they are, they would split or forge a transcript's lines,
+        # clear a terminal or turn the text round (the issue's record)
+        (dict(rooms=("Hall", "Dining\nRoom", "Attic")), r"rooms\[1\] must hold no control .*got 'Dining\\nRoom' \(U\+000A at character 6\)"),
+        (dict(rooms=("Hall\x1b[31m", "Den", "Attic")), r"rooms\[0\] must hold no control .*got 'Hall\\x1b\[31m' \(U\+001B"),
+        (dict(suspects=("Red", "Blue", "Scarlet\x1b[2J\x1b[H")), r"suspects\[2\] must hold no control .*\(U\+001B at character 7\)"),
+        (dict(weapons=("Rope", "Kni\tfe")), r"weapons\[1\] must hold no control .*got 'Kni\\tfe'"),
+        (dict(weapons=("\u202eepoR", "Knife")), r"weapons\[0\] must hold no control .*\(U\+202E at character 0\)"),
+        (dict(rooms=("Hall", "Den\x85", "Attic")), r"rooms\[1\] must hold no control .*\(U\+0085"),  # C1: next line
+        (dict(rooms=("Hall", "Den", "At\u2028tic")), r"rooms\[2\] must hold no control .*\(U\+2028"),  # line separator
+        (dict(rooms=("Hall", "Den", "At\u200btic")), r"rooms\[2\] must hold no control .*\(U\+200B"),  # zero width
+        (dict(name="evil\x1b]0;OWNED\x07"), r"Edition name must hold no control .*got 'evil\\x1b\]0;OWNED\\x07'"),
+        (dict(name="small\n"), r"Edition name must hold no control .*\(U\+000A at character 5\)"),
     ],
-    ids=lambda value: str(value)[:40] if isinstance(value, dict) else "",
-)
+    ids=lambda value: ascii(value)[:40] if isinstance(value, dict) else "",
+)  # fmt: skip
 def test_a_bad_edition_is_refused_naming_the_field_and_the_value(changes, message):
     with pytest.raises(ValueError, match=message):
         small(**changes)
@@ -107,6 +119,36 @@ def test_an_edition_read_from_a_replay_file_is_checked_too():
         _config_from_json(values)
     values["edition"]["weapon_start_rooms"] = [0, 2]
     assert _config_from_json(values).cards.weapon_start_rooms == (0, 2)
+
+
+def test_an_edition_read_from_a_replay_file_with_a_control_character_is_refused():
+    values = {
+        "edition": {**SMALL, "rooms": ["Hall", "Dining\nRoom", "Attic"]},
+        "board": "none",
+        "num_players": 3,
+    }
+    with pytest.raises(
+        ValueError, match=r"Edition 'small': rooms\[1\] must hold no control .*'Dining\\nRoom'"
+    ):
+        _config_from_json(values)
+    values["edition"]["rooms"][1] = "Dining Room"
+    assert _config_from_json(values).cards.rooms[1] == "Dining Room"
+
+
+def test_accents_umlauts_and_other_scripts_are_no_control_characters():
+    """Letters of any script, spaces and punctuation pass: only controls are refused."""
+    rooms = (
+        "Salle à manger",
+        "Küche",
+        "Bürgermeister Weiß",
+        "Åsgard",
+        "Ελληνικά",
+        "図書室",
+        "O'Brien's (den)",
+    )
+    edition = small(rooms=rooms, name="Édition spéciale")
+    assert edition.rooms == rooms
+    core.init(core.GameConfig(edition=edition, board="none", num_players=3), [0])
 
 
 def test_the_duel_needs_the_corner_rooms_of_its_face_down_cards():

@@ -234,3 +234,43 @@ def test_an_end_line_of_the_wrong_types_is_altered(record, end):
         load_jsonl(record)
     forge(record, body, finished=False)  # the control: the same lines with a well-formed end line
     verify(load_jsonl(record))
+
+
+# -- card names ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spelled", "shown"),
+    [
+        (r"Dining\nRoom", r"'Dining\\nRoom' \(U\+000A"),  # a line of its own in the transcript
+        (r"Dining\u001b[2J\u001b[HRoom", r"'Dining\\x1b\[2J\\x1b\[HRoom' \(U\+001B"),  # clears the screen
+        (r"\u202eDining Room", r"'\\u202eDining Room' \(U\+202E"),  # prints the rest backwards
+    ],
+)
+def test_a_card_name_with_a_control_character_is_refused_not_printed(tmp_path, capsys, spelled, shown):
+    """A record spells a custom edition out: the issue's record named a room ``Dining\\nRoom``, which
+    split the printed transcript's line (a name like ``Hall\\n2: P1 wins`` would forge one), and ESC
+    sequences that cleared the terminal. Every line of this one is forged consistently (the name in
+    the header and in each step's action text, the digest recomputed), so only the name is wrong."""
+    edition = core.Edition(
+        name="small",
+        suspects=("Red", "Blue", "Green"),
+        weapons=("Rope", "Knife"),
+        rooms=("Hall", "Dining Room", "Attic"),
+        weapon_start_rooms=(0, 1),
+    )
+    path = tmp_path / "game.jsonl"
+    record_random_game(core.GameConfig(edition=edition, board="none", num_players=3), seed=SEED, path=path)
+    body = [line.replace(b"Dining Room", spelled.encode()) for line in body_of(path)]
+    assert body != body_of(path)
+    forge(path, body)
+    with pytest.raises(
+        AlteredRecord, match=rf"line 1: altered: bad header \(Edition 'small': rooms\[1\] .*{shown}"
+    ):
+        load_jsonl(path)
+    status = main([str(path)])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert "rooms[1] must hold no control character" in captured.err and "Traceback" not in captured.err
+    assert "\x1b" not in captured.err and "\u202e" not in captured.err and captured.err.count("\n") == 1
+    assert verify_says(path, capsys)[0] == 1
