@@ -14,7 +14,8 @@ A game record (``experiments.common.chunks.game_record``), checked field by fiel
 
 =====================  =============================================================================
 ``config``             the run's config hash, a non-empty string
-``lineup``             the agent labels in agent order joined by ``+`` (non-empty labels)
+``lineup``             the agent labels in agent order joined by ``+`` (each a label that
+                       ``experiments.common.labels.label_refusal`` accepts)
 ``players``            an int in [2, 6], the number of labels of ``lineup``
 ``rotation``           an int in [0, players)
 ``deal``               an int in [0, DEAL_SEED_STRIDE): deals of a run are numbered below the stride
@@ -47,6 +48,7 @@ import warnings
 from pathlib import Path
 
 from cluedo_env.whole_files import write_whole
+from experiments.common.labels import label_refusal
 from experiments.common.write_failures import writing
 
 __all__ = [
@@ -226,6 +228,9 @@ def check_game_record(record: object) -> None:
     labels = lineup.split("+") if isinstance(lineup, str) else []
     if not all(labels):
         raise ValueError(f"lineup must be agent labels joined by '+', got {_shown(lineup)}")
+    refused = next(filter(None, map(label_refusal, labels)), None)
+    if refused:
+        raise ValueError(f"lineup: {refused}")
     players = _integer(record, "players", MIN_PLAYERS, MAX_PLAYERS)
     if players != len(labels):
         raise ValueError(f"players is {players}, but lineup {_shown(lineup)} has {len(labels)} agents")

@@ -32,6 +32,7 @@ from cluedo_env import core
 from cluedo_env.core.config import written_fields
 from cluedo_env.optional_modules import missing_extra_text
 from experiments.common.games_file import DEAL_SEED_STRIDE
+from experiments.common.labels import label_refusal
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError, check_int, check_local_model, check_rules
 
@@ -93,7 +94,9 @@ class AgentSpec:
         name: A name of ``agents.registry.AGENTS`` or an import path ``"package.module:Class"``.
         options: Keyword arguments of the agent's constructor (e.g. ``{checkpoint: path}`` for ppo).
         label: Name in the results (default: ``name``, or the class name of an import path).
-            Two entrants with the same name need different labels.
+            Two entrants with the same name need different labels. A label holds no control
+            character, ``|``, ``$`` or ``+`` and starts with none of ``=``, ``-``, ``@`` or a space
+            (``experiments.common.labels``).
     """
 
     name: str = "random"
@@ -205,6 +208,10 @@ class TournamentConfig:
         for needed, module, instead in needs:
             if needed and importlib.util.find_spec(module) is None:
                 raise ConfigError(f"{missing_extra_text(module)}; {instead}")
+        for index, spec in enumerate(self.lineup.agents):  # (before a message shows a label)
+            why = label_refusal(spec.display)
+            if why:
+                raise ConfigError(f"lineup.agents[{index}]: {why}")
         for index, spec in enumerate(self.lineup.agents):
             check_local_model(f"lineup.agents[{index}] ({spec.display})", spec.name, spec.options)
         if self.lineup.mode not in LINEUP_MODES:
@@ -212,9 +219,6 @@ class TournamentConfig:
         labels = self.labels
         if len(labels) < 2:
             raise ConfigError(f"lineup.agents needs at least 2 entrants, got {labels}")
-        joined = [label for label in labels if not label.strip() or "+" in label]
-        if joined:  # a line-up is named by its labels joined with "+" (chunks.lineup_id)
-            raise ConfigError(f"lineup.agents: a label must be a name without '+', got {joined}")
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
             raise ConfigError(

@@ -28,6 +28,7 @@ from agents.ppo.network import ActorCritic
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.intervals import wilson_interval
+from experiments.common.labels import label_refusal
 from experiments.learning.league import OpponentSettings
 
 if TYPE_CHECKING:
@@ -76,9 +77,13 @@ def play_against(
     accuse, the rest of such a game would run to ``max_turns`` and cost most of the time.
 
     Raises:
-        ValueError: two kinds of ``opponents`` share a ``display`` (one's results would replace the other's).
+        ValueError: two kinds of ``opponents`` share a ``display`` (one's results would replace the other's),
+            or one's ``display`` is not a label (``experiments.common.labels.label_refusal``).
     """
     labels = [spec.display for spec in opponents]
+    refused = next(filter(None, map(label_refusal, labels)), None)
+    if refused:
+        raise ValueError(f"an evaluation opponent's {refused}")
     if len(set(labels)) != len(labels):
         raise ValueError(
             f"the evaluation opponents need distinct labels (their results are kept by label), got {labels}"

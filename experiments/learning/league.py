@@ -31,6 +31,7 @@ import torch
 from agents.ppo.games import OpponentKind
 from agents.ppo.model import check_weights
 from agents.ppo.network import ActorCritic
+from experiments.common.labels import label_refusal
 from experiments.common.value_checks import ConfigError, check_agents
 
 if TYPE_CHECKING:
@@ -74,9 +75,10 @@ def check_pool_sampling(args: Any) -> None:
 
 def check_opponents(args: Any) -> None:
     """Raise ``ConfigError`` (a ``ValueError``) naming a bad kind of ``args.opponents`` or ``args.eval_opponents``: labels
-    not distinct or taken by snapshots, a weight or window out of range, an unknown agent or option, an
-    agent that cannot play ``args.game``'s rules or that needs the local-llm extra missing here
-    (``experiments.common.value_checks.check_agents``), or a stretch of training with no kind in the pool."""
+    refused (``check_labels``), not distinct or taken by snapshots, a weight or window out of range, an unknown
+    agent or option, an agent that cannot play ``args.game``'s rules or that needs the local-llm extra missing
+    here (``experiments.common.value_checks.check_agents``), or a stretch of training with no kind in the pool."""
+    check_labels("opponents", args.opponents)
     labels = [o.display for o in args.opponents]
     if len(set(labels)) != len(labels) or any(label.startswith("snapshot") for label in labels):
         raise ConfigError(f"opponents need distinct labels not starting with 'snapshot', got {labels}")
@@ -102,7 +104,8 @@ def check_opponents(args: Any) -> None:
 def check_distinct_labels(where: str, opponents: list[OpponentSettings]) -> None:
     """Raise ``ConfigError`` (a ``ValueError``) if two kinds of ``opponents`` (the config's field ``where``)
     share a display label (``label``, else ``name``): their results are kept under it, and one would
-    replace the other's."""
+    replace the other's; or if one's label is refused (``check_labels``)."""
+    check_labels(where, opponents)
     labels = [o.display for o in opponents]
     twice = sorted({label for label in labels if labels.count(label) > 1})
     if twice:
@@ -110,6 +113,16 @@ def check_distinct_labels(where: str, opponents: list[OpponentSettings]) -> None
             f"{where} need distinct labels (their results are kept by label), got {labels}: {twice} more than "
             "once; tell them apart with a label, e.g. {name: random, options: {accuse: never}, label: random_never}"
         )
+
+
+def check_labels(where: str, opponents: list[Any]) -> None:
+    """Raise ``ConfigError`` naming the first of ``opponents`` (the config's field ``where``) whose display
+    label (``label``, else ``name``) is not one (``experiments.common.labels.label_refusal``: it reaches
+    the console, TensorBoard's tags and the plots)."""
+    for k, o in enumerate(opponents):
+        why = label_refusal(o.display)
+        if why:
+            raise ConfigError(f"{where}.{k}: {why}")
 
 
 def snapshot_network(

@@ -119,6 +119,17 @@ def move_winner_and_seat_to_random(record: dict) -> None:
     record["winner"] = "random"
 
 
+def relabel_random(label: str):
+    """Random renamed ``label`` through the record (its line-up and seats), the rest consistent: a label
+    from a games.jsonl of elsewhere reaches report.md's tables, the CSV files, the plots and the terminal."""
+
+    def tamper(record: dict) -> None:
+        record["lineup"] = "+".join(label if x == "random" else x for x in record["lineup"].split("+"))
+        record["seats"] = [label if x == "random" else x for x in record["seats"]]
+
+    return tamper
+
+
 TAMPERINGS = {
     "winner_seat of another agent": (move_the_win_to_random, r"winner '\w+' is not the agent at winner_seat"),
     "winner and winner_seat moved together": (
@@ -163,6 +174,17 @@ TAMPERINGS = {
     "decisions negative": (lambda r: r.update(decisions=-1), "decisions must be an integer >= 0"),
     "config empty": (lambda r: r.update(config=""), "config must be the run's config hash"),
     "lineup with an empty label": (lambda r: r.update(lineup="random++sat"), "lineup must be agent labels"),
+    # labels the report would show as something else (experiments.common.labels)
+    "a label with a newline": (relabel_random("r\n## heading"), r"lineup: label 'r\\n## heading' holds the control character '\\n'"),
+    "a label with ESC": (relabel_random("r\x1b[2J"), r"label 'r\\x1b\[2J' holds the control character '\\x1b'"),
+    "a label with a bidi override": (relabel_random("r\u202eexe"), r"label 'r\\u202eexe' holds the control character"),
+    "a label with a lone surrogate": (relabel_random("r\ud83d"), r"label 'r\\ud83d' holds the control character"),
+    "a label with '|'": (relabel_random("sat|fast"), r"lineup: label 'sat\|fast' holds '\|'"),
+    "a label with '$'": (relabel_random("random_$x$"), r"lineup: label 'random_\$x\$' holds '\$'"),
+    "a label starting with '='": (relabel_random('=HYPERLINK("x")'), r"label '=HYPERLINK\(\"x\"\)' starts with '='"),
+    "a label starting with '-'": (relabel_random("-2"), r"label '-2' starts with '-'"),
+    "a label starting with '@'": (relabel_random("@SUM(A1)"), r"label '@SUM\(A1\)' starts with '@'"),
+    "a label starting with a space": (relabel_random(" random"), r"label ' random' starts with ' '"),
     "a field missing": (lambda r: r.pop("wrong_accusations"), "no field 'wrong_accusations'"),
     "llm tokens negative": (
         lambda r: r.update(llm={"0": dict.fromkeys(games_file.LLM_COUNTS, 0) | {"prompt_tokens": -33_000_000}}),

@@ -247,7 +247,7 @@ def test_unknown_key_is_rejected_when_composing():
             r"lineup.agents\[0\].*speed",
         ),
         (["lineup.agents=[{name: random}, {name: random}]"], r"labels must differ.*\['random'\]"),
-        (['lineup.agents=[{name: random, label: "a+b"}, {name: sat}]'], r"without '\+', got \['a\+b'\]"),
+        (['lineup.agents=[{name: random, label: "a+b"}, {name: sat}]'], r"\[0\]: label 'a\+b' holds '\+'"),
         (["lineup.mode=swiss"], r"lineup.mode must be one of \['round_robin', 'one_vs_field'\], got 'swiss'"),
         (["lineup.mode=one_vs_field", "lineup.field=[minimax]"], r"lineup.field must name entrants"),
         (["lineup.mode=one_vs_field", "lineup.field=[sat,sat]"], r"lineup.field names each entrant once"),
