@@ -37,7 +37,9 @@ REFUSED = {
     "'@' first": ("@SUM(A1)", "starts with '@'"),
     "a space first": (" random", "starts with ' '"),
 }
-RULE = "a label is a non-empty name with no control character, '|', '<', '>', '$' or '+', starting with none of"
+RULE = (
+    "a label is a non-empty name with no control character, '|', '<', '>', '$' or '+', starting with none of"
+)
 
 
 def lineup(label: str) -> TournamentConfig:
