@@ -33,6 +33,15 @@ range; never a float, a bool or a string taken for one), the lines hold exactly
 their fields, and ``action_text`` is its action's; a forged value loads as
 *altered*, naming the line and the field.
 
+Version 1 (cluedo-env 0.1.0) is version 2 without the end line: the same header
+(``"version": 1``) and step lines, and nothing after the last step. Such a record
+is read as it is: whether it is whole cannot be told from a digest (a file cut at
+a line boundary reads as a shorter game), and it does not say whether the game
+was over (``Replay.finished`` is None). A last line cut short is *incomplete*, an
+end line in it is *altered*, and replaying it checks every step's events against
+the rules as for version 2 (a changed step, or a game of other rules, is refused
+naming the step).
+
 ``cluedo_env.replay`` replays and verifies records, and is their command line.
 """
 
@@ -70,6 +79,7 @@ __all__ = [
 
 FORMAT = "cluedo-replay"
 VERSION = 2  # 2: the end line (steps, finished, sha256)
+VERSIONS = (1, VERSION)  # read; 1 (cluedo-env 0.1.0) has no end line
 EVENT_WIDTH = len(ev.EVENT_FIELDS)
 EVENT_MIN, EVENT_MAX = int(np.iinfo(np.int16).min), int(np.iinfo(np.int16).max)  # events are int16 rows
 HEADER_FIELDS = ("format", "version", "config", "seed", "initial_events")
@@ -97,7 +107,8 @@ class Replay:
         players: The acting player of each step.
         actions: The action of each step.
         events: ``int16[n_i, 7]`` full events of each step.
-        finished: Whether the game was over after the last step (``GameRecorder`` keeps it).
+        finished: Whether the game was over after the last step (``GameRecorder`` keeps it);
+            None where the record does not say: a version-1 record, which has no end line.
     """
 
     config: GameConfig
@@ -106,14 +117,23 @@ class Replay:
     players: list[int] = field(default_factory=list)
     actions: list[int] = field(default_factory=list)
     events: list[np.ndarray] = field(default_factory=list)
-    finished: bool = False
+    finished: bool | None = False
 
     @property
     def num_steps(self) -> int:
         return len(self.actions)
 
     def to_jsonl(self, path: str | Path) -> None:
-        """Write the record as JSON Lines (see the module docstring for the format)."""
+        """Write the record as JSON Lines, version 2 (see the module docstring for the format).
+
+        Raises:
+            ValueError: ``finished`` is None (a version-1 record read back): the end line must say it.
+        """
+        if self.finished is None:
+            raise ValueError(
+                "finished is None (a version-1 record does not say whether the game was over): set it to "
+                "True or False before writing the record (bool(cluedo_env.replay.verify(record).done[0]))"
+            )
         layout = ActionLayout(self.config)
         header = {
             "format": FORMAT,
@@ -266,20 +286,24 @@ def _json_line(line: bytes) -> object:
 def load_jsonl(path: str | Path) -> Replay:
     """Read a record written by ``to_jsonl``, checking it against its end line.
 
+    A version-1 record (cluedo-env 0.1.0) has no end line: it is read as it is, with ``finished``
+    None, and only ``cluedo_env.replay.verify`` checks it (see the module docstring).
+
     Raises:
         FileNotFoundError: No file at ``path``.
         IncompleteRecord: The file ends before its end line (it was cut): its last line is
-            the header, a step line or the start of a step or end line.
+            the header, a step line or the start of a step or end line; or the last line of a
+            version-1 record is cut short.
         AlteredRecord: A line was changed, added or removed (the digest or the step count
             of the end line disagrees, or the last line is one no cut leaves: a damaged end
-            line), or a line does not hold what it should: a header field,
-            a step out of order, a value of the wrong type or out of range (a player, an
-            action, an event that is not an int16, a seed that is not an integer in
-            ``[0, 2**63)``), an ``action_text`` that is not its action's.
+            line; or a version-1 record holds an end line), or a line does not hold what it
+            should: a header field, a step out of order, a value of the wrong type or out of
+            range (a player, an action, an event that is not an int16, a seed that is not an
+            integer in ``[0, 2**63)``), an ``action_text`` that is not its action's.
         ValueError: The file is not a cluedo-replay record (the message names the
             path, the line and what was expected there): line 1 is not a header of this
-            format and version. A damaged header reads so too, unless the file ends with an
-            end line whose digest disagrees (then ``AlteredRecord``).
+            format and of version 2 or 1. A damaged header reads so too, unless the file ends
+            with an end line whose digest disagrees (then ``AlteredRecord``).
     """
     path = Path(path)
     if not path.is_file():
@@ -297,32 +321,10 @@ def load_jsonl(path: str | Path) -> Replay:
                 "its sha256 digest (the header was damaged)"
             )
         raise ValueError(f"{path}, line 1: {problem}; {advice}")
-    ends = [number for number, line in enumerate(lines) if _end_of(line) is not None]
-    if not ends:
-        if len(lines) > 1 and not _cut_line(lines[-1]):
-            raise AlteredRecord(
-                f"{path}, line {len(lines)}: altered: no end line, and the last line is neither a step line "
-                f"nor the start of one, as a cut leaves it: the file was changed, not cut (a damaged end "
-                f"line?); the line is {_shown(lines[-1])}"
-            )
-        cut = "" if data.endswith(b"\n") else ", the last one cut short"
-        raise IncompleteRecord(
-            f"{path}: incomplete: {len(lines)} lines{cut} and no end line; the file was cut after "
-            f"at most {len(lines) - 1} steps"
-        )
-    last = ends[0]
-    if last != len(lines) - 1:
-        raise AlteredRecord(f"{path}, line {last + 2}: altered: a line after the end line")
-    end = _end_of(lines[last])
-    body = b"".join(lines[:last])
-    if end.get("sha256") != _digest(body):
-        raise AlteredRecord(f"{path}: altered: the lines before the end line do not match its sha256 digest")
-    steps, finished = end.get("steps"), end.get("finished")
-    if type(steps) is not int or steps != last - 1 or not isinstance(finished, bool) or len(end) != 3:
-        raise AlteredRecord(
-            f"{path}, line {last + 1}: altered: the end line says {_shown(steps)} steps (finished: "
-            f"{_shown(finished)}), the file holds {last - 1}; expected {{'steps', 'finished', 'sha256'}}"
-        )
+    if header["version"] == 1:
+        last, finished = _version_1_end(path, lines), None
+    else:
+        last, finished = _checked_end(path, data, lines)
     try:
         if sorted(header) != sorted(HEADER_FIELDS):
             raise ValueError(f"the header's fields are {_shown(sorted(header))}")
@@ -350,6 +352,56 @@ def load_jsonl(path: str | Path) -> Replay:
         record.actions.append(action)
         record.events.append(events)
     return record
+
+
+def _checked_end(path: Path, data: bytes, lines: list[bytes]) -> tuple[int, bool]:
+    """The end line's index and ``finished`` of a version-2 record, checked against the lines before it."""
+    ends = [number for number, line in enumerate(lines) if _end_of(line) is not None]
+    if not ends:
+        if len(lines) > 1 and not _cut_line(lines[-1]):
+            raise AlteredRecord(
+                f"{path}, line {len(lines)}: altered: no end line, and the last line is neither a step line "
+                f"nor the start of one, as a cut leaves it: the file was changed, not cut (a damaged end "
+                f"line?); the line is {_shown(lines[-1])}"
+            )
+        cut = "" if data.endswith(b"\n") else ", the last one cut short"
+        raise IncompleteRecord(
+            f"{path}: incomplete: {len(lines)} lines{cut} and no end line; the file was cut after "
+            f"at most {len(lines) - 1} steps"
+        )
+    last = ends[0]
+    if last != len(lines) - 1:
+        raise AlteredRecord(f"{path}, line {last + 2}: altered: a line after the end line")
+    end = _end_of(lines[last])
+    body = b"".join(lines[:last])
+    if end.get("sha256") != _digest(body):
+        raise AlteredRecord(f"{path}: altered: the lines before the end line do not match its sha256 digest")
+    steps, finished = end.get("steps"), end.get("finished")
+    if type(steps) is not int or steps != last - 1 or not isinstance(finished, bool) or len(end) != 3:
+        raise AlteredRecord(
+            f"{path}, line {last + 1}: altered: the end line says {_shown(steps)} steps (finished: "
+            f"{_shown(finished)}), the file holds {last - 1}; expected {{'steps', 'finished', 'sha256'}}"
+        )
+    return last, finished
+
+
+def _version_1_end(path: Path, lines: list[bytes]) -> int:
+    """Where the steps of a version-1 record end: after its last line (it has no end line).
+
+    A last line cut short is ``IncompleteRecord`` (its writer ended every line); an end line is
+    ``AlteredRecord`` (version 1 has none: line 1 or that line was changed)."""
+    ends = [number for number, line in enumerate(lines) if _end_of(line) is not None]
+    if ends:
+        raise AlteredRecord(
+            f"{path}, line {ends[0] + 1}: altered: an end line in a version-1 record, which has none "
+            "(line 1 or this line was changed)"
+        )
+    if len(lines) > 1 and not lines[-1].endswith((b"\n", b"\r")) and _cut_line(lines[-1]):
+        raise IncompleteRecord(
+            f"{path}: incomplete: {len(lines)} lines, the last one cut short (a version-1 record, with no "
+            f"end line); the file was cut after {len(lines) - 2} whole steps"
+        )
+    return len(lines)
 
 
 def _step_of(
@@ -380,10 +432,8 @@ def _header_of(line: bytes) -> tuple[object, str | None, str]:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         return header, f"not a {FORMAT} header", f"expected {EXPECTED}"
     version = header.get("version")
-    if type(version) is not int or version != VERSION:
-        advice = (
-            f"expected {VERSION} (version 1 records have no end line to check them by: record the game again)"
-        )
+    if type(version) is not int or version not in VERSIONS:
+        advice = f"expected {VERSION}, or 1 (a record of cluedo-env 0.1.0, read without an end line)"
         return header, f"version {_shown(version)} is not supported", advice
     return header, None, ""
 

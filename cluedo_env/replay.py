@@ -7,7 +7,9 @@ random games and is the command line.
 A game is a function of its config, seed and actions, so a record holds just those, plus every
 step's full (unfiltered) events to check a replay against; ``cluedo_env.game_record`` describes
 the file (a header, one line per step, an end line with the SHA-256 digest of the rest) and
-how a cut or altered file is told apart.
+how a cut or altered file is told apart. A version-1 record (cluedo-env 0.1.0) has no end line:
+it is replayed and checked step by step all the same, and the command line says once that whether
+the file is whole cannot be told.
 
 Typical use::
 
@@ -71,6 +73,9 @@ __all__ = [
     "verify",
 ]
 
+VERSION_1_NOTE = (
+    "a version-1 record (cluedo-env 0.1.0) has no end line: whether the file is whole cannot be told"
+)
 RANDOM_ACCUSE_RATE = 0.01  # record_random_game accuses with this probability when it may
 GIF_FRAME_MS = 250
 GIF_LAST_FRAME_MS = 2500
@@ -106,7 +111,8 @@ def verify(record: Replay | GameRecorder) -> State:
 
     Raises:
         AlteredRecord: Naming the first step whose player, legality or events differ, a step
-            after the game's end, or a game that ends (or not) unlike the record says.
+            after the game's end, or a game that ends (or not) unlike the record says (a
+            version-1 record, ``finished`` None, does not say).
     """
     record = as_replay(record)
     state = init(record.config, [record.seed])
@@ -122,7 +128,7 @@ def verify(record: Replay | GameRecorder) -> State:
         except ValueError as error:
             raise AlteredRecord(f"step {i}: the recorded action cannot be replayed: {error}") from None
         _compare(f"step {i}", expected, game_events(state, 0))
-    if bool(state.done[0]) != record.finished:
+    if record.finished is not None and bool(state.done[0]) != record.finished:
         said, did = ("finished", "is still running") if record.finished else ("unfinished", "is over")
         raise AlteredRecord(
             f"the record says the game is {said} after {record.num_steps} steps; the replay {did}"
@@ -272,6 +278,8 @@ def _write_outputs(args: argparse.Namespace) -> None:
 
     _check_outputs(args)
     record = load_jsonl(args.record)
+    if record.finished is None:
+        print(f"warning: {args.record}: {VERSION_1_NOTE}", file=sys.stderr)
     if args.viewer is not None and not 0 <= args.viewer < record.config.num_players:
         raise ValueError(f"--viewer must be a player in [0, {record.config.num_players}), got {args.viewer}")
     if args.every is not None and args.every < 1:
@@ -318,7 +326,8 @@ def _write_outputs(args: argparse.Namespace) -> None:
 
 
 def _verify_file(path: str) -> int:
-    """``--verify``: print what the record is; 0 verified, 1 incomplete or altered, 2 not a record."""
+    """``--verify``: print what the record is; 0 verified, 1 incomplete or altered, 2 not a record. The line
+    of a verified version-1 record says that whether the file is whole cannot be told."""
     try:
         record = load_jsonl(path)
         final = verify(record)
@@ -332,13 +341,16 @@ def _verify_file(path: str) -> int:
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if record.finished:
+    if final.done[0]:
         winner = int(final.winner[0])
         outcome = f"player {winner} won" if winner >= 0 else "nobody won"
         ending = f"the game ended ({outcome})" if not final.truncated[0] else "the game was truncated"
+    elif record.finished is None:
+        ending = "the game is still running after the last step"
     else:
         ending = "the game was still running when it was saved"
-    print(f"{path}: verified: {record.num_steps} steps; {ending}")
+    note = f"; {VERSION_1_NOTE}" if record.finished is None else ""
+    print(f"{path}: verified: {record.num_steps} steps; {ending}{note}")
     return 0
 
 
