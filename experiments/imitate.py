@@ -24,7 +24,12 @@ goes on is refused in one line before it writes anything.
    teacher a turn, ``game.max_turns`` turns a game), and then its values (legal
    actions, finite observations and targets, at most ``batch`` wins): a run
    folder from elsewhere cannot make the run read more, or report a record
-   its games cannot have.
+   its games cannot have. ``run.json`` records each run in the folder: its start, the code (package
+   version, git revision and whether the tree had uncommitted changes) and the batches it found and
+   had to play. A run that reuses batches recorded by other code (``decisions_code``), or by an
+   imitate that recorded none (one older than ``run.json``, as 0.1.0's), says so in one warning line
+   naming each code and this run's: the teacher's play can change with any revision, and another
+   ``exp_name`` records the decisions again under this code.
 2. **Imitation.** The network (``network``; warm-started from ``init_from`` by
    ``agents.ppo.warm_start``) is fitted to the decisions by maximum likelihood
    (``agents.ppo.imitation.imitate``): ``epochs`` passes, the last ``holdout``
@@ -50,6 +55,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -83,9 +89,11 @@ from agents.ppo.numpy_network import NPZ_ERRORS, Headers, read_npz
 from agents.ppo.warm_start import warm_start
 from agents.reasoners.ismcts import ISMCTSAgent
 from agents.registry import AGENTS, load_named, make_agent
-from cluedo_env import core
+from cluedo_env import __version__, core
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
+from cluedo_env.whole_files import write_whole
+from experiments.common.code_revision import code_name, git_revision
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.output_folders import refuse_links, refuse_unwritable
@@ -103,6 +111,9 @@ DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) 
 DECISIONS_PER_TURN = 5
 # What a run refused a folder in use is told (lock_folder).
 IN_USE = "Wait for it to finish, or give this run another exp_name"
+RUN_FILE = "run.json"  # each run of the folder: its code and the batches it found (record_session)
+# An imitate older than run.json (cluedo-env 0.1.0 too) recorded no code.
+UNRECORDED = f"unrecorded code (no readable {RUN_FILE} names it: an imitate older than {RUN_FILE} wrote none)"
 
 
 @dataclass
@@ -217,8 +228,8 @@ def collect(args: ImitateConfig, folder: Path) -> None:
             and running the command again plays only the others.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    batches = -(-args.games // args.batch)
-    paths = [folder / f"batch_{k:05d}.npz" for k in range(batches)]
+    paths = batch_paths(folder, args)
+    batches = len(paths)
     todo = [k for k, path in enumerate(paths) if not path.exists()]
     bar = tqdm(total=batches, initial=batches - len(todo), unit=" batches", desc="teacher games",
                disable=not args.progress)  # fmt: skip
@@ -241,6 +252,11 @@ def collect(args: ImitateConfig, folder: Path) -> None:
                 f"decisions are saved in {folder}: run the same command again to play the others"
             ) from None
     bar.close()
+
+
+def batch_paths(folder: Path, args: ImitateConfig) -> list[Path]:
+    """The batch files of ``args``' recording in ``folder`` (its ``decisions``), written or not."""
+    return [folder / f"batch_{k:05d}.npz" for k in range(-(-args.games // args.batch))]
 
 
 def teacher_record(wins: int, games: int) -> dict[str, float]:
@@ -333,7 +349,7 @@ def load_decisions(
     Raises:
         ConfigError: naming a batch file that is not one of ``args``' recording.
     """
-    parts = [read_batch(folder / f"batch_{k:05d}.npz", args) for k in range(-(-args.games // args.batch))]
+    parts = [read_batch(path, args) for path in batch_paths(folder, args)]
     observations, masks, actions = (
         np.concatenate([part[key] for part in parts]) for key in ("observations", "masks", "actions")
     )
@@ -371,6 +387,87 @@ def _check_reuse(folder: Path, args: ImitateConfig) -> None:
             f"{folder} holds decisions recorded with other {', '.join(changed)}; "
             "give this run another exp_name (or remove that folder)"
         )
+
+
+def record_session(folder: Path, args: ImitateConfig) -> None:
+    """Add this run to ``folder``'s ``run.json`` (``{"sessions": [...]}``): its start, package version, git
+    revision (``experiments.common.code_revision.git_revision``) and the batches it found and has to
+    play. Where the batches found were recorded by other code (``decisions_code``), print one warning
+    line naming each code with its batches and this run's. With no batch found the earlier sessions
+    are dropped (they left no decisions); a ``run.json`` that cannot be read counts as none."""
+    paths = batch_paths(folder / "decisions", args)
+    found = sum(path.is_file() for path in paths)
+    sessions = _read_sessions(folder / RUN_FILE) if found else []
+    code = _code(git_revision(), __version__)
+    recorded = decisions_code(sessions, found)
+    if any(_same_code(v) != _same_code(code) for v in recorded):
+        played = "; ".join(
+            f"{v['batches']} batch{'es' * (v['batches'] != 1)} by "
+            + (UNRECORDED if v["revision"] == "unrecorded" else code_name(v))
+            for v in recorded
+        )
+        print(
+            f"warning: {folder / 'decisions'} holds decisions of the teacher recorded by other code than this "
+            f"run's: {played}; this run is {code_name(code)}. The teacher's play can change with the code, so "
+            "the network is fitted to decisions this code's teacher may not make; give this run another "
+            "exp_name to record them again under this code"
+        )
+    sessions.append({"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "version": __version__,
+                     "git": {"revision": code["revision"], "dirty": code["dirty"]},
+                     "batches_found": found, "batches_to_play": len(paths) - found})  # fmt: skip
+    write_whole(folder / RUN_FILE, json.dumps({"sessions": sessions}, indent=2) + "\n")
+
+
+def decisions_code(sessions: list[dict], found: int) -> list[dict]:
+    """Which code recorded the ``found`` batches of a folder: ``{"revision", "dirty", "version",
+    "batches"}`` for each code version, in the order they recorded.
+
+    A session (of ``run.json``) records the batches the folder held when it started
+    (``batches_found``): the batches from one session's count up to the next one's (``found`` after the
+    last) are that session's. Those before the first session are of revision ``"unrecorded"`` (an
+    imitate older than ``run.json``, or its file lost). As in the tournament's ``code_versions``,
+    sessions of one revision and ``dirty`` flag are one code version, and of revision ``"unknown"``
+    (no git) those of one package version."""
+    starts = [session["batches_found"] for session in sessions] + [found]
+    recorded = [(_code({"revision": "unrecorded"}, None), min(starts[0], found))]
+    recorded += [
+        (_code(s["git"], s["version"]), end - start) for s, start, end in zip(sessions, starts, starts[1:])
+    ]
+    versions: dict[tuple, dict] = {}
+    for code, batches in recorded:
+        if batches > 0:
+            versions.setdefault(_same_code(code), code | {"batches": 0})["batches"] += batches
+    return list(versions.values())
+
+
+def _code(git: dict, version: str | None) -> dict:
+    return {"revision": git.get("revision", "unrecorded"), "dirty": git.get("dirty"), "version": version}
+
+
+def _same_code(code: dict) -> tuple:
+    """What two sessions of one code version share (``decisions_code``)."""
+    return code["revision"], code["dirty"], code["version"] if code["revision"] == "unknown" else None
+
+
+def _read_sessions(path: Path) -> list[dict]:
+    """The sessions of ``path`` (a ``run.json``); none where it is missing, over 16 MiB or not one this
+    code writes: revisions of hex digits (or ``"unknown"``), package versions of at most 64 printable
+    characters (the warning prints them)."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(2**24 + 1)
+        sessions = json.loads(data)["sessions"] if len(data) <= 2**24 else None
+    except (OSError, ValueError, RecursionError, TypeError, KeyError):  # missing, not JSON, not an object
+        return []
+    good = isinstance(sessions, list) and all(
+        isinstance(s, dict) and type(s.get("batches_found")) is int and s["batches_found"] >= 0
+        and isinstance(s.get("version"), str) and len(s["version"]) <= 64 and s["version"].isprintable()
+        and isinstance(s.get("git"), dict) and isinstance(s["git"].get("revision"), str)
+        and re.fullmatch(r"[0-9a-f]{7,64}|unknown", s["git"]["revision"]) is not None
+        and isinstance(s["git"].get("dirty"), (bool, type(None)))
+        for s in sessions
+    )  # fmt: skip
+    return sessions if good else []
 
 
 def _recorded(config: DictConfig, key: str) -> object:
@@ -438,6 +535,7 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
         print(f"the earlier run's results and events set aside in {aside} (TensorBoard shows them apart)")
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)), encoding="utf-8")
     print(f"run folder: {folder}")
+    record_session(folder, args)
     start = time.time()
     collect(args, folder / "decisions")
     observations, masks, actions, targets, wins = load_decisions(folder / "decisions", args)
