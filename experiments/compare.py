@@ -11,7 +11,12 @@ holds the same label: the same deal, played by A's agent and by B's agent from t
 against the same field. (The field's labels are compared, not its options: run both with one
 line-up file, as ``experiments.tournament lineup=learned_vs_sat "lineup.agents=[...]"`` does.)
 Runs whose ``config.yaml`` name other rules (its ``game`` section) are refused: a deal seed is the
-same deal only under the same rules.
+same deal only under the same rules. Runs whose paired games were not all played by one code version
+(each folder's ``run.json``, as the tournament's report counts them: ``code_versions``) are compared,
+with a note naming each run's code (``code_note``): a rule can change between two revisions while the
+config does not, and a deal seed is the same game only where the rules did not change, so the difference
+may come from the code as well as from the agents. A folder without a ``run.json`` of its games (pooled
+or written by hand) has unknown code, and gets the note too.
 
 Each pair gives ``d = (B won) - (A won)``, in {-1, 0, 1}. The difference of the win rates is the
 mean of ``d``, ``(only B won - only A won) / pairs``, with Tango's 95% score interval for the
@@ -30,18 +35,28 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
+import sys
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
 from cluedo_env import __version__
 from cluedo_env.intervals import paired_difference_interval, wilson_interval
+from experiments.common.code_revision import code_name
+from experiments.common.extras import missing_extra
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
 from experiments.common.report import json_ready
 from experiments.common.run_config import run_rules
 from experiments.common.summary import unique_games
 
-__all__ = ["DIFFERENCE_METHOD", "compare", "main", "mcnemar_exact", "seated_once"]
+try:  # the tournament's code versions import Hydra: a core-only install is told which extra to install
+    from experiments.common.chunks import record_key
+    from experiments.common.tournament_run import RUN_FILE, _same_code, code_versions
+except ModuleNotFoundError as error:
+    raise missing_extra(error, command=__name__ == "__main__") from error
+
+__all__ = ["DIFFERENCE_METHOD", "code_note", "compare", "main", "mcnemar_exact", "run_code", "seated_once"]
 
 DIFFERENCE_METHOD = "Tango's score interval, 95%"  # the paired difference's interval, as printed
 
@@ -73,6 +88,11 @@ def _outcome(record: dict, agent: str) -> tuple[bool, int]:
     return record["winner_seat"] == seat, record["wrong_accusations"][seat]
 
 
+def _seated(records: Sequence[dict], agent: str) -> dict[tuple, dict]:
+    """The games of ``records`` in which ``agent`` sits exactly once, by ``_key``."""
+    return {_key(r, agent): r for r in records if r["seats"].count(agent) == 1}
+
+
 def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) -> dict:
     """The game-by-game comparison of ``agent_a`` in records ``a`` with ``agent_b`` in records ``b``.
 
@@ -83,8 +103,7 @@ def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) ->
     Raises:
         ValueError: if no game of ``a`` has a partner in ``b`` (other deals, or another field).
     """
-    games_a = {_key(r, agent_a): r for r in a if r["seats"].count(agent_a) == 1}
-    games_b = {_key(r, agent_b): r for r in b if r["seats"].count(agent_b) == 1}
+    games_a, games_b = _seated(a, agent_a), _seated(b, agent_b)
     shared = sorted(games_a.keys() & games_b.keys())
     if not shared:
         raise ValueError(
@@ -123,15 +142,70 @@ def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) ->
     }
 
 
-def _read(folder: Path, parser: argparse.ArgumentParser) -> list[dict]:
+def run_code(folder: Path, records: Sequence[dict], keep: set | None = None) -> list[dict] | None:
+    """The code that played a folder's games: ``code_versions`` of the sessions of its ``run.json``.
+
+    ``records``: the folder's games in file order; with ``keep``, only the games whose ``record_key``
+    is in it count. Games before the first recorded session are of revision ``"unrecorded"``. None
+    where the folder has no ``run.json`` of these games: none, one that cannot be read as a
+    tournament's (revisions of hex digits or ``"unknown"``), or one of another config hash.
+    """
+    try:
+        info = json.loads((folder / RUN_FILE).read_bytes())
+    except (OSError, ValueError, RecursionError):  # missing, or not JSON
+        return None
+    sessions = info.get("sessions") if isinstance(info, dict) else None
+    good = (
+        isinstance(sessions, list)
+        and {r.get("config") for r in records} <= {info.get("config_hash")}
+        and all(
+            isinstance(s, dict) and type(s.get("games_found", 0)) is int and isinstance(s.get("git"), dict)
+            and re.fullmatch(r"[0-9a-f]{7,64}|unknown", str(s["git"].get("revision"))) is not None
+            and s["git"].get("dirty") in (True, False, None)
+            and (s.get("version") is None or (isinstance(s["version"], str) and s["version"].isprintable()))
+            for s in sessions
+        )
+    )  # fmt: skip
+    return code_versions(sessions, list(records), keep) if good else None
+
+
+def code_note(names: Sequence[str], codes: Sequence[list[dict] | None]) -> str | None:
+    """What ``compare`` says where the paired games of runs ``names`` were not all played by one code
+    version (``codes``: ``run_code`` of each), or may not have been (some code unknown); None where
+    they were. Code versions are the same as in the tournament's report (``code_versions``)."""
+    every = [v for versions in codes for v in versions or []]
+    unknown = None in codes or any(v["revision"] == "unrecorded" for v in every)
+    if not unknown and len({_same_code(v) for v in every}) == 1:
+        return None
+
+    def text(versions: list[dict] | None) -> str:
+        if versions is None:
+            return "unknown code (no run.json of its games)"
+        named = ["unknown code" if v["revision"] == "unrecorded" else code_name(v) for v in versions]
+        if len(versions) == 1:
+            return named[0]
+        return " and ".join(
+            f"{name} ({v['games']} game{'s' * (v['games'] != 1)})" for name, v in zip(named, versions)
+        )
+
+    played = "; ".join(f"{name} by {text(versions)}" for name, versions in zip(names, codes))
+    said = "the code of the runs may differ" if unknown else "other code played the runs"
+    return (
+        f"{said}: {played}. A deal seed is the same game only where the rules did not change between the "
+        "codes, so the difference may come from the code as well as from the agents"
+    )
+
+
+def _read(folder: Path, parser: argparse.ArgumentParser) -> tuple[list[dict], list[dict]]:
+    """The folder's game records in file order, and each game once (``unique_games``)."""
     if (why := no_games_file(folder)) is not None:
         parser.exit(2, f"error: {why}\n")
     path = folder / GAMES_FILE
     games, bad = load_games(path)
     if bad:
-        print(rejection_note(path, bad))
+        print(rejection_note(path, bad), file=sys.stderr)  # (stdout may be --json's)
     try:
-        return unique_games(games)
+        return games, unique_games(games)
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
 
@@ -164,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--names", nargs=2, metavar=("A", "B"), help="names to print (default: the folders')")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     args = parser.parse_args(argv)
-    a, b = _read(args.run_a, parser), _read(args.run_b, parser)
+    (file_a, a), (file_b, b) = _read(args.run_a, parser), _read(args.run_b, parser)
     rules_a, rules_b = run_rules(args.run_a), run_rules(args.run_b)
     if rules_a is not None and rules_b is not None and rules_a != rules_b:
         differ = sorted(k for k in rules_a.keys() | rules_b.keys() if rules_a.get(k) != rules_b.get(k))
@@ -178,9 +252,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
     names = args.names or (args.run_a.name, args.run_b.name)
+    games_a, games_b = _seated(a, agent_a), _seated(b, agent_b)
+    shared = games_a.keys() & games_b.keys()
+    codes = [
+        run_code(folder, records, {record_key(games[k]) for k in shared})
+        for folder, records, games in ((args.run_a, file_a, games_a), (args.run_b, file_b, games_b))
+    ]
+    note = code_note(names, codes)
     if args.json:
-        print(json.dumps(json_ready({"names": list(names), **result}), indent=2))  # (NaN: null)
+        code = {"code": {"a": codes[0], "b": codes[1]}, "code_note": note}
+        print(json.dumps(json_ready({"names": list(names), **result, **code}), indent=2))  # (NaN: null)
         return
+    if note:
+        print(f"note: {note}")
     n = result["pairs"]
     print(f"{n} pairs of games (the same deal, seat and field): {names[0]} {result['a']['games']} games, "
           f"{names[1]} {result['b']['games']}")  # fmt: skip

@@ -108,6 +108,11 @@ def test_the_command_prints_the_paired_difference_and_json(tmp_path, capsys):
     main([str(tmp_path / "a"), str(tmp_path / "a"), "--json"])  # z^2 / (6 + z^2) each way, not a point
     interval = json.loads(capsys.readouterr().out, parse_constant=pytest.fail)["difference_interval"]
     assert interval == pytest.approx([-(Z95**2) / (6 + Z95**2), Z95**2 / (6 + Z95**2)])
+    with (tmp_path / "b" / "games.jsonl").open("a", encoding="utf-8") as games:
+        games.write("not a record\n")  # set aside, said on stderr: stdout stays --json's
+    main([str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["pairs"] == 6 and "not a record" not in printed.out and printed.err
 
 
 def test_nine_of_ten_deals_won_by_b_alone_stay_within_100_points(tmp_path, capsys):
@@ -165,3 +170,68 @@ def test_a_run_from_before_the_deal_field_compares_as_deal_keys(tmp_path, capsys
         assert stop.value.code == 2 and "game.deal: 'keys' in A, 'uniform' in B" in capsys.readouterr().err
     else:
         main([str(tmp_path / "a"), str(tmp_path / "b")])
+
+
+def write_run(folder, records, *sessions):
+    """A tournament folder of ``records``, with a ``run.json`` of ``sessions`` ((games_found, revision, dirty)
+    each) where any are given."""
+    folder.mkdir()
+    (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    if sessions:
+        info = {
+            "config_hash": records[0]["config"],
+            "sessions": [
+                {"version": "0.2.0", "git": {"revision": revision, "dirty": dirty}, "games_found": found}
+                for found, revision, dirty in sessions
+            ],
+        }
+        (folder / "run.json").write_text(json.dumps(info))
+
+
+OLD, NEW = "25af10099c0c56b5dc17af51565318e9c9c087f6", "28ce0afdba8c827bbbc08310c972399bb40029ef"
+
+
+def test_runs_played_by_other_code_are_compared_with_a_note_naming_each_code(tmp_path, capsys):
+    """A rule can change between two revisions while the config does not (0.1.0's duel against this one's):
+    the difference was printed as the agents' alone."""
+    a, b = runs()
+    write_run(tmp_path / "a", a, (0, OLD, False))
+    write_run(tmp_path / "b", b, (0, NEW, True))
+    main([str(tmp_path / "a"), str(tmp_path / "b"), "--names", "imitation", "learned"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        f"note: other code played the runs: imitation by revision {OLD}; learned by revision {NEW} with "
+        "uncommitted changes. A deal seed is the same game only where the rules did not change between the "
+        "codes, so the difference may come from the code as well as from the agents"
+    )
+    assert lines[1].startswith("6 pairs of games") and "learned - imitation: +16.7 points" in lines[-1]
+    main([str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["code_note"].startswith(f"other code played the runs: a by revision {OLD}; b by")
+    assert result["code"]["a"] == [{"revision": OLD, "dirty": False, "version": "0.2.0", "games": 6}]
+
+
+def test_runs_of_one_code_print_no_note_and_unknown_code_is_said(tmp_path, capsys):
+    a, b = runs()
+    write_run(tmp_path / "a", a, (0, OLD, False))
+    # B resumed under other code for a deal A did not play: no paired game of B is that code's.
+    extra = game(5, 0, ["learned", *FIELD], 0)
+    write_run(tmp_path / "b", [*b, extra], (0, OLD, False), (6, NEW, False))
+    main([str(tmp_path / "a"), str(tmp_path / "b")])
+    out = capsys.readouterr().out
+    assert "note" not in out and out.startswith("6 pairs of games")
+    main([str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+    assert json.loads(capsys.readouterr().out)["code_note"] is None
+    write_run(tmp_path / "by hand", b)  # no run.json
+    main([str(tmp_path / "a"), str(tmp_path / "by hand")])
+    assert capsys.readouterr().out.startswith(
+        f"note: the code of the runs may differ: a by revision {OLD}; by hand by unknown code (no run.json of its "
+        "games). A deal seed is the same game only where the rules did not change"
+    )
+    # Games from before the first recorded session (its run.json lost) are of unknown code too.
+    write_run(tmp_path / "lost", a, (3, OLD, False))
+    main([str(tmp_path / "lost"), str(tmp_path / "a")])
+    assert capsys.readouterr().out.startswith(
+        f"note: the code of the runs may differ: lost by unknown code (3 games) and revision {OLD} (3 games); "
+        f"a by revision {OLD}."
+    )
