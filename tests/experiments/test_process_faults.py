@@ -147,7 +147,13 @@ def as_another_user() -> list[str]:
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         pytest.skip("root, and no setpriv to run the command as another user")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    probe = subprocess.run(
+        [*prefix, sys.executable, "-c", "import cluedo_env"], cwd=ROOT, capture_output=True
+    )
+    if probe.returncode != 0:  # (an interpreter under /root, such as pyenv's, cannot load as another user)
+        pytest.skip(f"this Python cannot run as another user: {probe.stderr.decode(errors='replace')[-200:]}")
+    return prefix
 
 
 @pytest.mark.parametrize(
