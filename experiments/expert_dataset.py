@@ -29,7 +29,8 @@ Agent ``k`` of ``--agents`` sits at seat ``(k + game) % P`` (seats rotate). Game
 seed ``SEED_BASE + seed * 10**9 + g``, so a game is the same in any dataset of these settings;
 the agents are seeded per shard, so ``--shard-games`` is part of what the games are. Shards are
 written whole (a temporary file renamed) as they finish: the same command run again plays only
-the shards not yet on disk, and a larger ``--games`` adds shards to a dataset. A file that cannot be
+the shards not yet on disk, and a larger ``--games`` adds shards to a dataset (of this version: a
+folder of another version's games is refused, naming the two versions). A file that cannot be
 written (a full disk, a folder made read-only) stops the run in one line naming it and the error, the
 shards written kept (a Minari dataset half written is removed); Ctrl-C stops it at once, the workers
 too, with one line saying how many shards are kept and the command that resumes (exit status 130). ``--workers`` processes play the shards,
@@ -43,6 +44,8 @@ dataset's author, algorithm name and description; each episode's steps and seed)
 ``metadata.json`` that is not the writer's (Minari would run the code a crafted one names:
 ``experiments.learning.expert_minari_checks``); and replays every game through the core and every Minari
 episode in the env from its seed, checking every column of every decision row and of every episode.
+A dataset of another version is said to be so in the first line; then only its checksums and its games'
+rows are checked (its card's words, README and Minari files are that version's command's), exit status 1.
 
 A small split ships with the package (``SHIPPED_SPLIT``, ``experiments/data/expert_small``: the
 defaults with ``--games 4 --shard-games 4 --minari-episodes 4``); the full one is the command's
@@ -53,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -73,7 +77,6 @@ from experiments.common.output_paths import names_text, path_argument
 from experiments.common.write_failures import NotWritten, writing
 
 try:
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from agents.ppo.features import learner_pieces
@@ -82,7 +85,7 @@ try:
     from experiments.learning.expert_minari_checks import metadata_problem, minari_problems
     from experiments.learning.expert_readme import readme_text
     from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA
-    from experiments.learning.expert_shards import play_shards, shard_index, shards_done
+    from experiments.learning.expert_shards import play_shards, shard_index, shard_problems, shards_done
 except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
 
@@ -236,8 +239,10 @@ def _recorded_settings(folder: Path) -> dict:
 
 
 def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
-    """Refuse a folder whose shards were played with other recording settings (the settings of a
-    folder without shards or Minari episodes bind nothing: a run that stopped before its first)."""
+    """Refuse a folder whose shards were played by another version of the dataset (naming the two: its
+    ``settings.json``'s, or where those name none, as 1.1.0's did, its card's) or with other recording
+    settings (the settings of a folder without shards or Minari episodes bind nothing: a run that stopped
+    before its first)."""
     path = folder / SETTINGS
     recorded = (folder / "minari").exists() or any(
         any((folder / part).glob("shard-*.parquet")) for part in ("decisions", "games")
@@ -245,6 +250,14 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
     if not path.is_file() or not recorded:
         return
     before = _recorded_settings(folder)
+    if before.get("version") != DATASET_VERSION:  # (1.1.0's settings.json named no version; its card did)
+        named = before.get("version", _card_version(folder))
+        of = f"version {named}" if named not in (None, DATASET_VERSION) else "an earlier version (its settings.json names none)"  # fmt: skip
+        raise ValueError(
+            f"{folder} holds games of {of} of the dataset, and this code writes version {DATASET_VERSION} "
+            "(another version's games are other games, which one dataset does not mix); choose another --out "
+            "(or remove that folder)"
+        )
     changed = [key for key, value in settings.recording().items() if before.get(key) != value]
     if changed:
         raise ValueError(
@@ -267,6 +280,15 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
             f"{folder} holds shards past --games {settings.games} ({names}); give --games {needed} or more, "
             "or choose another --out"
         )
+
+
+def _card_version(folder: Path) -> object:
+    """The version ``folder``'s card names, or None (no card, or one that cannot be read)."""
+    try:
+        card = json.loads((folder / CARD).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return card.get("version") if isinstance(card, dict) else None
 
 
 def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
@@ -407,7 +429,9 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     the Minari episodes' steps, what Minari's files say against what the writer writes for the card's settings
     (``expert_minari_checks.claim_problems``: words, each episode's steps and seed), and its ``README.md``
     against the one the command writes from the card (``expert_checks.count_problems``). ``replay=False``:
-    all but the two replays."""
+    all but the two replays. A card of another version than ``DATASET_VERSION`` gives a first line saying
+    so, then only what holds across versions is checked: its files' checksums and its shards' rows
+    (``expert_shards.shard_problems``; its words, ``README.md`` and Minari files are that version's)."""
     path = folder / CARD
     if not path.is_file():
         return [f"{path}: no card (an unfinished dataset, or not a dataset folder)"]
@@ -419,22 +443,29 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
         isinstance(card.get(k), dict) for k in ("files", "rules", "counts")
     ):
         return [f"{path}: not a dataset card (no files, rules and counts)"]
-    problems = expert_checks.checksum_problems(folder, card["files"], OWN)
+    version, files = card.get("version"), card["files"]  # another version's (x.y.z) words are its command's
+    plain = version != DATASET_VERSION and re.fullmatch(r"\d+\.\d+\.\d+", str(version))
+    other = [f"{path}: the dataset is of version {version}, and this code writes version {DATASET_VERSION}: only "
+             f"its files' checksums and its games' rows are checked (its card's words, {README} and Minari "
+             "episodes are that version's command's)"] if plain else []  # fmt: skip
+    problems = expert_checks.checksum_problems(folder, files, OWN)
     if problems:
-        return problems
+        return other + problems
+    if other:  # its shards only: the README's header and the Minari files are that version's
+        files = {name: sha for name, sha in files.items() if name.startswith(("decisions/", "games/"))}
     # the replays must read every table the card lists (pandas reads every file of decisions/)
-    shards, problems = expert_checks.unchecked_files(
-        folder, card["files"], MINARI_ID, card["counts"].get("minari_episodes")
-    )
+    shards, problems = expert_checks.unchecked_files(folder, files, MINARI_ID, card["counts"].get("minari_episodes"))  # fmt: skip
     if problems:
-        return problems
+        return other + problems
     try:
         config = config_from_json(card["rules"])
     except (TypeError, ValueError) as error:
-        return [f"{path}: rules: {error}"]
+        return [*other, f"{path}: rules: {error}"]
     agents, names = card.get("agents"), set(AGENTS) - NOT_RECORDED  # (the Minari env seats them)
     if not isinstance(agents, list) or len(agents) != config.num_players or not {*map(str, agents)} <= names:
-        return [f"{path}: agents: not {config.num_players} agent names of {sorted(names)} ({agents!r})"]
+        return [*other, f"{path}: agents: not {config.num_players} agent names of {sorted(names)} ({agents!r})"]  # fmt: skip
+    if other:
+        return other + (shard_problems(folder, shards, config, agents) if replay else [])
     try:  # the card's words (README.md shows them): the command's for its settings, and those of its rules
         settings = DatasetSettings(**{**card["settings"], "agents": tuple(card["settings"]["agents"])})
         same_rules = settings.config == config
@@ -448,19 +479,9 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
     refused = metadata_problem(minari, config, agents)  # before anything else reads the Minari part
     if refused or not replay:
         return [refused] if refused else expert_checks.count_problems(folder, shards, card, minari, seeds)
-    for name in shards:
-        try:
-            tables = pq.read_table(folder / "decisions" / name), pq.read_table(folder / "games" / name)
-        except (OSError, pa.ArrowException) as error:
-            problems.append(f"{name}: not readable as Parquet ({error})")
-            continue
-        wrong = [part for part, table, schema in zip(("decisions", "games"), tables, (DECISION_SCHEMA, GAME_SCHEMA))
-                 if not table.schema.remove_metadata().equals(schema)]  # fmt: skip
-        if wrong:  # (the checksums are the card's own: a crafted folder passes them)
-            problems.append(f"{name}: the {' and '.join(wrong)} table's columns are not the dataset's")
-            continue
-        problems += [f"{name}: {line}" for line in expert_checks.replay_problems(config, *tables, agents)]
-    problems += minari_problems(minari, card["counts"], config, agents)
+    problems = shard_problems(folder, shards, config, agents) + minari_problems(
+        minari, card["counts"], config, agents
+    )
     # the card's counts and outcomes against the tables' rows (after the replays, whose lines say more)
     return problems or expert_checks.count_problems(folder, shards, card, minari, seeds)
 
@@ -520,6 +541,8 @@ def main(argv: list[str] | None = None) -> None:
         problems = verify(args.verify)
         for line in problems:
             print(f"problem: {line}", file=sys.stderr)
+        if len(problems) == 1 and problems[0].startswith(f"{args.verify / CARD}: the dataset is of version"):
+            print(f"{args.verify}: its files' checksums match and every game's rows replay", file=sys.stderr)
         if problems:
             sys.exit(1)
         card = json.loads((args.verify / CARD).read_text(encoding="utf-8"))

@@ -21,7 +21,8 @@ measures every value as it would be walked, each reference copied (as
   strings);
 - it has more than ``MAX_INSTRUCTIONS`` instructions (each makes at most one value), so the scan's
   own time and memory are bounded (a crafted pickle of a million tuples: about 6 s here);
-- it names a function or class (``GLOBAL``) that ``torch.save`` writes in none of these files: tensors
+- it names a function or class (``GLOBAL``) that ``torch.save`` writes in none of these files
+  (``RefusedGlobal``, naming it and the key of the file's top dict whose value a call of it makes): tensors
   (``torch._utils._rebuild_tensor_v2``/``_v3``), storages, dtypes and ``collections.OrderedDict`` are
   what it writes; torch's reader accepts more (``set``, ``Counter``, ``bytearray``, ``_codecs.encode``
   with any codec), and calling those builds what no count of values sees (a set of keys sharing one
@@ -54,7 +55,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import IO
 
-__all__ = ["MAX_DEPTH", "MAX_INSTRUCTIONS", "MAX_NUMBER_KEYS", "MAX_VALUES", "check_pickle"]
+__all__ = ["MAX_DEPTH", "MAX_INSTRUCTIONS", "MAX_NUMBER_KEYS", "MAX_VALUES", "RefusedGlobal", "check_pickle"]
 
 MAX_VALUES = 10_000_000
 MAX_DEPTH = 64
@@ -85,6 +86,22 @@ _POPPED = {"TUPLE1": 1, "TUPLE2": 2, "TUPLE3": 3, "REDUCE": 2, "NEWOBJ": 2, "BIN
 _ADDED = {"APPEND": 1, "SETITEM": 2, "BUILD": 1}  # popped and added to the value below them
 
 
+class RefusedGlobal(ValueError):
+    """``check_pickle``'s refusal of a pickle that names a function or class (``GLOBAL``) ``torch.save``
+    writes in no such file.
+
+    Attributes:
+        name: What it names, ``"module.attribute"`` (``"_codecs.encode"``: what writes bytes).
+        key: The key of the pickle's top dict whose value a call of the name makes (``"games"`` for
+            ``{"games": b"..."}``: bytes are written as a call of ``_codecs.encode``), or None.
+    """
+
+    def __init__(self, message: str, name: str, key: str | None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.key = key
+
+
 def check_pickle(
     file: str | Path | IO[bytes], source: str, max_values: int = MAX_VALUES, max_depth: int = MAX_DEPTH
 ) -> None:
@@ -99,7 +116,9 @@ def check_pickle(
         max_depth: The most containers a value may nest.
 
     Raises:
-        ValueError: naming ``source``, the pickle and what was refused.
+        RefusedGlobal: naming ``source``, the pickle and the function or class it names that
+            ``torch.save`` writes in no such file.
+        ValueError: naming ``source``, the pickle and what else was refused.
     """
     try:
         with zipfile.ZipFile(file) as archive:
@@ -116,11 +135,13 @@ def check_pickle(
             f"{source}: its pickle cannot be read ({error}); nothing of it was unpickled"
         ) from None
     problem = _measure(data, name, max_values, max_depth)
+    if isinstance(problem, RefusedGlobal):
+        raise RefusedGlobal(f"{source}: {problem}; nothing of it was unpickled", problem.name, problem.key)
     if problem:
         raise ValueError(f"{source}: {problem}; nothing of it was unpickled")
 
 
-def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | None:
+def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | RefusedGlobal | None:
     """What is wrong with the pickle ``data`` (the member ``name``), or None."""
     held: dict[int, list[int]] = {}  # a value -> the values it holds; none for a number, a string, ...
     hashed: list[int] = []  # dict keys, and the values handed to a call or BUILD
@@ -139,7 +160,12 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
                 )
             code = op.name
             if code == "GLOBAL" and not _written(arg):
-                return f"its pickle {name} names {arg.replace(' ', '.')}, which torch.save writes in no such file"
+                dotted = arg.replace(" ", ".")
+                return RefusedGlobal(
+                    f"its pickle {name} names {dotted}, which torch.save writes in no such file",
+                    dotted,
+                    _top_key(data, at),
+                )
             if code in _NEW or code in _POPPED or code == "TUPLE":
                 items = [] if code in _NEW else _pop(stack, marks, _POPPED.get(code))  # TUPLE: to its mark
                 if code in ("REDUCE", "NEWOBJ"):
@@ -212,6 +238,52 @@ def _measure(data: bytes, name: str, max_values: int, max_depth: int) -> str | N
     except ValueError as error:  # genops: an unknown or cut instruction, no STOP
         return f"its pickle {name} is not one torch can read ({error})"
     return _oversized(held, hashed, name, max_values, max_depth)
+
+
+def _top_key(data: bytes, at: int) -> str | None:
+    """The key of the pickle's top dict whose value is what the function named at byte ``at`` makes when
+    called (``REDUCE``), or None.
+
+    What a value belongs to shows only once it is added to a dict or list (``{"games": {"x": v}}`` and
+    ``{"games": {}, "x": v}`` are the same instructions up to ``v``), so the pickle is followed again, each
+    value on the stack with the byte of the name it is (GLOBAL) or a call of which made it, until a pair
+    added to the top dict (its first value) has a value a call of the name at ``at`` made."""
+    # Each value: the byte of the name it is (GLOBAL; else -1), of the name a call of which made it (else -1),
+    # and its text (a key's) or None.
+    stack: list[tuple[int, int, str | None]] = []
+    marks: list[int] = []
+    memo: dict[int, tuple[int, int, str | None]] = {}
+    top_dict = False  # whether the first value is a dict (it stays at the stack's bottom to the end)
+    try:
+        for count, (op, arg, here) in enumerate(pickletools.genops(data), 1):
+            code = op.name
+            if count > MAX_INSTRUCTIONS or code == "STOP":
+                return None
+            if code in _NEW:
+                stack.append(
+                    (here if code == "GLOBAL" else -1, -1, arg if _KINDS.get(code) == "text" else None)
+                )
+                top_dict = top_dict or (count == 2 and code == "EMPTY_DICT")  # (after PROTO)
+            elif code in _POPPED or code == "TUPLE":
+                items = _pop(stack, marks, _POPPED.get(code))
+                stack.append((-1, items[0][0] if code == "REDUCE" else -1, None))
+            elif code in _ADDED or code in ("APPENDS", "SETITEMS"):
+                items = _pop(stack, marks, _ADDED.get(code))
+                if "SETITEM" in code and top_dict and len(stack) == 1:
+                    for (_, _, key), (_, call_of, _) in zip(items[::2], items[1::2], strict=True):
+                        if call_of == at:
+                            return key
+            elif code == "MARK":
+                marks.append(len(stack))
+            elif code in ("BINPUT", "LONG_BINPUT"):
+                memo[arg] = stack[-1]
+            elif code in ("BINGET", "LONG_BINGET"):
+                stack.append(memo[arg])
+            elif code != "PROTO":
+                return None
+    except (IndexError, KeyError, ValueError):
+        return None
+    return None
 
 
 def _written(name: str) -> bool:

@@ -13,7 +13,10 @@ gets through, and a dict key that hashing it walks for hours. So the pickle is m
 before torch unpickles it (``agents.ppo.pickle_scan.check_pickle``: torch hashes keys while it reads),
 and once read, its plain data (all but its tensors) again before anything walks it. A run folder's
 latest checkpoint that cannot be read (cut short by a full disk, say) is skipped for the one before,
-with a warning. What a resume makes of one is ``experiments.learning.resume``.
+with a warning. A checkpoint of format ``cluedo-ppo-checkpoint-v1`` (0.1.0's) held its games as a
+pickle, which is never unpickled: one is refused in one line saying so, and that a new run can start
+from the run's weights (``init_from=<run>/model.pt``). What a resume makes of one is
+``experiments.learning.resume``.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import torch
 from agents.ppo.games import LearnerGames
 from agents.ppo.model import check_declared_bytes, check_weights, zip_bytes
 from agents.ppo.network import ActorCritic
-from agents.ppo.pickle_scan import MAX_DEPTH, MAX_VALUES, check_pickle
+from agents.ppo.pickle_scan import MAX_DEPTH, MAX_VALUES, RefusedGlobal, check_pickle
 from experiments.common.value_checks import ConfigError
 from experiments.learning.league import OpponentPool, snapshot_network
 
@@ -47,6 +50,24 @@ MAX_CHECKPOINT_BYTES = 2**29
 # same bounds as a pickle's before it is read (one rule for both).
 MAX_CHECKPOINT_VALUES = MAX_VALUES
 MAX_CHECKPOINT_DEPTH = MAX_DEPTH
+
+
+class EarlierVersionCheckpoint(ValueError):
+    """A checkpoint whose games are bytes (``_codecs.encode`` in its pickle, where ``torch.save`` writes
+    bytes), as format ``cluedo-ppo-checkpoint-v1`` (0.1.0's) held them: a pickle of the games, which
+    this version never unpickles (a pickle can run any code). Its message names the file and the
+    model file a new run can start from."""
+
+    def __init__(self, path: Path) -> None:
+        run = path.parent.parent if path.parent.name == "checkpoints" else path.parent
+        super().__init__(
+            f"{path}: its pickle names _codecs.encode for its games (what torch.save writes for bytes), "
+            "where checkpoints of format cluedo-ppo-checkpoint-v1 (0.1.0's) held their games as a pickle: "
+            "it is most likely a checkpoint of that earlier version, which this version cannot resume (its "
+            "games would have to be unpickled, and a pickle can run any code; nothing of it was "
+            f"unpickled). A new run can start from its weights: init_from={run / 'model.pt'} (written "
+            "when a 0.1.0 run ends)"
+        )
 
 
 def find_checkpoint(path: str | Path) -> Path:
@@ -74,7 +95,8 @@ def load_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
     past ``MAX_CHECKPOINT_VALUES`` or ``MAX_CHECKPOINT_DEPTH`` (``check_pickle``), is refused before
     it is read. A run
     folder's latest checkpoint that cannot be read (cut short by a full disk, say) is skipped for
-    the one before, with a warning.
+    the one before, with a warning; one of an earlier version (0.1.0's, whose games are a pickle:
+    ``EarlierVersionCheckpoint``) is refused at once, the run's earlier ones being of that version too.
 
     Raises:
         FileNotFoundError: Nothing at ``path``, or a folder without checkpoints.
@@ -87,6 +109,8 @@ def load_checkpoint(path: str | Path) -> tuple[Path, dict[str, Any]]:
             return candidate, _read_checkpoint(candidate)
         except ValueError as error:
             errors.append(str(error))
+            if isinstance(error, EarlierVersionCheckpoint):
+                break
             if candidate != candidates[0]:
                 warnings.warn(
                     f"{error}; resuming from the checkpoint before it", RuntimeWarning, stacklevel=2
@@ -107,7 +131,12 @@ def _read_checkpoint(path: Path) -> dict[str, Any]:
         MAX_CHECKPOINT_BYTES,
         "a training checkpoint may hold (about 100 times the largest config's, train_ppo_league.yaml's: 5.4 MB)",
     )
-    check_pickle(path, str(path), MAX_CHECKPOINT_VALUES, MAX_CHECKPOINT_DEPTH)
+    try:
+        check_pickle(path, str(path), MAX_CHECKPOINT_VALUES, MAX_CHECKPOINT_DEPTH)
+    except RefusedGlobal as error:
+        if (error.name, error.key) == ("_codecs.encode", "games"):
+            raise EarlierVersionCheckpoint(path) from None
+        raise
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     except (

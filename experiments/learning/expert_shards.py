@@ -1,6 +1,6 @@
 """The expert dataset's shards (``experiments.expert_dataset``): each a batch of games, played and written
 whole as it ends (``decisions/`` first, ``games/`` last: a shard is done when its games file exists), in
-worker processes or in the command's own.
+worker processes or in the command's own; and their rows checked by replaying them (``shard_problems``).
 
 A stop (Ctrl-C, a worker that died, a file that cannot be written) stops the workers at once and plays no
 queued shard (``experiments.common.interrupts.run_in_pool``); the shards written stay, and the same
@@ -9,17 +9,23 @@ command again plays only the others.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cluedo_env import core
 from experiments.common.extras import WorkerLost
 from experiments.common.interrupts import run_in_pool
-from experiments.learning.expert_rows import play_expert_games, write_table
+from experiments.learning.expert_checks import replay_problems
+from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games, write_table
 
 # (a module does not import a command: the settings are experiments.expert_dataset.DatasetSettings)
 DatasetSettings = Any
 
-__all__ = ["play_shard", "play_shards", "shard_index", "shard_paths", "shards_done"]
+__all__ = ["play_shard", "play_shards", "shard_index", "shard_paths", "shard_problems", "shards_done"]
 
 
 def shard_paths(folder: Path, index: int) -> tuple[Path, Path]:
@@ -84,3 +90,26 @@ def play_shards(settings: DatasetSettings, folder: Path, workers: int, progress:
         ) from None
     finally:
         bar.close()
+
+
+def shard_problems(
+    folder: Path, shards: Sequence[str], config: core.GameConfig, agents: Sequence[str]
+) -> list[str]:
+    """What is wrong with the rows of the shards ``shards`` (names of ``folder``'s ``decisions/`` and
+    ``games/``): a table that cannot be read, columns that are not the dataset's, then every game replayed
+    through the core (``expert_checks.replay_problems``: every column of every decision row). One line each,
+    naming the shard."""
+    problems = []
+    for name in shards:
+        try:
+            tables = pq.read_table(folder / "decisions" / name), pq.read_table(folder / "games" / name)
+        except (OSError, pa.ArrowException) as error:
+            problems.append(f"{name}: not readable as Parquet ({error})")
+            continue
+        wrong = [part for part, table, schema in zip(("decisions", "games"), tables, (DECISION_SCHEMA, GAME_SCHEMA))
+                 if not table.schema.remove_metadata().equals(schema)]  # fmt: skip
+        if wrong:  # (the checksums are the card's own: a crafted folder passes them)
+            problems.append(f"{name}: the {' and '.join(wrong)} table's columns are not the dataset's")
+            continue
+        problems += [f"{name}: {line}" for line in replay_problems(config, *tables, agents)]
+    return problems

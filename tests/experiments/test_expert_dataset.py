@@ -442,7 +442,7 @@ def test_a_folder_of_an_earlier_version_is_told_so(tmp_path):
     (old / "games" / "shard-00000.parquet").write_bytes(b"")
     recording = dataclasses.replace(TINY, games=1, minari_episodes=0).recording()
     (old / "settings.json").write_text(json.dumps({k: v for k, v in recording.items() if k != "version"}))
-    with pytest.raises(ValueError, match=r"holds games recorded with other version"):
+    with pytest.raises(ValueError, match=r"holds games of an earlier version \(its settings.json names none"):
         build(dataclasses.replace(TINY, games=1, minari_episodes=0), old, workers=0, progress=False)
 
 
@@ -502,10 +502,10 @@ def test_a_second_run_plays_only_what_is_missing_and_other_settings_are_refused(
         build(dataclasses.replace(TINY, seed=1), copy, workers=0, progress=False)
     # shards of another version of the dataset's code (or of a folder that names none) are other games
     settings = json.loads((copy / "settings.json").read_text())
-    for version in ("1.0.0", None):
+    for version, of in (("1.0.0", "version 1.0.0"), (None, "an earlier version")):  # (its card: this version)
         written = {k: v for k, v in {**settings, "version": version}.items() if v is not None}
         (copy / "settings.json").write_text(json.dumps(written))
-        with pytest.raises(ValueError, match="recorded with other version"):
+        with pytest.raises(ValueError, match=f"holds games of {of} .*, and this code writes version 1.2.0"):
             build(more, copy, workers=0, progress=False)
     (copy / "settings.json").write_text(json.dumps(settings))
     past = r"holds shards past --games 2 \(decisions/shard-00002.parquet"
