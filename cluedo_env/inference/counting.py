@@ -32,12 +32,12 @@ Method: exact counting, designed for this problem (no sampling, no SAT)
        cards enters at once. The owner with the most cards left needs no
        state axis: it gets what the others do not. States are dense numpy
        arrays with a leading batch axis (int64 when a proven bound on every
-       value fits, Python ints otherwise). A forward and a backward pass give
-       the count and, at every type, the number of deals in which a given
-       card goes to each owner. Cards that cannot be in the envelope come
-       last and are shared by all rows: their backward pass is computed once,
-       and their forward pass once on the multiplicity-weighted sum of the
-       rows' states.
+       value, ``_value_bound``, fits; Python ints otherwise). A forward and a
+       backward pass give the count and, at every type, the number of deals
+       in which a given card goes to each owner. Cards that cannot be in the
+       envelope come last and are shared by all rows: their backward pass is
+       computed once, and their forward pass once on the multiplicity-weighted
+       sum of the rows' states.
     4. *Incremental.* ``Beliefs.add`` starts from the previous posterior: its
        zeros are entailed facts, which shrink the possible owners and close
        constraints; a record that changes nothing reuses the posterior.
@@ -81,8 +81,9 @@ from cluedo_env.inference.programme import (
 
 __all__ = ["CountingProblem", "Masses", "draw_index"]
 
-# Values are exact: int64 when a bound on every DP value is below this, Python ints otherwise.
-_INT64_SAFE = 2**62
+# Values are exact: int64 when the bound on every DP value (``_value_bound``) is below this
+# (int64 holds up to 2**63 - 1), Python ints otherwise.
+_INT64_SAFE = 2**63
 # Rows (envelope type pairs) are counted in batches of at most this many state values (memory).
 _BATCH_ELEMENTS = 2**19
 
@@ -181,15 +182,14 @@ class CountingProblem:
             self.steps.append(self._step(cards, axis_of))
         self.during = mark_open_counters(self.steps, counters)
         self.unclosed = [j for j in range(len(counters)) if not any(j in step.opens for step in self.steps)]
-        # A bound on every value of the programme picks exact int64 or Python ints.
-        bound = 1
-        for card in unknown:
-            bound *= int(options[card])
-        for counter in counters:
-            bound *= max(counter.weights)
-        self.dtype = np.int64 if bound < _INT64_SAFE else object
         # The owner with the most cards left has no state axis (see DealProgramme).
         self.implicit = int(np.argmax(self.caps))
+        # A proven bound on every value of the programme picks exact int64 or Python ints.
+        a, b = self.enumerated
+        pairs = sum(map(len, self.candidates[a])) * sum(map(len, self.candidates[b]))
+        self.bound = _value_bound(self.caps, self.implicit, counters, pairs)
+        row_cards = sum(len(step.cards) for step in self.steps) - 2  # the bound's proof needs sum(caps)
+        self.dtype = np.int64 if row_cards == sum(self.caps) and self.bound < _INT64_SAFE else object
 
     def _step(self, cards: list[int], axis_of: dict[int, int], envelope: bool = False) -> DealStep:
         """A step of these cards; the envelope is one of its owners only if ``envelope``."""
@@ -375,6 +375,46 @@ class CountingProblem:
                 for position, j in enumerate(layout):
                     count[j] = index[programme.k + position]
         return deals
+
+
+def _value_bound(caps: list[int], implicit: int, counters: list[ConstraintCounter], pairs: int) -> int:
+    """A bound on every value ``CountingProblem.solve`` holds or sums in its programme:
+    ``max(pairs x M, M1) x W``. ``M = N! / prod(caps[i]!)``, ``N = sum(caps)``; ``M1``: the same
+    with one more card for the ``implicit`` owner; ``W = prod(max(counter.weights))``; ``pairs``:
+    the envelope card pairs of the two enumerated categories (the product of their candidates).
+
+    Why, in short (``solve`` checks that a row deals ``N`` cards: the unknown ones and those
+    fixed in the envelope, less the row's two envelope cards):
+
+    - A forward value counts the ways to give the ``k`` cards dealt so far, ``b_i`` to each owner
+      (the implicit owner gets what the others do not), times the weights of the counters
+      closed; a backward value, the ways to give the cards left likewise, times the weights of
+      the counters closed later. So each is at most ``k! / prod(b_i!) x W``, ``k <= N``.
+      ``solve`` also makes, and drops, values with one card too many (a chosen type's cards all
+      pushed or pulled; a one-card chosen type's masses, multiplied by 0): ``k <= N + 1``.
+    - Lemma: ``k! / prod(b_i!) <= K! / prod(c_i!)`` for caps ``c_i`` of sum ``K >= k``, the
+      implicit owner's the largest, when ``b_i <= c_i`` for every other owner. If the implicit
+      owner has ``b > c``, another owner ``j`` has ``b_j < c_j <= c < b``, and moving a card to
+      ``j`` multiplies by ``b / (b_j + 1) >= 1``. Then, while some ``b_i < c_i``, a card more
+      there multiplies by ``(k + 1) / (b_i + 1) >= 1``, up to ``b = c``. With ``c = caps`` this
+      is ``M`` (``k <= N``); with one more for the implicit owner, ``M1 >= M`` (``k <= N + 1``).
+    - A forward value times a backward one, and their sum over states (a row's count, a card's
+      mass), count whole deals of the row's cards (``M x W`` at most) or, in the dropped
+      values, of one card more (``M1 x W``): the owners with an axis end full, the implicit
+      owner gets the rest.
+    - The shared cards' pass starts from the rows' states (``k <= N``) summed with their
+      multiplicities, card pairs, which add up to ``pairs``: its values, products and sums are
+      at most ``pairs x M x W``.
+    - All terms are non-negative, so a partial sum is at most its sum. The rest (counters never
+      opened, multiplicities of the masses, sums over several problems as in ``answer_deals``)
+      is done in Python ints.
+    """
+    deals = math.factorial(sum(caps))
+    for cap in caps:
+        deals //= math.factorial(cap)
+    one_more = deals * (sum(caps) + 1) // (caps[implicit] + 1)  # M1, exactly
+    weights = math.prod(max(counter.weights) for counter in counters)
+    return max(pairs * deals, one_more) * weights
 
 
 def _where(rows: np.ndarray, kept: np.ndarray, other: np.ndarray) -> np.ndarray:
