@@ -157,7 +157,8 @@ def run_code(folder: Path, records: Sequence[dict], keep: set | None = None) -> 
     sessions = info.get("sessions") if isinstance(info, dict) else None
     good = (
         isinstance(sessions, list)
-        and {r.get("config") for r in records} <= {info.get("config_hash")}
+        and isinstance(info.get("config_hash"), str)
+        and {r.get("config") for r in records} <= {info["config_hash"]}
         and all(
             isinstance(s, dict) and type(s.get("games_found", 0)) is int and isinstance(s.get("git"), dict)
             and re.fullmatch(r"[0-9a-f]{7,64}|unknown", str(s["git"].get("revision"))) is not None

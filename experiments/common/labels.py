@@ -11,7 +11,8 @@ the results would show as something else, or that would act where it is shown:
   surrogates, line separators): a newline starts a heading in ``report.md``, ESC sequences drive the
   terminal the leaderboard is printed on, a lone surrogate cannot be written in UTF-8;
 - ``|``, which ends a cell of ``report.md``'s tables; ``<`` and ``>``, which make HTML of it where
-  ``report.md`` is rendered (the documentation site passes HTML through);
+  ``report.md`` is rendered (the documentation site passes HTML through); ``[``, ``]`` and a backtick,
+  which make a Markdown link, a remote image or code of it;
 - ``$``, which matplotlib reads as mathematics in a plot (an unpaired one stops the report);
 - ``+``, which joins the labels of a line-up (``experiments.common.chunks.lineup_id``);
 - ``=``, ``-`` or ``@`` first, which makes a CSV cell a formula in a spreadsheet; a space first.
@@ -20,16 +21,20 @@ the results would show as something else, or that would act where it is shown:
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
-__all__ = ["LABEL_RULE", "label_refusal"]
+from experiments.common.value_checks import ConfigError
+
+__all__ = ["LABEL_RULE", "check_labels", "label_refusal"]
 
 # What a label may be, as the messages say it.
 LABEL_RULE = (
-    "a label is a non-empty name with no control character, '|', '<', '>', '$' or '+', starting with none of "
+    "a label is a non-empty name with no control character, '|', '<', '>', '[', ']', '`', '$' or '+', "
+    "starting with none of "
     "'=', '-', '@' or a space"
 )
 CONTROL_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
-REFUSED_CHARACTERS = "|<>$+"
+REFUSED_CHARACTERS = "|<>[]`$+"
 REFUSED_FIRST = "=-@"
 SHOWN_CHARS = 80  # of a label quoted in a message (one from a file may be long)
 
@@ -50,3 +55,13 @@ def label_refusal(label: object) -> str | None:
     if label[0] in REFUSED_FIRST or label[0].isspace():
         return f"label {shown} starts with {label[0]!r}; {LABEL_RULE}"
     return None
+
+
+def check_labels(where: str, opponents: list[Any]) -> None:
+    """Raise ``ConfigError`` naming the first of ``opponents`` (the config's field ``where``) whose display
+    label (``label``, else ``name``) is not one (``experiments.common.labels.label_refusal``: it reaches
+    the console, TensorBoard's tags and the plots)."""
+    for k, o in enumerate(opponents):
+        why = label_refusal(o.display)
+        if why:
+            raise ConfigError(f"{where}.{k}: {why}")

@@ -167,7 +167,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
                 for label, a in meta.get("agents", {}).items()
             ),
             f"- line-ups ({meta.get('mode', '?')}): {', '.join(meta.get('lineups', []))}",
-            f"- {meta.get('deals_per_lineup', '?')} deals per line-up, each under every seat rotation; run seed {meta.get('seed', '?')}",
+            f"- {meta.get('deals_per_lineup', '?')} deals per line-up, {_rotations_text(summary)}; "
+            f"run seed {meta.get('seed', '?')}",
             "",
         ]
     if len(meta.get("revisions", [])) > 1:
@@ -203,7 +204,8 @@ def _deals_text(summary: dict) -> str:
         if every_rotation:
             return "Every line-up plays the same deals under every seat rotation"
         return (
-            "Not every deal was played under every seat rotation (games of one seat, such as the web page's)"
+            "Not every deal was played under every seat rotation (a run stopped partway, or games of one "
+            "seat such as the web page's)"
         )
     if every_rotation:
         return (
@@ -212,8 +214,15 @@ def _deals_text(summary: dict) -> str:
         )
     return (
         f"Not every line-up played the same deals ({apart}), and not every deal was played under every seat "
-        "rotation (games of one seat, such as the web page's)"
+        "rotation (a run stopped partway, or games of one seat such as the web page's)"
     )
+
+
+def _rotations_text(summary: dict) -> str:
+    """The header's words on rotations: each deal under every seat rotation, or not."""
+    if all(info.get("every_rotation", True) for info in summary["by_players"].values()):
+        return "each under every seat rotation"
+    return "not each under every seat rotation"
 
 
 def _method_text(summary: dict) -> str:

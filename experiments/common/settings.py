@@ -95,8 +95,8 @@ class AgentSpec:
         options: Keyword arguments of the agent's constructor (e.g. ``{checkpoint: path}`` for ppo).
         label: Name in the results (default: ``name``, or the class name of an import path).
             Two entrants with the same name need different labels. A label holds no control
-            character, ``|``, ``$`` or ``+`` and starts with none of ``=``, ``-``, ``@`` or a space
-            (``experiments.common.labels``).
+            character, ``|``, ``<``, ``>``, ``[``, ``]``, a backtick, ``$`` or ``+`` and starts with
+            none of ``=``, ``-``, ``@`` or a space (``experiments.common.labels``).
     """
 
     name: str = "random"

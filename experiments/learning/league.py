@@ -31,7 +31,7 @@ import torch
 from agents.ppo.games import OpponentKind
 from agents.ppo.model import check_weights
 from agents.ppo.network import ActorCritic
-from experiments.common.labels import label_refusal
+from experiments.common.labels import check_labels
 from experiments.common.value_checks import ConfigError, check_agents
 
 if TYPE_CHECKING:
@@ -113,16 +113,6 @@ def check_distinct_labels(where: str, opponents: list[OpponentSettings]) -> None
             f"{where} need distinct labels (their results are kept by label), got {labels}: {twice} more than "
             "once; tell them apart with a label, e.g. {name: random, options: {accuse: never}, label: random_never}"
         )
-
-
-def check_labels(where: str, opponents: list[Any]) -> None:
-    """Raise ``ConfigError`` naming the first of ``opponents`` (the config's field ``where``) whose display
-    label (``label``, else ``name``) is not one (``experiments.common.labels.label_refusal``: it reaches
-    the console, TensorBoard's tags and the plots)."""
-    for k, o in enumerate(opponents):
-        why = label_refusal(o.display)
-        if why:
-            raise ConfigError(f"{where}.{k}: {why}")
 
 
 def snapshot_network(

