@@ -27,16 +27,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CATEGORIES", "EDITIONS", "MAX_CARDS", "Edition", "get_edition"]
+__all__ = ["CATEGORIES", "EDITIONS", "MAX_CARDS", "Edition", "control_character", "get_edition"]
 
 CATEGORIES = ("suspects", "weapons", "rooms")
 # The state counts a step's events (up to one per card: the deal's) and holds a weapon's room in
 # int8 fields (``core/state.py``): an edition has at most 127 cards.
 MAX_CARDS = 127
-# Unicode categories a name may not hold: controls (C0 and C1: newline, tab, escape), format
-# characters (bidi overrides such as U+202E, zero-width ones), lone surrogates, and the line and
-# paragraph separators (U+2028, U+2029: ``str.splitlines`` breaks a line there).
-_CONTROL_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
+# What a printed name may not hold (``control_character``): the controls (Unicode category Cc, C0 and
+# C1: newline, tab, escape), lone surrogates (Cs), the line and paragraph separators (Zl, Zp:
+# ``str.splitlines`` breaks a line there) and the bidi embeddings, overrides and isolates (U+202A to
+# U+202E, U+2066 to U+2069: they turn the text after them round). Other format characters that
+# scripts need (zero-width joiners, the soft hyphen) are fine.
+_CONTROL_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")
+_BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,9 @@ class Edition:
 
     Lists are taken for tuples (and numpy integers for ints). Anything the rules cannot play
     raises ``ValueError`` naming the field and the value: a name (the edition's or a card's)
-    that is not a non-empty string or that holds a control character (Unicode category Cc, Cf,
-    Cs, Zl or Zp: a newline, a tab, an escape, a bidi override; accented letters are fine), a
+    that is not a non-empty string or that holds a control character (``control_character``: a
+    newline, a tab, an escape, a line separator, a bidi override; accented letters, other scripts
+    and their zero-width joiners are fine), a
     category without cards (the envelope holds one of each), two cards of the same name
     (``card_id`` ignores case), more than ``MAX_CARDS`` cards, or ``weapon_start_rooms`` not
     one room index in ``[0, num_rooms)`` per weapon.
@@ -151,15 +155,24 @@ class Edition:
             ) from None
 
 
+def control_character(text: str) -> int | None:
+    """The position of the first character of ``text`` that would act where it is printed (a control
+    such as a newline, a tab or an escape, a lone surrogate, a line or paragraph separator, a bidi
+    embedding, override or isolate), or None: the names of editions and the labels of agents hold none."""
+    for position, char in enumerate(text):
+        if unicodedata.category(char) in _CONTROL_CATEGORIES or char in _BIDI_CONTROLS:
+            return position
+    return None
+
+
 def _check_printable(field: str, name: str) -> None:
-    """``ValueError`` naming ``field``, ``name`` and its first character in ``_CONTROL_CATEGORIES``."""
-    for position, char in enumerate(name):
-        if unicodedata.category(char) in _CONTROL_CATEGORIES:
-            raise ValueError(
-                f"{field} must hold no control character (Unicode category Cc, Cf, Cs, Zl or Zp: a "
-                f"newline, tab, escape or bidi control), got {name!r} (U+{ord(char):04X} at character "
-                f"{position})"
-            )
+    """``ValueError`` naming ``field``, ``name`` and its first ``control_character``."""
+    position = control_character(name)
+    if position is not None:
+        raise ValueError(
+            f"{field} must hold no control character (a newline, tab, escape, line separator or bidi "
+            f"override), got {name!r} (U+{ord(name[position]):04X} at character {position})"
+        )
 
 
 def _as_tuple(where: str, field: str, value: object) -> tuple:

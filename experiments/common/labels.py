@@ -7,7 +7,7 @@ opponents or from a ``games.jsonl`` record, and a line-up file or a results file
 ``experiments.learning.league`` and ``evaluation`` (a training run's opponents). It refuses a label that
 the results would show as something else, or that would act where it is shown:
 
-- a control character (Unicode categories Cc, Cf, Cs, Zl and Zp: newlines, ESC, bidi overrides, lone
+- a control character (``cluedo_env.core.editions.control_character``: newlines, ESC, bidi overrides, lone
   surrogates, line separators): a newline starts a heading in ``report.md``, ESC sequences drive the
   terminal the leaderboard is printed on, a lone surrogate cannot be written in UTF-8;
 - ``|``, which ends a cell of ``report.md``'s tables; ``<`` and ``>``, which make HTML of it where
@@ -20,9 +20,9 @@ the results would show as something else, or that would act where it is shown:
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
+from cluedo_env.core.editions import control_character
 from experiments.common.value_checks import ConfigError
 
 __all__ = ["LABEL_RULE", "check_labels", "label_refusal"]
@@ -33,7 +33,6 @@ LABEL_RULE = (
     "starting with none of "
     "'=', '-', '@' or a space"
 )
-CONTROL_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
 REFUSED_CHARACTERS = "|<>[]`$+"
 REFUSED_FIRST = "=-@"
 SHOWN_CHARS = 80  # of a label quoted in a message (one from a file may be long)
@@ -46,9 +45,9 @@ def label_refusal(label: object) -> str | None:
     shown = shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 3] + "..."
     if not isinstance(label, str) or not label:
         return f"label {shown} is not a name; {LABEL_RULE}"
-    control = next((c for c in label if unicodedata.category(c) in CONTROL_CATEGORIES), None)
-    if control is not None:
-        return f"label {shown} holds the control character {control!r}; {LABEL_RULE}"
+    position = control_character(label)
+    if position is not None:
+        return f"label {shown} holds the control character {label[position]!r}; {LABEL_RULE}"
     held = next((c for c in label if c in REFUSED_CHARACTERS), None)
     if held is not None:
         return f"label {shown} holds {held!r}; {LABEL_RULE}"
