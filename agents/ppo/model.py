@@ -39,7 +39,7 @@ import torch
 
 from agents.ppo.network import ActorCritic
 from agents.ppo.numpy_network import MAX_MODEL_BYTES, write_numpy_model
-from agents.ppo.pickle_scan import check_pickle
+from agents.ppo.pickle_scan import EarlierVersionCheckpoint, RefusedGlobal, check_pickle
 from agents.ppo.wiring import (
     MAX_PARAMETERS,
     SHIPPED,
@@ -260,6 +260,10 @@ def load_model(path: str | Path) -> ActorCritic:
     hint = hint if path.suffix == ".npz" else ""
     try:
         check_pickle(path, str(path))
+    except RefusedGlobal as error:
+        if error.earlier_version:
+            raise EarlierVersionCheckpoint(path, "read") from None
+        raise ValueError(f"{error}{hint}") from None
     except ValueError as error:
         raise ValueError(f"{error}{hint}") from None
     try:

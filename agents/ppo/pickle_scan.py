@@ -55,7 +55,15 @@ from itertools import repeat
 from pathlib import Path
 from typing import IO
 
-__all__ = ["MAX_DEPTH", "MAX_INSTRUCTIONS", "MAX_NUMBER_KEYS", "MAX_VALUES", "RefusedGlobal", "check_pickle"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INSTRUCTIONS",
+    "MAX_NUMBER_KEYS",
+    "MAX_VALUES",
+    "EarlierVersionCheckpoint",
+    "RefusedGlobal",
+    "check_pickle",
+]
 
 MAX_VALUES = 10_000_000
 MAX_DEPTH = 64
@@ -86,6 +94,24 @@ _POPPED = {"TUPLE1": 1, "TUPLE2": 2, "TUPLE3": 3, "REDUCE": 2, "NEWOBJ": 2, "BIN
 _ADDED = {"APPEND": 1, "SETITEM": 2, "BUILD": 1}  # popped and added to the value below them
 
 
+class EarlierVersionCheckpoint(ValueError):
+    """A training checkpoint whose games are bytes (``_codecs.encode`` in its pickle, where ``torch.save``
+    writes bytes), as format ``cluedo-ppo-checkpoint-v1`` (0.1.0's) held them: a pickle of the games, which
+    this version never unpickles (a pickle can run any code). Its message names the file, what this version
+    cannot do with it (``doing``: "resume", "read"), and the model file a new run can start from."""
+
+    def __init__(self, path: Path, doing: str) -> None:
+        run = path.parent.parent if path.parent.name == "checkpoints" else path.parent
+        super().__init__(
+            f"{path}: its pickle names _codecs.encode for its games (what torch.save writes for bytes), "
+            "where checkpoints of format cluedo-ppo-checkpoint-v1 (0.1.0's) held their games as a pickle: "
+            f"it is most likely a checkpoint of that earlier version, which this version cannot {doing} (its "
+            "games would have to be unpickled, and a pickle can run any code; nothing of it was "
+            f"unpickled). Its run's model file reads, and a new run can start from its weights: "
+            f"init_from={run / 'model.pt'} (written when a 0.1.0 run ends)"
+        )
+
+
 class RefusedGlobal(ValueError):
     """``check_pickle``'s refusal of a pickle that names a function or class (``GLOBAL``) ``torch.save``
     writes in no such file.
@@ -100,6 +126,11 @@ class RefusedGlobal(ValueError):
         super().__init__(message)
         self.name = name
         self.key = key
+
+    @property
+    def earlier_version(self) -> bool:
+        """Whether it is what a checkpoint of 0.1.0 holds: its games as bytes (``EarlierVersionCheckpoint``)."""
+        return (self.name, self.key) == ("_codecs.encode", "games")
 
 
 def check_pickle(

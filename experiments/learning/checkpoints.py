@@ -36,7 +36,13 @@ import torch
 from agents.ppo.games import LearnerGames
 from agents.ppo.model import check_declared_bytes, check_weights, zip_bytes
 from agents.ppo.network import ActorCritic
-from agents.ppo.pickle_scan import MAX_DEPTH, MAX_VALUES, RefusedGlobal, check_pickle
+from agents.ppo.pickle_scan import (
+    MAX_DEPTH,
+    MAX_VALUES,
+    EarlierVersionCheckpoint,
+    RefusedGlobal,
+    check_pickle,
+)
 from experiments.common.value_checks import ConfigError
 from experiments.learning.league import OpponentPool, snapshot_network
 
@@ -50,24 +56,6 @@ MAX_CHECKPOINT_BYTES = 2**29
 # same bounds as a pickle's before it is read (one rule for both).
 MAX_CHECKPOINT_VALUES = MAX_VALUES
 MAX_CHECKPOINT_DEPTH = MAX_DEPTH
-
-
-class EarlierVersionCheckpoint(ValueError):
-    """A checkpoint whose games are bytes (``_codecs.encode`` in its pickle, where ``torch.save`` writes
-    bytes), as format ``cluedo-ppo-checkpoint-v1`` (0.1.0's) held them: a pickle of the games, which
-    this version never unpickles (a pickle can run any code). Its message names the file and the
-    model file a new run can start from."""
-
-    def __init__(self, path: Path) -> None:
-        run = path.parent.parent if path.parent.name == "checkpoints" else path.parent
-        super().__init__(
-            f"{path}: its pickle names _codecs.encode for its games (what torch.save writes for bytes), "
-            "where checkpoints of format cluedo-ppo-checkpoint-v1 (0.1.0's) held their games as a pickle: "
-            "it is most likely a checkpoint of that earlier version, which this version cannot resume (its "
-            "games would have to be unpickled, and a pickle can run any code; nothing of it was "
-            f"unpickled). A new run can start from its weights: init_from={run / 'model.pt'} (written "
-            "when a 0.1.0 run ends)"
-        )
 
 
 def find_checkpoint(path: str | Path) -> Path:
@@ -134,8 +122,8 @@ def _read_checkpoint(path: Path) -> dict[str, Any]:
     try:
         check_pickle(path, str(path), MAX_CHECKPOINT_VALUES, MAX_CHECKPOINT_DEPTH)
     except RefusedGlobal as error:
-        if (error.name, error.key) == ("_codecs.encode", "games"):
-            raise EarlierVersionCheckpoint(path) from None
+        if error.earlier_version:
+            raise EarlierVersionCheckpoint(path, "resume") from None
         raise
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)

@@ -76,6 +76,14 @@ def test_a_checkpoint_of_010_is_refused_as_one_of_an_earlier_version(tmp_path):
     assert f"init_from={run / 'model.pt'}" in message
     assert "writes in no such file" not in message  # not the message of a tampered file
     assert not marker.exists()
+    from agents.ppo.model import load_model  # init_from= and make_agent("ppo", checkpoint=) read it so
+
+    with pytest.raises(ValueError) as refused:
+        load_model(run / "checkpoints" / "update_000001.pt")
+    message = str(refused.value)
+    assert "most likely a checkpoint of that earlier version, which this version cannot read" in message
+    assert f"init_from={run / 'model.pt'}" in message and "writes in no such file" not in message
+    assert not marker.exists()
 
 
 def test_a_resume_of_a_010_run_stops_in_one_line_naming_its_model_file(tmp_path):
