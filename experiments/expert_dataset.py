@@ -250,7 +250,7 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
     if not path.is_file() or not recorded:
         return
     before = _recorded_settings(folder)
-    if before.get("version") != DATASET_VERSION:  # (1.1.0's settings.json named no version; its card did)
+    if before.get("version") != DATASET_VERSION:  # (an earlier settings.json may name none; its card does)
         named = before.get("version", _card_version(folder))
         of = f"version {named}" if named not in (None, DATASET_VERSION) else "an earlier version (its settings.json names none)"  # fmt: skip
         raise ValueError(
