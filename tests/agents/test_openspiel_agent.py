@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 @pytest.mark.parametrize("options", [{"bot": "random"}, {"bot": "ismcts", "simulations": 4}])
 def test_the_agent_keeps_the_interface(options):
     check_agent(
-        "openspiel", core.GameConfig(num_players=3, board="none"), options=options, games=2, max_turns=8
+        "openspiel", core.GameConfig(num_players=3, board="none"), options=options, games=3, max_turns=8
     )
 
 
