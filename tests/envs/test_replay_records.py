@@ -25,13 +25,16 @@ from tests.conftest import ROOT
 CONFIG = core.GameConfig(num_players=3, max_turns=30)
 
 
-@pytest.fixture
-def finished(tmp_path) -> Path:
-    """A finished random game's record."""
-    path = tmp_path / "game.jsonl"
+def finished_record(path: Path) -> Path:
+    """A finished random game's record, written at ``path``."""
     record = record_random_game(CONFIG, seed=7, path=path, rng_seed=2)
     assert record.finished and record.num_steps > 5
     return path
+
+
+@pytest.fixture
+def finished(tmp_path) -> Path:
+    return finished_record(tmp_path / "game.jsonl")
 
 
 def lines_of(path: Path) -> list[bytes]:

@@ -11,33 +11,23 @@ from pathlib import Path
 
 import pytest
 
-from cluedo_env import core
 from cluedo_env.replay import (
     VERSION_1_NOTE,
     AlteredRecord,
     IncompleteRecord,
     load_jsonl,
     main,
-    record_random_game,
     replay,
     verify,
 )
 from experiments.web.upload import UploadRefused, store_upload
-
-CONFIG = core.GameConfig(num_players=3, max_turns=30)  # the classic edition and board: the web page draws it
+from tests.envs.test_replay_records import finished_record, lines_of
 
 
 @pytest.fixture
 def version_2(tmp_path) -> Path:
     """A finished random game's record, as this code writes it (version 2)."""
-    path = tmp_path / "game-v2.jsonl"
-    record = record_random_game(CONFIG, seed=7, path=path, rng_seed=2)
-    assert record.finished and record.num_steps > 5
-    return path
-
-
-def lines_of(path: Path) -> list[bytes]:
-    return path.read_bytes().splitlines(keepends=True)
+    return finished_record(tmp_path / "game-v2.jsonl")
 
 
 def as_version_1(lines: list[bytes]) -> list[bytes]:
