@@ -108,7 +108,7 @@ def read_answer(reply: str) -> dict[str, Any]:
     for candidate in reversed(_FENCED.findall(reply)):
         try:
             value = json.loads(candidate)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # (RecursionError: brackets nested deeper than json reads)
             continue
         if answer(value):
             return value
@@ -116,7 +116,7 @@ def read_answer(reply: str) -> dict[str, Any]:
     while start >= 0:  # outermost objects, left to right: the last one wins
         try:
             value, end = decoder.raw_decode(reply, start)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             start = reply.find("{", start + 1)
             continue
         if answer(value):

@@ -57,7 +57,7 @@ def scored_before(
     header = _json_line(lines[0])
     if header != {"settings": settings}:
         raise ConfigError(
-            f"{path} holds a run of other settings ({lines[0][:200].decode('utf-8', 'replace')}); "
+            f"{path} holds a run of other settings ({lines[0][:200].decode('utf-8', 'replace')!r}); "
             "move it away or pick another output_dir: it is not overwritten"
         )
     if not resume:

@@ -140,7 +140,7 @@ def test_a_reasoning_run_beside_a_scores_file_of_other_settings_stops_in_one_lin
     )
     assert again.returncode == 2 and "Traceback" not in again.stderr, again.stderr[-3000:]
     assert again.stderr.strip().splitlines() == [
-        f'config error: {scores} holds a run of other settings ({{"settings": "another run"}}); move it away or '
+        f'config error: {scores} holds a run of other settings (\'{{"settings": "another run"}}\'); move it away or '
         "pick another output_dir: it is not overwritten"
     ]
 

@@ -836,6 +836,9 @@ def test_an_answer_is_read_from_the_end_of_a_reply():
         cut,
         python_true,
         row,
+        "[" * 5000,  # deeper than json reads: RecursionError got out, and stopped a run for good
+        "```json\n" + "[" * 5000 + "\n```",
+        '{"envelope": ' + "[" * 5000,
     ):
         with pytest.raises(ValueError, match="JSON object"):
             read_answer(reply)
