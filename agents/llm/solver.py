@@ -108,7 +108,7 @@ def read_answer(reply: str) -> dict[str, Any]:
     for candidate in reversed(_FENCED.findall(reply)):
         try:
             value = json.loads(candidate)
-        except (json.JSONDecodeError, RecursionError):  # (RecursionError: brackets nested deeper than json reads)
+        except (json.JSONDecodeError, RecursionError):  # (brackets nested deeper than json reads)
             continue
         if answer(value):
             return value
