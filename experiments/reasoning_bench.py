@@ -391,7 +391,7 @@ def _score(
 ) -> None:
     """Score the tasks not in ``done`` (filled with those scored before, ``scored_before``), each line
     appended to ``scores_path`` as it comes and put in ``done``."""
-    done.update(scored_before(scores_path, settings, cfg.resume, score_answer(tasks[0], {})))
+    done.update(scored_before(scores_path, settings, cfg.resume, {t["id"]: t for t in tasks}))
     todo = [t for t in tasks if t["id"] not in done]
     if done:
         print(

@@ -10,10 +10,13 @@ answer are left out of them (``llm_identity``), and credentials never go in. Its
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from cluedo_env.reasoning.score import score_answer
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError, is_read_number
 
@@ -45,11 +48,13 @@ def llm_identity(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def scored_before(
-    path: Path, settings: dict[str, Any], resume: bool, template: dict[str, Any]
+    path: Path, settings: dict[str, Any], resume: bool, tasks: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """The per-task lines of an earlier run of the same settings, by task id (none if ``resume`` is
     off or there is no file); a file of other settings, or one that is not ours, stops the run.
-    ``template``: a task's ``score_answer``, whose figures every line's ``scored`` must have."""
+    ``tasks``: the run's tasks by id. A line that is not a scored task of them (``is_score_row``: cut
+    short by a stop, spoilt, or with figures its task's scoring cannot give) is left out, and its task
+    scored again."""
     data = path.read_bytes() if path.exists() else b""
     lines = data.splitlines()  # bytes: a row cut inside a character spoils that row only
     if not lines:  # no file, or one a stop emptied before its first line
@@ -65,9 +70,9 @@ def scored_before(
     done, cut = {}, False
     for line in lines[1:]:
         row = _json_line(line)
-        if not is_score_row(
-            row, template
-        ):  # a line cut short when the run was stopped (or spoilt): scored again
+        task = tasks.get(row["id"]) if isinstance(row, dict) and isinstance(row.get("id"), str) else None
+        if task is None or not is_score_row(row, task):
+            # a line cut short when the run was stopped, spoilt, or impossible for its task: scored again
             cut = True
             continue
         done[row["id"]], cut = row, False
@@ -89,28 +94,59 @@ def _json_line(line: bytes) -> Any:
         return None
 
 
-def is_score_row(row: Any, template: dict[str, Any]) -> bool:
-    """Whether ``row`` has all the report reads of a scored task (``reasoning_bench._score_one``'s line):
-    its ``scored`` the figures of ``template`` (a ``score_answer``), numbers where they are numbers."""
+def is_score_row(row: Any, task: Mapping[str, Any]) -> bool:
+    """Whether ``row`` is a line ``reasoning_bench._score_one`` could have written for ``task``: its
+    ``scored`` has the figures of ``score_answer``, every number finite; the figures the answer key
+    fixes (``certain``, ``certain_<label>``, ``one``, ``entropy``, ``brier_floor``) are the task's;
+    ``tp``, ``claimed``, ``found_<label>`` and ``rejected_rows`` are counts, ``tp`` at most ``claimed``
+    and ``certain``, ``found_<label>`` at most ``certain_<label>``, ``rejected_rows`` at most the
+    task's cards; ``solved`` is 0 or 1, the pairs' probabilities in [0, 1], ``brier`` within 2 of
+    ``brier_floor``, ``log_loss`` at least 0 and ``excess_log_loss`` its excess over ``entropy``."""
+    template = score_answer(task, {})
     if not (
         isinstance(row, dict)
         and isinstance(row.get("id"), str)
-        and is_read_number(row.get("seconds"))
+        and _finite(row.get("seconds"))
+        and row["seconds"] >= 0
         and isinstance(row.get("counts"), dict)
-        and all(is_read_number(v) for v in row["counts"].values())
+        and all(_finite(v) for v in row["counts"].values())
         and isinstance(row.get("transcripts"), list)
         and isinstance(row.get("scored"), dict)
         and row["scored"].keys() == template.keys()
     ):
         return False
     scored = row["scored"]
-    return (
-        all(is_read_number(scored[k]) for k, v in template.items() if is_read_number(v))
+    numbers = [k for k, v in template.items() if is_read_number(v)]
+    if not (
+        all(_finite(scored[k]) for k in numbers)
         and isinstance(scored["pairs"], list)
+        and len(scored["pairs"]) <= len(task["answers"]["probabilities"])
         and all(
-            isinstance(pair, list) and len(pair) == 2 and all(map(is_read_number, pair))
+            isinstance(pair, list) and len(pair) == 2 and all(_finite(p) and 0 <= p <= 1 for p in pair)
             for pair in scored["pairs"]
         )
         and isinstance(scored["problems"], list)
         and all(isinstance(problem, str) for problem in scored["problems"])
+    ):
+        return False
+    labels = [k.removeprefix("certain_") for k in template if k.startswith("certain_")]
+    fixed = ["certain", "one", "entropy", "brier_floor"] + [f"certain_{label}" for label in labels]
+    counts = ["tp", "claimed", "rejected_rows"] + [f"found_{label}" for label in labels]
+    return (
+        all(math.isclose(scored[k], template[k], rel_tol=1e-9, abs_tol=1e-12) for k in fixed)
+        and all(float(scored[k]).is_integer() and scored[k] >= 0 for k in counts)
+        and scored["tp"] <= min(scored["claimed"], scored["certain"])
+        and all(scored[f"found_{label}"] <= scored[f"certain_{label}"] for label in labels)
+        and scored["rejected_rows"] <= len(task["answers"]["probabilities"])
+        and scored["solved"] in (0, 1)
+        and scored["brier_floor"] - 1e-9 <= scored["brier"] <= scored["brier_floor"] + 2 + 1e-9
+        and scored["log_loss"] >= 0
+        and math.isclose(
+            scored["excess_log_loss"], scored["log_loss"] - scored["entropy"], rel_tol=1e-9, abs_tol=1e-9
+        )
     )
+
+
+def _finite(value: Any) -> bool:
+    """Whether a value read from a file is a finite number (``is_read_number``, not NaN or infinite)."""
+    return is_read_number(value) and math.isfinite(value)

@@ -10,7 +10,10 @@ file from the folder it is run in. Each line is one question of the likelihood s
 ``prompt`` (the rules, the task's public view, the owners as lettered options, ``Card: <card>.
 Holder:``), ``choices`` (the letters), ``owners`` (what each letter is), ``target`` (the letter of the
 owner most likely under the exact posterior), ``exact`` (that posterior, per owner), and where it
-comes from: ``version``, ``split``, ``task_id``, ``card``, ``tier``. The lines of a task follow each
+comes from: ``version``, ``split``, ``task_id``, ``card``, ``tier``, ``task_sha256`` (the SHA-256 of the
+task's canonical JSON line, ``cluedo_env.reasoning.splits.checksum``), ``cache`` and ``seed``. The
+scorer refuses a line that is not what this module writes for its task in the split as it is now
+(``cluedo_lm_eval_utils.check_doc``). The lines of a task follow each
 other, so a server's prompt cache reads its view once. ``--limit`` draws whole tasks, as
 ``python -m experiments.reasoning_bench limit=N`` draws them; lm-eval's own ``--limit`` (the first
 lines) would cut a task, and the cards left out would be scored as uniform.
@@ -29,6 +32,7 @@ from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, card_prompts
 from agents.llm.llm_agent import load_prompts
 from agents.llm.solver import PROMPTS_DIR, task_rules, task_view
 from cluedo_env.reasoning.score import public_view
+from cluedo_env.reasoning.splits import checksum
 from experiments.evals.benchmark_tasks import DEFAULT_CACHE, split_tasks
 
 __all__ = ["DEFAULT_OUT", "card_docs", "main", "write_docs"]
@@ -44,11 +48,12 @@ def card_docs(
     seed: int = 0,
 ) -> Iterator[dict[str, Any]]:
     """The lines of one task (see the module docstring); the prompt is built from its public view only.
-    ``cache``: the folder of generated splits the task came from, where the scorer reads its answer key;
-    ``seed``: the draw's, with which the scorer bootstraps (as ``experiments.reasoning_bench``)."""
+    ``cache``: the folder of generated splits the task came from (for the record: the scorer reads the
+    answer key from its own folder, ``cluedo_lm_eval_utils.cache_folder``); ``seed``: the draw's, with
+    which the scorer bootstraps (as ``experiments.reasoning_bench``)."""
     templates = load_prompts(prompts, root=PROMPTS_DIR, files=LIKELIHOOD_PROMPT_FILES)
     owners, letters, _, questions = card_prompts(public_view(item), templates, task_rules, task_view)
-    posterior = item["answers"]["probabilities"]
+    posterior, digest = item["answers"]["probabilities"], checksum([item])
     for card, prompt in questions:
         exact = [posterior[card][owner] for owner in owners]
         yield {
@@ -62,6 +67,7 @@ def card_docs(
             "owners": owners,
             "target": max(range(len(owners)), key=exact.__getitem__),
             "exact": exact,
+            "task_sha256": digest,
             "cache": str(cache),
             "seed": seed,
         }
@@ -96,7 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="tasks drawn as reasoning_bench draws them")
     parser.add_argument("--seed", type=int, default=0, help="seed of that draw (default 0)")
     parser.add_argument("--prompts", default="likelihood", help="likelihood prompt set or a folder of yours")
-    parser.add_argument("--cache", default=DEFAULT_CACHE, help="folder of generated splits")
+    parser.add_argument(
+        "--cache",
+        default=DEFAULT_CACHE,
+        help=f"folder of generated splits (default {DEFAULT_CACHE}; the scorer reads CLUEDO_LM_EVAL_CACHE)",
+    )
     parser.add_argument(
         "--out", default=str(DEFAULT_OUT), help=f"the JSON Lines file (default {DEFAULT_OUT})"
     )

@@ -15,28 +15,108 @@ interval over the tasks' games (``_low``, ``_high``: bootstrap; Wilson's for a s
 ``missing_cards`` counts the cards of the scored tasks that no question answered: lm-eval's own
 ``--limit`` keeps the first questions, which can cut a task short, and its missing cards are scored as
 uniform. A count above 0 is also logged as a warning.
+
+Every line is checked (``check_doc``) when lm-eval reads the data (``process_docs``, before any model
+call) and again in ``process_results``: a line is refused, in one line, unless its task is in the split
+and its fields but ``prompt``, ``cache`` and ``seed`` are what ``experiments.evals.lm_eval_data`` writes
+for that task now (``task_sha256``, the task's digest, included). A data file written before the split
+was regenerated, or from another split, stops the run instead of being scored against other tasks.
+The answer key of a split that is not shipped is read from (or generated into) the folder of
+``CLUEDO_LM_EVAL_CACHE`` (default ``outputs/reasoning/splits``, the data command's ``--cache``), never
+from a folder a data line names: a line written from another folder is refused, naming it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from functools import cache
 from typing import Any
 
 from agents.llm.likelihood import likelihood_answer, normalised
 from cluedo_env.reasoning.score import score_answer, summarize, task_game
+from cluedo_env.reasoning.splits import SPLITS
 from experiments.evals.benchmark_tasks import DEFAULT_CACHE, split_key
+from experiments.evals.lm_eval_data import card_docs
 
 FACT_THRESHOLD = 0.99  # the likelihood solver's default (agents.llm.solver.LLMSolver)
 POOLED = ("log_loss", "brier", "excess_log_loss", "recall", "solved")
 TIE = 1e-9  # exact probabilities this close are a tie (they are fractions of deal counts)
 LOG = logging.getLogger(__name__)
+CACHE_ENV = "CLUEDO_LM_EVAL_CACHE"  # the folder of generated splits the answer key is read from
+CHECKED = (
+    "version",
+    "split",
+    "task_id",
+    "tier",
+    "card",
+    "choices",
+    "owners",
+    "target",
+    "exact",
+    "task_sha256",
+)
+WRITE_AGAIN = "write the data file again with python -m experiments.evals.lm_eval_data"
+
+
+def cache_folder() -> str:
+    """The folder of generated splits the answer key is read from: ``CLUEDO_LM_EVAL_CACHE``, or the
+    data command's default."""
+    return os.environ.get(CACHE_ENV) or DEFAULT_CACHE
+
+
+@cache
+def _written(version: str, split: str, folder: str, task_id: str) -> dict[str, dict[str, Any]]:
+    """Per card, the checked fields of the line the data command writes now for task ``task_id``."""
+    key = split_key(version, split, folder)
+    if task_id not in key:
+        raise ValueError(
+            f"data line names task {task_id!r}, which {version}/{split} does not have; {WRITE_AGAIN}"
+        )
+    return {doc["card"]: {k: doc[k] for k in CHECKED} for doc in card_docs(key[task_id], split)}
+
+
+def check_doc(doc: dict[str, Any]) -> None:
+    """Refuse a data line that is not what the data command writes for its task (see the module docstring).
+
+    Raises:
+        ValueError: an unknown split or task id, a split not shipped written from another folder than
+            ``cache_folder()``, or a field that differs from the task's in the split.
+    """
+    version, split, task_id = (doc.get(k) for k in ("version", "split", "task_id"))
+    if not all(isinstance(v, str) for v in (version, split, task_id)) or (version, split) not in SPLITS:
+        raise ValueError(
+            f"data line of version {version!r}, split {split!r}, task {task_id!r}: the splits are "
+            f"{sorted(SPLITS)} and a task id is a string; {WRITE_AGAIN}"
+        )
+    folder, written_from = cache_folder(), doc.get("cache", DEFAULT_CACHE)
+    if not SPLITS[version, split].shipped and os.path.normpath(str(written_from)) != os.path.normpath(folder):
+        raise ValueError(
+            f"data line of {version}/{split} was written from the splits in {written_from!r}; the answer key "
+            f"is read from {folder!r}: set {CACHE_ENV}={written_from} if that folder is yours"
+        )
+    expected = _written(version, split, folder, task_id).get(doc.get("card"))
+    differ = ["card"] if expected is None else [k for k in CHECKED if doc.get(k) != expected[k]]
+    if differ:
+        raise ValueError(
+            f"data line of task {task_id!r}, card {doc.get('card')!r} is not that task's in {version}/{split} "
+            f"(differs in {', '.join(differ)}): the data file is of another version of the split; {WRITE_AGAIN}"
+        )
+
+
+def process_docs(dataset: Any) -> Any:
+    """The data as lm-eval read it, every line checked (``check_doc``) before any model call."""
+    for doc in dataset:
+        check_doc(doc)
+    return dataset
 
 
 def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
-    """One question's metrics: ``acc`` and, for every pooled metric, the item its aggregation reads."""
+    """One question's metrics: ``acc`` and, for every pooled metric, the item its aggregation reads
+    (the line checked first, ``check_doc``)."""
+    check_doc(doc)
     lls = tuple(float(r[0] if isinstance(r, (tuple, list)) else r) for r in results)
-    item = (doc["version"], doc["split"], doc.get("cache", DEFAULT_CACHE), doc["task_id"], doc["card"],
+    item = (doc["version"], doc["split"], cache_folder(), doc["task_id"], doc["card"],
             tuple(doc["owners"]), lls, doc.get("seed", 0))  # fmt: skip
     best = max(range(len(lls)), key=lls.__getitem__)
     exact = [float(p) for p in doc["exact"]]
