@@ -96,13 +96,14 @@ from cluedo_env.whole_files import write_whole
 from experiments.common.code_revision import code_name, git_revision
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.folder_lock import FolderRefused, lock_folder
+from experiments.common.labels import check_distinct_labels
 from experiments.common.output_folders import refuse_links, refuse_unwritable
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import evaluate, with_intervals
 from experiments.learning.init_from import check_init_from
-from experiments.learning.league import OpponentSettings, check_distinct_labels
+from experiments.learning.league import OpponentSettings
 from experiments.learning.run_settings import RunSettings
 
 TARGETS = ("action", "visits")  # what the network is fitted to (ImitateConfig.targets)

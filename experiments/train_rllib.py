@@ -111,7 +111,7 @@ from agents.ppo.network import ActorCritic
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
 from experiments.common.folder_lock import FolderRefused, lock_folder
-from experiments.common.labels import check_labels
+from experiments.common.labels import check_distinct_labels, label_refusal
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
@@ -434,8 +434,9 @@ def check_command(cfg: RLlibConfig) -> None:
     refuse_untrusted_resume(cfg)
     named = [("opponent", cfg.opponent)] if cfg.opponent is not None else []
     named += [(f"eval_opponents.{k}", spec) for k, spec in enumerate(cfg.eval_opponents)]
-    check_labels("opponent", [spec for where, spec in named if where == "opponent"])
-    check_labels("eval_opponents", cfg.eval_opponents)
+    if cfg.opponent is not None and (why := label_refusal(cfg.opponent.display)):
+        raise ConfigError(f"opponent: {why}")
+    check_distinct_labels("eval_opponents", cfg.eval_opponents)
     check_agents(((where, spec.name, spec.options) for where, spec in named), cfg.game.to_game_config())
 
 

@@ -80,7 +80,7 @@ from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.rewards import REWARD_SCHEMES
 from cluedo_env.sb3 import CluedoSB3VecEnv
-from experiments.common.labels import check_labels
+from experiments.common.labels import check_distinct_labels, label_refusal
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
@@ -137,8 +137,9 @@ class SB3Config(PPOSettings):
             raise ConfigError(
                 f"reward_scheme must be one of {list(REWARD_SCHEMES)}, got {self.reward_scheme!r}"
             )
-        check_labels("opponent", [self.opponent])
-        check_labels("eval_opponents", self.eval_opponents)
+        if why := label_refusal(self.opponent.display):
+            raise ConfigError(f"opponent: {why}")
+        check_distinct_labels("eval_opponents", self.eval_opponents)
         named = [
             ("opponent", self.opponent),
             *((f"eval_opponents.{k}", o) for k, o in enumerate(self.eval_opponents)),

@@ -34,12 +34,12 @@ CATEGORIES = ("suspects", "weapons", "rooms")
 # int8 fields (``core/state.py``): an edition has at most 127 cards.
 MAX_CARDS = 127
 # What a printed name may not hold (``control_character``): the controls (Unicode category Cc, C0 and
-# C1: newline, tab, escape), lone surrogates (Cs), the line and paragraph separators (Zl, Zp:
-# ``str.splitlines`` breaks a line there) and the bidi embeddings, overrides and isolates (U+202A to
-# U+202E, U+2066 to U+2069: they turn the text after them round). Other format characters that
-# scripts need (zero-width joiners, the soft hyphen) are fine.
-_CONTROL_CATEGORIES = ("Cc", "Cs", "Zl", "Zp")
-_BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
+# C1: newline, tab, escape), the format characters (Cf: bidi overrides and marks, zero-width spaces,
+# tags, which turn text round or hide it) but the joiners and the soft hyphen that scripts need,
+# lone surrogates (Cs), and the line and paragraph separators (Zl, Zp: ``str.splitlines`` breaks a
+# line there).
+_CONTROL_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
+_WRITING = frozenset("\u200c\u200d\u00ad")  # zero-width non-joiner and joiner, soft hyphen
 
 
 @dataclass(frozen=True)
@@ -156,11 +156,13 @@ class Edition:
 
 
 def control_character(text: str) -> int | None:
-    """The position of the first character of ``text`` that would act where it is printed (a control
-    such as a newline, a tab or an escape, a lone surrogate, a line or paragraph separator, a bidi
-    embedding, override or isolate), or None: the names of editions and the labels of agents hold none."""
+    """The position of the first character of ``text`` that would act or hide where it is printed (a
+    control such as a newline, a tab or an escape; a format character such as a bidi override or mark, a
+    zero-width space or a tag, but the zero-width joiners and the soft hyphen that scripts need; a lone
+    surrogate; a line or paragraph separator), or None: the names of editions and the labels of agents
+    hold none."""
     for position, char in enumerate(text):
-        if unicodedata.category(char) in _CONTROL_CATEGORIES or char in _BIDI_CONTROLS:
+        if unicodedata.category(char) in _CONTROL_CATEGORIES and char not in _WRITING:
             return position
     return None
 

@@ -25,7 +25,7 @@ from typing import Any
 from cluedo_env.core.editions import control_character
 from experiments.common.value_checks import ConfigError
 
-__all__ = ["LABEL_RULE", "check_labels", "label_refusal"]
+__all__ = ["LABEL_RULE", "check_distinct_labels", "check_labels", "label_refusal"]
 
 # What a label may be, as the messages say it.
 LABEL_RULE = (
@@ -64,3 +64,17 @@ def check_labels(where: str, opponents: list[Any]) -> None:
         why = label_refusal(o.display)
         if why:
             raise ConfigError(f"{where}.{k}: {why}")
+
+
+def check_distinct_labels(where: str, opponents: list[Any]) -> None:
+    """Raise ``ConfigError`` (a ``ValueError``) if two kinds of ``opponents`` (the config's field ``where``)
+    share a display label (``label``, else ``name``): their results are kept under it, and one would
+    replace the other's; or if one's label is refused (``check_labels``)."""
+    check_labels(where, opponents)
+    labels = [o.display for o in opponents]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise ConfigError(
+            f"{where} need distinct labels (their results are kept by label), got {labels}: {twice} more than "
+            "once; tell them apart with a label, e.g. {name: random, options: {accuse: never}, label: random_never}"
+        )

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cluedo_env import __version__
+from cluedo_env.core.editions import control_character
 from experiments.common.folder_lock import links_in, links_text
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
 from experiments.common.output_paths import names_text, others_in, path_argument
@@ -42,6 +43,8 @@ from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.report_tables import format_leaderboard
 from experiments.common.run_config import run_agents, run_rules
 from experiments.common.summary import unique_games
+
+MARKDOWN = "|<>[]`"  # what would make a table cell, HTML, a link or code of a run's detail in report.md
 
 __all__ = ["SUBSET_META", "main"]
 
@@ -199,7 +202,26 @@ def _recorded_meta(path: Path, quiet: bool = False) -> dict | None:
             warnings.warn(f"{path}: not a report of experiments.common.stats (no meta object); its run details "
                           "are left out", RuntimeWarning, stacklevel=2)  # fmt: skip
         return None
+    if (
+        odd := _unprintable(meta)
+    ) is not None:  # a file from elsewhere: its details reach report.md as they are
+        warnings.warn(f"{path}: its run details hold {odd[:80]!r}, which report.md would not show as it is "
+                      f"(a control character or one of {MARKDOWN!r}); they are left out", RuntimeWarning,
+                      stacklevel=2)  # fmt: skip
+        return None
     return meta
+
+
+def _unprintable(value: object) -> str | None:
+    """The first string of ``value`` (a JSON value: its keys too) that holds a control character
+    (``cluedo_env.core.editions.control_character``) or one of ``MARKDOWN``, or None."""
+    if isinstance(value, str):
+        return value if control_character(value) is not None or any(c in value for c in MARKDOWN) else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if (odd := _unprintable(key) or _unprintable(item)) is not None:
+            return odd
+    return None
 
 
 if __name__ == "__main__":

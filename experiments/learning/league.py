@@ -31,7 +31,7 @@ import torch
 from agents.ppo.games import OpponentKind
 from agents.ppo.model import check_weights
 from agents.ppo.network import ActorCritic
-from experiments.common.labels import check_labels
+from experiments.common.labels import check_distinct_labels, check_labels
 from experiments.common.value_checks import ConfigError, check_agents
 
 if TYPE_CHECKING:
@@ -99,20 +99,6 @@ def check_opponents(args: Any) -> None:
                 f"windows start-stop: {[(o.display, o.start, o.stop) for o in playing]}); the pool needs one "
                 "at every point"
             )
-
-
-def check_distinct_labels(where: str, opponents: list[OpponentSettings]) -> None:
-    """Raise ``ConfigError`` (a ``ValueError``) if two kinds of ``opponents`` (the config's field ``where``)
-    share a display label (``label``, else ``name``): their results are kept under it, and one would
-    replace the other's; or if one's label is refused (``check_labels``)."""
-    check_labels(where, opponents)
-    labels = [o.display for o in opponents]
-    twice = sorted({label for label in labels if labels.count(label) > 1})
-    if twice:
-        raise ConfigError(
-            f"{where} need distinct labels (their results are kept by label), got {labels}: {twice} more than "
-            "once; tell them apart with a label, e.g. {name: random, options: {accuse: never}, label: random_never}"
-        )
 
 
 def snapshot_network(

@@ -94,6 +94,9 @@ def small(**changes: object) -> Edition:
         (dict(rooms=("Hall", "Den\x85", "Attic")), r"rooms\[1\] must hold no control .*\(U\+0085"),  # C1: next line
         (dict(rooms=("Hall", "Den", "At\u2028tic")), r"rooms\[2\] must hold no control .*\(U\+2028"),  # line separator
         (dict(rooms=("Hall", "Den", "At\u2066tic")), r"rooms\[2\] must hold no control .*\(U\+2066"),  # bidi isolate
+        (dict(rooms=("Hall", "Den", "At\u200btic")), r"rooms\[2\] must hold no control .*\(U\+200B"),  # zero width
+        (dict(rooms=("Hall", "Den", "Attic\u200f")), r"rooms\[2\] must hold no control .*\(U\+200F"),  # bidi mark
+        (dict(rooms=("Hall", "Den", "Attic\U000e0041")), r"rooms\[2\] must hold no control .*\(U\+E0041"),  # tag
         (dict(name="evil\x1b]0;OWNED\x07"), r"Edition name must hold no control .*got 'evil\\x1b\]0;OWNED\\x07'"),
         (dict(name="small\n"), r"Edition name must hold no control .*\(U\+000A at character 5\)"),
     ],

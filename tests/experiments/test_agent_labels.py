@@ -27,6 +27,7 @@ REFUSED = {
     "a newline": ("random\n## Injected heading", "holds the control character '\\n'"),
     "ESC": ("random\x1b[2J", "holds the control character '\\x1b'"),
     "a bidi override": ("random\u202eexe.txt", "holds the control character '\\u202e'"),
+    "a zero-width space": ("ran\u200bdom", "holds the control character '\\u200b'"),
     "a lone surrogate": ("random\ud83d", "holds the control character '\\ud83d'"),
     "'|'": ("sat|fast", "holds '|'"),
     "'$'": ("random_$x$", "holds '$'"),
@@ -67,7 +68,15 @@ def test_a_long_label_is_quoted_cut_short():
 
 
 def test_names_and_labels_that_read_as_they_are_pass():
-    for label in ("random", "belief_hazard_x1.5", "gemma3-270m", "random never", "Plum (ISMCTS)", "Ève"):
+    for label in (
+        "random",
+        "belief_hazard_x1.5",
+        "gemma3-270m",
+        "random never",
+        "Plum (ISMCTS)",
+        "Ève",
+        "می\u200cخواهم",
+    ):
         assert label_refusal(label) is None, label
     load_config(lineup("belief_no_risk"), build_agents=False)
 
@@ -152,6 +161,12 @@ def test_sb3_and_rllib_refuse_an_evaluation_opponents_label_before_training():
     config = train_config(config_name="train_sb3", eval_opponents=[AgentSpec("random", label="-never")])
     with pytest.raises(ConfigError, match=re.escape("eval_opponents.0: label '-never' starts with '-'; ")):
         config.validate()
+    twice = train_config(config_name="train_sb3", eval_opponents=[AgentSpec("random"), AgentSpec("random")])
+    with pytest.raises(ConfigError, match=re.escape("eval_opponents need distinct labels")):
+        twice.validate()  # (evaluate's play_against refused them after training)
+    odd = train_config(config_name="train_sb3", opponent=AgentSpec("random", label="rand[om]"))
+    with pytest.raises(ConfigError, match=re.escape("opponent: label 'rand[om]' holds '['; ")):
+        odd.validate()
     pytest.importorskip("ray")
     from experiments.train_rllib import check_command
 

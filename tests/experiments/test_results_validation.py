@@ -359,6 +359,29 @@ def test_a_stats_json_that_is_not_a_report_is_left_out_with_a_warning(run, tmp_p
 
 
 @pytest.mark.parametrize(
+    "odd",
+    ["![pixel](https://tracker.example/p.png) random", "0\n# Forged heading <img src=x>", "sat|fast"],
+)
+def test_a_stats_json_of_elsewhere_whose_details_would_act_in_the_report_is_left_out(run, tmp_path, odd):
+    """Its meta reached report.md's header as it was: a remote image, a link, a heading, a table cell."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    shutil.copy(run / "games.jsonl", folder / "games.jsonl")
+    stats = json.loads((run / "stats.json").read_text())
+    label = next(iter(stats["meta"]["agents"]))
+    stats["meta"]["agents"] = {odd: stats["meta"]["agents"][label]}
+    (folder / "stats.json").write_text(json.dumps(stats))
+    with pytest.warns(RuntimeWarning, match="which report.md would not show as it is"):
+        stats_main([str(folder), "--no-plots"])
+    assert odd not in (folder / "report.md").read_text()
+    assert json.loads((folder / "stats.json").read_text())["meta"] == {"runs": [str(folder)]}
+    stats["meta"]["agents"], stats["meta"]["seed"] = {label: stats["meta"]["agents"][odd]}, odd
+    (folder / "stats.json").write_text(json.dumps(stats))  # the same in a value
+    with pytest.warns(RuntimeWarning, match="which report.md would not show as it is"):
+        stats_main([str(folder), "--no-plots"])
+
+
+@pytest.mark.parametrize(
     ("change", "said"),
     [
         (("max_turns: 60", "max_turns: 80"), "play 3 players under other rules (game.max_turns: 60 and 80)"),
