@@ -120,7 +120,11 @@ def test_a_killed_imitate_worker_stops_it_in_one_line_and_a_rerun_resumes(tmp_pa
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        worker = wait_for(lambda: children(process.pid), 120, "a worker")[0]
+
+        def pythons() -> list[int]:  # the pool's workers, not the git that records the run's revision
+            return [p for p in children(process.pid) if b"python" in command_line(p).split(b"\0")[0]]
+
+        worker = wait_for(pythons, 120, "a worker")[0]
         os.kill(worker, signal.SIGKILL)
         _, stderr = process.communicate(timeout=120)
     finally:
