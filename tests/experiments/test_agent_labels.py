@@ -22,24 +22,24 @@ from experiments.common.settings import AgentSpec, LineupConfig, TournamentConfi
 from experiments.common.value_checks import ConfigError
 from tests.conftest import ROOT
 
-# Each kind of label refused, and what the message says of it (after the label's repr).
+# Each kind of label refused: [the label, what the message says of it (after the label's repr)].
 REFUSED = {
-    "a newline": ("random\n## Injected heading", "holds the control character '\\n'"),
-    "ESC": ("random\x1b[2J", "holds the control character '\\x1b'"),
-    "a bidi override": ("random\u202eexe.txt", "holds the control character '\\u202e'"),
-    "a zero-width space": ("ran\u200bdom", "holds the control character '\\u200b'"),
-    "a lone surrogate": ("random\ud83d", "holds the control character '\\ud83d'"),
-    "'|'": ("sat|fast", "holds '|'"),
-    "'$'": ("random_$x$", "holds '$'"),
-    "'+'": ("a+b", "holds '+'"),
-    "'=' first": ('=HYPERLINK("http://evil.example/?x","click")', "starts with '='"),
-    "HTML": ("<img src=x onerror=alert(1)>", "holds '<'"),
-    "a Markdown link": ("[notepad](https://evil.example/)", "holds '['"),
-    "a Markdown image": ("!x](http://evil.example/t.png)", "holds ']'"),
-    "a backtick": ("sat`", "holds '`'"),
-    "'-' first": ("-2", "starts with '-'"),
-    "'@' first": ("@SUM(A1)", "starts with '@'"),
-    "a space first": (" random", "starts with ' '"),
+    "a newline": ["random\n## Injected heading", "holds the control character '\\n'"],
+    "ESC": ["random\x1b[2J", "holds the control character '\\x1b'"],
+    "a bidi override": ["random\u202eexe.txt", "holds the control character '\\u202e'"],
+    "a zero-width space": ["ran\u200bdom", "holds the control character '\\u200b'"],
+    "a lone surrogate": ["random\ud83d", "holds the control character '\\ud83d'"],
+    "'|'": ["sat|fast", "holds '|'"],
+    "'$'": ["random_$x$", "holds '$'"],
+    "'+'": ["a+b", "holds '+'"],
+    "'=' first": ['=HYPERLINK("http://evil.example/?x","click")', "starts with '='"],
+    "HTML": ["<img src=x onerror=alert(1)>", "holds '<'"],
+    "a Markdown link": ["[notepad](https://evil.example/)", "holds '['"],
+    "a Markdown image": ["!x](http://evil.example/t.png)", "holds ']'"],
+    "a backtick": ["sat`", "holds '`'"],
+    "'-' first": ["-2", "starts with '-'"],
+    "'@' first": ["@SUM(A1)", "starts with '@'"],
+    "a space first": [" random", "starts with ' '"],
 }
 RULE = (
     "a label is a non-empty name with no control character, '|', '<', '>', '[', ']', '`', '$' or '+', "
