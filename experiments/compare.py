@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
@@ -43,7 +42,7 @@ from pathlib import Path
 
 from cluedo_env import __version__
 from cluedo_env.intervals import paired_difference_interval, wilson_interval
-from experiments.common.code_revision import code_name
+from experiments.common.code_revision import code_name, readable_code, same_code
 from experiments.common.extras import missing_extra
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
 from experiments.common.report import json_ready
@@ -52,7 +51,7 @@ from experiments.common.summary import unique_games
 
 try:  # the tournament's code versions import Hydra: a core-only install is told which extra to install
     from experiments.common.chunks import record_key
-    from experiments.common.tournament_run import RUN_FILE, _same_code, code_versions
+    from experiments.common.tournament_run import RUN_FILE, code_versions
 except ModuleNotFoundError as error:
     raise missing_extra(error, command=__name__ == "__main__") from error
 
@@ -160,10 +159,8 @@ def run_code(folder: Path, records: Sequence[dict], keep: set | None = None) -> 
         and isinstance(info.get("config_hash"), str)
         and {r.get("config") for r in records} <= {info["config_hash"]}
         and all(
-            isinstance(s, dict) and type(s.get("games_found", 0)) is int and isinstance(s.get("git"), dict)
-            and re.fullmatch(r"[0-9a-f]{7,64}|unknown", str(s["git"].get("revision"))) is not None
-            and s["git"].get("dirty") in (True, False, None)
-            and (s.get("version") is None or (isinstance(s["version"], str) and s["version"].isprintable()))
+            isinstance(s, dict) and type(s.get("games_found", 0)) is int
+            and readable_code(s.get("git"), s.get("version"))
             for s in sessions
         )
     )  # fmt: skip
@@ -176,7 +173,7 @@ def code_note(names: Sequence[str], codes: Sequence[list[dict] | None]) -> str |
     they were. Code versions are the same as in the tournament's report (``code_versions``)."""
     every = [v for versions in codes for v in versions or []]
     unknown = None in codes or any(v["revision"] == "unrecorded" for v in every)
-    if not unknown and len({_same_code(v) for v in every}) == 1:
+    if not unknown and len({same_code(v) for v in every}) == 1:
         return None
 
     def text(versions: list[dict] | None) -> str:

@@ -55,7 +55,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -93,7 +92,7 @@ from cluedo_env import __version__, core
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
 from cluedo_env.whole_files import write_whole
-from experiments.common.code_revision import code_name, git_revision
+from experiments.common.code_revision import code_name, code_of, git_revision, readable_code, same_code
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.labels import check_distinct_labels
@@ -399,9 +398,9 @@ def record_session(folder: Path, args: ImitateConfig) -> None:
     paths = batch_paths(folder / "decisions", args)
     found = sum(path.is_file() for path in paths)
     sessions = _read_sessions(folder / RUN_FILE) if found else []
-    code = _code(git_revision(), __version__)
+    code = code_of(git_revision(), __version__)
     recorded = decisions_code(sessions, found)
-    if any(_same_code(v) != _same_code(code) for v in recorded):
+    if any(same_code(v) != same_code(code) for v in recorded):
         played = "; ".join(
             f"{v['batches']} batch{'es' * (v['batches'] != 1)} by "
             + (UNRECORDED if v["revision"] == "unrecorded" else code_name(v))
@@ -430,24 +429,15 @@ def decisions_code(sessions: list[dict], found: int) -> list[dict]:
     sessions of one revision and ``dirty`` flag are one code version, and of revision ``"unknown"``
     (no git) those of one package version."""
     starts = [session["batches_found"] for session in sessions] + [found]
-    recorded = [(_code({"revision": "unrecorded"}, None), min(starts[0], found))]
+    recorded = [(code_of({"revision": "unrecorded"}, None), min(starts[0], found))]
     recorded += [
-        (_code(s["git"], s["version"]), end - start) for s, start, end in zip(sessions, starts, starts[1:])
+        (code_of(s["git"], s["version"]), end - start) for s, start, end in zip(sessions, starts, starts[1:])
     ]
     versions: dict[tuple, dict] = {}
     for code, batches in recorded:
         if batches > 0:
-            versions.setdefault(_same_code(code), code | {"batches": 0})["batches"] += batches
+            versions.setdefault(same_code(code), code | {"batches": 0})["batches"] += batches
     return list(versions.values())
-
-
-def _code(git: dict, version: str | None) -> dict:
-    return {"revision": git.get("revision", "unrecorded"), "dirty": git.get("dirty"), "version": version}
-
-
-def _same_code(code: dict) -> tuple:
-    """What two sessions of one code version share (``decisions_code``)."""
-    return code["revision"], code["dirty"], code["version"] if code["revision"] == "unknown" else None
 
 
 def _read_sessions(path: Path) -> list[dict]:
@@ -462,10 +452,7 @@ def _read_sessions(path: Path) -> list[dict]:
         return []
     good = isinstance(sessions, list) and all(
         isinstance(s, dict) and type(s.get("batches_found")) is int and s["batches_found"] >= 0
-        and isinstance(s.get("version"), str) and len(s["version"]) <= 64 and s["version"].isprintable()
-        and isinstance(s.get("git"), dict) and isinstance(s["git"].get("revision"), str)
-        and re.fullmatch(r"[0-9a-f]{7,64}|unknown", s["git"]["revision"]) is not None
-        and isinstance(s["git"].get("dirty"), (bool, type(None)))
+        and isinstance(s.get("version"), str) and readable_code(s.get("git"), s["version"])
         for s in sessions
     )  # fmt: skip
     return sessions if good else []

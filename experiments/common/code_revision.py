@@ -7,10 +7,11 @@ an installed package.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
-__all__ = ["REPO_ROOT", "code_name", "git_revision"]
+__all__ = ["REPO_ROOT", "code_name", "code_of", "git_revision", "readable_code", "same_code"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,3 +51,28 @@ def code_name(code: dict, quote: str = "") -> str:
     if code["revision"] == "unknown" and code.get("version"):
         name += f" (cluedo-env {code['version']})"
     return name + (" with uncommitted changes" if code.get("dirty") else "")
+
+
+def code_of(git: dict, version: str | None) -> dict:
+    """A session's code as ``code_name`` and ``same_code`` read it: ``git`` (``git_revision``'s, or a
+    ``run.json``'s; no revision: ``"unrecorded"``) and the package ``version``."""
+    return {"revision": git.get("revision", "unrecorded"), "dirty": git.get("dirty"), "version": version}
+
+
+def same_code(code: dict) -> tuple:
+    """What two sessions of one code version share: the revision and whether the tree had uncommitted
+    changes (the changes themselves are not recorded), and the package version where git was missing."""
+    return code["revision"], code["dirty"], code["version"] if code["revision"] == "unknown" else None
+
+
+def readable_code(git: object, version: object) -> bool:
+    """Whether a ``run.json`` session's code is one this code writes (a file from elsewhere is printed in
+    warnings): a revision of hex digits or ``"unknown"``, ``dirty`` a bool or None, and the package
+    version None or at most 64 printable characters."""
+    return (
+        isinstance(git, dict)
+        and isinstance(git.get("revision"), str)
+        and re.fullmatch(r"[0-9a-f]{7,64}|unknown", git["revision"]) is not None
+        and isinstance(git.get("dirty"), (bool, type(None)))
+        and (version is None or (isinstance(version, str) and len(version) <= 64 and version.isprintable()))
+    )

@@ -37,7 +37,7 @@ from cluedo_env.whole_files import write_whole
 from experiments.common import llm_report
 from experiments.common.backends import run_local, run_ray
 from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks, record_key
-from experiments.common.code_revision import code_name, git_revision
+from experiments.common.code_revision import code_name, code_of, git_revision, same_code
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import LOCK_FILE, FolderOfOthers, lock_folder
 from experiments.common.games_file import GAMES_FILE, REJECTED_SUFFIX, GameWriter, read_games
@@ -225,7 +225,7 @@ def _run_locked(
         )
     if beyond:
         print(f"note: {subset_note(len(beyond), len(existing), settings, existing)}")
-    code = _code(git_revision(), __version__)
+    code = code_of(git_revision(), __version__)
     other = _other_code_note(code_versions(run_info["sessions"], existing), code, missing)
     if other:
         print(f"warning: {games_path} {other}")
@@ -361,27 +361,16 @@ def code_versions(sessions: list[dict], records: list[dict], keep: set | None = 
         # The session that wrote it: the last one that began with at most ``place`` games in the file.
         number = max((n for n, start in enumerate(starts) if start <= place), default=-1)
         session = sessions[number] if number >= 0 else {}
-        code = _code(session.get("git") or {"revision": "unrecorded"}, session.get("version"))
-        entry = versions.setdefault(_same_code(code), code | {"games": 0})
+        code = code_of(session.get("git") or {"revision": "unrecorded"}, session.get("version"))
+        entry = versions.setdefault(same_code(code), code | {"games": 0})
         entry["games"] += 1
     return list(versions.values())
-
-
-def _code(git: dict, version: str | None) -> dict:
-    return {"revision": git.get("revision", "unrecorded"), "dirty": git.get("dirty"), "version": version}
-
-
-def _same_code(code: dict) -> tuple:
-    """What two sessions of one code version share (``code_versions``)."""
-    return code["revision"], code["dirty"], code["version"] if code["revision"] == "unknown" else None
 
 
 def _other_code_note(earlier: list[dict], code: dict, to_play: int) -> str | None:
     """What a resumed run with games to play says where games of its folder were played by code other
     than ``code`` (one with none to play adds no games: its report lists the revisions)."""
-    if not to_play or all(
-        v["revision"] == "unrecorded" or _same_code(v) == _same_code(code) for v in earlier
-    ):
+    if not to_play or all(v["revision"] == "unrecorded" or same_code(v) == same_code(code) for v in earlier):
         return None
     played = "; ".join(f"{v['games']} game{'s' * (v['games'] != 1)} by {code_name(v)}" for v in earlier)
     return (
