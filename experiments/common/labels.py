@@ -25,7 +25,7 @@ from typing import Any
 from cluedo_env.core.editions import control_character
 from experiments.common.value_checks import ConfigError
 
-__all__ = ["LABEL_RULE", "check_distinct_labels", "check_labels", "label_refusal"]
+__all__ = ["LABEL_RULE", "MARKDOWN", "check_distinct_labels", "check_labels", "label_refusal"]
 
 # What a label may be, as the messages say it.
 LABEL_RULE = (
@@ -33,7 +33,9 @@ LABEL_RULE = (
     "starting with none of "
     "'=', '-', '@' or a space"
 )
-REFUSED_CHARACTERS = "|<>[]`$+"
+# What makes a table cell, HTML, a link or code of a text in report.md (a run's details too: stats).
+MARKDOWN = "|<>[]`"
+REFUSED_CHARACTERS = MARKDOWN + "$+"
 REFUSED_FIRST = "=-@"
 SHOWN_CHARS = 80  # of a label quoted in a message (one from a file may be long)
 

@@ -38,13 +38,12 @@ from cluedo_env import __version__
 from cluedo_env.core.editions import control_character
 from experiments.common.folder_lock import links_in, links_text
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
+from experiments.common.labels import MARKDOWN
 from experiments.common.output_paths import names_text, others_in, path_argument
 from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.report_tables import format_leaderboard
 from experiments.common.run_config import run_agents, run_rules
 from experiments.common.summary import unique_games
-
-MARKDOWN = "|<>[]`"  # what would make a table cell, HTML, a link or code of a run's detail in report.md
 
 __all__ = ["SUBSET_META", "main"]
 
