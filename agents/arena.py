@@ -16,6 +16,7 @@ import numpy as np
 from agents.base import Agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.core.game import check_seeds
 from cluedo_env.table import Table, blame, refuse_held_players
 
 __all__ = ["BatchResult", "EventLog", "play_batch"]
@@ -95,8 +96,9 @@ def play_batch(
         config: The rules; ``len(agents)`` must equal ``config.num_players``.
         agents: One agent per seat (the same object may not appear twice, nor one that an open
             Gymnasium env holds: ``reset`` would overwrite its notes of that env's games).
-        seeds: Deal seed of each game.
-        rotation: Seat rotation of each game (or one for all).
+        seeds: Deal seed of each game: integers in ``[0, 2**63)`` (a list or a 1-D integer
+            array; one int for one game), as ``core.init`` takes them.
+        rotation: Seat rotation of each game (a list or a 1-D integer array), or one integer for all.
         on_step: Called with the state after the deal and after every step.
         stop: ``stop(state, seats) -> bool[B]``, asked after every step (``seats[b, k]``: agent
             ``k``'s seat): games where it is True are left as they are, unfinished, e.g. an
@@ -106,22 +108,24 @@ def play_batch(
             ``cluedo_env.game_record.GameRecorder`` per game.
 
     Raises:
-        ValueError: Not one agent per player, or an agent that an open env holds (naming it and the env).
+        ValueError: Not one agent per player, or an agent that an open env holds (naming it and the env);
+            seeds or rotations that are not integers (floats, bools) or not one per game.
     """
     P = config.num_players
     if len(agents) != P:
         raise ValueError(f"need one agent per player ({P}), got {len(agents)}")
     refuse_held_players(agents, "agents", "play_batch")  # before any agent is reset
-    seeds = np.asarray(seeds, dtype=np.int64)
+    seeds = check_seeds(seeds)
     B = len(seeds)
-    rotation = np.broadcast_to(np.asarray(rotation, dtype=np.int64), (B,))
+    rotation = _rotations(rotation, B, P)
     seats = (np.arange(P)[None, :] + rotation[:, None]) % P  # [B, agent] -> seat
     table = Table(agents, seats.T, P)
     agent_at = table.player_at  # [B, seat] -> agent
     state = core.init(config, seeds)
     for k, agent in enumerate(agents):
         try:
-            agent.reset(config, seats[:, k], seed=agent.seed + int(seeds[0]) if B else agent.seed)
+            # (as Python ints: a numpy agent seed plus a large deal seed would overflow or wrap)
+            agent.reset(config, seats[:, k], seed=int(agent.seed) + int(seeds[0]) if B else agent.seed)
         except Exception as error:
             blame(error, k, "reset", np.arange(B))
             raise
@@ -167,3 +171,15 @@ def play_batch(
         decisions=decisions,
         stopped=stopped,
     )
+
+
+def _rotations(rotation: object, games: int, num_players: int) -> np.ndarray:
+    """``int64[games]``: ``play_batch``'s ``rotation`` (one integer, or one per game), checked and
+    taken modulo ``num_players``; a ``ValueError`` naming it otherwise."""
+    array = np.asarray(rotation)
+    if (array.dtype.kind not in "iu" and array.size) or array.shape not in ((), (games,)):
+        raise ValueError(
+            f"rotation must be an integer or one integer per game ({games}: a list or 1-D integer array), "
+            f"got {rotation!r}"
+        )
+    return np.broadcast_to(array % num_players, (games,)).astype(np.int64)

@@ -29,7 +29,9 @@ Rewards are the learner's, under ``reward_scheme`` (``cluedo_env.rewards.REWARD_
 on the step that ends the game; 0 otherwise. An illegal action, with
 ``illegal_action="terminate"`` (default), ends the episode with
 ``illegal_reward`` (default -1) and ``terminated=True`` without playing it;
-with ``"raise"`` it raises ``ValueError``.
+with ``"raise"`` it raises ``ValueError``. An action that is not an integer (a float, a bool)
+raises ``TypeError`` in either mode; one integer in an array or tensor (``predict()``,
+``dist.sample()``) is that integer, as ``core.step`` reads an array of actions.
 
 A wrong accusation puts the learner out, but it still refutes until the game
 ends (as the rules have it), and against opponents that never accuse that game
@@ -210,6 +212,24 @@ def _check_seat(learner_seat: int | str, num_players: int) -> None:
         )
 
 
+def _one_action(action: object) -> int:
+    """The Python int in ``action``: an int, a numpy integer, or an object of one element whose
+    ``item()`` is an int (an array, a tensor); a ``TypeError`` naming it otherwise (a bool too)."""
+    if type(action) is int:
+        return action
+    item = getattr(action, "item", None)
+    if callable(item):
+        try:
+            value = item()  # (numpy and torch refuse, with ValueError or RuntimeError, several elements)
+            if type(value) is int:
+                return value
+        except (ValueError, RuntimeError):
+            pass
+    raise TypeError(
+        f"action must be an int (a numpy integer, or an array or tensor of one integer), got {action!r}"
+    )
+
+
 class CluedoSingleAgentEnv(gymnasium.Env):
     """One game of Cluedo from one learner seat; the opponents play in between (see the module docstring).
 
@@ -293,16 +313,13 @@ class CluedoSingleAgentEnv(gymnasium.Env):
         return observation, info
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        """Play the learner's action, then the opponents' until the learner decides again or the game ends."""
+        """Play the learner's action, then the opponents' until the learner decides again or the game ends.
+
+        ``action``: one integer, in an array or tensor too (``_one_action``; see the module docstring)."""
         if self._ended:
             raise RuntimeError("the episode is over: call reset() before step()")
-        action = unwrap_integer(action)  # one integer in an array, as a policy's predict() returns it
-        if (
-            not isinstance(action, int | np.integer)
-            or isinstance(action, bool)
-            or not 0 <= action < len(self._mask)
-            or not self._mask[action]
-        ):
+        action = _one_action(action)
+        if not 0 <= action < len(self._mask) or not self._mask[action]:
             if self.illegal_action == "raise":
                 raise ValueError(
                     f"illegal action {action!r}; the legal actions are the 1s of observation['action_mask']"

@@ -56,6 +56,7 @@ from cluedo_env.game_record import (
     game_events,
     load_jsonl,
 )
+from cluedo_env.inference.cards import is_whole
 from cluedo_env.transcript import describe_event
 
 __all__ = [
@@ -153,19 +154,23 @@ def transcript(record: Replay | GameRecorder, viewer: int | None = None) -> list
 
     Args:
         record: A recorded game.
-        viewer: The player whose view is told (cards it may not see read "a card",
-            other players' deals are left out, and so is the seed, which deals every hand
-            again); ``None`` tells everything, the seed too.
+        viewer: The player whose view is told, an int or a numpy integer (cards it may not see
+            read "a card", other players' deals are left out, and so is the seed, which deals
+            every hand again); ``None`` tells everything, the seed too.
 
     Returns:
         A title line (``"Game of 4 players, as seen by P1 (Colonel Mustard)"``; ``"Game of 4
         players, seed 7, as seen by everyone"``), then one line per event: ``"deal: ..."`` for
         the deal, ``"<step>: ..."`` after.
+
+    Raises:
+        ValueError: A viewer that is not a player (a float or a bool is refused, not read as one).
     """
     record = as_replay(record)
     config = record.config
-    if viewer is not None and not 0 <= viewer < config.num_players:
-        raise ValueError(f"viewer must be a player in [0, {config.num_players}) or None, got {viewer}")
+    if viewer is not None and not (is_whole(viewer) and 0 <= viewer < config.num_players):
+        raise ValueError(f"viewer must be a player in [0, {config.num_players}) or None, got {viewer!r}")
+    viewer = None if viewer is None else int(viewer)
     who = "everyone" if viewer is None else f"P{viewer} ({config.cards.suspects[viewer]})"
     seed = f", seed {record.seed}" if viewer is None else ""  # a player may not know it: it deals every hand
     lines = [f"Game of {config.num_players} players{seed}, as seen by {who}"]

@@ -100,13 +100,20 @@ class TerminateIllegal(ReadThrough, wrappers.TerminateIllegalWrapper):
 class AssertOutOfBounds(ReadThrough, wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's ``AssertOutOfBoundsWrapper`` (``ReadThrough``), whose ``AssertionError`` names
     the action and the range (PettingZoo's own check casts a Python int to int64 first, so from
-    2**63 up it raised ``OverflowError``)."""
+    2**63 up it raised ``OverflowError``, and refused a ``uint64``, which numpy cannot cast to
+    int64: every numpy integer, or one in a 0-d array, is checked by its value, as the env reads it)."""
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         space = self._below.action_space(agent)  # (the wrappers between do not change it)
-        if type(action) is int and type(space) is Discrete and space.start == 0 and space.dtype == np.int64:
+        ours = type(space) is Discrete and space.start == 0 and space.dtype == np.int64
+        if type(action) is int and ours:
             inside = 0 <= action < space.n  # space.contains's answer, without its numpy calls
+        elif ours and (
+            isinstance(action, np.integer)
+            or (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu")
+        ):
+            inside = 0 <= int(action) < space.n
         else:
             done = action is None and (self.terminations[agent] or self.truncations[agent])
             beyond = type(action) is int and not 0 <= action < space.n  # (refused before the int64 cast)

@@ -134,6 +134,7 @@ class NotepadAgent(Agent):
         )
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        games, mask = np.asarray(games, dtype=np.int64), np.asarray(mask, dtype=bool)  # (a list; a 0/1 mask)
         lay = self.layout
         candidate = self.candidates(games)
         S, W, R = self.S, self.W, self.R

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
 
@@ -98,7 +100,8 @@ class ActionLayout:
 
         ``encode("suggest", s, w)``, ``encode("accuse", s, w, r)`` (``s``, ``w``,
         ``r`` are indices within their category), ``encode("show", card)``,
-        ``encode("enter", room)``, ``encode("roll")`` ...
+        ``encode("enter", room)``, ``encode("roll")`` ... The arguments are integers (ints or
+        numpy integers, not bools); the action is a Python int.
         """
         if kind not in RANGE_NAMES or self.sizes[kind] == 0:
             available = [n for n in RANGE_NAMES if self.sizes[n]]
@@ -108,17 +111,21 @@ class ActionLayout:
             "suggest": (e.num_suspects, e.num_weapons),
             "accuse": (e.num_suspects, e.num_weapons, e.num_rooms),
         }.get(kind, (self.sizes[kind],) if kind in INDEXED else ())
-        if len(args) != len(dims) or any(not 0 <= a < d for a, d in zip(args, dims, strict=True)):
-            raise ValueError(f"{kind} takes arguments in ranges {dims}, got {args}")
+        if len(args) != len(dims) or not all(
+            _whole(a) and 0 <= a < d for a, d in zip(args, dims, strict=True)
+        ):
+            raise ValueError(f"{kind} takes integer arguments in ranges {dims}, got {args}")
         index = 0
         for a, d in zip(args, dims, strict=True):
-            index = index * d + a
+            index = index * d + int(a)
         return self.offsets[kind] + index
 
     def decode(self, action: int) -> tuple[str, tuple[int, ...]]:
-        """The inverse of ``encode``: ``(kind, args)``."""
-        if not 0 <= action < self.num_actions:
-            raise ValueError(f"action must be in [0, {self.num_actions}), got {action}")
+        """The inverse of ``encode``: ``(kind, args)``, of Python ints, for an integer ``action``
+        (an int or a numpy integer, not a bool)."""
+        if not (_whole(action) and 0 <= action < self.num_actions):
+            raise ValueError(f"action must be an integer in [0, {self.num_actions}), got {action!r}")
+        action = int(action)
         kind = next(n for n in reversed(RANGE_NAMES) if self.sizes[n] and self.offsets[n] <= action)
         index = action - self.offsets[kind]
         e = self.config.cards
@@ -145,3 +152,10 @@ class ActionLayout:
             row, col = classic_board().squares[args[0]]
             return f"move to square ({row},{col})"
         return kind.replace("_", " ")
+
+
+def _whole(value: object) -> bool:
+    """Whether ``value`` is an integer (an int or a numpy integer), not a bool."""
+    return type(value) is int or (
+        isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    )

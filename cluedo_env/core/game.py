@@ -319,13 +319,16 @@ def reset(
 
 
 def check_seeds(seeds) -> np.ndarray:
-    """``int64[n]`` of integer seeds in ``[0, SEED_BOUND)`` (an int, a list or a 1-D integer array)."""
+    """``int64[n]`` of integer seeds in ``[0, SEED_BOUND)`` (an int, a list or a 1-D integer array;
+    not bools); a ``ValueError`` naming them otherwise."""
     try:
         array = np.atleast_1d(np.asarray(seeds))
     except OverflowError:  # a Python int beyond 64 bits
         _bad_seeds(seeds)
     if array.ndim != 1 or array.dtype == bool:
         _bad_seeds(seeds)
+    if isinstance(seeds, list | tuple) and any(isinstance(s, bool | np.bool_) for s in seeds):
+        _bad_seeds(seeds)  # (numpy reads True beside ints as 1)
     if len(array) == 0:
         return array.astype(np.int64)
     if array.dtype == object:  # Python ints beyond 64 bits, or values of other types

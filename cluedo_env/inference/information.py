@@ -39,11 +39,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterable
 
 import numpy as np
 
 from cluedo_env.inference.beliefs import Beliefs
-from cluedo_env.inference.cards import Setup
+from cluedo_env.inference.cards import Setup, is_whole
 from cluedo_env.inference.records import asking_order
 
 __all__ = [
@@ -72,7 +73,7 @@ def answer_deals(beliefs: Beliefs, triple: tuple[int, int, int]) -> dict[tuple, 
 
     Args:
         beliefs: The suggester's beliefs (counting model); their observer suggests.
-        triple: The suspect, weapon and room card named (deck card ids).
+        triple: The suspect, weapon and room card named (deck card ids: ints or numpy integers).
 
     Returns:
         ``{answer: object[S, W, R]}`` of Python ints: for each answer of positive probability
@@ -81,13 +82,18 @@ def answer_deals(beliefs: Beliefs, triple: tuple[int, int, int]) -> dict[tuple, 
         posterior.envelope_deals()``.
 
     Raises:
-        ValueError: If the triple is not one card of each category, or the beliefs use the
-            weighted model.
+        ValueError: If the triple is not one card (an integer, not a float or a bool) of each
+            category, or the beliefs use the weighted model.
     """
     setup = beliefs.setup
-    cards = [int(c) for c in triple]
-    if [setup.deck.category(c) for c in cards] != [0, 1, 2]:
-        raise ValueError(f"triple must be a suspect, a weapon and a room card, got {triple!r}")
+    cards = list(triple) if isinstance(triple, Iterable) and not isinstance(triple, str) else []
+    if (
+        len(cards) != 3
+        or not all(is_whole(c) for c in cards)  # (int() would read 1.7 or True as card 1)
+        or [setup.deck.category(c) for c in cards] != [0, 1, 2]
+    ):
+        raise ValueError(f"triple must be a suspect, a weapon and a room card (ints), got {triple!r}")
+    cards = [int(c) for c in cards]
     if beliefs.model != "counting":
         raise ValueError(f"answer_deals needs the counting model, got {beliefs.model!r}")
     support = beliefs.posterior().support()

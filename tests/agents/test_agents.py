@@ -100,6 +100,99 @@ def test_agents_play_an_edition_of_one_room(name):
     check_agent(name, config)
 
 
+def decisions(name: str, given, steps: int = 30, batch: int = 3, **options) -> list[list[int]]:
+    """The actions four ``name`` agents play in the first ``steps`` steps of ``batch`` classic games,
+    each ``act`` given ``given(games, mask)`` (the runners give int64 games and a bool mask)."""
+    agents = [make_agent(name, seed=k, **options) for k in range(4)]
+    state = core.init(CLASSIC, np.arange(batch) + 10)
+    seats = np.tile(np.arange(4), (batch, 1))
+    for k, agent in enumerate(agents):
+        agent.reset(CLASSIC, seats[:, k], seed=k)
+    played = []
+    for _ in range(steps):
+        for k, agent in enumerate(agents):
+            agent.observe(state, core.private_view(state.events, seats[:, k][:, None]))
+        if state.done.all():
+            break
+        mask = core.legal_action_mask(state)
+        actions = np.zeros(batch, dtype=np.int64)
+        for player, agent in enumerate(agents):
+            games = np.flatnonzero((state.current_player == player) & ~state.done)
+            if len(games):
+                actions[games] = agent.act(state, *given(games, mask[games]))
+        played.append(actions.tolist())
+        core.step(state, actions)
+    return played
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("random", {}),
+        ("notepad", {}),
+        ("sat", {}),
+        ("belief", {}),
+        ("ismcts", {"iterations": 8}),
+        ("determinize", {"samples": 8}),
+        ("learned", {}),
+    ],
+)
+def test_every_agent_reads_a_0_1_integer_mask_and_a_list_of_games_as_a_bool_mask_and_indices(name, options):
+    """PettingZoo's ``action_mask`` is ``int8``: the notepad agent read ``solved & mask[rows, accusation]``
+    as indices and accused on its first turn (and refused a list of games with an unclear TypeError)."""
+    expected = decisions(name, lambda games, mask: (games, mask), **options)
+    for given in (
+        lambda games, mask: (games, mask.astype(np.int8)),
+        lambda games, mask: (games, mask.astype(np.uint8)),
+        lambda games, mask: (games.tolist(), mask),
+    ):
+        assert decisions(name, given, **options) == expected
+
+
+@pytest.mark.parametrize(
+    ("seeds", "rotation", "message"),
+    [
+        ([3.7, 4.2], 0, r"seeds must be integers in \[0, 2\*\*63\) .*got \[3\.7, 4\.2\]"),
+        ([True, 4], 0, r"seeds must be integers .*got \[True, 4\]"),
+        (
+            np.array([2**63, 4], dtype=np.uint64),
+            0,
+            r"seeds must be integers .*got array\(\[9223372036854775808",
+        ),
+        ([2**63, 4], 0, r"seeds must be integers .*got \[9223372036854775808, 4\]"),
+        ([3, 4], 1.5, r"rotation must be an integer or one integer per game \(2: .*got 1\.5"),
+        ([3, 4], True, r"rotation must be an integer .*got True"),
+        ([3, 4], [1, 2, 3], r"rotation must be an integer .*got \[1, 2, 3\]"),
+    ],
+)
+def test_play_batch_refuses_seeds_and_rotations_that_are_not_integers(seeds, rotation, message):
+    """They were cast to int64: 3.7 played game 3, True game 1, rotation 1.5 rotation 1."""
+    agents = [RandomAgent(seed=k) for k in range(3)]
+    with pytest.raises(ValueError, match=message):
+        play_batch(core.GameConfig(num_players=3), agents, seeds, rotation=rotation)
+
+
+def test_play_batch_takes_one_seed_as_core_init_does():
+    config = core.GameConfig(num_players=3)
+    one = play_batch(config, [RandomAgent(seed=k) for k in range(3)], 3)
+    listed = play_batch(config, [RandomAgent(seed=k) for k in range(3)], [3])
+    assert one.seeds.tolist() == [3] and one.winner.tolist() == listed.winner.tolist()
+
+
+@pytest.mark.parametrize(("agent_seed", "deal_seed"), [(np.int32(1), 2**40), (np.int64(2**63 - 1), 3)])
+def test_a_numpy_agent_seed_plus_the_deal_seed_is_summed_as_python_ints(agent_seed, deal_seed):
+    """``play_batch`` reseeds each agent with its seed plus the first deal seed: a numpy seed overflowed
+    (int32) or wrapped negative (int64), where the same Python int plays on."""
+    config = core.GameConfig(num_players=3)
+
+    def play(seed):
+        agents = [RandomAgent(seed=seed)] + [RandomAgent(seed=k) for k in (1, 2)]
+        result = play_batch(config, agents, [deal_seed, 5])
+        return result.winner.tolist(), result.turns.tolist(), agents[0].rng.bit_generator.state
+
+    assert play(agent_seed) == play(int(agent_seed))
+
+
 def test_agents_pickle():
     for name in ("random", "notepad", "sat", "belief"):
         agent = make_agent(name, seed=1)

@@ -141,6 +141,21 @@ def test_the_public_view_hides_the_dealt_looked_at_and_shown_cards_and_a_player_
             assert ((log[more][shows][:, [ev.PLAYER, ev.SUGGESTER]] == player).any(axis=1)).all()
 
 
+@pytest.mark.parametrize("batch", [20, 21])
+def test_one_viewer_per_game_is_a_column_and_a_1_d_array_of_viewers_is_refused(batch):
+    """With 21 event rows (the deal of the classic cards), a 1-D array of 21 viewers broadcast along
+    the event axis (a wrong view), of 20 raised numpy's broadcast error: both are refused, naming
+    ``players[:, None]``."""
+    state = core.init(CLASSIC, np.arange(batch))
+    assert state.events.shape[1] == 21
+    viewers = np.arange(batch) % CLASSIC.num_players
+    views = core.private_view(state.events, viewers[:, None])
+    for game in range(batch):
+        np.testing.assert_array_equal(views[game], core.private_view(state.events[game], viewers[game]))
+    with pytest.raises(ValueError, match=r"for one viewer per game pass players\[:, None\], got a 1-D array"):
+        core.private_view(state.events, viewers)
+
+
 def test_turns_played_and_the_winner_agree_with_the_events():
     config = core.GameConfig(num_players=3, max_turns=40)
     agents = [make_agent("notepad", seed=k) for k in range(3)]

@@ -171,7 +171,19 @@ def test_reset_rejects_bad_games_and_seeds():
 
 @pytest.mark.parametrize(
     "seeds",
-    [2**63, 2**64 - 1, 2**64, [1, 2**70], -1, 1.5, [True], np.array([2**63], dtype=np.uint64), "7", [[1]]],
+    [
+        2**63,
+        2**64 - 1,
+        2**64,
+        [1, 2**70],
+        -1,
+        1.5,
+        [True],
+        [True, 4],
+        np.array([2**63], dtype=np.uint64),
+        "7",
+        [[1]],
+    ],
 )
 def test_init_refuses_seeds_outside_the_int64_range(seeds):
     """Seeds are stored as int64: from 2**63 up they would be stored negative, so they are refused."""

@@ -603,6 +603,38 @@ def test_illegal_action_is_refused_with_a_clear_error():
         core.step(state, [9999])
 
 
+@pytest.mark.parametrize(
+    ("kind", "args"),
+    [("show", (1.5,)), ("accuse", (True, False, 0)), ("suggest", (0, 1.0)), ("enter", ("3",))],
+)
+def test_encode_refuses_arguments_that_are_not_integers(kind, args):
+    """``encode("show", 1.5)`` gave action 60.5 and ``encode("accuse", True, False, 0)`` action 134."""
+    layout = core.ActionLayout(CLASSIC)
+    with pytest.raises(
+        ValueError, match=rf"{kind} takes integer arguments in ranges .*got {re.escape(str(args))}"
+    ):
+        layout.encode(kind, *args)
+
+
+@pytest.mark.parametrize("action", [True, 80.0, np.float64(80), np.bool_(True), "80"])
+def test_decode_refuses_an_action_that_is_not_an_integer(action):
+    """``decode(True)`` read it as action 1 (``passage``), ``decode(80.0)`` raised a TypeError."""
+    with pytest.raises(
+        ValueError, match=rf"action must be an integer in \[0, 405\), got {re.escape(repr(action))}"
+    ):
+        core.ActionLayout(CLASSIC).decode(action)
+
+
+def test_encode_and_decode_take_numpy_integers_and_give_python_ints():
+    """A uint64 beside an int64 made numpy promote to float64: ``encode`` gave 80.0, which ``step`` refuses."""
+    layout = core.ActionLayout(CLASSIC)
+    action = layout.encode("accuse", np.int64(0), np.uint64(0), np.int8(0))
+    assert type(action) is int and action == layout.encode("accuse", 0, 0, 0) == layout.ACCUSE
+    for given in (np.uint64(action + 1), np.int32(action + 1)):
+        kind, args = layout.decode(given)
+        assert (kind, args) == ("accuse", (0, 0, 1)) and all(type(a) is int for a in args)
+
+
 def test_integer_like_config_values_are_normalised_once():
     """numpy integers and bools are accepted in every field and stored as Python ints and bools."""
     plain = core.GameConfig(num_players=5, dice=1, max_turns=40, duel=False, stay_in_room=False)

@@ -34,6 +34,31 @@ def test_a_zero_d_integer_array_is_played_as_its_integer(make):
         )
 
 
+@pytest.mark.parametrize("make", [cluedo_v0.raw_env, cluedo_v0.env])
+@pytest.mark.parametrize("given", [np.uint64, np.uint8, lambda a: np.array(a, dtype=np.uint64)])
+def test_an_unsigned_numpy_integer_is_played_as_its_integer(make, given):
+    """``env()``'s bounds check refused a uint64 as "not in [0, 405)" (numpy cannot cast it to int64)
+    though the raw env plays it."""
+    played, unsigned = make(num_players=4), make(num_players=4)
+    for environment in (played, unsigned):
+        environment.reset(seed=1)
+    action = first_legal(played)
+    played.step(action)
+    unsigned.step(given(action))
+    assert unsigned.agent_selection == played.agent_selection
+    for agent in played.possible_agents:
+        np.testing.assert_array_equal(
+            unsigned.observe(agent)["observation"], played.observe(agent)["observation"]
+        )
+
+
+def test_an_unsigned_numpy_integer_out_of_range_under_env_names_the_range():
+    wrapped = cluedo_v0.env(num_players=4)
+    wrapped.reset(seed=1)
+    with pytest.raises(AssertionError, match=r"in \[0, 405\), got np\.uint64\(18446744073709551615\)"):
+        wrapped.step(np.uint64(2**64 - 1))
+
+
 def test_an_illegal_zero_d_array_under_env_ends_the_game_as_an_illegal_int():
     wrapped = cluedo_v0.env(num_players=4)
     wrapped.reset(seed=1)

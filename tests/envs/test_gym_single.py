@@ -4,6 +4,7 @@ Gymnasium's own vector envs around it, its arguments; the registries of both lib
 from __future__ import annotations
 
 import pickle
+import re
 import warnings
 
 import gymnasium
@@ -150,11 +151,59 @@ def test_single_agent_env_illegal_action_modes():
         environment.step(0)
     strict = CluedoSingleAgentEnv(num_players=4, illegal_action="raise")
     observation, _ = strict.reset(seed=2)
-    for wrong in (illegal, True, np.array([0]), np.float64(0)):
+    for wrong in (illegal, np.array([illegal])):
         with pytest.raises(ValueError, match="illegal action"):
+            strict.step(wrong)
+    for wrong in (True, np.float64(0), np.array([0, 1])):  # not one integer: in either mode
+        with pytest.raises(TypeError, match="action must be an int"):
             strict.step(wrong)
     legal = int(np.flatnonzero(observation["action_mask"])[0])
     strict.step(np.array(legal))  # one integer in an array, as SB3's predict() returns it
+
+
+def test_a_legal_action_in_a_tensor_or_a_one_element_array_is_played_as_its_integer():
+    """A policy's ``dist.sample()`` (a 0-d tensor) or an array of one action was read as an illegal
+    action: the episode ended with reward -1. It is played as the integer it holds, as
+    ``core.step`` and the vector env read arrays and tensors of actions."""
+    torch = pytest.importorskip("torch")
+    plain = CluedoSingleAgentEnv(learner_seat=0)
+    observation, _ = plain.reset(seed=3)
+    action = int(np.flatnonzero(observation["action_mask"])[0])
+    expected = plain.step(action)
+    for given in (torch.tensor(action), torch.tensor([action]), np.array([action]), np.uint64(action)):
+        environment = CluedoSingleAgentEnv(learner_seat=0)
+        environment.reset(seed=3)
+        played = environment.step(given)
+        assert played[1:3] == (0.0, False) and not played[4]["illegal_action"]
+        assert gymnasium.utils.env_checker.data_equivalence(played, expected)
+
+
+@pytest.mark.parametrize("illegal_action", ["terminate", "raise"])
+def test_an_action_that_is_not_one_integer_is_refused_naming_it_not_played_as_illegal(illegal_action):
+    """A float, a bool or several values ended the episode as an illegal action, with no error."""
+    environment = CluedoSingleAgentEnv(learner_seat=0, illegal_action=illegal_action)
+    observation, _ = environment.reset(seed=3)
+    action = int(np.flatnonzero(observation["action_mask"])[0])
+    for wrong in (float(action), np.float32(action), True, np.array([action, action]), "72", None):
+        with pytest.raises(TypeError, match=r"action must be an int .*got " + re.escape(repr(wrong))):
+            environment.step(wrong)
+    _, reward, terminated, _, info = environment.step(action)  # the episode goes on
+    assert (reward, terminated, info["illegal_action"]) == (0.0, False, False)
+
+
+def test_gymnasiums_sync_vector_env_plays_a_tensor_of_legal_actions():
+    """Gymnasium's SyncVectorEnv hands each env one element of the tensor (a 0-d tensor): every
+    game ended with reward -1 as an illegal action."""
+    torch = pytest.importorskip("torch")
+    register_envs()
+    envs = gymnasium.make_vec(GYM_ID, num_envs=2, vectorization_mode="sync", events_in_info=False)
+    try:
+        observation, _ = envs.reset(seed=3)
+        actions = [int(np.flatnonzero(mask)[0]) for mask in observation["action_mask"]]
+        _, rewards, terminated, _, info = envs.step(torch.tensor(actions))
+        assert rewards.tolist() == [0.0, 0.0] and not terminated.any() and not info["illegal_action"].any()
+    finally:
+        envs.close()
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

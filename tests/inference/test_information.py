@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import defaultdict
 from fractions import Fraction
 
@@ -146,6 +147,21 @@ def test_bad_input_is_rejected_with_the_reason() -> None:
         answer_deals(Beliefs(setup, 0, model="weighted"), (0, 2, 4))
     with pytest.raises(ValueError, match="allowed must be bool"):
         Beliefs(setup, 0).given(np.ones((2, 2), dtype=bool))
+
+
+@pytest.mark.parametrize(
+    "triple", [(1.7, 2.2, 4.9), (0.0, 2.0, 4.0), (True, 2, 4), np.array([0.0, 2.0, 4.0]), (0, 2), 0]
+)
+def test_a_triple_of_floats_or_bools_is_refused_naming_it_not_read_as_card_ids(triple) -> None:
+    """``int(c)`` read (1.7, 2.2, 4.9) as cards (1, 2, 4) and True as card 1."""
+    beliefs = Beliefs(SMALL_SETUPS["2-2-3x3"], 0)
+    answer_information(beliefs, (0, 2, 4))  # (the ints are a triple)
+    shown = re.escape(repr(triple))
+    for read in (answer_deals, answer_information):
+        with pytest.raises(
+            ValueError, match=rf"triple must be a suspect, a weapon and a room card \(ints\), got {shown}"
+        ):
+            read(beliefs, triple)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, -1.0])
