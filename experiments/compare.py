@@ -42,20 +42,13 @@ from pathlib import Path
 
 from cluedo_env import __version__
 from cluedo_env.intervals import paired_difference_interval, wilson_interval
-from experiments.common.code_revision import code_name, readable_code, same_code
-from experiments.common.extras import missing_extra
-from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
+from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, record_key, rejection_note
 from experiments.common.report import json_ready
 from experiments.common.run_config import run_rules
 from experiments.common.summary import unique_games
+from experiments.common.tournament_code import run_code, runs_code_note
 
-try:  # the tournament's code versions import Hydra: a core-only install is told which extra to install
-    from experiments.common.chunks import record_key
-    from experiments.common.tournament_run import RUN_FILE, code_versions
-except ModuleNotFoundError as error:
-    raise missing_extra(error, command=__name__ == "__main__") from error
-
-__all__ = ["DIFFERENCE_METHOD", "code_note", "compare", "main", "mcnemar_exact", "run_code", "seated_once"]
+__all__ = ["DIFFERENCE_METHOD", "code_note", "compare", "main", "mcnemar_exact", "seated_once"]
 
 DIFFERENCE_METHOD = "Tango's score interval, 95%"  # the paired difference's interval, as printed
 
@@ -76,9 +69,12 @@ def mcnemar_exact(only_b: int, only_a: int) -> float:
 
 
 def _key(record: dict, agent: str) -> tuple:
-    """What makes two games the same deal and table but for the compared agent."""
-    seats = tuple("*" if label == agent else label for label in record["seats"])
-    return record["seed"], record["players"], record["rotation"], seats
+    """What makes two games the same deal and table but for the compared agent: its seat, and the labels
+    of the other seats in order (``agent`` sits once in ``record``; no label stands in for its seat, as
+    any label may be some entrant's)."""
+    seat = record["seats"].index(agent)
+    others = tuple(record["seats"][:seat] + record["seats"][seat + 1 :])
+    return record["seed"], record["players"], record["rotation"], seat, others
 
 
 def _outcome(record: dict, agent: str) -> tuple[bool, int]:
@@ -141,56 +137,16 @@ def compare(a: Sequence[dict], b: Sequence[dict], agent_a: str, agent_b: str) ->
     }
 
 
-def run_code(folder: Path, records: Sequence[dict], keep: set | None = None) -> list[dict] | None:
-    """The code that played a folder's games: ``code_versions`` of the sessions of its ``run.json``.
-
-    ``records``: the folder's games in file order; with ``keep``, only the games whose ``record_key``
-    is in it count. Games before the first recorded session are of revision ``"unrecorded"``. None
-    where the folder has no ``run.json`` of these games: none, one that cannot be read as a
-    tournament's (revisions of hex digits or ``"unknown"``), or one of another config hash.
-    """
-    try:
-        info = json.loads((folder / RUN_FILE).read_bytes())
-    except (OSError, ValueError, RecursionError):  # missing, or not JSON
-        return None
-    sessions = info.get("sessions") if isinstance(info, dict) else None
-    good = (
-        isinstance(sessions, list)
-        and isinstance(info.get("config_hash"), str)
-        and {r.get("config") for r in records} <= {info["config_hash"]}
-        and all(
-            isinstance(s, dict) and type(s.get("games_found", 0)) is int
-            and readable_code(s.get("git"), s.get("version"))
-            for s in sessions
-        )
-    )  # fmt: skip
-    return code_versions(sessions, list(records), keep) if good else None
-
-
 def code_note(names: Sequence[str], codes: Sequence[list[dict] | None]) -> str | None:
     """What ``compare`` says where the paired games of runs ``names`` were not all played by one code
     version (``codes``: ``run_code`` of each), or may not have been (some code unknown); None where
     they were. Code versions are the same as in the tournament's report (``code_versions``)."""
-    every = [v for versions in codes for v in versions or []]
-    unknown = None in codes or any(v["revision"] == "unrecorded" for v in every)
-    if not unknown and len({same_code(v) for v in every}) == 1:
+    said = runs_code_note(list(names), list(codes))
+    if said is None:
         return None
-
-    def text(versions: list[dict] | None) -> str:
-        if versions is None:
-            return "unknown code (no run.json of its games)"
-        named = ["unknown code" if v["revision"] == "unrecorded" else code_name(v) for v in versions]
-        if len(versions) == 1:
-            return named[0]
-        return " and ".join(
-            f"{name} ({v['games']} game{'s' * (v['games'] != 1)})" for name, v in zip(named, versions)
-        )
-
-    played = "; ".join(f"{name} by {text(versions)}" for name, versions in zip(names, codes))
-    said = "the code of the runs may differ" if unknown else "other code played the runs"
     return (
-        f"{said}: {played}. A deal seed is the same game only where the rules did not change between the "
-        "codes, so the difference may come from the code as well as from the agents"
+        f"{said}. A deal seed is the same game only where the rules did not change between the codes, so the "
+        "difference may come from the code as well as from the agents"
     )
 
 

@@ -67,7 +67,8 @@ report leaves the others out.
 Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
 (config hash, the code's git revision and dirty flag, each session), and the
 report of ``experiments.common.report`` (statistics of ``experiments.common.summary``): ``stats.json``, ``leaderboard.csv``,
-``lineups.csv``, ``seats.csv``, ``head_to_head.csv``, ``report.md`` and PNG plots
+``lineups.csv``, ``seats.csv``, ``seat_advantage.csv``, ``head_to_head.csv`` (each one table, as
+``experiments.common.report`` says), ``report.md`` and PNG plots
 (``win_share``, ``lineups``, ``ratings``, ``turns_to_win``, ``head_to_head``).
 ``output_dir`` is a new or empty folder, a tournament's (resumed), or one holding only the files a
 tournament writes; a folder of other files (a training run's, a reasoning run's, one of yours) is

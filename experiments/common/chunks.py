@@ -44,7 +44,6 @@ __all__ = [
     "one_torch_thread",
     "plan_chunks",
     "play_chunk",
-    "record_key",
 ]
 
 
@@ -220,8 +219,3 @@ def game_record(job: Job, chunk: Chunk, result: BatchResult, b: int, deal: int) 
         "accusations": [int(result.accusations[b, k]) for k in agent_at_seat],
         "wrong_accusations": [int(result.wrong_accusations[b, k]) for k in agent_at_seat],
     }
-
-
-def record_key(record: dict) -> tuple[str, int, int]:
-    """(line-up, deal, rotation): what identifies a game within a run."""
-    return record["lineup"], record["deal"], record["rotation"]

@@ -65,6 +65,7 @@ __all__ = [
     "load_games",
     "no_games_file",
     "read_games",
+    "record_key",
     "rejection_note",
 ]
 
@@ -190,8 +191,13 @@ def _reasons(rejected: list[str]) -> str:
     return "; ".join(rejected[:NOTE_LINES]) + (f"; and {more} more" if more > 0 else "")
 
 
+def record_key(record: dict) -> tuple[str, int, int]:
+    """(line-up, deal, rotation): what identifies a game within a run."""
+    return record["lineup"], record["deal"], record["rotation"]
+
+
 def _game_key(record: dict) -> tuple:
-    return record["config"], record["lineup"], record["deal"], record["rotation"]
+    return record["config"], *record_key(record)
 
 
 def _parse_record(line: bytes) -> dict:

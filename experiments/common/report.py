@@ -4,6 +4,16 @@
 ``experiments.tournament`` calls it after each run and ``cluedo-stats`` (``experiments.common.stats``)
 on folders of earlier runs. The text files are UTF-8 whatever the locale's encoding, each written whole
 (``cluedo_env.whole_files``): a write that fails leaves the file from before.
+
+Each CSV file is one table (``experiments.common.summary.summarise``'s rows of that name), a row per
+player count (``players``) and:
+
+- ``leaderboard.csv``: agent (seats played, wins, win share, turns to win, wrong accusations,
+  ``accusations_per_seat``, rating);
+- ``seats.csv``: agent and seat (the games the agent sat there, its wins and win share);
+- ``seat_advantage.csv``: seat, whoever sat there (the games, the wins of that seat and its share);
+- ``head_to_head.csv``: agent and opponent (seat for seat);
+- ``lineups.csv``: line-up and agent.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from experiments.common.report_tables import (
     seat_rows,
 )
 from experiments.common.summary import summarise
+from experiments.common.tournament_code import versions_name
 
 __all__ = ["REPORT_FILES", "json_ready", "write_report"]
 
@@ -36,6 +47,7 @@ REPORT_FILES = (
     "stats.json",
     "leaderboard.csv",
     "seats.csv",
+    "seat_advantage.csv",
     "head_to_head.csv",
     "lineups.csv",
     "report.md",
@@ -68,8 +80,8 @@ def write_report(
 ) -> dict:
     """Write ``stats.json``, CSV tables, ``report.md`` and PNG plots of some games into ``out``.
 
-    ``meta`` says how the games were played (a run's settings, the runs pooled, notes). In a run's
-    report (``meta`` with a ``config_hash``) the deals per line-up are counted from the games, whatever
+    ``meta`` says how the games were played (a run's settings, the runs pooled and their code, notes). In a
+    run's report (``meta`` with a ``config_hash``) the deals per line-up are counted from the games, whatever
     ``meta`` says: a run stopped partway, or resumed for more games and stopped again, has line-ups with
     other numbers of deals, and then the report says ``?`` there (each player count's line and the Method
     say how many deals each line-up played and how many they all played).
@@ -93,6 +105,7 @@ def write_report(
         "stats": out / "stats.json",
         "leaderboard": out / "leaderboard.csv",
         "seats": out / "seats.csv",
+        "seat_advantage": out / "seat_advantage.csv",
         "head_to_head": out / "head_to_head.csv",
         "lineups": out / "lineups.csv",
         "report": out / "report.md",
@@ -104,7 +117,8 @@ def write_report(
         ),
     )
     _write_csv(paths["leaderboard"], summary["agents"])
-    _write_csv(paths["seats"], summary["seats"] + [{**s, "agent": "*"} for s in summary["seat_advantage"]])
+    _write_csv(paths["seats"], summary["seats"])
+    _write_csv(paths["seat_advantage"], summary["seat_advantage"])
     _write_csv(paths["head_to_head"], summary["head_to_head"])
     _write_csv(paths["lineups"], summary["lineups"])
     figures = write_plots(summary, out) if plots and summary["games"] else {}
@@ -114,9 +128,16 @@ def write_report(
     return summary
 
 
+def _run_text(run: str, meta: dict) -> str:
+    """A pooled run in the report's first line: its folder, and the code that played its games where
+    ``meta["run_revisions"]`` says (``cluedo-stats``; not in reports of earlier versions)."""
+    codes = meta.get("run_revisions", {})
+    return f"`{run}`" + (f" ({versions_name(codes[run], quote='`')})" if run in codes else "")
+
+
 def _code_text(meta: dict) -> str:
     """The code that played a run's games: its revision, or each revision with its number of games
-    (``meta["revisions"]``, ``experiments.common.tournament_run.code_versions``) where there were several."""
+    (``meta["revisions"]``, ``experiments.common.tournament_code.code_versions``) where there were several."""
     revisions = meta.get("revisions", [])
     if len(revisions) > 1:
         return "played by " + "; ".join(
@@ -155,7 +176,7 @@ def _fair_share_text(summary: dict) -> str:
 def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str:
     lines = ["# Tournament report", ""]
     if meta.get("runs"):
-        lines += ["Pooled games of: " + ", ".join(f"`{run}`" for run in meta["runs"]), ""]
+        lines += ["Pooled games of: " + ", ".join(_run_text(run, meta) for run in meta["runs"]), ""]
     if meta.get("config_hash"):
         lines += [
             f"- config hash `{meta.get('config_hash', '?')}`, cluedo-env {meta.get('version', '?')}, "
@@ -174,6 +195,8 @@ def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str
     if len(meta.get("revisions", [])) > 1:
         lines += ["**Note:** the games were not all played by one recorded code version (above); a game's "
                   "result can depend on the code.", ""]  # fmt: skip
+    if meta.get("code_note"):
+        lines += [f"**Note:** {meta['code_note']}.", ""]
     if meta.get("note"):
         lines += [f"**Note:** {meta['note']}.", ""]
     for note in meta.get("rejected", []):

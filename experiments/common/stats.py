@@ -9,7 +9,11 @@ player counts (runs whose ``config.yaml`` files give one player count other rule
 another agent or options, are refused unless ``--mixed`` says to pool them anyway). A game two runs both
 played (the same rules, agents in the same seats, deal seed and rotation, as their ``config.yaml`` files say)
 counts once whatever their config hashes, and two different results for it are refused, naming the runs
-(``experiments.common.summary.unique_games``). Each record is
+(``experiments.common.summary.unique_games``). A pooled report names the code that played each run's
+games (``meta.run_revisions``: each run's code versions, as a run's report lists its own in
+``meta.revisions``, from its ``run.json``; null where it has none of its games), and says in a note
+(printed, and in ``report.md``: ``meta.code_note``) where other code played the runs or a run's code is
+unknown (``experiments.common.tournament_code``). Each record is
 checked as the file is read (``experiments.common.games_file.load_games``:
 types, ranges, the seats of the line-up, ``winner`` against ``winner_seat``, the
 accusations against the rules); a malformed one is not counted, and the report says
@@ -44,12 +48,16 @@ from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.report_tables import format_leaderboard
 from experiments.common.run_config import run_agents, run_rules
 from experiments.common.summary import unique_games
+from experiments.common.tournament_code import run_code, runs_code_note
 
-__all__ = ["SUBSET_META", "main"]
+__all__ = ["POOL_META", "SUBSET_META", "main"]
 
 # What a run's report says of the subset of games.jsonl it counted (games_per_lineup below what the file
 # holds: its ``note``); the report of every game of the file leaves it out.
 SUBSET_META = ("note", "deals_per_lineup")
+# What a pooled report says of its runs' code: not of one run's games, whose report is written again where
+# a pooled report was written into the run's folder.
+POOL_META = ("run_revisions", "code_note")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -80,10 +88,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.exit(
             2, f"error: {mixed}: their games would be counted as one. Pool them anyway with --mixed\n"
         )
-    found, rejected = [], []
+    found, rejected, codes = [], [], {}
     for run in args.runs:
         games, bad = load_games(run / "games.jsonl")  # malformed records are rejected there, with the reason
         found += [(run, game) for game in games]
+        codes[str(run)] = run_code(run, games)  # the code of each session of its run.json, or None
         if bad:
             rejected.append(rejection_note(run / "games.jsonl", bad))
     try:  # a game two runs played counts once, whatever their config hashes
@@ -95,16 +104,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.exit(2, f"error: {out} holds symbolic links ({links_text(links)}); the report "
                        "would be written through them. Remove them, or give --output another folder\n")  # fmt: skip
     meta = {"runs": [str(r) for r in args.runs]}
+    if len(args.runs) > 1:  # each run's code, as a run's report lists its own (meta.revisions)
+        meta["run_revisions"] = codes
+        if (said := runs_code_note(list(codes), list(codes.values()))) is not None:
+            meta["code_note"] = (
+                f"{said}. A game's result can depend on the code, and this report counts every run's games "
+                "together"
+            )
     recorded = _recorded_meta(args.runs[0] / "stats.json") if len(args.runs) == 1 else None
     if recorded is not None:  # a run's report again: keep what the run recorded, but for its subset
         subset = (
             SUBSET_META if "note" in recorded else ()
         )  # the run left games of the file out, this does not
-        meta = {k: v for k, v in recorded.items() if k not in ("rejected", *subset)}
+        meta = {k: v for k, v in recorded.items() if k not in ("rejected", *POOL_META, *subset)}
     meta |= {"rejected": rejected} if rejected else {}
     meta |= {"note": f"pooled with --mixed: {mixed}"} if mixed else {}
     summary = write_report(records, out, meta=meta, plots=not args.no_plots)
     print(format_leaderboard(summary))
+    if "code_note" in meta:
+        print(f"\nnote: {meta['code_note']}")
     for note in rejected:
         print(f"\n{note}")
     print(f"\nreport: {summary['paths']['report']}")

@@ -9,7 +9,8 @@ the file is read (``experiments.common.games_file.load_games``).
 What ``summarise`` reports, per player count (the fair share of a seat, ``fair_share``, is ``1/N``):
 
 - **Win share** of each agent: games won / seats played (an agent seated twice
-  in a game counts twice), with a 95% Wilson score interval; also per seat. A game without a
+  in a game counts twice), with a 95% Wilson score interval; also per seat (``seats``), and of
+  each seat whoever sat there (``seat_advantage``: the games that seat won). A game without a
   winner (``no_winner_share`` of the games: stopped at ``max_turns``, or every player eliminated)
   is a loss for every seat, so the seats' shares average ``(1 - no_winner_share)/N``, the even
   share of the decided games, below the fair share of all games.
@@ -17,6 +18,9 @@ What ``summarise`` reports, per player count (the fair share of a seat, ``fair_s
   accusation), mean with a 95% Student t interval, and median.
 - **Wrong accusations**: share of an agent's seats that made a wrong
   accusation (which eliminates the player), with a Wilson interval.
+- **Accusations per seat** (``accusations_per_seat``): the accusations an agent's seats made, right
+  or wrong, over the seats it played (an agent seated twice in a game counts both seats' accusations
+  and both seats), not over the games it played in.
 - **OpenSkill ratings** (Plackett-Luce, ``experiments.common.ratings``): each game is one
   match, each seat a team of one; the winner ranks first and everybody else ties second (no
   winner: all tie). Copies of one agent in a game share its rating and their
@@ -231,7 +235,7 @@ def summarise(records: Sequence[dict]) -> dict:
                     "wrong_accusation_rate": wrong[label] / n,
                     "wrong_accusation_low": wilson_interval(wrong[label], n)[0],
                     "wrong_accusation_high": wilson_interval(wrong[label], n)[1],
-                    "accusations_per_game": accusations[label] / n,
+                    "accusations_per_seat": accusations[label] / n,
                     **{f"rating_{key}": rated[label][key] for key in ("mu", "sigma", "ordinal")},
                 }
             )

@@ -7,7 +7,8 @@ that are not game records are set aside (``experiments.common.games_file.read_ga
 games played again. Beside ``games.jsonl``: ``config.yaml``, ``run.json`` (config hash, the code's
 git revision, each session with the number of games the folder held when it started) and the report
 of ``experiments.common.report``, which names each code revision that played the games with its
-number of games (``code_versions``); a run resumed under other code than earlier sessions says so.
+number of games (``experiments.common.tournament_code``); a run resumed under other code than earlier
+sessions says so.
 A results file that cannot be written (a full disk, a folder made read-only) stops the run with
 ``NotWritten`` (``experiments.common.write_failures``), the games written before kept.
 
@@ -36,30 +37,29 @@ from cluedo_env import __version__
 from cluedo_env.whole_files import write_whole
 from experiments.common import llm_report
 from experiments.common.backends import run_local, run_ray
-from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks, record_key
+from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks
 from experiments.common.code_revision import code_name, code_of, git_revision, same_code
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import LOCK_FILE, FolderOfOthers, lock_folder
-from experiments.common.games_file import GAMES_FILE, REJECTED_SUFFIX, GameWriter, read_games
+from experiments.common.games_file import GAMES_FILE, REJECTED_SUFFIX, GameWriter, read_games, record_key
 from experiments.common.output_paths import empty_folder, names_text, others_in
 from experiments.common.progress_clock import ticking
 from experiments.common.provisional import ProvisionalLeaderboard
 from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.settings import TournamentConfig, config_hash
+from experiments.common.tournament_code import RUN_FILE, code_versions
 from experiments.common.url_credentials import hide_url_credentials
 from experiments.common.value_checks import ConfigError
 from experiments.common.write_failures import writing
 
 __all__ = [
     "TOURNAMENT_FILES",
-    "code_versions",
     "refuse_others_folder",
     "refuse_regrown_block",
     "run_tournament",
     "subset_note",
 ]
 
-RUN_FILE = "run.json"
 # The files a tournament writes into its folder, and no others (the report's are REPORT_FILES).
 TOURNAMENT_FILES = (
     GAMES_FILE,
@@ -334,37 +334,6 @@ def _run_locked(
             summary["llm"] = llm
             summary["paths"].update(llm_report.write(llm, out))
     return summary
-
-
-def code_versions(sessions: list[dict], records: list[dict], keep: set | None = None) -> list[dict]:
-    """Which code played a folder's games: ``{"revision", "dirty", "version", "games"}`` for each code
-    version (``git_revision`` and the package version), in the order they first played.
-
-    A session records the number of games the folder held when it started (``games_found``), and
-    games are appended in the order played, so the records of ``games.jsonl`` (``records``, in file
-    order) from one session's ``games_found`` up to the next session's are that session's games, even
-    where it was killed before recording how many it played. Games before the first recorded
-    session's (its ``run.json`` lost) count under revision ``"unrecorded"``. A game written twice
-    counts once; with ``keep``, only the games whose ``record_key`` is in it count. Sessions of one
-    revision count as one code version where their ``dirty`` flags agree (the uncommitted changes
-    themselves are not recorded), and where the revision is ``"unknown"`` (no git) as one where
-    their package versions agree.
-    """
-    starts = [int(s.get("games_found", 0)) for s in sessions]
-    versions: dict[tuple, dict] = {}
-    seen: set = set()
-    for place, record in enumerate(records):
-        key = record_key(record)
-        if key in seen or (keep is not None and key not in keep):
-            continue
-        seen.add(key)
-        # The session that wrote it: the last one that began with at most ``place`` games in the file.
-        number = max((n for n, start in enumerate(starts) if start <= place), default=-1)
-        session = sessions[number] if number >= 0 else {}
-        code = code_of(session.get("git") or {"revision": "unrecorded"}, session.get("version"))
-        entry = versions.setdefault(same_code(code), code | {"games": 0})
-        entry["games"] += 1
-    return list(versions.values())
 
 
 def _other_code_note(earlier: list[dict], code: dict, to_play: int) -> str | None:

@@ -74,6 +74,16 @@ def test_games_of_other_deals_rotations_or_fields_are_not_paired():
         compare(a, [game(7, 0, ["learned", *FIELD], 0)], "imitation", "learned")
 
 
+def test_a_field_labelled_star_is_not_taken_for_the_compared_agents_seat():
+    """``*`` stood for the compared agent's seat, and is a label an entrant may take: A's agent at seat 0
+    beside a ``*`` at seat 1 was paired with B's agent at seat 1 beside a ``*`` at seat 0."""
+    a = [game(0, 0, ["a", "*", "sat", "sat"], 0), game(1, 0, ["a", "*", "sat", "sat"], 1)]
+    b = [game(0, 0, ["*", "b", "sat", "sat"], 1), game(1, 0, ["b", "*", "sat", "sat"], 0)]
+    assert compare(a, b, "a", "b")["pairs"] == 1  # deal 1 only: the same seat against the same field
+    with pytest.raises(ValueError, match="no game of A"):
+        compare(a[:1], b[:1], "a", "b")
+
+
 def test_mcnemar_exact_is_the_two_sided_binomial_tail_by_enumeration():
     for only_b, only_a in [(0, 0), (3, 0), (5, 2), (2, 5), (7, 7), (10, 1)]:
         n = only_a + only_b

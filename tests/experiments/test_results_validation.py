@@ -19,8 +19,14 @@ from test_tournament import settings
 from agents.llm.llm_agent import COUNTS
 from cluedo_env import core
 from experiments.common import games_file
-from experiments.common.chunks import deal_seed, record_key
-from experiments.common.games_file import REJECTED_SUFFIX, check_game_record, load_games, read_games
+from experiments.common.chunks import deal_seed
+from experiments.common.games_file import (
+    REJECTED_SUFFIX,
+    check_game_record,
+    load_games,
+    read_games,
+    record_key,
+)
 from experiments.common.report import json_ready
 from experiments.common.stats import main as stats_main
 from experiments.common.summary import summarise
@@ -37,7 +43,14 @@ RUN = (
     "progress=false",
     "plots=false",
 )
-REPORT_FILES = ("report.md", "leaderboard.csv", "seats.csv", "head_to_head.csv", "lineups.csv")
+REPORT_FILES = (
+    "report.md",
+    "leaderboard.csv",
+    "seats.csv",
+    "seat_advantage.csv",
+    "head_to_head.csv",
+    "lineups.csv",
+)
 
 
 @pytest.fixture(scope="module")

@@ -289,3 +289,45 @@ def test_the_report_says_where_the_line_ups_did_not_all_play_the_same_deals(tmp_
     report = (tmp_path / "short/report.md").read_text()
     assert "- 4 deals per line-up, not each under every seat rotation" in report
     assert "each under every seat rotation; run seed" not in report.replace("not each under", "")
+
+
+def read_csv(path) -> list[dict]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as file:
+        return list(csv.DictReader(file))
+
+
+def test_seats_csv_is_one_table_and_the_seat_advantage_is_its_own(tmp_path):
+    """The seat advantage's rows were appended to ``seats.csv`` under the agent ``*``: a sum of its wins
+    counted every win twice, and an entrant labelled ``*`` that won nothing showed the seats' wins."""
+    winners = [0, 1, 1, 2, 1, None]  # "*" (seat 0) wins once; A (seat 1) three times; B once; one draw
+    records = [game(("*", "A", "B"), w, deal=d) for d, w in enumerate(winners)]
+    records += [game(("B", "A", "*"), 0, deal=d) for d in range(6, 8)]  # B wins twice from seat 0
+    write_report(records, tmp_path, plots=False)
+    seats = read_csv(tmp_path / "seats.csv")
+    assert list(seats[0]) == ["players", "agent", "seat", "games", "wins", "win_share", "win_low", "win_high"]
+    assert sum(int(s["wins"]) for s in seats) == 7  # each decided game once
+    assert {(s["agent"], s["seat"]): int(s["wins"]) for s in seats if s["agent"] == "*"} == {
+        ("*", "0"): 1,
+        ("*", "2"): 0,
+    }
+    advantage = read_csv(tmp_path / "seat_advantage.csv")
+    assert list(advantage[0]) == ["players", "seat", "games", "wins", "win_share", "win_low", "win_high"]
+    assert [(a["players"], a["seat"], a["games"], a["wins"]) for a in advantage] == [
+        ("3", "0", "8", "3"),
+        ("3", "1", "8", "3"),
+        ("3", "2", "8", "1"),
+    ]
+
+
+def test_the_leaderboard_counts_accusations_per_seat_played(tmp_path):
+    """An agent seated twice in a game counts both seats: the column said per game (``accusations_per_game``)
+    for what is per seat."""
+    twice = game(("A", "A", "B"), 2, deal=0) | {"accusations": [1, 0, 1]}
+    once = game(("A", "B", "B"), 0, deal=1) | {"accusations": [1, 0, 0]}
+    write_report([twice, once], tmp_path, plots=False)
+    rows = {row["agent"]: row for row in read_csv(tmp_path / "leaderboard.csv")}
+    assert "accusations_per_game" not in rows["A"]
+    assert float(rows["A"]["accusations_per_seat"]) == pytest.approx(2 / 3)  # 2 accusations, 3 seats, 2 games
+    assert float(rows["B"]["accusations_per_seat"]) == pytest.approx(1 / 3)

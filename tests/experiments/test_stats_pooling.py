@@ -8,7 +8,9 @@ import re
 import pytest
 from test_tournament import SMALL, settings
 
+from cluedo_env import __version__
 from experiments.common import stats
+from experiments.common.code_revision import code_name
 from experiments.common.tournament_run import run_tournament
 
 # notepad against two random players (the default field is the first agent, random), 2 deals x 3 rotations.
@@ -75,3 +77,50 @@ def test_a_run_without_a_readable_config_is_said_to_be_told_apart_by_its_hash_on
         RuntimeWarning, match=r"default/config\.yaml is missing or does not say .* counts twice"
     ):
         assert pooled_games(tmp_path, "given", "default") == 12
+
+
+OLD = "25af10099c0c56b5dc17af51565318e9c9c087f6"
+
+
+def test_a_pooled_report_names_each_runs_code_and_notes_where_it_differs(tmp_path, capsys):
+    """A pooled report's meta was only the runs' folders: nothing said which code played them, nor that
+    another revision (or unknown code) played one of them, as a run's report and compare say."""
+    for seed in (0, 1):
+        run_tournament(settings(*VS_FIELD, f"seed={seed}", "workers=0"), tmp_path / f"seed{seed}")
+    first, second = str(tmp_path / "seed0"), str(tmp_path / "seed1")
+    session = json.loads((tmp_path / "seed0" / "run.json").read_text())["sessions"][0]
+    here = {"revision": session["git"]["revision"], "dirty": session["git"]["dirty"], "version": __version__}
+    assert pooled_games(tmp_path, "seed0", "seed1") == 12
+    meta = json.loads((tmp_path / "pooled" / "stats.json").read_text())["meta"]
+    assert meta["run_revisions"] == {first: [here | {"games": 6}], second: [here | {"games": 6}]}
+    assert "code_note" not in meta and "note:" not in capsys.readouterr().out
+    report = (tmp_path / "pooled" / "report.md").read_text()
+    assert f"Pooled games of: `{first}` ({code_name(here, quote='`')}), `{second}` (" in report
+
+    run_json = tmp_path / "seed1" / "run.json"
+    info = json.loads(run_json.read_text())
+    info["sessions"][0]["git"] = {"revision": OLD, "dirty": False}
+    run_json.write_text(json.dumps(info))
+    pooled_games(tmp_path, "seed0", "seed1")
+    note = (
+        f"other code played the runs: {first} by {code_name(here)}; {second} by revision {OLD}. A game's "
+        "result can depend on the code, and this report counts every run's games together"
+    )
+    assert f"\nnote: {note}\n" in capsys.readouterr().out
+    assert json.loads((tmp_path / "pooled" / "stats.json").read_text())["meta"]["code_note"] == note
+    assert f"**Note:** {note}." in (tmp_path / "pooled" / "report.md").read_text()
+
+    run_json.unlink()  # games of unknown code
+    pooled_games(tmp_path, "seed0", "seed1")
+    unknown = f"{first} by {code_name(here)}; {second} by unknown code (no run.json of its games). A game's"
+    assert f"note: the code of the runs may differ: {unknown}" in capsys.readouterr().out
+    meta = json.loads((tmp_path / "pooled" / "stats.json").read_text())["meta"]
+    assert meta["run_revisions"][second] is None
+
+    # Pooled into one run's folder, then that run's report written again: the pool's code is not the run's.
+    stats.main([first, second, "--output", first, "--no-plots"])
+    assert "note: the code of the runs may differ" in capsys.readouterr().out
+    stats.main([first, "--no-plots"])
+    assert "note:" not in capsys.readouterr().out
+    meta = json.loads((tmp_path / "seed0" / "stats.json").read_text())["meta"]
+    assert "code_note" not in meta and "run_revisions" not in meta

@@ -18,8 +18,8 @@ from hydra.errors import ConfigCompositionException
 
 from cluedo_env import core
 from cluedo_env.intervals import mean_interval, student_t_quantile, wilson_interval
-from experiments.common.chunks import lineups, plan_chunks, record_key
-from experiments.common.games_file import read_games
+from experiments.common.chunks import lineups, plan_chunks
+from experiments.common.games_file import read_games, record_key
 from experiments.common.ratings import openskill_ratings
 from experiments.common.report import write_report
 from experiments.common.report_tables import format_leaderboard

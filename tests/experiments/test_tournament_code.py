@@ -11,7 +11,8 @@ from test_tournament import SMALL
 
 from experiments.common import tournament_run
 from experiments.common.settings import load_config
-from experiments.common.tournament_run import code_versions, run_tournament
+from experiments.common.tournament_code import code_versions
+from experiments.common.tournament_run import run_tournament
 from tests.conftest import ROOT
 
 A, B = "a" * 40, "b" * 40  # two revisions

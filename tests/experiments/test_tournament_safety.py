@@ -18,9 +18,9 @@ from hydra import compose, initialize_config_dir
 from test_tournament import SMALL
 
 from agents.baselines.random_agent import RandomAgent
-from experiments.common.chunks import Job, deal_seed, plan_chunks, play_chunk, record_key
+from experiments.common.chunks import Job, deal_seed, plan_chunks, play_chunk
 from experiments.common.folder_lock import FolderInUse, FolderWithLinks, lock_folder
-from experiments.common.games_file import DEAL_SEED_STRIDE, REJECTED_SUFFIX, read_games
+from experiments.common.games_file import DEAL_SEED_STRIDE, REJECTED_SUFFIX, read_games, record_key
 from experiments.common.settings import MAX_SEED, load_config
 from experiments.common.summary import summarise
 from experiments.common.tournament_run import run_tournament
