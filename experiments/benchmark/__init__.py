@@ -80,7 +80,8 @@ count and lineup (every seat the same agent), then replays seat 0's view of
 each and times the incremental ``Beliefs`` update after every
 event (median, 99th percentile and maximum, per event and per record), a
 from-scratch ``beliefs`` call on the same histories, and the process's peak
-memory while replaying (``measure_beliefs``).
+memory while replaying (``measure_beliefs``; not measured, null in the JSON, where Python has
+neither /proc nor the ``resource`` module: Windows).
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ def measure_beliefs(num_players: int, lineup: str, games: int, seed: int) -> dic
     distribution). Figures per event and per record (the events that change something), and of a
     from-scratch ``beliefs`` call on each game's history at its middle and at its end. Memory: the
     peak resident size of this process while replaying (its peak is reset after the games are
-    played, where Linux allows), next to its size before: an upper bound on what any one update used.
+    played, where Linux allows), next to its size before: an upper bound on what any one update used;
+    both None where they cannot be measured (``machine.memory_mib``: Windows).
     """
     from agents.arena import EventLog, play_batch
     from agents.registry import make_agent
@@ -98,5 +99,12 @@ def show(cfg: BenchmarkConfig, rows: list[dict]) -> None:
             f"  {row['players']:7d} {row['lineup']:8s} {row['event_median_ms']:9.3f} "
             f"{row['event_p99_ms']:7.2f} {row['event_max_ms']:8.1f} {row['record_median_ms']:10.3f} "
             f"{row['record_p99_ms']:7.2f} {row['record_max_ms']:8.1f} {row['scratch_median_ms']:11.2f} "
-            f"{row['scratch_max_ms']:8.1f} {row['rss_before_mib']:5.0f} {row['peak_rss_mib']:5.0f}"
+            f"{row['scratch_max_ms']:8.1f} {_mib(row['rss_before_mib'])} {_mib(row['peak_rss_mib'])}"
         )
+    if any(row["peak_rss_mib"] is None for row in rows):
+        print("  MiB, peak: not measured (this Python has neither /proc nor the resource module)")
+
+
+def _mib(value: float | None) -> str:
+    """A memory figure of the table, ``-`` where it was not measured."""
+    return f"{'-':>5s}" if value is None else f"{value:5.0f}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,18 +30,22 @@ def cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0
 
 
-def memory_mib(field: str) -> float:
+def memory_mib(field: str) -> float | None:
     """``VmRSS`` (resident now) or ``VmHWM`` (peak resident) of this process in MiB, from /proc;
-    elsewhere the peak from ``resource`` for both."""
+    elsewhere the peak from ``resource`` for both (its ``ru_maxrss`` is in KiB, in bytes on macOS);
+    None where Python has no ``resource`` module either (Windows): not measured."""
     try:
         for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
             if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        import resource
+    except ModuleNotFoundError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024**2 if sys.platform == "darwin" else peak / 1024
 
 
 def reset_peak_memory() -> None:

@@ -206,8 +206,8 @@ def _command_line(argv: Sequence[str], refuse: bool = False) -> tuple[Any, list[
             if refuse:
                 raise ConfigError(
                     f"{arg!r} is not a setting Hydra can read ({str(error).splitlines()[0]}); write "
-                    "key=value, quoting a value with spaces or brackets, e.g. 'key=\"a b\"' "
-                    "(https://hydra.cc/docs/advanced/override_grammar/basic/)"
+                    "key=value, quoting a value with spaces, brackets or characters outside ASCII, "
+                    "e.g. 'key=\"a b\"' (https://hydra.cc/docs/advanced/override_grammar/basic/)"
                 ) from None
     return flags, overrides
 

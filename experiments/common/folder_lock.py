@@ -6,10 +6,19 @@ holds another command's files (``FolderOfOthers``).
 
 A lock file that cannot be made or written (a full disk, a read-only folder) stops the run before it
 starts, in one line as the other write failures (``LockNotWritten``); a lock the file system refuses (no
-locks on some network disks) is not taken for one held by another run."""
+locks on some network disks) is not taken for one held by another run.
+
+On Windows the lock (``msvcrt.locking``) is mandatory: no other process may read the bytes it holds. It
+holds one byte far past the holder line (``LOCKED_BYTE``), so that a second run reads who holds the
+folder; a lock of the line itself (an earlier version's) leaves the holder unnamed ("another process").
+
+An output path outside ASCII is refused (``unwritable``) where Python's file names are not UTF-8 (a
+Latin-1 locale on Linux): pyarrow and TensorBoard write to a path's UTF-8 bytes, which name another
+file there; a UTF-8 locale, or ``PYTHONUTF8=1``, makes them one."""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import os
@@ -43,6 +52,9 @@ NO_LOCK = (
 )
 # The errors of a lock another process holds (flock: EWOULDBLOCK; msvcrt.locking: EACCES or EDEADLOCK).
 HELD = {errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, getattr(errno, "EDEADLOCK", errno.EDEADLK)}
+# The byte msvcrt.locking locks (Windows allows locking past the end of a file): not one of the holder
+# line's, which another process could not read while the lock holds it.
+LOCKED_BYTE = 1 << 30
 
 
 class FolderRefused(RuntimeError):
@@ -112,20 +124,24 @@ def lock_folder(out: Path, within: Path | None = None, advice: str = IN_USE) -> 
         file = path.open("a+b", buffering=0)
     except OSError as error:
         raise LockNotWritten(f"cannot write {path} ({error.strerror or error}); {NO_LOCK}") from error
+    locked = False
     try:
         try:
             _lock(file)
+            locked = True
         except OSError as error:
             if error.errno not in HELD:  # the file system's failure, not another run's lock
                 raise FolderRefused(
                     f"cannot lock {path} ({error.strerror or error}): the file system of {out} may not "
                     "support locks; choose an output folder on a local disk"
                 ) from error
-            file.seek(0)
-            holder = file.read(1000).decode("utf-8", "replace").strip() or "another process"
+            holder = ""
+            with contextlib.suppress(OSError):  # a Windows lock of the line itself (an earlier version's)
+                file.seek(0)
+                holder = file.read(1000).decode("utf-8", "replace").strip()
             raise FolderInUse(
-                f"{out} is in use by another run ({holder}); two runs writing into one folder would do the "
-                f"same work twice and mix their files. {advice}"
+                f"{out} is in use by another run ({holder or 'another process'}); two runs writing into one "
+                f"folder would do the same work twice and mix their files. {advice}"
             ) from None
         line = f"pid {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%dT%H:%M:%S')}"
         try:
@@ -139,7 +155,10 @@ def lock_folder(out: Path, within: Path | None = None, advice: str = IN_USE) -> 
             raise LockNotWritten(f"cannot write {path} ({error.strerror or error}); {NO_LOCK}") from error
         yield
     finally:
-        file.close()  # closing the file releases the lock
+        if locked:
+            with contextlib.suppress(OSError):  # (closing the file releases it anyway)
+                _unlock(file)
+        file.close()
 
 
 def links_in(folder: Path) -> list[Path]:
@@ -165,7 +184,7 @@ def _lock(file) -> None:
     if sys.platform == "win32":
         import msvcrt
 
-        file.seek(0)
+        file.seek(LOCKED_BYTE)
         msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
     else:
         import fcntl
@@ -173,9 +192,30 @@ def _lock(file) -> None:
         fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
+def _unlock(file) -> None:
+    """Release the lock ``_lock`` took: on Windows the same byte, unlocked before the file is closed (Windows
+    releases a closed file's locks in its own time); ``flock``'s ends with the file."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        file.seek(LOCKED_BYTE)
+        msvcrt.locking(file.fileno(), msvcrt.LK_UNLCK, 1)
+
+
 def unwritable(folder: str | Path) -> str | None:
-    """Why ``folder`` cannot be created or written by this process (None: it can)."""
+    """Why ``folder`` cannot be created or written by this process (None: it can).
+
+    A path outside ASCII cannot where Python's file names are not UTF-8 (``sys.getfilesystemencoding()``:
+    a Linux locale such as Latin-1): pyarrow's and TensorBoard's writers take a path's UTF-8 bytes, which
+    name another file there, so a run would fail late, when it first writes a table or a log."""
     path = Path(folder).absolute()
+    encoding = sys.getfilesystemencoding()
+    if not str(path).isascii() and codecs.lookup(encoding).name != "utf-8":
+        return (
+            f"{path} has characters outside ASCII, and this Python's file names are {encoding}, not UTF-8 as "
+            "the Parquet and TensorBoard writers take them: run under a UTF-8 locale (LC_ALL=C.UTF-8) or with "
+            "PYTHONUTF8=1"
+        )
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
