@@ -35,7 +35,7 @@ goes on is refused in one line before it writes anything.
    (``agents.ppo.imitation.imitate``): ``epochs`` passes, the last ``holdout``
    share of the decisions kept apart to report held-out loss and agreement
    (the share of decisions where its most likely action is the teacher's), in
-   TensorBoard and ``history.json``. A run started again in the folder first moves the
+   TensorBoard and ``history.json`` (null there with ``holdout=0``: no decision kept apart). A run started again in the folder first moves the
    earlier run's results (``model.pt``, ``history.json``, ``evaluation.json``, with a copy of its
    ``config.yaml``) and its TensorBoard events into ``superseded_<time>_<random>/``
    (``set_aside_results``), which TensorBoard shows as a run of its own: a run stopped part-way leaves
@@ -47,7 +47,8 @@ goes on is refused in one line before it writes anything.
    continue from (``init_from=<run>/model.pt``).
 3. **Evaluation.** ``final_eval_games`` games against each of ``eval_opponents``
    (``experiments.learning.evaluation.evaluate``: fixed deals, seats rotated, the most likely
-   action with ``eval_deterministic``), with Wilson intervals, in ``evaluation.json``.
+   action with ``eval_deterministic``), with Wilson intervals, in ``evaluation.json`` (with the
+   package version, ``cluedo_env_version``, the teacher's record and the last epoch's fit).
 """
 
 from __future__ import annotations
@@ -92,11 +93,12 @@ from cluedo_env import __version__, core
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
 from cluedo_env.whole_files import write_whole
-from experiments.common.code_revision import code_name, code_of, git_revision, readable_code, same_code
+from experiments.common.code_revision import code_name, code_of, git_revision, read_sessions, same_code
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.labels import check_distinct_labels
 from experiments.common.output_folders import refuse_links, refuse_unwritable
+from experiments.common.report import json_ready
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
@@ -441,21 +443,9 @@ def decisions_code(sessions: list[dict], found: int) -> list[dict]:
 
 
 def _read_sessions(path: Path) -> list[dict]:
-    """The sessions of ``path`` (a ``run.json``); none where it is missing, over 16 MiB or not one this
-    code writes: revisions of hex digits (or ``"unknown"``), package versions of at most 64 printable
-    characters (the warning prints them)."""
-    try:
-        with path.open("rb") as file:
-            data = file.read(2**24 + 1)
-        sessions = json.loads(data)["sessions"] if len(data) <= 2**24 else None
-    except (OSError, ValueError, RecursionError, TypeError, KeyError):  # missing, not JSON, not an object
-        return []
-    good = isinstance(sessions, list) and all(
-        isinstance(s, dict) and type(s.get("batches_found")) is int and s["batches_found"] >= 0
-        and isinstance(s.get("version"), str) and readable_code(s.get("git"), s["version"])
-        for s in sessions
-    )  # fmt: skip
-    return sessions if good else []
+    """The sessions of ``path`` (a ``run.json``; ``code_revision.read_sessions``: none where it is missing,
+    over 16 MiB or not one this code writes), each with the batches it found."""
+    return read_sessions(path, lambda s: type(s.get("batches_found")) is int and s["batches_found"] >= 0)
 
 
 def _recorded(config: DictConfig, key: str) -> object:
@@ -546,10 +536,13 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
         history.append(row)
         for key in ("loss", "holdout_loss", "holdout_agreement"):
             writer.add_scalar(f"imitation/{key}", row[key], row["epoch"])
-    (folder / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
+    # (no holdout, holdout=0: its loss and agreement are NaN, written null: strict JSON has no NaN)
+    (folder / "history.json").write_text(
+        json.dumps(json_ready(history), indent=1, allow_nan=False), encoding="utf-8"
+    )
     save_model(folder / "model.pt", network)
-    report = {"teacher": teacher, "decisions": len(actions), "imitation": history[-1],
-              "seconds_to_model": time.time() - start}  # fmt: skip
+    report = {"cluedo_env_version": __version__, "teacher": teacher, "decisions": len(actions),
+              "imitation": history[-1], "seconds_to_model": time.time() - start}  # fmt: skip
     if args.final_eval_games:
         results = evaluate(network, game, args.eval_opponents, args.final_eval_games, args.eval_deterministic,
                            progress=args.progress)  # fmt: skip
@@ -558,7 +551,9 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
         report["evaluation"] = results
     report["seconds"] = time.time() - start
     writer.close()
-    (folder / "evaluation.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    (folder / "evaluation.json").write_text(
+        json.dumps(json_ready(report), indent=1, allow_nan=False), encoding="utf-8"
+    )
     print(json.dumps(report.get("evaluation", {}), indent=1))
     return folder
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +29,17 @@ from experiments.learning.curves import read_config, setting
 from experiments.learning.run_logs import figure_path
 
 HISTORY_KEYS = ("epoch", "holdout_loss", "holdout_agreement")  # of each epoch in history.json
+HOLDOUT_KEYS = HISTORY_KEYS[1:]  # null in a run without a holdout (holdout=0)
 RESULT_KEYS = ("games", "win_rate", "win_low", "win_high")  # of each opponent in evaluation.json
 
 
-def _numbers(row: object, keys: tuple[str, ...]) -> bool:
-    """Whether ``row`` is an object whose ``keys`` are numbers (a bool is none)."""
+def _numbers(row: object, keys: tuple[str, ...], or_null: tuple[str, ...] = ()) -> bool:
+    """Whether ``row`` is an object whose ``keys`` are numbers (a bool is none), or null for those of
+    ``or_null``."""
     return isinstance(row, dict) and all(
-        isinstance(row.get(key), int | float) and not isinstance(row.get(key), bool) for key in keys
+        (isinstance(row.get(key), int | float) and not isinstance(row.get(key), bool))
+        or (key in or_null and key in row and row[key] is None)
+        for key in keys
     )
 
 
@@ -55,16 +60,16 @@ def load_run(folder: Path) -> dict:
     Raises:
         ValueError: the config is not YAML, holds an interpolation, or lacks ``exp_name`` (a string)
             or ``game.num_players`` (an int); ``history.json`` is not a list of epochs with numbers
-            ``HISTORY_KEYS``, or ``evaluation.json``'s ``evaluation`` (if any) not an object of
-            opponents with numbers ``RESULT_KEYS`` (naming the file).
+            ``HISTORY_KEYS`` (the holdout's may be null: no holdout), or ``evaluation.json``'s
+            ``evaluation`` (if any) not an object of opponents with numbers ``RESULT_KEYS`` (naming the file).
     """
     path = folder / "config.yaml"
     config = read_config(path)
     history = _read_json(folder / "history.json")
-    if not (isinstance(history, list) and all(_numbers(row, HISTORY_KEYS) for row in history)):
+    if not (isinstance(history, list) and all(_numbers(row, HISTORY_KEYS, HOLDOUT_KEYS) for row in history)):
         raise ValueError(
             f"{folder / 'history.json'}: not a list of epochs, each an object with the numbers "
-            f"{', '.join(HISTORY_KEYS)} (experiments.imitate writes one)"
+            f"{', '.join(HISTORY_KEYS)} (the holdout's may be null; experiments.imitate writes one)"
         )
     report = _read_json(folder / "evaluation.json")
     evaluation = report.get("evaluation", {}) if isinstance(report, dict) else None
@@ -102,10 +107,10 @@ def plot(runs: list[dict], png: Path) -> Path:
     width = 0.8 / max(len(runs), 1)
     for k, run in enumerate(runs):
         epochs = [row["epoch"] for row in run["history"]]
-        loss_axis.plot(epochs, [row["holdout_loss"] for row in run["history"]], marker="o", label=run["name"])
-        agree_axis.plot(
-            epochs, [row["holdout_agreement"] for row in run["history"]], marker="o", label=run["name"]
-        )
+        for axis, key in zip((loss_axis, agree_axis), HOLDOUT_KEYS, strict=True):
+            # (null without a holdout: no point)
+            values = [math.nan if row[key] is None else row[key] for row in run["history"]]
+            axis.plot(epochs, values, marker="o", label=run["name"])
         games = {result["games"] for result in run["evaluation"].values()}
         for j, opponent in enumerate(opponents):
             result = run["evaluation"].get(opponent)

@@ -19,7 +19,8 @@ the opponents that can win (a never-accusing opponent cannot); and the
 learner's training return (``charts/episodic_return``). Both panels mark the changes of the
 training opponents' pool (``curriculum_events``: a kind of opponent joining or leaving, snapshots of
 the learner joining), which explain the jumps of the return. The JSON holds
-``{tag: [steps, values]}`` for the tags worth keeping beside a shipped model.
+``{tag: [steps, values]}`` for the tags worth keeping beside a shipped model (a value that is not
+finite as null: strict JSON has none).
 
 Given several runs (an ablation's arms), the figure is ``compare``'s instead: one panel per
 evaluation opponent, a line per run with the same intervals and final diamonds, side by side.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -119,14 +121,15 @@ def final_evaluation(run_dir: str | Path) -> dict[str, dict[str, Any]]:
 
 
 def export(curves: dict[str, tuple[np.ndarray, np.ndarray]], path: str | Path) -> None:
-    """Write the curves worth keeping (``EXPORTED_PREFIXES``) as ``{tag: [steps, values]}``."""
+    """Write the curves worth keeping (``EXPORTED_PREFIXES``) as ``{tag: [steps, values]}``, a value that is
+    not finite as null (strict JSON has no NaN: ``losses/explained_variance`` of an update of one decision)."""
     kept = {
-        tag: [steps.tolist(), [round(float(v), 6) for v in values]]
+        tag: [steps.tolist(), [round(float(v), 6) if math.isfinite(v) else None for v in values]]
         for tag, (steps, values) in curves.items()
         if tag.startswith(EXPORTED_PREFIXES)
     }
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(kept), encoding="utf-8")
+    Path(path).write_text(json.dumps(kept, allow_nan=False), encoding="utf-8")
 
 
 def can_win(opponent: dict[str, Any]) -> bool:

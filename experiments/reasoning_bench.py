@@ -25,7 +25,9 @@ bootstrap intervals over the games; Wilson's for a share of 0 or 1, ``cluedo_env
 ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
 ``llm`` one, adds them to the report and its ``transcripts`` to
 ``transcripts.jsonl``), and appends one line to the leaderboard (the overall figures with their
-intervals, the number of tasks and of games, and ``intervals``: how they were drawn).
+intervals, the number of tasks and of games, and ``intervals``: how they were drawn). The report and
+the line name what scored them, from the scores file's settings (``_provenance``): ``tasks_sha256``,
+``score_version``, ``files`` (a solver's own file or prompts, where there are) and ``cluedo_env_version``.
 
 Files from elsewhere. A config file of a folder of yours (``--config-dir DIR --config-name
 mine``) may not choose what reaches the network, the file system or code: a solver that does
@@ -73,6 +75,7 @@ except ModuleNotFoundError as error:
 from agents.llm.errors import ChatError, ChatReplyError, ChatUnreachable
 from agents.registry import OUTSIDE_OPTIONS
 from agents.solvers import load_solver
+from cluedo_env import __version__
 from cluedo_env.reasoning.score import SCORE_VERSION, public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
 from cluedo_env.whole_files import write_whole
@@ -381,7 +384,7 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     try:
         with lock_folder(out, within=output_dir):  # one run at a time appends to its scores
             _score(cfg, tasks, settings, scores_path, done)
-        return _report(cfg, tasks, done, out)
+        return _report(cfg, tasks, done, out, settings)
     except KeyboardInterrupt:  # Ctrl-C: the tasks scored are kept, and the same command goes on from them
         raise Interrupted(f"{len(done)} of {len(tasks)} tasks scored are kept in {scores_path}") from None
 
@@ -412,8 +415,11 @@ def _score(
             solve.close()
 
 
-def _report(cfg: ReasoningBenchConfig, tasks: list[dict], done: dict[str, Any], out: Path) -> dict[str, Any]:
-    """The report of the scored tasks (``done``), written into ``out``, and the leaderboard's line."""
+def _report(
+    cfg: ReasoningBenchConfig, tasks: list[dict], done: dict[str, Any], out: Path, settings: dict[str, Any]
+) -> dict[str, Any]:
+    """The report of the scored tasks (``done``), written into ``out``, and the leaderboard's line; both
+    name what scored them (``_provenance``: of the scores file's ``settings``)."""
     rows = [done[t["id"]] for t in tasks]
     scores = [r["scored"] for r in rows]
     seconds = sum(r["seconds"] for r in rows)
@@ -432,6 +438,7 @@ def _report(cfg: ReasoningBenchConfig, tasks: list[dict], done: dict[str, Any], 
         "limit": cfg.limit,
         "seed": cfg.seed,
         "tasks": len(tasks),
+        **_provenance(settings),
         "seconds": round(seconds, 2),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "summary": summary,
@@ -455,9 +462,8 @@ def _report(cfg: ReasoningBenchConfig, tasks: list[dict], done: dict[str, Any], 
     plot_tiers(summary, title, out / "tiers.png")
     plot_calibration(summary, title, out / "calibration.png")
     board = Path(cfg.leaderboard)
-    line = {
-        k: report[k] for k in ("solver", "model", "version", "split", "limit", "seed", "tasks") if k in report
-    }
+    named = ("solver", "model", "version", "split", "limit", "seed", "tasks", *_provenance(settings))
+    line = {k: report[k] for k in named if k in report}
     games = summary["overall"].get("games")
     line.update({"games": games, "seconds": report["seconds"], "date": report["date"]})
     line.update({"intervals": _intervals(summary)} | {c: summary["overall"][c] for c in COLUMNS})
@@ -475,6 +481,16 @@ def _report(cfg: ReasoningBenchConfig, tasks: list[dict], done: dict[str, Any], 
         print(f"solver counts: {report['solver_counts']}")
     print(f"report: {out}")
     return report
+
+
+def _provenance(settings: dict[str, Any]) -> dict[str, Any]:
+    """What a report and a leaderboard line copy of the scores file's ``settings`` (``_run_settings``), so
+    that results of other tasks or scoring are told apart: ``tasks_sha256`` (the checksum of the very
+    tasks: a split pinned again is new), ``score_version``, ``files`` (the sha256 of the user's solver file
+    or prompt templates, where the settings have them) and ``cluedo_env_version`` (the package's)."""
+    files = {"files": settings["files"]} if "files" in settings else {}
+    return {"tasks_sha256": settings["tasks"], "score_version": settings["score_version"], **files,
+            "cluedo_env_version": __version__}  # fmt: skip
 
 
 def _write(path: Path, text: str) -> None:

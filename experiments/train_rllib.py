@@ -48,7 +48,9 @@ when null); ``ray_address=auto`` (on a cluster node) or
 iteration waits for samples (an iteration without any counts no agent-steps). The driver (this script) writes every
 file, on the machine where it runs.
 
-Files, in ``<runs_dir>/rllib__<exp_name>__<seed>__<time>``: ``config.yaml``;
+Files, in ``<runs_dir>/rllib__<exp_name>__<seed>__<time>``: ``config.yaml``; ``run.json`` (each
+session, the run and each resume: its code and the ``iteration`` and ``agent_steps`` it went on from;
+``experiments.learning.run_logs.record_session``, as ``train_ppo``'s);
 TensorBoard events (``charts/SPS`` agent-steps/s, ``charts/agent_steps``,
 ``charts/episode_return``, ``losses/*``, ``eval/win_rate/<label>``);
 ``checkpoints/iteration_<n>/`` every ``checkpoint_every`` iterations (the
@@ -112,13 +114,14 @@ from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
 from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.labels import check_distinct_labels, label_refusal
+from experiments.common.output_folders import refuse_unwritable
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import append_evaluation, evaluate, win_rate_line
 from experiments.learning.resume import IN_TRAINING, resumed_config
-from experiments.learning.run_logs import new_run_folder
+from experiments.learning.run_logs import new_run_folder, record_session
 from experiments.learning.run_settings import PPOSettings
 
 POLICIES = ("shared", "per_seat")
@@ -275,6 +278,7 @@ class Run:
         if checkpoint is not None:
             self.algo.restore_from_path(str(checkpoint.resolve()))
             tqdm.write(f"resumed from {checkpoint} at {self.agent_steps:,} agent-steps")
+        record_session(self.run_dir, {"iteration": self.iteration, "agent_steps": self.agent_steps})
         self.writer = SummaryWriter(str(self.run_dir))
         self.start = time.perf_counter()
         self.steps_at_start = self.agent_steps
@@ -474,6 +478,7 @@ def train(cfg: RLlibConfig) -> Path:
 def main(cfg: RLlibConfig) -> None:
     settings = ["runs_dir", "resume", "ray_address"]
     args, hydra_config = command_settings(cfg, ["opponent", "eval_opponents"], settings, check=check_command)
+    refuse_unwritable({"resume": args.resume} if args.resume else {"runs_dir": args.runs_dir})  # before Ray
     if args.resume and args.trust_files:  # the run's own config, with the command line's resumable changes
         with exit_on_config_error():
             args = resumed_run(args, list(hydra_config.overrides.task))

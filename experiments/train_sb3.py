@@ -44,7 +44,9 @@ The recipe, as a user of SB3 would write it, with nothing hidden:
 
 Files: ``model.zip`` (SB3's ``model.save``; ``SB3Agent`` plays it without
 unpickling, ``make_agent("sb3", path=...)`` or ``{name: sb3, options: {path: ...}}`` in a
-tournament line-up), ``evaluations.json``, ``config.yaml``.
+tournament line-up), ``evaluations.json``, ``config.yaml``, ``run.json`` (the code that trained it:
+package version, git revision and whether the tree had uncommitted changes;
+``experiments.learning.run_logs.record_session``, as ``train_ppo``'s).
 """
 
 from __future__ import annotations
@@ -81,12 +83,13 @@ from cluedo_env import core
 from cluedo_env.rewards import REWARD_SCHEMES
 from cluedo_env.sb3 import CluedoSB3VecEnv
 from experiments.common.labels import check_distinct_labels, label_refusal
+from experiments.common.output_folders import refuse_unwritable
 from experiments.common.settings import AgentSpec
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import append_evaluation, play_against, win_rate_line, with_intervals
-from experiments.learning.run_logs import new_run_folder
+from experiments.learning.run_logs import new_run_folder, record_session
 from experiments.learning.run_settings import PPOSettings
 from experiments.learning.shaping import knowledge_potential
 
@@ -265,6 +268,7 @@ def train(cfg: SB3Config) -> Path:
     )
     env.seed(cfg.seed)
     run_dir = new_run_folder(cfg, "sb3")
+    record_session(run_dir, {"agent_steps": 0})  # run.json: the code
     if cfg.policy == "card":
         policy_kwargs = card_policy_kwargs(game, cfg.network)
     else:
@@ -307,6 +311,7 @@ def train(cfg: SB3Config) -> Path:
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
     args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"])
+    refuse_unwritable({"runs_dir": args.runs_dir})  # before an env is built
     with exit_on_config_error():  # train() validates first, before anything is built or written
         train(args)
 

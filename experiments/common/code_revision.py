@@ -1,5 +1,6 @@
-"""Where the project's code is, and which git revision it is (recorded with each tournament run, and
-named in words by ``code_name``).
+"""Where the project's code is, and which git revision it is (recorded with each tournament run, imitate
+run and training run, and named in words by ``code_name``); the sessions of an imitate or training run's
+``run.json`` (``read_sessions``).
 
 ``REPO_ROOT`` is the folder above the project's packages: a checkout's root, or site-packages for
 an installed package.
@@ -7,11 +8,13 @@ an installed package.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["REPO_ROOT", "code_name", "code_of", "git_revision", "readable_code", "same_code"]
+__all__ = ["REPO_ROOT", "code_name", "code_of", "git_revision", "read_sessions", "readable_code", "same_code"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,3 +79,22 @@ def readable_code(git: object, version: object) -> bool:
         and isinstance(git.get("dirty"), (bool, type(None)))
         and (version is None or (isinstance(version, str) and len(version) <= 64 and version.isprintable()))
     )
+
+
+def read_sessions(path: Path, fits: Callable[[dict], bool]) -> list[dict]:
+    """The sessions of ``path``, an imitate or training run's ``run.json`` (``{"sessions": [...]}``); none
+    where it is missing, over 16 MiB or not one this code writes: each session an object with a package
+    ``version`` and a ``git`` that ``readable_code`` reads (warnings print them), and that ``fits`` (the
+    command's own fields of a session)."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(2**24 + 1)
+        sessions = json.loads(data)["sessions"] if len(data) <= 2**24 else None
+    except (OSError, ValueError, RecursionError, TypeError, KeyError):  # missing, not JSON, not an object
+        return []
+    good = isinstance(sessions, list) and all(
+        isinstance(s, dict) and isinstance(s.get("version"), str) and readable_code(s.get("git"), s["version"])
+        and fits(s)
+        for s in sessions
+    )  # fmt: skip
+    return sessions if good else []

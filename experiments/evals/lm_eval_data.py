@@ -8,8 +8,9 @@ The task ``cluedo_reasoning`` (``experiments/evals/lm_eval_tasks/cluedo_reasonin
 file from the folder it is run in. Each line is one question of the likelihood solver
 (``agents.llm.likelihood.card_prompts``, the prompts of ``agents/llm/solver_prompts/likelihood``):
 ``prompt`` (the rules, the task's public view, the owners as lettered options, ``Card: <card>.
-Holder:``), ``choices`` (the letters), ``owners`` (what each letter is), ``target`` (the letter of the
-owner most likely under the exact posterior), ``exact`` (that posterior, per owner), and where it
+Holder:``), ``choices`` (the letters), ``owners`` (what each letter is), ``target`` (the index in
+``choices``, from 0, of the owner most likely under the exact posterior, the first of those tied: lm-eval
+reads an integer target as the index of a choice), ``exact`` (that posterior, per owner), and where it
 comes from: ``version``, ``split``, ``task_id``, ``card``, ``tier``, ``task_sha256`` (the SHA-256 of the
 task's canonical JSON line, ``cluedo_env.reasoning.splits.checksum``), ``cache`` and ``seed``. The
 scorer refuses a line that is not what this module writes for its task in the split as it is now

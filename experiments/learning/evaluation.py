@@ -6,7 +6,7 @@ evaluation set (``experiments.learning.league.OpponentSettings``), on the deals
 plays any learner so (``train_sb3``'s model). ``train_ppo``'s periodic ratings and final
 evaluation, and the evaluations of ``imitate``, ``train_sb3`` and ``train_rllib``, are on these
 deals; ``append_evaluation`` adds one to a run's ``evaluations.json``. ``with_intervals`` adds 95% Wilson intervals;
-``final_evaluation`` writes a run's ``evaluation.json``.
+``final_evaluation`` writes a run's ``evaluation.json`` (with the package version that wrote it).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from agents.base import Agent
 from agents.ppo.agent import PPOAgent
 from agents.ppo.network import ActorCritic
 from agents.registry import make_agent
-from cluedo_env import core
+from cluedo_env import __version__, core
 from cluedo_env.intervals import wilson_interval
 from experiments.common.labels import label_refusal
 from experiments.learning.league import OpponentSettings
@@ -169,7 +169,8 @@ def final_evaluation(
     writer: SummaryWriter,
     step: int,
 ) -> dict[str, Any]:
-    """``final_eval_games`` games against each evaluation opponent -> ``evaluation.json`` with Wilson intervals.
+    """``final_eval_games`` games against each evaluation opponent -> ``evaluation.json``
+    (``{"cluedo_env_version", "game", "results"}``) with Wilson intervals.
 
     ``args`` is the run's config (``experiments.train_ppo.TrainConfig``: its ``eval_opponents``,
     ``final_eval_games``, ``eval_deterministic``, ``progress`` and ``game``); the win rates are also
@@ -195,6 +196,9 @@ def final_evaluation(
             f"mean turns {'n/a' if turns is None else f'{turns:.1f}'}"
         )
     (run_dir / "evaluation.json").write_text(
-        json.dumps({"game": asdict(args.game), "results": results}, indent=2), encoding="utf-8"
+        json.dumps(
+            {"cluedo_env_version": __version__, "game": asdict(args.game), "results": results}, indent=2
+        ),
+        encoding="utf-8",
     )
     return results

@@ -53,7 +53,7 @@ from experiments.learning.evaluation import evaluate, final_evaluation
 from experiments.learning.init_from import check_init_from
 from experiments.learning.league import OpponentPool, OpponentSettings, check_opponents, check_pool_sampling
 from experiments.learning.resume import IN_TRAINING, resume_run
-from experiments.learning.run_logs import unique_run_folder
+from experiments.learning.run_logs import record_session, unique_run_folder
 from experiments.learning.run_settings import PPOSettings
 from experiments.learning.shaping import knowledge_potential
 
@@ -363,6 +363,7 @@ def _train(
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{rows}")
     write_whole(run_dir / "config.yaml", OmegaConf.to_yaml(config_dict))  # as it goes on (a resume's budget)
     print(f"run folder: {run_dir}")
+    record_session(run_dir, {"update": start_update - 1, "global_step": global_step})  # run.json: its code
 
     start_time, start_step = time.time(), global_step
     learner_decisions = 0

@@ -27,8 +27,9 @@ from agents.ppo.distributions import MASKED_LOGIT
 from agents.ppo.model import load_model
 from agents.ppo.network import NetworkSettings
 from agents.registry import make_agent
-from cluedo_env import core
+from cluedo_env import __version__, core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
+from experiments.common.code_revision import git_revision
 from experiments.common.folder_lock import FolderInUse, lock_folder
 from experiments.common.settings import load_config
 from experiments.common.tournament_run import run_tournament
@@ -211,6 +212,13 @@ def test_one_iteration_trains_checkpoints_and_resumes_where_it_stopped(local_ray
         Run(small_config(tmp_path, f"resume={run_dir}", "learning_rate=0.1", "trust_files=true"))
     latest = json.loads((run_dir / "checkpoints" / "iteration_000002" / "progress.json").read_text())
     assert latest["iteration"] == 2 and latest["agent_steps"] > progress["agent_steps"]
+    # the run and its resume record their code; the refused resume does not
+    sessions = json.loads((run_dir / "run.json").read_text())["sessions"]
+    assert [s["trained_before"] for s in sessions] == [
+        {"iteration": 0, "agent_steps": 0},
+        {"iteration": 1, "agent_steps": progress["agent_steps"]},
+    ]
+    assert all((s["version"], s["git"]) == (__version__, git_revision()) for s in sessions)
 
 
 def test_a_resume_unpickles_nothing_unless_the_command_line_trusts_the_files(tmp_path):

@@ -380,6 +380,9 @@ def test_the_sb3_agent_refuses_a_model_of_another_game(tmp_path, card):
 
 
 def test_the_recipe_trains_evaluates_and_saves_a_model_the_agent_plays(tmp_path):
+    """... and records the code that trained it (``run.json``, as ``train_ppo``'s)."""
+    from cluedo_env import __version__
+    from experiments.common.code_revision import git_revision
     from experiments.train_sb3 import train
 
     with initialize_config_dir(config_dir=str(CONFIGS), version_base=None):
@@ -410,6 +413,12 @@ def test_the_recipe_trains_evaluates_and_saves_a_model_the_agent_plays(tmp_path)
     assert final["games"] == 6 and final["win_low"] <= final["win_rate"] <= final["win_high"]
     assert (run_dir / "model.zip").is_file() and any(run_dir.rglob("events.out.tfevents.*"))
     SB3Agent(path=run_dir / "model.zip").reset(core.GameConfig(**SMALL_GAME), np.zeros(1, dtype=np.int64))
+    (session,) = json.loads((run_dir / "run.json").read_text())["sessions"]
+    assert (session["version"], session["git"], session["trained_before"]) == (
+        __version__,
+        git_revision(),
+        {"agent_steps": 0},
+    )
 
 
 def test_knowledge_shaping_adds_up_to_the_cards_seen_and_leaves_the_game_return_to_the_monitor():

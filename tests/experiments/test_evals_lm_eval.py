@@ -31,6 +31,7 @@ from agents.llm.likelihood import LETTERS, LIKELIHOOD_PROMPT_FILES, LikelihoodSc
 from agents.llm.llm_agent import load_prompts
 from agents.llm.solver import PROMPTS_DIR, task_rules, task_view
 from cluedo_env.reasoning.score import public_view, score_answer, summarize
+from experiments.evals import lm_eval_data
 from experiments.evals.benchmark_tasks import split_key, split_tasks
 from experiments.evals.lm_eval_data import DEFAULT_OUT, card_docs, main, write_docs
 
@@ -134,6 +135,19 @@ def test_the_questions_are_the_likelihood_solvers_prompts():
             exact.values()
         )
         assert "answers" not in doc["prompt"] and str(task["game"]["seed"]) not in doc["prompt"]
+
+
+def test_a_lines_target_is_the_index_of_its_choice_as_the_docs_say():
+    """The module docstring called ``target`` the letter of the owner; the data holds its index in
+    ``choices`` (an integer target is what lm-eval reads as a choice's index)."""
+    [task] = split_tasks("v2", "dev", limit=1)
+    for doc in card_docs(task, "dev"):
+        assert type(doc["target"]) is int and 0 <= doc["target"] < len(doc["choices"])
+    said = " ".join(lm_eval_data.__doc__.split())
+    assert "``target`` (the index in ``choices``, from 0, of the owner most likely" in said
+    assert "letter of the owner" not in said
+    guide = " ".join((TASKS_DIR.parents[2] / "docs" / "guides" / "harnesses.md").read_text().split())
+    assert "A data line's `target` is that owner's index in `choices` (from 0;" in guide
 
 
 def test_the_data_command_writes_whole_tasks_and_refuses_a_bad_split(tmp_path, capsys):
