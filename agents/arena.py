@@ -17,6 +17,7 @@ from agents.base import Agent
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.game import check_seeds
+from cluedo_env.core.integers import holds_a_bool
 from cluedo_env.table import Table, blame, refuse_held_players
 
 __all__ = ["BatchResult", "EventLog", "play_batch"]
@@ -98,7 +99,8 @@ def play_batch(
             Gymnasium env holds: ``reset`` would overwrite its notes of that env's games).
         seeds: Deal seed of each game: integers in ``[0, 2**63)`` (a list or a 1-D integer
             array; one int for one game), as ``core.init`` takes them.
-        rotation: Seat rotation of each game (a list or a 1-D integer array), or one integer for all.
+        rotation: Seat rotation of each game (a list or a 1-D integer array), or one integer for all
+            (alone, or in a list or array of one).
         on_step: Called with the state after the deal and after every step.
         stop: ``stop(state, seats) -> bool[B]``, asked after every step (``seats[b, k]``: agent
             ``k``'s seat): games where it is True are left as they are, unfinished, e.g. an
@@ -174,10 +176,15 @@ def play_batch(
 
 
 def _rotations(rotation: object, games: int, num_players: int) -> np.ndarray:
-    """``int64[games]``: ``play_batch``'s ``rotation`` (one integer, or one per game), checked and
-    taken modulo ``num_players``; a ``ValueError`` naming it otherwise."""
+    """``int64[games]``: ``play_batch``'s ``rotation`` (one integer for every game, alone or as a list or
+    array of one, or one per game), checked and taken modulo ``num_players``; a ``ValueError`` naming it
+    otherwise (a float, a bool, in a list too, or neither one nor one per game)."""
     array = np.asarray(rotation)
-    if (array.dtype.kind not in "iu" and array.size) or array.shape not in ((), (games,)):
+    if (
+        (array.dtype.kind not in "iu" and array.size)
+        or array.shape not in ((), (1,), (games,))
+        or holds_a_bool(rotation)
+    ):
         raise ValueError(
             f"rotation must be an integer or one integer per game ({games}: a list or 1-D integer array), "
             f"got {rotation!r}"

@@ -201,6 +201,7 @@ from pettingzoo import AECEnv
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.config import check_choice
+from cluedo_env.core.integers import ONE_INTEGER, one_integer
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
 from cluedo_env.rewards import REWARD_SCHEMES, final_rewards
@@ -247,8 +248,8 @@ def observe_players(
 
 
 def unwrap_integer(value: object) -> object:
-    """The integer in ``value`` when it is a 0-d integer numpy array (as a policy's output for one
-    observation often is), else ``value`` itself: how the envs read an action or a seed."""
+    """The integer in ``value`` when it is a 0-d integer numpy array, else ``value`` itself: how the envs
+    read a seed (where a 1-D array is a seed per game). An action is read by ``core.integers.one_integer``."""
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
         return value.item()
     return value
@@ -402,8 +403,10 @@ class raw_env(AECEnv):
         self._after_core_step()
 
     def step(self, action: int | None) -> None:
-        """Apply the selected agent's action: an int (a numpy integer, or one in a 0-d array) legal in
-        its mask, or ``None`` for an agent whose game is over. Anything else raises ``ValueError``."""
+        """Apply the selected agent's action: one integer (``core.integers.one_integer``: an int, a numpy
+        integer, or an array or tensor of one integer) legal in its mask, or ``None`` for an agent whose
+        game is over. Anything that is not one integer (a float, a bool) raises ``TypeError``; an integer
+        out of range or that the mask forbids, ``ValueError``."""
         if self.game_state is None:
             raise RuntimeError("step() before reset(): call reset() first")
         if not self.agents:
@@ -417,31 +420,26 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         mask = self._mask
-        action = unwrap_integer(action)
-        integer = type(action) is int or (
-            isinstance(action, int | np.integer) and not isinstance(action, bool)
-        )
-        if not (integer and 0 <= action < len(mask) and mask[action]):
-            raise ValueError(self._illegal_message(agent, action))
+        value = one_integer(action)
+        if value is None:
+            raise TypeError(
+                f"action must be {ONE_INTEGER} in [0, {len(mask)}) legal for {agent}, got {action!r}"
+            )
+        if not (0 <= value < len(mask) and mask[value]):
+            raise ValueError(self._illegal_message(agent, value))
         self._cumulative_rewards[agent] = 0.0
         # The mask of this decision was computed after the previous step: no need for the core's check.
         # The step writes the legal actions after it into a new array (the players' observations and
         # infos of this step keep theirs), in its own pass: no second call works them out.
         after = np.empty(self._mask_shape, dtype=bool)
-        core.step(self.game_state, [int(action)], check=False, mask=after)
+        core.step(self.game_state, [value], check=False, mask=after)
         self._after_core_step(after)
         if self.render_mode == "human":
             self.render()
 
-    def _illegal_message(self, agent: str, action: object) -> str:
-        integer = isinstance(action, int | np.integer) and not isinstance(action, bool)
-        if not integer:
-            return (
-                f"action must be an int (a numpy integer, or one in a 0-d array) in [0, {len(self._mask)}) "
-                f"legal for {agent}, got {action!r} of type {type(action).__name__}"
-            )
+    def _illegal_message(self, agent: str, action: int) -> str:
         in_range = 0 <= action < len(self._mask)
-        what = f" ({self.layout.action_to_string(int(action))})" if in_range else ""
+        what = f" ({self.layout.action_to_string(action)})" if in_range else ""
         phase = Phase.NAMES[self.game_state.phase[0]]
         return (
             f"illegal action {action!r}{what} for {agent} in phase {phase!r}; "

@@ -93,6 +93,7 @@ from gymnasium.vector.utils import batch_space
 from cluedo_env import cluedo_v0, core
 from cluedo_env.cluedo_v0 import SEED_BOUND, check_seed, observation_space, observe_players, unwrap_integer
 from cluedo_env.core.config import check_choice
+from cluedo_env.core.integers import ONE_INTEGER, one_integer
 from cluedo_env.core.state import Phase
 from cluedo_env.render import render_ansi, render_rgb
 from cluedo_env.rewards import REWARD_SCHEMES
@@ -213,21 +214,12 @@ def _check_seat(learner_seat: int | str, num_players: int) -> None:
 
 
 def _one_action(action: object) -> int:
-    """The Python int in ``action``: an int, a numpy integer, or an object of one element whose
-    ``item()`` is an int (an array, a tensor); a ``TypeError`` naming it otherwise (a bool too)."""
-    if type(action) is int:
-        return action
-    item = getattr(action, "item", None)
-    if callable(item):
-        try:
-            value = item()  # (numpy and torch refuse, with ValueError or RuntimeError, several elements)
-            if type(value) is int:
-                return value
-        except (ValueError, RuntimeError):
-            pass
-    raise TypeError(
-        f"action must be an int (a numpy integer, or an array or tensor of one integer), got {action!r}"
-    )
+    """The Python int ``action`` is (``core.integers.one_integer``: an int, a numpy integer, or an array or
+    tensor of one integer); a ``TypeError`` naming it otherwise (a bool or a float too)."""
+    value = one_integer(action)
+    if value is None:
+        raise TypeError(f"action must be {ONE_INTEGER}, got {action!r}")
+    return value
 
 
 class CluedoSingleAgentEnv(gymnasium.Env):

@@ -18,6 +18,8 @@ from gymnasium.spaces import Discrete
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from cluedo_env.core.integers import ONE_INTEGER, one_integer
+
 __all__ = ["AssertOutOfBounds", "OrderEnforcing", "ReadThrough", "TerminateIllegal", "read_through"]
 
 
@@ -98,33 +100,32 @@ class TerminateIllegal(ReadThrough, wrappers.TerminateIllegalWrapper):
 
 
 class AssertOutOfBounds(ReadThrough, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` (``ReadThrough``), whose ``AssertionError`` names
-    the action and the range (PettingZoo's own check casts a Python int to int64 first, so from
-    2**63 up it raised ``OverflowError``, and refused a ``uint64``, which numpy cannot cast to
-    int64: every numpy integer, or one in a 0-d array, is checked by its value, as the env reads it)."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` (``ReadThrough``), reading an action as the env below
+    does (``core.integers.one_integer``: an int, a numpy integer, or an array or tensor of one integer),
+    and handing that Python int down. Anything else (a float, a bool) raises ``TypeError``, as the env
+    below would; an integer outside the action space, an ``AssertionError`` naming it and the range
+    (PettingZoo's own check casts a Python int to int64 first, so from 2**63 up it raised
+    ``OverflowError``, and refused a ``uint64``, which numpy cannot cast to int64). An action space other
+    than the env's ``Discrete(A)`` is checked by PettingZoo's ``space.contains``."""
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         space = self._below.action_space(agent)  # (the wrappers between do not change it)
-        ours = type(space) is Discrete and space.start == 0 and space.dtype == np.int64
-        if type(action) is int and ours:
-            inside = 0 <= action < space.n  # space.contains's answer, without its numpy calls
-        elif ours and (
-            isinstance(action, np.integer)
-            or (isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu")
-        ):
-            inside = 0 <= int(action) < space.n
-        else:
-            done = action is None and (self.terminations[agent] or self.truncations[agent])
-            beyond = type(action) is int and not 0 <= action < space.n  # (refused before the int64 cast)
-            truth = isinstance(action, bool | np.bool_)  # space.contains takes True as 1
-            inside = done or (not beyond and not truth and space.contains(action))
-        if not inside:
+        if action is None and (self.terminations[agent] or self.truncations[agent]):
+            self.env.step(action)
+            return
+        if not (type(space) is Discrete and space.start == 0 and space.dtype == np.int64):
+            assert space.contains(action), f"action is not in action space: {agent} stepped {action!r}"
+            self.env.step(action)
+            return
+        value = one_integer(action)
+        if value is None:
+            raise TypeError(f"action must be {ONE_INTEGER} in [0, {space.n}) for {agent}, got {action!r}")
+        if not 0 <= value < space.n:
             raise AssertionError(
-                f"action is not in action space: {agent} must step an int (or numpy integer) in "
-                f"[0, {space.n}), got {action!r}"
+                f"action is not in action space: {agent} must step an int in [0, {space.n}), got {action!r}"
             )
-        self.env.step(action)  # (as BaseWrapper's step: the check above is the wrapper's own)
+        self.env.step(value)  # (as BaseWrapper's step: the check above is the wrapper's own)
 
 
 class OrderEnforcing(ReadThrough, wrappers.OrderEnforcingWrapper):

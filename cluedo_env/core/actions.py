@@ -29,10 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from cluedo_env.core.board import classic_board
 from cluedo_env.core.config import GameConfig
+from cluedo_env.core.integers import ONE_INTEGER, one_integer
 
 __all__ = ["INDEXED", "RANGE_NAMES", "ActionLayout"]
 
@@ -100,8 +99,9 @@ class ActionLayout:
 
         ``encode("suggest", s, w)``, ``encode("accuse", s, w, r)`` (``s``, ``w``,
         ``r`` are indices within their category), ``encode("show", card)``,
-        ``encode("enter", room)``, ``encode("roll")`` ... The arguments are integers (ints or
-        numpy integers, not bools); the action is a Python int.
+        ``encode("enter", room)``, ``encode("roll")`` ... Each argument is one integer
+        (``integers.one_integer``: an int, a numpy integer, or an array or tensor of one integer; not a
+        bool); the action is a Python int.
         """
         if kind not in RANGE_NAMES or self.sizes[kind] == 0:
             available = [n for n in RANGE_NAMES if self.sizes[n]]
@@ -111,21 +111,26 @@ class ActionLayout:
             "suggest": (e.num_suspects, e.num_weapons),
             "accuse": (e.num_suspects, e.num_weapons, e.num_rooms),
         }.get(kind, (self.sizes[kind],) if kind in INDEXED else ())
+        values = [one_integer(a) for a in args]
         if len(args) != len(dims) or not all(
-            _whole(a) and 0 <= a < d for a, d in zip(args, dims, strict=True)
+            a is not None and 0 <= a < d for a, d in zip(values, dims, strict=True)
         ):
-            raise ValueError(f"{kind} takes integer arguments in ranges {dims}, got {args}")
+            raise ValueError(
+                f"{kind} takes one integer argument per range of {dims} ({ONE_INTEGER} each), got {args}"
+            )
         index = 0
-        for a, d in zip(args, dims, strict=True):
-            index = index * d + int(a)
+        for a, d in zip(values, dims, strict=True):
+            index = index * d + a
         return self.offsets[kind] + index
 
     def decode(self, action: int) -> tuple[str, tuple[int, ...]]:
-        """The inverse of ``encode``: ``(kind, args)``, of Python ints, for an integer ``action``
-        (an int or a numpy integer, not a bool)."""
-        if not (_whole(action) and 0 <= action < self.num_actions):
-            raise ValueError(f"action must be an integer in [0, {self.num_actions}), got {action!r}")
-        action = int(action)
+        """The inverse of ``encode``: ``(kind, args)``, of Python ints, for one integer ``action``
+        (``integers.one_integer``: an int, a numpy integer, or an array or tensor of one integer, as
+        ``predict()`` gives it; not a bool)."""
+        value = one_integer(action)
+        if value is None or not 0 <= value < self.num_actions:
+            raise ValueError(f"action must be {ONE_INTEGER} in [0, {self.num_actions}), got {action!r}")
+        action = value
         kind = next(n for n in reversed(RANGE_NAMES) if self.sizes[n] and self.offsets[n] <= action)
         index = action - self.offsets[kind]
         e = self.config.cards
@@ -152,10 +157,3 @@ class ActionLayout:
             row, col = classic_board().squares[args[0]]
             return f"move to square ({row},{col})"
         return kind.replace("_", " ")
-
-
-def _whole(value: object) -> bool:
-    """Whether ``value`` is an integer (an int or a numpy integer), not a bool."""
-    return type(value) is int or (
-        isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
-    )

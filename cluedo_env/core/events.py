@@ -242,8 +242,9 @@ def private_view(events: np.ndarray, player: int | np.ndarray) -> np.ndarray:
         events: ``int16[..., 7]`` event rows (any leading shape).
         player: The viewer, a scalar or an array broadcasting against
             ``events.shape[:-1]``. One viewer per game of ``int16[B, E, 7]`` events is
-            ``players[:, None]``: a 1-D array is refused there (``ValueError``), as it would
-            broadcast along the event axis where ``B == E``.
+            ``players[:, None]``: a 1-D array of more than one viewer is refused there
+            (``ValueError``), as it would broadcast along the event axis where ``B == E``
+            (one viewer in a 1-D array, of shape ``(1,)``, is that viewer's view, as a scalar).
 
     Returns:
         A copy in which the ``card`` field is kept only where the viewer may see
@@ -251,10 +252,11 @@ def private_view(events: np.ndarray, player: int | np.ndarray) -> np.ndarray:
         it is the refuter or the suggester.
     """
     player = np.asarray(player)
-    if player.ndim == 1 and events.ndim >= 3:
+    if player.ndim == 1 and len(player) != 1 and events.ndim >= 3:
         raise ValueError(
-            f"player must be a scalar or broadcast against events.shape[:-1] = {events.shape[:-1]}: for one "
-            f"viewer per game pass players[:, None], got a 1-D array of shape {player.shape}"
+            f"player must be one viewer, or viewers broadcasting against events.shape[:-1] = "
+            f"{events.shape[:-1]} with one per game as players[:, None] (a 1-D array would broadcast along "
+            f"the event axis), got a 1-D array of {len(player)} viewers"
         )
     kind, who = events[..., KIND], events[..., PLAYER]
     mine = who == player  # broadcast: the shape of the views

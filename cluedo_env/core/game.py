@@ -37,6 +37,7 @@ from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board, room_distances
 from cluedo_env.core.config import CORNER_ROOMS, DEALS, GameConfig
 from cluedo_env.core.events import MOVE_BLOCKED, MOVE_CHOOSE_ROOM, MOVE_PASSAGE, MOVE_STAY, MOVE_WALK
+from cluedo_env.core.integers import holds_a_bool
 from cluedo_env.core.layout import STATE_FIELDS
 from cluedo_env.core.movement import MAX_ROLL, MoveTables
 from cluedo_env.core.rng import SEED_BOUND
@@ -327,7 +328,7 @@ def check_seeds(seeds) -> np.ndarray:
         _bad_seeds(seeds)
     if array.ndim != 1 or array.dtype == bool:
         _bad_seeds(seeds)
-    if isinstance(seeds, list | tuple) and any(isinstance(s, bool | np.bool_) for s in seeds):
+    if holds_a_bool(seeds):
         _bad_seeds(seeds)  # (numpy reads True beside ints as 1)
     if len(array) == 0:
         return array.astype(np.int64)

@@ -163,6 +163,8 @@ def test_every_agent_reads_a_0_1_integer_mask_and_a_list_of_games_as_a_bool_mask
         ([3, 4], 1.5, r"rotation must be an integer or one integer per game \(2: .*got 1\.5"),
         ([3, 4], True, r"rotation must be an integer .*got True"),
         ([3, 4], [1, 2, 3], r"rotation must be an integer .*got \[1, 2, 3\]"),
+        ([3, 4], [1, True], r"rotation must be an integer .*got \[1, True\]"),  # (played as rotation 1)
+        ([3, 4], [np.array(True), 0], r"rotation must be an integer .*got \[array\(True\), 0\]"),
     ],
 )
 def test_play_batch_refuses_seeds_and_rotations_that_are_not_integers(seeds, rotation, message):
@@ -170,6 +172,15 @@ def test_play_batch_refuses_seeds_and_rotations_that_are_not_integers(seeds, rot
     agents = [RandomAgent(seed=k) for k in range(3)]
     with pytest.raises(ValueError, match=message):
         play_batch(core.GameConfig(num_players=3), agents, seeds, rotation=rotation)
+
+
+@pytest.mark.parametrize("given", [[2], np.array([2]), (np.int64(2),)])
+def test_play_batch_takes_one_rotation_in_a_list_or_array_of_one_for_every_game(given):
+    """A rotation of one element broadcast to every game, and was refused once each game's was checked."""
+    config = core.GameConfig(num_players=3)
+    one = play_batch(config, [RandomAgent(seed=k) for k in range(3)], [3, 4], rotation=given)
+    plain = play_batch(config, [RandomAgent(seed=k) for k in range(3)], [3, 4], rotation=2)
+    assert one.seats.tolist() == plain.seats.tolist() and one.winner.tolist() == plain.winner.tolist()
 
 
 def test_play_batch_takes_one_seed_as_core_init_does():

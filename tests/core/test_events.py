@@ -152,8 +152,16 @@ def test_one_viewer_per_game_is_a_column_and_a_1_d_array_of_viewers_is_refused(b
     views = core.private_view(state.events, viewers[:, None])
     for game in range(batch):
         np.testing.assert_array_equal(views[game], core.private_view(state.events[game], viewers[game]))
-    with pytest.raises(ValueError, match=r"for one viewer per game pass players\[:, None\], got a 1-D array"):
+    with pytest.raises(ValueError, match=r"one per game as players\[:, None\] .*got a 1-D array of"):
         core.private_view(state.events, viewers)
+
+
+def test_one_viewer_in_a_1_d_array_sees_what_it_sees_as_a_scalar():
+    """A shape-(1,) viewer broadcasts as one viewer: it was refused as a 1-D array of viewers."""
+    state = core.init(CLASSIC, np.arange(3))
+    np.testing.assert_array_equal(
+        core.private_view(state.events, np.array([2])), core.private_view(state.events, 2)
+    )
 
 
 def test_turns_played_and_the_winner_agree_with_the_events():

@@ -611,7 +611,7 @@ def test_encode_refuses_arguments_that_are_not_integers(kind, args):
     """``encode("show", 1.5)`` gave action 60.5 and ``encode("accuse", True, False, 0)`` action 134."""
     layout = core.ActionLayout(CLASSIC)
     with pytest.raises(
-        ValueError, match=rf"{kind} takes integer arguments in ranges .*got {re.escape(str(args))}"
+        ValueError, match=rf"{kind} takes one integer argument per range of .*got {re.escape(str(args))}"
     ):
         layout.encode(kind, *args)
 
@@ -620,9 +620,19 @@ def test_encode_refuses_arguments_that_are_not_integers(kind, args):
 def test_decode_refuses_an_action_that_is_not_an_integer(action):
     """``decode(True)`` read it as action 1 (``passage``), ``decode(80.0)`` raised a TypeError."""
     with pytest.raises(
-        ValueError, match=rf"action must be an integer in \[0, 405\), got {re.escape(repr(action))}"
+        ValueError, match=rf"action must be an int \(.*\) in \[0, 405\), got {re.escape(repr(action))}"
     ):
         core.ActionLayout(CLASSIC).decode(action)
+
+
+def test_decode_and_encode_take_one_integer_in_a_zero_d_array_as_the_envs_do():
+    """SB3's ``predict()`` gives one observation's action as a 0-d array: ``decode`` refused it."""
+    layout = core.ActionLayout(CLASSIC)
+    assert layout.decode(np.array(80)) == layout.decode(80)
+    assert layout.action_to_string(np.array(80)) == layout.action_to_string(80)
+    assert layout.encode("suggest", np.array(2), np.array([3], dtype=np.uint8)) == layout.encode(
+        "suggest", 2, 3
+    )
 
 
 def test_encode_and_decode_take_numpy_integers_and_give_python_ints():

@@ -3,6 +3,7 @@ and what a game ended by an illegal move under ``env()`` reports."""
 
 from __future__ import annotations
 
+import enum
 import warnings
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 from cluedo_env import cluedo_v0
 from cluedo_env.core import events as ev
+from cluedo_env.gym_env import CluedoSingleAgentEnv
 
 
 def first_legal(environment) -> int:
@@ -50,6 +52,82 @@ def test_an_unsigned_numpy_integer_is_played_as_its_integer(make, given):
         np.testing.assert_array_equal(
             unsigned.observe(agent)["observation"], played.observe(agent)["observation"]
         )
+
+
+def tensor(value, dtype: str | None = None):
+    """``torch.tensor(value)`` (of ``dtype``, a name such as ``"uint8"``); the test is skipped without torch."""
+    torch = pytest.importorskip("torch")
+    return torch.tensor(value, dtype=getattr(torch, dtype) if dtype else None)
+
+
+ONE_INTEGER_FORMS = {
+    "int subclass": lambda a: enum.IntEnum("Action", {"CHOSEN": a}).CHOSEN,
+    "0-d array": np.array,
+    "one-element array": lambda a: np.array([a]),
+    "tensor": tensor,
+    "uint8 tensor": lambda a: tensor(a, "uint8"),
+    "one-element tensor": lambda a: tensor([a]),
+}
+NOT_AN_INTEGER = {
+    "float": float,
+    "numpy float": np.float64,
+    "float array": lambda a: np.array(float(a)),
+    "bool": lambda a: True,
+    "numpy bool": lambda a: np.True_,
+    "bool array": lambda a: np.array(True),
+    "bool tensor": lambda a: tensor(True),
+    "list": lambda a: [a],
+}
+
+
+def step_each_env(form) -> dict[str, object]:
+    """What each env does with its first legal action given in ``form``: the same observation as the
+    plain int's ("played"), or the type of the error raised."""
+    done = {}
+    for name, make in [("raw_env", cluedo_v0.raw_env), ("env()", cluedo_v0.env)]:
+        plain, given = make(num_players=4), make(num_players=4)
+        for environment in (plain, given):
+            environment.reset(seed=1)
+        action = first_legal(plain)
+        plain.step(action)
+        try:
+            given.step(form(action))
+        except (TypeError, ValueError, AssertionError) as error:
+            done[name] = type(error)
+        else:
+            same = np.array_equal(
+                given.observe("player_1")["observation"], plain.observe("player_1")["observation"]
+            )
+            done[name] = "played" if same and given.agent_selection == plain.agent_selection else "other"
+    plain, given = CluedoSingleAgentEnv(learner_seat=0), CluedoSingleAgentEnv(learner_seat=0)
+    observation, _ = plain.reset(seed=3)
+    given.reset(seed=3)
+    action = int(np.flatnonzero(observation["action_mask"])[0])
+    try:
+        stepped = given.step(form(action))
+    except (TypeError, ValueError) as error:
+        done["gym"] = type(error)
+    else:
+        done["gym"] = (
+            "played"
+            if np.array_equal(stepped[0]["observation"], plain.step(action)[0]["observation"])
+            else "other"
+        )
+    return done
+
+
+@pytest.mark.parametrize("form", ONE_INTEGER_FORMS.values(), ids=ONE_INTEGER_FORMS.keys())
+def test_every_env_plays_one_integer_however_it_is_given(form):
+    """A tensor or a one-element array was played by the Gymnasium env, refused by raw_env
+    (ValueError) and by env() (AssertionError); an IntEnum member was refused by the Gymnasium env."""
+    assert step_each_env(form) == {"raw_env": "played", "env()": "played", "gym": "played"}
+
+
+@pytest.mark.parametrize("form", NOT_AN_INTEGER.values(), ids=NOT_AN_INTEGER.keys())
+def test_every_env_refuses_what_is_not_one_integer_with_a_type_error(form):
+    """A float or a bool raised TypeError in the Gymnasium env, ValueError in raw_env, AssertionError
+    in env()."""
+    assert step_each_env(form) == {"raw_env": TypeError, "env()": TypeError, "gym": TypeError}
 
 
 def test_an_unsigned_numpy_integer_out_of_range_under_env_names_the_range():

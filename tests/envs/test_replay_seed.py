@@ -34,18 +34,19 @@ def test_a_players_transcript_leaves_the_seed_out_and_the_omniscient_one_names_i
     assert main([str(path)]) == 0 and f"seed {SEED}" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("viewer", [True, np.True_, 1.0, np.float64(1), "1", 4, -1])
+@pytest.mark.parametrize("viewer", [True, np.True_, np.array(True), 1.0, np.float64(1), "1", 4, -1])
 def test_a_viewer_that_is_not_a_player_is_refused_naming_it_and_the_players(viewer):
     """True was told as "as seen by PTrue (Colonel Mustard)"; np.True_ and 1.0 raised an unclear TypeError."""
     record = record_random_game(CONFIG, seed=3, rng_seed=1)
     with pytest.raises(
-        ValueError, match=rf"viewer must be a player in \[0, 4\) or None, got {re.escape(repr(viewer))}$"
+        ValueError,
+        match=rf"viewer must be a player in \[0, 4\) \(.*\) or None, got {re.escape(repr(viewer))}$",
     ):
         transcript(record, viewer)
 
 
-def test_a_numpy_integer_viewer_is_told_as_its_player():
+def test_a_numpy_integer_viewer_or_one_in_a_zero_d_array_is_told_as_its_player():
     record = record_random_game(CONFIG, seed=3, rng_seed=1)
-    for given in (np.int64(1), np.uint8(1)):
+    for given in (np.int64(1), np.uint8(1), np.array(1)):  # (a 0-d array was refused)
         lines = transcript(record, given)
         assert lines == transcript(record, 1) and lines[0].endswith("as seen by P1 (Colonel Mustard)")
