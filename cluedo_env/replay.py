@@ -41,9 +41,11 @@ from pathlib import Path
 
 import numpy as np
 
+from cluedo_env.console import replace_unencodable
 from cluedo_env.core import events as ev
 from cluedo_env.core.config import GameConfig
 from cluedo_env.core.game import init, legal_action_mask, rules_for, step
+from cluedo_env.core.integers import ONE_INTEGER, one_integer
 from cluedo_env.core.state import State
 from cluedo_env.game_record import (
     FORMAT,
@@ -56,7 +58,6 @@ from cluedo_env.game_record import (
     game_events,
     load_jsonl,
 )
-from cluedo_env.inference.cards import is_whole
 from cluedo_env.transcript import describe_event
 
 __all__ = [
@@ -154,7 +155,8 @@ def transcript(record: Replay | GameRecorder, viewer: int | None = None) -> list
 
     Args:
         record: A recorded game.
-        viewer: The player whose view is told, an int or a numpy integer (cards it may not see
+        viewer: The player whose view is told, one integer (``core.integers.one_integer``: an int, a
+            numpy integer, or an array or tensor of one integer; cards it may not see
             read "a card", other players' deals are left out, and so is the seed, which deals
             every hand again); ``None`` tells everything, the seed too.
 
@@ -168,9 +170,12 @@ def transcript(record: Replay | GameRecorder, viewer: int | None = None) -> list
     """
     record = as_replay(record)
     config = record.config
-    if viewer is not None and not (is_whole(viewer) and 0 <= viewer < config.num_players):
-        raise ValueError(f"viewer must be a player in [0, {config.num_players}) or None, got {viewer!r}")
-    viewer = None if viewer is None else int(viewer)
+    player = None if viewer is None else one_integer(viewer)
+    if viewer is not None and (player is None or not 0 <= player < config.num_players):
+        raise ValueError(
+            f"viewer must be a player in [0, {config.num_players}) ({ONE_INTEGER}) or None, got {viewer!r}"
+        )
+    viewer = player
     who = "everyone" if viewer is None else f"P{viewer} ({config.cards.suspects[viewer]})"
     seed = f", seed {record.seed}" if viewer is None else ""  # a player may not know it: it deals every hand
     lines = [f"Game of {config.num_players} players{seed}, as seen by {who}"]
@@ -361,9 +366,7 @@ def _verify_file(path: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; returns the exit status."""
-    # a terminal that cannot show a character ("é" where stdout is ASCII)
-    if hasattr(sys.stdout, "reconfigure"):
-        sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not an error instead of the transcript
+    replace_unencodable()
     parser = argparse.ArgumentParser(
         prog="python -m cluedo_env.replay",
         description="Turn a cluedo-replay record (.jsonl) into a GIF, PNG frames and/or a transcript.",

@@ -41,6 +41,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from cluedo_env import __version__
+from cluedo_env.console import replace_unencodable
 from cluedo_env.intervals import paired_difference_interval, wilson_interval
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, record_key, rejection_note
 from experiments.common.report import json_ready
@@ -182,6 +183,7 @@ def _percent(value: float) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Compare two tournament runs' agents game by game; print the paired difference of their win rates."""
+    replace_unencodable()
     title = __doc__.partition("\n")[0]
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")

@@ -68,6 +68,7 @@ import numpy as np
 
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
+from cluedo_env.console import replace_unencodable
 from cluedo_env.game_record import config_from_json, config_to_json
 from cluedo_env.whole_files import write_whole
 from experiments.common.extras import WorkerLost, missing_extra
@@ -534,6 +535,7 @@ def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.Argumen
 
 def main(argv: list[str] | None = None) -> None:
     """Write the dataset (``--out``) or check one (``--verify``); errors exit with one line."""
+    replace_unencodable()
     args, parser = _parse(argv)
     if (args.out is None) == (args.verify is None):
         parser.error("give --out DIR (write a dataset) or --verify DIR (check one)")
@@ -554,9 +556,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.workers < 0:
         parser.error(f"--workers must be >= 0, got {args.workers}")
     names = tuple(name.strip() for name in args.agents.split(","))
-    settings = DatasetSettings(
-        names, args.board, args.seed, args.games, args.shard_games, args.minari_episodes
-    )
+    settings = DatasetSettings(names, args.board, args.seed, args.games, args.shard_games,
+                               args.minari_episodes)  # fmt: skip
     try:
         settings.validate()  # (builds each agent: a model loads, seconds)
     except ValueError as error:
@@ -564,7 +565,7 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("\ninterrupted while checking the agents: nothing was written")
         sys.exit(INTERRUPTED)
-    problem = unwritable(args.out)
+    problem = unwritable(args.out, utf8_writers=True)
     if problem:
         parser.error(f"cannot write --out {args.out}: {problem}")
     start = time.time()
@@ -591,9 +592,8 @@ def main(argv: list[str] | None = None) -> None:
           f"Minari episodes, {len(card['files'])} files in {time.time() - start:.0f} s")  # fmt: skip
     for name, row in card["outcomes"]["by_agent"].items():
         low, high = row["ci95"]
-        print(
-            f"  {name}: won {row['wins']} of {row['seats']} seats, {row['win_rate']:.1%} [{low:.1%}, {high:.1%}]"
-        )
+        print(f"  {name}: won {row['wins']} of {row['seats']} seats, {row['win_rate']:.1%} "
+              f"[{low:.1%}, {high:.1%}]")  # fmt: skip
 
 
 if __name__ == "__main__":

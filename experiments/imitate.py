@@ -562,7 +562,7 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="imitate", version_base=None)
 def main(cfg: ImitateConfig) -> None:
     args, _ = command_settings(cfg, ["teacher", "opponents", "eval_opponents"], ["init_from", "runs_dir"])
-    refuse_unwritable({"runs_dir": args.runs_dir})
+    refuse_unwritable({"runs_dir": args.runs_dir}, utf8_writers=True)
     refuse_links({"runs_dir": args.runs_dir}, sub_folder=run_name(args))  # a reused folder from elsewhere
     try:
         with exit_on_config_error():

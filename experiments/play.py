@@ -43,6 +43,7 @@ from agents.base import Agent
 from agents.llm.errors import ChatUnreachable
 from agents.registry import AGENTS, make_agent
 from cluedo_env import __version__, core
+from cluedo_env.console import replace_unencodable
 from cluedo_env.core import events as ev
 from cluedo_env.game_record import GameRecorder
 from cluedo_env.transcript import story
@@ -177,9 +178,7 @@ def _setup(argv: list[str] | None) -> tuple[argparse.Namespace, core.GameConfig,
 
 def main(argv: list[str] | None = None) -> None:
     """Play ``--games`` games between ``--agents`` and print their stories and a summary."""
-    # a terminal that cannot show a character ("é" where stdout is ASCII)
-    if hasattr(sys.stdout, "reconfigure"):
-        sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the games
+    replace_unencodable()
     args, config, names, agents = _setup(argv)
 
     logs = EventLog(args.games)

@@ -23,6 +23,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from cluedo_env.console import replace_unencodable
 from experiments.common.extras import missing_extra
 from experiments.common.output_paths import FIGURE, figure_file, path_argument, refuse_files
 from experiments.learning.curves import read_config, setting
@@ -146,6 +147,7 @@ def _opponent_order(name: str) -> tuple[int, str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    replace_unencodable()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", type=Path, help="experiments.imitate run folders")
     parser.add_argument(

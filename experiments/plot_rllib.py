@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from cluedo_env import __version__
+from cluedo_env.console import replace_unencodable
 from experiments.common.extras import missing_extra
 from experiments.common.output_paths import FIGURE, figure_file, figure_options, refuse_files
 from experiments.learning.curves import ppo_run_points, sb3_points, shipped_points
@@ -162,6 +163,7 @@ def figure(
 
 
 def main(argv: list[str] | None = None) -> None:
+    replace_unencodable()
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {__doc__.partition(chr(10))[0]}")
     parser.add_argument("rllib_run", type=Path, nargs="?", help="a run folder of experiments.train_rllib")
     parser.add_argument("--ppo-run", type=Path, help="a run folder of experiments.train_ppo")

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from cluedo_env import __version__
+from cluedo_env.console import replace_unencodable
 from experiments.common.extras import missing_extra
 from experiments.common.output_paths import FIGURE, figure_file, figure_options, refuse_files
 from experiments.learning.curves import earlier_series, ppo_run_points, sb3_name, sb3_points, shipped_points
@@ -61,6 +62,7 @@ def figure(series: dict[str, list[dict]], title: str):
 
 
 def main(argv: list[str] | None = None) -> None:
+    replace_unencodable()
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {__doc__.partition(chr(10))[0]}")
     parser.add_argument(
         "sb3_run", type=Path, nargs="?", help="a run folder of experiments.train_sb3 (or only --earlier)"

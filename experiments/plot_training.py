@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from cluedo_env import __version__
+from cluedo_env.console import replace_unencodable
 from cluedo_env.intervals import wilson_interval
 from experiments.common.extras import missing_extra
 from experiments.common.output_paths import FIGURE, figure_file, figure_options, refuse_files
@@ -318,6 +319,7 @@ def compare(
 
 
 def main(argv: list[str] | None = None) -> None:
+    replace_unencodable()
     title = __doc__.partition("\n")[0]
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
     parser.add_argument(

@@ -18,12 +18,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from cluedo_env.console import replace_unencodable
 from cluedo_env.reasoning import splits
 from experiments.common.task_generation import generate
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m experiments.reasoning_splits --version v2 --split dev [--write]``: regenerate, check, re-pin."""
+    replace_unencodable()
     parser = argparse.ArgumentParser(
         prog="python -m experiments.reasoning_splits",
         description="Regenerate a reasoning-benchmark split; check it against its pinned checksum, "

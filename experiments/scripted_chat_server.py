@@ -52,6 +52,8 @@ import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from cluedo_env.console import replace_unencodable
+
 __all__ = ["REPLY_KINDS", "ScriptedChatServer", "scripted_reply"]
 
 REPLY_KINDS = ("valid", "final", "malformed", "illegal", "ambiguous", "answer", "cut")
@@ -249,6 +251,7 @@ class ScriptedChatServer:
 
 
 def main(argv: list[str] | None = None) -> None:
+    replace_unencodable()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     parser.add_argument(

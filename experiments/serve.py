@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from cluedo_env import __version__
+from cluedo_env.console import replace_unencodable
 from experiments.common.extras import missing_extra
 from experiments.common.folder_lock import unwritable
 
@@ -46,6 +47,7 @@ def loopback_only(host: str) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     """Start the web app on ``--host``:``--port`` (127.0.0.1:8000 by default) and print its address."""
+    replace_unencodable()
     title, _, rest = __doc__.partition("\n")
     parser = argparse.ArgumentParser(
         description=f"{title} (cluedo-env {__version__})\n{rest}",

@@ -17,11 +17,14 @@ import argparse
 import sys
 import time
 
+from cluedo_env.console import replace_unencodable
+
 __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m experiments.serve_model [--port N] [--model-file GGUF] [--check]``."""
+    replace_unencodable()
     from agents.llm.chat import ChatClient
     from agents.llm.local_model import LOCAL_MODEL_NAME, LocalModelMissing, LocalServer
 

@@ -189,9 +189,6 @@ def main_with(
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
     """The ``cluedo-tournament`` command: refuse options from elsewhere, run, and report in one line."""
-    # a terminal that cannot show a character ("±" where stdout is ASCII)
-    if hasattr(sys.stdout, "reconfigure"):
-        sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the games
     quiet_request_logs()
     # One run: hydra.run.dir is output_dir. A --multirun sweep: each job writes to its own
     # sub-folder of the sweep folder (hydra.sweep.dir/<job number>).

@@ -112,7 +112,7 @@ def main(cfg: TrainConfig) -> None:
     args, hydra_config = command_settings(cfg, ["opponents", "eval_opponents"], settings)
     with exit_on_config_error():
         folder = {"resume": run_folder(args.resume)} if args.resume else {"runs_dir": args.runs_dir}
-        refuse_unwritable(folder)
+        refuse_unwritable(folder, utf8_writers=True)  # (TensorBoard logs)
         if args.resume:  # a run folder from elsewhere: its model.pt, checkpoints/, ... could be links
             refuse_links(folder)
         try:

@@ -478,7 +478,9 @@ def train(cfg: RLlibConfig) -> Path:
 def main(cfg: RLlibConfig) -> None:
     settings = ["runs_dir", "resume", "ray_address"]
     args, hydra_config = command_settings(cfg, ["opponent", "eval_opponents"], settings, check=check_command)
-    refuse_unwritable({"resume": args.resume} if args.resume else {"runs_dir": args.runs_dir})  # before Ray
+    refuse_unwritable(
+        {"resume": args.resume} if args.resume else {"runs_dir": args.runs_dir}, utf8_writers=True
+    )  # before Ray
     if args.resume and args.trust_files:  # the run's own config, with the command line's resumable changes
         with exit_on_config_error():
             args = resumed_run(args, list(hydra_config.overrides.task))

@@ -311,7 +311,7 @@ def train(cfg: SB3Config) -> Path:
 @hydra.main(config_path=str(SHIPPED_CONFIGS), config_name="train_sb3", version_base=None)
 def main(cfg: SB3Config) -> None:
     args, _ = command_settings(cfg, ["opponent", "eval_opponents"], ["runs_dir"])
-    refuse_unwritable({"runs_dir": args.runs_dir})  # before an env is built
+    refuse_unwritable({"runs_dir": args.runs_dir}, utf8_writers=True)  # before an env is built
     with exit_on_config_error():  # train() validates first, before anything is built or written
         train(args)
 

@@ -46,6 +46,8 @@ import threading
 import time
 from pathlib import Path
 
+from cluedo_env.console import replace_unencodable
+
 __all__ = [
     "LOCAL_MODEL_NAME",
     "LocalModelMissing",
@@ -309,6 +311,7 @@ def main(argv: list[str]) -> None:
 
     It exits when the parent is gone, then runs ``llama_cpp.server`` with the other arguments.
     """
+    replace_unencodable()
     parent = int(argv[0])
     if os.getppid() != parent:
         os._exit(1)

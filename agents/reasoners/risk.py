@@ -44,6 +44,7 @@ import argparse
 import numpy as np
 
 from cluedo_env import core
+from cluedo_env.console import replace_unencodable
 from cluedo_env.core import events as ev
 
 __all__ = ["RISK_MODELS", "SAT_HAZARD", "evidence_hazard", "hazard", "sat_hazards"]
@@ -140,6 +141,7 @@ def sat_hazards(
 
 
 if __name__ == "__main__":
+    replace_unencodable()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5, 6])

@@ -9,6 +9,7 @@ an installed package.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from collections.abc import Callable
@@ -28,10 +29,12 @@ def git_revision(root: Path = REPO_ROOT) -> dict:
 
     def git(*args: str) -> str | None:
         try:
-            out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
+            out = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=30)
         except (OSError, subprocess.SubprocessError):
             return None
-        return out.stdout.strip() if out.returncode == 0 else None
+        # git writes a path as the file system's bytes (UTF-8 on Windows): read as ``root`` was read, not
+        # in the locale's encoding, which under an ASCII locale failed on an "é" of the checkout's path
+        return os.fsdecode(out.stdout).strip() if out.returncode == 0 else None
 
     # Only a checkout of this project: an installed copy may lie inside another repository.
     top = git("rev-parse", "--show-toplevel")

@@ -12,8 +12,9 @@ On Windows the lock (``msvcrt.locking``) is mandatory: no other process may read
 holds one byte far past the holder line (``LOCKED_BYTE``), so that a second run reads who holds the
 folder; a lock of the line itself (an earlier version's) leaves the holder unnamed ("another process").
 
-An output path outside ASCII is refused (``unwritable``) where Python's file names are not UTF-8 (a
-Latin-1 locale on Linux): pyarrow and TensorBoard write to a path's UTF-8 bytes, which name another
+An output folder outside ASCII that pyarrow or TensorBoard write to (``unwritable(...,
+utf8_writers=True)``: the expert dataset, imitation and training runs) is refused where Python's file
+names are not UTF-8 (a Latin-1 locale on Linux): they write to a path's UTF-8 bytes, which name another
 file there; a UTF-8 locale, or ``PYTHONUTF8=1``, makes them one."""
 
 from __future__ import annotations
@@ -202,15 +203,18 @@ def _unlock(file) -> None:
         msvcrt.locking(file.fileno(), msvcrt.LK_UNLCK, 1)
 
 
-def unwritable(folder: str | Path) -> str | None:
+def unwritable(folder: str | Path, *, utf8_writers: bool = False) -> str | None:
     """Why ``folder`` cannot be created or written by this process (None: it can).
 
-    A path outside ASCII cannot where Python's file names are not UTF-8 (``sys.getfilesystemencoding()``:
-    a Linux locale such as Latin-1): pyarrow's and TensorBoard's writers take a path's UTF-8 bytes, which
-    name another file there, so a run would fail late, when it first writes a table or a log."""
+    ``utf8_writers``: whether pyarrow or TensorBoard write there (the expert dataset, imitation and
+    training runs). Their writers take a path's UTF-8 bytes, which name another file where Python's file
+    names are not UTF-8 (``sys.getfilesystemencoding()``: a Linux locale such as Latin-1), so there a path
+    outside ASCII cannot be written by them: a run would fail late, when it first writes a table or a log.
+    Python's own ``open`` (and ``torch.save``, which opens a path outside ASCII with it) writes such a path
+    wherever it can be named, so a folder only they write to is not refused for it."""
     path = Path(folder).absolute()
     encoding = sys.getfilesystemencoding()
-    if not str(path).isascii() and codecs.lookup(encoding).name != "utf-8":
+    if utf8_writers and not str(path).isascii() and codecs.lookup(encoding).name != "utf-8":
         return (
             f"{path} has characters outside ASCII, and this Python's file names are {encoding}, not UTF-8 as "
             "the Parquet and TensorBoard writers take them: run under a UTF-8 locale (LC_ALL=C.UTF-8) or with "

@@ -45,7 +45,7 @@ class WritableFolders(Callback):
         refuse_links(self.folders)
 
 
-def refuse_unwritable(folders: Mapping[str, str | Path | None]) -> None:
+def refuse_unwritable(folders: Mapping[str, str | Path | None], *, utf8_writers: bool = False) -> None:
     """Stop a command whose output folder cannot be written, with one line instead of a traceback.
 
     Each folder (by the key that sets it, ``{"runs_dir": "runs"}``), or the nearest part of its
@@ -53,6 +53,8 @@ def refuse_unwritable(folders: Mapping[str, str | Path | None]) -> None:
     ``error: cannot write <key>=<folder>: <why>; ...`` and exits with status 1. An empty path
     (``output_dir=``, which would be the current folder) is refused the same way:
     ``error: <key>= is empty: ...``; None (a command's own default) is not checked.
+    ``utf8_writers``: whether pyarrow or TensorBoard write there (``folder_lock.unwritable``: then a path
+    outside ASCII is refused where Python's file names are not UTF-8).
     """
     for key, folder in folders.items():
         if folder is None:
@@ -60,7 +62,7 @@ def refuse_unwritable(folders: Mapping[str, str | Path | None]) -> None:
         if not str(folder).strip():
             print(f"error: {empty_folder(key)}", file=sys.stderr)
             sys.exit(1)
-        problem = unwritable(folder)
+        problem = unwritable(folder, utf8_writers=utf8_writers)
         if problem:
             print(
                 f"error: cannot write {key}={folder}: {problem}; give {key}= a folder you may write",

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
 from cluedo_env import __version__
+from cluedo_env.console import replace_unencodable
 from cluedo_env.core.editions import control_character
 from experiments.common.folder_lock import links_in, links_text
 from experiments.common.games_file import GAMES_FILE, load_games, no_games_file, rejection_note
@@ -62,9 +62,7 @@ POOL_META = ("run_revisions", "code_note")
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Report on the games of one or more tournament folders (pooled, e.g. a sweep over player counts)."""
-    # a terminal that cannot show a character ("±" where stdout is ASCII)
-    if hasattr(sys.stdout, "reconfigure"):
-        sys.stdout.reconfigure(errors="replace")  # shows "?" for it, not a traceback after the report
+    replace_unencodable()
     title = __doc__.partition("\n")[0]
     parser = argparse.ArgumentParser(description=f"cluedo-env {__version__}: {title}")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")

@@ -34,6 +34,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from agents.registry import outside_options
+from cluedo_env.console import replace_unencodable
 from experiments.common.command_line import (
     TRUST_FLAG,
     refuse_bad_override_syntax,
@@ -319,10 +320,12 @@ def checked_main(hydra_main: Callable[..., Any]) -> Callable[..., Any]:
     """A command's ``@hydra.main`` function, run from the command line only after
     ``refuse_experimental_rerun``, ``refuse_bad_override_syntax`` and
     ``refuse_hydra_actions_from_elsewhere``, whose refusal exits with ``config error: ...`` and status 2
-    (a call with a config, as tests make, is not checked)."""
+    (a call with a config, as tests make, is not checked); its output prints "?" for a character the
+    output's encoding cannot hold (``cluedo_env.console.replace_unencodable``)."""
 
     @functools.wraps(hydra_main)
     def main(*args: Any, **kwargs: Any) -> Any:
+        replace_unencodable()
         if not args and not kwargs:
             with exit_on_config_error():
                 refuse_experimental_rerun(sys.argv[1:])

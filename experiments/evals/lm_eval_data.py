@@ -32,6 +32,7 @@ from typing import Any
 from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, card_prompts
 from agents.llm.llm_agent import load_prompts
 from agents.llm.solver import PROMPTS_DIR, task_rules, task_view
+from cluedo_env.console import replace_unencodable
 from cluedo_env.reasoning.score import public_view
 from cluedo_env.reasoning.splits import checksum
 from experiments.evals.benchmark_tasks import DEFAULT_CACHE, split_tasks
@@ -97,6 +98,7 @@ def write_docs(
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m experiments.evals.lm_eval_data [--version V] [--split S] [--limit N] [--out F]``."""
+    replace_unencodable()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--version", default="v2", help="benchmark version (default v2)")
     parser.add_argument("--split", default="dev", help="split (default dev, shipped)")

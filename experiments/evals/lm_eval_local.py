@@ -28,6 +28,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from cluedo_env.console import replace_unencodable
 from experiments.evals import missing_harness
 
 try:
@@ -103,6 +104,7 @@ class LocalModelLM(LM):
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: lm-eval's command line (``run``, ``ls``, ``validate``) with ``cluedo-local`` registered."""
+    replace_unencodable()
     from lm_eval.__main__ import cli_evaluate
 
     sys.argv = ["lm_eval", *(sys.argv[1:] if argv is None else argv)]
