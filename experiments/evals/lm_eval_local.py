@@ -10,8 +10,11 @@
 
 ``cluedo-local`` answers loglikelihood requests with the local model (Gemma 3 270M, the packaged GGUF,
 or ``model_file=``) read in this process (``agents.llm.local_logits.LocalLogits``: llama.cpp without
-``logits_all``, a shared prefix evaluated once): the exact log-probability of a one-token
-continuation, and whether it is the most likely next token. The requests that share a context (a
+``logits_all``, a shared prefix evaluated once): llama.cpp's log-probability of a one-token
+continuation, and whether it is the most likely next token. These are not exact: they depend by up
+to about 0.3 nats on how the prompt is split into batches, so on the request before (a question
+scored after the previous card's prompt against the same question alone: at most 0.33 nats apart
+over 64 questions, no most likely choice changed). The requests that share a context (a
 question's choices) are answered from one evaluation. A continuation of several tokens, rolling
 loglikelihoods and generation are refused with the reason: the reasoning task asks one token per
 choice. Why not lm-eval's ``local-completions`` on the local model's server: it asks ``echo`` logprobs
@@ -19,6 +22,12 @@ of every prompt token, which llama-cpp-python's server computes by sorting the 2
 vocabulary once per token (about a third of a second each on 2 cores: minutes per request for a
 prompt of a thousand tokens), and it needs the model's tokenizer (Hugging Face or a server's
 ``/tokenize``); it is the path for servers that serve prompt logprobs cheaply (vLLM).
+
+``--model_args`` takes ``model_file`` (or ``pretrained``, its other name, under which lm-eval files
+the results: one of the two), ``n_ctx`` and ``n_threads``; any other key is refused, naming the
+accepted ones (lm-eval would otherwise file the results under a model that was never loaded).
+``batch_size``, ``max_batch_size`` and ``device``, which lm-eval passes every model, are ignored.
+``--apply_chat_template`` is refused: the local model is scored as a base model, on the plain prompt.
 """
 
 from __future__ import annotations
@@ -39,6 +48,13 @@ except ModuleNotFoundError as error:  # pragma: no cover - the message is the po
 
 __all__ = ["LocalModelLM", "main"]
 
+CHAT_TEMPLATE_REFUSED = (
+    "cluedo-local scores the local model as a base model, on the task's plain prompt, without a chat "
+    "template: run without --apply_chat_template"
+)
+MODEL_ARGS = ("model_file", "pretrained", "n_ctx", "n_threads")  # cluedo-local's own --model_args
+LM_EVAL_ARGS = ("batch_size", "max_batch_size", "device")  # what lm-eval passes every model: ignored
+
 
 @register_model("cluedo-local")
 class LocalModelLM(LM):
@@ -48,19 +64,63 @@ class LocalModelLM(LM):
         model_file: The GGUF (None: the packaged model).
         n_ctx: Context window in tokens.
         n_threads: CPU threads (None: llama.cpp's default).
-        **unused: What lm-eval passes every model (``batch_size``, ``device``, ...): ignored.
+        pretrained: Another name for ``model_file`` (lm-eval names the results after it).
+        **lm_eval_args: What lm-eval passes every model (``batch_size``, ``max_batch_size``,
+            ``device``): ignored.
+
+    Raises:
+        ValueError: a keyword that is neither one of ``MODEL_ARGS`` nor of ``LM_EVAL_ARGS``, or both
+            ``model_file`` and ``pretrained`` (before the model is loaded).
     """
 
     def __init__(
-        self, model_file: str | None = None, n_ctx: int = 8192, n_threads: int | None = None, **unused: Any
+        self,
+        model_file: str | None = None,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        pretrained: str | None = None,
+        **lm_eval_args: Any,
     ) -> None:
+        unknown = sorted(set(lm_eval_args) - set(LM_EVAL_ARGS))
+        if unknown:
+            raise ValueError(
+                f"cluedo-local does not take the model_args {', '.join(map(repr, unknown))}: it takes "
+                f"{', '.join(MODEL_ARGS)} (model_file and pretrained name the GGUF; give one), and ignores "
+                f"{', '.join(LM_EVAL_ARGS)}"
+            )
+        if model_file is not None and pretrained is not None:
+            raise ValueError(
+                f"cluedo-local was given both model_file={model_file!r} and pretrained={pretrained!r}: "
+                "they are two names for the GGUF; give one"
+            )
         super().__init__()
         from agents.llm.local_logits import LocalLogits
 
         self.logits = LocalLogits(
-            model_file, n_ctx=int(n_ctx), n_threads=None if n_threads is None else int(n_threads)
+            model_file if pretrained is None else pretrained,
+            n_ctx=int(n_ctx),
+            n_threads=None if n_threads is None else int(n_threads),
         )
         self.evaluations = 0  # contexts read
+
+    @property
+    def tokenizer_name(self) -> str:
+        """Refused: lm-eval reads it to apply a chat template, and the local model is scored without one.
+
+        Raises:
+            NotImplementedError: always, saying so.
+        """
+        raise NotImplementedError(CHAT_TEMPLATE_REFUSED)
+
+    def chat_template(self, chat_template: bool | str = False) -> str | None:
+        """No chat template: ``chat_template`` false gives lm-eval's default; any other is refused.
+
+        Raises:
+            NotImplementedError: ``chat_template`` is true or names a template (``--apply_chat_template``).
+        """
+        if chat_template:
+            raise NotImplementedError(CHAT_TEMPLATE_REFUSED)
+        return super().chat_template(chat_template)
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
         """``(log p(continuation | context), greedy)`` of each request (``request.args``: context, continuation).

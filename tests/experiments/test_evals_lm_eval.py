@@ -14,6 +14,7 @@ import importlib.util
 import json
 import math
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -194,3 +195,94 @@ def test_the_local_model_is_scored_through_lm_eval_as_the_projects_scorer_scores
     assert all(float(r[0]) < 0 for s in samples for r in s["filtered_resps"])
     greedy = [[r[1] in (True, "True") for r in s["filtered_resps"]] for s in samples]
     assert all(sum(g) <= 1 for g in greedy)
+
+
+class FakeLogits(Recording):
+    """Stands in for ``agents.llm.local_logits.LocalLogits`` (no model loaded): keeps its arguments."""
+
+    made: ClassVar[list[tuple]] = []
+
+    def __init__(self, model_file=None, n_ctx=4096, n_threads=None) -> None:
+        super().__init__()
+        FakeLogits.made.append((model_file, n_ctx, n_threads))
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
+def test_cluedo_local_refuses_model_args_it_does_not_take():
+    """Any key was ignored, and lm-eval filed the packaged model's scores under ``pretrained=``."""
+    from experiments.evals.lm_eval_local import LocalModelLM
+
+    passed = {"batch_size": 1, "max_batch_size": None, "device": None}  # what lm-eval's run passes
+    with pytest.raises(ValueError, match=r"does not take the model_args 'n_thread': it takes model_file, "):
+        LocalModelLM.create_from_arg_string("pretrained=/nonexistent/llama-70b.gguf,n_thread=1", passed)
+    with pytest.raises(ValueError, match=r"both model_file='a\.gguf' and pretrained='b\.gguf'"):
+        LocalModelLM(model_file="a.gguf", pretrained="b.gguf")
+
+
+def test_cluedo_local_takes_pretrained_as_the_model_file(monkeypatch):
+    from experiments.evals.lm_eval_local import LocalModelLM
+
+    monkeypatch.setattr("agents.llm.local_logits.LocalLogits", FakeLogits)
+    FakeLogits.made.clear()
+    LocalModelLM.create_from_arg_string(
+        "pretrained=/models/x.gguf,n_threads=2", {"batch_size": 1, "device": "cpu", "max_batch_size": 4}
+    )
+    LocalModelLM(model_file="/models/y.gguf", n_ctx=1024)
+    assert FakeLogits.made == [("/models/x.gguf", 8192, 2), ("/models/y.gguf", 1024, None)]
+
+
+def test_cluedo_local_refuses_a_chat_template_in_its_own_words(tmp_path, monkeypatch):
+    """lm-eval's message was for model authors: implement the 'tokenizer_name' property."""
+    from experiments.evals.lm_eval_local import LocalModelLM
+
+    monkeypatch.setattr("agents.llm.local_logits.LocalLogits", FakeLogits)
+    monkeypatch.chdir(tmp_path)
+    write_docs(split_tasks("v2", "dev", limit=1), "dev", DEFAULT_OUT)
+    model = LocalModelLM()
+    with pytest.raises(NotImplementedError, match=r"as a base model, .* without a chat template"):
+        lm_eval.simple_evaluate(
+            model=model,
+            tasks=["cluedo_reasoning"],
+            task_manager=TaskManager(include_path=str(TASKS_DIR)),
+            apply_chat_template=True,
+            limit=2,
+        )
+    model.chat_template(False)  # no template asked: no error
+    assert not model.logits.prompts  # refused before any question
+
+
+def test_few_shot_examples_are_refused_they_would_be_the_answer_key(tmp_path, monkeypatch):
+    """With only a test split, lm-eval drew the shots from the questions, each ending with its target."""
+    monkeypatch.chdir(tmp_path)
+    write_docs(split_tasks("v2", "dev", limit=1), "dev", DEFAULT_OUT)
+    manager = TaskManager(include_path=str(TASKS_DIR))
+    with pytest.raises(ValueError, match=r"no few-shot examples \(num_fewshot=2; only 0 is accepted\)"):
+        lm_eval.simple_evaluate(
+            model=Scripted(), tasks=["cluedo_reasoning"], task_manager=manager, num_fewshot=2
+        )
+    output = lm_eval.simple_evaluate(
+        model=Scripted(),
+        tasks=["cluedo_reasoning"],
+        task_manager=manager,
+        num_fewshot=0,
+        limit=2,
+        log_samples=True,
+    )
+    prompts = {d["prompt"] for d in card_docs(split_tasks("v2", "dev", limit=1)[0], "dev")}
+    assert all(s["arguments"][0][0] in prompts for s in output["samples"]["cluedo_reasoning"])
+    guide = " ".join((TASKS_DIR.parents[2] / "docs" / "guides" / "harnesses.md").read_text().split())
+    assert "`--num_fewshot` above 0 is refused too" in guide
+    assert "`--apply_chat_template` is refused" in guide and "any other key is refused" in guide
+
+
+def test_the_local_models_loglikelihoods_are_not_called_exact():
+    """They vary by up to about 0.3 nats with the request before (llama.cpp's batch split)."""
+    from agents.llm import local_logits
+    from experiments.evals import lm_eval_local
+
+    guide = " ".join((TASKS_DIR.parents[2] / "docs" / "guides" / "harnesses.md").read_text().split())
+    for text in (guide, " ".join(lm_eval_local.__doc__.split()), " ".join(local_logits.__doc__.split())):
+        assert "exact log-probability" not in text
+        assert "0.3" in text
