@@ -119,7 +119,7 @@ def test_fitting_visit_shares_makes_the_network_play_by_them():
     fits = {}
     for name, given in (("shares", targets), ("action", None)):
         network = _network()
-        list(imitate(network, obs, mask, np.full(n, legal[0]), epochs=60, batch_size=64, learning_rate=3e-3,
+        list(imitate(network, obs, mask, np.full(n, legal[0]), epochs=150, batch_size=64, learning_rate=1e-3,
                      holdout=0.0, targets=given))  # fmt: skip
         with torch.no_grad():
             probs = network.policy(torch.as_tensor(obs[:1]), torch.as_tensor(mask[:1]))[0].probs[0].numpy()

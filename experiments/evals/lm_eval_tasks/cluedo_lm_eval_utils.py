@@ -25,10 +25,8 @@ The answer key of a split that is not shipped is read from (or generated into) t
 ``CLUEDO_LM_EVAL_CACHE`` (default ``outputs/reasoning/splits``, the data command's ``--cache``), never
 from a folder a data line names: a line written from another folder is refused, naming it.
 
-Few-shot prompting is refused (``NoShots``, the task's few-shot sampler): the data has only a test
-split, so lm-eval would draw the shots from it, each ending with its target (the answer key), often
-another card of the question's own task. ``--num_fewshot`` above 0 stops the run when lm-eval builds
-the requests, before any model call.
+Few-shot prompting is refused by the task's few-shot sampler (``cluedo_lm_eval_shots.NoShots``, its own
+file: these scoring functions load without lm-evaluation-harness).
 """
 
 from __future__ import annotations
@@ -37,8 +35,6 @@ import logging
 import os
 from functools import cache
 from typing import Any
-
-from lm_eval.api.samplers import ContextSampler
 
 from agents.llm.likelihood import likelihood_answer, normalised
 from cluedo_env.reasoning.score import score_answer, summarize, task_game
@@ -109,24 +105,6 @@ def check_doc(doc: dict[str, Any]) -> None:
             f"data line of task {task_id!r}, card {doc.get('card')!r} is not that task's in {version}/{split} "
             f"(differs in {', '.join(differ)}): the data file is of another version of the split; {WRITE_AGAIN}"
         )
-
-
-class NoShots(ContextSampler):
-    """The task's few-shot sampler: none are drawn (see the module docstring)."""
-
-    def sample(self, n: int, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-        """No documents for ``n`` 0.
-
-        Raises:
-            ValueError: ``n`` above 0 (``--num_fewshot``).
-        """
-        if n:
-            raise ValueError(
-                f"cluedo_reasoning takes no few-shot examples (num_fewshot={n}; only 0 is accepted): its one "
-                "split is the test data, so each shot would be another question with its answer, often a card "
-                "of the same task; run without --num_fewshot"
-            )
-        return []
 
 
 def process_docs(dataset: Any) -> Any:
