@@ -61,13 +61,11 @@ import shlex
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
-
-from agents.registry import AGENTS, make_agent
-from cluedo_env import __version__, core
+from agents.registry import AGENTS
+from cluedo_env import __version__
 from cluedo_env.console import replace_unencodable
 from cluedo_env.game_record import config_from_json, config_to_json
 from cluedo_env.whole_files import write_whole
@@ -76,6 +74,13 @@ from experiments.common.folder_lock import LOCK_FILE, FolderInUse, FolderRefused
 from experiments.common.interrupts import INTERRUPTED
 from experiments.common.output_paths import names_text, path_argument
 from experiments.common.write_failures import NotWritten, writing
+from experiments.learning.expert_settings import (
+    DATASET_VERSION,
+    MINARI_OFFSET,
+    NOT_RECORDED,
+    SEED_BASE,
+    DatasetSettings,
+)
 
 try:
     import pyarrow.parquet as pq
@@ -92,96 +97,13 @@ except ModuleNotFoundError as error:
 
 __all__ = ["CARD", "DATASET_VERSION", "SHIPPED_SPLIT", "DatasetSettings", "build", "main", "verify"]
 
-# 1.1.0: the games of the search agent as it plays since its redesign (#34); 1.2.0: the determinising
-# agent searches only whether to accuse (it searched how to start a turn too)
-DATASET_VERSION = "1.2.0"
 CARD = "dataset.json"
 DATASET_NAME = "cluedo-expert-games"  # the card's name
 README = "README.md"  # the Hugging Face dataset card (experiments.learning.expert_readme)
 SETTINGS = "settings.json"  # the settings the shards were played with, written before the first
 OWN = ("decisions", "games", "minari", SETTINGS, README)  # the dataset's files and folders: checksummed
-SEED_BASE = 10**14  # apart from training (small), imitation (10**13) and evaluation (10**15) deals
-MINARI_OFFSET = 5 * 10**8  # the Minari episodes' deals, after the games' (game g: SEED_BASE + ... + g)
-# Agents a dataset does not seat: they need a server (llm), a person at the terminal (human), or a model
-# file given as an option (sb3, rllib), and the dataset's command gives agents no options.
-NOT_RECORDED = frozenset({"llm", "human", "sb3", "rllib"})
 # The small split that ships (package data): --games 4 --shard-games 4 --minari-episodes 4 of the defaults.
 SHIPPED_SPLIT = Path(__file__).resolve().parent / "data" / "expert_small"
-
-
-@dataclass(frozen=True)
-class DatasetSettings:
-    """What a dataset is made of (the command's options; the card keeps them).
-
-    Attributes:
-        agents: Registry names, one per seat (their count is the player count).
-        board: ``classic`` or ``none``.
-        seed: The dataset's seed (deals and agents derive from it).
-        games: Games recorded (a multiple of ``shard_games``).
-        shard_games: Games per Parquet shard, played as one batch.
-        minari_episodes: Episodes of the Minari dataset (0: none).
-    """
-
-    agents: tuple[str, ...] = ("belief", "determinize", "belief", "determinize")
-    board: str = "classic"
-    seed: int = 0
-    games: int = 2000
-    shard_games: int = 50
-    minari_episodes: int = 200
-
-    # Settings a shard's games depend on: a folder's shards are reused only under the same values.
-    RECORDING = ("agents", "board", "seed", "shard_games")
-
-    def validate(self) -> None:
-        """Raise ``ValueError`` naming a bad setting, its value and what is accepted, or an agent that
-        cannot play these rules (each is made and reset for them once: a model of other rules fails)."""
-        unknown = [name for name in self.agents if name not in AGENTS or name in NOT_RECORDED]
-        if unknown:
-            raise ValueError(
-                f"agents must be registry names from {sorted(set(AGENTS) - NOT_RECORDED)}, got {unknown!r} "
-                f"({', '.join(sorted(NOT_RECORDED))}: a server, a person or a model file of one's own)"
-            )
-        if not 3 <= len(self.agents) <= 6:
-            raise ValueError(f"agents must name 3 to 6 agents (one per seat), got {len(self.agents)}")
-        if self.board not in ("classic", "none"):
-            raise ValueError(f"board must be 'classic' or 'none', got {self.board!r}")
-        if not 0 <= self.seed < 10**4:
-            raise ValueError(f"seed must be in [0, 10000), got {self.seed!r}")
-        if self.shard_games < 1 or self.games < 1 or self.games % self.shard_games:
-            raise ValueError(
-                f"games must be a positive multiple of shard_games (>= 1), got games={self.games!r}, "
-                f"shard_games={self.shard_games!r}"
-            )
-        if not 0 <= self.minari_episodes < MINARI_OFFSET:
-            raise ValueError(f"minari_episodes must be in [0, {MINARI_OFFSET}), got {self.minari_episodes!r}")
-        for name in dict.fromkeys(self.agents):  # each agent set up once for these rules, before any game
-            agent = make_agent(name)
-            try:
-                agent.reset(self.config, np.zeros(1, dtype=np.int64))
-            except ValueError as error:
-                raise ValueError(
-                    f"agent {name!r} cannot play {len(self.agents)} players on board {self.board!r}: {error}"
-                ) from None
-            finally:
-                agent.close()
-
-    @property
-    def config(self) -> core.GameConfig:
-        """The rules: one player per agent, on ``board``."""
-        return core.GameConfig(num_players=len(self.agents), board=self.board)
-
-    def game_seeds(self, first: int, count: int) -> np.ndarray:
-        """The deal seeds of games ``first`` to ``first + count - 1``."""
-        return SEED_BASE + self.seed * 10**9 + first + np.arange(count, dtype=np.int64)
-
-    def recording(self) -> dict:
-        """The settings of ``RECORDING``, as plain data, and the ``DATASET_VERSION`` that plays them (shards
-        of another version, or of a folder that names none, are other games)."""
-        values = asdict(self)
-        return {
-            **{key: list(values[key]) if key == "agents" else values[key] for key in self.RECORDING},
-            "version": DATASET_VERSION,
-        }
 
 
 def _written_here(folder: Path) -> bool:
@@ -253,7 +175,11 @@ def _check_reuse(folder: Path, settings: DatasetSettings) -> None:
     before = _recorded_settings(folder)
     if before.get("version") != DATASET_VERSION:  # (an earlier settings.json may name none; its card does)
         named = before.get("version", _card_version(folder))
-        of = f"version {named}" if named not in (None, DATASET_VERSION) else "an earlier version (its settings.json names none)"  # fmt: skip
+        of = (
+            f"version {named}"
+            if named not in (None, DATASET_VERSION)
+            else "an earlier version (its settings.json names none)"
+        )
         raise ValueError(
             f"{folder} holds games of {of} of the dataset, and this code writes version {DATASET_VERSION} "
             "(another version's games are other games, which one dataset does not mix); choose another --out "
@@ -346,8 +272,10 @@ def _card(settings: DatasetSettings, folder: Path, minari: dict | None) -> dict:
 def _card_text(settings: DatasetSettings) -> dict:
     """What the card says of ``settings`` in words and names, which ``README.md`` shows: ``verify`` requires a
     card's to be these for its settings (``expert_checks.card_text_problem``)."""
-    schema = {name: {field.name: str(field.type) for field in table}
-              for name, table in (("decisions", DECISION_SCHEMA), ("games", GAME_SCHEMA))}  # fmt: skip
+    schema = {
+        name: {field.name: str(field.type) for field in table}
+        for name, table in (("decisions", DECISION_SCHEMA), ("games", GAME_SCHEMA))
+    }
     return {
         "description": (
             f"Every decision of {settings.games} games of Cluedo between {', '.join(settings.agents)} "
@@ -364,11 +292,16 @@ def _card_text(settings: DatasetSettings) -> dict:
 
 def _options(settings: DatasetSettings) -> list[str]:
     """The command line options that give ``settings``."""
-    return [
-        "--agents", ",".join(settings.agents), "--board", settings.board, "--seed", str(settings.seed),
-        "--games", str(settings.games), "--shard-games", str(settings.shard_games),
-        "--minari-episodes", str(settings.minari_episodes), "--out", "<folder>",
-    ]  # fmt: skip
+    options = {
+        "--agents": ",".join(settings.agents),
+        "--board": settings.board,
+        "--seed": str(settings.seed),
+        "--games": str(settings.games),
+        "--shard-games": str(settings.shard_games),
+        "--minari-episodes": str(settings.minari_episodes),
+        "--out": "<folder>",
+    }
+    return [word for option in options.items() for word in option]
 
 
 def build(settings: DatasetSettings, folder: Path, workers: int = 1, progress: bool = True) -> dict:
@@ -446,16 +379,22 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
         return [f"{path}: not a dataset card (no files, rules and counts)"]
     version, files = card.get("version"), card["files"]  # another version's (x.y.z) words are its command's
     plain = version != DATASET_VERSION and re.fullmatch(r"\d+\.\d+\.\d+", str(version))
-    other = [f"{path}: the dataset is of version {version}, and this code writes version {DATASET_VERSION}: only "
-             f"its files' checksums and its games' rows are checked (its card's words, {README} and Minari "
-             "episodes are that version's command's)"] if plain else []  # fmt: skip
+    other = []  # the line saying so, first of a dataset of another version
+    if plain:
+        other.append(
+            f"{path}: the dataset is of version {version}, and this code writes version {DATASET_VERSION}: only "
+            f"its files' checksums and its games' rows are checked (its card's words, {README} and Minari "
+            "episodes are that version's command's)"
+        )
     problems = expert_checks.checksum_problems(folder, files, OWN)
     if problems:
         return other + problems
     if other:  # its shards only: the README's header and the Minari files are that version's
         files = {name: sha for name, sha in files.items() if name.startswith(("decisions/", "games/"))}
     # the replays must read every table the card lists (pandas reads every file of decisions/)
-    shards, problems = expert_checks.unchecked_files(folder, files, MINARI_ID, card["counts"].get("minari_episodes"))  # fmt: skip
+    shards, problems = expert_checks.unchecked_files(
+        folder, files, MINARI_ID, card["counts"].get("minari_episodes")
+    )
     if problems:
         return other + problems
     try:
@@ -464,7 +403,10 @@ def verify(folder: Path, replay: bool = True) -> list[str]:
         return [*other, f"{path}: rules: {error}"]
     agents, names = card.get("agents"), set(AGENTS) - NOT_RECORDED  # (the Minari env seats them)
     if not isinstance(agents, list) or len(agents) != config.num_players or not {*map(str, agents)} <= names:
-        return [*other, f"{path}: agents: not {config.num_players} agent names of {sorted(names)} ({agents!r})"]  # fmt: skip
+        return [
+            *other,
+            f"{path}: agents: not {config.num_players} agent names of {sorted(names)} ({agents!r})",
+        ]
     if other:
         return other + (shard_problems(folder, shards, config, agents) if replay else [])
     try:  # the card's words (README.md shows them): the command's for its settings, and those of its rules
@@ -530,7 +472,7 @@ def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.Argumen
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--version", action="version", version=f"cluedo-env {__version__}")
-    return parser.parse_args(argv), parser  # fmt: skip
+    return parser.parse_args(argv), parser
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -549,15 +491,18 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(1)
         card = json.loads((args.verify / CARD).read_text(encoding="utf-8"))
         counts = card["counts"]
-        print(f"{args.verify}: version {card.get('version')}, {counts.get('games')} games, "
-              f"{counts.get('decisions')} decisions, {counts.get('minari_episodes')} Minari episodes: "
-              "checksums match, every game and Minari episode replays")  # fmt: skip
+        print(
+            f"{args.verify}: version {card.get('version')}, {counts.get('games')} games, "
+            f"{counts.get('decisions')} decisions, {counts.get('minari_episodes')} Minari episodes: "
+            "checksums match, every game and Minari episode replays"
+        )
         return
     if args.workers < 0:
         parser.error(f"--workers must be >= 0, got {args.workers}")
     names = tuple(name.strip() for name in args.agents.split(","))
-    settings = DatasetSettings(names, args.board, args.seed, args.games, args.shard_games,
-                               args.minari_episodes)  # fmt: skip
+    settings = DatasetSettings(
+        names, args.board, args.seed, args.games, args.shard_games, args.minari_episodes
+    )
     try:
         settings.validate()  # (builds each agent: a model loads, seconds)
     except ValueError as error:
@@ -574,8 +519,10 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # Ctrl-C: the workers stopped, the shards written kept
         words = ["python", "-m", "experiments.expert_dataset", *(sys.argv[1:] if argv is None else argv)]
         kept = shards_done(settings, args.out) if args.out.is_dir() else 0
-        print(f"\ninterrupted: {kept} of {settings.games // settings.shard_games} shards kept in {args.out}; "
-              f"to resume: {shlex.join(words)}")  # fmt: skip
+        print(
+            f"\ninterrupted: {kept} of {settings.games // settings.shard_games} shards kept in {args.out}; "
+            f"to resume: {shlex.join(words)}"
+        )
         sys.exit(INTERRUPTED)
     except (ValueError, FolderRefused, WorkerLost, NotWritten) as error:
         message = str(error)
@@ -588,12 +535,16 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {message}", file=sys.stderr)
         sys.exit(1)
     counts = card["counts"]
-    print(f"{args.out}: {counts['games']} games, {counts['decisions']} decisions, {counts['minari_episodes']} "
-          f"Minari episodes, {len(card['files'])} files in {time.time() - start:.0f} s")  # fmt: skip
+    print(
+        f"{args.out}: {counts['games']} games, {counts['decisions']} decisions, {counts['minari_episodes']} "
+        f"Minari episodes, {len(card['files'])} files in {time.time() - start:.0f} s"
+    )
     for name, row in card["outcomes"]["by_agent"].items():
         low, high = row["ci95"]
-        print(f"  {name}: won {row['wins']} of {row['seats']} seats, {row['win_rate']:.1%} "
-              f"[{low:.1%}, {high:.1%}]")  # fmt: skip
+        print(
+            f"  {name}: won {row['wins']} of {row['seats']} seats, {row['win_rate']:.1%} "
+            f"[{low:.1%}, {high:.1%}]"
+        )
 
 
 if __name__ == "__main__":

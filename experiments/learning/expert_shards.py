@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -21,9 +20,7 @@ from experiments.common.extras import WorkerLost
 from experiments.common.interrupts import run_in_pool
 from experiments.learning.expert_checks import replay_problems
 from experiments.learning.expert_rows import DECISION_SCHEMA, GAME_SCHEMA, play_expert_games, write_table
-
-# (a module does not import a command: the settings are experiments.expert_dataset.DatasetSettings)
-DatasetSettings = Any
+from experiments.learning.expert_settings import DatasetSettings
 
 __all__ = ["play_shard", "play_shards", "shard_index", "shard_paths", "shard_problems", "shards_done"]
 
