@@ -24,12 +24,13 @@ goes on is refused in one line before it writes anything.
    teacher a turn, ``game.max_turns`` turns a game), and then its values (legal
    actions, finite observations and targets, at most ``batch`` wins): a run
    folder from elsewhere cannot make the run read more, or report a record
-   its games cannot have. ``run.json`` records each run in the folder: its start, the code (package
-   version, git revision and whether the tree had uncommitted changes) and the batches it found and
-   had to play. A run that reuses batches recorded by other code (``decisions_code``), or by an
+   its games cannot have. ``run.json`` records each run in the folder: its start (UTC, ISO 8601 with
+   the offset), the code (package version, git revision and whether the tree had uncommitted changes)
+   and the batches it found and had to play (their numbers: a batch deleted and played again is the
+   later run's). A run that reuses batches recorded by other code (``decisions_code``), or by an
    imitate that recorded none (one older than ``run.json``, as 0.1.0's), says so in one warning line
-   naming each code and this run's: the teacher's play can change with any revision, and another
-   ``exp_name`` records the decisions again under this code.
+   naming each code with its number of batches and this run's: the teacher's play can change with any
+   revision, and another ``exp_name`` records the decisions again under this code.
 2. **Imitation.** The network (``network``; warm-started from ``init_from`` by
    ``agents.ppo.warm_start``) is fitted to the decisions by maximum likelihood
    (``agents.ppo.imitation.imitate``): ``epochs`` passes, the last ``holdout``
@@ -93,7 +94,14 @@ from cluedo_env import __version__, core
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
 from cluedo_env.whole_files import write_whole
-from experiments.common.code_revision import code_name, code_of, git_revision, read_sessions, same_code
+from experiments.common.code_revision import (
+    code_name,
+    code_of,
+    git_revision,
+    read_sessions,
+    same_code,
+    utc_now,
+)
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.labels import check_distinct_labels
@@ -392,16 +400,18 @@ def _check_reuse(folder: Path, args: ImitateConfig) -> None:
 
 
 def record_session(folder: Path, args: ImitateConfig) -> None:
-    """Add this run to ``folder``'s ``run.json`` (``{"sessions": [...]}``): its start, package version, git
-    revision (``experiments.common.code_revision.git_revision``) and the batches it found and has to
-    play. Where the batches found were recorded by other code (``decisions_code``), print one warning
-    line naming each code with its batches and this run's. With no batch found the earlier sessions
-    are dropped (they left no decisions); a ``run.json`` that cannot be read counts as none."""
+    """Add this run to ``folder``'s ``run.json`` (``{"sessions": [...]}``): its start (``utc_now``: UTC),
+    package version, git revision (``experiments.common.code_revision.git_revision``), the number of
+    batches it found and has to play, and the numbers of those it has to play (``batches_missing``). Where
+    the batches found were recorded by other code (``decisions_code``), print one warning line naming each
+    code with its batches and this run's. With no batch found the earlier sessions are dropped (they left
+    no decisions); a ``run.json`` that cannot be read counts as none."""
     paths = batch_paths(folder / "decisions", args)
-    found = sum(path.is_file() for path in paths)
-    sessions = _read_sessions(folder / RUN_FILE) if found else []
+    held = [number for number, path in enumerate(paths) if path.is_file()]
+    missing = sorted(set(range(len(paths))) - set(held))
+    sessions = _read_sessions(folder / RUN_FILE) if held else []
     code = code_of(git_revision(), __version__)
-    recorded = decisions_code(sessions, found)
+    recorded = decisions_code(sessions, held)
     if any(same_code(v) != same_code(code) for v in recorded):
         played = "; ".join(
             f"{v['batches']} batch{'es' * (v['batches'] != 1)} by "
@@ -414,38 +424,50 @@ def record_session(folder: Path, args: ImitateConfig) -> None:
             "the network is fitted to decisions this code's teacher may not make; give this run another "
             "exp_name to record them again under this code"
         )
-    sessions.append({"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "version": __version__,
+    sessions.append({"started": utc_now(), "version": __version__,
                      "git": {"revision": code["revision"], "dirty": code["dirty"]},
-                     "batches_found": found, "batches_to_play": len(paths) - found})  # fmt: skip
+                     "batches_found": len(held), "batches_to_play": len(missing),
+                     "batches_missing": missing})  # fmt: skip
     write_whole(folder / RUN_FILE, json.dumps({"sessions": sessions}, indent=2) + "\n")
 
 
-def decisions_code(sessions: list[dict], found: int) -> list[dict]:
-    """Which code recorded the ``found`` batches of a folder: ``{"revision", "dirty", "version",
-    "batches"}`` for each code version, in the order they recorded.
+def decisions_code(sessions: list[dict], held: list[int]) -> list[dict]:
+    """Which code recorded the batches of a folder whose numbers are ``held`` (in order): ``{"revision",
+    "dirty", "version", "batches"}`` for each code version, in the order they recorded.
 
-    A session (of ``run.json``) records the batches the folder held when it started
-    (``batches_found``): the batches from one session's count up to the next one's (``found`` after the
-    last) are that session's. Those before the first session are of revision ``"unrecorded"`` (an
-    imitate older than ``run.json``, or its file lost). As in the tournament's ``code_versions``,
-    sessions of one revision and ``dirty`` flag are one code version, and of revision ``"unknown"``
-    (no git) those of one package version."""
-    starts = [session["batches_found"] for session in sessions] + [found]
-    recorded = [(code_of({"revision": "unrecorded"}, None), min(starts[0], found))]
-    recorded += [
-        (code_of(s["git"], s["version"]), end - start) for s, start, end in zip(sessions, starts, starts[1:])
-    ]
+    A session (of ``run.json``) records the numbers of the batches missing when it started
+    (``batches_missing``), which it played: a batch is the last such session's (a batch deleted and played
+    again, the later one's). A batch no session names is, where a session of an imitate older than
+    ``batches_missing`` counted it (``batches_found``: from its count up to the next such session's, by
+    place, as the tournament's ``code_versions`` counts games), that session's; else of revision
+    ``"unrecorded"`` (an imitate older than ``run.json``, or its file lost). As there, sessions of one
+    revision and ``dirty`` flag are one code version, and of revision ``"unknown"`` those of one version."""
+    writer: dict[int, int] = {}  # batch number -> the session that wrote it (-1: none recorded)
+    for number, session in enumerate(sessions):
+        writer |= dict.fromkeys(session.get("batches_missing", ()), number)
+    counted = [(n, s["batches_found"]) for n, s in enumerate(sessions) if "batches_missing" not in s]
+    unnamed = [batch for batch in held if batch not in writer]
+    for place, batch in enumerate(unnamed):
+        writer[batch] = max((number for number, start in counted if start <= place), default=-1)
     versions: dict[tuple, dict] = {}
-    for code, batches in recorded:
-        if batches > 0:
-            versions.setdefault(same_code(code), code | {"batches": 0})["batches"] += batches
+    for number in sorted(writer[batch] for batch in held):
+        session = sessions[number] if number >= 0 else {"git": {"revision": "unrecorded"}, "version": None}
+        code = code_of(session["git"], session["version"])
+        versions.setdefault(same_code(code), code | {"batches": 0})["batches"] += 1
     return list(versions.values())
 
 
 def _read_sessions(path: Path) -> list[dict]:
     """The sessions of ``path`` (a ``run.json``; ``code_revision.read_sessions``: none where it is missing,
-    over 16 MiB or not one this code writes), each with the batches it found."""
-    return read_sessions(path, lambda s: type(s.get("batches_found")) is int and s["batches_found"] >= 0)
+    over 16 MiB or not one this code writes), each with the number of batches it found and, but from an
+    imitate older than ``batches_missing``, the numbers of those it found missing (whole numbers)."""
+
+    def fits(session: dict) -> bool:
+        missing = session.get("batches_missing", [])
+        numbers = [session.get("batches_found"), *missing] if isinstance(missing, list) else [None]
+        return all(type(n) is int and n >= 0 for n in numbers)
+
+    return read_sessions(path, fits)
 
 
 def _recorded(config: DictConfig, key: str) -> object:

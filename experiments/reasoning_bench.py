@@ -39,7 +39,6 @@ repeat them, or say ``trust_files=true`` (``experiments.common.trust.refuse_untr
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import inspect
 import json
@@ -79,6 +78,7 @@ from cluedo_env import __version__
 from cluedo_env.reasoning.score import SCORE_VERSION, public_view, score_answer, summarize, task_game
 from cluedo_env.reasoning.splits import SPLITS, checksum, load_split, sample_tasks
 from cluedo_env.whole_files import write_whole
+from experiments.common.code_revision import utc_now
 from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.interrupts import INTERRUPTED, hydra_command
 from experiments.common.output_paths import file_refusal
@@ -440,7 +440,7 @@ def _report(
         "tasks": len(tasks),
         **_provenance(settings),
         "seconds": round(seconds, 2),
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "date": utc_now(),
         "summary": summary,
     }
     if any(r["counts"] for r in rows):

@@ -65,7 +65,7 @@ killed run's pool workers exit by themselves (``experiments.common.extras.watch_
 it found, and a run asked for fewer games than its folder holds says that its
 report leaves the others out.
 Beside ``games.jsonl``: ``config.yaml`` (the fully resolved config), ``run.json``
-(config hash, the code's git revision and dirty flag, each session), and the
+(config hash, the code's git revision and dirty flag, each session with its start and end in UTC), and the
 report of ``experiments.common.report`` (statistics of ``experiments.common.summary``): ``stats.json``, ``leaderboard.csv``,
 ``lineups.csv``, ``seats.csv``, ``seat_advantage.csv``, ``head_to_head.csv`` (each one table, as
 ``experiments.common.report`` says), ``report.md`` and PNG plots

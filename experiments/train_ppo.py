@@ -73,9 +73,10 @@ input columns it lacked, the belief pieces, start at zero), e.g. the learning ag
 what ``agents.ppo.PPOAgent`` loads); with ``final_eval_games`` > 0 also ``evaluation.json`` (win
 rates with 95% Wilson intervals, ``experiments.learning.evaluation``, and the package version,
 ``cluedo_env_version``). ``run.json`` records each session of the run, the run and each resume
-(``experiments.learning.run_logs.record_session``): its start, the code (package version, git revision
-and whether the tree had uncommitted changes) and the update it started after; a resume on other code
-than the run's earlier sessions (or of a run older than ``run.json``) says so in one warning line.
+(``experiments.learning.run_logs.record_session``): its start (UTC, ISO 8601 with the offset), the code
+(package version, git revision and whether the tree had uncommitted changes) and the update it started
+after; a resume on other code than the run's earlier sessions (or of a run older than ``run.json``) says
+so in one warning line.
 
 Settings: ``configs/train_ppo.yaml`` holds every default; ``TrainConfig`` declares the fields and
 their types only (the schema ``train_ppo_schema`` the YAML starts from). The config and the rollout

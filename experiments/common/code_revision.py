@@ -1,6 +1,6 @@
 """Where the project's code is, and which git revision it is (recorded with each tournament run, imitate
 run and training run, and named in words by ``code_name``); the sessions of an imitate or training run's
-``run.json`` (``read_sessions``).
+``run.json`` (``read_sessions``), and the time a session records (``utc_now``).
 
 ``REPO_ROOT`` is the folder above the project's packages: a checkout's root, or site-packages for
 an installed package.
@@ -8,6 +8,7 @@ an installed package.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -15,7 +16,16 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["REPO_ROOT", "code_name", "code_of", "git_revision", "read_sessions", "readable_code", "same_code"]
+__all__ = [
+    "REPO_ROOT",
+    "code_name",
+    "code_of",
+    "git_revision",
+    "read_sessions",
+    "readable_code",
+    "same_code",
+    "utc_now",
+]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,3 +111,12 @@ def read_sessions(path: Path, fits: Callable[[dict], bool]) -> list[dict]:
         for s in sessions
     )  # fmt: skip
     return sessions if good else []
+
+
+def utc_now() -> str:
+    """The time now as ``run.json`` (each session's ``started``, a tournament session's ``finished``) and
+    the reasoning files record it: ISO 8601 in UTC with its offset, to the second
+    (``2026-12-05T10:00:00+00:00``), so that sessions recorded on machines in other time zones, or either
+    side of a change of the clock, are ordered by it. Earlier files hold local time without an offset;
+    they are read as before (nothing is computed from these times)."""
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

@@ -175,8 +175,9 @@ def _fair_share_text(summary: dict) -> str:
 
 def _markdown_report(summary: dict, meta: dict, figures: dict[str, Path]) -> str:
     lines = ["# Tournament report", ""]
-    if meta.get("runs"):
-        lines += ["Pooled games of: " + ", ".join(_run_text(run, meta) for run in meta["runs"]), ""]
+    if meta.get("runs"):  # a pooled report's runs, or the one folder of games no run.json describes
+        pooled = "Pooled games of: " if len(meta["runs"]) > 1 else "Games of: "
+        lines += [pooled + ", ".join(_run_text(run, meta) for run in meta["runs"]), ""]
     if meta.get("config_hash"):
         lines += [
             f"- config hash `{meta.get('config_hash', '?')}`, cluedo-env {meta.get('version', '?')}, "

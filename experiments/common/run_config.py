@@ -1,7 +1,9 @@
-"""What a tournament folder's ``config.yaml`` says of its games: the rules and the agent behind each label.
+"""What a tournament folder's ``config.yaml`` says of its games: the rules, the agent behind each label, and
+how its line-ups are formed and its deals seeded.
 
 ``experiments.compare`` refuses to pair runs of other rules with it, and ``cluedo-stats`` to pool runs in
-which a player count's rules or a label's agent differ. The file is read with ``yaml.safe_load`` (a folder
+which a player count's rules or a label's agent differ; ``cluedo-stats`` rebuilds from it a run's report
+whose ``stats.json`` is not the run's own. The file is read with ``yaml.safe_load`` (a folder
 may come from elsewhere); one that is missing or unreadable says nothing (None). It is UTF-8; one that is
 not is read in the locale's encoding, in which versions before 0.2 wrote it (cp1252 on Windows, where a path
 or a label with an accent would otherwise make the file say nothing, and runs of other rules be pooled).
@@ -15,7 +17,7 @@ from pathlib import Path
 from cluedo_env.core.config import read_fields
 from experiments.common.extras import missing_extra
 
-__all__ = ["run_agents", "run_rules"]
+__all__ = ["run_agents", "run_plan", "run_rules"]
 
 
 def _config(folder: Path) -> dict | None:
@@ -57,3 +59,12 @@ def run_agents(folder: Path) -> dict[str, dict] | None:
         }
         for a in agents
     }
+
+
+def run_plan(folder: Path) -> dict:
+    """How a run's ``config.yaml`` forms its line-ups and seeds its deals: ``{"mode": ..., "seed": ...}``
+    (``lineup.mode``, a name, and ``seed``, a whole number), each only where the file gives one."""
+    config = _config(folder) or {}
+    lineup = config.get("lineup")
+    mode, seed = lineup.get("mode") if isinstance(lineup, dict) else None, config.get("seed")
+    return ({"mode": mode} if isinstance(mode, str) else {}) | ({"seed": seed} if type(seed) is int else {})

@@ -21,7 +21,11 @@ how many were rejected, from which file, line and field.
 
 The report goes into the only run's folder, or ``--output``: a new or empty folder, one of the runs, or
 the folder of an earlier report (its ``stats.json``); a file, an empty path, or a folder of other files
-(another tournament's, a training run's) is refused before any game is read, in one line.
+(another tournament's, a training run's) is refused before any game is read, in one line. A run's report
+written again keeps what its ``stats.json`` says of the run (its settings, code and timing); where that is
+not the run's own report (a pooled report written into its folder, or none), it is rebuilt from the run's
+own files (``run.json``, ``config.yaml`` and its games), and a pooled report's runs and code are never
+taken for the run's.
 
 What is computed is ``experiments.common.summary`` (its docstring says what each statistic means,
 with the intervals of ``cluedo_env.intervals`` and the ratings of
@@ -46,18 +50,15 @@ from experiments.common.labels import MARKDOWN
 from experiments.common.output_paths import names_text, others_in, path_argument
 from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.report_tables import format_leaderboard
-from experiments.common.run_config import run_agents, run_rules
+from experiments.common.run_config import run_agents, run_plan, run_rules
 from experiments.common.summary import unique_games
-from experiments.common.tournament_code import run_code, runs_code_note
+from experiments.common.tournament_code import code_versions, run_code, run_record, runs_code_note
 
-__all__ = ["POOL_META", "SUBSET_META", "main"]
+__all__ = ["SUBSET_META", "main"]
 
 # What a run's report says of the subset of games.jsonl it counted (games_per_lineup below what the file
 # holds: its ``note``); the report of every game of the file leaves it out.
 SUBSET_META = ("note", "deals_per_lineup")
-# What a pooled report says of its runs' code: not of one run's games, whose report is written again where
-# a pooled report was written into the run's folder.
-POOL_META = ("run_revisions", "code_note")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -109,12 +110,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f"{said}. A game's result can depend on the code, and this report counts every run's games "
                 "together"
             )
-    recorded = _recorded_meta(args.runs[0] / "stats.json") if len(args.runs) == 1 else None
-    if recorded is not None:  # a run's report again: keep what the run recorded, but for its subset
-        subset = (
-            SUBSET_META if "note" in recorded else ()
-        )  # the run left games of the file out, this does not
-        meta = {k: v for k, v in recorded.items() if k not in ("rejected", *POOL_META, *subset)}
+    if len(args.runs) == 1:  # a run's report again: what the run recorded, or rebuilt from its own files
+        meta = _run_meta(args.runs[0], [game for _, game in found]) or meta
     meta |= {"rejected": rejected} if rejected else {}
     meta |= {"note": f"pooled with --mixed: {mixed}"} if mixed else {}
     summary = write_report(records, out, meta=meta, plots=not args.no_plots)
@@ -203,6 +200,32 @@ def _origins(found: Sequence[tuple[Path, dict]]) -> list[tuple[str, str]]:
     return [(str(run), identities[game["config"], tuple(game["seats"])]) for run, game in found]
 
 
+def _run_meta(run: Path, games: list[dict]) -> dict | None:
+    """What a run's report says of the run (``meta``), for its report written again: its ``stats.json``'s,
+    but for what it said of a subset of the games (``SUBSET_META``: this report counts them all); where that
+    is not the run's own report (none, or a pooled report written into the run's folder: it names runs),
+    rebuilt from the run's own files: the config hash and code of its ``run.json`` (the last session's
+    code, games played and time, and the code that played each game), the rules, agents, line-up mode
+    and seed of its ``config.yaml``, and the line-ups of its games. None where the folder has neither its
+    own report nor a ``run.json`` of its games."""
+    recorded = _recorded_meta(run / "stats.json")
+    if recorded is not None and "runs" not in recorded:
+        subset = SUBSET_META if "note" in recorded else ()  # it left games of the file out, this does not
+        return {k: v for k, v in recorded.items() if k not in ("rejected", *subset)}
+    info = run_record(run, games)
+    if info is None:
+        return None
+    sessions, rules, agents = info["sessions"], run_rules(run), run_agents(run)
+    last = sessions[-1] if sessions else {}  # the session that wrote the run's report
+    said = {"git": "git", "version": "version", "games_played_now": "games_played", "elapsed_s": "elapsed_s"}
+    meta = {"config_hash": info["config_hash"], "revisions": code_versions(sessions, games)}
+    meta |= {key: last[field] for key, field in said.items() if field in last}
+    meta |= {"game": rules} if rules is not None else {}
+    meta |= {"agents": agents} if agents is not None else {}
+    meta |= run_plan(run) | {"lineups": list(dict.fromkeys(game["lineup"] for game in games))}
+    return _shown(meta, f"{run}'s run.json and config.yaml")
+
+
 def _recorded_meta(path: Path, quiet: bool = False) -> dict | None:
     """The ``meta`` of a run's earlier ``stats.json`` (how it was run: shown in the report), if it has one
     (a warning where it has none; not with ``quiet``)."""
@@ -217,12 +240,16 @@ def _recorded_meta(path: Path, quiet: bool = False) -> dict | None:
             warnings.warn(f"{path}: not a report of experiments.common.stats (no meta object); its run details "
                           "are left out", RuntimeWarning, stacklevel=2)  # fmt: skip
         return None
-    if (
-        odd := _unprintable(meta)
-    ) is not None:  # a file from elsewhere: its details reach report.md as they are
-        warnings.warn(f"{path}: its run details hold {odd[:80]!r}, which report.md would not show as it is "
+    return _shown(meta, str(path))
+
+
+def _shown(meta: dict, source: str) -> dict | None:
+    """``meta``, read from ``source`` (files from elsewhere: their details reach report.md as they are),
+    or None with a warning where a string of it would not show as it is (``_unprintable``)."""
+    if (odd := _unprintable(meta)) is not None:
+        warnings.warn(f"{source}: its run details hold {odd[:80]!r}, which report.md would not show as it is "
                       f"(a control character or one of {MARKDOWN!r}); they are left out", RuntimeWarning,
-                      stacklevel=2)  # fmt: skip
+                      stacklevel=3)  # fmt: skip
         return None
     return meta
 

@@ -5,7 +5,7 @@ the tree had uncommitted changes, the package version, and the games the folder 
 and lists in the run's report the code versions that played its games (``code_versions``).
 ``run_code`` reads them from a folder for ``experiments.compare`` and a pooled ``cluedo-stats`` report,
 which say where the runs' code differs or is unknown (``runs_code_note``, each run's code in words by
-``versions_name``).
+``versions_name``); ``run_record``, the folder's ``run.json``, for a run's report written again.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from experiments.common.code_revision import code_name, code_of, readable_code, same_code
 from experiments.common.games_file import record_key
 
-__all__ = ["RUN_FILE", "code_versions", "run_code", "runs_code_note", "versions_name"]
+__all__ = ["RUN_FILE", "code_versions", "run_code", "run_record", "runs_code_note", "versions_name"]
 
 RUN_FILE = "run.json"
 
@@ -58,9 +58,16 @@ def run_code(folder: Path, records: Sequence[dict], keep: set | None = None) -> 
 
     ``records``: the folder's games in file order; with ``keep``, only the games whose ``record_key``
     is in it count. Games before the first recorded session are of revision ``"unrecorded"``. None
-    where the folder has no ``run.json`` of these games: none, one that cannot be read as a
-    tournament's (revisions of hex digits or ``"unknown"``), or one of another config hash.
+    where the folder has no ``run.json`` of these games (``run_record``).
     """
+    info = run_record(folder, records)
+    return None if info is None else code_versions(info["sessions"], list(records), keep)
+
+
+def run_record(folder: Path, records: Sequence[dict]) -> dict | None:
+    """The folder's ``run.json`` (its ``config_hash`` and ``sessions``) where it is one of ``records``, the
+    folder's games: None where it has none, one that cannot be read as a tournament's (sessions whose code
+    ``readable_code`` reads: revisions of hex digits or ``"unknown"``), or one of another config hash."""
     try:
         info = json.loads((folder / RUN_FILE).read_bytes())
     except (OSError, ValueError, RecursionError):  # missing, or not JSON
@@ -76,7 +83,7 @@ def run_code(folder: Path, records: Sequence[dict], keep: set | None = None) -> 
             for s in sessions
         )
     )  # fmt: skip
-    return code_versions(sessions, list(records), keep) if good else None
+    return info if good else None
 
 
 def versions_name(versions: list[dict] | None, quote: str = "") -> str:

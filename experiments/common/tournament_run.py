@@ -5,10 +5,10 @@ line, flushed and synced), so a killed run loses at most the chunks in flight; a
 folder again plays only the missing games (``resume``), refusing games of another config. Lines
 that are not game records are set aside (``experiments.common.games_file.read_games``) and their
 games played again. Beside ``games.jsonl``: ``config.yaml``, ``run.json`` (config hash, the code's
-git revision, each session with the number of games the folder held when it started) and the report
-of ``experiments.common.report``, which names each code revision that played the games with its
-number of games (``experiments.common.tournament_code``); a run resumed under other code than earlier
-sessions says so.
+git revision, each session with its start and end in UTC and the number of games the folder held when
+it started) and the report of ``experiments.common.report``, which names each code revision that played
+the games with its number of games (``experiments.common.tournament_code``); a run resumed under other
+code than earlier sessions says so.
 A results file that cannot be written (a full disk, a folder made read-only) stops the run with
 ``NotWritten`` (``experiments.common.write_failures``), the games written before kept.
 
@@ -38,7 +38,7 @@ from cluedo_env.whole_files import write_whole
 from experiments.common import llm_report
 from experiments.common.backends import run_local, run_ray
 from experiments.common.chunks import Job, lineup_id, lineups, plan_chunks
-from experiments.common.code_revision import code_name, code_of, git_revision, same_code
+from experiments.common.code_revision import code_name, code_of, git_revision, same_code, utc_now
 from experiments.common.extras import WorkerLost
 from experiments.common.folder_lock import LOCK_FILE, FolderOfOthers, lock_folder
 from experiments.common.games_file import GAMES_FILE, REJECTED_SUFFIX, GameWriter, read_games, record_key
@@ -236,7 +236,7 @@ def _run_locked(
     with writing(out / "config.yaml"):
         (out / "config.yaml").write_text(hide_url_credentials(yaml), encoding="utf-8")
     session = {
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "started": utc_now(),
         "version": __version__,
         "git": {"revision": code["revision"], "dirty": code["dirty"]},
         "backend": settings.backend,
@@ -304,9 +304,7 @@ def _run_locked(
             if hasattr(results, "close"):
                 results.close()
     elapsed = time.perf_counter() - start
-    session.update(
-        games_played=played, elapsed_s=round(elapsed, 3), finished=time.strftime("%Y-%m-%dT%H:%M:%S")
-    )
+    session.update(games_played=played, elapsed_s=round(elapsed, 3), finished=utc_now())
     _write_json(out / RUN_FILE, run_info)
 
     written = read_games(games_path)

@@ -20,7 +20,14 @@ import numpy as np
 
 from cluedo_env import __version__
 from cluedo_env.whole_files import write_whole
-from experiments.common.code_revision import code_name, code_of, git_revision, read_sessions, same_code
+from experiments.common.code_revision import (
+    code_name,
+    code_of,
+    git_revision,
+    read_sessions,
+    same_code,
+    utc_now,
+)
 
 if TYPE_CHECKING:
     from experiments.learning.run_settings import RunSettings
@@ -63,8 +70,8 @@ def new_run_folder(settings: RunSettings, prefix: str) -> Path:
 
 
 def record_session(run_dir: Path, trained_before: dict[str, int]) -> None:
-    """Add this session of a training run to ``run_dir``'s ``run.json`` (``{"sessions": [...]}``): its start,
-    package version, git revision and whether the tree had uncommitted changes
+    """Add this session of a training run to ``run_dir``'s ``run.json`` (``{"sessions": [...]}``): its start
+    (``utc_now``: UTC), package version, git revision and whether the tree had uncommitted changes
     (``experiments.common.code_revision.git_revision``), and ``trained_before``: how far the run had trained
     when it started (``train_ppo``'s ``update`` and ``global_step``, ``train_rllib``'s ``iteration`` and
     ``agent_steps``, ``train_sb3``'s ``agent_steps``; zeros for a new run, more for a resume).
@@ -92,7 +99,7 @@ def record_session(run_dir: Path, trained_before: dict[str, int]) -> None:
             f"session is {code_name(code)}. What a run learns can change with the code; start a new run to "
             "train under this code alone"
         )
-    sessions.append({"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "version": __version__,
+    sessions.append({"started": utc_now(), "version": __version__,
                      "git": {"revision": code["revision"], "dirty": code["dirty"]},
                      "trained_before": trained_before})  # fmt: skip
     write_whole(run_dir / RUN_FILE, json.dumps({"sessions": sessions}, indent=2) + "\n")

@@ -20,7 +20,7 @@ from agents.ppo.network import NetworkSettings  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
 from experiments.learning.ppo_training import train_config  # noqa: E402
 
-A, B = "a" * 40, "b" * 40  # two revisions
+A, B, C = "a" * 40, "b" * 40, "c" * 40  # three revisions
 UNRECORDED = "unrecorded code (no readable run.json names it: an imitate older than run.json wrote none)"
 ADVICE = (
     "The teacher's play can change with the code, so the network is fitted to decisions this code's teacher "
@@ -113,6 +113,39 @@ def test_a_run_resumed_under_other_code_names_each_codes_batches(
     ]
 
 
+def test_a_batch_deleted_and_played_again_is_the_later_runs(tmp_path, monkeypatch, capsys):
+    """Four batches recorded at revision A, a run of B that found them all, batch 3 deleted: the batches
+    were given to the runs by their count (4 by A, where the folder held 3), and once C played batch 3
+    again and batch 0 was deleted, batches 1 to 3 were still all A's. Each run records the numbers of the
+    batches it found missing, and a batch is the last run's that played it."""
+    args = tiny(tmp_path)
+    args.games = 8  # batches 0 to 3
+    under(monkeypatch, A, False)
+    folder = imitate.run(args)
+    under(monkeypatch, B, False)
+    imitate.run(args)  # found all four: plays none
+    capsys.readouterr()
+    (folder / "decisions" / "batch_00003.npz").unlink()
+    under(monkeypatch, C, False)
+    imitate.run(args)
+    (line,) = warnings(capsys.readouterr().out)
+    assert f"than this run's: 3 batches by revision {A}; this run is revision {C}. " in line
+    (folder / "decisions" / "batch_00000.npz").unlink()
+    imitate.run(args)  # plays batch 0 again
+    (line,) = warnings(capsys.readouterr().out)
+    assert (
+        f"than this run's: 2 batches by revision {A}; 1 batch by revision {C}; this run is revision {C}. "
+        in line
+    )
+    sessions = json.loads((folder / "run.json").read_text())["sessions"]
+    assert [(s["batches_found"], s["batches_missing"]) for s in sessions] == [
+        (0, [0, 1, 2, 3]),
+        (4, []),
+        (3, [3]),
+        (3, [0]),
+    ]
+
+
 def test_a_folder_of_this_code_gets_no_warning(tmp_path, monkeypatch, capsys):
     args = tiny(tmp_path)
     under(monkeypatch, A, True)
@@ -141,13 +174,15 @@ def test_a_folder_of_this_code_gets_no_warning(tmp_path, monkeypatch, capsys):
         ({"sessions": [session("unknown", 0, "0.2.0\x1b[2J", None)]}, f"2 batches by {UNRECORDED}"),
         ({"sessions": [session("unknown", 1, "0.1.0", None)]}, f"1 batch by {UNRECORDED}; 1 batch by revision "
          "unknown (cluedo-env 0.1.0)"),
+        ({"sessions": [session(A, 0), session(B, 3)]}, f"2 batches by revision {A}"),  # one deleted since
     ],
 )  # fmt: skip
 def test_the_code_of_a_scripted_folder(tmp_path, monkeypatch, capsys, run_json, recorded):
     """Without git (an installed package: revision "unknown") the package versions name the code. A
     run.json whose revision or version holds a control character (it would reach the terminal) is not
     one this code writes: its batches count as unrecorded. A first session that found a batch: that one
-    is of code that recorded none."""
+    is of code that recorded none. Sessions of an imitate that recorded only how many batches they found
+    are given the batches by count, never more than the folder holds (3 by A, where it holds 2)."""
     args = tiny(tmp_path)
     (tmp_path / "decisions").mkdir()
     for k in (0, 1):
@@ -161,6 +196,7 @@ def test_the_code_of_a_scripted_folder(tmp_path, monkeypatch, capsys, run_json, 
         f"run's: {recorded}; this run is revision unknown (cluedo-env 0.2.0). {ADVICE}"
     ])  # fmt: skip
     last = json.loads((tmp_path / "run.json").read_text())["sessions"][-1]
-    assert last.pop("started") and last == {
+    assert last.pop("started").endswith("+00:00") and last == {  # in UTC, with the offset
         "version": "0.2.0", "git": {"revision": "unknown", "dirty": None}, "batches_found": 2, "batches_to_play": 0,
+        "batches_missing": [],
     }  # fmt: skip

@@ -124,3 +124,27 @@ def test_a_pooled_report_names_each_runs_code_and_notes_where_it_differs(tmp_pat
     assert "note:" not in capsys.readouterr().out
     meta = json.loads((tmp_path / "seed0" / "stats.json").read_text())["meta"]
     assert "code_note" not in meta and "run_revisions" not in meta
+
+
+def test_a_runs_report_written_again_after_a_pooled_one_in_its_folder_is_the_runs_own(tmp_path, capsys):
+    """A pooled report written into one run's folder (``--output`` that run) replaced the run's
+    stats.json, and the run's report written again from it said "Pooled games of" both runs over the
+    run's games alone, without the run's config, agents or code. It is rebuilt from the run's own files."""
+    for seed in (0, 1):
+        run_tournament(settings(*VS_FIELD, f"seed={seed}", "workers=0"), tmp_path / f"seed{seed}")
+    first, second = tmp_path / "seed0", tmp_path / "seed1"
+    own_report, own_stats = (first / "report.md").read_text(), json.loads((first / "stats.json").read_text())
+    stats.main([str(first), str(second), "--output", str(first), "--no-plots"])
+    assert (first / "report.md").read_text().count("Pooled games of: ") == 1
+    stats.main([str(first), "--no-plots"])
+    assert (first / "report.md").read_text() == own_report
+    again, own_meta = json.loads((first / "stats.json").read_text()), own_stats.pop("meta")
+    rounded = {"elapsed_s": round(own_meta["elapsed_s"], 3)}  # as run.json has it
+    assert again.pop("meta") == own_meta | rounded
+    assert again == own_stats and "Pooled" not in capsys.readouterr().out
+
+    # A folder of games no run.json describes: its report names the folder, and pools nothing.
+    (first / "run.json").unlink()
+    (first / "stats.json").unlink()
+    stats.main([str(first), "--no-plots"])
+    assert f"\nGames of: `{first}`\n" in (first / "report.md").read_text()
