@@ -24,7 +24,8 @@ goes on is refused in one line before it writes anything.
    teacher a turn, ``game.max_turns`` turns a game), and then its values (legal
    actions, finite observations and targets, at most ``batch`` wins): a run
    folder from elsewhere cannot make the run read more, or report a record
-   its games cannot have. ``run.json`` records each run in the folder: its start (UTC, ISO 8601 with
+   its games cannot have. ``run.json`` records each run in the folder
+   (``experiments.learning.imitation_sessions``): its start (UTC, ISO 8601 with
    the offset), the code (package version, git revision and whether the tree had uncommitted changes)
    and the batches it found and had to play (their numbers: a batch deleted and played again is the
    later run's). A run that reuses batches recorded by other code (``decisions_code``), or by an
@@ -93,15 +94,6 @@ from agents.registry import AGENTS, load_named, make_agent
 from cluedo_env import __version__, core
 from cluedo_env.core.config import read_fields
 from cluedo_env.intervals import wilson_interval
-from cluedo_env.whole_files import write_whole
-from experiments.common.code_revision import (
-    code_name,
-    code_of,
-    git_revision,
-    read_sessions,
-    same_code,
-    utc_now,
-)
 from experiments.common.extras import WorkerLost, watch_parent
 from experiments.common.folder_lock import FolderRefused, lock_folder
 from experiments.common.labels import check_distinct_labels
@@ -111,6 +103,7 @@ from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.trust import checked_main, command_settings
 from experiments.common.value_checks import ConfigError, check_agents, check_all_set, exit_on_config_error
 from experiments.learning.evaluation import evaluate, with_intervals
+from experiments.learning.imitation_sessions import record_session
 from experiments.learning.init_from import check_init_from
 from experiments.learning.league import OpponentSettings
 from experiments.learning.run_settings import RunSettings
@@ -121,9 +114,6 @@ DECISION_SEED_BASE = 10**13  # the teacher's deals: apart from training (small) 
 DECISIONS_PER_TURN = 5
 # What a run refused a folder in use is told (lock_folder).
 IN_USE = "Wait for it to finish, or give this run another exp_name"
-RUN_FILE = "run.json"  # each run of the folder: its code and the batches it found (record_session)
-# An imitate older than run.json (cluedo-env 0.1.0 too) recorded no code.
-UNRECORDED = f"unrecorded code (no readable {RUN_FILE} names it: an imitate older than {RUN_FILE} wrote none)"
 
 
 @dataclass
@@ -223,9 +213,15 @@ def play_batch_of_decisions(args: ImitateConfig, index: int, path: str) -> int:
     observations, masks, actions = recorder.decisions()
     target_actions, target_weights = recorder.policy_targets()
     temporary = f"{path}.{os.getpid()}.tmp.npz"
-    np.savez_compressed(temporary, observations=observations, masks=masks, actions=actions,
-                        target_actions=target_actions, target_weights=target_weights,
-                        teacher_wins=int((result.winner == 0).sum()))  # fmt: skip
+    np.savez_compressed(
+        temporary,
+        observations=observations,
+        masks=masks,
+        actions=actions,
+        target_actions=target_actions,
+        target_weights=target_weights,
+        teacher_wins=int((result.winner == 0).sum()),
+    )
     os.replace(temporary, path)  # whole or absent: a killed run leaves no half-written batch
     return int((result.winner == 0).sum())
 
@@ -241,8 +237,13 @@ def collect(args: ImitateConfig, folder: Path) -> None:
     paths = batch_paths(folder, args)
     batches = len(paths)
     todo = [k for k, path in enumerate(paths) if not path.exists()]
-    bar = tqdm(total=batches, initial=batches - len(todo), unit=" batches", desc="teacher games",
-               disable=not args.progress)  # fmt: skip
+    bar = tqdm(
+        total=batches,
+        initial=batches - len(todo),
+        unit=" batches",
+        desc="teacher games",
+        disable=not args.progress,
+    )
     # A worker exits when this process is gone, even killed (watch_parent): nobody else would stop it.
     # Forked, with torch run here (a ppo agent checked, init_from read): safe only because a worker sets
     # torch to one thread before anything else (play_batch_of_decisions), so it never waits on the OpenMP
@@ -302,8 +303,13 @@ def read_batch(path: Path, args: ImitateConfig) -> dict[str, np.ndarray]:
             )
         n = shapes["actions"][0] if len(shapes["actions"]) == 1 else -1
         k = shapes["target_actions"][1] if len(shapes.get("target_actions", ())) == 2 else 1
-        want = {"actions": ((n,), "int64"), "masks": ((n, A), "bool"), "observations": ((n, width), "float32"),
-                "target_actions": ((n, k), "int64"), "target_weights": ((n, k), "float32")}  # fmt: skip
+        want = {
+            "actions": ((n,), "int64"),
+            "masks": ((n, A), "bool"),
+            "observations": ((n, width), "float32"),
+            "target_actions": ((n, k), "int64"),
+            "target_weights": ((n, k), "float32"),
+        }
         for name in [name for name in want if name in shapes]:
             if (shapes[name], headers[name][1].name) != want[name] or (
                 name == "target_actions" and not 1 <= k <= A
@@ -363,11 +369,14 @@ def load_decisions(
     observations, masks, actions = (
         np.concatenate([part[key] for part in parts]) for key in ("observations", "masks", "actions")
     )
-    targets = stack_targets([
-        (part["target_actions"], part["target_weights"]) if "target_actions" in part
-        else one_hot_targets(part["actions"])
-        for part in parts
-    ])  # fmt: skip
+    targets = stack_targets(
+        [
+            (part["target_actions"], part["target_weights"])
+            if "target_actions" in part
+            else one_hot_targets(part["actions"])
+            for part in parts
+        ]
+    )
     return observations, masks, actions, targets, sum(int(part["teacher_wins"]) for part in parts)
 
 
@@ -397,77 +406,6 @@ def _check_reuse(folder: Path, args: ImitateConfig) -> None:
             f"{folder} holds decisions recorded with other {', '.join(changed)}; "
             "give this run another exp_name (or remove that folder)"
         )
-
-
-def record_session(folder: Path, args: ImitateConfig) -> None:
-    """Add this run to ``folder``'s ``run.json`` (``{"sessions": [...]}``): its start (``utc_now``: UTC),
-    package version, git revision (``experiments.common.code_revision.git_revision``), the number of
-    batches it found and has to play, and the numbers of those it has to play (``batches_missing``). Where
-    the batches found were recorded by other code (``decisions_code``), print one warning line naming each
-    code with its batches and this run's. With no batch found the earlier sessions are dropped (they left
-    no decisions); a ``run.json`` that cannot be read counts as none."""
-    paths = batch_paths(folder / "decisions", args)
-    held = [number for number, path in enumerate(paths) if path.is_file()]
-    missing = sorted(set(range(len(paths))) - set(held))
-    sessions = _read_sessions(folder / RUN_FILE) if held else []
-    code = code_of(git_revision(), __version__)
-    recorded = decisions_code(sessions, held)
-    if any(same_code(v) != same_code(code) for v in recorded):
-        played = "; ".join(
-            f"{v['batches']} batch{'es' * (v['batches'] != 1)} by "
-            + (UNRECORDED if v["revision"] == "unrecorded" else code_name(v))
-            for v in recorded
-        )
-        print(
-            f"warning: {folder / 'decisions'} holds decisions of the teacher recorded by other code than this "
-            f"run's: {played}; this run is {code_name(code)}. The teacher's play can change with the code, so "
-            "the network is fitted to decisions this code's teacher may not make; give this run another "
-            "exp_name to record them again under this code"
-        )
-    sessions.append({"started": utc_now(), "version": __version__,
-                     "git": {"revision": code["revision"], "dirty": code["dirty"]},
-                     "batches_found": len(held), "batches_to_play": len(missing),
-                     "batches_missing": missing})  # fmt: skip
-    write_whole(folder / RUN_FILE, json.dumps({"sessions": sessions}, indent=2) + "\n")
-
-
-def decisions_code(sessions: list[dict], held: list[int]) -> list[dict]:
-    """Which code recorded the batches of a folder whose numbers are ``held`` (in order): ``{"revision",
-    "dirty", "version", "batches"}`` for each code version, in the order they recorded.
-
-    A session (of ``run.json``) records the numbers of the batches missing when it started
-    (``batches_missing``), which it played: a batch is the last such session's (a batch deleted and played
-    again, the later one's). A batch no session names is, where a session of an imitate older than
-    ``batches_missing`` counted it (``batches_found``: from its count up to the next such session's, by
-    place, as the tournament's ``code_versions`` counts games), that session's; else of revision
-    ``"unrecorded"`` (an imitate older than ``run.json``, or its file lost). As there, sessions of one
-    revision and ``dirty`` flag are one code version, and of revision ``"unknown"`` those of one version."""
-    writer: dict[int, int] = {}  # batch number -> the session that wrote it (-1: none recorded)
-    for number, session in enumerate(sessions):
-        writer |= dict.fromkeys(session.get("batches_missing", ()), number)
-    counted = [(n, s["batches_found"]) for n, s in enumerate(sessions) if "batches_missing" not in s]
-    unnamed = [batch for batch in held if batch not in writer]
-    for place, batch in enumerate(unnamed):
-        writer[batch] = max((number for number, start in counted if start <= place), default=-1)
-    versions: dict[tuple, dict] = {}
-    for number in sorted(writer[batch] for batch in held):
-        session = sessions[number] if number >= 0 else {"git": {"revision": "unrecorded"}, "version": None}
-        code = code_of(session["git"], session["version"])
-        versions.setdefault(same_code(code), code | {"batches": 0})["batches"] += 1
-    return list(versions.values())
-
-
-def _read_sessions(path: Path) -> list[dict]:
-    """The sessions of ``path`` (a ``run.json``; ``code_revision.read_sessions``: none where it is missing,
-    over 16 MiB or not one this code writes), each with the number of batches it found and, but from an
-    imitate older than ``batches_missing``, the numbers of those it found missing (whole numbers)."""
-
-    def fits(session: dict) -> bool:
-        missing = session.get("batches_missing", [])
-        numbers = [session.get("batches_found"), *missing] if isinstance(missing, list) else [None]
-        return all(type(n) is int and n >= 0 for n in numbers)
-
-    return read_sessions(path, fits)
 
 
 def _recorded(config: DictConfig, key: str) -> object:
@@ -535,13 +473,15 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
         print(f"the earlier run's results and events set aside in {aside} (TensorBoard shows them apart)")
     (folder / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(args)), encoding="utf-8")
     print(f"run folder: {folder}")
-    record_session(folder, args)
+    record_session(folder, batch_paths(folder / "decisions", args))
     start = time.time()
     collect(args, folder / "decisions")
     observations, masks, actions, targets, wins = load_decisions(folder / "decisions", args)
     teacher = teacher_record(wins, -(-args.games // args.batch) * args.batch)
-    print(f"{len(actions)} decisions of the teacher in {teacher['games']} games "
-          f"(it won {teacher['teacher_win_rate']:.1%}), {time.time() - start:.0f} s")  # fmt: skip
+    print(
+        f"{len(actions)} decisions of the teacher in {teacher['games']} games "
+        f"(it won {teacher['teacher_win_rate']:.1%}), {time.time() - start:.0f} s"
+    )
 
     game = args.game.to_game_config()
     network = ActorCritic(game, args.network)
@@ -551,10 +491,19 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
 
     writer = SummaryWriter(str(folder))
     history = []
-    for row in tqdm(imitate(network, observations, masks, actions, args.epochs, args.minibatch,
-                            args.learning_rate, args.seed, args.holdout,
-                            targets if args.targets == "visits" else None),
-                    total=args.epochs, desc="imitation", unit=" epochs", disable=not args.progress):  # fmt: skip
+    epochs = imitate(
+        network,
+        observations,
+        masks,
+        actions,
+        args.epochs,
+        args.minibatch,
+        args.learning_rate,
+        args.seed,
+        args.holdout,
+        targets if args.targets == "visits" else None,
+    )
+    for row in tqdm(epochs, total=args.epochs, desc="imitation", unit=" epochs", disable=not args.progress):
         history.append(row)
         for key in ("loss", "holdout_loss", "holdout_agreement"):
             writer.add_scalar(f"imitation/{key}", row[key], row["epoch"])
@@ -563,11 +512,22 @@ def _run_locked(args: ImitateConfig, folder: Path) -> Path:
         json.dumps(json_ready(history), indent=1, allow_nan=False), encoding="utf-8"
     )
     save_model(folder / "model.pt", network)
-    report = {"cluedo_env_version": __version__, "teacher": teacher, "decisions": len(actions),
-              "imitation": history[-1], "seconds_to_model": time.time() - start}  # fmt: skip
+    report = {
+        "cluedo_env_version": __version__,
+        "teacher": teacher,
+        "decisions": len(actions),
+        "imitation": history[-1],
+        "seconds_to_model": time.time() - start,
+    }
     if args.final_eval_games:
-        results = evaluate(network, game, args.eval_opponents, args.final_eval_games, args.eval_deterministic,
-                           progress=args.progress)  # fmt: skip
+        results = evaluate(
+            network,
+            game,
+            args.eval_opponents,
+            args.final_eval_games,
+            args.eval_deterministic,
+            progress=args.progress,
+        )
         for name, result in with_intervals(results).items():
             writer.add_scalar(f"final_eval/win_rate/{name}", result["win_rate"], len(history))
         report["evaluation"] = results

@@ -26,10 +26,11 @@ import os
 import socket
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from experiments.common.code_revision import utc_now
 
 __all__ = [
     "IN_USE",
@@ -94,8 +95,9 @@ def lock_folder(out: Path, within: Path | None = None, advice: str = IN_USE) -> 
 
     The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows), so it ends
     with the process that holds it: a killed run leaves the file but never a held lock. The file
-    says who holds it, for the message of a run that finds it taken; a run that could not write that
-    line stops at once (``LockNotWritten``) and leaves the file empty and unlocked.
+    says who holds it (its process, host and start: ``utc_now``, as ``run.json``'s), for the message of
+    a run that finds it taken; a run that could not write that line stops at once (``LockNotWritten``)
+    and leaves the file empty and unlocked.
 
     Raises:
         FolderInUse: Another process holds the lock.
@@ -144,7 +146,7 @@ def lock_folder(out: Path, within: Path | None = None, advice: str = IN_USE) -> 
                 f"{out} is in use by another run ({holder or 'another process'}); two runs writing into one "
                 f"folder would do the same work twice and mix their files. {advice}"
             ) from None
-        line = f"pid {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%dT%H:%M:%S')}"
+        line = f"pid {os.getpid()} on {socket.gethostname()}, started {utc_now()}"  # UTC, as run.json's
         try:
             file.seek(0)
             file.truncate()

@@ -13,6 +13,8 @@ times it. It stands on:
   the final evaluation's ``evaluation.json``; also of ``imitate``, ``train_sb3`` and ``train_rllib``.
 - ``checkpoints``: a run's checkpoint files (save, find, read, check their weights).
 - ``init_from``: the model a run's network starts from (``check_init_from``; also of ``imitate``).
+- ``imitation_sessions``: ``imitate``'s sessions in its ``run.json`` (each run's code and the
+  batches it found and played) and which code recorded a folder's decisions (``decisions_code``).
 - ``resume``: what a resumed run is (its checkpoint's config, the values a resume may change,
   the code and options only a checkpoint names).
 - ``run_logs``: the scalars a run logged (TensorBoard, or exported ``training_curves.json``).

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,7 +76,9 @@ def test_a_holder_line_that_cannot_be_written_stops_the_run_and_leaves_the_folde
     monkeypatch.undo()
     assert path.read_text() == ""  # no half line: a run finding it taken would show it as the holder
     with lock_folder(tmp_path):  # no lock left behind: the next run takes the folder
-        assert path.read_text().startswith(f"pid {os.getpid()} on ")
+        line = path.read_text()
+        assert line.startswith(f"pid {os.getpid()} on ")
+        assert re.search(r", started \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$", line)  # in UTC, as run.json's
 
 
 def test_a_lock_file_that_cannot_be_made_is_named_in_one_line(tmp_path, monkeypatch):

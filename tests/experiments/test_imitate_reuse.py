@@ -16,6 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import experiments.imitate as imitate  # noqa: E402
+import experiments.learning.imitation_sessions as imitation_sessions  # noqa: E402
 from agents.ppo.network import NetworkSettings  # noqa: E402
 from experiments.learning.league import OpponentSettings  # noqa: E402
 from experiments.learning.ppo_training import train_config  # noqa: E402
@@ -39,8 +40,8 @@ def tiny(tmp_path):
 
 def under(monkeypatch, revision: str, dirty: bool | None, version: str = "0.2.0") -> None:
     """Runs from now on record ``revision`` as the code's git revision and ``version`` as the package's."""
-    monkeypatch.setattr(imitate, "git_revision", lambda: {"revision": revision, "dirty": dirty})
-    monkeypatch.setattr(imitate, "__version__", version)
+    monkeypatch.setattr(imitation_sessions, "git_revision", lambda: {"revision": revision, "dirty": dirty})
+    monkeypatch.setattr(imitation_sessions, "__version__", version)
 
 
 def session(revision: str, found: int, version: str = "0.2.0", dirty: bool | None = False) -> dict:
@@ -189,7 +190,7 @@ def test_the_code_of_a_scripted_folder(tmp_path, monkeypatch, capsys, run_json, 
         (tmp_path / "decisions" / f"batch_{k:05d}.npz").write_bytes(b"")  # (only counted here)
     (tmp_path / "run.json").write_text(json.dumps(run_json))
     under(monkeypatch, "unknown", None, "0.2.0")
-    imitate.record_session(tmp_path, args)
+    imitation_sessions.record_session(tmp_path, imitate.batch_paths(tmp_path / "decisions", args))
     said = warnings(capsys.readouterr().out)
     assert said == ([] if recorded is None else [
         f"warning: {tmp_path / 'decisions'} holds decisions of the teacher recorded by other code than this "
