@@ -13,10 +13,15 @@ see leaves its text unchanged.
 
 ``rules_summary(config)`` is the rules in a paragraph or two (sent once, e.g.
 as a language model's system message); ``notepad_text`` is the player's
-detective notepad: every card with what the player has seen of it.
+detective notepad: every card with what the player has seen of it. ``seat_text``
+and ``history_text`` are the view's first parts, and ``read_history_text`` reads
+the history's sentences back: the reasoning tasks' loader checks a task's text
+against its other fields with them (``cluedo_env.reasoning.task_check.check_task``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,10 +34,13 @@ from cluedo_env.transcript import location_name, player_name, story
 __all__ = [
     "HISTORY_SKIP",
     "hand_sizes_text",
+    "history_text",
     "not_held_by",
     "notepad_notes",
     "notepad_text",
+    "read_history_text",
     "rules_summary",
+    "seat_text",
     "text_view",
 ]
 
@@ -179,6 +187,36 @@ def notepad_text(config: core.GameConfig, player: int, events: np.ndarray) -> st
     return "\n".join(lines)
 
 
+def seat_text(config: core.GameConfig, player: int, view: np.ndarray) -> str:
+    """The text view's first lines: who ``player`` plays and who the others do, its cards (by card id) and
+    every hand's size, from its private view of the events (its deal's events)."""
+    seats = ", ".join(player_name(config, p) for p in range(config.num_players))
+    dealt = [event for event in ev.read_events(view) if event.kind == ev.DEAL and event.player == player]
+    hand = [event.card for event in dealt if event.card >= 0]
+    cards = ", ".join(config.cards.cards[c] for c in sorted(hand)) or "none"
+    return (
+        f"You are {player_name(config, player)}. Players in turn order: {seats}.\n\n"
+        f"Your cards: {cards}.\n{hand_sizes_text(config, view)}"
+    )
+
+
+_HISTORY_TITLE = "What you have seen so far:"
+_NOTHING_YET = "nothing yet"
+
+
+def history_text(lines: Sequence[str]) -> str:
+    """The text view's history: its title, then one ``"- "`` line per sentence (``"- nothing yet"`` for none)."""
+    return f"{_HISTORY_TITLE}\n" + ("\n".join(f"- {line}" for line in lines) or f"- {_NOTHING_YET}")
+
+
+def read_history_text(text: str) -> list[str] | None:
+    """The sentences of a ``history_text``, or None for text that is not one (``history_text``'s inverse)."""
+    rows = text.split("\n")
+    lines = [row[2:] for row in rows[1:]]
+    lines = [] if lines == [_NOTHING_YET] else lines
+    return lines if history_text(lines) == text else None
+
+
 def text_view(
     state: core.State,
     player: int,
@@ -207,22 +245,12 @@ def text_view(
     """
     config = state.config
     view = core.private_view(np.asarray(events), player)
-    e = config.cards
-    P = config.num_players
     parts = []
     if rules:
         parts.append("RULES\n" + rules_summary(config))
-    seats = ", ".join(player_name(config, p) for p in range(P))
-    parts.append(f"You are {player_name(config, player)}. Players in turn order: {seats}.")
-    dealt = [event for event in ev.read_events(view) if event.kind == ev.DEAL and event.player == player]
-    hand = [event.card for event in dealt if event.card >= 0]
-    cards = ", ".join(e.cards[c] for c in sorted(hand)) or "none"
-    parts.append(f"Your cards: {cards}.\n{hand_sizes_text(config, view)}")
+    parts.append(seat_text(config, player, view))
     if history:
-        lines = story(config, view, skip=history_skip)
-        parts.append(
-            "What you have seen so far:\n" + ("\n".join(f"- {line}" for line in lines) or "- nothing yet")
-        )
+        parts.append(history_text(story(config, view, skip=history_skip)))
     if notepad:
         parts.append(notepad_text(config, player, view))
     parts.append(_table(state, game))

@@ -54,6 +54,7 @@ class CardNames:
             if key in self._ids:
                 raise ValueError(f"card names {self.names[self._ids[key]]!r} and {name!r} are the same name")
             self._ids[key] = card
+        self._exact = {name: card for card, name in enumerate(self.names)}  # the common case, unfolded
 
     def card(self, name: str) -> int:
         """The id of the card of this name (matched case-, accent- and spacing-insensitively).
@@ -61,6 +62,8 @@ class CardNames:
         Raises:
             ValueError: If no card has this name, listing the accepted names.
         """
+        if isinstance(name, str) and name in self._exact:
+            return self._exact[name]
         if not isinstance(name, str) or _fold(name) not in self._ids:
             raise ValueError(f"unknown card name {name!r}; accepted names are {list(self.names)}")
         return self._ids[_fold(name)]

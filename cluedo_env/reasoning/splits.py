@@ -10,7 +10,8 @@ two runs agree exactly when their tasks do.
 The pinned checksums live in ``data/checksums.json``. ``v1`` is frozen: its
 splits must regenerate to their checksums forever. ``v2`` follows its agents
 until it is released; ``python -m experiments.reasoning_splits`` regenerates,
-checks and re-pins a split. Task files are gzip JSON Lines: reading one executes nothing.
+checks and re-pins a split. Task files are gzip JSON Lines: reading one executes nothing, and
+every task of a file that is not a pinned split's is checked (``read_tasks``, ``task_check.check_task``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from cluedo_env import core
+from cluedo_env.reasoning.task_check import check_task
 from cluedo_env.whole_files import whole_file
 
 __all__ = [
@@ -232,29 +234,52 @@ def _regenerate(version: str, name: str, cache: str | Path | None) -> str:
 
 
 def read_tasks(path: str | Path, regenerate: str = _REGENERATE) -> list[dict[str, Any]]:
-    """Tasks from a gzip JSON Lines file (plain JSON: nothing is executed).
+    """Tasks from a gzip JSON Lines file (plain JSON: nothing is executed), each checked.
 
     A line is read up to ``MAX_LINE_BYTES`` and the file up to ``MAX_FILE_BYTES`` (uncompressed): a
-    file from elsewhere cannot make the reading hold more.
+    file from elsewhere cannot make the reading hold more. A file whose lines are a pinned split's
+    (``checksum`` in ``CHECKSUMS``: the split as generated) is that split; the tasks of any other file
+    must each be one ``make_task`` could have written (``cluedo_env.reasoning.task_check.check_task``: its
+    names those of its edition, its players and hand sizes those of its config, its history possible,
+    its text and answer key saying what its other fields do), each with an id of its own.
 
     Raises:
         ValueError: naming the file for a file that is not complete gzip of UTF-8 text
             (truncated, corrupt, not gzip) or is longer than ``MAX_FILE_BYTES``, and its line for a
-            line that is not a JSON object (nested too deeply included) or is longer than ``MAX_LINE_BYTES``.
+            line that is not a JSON object (nested too deeply included), is longer than ``MAX_LINE_BYTES``,
+            or holds a task ``check_task`` refuses (the message names the task, the field and the value)
+            or an id a line before it has.
             A damaged or over-long file's message ends with ``regenerate``, what to do about it
             (``load_split`` gives the command that writes the split afresh over the file).
     """
-    return list(_tasks(path, regenerate))
+    digest = hashlib.sha256()
+    tasks = list(_tasks(path, regenerate, digest))
+    if digest.hexdigest() not in CHECKSUMS.values():  # (a pinned split's file holds the canonical lines)
+        lines: dict[str, int] = {}
+        for number, task in enumerate(tasks, 1):
+            try:
+                check_task(task)
+            except ValueError as error:
+                raise ValueError(f"{path}:{number}: {error}") from None
+            if task["id"] in lines:
+                raise ValueError(
+                    f"{path}:{number}: task id {task['id']!r} is that of line {lines[task['id']]} too"
+                )
+            lines[task["id"]] = number
+    return tasks
 
 
-def _tasks(path: str | Path, regenerate: str = _REGENERATE) -> Iterator[dict[str, Any]]:
-    """The tasks of ``read_tasks``, one at a time (its errors, as the reading reaches them)."""
+def _tasks(path: str | Path, regenerate: str = _REGENERATE, digest: Any = None) -> Iterator[dict[str, Any]]:
+    """The tasks of ``read_tasks``, one at a time (its errors, as the reading reaches them), unchecked;
+    ``digest``, a ``hashlib`` hash, is updated with each line as read."""
     number = size = 0
     try:
         with gzip.open(path, "rb") as lines:
             while line := lines.readline(MAX_LINE_BYTES + 1):
                 number += 1
                 size += len(line)
+                if digest is not None:
+                    digest.update(line)
                 if len(line) > MAX_LINE_BYTES:
                     raise ValueError(
                         f"{path}:{number} is longer than {MAX_LINE_BYTES} bytes (the shipped splits' longest task "

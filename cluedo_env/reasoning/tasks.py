@@ -39,6 +39,9 @@ The fields:
   (a decimal string);
 - ``hardest`` (the hardest label among the facts), ``num_records``, ``tier``;
 - ``game``: the deal seed, line-up, rotation and cut (event rows of the game up to the decision).
+
+``cluedo_env.reasoning.task_check.check_task`` refuses a task that ``make_task`` could not have written:
+``splits.read_tasks`` checks every task of a file from elsewhere with it.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ import numpy as np
 from cluedo_env import core
 from cluedo_env.core import events as ev
 from cluedo_env.core.config import config_fields
-from cluedo_env.inference import HELD, UNKNOWN, Accusation, OwnHand, Record, Seen, Suggestion
+from cluedo_env.inference import HELD, UNKNOWN, Accusation, OwnHand, Record, Seen, Setup, Suggestion
 from cluedo_env.inference.beliefs import beliefs
 from cluedo_env.inference.from_events import RecordMaker, setup_of
 from cluedo_env.reasoning.ladder import LABELS, label_facts
@@ -59,13 +62,16 @@ from cluedo_env.transcript import story
 
 __all__ = [
     "ANSWER_FIELDS",
+    "ANSWER_KEY_FIELDS",
     "LONG_HISTORY",
     "PROVENANCE_FIELDS",
     "SCHEMA_VERSIONS",
     "SOLVER_FIELDS",
     "TEXT_SKIPPED",
     "make_task",
+    "named_entry",
     "named_history",
+    "owner_order",
     "tier_of",
 ]
 
@@ -88,6 +94,8 @@ SOLVER_FIELDS = (
 )
 ANSWER_FIELDS = ("answers", "hardest", "tier")
 PROVENANCE_FIELDS = ("game",)
+# The fields of ``answers``.
+ANSWER_KEY_FIELDS = ("facts", "unknown", "envelope", "probabilities", "num_deals")
 # Movement, dice and weapon tokens carry nothing about the cards: left out of the text.
 TEXT_SKIPPED = (ev.ROLL, ev.MOVE, ev.WEAPON)
 # A history of more records than this makes its task one tier harder.
@@ -106,7 +114,8 @@ def tier_of(hardest: int, num_records: int) -> int:
     return min(4, _LABEL_TIER[hardest] + (num_records > LONG_HISTORY))
 
 
-def _named(record: Record, names: tuple[str, ...], setup: Any) -> dict[str, Any]:
+def named_entry(record: Record, names: tuple[str, ...], setup: Any) -> dict[str, Any]:
+    """One record as a ``deduce_named`` history entry, its cards by ``names`` (the edition's)."""
     if isinstance(record, OwnHand):
         return {"hand": [names[c] for c in record.cards]}
     if isinstance(record, Suggestion):
@@ -127,7 +136,13 @@ def _named(record: Record, names: tuple[str, ...], setup: Any) -> dict[str, Any]
 def named_history(config: core.GameConfig, records: list[Record]) -> list[dict[str, Any]]:
     """Records as ``deduce_named`` history entries, in the edition's card names."""
     setup = setup_of(config)
-    return [_named(r, config.cards.cards, setup) for r in records]
+    return [named_entry(r, config.cards.cards, setup) for r in records]
+
+
+def owner_order(setup: Setup) -> list[int]:
+    """The task format lists owners as players, envelope, table (``score.py`` reads it so): its columns,
+    as owner codes of the inference's grid (players, table, envelope)."""
+    return [*range(setup.num_players), setup.envelope] + ([setup.table] if setup.table is not None else [])
 
 
 def _config_dict(config: core.GameConfig) -> dict[str, Any]:
@@ -198,9 +213,7 @@ def _task_from_view(
     status, label = label_facts(setup, observer, records)
     posterior = beliefs(setup, observer, records)
     probabilities = posterior.probabilities()
-    # The task format lists owners as players, envelope, table (score.py reads it so): its
-    # columns, taken from the inference's (players, table, envelope) by owner code.
-    order = [*range(setup.num_players), setup.envelope] + ([setup.table] if setup.table is not None else [])
+    order = owner_order(setup)
     status, label, probabilities = status[:, order], label[:, order], probabilities[:, order]
     owners = [setup.owner_name(o) for o in order]
     facts = [
@@ -229,7 +242,7 @@ def _task_from_view(
         "players": owners[: setup.num_players],
         "hand_sizes": list(setup.hand_sizes),
         "hand": [names[c] for c in hand],
-        "history": [_named(r, names, setup) for r in records],
+        "history": [named_entry(r, names, setup) for r in records],
         "text": text,
         "answers": {
             "facts": facts,
