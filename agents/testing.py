@@ -46,6 +46,17 @@ agents, on the table every runner uses (``cluedo_env.table.Table``), and checks:
 
 Checks 2, 3, 4 and 7 are made in the first run, 5 and 6 in the second. Each failure raises
 ``AgentCheckError`` naming the check and the agent, an exception the agent raised included.
+
+Agents that ask a model behind a server (the ``llm`` agent) are held to the same checks: their
+decisions must follow from their own state and the server's replies to their requests. A copy cannot
+have the server's state, so where the reply to a request is not a function of the request (a server
+that samples; llama.cpp, whose logits vary with the request before, through its prompt cache), two runs
+and the copies get other replies to the same requests, and checks 5, 6 and 7 fail on the server's
+account. ``same_replies=True`` answers a request sent again during the check with the reply it got the
+first time (``agents.llm.same_replies``): that, and only that, is allowed for. An agent that lost
+notes in a round trip, or read what it may not see, asks otherwise and still fails, the server's new
+reply telling in its choices. The scripted server (``experiments.scripted_chat_server``), whose reply is
+a function of the request, needs no allowance.
 """
 
 from __future__ import annotations
@@ -58,8 +69,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, option_switch
 from agents.baselines.random_agent import RandomAgent
+from agents.llm.same_replies import same_replies as same_replies_block
 from agents.registry import make_agent
 from cluedo_env import core
 from cluedo_env.table import IllegalAction, Table
@@ -86,6 +98,7 @@ def check_agent(
     max_turns: int = 30,
     steps: int = 400,
     seed: int = 0,
+    same_replies: bool = False,
 ) -> None:
     """Check that an agent plays by the batched agent interface (see the module docstring).
 
@@ -99,12 +112,16 @@ def check_agent(
         max_turns: Cap on the games' turns, so that games end and are dealt again.
         steps: Decisions of the batch played per run.
         seed: The agent's seed; deals and masks derive from it.
+        same_replies: Give a model server's reply to a request sent again during the check, by any copy
+            or run, the reply it got the first time (``agents.llm.same_replies``; see the module
+            docstring): for an agent asking a server whose reply to a request is not a function of it.
 
     Raises:
         AgentCheckError: A check failed.
         TypeError: ``agent`` is neither an ``Agent`` nor a name.
-        ValueError: ``games`` is fewer than ``num_players``.
+        ValueError: ``games`` is fewer than ``num_players``, or ``same_replies`` is not True or False.
     """
+    same_replies = option_switch("same_replies", same_replies)
     make = _maker(agent, dict(options or {}), seed)
     config = config or core.GameConfig()
     P = config.num_players
@@ -128,10 +145,11 @@ def check_agent(
         first.close()
     config = config.replace(max_turns=min(config.max_turns, max_turns))  # the check's short games
     run = _Run(make, config, seed * 1000 + np.arange(games), steps, seed, label)
-    real, round_trips = run.play("legal actions", round_trips=True)
-    twin, _ = run.play("hidden information", twin=True)
-    if not _same(real, twin):
-        again, _ = run.play("determinism")
+    with same_replies_block() if same_replies else contextlib.nullcontext():
+        real, round_trips = run.play("legal actions", round_trips=True)
+        twin, _ = run.play("hidden information", twin=True)
+        again = None if _same(real, twin) else run.play("determinism")[0]
+    if again is not None:
         if not _same(real, again):
             raise AgentCheckError(
                 f"determinism: two agents {label} seeded {seed} played the same games differently"

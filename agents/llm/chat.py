@@ -27,8 +27,8 @@ Failures, and what they raise after the retries:
 
 Bounds. Each attempt has a wall-clock deadline of ``timeout_s`` from sending the request to the last byte
 of the reply, whatever the server sends meanwhile (a server that sends one byte a second is cut off at the
-deadline: its socket is shut down); every attempt opens its own connection so that the deadline can reach
-it. A reply body over ``max_reply_bytes`` is refused without reading the rest; the request asks for no
+deadline: its socket is shut down, ``agents.llm.deadline``); every attempt opens its own connection so that
+the deadline can reach it. A reply body over ``max_reply_bytes`` is refused without reading the rest; the request asks for no
 compression (``Accept-Encoding: identity``), and a gzip or deflate body sent anyway is bounded the same
 once uncompressed.
 
@@ -41,18 +41,22 @@ returned with the key's value and the password redacted too, since transcripts a
 the query's values, which may be words a reply uses). httpx sends a user in ``base_url`` as
 ``Authorization: Basic``, dropping any other, so such a ``base_url`` is refused (``ValueError``) while
 ``api_key_env`` holds a key: give one or the other.
+
+Copies. A client pickles (and deep-copies) as the options it was made with: never the API key, which the
+copy reads again from the environment variable ``api_key_env`` names, and never a connection (the copy
+opens its own).
+
+Same replies. Inside ``with agents.llm.same_replies.same_replies():`` a request that any client sent before
+in the block gets the reply it got then (``agents.testing.check_agent(..., same_replies=True)``).
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import math
 import os
 import re
-import socket
-import threading
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -61,7 +65,9 @@ from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
 
 import httpx
 
+from agents.llm.deadline import Deadline
 from agents.llm.errors import START_A_SERVER, ChatError, ChatReplyError, ChatUnreachable, secret_query_value
+from agents.llm.same_replies import reply_once
 
 __all__ = [
     "ECHO_CHARS",
@@ -131,47 +137,6 @@ def add_reply_counts(counts: dict[str, int], reply: ChatReply) -> None:
     """Add ``reply``'s tokens and network retries (``REPLY_COUNTS``) to ``counts``, which has those keys."""
     for name in REPLY_COUNTS:
         counts[name] += getattr(reply, name)
-
-
-class _Deadline:
-    """Shuts down the sockets of one attempt when its time is up (they are learnt from httpcore's trace)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.expired = False
-        self._lock = threading.Lock()
-        self._sockets: list[socket.socket] = []
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def trace(self, event: str, info: dict[str, Any]) -> None:
-        """httpcore's ``trace`` extension: keep the socket of each connection made for the attempt."""
-        if event not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
-            return
-        sock = info["return_value"].get_extra_info("socket")
-        if sock is None:
-            return
-        with self._lock:
-            self._sockets.append(sock)
-            expired = self.expired
-        if expired:
-            _shut(sock)
-
-    def _expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            sockets = list(self._sockets)
-        for sock in sockets:
-            _shut(sock)
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-
-
-def _shut(sock: socket.socket) -> None:
-    """Wake any read blocked on ``sock`` (``shutdown``, unlike ``close``, does) and end the connection."""
-    with contextlib.suppress(OSError):  # closed already
-        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _token_count(usage: dict[str, Any], name: str) -> int:
@@ -316,6 +281,20 @@ class ChatClient:
         api: str = "chat",
         stop: list[str] | tuple[str, ...] | None = None,
     ) -> None:
+        # what a pickled client keeps (``__getstate__``): not the key, which is read again when unpickled
+        self._options = {
+            "base_url": base_url,
+            "model": model,
+            "api_key_env": api_key_env,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "timeout_s": timeout_s,
+            "network_retries": network_retries,
+            "backoff_s": backoff_s,
+            "max_reply_bytes": max_reply_bytes,
+            "api": api,
+            "stop": stop,
+        }
         if api not in APIS:
             raise ValueError(f"api must be one of {list(APIS)}, got {api!r}")
         if stop is not None and (
@@ -395,7 +374,7 @@ class ChatClient:
             body["prompt"] = plain_prompt(messages)
         if self.stop:
             body["stop"] = self.stop
-        return self._request(self._url, body)
+        return reply_once(self._url, body, lambda: self._request(self._url, body))
 
     def score_next(self, prompt: str, top: int = 20, candidates: tuple[str, ...] = ()) -> ChatReply:
         """One token after ``prompt`` (``/completions``, temperature 0) with the ``top`` most likely ones.
@@ -411,7 +390,8 @@ class ChatClient:
         """
         check_top(top)
         body = {"model": self.model, "prompt": prompt, "temperature": 0.0, "max_tokens": 1, "logprobs": top}
-        return self._request(self._completions_url, body, logprobs=True)
+        url = self._completions_url
+        return reply_once(url, body, lambda: self._request(url, body, logprobs=True))
 
     def _request(self, url: str, body: dict[str, Any], logprobs: bool = False) -> ChatReply:
         """One request, with its retries (see the module docstring)."""
@@ -483,7 +463,7 @@ class ChatClient:
             _BadReply: the body is longer than ``max_reply_bytes`` (or compressed in a way not asked for).
             httpx.TransportError: the connection failed.
         """
-        deadline = _Deadline(self.timeout_s)
+        deadline = Deadline(self.timeout_s)
         too_slow = TimeoutError(f"no complete reply within timeout_s={self.timeout_s:g} s")
         limit = self.max_reply_bytes
         try:
@@ -534,6 +514,14 @@ class ChatClient:
     def close(self) -> None:
         """Close the connection pool."""
         self._http.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickled client is the options it was made with: no connection, no API key."""
+        return dict(self._options)
+
+    def __setstate__(self, options: dict[str, Any]) -> None:
+        """Made again from its options: the key read again from ``api_key_env``, its own connections."""
+        self.__init__(**options)
 
 
 def _decoded(raw: bytes, headers: httpx.Headers, limit: int) -> bytes:

@@ -63,6 +63,17 @@ deals the game was played in. With ``record_dir`` set, each decision is also
 appended to ``<record_dir>/game<deal seed>-seed<agent's batch seed>-P<seat>.jsonl``
 as soon as it is taken.
 
+Copies. ``state_dict()`` holds, besides the base class's seed, seats and
+generator, the batch seed and each game's notes: the events the seat has seen,
+its counts, its transcript and the fallback's generator; an agent loaded with it
+(``load_state_dict``) asks the model the same prompts and appends to the same
+record files, and ``game_reports()`` goes on where the saved agent's stood. A
+pickled (or deep-copied) agent keeps the same and its chat client's options,
+never the API key (read again from ``api_key_env``) nor a connection. A copy
+then sends the saved agent's requests and, given the same replies, chooses as it
+would; a server whose reply to a request varies (sampling, llama.cpp's prompt
+cache) is allowed for by ``agents.testing.check_agent(..., same_replies=True)``.
+
 Concurrency. The decisions of the games of a batch that wait on this agent at
 the same step are sent together, ``concurrency`` requests at a time.
 
@@ -74,6 +85,7 @@ models, ``base`` for base models), or a folder of your own holding ``system.txt`
 
 from __future__ import annotations
 
+import copy
 import json
 import string
 import time
@@ -207,6 +219,7 @@ class LLMAgent(Agent):
         self.prompts = load_prompts(prompts)
         self.record_dir = Path(record_dir) if record_dir is not None else None
         self._pool: ThreadPoolExecutor | None = None
+        self._batch_seed = seed
         self._events: list[list[np.ndarray]] = []
         self._counts: list[dict[str, int]] = []
         self._transcripts: list[dict] = []
@@ -392,6 +405,45 @@ class LLMAgent(Agent):
         if self.fallback == "first":
             return int(choices[0])
         return int(self._rngs[b].choice(choices))
+
+    # --- copies ---------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """The base class's, the batch seed, and each game's notes: the events seen, the counts, the
+        transcript and the fallback's generator (see the module docstring)."""
+        empty = np.zeros((0, len(ev.EVENT_FIELDS)), dtype=np.int16)
+        return {
+            **super().state_dict(),
+            "batch_seed": self._batch_seed,
+            "games": [
+                {
+                    "events": np.concatenate(rows) if rows else empty,
+                    "counts": dict(counts),
+                    "transcript": copy.deepcopy(transcript),
+                    "rng": rng.bit_generator.state,
+                }
+                for rows, counts, transcript, rng in zip(
+                    self._events, self._counts, self._transcripts, self._rngs, strict=True
+                )
+            ],
+        }
+
+    def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(config, state)
+        games = state["games"]
+        if len(games) != len(self.seats):
+            raise ValueError(f"the state holds {len(games)} games' notes for {len(self.seats)} seats")
+        self._batch_seed = state["batch_seed"]
+        for b, game in enumerate(games):
+            events = np.asarray(game["events"], dtype=np.int16)
+            self._events[b] = [events] if len(events) else []
+            self._counts[b] = dict(game["counts"])
+            self._transcripts[b] = copy.deepcopy(game["transcript"])
+            self._rngs[b].bit_generator.state = game["rng"]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its request threads (started again at its next ``act``)."""
+        return {**self.__dict__, "_pool": None}
 
     # --- reports --------------------------------------------------------------------
 

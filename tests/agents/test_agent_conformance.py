@@ -18,10 +18,6 @@ from cluedo_env import core
 # Agents that need something outside the test. The model-playing agents get a small untrained
 # model written here instead (``model_options``).
 NEEDS = {"human": "a person at the terminal"}
-# Known failures (the rest of the check passes), left to the issues that rework these agents.
-KNOWN = {
-    "llm": r"round trips: .* cannot be pickled",  # it holds an open HTTP client
-}
 MODEL_GAME = core.GameConfig(num_players=3, max_turns=40)  # the game of the models written here
 
 
@@ -59,13 +55,9 @@ def test_every_registered_agent_conforms(name, tmp_path):
         if name == "llm":
             from experiments.scripted_chat_server import ScriptedChatServer
 
-            server = stack.enter_context(ScriptedChatServer(["valid"]))
+            server = stack.enter_context(ScriptedChatServer(["valid"]))  # replies by request alone
             options = {"base_url": server.url, "backoff_s": 0.0}
-        if name in KNOWN:
-            with pytest.raises(AgentCheckError, match=KNOWN[name]):
-                check_agent(name, config, options=options)
-        else:
-            check_agent(name, config, options=options)
+        check_agent(name, config, options=options)
 
 
 def test_a_users_agent_by_import_path_and_as_an_instance():

@@ -7,19 +7,24 @@ report follow from the script exactly, whatever the order of the requests.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import pickle
 import socket
+import string
 
 import numpy as np
 import pytest
 
 from agents.arena import play_batch
 from agents.baselines.notepad_agent import NotepadAgent
+from agents.baselines.random_agent import sample_legal
 from agents.llm import llm_agent
 from agents.llm.chat import ChatClient, ChatError, ChatUnreachable
 from agents.llm.llm_agent import LLMAgent
 from agents.registry import make_agent
+from agents.testing import AgentCheckError, check_agent
 from cluedo_env import core
 from cluedo_env.commands import parse_command
 from cluedo_env.text import text_view
@@ -192,6 +197,170 @@ def test_record_dir_gets_each_decision_as_it_is_taken(tmp_path):
         again, _ = play(server, seeds=(0,), record_dir=str(tmp_path / "records"))
     lines = [json.loads(line) for line in files[0].read_text().splitlines()]
     assert lines == again.game_reports()[0][1]["decisions"]
+
+
+def play_until_it_decides(
+    agent: LLMAgent, steps: int, seeds=(3, 4)
+) -> tuple[core.State, np.ndarray, np.ndarray]:
+    """A batch with the llm agent at seat 0 and random players elsewhere, played ``steps`` steps and on to
+    the agent's next decision: the state, the games where it decides and their mask (``act`` not called)."""
+    seats = np.zeros(len(seeds), dtype=np.int64)
+    state = core.init(CONFIG, np.array(seeds))
+    agent.reset(CONFIG, seats)
+    agent.observe(state, core.private_view(state.events, seats[:, None]))
+    rng = np.random.default_rng(0)
+    for step in range(10 * steps):
+        mask = core.legal_action_mask(state)
+        mine = np.flatnonzero(~state.done & (state.current_player == seats))
+        if step >= steps and len(mine):
+            return state, mine, mask[mine]
+        actions = sample_legal(rng, mask)
+        if len(mine):
+            actions[mine] = agent.act(state, mine, mask[mine])
+        core.step(state, actions)
+        agent.observe(state, core.private_view(state.events, seats[:, None]))
+    raise AssertionError("the agent had no decision to make")
+
+
+def test_an_agent_loaded_from_state_dict_goes_on_with_the_reports_and_the_record_files(tmp_path):
+    """state_dict held the seed, seats and generator only: a loaded agent had forgotten what it had seen (its
+    prompts lost the game's history), its counts and transcripts, and its first decision wrote its record
+    files anew, over the saved agent's decisions."""
+    records = tmp_path / "records"
+    with ScriptedChatServer(["malformed", "valid"]) as server:
+        options = {"seed": 5, "base_url": server.url, "backoff_s": 0.0, "record_dir": str(records)}
+        agent = LLMAgent(**options)
+        state, games, mask = play_until_it_decides(agent, 40)
+        saved = agent.state_dict()
+        loaded = LLMAgent(**options)
+        loaded.load_state_dict(CONFIG, copy.deepcopy(saved))
+        assert loaded.game_reports() == agent.game_reports() and totals(agent)["decisions"] > 4
+        before = len(server.log)
+        chosen = agent.act(state, games, mask).tolist()
+        asked = len(server.log)
+        assert loaded.act(state, games, mask).tolist() == chosen
+        agent.close()
+        loaded.close()
+    prompts = [e["last_user"] for e in server.log]
+    assert sorted(prompts[before:asked]) == sorted(prompts[asked:])  # the same prompts, history and all
+    game = int(games[0])
+    earlier = saved["games"][game]["transcript"]["decisions"]
+    decision = loaded.game_reports()[game][1]["decisions"][-1]
+    assert agent.game_reports()[game][1]["decisions"] == [*earlier, decision]
+    (file,) = records.glob(f"game{int(state.seed[game])}-*.jsonl")  # the saved agent's, then the copy's
+    assert [json.loads(line) for line in file.read_text().splitlines()] == [*earlier, decision, decision]
+
+
+@pytest.mark.parametrize(
+    ("script", "options"),
+    [
+        (["malformed", "final"], {"max_invalid_replies": 1}),  # an error answered in the conversation
+        (["malformed"], {"max_invalid_replies": 1, "forfeit_after": 3}),  # fallbacks, then forfeits
+    ],
+    ids=["retries", "fallbacks-and-forfeits"],
+)
+def test_the_llm_agent_passes_the_agent_check(script, options):
+    """Copied through state_dict or pickle mid-game, it chooses as the original does (it failed: it could
+    not be pickled, and a copy loaded from state_dict had lost each game's history, counts and generator)."""
+    with ScriptedChatServer(script) as server:
+        check_agent("llm", options={"base_url": server.url, "backoff_s": 0.0, **options})
+
+
+class Forgetful(LLMAgent):
+    """Leaves one of each game's notes out of ``state_dict`` (``forget``: events, counts or rng)."""
+
+    def __init__(self, forget: str, **options) -> None:
+        super().__init__(**options)
+        self.forget = forget
+
+    def state_dict(self) -> dict:
+        saved = super().state_dict()
+        for game in saved["games"]:
+            forgotten = {
+                "events": game["events"][:0],
+                "counts": dict.fromkeys(game["counts"], 0),
+                "rng": np.random.default_rng(99).bit_generator.state,
+            }
+            game[self.forget] = forgotten[self.forget]
+        return saved
+
+
+class SamplingServer(ScriptedChatServer):
+    """The scripted server, but a prompt asked again may get another command, as from a model that samples
+    (or llama.cpp, whose logits vary with the request before): each reply also hashes the number of requests
+    before it."""
+
+    def _answer(self, messages: list[dict]) -> dict:
+        last = max(i for i, m in enumerate(messages) if m.get("role") == "user")
+        told = {**messages[last], "content": f"{messages[last]['content']}\n\n(request {len(self.log)})"}
+        return super()._answer([*messages[:last], told, *messages[last + 1 :]])
+
+
+def test_against_a_sampling_server_the_check_allows_for_other_replies_with_same_replies():
+    """Two agents alike get other replies to the same prompts: the check fails on the server's account
+    unless a request asked again gets the reply it got the first time."""
+    with SamplingServer(["valid"]) as server:
+        options = {"base_url": server.url, "backoff_s": 0.0}
+        with pytest.raises(AgentCheckError, match=r"^determinism: two agents LLMAgent"):
+            check_agent("llm", options=options)
+        check_agent("llm", options=options, same_replies=True)
+    with pytest.raises(ValueError, match="same_replies must be True or False, got 'yes'"):
+        check_agent("random", same_replies="yes")
+
+
+@pytest.mark.parametrize(
+    ("forget", "script", "options"),
+    [
+        ("events", ["valid"], {}),  # the prompts lose the game's history
+        ("rng", ["malformed"], {"max_invalid_replies": 0}),  # every decision the fallback's random choice
+        ("counts", ["malformed"], {"max_invalid_replies": 0, "forfeit_after": 4}),  # the forfeits forgotten
+    ],
+)
+def test_with_same_replies_the_check_still_catches_an_llm_agent_that_leaves_notes_out_of_state_dict(
+    forget, script, options
+):
+    with SamplingServer(script) as server:
+        agent = Forgetful(forget, base_url=server.url, backoff_s=0.0, concurrency=1, **options)
+        with pytest.raises(
+            AgentCheckError, match=r"^round trips: after load_state_dict\(state_dict\(\)\), LLMAgent"
+        ):
+            check_agent(agent, same_replies=True)
+
+
+class SeedTeller(LLMAgent):
+    """Tells the model each game's deal seed, which deals every hand again: it reads what it may not see."""
+
+    def _decide(self, state: core.State, b: int, legal: np.ndarray) -> int:
+        decision = self.prompts["decision"]  # (one request at a time: concurrency=1)
+        told = string.Template(f"Game {int(state.seed[b])}.\n{decision.template}")
+        self.prompts = {**self.prompts, "decision": told}
+        try:
+            return super()._decide(state, b, legal)
+        finally:
+            self.prompts = {**self.prompts, "decision": decision}
+
+
+def test_with_same_replies_the_check_still_catches_an_llm_agent_that_reads_the_seed():
+    with SamplingServer(["valid"]) as server:
+        agent = SeedTeller(base_url=server.url, backoff_s=0.0, concurrency=1)
+        with pytest.raises(
+            AgentCheckError, match=r"^hidden information: LLMAgent.* reads what it may not see"
+        ):
+            check_agent(agent, same_replies=True)
+
+
+def test_a_pickled_agent_holds_no_api_key_and_reads_it_again(monkeypatch):
+    """A pickle (a checkpoint, a worker's copy) is a file people move around: the key stays in the environment."""
+    monkeypatch.setenv("CLUEDO_TEST_KEY", "sk-test-pickled-123")
+    agent = LLMAgent(base_url="http://127.0.0.1:9/v1", api_key_env="CLUEDO_TEST_KEY")
+    pickled = pickle.dumps(agent)
+    assert b"sk-test-pickled-123" not in pickled
+    monkeypatch.setenv("CLUEDO_TEST_KEY", "sk-test-other-456")
+    for copied in (pickle.loads(pickled), copy.deepcopy(agent)):
+        assert copied.client._http.headers["authorization"] == "Bearer sk-test-other-456"
+        assert copied.client.url == agent.client.url and copied._pool is None
+        copied.close()
+    agent.close()
 
 
 def test_network_failures_are_retried_and_counted():
