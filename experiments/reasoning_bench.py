@@ -1,6 +1,7 @@
-"""Score a solver on a reasoning-benchmark split: table, report, plots, leaderboard.
+"""Score a solver on a reasoning-benchmark split or a task file: table, report, plots, leaderboard.
 
     python -m experiments.reasoning_bench solver=beliefs split=dev
+    python -m experiments.reasoning_bench solver=beliefs tasks_file=my_tasks.jsonl.gz
     python -m experiments.reasoning_bench solver=my_package.my_module:solve split=test
     python -m experiments.reasoning_bench solver=llm llm.base_url=http://127.0.0.1:8000/v1 llm.model=my-model limit=50
 
@@ -29,12 +30,18 @@ intervals, the number of tasks and of games, and ``intervals``: how they were dr
 the line name what scored them, from the scores file's settings (``_provenance``): ``tasks_sha256``,
 ``score_version``, ``files`` (a solver's own file or prompts, where there are) and ``cluedo_env_version``.
 
+A task file of your own (``tasks_file=PATH``, ``cluedo_env.reasoning.splits.write_tasks``) is scored as a
+split is; a file ``read_tasks`` refuses, or of no task or two versions, stops the command in one line
+(``config error: tasks_file...``) before anything is written. Its run is of split ``file`` and its tasks'
+version (``version`` and ``split`` are not read), goes to ``outputs/reasoning/file-<name>`` by default and
+names the file and its checksum (``tasks_file``, ``tasks_file_sha256``: ``common.reasoning_tasks``).
+
 Files from elsewhere. A config file of a folder of yours (``--config-dir DIR --config-name
 mine``) may not choose what reaches the network, the file system or code: a solver that does
 (``llm``, an import path), the llm solver's options that name a place (``base_url``,
 ``api_key_env``, ``prompts``: ``agents.registry.OUTSIDE_OPTIONS``), or a path (``cache``,
-``output_dir``, ``leaderboard``) other than this command's own default. The command line must
-repeat them, or say ``trust_files=true`` (``experiments.common.trust.refuse_untrusted_options``).
+``output_dir``, ``leaderboard``, ``tasks_file``) other than this command's own default. The command line
+must repeat them, or say ``trust_files=true`` (``experiments.common.trust.refuse_untrusted_options``).
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ from tqdm import tqdm
 try:  # modules of an extra: a core-only install is told which extra to install
     import hydra
     from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
 
     from experiments.common.reasoning_plots import (
         INTERVALS,
@@ -84,6 +92,7 @@ from experiments.common.interrupts import INTERRUPTED, hydra_command
 from experiments.common.output_paths import file_refusal
 from experiments.common.reasoning_scores import json_text, llm_identity, scored_before
 from experiments.common.reasoning_solvers import check_import_path, check_llm_options, known_solvers
+from experiments.common.reasoning_tasks import default_output_dir, read_task_file
 from experiments.common.request_logs import quiet_request_logs
 from experiments.common.shipped_configs import SHIPPED_CONFIGS
 from experiments.common.task_generation import generate
@@ -109,19 +118,23 @@ class ReasoningBenchConfig:
             ``agents.llm.solver.LLMSolver``), used when ``solver=llm``.
         version: Benchmark version (``v2``; ``v1`` stays available).
         split: ``dev`` or ``test``.
+        tasks_file: Score the tasks of this task file instead of a split (gzip JSON Lines,
+            ``cluedo_env.reasoning.splits.write_tasks``; ``version`` and ``split`` are then the file's:
+            ``experiments.common.reasoning_tasks.read_task_file``); None: the split's.
         limit: Score a sample of ``limit`` tasks with the split's mix of tiers, drawn with ``seed``
             (``cluedo_env.reasoning.splits.sample_tasks``; None: all).
         resamples: Bootstrap resamples.
         seed: Seed of the sample (``limit``) and of the bootstrap.
         cache: Folder where splits not shipped are generated.
         output_dir: Reports go to ``<output_dir>/<solver>/`` (``llm-<model>/`` for the llm solver);
-            None: ``outputs/reasoning/<version>-<split>``, as the command's config says.
+            None: ``outputs/reasoning/<version>-<split>``, or ``file-<name>`` for a ``tasks_file``, as the
+            command's config says (``reasoning_tasks.default_output_dir``).
         leaderboard: JSON Lines file one result line is appended to (with ``games``, the number of
             games the tasks were cut from, and ``intervals``, how the figures' intervals were drawn).
         progress: Show progress bars.
         resume: Go on from the tasks already scored by a run of the same settings (solver, its
-            options but those of transport, ``reasoning_scores.TRANSPORT_OPTIONS``, split, limit, seed,
-            the scoring's version),
+            options but those of transport, ``reasoning_scores.TRANSPORT_OPTIONS``, split or task file,
+            limit, seed, the scoring's version),
             kept a line per task as they come in
             ``<output_dir>/<solver>/scores-<hash of the settings>.jsonl``; ``false`` starts over.
         trust_files: Take the solver, its options that name a place and the paths from a config
@@ -133,6 +146,7 @@ class ReasoningBenchConfig:
     llm: dict[str, Any] = field(default_factory=dict)
     version: str = "v2"
     split: str = "dev"
+    tasks_file: str | None = None
     limit: int | None = None
     resamples: int = 1000
     seed: int = 0
@@ -164,6 +178,8 @@ class ReasoningBenchConfig:
             raise ConfigError(
                 f"no split version={self.version!r} split={self.split!r}; the splits are {splits}"
             )
+        if self.tasks_file is not None and not str(self.tasks_file).strip():
+            raise ConfigError(f"tasks_file must be the path of a task file or null, got {self.tasks_file!r}")
         if self.limit is not None and (
             not isinstance(self.limit, int) or isinstance(self.limit, bool) or self.limit < 1
         ):
@@ -183,6 +199,7 @@ class ReasoningBenchConfig:
 
 
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
+OmegaConf.register_new_resolver("reasoning_output_dir", default_output_dir, replace=True)  # (the YAML's)
 
 
 ERROR_CHARS = 500  # of a solver's error kept in its task's line of the scores file
@@ -235,17 +252,17 @@ def _intervals(summary: dict[str, Any]) -> str:
     return INTERVALS.format(units="games" if "games" in summary["overall"] else "tasks")
 
 
-def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict[str, Any]]) -> dict[str, Any]:
+def _run_settings(cfg: ReasoningBenchConfig, tasks: list[dict], source: dict[str, Any]) -> dict[str, Any]:
     """What makes two runs' per-task lines interchangeable, the first line of their scores file:
     the solver, its options but those of transport (``reasoning_scores.llm_identity``: ``base_url``
-    without its credentials), the very tasks (their checksum: a regenerated split is new), the scoring's
-    version (``SCORE_VERSION``: lines scored otherwise are another run's) and, for a solver of the user's,
-    its code (``_user_files``: edited, its answers are another run's)."""
+    without its credentials), where the tasks come from (``source``: ``_tasks``), the very tasks (their
+    checksum: a regenerated split is new), the scoring's version (``SCORE_VERSION``: lines scored
+    otherwise are another run's) and, for a solver of the user's, its code (``_user_files``: edited, its
+    answers are another run's)."""
     settings = {
         "solver": cfg.solver,
         "llm": llm_identity(dict(cfg.llm)) if cfg.solver == "llm" else {},
-        "version": cfg.version,
-        "split": cfg.split,
+        **source,
         "limit": cfg.limit,
         "seed": cfg.seed,
         "tasks": checksum(tasks),
@@ -368,16 +385,13 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
     Each task's score goes to ``<output_dir>/<solver>/scores-<hash>.jsonl`` as it comes, so a
     stopped run of the same settings goes on where it stopped (``resume``)."""
     cfg.validate()
-    try:  # (a cached split that is not the split's is generated again: load_split)
-        tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
-    except ValueError as error:  # a shipped file damaged, a generator that no longer gives the pinned tasks
-        raise SplitRefused(str(error)) from None
+    tasks, source = _tasks(cfg)
     if cfg.limit is not None:  # a sample of the split's mix of tiers, not its first tasks
         tasks = sample_tasks(tasks, cfg.limit, seed=cfg.seed)
-    output_dir = Path(cfg.output_dir or f"outputs/reasoning/{cfg.version}-{cfg.split}")
+    output_dir = Path(cfg.output_dir or default_output_dir(cfg.version, cfg.split, cfg.tasks_file))
     out = output_dir / _folder_name(_solver_label(cfg))
     out.mkdir(parents=True, exist_ok=True)
-    settings = _run_settings(cfg, tasks)
+    settings = _run_settings(cfg, tasks, source)
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
     scores_path = out / f"scores-{digest}.jsonl"  # runs of other settings keep their own file
     done: dict[str, Any] = {}
@@ -387,6 +401,25 @@ def run(cfg: ReasoningBenchConfig) -> dict[str, Any]:
         return _report(cfg, tasks, done, out, settings)
     except KeyboardInterrupt:  # Ctrl-C: the tasks scored are kept, and the same command goes on from them
         raise Interrupted(f"{len(done)} of {len(tasks)} tasks scored are kept in {scores_path}") from None
+
+
+def _tasks(cfg: ReasoningBenchConfig) -> tuple[list[dict], dict[str, Any]]:
+    """The tasks, and where they come from (``version``, ``split``; a task file's name and checksum too:
+    ``reasoning_tasks.read_task_file``, whose refusal is a ``ConfigError``)."""
+    if cfg.tasks_file is not None:
+        return read_task_file(cfg.tasks_file)
+    try:  # (a cached split that is not the split's is generated again: load_split)
+        tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
+    except ValueError as error:  # a shipped file damaged, a generator that no longer gives the pinned tasks
+        raise SplitRefused(str(error)) from None
+    return tasks, {"version": cfg.version, "split": cfg.split}
+
+
+def _scored_what(settings: dict[str, Any]) -> str:
+    """The tasks scored, in words: ``v2/dev``, or ``v2 tasks of mine.jsonl.gz``."""
+    if "tasks_file" in settings:
+        return f"{settings['version']} tasks of {settings['tasks_file']}"
+    return f"{settings['version']}/{settings['split']}"
 
 
 def _score(
@@ -405,7 +438,7 @@ def _score(
         with writing(scores_path):
             write_whole(scores_path, json.dumps({"settings": settings}) + "\n")
     try:
-        for task in tqdm(todo, desc=f"{cfg.solver} on {cfg.version}/{cfg.split}", disable=not cfg.progress):
+        for task in tqdm(todo, desc=f"{cfg.solver} on {_scored_what(settings)}", disable=not cfg.progress):
             row = _score_one(solve, task, llm=cfg.solver == "llm")
             line, row = json_text(row), json.loads(json.dumps(row))  # (as a resumed run reads it back)
             _append(scores_path, line)
@@ -433,8 +466,8 @@ def _report(
     report = {
         "solver": cfg.solver,
         **({"model": cfg.llm.get("model")} if cfg.solver == "llm" else {}),
-        "version": cfg.version,
-        "split": cfg.split,
+        "version": settings["version"],
+        "split": settings["split"],
         "limit": cfg.limit,
         "seed": cfg.seed,
         "tasks": len(tasks),
@@ -453,7 +486,7 @@ def _report(
     table = format_table(summary)
     _write(
         out / "report.md",
-        f"# {cfg.solver} on {cfg.version}/{cfg.split} ({len(tasks)} tasks{_ofgames_of(summary)})\n\n{table}\n\n"
+        f"# {cfg.solver} on {_scored_what(settings)} ({len(tasks)} tasks{_ofgames_of(summary)})\n\n{table}\n\n"
         f"{calibration_line(summary['calibration'])}; "
         f"tasks with problems: {summary['problems']['tasks_with_problems']}\n"
         + (f"\nSolver counts: {report['solver_counts']}\n" if "solver_counts" in report else ""),
@@ -472,7 +505,7 @@ def _report(
         _append(board, json.dumps(_finite(line), allow_nan=False))
     of_games = "" if games is None else f" from {games} games"
     print(
-        f"{cfg.solver} on {cfg.version}/{cfg.split}: {len(tasks)} tasks{of_games} in {seconds:.1f} s; "
+        f"{cfg.solver} on {_scored_what(settings)}: {len(tasks)} tasks{of_games} in {seconds:.1f} s; "
         + _intervals(summary)
     )
     print(table)
@@ -486,10 +519,11 @@ def _report(
 def _provenance(settings: dict[str, Any]) -> dict[str, Any]:
     """What a report and a leaderboard line copy of the scores file's ``settings`` (``_run_settings``), so
     that results of other tasks or scoring are told apart: ``tasks_sha256`` (the checksum of the very
-    tasks: a split pinned again is new), ``score_version``, ``files`` (the sha256 of the user's solver file
-    or prompt templates, where the settings have them) and ``cluedo_env_version`` (the package's)."""
-    files = {"files": settings["files"]} if "files" in settings else {}
-    return {"tasks_sha256": settings["tasks"], "score_version": settings["score_version"], **files,
+    tasks: a split pinned again is new), a task file's ``tasks_file`` and ``tasks_file_sha256``,
+    ``score_version``, ``files`` (the sha256 of the user's solver file or prompt templates, where the
+    settings have them) and ``cluedo_env_version`` (the package's)."""
+    kept = {k: settings[k] for k in ("tasks_file", "tasks_file_sha256", "files") if k in settings}
+    return {"tasks_sha256": settings["tasks"], "score_version": settings["score_version"], **kept,
             "cluedo_env_version": __version__}  # fmt: skip
 
 
@@ -510,7 +544,7 @@ def _append(path: Path, line: str) -> None:
 def outside_settings(solver: object, llm: dict[str, Any]) -> list[str]:
     """The keys of a run's settings that reach the network, the file system or code: the solver when
     it does (``llm``, an import path), the llm solver's options that name a place, and the paths."""
-    keys = ["cache", "output_dir", "leaderboard"]
+    keys = ["cache", "output_dir", "leaderboard", "tasks_file"]
     if solver == "llm":
         keys += ["solver", *(f"llm.{key}" for key in OUTSIDE_OPTIONS["llm"][1] if key in llm)]
     elif not isinstance(solver, str) or ":" in solver:
