@@ -28,7 +28,8 @@ goes on is refused in one line before it writes anything.
    (``experiments.learning.imitation_sessions``): its start (UTC, ISO 8601 with
    the offset), the code (package version, git revision and whether the tree had uncommitted changes)
    and the batches it found and had to play (their numbers: a batch deleted and played again is the
-   later run's). A run that reuses batches recorded by other code (``decisions_code``), or by an
+   later run's; an imitate that recorded only their count, after one that named them, is given that many
+   of them). A run that reuses batches recorded by other code (``decisions_code``), or by an
    imitate that recorded none (one older than ``run.json``, as 0.1.0's), says so in one warning line
    naming each code with its number of batches and this run's: the teacher's play can change with any
    revision, and another ``exp_name`` records the decisions again under this code.

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from cluedo_env.core.editions import EDITIONS, Edition, get_edition
+from cluedo_env.core.editions import CATEGORIES, EDITIONS, Edition, get_edition
 from cluedo_env.core.presets import PRESETS
 
 __all__ = [
@@ -45,7 +45,8 @@ class GameConfig:
     ``GameConfig.preset(name)`` gives an edition as its booklet plays it (``PRESETS``).
 
     Attributes:
-        edition: Name of an edition in ``EDITIONS`` (or an ``Edition``).
+        edition: Name of an edition in ``EDITIONS`` (or an ``Edition``: one named as an edition of
+            ``EDITIONS`` has its cards, as a name means one deck).
         num_players: 3 to 6; 2 only with ``duel``. Player ``i`` plays suspect ``i``.
         board: ``"classic"`` (24 x 25 grid, dice, corridors) or ``"none"`` (each
             turn the player picks any room to suggest in).
@@ -98,7 +99,15 @@ class GameConfig:
             if isinstance(value, np.bool_):
                 object.__setattr__(self, name, bool(value))
         edition = self.edition if isinstance(self.edition, Edition) else None
-        if edition is not None and EDITIONS.get(edition.name) == edition:
+        registered = EDITIONS.get(edition.name) if edition is not None else None
+        if registered is not None and registered.cards != edition.cards:  # a name means one deck
+            category = next(c for c in CATEGORIES if getattr(edition, c) != getattr(registered, c))
+            raise ValueError(
+                f"edition: an Edition named {edition.name!r} must have that edition's {category} "
+                f"{list(getattr(registered, category))} (tasks, records and reports name an edition by its name), "
+                f"got {list(getattr(edition, category))}; give a custom edition a name not in {sorted(EDITIONS)}"
+            )
+        if registered is not None and registered == edition:
             object.__setattr__(self, "edition", edition.name)  # a registered edition compares by name
         if edition is None:
             if not isinstance(self.edition, str) or self.edition not in EDITIONS:

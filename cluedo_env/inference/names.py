@@ -203,7 +203,7 @@ def named_records(cards: CardNames, setup: Setup, observer: int, history: Any) -
     for index, entry in enumerate(history):
         try:
             record = named_record(entry, cards, setup, observer)
-            check_record(setup, observer, record)
+            check_record(setup, observer, record, cards.names)
         except (TypeError, ValueError) as error:
             raise type(error)(f"history entry {index} {entry!r}: {error}") from None
         records.append(record)

@@ -7,7 +7,7 @@ string is not rounded or read into a card id). ``check_record`` checks them agai
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,12 +174,29 @@ class RecordBook:
         return tuple(self._records)
 
 
-def _check_triple(setup: Setup, cards: tuple[int, ...], what: str) -> None:
+# How a message names cards: by their names where the caller has them (``check_record``'s ``names``).
+_Said = Callable[[int | tuple[int, ...]], str]
+
+
+def _naming(names: Sequence[str] | None) -> _Said:
+    """How messages name a card or cards: by id (``12``, ``(1, 9, 13)``), or with ``names`` by name
+    (``'Kitchen'``, ``['Colonel Mustard', 'Rope', 'Study']``; an id out of their range as it is)."""
+
+    def name(card: object) -> object:
+        return names[card] if is_whole(card) and 0 <= card < len(names) else card
+
+    def said(cards: int | tuple[int, ...]) -> str:
+        return repr(name(cards)) if is_whole(cards) else str([name(c) for c in cards])
+
+    return str if names is None else said
+
+
+def _check_triple(setup: Setup, cards: tuple[int, ...], what: str, said: _Said) -> None:
     if len(cards) != len(CATEGORY_NAMES):
-        raise ValueError(f"{what} must name 3 cards, got {cards}")
+        raise ValueError(f"{what} must name 3 cards, got {said(cards)}")
     categories = sorted(setup.deck.category(c) for c in cards)
     if categories != [0, 1, 2]:
-        raise ValueError(f"{what} must name one suspect, one weapon and one room, got cards {cards}")
+        raise ValueError(f"{what} must name one suspect, one weapon and one room, got cards {said(cards)}")
 
 
 def asking_order(setup: Setup, suggester: int) -> tuple[int, ...]:
@@ -199,8 +216,12 @@ def _check_refutation_order(setup: Setup, record: Suggestion) -> None:
         )
 
 
-def check_record(setup: Setup, observer: int, record: Record) -> None:
+def check_record(setup: Setup, observer: int, record: Record, names: Sequence[str] | None = None) -> None:
     """Checks that ``record`` is one that ``observer`` may have in this set-up.
+
+    Args:
+        names: The deck's card names, by id (``CardNames.names``): messages name cards by them (by id
+            without).
 
     Raises:
         ValueError: Naming the bad field and what would be accepted.
@@ -210,20 +231,20 @@ def check_record(setup: Setup, observer: int, record: Record) -> None:
     check = next((check for kind, check in _CHECKS.items() if isinstance(record, kind)), None)
     if check is None:
         raise TypeError(f"unknown record {record!r}; records are {[t.__name__ for t in RECORD_TYPES]}")
-    check(setup, observer, record)
+    check(setup, observer, record, _naming(names))
 
 
-def _check_accusation(setup: Setup, observer: int, record: Accusation) -> None:
+def _check_accusation(setup: Setup, observer: int, record: Accusation, said: _Said) -> None:
     setup.check_player(record.player, "accuser")
-    _check_triple(setup, record.cards, "an accusation")
+    _check_triple(setup, record.cards, "an accusation", said)
 
 
-def _check_seen(setup: Setup, observer: int, record: Seen) -> None:
+def _check_seen(setup: Setup, observer: int, record: Seen, said: _Said) -> None:
     setup.deck.category(record.card)
     setup.check_owner(record.owner)
 
 
-def _check_own_hand(setup: Setup, observer: int, record: OwnHand) -> None:
+def _check_own_hand(setup: Setup, observer: int, record: OwnHand, said: _Said) -> None:
     if record.player != observer:
         raise ValueError(
             f"OwnHand of player {record.player} given to observer {observer}; "
@@ -232,17 +253,17 @@ def _check_own_hand(setup: Setup, observer: int, record: OwnHand) -> None:
     for card in record.cards:
         setup.deck.category(card)
     if len(set(record.cards)) != len(record.cards):
-        raise ValueError(f"OwnHand cards must be distinct, got {record.cards}")
+        raise ValueError(f"OwnHand cards must be distinct, got {said(record.cards)}")
     if len(record.cards) != setup.hand_sizes[observer]:
         raise ValueError(
             f"player {observer} was dealt {setup.hand_sizes[observer]} cards, "
-            f"OwnHand lists {len(record.cards)}: {record.cards}"
+            f"OwnHand lists {len(record.cards)}: {said(record.cards)}"
         )
 
 
-def _check_suggestion(setup: Setup, observer: int, record: Suggestion) -> None:
+def _check_suggestion(setup: Setup, observer: int, record: Suggestion, said: _Said) -> None:
     setup.check_player(record.suggester, "suggester")
-    _check_triple(setup, record.cards, "a suggestion")
+    _check_triple(setup, record.cards, "a suggestion", said)
     for player in record.passed:
         setup.check_player(player, "a passing player")
     if len(set(record.passed)) != len(record.passed):
@@ -262,9 +283,9 @@ def _check_suggestion(setup: Setup, observer: int, record: Suggestion) -> None:
     if record.shown_card is None:
         return
     if record.shown_by is None:
-        raise ValueError(f"shown_card {record.shown_card} given without shown_by")
+        raise ValueError(f"shown_card {said(record.shown_card)} given without shown_by")
     if record.shown_card not in record.cards:
-        raise ValueError(f"shown_card {record.shown_card} is not one of the named {record.cards}")
+        raise ValueError(f"shown_card {said(record.shown_card)} is not one of the named {said(record.cards)}")
     if observer not in (record.suggester, record.shown_by):
         raise ValueError(
             f"observer {observer} cannot know the card shown by {record.shown_by} to "

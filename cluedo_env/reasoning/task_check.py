@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -297,10 +298,11 @@ def _history_rows(records: list[Record]) -> np.ndarray:
 @functools.lru_cache(maxsize=64)
 def _lines(
     written: str, version: str
-) -> tuple[frozenset[str], dict[str, int], dict[str, tuple[int, int, int]]]:
+) -> tuple[frozenset[str], dict[str, int], dict[str, tuple[int, int, int]], int | None]:
     """The lines of a text history of a task's ``config`` and ``cards`` (``written``) that no history entry
-    states: the start's (``v1``: and the turns'), by every player; the others' deals (``v1``) and looks at
-    face-down cards, by player; and the observer's own, by line: ``(player, kind, card)``."""
+    states: the start's, by every player; the others' deals (``v1``) and looks at face-down cards, by
+    player; the observer's own, by line: ``(player, kind, card)``; and where the text has the turns' lines
+    (``v1``), the number of its first turn (``_turn_line``), else None."""
     config = _rules(written).config
     skip, first_turn = (TEXT_SKIPPED, 0) if version == "v1" else (HISTORY_SKIP, 1)
     kinds = [kind for kind in (ev.DEAL, ev.PEEK) if kind not in skip and (kind == ev.DEAL or config.duel)]
@@ -313,15 +315,28 @@ def _lines(
     named: dict[str, tuple[int, int, int]] = {}
     for player in range(config.num_players):
         common.add(line(ev.START, player, player))
-        if ev.TURN not in skip:
-            common.update(line(ev.TURN, player, turn) for turn in range(config.max_turns))
         for kind in kinds:
             for a in range(config.cards.num_rooms) if kind == ev.PEEK else [-1]:
                 hidden[line(kind, player, a)] = player
                 named.update(
                     {line(kind, player, a, c): (player, kind, c) for c in range(config.cards.num_cards)}
                 )
-    return frozenset(common), hidden, named
+    return frozenset(common), hidden, named, None if ev.TURN in skip else first_turn
+
+
+def _turn_line(config: core.GameConfig, line: str, first_turn: int) -> bool:
+    """Whether ``line`` is the line of a turn (below ``max_turns``) of a player, as ``describe_event`` words
+    it with turns counted from ``first_turn``: read back from its numbers, as listing every turn's line of
+    every player would take seconds and megabytes at a ``max_turns`` of thousands."""
+    numbers = re.match(r"turn ([0-9]{1,9}): P([0-9]{1,9}) ", line)
+    if numbers is None:
+        return False
+    turn, player = int(numbers[1]) - first_turn, int(numbers[2])
+    return (
+        0 <= turn < config.max_turns
+        and player < config.num_players
+        and line == describe_event(config, (ev.TURN, player, turn, -1, -1, -1, -1), first_turn)
+    )
 
 
 def _check_text(task: dict, rules: _Rules, records: list[Record]) -> None:
@@ -353,10 +368,12 @@ def _check_text(task: dict, rules: _Rules, records: list[Record]) -> None:
         lines = read_history_text(block)
         if lines is None:
             raise ValueError(f"text: its first lines must be followed by its history, got {block[:200]!r}")
-    common, hidden, named = _lines(rules.written, version)
+    common, hidden, named, first_turn = _lines(rules.written, version)
     stated, own = [], []
     for line in lines:
         if line in common or hidden.get(line, observer) != observer:
+            continue
+        if first_turn is not None and _turn_line(config, line, first_turn):
             continue
         if named.get(line, (observer + 1,))[0] == observer:
             own.append(named[line][1:])

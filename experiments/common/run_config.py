@@ -1,5 +1,5 @@
-"""What a tournament folder's ``config.yaml`` says of its games: the rules, the agent behind each label, and
-how its line-ups are formed and its deals seeded.
+"""What a tournament folder's ``config.yaml`` says of its games: the rules, the agent behind each label, how
+its line-ups are formed and its deals seeded, and the line-ups it plans.
 
 ``experiments.compare`` refuses to pair runs of other rules with it, and ``cluedo-stats`` to pool runs in
 which a player count's rules or a label's agent differ; ``cluedo-stats`` rebuilds from it a run's report
@@ -15,9 +15,11 @@ import locale
 from pathlib import Path
 
 from cluedo_env.core.config import read_fields
+from experiments.common.chunks import lineup_id, lineups
 from experiments.common.extras import missing_extra
+from experiments.common.settings import LINEUP_MODES, AgentSpec, GameSettings, LineupConfig, TournamentConfig
 
-__all__ = ["run_agents", "run_plan", "run_rules"]
+__all__ = ["run_agents", "run_lineups", "run_plan", "run_rules"]
 
 
 def _config(folder: Path) -> dict | None:
@@ -68,3 +70,24 @@ def run_plan(folder: Path) -> dict:
     lineup = config.get("lineup")
     mode, seed = lineup.get("mode") if isinstance(lineup, dict) else None, config.get("seed")
     return ({"mode": mode} if isinstance(mode, str) else {}) | ({"seed": seed} if type(seed) is int else {})
+
+
+def run_lineups(folder: Path) -> list[str] | None:
+    """The line-ups a run's ``config.yaml`` plans, named and ordered as the tournament's report lists them
+    (``experiments.common.chunks.lineups``), those without games too; None where the file does not say its
+    entrants, player count, ``lineup.mode`` and ``lineup.field``."""
+    lineup, labels = (_config(folder) or {}).get("lineup"), list(run_agents(folder) or {})
+    players = (run_rules(folder) or {}).get("num_players")
+    mode, field = (lineup.get("mode"), lineup.get("field")) if isinstance(lineup, dict) else (None, None)
+    if (
+        len(labels) < 2
+        or type(players) is not int
+        or players < 2
+        or mode not in LINEUP_MODES
+        or not isinstance(field, list)
+        or not all(label in labels for label in field)
+    ):
+        return None
+    entrants = LineupConfig([AgentSpec(label=label) for label in labels], mode, list(field))
+    plan = TournamentConfig(game=GameSettings(num_players=players), lineup=entrants)
+    return [lineup_id(planned) for planned in lineups(plan)]

@@ -50,7 +50,7 @@ from experiments.common.labels import MARKDOWN
 from experiments.common.output_paths import names_text, others_in, path_argument
 from experiments.common.report import REPORT_FILES, write_report
 from experiments.common.report_tables import format_leaderboard
-from experiments.common.run_config import run_agents, run_plan, run_rules
+from experiments.common.run_config import run_agents, run_lineups, run_plan, run_rules
 from experiments.common.summary import unique_games
 from experiments.common.tournament_code import code_versions, run_code, run_record, runs_code_note
 
@@ -205,24 +205,27 @@ def _run_meta(run: Path, games: list[dict]) -> dict | None:
     but for what it said of a subset of the games (``SUBSET_META``: this report counts them all); where that
     is not the run's own report (none, or a pooled report written into the run's folder: it names runs),
     rebuilt from the run's own files: the config hash and code of its ``run.json`` (the last session's
-    code, games played and time, and the code that played each game), the rules, agents, line-up mode
-    and seed of its ``config.yaml``, and the line-ups of its games. None where the folder has neither its
-    own report nor a ``run.json`` of its games."""
-    recorded = _recorded_meta(run / "stats.json")
+    code, games played and time), the rules, agents, line-up mode, seed and planned line-ups of its
+    ``config.yaml`` (those of its games where it does not say them). Either way the code that played each
+    game this report counts (``revisions``) is the ``run.json``'s where it has one of these games. None where
+    the folder has neither its own report nor a ``run.json`` of its games."""
+    recorded, info = _recorded_meta(run / "stats.json"), run_record(run, games)
+    revisions = {"revisions": code_versions(info["sessions"], games)} if info is not None else {}
     if recorded is not None and "runs" not in recorded:
         subset = SUBSET_META if "note" in recorded else ()  # it left games of the file out, this does not
-        return {k: v for k, v in recorded.items() if k not in ("rejected", *subset)}
-    info = run_record(run, games)
+        meta = {k: v for k, v in recorded.items() if k not in ("rejected", *subset)}
+        return _shown(meta | revisions, f"{run}'s stats.json and run.json")
     if info is None:
         return None
     sessions, rules, agents = info["sessions"], run_rules(run), run_agents(run)
     last = sessions[-1] if sessions else {}  # the session that wrote the run's report
     said = {"git": "git", "version": "version", "games_played_now": "games_played", "elapsed_s": "elapsed_s"}
-    meta = {"config_hash": info["config_hash"], "revisions": code_versions(sessions, games)}
+    meta = {"config_hash": info["config_hash"]} | revisions
     meta |= {key: last[field] for key, field in said.items() if field in last}
     meta |= {"game": rules} if rules is not None else {}
     meta |= {"agents": agents} if agents is not None else {}
-    meta |= run_plan(run) | {"lineups": list(dict.fromkeys(game["lineup"] for game in games))}
+    planned = run_lineups(run)  # in the plan's order (games.jsonl's is the order parallel workers finished)
+    meta |= run_plan(run) | {"lineups": planned or list(dict.fromkeys(game["lineup"] for game in games))}
     return _shown(meta, f"{run}'s run.json and config.yaml")
 
 

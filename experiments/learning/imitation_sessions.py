@@ -72,14 +72,20 @@ def decisions_code(sessions: list[dict], held: list[int]) -> list[dict]:
 
     A session (of ``run.json``) records the numbers of the batches missing when it started
     (``batches_missing``), which it played: a batch is the last such session's (a batch deleted and played
-    again, the later one's). A batch no session names is, where a session of an imitate older than
-    ``batches_missing`` counted it (``batches_found``: from its count up to the next such session's, by
-    place, as the tournament's ``code_versions`` counts games), that session's; else of revision
+    again, the later one's). A session of an imitate older than ``batches_missing`` records only how many
+    it played (``batches_to_play``): after sessions that name their batches, it takes that many of the
+    held batches they named (which ones it does not say: the highest-numbered). A batch no session names
+    is, where such a session counted it (``batches_found``: from its count up to the next such session's,
+    by place, as the tournament's ``code_versions`` counts games), that session's; else of revision
     ``"unrecorded"`` (an imitate older than ``run.json``, or its file lost). As there, sessions of one
     revision and ``dirty`` flag are one code version, and of revision ``"unknown"`` those of one version."""
     writer: dict[int, int] = {}  # batch number -> the session that wrote it (-1: none recorded)
     for number, session in enumerate(sessions):
-        writer |= dict.fromkeys(session.get("batches_missing", ()), number)
+        if "batches_missing" in session:
+            writer |= dict.fromkeys(session["batches_missing"], number)
+        else:  # played again, after a named session, some of the batches it named
+            named = sorted(batch for batch in held if batch in writer)
+            writer |= dict.fromkeys(named[max(0, len(named) - session["batches_to_play"]) :], number)
     counted = [(n, s["batches_found"]) for n, s in enumerate(sessions) if "batches_missing" not in s]
     unnamed = [batch for batch in held if batch not in writer]
     for place, batch in enumerate(unnamed):
@@ -94,11 +100,11 @@ def decisions_code(sessions: list[dict], held: list[int]) -> list[dict]:
 
 def _read_sessions(path: Path) -> list[dict]:
     """The sessions of ``path`` (a ``run.json``; ``code_revision.read_sessions``: none where it is missing,
-    over 16 MiB or not one this code writes), each with the number of batches it found and, but from an
-    imitate older than ``batches_missing``, the numbers of those it found missing (whole numbers)."""
+    over 16 MiB or not one this code writes), each with the number of batches it found and the numbers of
+    those it found missing or, from an imitate older than ``batches_missing``, how many (whole numbers)."""
 
     def fits(session: dict) -> bool:
-        missing = session.get("batches_missing", [])
+        missing = session.get("batches_missing", [session.get("batches_to_play")])
         numbers = [session.get("batches_found"), *missing] if isinstance(missing, list) else [None]
         return all(type(n) is int and n >= 0 for n in numbers)
 

@@ -194,6 +194,21 @@ def test_a_good_edition_is_kept_and_lists_and_numpy_integers_are_taken():
     assert core.init(config, [0]).weapon_room[0].tolist() == [0, 1]
 
 
+def test_an_edition_named_as_a_shipped_one_with_other_cards_is_refused():
+    """A custom deck named "classic" was taken: its tasks named the classic edition and were refused
+    when read back (their rooms not the classic's); records and reports would name the wrong deck."""
+    classic = core.EDITIONS["classic"]
+    other_rooms = dataclasses.replace(classic, rooms=("Hall", "Den", "Attic"), weapon_start_rooms=(0,) * 6)
+    with pytest.raises(ValueError, match=r"^edition: an Edition named 'classic' must have that edition's rooms "
+                       r"\['Kitchen', .*, 'Study'\] \(tasks, records and reports name an edition by its name\), "
+                       r"got \['Hall', 'Den', 'Attic'\]; give a custom edition a name not in \['classic', "):  # fmt: skip
+        core.GameConfig(edition=other_rooms, board="none", num_players=3)
+    renamed = dataclasses.replace(other_rooms, name="three rooms")
+    assert core.GameConfig(edition=renamed, board="none", num_players=3).cards == renamed
+    other_starts = dataclasses.replace(classic, weapon_start_rooms=(0,) * 6)  # the same deck
+    assert core.GameConfig(edition=other_starts).cards == other_starts
+
+
 @pytest.mark.parametrize("name", sorted(core.EDITIONS))
 def test_the_shipped_editions_pass_their_own_check(name):
     edition = core.EDITIONS[name]

@@ -47,7 +47,7 @@ def under(monkeypatch, revision: str, dirty: bool | None, version: str = "0.2.0"
 def session(revision: str, found: int, version: str = "0.2.0", dirty: bool | None = False) -> dict:
     """A session of ``run.json`` as a run of ``revision`` that found ``found`` batches writes it."""
     return {"started": "2026-12-05T10:00:00", "version": version, "git": {"revision": revision, "dirty": dirty},
-            "batches_found": found, "batches_to_play": 2 - found}  # fmt: skip
+            "batches_found": found, "batches_to_play": max(0, 2 - found)}  # fmt: skip
 
 
 def warnings(said: str) -> list[str]:
@@ -176,6 +176,8 @@ def test_a_folder_of_this_code_gets_no_warning(tmp_path, monkeypatch, capsys):
         ({"sessions": [session("unknown", 1, "0.1.0", None)]}, f"1 batch by {UNRECORDED}; 1 batch by revision "
          "unknown (cluedo-env 0.1.0)"),
         ({"sessions": [session(A, 0), session(B, 3)]}, f"2 batches by revision {A}"),  # one deleted since
+        ({"sessions": [session(A, 0) | {"batches_missing": [0, 1]}, session(B, 1)]}, f"1 batch by revision {A}; "
+         f"1 batch by revision {B}"),  # one deleted, then played again by an imitate older than batches_missing
     ],
 )  # fmt: skip
 def test_the_code_of_a_scripted_folder(tmp_path, monkeypatch, capsys, run_json, recorded):
@@ -183,7 +185,9 @@ def test_the_code_of_a_scripted_folder(tmp_path, monkeypatch, capsys, run_json, 
     run.json whose revision or version holds a control character (it would reach the terminal) is not
     one this code writes: its batches count as unrecorded. A first session that found a batch: that one
     is of code that recorded none. Sessions of an imitate that recorded only how many batches they found
-    are given the batches by count, never more than the folder holds (3 by A, where it holds 2)."""
+    are given the batches by count, never more than the folder holds (3 by A, where it holds 2). Such a
+    session after one that named the batches it played took none of them: the batch it played again was
+    the earlier session's."""
     args = tiny(tmp_path)
     (tmp_path / "decisions").mkdir()
     for k in (0, 1):

@@ -148,3 +148,49 @@ def test_a_runs_report_written_again_after_a_pooled_one_in_its_folder_is_the_run
     (first / "stats.json").unlink()
     stats.main([str(first), "--no-plots"])
     assert f"\nGames of: `{first}`\n" in (first / "report.md").read_text()
+
+
+def test_a_runs_report_of_a_subset_written_again_lists_the_code_of_every_game_it_counts(tmp_path):
+    """A run's report of a subset of its file (games_per_lineup below what it holds), written again over all
+    the file's games, kept the subset's code list: revision OLD over 24 games, where OLD played 12 of them."""
+    run = tmp_path / "run"
+    run_tournament(settings(*SMALL, "workers=0"), run)  # 12 games, 6 per line-up
+    run_json = run / "run.json"
+    info = json.loads(run_json.read_text())
+    info["sessions"][0]["git"] = {"revision": OLD, "dirty": False}
+    run_json.write_text(json.dumps(info))
+    run_tournament(settings(*SMALL, "games_per_lineup=12", "workers=0"), run)  # 12 more, by this code
+    run_tournament(settings(*SMALL, "workers=0"), run)  # a report of the first 12 games: OLD's
+    assert [v["games"] for v in json.loads((run / "stats.json").read_text())["meta"]["revisions"]] == [12]
+    stats.main([str(run), "--no-plots"])
+    saved, here = (
+        json.loads((run / "stats.json").read_text()),
+        json.loads(run_json.read_text())["sessions"][1],
+    )
+    assert saved["games"] == 24 and "note" not in saved["meta"]
+    revisions = [(v["revision"], v["games"]) for v in saved["meta"]["revisions"]]
+    assert revisions == [(OLD, 12), (here["git"]["revision"], 12)]
+    assert f"played by revision `{OLD}` (12 games); " in (run / "report.md").read_text()
+
+
+def test_a_rebuilt_report_lists_the_planned_line_ups_in_the_plans_order(tmp_path):
+    """A run's report rebuilt from its own files listed the line-ups in the order of games.jsonl (parallel
+    workers finish out of order) and left out planned line-ups without games: not the run's report.md."""
+    run = tmp_path / "run"
+    run_tournament(settings(*SMALL, "workers=0"), run)
+    games = (run / "games.jsonl").read_text().splitlines(keepends=True)
+    (run / "games.jsonl").write_text("".join(reversed(games)))  # as workers finishing out of order write it
+    run_tournament(settings(*SMALL, "workers=0"), run)  # nothing to play: its report of this file
+    own_report = (run / "report.md").read_text()
+    assert "- line-ups (round_robin): random+random+notepad, random+notepad+notepad\n" in own_report
+    (run / "stats.json").unlink()
+    stats.main([str(run), "--no-plots"])
+    assert (run / "report.md").read_text() == own_report
+
+    (run / "games.jsonl").write_text("".join(g for g in games if '"random+notepad+notepad"' in g))
+    (run / "stats.json").unlink()
+    stats.main([str(run), "--no-plots"])
+    assert (
+        "- line-ups (round_robin): random+random+notepad, random+notepad+notepad\n"
+        in (run / "report.md").read_text()
+    )

@@ -21,6 +21,7 @@ from cluedo_env.reasoning.splits import SPLITS, read_tasks, write_tasks
 from cluedo_env.reasoning.task_check import check_task
 from cluedo_env.reasoning.tasks import make_task
 from cluedo_env.text import rules_summary
+from cluedo_env.transcript import describe_event
 from tests.reasoning.test_tasks_beyond_the_splits import CUSTOM, duel_task, written
 from tests.scripted import act, room
 
@@ -163,9 +164,12 @@ PLAYERS = {
 }
 
 SHOWS = {
-    "a shown card that was not named": (
+    "a shown card that was not named": (  # by name: it said "shown_card 10 ... (0, 8, 18)", their ids
         edit("history.1.card", "Rope"),
-        ["history entry 1 ", "is not one of the named"],
+        [
+            "history entry 1 ",
+            ": shown_card 'Rope' is not one of the named ['Miss Scarlet', 'Lead Pipe', 'Lounge']",
+        ],
     ),
     # entry 2: P3 suggests Colonel Mustard, the Revolver, the Conservatory; P1 (the observer) shows
     "the observer showing a card it does not hold": (
@@ -433,3 +437,31 @@ def test_a_task_file_of_json_values_other_than_tasks_is_refused(tmp_path):
         ValueError, match=r":1: task 'x': a v2 task has the fields \['id', .*missing \['config'"
     ):
         read_tasks(path)
+
+
+def test_the_turn_lines_of_a_v1_text_are_read_back_not_listed_for_every_turn(monkeypatch):
+    """A v1 text's turn lines were checked against every turn's line of every player up to max_turns: for
+    this task's 3 players and a max_turns of 32,767, 98,301 sentences worded (seconds) and kept in a cache
+    of 64 configs. Each turn line is now read back from its numbers: a turn the config plays, of a player
+    at the table, worded as the text words it."""
+    import cluedo_env.reasoning.task_check as task_check
+
+    task = copy.deepcopy(read_tasks(SPLITS["v1", "dev"].path())[0])  # 3 players, turns 0 to 11
+    task["config"]["max_turns"] = 32_767
+    worded = []
+    monkeypatch.setattr(
+        task_check, "describe_event", lambda *args: worded.append(args) or describe_event(*args)
+    )
+    task_check._lines.cache_clear()
+    check_task(task)
+    assert 0 < len(worded) < 1_000
+    last = task["text"].index("turn 11: P0 (Miss Scarlet)")
+    for wrong in ("turn 011: P0 (Miss Scarlet)", "turn 11: P3 (Mrs Peacock)", "turn 11: P0 (Mrs White)"):
+        task["text"][last] = wrong
+        with pytest.raises(
+            ValueError, match=re.escape(f"text: its history says {wrong!r}, which no history")
+        ):
+            check_task(task)
+    task["config"]["max_turns"], task["text"][last] = 11, "turn 11: P0 (Miss Scarlet)"  # turns 0 to 10
+    with pytest.raises(ValueError, match=re.escape("text: its history says 'turn 11: P0 (Miss Scarlet)', ")):
+        check_task(task)
