@@ -56,7 +56,8 @@ account. ``same_replies=True`` answers a request sent again during the check wit
 first time (``agents.llm.same_replies``): that, and only that, is allowed for. An agent that lost
 notes in a round trip, or read what it may not see, asks otherwise and still fails, the server's new
 reply telling in its choices. The scripted server (``experiments.scripted_chat_server``), whose reply is
-a function of the request, needs no allowance.
+a function of the request, needs no allowance. The memo is one for the process: two checks with
+``same_replies=True`` at once (in threads) are refused (``RuntimeError``), not mixed.
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ def check_agent(
         AgentCheckError: A check failed.
         TypeError: ``agent`` is neither an ``Agent`` nor a name.
         ValueError: ``games`` is fewer than ``num_players``, or ``same_replies`` is not True or False.
+        RuntimeError: ``same_replies=True`` while another check with it runs (one at a time).
     """
     same_replies = option_switch("same_replies", same_replies)
     make = _maker(agent, dict(options or {}), seed)

@@ -42,9 +42,9 @@ the query's values, which may be words a reply uses). httpx sends a user in ``ba
 ``Authorization: Basic``, dropping any other, so such a ``base_url`` is refused (``ValueError``) while
 ``api_key_env`` holds a key: give one or the other.
 
-Copies. A client pickles (and deep-copies) as the options it was made with: never the API key, which the
-copy reads again from the environment variable ``api_key_env`` names, and never a connection (the copy
-opens its own).
+Copies. A client pickles (and deep-copies) as its options: never the API key (read again from ``api_key_env``;
+none with a user in ``base_url``), nor a connection. A ``base_url`` holding a secret (user, password, a query
+key) is refused by pickle (``TypeError``; a deep copy, in memory, keeps it): pass the key in ``api_key_env``.
 
 Same replies. Inside ``with agents.llm.same_replies.same_replies():`` a request that any client sent before
 in the block gets the reply it got then (``agents.testing.check_agent(..., same_replies=True)``).
@@ -349,6 +349,7 @@ class ChatClient:
         )
         # kept out of errors (a server may echo the path), not out of replies (a deployment named "Candlestick")
         self._query_values = tuple(v for k, v in parse_qsl(parts.query) if secret_query_value(k, v))
+        self._has_user = bool(parts.username or parts.password)
         # No kept-alive connections: each attempt's own connection is one its deadline can shut.
         self._http = httpx.Client(
             headers=headers, timeout=self.timeout_s, limits=httpx.Limits(max_keepalive_connections=0)
@@ -516,12 +517,22 @@ class ChatClient:
         self._http.close()
 
     def __getstate__(self) -> dict[str, Any]:
-        """A pickled client is the options it was made with: no connection, no API key."""
+        """Its options, without the API key; a ``base_url`` holding a secret is refused (``TypeError``)."""
+        if self._has_user or self._query_values:
+            raise TypeError(
+                f"a ChatClient whose base_url ({self.url!r}) holds a user, password or query key cannot be pickled "
+                "(the pickle would hold it): pass the key in api_key_env, or copy the agent through state_dict"
+            )
         return dict(self._options)
 
     def __setstate__(self, options: dict[str, Any]) -> None:
         """Made again from its options: the key read again from ``api_key_env``, its own connections."""
         self.__init__(**options)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ChatClient:
+        """Made again from its options, ``base_url``'s secrets included (in memory: no file holds them)."""
+        # a user in base_url sent no key (refused with one): its copy reads none, whatever the environment holds
+        return ChatClient(**{**self._options, **({"api_key_env": None} if self._has_user else {})})
 
 
 def _decoded(raw: bytes, headers: httpx.Headers, limit: int) -> bytes:

@@ -66,10 +66,14 @@ as soon as it is taken.
 Copies. ``state_dict()`` holds, besides the base class's seed, seats and
 generator, the batch seed and each game's notes: the events the seat has seen,
 its counts, its transcript and the fallback's generator; an agent loaded with it
-(``load_state_dict``) asks the model the same prompts and appends to the same
-record files, and ``game_reports()`` goes on where the saved agent's stood. A
+(``load_state_dict``) asks the model the same prompts and, at its first decision
+in a game, writes the game's record file anew from the loaded transcript (the
+saved agent may have written more since), then appends to it; ``game_reports()``
+goes on where the saved agent's stood. A
 pickled (or deep-copied) agent keeps the same and its chat client's options,
-never the API key (read again from ``api_key_env``) nor a connection. A copy
+never the API key (read again from ``api_key_env``) nor a connection; one whose
+``base_url`` holds a secret (a user or password, a query key) is not pickled
+(``TypeError``, see ``agents.llm.chat``), but deep-copied. A copy
 then sends the saved agent's requests and, given the same replies, chooses as it
 would; a server whose reply to a request varies (sampling, llama.cpp's prompt
 cache) is allowed for by ``agents.testing.check_agent(..., same_replies=True)``.
@@ -110,6 +114,7 @@ from cluedo_env.commands import (
 from cluedo_env.core import events as ev
 from cluedo_env.core.state import Phase
 from cluedo_env.text import rules_summary, text_view
+from cluedo_env.whole_files import write_whole
 
 __all__ = ["COUNTS", "FALLBACKS", "LLMAgent", "load_prompts"]
 
@@ -224,6 +229,7 @@ class LLMAgent(Agent):
         self._counts: list[dict[str, int]] = []
         self._transcripts: list[dict] = []
         self._rngs: list[np.random.Generator] = []
+        self._rewrite: set[int] = set()  # games whose record file is written anew from the transcript
 
     # --- the batch ------------------------------------------------------------------
 
@@ -237,6 +243,7 @@ class LLMAgent(Agent):
         self.system = self.prompts["system"].substitute(rules=rules_summary(config))
         self._batch_seed = self.seed if seed is None else seed
         self._events, self._counts, self._transcripts, self._rngs = [], [], [], []
+        self._rewrite = set()
         for b in range(len(self.seats)):
             self._new_game(b)
         if self.record_dir is not None:
@@ -351,10 +358,15 @@ class LLMAgent(Agent):
             # The batch seed tells apart the same deal played by other line-ups and rotations.
             seat = int(self.seats[b])
             path = self.record_dir / f"game{int(state.seed[b])}-seed{self._batch_seed}-P{seat}.jsonl"
-            # the game's first decision starts its file anew (a game played again by a resumed run)
-            first = len(self._transcripts[b]["decisions"]) == 1
-            with path.open("w" if first else "a", encoding="utf-8") as file:
-                file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            # The game's first decision starts its file anew (a game played again by a resumed run), and so
+            # does a loaded copy's first (the file may hold decisions the saved agent took after the save).
+            decisions = self._transcripts[b]["decisions"]
+            if len(decisions) == 1 or b in self._rewrite:
+                self._rewrite.discard(b)
+                write_whole(path, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in decisions))
+            else:
+                with path.open("a", encoding="utf-8") as file:
+                    file.write(json.dumps(record, ensure_ascii=False) + "\n")
 
     def _forfeit_decision(
         self, state: core.State, b: int, legal: np.ndarray, messages: list | None = None, invalid: int = 0
@@ -429,21 +441,87 @@ class LLMAgent(Agent):
         }
 
     def load_state_dict(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
+        """Continue from ``state_dict``'s output (see the module docstring).
+
+        Raises:
+            ValueError: ``state`` is not an llm agent's of this model and ``config`` (naming the field).
+        """
+        self._check_state(config, state)
         super().load_state_dict(config, state)
-        games = state["games"]
-        if len(games) != len(self.seats):
-            raise ValueError(f"the state holds {len(games)} games' notes for {len(self.seats)} seats")
-        self._batch_seed = state["batch_seed"]
-        for b, game in enumerate(games):
+        self._batch_seed = int(state["batch_seed"])
+        for b, game in enumerate(state["games"]):
             events = np.asarray(game["events"], dtype=np.int16)
             self._events[b] = [events] if len(events) else []
             self._counts[b] = dict(game["counts"])
             self._transcripts[b] = copy.deepcopy(game["transcript"])
-            self._rngs[b].bit_generator.state = game["rng"]
+            try:
+                self._rngs[b].bit_generator.state = game["rng"]
+            except (TypeError, ValueError, KeyError) as error:
+                raise ValueError(
+                    f"state games[{b}].rng is not a {type(self._rngs[b].bit_generator).__name__} "
+                    f"generator's state ({error})"
+                ) from None
+        self._rewrite = set(range(len(state["games"])))
+
+    def _check_state(self, config: core.GameConfig, state: Mapping[str, Any]) -> None:
+        """Refuse (``ValueError``, naming the field) a state that is not an llm agent's of this model and
+        ``config``: its keys, types and shapes, an integer batch seed, seats among the players."""
+
+        def whole(value: object) -> bool:
+            return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+        if not isinstance(state, Mapping):
+            raise ValueError(f"the state must be a mapping (state_dict's output), got {type(state).__name__}")
+        missing = sorted({"seed", "seats", "rng", "batch_seed", "games"} - set(state))
+        if missing:
+            raise ValueError(f"the state lacks {missing}: it is not an llm agent's state_dict")
+        if not whole(state["batch_seed"]):
+            raise ValueError(f"state batch_seed must be an integer, got {state['batch_seed']!r}")
+        seats = np.asarray(state["seats"])
+        if seats.ndim != 1 or not np.issubdtype(seats.dtype, np.integer):
+            raise ValueError(f"state seats must be a list of integers, got {state['seats']!r}")
+        games = state["games"]
+        if not isinstance(games, list | tuple) or len(games) != len(seats):
+            shown = len(games) if isinstance(games, list | tuple) else type(games).__name__
+            raise ValueError(
+                f"state games must be a list of one game's notes per seat ({len(seats)}), got {shown}"
+            )
+        for b, game in enumerate(games):
+            field = f"state games[{b}]"
+            if not isinstance(game, Mapping) or set(game) != {"events", "counts", "transcript", "rng"}:
+                raise ValueError(f"{field} must hold events, counts, transcript and rng")
+            if not 0 <= seats[b] < config.num_players:
+                raise ValueError(
+                    f"state seats[{b}] must be a seat of {config.num_players} players, got {seats[b]}"
+                )
+            events = np.asarray(game["events"])
+            if len(events) and (
+                events.ndim != 2
+                or events.shape[1] != len(ev.EVENT_FIELDS)
+                or not np.issubdtype(events.dtype, np.integer)
+            ):
+                raise ValueError(f"{field}.events must be integer rows of {len(ev.EVENT_FIELDS)} fields")
+            counts = game["counts"]
+            if not isinstance(counts, Mapping) or set(counts) != set(COUNTS):
+                raise ValueError(f"{field}.counts must have the keys {list(COUNTS)}")
+            bad = {k: v for k, v in counts.items() if not whole(v) or v < 0}
+            if bad:
+                raise ValueError(f"{field}.counts must be integers >= 0, got {bad}")
+            transcript = game["transcript"]
+            if not isinstance(transcript, Mapping) or not isinstance(transcript.get("decisions"), list):
+                raise ValueError(f"{field}.transcript must be a mapping with a list of decisions")
+            if transcript.get("model") != self.model:
+                raise ValueError(
+                    f"{field}.transcript is of model {transcript.get('model')!r}, this agent plays {self.model!r}"
+                )
+            if transcript.get("seat") != seats[b]:
+                raise ValueError(f"{field}.transcript is of seat {transcript.get('seat')!r}, not seats[{b}]")
+        self._rewrite = set(range(len(games)))
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without its request threads (started again at its next ``act``)."""
-        return {**self.__dict__, "_pool": None}
+        """Pickled without its request threads (started again at its next ``act``); the copy writes each
+        game's record file anew from its transcript at its first decision there."""
+        return {**self.__dict__, "_pool": None, "_rewrite": set(range(len(self._transcripts)))}
 
     # --- reports --------------------------------------------------------------------
 

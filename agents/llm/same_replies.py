@@ -5,6 +5,10 @@ in the block (the same URL and body) gets the reply it got then, without asking 
 ``agents.testing.check_agent(..., same_replies=True)`` checks an agent so against a server whose reply to a
 request is not a function of the request: one that samples, or llama.cpp, whose logits vary with the
 request before (its prompt cache).
+
+The memo is one for the process, so one block at a time: a second ``same_replies()`` while one is open, in
+any thread (two checks run at once, or nested), is refused (``RuntimeError``); a block clears only its own
+memo when it ends.
 """
 
 from __future__ import annotations
@@ -28,13 +32,21 @@ _LOCK = threading.Lock()
 def same_replies() -> Iterator[None]:
     """Within the block, a request sent before gets the reply it got then (see the module docstring)."""
     global _REPLIES
+    mine: dict[tuple[str, str], Any] = {}
     with _LOCK:
-        outer, _REPLIES = _REPLIES, {}
+        if _REPLIES is not None:
+            raise RuntimeError(
+                "same_replies() is already open (in this or another thread): one block at a time, since "
+                "its memo answers every client of the process; run the checks with same_replies=True one "
+                "after the other"
+            )
+        _REPLIES = mine
     try:
         yield
     finally:
         with _LOCK:
-            _REPLIES = outer
+            if _REPLIES is mine:
+                _REPLIES = None
 
 
 def reply_once(url: str, body: dict[str, Any], ask: Callable[[], Reply]) -> Reply:

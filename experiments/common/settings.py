@@ -244,7 +244,10 @@ class TournamentConfig:
                 try:
                     agent = make_agent(spec.name, 0, **spec.options)
                 except (TypeError, ValueError, OSError) as error:
-                    said = f"{where}: cannot build agent {spec.name!r} with options {spec.options}: {error}"
+                    # the options' names only: a value may be a key (an option the agent does not take, say
+                    # api_key), and the error names a bad value of an option it takes
+                    named = sorted(map(str, spec.options))
+                    said = f"{where}: cannot build agent {spec.name!r} with options {named}: {error}"
                     raise ConfigError(hide_url_credentials(said)) from error  # a base_url's password
                 try:  # refuses (or warns) before any game
                     check_rules(where, agent, self.game.to_game_config())

@@ -13,6 +13,7 @@ import math
 import pickle
 import socket
 import string
+import threading
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from agents.baselines.random_agent import sample_legal
 from agents.llm import llm_agent
 from agents.llm.chat import ChatClient, ChatError, ChatUnreachable
 from agents.llm.llm_agent import LLMAgent
+from agents.llm.same_replies import same_replies
 from agents.registry import make_agent
 from agents.testing import AgentCheckError, check_agent
 from cluedo_env import core
@@ -225,7 +227,9 @@ def play_until_it_decides(
 def test_an_agent_loaded_from_state_dict_goes_on_with_the_reports_and_the_record_files(tmp_path):
     """state_dict held the seed, seats and generator only: a loaded agent had forgotten what it had seen (its
     prompts lost the game's history), its counts and transcripts, and its first decision wrote its record
-    files anew, over the saved agent's decisions."""
+    files anew, over the saved agent's decisions. Then it appended to them after the decisions the saved
+    agent took since the save, a timeline the loaded copy never plays: it writes them anew from its
+    transcript."""
     records = tmp_path / "records"
     with ScriptedChatServer(["malformed", "valid"]) as server:
         options = {"seed": 5, "base_url": server.url, "backoff_s": 0.0, "record_dir": str(records)}
@@ -248,7 +252,52 @@ def test_an_agent_loaded_from_state_dict_goes_on_with_the_reports_and_the_record
     decision = loaded.game_reports()[game][1]["decisions"][-1]
     assert agent.game_reports()[game][1]["decisions"] == [*earlier, decision]
     (file,) = records.glob(f"game{int(state.seed[game])}-*.jsonl")  # the saved agent's, then the copy's
-    assert [json.loads(line) for line in file.read_text().splitlines()] == [*earlier, decision, decision]
+    assert [json.loads(line) for line in file.read_text().splitlines()] == [*earlier, decision]
+
+
+def _spoilt(saved: dict, change: str) -> dict:
+    """``saved`` (an llm agent's state_dict) with one field spoilt as ``change`` says."""
+    state = copy.deepcopy(saved)
+    game = state["games"][0]
+    if change == "another agent's":
+        state = {key: state[key] for key in ("seed", "seats", "rng")}
+    elif change == "a count as text":
+        game["counts"]["replies"] = "3"
+    elif change == "a path as batch seed":
+        state["batch_seed"] = "../../x"
+    elif change == "a seat of 6 players":
+        state["seats"] = [5, 5]
+        game["transcript"]["seat"] = 5
+    elif change == "another model's":
+        game["transcript"]["model"] = "other-model"
+    elif change == "events of another shape":
+        game["events"] = np.zeros((2, 3), dtype=np.int16)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("another agent's", r"the state lacks \['batch_seed', 'games'\]"),
+        ("a count as text", r"state games\[0\]\.counts must be integers >= 0, got \{'replies': '3'\}"),
+        ("a path as batch seed", r"state batch_seed must be an integer, got '\.\./\.\./x'"),
+        ("a seat of 6 players", r"state seats\[0\] must be a seat of 3 players, got 5"),
+        ("another model's", r"games\[0\]\.transcript is of model 'other-model', this agent plays 'default'"),
+        ("events of another shape", r"state games\[0\]\.events must be integer rows of 7 fields"),
+    ],
+)
+def test_load_state_dict_refuses_a_state_that_is_not_this_agents(change, said):
+    """It loaded another agent's state (KeyError at the first act), counts as text, a path as batch seed
+    (then in the record files' names), a 6-player state into a 3-player config, another model's notes."""
+    agent = LLMAgent(seed=5, base_url="http://127.0.0.1:9/v1", api_key_env=None)
+    agent.reset(CONFIG, np.zeros(2, dtype=np.int64))
+    saved = agent.state_dict()
+    loaded = LLMAgent(seed=5, base_url="http://127.0.0.1:9/v1", api_key_env=None)
+    loaded.load_state_dict(CONFIG, copy.deepcopy(saved))  # its own state loads
+    with pytest.raises(ValueError, match=said):
+        loaded.load_state_dict(CONFIG, _spoilt(saved, change))
+    agent.close()
+    loaded.close()
 
 
 @pytest.mark.parametrize(
@@ -308,6 +357,39 @@ def test_against_a_sampling_server_the_check_allows_for_other_replies_with_same_
         check_agent("random", same_replies="yes")
 
 
+def test_same_replies_is_one_block_at_a_time_and_a_block_ends_its_own_memo():
+    """Two blocks in overlapping threads (two checks at once) shared one memo: the second took it over, and
+    the first's end restored none, the second's the first's, which then answered every later request."""
+    opened, close, refused = threading.Event(), threading.Event(), []
+
+    def another_check() -> None:
+        try:
+            with same_replies():
+                opened.set()
+                close.wait(5)
+        except RuntimeError as error:
+            refused.append(str(error))
+            opened.set()
+
+    asked = [{"role": "user", "content": "Legal commands:\n- roll\n- end turn"}]
+    with ScriptedChatServer(["valid"]) as server:
+        client = ChatClient(server.url, "m", api_key_env=None, backoff_s=0.0)
+        other = threading.Thread(target=another_check)
+        with same_replies():
+            other.start()
+            opened.wait(5)
+            client.complete(asked)
+            client.complete(asked)
+            assert len(server.log) == 1  # asked again, answered from this block's memo
+        close.set()
+        other.join()
+        assert len(refused) == 1 and "same_replies() is already open" in refused[0]
+        client.complete(asked)  # out of every block: the server is asked
+        client.complete(asked)
+        assert len(server.log) == 3
+        client.close()
+
+
 @pytest.mark.parametrize(
     ("forget", "script", "options"),
     [
@@ -361,6 +443,26 @@ def test_a_pickled_agent_holds_no_api_key_and_reads_it_again(monkeypatch):
         assert copied.client.url == agent.client.url and copied._pool is None
         copied.close()
     agent.close()
+    # A password or a key in base_url (user info, a query value) was written into the pickle: refused
+    for base_url, secret in (
+        ("http://alice:hunter2secretpw@127.0.0.1:9/v1", "hunter2secretpw"),
+        ("http://127.0.0.1:9/v1?key=QUERYSECRET123456", "QUERYSECRET123456"),
+        ("http://127.0.0.1:9/v1?code=AZFUNCKEYabcdef", "AZFUNCKEYabcdef"),
+    ):
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        agent = LLMAgent(base_url=base_url)
+        with pytest.raises(TypeError, match=r"cannot be pickled .*pass the key in api_key_env") as refused:
+            pickle.dumps(agent)
+        assert secret not in str(refused.value)
+        # A deep copy (in memory) keeps it. A key set since is read again, but beside a user and password
+        # (sent as Basic) it is not: the copy raised ValueError, the two together being refused
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-set-since-123456")
+        copied = copy.deepcopy(agent)
+        assert copied.client._options["base_url"] == base_url
+        bearer = None if "@" in base_url else "Bearer sk-set-since-123456"
+        assert copied.client._http.headers.get("authorization") == bearer
+        copied.close()
+        agent.close()
 
 
 def test_network_failures_are_retried_and_counted():

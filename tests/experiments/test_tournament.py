@@ -273,6 +273,18 @@ def test_an_agent_refused_is_named_without_its_base_url_password():
     assert "AIzaSyQUERYSECRET1" not in str(refused.value)
 
 
+def test_an_agent_refused_for_an_option_it_does_not_take_is_named_without_the_value():
+    """The message quoted every option's value: a key given as an option the agent does not take (api_key,
+    where the llm agent reads its key from the environment) was printed."""
+    pytest.importorskip("httpx")  # the llm extra's
+    agents = "lineup.agents=[{name: llm, options: {api_key: 'sk-DIRECTKEY-123456789'}}, {name: random}]"
+    with pytest.raises(
+        ConfigError, match=r"cannot build agent 'llm' with options \['api_key'\]: .*'api_key'"
+    ) as refused:
+        settings(agents)
+    assert "sk-DIRECTKEY" not in str(refused.value)
+
+
 @pytest.mark.parametrize(
     ("overrides", "module", "instead"),
     [(["backend=ray"], "ray", "backend=local"), (["plots=true"], "matplotlib", "plots=false")],
