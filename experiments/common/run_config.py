@@ -15,9 +15,7 @@ import locale
 from pathlib import Path
 
 from cluedo_env.core.config import read_fields
-from experiments.common.chunks import lineup_id, lineups
 from experiments.common.extras import missing_extra
-from experiments.common.settings import LINEUP_MODES, AgentSpec, GameSettings, LineupConfig, TournamentConfig
 
 __all__ = ["run_agents", "run_lineups", "run_plan", "run_rules"]
 
@@ -76,6 +74,17 @@ def run_lineups(folder: Path) -> list[str] | None:
     """The line-ups a run's ``config.yaml`` plans, named and ordered as the tournament's report lists them
     (``experiments.common.chunks.lineups``), those without games too; None where the file does not say its
     entrants, player count, ``lineup.mode`` and ``lineup.field``."""
+    try:  # the tournament's settings need Hydra, which comes with an extra (``compare`` reads rules without)
+        from experiments.common.chunks import lineup_id, lineups
+        from experiments.common.settings import (
+            LINEUP_MODES,
+            AgentSpec,
+            GameSettings,
+            LineupConfig,
+            TournamentConfig,
+        )
+    except ModuleNotFoundError as error:
+        raise missing_extra(error, command=True) from error
     lineup, labels = (_config(folder) or {}).get("lineup"), list(run_agents(folder) or {})
     players = (run_rules(folder) or {}).get("num_players")
     mode, field = (lineup.get("mode"), lineup.get("field")) if isinstance(lineup, dict) else (None, None)
