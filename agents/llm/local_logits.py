@@ -7,15 +7,33 @@ are the most likely first tokens), reading the logits of llama.cpp through
 token of ``candidates`` (``"A"`` and ``" A"`` for each letter), which a server's
 top-``k`` list may leave out.
 
-The values are llama.cpp's, not exact: they depend on how the prompt is split into batches, and
-``score_next`` evaluates only what a prompt does not share with the previous one, so a prompt's values
-depend on the request before it (measured: the same question -3.8718 alone, -3.8129 after the previous
-card's prompt; over 64 questions at most 0.33 nats apart, no most likely token changed).
+The values are llama.cpp's, not exact (another split of the prompt into batches moves them, by up to
+about 0.3 nats), but a function of the prompt alone (with the model file and the thread count): the same
+to the bit whatever was asked before, so a resumed or sampled benchmark run, lm-eval's ``cluedo-local``
+and a run in another order give a prompt the same values. Every prompt is evaluated in blocks, one
+llama.cpp batch each, that end at every multiple of ``BLOCK_TOKENS`` (256) tokens and after every token
+holding a blank line. Where a block ends is decided by the tokens before it alone, so two prompts that
+share a prefix share its blocks, and the cache of the previous prompt is kept up to the last block start
+within the prefix they share: of a task's next card only the last paragraph (``Card: <card>`` and
+``Holder:``) is evaluated. (Evaluating only what a prompt did not share with the previous one, as this
+did before, the same question scored -3.8718 alone and -3.8129 after the previous card's prompt; over 64
+questions at most 0.33 nats apart.)
+
+The blocks' cost, measured on the shared 2-core machine (2026-12-07, load 3 to 9; 13 tasks of the
+benchmark's ``limit=100`` sample, 273 questions, each card asked of every variant in turn): 0.86 s a
+question evaluating only what a prompt does not share with the previous one, 1.12 s with these blocks,
+1.87 s with blocks at multiples of 64 tokens alone and 2.52 s at multiples of 32. Over the 2,116 questions
+of ``limit=100`` these blocks evaluate 118,625 tokens in 3,200 batches, against 113,742 in 2,270; blocks
+at multiples of 32, 64, 128 and 256 alone evaluate 146,616, 184,184, 248,248 and 391,224 tokens (a card
+evaluates again what its block holds before its line).
 
 Why. llama-cpp-python's server gives ``logprobs`` only when it keeps the logits of
 every token (``logits_all``), and then, with Gemma 3's sliding-window cache, even a
 prompt whose prefix is cached costs seconds per request (measured on 2 loaded
 cores: about 10 s per one-token answer, against 0.1 s without ``logits_all``).
+The server also evaluates only what a prompt does not share with the request before,
+and has no option not to, so its values depend on that request (measured on one
+question: 0.22 nats apart alone and after another card's prompt or an unrelated one).
 Here only the last token's logits are read
 (``logits_all`` off), the shared prefix of a task's prompts is evaluated once,
 and the log-softmax over the 262,144-token vocabulary is one numpy call.
@@ -32,7 +50,10 @@ from agents.llm.chat import ChatReply
 from agents.llm.local_model import INSTALL_HINT, LocalModelMissing
 from agents.llm.local_model import model_file as gguf
 
-__all__ = ["LocalLogits"]
+__all__ = ["BLOCK_TOKENS", "LocalLogits"]
+
+# A prompt's blocks end at every multiple of BLOCK_TOKENS and after every blank line (module docstring).
+BLOCK_TOKENS = 256
 
 
 class LocalLogits:
@@ -59,12 +80,26 @@ class LocalLogits:
             n_ctx=n_ctx,
             n_threads=n_threads,
             logits_all=False,
+            n_batch=BLOCK_TOKENS,  # a block is one batch: llama.cpp splits none further
             swa_full=True,  # a full-size sliding-window cache: a cached prefix can be kept whatever its length
             verbose=False,
         )
         self._vocab = self._model.n_vocab()
         self._tokens: list[int] = []  # what the context holds now
+        self._blank_lines: dict[int, bool] = {}  # token -> whether its text holds a blank line
         self._lock = threading.Lock()
+
+    def _block_starts(self, tokens: list[int]) -> list[int]:
+        """Where the blocks of a prompt start: 0, every multiple of ``BLOCK_TOKENS`` and every token after
+        a blank line, below its end (each decided by the tokens before it alone)."""
+        starts = [0]
+        for position, token in enumerate(tokens[:-1], 1):
+            blank = self._blank_lines.get(token)
+            if blank is None:
+                blank = self._blank_lines[token] = b"\n\n" in self._model.detokenize([token])
+            if blank or position % BLOCK_TOKENS == 0:
+                starts.append(position)
+        return starts
 
     def _token_of(self, text: str) -> int | None:
         ids = self._model.tokenize(text.encode(), add_bos=False, special=False)
@@ -72,8 +107,8 @@ class LocalLogits:
 
     def score_next(self, prompt: str, top: int = 20, candidates: tuple[str, ...] = ()) -> ChatReply:
         """The most likely first tokens after ``prompt`` and those of ``candidates`` (one-token strings),
-        each with the natural log of its probability as llama.cpp computes it (it varies by up to about
-        0.3 nats with the previous request: see the module docstring)."""
+        each with the natural log of its probability as llama.cpp computes it, whatever was asked before
+        (see the module docstring)."""
         with self._lock:
             tokens = self._model.tokenize(prompt.encode(), add_bos=True, special=False)
             if len(tokens) >= self._model.n_ctx():
@@ -85,9 +120,14 @@ class LocalLogits:
                 if old != new:
                     break
                 shared += 1
-            self._model.n_tokens = shared  # eval() drops the cache from here on
-            self._model.eval(tokens[shared:])
-            self._tokens = list(tokens)
+            starts = self._block_starts(tokens)
+            kept = max(start for start in starts if start <= shared)  # the cache up to a block's start
+            self._model.n_tokens = kept  # eval() drops the cache from here on
+            self._tokens = tokens[:kept]
+            for start, end in zip(starts, [*starts[1:], len(tokens)]):
+                if start >= kept:  # one llama.cpp batch per block
+                    self._model.eval(tokens[start:end])
+                    self._tokens = tokens[:end]
             last = self._get_logits(self._model.ctx)  # the last token's (the only ones kept)
             logits = np.ctypeslib.as_array(last, shape=(self._vocab,)).astype(np.float64)
         peak = logits.max()

