@@ -10,22 +10,24 @@ top-``k`` list may leave out.
 The values are llama.cpp's, not exact (another split of the prompt into batches moves them, by up to
 about 0.3 nats), but a function of the prompt alone (with the model file and the thread count): the same
 to the bit whatever was asked before, so a resumed or sampled benchmark run, lm-eval's ``cluedo-local``
-and a run in another order give a prompt the same values. Every prompt is evaluated in blocks, one
-llama.cpp batch each, that end at every multiple of ``BLOCK_TOKENS`` (256) tokens and after every token
-holding a blank line. Where a block ends is decided by the tokens before it alone, so two prompts that
-share a prefix share its blocks, and the cache of the previous prompt is kept up to the last block start
-within the prefix they share: of a task's next card only the last paragraph (``Card: <card>`` and
-``Holder:``) is evaluated. (Evaluating only what a prompt did not share with the previous one, as this
-did before, the same question scored -3.8718 alone and -3.8129 after the previous card's prompt; over 64
-questions at most 0.33 nats apart.)
+and a run in another order give a prompt the same values. Every prompt is evaluated in the same blocks,
+one llama.cpp batch each: they start at every multiple of ``BLOCK_TOKENS`` (256) tokens and at the
+prompt's last paragraph (after its last blank line). The cache of the previous prompt is kept up to a
+block start within the prefix the two prompts share and before which both have the same blocks: of a
+task's next card only the last paragraph (``Card: <card>`` and ``Holder:``) is evaluated; of a new task,
+all from the last multiple of 256 before its text parts from the previous task's. (Evaluating only what
+a prompt did not share with the previous one, as this did before, the same question scored -3.8718
+alone and -3.8129 after the previous card's prompt; over 64 questions at most 0.33 nats apart.)
 
-The blocks' cost, measured on the shared 2-core machine (2026-12-07, load 3 to 9; 13 tasks of the
-benchmark's ``limit=100`` sample, 273 questions, each card asked of every variant in turn): 0.86 s a
-question evaluating only what a prompt does not share with the previous one, 1.12 s with these blocks,
-1.87 s with blocks at multiples of 64 tokens alone and 2.52 s at multiples of 32. Over the 2,116 questions
-of ``limit=100`` these blocks evaluate 118,625 tokens in 3,200 batches, against 113,742 in 2,270; blocks
-at multiples of 32, 64, 128 and 256 alone evaluate 146,616, 184,184, 248,248 and 391,224 tokens (a card
-evaluates again what its block holds before its line).
+The blocks' cost, measured on the shared 2-core machine (2026-12-07, load 2 to 9; each card of a task
+asked of every variant in turn, so that the load's swings hit each alike): over 13 tasks of the
+benchmark's ``limit=100`` sample (276 questions), 1.27 times the time of evaluating only what a prompt
+does not share with the previous one (2.19 s a question against 1.72 s), and 1.53 times with blocks that
+start after every blank line too (more batches); over 13 others, blocks at multiples of 64 tokens alone
+took 2.18 times, at multiples of 32 2.94 times. Over the 2,116 questions of ``limit=100`` these blocks
+evaluate 125,379 tokens in 2,617 batches, against 113,742 in 2,270; blocks at multiples of 32, 64, 128
+and 256 alone evaluate 146,616, 184,184, 248,248 and 391,224 tokens (each card evaluates again what its
+block holds before its line).
 
 Why. llama-cpp-python's server gives ``logprobs`` only when it keeps the logits of
 every token (``logits_all``), and then, with Gemma 3's sliding-window cache, even a
@@ -52,7 +54,7 @@ from agents.llm.local_model import model_file as gguf
 
 __all__ = ["BLOCK_TOKENS", "LocalLogits"]
 
-# A prompt's blocks end at every multiple of BLOCK_TOKENS and after every blank line (module docstring).
+# A prompt's blocks start at every multiple of BLOCK_TOKENS and at its last paragraph (module docstring).
 BLOCK_TOKENS = 256
 
 
@@ -86,20 +88,23 @@ class LocalLogits:
         )
         self._vocab = self._model.n_vocab()
         self._tokens: list[int] = []  # what the context holds now
+        self._starts: list[int] = []  # where its blocks start
         self._blank_lines: dict[int, bool] = {}  # token -> whether its text holds a blank line
         self._lock = threading.Lock()
 
     def _block_starts(self, tokens: list[int]) -> list[int]:
-        """Where the blocks of a prompt start: 0, every multiple of ``BLOCK_TOKENS`` and every token after
-        a blank line, below its end (each decided by the tokens before it alone)."""
-        starts = [0]
-        for position, token in enumerate(tokens[:-1], 1):
+        """Where the blocks of a prompt start: 0, every multiple of ``BLOCK_TOKENS`` and the start of its
+        last paragraph (after its last token holding a blank line), below its end."""
+        last = 0
+        for position in range(len(tokens) - 1, 0, -1):
+            token = tokens[position - 1]
             blank = self._blank_lines.get(token)
             if blank is None:
                 blank = self._blank_lines[token] = b"\n\n" in self._model.detokenize([token])
-            if blank or position % BLOCK_TOKENS == 0:
-                starts.append(position)
-        return starts
+            if blank:
+                last = position
+                break
+        return sorted({0, last, *range(BLOCK_TOKENS, len(tokens), BLOCK_TOKENS)})
 
     def _token_of(self, text: str) -> int | None:
         ids = self._model.tokenize(text.encode(), add_bos=False, special=False)
@@ -121,13 +126,18 @@ class LocalLogits:
                     break
                 shared += 1
             starts = self._block_starts(tokens)
-            kept = max(start for start in starts if start <= shared)  # the cache up to a block's start
+            kept = 0  # the cache is kept up to a block's start where both prompts have had the same blocks
+            for cached, start in zip(self._starts, starts):
+                if cached != start or start > shared:
+                    break
+                kept = start
             self._model.n_tokens = kept  # eval() drops the cache from here on
-            self._tokens = tokens[:kept]
+            self._tokens, self._starts = tokens[:kept], [start for start in starts if start < kept]
             for start, end in zip(starts, [*starts[1:], len(tokens)]):
                 if start >= kept:  # one llama.cpp batch per block
                     self._model.eval(tokens[start:end])
                     self._tokens = tokens[:end]
+                    self._starts.append(start)
             last = self._get_logits(self._model.ctx)  # the last token's (the only ones kept)
             logits = np.ctypeslib.as_array(last, shape=(self._vocab,)).astype(np.float64)
         peak = logits.max()
