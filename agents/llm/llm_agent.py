@@ -213,6 +213,7 @@ class LLMAgent(Agent):
         self.client = ChatClient(base_url, model, api=api, **{**defaults, **chat})  # checks the options
         # model=local: the server is started at the first game (not by a config check that builds agents)
         self._local = (model_file, api, {**defaults, **chat}) if model == LOCAL_MODEL_NAME else None
+        self._local_connected = False  # the client holds this process's local server (its port)
         if prompts is None:
             prompts = "base" if api == "completions" else "default"
         self.forfeit_after = forfeit_after
@@ -235,11 +236,7 @@ class LLMAgent(Agent):
 
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         super().reset(config, seats, seed)
-        if self._local is not None:  # the local model's server (started once per process)
-            model_file, api, options = self._local
-            self.client.close()
-            self.client = ChatClient(*local_endpoint(model_file), api=api, **options)
-            self._local = None
+        self._connect_local()
         self.system = self.prompts["system"].substitute(rules=rules_summary(config))
         self._batch_seed = self.seed if seed is None else seed
         self._events, self._counts, self._transcripts, self._rngs = [], [], [], []
@@ -275,7 +272,18 @@ class LLMAgent(Agent):
         for b in range(len(self.seats)):
             self._transcripts[b].setdefault("seed", int(state.seed[b]))
 
+    def _connect_local(self) -> None:
+        """``model="local"``: point the client at this process's local server, started once per process (at
+        the first game; a copy unpickled in another process, where the original's port means nothing, starts
+        or finds that process's own at its next game or decision)."""
+        if self._local is not None and not self._local_connected:
+            model_file, api, options = self._local
+            self.client.close()
+            self.client = ChatClient(*local_endpoint(model_file), api=api, **options)
+            self._local_connected = True
+
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        self._connect_local()
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="llm")
         decisions = self._pool.map(lambda job: self._decide(state, *job), zip(games.tolist(), mask))
@@ -519,9 +527,15 @@ class LLMAgent(Agent):
         self._rewrite = set(range(len(games)))
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without its request threads (started again at its next ``act``); the copy writes each
-        game's record file anew from its transcript at its first decision there."""
-        return {**self.__dict__, "_pool": None, "_rewrite": set(range(len(self._transcripts)))}
+        """Pickled without its request threads (started again at its next ``act``) and, of the local
+        model, without its server's port (the copy asks its own process's); the copy writes each game's
+        record file anew from its transcript at its first decision there."""
+        return {
+            **self.__dict__,
+            "_pool": None,
+            "_rewrite": set(range(len(self._transcripts))),
+            "_local_connected": False,  # the local server's port is this process's
+        }
 
     # --- reports --------------------------------------------------------------------
 

@@ -465,6 +465,36 @@ def test_a_pickled_agent_holds_no_api_key_and_reads_it_again(monkeypatch):
         agent.close()
 
 
+def test_a_copy_of_the_local_model_agent_asks_its_own_processs_server(monkeypatch):
+    """``model="local"`` plays through a server its process starts: a copy unpickled in another process (a
+    worker's) must ask that process's server, at its next decision or game. It kept the original's port,
+    where nothing answers once the original's process has ended: every decision a fallback."""
+    copies: list[tuple[bytes, core.State]] = []
+    with ScriptedChatServer(["valid"]) as first:
+        monkeypatch.setattr(llm_agent, "local_endpoint", lambda model_file: (first.url, "local"))
+        agent = LLMAgent(seed=5, model="local", api="chat", prompts="default", backoff_s=0.0, concurrency=1)
+
+        def keep_a_copy(state: core.State) -> None:
+            if not copies and agent.game_reports()[0][0]["replies"] and state.current_player[0] == 0:
+                copies.append((pickle.dumps(agent), copy.deepcopy(state)))  # mid-game, its turn to decide
+
+        play_batch(CONFIG, [agent, NotepadAgent(1), NotepadAgent(2)], seeds=[0], on_step=keep_a_copy)
+        agent.close()
+    with ScriptedChatServer(["valid"]) as own:  # another process: the first server gone, its own answering
+        monkeypatch.setattr(llm_agent, "local_endpoint", lambda model_file: (own.url, "local"))
+        pickled, state = copies[0]
+        mid_game, next_game = pickle.loads(pickled), pickle.loads(pickled)
+        legal = core.legal_action_mask(state)
+        action = mid_game.act(state, np.array([0]), legal)
+        play_batch(CONFIG, [next_game, NotepadAgent(1), NotepadAgent(2)], seeds=[1])
+        for copied in (mid_game, next_game):
+            assert copied.client.url.startswith(own.url + "/")
+            copied.close()
+    assert legal[0, action[0]] and mid_game.game_reports()[0][0]["fallbacks"] == 0
+    counts = next_game.game_reports()[0][0]
+    assert counts["replies"] == counts["decisions"] > 0 and counts["fallbacks"] == 0
+
+
 def test_network_failures_are_retried_and_counted():
     with ScriptedChatServer(["valid"], fail_first=3) as server:
         agent, _ = play(server, seeds=(0,), concurrency=1)
