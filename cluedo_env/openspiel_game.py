@@ -7,8 +7,16 @@
 
 Parameters are ``GameConfig``'s fields: ``players`` (``num_players``), ``edition``, ``board``,
 ``dice``, ``stay_in_room``, ``accuse_anywhere``, ``start_player``, ``duel``, ``max_turns``,
-``movement`` and ``auto_refute``, validated by ``GameConfig`` (a bad value gets its message). Not
-``deal``: the deal is chance nodes, each uniform over the cards left (``deal="uniform"``'s shuffle).
+``movement``, ``auto_refute`` and ``deal``, validated by ``GameConfig`` (a bad value gets its
+message). ``deal`` changes no play: the deal is chance nodes, each uniform over the cards left
+(``deal="uniform"``'s shuffle); it is carried so that the game of any config names that config.
+
+A game is its parameters, as in OpenSpiel: ``CluedoGame.from_config`` writes every field of the
+config as one (``game_parameters``), so ``str(game)``, ``pyspiel.load_game(str(game))``,
+``pyspiel.serialize_game_and_state`` and pickling or deep-copying a game or a state give back the
+game of an equal config. The one config that parameters cannot write is one of a custom ``Edition``
+(not in ``EDITIONS``): its game writes the edition's name, which ``load_game`` refuses, and
+pickling or copying it or its states raises ``ValueError`` (``CluedoGame.require_parameters``).
 
 The state (``openspiel_state.CluedoState``) is one game of the compiled core, its actions the
 core's action ids, with explicit chance nodes for the deal, the starting player and the dice.
@@ -28,10 +36,11 @@ from __future__ import annotations
 import pyspiel
 
 from cluedo_env.core.config import GameConfig
+from cluedo_env.core.editions import EDITIONS, Edition
 from cluedo_env.openspiel_observer import CluedoObserver, observation_tensor_size
 from cluedo_env.openspiel_state import CluedoState
 
-__all__ = ["GAME_TYPE", "CluedoGame", "config_from_params", "game_info", "max_game_length"]
+__all__ = ["GAME_TYPE", "CluedoGame", "config_from_params", "game_info", "game_parameters", "max_game_length"]
 
 SHORT_NAME = "python_cluedo"
 _DEFAULTS = GameConfig()
@@ -47,6 +56,7 @@ PARAMETERS = {
     "max_turns": _DEFAULTS.max_turns,
     "movement": _DEFAULTS.movement,
     "auto_refute": _DEFAULTS.auto_refute,
+    "deal": _DEFAULTS.deal,
 }
 DECISIONS_PER_TURN = 6  # roll, its dice (a chance node), move, suggest, refute, accuse or end the turn
 
@@ -75,8 +85,21 @@ def config_from_params(params: dict) -> GameConfig:
     if unknown:
         raise ValueError(f"unknown python_cluedo parameter(s) {unknown}; parameters are {sorted(PARAMETERS)}")
     values = {**PARAMETERS, **params}
+    if not (isinstance(values["edition"], str) and values["edition"] in EDITIONS):
+        raise ValueError(
+            f"edition must be one of {sorted(EDITIONS)}, got {values['edition']!r} (the game of a custom "
+            "Edition is made by CluedoGame.from_config and is not loaded by name)"
+        )
     values["num_players"] = values.pop("players")
     return GameConfig(**values)
+
+
+def game_parameters(config: GameConfig) -> dict:
+    """The OpenSpiel parameters of a config, every one of ``PARAMETERS`` (``config_from_params``'
+    inverse). A custom ``Edition`` is written by its name, which ``config_from_params`` refuses."""
+    edition = config.edition if isinstance(config.edition, str) else config.edition.name
+    values = {name: getattr(config, name) for name in PARAMETERS if name not in ("players", "edition")}
+    return {"players": config.num_players, "edition": edition, **values}
 
 
 def max_game_length(config: GameConfig) -> int:
@@ -105,14 +128,43 @@ class CluedoGame(pyspiel.Game):
     ``Edition`` object included, without registering it)."""
 
     def __init__(self, params: dict | None = None, config: GameConfig | None = None) -> None:
-        params = dict(params or {})
-        self.config = config if config is not None else config_from_params(params)
-        super().__init__(GAME_TYPE, game_info(self.config), params)
+        if params and config is not None:
+            raise ValueError(f"CluedoGame takes params or a config, not both; got params {params}")
+        self._config = config if config is not None else config_from_params(dict(params or {}))
+        super().__init__(GAME_TYPE, game_info(self._config), game_parameters(self._config))
 
     @classmethod
     def from_config(cls, config: GameConfig) -> CluedoGame:
-        """The game of a config (not loadable by name when its edition is not registered)."""
-        return cls({}, config=config)
+        """The game of a config, its parameters the config's fields (``game_parameters``); one of a
+        custom ``Edition`` is not loaded by name, pickled or copied (``require_parameters``)."""
+        return cls(config=config)
+
+    @property
+    def config(self) -> GameConfig:
+        """The game's rules: its parameters' (a copy that pickle or ``copy`` makes without
+        ``__init__`` has only these), or the config it was made from."""
+        try:
+            return self._config
+        except AttributeError:  # made by pickle or copy
+            self._config = config_from_params(self.get_parameters())
+            return self._config
+
+    def require_parameters(self, doing: str) -> None:
+        """Raise ``ValueError`` when the parameters do not give the game back: a custom ``Edition``'s
+        game, which ``doing`` (what was asked, such as ``"pickle"``) would turn into another game."""
+        if isinstance(self.config.edition, Edition):
+            raise ValueError(
+                f"cannot {doing} the python_cluedo game of the custom edition {self.config.edition.name!r}: "
+                f"its parameters name only the editions {sorted(EDITIONS)}, so they would load another game; "
+                "keep its GameConfig instead (CluedoGame.from_config makes the game again, and the game's "
+                "deserialize_state replays a state's serialize())"
+            )
+
+    def __getstate__(self) -> str:
+        """Pickle and ``copy`` write the game as its parameters (as OpenSpiel's own Python games);
+        ``ValueError`` for a custom ``Edition``'s (``require_parameters``)."""
+        self.require_parameters("pickle or copy")
+        return super().__getstate__()
 
     def new_initial_state(self) -> CluedoState:
         """The first chance node of the deal."""

@@ -212,6 +212,13 @@ class CluedoState(pyspiel.State):
         self.require_history("pickle it instead (as pyspiel.serialize_game_and_state does)")
         return "".join(f"{action}\n" for action in self.history())
 
+    def __getstate__(self) -> str:
+        """Pickle and ``copy`` write the state as ``pyspiel.serialize_game_and_state`` does (the game's
+        parameters, the history and the attributes); ``ValueError`` for a state of a custom
+        ``Edition``'s game, whose parameters would load another (``CluedoGame.require_parameters``)."""
+        self.get_game().require_parameters("pickle or copy a state of")
+        return super().__getstate__()
+
     def require_history(self, instead: str) -> None:
         """Raise ``ValueError`` at a root made by ``from_core``: a game under way with no action
         history, which ``serialize`` (and ``openspiel_resample``'s resampling) cannot replay;
