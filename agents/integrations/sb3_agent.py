@@ -27,6 +27,12 @@ any of them is read), a ``policy.pth`` whose pickle would build more than
 shared references for hours, say; measured before torch unpickles it), and
 weights that do not fit the declared network (a ``net_arch`` far wider than the
 stored tensors is refused before it is allocated) or hold a NaN or an infinity.
+
+The policy's initial weights, which the zip's replace, are drawn with torch's global
+random generator put back afterwards (``torch.random.fork_rng``), as
+``agents.ppo.model`` builds a network: ``reset`` rebuilds the policy for each new
+game config, and neither that nor playing changes the numbers a program seeding
+torch for its own learner draws.
 """
 
 from __future__ import annotations
@@ -77,6 +83,8 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
             ``config`` and the declared ``net_arch`` (checked, and bounded by
             ``agents.ppo.model.MAX_PARAMETERS``, before the policy is allocated) or are not finite
             (the message names the tensor).
+
+    Torch's global random generator is left as it was (see the module docstring).
     """
     path = Path(path)
     try:
@@ -154,7 +162,8 @@ def load_policy(path: str | Path, config: core.GameConfig) -> MaskableMultiInput
     except (RuntimeError, TypeError, ValueError) as error:
         raise ValueError(f"{path}: the model does not fit the game {config}: {error}") from error
     check_weights(weights, expected, str(path), f"the game {config} and its policy_kwargs ({_shown(kwargs)})")
-    policy = build(known[0])
+    with torch.random.fork_rng(devices=[]):  # its initial weights are replaced: draw none of the caller's
+        policy = build(known[0])
     policy.load_state_dict(weights)
     return policy.eval()
 

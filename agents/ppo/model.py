@@ -8,7 +8,10 @@ and the checks come before any allocation: the network settings are bounded
 (``NetworkSettings``: widths, layers), the declared network is built on torch's ``meta``
 device (shapes, no memory) and its size bounded by ``MAX_PARAMETERS``, and every stored
 tensor must have the shape the declared network needs and hold only finite numbers
-(``check_weights``, which names the tensor). Only then is the network built and loaded.
+(``check_weights``, which names the tensor). Only then is the network built and loaded. Its initial
+weights, which the file's replace, are drawn with torch's global random generator put back afterwards
+(``torch.random.fork_rng``): loading a model (a ``ppo`` or ``rllib`` opponent, say) leaves the numbers
+that a program seeding torch for its own learner draws as they were.
 
 Before any of that, the file's own declared size is bounded: ``torch.save`` writes a zip archive,
 and ``torch.load`` allocates each member at the size the archive's directory declares, so a small
@@ -207,7 +210,8 @@ def check_weights(weights: object, expected: Mapping[str, torch.Tensor], source:
 
 
 def network_from_record(record: dict[str, Any], source: str = "the model record") -> ActorCritic:
-    """Rebuild a network from ``model_record``'s dict, checked first (see the module docstring).
+    """Rebuild a network from ``model_record``'s dict, checked first (see the module docstring). Torch's
+    global random generator is left as it was.
 
     Args:
         record: The dict.
@@ -223,7 +227,8 @@ def network_from_record(record: dict[str, Any], source: str = "the model record"
     with torch.device("meta"):  # the declared shapes, without allocating them
         expected = ActorCritic(game, settings).state_dict()
     check_weights(record["state_dict"], expected, source, declared)
-    network = ActorCritic(game, settings)
+    with torch.random.fork_rng(devices=[]):  # its initial weights are replaced: draw none of the caller's
+        network = ActorCritic(game, settings)
     if (network.obs_size, network.num_actions) != (record.get("obs_size"), record.get("num_actions")):
         raise ValueError(
             f"{source}: model was saved with obs_size={record.get('obs_size')!r}, "

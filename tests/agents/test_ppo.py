@@ -282,6 +282,52 @@ def test_shipped_model_plays():
 
 
 @pytest.mark.skipif(not DEFAULT_CHECKPOINT.exists(), reason="no shipped model")
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("ppo", {}),
+        ("ppo", {"checkpoint": "cluedo_learned_4p.pt"}),  # with belief features
+        ("rllib", {"path": str(DEFAULT_CHECKPOINT)}),
+        ("learned", {}),
+    ],
+    ids=["ppo", "ppo-learned-model", "rllib", "learned"],
+)
+def test_loading_a_network_agent_and_playing_it_leave_torchs_random_stream_as_it_was(name, options):
+    torch.manual_seed(0)
+    alone = torch.rand(8)
+    torch.manual_seed(0)
+    agent = make_agent(name, seed=1, **options)
+    state = core.init(CLASSIC, np.arange(4))
+    agent.reset(CLASSIC, state.current_player.astype(np.int64))
+    agent.act(state, np.arange(4), core.legal_action_mask(state))
+    assert torch.equal(torch.rand(8), alone)
+
+
+@pytest.mark.skipif(not DEFAULT_CHECKPOINT.exists(), reason="no shipped model")
+@pytest.mark.parametrize("checkpoint", ["cluedo_ppo_4p.pt", "cluedo_learned_4p.pt"])
+def test_a_loaded_model_holds_the_files_weights_and_decides_as_a_network_loaded_over_its_own(checkpoint):
+    stored = torch.load(DEFAULT_CHECKPOINT.parent / checkpoint, map_location="cpu", weights_only=True)
+    agent = make_agent("ppo", seed=1, checkpoint=checkpoint)
+    loaded = agent.network.state_dict()
+    assert loaded.keys() == stored["state_dict"].keys()
+    assert all(torch.equal(loaded[name], tensor) for name, tensor in stored["state_dict"].items())
+    reference = ActorCritic(agent.network.game, agent.network.settings)
+    reference.load_state_dict(stored["state_dict"])
+    buffers = dict(reference.named_buffers())  # (those the file does not hold too)
+    assert all(torch.equal(buffer, buffers[name]) for name, buffer in agent.network.named_buffers())
+    state = core.init(CLASSIC, np.arange(4))
+    seats, mask = state.current_player.astype(np.int64), core.legal_action_mask(state)
+    expected = PPOAgent.from_network(reference, seed=1)
+    for player in (agent, expected):
+        player.reset(CLASSIC, seats)
+    assert np.array_equal(
+        agent.action_probabilities(state, np.arange(4), mask),
+        expected.action_probabilities(state, np.arange(4), mask),
+    )
+    assert np.array_equal(agent.act(state, np.arange(4), mask), expected.act(state, np.arange(4), mask))
+
+
+@pytest.mark.skipif(not DEFAULT_CHECKPOINT.exists(), reason="no shipped model")
 def test_bfloat16_gives_float32_outputs_and_gradients_close_to_float32():
     """``precision="bfloat16"`` (training's ``precision``): the layers run in bfloat16, what comes out and
     the gradients are float32, and on the shipped model's decisions the probabilities stay within a few

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -303,6 +304,23 @@ def test_the_sb3_agent_plays_only_legal_actions_in_the_arena(tmp_path):
     # the arena checks every action against the mask (an illegal one raises)
     result = play_batch(config, [agent, *never_accusing(2)], np.arange(6), rotation=np.arange(6) % 3)
     assert result.decisions.min() > 0
+
+
+@pytest.mark.parametrize("card", [False, True], ids=["MultiInputPolicy", "CardPolicy"])
+def test_the_sb3_agent_loads_and_plays_leaving_torchs_random_stream_as_it_was(tmp_path, card):
+    path = saved_model(tmp_path, card=card)
+    torch.manual_seed(0)
+    alone = torch.rand(8)
+    torch.manual_seed(0)
+    agent = make_agent("sb3", seed=4, path=str(path))
+    for config in (core.GameConfig(**SMALL_GAME), core.GameConfig(**{**SMALL_GAME, "max_turns": 30})):
+        play_batch(config, [agent, *never_accusing(2)], np.arange(3), rotation=np.arange(3))
+    assert torch.equal(torch.rand(8), alone)
+    with zipfile.ZipFile(path) as archive, archive.open("policy.pth") as file:
+        stored = torch.load(file, map_location="cpu", weights_only=True)
+    loaded = agent.policy.state_dict()
+    assert loaded.keys() == stored.keys()
+    assert all(torch.equal(loaded[name], tensor) for name, tensor in stored.items())
 
 
 def test_the_sb3_agent_plays_a_tournament(tmp_path):
