@@ -3,12 +3,16 @@
     pip install -e ".[local-llm]"
     python -m experiments.serve_model                     # prints the URL; Ctrl-C stops it
     python -m experiments.serve_model --port 8000 --check # and asks it one question first
+    python -m experiments.serve_model --log server.log    # and keeps the server's log there
 
 Any llm agent or solver then plays or answers through it with ``base_url=<the URL>``
 ``model=local api=completions`` (or, without this command, ``model=local`` alone starts a
 server of its own in the process that needs it: ``agents.llm.local_model``). The model is
 Gemma 3 270M (base), under the Gemma Terms of Use (ai.google.dev/gemma/terms; a copy comes
-with the model package). The server stops with this command, however it ends.
+with the model package). The server stops with this command, however it ends. Its log (its start
+and its errors, no line per request) is a temporary file, printed at the start and deleted when the
+server stops, unless the server died by itself (then it is kept, and its end printed); ``--log FILE``
+writes it to FILE instead, kept.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``python -m experiments.serve_model [--port N] [--model-file GGUF] [--check]``."""
+    """Entry point: ``python -m experiments.serve_model [--port N] [--model-file GGUF] [--check] [--log FILE]``."""
     replace_unencodable()
     from agents.llm.chat import ChatClient
     from agents.llm.local_model import LOCAL_MODEL_NAME, LocalModelMissing, LocalServer
@@ -37,6 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: llama.cpp's)")
     parser.add_argument("--check", action="store_true", help="ask one completion and print it and its time")
+    parser.add_argument(
+        "--log",
+        default=None,
+        help="write the server's log to this file, kept (default: a temporary file, deleted)",
+    )
     args = parser.parse_args(argv)
     server = LocalServer(
         args.model_file,
@@ -44,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         n_ctx=args.n_ctx,
         n_threads=args.threads,
         logprobs=not args.no_logprobs,
+        log_file=args.log,
     )
     started = time.perf_counter()
     try:
@@ -55,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"local model at {server.url} (model {LOCAL_MODEL_NAME!r}), up in {time.perf_counter() - started:.1f} s"
         )
-        print(f"server log: {server.log}")
+        print(
+            f"server log: {server.log}"
+            + ("" if args.log else " (deleted when it stops; --log FILE keeps one)")
+        )
         if args.check:
             client = ChatClient(
                 server.url, LOCAL_MODEL_NAME, api="completions", max_tokens=16, api_key_env=None

