@@ -29,8 +29,10 @@ mask or the events they are given.
 ``state_dict()`` / ``load_state_dict(config, state)`` save and restore what an
 agent remembers as plain data (numbers, strings, lists, dicts, numpy arrays),
 so that a training run's opponents continue exactly from a checkpoint without
-pickle. The base class covers the seed, the seats and the generator; an agent
-that remembers more (notes per game) extends both.
+pickle. The base class covers the seed, the seats and the generator, and the sizes
+of the games (players, suspects, weapons, rooms), so that ``load_state_dict``
+refuses a config of other games, or seats that are not its players, by name; an
+agent that remembers more (notes per game) extends both.
 
 ``close()`` releases what an agent holds (solvers, connections); runners call it
 when they are done with the agent. ``agents.testing.check_agent`` checks that an
@@ -81,6 +83,23 @@ def last_own_turn(state: State, game: int) -> bool:
     come ``players still in`` turns later (sooner only if somebody is eliminated before)."""
     players_in = int((~state.eliminated[game]).sum())
     return int(state.turn[game]) + players_in >= state.config.max_turns
+
+
+def _sizes(config: GameConfig) -> dict[str, int]:
+    """The sizes of ``config``'s games that an agent's notes are shaped by: players, suspects, weapons, rooms."""
+    cards = config.cards
+    return {
+        "players": config.num_players,
+        "suspects": cards.num_suspects,
+        "weapons": cards.num_weapons,
+        "rooms": cards.num_rooms,
+    }
+
+
+def _described(sizes: Mapping[str, int]) -> str:
+    """``{"players": 4, ...}`` as ``4 players, 6 suspects, 6 weapons and 9 rooms``."""
+    parts = [f"{number} {name}" for name, number in sizes.items()]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 class Agent(ABC):
@@ -136,20 +155,41 @@ class Agent(ABC):
         """One legal action for each game in ``games`` (where this agent decides)."""
 
     def state_dict(self) -> dict[str, Any]:
-        """What this agent remembers after ``reset``, as plain data (see the module docstring)."""
-        return {"seed": self.seed, "seats": self.seats.copy(), "rng": self.rng.bit_generator.state}
+        """What this agent remembers after ``reset``, as plain data (see the module docstring): its seed,
+        seats and generator, and the ``sizes`` of the games it plays (None before ``reset``)."""
+        return {
+            "seed": self.seed,
+            "seats": self.seats.copy(),
+            "rng": self.rng.bit_generator.state,
+            "sizes": None if self.config is None else _sizes(self.config),
+        }
 
     def load_state_dict(self, config: GameConfig, state: Mapping[str, Any]) -> None:
         """Continue from ``state_dict``'s output: as if this agent had played the same games of ``config``.
 
         Raises:
-            ValueError: ``state`` is another seed's.
+            ValueError: ``state`` is another seed's, of games of other sizes than ``config``'s (players,
+                suspects, weapons, rooms; a state saved without them is not checked so), or has seats
+                that are not players of ``config``.
         """
         if state["seed"] != self.seed:
             raise ValueError(
                 f"this agent has seed {self.seed}, the state is of an agent with seed {state['seed']}"
             )
-        self.reset(config, np.asarray(state["seats"], dtype=np.int64))
+        saved, sizes = state.get("sizes"), _sizes(config)
+        if saved is not None and dict(saved) != sizes:
+            raise ValueError(
+                f"the state is of games of {_described(saved)}, the config's games have {_described(sizes)}"
+            )
+        seats = np.asarray(state["seats"])
+        if seats.ndim != 1 or (seats.size and not np.issubdtype(seats.dtype, np.integer)):
+            raise ValueError(f"state seats must be a list of player indices, got {state['seats']!r}")
+        if ((seats < 0) | (seats >= config.num_players)).any():
+            raise ValueError(
+                f"state seats must be players of the config, in [0, {config.num_players}), got "
+                f"{seats.tolist()}"
+            )
+        self.reset(config, seats.astype(np.int64))
         self.rng.bit_generator.state = state["rng"]
 
     def close(self) -> None:  # noqa: B027 - optional hook

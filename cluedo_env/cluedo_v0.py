@@ -65,9 +65,10 @@ training, `cluedo_env.gym_env` has the Gymnasium forms `CluedoSingleAgentEnv`
 and `CluedoVectorEnv`.
 
 `reset(seed=s)` plays the core's game `s` (the deal and every roll follow from
-`s`, so `core.init(config, [s])` with the same actions replays it); `reset()`
-without a seed draws the game seed from the environment's generator, which a
-seeded reset reseeds.
+`s`, so `core.init(config, [s])` with the same actions replays it) and seeds
+player `p`'s action space with `s + p`, so that the example above, whose actions
+`sample` draws, plays the same game at every run; `reset()` without a seed draws
+the game seed from the environment's generator, which a seeded reset reseeds.
 
 ## Observation Space
 
@@ -384,12 +385,16 @@ class raw_env(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game: game ``seed`` of the core (an int, numpy integer or 0-d integer array in
-        ``[0, 2**63)``, as ``core.init`` takes), or one drawn from the env's generator. Any other
-        seed raises ``ValueError`` before any change."""
+        ``[0, 2**63)``, as ``core.init`` takes), or one drawn from the env's generator. A seed also
+        seeds player ``p``'s action space with ``seed + p`` (as ``TextEnv`` seeds its command spaces),
+        so that its ``sample(mask)`` plays the same game again. Any other seed raises ``ValueError``
+        before any change."""
         if seed is not None:
             seed = check_seed(seed)
             state = core.init(self.config, [seed])
             self._rng = np.random.default_rng(seed)
+            for p, agent in enumerate(self.possible_agents):
+                self.action_spaces[agent].seed(seed + p)
         else:
             state = core.init(self.config, [int(self._rng.integers(SEED_BOUND))])
         self.game_state = state

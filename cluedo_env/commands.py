@@ -53,14 +53,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
 from cluedo_env import reply_words
 from cluedo_env.core.actions import ActionLayout
 from cluedo_env.core.board import classic_board
-from cluedo_env.core.config import GameConfig
+from cluedo_env.core.config import CONFIGS_KEPT, GameConfig
 
 __all__ = [
     "CommandError",
@@ -131,12 +131,12 @@ SIMPLE_COMMANDS = {
 }
 
 
-@cache
+@lru_cache(maxsize=CONFIGS_KEPT)
 def _layout(config: GameConfig) -> ActionLayout:
     return ActionLayout(config)
 
 
-@cache
+@lru_cache(maxsize=CONFIGS_KEPT)
 def _canonical(config: GameConfig) -> dict[tuple[str, ...], int]:
     """Every action by the words of its canonical command."""
     return {tuple(reply_words.normalise(command(config, a))): a for a in range(_layout(config).num_actions)}

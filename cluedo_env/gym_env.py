@@ -23,7 +23,9 @@ Spaces (both envs; the vector env's ``single_*`` spaces):
   the learner's ``core.observe`` vector (see ``cluedo_v0``'s documentation for
   its index table) and its legal actions. The vector env returns
   ``{"observation": float32[B, D], "action_mask": int8[B, A]}``.
-- action: ``Discrete(A)`` (``MultiDiscrete`` of B of them for the vector env).
+- action: ``Discrete(A)`` (``MultiDiscrete`` of B of them for the vector env). As Gymnasium has it,
+  ``reset(seed=s)`` seeds the env and not its spaces: ``env.action_space.seed(s)`` makes ``sample``
+  repeat too (``cluedo_v0``'s ``reset`` seeds its players' spaces itself).
 
 Rewards are the learner's, under ``reward_scheme`` (``cluedo_env.rewards.REWARD_SCHEMES``),
 on the step that ends the game; 0 otherwise. An illegal action, with

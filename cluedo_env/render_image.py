@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -163,7 +163,7 @@ def _cell_box(r: float, c: float, scale: int) -> tuple[float, float, float, floa
     return (c * scale, r * scale, (c + 1) * scale - 1, (r + 1) * scale - 1)
 
 
-@cache
+@lru_cache(maxsize=8)  # up to 24 MB each: the few boards and scales in use
 def _background(edition_rooms: tuple[str, ...], board: str, scale: int) -> Image.Image:
     """The static part of the picture: rooms, corridors, doors, passages, names."""
     layout = board_layout(board, len(edition_rooms))

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
-from cluedo_env.core.config import GameConfig
+from cluedo_env.core.config import CONFIGS_KEPT, GameConfig
 
 __all__ = [
     "ACCUSATION_WORDS",
@@ -164,7 +164,7 @@ class Names:
     longest: int
 
 
-@cache
+@lru_cache(maxsize=CONFIGS_KEPT)
 def card_names(config: GameConfig) -> Names:
     """The names of ``config``'s cards as a reply may write them (with ``SPELLINGS``' other words, and a
     name with an umlaut also in its ae/oe/ue spelling: ``Gruen`` is ``Grün``)."""

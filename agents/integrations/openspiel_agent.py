@@ -25,7 +25,7 @@ saw (the search agents, ``agents.reasoners.ismcts``, and the OpenSpiel resampler
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from agents.base import GameByGameAgent
 from agents.reasoners.determinize import sample_shown
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.core.config import CONFIGS_KEPT
 from cluedo_env.core.state import Phase
 from cluedo_env.optional_modules import missing_extra_text
 
@@ -76,9 +77,10 @@ def _world_log(
     return world
 
 
-@cache
+@lru_cache(maxsize=CONFIGS_KEPT)
 def _game(config: core.GameConfig):
-    """The ``python_cluedo`` game of a config (one per process; the agent holds none, so it pickles)."""
+    """The ``python_cluedo`` game of a config (kept for the ``CONFIGS_KEPT`` configs used last; the agent
+    holds none, so it pickles)."""
     from cluedo_env.openspiel_game import CluedoGame
 
     return CluedoGame.from_config(config)

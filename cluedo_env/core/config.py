@@ -10,6 +10,7 @@ from cluedo_env.core.editions import CATEGORIES, EDITIONS, Edition, get_edition
 from cluedo_env.core.presets import PRESETS
 
 __all__ = [
+    "CONFIGS_KEPT",
     "CORNER_ROOMS",
     "DEALS",
     "LATER_FIELDS",
@@ -34,6 +35,10 @@ CLASSIC_BOARD_ROOMS = 9
 DUEL_FACE_DOWN_CARDS = 4
 CORNER_ROOMS = (0, 2, 6, 8)  # Kitchen, Conservatory, Lounge, Study: the duel's face-down cards
 MAX_TURNS = 2**15 - 1  # the turn number travels in int16 event fields
+# How many configs a process keeps what it derived from (the rules' tables, about 0.6 MB each on the
+# classic board, command words, card names), the least recently used forgotten first: a curriculum over
+# max_turns or decks drawn at random stays within this many, and a config forgotten is derived again.
+CONFIGS_KEPT = 64
 INTEGER_FIELDS = ("num_players", "dice", "max_turns")
 BOOL_FIELDS = ("stay_in_room", "accuse_anywhere", "duel", "auto_refute")
 

@@ -3,7 +3,9 @@
 An edition names its suspects, weapons and rooms. Card ids are laid out
 suspects first, then weapons, then rooms, so card ``c`` of an edition with
 ``S`` suspects and ``W`` weapons is a suspect when ``c < S``, a weapon when
-``S <= c < S + W`` and a room otherwise.
+``S <= c < S + W`` and a room otherwise. ``EDITIONS`` holds the shipped ones by name and is
+read-only, so that a name means one deck; a deck of your own is an ``Edition`` given as a
+config's ``edition``.
 
 Suspects are listed in the order of their start squares around the classic
 board (Scarlet, Mustard, White, Green, Peacock, Plum) and rooms in the order
@@ -23,7 +25,9 @@ escape, a bidi override) is refused too: it could forge a line or clear a screen
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -286,9 +290,11 @@ _DE_2023 = Edition(
     weapon_start_rooms=(_DINING, _CONSERVATORY, _KITCHEN, _STUDY, _BALLROOM, _LOUNGE),
 )
 
-EDITIONS: dict[str, Edition] = {
-    e.name: e for e in (_CLASSIC, _CLASSIC_FR, _CLASSIC_FR_1999, _CLASSIC_FR_2000, _DE_2023)
-}
+# Read-only: configs, tasks, records and reports name an edition by its name, and configs of one name
+# compare equal (and share their rule tables), so a name means one deck for good.
+EDITIONS: Mapping[str, Edition] = MappingProxyType(
+    {e.name: e for e in (_CLASSIC, _CLASSIC_FR, _CLASSIC_FR_1999, _CLASSIC_FR_2000, _DE_2023)}
+)
 
 
 def get_edition(name: str) -> Edition:

@@ -35,7 +35,7 @@ import numpy as np
 from cluedo_env.core import batched, layout
 from cluedo_env.core.actions import RANGE_NAMES, ActionLayout
 from cluedo_env.core.board import classic_board, room_distances
-from cluedo_env.core.config import CORNER_ROOMS, DEALS, GameConfig
+from cluedo_env.core.config import CONFIGS_KEPT, CORNER_ROOMS, DEALS, GameConfig
 from cluedo_env.core.events import MOVE_BLOCKED, MOVE_CHOOSE_ROOM, MOVE_PASSAGE, MOVE_STAY, MOVE_WALK
 from cluedo_env.core.integers import holds_a_bool
 from cluedo_env.core.layout import STATE_FIELDS
@@ -85,6 +85,7 @@ class Rules:
         batched.check_cache()  # (before the first compiled call of the process)
         self.tables = layout.pack_tables(self._numbers(), self._tables())
         self.no_mask = np.zeros((0, self.A), dtype=bool)  # the compiled rules' "no mask wanted"
+        self.observation_tables: dict[str, object] = {}  # per observation kind, built by core.observe
 
     def _numbers(self) -> dict[str, int]:
         """The numbers of ``layout.NUMBERS``."""
@@ -238,31 +239,36 @@ def _classic_moves() -> MoveTables:
 
 
 def rules_for(config: GameConfig) -> Rules:
-    """The rule tables of a config, built once per process and config value (equal configs share
-    one ``Rules``).
+    """The rule tables of a config, built once per config value while it is in use (equal configs
+    share one ``Rules``).
 
-    Two caches: ``_rules_by_value`` (``functools.cache``, keyed on the config's value, whose hash
-    costs about a microsecond) and, in front of it, ``_RULES_BY_IDENTITY``, keyed on the config
-    object's ``id`` (the entry holds the config, so the id is not reused while it is there): the
-    lookup every ``step`` makes.
+    Two caches: ``_RULES_BY_VALUE``, keyed on the config's value (whose hash costs about a
+    microsecond), holds the rules of the ``CONFIGS_KEPT`` configs used last; in front of it
+    ``_RULES_BY_IDENTITY``, keyed on the config object's ``id`` (the entry holds the config, so the
+    id is not reused while it is there), is the lookup every ``step`` makes. Forgetting a config's
+    rules forgets every identity too (so no rules outlive their value entry): a process that sweeps
+    configs keeps at most ``CONFIGS_KEPT`` rules, and a state of a config forgotten gets its rules
+    built again (equal ones) at its next step.
     """
     entry = _RULES_BY_IDENTITY.get(id(config))
     if entry is not None and entry[0] is config:
         return entry[1]
-    rules = _rules_by_value(config)
+    rules = _RULES_BY_VALUE.pop(config, None)  # (put back last: the most recently used)
+    if rules is None:
+        rules = Rules(config)
+        if len(_RULES_BY_VALUE) >= CONFIGS_KEPT:
+            _RULES_BY_VALUE.pop(next(iter(_RULES_BY_VALUE)), None)  # the least recently used
+            _RULES_BY_IDENTITY.clear()
+    _RULES_BY_VALUE[config] = rules
     if len(_RULES_BY_IDENTITY) >= _IDENTITIES:
         _RULES_BY_IDENTITY.clear()
     _RULES_BY_IDENTITY[id(config)] = (config, rules)
     return rules
 
 
+_RULES_BY_VALUE: dict[GameConfig, Rules] = {}  # in order of last use
 _RULES_BY_IDENTITY: dict[int, tuple[GameConfig, Rules]] = {}
 _IDENTITIES = 256  # config objects remembered by identity (then forgotten all at once)
-
-
-@cache
-def _rules_by_value(config: GameConfig) -> Rules:
-    return Rules(config)
 
 
 def init(config: GameConfig, seeds: np.ndarray | list[int] | int) -> State:

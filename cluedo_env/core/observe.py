@@ -39,14 +39,14 @@ adds ``owner`` (everything), for debugging and oracle baselines.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from typing import NoReturn
 
 import numpy as np
 from numba import njit, prange
 
 from cluedo_env.core.batched import recompiled_with_the_rules
-from cluedo_env.core.config import GameConfig
+from cluedo_env.core.config import CONFIGS_KEPT, GameConfig
 from cluedo_env.core.game import PARALLEL_BATCH, Rules, rules_for
 from cluedo_env.core.state import ENVELOPE, FACE_DOWN, NOBODY, Phase, State, game_indices
 from cluedo_env.core.views import flat_view, state_views, table_views
@@ -107,7 +107,7 @@ _PIECES = (
 ) = range(len(_PIECES))
 
 
-@cache
+@lru_cache(maxsize=CONFIGS_KEPT)
 def observation_pieces(
     config: GameConfig, kind: str = "player"
 ) -> tuple[tuple[str, tuple[int, ...], int], ...]:
@@ -181,10 +181,13 @@ class _Tables:
         self.compiled = (self.at, self.square_xy, self.room_distance, self.max_turns)
 
 
-@cache
 def _tables(rules: Rules, kind: str) -> _Tables:
-    """The tables of a config's rules (hashed by identity: cheap) and an observation kind."""
-    return _Tables(rules, kind)
+    """The tables of a config's rules and an observation kind, built once and kept on the rules (they
+    live as long as the rules do: ``rules_for``)."""
+    tables = rules.observation_tables.get(kind)
+    if tables is None:
+        tables = rules.observation_tables[kind] = _Tables(rules, kind)
+    return tables
 
 
 @njit(cache=True, inline="always")  # inlined into the loop over the games: no call per row

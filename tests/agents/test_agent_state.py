@@ -65,3 +65,42 @@ def test_a_restored_agent_plays_on_identically(name, label):
         tell(restored)
         steps += 1
     assert steps > 0
+
+
+def dealt(name: str, config: core.GameConfig, seats: list[int]):
+    """Agent ``name`` (seed 0) at ``seats`` of games of ``config``, after seeing the deal."""
+    agent = make_agent(name, seed=0)
+    agent.reset(config, np.array(seats))
+    state = core.init(config, np.arange(len(seats)))
+    agent.observe(state, core.private_view(state.events, np.array(seats)[:, None]))
+    return agent
+
+
+def deck(suspects: int, weapons: int, rooms: int) -> core.GameConfig:
+    """Games of 3 players with a deck of these numbers of cards, without the board."""
+    cards = [[f"{kind}{k}" for k in range(n)] for kind, n in (("S", suspects), ("W", weapons), ("R", rooms))]
+    edition = core.Edition(f"{suspects}{weapons}{rooms}", *cards, [0] * weapons)
+    return core.GameConfig(edition=edition, board="none", num_players=3)
+
+
+@pytest.mark.parametrize("name", ["random", "sat", "belief"])
+def test_a_state_of_other_games_is_refused_saying_so(name):
+    """A random agent's state at seat 5 of 6 players was taken for games of 3 players (seats [5, 5]); the sat
+    and belief agents refused it only through an error of deeper code, and a state of another deck with
+    a misleading one ("a suggestion must name one suspect, one weapon and one room")."""
+    six, three = core.GameConfig(num_players=6), core.GameConfig(num_players=3)
+    saved = dealt(name, six, [5, 5]).state_dict()
+    with pytest.raises(ValueError, match=r"^the state is of games of 6 players, 6 suspects, 6 weapons and 9 "
+                       r"rooms, the config's games have 3 players, 6 suspects, 6 weapons and 9 rooms$"):  # fmt: skip
+        make_agent(name, seed=0).load_state_dict(three, saved)
+    older = {key: value for key, value in saved.items() if key != "sizes"}  # saved before states had sizes
+    with pytest.raises(
+        ValueError, match=r"^state seats must be players of the config, in \[0, 3\), got \[5, 5\]$"
+    ):
+        make_agent(name, seed=0).load_state_dict(three, older)
+    make_agent(name, seed=0).load_state_dict(six, older)  # of these games: loaded as before
+
+    saved = dealt(name, deck(6, 4, 6), [1]).state_dict()
+    with pytest.raises(ValueError, match=r"^the state is of games of 3 players, 6 suspects, 4 weapons and 6 "
+                       r"rooms, the config's games have 3 players, 4 suspects, 3 weapons and 5 rooms$"):  # fmt: skip
+        make_agent(name, seed=0).load_state_dict(deck(4, 3, 5), saved)

@@ -209,6 +209,24 @@ def test_an_edition_named_as_a_shipped_one_with_other_cards_is_refused():
     assert core.GameConfig(edition=other_starts).cards == other_starts
 
 
+def test_the_editions_by_name_cannot_be_changed_so_that_a_name_means_one_deck():
+    """A deck put into EDITIONS as "mine", then another deck as "mine", gave two configs of that name that
+    compared equal: the second played on the first deck's rule tables (100 actions, not 202) and failed."""
+    mine = Edition(
+        "mine", ("Ann", "Bob", "Cy", "Di"), ("Axe", "Bat", "Cane"), ("Hall", "Loft", "Attic"), (0, 1, 2)
+    )
+    with pytest.raises(TypeError):
+        core.EDITIONS["mine"] = mine
+    with pytest.raises(TypeError):
+        core.EDITIONS["classic"] = mine
+    with pytest.raises(TypeError):
+        del core.EDITIONS["classic"]
+    assert "mine" not in core.EDITIONS and core.EDITIONS["classic"].rooms[0] == "Kitchen"
+    config = core.GameConfig(edition=mine, board="none", num_players=3)  # a deck of one's own: an Edition
+    other = dataclasses.replace(mine, weapons=("Axe", "Bat", "Cane", "Dart"), weapon_start_rooms=(0, 1, 2, 0))
+    assert core.GameConfig(edition=other, board="none", num_players=3) != config
+
+
 @pytest.mark.parametrize("name", sorted(core.EDITIONS))
 def test_the_shipped_editions_pass_their_own_check(name):
     edition = core.EDITIONS[name]

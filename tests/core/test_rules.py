@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import re
+import weakref
 
 import numpy as np
 import pytest
 
 from cluedo_env import core
 from cluedo_env.core import events as ev
+from cluedo_env.core.config import CONFIGS_KEPT
 from cluedo_env.core.rng import draw_die, game_key
 from cluedo_env.core.state import Phase
 from tests.conftest import ROOT
@@ -806,3 +809,20 @@ def test_rule_tables_are_cached_by_config_value_and_leave_the_config_as_it_is():
     assert core.rules_for(a) is core.rules_for(b) is core.rules_for(a)
     assert set(vars(a)) == {field.name for field in dataclasses.fields(a)}  # nothing hidden on it
     assert core.rules_for(core.GameConfig(num_players=5)) is not core.rules_for(a)
+
+
+def test_a_sweep_over_configs_keeps_the_rules_of_the_last_ones_only_and_a_forgotten_config_plays_on():
+    first = core.GameConfig(num_players=3, max_turns=1000)
+    state = core.init(first, [5])
+    seen_before = core.observe(state, 0)
+    first_rules = weakref.ref(core.rules_for(first))
+    for turns in range(1001, 1002 + CONFIGS_KEPT):  # a max_turns curriculum: one config per value
+        core.observe(core.init(first.replace(max_turns=turns), [0]), 0)
+    gc.collect()
+    assert first_rules() is None  # forgotten: a sweep's memory stays within CONFIGS_KEPT configs
+    np.testing.assert_array_equal(core.observe(state, 0), seen_before)  # its rules are built again
+    action = int(np.flatnonzero(core.legal_action_mask(state)[0])[0])
+    again = core.init(first, [5])
+    core.step(state, [action])
+    core.step(again, [action])
+    np.testing.assert_array_equal(core.observe(state, 0), core.observe(again, 0))

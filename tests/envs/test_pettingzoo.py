@@ -268,6 +268,31 @@ def test_reset_seed_is_the_core_game_and_replays():
     assert first.game_state.seed[0] != 5
 
 
+def test_the_seeded_example_of_the_docstring_plays_the_same_game_at_every_run():
+    """reset(seed) seeded the deal but not the action spaces, so the example's sampled actions differed."""
+
+    def example() -> list[int | None]:
+        env = cluedo_v0.env(num_players=4, render_mode="ansi")
+        env.reset(seed=42)
+        actions = []
+        for agent in env.agent_iter():
+            observation, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                action = env.action_space(agent).sample(observation["action_mask"])
+            actions.append(action)
+            env.step(action)
+        env.close()
+        return actions
+
+    assert example() == example()
+    raw = cluedo_v0.raw_env(num_players=3)
+    raw.reset(seed=7)
+    drawn = [raw.action_space(agent).sample() for agent in raw.possible_agents]
+    assert drawn == [gymnasium.spaces.Discrete(raw.layout.num_actions, seed=7 + p).sample() for p in range(3)]
+
+
 def test_deal_events_show_each_player_only_its_cards():
     raw = cluedo_v0.raw_env(num_players=3)
     raw.reset(seed=8)
