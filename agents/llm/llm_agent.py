@@ -13,7 +13,12 @@ at the end of the line, with the prompt set ``base`` (its decision prompt ends
 with ``-``, as the list of legal commands does, and the model completes the line).
 ``model="local"`` plays the local model (``agents.llm.local_model``: the
 packaged Gemma 3 270M, a base model, on a llama.cpp server this process starts
-on 127.0.0.1 and stops at its exit) this way.
+on 127.0.0.1 and stops at its exit) this way. At each batch and decision step the
+agent makes sure that server runs (one found dead is started again, with a
+warning naming its kept log); a request that failed because the server died
+meanwhile is sent once more, the same request, to the one started again (its
+network retries counted), and if that fails too the ``ChatError`` names the dead
+server's log.
 
 Invalid replies. A reply that is not one legal action is answered with the
 parser's error (``retry.txt``: why, and the legal commands) in the same
@@ -101,8 +106,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, option_switch
-from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatReplyError, add_reply_counts
-from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
+from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatError, ChatReplyError, add_reply_counts
+from agents.llm.local_model import LOCAL_MODEL_NAME, ask_restarted_server, local_endpoint
 from cluedo_env import core
 from cluedo_env.commands import (
     CommandError,
@@ -213,7 +218,7 @@ class LLMAgent(Agent):
         self.client = ChatClient(base_url, model, api=api, **{**defaults, **chat})  # checks the options
         # model=local: the server is started at the first game (not by a config check that builds agents)
         self._local = (model_file, api, {**defaults, **chat}) if model == LOCAL_MODEL_NAME else None
-        self._local_connected = False  # the client holds this process's local server (its port)
+        self._local_url: str | None = None  # the API root of this process's local server the client asks
         if prompts is None:
             prompts = "base" if api == "completions" else "default"
         self.forfeit_after = forfeit_after
@@ -273,14 +278,34 @@ class LLMAgent(Agent):
             self._transcripts[b].setdefault("seed", int(state.seed[b]))
 
     def _connect_local(self) -> None:
-        """``model="local"``: point the client at this process's local server, started once per process (at
-        the first game; a copy unpickled in another process, where the original's port means nothing, starts
-        or finds that process's own at its next game or decision)."""
-        if self._local is not None and not self._local_connected:
+        """``model="local"``: point the client at this process's local server, started at the first game and
+        again at a game or decision that finds it dead (a copy unpickled in another process, where the
+        original's port means nothing, starts or finds that process's own at its next game or decision)."""
+        if self._local is not None:
             model_file, api, options = self._local
-            self.client.close()
-            self.client = ChatClient(*local_endpoint(model_file), api=api, **options)
-            self._local_connected = True
+            base_url, name = local_endpoint(model_file)
+            if base_url != self._local_url:
+                self.client.close()
+                self.client = ChatClient(base_url, name, api=api, **options)
+                self._local_url = base_url
+
+    def _complete(self, messages: list[dict[str, str]]) -> Any:
+        """The model's reply; of the local model, asked once more of its server started again if it died."""
+        try:
+            return self.client.complete(messages)
+        except ChatReplyError:
+            raise
+        except ChatError as error:
+            if self._local is None or self._local_url is None:
+                raise
+            model_file, api, options = self._local
+            return ask_restarted_server(
+                self._local_url,
+                error,
+                lambda client: client.complete(messages),
+                {"api": api, **options},
+                model_file,
+            )
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         self._connect_local()
@@ -310,7 +335,7 @@ class LLMAgent(Agent):
         started = time.perf_counter()
         for attempt in range(self.max_invalid_replies + 1):
             try:
-                reply = self.client.complete(messages)
+                reply = self._complete(messages)
             except ChatReplyError as error:  # the server misbehaves: play the fallback, say why
                 failure = str(error)
                 counts["network_retries"] += error.network_retries
@@ -534,7 +559,7 @@ class LLMAgent(Agent):
             **self.__dict__,
             "_pool": None,
             "_rewrite": set(range(len(self._transcripts))),
-            "_local_connected": False,  # the local server's port is this process's
+            "_local_url": None,  # the local server's port is this process's
         }
 
     # --- reports --------------------------------------------------------------------

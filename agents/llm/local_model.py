@@ -24,17 +24,25 @@ tried first. It stops the child for sure: ``stop()`` (terminate, then kill), the
 context manager, ``atexit``, and, when this process dies without stopping it
 (killed), the child notices that its parent is gone and exits (it polls its
 parent's id, as the tournament's workers do:
-``experiments.common.extras.watch_parent``). ``shared_server()`` is the one server
-of this process, started on first use and kept until the process exits: every
-``model="local"`` agent and solver of the process uses it (``local_endpoint``).
+``experiments.common.extras.watch_parent``), deleting its temporary log first.
+``shared_server()`` is the one server of this process, started on first use and
+kept until the process exits: every ``model="local"`` agent and solver of the
+process uses it (``local_endpoint``), and makes sure it runs at each game or
+task. One found dead (killed, out of memory) is started again, on another port,
+and a ``RuntimeWarning`` names the dead one's kept log; a request that failed
+because its server died is sent once more to the one started again
+(``ask_restarted_server``: the same request, so the same question of the same
+model), and if that fails too its ``ChatError`` names the dead server's log.
 
 The server's log (its start and its errors: ``--verbose false`` and no access
 lines, so requests add nothing) goes to a temporary file,
 ``<tempdir>/cluedo-local-model-*.log``, deleted when the server stops or fails
-to start (the start's error quotes its end). It is kept only when the server
-died by itself, which its ``stop()`` (or the exit of this process) reports with
-the file's path in a ``RuntimeWarning``; ``log_file=`` writes it to a file of
-your own, kept (``python -m experiments.serve_model --log FILE``).
+to start (the start's error quotes its end), or by the server itself when it
+exits because this process was killed. It is kept only when the server died by
+itself, which its ``stop()`` (or its restart, or the exit of this process)
+reports with the file's path in a ``RuntimeWarning``; ``log_file=`` writes it
+to a file of your own, kept (``python -m experiments.serve_model --log FILE``),
+and a file that cannot be written is a ``RuntimeError`` naming it.
 
 The GGUF has no chat template (llama.cpp falls back to a llama-2 format the
 base model merely echoes), so the local model is asked through
@@ -58,7 +66,9 @@ import tempfile
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from cluedo_env.console import replace_unencodable
 
@@ -66,7 +76,9 @@ __all__ = [
     "LOCAL_MODEL_NAME",
     "LocalModelMissing",
     "LocalServer",
+    "ask_restarted_server",
     "local_endpoint",
+    "lost_server",
     "model_file",
     "needed_modules",
     "shared_server",
@@ -82,6 +94,8 @@ PARENT_POLL_S = 0.5
 PORT_TRIES = 3  # with port=0: free ports tried when the one picked is taken before the server binds it
 # The error of a port taken (asyncio's; uvicorn logs it and exits).
 BIND_ERROR = "error while attempting to bind on address"
+# The server's temporary log, which the child deletes when it exits because its parent is gone.
+TEMP_LOG_ENV = "CLUEDO_LOCAL_MODEL_TEMP_LOG"
 
 
 class LocalModelMissing(RuntimeError):
@@ -207,7 +221,7 @@ class LocalServer:
         Raises:
             LocalModelMissing: llama-cpp-python's server or the model package is not installed.
             RuntimeError: it exited, could not listen on its port (taken by another program), or did not
-                answer within ``start_timeout_s`` (with its log's end).
+                answer within ``start_timeout_s`` (with its log's end); or its log cannot be written.
         """
         with self._lock:
             if self._process is not None:
@@ -237,17 +251,22 @@ class LocalServer:
             return self
 
     def _spawn(self, command: list[str], port: int) -> None:
-        if self.log_file is None:
-            handle, log = tempfile.mkstemp(prefix="cluedo-local-model-", suffix=".log")
-            self.log = Path(log)
-            out = os.fdopen(handle, "wb")
-        else:
-            self.log = self.log_file
-            out = self.log.open("wb")
+        try:
+            if self.log_file is None:
+                handle, log = tempfile.mkstemp(prefix="cluedo-local-model-", suffix=".log")
+                self.log = Path(log)
+                out = os.fdopen(handle, "wb")
+            else:
+                self.log = self.log_file
+                out = self.log.open("wb")
+        except OSError as error:
+            where = self.log_file or f"in {tempfile.gettempdir()}"
+            raise RuntimeError(f"cannot write the server's log {where}: {error.strerror or error}") from None
         root = str(Path(__file__).resolve().parents[2])  # the checkout (or site-packages) holding agents/
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+            TEMP_LOG_ENV: str(self.log) if self.log_file is None else "",  # (never a user's file)
         }
         with out:
             self._process = subprocess.Popen(
@@ -330,7 +349,7 @@ class LocalServer:
                 f"the local model's server had exited by itself (code {process.returncode}); its log is kept: "
                 f"{self.log}",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=_caller_outside(),
             )
         else:
             self.log.unlink(missing_ok=True)
@@ -341,8 +360,20 @@ class LocalServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def died(self) -> str:
+        """What a request's error says of this server once it has died: where it was, and its kept log."""
+        return f"the local model's server at {self.url} died; its log is kept: {self.log}"
+
     def __repr__(self) -> str:
         return f"LocalServer(url={self.url!r}, running={self.running})"
+
+
+def _caller_outside() -> int:
+    """The ``stacklevel`` of a warning raised here that points at the first caller outside this module."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class _PortTaken(Exception):
@@ -350,17 +381,20 @@ class _PortTaken(Exception):
 
 
 _SHARED: dict[str, LocalServer] = {}
+_DEAD: dict[str, LocalServer] = {}  # shared servers found dead and started again, by URL
 _SHARED_LOCK = threading.Lock()
 
 
 def shared_server(model_file: str | os.PathLike | None = None, logprobs: bool = False) -> LocalServer:
     """The process's one server of ``model_file`` (None: the packaged model), started on first use
-    (one with ``logprobs`` and one without, if both are asked for)."""
+    (one with ``logprobs`` and one without, if both are asked for), and started again when found dead
+    (a ``RuntimeWarning`` names the dead one's kept log)."""
     key = f"{model_file or ''}|{logprobs}"
     with _SHARED_LOCK:
         server = _SHARED.get(key)
         if server is None or not server.running:
             if server is not None:
+                _DEAD[server.url] = server
                 server.stop()  # it died: keeps its log and says where
             server = _SHARED[key] = LocalServer(model_file, logprobs=logprobs).start()
         return server
@@ -376,13 +410,66 @@ def stop_shared_server() -> None:
 
 
 def local_endpoint(model_file: str | os.PathLike | None = None, logprobs: bool = False) -> tuple[str, str]:
-    """The API root and the model name of the shared local server (started if need be)."""
+    """The API root and the model name of the shared local server (started, or started again, if need be)."""
     return shared_server(model_file, logprobs).url, LOCAL_MODEL_NAME
 
 
-def _exit_without_parent(parent: int) -> None:
+def lost_server(url: str) -> LocalServer | None:
+    """The shared server of this process that answered at ``url`` (an API root) if it is not running (died,
+    whether found dead yet or already started again elsewhere); None if it runs or is none of this process's."""
+    with _SHARED_LOCK:
+        servers = [*_SHARED.values(), *_DEAD.values()]
+    return next((server for server in servers if server.url == url and not server.running), None)
+
+
+def ask_restarted_server(
+    url: str,
+    error: Exception,
+    ask: Callable[[Any], Any],
+    client_options: dict[str, Any],
+    model_file: str | os.PathLike | None = None,
+    logprobs: bool = False,
+) -> Any:
+    """After a request to the shared server at ``url`` failed for good (``error``, a ``ChatError``): the same
+    request, ``ask(client)``, sent once more to the shared server started again, if the one at ``url`` died,
+    through a ``ChatClient`` of its own (``client_options``). Its reply counts the failed request's attempts
+    in its ``network_retries``.
+
+    Raises:
+        ChatError: ``error`` when the server at ``url`` did not die; the second failure, naming the dead
+            server's kept log, when the request failed again.
+    """
+    import dataclasses
+
+    from agents.llm.chat import ChatClient
+    from agents.llm.errors import ChatError, ChatReplyError
+
+    dead = lost_server(url)
+    if dead is None:
+        raise error
+    again_at = local_endpoint(model_file, logprobs)[0]  # started again: a warning names the kept log
+    client = ChatClient(again_at, LOCAL_MODEL_NAME, **client_options)
+    try:
+        reply = ask(client)
+    except ChatError as again:
+        kind = (
+            ChatReplyError if isinstance(again, ChatReplyError) else ChatError
+        )  # a fault, not a user's mistake
+        raise kind(
+            f"{dead.died()}; asked again of the one started at {again_at}: {again}", again.network_retries
+        ) from None
+    finally:
+        client.close()
+    retries = reply.network_retries + getattr(error, "network_retries", 0) + 1
+    return dataclasses.replace(reply, network_retries=retries)
+
+
+def _exit_without_parent(parent: int, temp_log: str) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_S)
+    if temp_log:  # nobody else will delete it (still written to: gone once the server exits)
+        with contextlib.suppress(OSError):
+            os.unlink(temp_log)
     os.kill(os.getpid(), signal.SIGTERM)  # let the server shut down; the kill below if it does not
     time.sleep(5)
     os._exit(1)
@@ -391,14 +478,15 @@ def _exit_without_parent(parent: int) -> None:
 def main(argv: list[str]) -> None:
     """The server process: ``python -m agents.llm.local_model <parent pid> <llama_cpp.server arguments>``.
 
-    It exits when the parent is gone, then runs ``llama_cpp.server`` with the other arguments, without
-    uvicorn's access log.
+    It exits when the parent is gone (deleting the temporary log named by ``$CLUEDO_LOCAL_MODEL_TEMP_LOG``,
+    if any), then runs ``llama_cpp.server`` with the other arguments, without uvicorn's access log.
     """
     replace_unencodable()
     parent = int(argv[0])
+    temp_log = os.environ.pop(TEMP_LOG_ENV, "")
     if os.getppid() != parent:
         os._exit(1)
-    threading.Thread(target=_exit_without_parent, args=(parent,), daemon=True).start()
+    threading.Thread(target=_exit_without_parent, args=(parent, temp_log), daemon=True).start()
     import functools
     import runpy
 

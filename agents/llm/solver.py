@@ -40,7 +40,11 @@ for JSON it only rambles); its likelihoods are read in this process
 (``local_backend="in_process"``, ``agents.llm.local_logits``: 0.1-0.2 s a card)
 unless ``local_backend="server"`` asks its llama.cpp server's ``/v1/completions``
 logprobs (about 10 s a card on 2 loaded cores, and values that depend on the
-request before: see that module).
+request before: see that module). Served, it makes sure at each task that the
+server runs (one found dead is started again, with a warning naming its kept
+log); a request that fails for good because the server died meanwhile raises a
+``ChatError`` that names the dead server and its kept log (a task half asked is
+not asked again: a resumed run asks it whole).
 
 Prompt templates (``string.Template``: ``$rules``; ``$view``, ``$me``,
 ``$owners``, ``$owners_note`` (``owners_note``: how the owners are named in the
@@ -59,10 +63,10 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatReplyError, add_reply_counts
+from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatError, ChatReplyError, add_reply_counts
 from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, LikelihoodScorer
 from agents.llm.llm_agent import load_prompts
-from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint
+from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint, lost_server
 from cluedo_env import core
 from cluedo_env.core.config import CORNER_ROOMS
 from cluedo_env.core.editions import Edition
@@ -264,6 +268,7 @@ class LLMSolver:
         self.client: Any = ChatClient(base_url, model, api=api, **options)  # checks the options
         # model=local: the model is loaded or served at the first task (not by a check that builds the solver)
         self._local = (model_file, api, options, local_backend) if local else None
+        self._local_url: str | None = None  # the API root of the local server the client asks
         self.model = model
         self.scoring = scoring
         self.max_invalid_replies = max_invalid_replies
@@ -285,17 +290,22 @@ class LLMSolver:
         self.transcripts: list[dict[str, Any]] = []
 
     def _start_local(self) -> None:
-        """The local model, loaded in this process (likelihood, ``in_process``) or served, once."""
+        """The local model, loaded in this process once (likelihood, ``in_process``), or served: its server,
+        started again if found dead."""
         model_file, api, options, backend = self._local
         if self.scoring == "likelihood" and backend == "in_process":
             from agents.llm.local_logits import LocalLogits
 
             client: Any = LocalLogits(model_file)
+            self._local = None
         else:
             base_url, self.model = local_endpoint(model_file, logprobs=self.scoring == "likelihood")
+            if base_url == self._local_url:
+                return
             client = ChatClient(base_url, self.model, api=api, **options)
+            self._local_url = base_url
         self.client.close()
-        self.client, self._local = client, None
+        self.client = client
         if self.scorer is not None:
             self.scorer.client = self.client
 
@@ -308,6 +318,19 @@ class LLMSolver:
         """
         if self._local is not None:
             self._start_local()
+        try:
+            return self._answer(task)
+        except ChatReplyError:
+            raise
+        except ChatError as error:
+            dead = lost_server(self._local_url) if self._local_url is not None else None
+            if dead is None:
+                raise
+            raise ChatError(
+                f"{dead.died()}: {error}", error.network_retries
+            ) from None  # not a user's mistake
+
+    def _answer(self, task: Mapping[str, Any]) -> dict[str, Any] | None:
         if self.scorer is not None:
             return self.scorer(task)
         messages = solver_messages(task, self.prompts)

@@ -32,7 +32,7 @@ import pytest
 from agents.arena import play_batch
 from agents.baselines.notepad_agent import NotepadAgent
 from agents.llm import local_model
-from agents.llm.chat import ChatClient, plain_prompt
+from agents.llm.chat import ChatClient, ChatError, plain_prompt
 from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, card_prompts, letter_scores
 from agents.llm.llm_agent import LLMAgent, load_prompts
 from agents.llm.solver import PROMPTS_DIR, LLMSolver, task_rules, task_view
@@ -213,12 +213,15 @@ def test_bad_options_are_named():
 # --- LocalServer with a stand-in child ------------------------------------------------------
 
 # What LocalServer's child prints and does, in little: "broken" exits as a GGUF that does not load;
-# otherwise it loads for a moment, then listens on its port (or fails as uvicorn does when it is taken).
+# otherwise it loads for a moment, then listens on its port (or fails as uvicorn does when it is taken),
+# and answers completions with legal commands; it dies at a request when the file named by its third
+# argument exists (deleting it: its successor lives).
 FAKE_SERVER = """
-import sys, time
+import json, os, sys, time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 mode, port = sys.argv[1], int(sys.argv[2])
+death = sys.argv[3] if len(sys.argv) > 3 else ""
 
 
 class Models(BaseHTTPRequestHandler):
@@ -229,6 +232,22 @@ class Models(BaseHTTPRequestHandler):
         self.send_response(200)
         self.end_headers()
         self.wfile.write(b'{"data": [{"id": "local"}]}')
+
+    def do_POST(self):
+        from experiments.scripted_chat_server import scripted_reply
+
+        if death and os.path.exists(death):
+            os.remove(death)
+            os._exit(9)
+        prompt = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["prompt"]
+        data = json.dumps({
+            "choices": [{"text": " " + scripted_reply("valid", prompt), "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
 
 print("INFO:     Started server process", flush=True)
@@ -254,8 +273,10 @@ class FakeServer(local_model.LocalServer):
         super().__init__(gguf, start_timeout_s=30, **options)
         self.mode = mode
 
+    death = ""  # the file whose existence kills it at a request
+
     def command(self, gguf, port):
-        return [sys.executable, "-c", FAKE_SERVER, self.mode, str(port)]
+        return [sys.executable, "-c", FAKE_SERVER, self.mode, str(port), self.death]
 
 
 class OtherProgram:
@@ -355,6 +376,142 @@ def test_a_free_port_taken_before_the_server_binds_it_is_given_up_for_another(te
     assert server_logs(temp_dir) == []
 
 
+def test_a_log_file_that_cannot_be_written_is_named(temp_dir, gguf, tmp_path, monkeypatch, capsys):
+    """A folder given as the log (or a file that cannot be written) was an IsADirectoryError's traceback."""
+    with pytest.raises(RuntimeError, match=re.escape(f"cannot write the server's log {tmp_path}: ")):
+        FakeServer(gguf, log_file=tmp_path).start()
+    from experiments import serve_model
+
+    monkeypatch.setattr(local_model, "LocalServer", FakeServer)
+    assert serve_model.main(["--model-file", str(gguf), "--log", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: cannot write the server's log {tmp_path}: ")
+    assert server_logs(temp_dir) == []
+
+
+# A stand-in llama_cpp.server (and uvicorn) for the real child, ``python -m agents.llm.local_model``.
+FAKE_LLAMA_CPP = FAKE_SERVER.replace(
+    "mode, port = sys.argv[1], int(sys.argv[2])",
+    'mode, port = "serves", int(sys.argv[sys.argv.index("--port") + 1])',
+).replace('death = sys.argv[3] if len(sys.argv) > 3 else ""', 'death = ""')
+
+
+@pytest.mark.parametrize("own_log", [False, True])
+def test_a_server_whose_parent_was_killed_deletes_its_temporary_log(tmp_path, gguf, own_log):
+    """The child notices its parent is gone and exits: it left its temporary log behind (a file per server of
+    every killed tournament worker); a log file of one's own stays."""
+    fake = tmp_path / "fake"
+    (fake / "llama_cpp" / "server").mkdir(parents=True)
+    (fake / "llama_cpp" / "__init__.py").write_text("")
+    (fake / "llama_cpp" / "server" / "__init__.py").write_text("")
+    (fake / "llama_cpp" / "server" / "__main__.py").write_text(FAKE_LLAMA_CPP)
+    (fake / "uvicorn.py").write_text("def run(*args, **kwargs):\n    pass\n")
+    (tmp_path / "temp").mkdir()
+    log_file = repr(str(tmp_path / "own.log")) if own_log else None
+    script = (
+        "import sys, time\n"
+        "from agents.llm.local_model import LocalServer\n"
+        f"server = LocalServer({str(gguf)!r}, log_file={log_file}, start_timeout_s=30).start()\n"
+        "print(server._process.pid, server.log, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    path = os.pathsep.join(filter(None, [str(fake), os.getcwd(), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path, "TMPDIR": str(tmp_path / "temp")}
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    pid, log = parent.stdout.readline().split(" ", 1)
+    child, log = int(pid), log.strip()
+    assert os.path.isfile(log) and (log == str(tmp_path / "own.log")) == own_log
+    os.kill(parent.pid, signal.SIGKILL)  # no atexit, no stop()
+    parent.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and os.path.exists(f"/proc/{child}"):
+        time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{child}"), "the server outlived its parent by 20 s"
+    assert os.path.isfile(log) == own_log and server_logs(tmp_path / "temp") == []
+
+
+@pytest.fixture
+def shared_fake(monkeypatch, gguf, tmp_path):
+    """The process's shared servers are stand-ins (``FakeServer``), dying at a request once ``death`` exists."""
+    death = tmp_path / "die"
+
+    class Shared(FakeServer):
+        pass
+
+    Shared.death = str(death)
+    monkeypatch.setattr(local_model, "LocalServer", Shared)
+    monkeypatch.setattr(local_model, "_SHARED", {})
+    monkeypatch.setattr(local_model, "_DEAD", {}, raising=False)
+    yield death
+    local_model.stop_shared_server()
+
+
+def local_agent(gguf) -> LLMAgent:
+    return LLMAgent(seed=5, model="local", model_file=str(gguf), backoff_s=0.0, concurrency=1)
+
+
+def test_a_local_agent_finds_its_dead_server_started_again_at_its_next_game(temp_dir, gguf, shared_fake):
+    """It kept asking the dead server's port (connection refused: ChatError) though the process could start
+    another; and only a new agent started one, whose warning named the kept log."""
+    agent = local_agent(gguf)
+    players = [agent, NotepadAgent(1), NotepadAgent(2)]
+    play_batch(CONFIG, players, seeds=[0])
+    first = local_model.shared_server(str(gguf))
+    os.kill(first._process.pid, signal.SIGKILL)
+    first._process.wait()
+    with pytest.warns(RuntimeWarning, match=re.escape(f"its log is kept: {first.log}")) as warned:
+        play_batch(CONFIG, players, seeds=[1])
+    agent.close()
+    assert warned[0].filename == llm_agent_file()  # where the agent found it dead, not inside local_model
+    counts = agent.game_reports()[0][0]
+    assert counts["replies"] == counts["decisions"] > 0 and counts["fallbacks"] == 0
+    assert not agent.client.url.startswith(first.url + "/") and first.log.is_file()
+
+
+def llm_agent_file() -> str:
+    from agents.llm import llm_agent
+
+    return llm_agent.__file__
+
+
+def test_a_request_whose_local_server_died_is_asked_again_of_the_one_started_again(
+    temp_dir, gguf, shared_fake
+):
+    agent = local_agent(gguf)
+
+    armed = []
+
+    def kill_at_the_next_request(state) -> None:
+        if not armed and agent.game_reports() and agent.game_reports()[0][0]["replies"] == 1:
+            shared_fake.write_text("")  # the server dies at the request it gets next
+            armed.append(True)
+
+    with pytest.warns(RuntimeWarning, match="exited by itself .*its log is kept: "):
+        play_batch(
+            CONFIG, [agent, NotepadAgent(1), NotepadAgent(2)], seeds=[0], on_step=kill_at_the_next_request
+        )
+    agent.close()
+    counts = agent.game_reports()[0][0]
+    assert not shared_fake.exists()  # the first server died at a request
+    assert counts["replies"] == counts["decisions"] > 1 and counts["fallbacks"] == 0
+    assert counts["network_retries"] >= 6  # the failed request's 6 attempts (5 retries), and its resending
+
+
+def test_a_local_solvers_request_whose_server_died_names_its_kept_log(temp_dir, gguf, shared_fake):
+    tasks = [public_view(task) for task in load_split("v2", "dev")[:2]]
+    solver = LLMSolver(
+        model="local", model_file=str(gguf), scoring="generation", local_backend="server", backoff_s=0.0
+    )
+    shared_fake.write_text("")
+    with pytest.raises(
+        ChatError, match=r"the local model's server at http://127.0.0.1:\d+/v1 died; its log is kept: "
+    ):
+        solver(tasks[0])
+    with pytest.warns(RuntimeWarning, match="its log is kept: "):
+        solver(tasks[1])  # its next task: the server started again
+    solver.close()
+    assert solver.counts["tasks"] == 2 and solver.counts["replies"] >= 1
+
+
 # --- the real local model -------------------------------------------------------------------
 
 
@@ -435,6 +592,27 @@ def test_the_local_model_plays_a_short_real_game():
     assert result.turns[0] > 0 and counts["decisions"] > 0 and counts["replies"] >= counts["decisions"] - 1
     assert counts["prompt_tokens"] > 0 and counts["milliseconds"] > 0
     assert all(isinstance(d["action"], int) for d in transcript["decisions"])
+
+
+@real
+def test_a_local_model_agent_plays_on_after_its_server_was_killed():
+    """Its next game asked the killed server's port: ChatError, connection refused."""
+    config = core.GameConfig(num_players=3, max_turns=3)
+    agent = LLMAgent(seed=1, model="local", concurrency=1, max_invalid_replies=0, backoff_s=0.0)
+    players = [agent, NotepadAgent(1), NotepadAgent(2)]
+    try:
+        play_batch(config, players, seeds=[0])
+        first = local_model.shared_server()
+        os.kill(first._process.pid, signal.SIGKILL)
+        first._process.wait()
+        with pytest.warns(RuntimeWarning, match=re.escape(f"its log is kept: {first.log}")):
+            play_batch(config, players, seeds=[1])
+    finally:
+        agent.close()
+    counts = agent.game_reports()[0][0]
+    assert counts["decisions"] > 0 and counts["replies"] == counts["decisions"]
+    assert not agent.client.url.startswith(first.url + "/")
+    first.log.unlink()
 
 
 @real
