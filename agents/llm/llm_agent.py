@@ -107,7 +107,7 @@ import numpy as np
 
 from agents.base import Agent, option_switch
 from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatError, ChatReplyError, add_reply_counts
-from agents.llm.local_model import LOCAL_MODEL_NAME, ask_restarted_server, local_endpoint
+from agents.llm.local_model import LOCAL_MODEL_NAME, ask_restarted_server, local_endpoint, lost_server
 from cluedo_env import core
 from cluedo_env.commands import (
     CommandError,
@@ -291,6 +291,14 @@ class LLMAgent(Agent):
 
     def _complete(self, messages: list[dict[str, str]]) -> Any:
         """The model's reply; of the local model, asked once more of its server started again if it died."""
+        if self._local_url is not None and lost_server(self._local_url) is not None:  # (model=local only)
+            # it died since this step began: straight to the one started again (no backoff on a dead port)
+            model_file, api, options = self._local
+            client = ChatClient(*local_endpoint(model_file), api=api, **options)
+            try:
+                return client.complete(messages)
+            finally:
+                client.close()
         try:
             return self.client.complete(messages)
         except ChatReplyError:

@@ -397,6 +397,7 @@ def shared_server(model_file: str | os.PathLike | None = None, logprobs: bool = 
                 _DEAD[server.url] = server
                 server.stop()  # it died: keeps its log and says where
             server = _SHARED[key] = LocalServer(model_file, logprobs=logprobs).start()
+            _DEAD.pop(server.url, None)  # (a dead one's port taken again: that URL answers again)
         return server
 
 
@@ -417,9 +418,9 @@ def local_endpoint(model_file: str | os.PathLike | None = None, logprobs: bool =
 def lost_server(url: str) -> LocalServer | None:
     """The shared server of this process that answered at ``url`` (an API root) if it is not running (died,
     whether found dead yet or already started again elsewhere); None if it runs or is none of this process's."""
-    with _SHARED_LOCK:
+    with _SHARED_LOCK:  # (and the polls: a poll() while another thread reaps the process reads "running")
         servers = [*_SHARED.values(), *_DEAD.values()]
-    return next((server for server in servers if server.url == url and not server.running), None)
+        return next((server for server in servers if server.url == url and not server.running), None)
 
 
 def ask_restarted_server(
@@ -447,21 +448,20 @@ def ask_restarted_server(
     dead = lost_server(url)
     if dead is None:
         raise error
+    earlier = getattr(error, "network_retries", 0) + 1  # the failed request's attempts
     again_at = local_endpoint(model_file, logprobs)[0]  # started again: a warning names the kept log
     client = ChatClient(again_at, LOCAL_MODEL_NAME, **client_options)
     try:
         reply = ask(client)
     except ChatError as again:
-        kind = (
-            ChatReplyError if isinstance(again, ChatReplyError) else ChatError
-        )  # a fault, not a user's mistake
+        kind = ChatReplyError if isinstance(again, ChatReplyError) else ChatError  # (a fault, not a mistake)
         raise kind(
-            f"{dead.died()}; asked again of the one started at {again_at}: {again}", again.network_retries
+            f"{dead.died()}; asked again of the one started at {again_at}: {again}",
+            again.network_retries + earlier,
         ) from None
     finally:
         client.close()
-    retries = reply.network_retries + getattr(error, "network_retries", 0) + 1
-    return dataclasses.replace(reply, network_retries=retries)
+    return dataclasses.replace(reply, network_retries=reply.network_retries + earlier)
 
 
 def _exit_without_parent(parent: int, temp_log: str) -> None:
@@ -484,7 +484,9 @@ def main(argv: list[str]) -> None:
     replace_unencodable()
     parent = int(argv[0])
     temp_log = os.environ.pop(TEMP_LOG_ENV, "")
-    if os.getppid() != parent:
+    if os.getppid() != parent:  # the parent died before this line
+        if temp_log:
+            Path(temp_log).unlink(missing_ok=True)
         os._exit(1)
     threading.Thread(target=_exit_without_parent, args=(parent, temp_log), daemon=True).start()
     import functools

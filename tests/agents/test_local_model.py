@@ -12,6 +12,7 @@ package is not installed (``pip install -e ".[local-llm]"``). Those also marked 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import math
@@ -33,6 +34,7 @@ from agents.arena import play_batch
 from agents.baselines.notepad_agent import NotepadAgent
 from agents.llm import local_model
 from agents.llm.chat import ChatClient, ChatError, plain_prompt
+from agents.llm.errors import ChatReplyError
 from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, card_prompts, letter_scores
 from agents.llm.llm_agent import LLMAgent, load_prompts
 from agents.llm.solver import PROMPTS_DIR, LLMSolver, task_rules, task_view
@@ -494,6 +496,63 @@ def test_a_request_whose_local_server_died_is_asked_again_of_the_one_started_aga
     assert not shared_fake.exists()  # the first server died at a request
     assert counts["replies"] == counts["decisions"] > 1 and counts["fallbacks"] == 0
     assert counts["network_retries"] >= 6  # the failed request's 6 attempts (5 retries), and its resending
+
+
+def test_after_its_server_died_the_other_requests_of_the_step_go_straight_to_the_new_one(
+    temp_dir, gguf, shared_fake
+):
+    """The server dies at the first request of a step that asks three games: that request is sent again
+    (its 6 attempts counted); the other two went to the dead port too, each through every retry and counted
+    6 network retries they never had in flight."""
+    agent = LLMAgent(seed=5, model="local", model_file=str(gguf), backoff_s=0.0, concurrency=1)
+    steps = []
+
+    def act(state, games, mask):
+        steps.append(len(games))
+        if len(games) >= 3 and not shared_fake.exists() and len(steps) > 1 and 0 not in steps:
+            shared_fake.write_text("")  # the server dies at the request it gets next
+            steps.append(0)
+        return LLMAgent.act(agent, state, games, mask)
+
+    agent.act = act
+    with pytest.warns(RuntimeWarning, match="exited by itself"):
+        play_batch(CONFIG, [agent, NotepadAgent(1), NotepadAgent(2)], seeds=list(range(9)))
+    agent.close()
+    assert 0 in steps
+    retries = sorted(counts["network_retries"] for counts, _ in agent.game_reports())
+    assert retries == [0] * 8 + [6]
+
+
+def test_a_resent_request_that_fails_again_counts_both_requests_retries(temp_dir, gguf, shared_fake):
+    """Sent again after its server died, a request that fails again with a reply error counts the first
+    request's attempts too (it counted only the second's)."""
+    server = local_model.shared_server(str(gguf))
+    url = server.url
+    shared_fake.write_text("")
+    with contextlib.suppress(httpx.HTTPError):
+        httpx.post(f"{url}/completions", json={"prompt": "x"}, timeout=5.0)  # the server dies at this request
+    server._process.wait(10)
+    first = ChatReplyError("the first failure", 5)
+
+    def fails_again(client):
+        raise ChatReplyError("the second failure", 2)
+
+    with (
+        pytest.warns(RuntimeWarning, match="exited by itself"),
+        pytest.raises(ChatReplyError, match=r"died; its log is kept: .*the second failure") as again,
+    ):
+        local_model.ask_restarted_server(url, first, fails_again, {"api": "completions"}, str(gguf))
+    assert again.value.network_retries == 2 + 5 + 1
+
+
+def test_a_child_whose_parent_is_gone_before_it_starts_deletes_its_temporary_log(tmp_path, monkeypatch):
+    log = tmp_path / "cluedo-local-model-x.log"
+    log.write_text("")
+    env = {**os.environ, local_model.TEMP_LOG_ENV: str(log)}
+    code = subprocess.run(
+        [sys.executable, "-m", "agents.llm.local_model", "1", "--model", "x"], env=env, timeout=60
+    ).returncode
+    assert code == 1 and not log.exists()
 
 
 def test_a_local_solvers_request_whose_server_died_names_its_kept_log(temp_dir, gguf, shared_fake):
