@@ -100,6 +100,7 @@ import string
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -291,29 +292,22 @@ class LLMAgent(Agent):
 
     def _complete(self, messages: list[dict[str, str]]) -> Any:
         """The model's reply; of the local model, asked once more of its server started again if it died."""
-        if self._local_url is not None and lost_server(self._local_url) is not None:  # (model=local only)
-            # it died since this step began: straight to the one started again (no backoff on a dead port)
-            model_file, api, options = self._local
-            client = ChatClient(*local_endpoint(model_file), api=api, **options)
-            try:
-                return client.complete(messages)
-            finally:
-                client.close()
+        if self._local_url is None:  # (not the local model)
+            return self.client.complete(messages)
+        model_file, api, options = self._local
+
+        def ask_again(error: ChatError | None) -> Any:
+            ask = partial(ChatClient.complete, messages=messages)
+            return ask_restarted_server(self._local_url, error, ask, {"api": api, **options}, model_file)
+
+        if lost_server(self._local_url) is not None:  # it died since this step began: no backoff on its port
+            return ask_again(None)
         try:
             return self.client.complete(messages)
         except ChatReplyError:
             raise
         except ChatError as error:
-            if self._local is None or self._local_url is None:
-                raise
-            model_file, api, options = self._local
-            return ask_restarted_server(
-                self._local_url,
-                error,
-                lambda client: client.complete(messages),
-                {"api": api, **options},
-                model_file,
-            )
+            return ask_again(error)
 
     def act(self, state: core.State, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         self._connect_local()

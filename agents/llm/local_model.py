@@ -425,16 +425,16 @@ def lost_server(url: str) -> LocalServer | None:
 
 def ask_restarted_server(
     url: str,
-    error: Exception,
+    error: Exception | None,
     ask: Callable[[Any], Any],
     client_options: dict[str, Any],
     model_file: str | os.PathLike | None = None,
     logprobs: bool = False,
 ) -> Any:
-    """After a request to the shared server at ``url`` failed for good (``error``, a ``ChatError``): the same
-    request, ``ask(client)``, sent once more to the shared server started again, if the one at ``url`` died,
-    through a ``ChatClient`` of its own (``client_options``). Its reply counts the failed request's attempts
-    in its ``network_retries``.
+    """After a request to the shared server at ``url`` failed for good (``error``, a ``ChatError``; None: the
+    server was found dead before it was asked): the same request, ``ask(client)``, sent to the shared server
+    started again, if the one at ``url`` died, through a ``ChatClient`` of its own (``client_options``). Its
+    reply counts the failed request's attempts in its ``network_retries``.
 
     Raises:
         ChatError: ``error`` when the server at ``url`` did not die; the second failure, naming the dead
@@ -448,7 +448,8 @@ def ask_restarted_server(
     dead = lost_server(url)
     if dead is None:
         raise error
-    earlier = getattr(error, "network_retries", 0) + 1  # the failed request's attempts
+    # the failed request's attempts
+    earlier = 0 if error is None else getattr(error, "network_retries", 0) + 1
     again_at = local_endpoint(model_file, logprobs)[0]  # started again: a warning names the kept log
     client = ChatClient(again_at, LOCAL_MODEL_NAME, **client_options)
     try:
