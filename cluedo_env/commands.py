@@ -21,8 +21,9 @@ range              command
 =================  ===================================================
 
 ``parse_command`` reads a free-text reply against the legal actions of the
-decision. It is tolerant where a reader would be: case, punctuation, articles,
-accents (``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique
+decision. It is tolerant where a reader would be: case, punctuation, articles (but
+the word of a custom edition's card name made of articles alone, a room "Den" or "The Den":
+``reply_words.kept_articles``), accents (``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique
 short name (``Mustard``, ``Plum``, ``Pipe``), UK Cluedo's and later US Clue's spellings of the classic
 names (``Miss Scarlett``, ``Spanner``, ``Lead Piping``, ``Knife``, ``Billiards Room``:
 ``reply_words.SPELLINGS``), a title that is not the card's (``Miss Peacock``), synonyms of the verbs
@@ -139,7 +140,8 @@ def _layout(config: GameConfig) -> ActionLayout:
 @lru_cache(maxsize=CONFIGS_KEPT)
 def _canonical(config: GameConfig) -> dict[tuple[str, ...], int]:
     """Every action by the words of its canonical command."""
-    return {tuple(reply_words.normalise(command(config, a))): a for a in range(_layout(config).num_actions)}
+    actions = range(_layout(config).num_actions)
+    return {tuple(reply_words.normalise(command(config, a), config)): a for a in actions}
 
 
 def legal_actions(mask: np.ndarray | Sequence[int]) -> list[int]:
@@ -240,11 +242,11 @@ def parse_command(
         return CommandError(reason, reply, legal_commands_text(config, legal))
 
     text = final_answer(reply)
-    words = reply_words.normalise(text)
+    words = reply_words.normalise(text, config)
     if not words:
         raise refuse("The reply is empty: answer with one of the commands")
     text = reply_words.without_questions(config, text)
-    words = reply_words.normalise(text)
+    words = reply_words.normalise(text, config)
     if not words:
         raise refuse("The reply only asks whether to accuse or what to do: give one command")
     # Exact canonical commands first (a card called like a verb cannot confuse them).
@@ -257,7 +259,8 @@ def parse_command(
     candidates = _candidates(config, rest, cards, text, room, refuse)
     chosen = [a for a in candidates if a in legal_set]
     if len(chosen) == 1:
-        if _layout(config).decode(chosen[0])[0] == "accuse" and reply_words.weighs(_after_answer(reply)):
+        accusing = _layout(config).decode(chosen[0])[0] == "accuse"
+        if accusing and reply_words.weighs(_after_answer(reply), config):
             raise refuse(  # "Final answer: accuse ...\n(only if nobody holds the Rope)"
                 "To accuse, give the accusation alone, with nothing that weighs it: 'accuse <suspect> with the "
                 "<weapon> in the <room>' (a wrong accusation puts you out of the game)"
@@ -301,7 +304,7 @@ def _candidates(config: GameConfig, words: list[str], cards: list[int], text: st
     if not verbs and not declined and weighed and cards:  # "Considering the evidence, I accuse ..."
         # A plain accusation with a name it does not know ("Professor Pear") lacks a kind of card; two of a
         # kind are reasons given after it ("... since Mustard showed me the Rope"), which weigh it.
-        if not reply_words.weighs(text):
+        if not reply_words.weighs(text, config):
             for values, what in ((suspects, "suspect"), (weapons, "weapon"), (rooms, "room")):
                 if not values:
                     only(values, what)

@@ -3,6 +3,10 @@ it uses (full names and unique short names, a name with an umlaut also in its ae
 sentences and clauses, the questions it asks, the negations and hedges, and the verbs it asks for or
 declines.
 
+Articles ("the", "la", "den", ...) are dropped from replies and card names alike, except the one word of
+a custom edition's card name made of articles alone ("Den", "The Den", "La": ``kept_articles``), which
+is a word in that edition's card names and replies; no built-in edition keeps one.
+
 The rules these follow are ``cluedo_env.commands``' (its docstring): a negation reaches the three words
 before a verb in its clause; an accusation is asked only with the verb, outside a question and any
 hedge, and any negation of its clause declines it.
@@ -25,6 +29,7 @@ __all__ = [
     "Names",
     "card_names",
     "find_cards",
+    "kept_articles",
     "negated",
     "negates_a_card",
     "normalise",
@@ -33,7 +38,7 @@ __all__ = [
     "without_questions",
 ]
 
-# Words that are dropped from replies and card names alike before matching.
+# Words that are dropped from replies and card names alike before matching (but ``kept_articles``).
 ARTICLES = frozenset(
     {"the", "a", "an", "le", "la", "les", "l", "de", "du", "des", "der", "die", "das", "den"}
 )
@@ -147,13 +152,29 @@ ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 
 
-def normalise(text: str) -> list[str]:
-    """The words of ``text``: case-folded, accents and punctuation removed, articles dropped."""
+def normalise(text: str, config: GameConfig | None = None) -> list[str]:
+    """The words of ``text``: case-folded, accents and punctuation removed, articles dropped (but, given
+    the game's ``config``, those its card names keep: ``kept_articles``)."""
+    kept = kept_articles(config) if config is not None else frozenset()
+    return [w for w in _all_words(text) if w not in ARTICLES or w in kept]
+
+
+def _all_words(text: str) -> list[str]:
+    """The words of ``text``, articles and all."""
     text = text.replace("ß", "ss").replace("’", "'")
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
-    words = re.sub(r"[^a-z0-9]+", " ", text).split()
-    return [w for w in words if w not in ARTICLES]
+    return re.sub(r"[^a-z0-9]+", " ", text).split()
+
+
+@lru_cache(maxsize=CONFIGS_KEPT)
+def kept_articles(config: GameConfig) -> frozenset[str]:
+    """The articles that are words in ``config``'s card names and replies: the last word of each card name
+    made of articles alone (a custom room "Den" or "The Den" keeps "den", a weapon "La" keeps "la"), which
+    would otherwise name no word. None for the built-in editions. A kept word is one wherever a reply of
+    that edition has it: there a German article "den" names the card "Den"."""
+    names = (_all_words(name) for name in config.cards.cards)
+    return frozenset(words[-1] for words in names if words and ARTICLES.issuperset(words))
 
 
 @dataclass(frozen=True)
@@ -169,8 +190,8 @@ def card_names(config: GameConfig) -> Names:
     """The names of ``config``'s cards as a reply may write them (with ``SPELLINGS``' other words, and a
     name with an umlaut also in its ae/oe/ue spelling: ``Gruen`` is ``Grün``)."""
     cards = config.cards.cards
-    words = [normalise(name) for name in cards]
-    spelled = [normalise(_without_umlauts(name)) for name in cards]  # as many words as ``words``
+    words = [normalise(name, config) for name in cards]
+    spelled = [normalise(_without_umlauts(name), config) for name in cards]  # as many words as ``words``
     aliases: dict[tuple[str, ...], int] = {tuple(w): card for card, w in enumerate(words)}
     for card, w in enumerate(spelled):
         aliases.setdefault(tuple(w), card)
@@ -200,7 +221,8 @@ def _without_umlauts(name: str) -> str:
 
 
 def find_cards(config: GameConfig, words: list[str]) -> tuple[list[int], list[str]]:
-    """The cards a reply names (longest names first, in order, without repeats) and its other words."""
+    """The cards a reply's ``words`` (``normalise(reply, config)``) name (longest names first, in order,
+    without repeats) and its other words."""
     cards: list[int] = []
     rest: list[str] = []
     for i, card in _read_cards(config, words):
@@ -231,15 +253,15 @@ def _read_cards(config: GameConfig, words: list[str]) -> list[tuple[int, int | N
 
 def negates_a_card(config: GameConfig, text: str) -> bool:
     """Whether a negation reaches a card name in its clause ("Not the Ballroom"; see ``negated``)."""
-    for sentence, _, _ in _sentences(text):
+    for sentence, _, _ in _sentences(config, text):
         for clause in CLAUSE_END.split(sentence):
-            words = normalise(clause)
+            words = normalise(clause, config)
             if any(card is not None and negated(words, i) for i, card in _read_cards(config, words)):
                 return True
     return False
 
 
-def _sentences(text: str) -> list[tuple[str, str, bool]]:
+def _sentences(config: GameConfig, text: str) -> list[tuple[str, str, bool]]:
     """``(sentence, its end, whether it asks)`` of each sentence of ``text`` (the end: its punctuation, ""
     for the last one). A ";" ends a sentence (a negation does not reach past it); the part before it asks
     with the question after it when it is put as a question too: "Should I accuse Plum with the Rope in
@@ -251,7 +273,7 @@ def _sentences(text: str) -> list[tuple[str, str, bool]]:
         if (
             pairs
             and pairs[-1][1].strip() == "."
-            and normalise(pairs[-1][0])[-1:] in ([a] for a in ABBREVIATIONS)
+            and normalise(pairs[-1][0], config)[-1:] in ([a] for a in ABBREVIATIONS)
         ):
             sentence, end = pairs.pop()[0] + ". " + sentence, end  # "Mrs. White" goes on
         pairs.append((sentence, end))
@@ -260,7 +282,7 @@ def _sentences(text: str) -> list[tuple[str, str, bool]]:
         if set(end) & set(".!?"):
             question = "?" in end
         else:  # ";" or the last part: asks with what follows only if put as a question
-            words = normalise(sentence)
+            words = normalise(sentence, config)
             question &= bool(words) and (
                 words[0] == "or"
                 or (words[0] in ASKING_AUXILIARIES and len(words) > 1 and words[1] in ASKING_SUBJECTS)
@@ -275,8 +297,8 @@ def without_questions(config: GameConfig, text: str) -> str:
     either. A question that declines ("..., I won't accuse, or should I?") or proposes ("It's too early to
     accuse, so why not suggest Mustard with the Rope?") stays; ``verbs`` reads no accusation in it."""
     kept = []
-    for sentence, end, asks in _sentences(text):
-        words = find_cards(config, normalise(sentence))[1]
+    for sentence, end, asks in _sentences(config, text):
+        words = find_cards(config, normalise(sentence, config))[1]
         named = [i for i, w in enumerate(words) if w in VERBS]
         declined = any(VERBS[words[i]] == "accuse" and negated(words, i) for i in named)
         proposed = any(words[max(0, i - 2) : i] == ["why", "not"] for i in named)
@@ -293,10 +315,10 @@ def negated(words: list[str], i: int, reach: int = NEGATION_REACH) -> bool:
     )
 
 
-def weighs(text: str) -> bool:
-    """Whether ``text`` has a word that weighs an accusation (``WEIGHING``, ``NEGATIONS``; "no doubt" and
-    "without a doubt" are none)."""
-    return _weighing(normalise(text))
+def weighs(text: str, config: GameConfig | None = None) -> bool:
+    """Whether ``text`` (a reply of the game of ``config``) has a word that weighs an accusation
+    (``WEIGHING``, ``NEGATIONS``; "no doubt" and "without a doubt" are none)."""
+    return _weighing(normalise(text, config))
 
 
 def _weighing(words: list[str]) -> bool:
@@ -321,7 +343,7 @@ def _declined(before: list[str]) -> bool:
 
 def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:
     """The words of each clause of a sentence (split at ``CLAUSE_END``), card names left out."""
-    return [find_cards(config, normalise(clause))[1] for clause in CLAUSE_END.split(sentence)]
+    return [find_cards(config, normalise(clause, config))[1] for clause in CLAUSE_END.split(sentence)]
 
 
 def _joins(config: GameConfig, sentence: str) -> list[bool]:
@@ -329,7 +351,7 @@ def _joins(config: GameConfig, sentence: str) -> list[bool]:
     commands: a word of ``JOINERS`` not between two card names ("Plum and Mustard" joins none)."""
     joins = []
     for clause in CLAUSE_END.split(sentence):
-        words = normalise(clause)
+        words = normalise(clause, config)
         read = _read_cards(config, words)
         card = [c is not None for _, c in read] + [False]
         for k, (i, c) in enumerate(read):
@@ -374,8 +396,8 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str], 
     mentions: dict[str, list[bool]] = {}  # verb -> asked (True) or declined at each mention, in order
     weighed: set[str] = set()  # accusations named but neither asked nor declined
     requested: set[str] = set()  # ... of which one is put as a request in its own part of a sentence
-    sentences = _sentences(text)
-    doubtful = [weighs(sentence) for sentence, _, _ in sentences]
+    sentences = _sentences(config, text)
+    doubtful = [weighs(sentence, config) for sentence, _, _ in sentences]
     for n, (sentence, _, asks) in enumerate(sentences):
         clauses = _clauses(config, sentence)
         words = [w for clause in clauses for w in clause]

@@ -434,7 +434,8 @@ def ask_restarted_server(
     """After a request to the shared server at ``url`` failed for good (``error``, a ``ChatError``; None: the
     server was found dead before it was asked): the same request, ``ask(client)``, sent to the shared server
     started again, if the one at ``url`` died, through a ``ChatClient`` of its own (``client_options``). Its
-    reply counts the failed request's attempts in its ``network_retries``.
+    reply counts the failed request's attempts in its ``network_retries``. With ``error`` None, a server
+    started again on the dead one's port meanwhile (by another thread: ``url`` answers again) is asked too.
 
     Raises:
         ChatError: ``error`` when the server at ``url`` did not die; the second failure, naming the dead
@@ -446,8 +447,12 @@ def ask_restarted_server(
     from agents.llm.errors import ChatError, ChatReplyError
 
     dead = lost_server(url)
-    if dead is None:
+    if dead is None and error is not None:
         raise error
+    if dead is not None:
+        died = dead.died()
+    else:  # found dead by the caller, started again on its port since (its restart's warning named the log)
+        died = f"the local model's server at {url} died; its restart's warning names its kept log"
     # the failed request's attempts
     earlier = 0 if error is None else getattr(error, "network_retries", 0) + 1
     again_at = local_endpoint(model_file, logprobs)[0]  # started again: a warning names the kept log
@@ -457,7 +462,7 @@ def ask_restarted_server(
     except ChatError as again:
         kind = ChatReplyError if isinstance(again, ChatReplyError) else ChatError  # (a fault, not a mistake)
         raise kind(
-            f"{dead.died()}; asked again of the one started at {again_at}: {again}",
+            f"{died}; asked again of the one started at {again_at}: {again}",
             again.network_retries + earlier,
         ) from None
     finally:

@@ -545,6 +545,58 @@ def test_a_resent_request_that_fails_again_counts_both_requests_retries(temp_dir
     assert again.value.network_retries == 2 + 5 + 1
 
 
+def killed(server) -> int:
+    """Kill a shared stand-in server (found dead by the next look); its port."""
+    os.kill(server._process.pid, signal.SIGKILL)
+    server._process.wait(10)
+    return int(server.url.rsplit(":", 1)[1].split("/")[0])
+
+
+def test_a_request_whose_dead_server_another_thread_started_again_on_its_port_is_sent_there(
+    temp_dir, gguf, shared_fake, monkeypatch
+):
+    """The agent finds its server dead before a request; another thread of the step starts it again, on the
+    dead one's port, before the agent asks: the request raised ``TypeError: exceptions must derive from
+    BaseException`` (``raise None``: the URL answered again, so it was not lost), not sent there."""
+    agent = local_agent(gguf)
+    agent._connect_local()
+    url = agent._local_url
+    port = killed(local_model.shared_server(str(gguf)))
+    monkeypatch.setattr(local_model, "free_port", lambda: port)
+
+    def found_dead_then_started_again(at):
+        dead = local_model.lost_server(at)
+        local_model.shared_server(str(gguf))  # the other thread, on the same port
+        return dead
+
+    monkeypatch.setattr("agents.llm.llm_agent.lost_server", found_dead_then_started_again)
+    with pytest.warns(RuntimeWarning, match="exited by itself"):
+        reply = agent._complete([{"role": "user", "content": "Legal commands: end turn\nFinal answer:"}])
+    agent.close()
+    assert reply.text.strip() == "end turn" and reply.network_retries == 0
+    assert local_model.shared_server(str(gguf)).url == url
+
+
+def test_a_request_failing_at_the_server_started_again_on_its_port_names_the_dead_one(
+    temp_dir, gguf, shared_fake, monkeypatch
+):
+    """Found dead before it was asked (``error`` None) and started again on its port since, a request that
+    fails there says which server died and where it was asked (it raised ``TypeError``)."""
+    port = killed(local_model.shared_server(str(gguf)))
+    monkeypatch.setattr(local_model, "free_port", lambda: port)
+    with pytest.warns(RuntimeWarning, match="exited by itself"):
+        url = local_model.shared_server(str(gguf)).url  # started again by another thread, on the same port
+
+    def fails(client):
+        raise ChatReplyError("the failure", 2)
+
+    died = f"the local model's server at {url} died; its restart's warning names its kept log"
+    with pytest.raises(
+        ChatReplyError, match=re.escape(f"{died}; asked again of the one started at {url}: the")
+    ):
+        local_model.ask_restarted_server(url, None, fails, {"api": "completions"}, str(gguf))
+
+
 def test_a_child_whose_parent_is_gone_before_it_starts_deletes_its_temporary_log(tmp_path, monkeypatch):
     log = tmp_path / "cluedo-local-model-x.log"
     log.write_text("")
