@@ -25,7 +25,8 @@ which ``yes`` plays (an accusation only with the cards the reply named, asked
 plainly: ``closest_command``). ``quit``, or the end of the input, stops
 the program (``SystemExit`` with a message). At the end of the game the story of the
 game from the player's view is printed, with the envelope. The agent plays one
-game at a time (a batch of one).
+game at a time (a batch of one), of an edition whose cards a command can all name
+(``check_config``: ``cluedo_env.reply_words.card_names``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from typing import TextIO
 import numpy as np
 
 from agents.base import Agent
-from cluedo_env import core
+from cluedo_env import core, reply_words
 from cluedo_env.commands import CommandError, command, legal_actions, parse_command
 from cluedo_env.core import events as ev
 from cluedo_env.text import HISTORY_SKIP, hand_sizes_text, notepad_text, rules_summary, text_view
@@ -107,9 +108,15 @@ class HumanAgent(Agent):
             raise SystemExit("The input ended before the game did: game abandoned.")
         return line.strip()
 
+    def check_config(self, config: core.GameConfig) -> None:
+        """Refuse (``ValueError``) an edition with a card no command can name (``reply_words.card_names``: a
+        card "A" or "The", or "Study" beside "The Study"); ``reset`` calls it too."""
+        reply_words.card_names(config)
+
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
         if len(seats) != 1:
             raise ValueError(f"a human plays one game at a time, got a batch of {len(seats)}")
+        self.check_config(config)
         super().reset(config, seats, seed)
         self._events = []
         self._write("=== Cluedo ===\n" + rules_summary(config))

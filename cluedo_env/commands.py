@@ -23,8 +23,9 @@ range              command
 ``parse_command`` reads a free-text reply against the legal actions of the
 decision. It is tolerant where a reader would be: case, punctuation, articles (but
 the word of a custom edition's card name made of articles alone, a room "Den" or "The Den":
-``reply_words.kept_articles``), accents (``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique
-short name (``Mustard``, ``Plum``, ``Pipe``), UK Cluedo's and later US Clue's spellings of the classic
+``reply_words.kept_articles``; a card named by "a", "an" or "the" alone, or two cards that read the same
+without their articles, cannot be named, and their edition is refused: ``reply_words.card_names``), accents
+(``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique short name (``Mustard``, ``Plum``, ``Pipe``), UK Cluedo's and later US Clue's spellings of the classic
 names (``Miss Scarlett``, ``Spanner``, ``Lead Piping``, ``Knife``, ``Billiards Room``:
 ``reply_words.SPELLINGS``), a title that is not the card's (``Miss Peacock``), synonyms of the verbs
 ("go to", "head towards", "pass", "don't suggest"), and a reply that reasons
@@ -232,9 +233,11 @@ def parse_command(
     Raises:
         CommandError: the reply names no action, could mean more than one legal action,
             or asks for an illegal one; the message says which and lists the legal commands.
+        ValueError: a card of the edition cannot be named in a reply (``reply_words.card_names``).
     """
     if not isinstance(reply, str):
         raise TypeError(f"reply must be a str, got {type(reply).__name__}")
+    reply_words.card_names(config)  # an edition with a card no reply can name is refused, whatever the reply
     legal = legal_actions(mask)
     legal_set = set(legal)
 

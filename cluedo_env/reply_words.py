@@ -5,7 +5,10 @@ declines.
 
 Articles ("the", "la", "den", ...) are dropped from replies and card names alike, except the one word of
 a custom edition's card name made of articles alone ("Den", "The Den", "La": ``kept_articles``), which
-is a word in that edition's card names and replies; no built-in edition keeps one.
+is a word in that edition's card names and replies; no built-in edition keeps one. The English articles
+"a", "an" and "the" are never kept (the game's own words and most replies have them), so an edition whose
+card name reads as no word ("A", "The") or as another card's ("Study" and "The Study") is refused
+(``card_names`` raises ``ValueError``): its cards could not all be named in a reply.
 
 The rules these follow are ``cluedo_env.commands``' (its docstring): a negation reaches the three words
 before a verb in its clause; an accusation is asked only with the verb, outside a question and any
@@ -42,6 +45,8 @@ __all__ = [
 ARTICLES = frozenset(
     {"the", "a", "an", "le", "la", "les", "l", "de", "du", "des", "der", "die", "das", "den"}
 )
+# Articles no card name keeps: the game's own text and most replies are English, and have them everywhere.
+ENGLISH_ARTICLES = frozenset({"the", "a", "an"})
 # Titles are not short names: "Mrs" or "Colonel" alone does not name a suspect.
 TITLES = frozenset(
     {
@@ -169,12 +174,17 @@ def _all_words(text: str) -> list[str]:
 
 @lru_cache(maxsize=CONFIGS_KEPT)
 def kept_articles(config: GameConfig) -> frozenset[str]:
-    """The articles that are words in ``config``'s card names and replies: the last word of each card name
-    made of articles alone (a custom room "Den" or "The Den" keeps "den", a weapon "La" keeps "la"), which
-    would otherwise name no word. None for the built-in editions. A kept word is one wherever a reply of
-    that edition has it: there a German article "den" names the card "Den"."""
-    names = (_all_words(name) for name in config.cards.cards)
-    return frozenset(words[-1] for words in names if words and ARTICLES.issuperset(words))
+    """The articles that are words in ``config``'s card names and replies: the last word but "a", "an" and
+    "the" (``ENGLISH_ARTICLES``, never kept) of each card name made of articles alone (a custom room "Den"
+    or "The Den" keeps "den", a weapon "La" keeps "la"), which would otherwise name no word. None for the
+    built-in editions. A kept word is one wherever a reply of that edition has it: there a German article
+    "den" names the card "Den"."""
+    names = [_all_words(name) for name in config.cards.cards]
+    return frozenset(
+        [w for w in words if w not in ENGLISH_ARTICLES][-1]
+        for words in names
+        if ARTICLES.issuperset(words) and not ENGLISH_ARTICLES.issuperset(words)
+    )
 
 
 @dataclass(frozen=True)
@@ -188,9 +198,15 @@ class Names:
 @lru_cache(maxsize=CONFIGS_KEPT)
 def card_names(config: GameConfig) -> Names:
     """The names of ``config``'s cards as a reply may write them (with ``SPELLINGS``' other words, and a
-    name with an umlaut also in its ae/oe/ue spelling: ``Gruen`` is ``Grün``)."""
+    name with an umlaut also in its ae/oe/ue spelling: ``Gruen`` is ``Grün``).
+
+    Raises:
+        ValueError: a card of the edition cannot be named in a reply: its name reads as no word ("A", "The":
+            ``normalise`` drops it all), or as another card's ("Study" and "The Study").
+    """
     cards = config.cards.cards
     words = [normalise(name, config) for name in cards]
+    _check_nameable(cards, words)
     spelled = [normalise(_without_umlauts(name), config) for name in cards]  # as many words as ``words``
     aliases: dict[tuple[str, ...], int] = {tuple(w): card for card, w in enumerate(words)}
     for card, w in enumerate(spelled):
@@ -209,6 +225,24 @@ def card_names(config: GameConfig) -> Names:
             aliases.setdefault(tuple(other if x == word else x for x in words[card]), card)
             aliases.setdefault((other,), card)
     return Names(aliases, max(len(a) for a in aliases))
+
+
+def _check_nameable(cards: tuple[str, ...], words: list[list[str]]) -> None:
+    """Refuse (``ValueError``) card names of which one reads as no word or two read the same (``words``:
+    each name's own words, as ``normalise`` reads it)."""
+    read: dict[tuple[str, ...], str] = {}
+    for name, w in zip(cards, words, strict=True):
+        if not w:
+            raise ValueError(
+                f"card name {name!r} reads as no word in a reply (punctuation and the articles 'a', 'an' and "
+                "'the' are dropped): give it a name with another word"
+            )
+        if tuple(w) in read:
+            raise ValueError(
+                f"cards {read[tuple(w)]!r} and {name!r} read the same in a reply once articles, case, accents "
+                "and punctuation are dropped: give one of them another name"
+            )
+        read[tuple(w)] = name
 
 
 def _without_umlauts(name: str) -> str:

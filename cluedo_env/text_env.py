@@ -34,7 +34,9 @@ and changes three things:
   PettingZoo's generic loops (and ``api_test``) play it as they play the
   numeric env. ``infos[agent]["legal_commands"]`` lists the legal commands.
 
-Rewards, terminations, agent order and seeding are ``raw_env``'s.
+Rewards, terminations, agent order and seeding are ``raw_env``'s. An edition with a card that no
+command can name (a card "A" or "The", or "Study" beside "The Study": ``reply_words.card_names``) is
+refused when the env is made (``ValueError``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
-from cluedo_env import cluedo_v0, core
+from cluedo_env import cluedo_v0, core, reply_words
 from cluedo_env.commands import CommandError, command, parse_command
 from cluedo_env.core.editions import EDITIONS
 from cluedo_env.text import rules_summary, text_view
@@ -115,6 +117,7 @@ class TextEnv(BaseWrapper):
     def __init__(self, env: cluedo_v0.raw_env, notepad: bool = False) -> None:
         if not isinstance(env, cluedo_v0.raw_env):
             raise TypeError(f"TextEnv wraps a cluedo_v0.raw_env, got {type(env).__name__}")
+        reply_words.card_names(env.config)  # an edition with a card no reply can name: ValueError, now
         super().__init__(env)
         self.notepad = notepad
         self.config = env.config

@@ -5,7 +5,8 @@ message (the prompt template ``system.txt`` with the rules summary of
 ``cluedo_env.text.rules_summary``, the same for every decision of a game) and a
 user message (``decision.txt`` with the player's ``text_view``: its hand, what it
 has seen, optionally its notepad, the board, the decision and its legal
-commands). The reply is read by ``cluedo_env.commands.parse_command``.
+commands). The reply is read by ``cluedo_env.commands.parse_command``. An edition with a card no reply
+can name (``cluedo_env.reply_words.card_names``) is refused (``check_config``, ``reset``).
 
 Base models. ``api="completions"`` sends the same conversation to
 ``/completions`` as one plain prompt (``agents.llm.chat.plain_prompt``), cut
@@ -109,7 +110,7 @@ import numpy as np
 from agents.base import Agent, option_switch
 from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatError, ChatReplyError, add_reply_counts
 from agents.llm.local_model import LOCAL_MODEL_NAME, ask_restarted_server, local_endpoint, lost_server
-from cluedo_env import core
+from cluedo_env import core, reply_words
 from cluedo_env.commands import (
     CommandError,
     command,
@@ -240,7 +241,13 @@ class LLMAgent(Agent):
 
     # --- the batch ------------------------------------------------------------------
 
+    def check_config(self, config: core.GameConfig) -> None:
+        """Refuse (``ValueError``) an edition with a card no reply can name (``reply_words.card_names``: a
+        card "A" or "The", or "Study" beside "The Study"); ``reset`` calls it too."""
+        reply_words.card_names(config)
+
     def reset(self, config: core.GameConfig, seats: np.ndarray, seed: int | None = None) -> None:
+        self.check_config(config)  # before a local server is started for the batch
         super().reset(config, seats, seed)
         self._connect_local()
         self.system = self.prompts["system"].substitute(rules=rules_summary(config))
