@@ -201,8 +201,9 @@ def card_names(config: GameConfig) -> Names:
     name with an umlaut also in its ae/oe/ue spelling: ``Gruen`` is ``Grün``).
 
     Raises:
-        ValueError: a card of the edition cannot be named in a reply: its name reads as no word ("A", "The":
-            ``normalise`` drops it all), or as another card's ("Study" and "The Study").
+        ValueError: a card of the edition cannot be named in a reply: its name reads as no word ("A", "The",
+            a name in another script than the Latin one: ``normalise`` drops it all), or as another card's
+            ("Study" and "The Study").
     """
     cards = config.cards.cards
     words = [normalise(name, config) for name in cards]
@@ -234,8 +235,9 @@ def _check_nameable(cards: tuple[str, ...], words: list[list[str]]) -> None:
     for name, w in zip(cards, words, strict=True):
         if not w:
             raise ValueError(
-                f"card name {name!r} reads as no word in a reply (punctuation and the articles 'a', 'an' and "
-                "'the' are dropped): give it a name with another word"
+                f"card name {name!r} reads as no word in a reply (a reply is read by its letters a-z and digits, "
+                "accents dropped, other scripts not read, and without the articles 'a', 'an' and 'the'): give it "
+                "a name with another word"
             )
         if tuple(w) in read:
             raise ValueError(
