@@ -25,8 +25,9 @@ decision. It is tolerant where a reader would be: case, punctuation, articles (b
 the word of a custom edition's card name made of articles alone, a room "Den" or "The Den":
 ``reply_words.kept_articles``; a card named by "a", "an" or "the" alone, or two cards that read the same
 without their articles, cannot be named, and their edition is refused: ``reply_words.card_names``), accents
-(``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique short name (``Mustard``, ``Plum``, ``Pipe``), UK Cluedo's and later US Clue's spellings of the classic
-names (``Miss Scarlett``, ``Spanner``, ``Lead Piping``, ``Knife``, ``Billiards Room``:
+(``Veranda`` is ``Véranda``, ``Weiss`` is ``Weiß``), a card's unique short name (``Mustard``, ``Plum``,
+``Pipe``), UK Cluedo's and later US Clue's spellings of the classic names (``Miss Scarlett``, ``Spanner``,
+``Lead Piping``, ``Knife``, ``Billiards Room``:
 ``reply_words.SPELLINGS``), a title that is not the card's (``Miss Peacock``), synonyms of the verbs
 ("go to", "head towards", "pass", "don't suggest"), and a reply that reasons
 first and ends with a line ``Final answer: <command>`` (only that line is

@@ -179,12 +179,12 @@ def kept_articles(config: GameConfig) -> frozenset[str]:
     or "The Den" keeps "den", a weapon "La" keeps "la"), which would otherwise name no word. None for the
     built-in editions. A kept word is one wherever a reply of that edition has it: there a German article
     "den" names the card "Den"."""
-    names = [_all_words(name) for name in config.cards.cards]
-    return frozenset(
-        [w for w in words if w not in ENGLISH_ARTICLES][-1]
-        for words in names
-        if ARTICLES.issuperset(words) and not ENGLISH_ARTICLES.issuperset(words)
-    )
+    kept = set()
+    for name in config.cards.cards:
+        own = [w for w in _all_words(name) if w not in ENGLISH_ARTICLES]
+        if own and ARTICLES.issuperset(own):
+            kept.add(own[-1])
+    return frozenset(kept)
 
 
 @dataclass(frozen=True)
