@@ -10,6 +10,15 @@ is a word in that edition's card names and replies; no built-in edition keeps on
 card name reads as no word ("A", "The") or as another card's ("Study" and "The Study") is refused
 (``card_names`` raises ``ValueError``): its cards could not all be named in a reply.
 
+A word is a run of letters and digits of any script, accents dropped (``Véranda`` is ``veranda``, ``Σαλόνι``
+is ``σαλονι``, ``й`` is ``и`` in names and replies alike), and a run of the letters a-z and digits is a word
+of its own beside other letters (``Plum先生`` is ``plum`` and ``先生``). The words the reading knows are
+English, French and German ones, in the letters a-z, so a word in other letters is read only where it is a
+word of the edition's card names (``script_words``: a custom room "Кухня" is named by "go to the Кухня");
+any other ("我", "谢谢") is dropped, as it was before other scripts were read, and weighs or negates nothing.
+A card name in a script written without spaces (Chinese, Japanese, Thai) is named where the reply sets it
+apart by a space or punctuation ("go to the キッチン", not "キッチンに行く").
+
 The rules these follow are ``cluedo_env.commands``' (its docstring): a negation reaches the three words
 before a verb in its clause; an accusation is asked only with the verb, outside a question and any
 hedge, and any negation of its clause declines it.
@@ -21,6 +30,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 
 from cluedo_env.core.config import CONFIGS_KEPT, GameConfig
 
@@ -36,6 +46,7 @@ __all__ = [
     "negated",
     "negates_a_card",
     "normalise",
+    "script_words",
     "verbs",
     "weighs",
     "without_questions",
@@ -155,21 +166,53 @@ ASKING_AUXILIARIES = frozenset(
 ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
+ASCII_WORD = re.compile(r"[a-z0-9]+")  # a word of a reply in ASCII (``_all_words``)
 
 
 def normalise(text: str, config: GameConfig | None = None) -> list[str]:
     """The words of ``text``: case-folded, accents and punctuation removed, articles dropped (but, given
-    the game's ``config``, those its card names keep: ``kept_articles``)."""
+    the game's ``config``, those its card names keep: ``kept_articles``), and words in other letters than
+    a-z dropped (but, given ``config``, those of its card names: ``script_words``)."""
     kept = kept_articles(config) if config is not None else frozenset()
-    return [w for w in _all_words(text) if w not in ARTICLES or w in kept]
+    script = script_words(config) if config is not None else frozenset()
+    return [w for w in _all_words(text) if (w.isascii() and (w not in ARTICLES or w in kept)) or w in script]
 
 
 def _all_words(text: str) -> list[str]:
-    """The words of ``text``, articles and all."""
+    """The words of ``text``, articles and all: case-folded, accents dropped (``é`` is ``e``, Greek ``ά`` is
+    ``α``, Cyrillic ``й`` is ``и``), each a run of the letters a-z and digits 0-9 or a run of other letters,
+    digits and marks (``_kind``: ``Plum先生`` is ``plum`` and ``先生``)."""
     text = text.replace("ß", "ss").replace("’", "'")
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
-    return re.sub(r"[^a-z0-9]+", " ", text).split()
+    if text.isascii():  # most replies: the same words, faster
+        return ASCII_WORD.findall(text)
+    return ["".join(run) for kind, run in groupby(text, _kind) if kind]
+
+
+def _kind(ch: str) -> int:
+    """0 for a character between words, 1 for a letter a-z or digit 0-9, 2 for another letter or digit
+    (``str.isalnum``: any script's) or a mark left after the accents are dropped (a Devanagari vowel sign,
+    which stays in its word)."""
+    if "a" <= ch <= "z" or "0" <= ch <= "9":
+        return 1
+    return 2 if ch.isalnum() or unicodedata.category(ch).startswith("M") else 0
+
+
+@lru_cache(maxsize=CONFIGS_KEPT)
+def script_words(config: GameConfig) -> frozenset[str]:
+    """The words of ``config``'s card names in other letters than a-z and digits (``кухня`` of a custom room
+    "Кухня"): a reply's word in other letters is read only where it is one of these. The reading knows
+    English, French and German words, all in the letters a-z once accents are dropped, so a word it does not
+    know in another script ("我", "谢谢") is dropped as it was, not counted among the words of an accusation
+    or between a negation and its verb. None for the built-in editions."""
+    return frozenset(
+        w
+        for name in config.cards.cards
+        for spelling in (name, _without_umlauts(name))
+        for w in _all_words(spelling)
+        if not w.isascii()
+    )
 
 
 @lru_cache(maxsize=CONFIGS_KEPT)
@@ -202,7 +245,7 @@ def card_names(config: GameConfig) -> Names:
 
     Raises:
         ValueError: a card of the edition cannot be named in a reply: its name reads as no word ("A", "The",
-            a name in another script than the Latin one: ``normalise`` drops it all), or as another card's
+            a name of punctuation or emoji alone: ``normalise`` drops it all), or as another card's
             ("Study" and "The Study").
     """
     cards = config.cards.cards
@@ -235,9 +278,9 @@ def _check_nameable(cards: tuple[str, ...], words: list[list[str]]) -> None:
     for name, w in zip(cards, words, strict=True):
         if not w:
             raise ValueError(
-                f"card name {name!r} reads as no word in a reply (a reply is read by its letters a-z and digits, "
-                "accents dropped, other scripts not read, and without the articles 'a', 'an' and 'the'): give it "
-                "a name with another word"
+                f"card name {name!r} reads as no word in a reply (a reply is read by its letters and digits, "
+                "in any script, accents dropped, and without the articles 'a', 'an' and 'the'): give it a name "
+                "with another word"
             )
         if tuple(w) in read:
             raise ValueError(

@@ -16,25 +16,24 @@ files are written whole, so one that fails leaves the earlier run's). Ctrl-C sto
 saying how many tasks are kept and the command that goes on from them (exit status 130). A split not
 shipped is generated into ``cache`` on first use; a copy there that cannot be read (cut by a run stopped
 while writing it) or holds other tasks is generated again, after a one-line warning naming it
-(``cluedo_env.reasoning.splits.load_split``). A solver's text (its error, a
-model's reply) is written whatever it holds: a lone surrogate (half an emoji, a file name undecodable
-as UTF-8) as JSON's escape of it (``reasoning_scores.json_text``). Bad ``llm`` options, and an import
+(``cluedo_env.reasoning.splits.load_split``). A solver's text (its error, a model's reply) is written whatever
+it holds: a lone surrogate (half an emoji, a file name undecodable as UTF-8) as JSON's escape of it (``reasoning_scores.json_text``). Bad ``llm`` options, and an import
 path that leads to no callable, stop the command in one line (``config error: llm: ...``, ``config
 error: solver: ...``) before a split is loaded or anything written. Prints the number of tasks and of
 the games they were cut from, how the intervals were drawn, and the table (overall and per tier, 95%
-bootstrap intervals over the games; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``,
-``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
-``llm`` one, adds them to the report and its ``transcripts`` to
-``transcripts.jsonl``), and appends one line to the leaderboard (the overall figures with their
+bootstrap intervals over the games; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes
+``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``, ``tiers.png`` and
+``calibration.png`` (a solver with ``counts``, such as the ``llm`` one, adds them to the report and its
+``transcripts`` to ``transcripts.jsonl``), and appends one line to the leaderboard (the overall figures with their
 intervals, the number of tasks and of games, and ``intervals``: how they were drawn). The report and
 the line name what scored them, from the scores file's settings (``_provenance``): ``tasks_sha256``,
 ``score_version``, ``files`` (a solver's own file or prompts, where there are) and ``cluedo_env_version``.
 
 A task file of your own (``tasks_file=PATH``, ``cluedo_env.reasoning.splits.write_tasks``) is scored as a
 split is; a file ``read_tasks`` refuses, or of no task or two versions, stops the command in one line
-(``config error: tasks_file...``) before anything is written. Its run is of split ``file`` and its tasks'
-version (``version`` and ``split`` are not read), goes to ``outputs/reasoning/file-<name>`` by default and
-names the file and its checksum (``tasks_file``, ``tasks_file_sha256``: ``common.reasoning_tasks``).
+(``config error: tasks_file...``) before anything is written, as is a ``version`` or ``split`` given with it
+(not the defaults): its run is of split ``file`` and its tasks' version, goes to ``outputs/reasoning/file-<name>``
+by default and names the file and its checksum (``tasks_file``, ``tasks_file_sha256``: ``common.reasoning_tasks``).
 
 Files from elsewhere. A config file of a folder of yours (``--config-dir DIR --config-name
 mine``) may not choose what reaches the network, the file system or code: a solver that does
@@ -120,7 +119,7 @@ class ReasoningBenchConfig:
         split: ``dev`` or ``test``.
         tasks_file: Score the tasks of this task file instead of a split (gzip JSON Lines,
             ``cluedo_env.reasoning.splits.write_tasks``; ``version`` and ``split`` are then the file's:
-            ``experiments.common.reasoning_tasks.read_task_file``); None: the split's.
+            ``experiments.common.reasoning_tasks.read_task_file``, and may not be given); None: the split's.
         limit: Score a sample of ``limit`` tasks with the split's mix of tiers, drawn with ``seed``
             (``cluedo_env.reasoning.splits.sample_tasks``; None: all).
         resamples: Bootstrap resamples.
@@ -158,11 +157,11 @@ class ReasoningBenchConfig:
     trust_files: bool = False
 
     def validate(self) -> None:
-        """Refuse an unknown solver name, split or limit, the local model (``llm.model=local``) without
-        its extra, an ``llm`` option the solver does not have or a bad value of one (the solver is built
-        and closed: it sends nothing, and the local model waits for the first task), or an import path that
-        leads to no callable (its module is imported: ``reasoning_solvers.check_import_path``), before a
-        split is loaded or anything written. The command runs it after refusing what a config file from
+        """Refuse an unknown solver name, split or limit, a ``version`` or ``split`` given with a ``tasks_file``
+        (its tasks say them), the local model (``llm.model=local``) without its extra, an ``llm`` option the
+        solver does not have or a bad value of one (the solver is built and closed: it sends nothing, and the
+        local model waits for the first task), or an import path that leads to no callable (its module is
+        imported: ``reasoning_solvers.check_import_path``), before a split is loaded or anything written. The command runs it after refusing what a config file from
         elsewhere gives (``experiments.common.trust``): such a file's import path is never imported.
 
         Raises:
@@ -173,13 +172,18 @@ class ReasoningBenchConfig:
             raise ConfigError(
                 f"solver must be one of {known} or 'package.module:function', got {self.solver!r}"
             )
+        if self.tasks_file is not None and not str(self.tasks_file).strip():
+            raise ConfigError(f"tasks_file must be the path of a task file or null, got {self.tasks_file!r}")
+        if self.tasks_file is not None and (self.version, self.split) != _DEFAULT_SPLIT:  # (so: given)
+            raise ConfigError(
+                f"version={self.version!r} split={self.split!r} with tasks_file={self.tasks_file!r}: a task file's "
+                "run is of split 'file' and of the version its tasks say; leave out version and split, or tasks_file"
+            )
         if (self.version, self.split) not in SPLITS:
             splits = ", ".join(f"version={v} split={n}" for v, n in sorted(SPLITS))
             raise ConfigError(
                 f"no split version={self.version!r} split={self.split!r}; the splits are {splits}"
             )
-        if self.tasks_file is not None and not str(self.tasks_file).strip():
-            raise ConfigError(f"tasks_file must be the path of a task file or null, got {self.tasks_file!r}")
         if self.limit is not None and (
             not isinstance(self.limit, int) or isinstance(self.limit, bool) or self.limit < 1
         ):
@@ -198,6 +202,7 @@ class ReasoningBenchConfig:
             check_import_path(self.solver)
 
 
+_DEFAULT_SPLIT = (ReasoningBenchConfig.version, ReasoningBenchConfig.split)  # (the shipped config's too)
 ConfigStore.instance().store(name="reasoning_bench_schema", node=ReasoningBenchConfig)
 OmegaConf.register_new_resolver("reasoning_output_dir", default_output_dir, replace=True)  # (the YAML's)
 

@@ -109,7 +109,13 @@ import numpy as np
 
 from agents.base import Agent, option_switch
 from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatError, ChatReplyError, add_reply_counts
-from agents.llm.local_model import LOCAL_MODEL_NAME, ask_restarted_server, local_endpoint, lost_server
+from agents.llm.local_model import (
+    LOCAL_MODEL_NAME,
+    LocalServer,
+    ask_restarted_server,
+    lost_server,
+    shared_server,
+)
 from cluedo_env import core, reply_words
 from cluedo_env.commands import (
     CommandError,
@@ -220,7 +226,7 @@ class LLMAgent(Agent):
         self.client = ChatClient(base_url, model, api=api, **{**defaults, **chat})  # checks the options
         # model=local: the server is started at the first game (not by a config check that builds agents)
         self._local = (model_file, api, {**defaults, **chat}) if model == LOCAL_MODEL_NAME else None
-        self._local_url: str | None = None  # the API root of this process's local server the client asks
+        self._local_server: LocalServer | None = None  # this process's local server the client asks
         if prompts is None:
             prompts = "base" if api == "completions" else "default"
         self.forfeit_after = forfeit_after
@@ -291,23 +297,24 @@ class LLMAgent(Agent):
         original's port means nothing, starts or finds that process's own at its next game or decision)."""
         if self._local is not None:
             model_file, api, options = self._local
-            base_url, name = local_endpoint(model_file)
-            if base_url != self._local_url:
+            server = shared_server(model_file)  # (one started again may have the dead one's URL)
+            if server is not self._local_server:
                 self.client.close()
-                self.client = ChatClient(base_url, name, api=api, **options)
-                self._local_url = base_url
+                self.client = ChatClient(server.url, LOCAL_MODEL_NAME, api=api, **options)
+                self._local_server = server
 
     def _complete(self, messages: list[dict[str, str]]) -> Any:
         """The model's reply; of the local model, asked once more of its server started again if it died."""
-        if self._local_url is None:  # (not the local model)
+        server = self._local_server
+        if server is None:  # (not the local model)
             return self.client.complete(messages)
         model_file, api, options = self._local
 
         def ask_again(error: ChatError | None) -> Any:
             ask = partial(ChatClient.complete, messages=messages)
-            return ask_restarted_server(self._local_url, error, ask, {"api": api, **options}, model_file)
+            return ask_restarted_server(server, error, ask, {"api": api, **options}, model_file)
 
-        if lost_server(self._local_url) is not None:  # it died since this step began: no backoff on its port
+        if lost_server(server):  # it died since this step began: no backoff on its port
             return ask_again(None)
         try:
             return self.client.complete(messages)
@@ -562,13 +569,13 @@ class LLMAgent(Agent):
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its request threads (started again at its next ``act``) and, of the local
-        model, without its server's port (the copy asks its own process's); the copy writes each game's
+        model, without its server (the copy asks its own process's); the copy writes each game's
         record file anew from its transcript at its first decision there."""
         return {
             **self.__dict__,
             "_pool": None,
             "_rewrite": set(range(len(self._transcripts))),
-            "_local_url": None,  # the local server's port is this process's
+            "_local_server": None,  # the local server is this process's child
         }
 
     # --- reports --------------------------------------------------------------------

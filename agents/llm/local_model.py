@@ -27,12 +27,14 @@ parent's id, as the tournament's workers do:
 ``experiments.common.extras.watch_parent``), deleting its temporary log first.
 ``shared_server()`` is the one server of this process, started on first use and
 kept until the process exits: every ``model="local"`` agent and solver of the
-process uses it (``local_endpoint``), and makes sure it runs at each game or
-task. One found dead (killed, out of memory) is started again, on another port,
-and a ``RuntimeWarning`` names the dead one's kept log; a request that failed
-because its server died is sent once more to the one started again
-(``ask_restarted_server``: the same request, so the same question of the same
-model), and if that fails too its ``ChatError`` names the dead server's log.
+process uses it, and makes sure it runs at each game or task. One found dead
+(killed, out of memory) is started again, a new ``LocalServer`` on a free port
+(perhaps the dead one's: agents and solvers hold the server they ask, and tell
+a dead one by it, never by its URL), and a ``RuntimeWarning`` names the dead
+one's kept log; a request that failed because its server died is sent once more
+to the one started again (``ask_restarted_server``: the same request, so the
+same question of the same model), and if that fails too its ``ChatError`` names
+the dead server's log.
 
 The server's log (its start and its errors: ``--verbose false`` and no access
 lines, so requests add nothing) goes to a temporary file,
@@ -77,7 +79,6 @@ __all__ = [
     "LocalModelMissing",
     "LocalServer",
     "ask_restarted_server",
-    "local_endpoint",
     "lost_server",
     "model_file",
     "needed_modules",
@@ -381,23 +382,20 @@ class _PortTaken(Exception):
 
 
 _SHARED: dict[str, LocalServer] = {}
-_DEAD: dict[str, LocalServer] = {}  # shared servers found dead and started again, by URL
 _SHARED_LOCK = threading.Lock()
 
 
 def shared_server(model_file: str | os.PathLike | None = None, logprobs: bool = False) -> LocalServer:
     """The process's one server of ``model_file`` (None: the packaged model), started on first use
     (one with ``logprobs`` and one without, if both are asked for), and started again when found dead
-    (a ``RuntimeWarning`` names the dead one's kept log)."""
+    (a ``RuntimeWarning`` names the dead one's kept log): a new ``LocalServer``, perhaps on the same port."""
     key = f"{model_file or ''}|{logprobs}"
     with _SHARED_LOCK:
         server = _SHARED.get(key)
         if server is None or not server.running:
             if server is not None:
-                _DEAD[server.url] = server
                 server.stop()  # it died: keeps its log and says where
             server = _SHARED[key] = LocalServer(model_file, logprobs=logprobs).start()
-            _DEAD.pop(server.url, None)  # (a dead one's port taken again: that URL answers again)
         return server
 
 
@@ -410,59 +408,47 @@ def stop_shared_server() -> None:
         server.stop()
 
 
-def local_endpoint(model_file: str | os.PathLike | None = None, logprobs: bool = False) -> tuple[str, str]:
-    """The API root and the model name of the shared local server (started, or started again, if need be)."""
-    return shared_server(model_file, logprobs).url, LOCAL_MODEL_NAME
-
-
-def lost_server(url: str) -> LocalServer | None:
-    """The shared server of this process that answered at ``url`` (an API root) if it is not running (died,
-    whether found dead yet or already started again elsewhere); None if it runs or is none of this process's."""
-    with _SHARED_LOCK:  # (and the polls: a poll() while another thread reaps the process reads "running")
-        servers = [*_SHARED.values(), *_DEAD.values()]
-        return next((server for server in servers if server.url == url and not server.running), None)
+def lost_server(server: LocalServer) -> bool:
+    """Whether ``server``, a shared server of this process (``shared_server``), died: told by the server, not
+    its URL, which a server started again since may have (the same port drawn again)."""
+    with _SHARED_LOCK:  # (and the poll: a poll() while another thread reaps the process reads "running")
+        return not server.running
 
 
 def ask_restarted_server(
-    url: str,
+    server: LocalServer,
     error: Exception | None,
     ask: Callable[[Any], Any],
     client_options: dict[str, Any],
     model_file: str | os.PathLike | None = None,
     logprobs: bool = False,
 ) -> Any:
-    """After a request to the shared server at ``url`` failed for good (``error``, a ``ChatError``; None: the
-    server was found dead before it was asked): the same request, ``ask(client)``, sent to the shared server
-    started again, if the one at ``url`` died, through a ``ChatClient`` of its own (``client_options``). Its
-    reply counts the failed request's attempts in its ``network_retries``. With ``error`` None, a server
-    started again on the dead one's port meanwhile (by another thread: ``url`` answers again) is asked too.
+    """After a request to the shared ``server`` failed for good (``error``, a ``ChatError``; None: the server
+    was found dead before it was asked): the same request, ``ask(client)``, sent to the shared server
+    started again, if ``server`` died, through a ``ChatClient`` of its own (``client_options``), even on
+    the dead one's port. Its reply counts the failed request's attempts in its ``network_retries``.
 
     Raises:
-        ChatError: ``error`` when the server at ``url`` did not die; the second failure, naming the dead
-            server's kept log, when the request failed again.
+        ChatError: ``error`` when ``server`` did not die; the second failure, naming the dead server's kept
+            log, when the request failed again.
     """
     import dataclasses
 
     from agents.llm.chat import ChatClient
     from agents.llm.errors import ChatError, ChatReplyError
 
-    dead = lost_server(url)
-    if dead is None and error is not None:
+    if error is not None and not lost_server(server):
         raise error
-    if dead is not None:
-        died = dead.died()
-    else:  # found dead by the caller, started again on its port since (its restart's warning named the log)
-        died = f"the local model's server at {url} died; its restart's warning names its kept log"
     # the failed request's attempts
     earlier = 0 if error is None else getattr(error, "network_retries", 0) + 1
-    again_at = local_endpoint(model_file, logprobs)[0]  # started again: a warning names the kept log
+    again_at = shared_server(model_file, logprobs).url  # started again: a warning names the kept log
     client = ChatClient(again_at, LOCAL_MODEL_NAME, **client_options)
     try:
         reply = ask(client)
     except ChatError as again:
         kind = ChatReplyError if isinstance(again, ChatReplyError) else ChatError  # (a fault, not a mistake)
         raise kind(
-            f"{died}; asked again of the one started at {again_at}: {again}",
+            f"{server.died()}; asked again of the one started at {again_at}: {again}",
             again.network_retries + earlier,
         ) from None
     finally:

@@ -66,7 +66,7 @@ from typing import Any
 from agents.llm.chat import REPLY_COUNTS, ChatClient, ChatError, ChatReplyError, add_reply_counts
 from agents.llm.likelihood import LIKELIHOOD_PROMPT_FILES, LikelihoodScorer
 from agents.llm.llm_agent import load_prompts
-from agents.llm.local_model import LOCAL_MODEL_NAME, local_endpoint, lost_server
+from agents.llm.local_model import LOCAL_MODEL_NAME, LocalServer, lost_server, shared_server
 from cluedo_env import core
 from cluedo_env.core.config import CORNER_ROOMS
 from cluedo_env.core.editions import Edition
@@ -268,7 +268,7 @@ class LLMSolver:
         self.client: Any = ChatClient(base_url, model, api=api, **options)  # checks the options
         # model=local: the model is loaded or served at the first task (not by a check that builds the solver)
         self._local = (model_file, api, options, local_backend) if local else None
-        self._local_url: str | None = None  # the API root of the local server the client asks
+        self._local_server: LocalServer | None = None  # the local server the client asks
         self.model = model
         self.scoring = scoring
         self.max_invalid_replies = max_invalid_replies
@@ -299,11 +299,11 @@ class LLMSolver:
             client: Any = LocalLogits(model_file)
             self._local = None
         else:
-            base_url, self.model = local_endpoint(model_file, logprobs=self.scoring == "likelihood")
-            if base_url == self._local_url:
+            server = shared_server(model_file, logprobs=self.scoring == "likelihood")
+            if server is self._local_server:  # (one started again may have the dead one's URL)
                 return
-            client = ChatClient(base_url, self.model, api=api, **options)
-            self._local_url = base_url
+            client = ChatClient(server.url, LOCAL_MODEL_NAME, api=api, **options)
+            self._local_server = server
         self.client.close()
         self.client = client
         if self.scorer is not None:
@@ -323,11 +323,11 @@ class LLMSolver:
         except ChatReplyError:
             raise
         except ChatError as error:
-            dead = lost_server(self._local_url) if self._local_url is not None else None
-            if dead is None:
+            server = self._local_server
+            if server is None or not lost_server(server):
                 raise
             raise ChatError(
-                f"{dead.died()}: {error}", error.network_retries
+                f"{server.died()}: {error}", error.network_retries
             ) from None  # not a user's mistake
 
     def _answer(self, task: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ them): the games to deal again (``reset``), to step (``step``), to observe (``ob
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from typing import NoReturn
 
@@ -249,23 +250,33 @@ def rules_for(config: GameConfig) -> Rules:
     rules forgets every identity too (so no rules outlive their value entry): a process that sweeps
     configs keeps at most ``CONFIGS_KEPT`` rules, and a state of a config forgotten gets its rules
     built again (equal ones) at its next step.
+
+    Safe to call from several threads at once (a web server's, Ray's local mode, an agent's): all
+    but the identity hit run under ``_RULES_LOCK``.
     """
+    # The identity hit takes no lock: ``dict.get`` is one atomic operation (under the GIL, and under
+    # free threading too), and an entry is a tuple, never changed, only replaced or dropped whole. So
+    # the entry read is one that was stored whole, and ``entry[0] is config`` proves it is this
+    # config's (the entry holds its config alive, so its id is not another object's); another
+    # thread clearing the dict meanwhile leaves this thread with rules that were this config's.
     entry = _RULES_BY_IDENTITY.get(id(config))
     if entry is not None and entry[0] is config:
         return entry[1]
-    rules = _RULES_BY_VALUE.pop(config, None)  # (put back last: the most recently used)
-    if rules is None:
-        rules = Rules(config)
-        if len(_RULES_BY_VALUE) >= CONFIGS_KEPT:
-            _RULES_BY_VALUE.pop(next(iter(_RULES_BY_VALUE)), None)  # the least recently used
+    with _RULES_LOCK:  # (Rules built under it too: threads asking at once for equal configs share one)
+        rules = _RULES_BY_VALUE.pop(config, None)  # (put back last: the most recently used)
+        if rules is None:
+            rules = Rules(config)
+            if len(_RULES_BY_VALUE) >= CONFIGS_KEPT:
+                _RULES_BY_VALUE.pop(next(iter(_RULES_BY_VALUE)))  # the least recently used
+                _RULES_BY_IDENTITY.clear()
+        _RULES_BY_VALUE[config] = rules
+        if len(_RULES_BY_IDENTITY) >= _IDENTITIES:
             _RULES_BY_IDENTITY.clear()
-    _RULES_BY_VALUE[config] = rules
-    if len(_RULES_BY_IDENTITY) >= _IDENTITIES:
-        _RULES_BY_IDENTITY.clear()
-    _RULES_BY_IDENTITY[id(config)] = (config, rules)
+        _RULES_BY_IDENTITY[id(config)] = (config, rules)
     return rules
 
 
+_RULES_LOCK = threading.Lock()  # held by every read and change of the two caches but the identity hit
 _RULES_BY_VALUE: dict[GameConfig, Rules] = {}  # in order of last use
 _RULES_BY_IDENTITY: dict[int, tuple[GameConfig, Rules]] = {}
 _IDENTITIES = 256  # config objects remembered by identity (then forgotten all at once)

@@ -205,9 +205,14 @@ def trained_module_ids(cfg: Any) -> list[str]:
 
 
 def network_of(algo: Algorithm, module_id: str, cfg: Any) -> ActorCritic:
-    """The learner's current network of ``module_id``, as a plain ``ActorCritic`` (a copy)."""
+    """The learner's current network of ``module_id``, as a plain ``ActorCritic`` (a copy).
+
+    Draws nothing from torch's global random generator: what the caller samples next (an evaluation's
+    actions) does not depend on how often it read the network.
+    """
     weights = algo.learner_group.get_weights([module_id])[module_id]
-    network = ActorCritic(cfg.game.to_game_config(), cfg.network)
+    with torch.random.fork_rng(devices=[]):  # its initial weights are replaced: draw none of the caller's
+        network = ActorCritic(cfg.game.to_game_config(), cfg.network)
     network.load_state_dict(
         {k.removeprefix("network."): torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
     )

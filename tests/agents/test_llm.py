@@ -14,6 +14,7 @@ import pickle
 import socket
 import string
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -471,7 +472,8 @@ def test_a_copy_of_the_local_model_agent_asks_its_own_processs_server(monkeypatc
     where nothing answers once the original's process has ended: every decision a fallback."""
     copies: list[tuple[bytes, core.State]] = []
     with ScriptedChatServer(["valid"]) as first:
-        monkeypatch.setattr(llm_agent, "local_endpoint", lambda model_file: (first.url, "local"))
+        served = SimpleNamespace(url=first.url, running=True)  # a LocalServer, to the agent
+        monkeypatch.setattr(llm_agent, "shared_server", lambda model_file: served)
         agent = LLMAgent(seed=5, model="local", api="chat", prompts="default", backoff_s=0.0, concurrency=1)
 
         def keep_a_copy(state: core.State) -> None:
@@ -481,7 +483,8 @@ def test_a_copy_of_the_local_model_agent_asks_its_own_processs_server(monkeypatc
         play_batch(CONFIG, [agent, NotepadAgent(1), NotepadAgent(2)], seeds=[0], on_step=keep_a_copy)
         agent.close()
     with ScriptedChatServer(["valid"]) as own:  # another process: the first server gone, its own answering
-        monkeypatch.setattr(llm_agent, "local_endpoint", lambda model_file: (own.url, "local"))
+        served = SimpleNamespace(url=own.url, running=True)
+        monkeypatch.setattr(llm_agent, "shared_server", lambda model_file: served)
         pickled, state = copies[0]
         mid_game, next_game = pickle.loads(pickled), pickle.loads(pickled)
         legal = core.legal_action_mask(state)

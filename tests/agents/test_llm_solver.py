@@ -120,9 +120,7 @@ def test_the_local_model_is_not_loaded_until_the_first_task(monkeypatch):
     from agents.llm import solver as solver_module
 
     started = []
-    monkeypatch.setattr(
-        solver_module, "local_endpoint", lambda *a, **k: started.append(a) or ("http://h/v1", "m")
-    )
+    monkeypatch.setattr(solver_module, "shared_server", lambda *a, **k: started.append(a))
     solver = LLMSolver(model="local", scoring="generation", api="chat", api_key_env=None)
     assert started == [] and solver.model == "local"
     solver.close()

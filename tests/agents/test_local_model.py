@@ -442,7 +442,6 @@ def shared_fake(monkeypatch, gguf, tmp_path):
     Shared.death = str(death)
     monkeypatch.setattr(local_model, "LocalServer", Shared)
     monkeypatch.setattr(local_model, "_SHARED", {})
-    monkeypatch.setattr(local_model, "_DEAD", {}, raising=False)
     yield death
     local_model.stop_shared_server()
 
@@ -541,15 +540,19 @@ def test_a_resent_request_that_fails_again_counts_both_requests_retries(temp_dir
         pytest.warns(RuntimeWarning, match="exited by itself"),
         pytest.raises(ChatReplyError, match=r"died; its log is kept: .*the second failure") as again,
     ):
-        local_model.ask_restarted_server(url, first, fails_again, {"api": "completions"}, str(gguf))
+        local_model.ask_restarted_server(server, first, fails_again, {"api": "completions"}, str(gguf))
     assert again.value.network_retries == 2 + 5 + 1
+
+
+def port_of(server) -> int:
+    return int(server.url.rsplit(":", 1)[1].split("/")[0])
 
 
 def killed(server) -> int:
     """Kill a shared stand-in server (found dead by the next look); its port."""
     os.kill(server._process.pid, signal.SIGKILL)
     server._process.wait(10)
-    return int(server.url.rsplit(":", 1)[1].split("/")[0])
+    return port_of(server)
 
 
 def test_a_request_whose_dead_server_another_thread_started_again_on_its_port_is_sent_there(
@@ -560,12 +563,12 @@ def test_a_request_whose_dead_server_another_thread_started_again_on_its_port_is
     BaseException`` (``raise None``: the URL answered again, so it was not lost), not sent there."""
     agent = local_agent(gguf)
     agent._connect_local()
-    url = agent._local_url
+    url = agent._local_server.url
     port = killed(local_model.shared_server(str(gguf)))
     monkeypatch.setattr(local_model, "free_port", lambda: port)
 
-    def found_dead_then_started_again(at):
-        dead = local_model.lost_server(at)
+    def found_dead_then_started_again(server):
+        dead = local_model.lost_server(server)
         local_model.shared_server(str(gguf))  # the other thread, on the same port
         return dead
 
@@ -581,8 +584,9 @@ def test_a_request_failing_at_the_server_started_again_on_its_port_names_the_dea
     temp_dir, gguf, shared_fake, monkeypatch
 ):
     """Found dead before it was asked (``error`` None) and started again on its port since, a request that
-    fails there says which server died and where it was asked (it raised ``TypeError``)."""
-    port = killed(local_model.shared_server(str(gguf)))
+    fails there names the dead server's kept log and where it was asked (it raised ``TypeError``)."""
+    dead = local_model.shared_server(str(gguf))
+    port = killed(dead)
     monkeypatch.setattr(local_model, "free_port", lambda: port)
     with pytest.warns(RuntimeWarning, match="exited by itself"):
         url = local_model.shared_server(str(gguf)).url  # started again by another thread, on the same port
@@ -590,11 +594,46 @@ def test_a_request_failing_at_the_server_started_again_on_its_port_names_the_dea
     def fails(client):
         raise ChatReplyError("the failure", 2)
 
-    died = f"the local model's server at {url} died; its restart's warning names its kept log"
-    with pytest.raises(
-        ChatReplyError, match=re.escape(f"{died}; asked again of the one started at {url}: the")
-    ):
-        local_model.ask_restarted_server(url, None, fails, {"api": "completions"}, str(gguf))
+    said = f"the local model's server at {url} died; its log is kept: {dead.log}; asked again of the one"
+    with pytest.raises(ChatReplyError, match=re.escape(f"{said} started at {url}: the failure")):
+        local_model.ask_restarted_server(dead, None, fails, {"api": "completions"}, str(gguf))
+
+
+def failing_then_started_again(client, server, gguf) -> None:
+    """``client``'s requests: one that fails for good (its server died at it) is followed, before its error
+    is raised, by another thread of the step starting the shared server again, on the dead one's port."""
+    ask = client.complete
+
+    def complete(messages):
+        try:
+            return ask(messages)
+        except ChatError:
+            server._process.wait(10)
+            local_model.shared_server(str(gguf))  # the other thread, on the same port
+            raise
+
+    client.complete = complete
+
+
+def test_a_request_whose_server_died_is_sent_again_though_the_one_started_again_took_its_port(
+    temp_dir, gguf, shared_fake, monkeypatch
+):
+    """The request fails because its server died; another thread of the step starts it again, on the dead
+    one's port, before the agent looks whether it died: the request's error stopped the run (the dead
+    server's URL answered again, so it was not lost), though the server ran again."""
+    agent = local_agent(gguf)
+    agent._connect_local()
+    first = local_model.shared_server(str(gguf))
+    monkeypatch.setattr(local_model, "free_port", lambda: port_of(first))
+    failing_then_started_again(agent.client, first, gguf)
+    messages = [{"role": "user", "content": "Legal commands: end turn\nFinal answer:"}]
+    agent._complete(messages)  # (a server that has answered is retried 5 times)
+    shared_fake.write_text("")  # the server dies at the request it gets next
+    with pytest.warns(RuntimeWarning, match="exited by itself"):
+        reply = agent._complete(messages)
+    agent.close()
+    assert reply.text.strip() == "end turn" and reply.network_retries == 6  # the failed request's 6 attempts
+    assert not first.running and local_model.shared_server(str(gguf)).url == first.url
 
 
 def test_a_child_whose_parent_is_gone_before_it_starts_deletes_its_temporary_log(tmp_path, monkeypatch):
@@ -621,6 +660,29 @@ def test_a_local_solvers_request_whose_server_died_names_its_kept_log(temp_dir, 
         solver(tasks[1])  # its next task: the server started again
     solver.close()
     assert solver.counts["tasks"] == 2 and solver.counts["replies"] >= 1
+
+
+def test_a_local_solvers_request_whose_server_died_names_its_log_though_its_port_was_taken_again(
+    temp_dir, gguf, shared_fake, monkeypatch
+):
+    """Another thread started the server again, on the dead one's port, before the solver looked whether it
+    died: it raised the bare connection error, naming no server nor log (the URL answered again)."""
+    task = public_view(load_split("v2", "dev")[0])
+    solver = LLMSolver(
+        model="local", model_file=str(gguf), scoring="generation", local_backend="server", backoff_s=0.0
+    )
+    solver._start_local()
+    first = local_model.shared_server(str(gguf))
+    monkeypatch.setattr(local_model, "free_port", lambda: port_of(first))
+    failing_then_started_again(solver.client, first, gguf)
+    shared_fake.write_text("")  # the server dies at the request it gets next
+    with (
+        pytest.warns(RuntimeWarning, match="exited by itself"),
+        pytest.raises(ChatError, match=re.escape(f"{first.died()}: ")),
+    ):
+        solver(task)
+    solver.close()
+    assert local_model.shared_server(str(gguf)).url == first.url
 
 
 # --- the real local model -------------------------------------------------------------------

@@ -25,7 +25,7 @@ from agents.integrations.rllib_agent import RLlibAgent, exported_model
 from agents.integrations.rllib_module import module_spec
 from agents.ppo.distributions import MASKED_LOGIT
 from agents.ppo.model import load_model
-from agents.ppo.network import NetworkSettings
+from agents.ppo.network import ActorCritic, NetworkSettings
 from agents.registry import make_agent
 from cluedo_env import __version__, core
 from cluedo_env.gym_env import CluedoSingleAgentEnv
@@ -290,6 +290,19 @@ def test_self_play_shares_one_module_and_adds_snapshots(local_ray, tmp_path):
     finally:
         run.algo.stop()
     assert (run.run_dir / "model.pt").is_file()
+
+
+def test_reading_the_learners_network_draws_nothing_from_torchs_global_generator(tmp_path):
+    cfg = small_config(tmp_path)
+    learned = ActorCritic(cfg.game.to_game_config(), cfg.network).state_dict()
+    weights = {f"network.{name}": tensor.numpy() for name, tensor in learned.items()}  # as RLlib gives them
+    algo = types.SimpleNamespace(
+        learner_group=types.SimpleNamespace(get_weights=lambda ids: {ids[0]: weights})
+    )
+    before = torch.get_rng_state()
+    network = network_of(algo, "default_policy", cfg)
+    assert torch.equal(torch.get_rng_state(), before)  # an evaluation then samples as it would have
+    assert all(torch.equal(network.state_dict()[name], tensor) for name, tensor in learned.items())
 
 
 @pytest.mark.slow  # another algorithm build: the shared-module self-play test covers the multi-agent path

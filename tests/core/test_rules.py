@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 import gc
 import re
+import sys
+import threading
+import time
 import weakref
 
 import numpy as np
@@ -826,3 +829,61 @@ def test_a_sweep_over_configs_keeps_the_rules_of_the_last_ones_only_and_a_forgot
     core.step(state, [action])
     core.step(again, [action])
     np.testing.assert_array_equal(core.observe(state, 0), core.observe(again, 0))
+
+
+def in_threads(work, threads: int = 8) -> list[BaseException]:
+    """Run ``work()`` in ``threads`` threads started together, switching between them as often as the
+    interpreter can (where unguarded shared state breaks); what they raised."""
+    raised: list[BaseException] = []
+    start = threading.Barrier(threads)
+
+    def run() -> None:
+        start.wait()
+        try:
+            work()
+        except BaseException as error:  # (any of them is the failure)
+            raised.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        pool = [threading.Thread(target=run) for _ in range(threads)]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return raised
+
+
+class LetsOthersIn(dict):
+    """A dict that lets the other threads run while it hands out an iterator (the moment an unguarded
+    cache, changed meanwhile, breaks at): rare with a plain dict, every time with this one."""
+
+    def __iter__(self):
+        keys = super().__iter__()
+        time.sleep(1e-4)
+        return keys
+
+
+def test_threads_sweeping_more_configs_than_are_kept_each_get_their_configs_rules(monkeypatch):
+    monkeypatch.setattr(core.game, "_RULES_BY_VALUE", LetsOthersIn(core.game._RULES_BY_VALUE))
+    monkeypatch.setattr(core.game, "_RULES_BY_IDENTITY", {})  # (both put back as they were together)
+    base = core.GameConfig(num_players=3, max_turns=3000)
+
+    def sweep() -> None:
+        for _ in range(4):
+            for turns in range(3000, 3016 + CONFIGS_KEPT):  # a config object of its own at each call
+                config = base.replace(max_turns=turns)
+                rules = core.rules_for(config)
+                assert rules.config == config
+
+    assert in_threads(sweep) == []
+
+
+def test_threads_asking_at_once_for_a_new_configs_rules_share_one_rules():
+    got: list[core.Rules] = []
+    config = core.GameConfig(num_players=4, max_turns=4321)
+    assert in_threads(lambda: got.append(core.rules_for(config.replace()))) == []
+    assert len(got) == 8 and all(rules is got[0] for rules in got)

@@ -158,3 +158,17 @@ def test_a_config_file_from_elsewhere_cannot_name_the_task_file(tmp_path):
     repeated = command(tmp_path, "tasks_file=mine.jsonl.gz", *given)
     assert repeated.returncode == 0, repeated.stderr[-2000:]
     assert (tmp_path / "outputs" / "reasoning" / "file-mine" / "beliefs" / "report.json").is_file()
+
+
+def test_a_version_or_split_given_with_a_task_file_is_refused_before_anything_is_written(tmp_path):
+    write_tasks(dev_tasks(2), tmp_path / "mine.jsonl.gz")  # v2 tasks: the version of their run
+    done = command(tmp_path, "version=v1", "split=test", "tasks_file=mine.jsonl.gz", "output_dir=out")
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(
+        "config error: version='v1' split='test' with tasks_file='mine.jsonl.gz': a task file's run is of "
+        "split 'file' and of the version its tasks say"
+    ), line
+    with pytest.raises(ConfigError, match=r"^version='v2' split='test' with tasks_file="):
+        run(settings(tmp_path, split="test", tasks_file=str(tmp_path / "mine.jsonl.gz")))
+    assert not (tmp_path / "out").exists() and not (tmp_path / "board.jsonl").exists()
