@@ -5,42 +5,43 @@
     python -m experiments.reasoning_bench solver=my_package.my_module:solve split=test
     python -m experiments.reasoning_bench solver=llm llm.base_url=http://127.0.0.1:8000/v1 llm.model=my-model limit=50
 
-The solver gets each task as a solver sees it (``cluedo_env.reasoning.score.public_view``:
-its solver fields, without the answers or the deal seed) and returns an answer dict; a solver that raises is scored as an empty answer
-and the error reported, but for the ``llm`` solver, whose task is scored so only where the model's reply
-failed (a server that never answered usably: ``ChatReplyError``; a reply without an answer is its None):
-anything else it raises (a bug, a bad setting) stops the run in one line, the tasks scored so far kept for
-the same command to go on from; so does a results file that cannot be written (a full disk, a folder made
-read-only: the line names the file and the error; ``experiments.common.write_failures``; the report's
-files are written whole, so one that fails leaves the earlier run's). Ctrl-C stops a run with one line
-saying how many tasks are kept and the command that goes on from them (exit status 130). A split not
-shipped is generated into ``cache`` on first use; a copy there that cannot be read (cut by a run stopped
-while writing it) or holds other tasks is generated again, after a one-line warning naming it
+The solver gets each task as a solver sees it (``cluedo_env.reasoning.score.public_view``: its solver fields,
+without the answers or the deal seed) and returns an answer dict; a solver that raises is scored as an empty
+answer and the error reported, but for the ``llm`` solver, whose task is scored so only where the model's
+reply failed (a server that never answered usably: ``ChatReplyError``; a reply without an answer is its None):
+anything else it raises (a bug, a bad setting) stops the run in one line, the tasks scored so far kept for the
+same command to go on from; so does a results file that cannot be written (a full disk, a folder made
+read-only: the line names the file and the error; ``experiments.common.write_failures``; the report's files
+are written whole, so one that fails leaves the earlier run's). Ctrl-C stops a run with one line saying how
+many tasks are kept and the command that goes on from them (exit status 130). A split not shipped is generated
+into ``cache`` on first use; a copy there that cannot be read (cut by a run stopped while writing it) or holds
+other tasks is generated again, after a one-line warning naming it
 (``cluedo_env.reasoning.splits.load_split``). A solver's text (its error, a model's reply) is written whatever
-it holds: a lone surrogate (half an emoji, a file name undecodable as UTF-8) as JSON's escape of it (``reasoning_scores.json_text``). Bad ``llm`` options, and an import
-path that leads to no callable, stop the command in one line (``config error: llm: ...``, ``config
-error: solver: ...``) before a split is loaded or anything written. Prints the number of tasks and of
-the games they were cut from, how the intervals were drawn, and the table (overall and per tier, 95%
-bootstrap intervals over the games; Wilson's for a share of 0 or 1, ``cluedo_env.reasoning.score``), writes
-``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the llm solver), ``report.md``, ``tiers.png`` and
-``calibration.png`` (a solver with ``counts``, such as the ``llm`` one, adds them to the report and its
-``transcripts`` to ``transcripts.jsonl``), and appends one line to the leaderboard (the overall figures with their
-intervals, the number of tasks and of games, and ``intervals``: how they were drawn). The report and
-the line name what scored them, from the scores file's settings (``_provenance``): ``tasks_sha256``,
-``score_version``, ``files`` (a solver's own file or prompts, where there are) and ``cluedo_env_version``.
+it holds: a lone surrogate (half an emoji, a file name undecodable as UTF-8) as JSON's escape of it
+(``reasoning_scores.json_text``). Bad ``llm`` options, and an import path that leads to no callable, stop the
+command in one line (``config error: llm: ...``, ``config error: solver: ...``) before a split is loaded or
+anything written. Prints the number of tasks and of the games they were cut from, how the intervals were
+drawn, and the table (overall and per tier, 95% bootstrap intervals over the games; Wilson's for a share of 0
+or 1, ``cluedo_env.reasoning.score``), writes ``<output_dir>/<solver>/report.json`` (``llm-<model>`` for the
+llm solver), ``report.md``, ``tiers.png`` and ``calibration.png`` (a solver with ``counts``, such as the
+``llm`` one, adds them to the report and its ``transcripts`` to ``transcripts.jsonl``), and appends one line
+to the leaderboard (the overall figures with their intervals, the number of tasks and of games, and
+``intervals``: how they were drawn). The report and the line name what scored them, from the scores file's
+settings (``_provenance``): ``tasks_sha256``, ``score_version``, ``files`` (a solver's own file or prompts,
+where there are) and ``cluedo_env_version``.
 
 A task file of your own (``tasks_file=PATH``, ``cluedo_env.reasoning.splits.write_tasks``) is scored as a
-split is; a file ``read_tasks`` refuses, or of no task or two versions, stops the command in one line
-(``config error: tasks_file...``) before anything is written, as is a ``version`` or ``split`` given with it
-(not the defaults): its run is of split ``file`` and its tasks' version, goes to ``outputs/reasoning/file-<name>``
-by default and names the file and its checksum (``tasks_file``, ``tasks_file_sha256``: ``common.reasoning_tasks``).
+split is; a file ``read_tasks`` refuses, or of no task or two versions, or a ``split`` or ``version`` other
+than its tasks' given with it, stops the command in one line before anything is written. Its run is of split
+``file`` and its tasks' version, goes to ``outputs/reasoning/file-<name>`` by default and names the file and
+its checksum (``tasks_file``, ``tasks_file_sha256``: ``common.reasoning_tasks``).
 
-Files from elsewhere. A config file of a folder of yours (``--config-dir DIR --config-name
-mine``) may not choose what reaches the network, the file system or code: a solver that does
-(``llm``, an import path), the llm solver's options that name a place (``base_url``,
-``api_key_env``, ``prompts``: ``agents.registry.OUTSIDE_OPTIONS``), or a path (``cache``,
-``output_dir``, ``leaderboard``, ``tasks_file``) other than this command's own default. The command line
-must repeat them, or say ``trust_files=true`` (``experiments.common.trust.refuse_untrusted_options``).
+Files from elsewhere. A config file of a folder of yours (``--config-dir DIR --config-name mine``) may not
+choose what reaches the network, the file system or code: a solver that does (``llm``, an import path), the
+llm solver's options that name a place (``base_url``, ``api_key_env``, ``prompts``:
+``agents.registry.OUTSIDE_OPTIONS``), or a path (``cache``, ``output_dir``, ``leaderboard``, ``tasks_file``)
+other than this command's own default. The command line must repeat them, or say ``trust_files=true``
+(``experiments.common.trust.refuse_untrusted_options``).
 """
 
 from __future__ import annotations
@@ -157,12 +158,12 @@ class ReasoningBenchConfig:
     trust_files: bool = False
 
     def validate(self) -> None:
-        """Refuse an unknown solver name, split or limit, a ``version`` or ``split`` given with a ``tasks_file``
-        (its tasks say them), the local model (``llm.model=local``) without its extra, an ``llm`` option the
-        solver does not have or a bad value of one (the solver is built and closed: it sends nothing, and the
-        local model waits for the first task), or an import path that leads to no callable (its module is
-        imported: ``reasoning_solvers.check_import_path``), before a split is loaded or anything written. The command runs it after refusing what a config file from
-        elsewhere gives (``experiments.common.trust``): such a file's import path is never imported.
+        """Refuse an unknown solver name, split or limit, the local model (``llm.model=local``) without its
+        extra, an ``llm`` option the solver does not have or a bad value of one (the solver is built and
+        closed: it sends nothing, and the local model waits for the first task), or an import path that leads
+        to no callable (its module is imported: ``reasoning_solvers.check_import_path``), before a split is
+        loaded or anything written. The command runs it after refusing what a config file from elsewhere
+        gives (``experiments.common.trust``): such a file's import path is never imported.
 
         Raises:
             ConfigError: naming the value and what is accepted.
@@ -174,11 +175,6 @@ class ReasoningBenchConfig:
             )
         if self.tasks_file is not None and not str(self.tasks_file).strip():
             raise ConfigError(f"tasks_file must be the path of a task file or null, got {self.tasks_file!r}")
-        if self.tasks_file is not None and (self.version, self.split) != _DEFAULT_SPLIT:  # (so: given)
-            raise ConfigError(
-                f"version={self.version!r} split={self.split!r} with tasks_file={self.tasks_file!r}: a task file's "
-                "run is of split 'file' and of the version its tasks say; leave out version and split, or tasks_file"
-            )
         if (self.version, self.split) not in SPLITS:
             splits = ", ".join(f"version={v} split={n}" for v, n in sorted(SPLITS))
             raise ConfigError(
@@ -412,7 +408,9 @@ def _tasks(cfg: ReasoningBenchConfig) -> tuple[list[dict], dict[str, Any]]:
     """The tasks, and where they come from (``version``, ``split``; a task file's name and checksum too:
     ``reasoning_tasks.read_task_file``, whose refusal is a ``ConfigError``)."""
     if cfg.tasks_file is not None:
-        return read_task_file(cfg.tasks_file)
+        # given: other than the default (a default given is not told from one unsaid)
+        version, split = (None if g == d else g for g, d in zip((cfg.version, cfg.split), _DEFAULT_SPLIT))
+        return read_task_file(cfg.tasks_file, version, split)
     try:  # (a cached split that is not the split's is generated again: load_split)
         tasks = load_split(cfg.version, cfg.split, cache=cfg.cache, progress=cfg.progress, generate=generate)
     except ValueError as error:  # a shipped file damaged, a generator that no longer gives the pinned tasks

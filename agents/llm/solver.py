@@ -368,5 +368,9 @@ class LLMSolver:
         """Close the connections (the counts and transcripts stay)."""
         self.client.close()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the local model's server (the copy asks its own process's, from its next task)."""
+        return {**self.__dict__, "_local_server": None}
+
     def __repr__(self) -> str:
         return f"LLMSolver(model={self.model!r}, url={self.client.url!r}, scoring={self.scoring!r})"

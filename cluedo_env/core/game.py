@@ -26,6 +26,7 @@ them): the games to deal again (``reset``), to step (``step``), to observe (``ob
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import cache
 from typing import NoReturn
@@ -277,6 +278,17 @@ def rules_for(config: GameConfig) -> Rules:
 
 
 _RULES_LOCK = threading.Lock()  # held by every read and change of the two caches but the identity hit
+
+
+def _unlock_in_child() -> None:
+    """A child started by fork while a thread of its parent held ``_RULES_LOCK`` would wait for it forever:
+    it gets a lock of its own (its caches are sound: each change to them is one atomic dict operation)."""
+    global _RULES_LOCK
+    _RULES_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # (not on Windows, which has no fork)
+    os.register_at_fork(after_in_child=_unlock_in_child)
 _RULES_BY_VALUE: dict[GameConfig, Rules] = {}  # in order of last use
 _RULES_BY_IDENTITY: dict[int, tuple[GameConfig, Rules]] = {}
 _IDENTITIES = 256  # config objects remembered by identity (then forgotten all at once)

@@ -32,15 +32,23 @@ def default_output_dir(version: str, split: str, tasks_file: str | None = None) 
     return f"outputs/reasoning/file-{name.removesuffix('.gz').removesuffix('.jsonl') or name}"
 
 
-def read_task_file(path: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def read_task_file(
+    path: str, version: str | None = None, split: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The tasks of the task file ``path`` (``read_tasks``: each checked), and what names them in a run's
     settings: ``version`` (the tasks'), ``split`` (``FILE_SPLIT``), ``tasks_file`` (the file's name) and
-    ``tasks_file_sha256`` (``checksum`` of all its tasks: what ``write_tasks`` returned).
+    ``tasks_file_sha256`` (``checksum`` of all its tasks: what ``write_tasks`` returned). ``version`` and
+    ``split``: those the run was given (None: not given), refused unless the tasks' (a file's run has none).
 
     Raises:
         ConfigError: naming the file, for one that cannot be read, that ``read_tasks`` refuses (its
-            line, task, field and value), that holds no task, or whose tasks are of two versions.
+            line, task, field and value), that holds no task, whose tasks are of two versions or not of
+            ``version``, or with a ``split``.
     """
+    if split is not None:
+        raise ConfigError(
+            f"split={split!r} with tasks_file={path!r}: a task file's run is of split {FILE_SPLIT!r}"
+        )
     try:
         tasks = read_tasks(path, WRITE_AGAIN)
     except OSError as error:  # no such file, a folder, not readable
@@ -60,5 +68,10 @@ def read_task_file(path: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
                 f"{first['version']}, line {number} (task {task['id']!r}) is {task['version']}; "
                 "give each version's tasks a file of its own"
             )
+    if version is not None and version != first["version"]:
+        raise ConfigError(
+            f"version={version!r} with tasks_file={path!r}, whose tasks are {first['version']}: a task file's run "
+            "is of its tasks' version; leave out version"
+        )
     source = {"version": first["version"], "split": FILE_SPLIT, "tasks_file": Path(path).name}
     return tasks, source | {"tasks_file_sha256": checksum(tasks)}

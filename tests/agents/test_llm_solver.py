@@ -7,7 +7,11 @@ asked; a scripted client object where the likelihood scorer's requests are.
 
 from __future__ import annotations
 
+import copy as copy_module
 import math
+import pickle
+import threading
+from types import SimpleNamespace
 
 import pytest
 
@@ -112,6 +116,24 @@ def test_a_bad_top_is_refused_when_the_scorer_is_built(top):
 def test_bad_options_are_refused_when_the_solver_is_built_naming_the_option(options, said):
     with pytest.raises(ValueError, match=said):
         LLMSolver(base_url="http://alice:pw@127.0.0.1:9/v1", api_key_env=None, **options)
+
+
+def test_a_local_solver_copies_without_its_server(monkeypatch):
+    """A solver sent to another process (or copied) leaves its process's server behind: the copy asks its
+    own process's at its next task."""
+    from agents.llm import solver as solver_module
+
+    server = SimpleNamespace(url="http://127.0.0.1:9/v1", running=True, lock=threading.Lock())  # a process
+    monkeypatch.setattr(solver_module, "shared_server", lambda *a, **k: server)
+    solver = LLMSolver(
+        model="local", scoring="generation", local_backend="server", api="chat", api_key_env=None
+    )
+    solver._start_local()
+    assert solver._local_server is server
+    for copy in (pickle.loads(pickle.dumps(solver)), copy_module.deepcopy(solver)):
+        assert copy._local_server is None and copy.client.url.startswith(server.url)
+    assert solver._local_server is server
+    solver.close()
 
 
 def test_the_local_model_is_not_loaded_until_the_first_task(monkeypatch):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -887,3 +889,25 @@ def test_threads_asking_at_once_for_a_new_configs_rules_share_one_rules():
     config = core.GameConfig(num_players=4, max_turns=4321)
     assert in_threads(lambda: got.append(core.rules_for(config.replace()))) == []
     assert len(got) == 8 and all(rules is got[0] for rules in got)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+def test_a_child_forked_while_a_thread_builds_rules_builds_its_own():
+    with core.game._RULES_LOCK:  # as a thread of the parent holds it while it builds a config's rules
+        child = os.fork()
+        if child == 0:  # the child: one new config's rules, then out (whatever happens, no pytest teardown)
+            built = False
+            try:
+                built = core.rules_for(core.GameConfig(num_players=5, max_turns=4567)) is not None
+            finally:
+                os._exit(0 if built else 1)
+    for _ in range(600):  # up to 60 s
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        pytest.fail("the forked child still waits for its parent's lock after 60 s")
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -160,15 +160,20 @@ def test_a_config_file_from_elsewhere_cannot_name_the_task_file(tmp_path):
     assert (tmp_path / "outputs" / "reasoning" / "file-mine" / "beliefs" / "report.json").is_file()
 
 
-def test_a_version_or_split_given_with_a_task_file_is_refused_before_anything_is_written(tmp_path):
+def test_a_split_or_another_version_given_with_a_task_file_is_refused_before_anything_is_written(tmp_path):
     write_tasks(dev_tasks(2), tmp_path / "mine.jsonl.gz")  # v2 tasks: the version of their run
-    done = command(tmp_path, "version=v1", "split=test", "tasks_file=mine.jsonl.gz", "output_dir=out")
+    done = command(tmp_path, "split=test", "tasks_file=mine.jsonl.gz", "output_dir=out")
     assert done.returncode == 2, done.stderr[-2000:]
     (line,) = done.stderr.strip().splitlines()
-    assert line.startswith(
-        "config error: version='v1' split='test' with tasks_file='mine.jsonl.gz': a task file's run is of "
-        "split 'file' and of the version its tasks say"
+    assert line == (
+        "config error: split='test' with tasks_file='mine.jsonl.gz': a task file's run is of split 'file'"
     ), line
-    with pytest.raises(ConfigError, match=r"^version='v2' split='test' with tasks_file="):
-        run(settings(tmp_path, split="test", tasks_file=str(tmp_path / "mine.jsonl.gz")))
+    with pytest.raises(ConfigError, match=r"^version='v1' with tasks_file=.*, whose tasks are v2: "):
+        run(settings(tmp_path, version="v1", tasks_file=str(tmp_path / "mine.jsonl.gz")))
     assert not (tmp_path / "out").exists() and not (tmp_path / "board.jsonl").exists()
+
+
+def test_the_version_of_a_task_files_tasks_given_with_it_is_its_runs(tmp_path):
+    write_tasks(sample_tasks(load_split("v1", "dev"), 2, seed=0), tmp_path / "old.jsonl.gz")
+    report = run(settings(tmp_path, version="v1", tasks_file=str(tmp_path / "old.jsonl.gz")))
+    assert (report["version"], report["split"]) == ("v1", "file")
