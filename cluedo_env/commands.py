@@ -21,7 +21,8 @@ range              command
 =================  ===================================================
 
 ``parse_command`` reads a free-text reply against the legal actions of the
-decision. It is tolerant where a reader would be: case, punctuation, articles (but
+decision. It is tolerant where a reader would be: case, punctuation (that of other scripts read as ASCII: "？", "。",
+"，", the Greek and Arabic question marks: ``reply_words.fold_punctuation``), articles (but
 the word of a custom edition's card name made of articles alone, a room "Den" or "The Den":
 ``reply_words.kept_articles``; a card named by "a", "an" or "the" alone, or two cards that read the same
 without their articles, cannot be named, and their edition is refused: ``reply_words.card_names``), accents
@@ -179,12 +180,19 @@ def legal_commands_text(config: GameConfig, mask: np.ndarray | Sequence[int]) ->
     return "\n".join(lines) if lines else "(none: it is not your decision)"
 
 
+def _read(reply: str) -> str:
+    """A reply as it is read: a reasoning model's ``<think>...</think>`` block dropped, and the punctuation
+    of other scripts in ASCII (``reply_words.fold_punctuation``: "Final answer：" is "Final answer: ")."""
+    return reply_words.fold_punctuation(THINKING.sub(" ", reply))
+
+
 def final_answer(reply: str) -> str:
     """What follows the last ``Final answer:`` of a reply (on its line, or the next one), else the whole reply.
 
-    A reasoning model's ``<think>...</think>`` block is dropped first.
+    A reasoning model's ``<think>...</think>`` block is dropped first, and the punctuation of other scripts
+    read as ASCII (``_read``).
     """
-    reply = THINKING.sub(" ", reply)
+    reply = _read(reply)
     matches = list(FINAL_ANSWER.finditer(reply))
     if not matches:
         return reply
@@ -196,7 +204,7 @@ def final_answer(reply: str) -> str:
 
 def _after_answer(reply: str) -> str:
     """What follows the line ``final_answer`` reads (nothing where the reply has no ``Final answer:``)."""
-    reply = THINKING.sub(" ", reply)
+    reply = _read(reply)
     matches = list(FINAL_ANSWER.finditer(reply))
     if not matches:
         return ""
@@ -209,7 +217,7 @@ def final_answer_complete(reply: str) -> bool:
     """Whether a reply that was cut off (at a token limit) had written its final answer whole: a
     ``Final answer:`` whose line of answer ends before the cut, with a line break. A cut reply
     without one may end mid-thought ("Before my final answer: I could accuse ..., but")."""
-    reply = THINKING.sub(" ", reply)
+    reply = _read(reply)
     matches = list(FINAL_ANSWER.finditer(reply))
     if not matches:
         return False

@@ -17,7 +17,15 @@ English, French and German ones, in the letters a-z, so a word in other letters 
 word of the edition's card names (``script_words``: a custom room "Кухня" is named by "go to the Кухня");
 any other ("我", "谢谢") is dropped, as it was before other scripts were read, and weighs or negates nothing.
 A card name in a script written without spaces (Chinese, Japanese, Thai) is named where the reply sets it
-apart by a space or punctuation ("go to the キッチン", not "キッチンに行く").
+apart by a space or punctuation ("go to the キッチン", not "キッチンに行く"). The Latin letters that no accent
+makes (ı ł ø æ œ đ ð þ ħ ŧ) are read as the letters a-z they stand for (``LETTERS``: "Kış Bahçesi" is ``kis
+bahcesi``, "Køkken" is ``kokken``), and the invisible characters inside a word (zero-width joiners, the soft
+hyphen, the Arabic tatweel) are dropped: a soft hyphen in "Ballroom" parts no word; a zero-width space does.
+
+The punctuation of other scripts is read as its ASCII counterpart (``fold_punctuation``): the full-width and
+CJK ？！；，：．。、 (and a space after them before a word: these scripts put none), the Greek question mark
+";", the Arabic ؟ ، ؛, the Devanagari danda, "…" and curly quotes, so "Roll？No。" is a question and "No，roll。"
+rolls.
 
 The rules these follow are ``cluedo_env.commands``' (its docstring): a negation reaches the three words
 before a verb in its clause; an accusation is asked only with the verb, outside a question and any
@@ -42,6 +50,7 @@ __all__ = [
     "Names",
     "card_names",
     "find_cards",
+    "fold_punctuation",
     "kept_articles",
     "negated",
     "negates_a_card",
@@ -167,6 +176,37 @@ ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 ASCII_WORD = re.compile(r"[a-z0-9]+")  # a word of a reply in ASCII (``_all_words``)
+# Letters read as others before the accents are dropped (``_all_words``): "ß" as "ss", the Latin letters no
+# accent makes as the letters a-z they stand for ("ı" of Turkish, "ł" of Polish, "ø" of Danish, ...), "’" as
+# "'", and the invisible characters a word may hold deleted (zero-width non-joiner and joiner, soft hyphen,
+# word joiner, byte-order mark, Arabic tatweel); a zero-width space (U+200B) still parts two words.
+LETTERS = str.maketrans(
+    {
+        "ß": "ss", "ı": "i", "ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe",
+        "Œ": "OE", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ħ": "h", "Ħ": "H",
+        "ŧ": "t", "Ŧ": "T", "’": "'", "\u200c": None, "\u200d": None, "\u00ad": None, "\u2060": None,
+        "\ufeff": None, "\u0640": None,
+    }
+)  # fmt: skip
+# The punctuation of other scripts as its ASCII counterpart (``fold_punctuation``); the Greek question mark
+# (U+037E, ";" once normalised) is a "?", as the Arabic "؟" is.
+PUNCTUATION = str.maketrans(
+    {
+        "？": "?", "！": "!", "；": ";", "，": ",", "：": ":", "．": ".", "。": ".", "｡": ".", "、": ",",
+        "､": ",", "\u037e": "?", "\u0387": ";", "؟": "?", "،": ",", "؛": ";", "۔": ".", "।": ".", "॥": ".",
+        "…": "...", "“": '"', "”": '"', "„": '"', "‘": "'", "’": "'",
+    }
+)  # fmt: skip
+# The full-width and CJK marks, which those scripts write with no space after them: given one before a word,
+# so that "。" ends a sentence as ". " does.
+UNSPACED = re.compile("([？！；，：．。｡、､])(?=[^\\s*_\"'`)\\]”’」』）])")
+
+
+def fold_punctuation(text: str) -> str:
+    """``text`` with the punctuation of other scripts in ASCII (``PUNCTUATION``), a space after a full-width
+    or CJK mark before a word: "Roll？No。" is "Roll? No.". ``parse_command`` reads a reply so, before its
+    ``Final answer:``, sentences and clauses."""
+    return UNSPACED.sub(r"\1 ", text).translate(PUNCTUATION)
 
 
 def normalise(text: str, config: GameConfig | None = None) -> list[str]:
@@ -180,9 +220,10 @@ def normalise(text: str, config: GameConfig | None = None) -> list[str]:
 
 def _all_words(text: str) -> list[str]:
     """The words of ``text``, articles and all: case-folded, accents dropped (``é`` is ``e``, Greek ``ά`` is
-    ``α``, Cyrillic ``й`` is ``и``), each a run of the letters a-z and digits 0-9 or a run of other letters,
+    ``α``, Cyrillic ``й`` is ``и``), the letters of ``LETTERS`` read as theirs (``ı`` is ``i``, ``ø`` is
+    ``o``, a soft hyphen is gone), each a run of the letters a-z and digits 0-9 or a run of other letters,
     digits and marks (``_kind``: ``Plum先生`` is ``plum`` and ``先生``)."""
-    text = text.replace("ß", "ss").replace("’", "'")
+    text = text.translate(LETTERS)
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
     if text.isascii():  # most replies: the same words, faster
@@ -341,12 +382,13 @@ def negates_a_card(config: GameConfig, text: str) -> bool:
 
 
 def _sentences(config: GameConfig, text: str) -> list[tuple[str, str, bool]]:
-    """``(sentence, its end, whether it asks)`` of each sentence of ``text`` (the end: its punctuation, ""
-    for the last one). A ";" ends a sentence (a negation does not reach past it); the part before it asks
-    with the question after it when it is put as a question too: "Should I accuse Plum with the Rope in
-    the Hall; or wait?" asks in both its parts, "I accuse Plum with the Rope in the Hall; who else could
-    it be?" only in its second."""
-    parts = SENTENCE_END.split(PARAGRAPH.sub(".\n", text))  # sentence, its end, sentence, its end, ...
+    """``(sentence, its end, whether it asks)`` of each sentence of ``text`` (the end: its punctuation, in
+    ASCII: ``fold_punctuation``; "" for the last one). A ";" ends a sentence (a negation does not reach past
+    it); the part before it asks with the question after it when it is put as a question too: "Should I
+    accuse Plum with the Rope in the Hall; or wait?" asks in both its parts, "I accuse Plum with the Rope in
+    the Hall; who else could it be?" only in its second."""
+    text = PARAGRAPH.sub(".\n", fold_punctuation(text))
+    parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
     pairs: list[tuple[str, str]] = []
     for sentence, end in zip(parts[::2], [*parts[1::2], ""], strict=True):
         if (
