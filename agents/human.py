@@ -160,7 +160,10 @@ class HumanAgent(Agent):
         while True:
             reply = self._read("> ")
             word = reply.casefold()
-            if guess is not None and word.rstrip(".!") in ("yes", "y"):
+            if guess is not None and reply_words.fold_punctuation(word).rstrip(".! ") in (
+                "yes",
+                "y",
+            ):  # "yes。"
                 reply = word = guess
             guess = None
             if word == "help":
@@ -193,16 +196,19 @@ def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> st
     """The legal command nearest a reply that is none (``show scarlett`` -> ``show Miss Scarlet``), or None
     when nothing is close.
 
-    A reply that tried to accuse (its first word begins "acc" or "acus") is offered an accusation or
+    A reply that tried to accuse (its first word, after any quote, begins "acc" or "acus") is offered an accusation or
     nothing, and the accusation only as the parser reads it with "accuse" for that word: asked plainly (no question, hedge
     or negation), naming exactly one suspect, weapon and room by names the parser knows (``acuse scarlett
     with the spanner in the hall`` -> ``accuse Miss Scarlet with the Wrench in the Hall``); a card is never
     guessed, as a wrong accusation puts the player out. The other commands are compared by ``difflib``'s
     similarity of the lower-cased texts, among those that name a room the reply names where there are any
     (``head towards the hall`` -> ``enter the Hall``, not ``head toward the Ballroom``)."""
+    unquoted = reply_words.fold_punctuation(reply).strip().lstrip("\"'([*_`")  # (“acuse ...”, 「acuse ...」)
     said = reply.casefold().strip()
-    if said.startswith(("acc", "acus")):  # an accusation or nothing: a move offered instead would be played
-        return _accusation(config, reply, mask)
+    if unquoted.casefold().startswith(
+        ("acc", "acus")
+    ):  # an accusation or nothing: a move offered would be played
+        return _accusation(config, unquoted, mask)
     commands = {command(config, a).casefold(): command(config, a) for a in legal_actions(mask)}
     words = re.findall(r"\w+", said)
     rooms = [

@@ -173,6 +173,9 @@ ASKING_AUXILIARIES = frozenset(
      "would"}
 )  # fmt: skip
 ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
+# A question of these words alone asks about what goes before its ";" or "...": "Accuse ...... right?"
+QUESTION_TAGS = frozenset({"right", "correct", "yes", "no", "ok", "okay", "agreed", "true", "sure", "yeah"})
+QUESTION_TAGS |= {"not", "isn", "t", "it", "eh"}  # "or not?", "isn't it?"
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 ASCII_WORD = re.compile(r"[a-z0-9]+")  # a word of a reply in ASCII (``_all_words``)
@@ -189,24 +192,38 @@ LETTERS = str.maketrans(
     }
 )  # fmt: skip
 # The punctuation of other scripts as its ASCII counterpart (``fold_punctuation``); the Greek question mark
-# (U+037E, ";" once normalised) is a "?", as the Arabic "؟" is.
+# (U+037E, ";" once normalised) is a "?", as the Arabic "؟" is; quotes and brackets as ASCII's, which may
+# close a sentence ("「...？」" asks as '"...?"' does).
 PUNCTUATION = str.maketrans(
     {
         "？": "?", "！": "!", "；": ";", "，": ",", "：": ":", "．": ".", "。": ".", "｡": ".", "、": ",",
         "､": ",", "\u037e": "?", "\u0387": ";", "؟": "?", "،": ",", "؛": ";", "۔": ".", "।": ".", "॥": ".",
-        "…": "...", "“": '"', "”": '"', "„": '"', "‘": "'", "’": "'",
+        "…": "...", "“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "«": '"', "»": '"', "‹": "'", "›": "'",
+        "「": '"', "」": '"', "『": '"', "』": '"', "（": "(", "）": ")", "【": "[", "】": "]", "〔": "[", "〕": "]",
     }
 )  # fmt: skip
-# The full-width and CJK marks, which those scripts write with no space after them: given one before a word,
-# so that "。" ends a sentence as ". " does.
-UNSPACED = re.compile("([？！；，：．。｡、､])(?=[^\\s*_\"'`)\\]”’」』）])")
+# The full-width and CJK marks and closing brackets, which those scripts write with no space after them: given
+# one before a word, so that "。" ends a sentence as ". " does, and "？」" as '?" ' does.
+PICTOGRAPHS = "\u2190"  # the arrows and after: the symbols of which emoji and dingbats are (not "№", "°")
+UNSPACED = re.compile("([？！；，：．。｡、､」』）】〕])(?=[^\\s*_\"'`)\\]”’」』）】〕])")
 
 
 def fold_punctuation(text: str) -> str:
     """``text`` with the punctuation of other scripts in ASCII (``PUNCTUATION``), a space after a full-width
-    or CJK mark before a word: "Roll？No。" is "Roll? No.". ``parse_command`` reads a reply so, before its
+    or CJK mark before a word ("Roll？No。" is "Roll? No."), and a space for a pictograph (an emoji, a
+    dingbat: "Hall?🤔" ends its sentence as "Hall? " does). ``parse_command`` reads a reply so, before its
     ``Final answer:``, sentences and clauses."""
-    return UNSPACED.sub(r"\1 ", text).translate(PUNCTUATION)
+    if text.isascii():
+        return text
+    text = UNSPACED.sub(r"\1 ", text).translate(PUNCTUATION)
+    return "".join(" " if _pictograph(ch) else ch for ch in text)
+
+
+@lru_cache(maxsize=4096)
+def _pictograph(ch: str) -> bool:
+    """Whether ``ch`` is a pictograph (``PICTOGRAPHS``; not the replacement character U+FFFD, which stands
+    for bytes that were no text and is quoted back as it is)."""
+    return ch >= PICTOGRAPHS and ch != "\ufffd" and unicodedata.category(ch) == "So"
 
 
 def normalise(text: str, config: GameConfig | None = None) -> list[str]:
@@ -386,7 +403,8 @@ def _sentences(config: GameConfig, text: str) -> list[tuple[str, str, bool]]:
     ASCII: ``fold_punctuation``; "" for the last one). A ";" ends a sentence (a negation does not reach past
     it); the part before it asks with the question after it when it is put as a question too: "Should I
     accuse Plum with the Rope in the Hall; or wait?" asks in both its parts, "I accuse Plum with the Rope in
-    the Hall; who else could it be?" only in its second."""
+    the Hall; who else could it be?" only in its second. So does an ellipsis ("..."), and the part before
+    either asks too where the question after it opens with "or" or is a tag ("Accuse ...… right?")."""
     text = PARAGRAPH.sub(".\n", fold_punctuation(text))
     parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
     pairs: list[tuple[str, str]] = []
@@ -398,17 +416,19 @@ def _sentences(config: GameConfig, text: str) -> list[tuple[str, str, bool]]:
         ):
             sentence, end = pairs.pop()[0] + ". " + sentence, end  # "Mrs. White" goes on
         pairs.append((sentence, end))
-    asks, question = [], False
+    asks, question, after = [], False, []
     for sentence, end in reversed(pairs):
-        if set(end) & set(".!?"):
+        words = normalise(sentence, config)
+        if set(end) & set("!?") or end == ".":
             question = "?" in end
-        else:  # ";" or the last part: asks with what follows only if put as a question
-            words = normalise(sentence, config)
+        else:  # ";", "..." or the last part: asks with the question after it if put as one, or if that is a tag
             question &= bool(words) and (
                 words[0] == "or"
                 or (words[0] in ASKING_AUXILIARIES and len(words) > 1 and words[1] in ASKING_SUBJECTS)
+                or (bool(after) and (after[0] == "or" or set(after) <= QUESTION_TAGS))
             )
         asks.append(question)
+        after = words
     return [(sentence, end, ask) for (sentence, end), ask in zip(pairs, reversed(asks), strict=True)]
 
 

@@ -120,7 +120,7 @@ class ReasoningBenchConfig:
         split: ``dev`` or ``test``.
         tasks_file: Score the tasks of this task file instead of a split (gzip JSON Lines,
             ``cluedo_env.reasoning.splits.write_tasks``; ``version`` and ``split`` are then the file's:
-            ``experiments.common.reasoning_tasks.read_task_file``, and may not be given); None: the split's.
+            ``experiments.common.reasoning_tasks.read_task_file``, which refuses others); None: the split's.
         limit: Score a sample of ``limit`` tasks with the split's mix of tiers, drawn with ``seed``
             (``cluedo_env.reasoning.splits.sample_tasks``; None: all).
         resamples: Bootstrap resamples.

@@ -385,6 +385,20 @@ _SHARED: dict[str, LocalServer] = {}
 _SHARED_LOCK = threading.Lock()
 
 
+def _forget_in_child() -> None:
+    """A child started by fork: its parent's servers are not its own (it starts its own at first use, and
+    does not stop or mourn theirs at its exit), and a lock a thread of its parent held would be held forever."""
+    global _SHARED_LOCK
+    for server in _SHARED.values():
+        atexit.unregister(server.stop)
+    _SHARED.clear()
+    _SHARED_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # (not on Windows, which has no fork)
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def shared_server(model_file: str | os.PathLike | None = None, logprobs: bool = False) -> LocalServer:
     """The process's one server of ``model_file`` (None: the packaged model), started on first use
     (one with ``logprobs`` and one without, if both are asked for), and started again when found dead

@@ -212,11 +212,12 @@ def test_yes_plays_the_command_offered_and_a_line_that_is_not_text_is_asked_agai
     state = core.init(config, [0])
     player = int(state.current_player[0])
     out = io.StringIO()
-    agent = Human(stdin=io.StringIO("rol\nyes\n"), stdout=out)
-    agent.reset(config, np.array([player]))
-    action = agent.act(state, np.array([0]), core.legal_action_mask(state))[0]
-    assert "Did you mean: roll?" in out.getvalue()
-    assert core.rules_for(config).layout.decode(int(action))[0] == "roll"
+    for yes in ("yes", "yes。", "Yes！"):  # a full-width full stop or exclamation mark too
+        agent = Human(stdin=io.StringIO(f"rol\n{yes}\n"), stdout=out)
+        agent.reset(config, np.array([player]))
+        action = agent.act(state, np.array([0]), core.legal_action_mask(state))[0]
+        assert "Did you mean: roll?" in out.getvalue()
+        assert core.rules_for(config).layout.decode(int(action))[0] == "roll", out.getvalue()[-500:]
 
     class Undecodable(io.StringIO):
         def readline(self, *args):
@@ -267,7 +268,10 @@ def test_an_accusation_is_offered_only_with_the_cards_the_reply_named():
     start = core.legal_action_mask(core.init(config, [0]))[0]  # roll, or any accusation
     said = "acuse scarlett with the spanner in the hall"  # UK spellings of Miss Scarlet and the Wrench
     assert closest_command(config, said, start) == "accuse Miss Scarlet with the Wrench in the Hall"
+    for quoted in (f"“{said}”", f'"{said}"', f"「{said}」"):  # quoted, still an accusation or nothing
+        assert closest_command(config, quoted, start) == "accuse Miss Scarlet with the Wrench in the Hall"
     assert closest_command(config, "accuse plum with the rope", start) is None  # no room named
+    assert closest_command(config, "“accuse plum with the rope in the”", start) is None  # not the Hall's move
     assert closest_command(config, "acuse plum with the dagger and the rope in the hall", start) is None
     assert closest_command(config, "accuse mustard with the knife in the ballroom?", start) is None  # asks
     assert closest_command(config, "acuse plum with the rope in the hall if nobody has it", start) is None

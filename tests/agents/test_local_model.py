@@ -844,3 +844,22 @@ def test_a_local_models_log_probabilities_depend_on_the_prompt_alone():
         used.close()
     assert len(alone.top_logprobs) > len(wanted)
     assert after == dict.fromkeys(after, alone)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+def test_a_forked_child_has_no_server_of_its_parents_and_a_lock_of_its_own(monkeypatch):
+    """A child forked while a thread of its parent started the shared server (the lock held for seconds)
+    waited for it forever; one forked after read its parent's live server as dead (a false warning)."""
+    parents = local_model.LocalServer.__new__(local_model.LocalServer)  # (a server never started)
+    monkeypatch.setitem(local_model._SHARED, "|False", parents)
+    with local_model._SHARED_LOCK:  # as a thread starting the server holds it
+        child = os.fork()
+        if child == 0:  # the child: the lock free, no server of its parent's; out without pytest's teardown
+            fine = False
+            try:
+                fine = local_model._SHARED_LOCK.acquire(timeout=5) and local_model._SHARED == {}
+            finally:
+                os._exit(0 if fine else 1)
+    _, status = os.waitpid(child, 0)  # (the child waits 5 s at most)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert local_model._SHARED["|False"] is parents  # the parent's own are kept

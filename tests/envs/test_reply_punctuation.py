@@ -120,3 +120,41 @@ def test_invisible_characters_in_a_card_name_or_reply_part_no_word():
     for reply in ("go to the کتابخانه", "go to the کتاب\u200cخانه", "go to the کتـابخانه"):  # tatweel too
         assert reading(config, reply) == ("enter", (1,)), reply
     assert reply_words.normalise("Ball\u200broom") == ["ball", "room"]  # a zero-width space parts words
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"{ACCUSATION}... right?",
+        f"{ACCUSATION}… right?",
+        "So I accuse Professor Plum with the Rope in the Hall… correct?",
+        f"{ACCUSATION}; isn't it?",
+        f"{ACCUSATION}... or should I wait?",
+        f"「{ACCUSATION}？」",
+        f"私は「{ACCUSATION}？」と考えています。",
+        f"« {ACCUSATION} ? »",
+        f"{ACCUSATION}？）",
+        f"{ACCUSATION}?🤔",
+    ],
+)
+def test_an_accusation_asked_about_after_an_ellipsis_or_closed_by_other_quotes_is_no_accusation(reply):
+    """A wrong accusation puts the player out: one the reply only asks about is refused, whether the question
+    is a tag after an ellipsis ("... right?") or its mark is closed by a Japanese quote, a guillemet or an
+    emoji."""
+    said = reading(core.GameConfig(num_players=4), reply)
+    assert isinstance(said, str), said  # refused: the reason names what is missing
+
+
+@pytest.mark.parametrize(
+    ("reply", "action"),
+    [
+        ("Suggest Professor Plum with the Rope… or roll?", "only asks"),
+        ("Do I roll... or take the passage?", "only asks"),
+        ("Not sure… suggest Professor Plum with the Rope", ("suggest", (5, 4))),
+        ("Hmm... I'll roll.", ("roll", ())),
+        (f"{ACCUSATION}... I am sure of it.", ("accuse", (5, 4, 7))),
+    ],
+)
+def test_an_ellipsis_ends_a_sentence_and_asks_with_a_question_put_as_one(reply, action):
+    said = reading(core.GameConfig(num_players=4), reply)
+    assert said == action if isinstance(action, tuple) else action in said, said
