@@ -24,7 +24,7 @@ hyphen, the Arabic tatweel) are dropped: a soft hyphen in "Ballroom" parts no wo
 
 The punctuation of other scripts is read as its ASCII counterpart (``fold_punctuation``): the full-width and
 CJK ？！；，：．。、 (and a space after them before a word: these scripts put none), the Greek question mark
-";", the Arabic ؟ ، ؛, the Devanagari danda, "…" and curly quotes, so "Roll？No。" is a question and "No，roll。"
+";", the Arabic ؟ ، ؛, the Devanagari danda, quotes and brackets, so "Roll？No。" is a question and "No，roll。"
 rolls.
 
 The rules these follow are ``cluedo_env.commands``' (its docstring): a negation reaches the three words
@@ -173,9 +173,6 @@ ASKING_AUXILIARIES = frozenset(
      "would"}
 )  # fmt: skip
 ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
-# A question of these words alone asks about what goes before its ";" or "...": "Accuse ...... right?"
-QUESTION_TAGS = frozenset({"right", "correct", "yes", "no", "ok", "okay", "agreed", "true", "sure", "yeah"})
-QUESTION_TAGS |= {"not", "isn", "t", "it", "eh"}  # "or not?", "isn't it?"
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 ASCII_WORD = re.compile(r"[a-z0-9]+")  # a word of a reply in ASCII (``_all_words``)
@@ -198,7 +195,7 @@ PUNCTUATION = str.maketrans(
     {
         "？": "?", "！": "!", "；": ";", "，": ",", "：": ":", "．": ".", "。": ".", "｡": ".", "、": ",",
         "､": ",", "\u037e": "?", "\u0387": ";", "؟": "?", "،": ",", "؛": ";", "۔": ".", "।": ".", "॥": ".",
-        "…": "...", "“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "«": '"', "»": '"', "‹": "'", "›": "'",
+        "“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "«": '"', "»": '"', "‹": "'", "›": "'",
         "「": '"', "」": '"', "『": '"', "』": '"', "（": "(", "）": ")", "【": "[", "】": "]", "〔": "[", "〕": "]",
     }
 )  # fmt: skip
@@ -403,8 +400,7 @@ def _sentences(config: GameConfig, text: str) -> list[tuple[str, str, bool]]:
     ASCII: ``fold_punctuation``; "" for the last one). A ";" ends a sentence (a negation does not reach past
     it); the part before it asks with the question after it when it is put as a question too: "Should I
     accuse Plum with the Rope in the Hall; or wait?" asks in both its parts, "I accuse Plum with the Rope in
-    the Hall; who else could it be?" only in its second. So does an ellipsis ("..."), and the part before
-    either asks too where the question after it opens with "or" or is a tag ("Accuse ...… right?")."""
+    the Hall; who else could it be?" only in its second."""
     text = PARAGRAPH.sub(".\n", fold_punctuation(text))
     parts = SENTENCE_END.split(text)  # sentence, its end, sentence, its end, ...
     pairs: list[tuple[str, str]] = []
@@ -416,19 +412,17 @@ def _sentences(config: GameConfig, text: str) -> list[tuple[str, str, bool]]:
         ):
             sentence, end = pairs.pop()[0] + ". " + sentence, end  # "Mrs. White" goes on
         pairs.append((sentence, end))
-    asks, question, after = [], False, []
+    asks, question = [], False
     for sentence, end in reversed(pairs):
-        words = normalise(sentence, config)
-        if set(end) & set("!?") or end == ".":
+        if set(end) & set(".!?"):
             question = "?" in end
-        else:  # ";", "..." or the last part: asks with the question after it if put as one, or if that is a tag
+        else:  # ";" or the last part: asks with what follows only if put as a question
+            words = normalise(sentence, config)
             question &= bool(words) and (
                 words[0] == "or"
                 or (words[0] in ASKING_AUXILIARIES and len(words) > 1 and words[1] in ASKING_SUBJECTS)
-                or (bool(after) and (after[0] == "or" or set(after) <= QUESTION_TAGS))
             )
         asks.append(question)
-        after = words
     return [(sentence, end, ask) for (sentence, end), ask in zip(pairs, reversed(asks), strict=True)]
 
 
