@@ -160,10 +160,8 @@ class HumanAgent(Agent):
         while True:
             reply = self._read("> ")
             word = reply.casefold()
-            if guess is not None and reply_words.fold_punctuation(word).rstrip(".! ") in (
-                "yes",
-                "y",
-            ):  # "yes。"
+            said_yes = reply_words.fold_punctuation(word).rstrip(".! ") in ("yes", "y")  # ("yes。" too)
+            if guess is not None and said_yes:
                 reply = word = guess
             guess = None
             if word == "help":
@@ -205,9 +203,7 @@ def closest_command(config: core.GameConfig, reply: str, mask: np.ndarray) -> st
     (``head towards the hall`` -> ``enter the Hall``, not ``head toward the Ballroom``)."""
     unquoted = reply_words.fold_punctuation(reply).strip().lstrip("\"'([*_`")  # (“acuse ...”, 「acuse ...」)
     said = reply.casefold().strip()
-    if unquoted.casefold().startswith(
-        ("acc", "acus")
-    ):  # an accusation or nothing: a move offered would be played
+    if unquoted.casefold().startswith(("acc", "acus")):  # an accusation or nothing: a move would be played
         return _accusation(config, unquoted, mask)
     commands = {command(config, a).casefold(): command(config, a) for a in legal_actions(mask)}
     words = re.findall(r"\w+", said)

@@ -260,7 +260,7 @@ def script_words(config: GameConfig) -> frozenset[str]:
     "Кухня"): a reply's word in other letters is read only where it is one of these. The reading knows
     English, French and German words, all in the letters a-z once accents are dropped, so a word it does not
     know in another script ("我", "谢谢") is dropped as it was, not counted among the words of an accusation
-    or between a negation and its verb. None for the built-in editions."""
+    or between a negation and its verb. Empty for the built-in editions."""
     return frozenset(
         w
         for name in config.cards.cards
