@@ -155,3 +155,34 @@ def test_an_accusation_asked_about_or_closed_by_other_quotes_is_no_accusation(re
 def test_a_typographic_ellipsis_is_no_sentence_end(reply, action):
     said = reading(core.GameConfig(num_players=4), reply)
     assert said == action if isinstance(action, tuple) else action in said, said
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"{ACCUSATION}... right?",
+        f"{ACCUSATION} ... correct?",
+        f"{ACCUSATION}. Am I right?",
+        f"{ACCUSATION}! Makes sense?",
+        f"{ACCUSATION}. N'est-ce pas ?",
+        f"{ACCUSATION}.. oder?",
+        f"Let me think... Right? {ACCUSATION}.",
+        f"Final answer: {ACCUSATION}... yes?",
+    ],
+)
+def test_a_tag_question_weighs_an_accusation(reply):
+    """A question of only a tag's words ("Right?", "Am I right?") asks whether the reply holds: the accusation
+    beside it is not played (a wrong one puts the player out) and the refusal says how to accuse."""
+    assert reading(core.GameConfig(num_players=4), reply).startswith("To accuse, give the accusation alone")
+
+
+@pytest.mark.parametrize(
+    ("reply", "action"),
+    [
+        (f"Is it Plum? Yes. {ACCUSATION}.", ("accuse", (5, 4, 7))),  # a question that names a card is no tag
+        (f"{ACCUSATION}... right.", ("accuse", (5, 4, 7))),  # no question
+        ("Roll... right?", ("roll", ())),  # only an accusation must be asked plainly
+    ],
+)
+def test_what_is_no_tag_question_or_no_accusation_reads_as_before(reply, action):
+    assert reading(core.GameConfig(num_players=4), reply) == action
