@@ -76,6 +76,7 @@ class LocalLogits:
             import llama_cpp
         except ImportError as error:
             raise LocalModelMissing(f"llama-cpp-python is not installed ({error}): {INSTALL_HINT}") from None
+        self._args = (model_file, n_ctx, n_threads)
         self._get_logits = llama_cpp.llama_get_logits
         self._model = llama_cpp.Llama(
             model_path=str(gguf(model_file)),
@@ -158,6 +159,11 @@ class LocalLogits:
             network_retries=0,
             top_logprobs=found,
         )
+
+    def __reduce__(self) -> tuple:
+        """A copy (pickled, or deep-copied) loads the model again, in its own process: llama.cpp's weights and
+        context are no Python values."""
+        return (LocalLogits, self._args)
 
     def close(self) -> None:
         """Free the model."""

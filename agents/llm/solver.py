@@ -369,7 +369,8 @@ class LLMSolver:
         self.client.close()
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the local model's server (the copy asks its own process's, from its next task)."""
+        """Pickled without the local model's server (the copy asks its own process's, from its next task); a
+        model loaded in this process is loaded again by the copy."""
         return {**self.__dict__, "_local_server": None}
 
     def __repr__(self) -> str:

@@ -17,6 +17,7 @@ import importlib.util
 import json
 import math
 import os
+import pickle
 import re
 import signal
 import subprocess
@@ -805,7 +806,10 @@ def test_the_local_model_is_scored_by_likelihood():
     solver = LLMSolver(model="local")
     assert solver.scoring == "likelihood"
     answer = solver(public_view(tasks[0]))
+    copy = pickle.loads(pickle.dumps(solver))  # as sent to another process: it loads the model again
     solver.close()
+    assert copy(public_view(tasks[0])) == answer
+    copy.close()
     assert solver.counts["requests"] == 21
     for row in answer["probabilities"].values():
         assert sum(row.values()) == pytest.approx(1.0)
