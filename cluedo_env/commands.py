@@ -44,8 +44,8 @@ words before a verb in its own clause ("No, roll." rolls; "why not" is none). An
 puts the player out when wrong, is made only when asked plainly: its clause opens plainly ("accuse
 Plum with the Rope in the Hall", "so I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``)
 and holds nothing but the cards (and joining words and titles), outside a question, with no hedge, condition or negation before it in its
-sentence, in the reply's other sentences (a tag question among them: "... in the Hall... right?"), nor after
-its ``Final answer:`` line; a reply that names one
+sentence, in the reply's other sentences, nor after its ``Final answer:`` line, nor a tag question after it
+("... in the Hall... right?"); a reply that names one
 otherwise ("I could accuse ...", "If I'm right, I accuse ...", "Accusing ... is a mistake") is refused,
 saying how to accuse, and one that declines it ("I won't accuse yet") ends the turn. A question asks
 for nothing ("Roll? No."; "why not roll?" proposes). For the other verbs the last mention counts, and a verb only
@@ -262,19 +262,24 @@ def parse_command(
     words = reply_words.normalise(text, config)
     if not words:
         raise refuse("The reply only asks whether to accuse or what to do: give one command")
-    # Exact canonical commands first (a card called like a verb cannot confuse them).
     exact = _canonical(config).get(tuple(words))
-    if exact is not None:
-        if exact in legal_set:
-            return exact
+    if exact is not None and exact not in legal_set:
         raise refuse(f"'{command(config, exact)}' is not legal now")
-    cards, rest = reply_words.find_cards(config, words)
-    candidates = _candidates(config, rest, cards, text, room, refuse)
+    if exact is not None:  # exact canonical commands first (a card called like a verb cannot confuse them)
+        candidates = [exact]
+    else:
+        cards, rest = reply_words.find_cards(config, words)
+        candidates = _candidates(config, rest, cards, text, room, refuse)
     chosen = [a for a in candidates if a in legal_set]
     if len(chosen) == 1:
         accusing = _layout(config).decode(chosen[0])[0] == "accuse"
-        if accusing and reply_words.weighs(_after_answer(reply), config):
-            raise refuse(  # "Final answer: accuse ...\n(only if nobody holds the Rope)"
+        after = _after_answer(reply)
+        if accusing and (  # "Final answer: accuse ...\n(only if nobody holds the Rope)", "accuse ...。对吧？"
+            reply_words.weighs(after, config)
+            or reply_words.tag_question(config, after)
+            or (exact is not None and reply_words.tag_question(config, text))
+        ):
+            raise refuse(
                 "To accuse, give the accusation alone, with nothing that weighs it: 'accuse <suspect> with the "
                 "<weapon> in the <room>' (a wrong accusation puts you out of the game)"
             )

@@ -173,16 +173,19 @@ ASKING_AUXILIARIES = frozenset(
      "would"}
 )  # fmt: skip
 ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
-# A question of only these words, at most TAG_LENGTH of them, is a tag question ("Right?", "Am I right?",
-# "n'est-ce pas ?", "oder?"): it asks whether the rest of the reply holds, so it weighs an accusation in the
-# reply's other sentences ("Accuse ... in the Hall... right?", "... in the Hall. Correct?").
+# A question of only these words (at most TAG_LENGTH, no card named), or of no word it reads, is a tag question
+# ("Right?", "Am I right?", "Does that make sense?", "n'est-ce pas ?", "oder?", "¿Verdad?"): it asks whether
+# what was said before it holds, so it weighs an accusation in the reply's sentences before it ("Accuse ... in
+# the Hall... right?", "... in the Hall. Correct?"); one before the accusation ("Am I sure? Yes. Accuse ...")
+# does not.
 TAGS = frozenset(
     {"right", "correct", "yes", "no", "ok", "okay", "agreed", "agree", "true", "yeah", "yep", "sure", "eh", "huh",
-     "alright", "am", "i", "is", "it", "that", "you", "do", "don", "t", "think", "makes", "sense", "isn",
-     "wouldn", "say", "sound", "sounds", "good", "fine", "n", "est", "ce", "pas", "d", "accord", "oui", "vrai",
-     "non", "oder", "nicht", "wahr", "ja", "stimmt", "s", "gell"}
+     "alright", "am", "i", "is", "it", "this", "that", "you", "we", "do", "does", "don", "t", "think", "make",
+     "makes", "sense", "isn", "wouldn", "say", "sound", "sounds", "good", "fine", "wrong", "so", "really", "what",
+     "idea", "about", "n", "est", "ce", "c", "ca", "pas", "d", "accord", "oui", "vrai", "non", "hein", "oder",
+     "nicht", "wahr", "ja", "stimmt", "s", "gell", "richtig", "verdad", "cierto", "giusto", "vero"}
 )  # fmt: skip
-TAG_LENGTH = 4
+TAG_LENGTH = 6
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 ASCII_WORD = re.compile(r"[a-z0-9]+")  # a word of a reply in ASCII (``_all_words``)
@@ -486,10 +489,16 @@ def _declined(before: list[str]) -> bool:
     )
 
 
+def tag_question(config: GameConfig, text: str) -> bool:
+    """Whether a sentence of ``text`` (of a reply of the game of ``config``) is a tag question (``TAGS``)."""
+    return any(asks and _tag(config, sentence) for sentence, _, asks in _sentences(config, text))
+
+
 def _tag(config: GameConfig, sentence: str) -> bool:
-    """Whether ``sentence`` (one that asks) is a tag question: only ``TAGS`` words, at most ``TAG_LENGTH``."""
-    words = normalise(sentence, config)
-    return 0 < len(words) <= TAG_LENGTH and TAGS.issuperset(words)
+    """Whether ``sentence`` (one that asks) is a tag question: no card named, at most ``TAG_LENGTH`` words, all
+    of ``TAGS`` (or none: "对吧？" or "🤔?" are no word read)."""
+    cards, words = find_cards(config, normalise(sentence, config))
+    return not cards and len(words) <= TAG_LENGTH and TAGS.issuperset(words)
 
 
 def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:
@@ -536,8 +545,8 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str], 
     A negation in the three words before a verb, in its clause, declines it ("I'm not sure. Suggest ..."
     and "No, roll." ask; "why not suggest" is no negation). An accusation is asked only plainly
     (its clause's opening in ``ACCUSE_OPENINGS``, then cards and ``ACCUSATION_WORDS``), outside a question,
-    with nothing that weighs it (``weighs``, or a tag question: ``TAGS``) before its clause or in the reply's
-    other sentences; a
+    with nothing that weighs it (``weighs``) before its clause or in the reply's other sentences, nor a tag
+    question after it (``TAGS``); a
     negation before it declines it (``_declined``); otherwise it is only weighed. A verb both asked and declined is what its
     last mention says ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked
     and declined is both, and refused (a wrong accusation puts the player out). An accusation weighed
@@ -549,9 +558,8 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str], 
     weighed: set[str] = set()  # accusations named but neither asked nor declined
     requested: set[str] = set()  # ... of which one is put as a request in its own part of a sentence
     sentences = _sentences(config, text)
-    doubtful = [
-        weighs(sentence, config) or (asks and _tag(config, sentence)) for sentence, _, asks in sentences
-    ]
+    doubtful = [weighs(sentence, config) for sentence, _, _ in sentences]
+    tags = [asks and _tag(config, sentence) for sentence, _, asks in sentences]
     for n, (sentence, _, asks) in enumerate(sentences):
         clauses = _clauses(config, sentence)
         words = [w for clause in clauses for w in clause]
@@ -570,6 +578,7 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str], 
                         and ACCUSATION_WORDS.issuperset(words[at + 1 :])
                         and not _weighing(words[:first])
                         and not any(doubtful[:n] + doubtful[n + 1 :])
+                        and not any(tags[n + 1 :])
                     )
                     if not declines and (asks or not plain):
                         weighed.add(verb)

@@ -163,26 +163,41 @@ def test_a_typographic_ellipsis_is_no_sentence_end(reply, action):
         f"{ACCUSATION}... right?",
         f"{ACCUSATION} ... correct?",
         f"{ACCUSATION}. Am I right?",
-        f"{ACCUSATION}! Makes sense?",
+        f"{ACCUSATION}! Does that make sense?",
+        f"{ACCUSATION}. Is that right, do you think?",
         f"{ACCUSATION}. N'est-ce pas ?",
         f"{ACCUSATION}.. oder?",
-        f"Let me think... Right? {ACCUSATION}.",
+        f"{ACCUSATION}. ¿Verdad?",
+        f"{ACCUSATION}。对吧？",  # no word read: it still asks about what was said
         f"Final answer: {ACCUSATION}... yes?",
+        f"Final answer: {ACCUSATION}\nRight?",
+        f"Final answer: **{ACCUSATION}**\n\n(Is that correct?)",
     ],
 )
-def test_a_tag_question_weighs_an_accusation(reply):
-    """A question of only a tag's words ("Right?", "Am I right?") asks whether the reply holds: the accusation
-    beside it is not played (a wrong one puts the player out) and the refusal says how to accuse."""
+def test_a_tag_question_weighs_the_accusation_before_it(reply):
+    """A question of only a tag's words ("Right?", "Am I right?") asks whether what was said holds: the
+    accusation before it is not played (a wrong one puts the player out) and the refusal says how to accuse."""
     assert reading(core.GameConfig(num_players=4), reply).startswith("To accuse, give the accusation alone")
 
 
 @pytest.mark.parametrize(
     ("reply", "action"),
     [
-        (f"Is it Plum? Yes. {ACCUSATION}.", ("accuse", (5, 4, 7))),  # a question that names a card is no tag
+        (f"Am I sure? Yes. {ACCUSATION}.", ("accuse", (5, 4, 7))),  # a tag before it: answered, then asked
+        (f"Let me think... Right? {ACCUSATION}.", ("accuse", (5, 4, 7))),
+        (f"{ACCUSATION}. Who else has the Rope?", ("accuse", (5, 4, 7))),  # a question that names a card
         (f"{ACCUSATION}... right.", ("accuse", (5, 4, 7))),  # no question
         ("Roll... right?", ("roll", ())),  # only an accusation must be asked plainly
     ],
 )
-def test_what_is_no_tag_question_or_no_accusation_reads_as_before(reply, action):
+def test_what_is_no_tag_question_after_an_accusation_reads_as_before(reply, action):
     assert reading(core.GameConfig(num_players=4), reply) == action
+
+
+def test_a_question_naming_a_card_is_no_tag_whatever_the_cards_are_called():
+    config = deck(("Good", "Bob", "Cy", "Dee", "Eve", "Fay"), ("Axe", "Bat", "Gun", "Dart", "Eel", "Fan"),
+                  ("Hall", "Den", "Spa", "Gym", "Loft", "Attic", "Study", "Barn", "Yard"))  # fmt: skip
+    accusation = reading(config, "Accuse Good with the Axe in the Hall")
+    assert accusation[0] == "accuse"
+    assert reading(config, "Accuse Good with the Axe in the Hall. Is it Good?") == accusation
+    assert reading(config, "Accuse Good with the Axe in the Hall. Right?").startswith("To accuse")

@@ -447,6 +447,11 @@ BAD_REPLIES = [
         "Final answer: accuse Plum with the Rope in the Hall\n(only if nobody has the Rope)",
         "give the accusation alone",
     ),
+    (  # the canonical command itself, as a model copies it from the list
+        ACCUSE,
+        "Final answer: accuse Professor Plum with the Rope in the Hall\n(only if nobody has the Rope)",
+        "give the accusation alone",
+    ),
     (
         ACCUSE,
         "Assuming nobody has the Rope, accuse Plum with the Rope in the Hall.",
