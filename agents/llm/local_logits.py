@@ -49,7 +49,7 @@ import threading
 import numpy as np
 
 from agents.llm.chat import ChatReply
-from agents.llm.local_model import INSTALL_HINT, LocalModelMissing
+from agents.llm.local_model import INSTALL_HINT, MODEL_FILE_ENV, LocalModelMissing
 from agents.llm.local_model import model_file as gguf
 
 __all__ = ["BLOCK_TOKENS", "LocalLogits"]
@@ -76,10 +76,13 @@ class LocalLogits:
             import llama_cpp
         except ImportError as error:
             raise LocalModelMissing(f"llama-cpp-python is not installed ({error}): {INSTALL_HINT}") from None
-        self._args = (model_file, n_ctx, n_threads)
+        path = gguf(model_file)
+        named = model_file if model_file is not None else os.environ.get(MODEL_FILE_ENV) or None
+        # what a copy loads: this file, wherever it runs (the packaged model where none was named)
+        self._args = (None if named is None else path.resolve(), n_ctx, n_threads)
         self._get_logits = llama_cpp.llama_get_logits
         self._model = llama_cpp.Llama(
-            model_path=str(gguf(model_file)),
+            model_path=str(path),
             n_ctx=n_ctx,
             n_threads=n_threads,
             logits_all=False,
@@ -161,9 +164,10 @@ class LocalLogits:
         )
 
     def __reduce__(self) -> tuple:
-        """A copy (pickled, or deep-copied) loads the model again, in its own process: llama.cpp's weights and
-        context are no Python values."""
-        return (LocalLogits, self._args)
+        """Every copy (pickled, ``copy.copy`` or ``copy.deepcopy``, in this process too) loads the same model
+        file again, with its own empty context (about 360 MB more): llama.cpp's weights and context are no
+        Python values."""
+        return (type(self), self._args)
 
     def close(self) -> None:
         """Free the model."""

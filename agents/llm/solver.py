@@ -263,6 +263,8 @@ class LLMSolver:
             raise ValueError(f"local_backend must be 'in_process' or 'server', got {local_backend!r}")
         if local and model_file is not None and not Path(str(model_file)).expanduser().is_file():
             raise ValueError(f"model_file must name a GGUF file, got {model_file!r}: no such file")
+        if local and model_file is not None:  # the same file after a chdir, in a copy too
+            model_file = Path(str(model_file)).expanduser().resolve()
         api = api or ("completions" if local else "chat")
         options = {"max_tokens": 4096, "timeout_s": 300.0, **chat}
         self.client: Any = ChatClient(base_url, model, api=api, **options)  # checks the options

