@@ -44,8 +44,8 @@ words before a verb in its own clause ("No, roll." rolls; "why not" is none). An
 puts the player out when wrong, is made only when asked plainly: its clause opens plainly ("accuse
 Plum with the Rope in the Hall", "so I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``)
 and holds nothing but the cards (and joining words and titles), outside a question, with no hedge, condition or negation before it in its
-sentence, in the reply's other sentences, nor after its ``Final answer:`` line, nor a tag question after it
-("... in the Hall... right?"); a reply that names one
+sentence, in the reply's other sentences, nor after its ``Final answer:`` line, in a reply that does not end by
+asking back ("... in the Hall... right?", "... Thoughts?": ``reply_words.asks_back``); a reply that names one
 otherwise ("I could accuse ...", "If I'm right, I accuse ...", "Accusing ... is a mistake") is refused,
 saying how to accuse, and one that declines it ("I won't accuse yet") ends the turn. A question asks
 for nothing ("Roll? No."; "why not roll?" proposes). For the other verbs the last mention counts, and a verb only
@@ -254,7 +254,7 @@ def parse_command(
     def refuse(reason: str) -> CommandError:
         return CommandError(reason, reply, legal_commands_text(config, legal))
 
-    text = final_answer(reply)
+    answer = text = final_answer(reply)
     words = reply_words.normalise(text, config)
     if not words:
         raise refuse("The reply is empty: answer with one of the commands")
@@ -274,10 +274,10 @@ def parse_command(
     if len(chosen) == 1:
         accusing = _layout(config).decode(chosen[0])[0] == "accuse"
         after = _after_answer(reply)
-        if accusing and (  # "Final answer: accuse ...\n(only if nobody holds the Rope)", "accuse ...。对吧？"
+        if accusing and (  # "Final answer: accuse ...\n(only if nobody holds the Rope)", "accuse ... right?"
             reply_words.weighs(after, config)
-            or reply_words.tag_question(config, after)
-            or (exact is not None and reply_words.tag_question(config, text))
+            or reply_words.asks_back(config, answer)
+            or reply_words.asks_back(config, after)
         ):
             raise refuse(
                 "To accuse, give the accusation alone, with nothing that weighs it: 'accuse <suspect> with the "

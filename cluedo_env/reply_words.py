@@ -173,19 +173,12 @@ ASKING_AUXILIARIES = frozenset(
      "would"}
 )  # fmt: skip
 ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
-# A question of only these words (at most TAG_LENGTH, no card named), or of no word it reads, is a tag question
-# ("Right?", "Am I right?", "Does that make sense?", "n'est-ce pas ?", "oder?", "¿Verdad?"): it asks whether
-# what was said before it holds, so it weighs an accusation in the reply's sentences before it ("Accuse ... in
-# the Hall... right?", "... in the Hall. Correct?"); one before the accusation ("Am I sure? Yes. Accuse ...")
-# does not.
-TAGS = frozenset(
-    {"right", "correct", "yes", "no", "ok", "okay", "agreed", "agree", "true", "yeah", "yep", "sure", "eh", "huh",
-     "alright", "am", "i", "is", "it", "this", "that", "you", "we", "do", "does", "don", "t", "think", "make",
-     "makes", "sense", "isn", "wouldn", "say", "sound", "sounds", "good", "fine", "wrong", "so", "really", "what",
-     "idea", "about", "n", "est", "ce", "c", "ca", "pas", "d", "accord", "oui", "vrai", "non", "hein", "oder",
-     "nicht", "wahr", "ja", "stimmt", "s", "gell", "richtig", "verdad", "cierto", "giusto", "vero"}
-)  # fmt: skip
+# A reply whose last sentence is a question of at most TAG_LENGTH words, naming no card and opening with none of
+# QUESTION_WORDS, asks back whether what it said holds ("Right?", "Am I right?", "Thoughts?", "n'est-ce pas ?"):
+# an accusation before it is not asked plainly ("Accuse ... in the Hall... right?"). A question answered after
+# it ("Right? Yes.") or put before the accusation ("Am I sure? Yes. Accuse ...") is none; nor is "Who else?".
 TAG_LENGTH = 6
+QUESTION_WORDS = frozenset({"why", "how", "who", "whom", "whose", "where", "which"})
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 ASCII_WORD = re.compile(r"[a-z0-9]+")  # a word of a reply in ASCII (``_all_words``)
@@ -489,16 +482,16 @@ def _declined(before: list[str]) -> bool:
     )
 
 
-def tag_question(config: GameConfig, text: str) -> bool:
-    """Whether a sentence of ``text`` (of a reply of the game of ``config``) is a tag question (``TAGS``)."""
-    return any(asks and _tag(config, sentence) for sentence, _, asks in _sentences(config, text))
-
-
-def _tag(config: GameConfig, sentence: str) -> bool:
-    """Whether ``sentence`` (one that asks) is a tag question: no card named, at most ``TAG_LENGTH`` words, all
-    of ``TAGS`` (or none: "对吧？" or "🤔?" are no word read)."""
-    cards, words = find_cards(config, normalise(sentence, config))
-    return not cards and len(words) <= TAG_LENGTH and TAGS.issuperset(words)
+def asks_back(config: GameConfig, text: str) -> bool:
+    """Whether ``text`` (of a reply of the game of ``config``) ends by asking back: its last sentence with a
+    word is a short question naming no card (``TAG_LENGTH``)."""
+    worded = [
+        (sentence, asks) for sentence, _, asks in _sentences(config, text) if normalise(sentence, config)
+    ]
+    if not worded or not worded[-1][1]:
+        return False
+    cards, words = find_cards(config, normalise(worded[-1][0], config))
+    return not cards and len(words) <= TAG_LENGTH and words[0] not in QUESTION_WORDS
 
 
 def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:
@@ -545,8 +538,7 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str], 
     A negation in the three words before a verb, in its clause, declines it ("I'm not sure. Suggest ..."
     and "No, roll." ask; "why not suggest" is no negation). An accusation is asked only plainly
     (its clause's opening in ``ACCUSE_OPENINGS``, then cards and ``ACCUSATION_WORDS``), outside a question,
-    with nothing that weighs it (``weighs``) before its clause or in the reply's other sentences, nor a tag
-    question after it (``TAGS``); a
+    with nothing that weighs it (``weighs``) before its clause or in the reply's other sentences; a
     negation before it declines it (``_declined``); otherwise it is only weighed. A verb both asked and declined is what its
     last mention says ("I won't suggest that again, so I suggest ..." asks), but an accusation both asked
     and declined is both, and refused (a wrong accusation puts the player out). An accusation weighed
@@ -559,7 +551,6 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str], 
     requested: set[str] = set()  # ... of which one is put as a request in its own part of a sentence
     sentences = _sentences(config, text)
     doubtful = [weighs(sentence, config) for sentence, _, _ in sentences]
-    tags = [asks and _tag(config, sentence) for sentence, _, asks in sentences]
     for n, (sentence, _, asks) in enumerate(sentences):
         clauses = _clauses(config, sentence)
         words = [w for clause in clauses for w in clause]
@@ -578,7 +569,6 @@ def verbs(config: GameConfig, text: str) -> tuple[set[str], set[str], set[str], 
                         and ACCUSATION_WORDS.issuperset(words[at + 1 :])
                         and not _weighing(words[:first])
                         and not any(doubtful[:n] + doubtful[n + 1 :])
-                        and not any(tags[n + 1 :])
                     )
                     if not declines and (asks or not plain):
                         weighed.add(verb)

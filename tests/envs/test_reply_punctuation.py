@@ -168,29 +168,35 @@ def test_a_typographic_ellipsis_is_no_sentence_end(reply, action):
         f"{ACCUSATION}. N'est-ce pas ?",
         f"{ACCUSATION}.. oder?",
         f"{ACCUSATION}. ¿Verdad?",
-        f"{ACCUSATION}。对吧？",  # no word read: it still asks about what was said
+        f"{ACCUSATION}. Thoughts?",
+        f"{ACCUSATION}. Ai-je raison ?",
         f"Final answer: {ACCUSATION}... yes?",
         f"Final answer: {ACCUSATION}\nRight?",
+        "Final answer: accuse Plum with the Rope in the Hall\nIs that the right call?",
         f"Final answer: **{ACCUSATION}**\n\n(Is that correct?)",
     ],
 )
-def test_a_tag_question_weighs_the_accusation_before_it(reply):
-    """A question of only a tag's words ("Right?", "Am I right?") asks whether what was said holds: the
-    accusation before it is not played (a wrong one puts the player out) and the refusal says how to accuse."""
+def test_a_reply_that_ends_by_asking_back_does_not_accuse(reply):
+    """A reply whose last sentence is a short question naming no card ("Right?", "Am I right?") asks whether
+    what it said holds: its accusation is not played (a wrong one puts the player out) and the refusal says how
+    to accuse."""
     assert reading(core.GameConfig(num_players=4), reply).startswith("To accuse, give the accusation alone")
 
 
 @pytest.mark.parametrize(
     ("reply", "action"),
     [
-        (f"Am I sure? Yes. {ACCUSATION}.", ("accuse", (5, 4, 7))),  # a tag before it: answered, then asked
+        (f"Am I sure? Yes. {ACCUSATION}.", ("accuse", (5, 4, 7))),  # asked before it
         (f"Let me think... Right? {ACCUSATION}.", ("accuse", (5, 4, 7))),
+        (f"{ACCUSATION}. Am I sure? Yes, every other card has been shown.", ("accuse", (5, 4, 7))),
+        (f"{ACCUSATION}. Who else?", ("accuse", (5, 4, 7))),
         (f"{ACCUSATION}. Who else has the Rope?", ("accuse", (5, 4, 7))),  # a question that names a card
+        (f"Final answer: {ACCUSATION}\n\n为什么？因为其他牌都已排除。", ("accuse", (5, 4, 7))),
         (f"{ACCUSATION}... right.", ("accuse", (5, 4, 7))),  # no question
         ("Roll... right?", ("roll", ())),  # only an accusation must be asked plainly
     ],
 )
-def test_what_is_no_tag_question_after_an_accusation_reads_as_before(reply, action):
+def test_a_reply_that_does_not_end_by_asking_back_reads_as_before(reply, action):
     assert reading(core.GameConfig(num_players=4), reply) == action
 
 
