@@ -45,7 +45,7 @@ puts the player out when wrong, is made only when asked plainly: its clause open
 Plum with the Rope in the Hall", "so I accuse ...", "I'd like to accuse ...": ``reply_words.ACCUSE_OPENINGS``)
 and holds nothing but the cards (and joining words and titles), outside a question, with no hedge, condition or negation before it in its
 sentence, in the reply's other sentences, nor after its ``Final answer:`` line, in a reply that does not end by
-asking back ("... in the Hall... right?", "... Thoughts?": ``reply_words.asks_back``); a reply that names one
+asking back ("... in the Hall... right?", "... How does that sound?": ``reply_words.asks_back``); a reply that names one
 otherwise ("I could accuse ...", "If I'm right, I accuse ...", "Accusing ... is a mistake") is refused,
 saying how to accuse, and one that declines it ("I won't accuse yet") ends the turn. A question asks
 for nothing ("Roll? No."; "why not roll?" proposes). For the other verbs the last mention counts, and a verb only

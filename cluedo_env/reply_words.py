@@ -173,12 +173,13 @@ ASKING_AUXILIARIES = frozenset(
      "would"}
 )  # fmt: skip
 ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
-# A reply whose last sentence is a question of at most TAG_LENGTH words, naming no card and opening with none of
-# QUESTION_WORDS, asks back whether what it said holds ("Right?", "Am I right?", "Thoughts?", "n'est-ce pas ?"):
-# an accusation before it is not asked plainly ("Accuse ... in the Hall... right?"). A question answered after
-# it ("Right? Yes.") or put before the accusation ("Am I sure? Yes. Accuse ...") is none; nor is "Who else?".
-TAG_LENGTH = 6
-QUESTION_WORDS = frozenset({"why", "how", "who", "whom", "whose", "where", "which"})
+# A reply whose last sentence (sign-offs such as "Thanks!" left out) is a question of at most TAG_LENGTH words,
+# or one that weighs (``weighs``), asks back whether what it said holds ("Right?", "Am I right about the Rope?",
+# "How does that sound?", "Should I accuse now or wait for more evidence?"): an accusation before it is not asked
+# plainly. "Who else?" ("what else", "where else", ...) does not ask back, nor a question answered after it
+# ("Right? Yes.") or put before the accusation ("Am I sure? Yes. Accuse ...").
+TAG_LENGTH = 10
+SIGN_OFFS = frozenset({"thanks", "thank", "you", "cheers", "please", "let", "me", "know", "merci", "danke"})
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
 SENTENCE_END = re.compile(r"([.!?;]+)[*_\"'`)\]]*(?:\s+|$)")
 ASCII_WORD = re.compile(r"[a-z0-9]+")  # a word of a reply in ASCII (``_all_words``)
@@ -484,14 +485,17 @@ def _declined(before: list[str]) -> bool:
 
 def asks_back(config: GameConfig, text: str) -> bool:
     """Whether ``text`` (of a reply of the game of ``config``) ends by asking back: its last sentence with a
-    word is a short question naming no card (``TAG_LENGTH``)."""
+    word, sign-offs left out (``SIGN_OFFS``), is a question of at most ``TAG_LENGTH`` words, or one that weighs,
+    other than "who else ...", "what else ..." and the like."""
     worded = [
         (sentence, asks) for sentence, _, asks in _sentences(config, text) if normalise(sentence, config)
     ]
+    while worded and SIGN_OFFS.issuperset(normalise(worded[-1][0], config)):
+        worded.pop()
     if not worded or not worded[-1][1]:
         return False
-    cards, words = find_cards(config, normalise(worded[-1][0], config))
-    return not cards and len(words) <= TAG_LENGTH and words[0] not in QUESTION_WORDS
+    words = normalise(worded[-1][0], config)
+    return words[1:2] != ["else"] and (len(words) <= TAG_LENGTH or _weighing(words))
 
 
 def _clauses(config: GameConfig, sentence: str) -> list[list[str]]:

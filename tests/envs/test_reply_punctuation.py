@@ -169,6 +169,11 @@ def test_a_typographic_ellipsis_is_no_sentence_end(reply, action):
         f"{ACCUSATION}.. oder?",
         f"{ACCUSATION}. ¿Verdad?",
         f"{ACCUSATION}. Thoughts?",
+        f"{ACCUSATION}. How does that sound?",
+        f"{ACCUSATION}. Am I right about the Rope?",
+        f"{ACCUSATION}. Does that sound like the right move to you?",
+        f"{ACCUSATION}. Should I accuse now or wait for more evidence and another suggestion?",  # long, but weighs
+        f"{ACCUSATION}. Right? Thanks!",
         f"{ACCUSATION}. Ai-je raison ?",
         f"Final answer: {ACCUSATION}... yes?",
         f"Final answer: {ACCUSATION}\nRight?",
@@ -177,7 +182,7 @@ def test_a_typographic_ellipsis_is_no_sentence_end(reply, action):
     ],
 )
 def test_a_reply_that_ends_by_asking_back_does_not_accuse(reply):
-    """A reply whose last sentence is a short question naming no card ("Right?", "Am I right?") asks whether
+    """A reply whose last sentence is a short question ("Right?", "Am I right?") or one that weighs asks whether
     what it said holds: its accusation is not played (a wrong one puts the player out) and the refusal says how
     to accuse."""
     assert reading(core.GameConfig(num_players=4), reply).startswith("To accuse, give the accusation alone")
@@ -198,12 +203,3 @@ def test_a_reply_that_ends_by_asking_back_does_not_accuse(reply):
 )
 def test_a_reply_that_does_not_end_by_asking_back_reads_as_before(reply, action):
     assert reading(core.GameConfig(num_players=4), reply) == action
-
-
-def test_a_question_naming_a_card_is_no_tag_whatever_the_cards_are_called():
-    config = deck(("Good", "Bob", "Cy", "Dee", "Eve", "Fay"), ("Axe", "Bat", "Gun", "Dart", "Eel", "Fan"),
-                  ("Hall", "Den", "Spa", "Gym", "Loft", "Attic", "Study", "Barn", "Yard"))  # fmt: skip
-    accusation = reading(config, "Accuse Good with the Axe in the Hall")
-    assert accusation[0] == "accuse"
-    assert reading(config, "Accuse Good with the Axe in the Hall. Is it Good?") == accusation
-    assert reading(config, "Accuse Good with the Axe in the Hall. Right?").startswith("To accuse")
