@@ -176,8 +176,8 @@ ASKING_SUBJECTS = frozenset({"i", "we", "it", "this", "that", "now", "there"})
 # A reply whose last sentence (sign-offs such as "Thanks!" left out) is a question of at most TAG_LENGTH words,
 # or one that weighs (``weighs``), asks back whether what it said holds ("Right?", "Am I right about the Rope?",
 # "How does that sound?", "Should I accuse now or wait for more evidence?"): an accusation before it is not asked
-# plainly. "Who else?" ("what else", "where else", ...) does not ask back, nor a question answered after it
-# ("Right? Yes.") or put before the accusation ("Am I sure? Yes. Accuse ...").
+# plainly. "Who else?" ("what else", "where else", ...) does not by itself ask back, nor does a question answered
+# after it ("Right? Yes.") or put before the accusation ("Am I sure? Yes. Accuse ...").
 TAG_LENGTH = 10
 SIGN_OFFS = frozenset({"thanks", "thank", "you", "cheers", "please", "let", "me", "know", "merci", "danke"})
 # Where a negation's reach ends (the end kept; markup closing the sentence, as in "?**", is dropped)
@@ -487,8 +487,9 @@ def asks_back(config: GameConfig, text: str) -> bool:
     """Whether ``text`` (of a reply of the game of ``config``) ends by asking back: its last sentence with a
     word, sign-offs left out (``SIGN_OFFS``), is a question of at most ``TAG_LENGTH`` words, or one that weighs,
     other than "who else ...", "what else ..." and the like."""
+    lines = text.replace("\n", ".\n")  # a line ends a sentence here: "... shown to me\nRight?" asks back
     worded = [
-        (sentence, asks) for sentence, _, asks in _sentences(config, text) if normalise(sentence, config)
+        (sentence, asks) for sentence, _, asks in _sentences(config, lines) if normalise(sentence, config)
     ]
     while worded and SIGN_OFFS.issuperset(normalise(worded[-1][0], config)):
         worded.pop()

@@ -174,6 +174,7 @@ def test_a_typographic_ellipsis_is_no_sentence_end(reply, action):
         f"{ACCUSATION}. Does that sound like the right move to you?",
         f"{ACCUSATION}. Should I accuse now or wait for more evidence and another suggestion?",  # long, but weighs
         f"{ACCUSATION}. Right? Thanks!",
+        "Final answer: accuse Professor Plum with the Rope in the Hall\nAll other cards have been shown to me during the game\nRight?",
         f"{ACCUSATION}. Ai-je raison ?",
         f"Final answer: {ACCUSATION}... yes?",
         f"Final answer: {ACCUSATION}\nRight?",
