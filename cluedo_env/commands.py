@@ -263,13 +263,13 @@ def parse_command(
     if not words:
         raise refuse("The reply only asks whether to accuse or what to do: give one command")
     exact = _canonical(config).get(tuple(words))
-    if exact is not None and exact not in legal_set:
-        raise refuse(f"'{command(config, exact)}' is not legal now")
-    if exact is not None:  # exact canonical commands first (a card called like a verb cannot confuse them)
-        candidates = [exact]
-    else:
+    if exact is None:
         cards, rest = reply_words.find_cards(config, words)
         candidates = _candidates(config, rest, cards, text, room, refuse)
+    elif exact in legal_set:  # exact canonical commands first (a card called like a verb cannot confuse them)
+        candidates = [exact]
+    else:
+        raise refuse(f"'{command(config, exact)}' is not legal now")
     chosen = [a for a in candidates if a in legal_set]
     if len(chosen) == 1:
         accusing = _layout(config).decode(chosen[0])[0] == "accuse"

@@ -489,13 +489,15 @@ def asks_back(config: GameConfig, text: str) -> bool:
     other than "who else ...", "what else ..." and the like."""
     lines = text.replace("\n", ".\n")  # a line ends a sentence here: "... shown to me\nRight?" asks back
     worded = [
-        (sentence, asks) for sentence, _, asks in _sentences(config, lines) if normalise(sentence, config)
+        (words, asks)
+        for sentence, _, asks in _sentences(config, lines)
+        if (words := normalise(sentence, config))
     ]
-    while worded and SIGN_OFFS.issuperset(normalise(worded[-1][0], config)):
+    while worded and SIGN_OFFS.issuperset(worded[-1][0]):
         worded.pop()
     if not worded or not worded[-1][1]:
         return False
-    words = normalise(worded[-1][0], config)
+    words = worded[-1][0]
     return words[1:2] != ["else"] and (len(words) <= TAG_LENGTH or _weighing(words))
 
 
